@@ -1,0 +1,38 @@
+"""gpuia: Direct3D 12's Input Assembler and Stream Output on real GPUs through WebGPU,
+checked against an exact numpy reference.
+
+The core (this package's top level) needs no GPU: descriptors mirroring D3D12, the DXGI vertex
+format table, input layout resolution as CreateInputLayout does it, and the CPU reference.
+"""
+
+from .desc import (
+    APPEND_ALIGNED_ELEMENT,
+    SO_NO_RASTERIZED_STREAM,
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    InputClassification,
+    InputElementDesc,
+    PrimitiveTopology,
+    SODeclarationEntry,
+    StreamOutputBufferView,
+    StreamOutputDesc,
+    StripCutValue,
+    VertexBufferView,
+)
+from .errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
+from .formats import VERTEX_FORMATS, FormatInfo, format_info
+from .layout import InputLayout, elements_from_dtype
+from .reference import IAResult, run_ia
+from .topology import TOPOLOGIES, topology_info
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "APPEND_ALIGNED_ELEMENT", "SO_NO_RASTERIZED_STREAM", "DrawIndexedInstanced", "DrawInstanced",
+    "IndexBufferView", "InputClassification", "InputElementDesc", "PrimitiveTopology",
+    "SODeclarationEntry", "StreamOutputBufferView", "StreamOutputDesc", "StripCutValue",
+    "VertexBufferView", "CaseError", "GpuiaError", "InvalidDescError", "UnsupportedError",
+    "VERTEX_FORMATS", "FormatInfo", "format_info", "InputLayout", "elements_from_dtype",
+    "IAResult", "run_ia", "TOPOLOGIES", "topology_info", "__version__",
+]

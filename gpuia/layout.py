@@ -1,0 +1,327 @@
+"""Input layout resolution and validation, as ``CreateInputLayout`` does it.
+
+:class:`InputLayout` takes a list of ``D3D12_INPUT_ELEMENT_DESC`` values (or anything
+:meth:`InputElementDesc.of` accepts), resolves ``APPEND_ALIGNED_ELEMENT`` offsets per slot and
+checks every rule D3D checks when the layout is created (rulebook section 3). What it guarantees:
+each resolved element has a vertex format from the table, an aligned offset, a slot below the
+profile's slot count, one classification and step rate per slot, a unique semantic, and step rate
+0 on per-vertex data. What it refuses raises :class:`InvalidDescError` naming the element index,
+its semantic, the field, the value and the rule.
+
+What it does not check, because D3D does not at layout creation: strides and bind offsets (dynamic
+state, rulebook 3.2/3.3), overlapping elements (legal, 3.3), elements past any stride.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from .desc import APPEND_ALIGNED_ELEMENT, InputClassification, InputElementDesc
+from .errors import InvalidDescError
+from .formats import FormatInfo, UnknownFormatError, format_info, VERTEX_FORMATS
+
+__all__ = ["Profile", "PROFILES", "ResolvedElement", "SlotInfo", "InputLayout",
+           "elements_from_dtype", "parse_semantic"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """API limits that differ between Direct3D versions (rulebook 3.1, 11)."""
+
+    name: str
+    slot_count: int  # IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT
+    element_count: int  # IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT
+
+
+PROFILES = {
+    "d3d12": Profile("d3d12", 32, 32),
+    "d3d11": Profile("d3d11", 32, 32),
+    "d3d10": Profile("d3d10", 16, 16),
+}
+
+
+@dataclass(frozen=True)
+class ResolvedElement:
+    """An element after CreateInputLayout: its position in the desc array, the desc itself, its
+    table row and its resolved byte offset within the vertex."""
+
+    index: int
+    desc: InputElementDesc
+    format: FormatInfo
+    offset: int
+
+    @property
+    def key(self) -> str:
+        return self.desc.key
+
+    @property
+    def slot(self) -> int:
+        return self.desc.input_slot
+
+    @property
+    def end(self) -> int:
+        return self.offset + self.format.size
+
+    @property
+    def per_instance(self) -> bool:
+        return self.desc.input_slot_class == InputClassification.PER_INSTANCE_DATA
+
+    @property
+    def step_rate(self) -> int:
+        return self.desc.instance_data_step_rate
+
+    def label(self) -> str:
+        """``element 2 (TEXCOORD0)``: how errors and reports name the element."""
+        return f"element {self.index} ({self.desc.semantic_name}{self.desc.semantic_index})"
+
+
+@dataclass(frozen=True)
+class SlotInfo:
+    """What the layout says about one input slot: its classification and step rate, its
+    elements, and its extent (the end of its furthest element)."""
+
+    slot: int
+    input_slot_class: InputClassification
+    step_rate: int
+    elements: tuple[ResolvedElement, ...]
+
+    @property
+    def per_instance(self) -> bool:
+        return self.input_slot_class == InputClassification.PER_INSTANCE_DATA
+
+    @property
+    def extent(self) -> int:
+        return max(e.end for e in self.elements)
+
+    @property
+    def alignment(self) -> int:
+        """The largest element alignment in the slot: the alignment D3D12 expects of the slot's
+        stride and bind offset (rulebook 3.2, 7.4)."""
+        return max(e.format.alignment for e in self.elements)
+
+
+def _label(i: int, d: InputElementDesc) -> str:
+    return f"element {i} ({d.semantic_name}{d.semantic_index})"
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+class InputLayout:
+    """A validated, resolved input layout (the ID3D11InputLayout / PSO InputLayout equivalent).
+
+    Arguments:
+        elements: D3D12_INPUT_ELEMENT_DESC values (``InputElementDesc``, dicts or tuples).
+        profile (str): ``"d3d12"`` (default), ``"d3d11"`` or ``"d3d10"``: the slot and element
+            limits to enforce.
+
+    Instances are immutable and hashable (by their descs and profile), so they serve as cache keys.
+
+    .. code-block:: py
+
+        layout = InputLayout([
+            {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
+            {"SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM"},         # offset 12
+            {"SemanticName": "TEXCOORD", "Format": "R16G16_FLOAT", "InputSlot": 1},
+        ])
+        layout.slots[0].extent   # 16
+    """
+
+    def __init__(self, elements: Iterable = (), profile: str | Profile = "d3d12"):
+        if elements is None:
+            # D3D: a NULL element array is E_INVALIDARG even with 0 elements (rulebook 3.10).
+            raise InvalidDescError("input layout", "pInputElementDescs", None,
+                                   "NULL element array (use an empty list for no elements)")
+        self.profile = PROFILES[profile] if isinstance(profile, str) else profile
+        descs = []
+        for i, e in enumerate(elements):
+            try:
+                descs.append(InputElementDesc.of(e))
+            except InvalidDescError as err:
+                raise InvalidDescError(f"element {i}", err.field, err.value, err.rule) from None
+        self.descs: tuple[InputElementDesc, ...] = tuple(descs)
+        self.elements: tuple[ResolvedElement, ...] = self._resolve()
+        self.slots: dict[int, SlotInfo] = self._group_slots()
+
+    # -- CreateInputLayout -------------------------------------------------------------------
+    def _resolve(self) -> tuple[ResolvedElement, ...]:
+        p = self.profile
+        if len(self.descs) > p.element_count:
+            raise InvalidDescError("input layout", "NumElements", len(self.descs),
+                                   f"more than {p.element_count} elements "
+                                   f"(IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT, {p.name})")
+        slot_end: dict[int, int] = {}
+        seen: dict[tuple[str, int], int] = {}
+        out = []
+        for i, d in enumerate(self.descs):
+            where = _label(i, d)
+            try:
+                fmt = format_info(d.format)
+            except UnknownFormatError as e:
+                raise InvalidDescError(where, "Format", d.format, str(e)) from None
+            if d.input_slot >= p.slot_count:
+                raise InvalidDescError(where, "InputSlot", d.input_slot,
+                                       f"slots are 0..{p.slot_count - 1} "
+                                       f"(IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT, {p.name})")
+            if (d.input_slot_class == InputClassification.PER_VERTEX_DATA
+                    and d.instance_data_step_rate != 0):
+                raise InvalidDescError(where, "InstanceDataStepRate", d.instance_data_step_rate,
+                                       "must be 0 for PER_VERTEX_DATA elements (rulebook 3.6)")
+            # APPEND_ALIGNED_ELEMENT: right after the previous element of the same slot, aligned
+            # to this element's own alignment (rulebook 3.4; DXVK and vkd3d-proton agree).
+            if d.is_append_aligned:
+                offset = _align(slot_end.get(d.input_slot, 0), fmt.alignment)
+            else:
+                offset = d.aligned_byte_offset
+                if offset % fmt.alignment:
+                    raise InvalidDescError(
+                        where, "AlignedByteOffset", offset,
+                        f"not a multiple of {fmt.alignment}, the alignment of {fmt.name} "
+                        f"(min(4, element size); rulebook 3.2)")
+            if offset + fmt.size > 0xFFFFFFFF:
+                raise InvalidDescError(where, "AlignedByteOffset", offset,
+                                       "the element would end past 2**32 - 1")
+            slot_end[d.input_slot] = offset + fmt.size
+            sem = (d.semantic_name.upper(), d.semantic_index)
+            if sem in seen:
+                raise InvalidDescError(
+                    where, "SemanticName", d.semantic_name,
+                    f"semantic {sem[0]}{sem[1]} already used by element {seen[sem]}; a semantic "
+                    f"name and index must be unique, compared case-insensitively (rulebook 3.12)")
+            seen[sem] = i
+            out.append(ResolvedElement(i, d, fmt, offset))
+        return tuple(out)
+
+    def _group_slots(self) -> dict[int, SlotInfo]:
+        slots: dict[int, list[ResolvedElement]] = {}
+        for e in self.elements:
+            group = slots.setdefault(e.slot, [])
+            if group:
+                first = group[0]
+                if e.desc.input_slot_class != first.desc.input_slot_class:
+                    raise InvalidDescError(
+                        e.label(), "InputSlotClass", e.desc.input_slot_class.name,
+                        f"slot {e.slot} already holds {first.desc.input_slot_class.name} "
+                        f"{first.label()}; all elements of a slot share one classification "
+                        f"(rulebook 3.5)")
+                if e.step_rate != first.step_rate:
+                    raise InvalidDescError(
+                        e.label(), "InstanceDataStepRate", e.step_rate,
+                        f"slot {e.slot} already steps at rate {first.step_rate} "
+                        f"({first.label()}); all elements of a slot share one step rate "
+                        f"(rulebook 3.5)")
+            group.append(e)
+        return {
+            s: SlotInfo(s, g[0].desc.input_slot_class, g[0].step_rate, tuple(g))
+            for s, g in sorted(slots.items())
+        }
+
+    # -- values ------------------------------------------------------------------------------
+    def __eq__(self, other):
+        return (isinstance(other, InputLayout) and self.descs == other.descs
+                and self.profile == other.profile)
+
+    def __hash__(self):
+        return hash((self.descs, self.profile))
+
+    def __len__(self):
+        return len(self.elements)
+
+    def __iter__(self):
+        return iter(self.elements)
+
+    def __repr__(self):
+        inner = ", ".join(f"{e.key}:{e.format.name}@{e.slot}+{e.offset}" for e in self.elements)
+        return f"InputLayout([{inner}])"
+
+    def element(self, semantic: str, index: int | None = None) -> ResolvedElement:
+        """Find an element by semantic (``"TEXCOORD1"`` or ``("TEXCOORD", 1)``), ignoring case."""
+        name, idx = parse_semantic(semantic) if index is None else (semantic.upper(), index)
+        for e in self.elements:
+            if e.desc.semantic_name.upper() == name and e.desc.semantic_index == idx:
+                return e
+        raise KeyError(f"no element with semantic {name}{idx}")
+
+    @cached_property
+    def keys(self) -> tuple[str, ...]:
+        """Result keys of the elements (``POSITION0``), in declaration order."""
+        return tuple(e.key for e in self.elements)
+
+    def to_dicts(self) -> list[dict]:
+        return [d.to_dict() for d in self.descs]
+
+    # -- numpy structured dtypes -------------------------------------------------------------
+    def slot_dtype(self, slot: int, stride: int | None = None) -> np.dtype:
+        """A numpy structured dtype for one vertex of ``slot``: one field per element, named by
+        its key, at its resolved offset, with ``itemsize`` = ``stride`` (default: the slot's
+        extent). Packed formats are one unsigned word (see ``FormatInfo.numpy_field``)."""
+        info = self.slots[slot]
+        stride = info.extent if stride is None else stride
+        if stride < info.extent:
+            raise ValueError(f"stride {stride} is smaller than slot {slot}'s extent {info.extent}; "
+                             f"a numpy record cannot describe overlapping vertices")
+        fields = [_field_dtype(e.format) for e in info.elements]
+        return np.dtype({"names": [e.key for e in info.elements], "formats": fields,
+                         "offsets": [e.offset for e in info.elements], "itemsize": stride})
+
+
+def _field_dtype(fmt: FormatInfo):
+    scalar, count = fmt.numpy_field
+    return np.dtype(scalar) if count == 1 else np.dtype((scalar, (count,)))
+
+
+def parse_semantic(text: str) -> tuple[str, int]:
+    """Split an HLSL-style semantic into (upper-case name, index): a trailing decimal number is
+    the index, none means 0 (``TEXCOORD1`` -> ("TEXCOORD", 1), ``SV_Position`` ->
+    ("SV_POSITION", 0))."""
+    stripped = text.rstrip("0123456789")
+    digits = text[len(stripped):]
+    if not stripped:
+        raise ValueError(f"{text!r} has no semantic name")
+    return stripped.upper(), int(digits) if digits else 0
+
+
+# numpy scalar kind + size -> format component suffix used when a dtype field is converted.
+_KIND_FROM_DTYPE = {("f", 4): "FLOAT", ("f", 2): "FLOAT", ("u", 4): "UINT", ("u", 2): "UINT",
+                    ("u", 1): "UINT", ("i", 4): "SINT", ("i", 2): "SINT", ("i", 1): "SINT"}
+_CHANNEL_NAMES = "RGBA"
+
+
+def elements_from_dtype(dtype: np.dtype, slot: int = 0, *,
+                        input_slot_class="PER_VERTEX_DATA", instance_data_step_rate: int = 0,
+                        formats: Mapping[str, str] | None = None) -> tuple[list[InputElementDesc], int]:
+    """Convert a numpy structured dtype describing one vertex of a slot into input elements.
+
+    Field names are semantics (``POSITION``, ``TEXCOORD1``); offsets stay explicit. Each field's
+    format is taken from ``formats[name]`` when given (needed for normalized and packed formats:
+    a ``u1 x4`` field is R8G8B8A8_UINT unless told it is R8G8B8A8_UNORM), else derived from the
+    field's scalar type and count. Returns ``(elements, stride)`` with stride = ``itemsize``.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.names is None:
+        raise ValueError("expected a structured dtype with named fields")
+    formats = {k.upper(): v for k, v in (formats or {}).items()}
+    out = []
+    for name in dtype.names:
+        fdtype, offset = dtype.fields[name][:2]
+        sem, idx = parse_semantic(name)
+        fmt = formats.get(name.upper())
+        if fmt is None:
+            base = fdtype.base
+            count = int(np.prod(fdtype.shape)) if fdtype.shape else 1
+            kind = _KIND_FROM_DTYPE.get((base.kind, base.itemsize))
+            bits = base.itemsize * 8
+            if kind is None or not 1 <= count <= 4:
+                raise ValueError(f"field {name!r} ({fdtype}) has no vertex format; pass formats=")
+            fmt = "".join(f"{_CHANNEL_NAMES[c]}{bits}" for c in range(count)) + "_" + kind
+            if fmt not in VERTEX_FORMATS:
+                raise ValueError(f"field {name!r} ({fdtype}) would be {fmt}, which is not a "
+                                 f"vertex format; pass formats=")
+        out.append(InputElementDesc(sem, idx, fmt, slot, offset, input_slot_class,
+                                    instance_data_step_rate))
+    return out, dtype.itemsize

@@ -1,0 +1,129 @@
+"""Exact numpy decoding of vertex elements, driven by the format table.
+
+An element is read as little-endian 32-bit words (the last one partly for 1- and 2-byte formats,
+the extra bytes ignored); each channel is ``(word >> shift) & mask`` and is converted by its
+channel kind, then the row's swizzle places channels and constants in x, y, z, w. The output of
+every decoder is the four 32-bit patterns the shader sees, so float results are exact bits, not
+approximations (rulebook section 2):
+
+* UNORM: ``c / (2**n - 1)`` in float32, correctly rounded (IEEE division).
+* SNORM: ``max(c / (2**(n-1) - 1), -1)``: the two most negative codes both give -1.0.
+* UINT/SINT: zero- or sign-extended to 32 bits.
+* FLOAT32: the bits unchanged (no denormal flush). FLOAT16: exact widening, denormals become
+  normal float32 values, infinities stay infinite, NaN stays NaN (numpy's conversion, which shifts
+  the payload; gpuia compares NaN by class).
+* 11- and 10-bit unsigned floats (R11G11B10_FLOAT): 5-bit exponent with bias 15, no sign; every
+  value is exactly representable in float32.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formats import FormatInfo
+
+__all__ = ["decode_words", "gather_words", "ONE_BITS", "bits_to_values"]
+
+U32 = np.uint32
+ONE_BITS = {"float": 0x3F800000, "uint": 1, "sint": 1}
+"""The bit pattern of the default-fill "1" for each shader type (rulebook 2.11)."""
+
+
+def _sign_extend(raw: np.ndarray, bits: int) -> np.ndarray:
+    shift = U32(32 - bits)
+    return (raw << shift).view(np.int32) >> np.int32(32 - bits)
+
+
+def _unorm(raw, bits):
+    return (raw.astype(np.float32) / np.float32((1 << bits) - 1)).view(U32)
+
+
+def _snorm(raw, bits):
+    v = _sign_extend(raw, bits).astype(np.float32) / np.float32((1 << (bits - 1)) - 1)
+    return np.maximum(v, np.float32(-1.0)).view(U32)
+
+
+def _uint(raw, bits):
+    return raw
+
+
+def _sint(raw, bits):
+    return _sign_extend(raw, bits).view(U32)
+
+
+def _float(raw, bits):
+    if bits == 32:
+        return raw
+    return raw.astype(np.uint16).view(np.float16).astype(np.float32).view(U32)
+
+
+def _ufloat(raw, bits):
+    mbits = bits - 5
+    exp = (raw >> U32(mbits)) & U32(31)
+    mant = raw & U32((1 << mbits) - 1)
+    normal = ((exp + U32(127 - 15)) << U32(23)) | (mant << U32(23 - mbits))
+    # Denormals: mant * 2**(-14 - mbits), exact in float32.
+    denorm = (mant.astype(np.float64) * 2.0 ** (-14 - mbits)).astype(np.float32).view(U32)
+    special = U32(0x7F800000) | np.where(mant != 0, U32(0x00400000) | (mant << U32(23 - mbits)), U32(0))
+    return np.where(exp == 0, denorm, np.where(exp == 31, special, normal)).astype(U32)
+
+
+_DECODERS = {"un": _unorm, "sn": _snorm, "u": _uint, "s": _sint, "f": _float, "uf": _ufloat}
+
+
+def decode_words(fmt: FormatInfo, words: np.ndarray) -> np.ndarray:
+    """Decode ``words`` (shape ``(n, fmt.words)``, uint32, little-endian element words) into the
+    shader's four components, returned as their 32-bit patterns (shape ``(n, 4)``, uint32),
+    default fill included."""
+    n = words.shape[0]
+    channel_values = []
+    for c in fmt.channels:
+        if c.kind == "x":
+            channel_values.append(None)
+            continue
+        raw = words[:, c.word]
+        if c.shift:
+            raw = raw >> U32(c.shift)
+        if c.bits < 32:
+            raw = raw & U32(c.mask)
+        channel_values.append(_DECODERS[c.kind](raw, c.bits))
+    out = np.empty((n, 4), dtype=U32)
+    one = ONE_BITS[fmt.shader_type]
+    for i, s in enumerate(fmt.swizzle):
+        if s == "0":
+            out[:, i] = 0
+        elif s == "1":
+            out[:, i] = one
+        else:
+            out[:, i] = channel_values["xyzw".index(s)]
+    return out
+
+
+def gather_words(data: np.ndarray, addresses: np.ndarray, nwords: int) -> np.ndarray:
+    """Read ``nwords`` little-endian 32-bit words at each byte address of ``data`` (a uint8
+    array). Addresses need no alignment. Bytes past the end of ``data`` read as zero (callers
+    only ask for them in the unused tail of a 1- or 2-byte element's word)."""
+    n = addresses.shape[0]
+    nbytes = 4 * nwords
+    if n == 0:
+        return np.zeros((0, nwords), dtype=U32)
+    size = data.shape[0]
+    if size >= 4 and not np.any(addresses & 3):
+        # Aligned fast path: index a uint32 view of the same memory (no copy of the buffer).
+        word_view = data[: size - size % 4].view("<u4")
+        first = addresses >> 2
+        inside = first + nwords <= word_view.shape[0]
+        if inside.all():
+            if nwords == 1:
+                return word_view[first][:, None].astype(U32, copy=False)
+            return word_view[first[:, None] + np.arange(nwords)].astype(U32, copy=False)
+    idx = addresses[:, None] + np.arange(nbytes)
+    inside = idx < size
+    raw = data[np.where(inside, idx, 0)]
+    raw[~inside] = 0
+    return np.ascontiguousarray(raw).view("<u4").astype(U32, copy=False).reshape(n, nwords)
+
+
+def bits_to_values(bits: np.ndarray, shader_type: str) -> np.ndarray:
+    """View 32-bit patterns as the shader's values: float32, uint32 or int32."""
+    return bits.view({"float": np.float32, "uint": np.uint32, "sint": np.int32}[shader_type])
