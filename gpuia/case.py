@@ -1,0 +1,359 @@
+"""Case files and result files: the fixed JSON contract of ``spec/case-format.md`` (version 1).
+
+:func:`load_case` reads a case (a path, a JSON string or an already parsed dict) into a
+:class:`Case` holding gpuia's own descriptor values; every problem raises :class:`CaseError`
+(malformed file) or :class:`InvalidDescError` (something D3D12 would reject), with a ``where``
+that points into the file (``input_layout[2].Format``). :func:`result_json` turns an
+:class:`~gpuia.reference.IAResult` into the result document.
+
+Data blocks (``DATA``) are ``{"hex": ...}``, ``{"base64": ...}`` or
+``{"dtype": "<f4", "values": [...]}`` (little-endian, nested lists flattened in C order; for float
+dtypes the strings ``"nan"``, ``"inf"``, ``"-inf"`` are accepted as values).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
+                   VertexBufferView, draw_of)
+from .errors import CaseError, InvalidDescError
+from .layout import InputLayout
+from .topology import TopologyInfo, topology_info
+
+__all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
+           "DEFAULT_MAX_INVOCATIONS"]
+
+CASE_VERSION = 1
+RESULT_VERSION = 1
+DEFAULT_MAX_INVOCATIONS = 1 << 26
+"""Cases delivering more vertices than this are refused (exit 2) unless the caller raises it:
+the result lists every invocation, and a typo in a count must not exhaust memory."""
+
+_TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
+             "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
+             "description"}
+
+
+@dataclass
+class Case:
+    """A parsed case: D3D12 state plus the draws to run with it."""
+
+    name: str
+    layout: InputLayout
+    vertex_buffers: dict[int, VertexBufferView | None]
+    index_buffer: IndexBufferView | None
+    strip_cut_value: StripCutValue
+    topology: TopologyInfo
+    draws: list[DrawInstanced | DrawIndexedInstanced]
+    vertex_shader: dict | None = None
+    stream_output: dict | None = None
+    source: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def invocation_count(self) -> int:
+        """An upper bound of the vertices the draws deliver (cuts not subtracted)."""
+        return sum(d.count * d.instance_count for d in self.draws)
+
+
+def _require(obj, key, where, kind=None):
+    if not isinstance(obj, dict) or key not in obj:
+        raise CaseError(where, f"missing required key {key!r}")
+    value = obj[key]
+    if kind is not None and not isinstance(value, kind):
+        raise CaseError(f"{where}.{key}", f"expected {_kind_name(kind)}, got {type(value).__name__}")
+    return value
+
+
+def _kind_name(kind) -> str:
+    if isinstance(kind, tuple):
+        return " or ".join(_kind_name(k) for k in kind)
+    return {dict: "an object", list: "a list", str: "a string", int: "an integer"}.get(kind, kind.__name__)
+
+
+def _float_value(v):
+    if isinstance(v, str):
+        key = v.strip().lower()
+        if key in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
+            return float(key.replace("infinity", "inf"))
+        raise ValueError(f"{v!r} is not a number")
+    return v
+
+
+def decode_data(block: Any, where: str) -> bytes:
+    """Bytes of a DATA block (see module docstring)."""
+    if not isinstance(block, dict):
+        raise CaseError(where, "data must be an object with 'hex', 'base64' or 'dtype'+'values'")
+    keys = set(block)
+    try:
+        if keys == {"hex"}:
+            text = block["hex"]
+            if not isinstance(text, str):
+                raise CaseError(f"{where}.hex", "expected a string of hex digits")
+            return bytes.fromhex("".join(text.split()))
+        if keys == {"base64"}:
+            if not isinstance(block["base64"], str):
+                raise CaseError(f"{where}.base64", "expected a base64 string")
+            return base64.b64decode(block["base64"], validate=True)
+        if keys == {"dtype", "values"}:
+            try:
+                dtype = np.dtype(block["dtype"])
+            except (TypeError, ValueError):
+                raise CaseError(f"{where}.dtype", f"{block['dtype']!r} is not a numpy dtype") from None
+            if dtype.kind not in "fiub" or dtype.fields is not None or dtype.subdtype is not None:
+                raise CaseError(f"{where}.dtype", f"{block['dtype']!r}: use a numeric scalar dtype")
+            values = block["values"]
+            if not isinstance(values, (list, int, float)):
+                raise CaseError(f"{where}.values", "expected a (nested) list of numbers")
+            flat = np.asarray(values, dtype=object).reshape(-1).tolist()
+            if dtype.kind == "f":
+                flat = [_float_value(v) for v in flat]
+            elif any(isinstance(v, (str, float)) and not float(v).is_integer() for v in flat
+                     if not isinstance(v, bool)):
+                raise ValueError("integer dtype needs integer values")
+            if any(isinstance(v, (list, dict)) or v is None for v in flat):
+                raise ValueError("ragged or non-numeric values")
+            with np.errstate(over="ignore"):
+                arr = np.array(flat, dtype=dtype)
+            return arr.astype(dtype.newbyteorder("<"), copy=False).tobytes()
+    except CaseError:
+        raise
+    except (ValueError, TypeError, OverflowError, binascii.Error) as e:
+        raise CaseError(where, f"bad data: {e}") from None
+    raise CaseError(where, f"data must have exactly 'hex', 'base64' or 'dtype'+'values', got {sorted(keys)}")
+
+
+def encode_data(data: bytes) -> dict:
+    return {"hex": bytes(data).hex()}
+
+
+def _uint(obj, key, where, default):
+    v = obj.get(key, default)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise CaseError(f"{where}.{key}", f"expected an integer, got {v!r}")
+    if v < 0:
+        raise CaseError(f"{where}.{key}", f"must not be negative, got {v}")
+    return v
+
+
+def _view_args(entry: dict, where: str, data: bytes):
+    offset = _uint(entry, "offset", where, 0)
+    size = _uint(entry, "size", where, None)
+    if offset > len(data):
+        raise CaseError(f"{where}.offset", f"{offset} is past the end of the {len(data)}-byte data")
+    if size is not None and offset + size > len(data):
+        raise CaseError(f"{where}.size", f"offset {offset} + size {size} exceeds the "
+                        f"{len(data)}-byte data")
+    return offset, size
+
+
+def _vertex_buffers(value, where: str) -> dict[int, VertexBufferView | None]:
+    if not isinstance(value, list):
+        raise CaseError(where, "expected a list of {slot, stride, offset, size, data}")
+    views: dict[int, VertexBufferView | None] = {}
+    for i, entry in enumerate(value):
+        w = f"{where}[{i}]"
+        if not isinstance(entry, dict):
+            raise CaseError(w, "expected an object")
+        unknown = set(entry) - {"slot", "stride", "offset", "size", "data"}
+        if unknown:
+            raise CaseError(w, f"unknown keys {sorted(unknown)}")
+        slot = _uint(entry, "slot", w, None)
+        if slot is None:
+            raise CaseError(w, "missing required key 'slot'")
+        if slot in views:
+            raise CaseError(f"{w}.slot", f"slot {slot} is bound twice")
+        if "data" not in entry:
+            raise CaseError(w, "missing required key 'data' (null unbinds the slot)")
+        if entry["data"] is None:
+            views[slot] = None
+            continue
+        data = decode_data(entry["data"], f"{w}.data")
+        stride = _uint(entry, "stride", w, 0)
+        offset, size = _view_args(entry, w, data)
+        try:
+            views[slot] = VertexBufferView(data, stride, offset, size)
+        except InvalidDescError as e:
+            raise CaseError(w, str(e)) from None
+    return views
+
+
+def _index_buffer(value, where: str) -> IndexBufferView | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise CaseError(where, "expected an object {format, offset, size, data}")
+    unknown = set(value) - {"format", "offset", "size", "data"}
+    if unknown:
+        raise CaseError(where, f"unknown keys {sorted(unknown)}")
+    fmt = value.get("format", "R16_UINT")
+    data_block = value.get("data")
+    if data_block is None:
+        try:
+            return IndexBufferView(None, fmt)
+        except InvalidDescError as e:
+            raise InvalidDescError(where, "format", fmt, e.rule) from None
+    data = decode_data(data_block, f"{where}.data")
+    offset, size = _view_args(value, where, data)
+    try:
+        return IndexBufferView(data, fmt, offset, size)
+    except InvalidDescError as e:
+        raise InvalidDescError(where, e.field, e.value, e.rule) from None
+
+
+def load_case(source: str | Path | dict, name: str | None = None) -> Case:
+    """Parse and validate a case (path, JSON text or dict). ``name`` defaults to the case's
+    ``name`` field, else the file stem."""
+    stem = None
+    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
+        path = Path(source)
+        stem = path.stem
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise CaseError(str(path), f"cannot read: {e}") from None
+        source = text
+    if isinstance(source, str):
+        try:
+            doc = json.loads(source)
+        except json.JSONDecodeError as e:
+            raise CaseError("json", f"not valid JSON: {e}") from None
+    else:
+        doc = source
+    if not isinstance(doc, dict):
+        raise CaseError("case", "a case is a JSON object")
+    version = doc.get("gpuia_case")
+    if version != CASE_VERSION:
+        raise CaseError("gpuia_case", f"expected 1 (case format version), got {version!r}")
+    unknown = set(doc) - _TOP_KEYS
+    if unknown:
+        raise CaseError("case", f"unknown keys {sorted(unknown)}")
+    case_name = name or doc.get("name") or stem or "case"
+    if not isinstance(case_name, str):
+        raise CaseError("name", "expected a string")
+
+    elements = _require(doc, "input_layout", "case", list)
+    for i, e in enumerate(elements):
+        if not isinstance(e, dict):
+            raise CaseError(f"input_layout[{i}]", "expected an object (D3D12_INPUT_ELEMENT_DESC)")
+        if "SemanticName" not in e:
+            raise CaseError(f"input_layout[{i}]", "missing required key 'SemanticName'")
+    try:
+        layout = InputLayout(elements)
+    except InvalidDescError as e:
+        raise InvalidDescError(f"input_layout: {e.where}", e.field, e.value, e.rule) from None
+    keys: dict[str, int] = {}
+    for e in layout.elements:
+        if e.key in keys:
+            raise CaseError(f"input_layout[{e.index}]", f"result key {e.key} is also the key of "
+                            f"element {keys[e.key]}; a SemanticName ending in digits makes "
+                            f"'<name><index>' ambiguous")
+        keys[e.key] = e.index
+
+    views = _vertex_buffers(doc.get("vertex_buffers", []), "vertex_buffers")
+    ib = _index_buffer(doc.get("index_buffer"), "index_buffer")
+    try:
+        cut = StripCutValue.of(doc.get("strip_cut_value", "DISABLED"))
+    except ValueError as e:
+        raise InvalidDescError("strip_cut_value", None, doc.get("strip_cut_value"), str(e)) from None
+    topo_value = _require(doc, "primitive_topology", "case")
+    try:
+        topo = topology_info(topo_value)
+    except ValueError as e:
+        raise InvalidDescError("primitive_topology", None, topo_value, str(e)) from None
+
+    draw_doc = _require(doc, "draw", "case", (dict, list))
+    draw_list = draw_doc if isinstance(draw_doc, list) else [draw_doc]
+    if not draw_list:
+        raise CaseError("draw", "expected at least one draw")
+    draws = []
+    for i, d in enumerate(draw_list):
+        w = f"draw[{i}]" if isinstance(draw_doc, list) else "draw"
+        try:
+            draws.append(draw_of(d))
+        except InvalidDescError as e:
+            raise InvalidDescError(w, e.field, e.value, e.rule) from None
+        if draws[-1].indexed and "index_buffer" not in doc:
+            raise CaseError(w, "DrawIndexedInstanced needs an 'index_buffer' (its data may be "
+                               "null for a NULL index buffer view)")
+
+    vs = doc.get("vertex_shader")
+    if vs is not None:
+        if not isinstance(vs, dict) or not isinstance(vs.get("wgsl"), str):
+            raise CaseError("vertex_shader", "expected {\"wgsl\": \"...\", \"entry_point\": ...}")
+        if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
+            raise CaseError("vertex_shader.entry_point", "expected a string")
+    so = doc.get("stream_output")
+    if so is not None and not isinstance(so, dict):
+        raise CaseError("stream_output", "expected an object")
+    return Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc)
+
+
+# -- results ---------------------------------------------------------------------------------
+def json_value(bits: int, shader_type: str):
+    """One component as a JSON value: floats as floats (NaN and infinities as strings),
+    integers as integers."""
+    if shader_type == "float":
+        v = float(np.uint32(bits).view(np.float32))
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return v
+    if shader_type == "sint":
+        return int(np.uint32(bits).view(np.int32))
+    return int(bits)
+
+
+def _values_list(bits: np.ndarray, shader_type: str) -> list:
+    """Vectorized json_value over an (n, 4) array."""
+    if shader_type == "uint":
+        return bits.tolist()
+    if shader_type == "sint":
+        return bits.view(np.int32).tolist()
+    vals = bits.view(np.float32).astype(np.float64)
+    out = vals.tolist()
+    bad = ~np.isfinite(vals)
+    if bad.any():
+        for r, c in zip(*np.nonzero(bad)):
+            v = vals[r, c]
+            out[r][c] = "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+    return out
+
+
+def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "reference",
+                adapter: dict | None = None, stream_output: dict | None = None) -> dict:
+    """The result document for an :class:`~gpuia.reference.IAResult` (or any object with the
+    same fields)."""
+    n = len(ia)
+    per_key = {k: (d.type, d.bits.tolist(), _values_list(d.bits, d.type)) for k, d in ia.inputs.items()}
+    draw, inst, vert, vid = (a.tolist() for a in (ia.draw, ia.instance, ia.vertex, ia.vertex_id))
+    invocations = []
+    for r in range(n):
+        invocations.append({
+            "draw": draw[r], "instance": inst[r], "vertex": vert[r],
+            "SV_VertexID": vid[r], "SV_InstanceID": inst[r],
+            "inputs": {k: {"type": t, "bits": b[r], "value": v[r]} for k, (t, b, v) in per_key.items()},
+        })
+    doc = {
+        "gpuia_result": RESULT_VERSION,
+        "case": case_name,
+        "backend": backend,
+        "path": path,
+        "adapter": adapter,
+        "invocations": invocations,
+        "statistics": dict(ia.statistics),
+    }
+    if stream_output is not None:
+        doc["stream_output"] = stream_output
+    return doc
