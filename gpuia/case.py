@@ -252,13 +252,6 @@ def load_case(source: str | Path | dict, name: str | None = None) -> Case:
         layout = InputLayout(elements)
     except InvalidDescError as e:
         raise InvalidDescError(f"input_layout: {e.where}", e.field, e.value, e.rule) from None
-    keys: dict[str, int] = {}
-    for e in layout.elements:
-        if e.key in keys:
-            raise CaseError(f"input_layout[{e.index}]", f"result key {e.key} is also the key of "
-                            f"element {keys[e.key]}; a SemanticName ending in digits makes "
-                            f"'<name><index>' ambiguous")
-        keys[e.key] = e.index
 
     views = _vertex_buffers(doc.get("vertex_buffers", []), "vertex_buffers")
     ib = _index_buffer(doc.get("index_buffer"), "index_buffer")

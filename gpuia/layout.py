@@ -104,6 +104,18 @@ class SlotInfo:
         return max(e.format.alignment for e in self.elements)
 
 
+def _raw_label(i: int, raw) -> str:
+    """Name an element that could not be built, with its semantic when one can be read."""
+    name, index = None, 0
+    if isinstance(raw, dict):
+        name = raw.get("SemanticName", raw.get("semantic_name"))
+        index = raw.get("SemanticIndex", raw.get("semantic_index", 0))
+    elif isinstance(raw, (tuple, list)) and raw:
+        name = raw[0]
+        index = raw[1] if len(raw) > 1 else 0
+    return f"element {i} ({name}{index})" if isinstance(name, str) else f"element {i}"
+
+
 def _label(i: int, d: InputElementDesc) -> str:
     return f"element {i} ({d.semantic_name}{d.semantic_index})"
 
@@ -143,7 +155,7 @@ class InputLayout:
             try:
                 descs.append(InputElementDesc.of(e))
             except InvalidDescError as err:
-                raise InvalidDescError(f"element {i}", err.field, err.value, err.rule) from None
+                raise InvalidDescError(_raw_label(i, e), err.field, err.value, err.rule) from None
         self.descs: tuple[InputElementDesc, ...] = tuple(descs)
         self.elements: tuple[ResolvedElement, ...] = self._resolve()
         self.slots: dict[int, SlotInfo] = self._group_slots()
@@ -195,6 +207,17 @@ class InputLayout:
                     f"name and index must be unique, compared case-insensitively (rulebook 3.12)")
             seen[sem] = i
             out.append(ResolvedElement(i, d, fmt, offset))
+        keys: dict[str, int] = {}
+        for e in out:
+            # Results and shaders name an element NAME + INDEX ("TEXCOORD1"); D3D accepts a
+            # SemanticName ending in digits ("TEXCOORD1", index 0) but it can never match a
+            # shader input, and it would make that naming ambiguous.
+            if e.key in keys:
+                raise InvalidDescError(
+                    e.label(), "SemanticName", e.desc.semantic_name,
+                    f"names the same semantic as element {keys[e.key]} ({e.key}); a SemanticName "
+                    f"ending in a digit is ambiguous with a semantic index (rulebook 3.7)")
+            keys[e.key] = e.index
         return tuple(out)
 
     def _group_slots(self) -> dict[int, SlotInfo]:

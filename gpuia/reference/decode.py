@@ -108,6 +108,8 @@ def gather_words(data: np.ndarray, addresses: np.ndarray, nwords: int) -> np.nda
     if n == 0:
         return np.zeros((0, nwords), dtype=U32)
     size = data.shape[0]
+    if size == 0:
+        return np.zeros((n, nwords), dtype=U32)
     if size >= 4 and not np.any(addresses & 3):
         # Aligned fast path: index a uint32 view of the same memory (no copy of the buffer).
         word_view = data[: size - size % 4].view("<u4")
