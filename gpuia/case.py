@@ -104,6 +104,8 @@ def decode_data(block: Any, where: str) -> bytes:
                 raise CaseError(f"{where}.base64", "expected a base64 string")
             return base64.b64decode(block["base64"], validate=True)
         if keys == {"dtype", "values"}:
+            if not isinstance(block["dtype"], str):
+                raise CaseError(f"{where}.dtype", f"{block['dtype']!r} is not a numpy dtype string")
             try:
                 dtype = np.dtype(block["dtype"])
             except (TypeError, ValueError):
@@ -211,10 +213,12 @@ def _index_buffer(value, where: str) -> IndexBufferView | None:
         raise InvalidDescError(where, e.field, e.value, e.rule) from None
 
 
-def load_case(source: str | Path | dict, name: str | None = None) -> Case:
-    """Parse and validate a case (path, JSON text or dict). ``name`` defaults to the case's
-    ``name`` field, else the file stem."""
-    stem = None
+def load_case(source: str | Path | dict, name: str | None = None,
+              default_name: str | None = None) -> Case:
+    """Parse and validate a case (path, JSON text or dict). ``name`` overrides the case's
+    ``name`` field; without either, the file stem (or ``default_name``) names it. Errors raised
+    after the name is known carry it as ``case_name``."""
+    stem = default_name
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         path = Path(source)
         stem = path.stem
@@ -233,7 +237,7 @@ def load_case(source: str | Path | dict, name: str | None = None) -> Case:
     if not isinstance(doc, dict):
         raise CaseError("case", "a case is a JSON object")
     version = doc.get("gpuia_case")
-    if version != CASE_VERSION:
+    if type(version) is not int or version != CASE_VERSION:
         raise CaseError("gpuia_case", f"expected 1 (case format version), got {version!r}")
     unknown = set(doc) - _TOP_KEYS
     if unknown:
@@ -241,6 +245,14 @@ def load_case(source: str | Path | dict, name: str | None = None) -> Case:
     case_name = name or doc.get("name") or stem or "case"
     if not isinstance(case_name, str):
         raise CaseError("name", "expected a string")
+    try:
+        return _parse(doc, case_name)
+    except (CaseError, InvalidDescError) as e:
+        e.case_name = case_name
+        raise
+
+
+def _parse(doc: dict, case_name: str) -> Case:
 
     elements = _require(doc, "input_layout", "case", list)
     for i, e in enumerate(elements):

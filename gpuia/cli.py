@@ -31,7 +31,7 @@ def _error(label: str, exc: BaseException) -> None:
 
 def _load(path: str):
     if path == "-":
-        return load_case(sys.stdin.read(), name="stdin")
+        return load_case(sys.stdin.read(), default_name="stdin")
     return load_case(Path(path))
 
 
@@ -42,10 +42,10 @@ def _each_case(paths, action) -> int:
         label = _case_label(path)
         try:
             case = _load(path)
-            label = case.name if path != "-" else label
+            label = case.name
             status = max(status, action(path, case) or EXIT_OK)
         except (GpuiaError, MemoryError) as exc:
-            _error(label, exc)
+            _error(getattr(exc, "case_name", label), exc)
             status = EXIT_INVALID
     return status
 

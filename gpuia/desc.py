@@ -154,6 +154,19 @@ def _check_uint(where: str, name: str, value, bits: int = 32, signed: bool = Fal
     return value
 
 
+def _construct(cls, kwargs: dict, where: str):
+    """``cls(**kwargs)``, turning a missing required field into an InvalidDescError."""
+    required = [f.name for f in dataclasses.fields(cls)
+                if f.init and f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING]
+    missing = [n for n in required if n not in kwargs]
+    if missing:
+        aliases = {py: d3d for d3d, py in getattr(cls, "_ALIASES", {}).items()}
+        names = ", ".join(aliases.get(n, n) for n in missing)
+        raise InvalidDescError(where, names, None, f"missing required field of {cls.__name__}")
+    return cls(**kwargs)
+
+
 def _fields_from(cls, obj: Any, where: str, aliases: dict[str, str]) -> dict:
     """Map a dict (D3D or snake_case keys) or a tuple in struct order to constructor kwargs."""
     names = [f.name for f in dataclasses.fields(cls) if f.init]
@@ -228,7 +241,8 @@ class InputElementDesc:
         """From an instance, a dict (D3D or snake_case keys) or a tuple in struct order."""
         if isinstance(obj, cls):
             return obj
-        return cls(**_fields_from(cls, obj, "InputElementDesc", cls._ALIASES))
+        return _construct(cls, _fields_from(cls, obj, "InputElementDesc", cls._ALIASES),
+                          "InputElementDesc")
 
     @property
     def key(self) -> str:
@@ -320,10 +334,10 @@ class VertexBufferView(_IdentityBufferMixin):
     def of(cls, obj: Any) -> "VertexBufferView | None":
         if obj is None or isinstance(obj, cls):
             return obj
-        return cls(**_fields_from(cls, obj, "VertexBufferView", {
+        return _construct(cls, _fields_from(cls, obj, "VertexBufferView", {
             "BufferLocation": "buffer", "data": "buffer", "StrideInBytes": "stride_in_bytes",
             "stride": "stride_in_bytes", "SizeInBytes": "size_in_bytes", "size": "size_in_bytes",
-            "offset": "offset"}))
+            "offset": "offset"}), "VertexBufferView")
 
     @property
     def is_null(self) -> bool:
@@ -365,10 +379,10 @@ class IndexBufferView(_IdentityBufferMixin):
     def of(cls, obj: Any) -> "IndexBufferView | None":
         if obj is None or isinstance(obj, cls):
             return obj
-        return cls(**_fields_from(cls, obj, "IndexBufferView", {
+        return _construct(cls, _fields_from(cls, obj, "IndexBufferView", {
             "BufferLocation": "buffer", "data": "buffer", "Format": "format",
             "format": "format", "SizeInBytes": "size_in_bytes", "size": "size_in_bytes",
-            "offset": "offset"}))
+            "offset": "offset"}), "IndexBufferView")
 
 
 @dataclass(frozen=True)
@@ -454,7 +468,7 @@ def draw_of(obj: Any) -> Draw:
         ((kind, args),) = obj.items()
         cls = {"DrawInstanced": DrawInstanced, "DrawIndexedInstanced": DrawIndexedInstanced}.get(kind)
         if cls is not None and isinstance(args, dict):
-            return cls(**_fields_from(cls, args, kind, cls._ALIASES))
+            return _construct(cls, _fields_from(cls, args, kind, cls._ALIASES), kind)
     raise InvalidDescError("draw", None, obj,
                            "expected {\"DrawInstanced\": {...}} or {\"DrawIndexedInstanced\": {...}}")
 
@@ -492,7 +506,8 @@ class SODeclarationEntry:
     def of(cls, obj: Any) -> "SODeclarationEntry":
         if isinstance(obj, cls):
             return obj
-        return cls(**_fields_from(cls, obj, "SODeclarationEntry", cls._ALIASES))
+        return _construct(cls, _fields_from(cls, obj, "SODeclarationEntry", cls._ALIASES),
+                          "SODeclarationEntry")
 
     @property
     def is_gap(self) -> bool:
