@@ -14,7 +14,7 @@ from pathlib import Path
 
 from . import __version__
 from .case import DEFAULT_MAX_INVOCATIONS, load_case
-from .errors import GpuiaError
+from .errors import GpuiaError, UnsupportedError
 from .report import formats_table, invocation_table, layout_table
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
@@ -58,6 +58,12 @@ def cmd_validate(args) -> int:
     return _each_case(args.cases, action)
 
 
+def _device(args):
+    from .gpu import get_device
+
+    return get_device(args.adapter, args.gpu_backend)
+
+
 def cmd_run(args) -> int:
     from .runner import run_case
 
@@ -70,7 +76,15 @@ def cmd_run(args) -> int:
         out_dir.mkdir(parents=True, exist_ok=True)
 
     def action(path, case):
-        ia, doc = run_case(case, args.backend, max_invocations=args.max_invocations)
+        device = _device(args) if args.backend == "gpu" else None
+        res, doc = run_case(case, args.backend, path=args.path, device=device,
+                            max_invocations=args.max_invocations)
+        ia = res.ia if args.backend == "gpu" else res
+        if args.explain:
+            if args.backend != "gpu":
+                print(f"{case.name}: cpu backend: the numpy reference (no GPU path)", file=sys.stderr)
+            for d, plan in enumerate(res.plans if args.backend == "gpu" else []):
+                print(f"{case.name}: draw {d}: {plan.explain()}", file=sys.stderr)
         if to_stdout:
             json.dump(doc, sys.stdout, indent=None if args.compact else 1)
             sys.stdout.write("\n")
@@ -91,9 +105,84 @@ def cmd_run(args) -> int:
     return _each_case(args.cases, action)
 
 
+def cmd_check(args) -> int:
+    from .compare import compare, comparison_table
+    from .gpu import Device, run_case_gpu
+    from .gpu.device import select_adapters
+    from .runner import reference_ia
+
+    adapters = select_adapters(None if args.adapter in (None, "all") else args.adapter,
+                               args.gpu_backend) if args.adapter else None
+    if adapters is None:
+        from .gpu.device import select_adapter
+
+        adapters = [select_adapter(None, args.gpu_backend)]
+    devices = [Device(a) for a in adapters]
+    paths = ["native", "pulling"] if args.path == "all" else [args.path]
+
+    def action(path, case):
+        if case.stream_output is not None:
+            raise UnsupportedError("stream_output: Stream Output is not available in this gpuia "
+                                   "version")
+        ref = reference_ia(case, args.max_invocations)
+        status = EXIT_OK
+        for dev in devices:
+            for p in paths:
+                label = f"{case.name}: {dev.info['summary']}: {p}"
+                try:
+                    res = run_case_gpu(case, dev, p, ref)
+                except UnsupportedError as e:
+                    print(f"{label}: not applicable: {e}")
+                    continue
+                cmp = compare(ref, res)
+                print(f"{label}: {'OK' if cmp.ok else 'DIFFERENT'}: {cmp.summary()}")
+                if not cmp.ok or args.table:
+                    print(comparison_table(ref, res, cmp, max_rows=args.rows,
+                                           only_differences=not args.table))
+                    print()
+                if not cmp.ok:
+                    status = EXIT_DIFF
+        return status
+
+    return _each_case(args.cases, action)
+
+
+def cmd_adapters(args) -> int:
+    from .gpu import list_adapters
+
+    adapters = list_adapters()
+    if args.json:
+        print(json.dumps([dict(a.as_dict(), limits=a.caps.as_dict(), features=list(a.features))
+                          for a in adapters], indent=1))
+        return EXIT_OK
+    if not adapters:
+        print("no GPU adapter found")
+        return EXIT_OK
+    for a in adapters:
+        c = a.caps
+        print(f"[{a.index}] {a.summary}")
+        print(f"    backend {a.backend}, type {a.type}")
+        print(f"    vertex buffers {c.max_vertex_buffers}, vertex attributes "
+              f"{c.max_vertex_attributes}, max stride {c.max_vertex_buffer_array_stride}")
+        print(f"    storage buffers per stage {c.max_storage_buffers_per_shader_stage}, max storage "
+              f"binding {c.max_storage_buffer_binding_size}, max buffer {c.max_buffer_size}")
+        print(f"    vertex-writable-storage {'yes' if c.vertex_writable_storage else 'no'}, "
+              f"indirect-first-instance {'yes' if c.indirect_first_instance else 'no'}")
+    return EXIT_OK
+
+
 def cmd_formats(args) -> int:
     print(formats_table())
     return EXIT_OK
+
+
+def _gpu_options(p, allow_all: bool = False) -> None:
+    extra = " ('all' for every adapter)" if allow_all else ""
+    p.add_argument("--adapter", metavar="SUBSTRING", default=None,
+                   help=f"GPU adapter whose name contains SUBSTRING (env GPUIA_ADAPTER){extra}")
+    p.add_argument("--gpu-backend", metavar="NAME", default=None,
+                   help="only adapters of this wgpu backend: Vulkan, OpenGL, Metal, D3D12 "
+                        "(env GPUIA_BACKEND)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,8 +200,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="run cases and write their results")
     r.add_argument("cases", nargs="+", metavar="CASE", help="case file ('-' for stdin)")
-    r.add_argument("--backend", choices=["cpu"], default="cpu",
-                   help="cpu: the numpy reference (default)")
+    r.add_argument("--backend", choices=["cpu", "gpu"], default="cpu",
+                   help="cpu: the numpy reference (default); gpu: a real draw through wgpu")
+    r.add_argument("--path", choices=["auto", "native", "pulling"], default="auto",
+                   help="GPU path: WebGPU vertex fetch, vertex pulling, or chosen per draw")
+    r.add_argument("--explain", action="store_true",
+                   help="print on stderr why each draw took its path")
+    _gpu_options(r)
     r.add_argument("--out-dir", metavar="DIR", help="write DIR/<case stem>.json per case")
     r.add_argument("--table", action="store_true",
                    help="print the layout and a per-invocation table instead of JSON on stdout")
@@ -122,6 +216,22 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N",
                    help=f"refuse cases delivering more vertices (default {DEFAULT_MAX_INVOCATIONS})")
     r.set_defaults(func=cmd_run)
+
+    c = sub.add_parser("check", help="compare the CPU reference with every applicable GPU path "
+                                     "(exit 1 on any difference)")
+    c.add_argument("cases", nargs="+", metavar="CASE", help="case file ('-' for stdin)")
+    c.add_argument("--path", choices=["all", "native", "pulling"], default="all",
+                   help="GPU paths to check (default all that apply)")
+    c.add_argument("--table", action="store_true", help="print every invocation, not only "
+                                                        "differences")
+    c.add_argument("--rows", type=int, default=32, metavar="N", help="rows per table (32)")
+    c.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N")
+    _gpu_options(c, allow_all=True)
+    c.set_defaults(func=cmd_check)
+
+    a = sub.add_parser("adapters", help="list GPU adapters with the limits gpuia depends on")
+    a.add_argument("--json", action="store_true", help="machine-readable output")
+    a.set_defaults(func=cmd_adapters)
 
     f = sub.add_parser("formats", help="print the DXGI vertex format table")
     f.set_defaults(func=cmd_formats)

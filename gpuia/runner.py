@@ -2,7 +2,8 @@
 
 The CPU backend is the reference (``gpuia.reference``). It runs the pass-through vertex shader
 only: a case carrying its own WGSL shader is refused with :class:`UnsupportedError`, as the case
-format allows.
+format allows. The GPU backend draws the case through wgpu (``gpuia.gpu``) on a chosen adapter and
+path, with capture on.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json
 from .errors import CaseError, UnsupportedError
 from .reference import IAResult, run_ia
 
-__all__ = ["run_reference", "run_case"]
+__all__ = ["reference_ia", "run_reference", "run_case"]
 
 
 def _check_size(case: Case, max_invocations: int) -> None:
@@ -20,23 +21,42 @@ def _check_size(case: Case, max_invocations: int) -> None:
                         f"than the limit {max_invocations} (raise it with --max-invocations)")
 
 
-def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
-    """The CPU reference Input Assembler over a case."""
-    _check_size(case, max_invocations)
-    if case.vertex_shader is not None:
-        raise UnsupportedError("vertex_shader: the cpu backend runs only the pass-through shader; "
-                               "run WGSL shaders with --backend gpu")
+def _refuse_stream_output(case: Case) -> None:
     if case.stream_output is not None:
         raise UnsupportedError("stream_output: Stream Output is not available in this gpuia "
                                "version")
+
+
+def reference_ia(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
+    """What the Input Assembler delivers for a case (the vertex shader plays no part in it)."""
+    _check_size(case, max_invocations)
     return run_ia(case.layout, case.vertex_buffers, case.draws, topology=case.topology.topology,
                   index_buffer=case.index_buffer, strip_cut_value=case.strip_cut_value)
 
 
-def run_case(case: Case, backend: str = "cpu",
-             max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> tuple[IAResult, dict]:
-    """Run a case and return ``(result object, result document)``."""
-    if backend != "cpu":
-        raise UnsupportedError(f"backend {backend!r} is not available")
-    ia = run_reference(case, max_invocations)
-    return ia, result_json(case.name, ia)
+def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
+    """The CPU backend: the reference Input Assembler over a case with the pass-through shader."""
+    _check_size(case, max_invocations)
+    if case.vertex_shader is not None:
+        raise UnsupportedError("vertex_shader: the cpu backend runs only the pass-through shader; "
+                               "run WGSL shaders with --backend gpu")
+    _refuse_stream_output(case)
+    return reference_ia(case, max_invocations)
+
+
+def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=None,
+             max_invocations: int = DEFAULT_MAX_INVOCATIONS):
+    """Run a case; returns ``(result, result document)``: an IAResult for the CPU backend, a
+    :class:`~gpuia.gpu.GPUResult` for the GPU backend."""
+    if backend == "cpu":
+        ia = run_reference(case, max_invocations)
+        return ia, result_json(case.name, ia)
+    if backend != "gpu":
+        raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
+    from .gpu import get_device, run_case_gpu
+
+    _refuse_stream_output(case)
+    device = device or get_device()
+    ref = reference_ia(case, max_invocations)
+    res = run_case_gpu(case, device, path, ref)
+    return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter)

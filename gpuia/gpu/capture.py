@@ -1,0 +1,127 @@
+"""Run a case on a GPU and read back what the vertex shader received, per invocation.
+
+The GPU records one entry per (draw, instance, fetched vertex): what the Input Assembler
+delivered is a function of those three, whatever the topology, cut or vertex reuse. The host then
+lists the invocations in D3D's IA order (from the draw's own index stream, which it also knows)
+and fills each from the GPU's record of its (draw, instance, fetch index). A record the GPU never
+wrote, or a vertex index the GPU shaded that D3D would not fetch, is reported, never papered over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..case import Case
+from ..desc import IndexBufferView, VertexBufferView
+from ..errors import UnsupportedError
+from ..reference.ia import ElementData, IAResult
+from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
+from .context import Context, PipelineState
+from .device import Device
+from .plan import Plan
+
+__all__ = ["GPUResult", "run_case_gpu", "upload_case"]
+
+
+@dataclass
+class GPUResult:
+    """A GPU run of a case: the IA result filled from the GPU, the per-draw plans, and the
+    problems the capture itself saw."""
+
+    ia: IAResult
+    path: str
+    plans: list[Plan]
+    missing: np.ndarray  # bool per invocation: the GPU wrote no record for it
+    unexpected: int  # vertex shader invocations at vertex indices D3D would not fetch
+    unexpected_max_vertex_index: int
+    adapter: dict
+
+
+def upload_case(case: Case, device: Device):
+    """GPU buffers for a case's vertex and index data, and views over them."""
+    views = {}
+    cache = {}
+    for slot, v in case.vertex_buffers.items():
+        if v is None or v.buffer is None:
+            views[slot] = None
+            continue
+        key = id(v.buffer)
+        if key not in cache:
+            cache[key] = device.create_buffer(v.buffer, bind=("vertex_buffer",),
+                                              label=f"{case.name} slot {slot}")
+        views[slot] = VertexBufferView(cache[key], v.stride_in_bytes, v.offset, v.size_in_bytes)
+    ib = case.index_buffer
+    if ib is not None and ib.buffer is not None:
+        buf = device.create_buffer(ib.buffer, bind=("index_buffer",), label=f"{case.name} indices")
+        ib = IndexBufferView(buf, ib.format, ib.offset, ib.size_in_bytes)
+    return views, ib
+
+
+def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,
+                 context: Context | None = None) -> GPUResult:
+    """Draw a case on ``device`` through ``path`` with capture on.
+
+    ``reference`` (the CPU result of the same case) supplies the D3D invocation order; it is
+    computed when not given. Only IA order and fetch indices are taken from it: every value in
+    the returned result comes from the GPU.
+    """
+    from ..runner import reference_ia
+
+    if reference is None:
+        reference = reference_ia(case)
+    ctx = context or Context(device)
+    pso = PipelineState(case.layout, None if case.vertex_shader is None else case.vertex_shader["wgsl"],
+                        None if case.vertex_shader is None else case.vertex_shader.get("entry_point"),
+                        case.strip_cut_value)
+    ctx.set_pipeline_state(pso)
+    ctx.ia_set_primitive_topology(case.topology.topology)
+    views, ib = upload_case(case, device)
+    if views:
+        top = max(views) + 1
+        ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(top)])
+    ctx.ia_set_index_buffer(ib)
+    ctx.set_path(path)
+    ctx.begin_capture()
+    plans = [ctx.draw(d) for d in case.draws]
+    cap = ctx.end_capture()
+    paths = {p.path for p in plans}
+    return _assemble(case, reference, cap, plans, "/".join(sorted(paths)) or path, device)
+
+
+def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
+    n = len(ref)
+    words = record_words(cap.element_count)
+    recs = cap.words.reshape(-1, words) if cap.words.size >= words else np.zeros((0, words), np.uint32)
+    record_index = np.zeros(n, dtype=np.int64)
+    for d, r in enumerate(cap.records):
+        sel = np.flatnonzero(ref.draw == d)
+        if sel.size == 0:
+            continue
+        rank = np.searchsorted(r.keys, ref.fetch_index[sel])
+        record_index[sel] = r.capture_base + ref.instance[sel].astype(np.int64) * r.keys.shape[0] + rank
+    if recs.shape[0]:
+        got = recs[np.minimum(record_index, recs.shape[0] - 1)]
+    else:
+        got = np.zeros((n, words), np.uint32)
+    missing = got[:, 0] != 1 if n else np.zeros(0, bool)
+    got = got.copy()
+    got[missing] = 0
+    inputs = {}
+    for e in case.layout.elements:
+        base = CAPTURE_HEADER_WORDS + 4 * e.index
+        inputs[e.key] = ElementData(e.format.shader_type, np.ascontiguousarray(got[:, base:base + 4]))
+    ia = IAResult(topology=ref.topology, draw=ref.draw, instance=got[:, 2].copy(),
+                  vertex=ref.vertex, vertex_id=got[:, 1].copy(), fetch_index=ref.fetch_index,
+                  inputs=inputs, primitives=ref.primitives, adjacency=ref.adjacency,
+                  primitive_draw=ref.primitive_draw,
+                  # IAVertices: vertices the GPU delivered; IAPrimitives: the reference's
+                  # assembly of them (WebGPU has no Input Assembler statistics query).
+                  statistics={"IAVertices": int(n - missing.sum()),
+                              "IAPrimitives": ref.statistics["IAPrimitives"]})
+    if missing.any():
+        # Where the GPU wrote nothing, report the reference's instance so rows stay readable.
+        ia.instance[missing] = ref.instance[missing]
+    return GPUResult(ia, path, plans, missing, cap.unexpected, cap.unexpected_max_vertex_index,
+                     dict(device.info))

@@ -1,0 +1,259 @@
+"""GPU adapters, the gpuia device and its buffers.
+
+Adapters are chosen by a substring of their summary (``--adapter``, env ``GPUIA_ADAPTER``) and
+optionally a backend (``Vulkan``, ``OpenGL``, ...). Everything gpuia relies on is read from the
+adapter (limits and features), never assumed, and collected in :class:`Caps`; planners decide
+with it what a draw can do.
+
+:class:`Buffer` is gpuia's resource: a wgpu buffer plus the D3D bind flags it was created with
+(``vertex_buffer``, ``index_buffer``, ``stream_output``), its size in bytes, and, when created from
+host data, a read-only host copy. The host copy lets the planner check index ranges and let the
+CPU reference run the same draw; buffers written by the GPU have none.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from ..errors import GpuiaError, InvalidDescError, UnsupportedError
+
+__all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
+           "get_device", "BIND_FLAGS"]
+
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
+
+BIND_FLAGS = ("vertex_buffer", "index_buffer", "stream_output")
+"""D3D bind flags a gpuia buffer can carry (D3D11_BIND_VERTEX_BUFFER, ...)."""
+
+_LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer-array-stride",
+               "max-storage-buffers-per-shader-stage", "max-storage-buffer-binding-size",
+               "max-buffer-size", "max-uniform-buffer-binding-size",
+               "min-uniform-buffer-offset-alignment", "min-storage-buffer-offset-alignment",
+               "max-compute-workgroups-per-dimension", "max-inter-stage-shader-variables",
+               "max-bind-groups")
+_FEATURES = ("vertex-writable-storage", "indirect-first-instance")
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The limits and features of a device that gpuia's decisions depend on."""
+
+    max_vertex_buffers: int
+    max_vertex_attributes: int
+    max_vertex_buffer_array_stride: int
+    max_storage_buffers_per_shader_stage: int
+    max_storage_buffer_binding_size: int
+    max_buffer_size: int
+    max_uniform_buffer_binding_size: int
+    min_uniform_buffer_offset_alignment: int
+    min_storage_buffer_offset_alignment: int
+    max_compute_workgroups_per_dimension: int
+    max_inter_stage_shader_variables: int
+    max_bind_groups: int
+    vertex_writable_storage: bool
+    indirect_first_instance: bool
+
+    @classmethod
+    def from_wgpu(cls, limits: dict, features: Iterable[str]) -> "Caps":
+        features = set(features)
+        kw = {k.replace("-", "_"): int(limits[k]) for k in _LIMIT_KEYS}
+        kw.update({f.replace("-", "_"): f in features for f in _FEATURES})
+        return cls(**kw)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass(frozen=True)
+class AdapterInfo:
+    """What ``gpuia adapters`` prints for one adapter."""
+
+    index: int
+    summary: str
+    name: str
+    backend: str
+    type: str
+    caps: Caps
+    features: tuple[str, ...] = field(default=(), repr=False)
+
+    def as_dict(self) -> dict:
+        return {"name": self.name, "backend": self.backend, "type": self.type,
+                "summary": self.summary}
+
+
+def _wgpu():
+    try:
+        import wgpu  # noqa: PLC0415 - the GPU side is optional at import time
+    except ImportError as e:  # pragma: no cover - wgpu is a core dependency
+        raise UnsupportedError(f"wgpu is not installed: {e}") from None
+    return wgpu
+
+
+def _adapters():
+    wgpu = _wgpu()
+    try:
+        return list(wgpu.gpu.enumerate_adapters_sync())
+    except Exception as e:  # wgpu raises RuntimeError when the library finds nothing at all
+        raise UnsupportedError(f"cannot enumerate GPU adapters: {e}") from None
+
+
+def _info(i: int, a) -> AdapterInfo:
+    return AdapterInfo(i, a.summary, a.info.get("device", a.summary), a.info.get("backend_type", "?"),
+                       a.info.get("adapter_type", "?"), Caps.from_wgpu(a.limits, a.features),
+                       tuple(sorted(a.features)))
+
+
+def list_adapters() -> list[AdapterInfo]:
+    """Every adapter wgpu can enumerate on this machine."""
+    return [_info(i, a) for i, a in enumerate(_adapters())]
+
+
+def _matches(a, substring: str | None, backend: str | None) -> bool:
+    if backend and a.info.get("backend_type", "").lower() != backend.lower():
+        return False
+    return not substring or substring.lower() in a.summary.lower()
+
+
+def select_adapters(substring: str | None = None, backend: str | None = None):
+    """All adapters whose summary contains ``substring`` (case-insensitive) on ``backend``.
+    ``substring`` ``"all"`` selects every adapter."""
+    adapters = _adapters()
+    if substring == "all":
+        substring = None
+    chosen = [a for a in adapters if _matches(a, substring, backend)]
+    if not chosen:
+        have = "; ".join(a.summary for a in adapters) or "none"
+        raise UnsupportedError(f"no GPU adapter matches adapter={substring!r} backend={backend!r} "
+                               f"(adapters: {have})")
+    return chosen
+
+
+def select_adapter(substring: str | None = None, backend: str | None = None):
+    """The adapter to use: the first match of ``substring`` (default env ``GPUIA_ADAPTER``) and
+    ``backend`` (default env ``GPUIA_BACKEND``), preferring Vulkan, Metal and D3D12 over OpenGL
+    when nothing is asked (wgpu's GL backend ignores primitive restart)."""
+    substring = substring if substring is not None else os.environ.get("GPUIA_ADAPTER") or None
+    backend = backend if backend is not None else os.environ.get("GPUIA_BACKEND") or None
+    chosen = select_adapters(substring, backend)
+    order = {"DiscreteGPU": 0, "IntegratedGPU": 1, "VirtualGPU": 2, "CPU": 3}
+    gl_last = {"OpenGL": 1, "OpenGLES": 1}
+    return min(chosen, key=lambda a: (gl_last.get(a.info.get("backend_type"), 0),
+                                      order.get(a.info.get("adapter_type"), 4)))
+
+
+class Buffer:
+    """A GPU buffer with D3D bind flags.
+
+    Arguments:
+        device (Device): the owner.
+        size (int): bytes (rounded up to a multiple of 4 on the GPU, as WebGPU requires).
+        bind (iterable of str): D3D bind flags from :data:`BIND_FLAGS`.
+        data: optional initial contents (bytes-like); kept as the host copy.
+    """
+
+    def __init__(self, device: "Device", size: int, bind: Iterable[str], data=None, label=""):
+        wgpu = _wgpu()
+        bind = frozenset(bind)
+        unknown = bind - set(BIND_FLAGS)
+        if unknown:
+            raise InvalidDescError("Buffer", "bind", sorted(unknown),
+                                   f"bind flags are {', '.join(BIND_FLAGS)}")
+        if size < 0:
+            raise InvalidDescError("Buffer", "size", size, "must not be negative")
+        padded = max(4, (size + 3) // 4 * 4)
+        if padded > device.caps.max_buffer_size:
+            raise UnsupportedError(f"a {size}-byte buffer exceeds the adapter's max-buffer-size "
+                                   f"{device.caps.max_buffer_size}")
+        usage = wgpu.BufferUsage.COPY_DST | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.STORAGE
+        if "vertex_buffer" in bind:
+            usage |= wgpu.BufferUsage.VERTEX
+        if "index_buffer" in bind:
+            usage |= wgpu.BufferUsage.INDEX
+        if "stream_output" in bind:
+            usage |= wgpu.BufferUsage.VERTEX | wgpu.BufferUsage.INDIRECT
+        self.device = device
+        self.size = int(size)
+        self.bind = bind
+        self.host: np.ndarray | None = None
+        if data is not None:
+            raw = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+            if raw.shape[0] != size:
+                raise InvalidDescError("Buffer", "data", f"{raw.shape[0]} bytes",
+                                       f"does not match size {size}")
+            host = np.zeros(padded, dtype=np.uint8)
+            host[:size] = raw
+            self.wgpu = device.device.create_buffer_with_data(data=host, usage=usage, label=label)
+            self.host = host[:size]
+            self.host.flags.writeable = False
+        else:
+            self.wgpu = device.device.create_buffer(size=padded, usage=usage, label=label)
+
+    def __repr__(self):
+        return f"<gpuia.Buffer {self.size} bytes bind={sorted(self.bind)}>"
+
+    @property
+    def nbytes(self) -> int:
+        return self.size
+
+    def read(self) -> bytes:
+        """The buffer's current GPU contents (blocks until the GPU is done with it)."""
+        data = self.device.device.queue.read_buffer(self.wgpu, 0, (self.size + 3) // 4 * 4)
+        return bytes(data[: self.size])
+
+
+class Device:
+    """A wgpu device on a chosen adapter, with what gpuia needs from it.
+
+    Arguments:
+        adapter: a ``wgpu.GPUAdapter``, or None to use :func:`select_adapter`.
+        adapter_name (str): substring to select the adapter (see :func:`select_adapter`).
+        backend (str): backend to select the adapter.
+    """
+
+    def __init__(self, adapter=None, *, adapter_name: str | None = None, backend: str | None = None):
+        if adapter is None:
+            adapter = select_adapter(adapter_name, backend)
+        self.adapter = adapter
+        features = [f for f in _FEATURES if f in adapter.features]
+        try:
+            self.device = adapter.request_device_sync(required_features=features)
+        except Exception as e:
+            raise UnsupportedError(f"cannot create a device on {adapter.summary}: {e}") from None
+        self.caps = Caps.from_wgpu(self.device.limits, self.device.features)
+        self.info = {"name": adapter.info.get("device", adapter.summary),
+                     "backend": adapter.info.get("backend_type", "?"),
+                     "type": adapter.info.get("adapter_type", "?"),
+                     "summary": adapter.summary}
+
+    def __repr__(self):
+        return f"<gpuia.Device {self.info['summary']}>"
+
+    def create_buffer(self, data=None, *, size: int | None = None,
+                      bind: Iterable[str] | str = ("vertex_buffer",), label: str = "") -> Buffer:
+        """A :class:`Buffer` with the given D3D bind flags, from ``data`` or zero-filled of
+        ``size`` bytes."""
+        if isinstance(bind, str):
+            bind = (bind,)
+        if data is not None:
+            n = memoryview(data).nbytes
+            if size is not None and size != n:
+                raise InvalidDescError("Buffer", "size", size, f"data has {n} bytes")
+            size = n
+        if size is None:
+            raise InvalidDescError("Buffer", "size", None, "give data or a size")
+        return Buffer(self, size, bind, data, label)
+
+
+_DEFAULT: dict = {}
+
+
+def get_device(adapter_name: str | None = None, backend: str | None = None) -> Device:
+    """A shared :class:`Device` per (adapter substring, backend), created on first use."""
+    key = (adapter_name or os.environ.get("GPUIA_ADAPTER"), backend or os.environ.get("GPUIA_BACKEND"))
+    if key not in _DEFAULT:
+        _DEFAULT[key] = Device(adapter_name=key[0], backend=key[1])
+    return _DEFAULT[key]

@@ -1,0 +1,155 @@
+"""Shader modules, bind group layouts and render pipelines, cached under hashable keys.
+
+WebGPU bakes ``array_stride`` into the pipeline while D3D12 gives strides at bind time, so native
+pipelines are keyed on the strides bound when the draw is resolved (DXVK's "static stride"
+mode); a rebinding with the same strides finds the pipeline in the cache and creates nothing.
+Pulling pipelines read strides, offsets and sizes from the per-draw uniform block, so their key
+has none of them. The shader module of a program is shared by every pipeline built from it.
+:attr:`PipelineCache.stats` counts what was created, so tests can assert that nothing was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..layout import InputLayout
+from ..wgsl import ProgramSpec, vertex_program
+from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
+from ..wgsl.signature import ShaderSignature
+
+__all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT"]
+
+TARGET_FORMAT = "rgba8unorm"
+
+
+@dataclass(frozen=True)
+class NativeKey:
+    layout: InputLayout
+    signature: ShaderSignature
+    capture: bool
+    buffers: tuple  # per used slot: (array_stride, step_mode)
+    topology: str
+    strip_index_format: str | None
+    target_format: str = TARGET_FORMAT
+
+
+@dataclass(frozen=True)
+class PullingKey:
+    layout: InputLayout
+    signature: ShaderSignature
+    capture: bool
+    slots: tuple[int, ...]
+    topology: str
+    strip_index_format: str | None
+    target_format: str = TARGET_FORMAT
+
+
+@dataclass
+class CacheStats:
+    shader_modules: int = 0
+    pipelines: int = 0
+    hits: int = 0
+
+
+class PipelineCache:
+    """Builds and remembers everything a draw's pipeline needs on one device."""
+
+    def __init__(self, device):
+        self.device = device  # gpuia Device
+        self._modules: dict = {}
+        self._pipelines: dict = {}
+        self._bgls: dict = {}
+        self.stats = CacheStats()
+
+    # -- bind group layouts ------------------------------------------------------------------
+    def uniform_stride(self, n_slots: int) -> int:
+        """Bytes per draw in the dynamic-offset uniform buffer."""
+        size = 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
+        align = self.device.caps.min_uniform_buffer_offset_alignment
+        return (size + align - 1) // align * align
+
+    def draw_block_size(self, n_slots: int) -> int:
+        return 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
+
+    def group0_layout(self, capture: bool, n_slots: int):
+        key = ("g0", capture, n_slots)
+        if key not in self._bgls:
+            import wgpu
+
+            vs = wgpu.ShaderStage.VERTEX
+            entries = [{"binding": 0, "visibility": vs,
+                        "buffer": {"type": "uniform", "has_dynamic_offset": True,
+                                   "min_binding_size": self.draw_block_size(n_slots)}}]
+            if capture:
+                entries += [
+                    {"binding": 1, "visibility": vs, "buffer": {"type": "storage"}},
+                    {"binding": 2, "visibility": vs, "buffer": {"type": "read-only-storage"}},
+                    {"binding": 3, "visibility": vs, "buffer": {"type": "storage"}},
+                ]
+            self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
+        return self._bgls[key]
+
+    def group1_layout(self, n_slots: int):
+        key = ("g1", n_slots)
+        if key not in self._bgls:
+            import wgpu
+
+            entries = [{"binding": j, "visibility": wgpu.ShaderStage.VERTEX,
+                        "buffer": {"type": "read-only-storage"}} for j in range(n_slots)]
+            self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
+        return self._bgls[key]
+
+    # -- modules and pipelines ---------------------------------------------------------------
+    def module(self, spec: ProgramSpec):
+        mod = self._modules.get(spec)
+        if mod is None:
+            code = vertex_program(spec)
+            mod = self.device.device.create_shader_module(code=code, label="gpuia vertex program")
+            self._modules[spec] = mod
+            self.stats.shader_modules += 1
+        return mod
+
+    def native(self, key: NativeKey, slots: tuple[int, ...]):
+        pipe = self._pipelines.get(key)
+        if pipe is not None:
+            self.stats.hits += 1
+            return pipe
+        spec = ProgramSpec(key.layout, key.signature, True, (), key.capture)
+        buffers = []
+        for s, (stride, step) in zip(slots, key.buffers):
+            attrs = [{"format": e.format.webgpu, "offset": e.offset, "shader_location": e.index}
+                     for e in key.layout.slots[s].elements]
+            buffers.append({"array_stride": stride, "step_mode": step, "attributes": attrs})
+        pipe = self._build(spec, buffers, key, n_slots=0)
+        self._pipelines[key] = pipe
+        return pipe
+
+    def pulling(self, key: PullingKey):
+        pipe = self._pipelines.get(key)
+        if pipe is not None:
+            self.stats.hits += 1
+            return pipe
+        spec = ProgramSpec(key.layout, key.signature, False,
+                           tuple((s, j) for j, s in enumerate(key.slots)), key.capture)
+        pipe = self._build(spec, [], key, n_slots=len(key.slots))
+        self._pipelines[key] = pipe
+        return pipe
+
+    def _build(self, spec: ProgramSpec, buffers, key, n_slots: int):
+        mod = self.module(spec)
+        groups = [self.group0_layout(key.capture, max(1, n_slots))]
+        if n_slots:
+            groups.append(self.group1_layout(n_slots))
+        layout = self.device.device.create_pipeline_layout(bind_group_layouts=groups)
+        primitive = {"topology": key.topology, "cull_mode": "none"}
+        if key.strip_index_format:
+            primitive["strip_index_format"] = key.strip_index_format
+        pipe = self.device.device.create_render_pipeline(
+            layout=layout,
+            vertex={"module": mod, "entry_point": "gpuia_vs", "buffers": buffers},
+            primitive=primitive,
+            fragment={"module": mod, "entry_point": "gpuia_fs",
+                      "targets": [{"format": key.target_format}]},
+        )
+        self.stats.pipelines += 1
+        return pipe

@@ -1,0 +1,239 @@
+"""Per-draw planning: can WebGPU's own vertex fetch do this draw exactly, or must gpuia pull?
+
+:func:`plan_draw` looks at the resolved layout, the views bound at draw time, the draw's arguments
+and the device's :class:`~gpuia.gpu.device.Caps`, and returns a :class:`Plan`: the path
+(``native`` or ``pulling``), the human-readable reasons that ruled the native path out (what
+``gpuia run --explain`` prints), and how indices reach the GPU. Nothing here touches wgpu, so
+every rule WebGPU would enforce is checked before anything is submitted (a validation error at
+submit aborts the process in wgpu-py 0.32).
+
+The native path needs, for every slot the layout uses: a bound view; a format with a WebGPU
+vertex format; per-vertex data or per-instance data at step rate 1; a stride that is a multiple
+of 4, at most ``max-vertex-buffer-array-stride``, and 0 or at least the slot's extent; a view
+offset that is a multiple of 4; every fetch of the draw inside the view (WebGPU rejects draws
+that read past a buffer, and its robust access is not D3D's zero fill); no more slots and
+elements than the adapter's vertex buffers and attributes. Everything else is pulled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..desc import IndexBufferView, StripCutValue, VertexBufferView
+from ..errors import InvalidDescError, UnsupportedError
+from ..layout import InputLayout
+from ..reference.ia import _sequence
+from ..topology import TopologyInfo
+from .device import Caps
+
+__all__ = ["Plan", "IndexPlan", "plan_draw", "CAPTURE_BINDINGS"]
+
+CAPTURE_BINDINGS = 3
+"""Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
+
+_U32 = 0xFFFFFFFF
+
+
+@dataclass
+class IndexPlan:
+    """How a draw's vertices are sequenced on the GPU.
+
+    ``mode``: ``none`` (non-indexed draw), ``direct`` (bind the user's index buffer as is), or
+    ``host`` (gpuia uploads ``values``: the index values D3D delivers, cuts removed or rewritten).
+    ``fetch`` holds the per-vertex fetch indices of one instance when known on the host (capture
+    keys and native bounds checks need them).
+    """
+
+    mode: str
+    values: np.ndarray | None = None
+    index_format: str = "uint32"
+    fetch: np.ndarray | None = None
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Plan:
+    path: str
+    reasons: list[str]
+    index: IndexPlan
+    slots: tuple[int, ...]  # D3D slots the layout uses, ascending (compacted WebGPU order)
+
+    def explain(self) -> str:
+        lines = [f"path: {self.path}"]
+        lines += [f"  - {r}" for r in self.reasons] or ["  - every slot is expressible natively"]
+        lines += [f"  - indices: {r}" for r in self.index.reasons]
+        return "\n".join(lines)
+
+
+def _host(buffer):
+    """Host bytes of a view's buffer, or None when only the GPU has them."""
+    if buffer is None:
+        return None
+    host = getattr(buffer, "host", None)
+    if host is not None:
+        return host
+    if hasattr(buffer, "wgpu"):  # a gpuia Buffer written by the GPU
+        return None
+    return buffer  # plain bytes-like data
+
+
+def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: StripCutValue,
+                 capture: bool) -> IndexPlan:
+    """Decide how indices reach the GPU. Capture draws are point lists over the delivered
+    vertices (every delivered vertex shaded exactly, cuts applied on the host when present)."""
+    if not draw.indexed:
+        n = draw.vertex_count_per_instance
+        fetch = (draw.start_vertex_location + np.arange(n, dtype=np.int64)) & _U32
+        return IndexPlan("none", fetch=fetch)
+    host = None if ib is None or ib.buffer is None else _host(ib.buffer)
+    if ib is not None and ib.buffer is not None and host is None:
+        # Only the GPU holds the indices: bind them as they are when D3D and WebGPU agree.
+        if topo.strip and not _cut_matches(ib.format, cut):
+            raise UnsupportedError(
+                f"strip cut {cut} with {ib.format} indices differs from WebGPU's restart and the "
+                f"indices are not on the host to rewrite")
+        return IndexPlan("direct", index_format=_wgpu_index_format(ib.format),
+                         reasons=["bound as is (indices only on the GPU)"])
+    view = None if host is None else IndexBufferView(host, ib.format, ib.offset, ib.size_in_bytes)
+    seq = _sequence(draw, topo, view, cut)
+    values = seq.vertex_id.astype(np.uint32)
+    fetch = seq.fetch_index
+    reasons = []
+    size = 0 if ib is None or ib.buffer is None else ib.index_size
+    in_range = ib is not None and ib.buffer is not None and (
+        (draw.start_index_location + draw.index_count_per_instance) * size <= ib.size_in_bytes)
+    if ib is None or ib.buffer is None:
+        reasons.append("NULL index buffer view: every index reads 0 (uploaded by gpuia)")
+    elif not in_range:
+        reasons.append("the draw reads indices past the view's SizeInBytes: they read 0 "
+                       "(uploaded by gpuia)")
+    has_cuts = values.shape[0] != draw.index_count_per_instance
+    if has_cuts:
+        reasons.append(f"{draw.index_count_per_instance - values.shape[0]} strip-cut indices "
+                       f"removed on the host for the capture")
+    if ib is not None and ib.buffer is not None and in_range and not has_cuts and (
+            not topo.strip or capture or _cut_matches(ib.format, cut) or not _restart_values(
+                values, ib.format)) and ib.offset % size == 0:
+        return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
+                         reasons=reasons or ["bound as is"])
+    if ib is not None and ib.buffer is not None and ib.offset % size:
+        reasons.append(f"view offset {ib.offset} is not a multiple of {size} (uploaded by gpuia)")
+    if not capture and topo.strip:
+        raise UnsupportedError("drawing an indexed strip whose cut semantics WebGPU cannot "
+                               "express needs list expansion, which only capture draws use")
+    return IndexPlan("host", values=values, index_format="uint32", fetch=fetch, reasons=reasons)
+
+
+def _wgpu_index_format(fmt: str) -> str:
+    return {"R16_UINT": "uint16", "R32_UINT": "uint32"}[fmt]
+
+
+def _cut_matches(fmt: str, cut: StripCutValue) -> bool:
+    """WebGPU always restarts strips at 0xFFFF (uint16) or 0xFFFFFFFF (uint32)."""
+    return cut.index == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[fmt]
+
+
+def _restart_values(values: np.ndarray, fmt: str) -> bool:
+    return bool(np.any(values == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[fmt]))
+
+
+def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], draw,
+              topo: TopologyInfo, caps: Caps, *, index_buffer: IndexBufferView | None = None,
+              strip_cut_value: StripCutValue = StripCutValue.DISABLED, path: str = "auto",
+              capture: bool = False) -> Plan:
+    """Choose the path of one draw. ``path`` ``native`` or ``pulling`` forces it; forcing native
+    where it cannot be exact raises :class:`UnsupportedError` with the reasons."""
+    if path not in ("auto", "native", "pulling"):
+        raise InvalidDescError("draw", "path", path, "must be auto, native or pulling")
+    if capture and not caps.vertex_writable_storage:
+        raise UnsupportedError("capture needs the adapter feature vertex-writable-storage")
+    index = plan_indices(draw, index_buffer, topo, strip_cut_value, capture)
+    slots = tuple(sorted(layout.slots))
+    reasons = _native_obstacles(layout, views, draw, index, caps, slots)
+    pull_obstacles = _pulling_obstacles(layout, views, caps, slots, capture)
+    if path == "native" and reasons:
+        raise UnsupportedError("the native path cannot do this draw exactly: " + "; ".join(reasons))
+    chosen = "native" if (path == "native" or (path == "auto" and not reasons)) else "pulling"
+    if chosen == "pulling" and pull_obstacles:
+        raise UnsupportedError("the pulling path cannot do this draw: " + "; ".join(pull_obstacles)
+                               + (f" (native path: {'; '.join(reasons)})" if reasons else ""))
+    if path == "pulling":
+        reasons = ["forced by path=pulling"] + reasons
+    return Plan(chosen, reasons, index, slots)
+
+
+def _fetch_span(index: IndexPlan, per_instance: bool, rate: int, draw) -> tuple[int, int] | None:
+    """(min, max) element index the draw fetches in a slot, or None if nothing is fetched."""
+    if draw.instance_count == 0:
+        return None
+    if per_instance:
+        last = (draw.instance_count - 1) // rate if rate else 0
+        return draw.start_instance_location, draw.start_instance_location + last
+    if index.fetch is None or index.fetch.shape[0] == 0:
+        return None
+    return int(index.fetch.min()), int(index.fetch.max())
+
+
+def _native_obstacles(layout, views, draw, index: IndexPlan, caps: Caps, slots) -> list[str]:
+    out = []
+    if len(slots) > caps.max_vertex_buffers:
+        out.append(f"the layout uses {len(slots)} slots, the adapter has "
+                   f"{caps.max_vertex_buffers} vertex buffers")
+    if len(layout.elements) > caps.max_vertex_attributes:
+        out.append(f"the layout has {len(layout.elements)} elements, the adapter has "
+                   f"{caps.max_vertex_attributes} vertex attributes")
+    for e in layout.elements:
+        if e.format.webgpu is None:
+            out.append(f"{e.label()}: {e.format.name} has no WebGPU vertex format")
+    for s in slots:
+        info = layout.slots[s]
+        view = views.get(s)
+        if view is None or view.buffer is None:
+            out.append(f"slot {s} is unbound (D3D reads zeros, w included)")
+            continue
+        if info.per_instance and info.step_rate != 1:
+            out.append(f"slot {s} steps every {info.step_rate} instances (WebGPU has no step rate)"
+                       if info.step_rate else
+                       f"slot {s} has step rate 0 (every instance reads StartInstanceLocation)")
+            continue
+        stride = view.stride_in_bytes
+        if stride % 4:
+            out.append(f"slot {s} stride {stride} is not a multiple of 4")
+        elif stride > caps.max_vertex_buffer_array_stride:
+            out.append(f"slot {s} stride {stride} exceeds max-vertex-buffer-array-stride "
+                       f"{caps.max_vertex_buffer_array_stride}")
+        elif stride and stride < info.extent:
+            out.append(f"slot {s} stride {stride} is smaller than its elements' extent {info.extent}")
+        if view.offset % 4:
+            out.append(f"slot {s} view offset {view.offset} is not a multiple of 4")
+        span = _fetch_span(index, info.per_instance, info.step_rate, draw)
+        if span is None:
+            continue
+        lo, hi = span
+        if index.fetch is None and not info.per_instance:
+            out.append(f"slot {s}: fetch indices unknown on the host (out-of-bounds reads "
+                       f"would not be D3D's zeros)")
+        elif hi > _U32:
+            out.append(f"slot {s}: fetch index {hi} wraps past 2**32")
+        elif hi * stride + info.extent > view.size_in_bytes:
+            out.append(f"slot {s}: the draw fetches element {hi}, past the view's "
+                       f"{view.size_in_bytes} bytes (D3D reads zeros, WebGPU rejects or clamps)")
+    return out
+
+
+def _pulling_obstacles(layout, views, caps: Caps, slots, capture: bool) -> list[str]:
+    out = []
+    need = len(slots) + (CAPTURE_BINDINGS if capture else 0)
+    if need > caps.max_storage_buffers_per_shader_stage:
+        out.append(f"{len(slots)} slots need {need} storage buffers in the vertex stage, the "
+                   f"adapter has {caps.max_storage_buffers_per_shader_stage}")
+    for s in slots:
+        view = views.get(s)
+        buf = None if view is None else view.buffer
+        size = getattr(buf, "size", None) if buf is not None else None
+        if isinstance(size, int) and size > caps.max_storage_buffer_binding_size:
+            out.append(f"slot {s}'s buffer ({size} bytes) exceeds max-storage-buffer-binding-size "
+                       f"{caps.max_storage_buffer_binding_size}")
+    return out

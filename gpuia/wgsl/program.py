@@ -1,0 +1,277 @@
+"""Generation of the WGSL vertex programs gpuia compiles: one per (layout, shader, path, mode).
+
+A program is the user's vertex shader (rewritten by ``signature.parse_vertex_shader``) plus a
+generated entry point that builds the shader's input struct from the Input Assembler's data and
+calls the user's function. Two ways to get the data:
+
+* **native**: one ``@location`` per input element, typed by the element's format class (WebGPU
+  requires it), fed by WebGPU vertex buffers;
+* **pulling**: every used slot is a ``var<storage, read> array<u32>``; each element has a
+  generated fetch function (index by step rate, D3D12 per-element bounds, unaligned two-word
+  loads, exact decode of every channel kind from the format table).
+
+Either way each element arrives as the four 32-bit patterns D3D delivers, and the struct members
+take them by bit cast (a float input fed by a UINT format sees raw bits, rulebook 2.12), truncated
+to the member's width. SV_VertexID and SV_InstanceID are computed from the builtins minus the
+draw's start values, which WebGPU includes and D3D does not (rulebook 4.5, 4.6).
+
+In capture mode the entry point also writes a record per (draw, instance, fetched vertex) into a
+storage buffer: a written flag, SV_VertexID, SV_InstanceID and every element's four words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from ..formats import FormatInfo
+from ..layout import InputLayout, ResolvedElement
+from ..reference.decode import ONE_BITS
+from .signature import SYSTEM_INPUTS, ShaderSignature
+
+__all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "record_words",
+           "DRAW_HEADER_WORDS", "SLOT_WORDS", "CAPTURE_HEADER_WORDS"]
+
+DRAW_HEADER_WORDS = 8
+"""u32 words before the per-slot entries in the per-draw uniform block."""
+SLOT_WORDS = 4
+"""u32 words per pulled slot: base byte offset in the buffer, stride, SizeInBytes, bound flag."""
+CAPTURE_HEADER_WORDS = 3
+"""Per capture record: written flag, SV_VertexID, SV_InstanceID; then 4 words per element."""
+
+_WGSL_TYPE = {"float": "f32", "uint": "u32", "sint": "i32"}
+
+
+def record_words(element_count: int) -> int:
+    return CAPTURE_HEADER_WORDS + 4 * element_count
+
+
+@lru_cache(maxsize=None)
+def load_shader_source(name: str) -> str:
+    """Text of a WGSL file shipped in ``shaders/`` (installed as ``gpuia/shaders``)."""
+    here = Path(__file__).resolve().parent.parent
+    for folder in (here / "shaders", here.parent / "shaders"):
+        path = folder / name
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"gpuia shader {name} not found (looked in gpuia/shaders and shaders/)")
+
+
+# -- channel decoding: one template per channel kind (the format table picks the kind) --------
+def _channel_expr(kind: str, bits: int, raw: str) -> str:
+    templates = {
+        "un": "gpuia_unorm({c}, {n}u)",
+        "sn": "gpuia_snorm({c}, {n}u)",
+        "u": "{c}",
+        "s": "{c}" if bits == 32 else "gpuia_sext({c}, {n}u)",
+        "f": "{c}" if bits == 32 else "gpuia_half({c})",
+        "uf": "gpuia_ufloat({c}, {n}u)",
+    }
+    return templates[kind].format(c=raw, n=bits)
+
+
+def _raw_expr(fmt: FormatInfo, ch) -> str:
+    w = f"w{ch.word}"
+    if ch.shift:
+        w = f"({w} >> {ch.shift}u)"
+    if ch.shift + ch.bits < 32:  # bits above the channel belong to others (or other elements)
+        w = f"({w} & 0x{ch.mask:x}u)"
+    return w
+
+
+def _decode_lines(fmt: FormatInfo) -> tuple[list[str], str]:
+    lines, values = [], []
+    for i, ch in enumerate(fmt.channels):
+        if ch.kind == "x":
+            values.append(None)
+            continue
+        lines.append(f"  let c{i} = {_channel_expr(ch.kind, ch.bits, _raw_expr(fmt, ch))};")
+        values.append(f"c{i}")
+    one = f"{ONE_BITS[fmt.shader_type]}u"
+    comps = [("0u" if s == "0" else one if s == "1" else values["xyzw".index(s)])
+             for s in fmt.swizzle]
+    return lines, f"vec4<u32>({', '.join(comps)})"
+
+
+def _oob_value(fmt: FormatInfo) -> str:
+    """Out of bounds: 0 for the format's components, the (0,0,0,1) fill for the others."""
+    one = f"{ONE_BITS[fmt.shader_type]}u"
+    return f"vec4<u32>({', '.join(one if s == '1' else '0u' for s in fmt.swizzle)})"
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    """What a generated vertex program depends on (and so, with the wgpu state, its cache key).
+
+    ``pulled_slots`` maps D3D slot -> storage binding index (pulling path); ``native`` is True
+    when elements come from ``@location`` inputs. Strides, offsets and sizes are not part of it:
+    they are per-draw uniforms, so pulling pipelines survive any rebinding.
+    """
+
+    layout: InputLayout
+    signature: ShaderSignature
+    native: bool
+    pulled_slots: tuple[tuple[int, int], ...]
+    capture: bool
+
+
+def _fetch_function(e: ResolvedElement, binding: int) -> str:
+    fmt = e.format
+    if e.per_instance:
+        rate = e.step_rate
+        idx = ("gpuia_draw.first_instance" if rate == 0 else
+               f"gpuia_draw.first_instance + (ii - gpuia_draw.first_instance) / {rate}u")
+    else:
+        idx = "vi"
+    loads = [f"  let w{k} = gpuia_load_{binding}(b + {4 * k}u);" for k in range(fmt.words)]
+    lines, result = _decode_lines(fmt)
+    return "\n".join([
+        f"// element {e.index}: {e.key} {fmt.name} at offset {e.offset} of slot {e.slot}",
+        f"fn gpuia_fetch_{e.index}(vi: u32, ii: u32) -> vec4<u32> {{",
+        f"  let s = gpuia_draw.slots[{binding}];",
+        "  if (s.bound == 0u) { return vec4<u32>(0u); }",
+        f"  let rel = s.stride * ({idx}) + {e.offset}u;",
+        f"  if (rel > s.size || s.size - rel < {fmt.size}u) {{ return {_oob_value(fmt)}; }}",
+        "  let b = s.base + rel;",
+        *loads, *lines,
+        f"  return {result};",
+        "}",
+    ])
+
+
+def _load_function(binding: int) -> str:
+    return "\n".join([
+        f"fn gpuia_load_{binding}(b: u32) -> u32 {{",
+        "  let w = b >> 2u;",
+        "  let sh = (b & 3u) * 8u;",
+        f"  let last = arrayLength(&gpuia_vb_{binding}) - 1u;",
+        f"  let lo = gpuia_vb_{binding}[min(w, last)];",
+        "  if (sh == 0u) { return lo; }",
+        f"  let hi = gpuia_vb_{binding}[min(w + 1u, last)];",
+        "  return (lo >> sh) | (hi << (32u - sh));",
+        "}",
+    ])
+
+
+def _member_value(member, bits: str) -> str:
+    """Convert a vec4<u32> of bit patterns to the member's declared type."""
+    t = _WGSL_TYPE[member.type]
+    v = bits if member.type == "uint" else f"bitcast<vec4<{t}>>({bits})"
+    return v if member.components == 4 else f"{v}.{'xyzw'[:member.components]}"
+
+
+def vertex_program(spec: ProgramSpec) -> str:
+    """The complete WGSL module for a vertex pipeline (entry point ``gpuia_vs``) plus a trivial
+    fragment entry point ``gpuia_fs`` used when nothing else is drawn."""
+    layout, sig = spec.layout, spec.signature
+    n_slots = max(1, len(spec.pulled_slots))
+    out = [
+        "// ---- generated by gpuia: per-draw constants ----",
+        "struct GpuiaSlot { base: u32, stride: u32, size: u32, bound: u32 }",
+        "struct GpuiaDraw {",
+        "  vertex_base: u32, first_instance: u32, capture_base: u32, key_offset: u32,",
+        "  key_count: u32, key_contiguous: u32, key_first: u32, pad0: u32,",
+        f"  slots: array<GpuiaSlot, {n_slots}>,",
+        "}",
+        "@group(0) @binding(0) var<uniform> gpuia_draw: GpuiaDraw;",
+    ]
+    if spec.capture:
+        out += [
+            "@group(0) @binding(1) var<storage, read_write> gpuia_capture: array<u32>;",
+            "@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;",
+            "@group(0) @binding(3) var<storage, read_write> gpuia_errors: array<atomic<u32>>;",
+        ]
+    bindings = dict(spec.pulled_slots)
+    for slot, binding in spec.pulled_slots:
+        out.append(f"@group(1) @binding({binding}) var<storage, read> gpuia_vb_{binding}: array<u32>;")
+    if not spec.native:
+        out.append(load_shader_source("ia_decode.wgsl"))
+        for binding in sorted(bindings.values()):
+            out.append(_load_function(binding))
+        for e in layout.elements:
+            out.append(_fetch_function(e, bindings[e.slot]))
+    out.append("// ---- the vertex shader ----")
+    out.append(sig.source)
+    out.append("// ---- generated by gpuia: entry points ----")
+
+    params = ["@builtin(vertex_index) vi: u32", "@builtin(instance_index) ii: u32"]
+    if spec.native:
+        for e in layout.elements:
+            params.append(f"@location({e.index}) a{e.index}: vec4<{_WGSL_TYPE[e.format.shader_type]}>")
+    body = [
+        "  let sv_vertex_id = vi - gpuia_draw.vertex_base;",
+        "  let sv_instance_id = ii - gpuia_draw.first_instance;",
+    ]
+    for e in layout.elements:
+        src = (f"bitcast<vec4<u32>>(a{e.index})" if spec.native else f"gpuia_fetch_{e.index}(vi, ii)")
+        body.append(f"  let e{e.index} = {src};")
+    if spec.capture:
+        body += _capture_lines(layout)
+    call = f"{sig.entry_point}()"
+    if sig.input_struct:
+        body.append(f"  var input: {sig.input_struct};")
+        for m in sig.inputs:
+            if m.semantic == "SV_VERTEXID":
+                val = "sv_vertex_id"
+            elif m.semantic == "SV_INSTANCEID":
+                val = "sv_instance_id"
+            else:
+                val = f"e{layout.element(m.key).index}"
+                body.append(f"  input.{m.name} = {_member_value(m, val)};")
+                continue
+            body.append(f"  input.{m.name} = {val if m.type == 'uint' else f'bitcast<i32>({val})'};")
+        call = f"{sig.entry_point}(input)"
+    body.append(f"  let output = {call};")
+    pos = sig.output("SV_POSITION0")
+    if spec.capture or pos is None:
+        # Capture draws must not rasterize anything: z > w is outside every clip volume.
+        body.append("  return vec4<f32>(0.0, 0.0, 2.0, 1.0);")
+    else:
+        body.append(f"  return output.{pos.name};")
+    out += [
+        f"@vertex fn gpuia_vs({', '.join(params)}) -> @builtin(position) vec4<f32> {{",
+        *body,
+        "}",
+        "@fragment fn gpuia_fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0); }",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def _capture_lines(layout: InputLayout) -> list[str]:
+    words = record_words(len(layout.elements))
+    lines = [
+        "  var rank = 0u;",
+        "  var found = false;",
+        "  if (gpuia_draw.key_contiguous != 0u) {",
+        "    rank = vi - gpuia_draw.key_first;",
+        "    found = rank < gpuia_draw.key_count;",
+        "  } else {",
+        "    // binary search of vi among the draw's sorted fetch indices",
+        "    var lo = 0u;",
+        "    var hi = gpuia_draw.key_count;",
+        "    loop {",
+        "      if (lo >= hi) { break; }",
+        "      let mid = lo + (hi - lo) / 2u;",
+        "      let k = gpuia_keys[gpuia_draw.key_offset + mid];",
+        "      if (k < vi) { lo = mid + 1u; } else { hi = mid; }",
+        "    }",
+        "    rank = lo;",
+        "    found = lo < gpuia_draw.key_count && gpuia_keys[gpuia_draw.key_offset + lo] == vi;",
+        "  }",
+        "  if (!found) {",
+        "    atomicAdd(&gpuia_errors[0], 1u);",
+        "    atomicMax(&gpuia_errors[1], vi);",
+        "  } else {",
+        f"    let r = (gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank) * {words}u;",
+        "    gpuia_capture[r] = 1u;",
+        "    gpuia_capture[r + 1u] = sv_vertex_id;",
+        "    gpuia_capture[r + 2u] = sv_instance_id;",
+    ]
+    for e in layout.elements:
+        base = CAPTURE_HEADER_WORDS + 4 * e.index
+        for c in range(4):
+            lines.append(f"    gpuia_capture[r + {base + c}u] = e{e.index}[{c}];")
+    lines.append("  }")
+    return lines

@@ -1,0 +1,205 @@
+"""Vertex shaders written once in WGSL with D3D semantics, and their signatures.
+
+A gpuia vertex shader is a WGSL module whose vertex entry point takes a struct and returns a
+struct whose member names are HLSL semantics: ``POSITION``, ``TEXCOORD1``, ``SV_Position``
+(a trailing decimal number is the semantic index, none means 0; names match case-insensitively).
+Members need no ``@location``/``@builtin`` attributes: gpuia generates the real entry point for
+each path (native vertex fetch, vertex pulling, capture, Stream Output) around the user's
+function, which it calls unchanged.
+
+:func:`parse_vertex_shader` reads the module (it does not compile it: naga does that when the
+pipeline is built) and returns a :class:`ShaderSignature`. :func:`pass_through_shader` generates the
+shader the case format uses when a case brings none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import InvalidDescError
+from ..layout import InputLayout, parse_semantic
+
+__all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "pass_through_shader",
+           "SYSTEM_INPUTS"]
+
+SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
+"""System-generated inputs: never taken from the input layout (rulebook 3.8)."""
+
+_SCALARS = {"f32": "float", "u32": "uint", "i32": "sint"}
+_VEC_RE = re.compile(r"^vec([234])\s*<\s*(f32|u32|i32)\s*>$|^vec([234])([fui])$")
+_STRUCT_RE = re.compile(r"struct\s+(\w+)\s*\{(.*?)\}\s*;?", re.S)
+_ATTR_RE = re.compile(r"@\s*\w+\s*(\([^)]*\))?")
+_ENTRY_RE = re.compile(
+    r"@\s*vertex\s+fn\s+(\w+)\s*\(\s*(?:(\w+)\s*:\s*(\w+)\s*)?,?\s*\)\s*->\s*"
+    r"(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)", re.S)
+_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+@dataclass(frozen=True)
+class Member:
+    """One struct member: its WGSL name, the semantic it stands for, its scalar type and
+    component count."""
+
+    name: str
+    semantic: str  # upper-case semantic name
+    index: int
+    type: str  # "float", "uint" or "sint"
+    components: int
+    wgsl_type: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.semantic}{self.index}"
+
+
+@dataclass(frozen=True)
+class ShaderSignature:
+    """The parsed interface of a vertex shader and the module text gpuia compiles."""
+
+    entry_point: str
+    input_struct: str | None
+    output_struct: str
+    inputs: tuple[Member, ...]
+    outputs: tuple[Member, ...]
+    source: str  # the module with @vertex removed and IO attributes stripped from its structs
+
+    def input(self, key: str) -> Member | None:
+        for m in self.inputs:
+            if m.key == key:
+                return m
+        return None
+
+    def output(self, key: str) -> Member | None:
+        for m in self.outputs:
+            if m.key == key:
+                return m
+        return None
+
+    def uses(self, system_value: str) -> bool:
+        return any(m.semantic == system_value for m in self.inputs)
+
+    def check_layout(self, layout: InputLayout) -> None:
+        """Every non-system input must be provided by a layout element (rulebook 3.8);
+        extra elements are allowed."""
+        keys = set(layout.keys)
+        for m in self.inputs:
+            if m.semantic in SYSTEM_INPUTS:
+                continue
+            if m.key not in keys:
+                raise InvalidDescError(
+                    "vertex shader", "input", m.name,
+                    f"the shader reads {m.key} but the input layout has no element with "
+                    f"that semantic (every vertex shader input must be provided; rulebook 3.8)")
+
+
+def _wgsl_type(text: str, where: str) -> tuple[str, int]:
+    t = " ".join(text.split())
+    if t in _SCALARS:
+        return _SCALARS[t], 1
+    m = _VEC_RE.match(t)
+    if m:
+        if m.group(1):
+            return _SCALARS[m.group(2)], int(m.group(1))
+        return {"f": "float", "u": "uint", "i": "sint"}[m.group(4)], int(m.group(3))
+    raise InvalidDescError("vertex shader", where, text,
+                           "shader IO members must be f32, u32, i32 or vectors of them")
+
+
+def _members(struct_name: str, body: str) -> tuple[Member, ...]:
+    out = []
+    for raw in body.split(","):
+        text = _ATTR_RE.sub("", raw).strip()
+        if not text:
+            continue
+        if ":" not in text:
+            raise InvalidDescError("vertex shader", f"struct {struct_name}", text,
+                                   "cannot read member (expected 'NAME: TYPE')")
+        name, wtype = (s.strip() for s in text.split(":", 1))
+        scalar, comps = _wgsl_type(wtype, f"{struct_name}.{name}")
+        sem, idx = parse_semantic(name)
+        out.append(Member(name, sem, idx, scalar, comps, " ".join(wtype.split())))
+    seen = {}
+    for m in out:
+        if m.key in seen:
+            raise InvalidDescError("vertex shader", f"{struct_name}.{m.name}", m.name,
+                                   f"semantic {m.key} is already member {seen[m.key]}")
+        seen[m.key] = m.name
+    return tuple(out)
+
+
+def parse_vertex_shader(source: str, entry_point: str | None = None) -> ShaderSignature:
+    """Read a gpuia vertex shader: find its ``@vertex`` entry point (``entry_point`` or the only
+    one), its input and output structs and their semantics. Raises :class:`InvalidDescError` when
+    the module does not have that shape."""
+    if not isinstance(source, str) or not source.strip():
+        raise InvalidDescError("vertex shader", "wgsl", source, "expected WGSL source text")
+    code = _COMMENT_RE.sub(lambda m: " " * len(m.group(0)), source)
+    entries = list(_ENTRY_RE.finditer(code))
+    if entry_point is not None:
+        entries = [m for m in entries if m.group(1) == entry_point]
+    if len(entries) != 1:
+        what = f"entry point {entry_point!r}" if entry_point else "exactly one @vertex function"
+        raise InvalidDescError("vertex shader", "entry_point", entry_point,
+                               f"expected {what} of the form "
+                               f"'@vertex fn NAME(input: STRUCT) -> STRUCT' (found {len(entries)})")
+    m = entries[0]
+    name, in_struct, out_struct = m.group(1), m.group(3), m.group(4)
+    structs = {s.group(1): s for s in _STRUCT_RE.finditer(code)}
+    for st in (in_struct, out_struct):
+        if st is not None and st not in structs:
+            raise InvalidDescError("vertex shader", "struct", st,
+                                   "the entry point's input and output must be structs declared "
+                                   "in the module")
+    inputs = _members(in_struct, structs[in_struct].group(2)) if in_struct else ()
+    outputs = _members(out_struct, structs[out_struct].group(2))
+    for mem in inputs:
+        if mem.semantic in SYSTEM_INPUTS and (mem.components != 1 or mem.type == "float"):
+            raise InvalidDescError("vertex shader", f"{in_struct}.{mem.name}", mem.wgsl_type,
+                                   f"{mem.semantic} is a u32 (or i32) scalar")
+    pos = next((o for o in outputs if o.key == "SV_POSITION0"), None)
+    if pos is not None and (pos.type != "float" or pos.components != 4):
+        raise InvalidDescError("vertex shader", f"{out_struct}.{pos.name}", pos.wgsl_type,
+                               "SV_Position is a vec4<f32>")
+
+    # Rewrite: drop @vertex from the entry point, strip IO attributes from the two structs.
+    text = source[: m.start()] + source[m.start():].replace("@vertex", "", 1)
+    for st in {in_struct, out_struct} - {None}:
+        sm = re.search(rf"struct\s+{st}\s*\{{(.*?)\}}", text, re.S)
+        text = text[:sm.start()] + f"struct {st} {{{_ATTR_RE.sub('', sm.group(1))}}}" + text[sm.end():]
+    return ShaderSignature(name, in_struct, out_struct, inputs, outputs, text)
+
+
+_TYPES = {"float": "f32", "uint": "u32", "sint": "i32"}
+
+
+def pass_through_shader(layout: InputLayout) -> str:
+    """The case format's pass-through shader for a layout: every input element out under its
+    own semantic as four components of its shader type, plus SV_VertexID and SV_InstanceID, plus
+    SV_Position (the element named SV_Position if there is one, else (0, 0, 0, 1))."""
+    ins, outs, body = [], [], []
+    names = {}
+    for i, e in enumerate(layout.elements):
+        t = _TYPES[e.format.shader_type]
+        member = e.key  # parses back to the same (semantic, index)
+        names[e.key] = member
+        ins.append(f"  {member}: vec4<{t}>,")
+        if e.key != "SV_POSITION0":
+            outs.append(f"  {member}: vec4<{t}>,")
+            body.append(f"  o.{member} = input.{member};")
+    ins += ["  SV_VertexID: u32,", "  SV_InstanceID: u32,"]
+    outs += ["  SV_Position: vec4<f32>,", "  SV_VertexID: u32,", "  SV_InstanceID: u32,"]
+    body += ["  o.SV_VertexID = input.SV_VertexID;", "  o.SV_InstanceID = input.SV_InstanceID;"]
+    pos = names.get("SV_POSITION0")
+    if pos is not None and layout.element("SV_POSITION0").format.shader_type == "float":
+        body.append(f"  o.SV_Position = input.{pos};")
+    elif pos is not None:
+        body.append(f"  o.SV_Position = bitcast<vec4<f32>>(input.{pos});")
+    else:
+        body.append("  o.SV_Position = vec4<f32>(0.0, 0.0, 0.0, 1.0);")
+    return "\n".join([
+        "// gpuia pass-through vertex shader (generated from the input layout)",
+        "struct VSInput {", *ins, "}",
+        "struct VSOutput {", *outs, "}",
+        "@vertex fn main(input: VSInput) -> VSOutput {",
+        "  var o: VSOutput;", *body, "  return o;", "}", ""])
