@@ -134,7 +134,7 @@ def cmd_check(args) -> int:
                 except UnsupportedError as e:
                     print(f"{label}: not applicable: {e}")
                     continue
-                cmp = compare(ref, res)
+                cmp = compare(ref, res, case.layout)
                 print(f"{label}: {'OK' if cmp.ok else 'DIFFERENT'}: {cmp.summary()}")
                 if not cmp.ok or args.table:
                     print(comparison_table(ref, res, cmp, max_rows=args.rows,

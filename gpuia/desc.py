@@ -271,8 +271,12 @@ class _IdentityBufferMixin:
     hashable and two equal byte strings are still two buffers)."""
 
     def _key(self):
-        return (id(self.buffer),) + tuple(
-            getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "buffer")
+        key = self.__dict__.get("_key_cache")
+        if key is None:
+            key = (id(self.buffer),) + tuple(
+                getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "buffer")
+            object.__setattr__(self, "_key_cache", key)
+        return key
 
     def __eq__(self, other):
         return type(self) is type(other) and self._key() == other._key()
@@ -399,9 +403,11 @@ class DrawInstanced:
                 "StartInstanceLocation": "start_instance_location"}
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            object.__setattr__(self, f.name, _check_uint("DrawInstanced", _d3d_name(self, f.name),
-                                                         getattr(self, f.name)))
+        for name in _DRAW_FIELDS:
+            v = getattr(self, name)
+            if type(v) is not int or not 0 <= v <= U32_MAX:  # fast path for plain ints
+                object.__setattr__(self, name, _check_uint("DrawInstanced",
+                                                           _d3d_name(self, name), v))
 
     @property
     def indexed(self) -> bool:
@@ -431,11 +437,13 @@ class DrawIndexedInstanced:
                 "StartInstanceLocation": "start_instance_location"}
 
     def __post_init__(self):
-        for f in dataclasses.fields(self):
-            signed = f.name == "base_vertex_location"
-            object.__setattr__(self, f.name, _check_uint(
-                "DrawIndexedInstanced", _d3d_name(self, f.name), getattr(self, f.name),
-                signed=signed))
+        for name in _INDEXED_FIELDS:
+            v = getattr(self, name)
+            signed = name == "base_vertex_location"
+            lo, hi = (-(1 << 31), (1 << 31) - 1) if signed else (0, U32_MAX)
+            if type(v) is not int or not lo <= v <= hi:
+                object.__setattr__(self, name, _check_uint(
+                    "DrawIndexedInstanced", _d3d_name(self, name), v, signed=signed))
 
     @property
     def indexed(self) -> bool:
@@ -447,6 +455,12 @@ class DrawIndexedInstanced:
 
     def to_dict(self) -> dict:
         return {"DrawIndexedInstanced": {d3d: getattr(self, py) for d3d, py in self._ALIASES.items()}}
+
+
+_DRAW_FIELDS = ("vertex_count_per_instance", "instance_count", "start_vertex_location",
+                "start_instance_location")
+_INDEXED_FIELDS = ("index_count_per_instance", "instance_count", "start_index_location",
+                   "base_vertex_location", "start_instance_location")
 
 
 def _d3d_name(obj, py_name: str) -> str:

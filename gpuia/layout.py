@@ -250,7 +250,10 @@ class InputLayout:
                 and self.profile == other.profile)
 
     def __hash__(self):
-        return hash((self.descs, self.profile))
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = self._hash = hash((self.descs, self.profile))
+        return h
 
     def __len__(self):
         return len(self.elements)

@@ -3,10 +3,15 @@
 State calls only store state, as D3D's do (``ia_set_vertex_buffers`` copies views into slots,
 ``ia_set_index_buffer`` the index view, ...). Each ``draw_*`` call validates the state against
 what WebGPU will accept, plans the draw (native vertex fetch or vertex pulling, see
-``gpuia.gpu.plan``) and records it; :meth:`Context.flush` encodes every recorded draw into one
-render pass and submits it. Between a :meth:`Context.begin_capture` and :meth:`end_capture`, draws
-also write what their vertex shader received into a storage buffer, read back as an
-:class:`~gpuia.reference.IAResult` comparable with the CPU reference.
+``gpuia.gpu.plan``) and encodes it into the open render pass; :meth:`Context.flush` submits.
+What depends only on the pipeline state and the bound views (the static plan, the pipeline, the
+bind groups) is resolved once and cached, so a draw after a rebind to known views costs a few
+dictionary look-ups and the wgpu calls themselves. Redundant ``set_pipeline`` and
+``set_vertex_buffer`` calls are skipped.
+
+Between :meth:`Context.begin_capture` and :meth:`end_capture`, draws also write what their vertex
+shader received into a storage buffer (sized once all draws are known, so capture draws are
+recorded and encoded at :meth:`end_capture`), read back for comparison with the CPU reference.
 
 Two binding forms are accepted, as in the seeds of the API:
 
@@ -22,7 +27,6 @@ bound as NULL in the IA, with a warning (IASetVertexBuffers remark).
 
 from __future__ import annotations
 
-import struct
 import warnings
 from dataclasses import dataclass, field
 
@@ -32,17 +36,20 @@ from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, Primit
                     StripCutValue, VertexBufferView)
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
-from ..reference.ia import IAResult, ElementData, run_ia
 from ..topology import TopologyInfo, topology_info
-from ..wgsl.program import CAPTURE_HEADER_WORDS, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
+from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS, record_words
 from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_shader
+from . import _ffi
 from .device import Buffer, Device
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
-from .plan import Plan, plan_draw
+from .plan import (Plan, StaticPlan, bounds_obstacles, choose_path, non_indexed_plan,
+                   plan_indices, static_plan)
 
 __all__ = ["PipelineState", "Context", "Capture"]
 
 _U32 = 0xFFFFFFFF
+_RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
+_MAX_PULLED = 32
 
 
 @dataclass(frozen=True)
@@ -65,34 +72,50 @@ class PipelineState:
 
     @property
     def signature(self) -> ShaderSignature:
-        sig = _SIGNATURES.get((self.input_layout, self.vertex_shader, self.entry_point))
+        key = (self.input_layout, self.vertex_shader, self.entry_point)
+        sig = _SIGNATURES.get(key)
         if sig is None:
             src = self.vertex_shader or pass_through_shader(self.input_layout)
             sig = parse_vertex_shader(src, self.entry_point)
             sig.check_layout(self.input_layout)
-            _SIGNATURES[(self.input_layout, self.vertex_shader, self.entry_point)] = sig
+            _SIGNATURES[key] = sig
         return sig
 
 
 _SIGNATURES: dict = {}
 
 
-@dataclass
-class _Record:
-    """One planned draw, ready to encode."""
+@dataclass(eq=False)
+class _State:
+    """Everything a draw needs that depends only on (pipeline state, bound views, topology,
+    path, capture): resolved once per combination and cached by the context."""
 
-    number: int
-    draw: DrawInstanced | DrawIndexedInstanced
-    plan: Plan
-    pipeline: object
+    static: StaticPlan
+    pso: object
     views: dict
-    pulled: tuple[int, ...]
-    index_view: IndexBufferView | None
+    layout: InputLayout
+    signature: ShaderSignature
+    topology: TopologyInfo
     capture: bool
-    keys: np.ndarray | None = None
+    constants: bool  # the program reads the per-draw uniform block
+    pipelines: dict = field(default_factory=dict)  # (path, strip index format) -> pipeline
+    native_buffers: tuple = ()  # per compact slot: (wgpu buffer, offset, size)
+    pulled_group: object = None
+    pulled_slot_words: np.ndarray | None = None
+    native_plan: Plan | None = None  # shared Plan of fast-path native draws
+    bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
+
+
+@dataclass(eq=False)
+class _Record:
+    """A capture draw waiting for the capture buffer to be sized."""
+
+    state: _State
+    draw: object
+    plan: Plan
+    keys: np.ndarray
     capture_base: int = 0
     key_offset: int = 0
-    host_index: object = None
 
 
 @dataclass
@@ -107,22 +130,48 @@ class Capture:
 
 
 class Context:
-    """A D3D-style context on a :class:`Device`. See the module docstring."""
+    """A D3D-style context on a :class:`Device`. See the module docstring.
+
+    Arguments:
+        device (Device): the device to draw on.
+        target: a ``wgpu.GPUTextureView`` of format ``rgba8unorm`` to draw into; by default a
+            1x1 internal target (the draws still run every vertex shader).
+    """
 
     def __init__(self, device: Device, *, target=None):
         self.device = device
         self.cache = PipelineCache(device)
         self._pso: PipelineState | None = None
         self._views: dict[int, VertexBufferView | None] = {}
+        self._view_cache: dict = {}
         self._index: IndexBufferView | None = None
         self._topology: TopologyInfo | None = None
         self._so_targets: set[int] = set()
-        self._records: list[_Record] = []
         self._capture: Capture | None = None
+        self._records: list[_Record] = []
         self._target = target
+        self._states: dict = {}
+        self._state: _State | None = None
+        self._dirty = True
         self.path = "auto"
         self.last_plan: Plan | None = None
         self.draw_count = 0
+        # Open render pass and what it has bound.
+        self._encoder = None
+        self._pass = None
+        self._bound_pipeline = None
+        self._bound_vb: list = [None] * 32
+        self._bound_g1 = None
+        self._keepalive: list = []
+        self._encoded_state = None
+        block_words = DRAW_HEADER_WORDS + SLOT_WORDS * _MAX_PULLED
+        align = device.caps.min_uniform_buffer_offset_alignment // 4
+        self._block_words = (block_words + align - 1) // align * align
+        self._ring = np.zeros((_RING_DRAWS, self._block_words), dtype=np.uint32)
+        self._ring_used = 0
+        self._ring_buffer = device.device.create_buffer(size=self._ring.nbytes,
+                                                        usage="UNIFORM|COPY_DST")
+        self._group0_cache: dict = {}
 
     # -- state -------------------------------------------------------------------------------
     def set_pipeline_state(self, pso: PipelineState) -> None:
@@ -132,6 +181,8 @@ class Context:
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         pso.signature  # parse and check the shader against the layout now
         self._pso = pso
+        self._pso_slots = tuple(pso.input_layout.slots)
+        self._dirty = True
 
     def ia_set_primitive_topology(self, topology) -> None:
         try:
@@ -139,67 +190,84 @@ class Context:
         except ValueError as e:
             raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology,
                                    str(e)) from None
+        self._dirty = True
 
     def ia_set_vertex_buffers(self, start_slot: int, buffers, strides=None, offsets=None) -> None:
         """Bind slots ``start_slot .. start_slot + len(buffers) - 1``; other slots keep their
         bindings. ``buffers`` holds :class:`VertexBufferView` values (D3D12 form, strides and
         offsets then not allowed) or :class:`Buffer` objects with parallel ``strides`` and
-        ``offsets`` lists (D3D10/11 form). None unbinds a slot. ``buffers`` None is ignored
-        (D3D12, rulebook 6.4)."""
+        ``offsets`` lists (D3D10/11 form; offsets default to 0). None unbinds a slot.
+        ``buffers`` None is ignored (D3D12, rulebook 6.4)."""
         if buffers is None:
             return
-        buffers = list(buffers)
+        n = len(buffers)
         limit = self._slot_limit()
-        if not isinstance(start_slot, int) or start_slot < 0 or start_slot + len(buffers) > limit:
+        if type(start_slot) is not int or start_slot < 0 or start_slot + n > limit:
             raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
-                                   f"slots {start_slot}..{start_slot + len(buffers) - 1} exceed "
-                                   f"the {limit} input slots")
-        d3d12 = all(b is None or isinstance(b, VertexBufferView) for b in buffers)
-        if not d3d12:
-            if strides is None or len(strides) < len(buffers):
+                                   f"slots {start_slot}..{start_slot + n - 1} exceed the {limit} "
+                                   f"input slots")
+        if strides is not None or offsets is not None:
+            if strides is None or len(strides) < n:
                 raise InvalidDescError("IASetVertexBuffers", "pStrides", strides,
-                                       f"needs one stride per buffer ({len(buffers)})")
-            if offsets is None:
-                offsets = [0] * len(buffers)
-            if len(offsets) < len(buffers):
+                                       f"needs one stride per buffer ({n})")
+            if offsets is not None and len(offsets) < n:
                 raise InvalidDescError("IASetVertexBuffers", "pOffsets", offsets,
-                                       f"needs one offset per buffer ({len(buffers)})")
-        elif strides is not None or offsets is not None:
-            raise InvalidDescError("IASetVertexBuffers", "pStrides", strides,
-                                   "vertex buffer views carry their own stride and offset")
+                                       f"needs one offset per buffer ({n})")
         new = {}
-        for i, b in enumerate(buffers):
+        cache = self._view_cache
+        for i in range(n):
+            b = buffers[i]
             slot = start_slot + i
             if b is None:
                 new[slot] = None
                 continue
-            if not d3d12:
-                if isinstance(b, VertexBufferView):
-                    raise InvalidDescError("IASetVertexBuffers", f"ppVertexBuffers[{i}]", b,
-                                           "mix of views and buffers")
-                try:
-                    b = VertexBufferView(b, strides[i], offsets[i])
-                except InvalidDescError as e:
-                    raise InvalidDescError(f"IASetVertexBuffers slot {slot}", e.field, e.value,
-                                           e.rule) from None
-            buf = b.buffer
-            if buf is None:
-                new[slot] = None
-                continue
-            if not isinstance(buf, Buffer) or buf.device is not self.device:
-                raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
-                                       "expected a gpuia Buffer created on this context's device")
-            if "vertex_buffer" not in buf.bind and "stream_output" not in buf.bind:
-                raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
-                                       "was not created with the vertex_buffer bind flag "
-                                       "(D3D10_BIND_VERTEX_BUFFER)")
-            if id(buf) in self._so_targets:
+            if strides is not None:
+                off = 0 if offsets is None else offsets[i]
+                key = (id(b), strides[i], off)
+                hit = cache.get(key)
+                if hit is not None and hit.buffer is b:
+                    view = hit
+                else:
+                    if isinstance(b, VertexBufferView):
+                        raise InvalidDescError("IASetVertexBuffers", f"ppVertexBuffers[{i}]", b,
+                                               "views carry their own stride and offset; pass "
+                                               "buffers with pStrides/pOffsets, or views alone")
+                    self._check_vertex_buffer(slot, b)
+                    try:
+                        view = VertexBufferView(b, strides[i], off)
+                    except InvalidDescError as e:
+                        raise InvalidDescError(f"IASetVertexBuffers slot {slot}", e.field,
+                                               e.value, e.rule) from None
+                    cache[key] = view
+            else:
+                view = b
+                if not isinstance(view, VertexBufferView):
+                    raise InvalidDescError("IASetVertexBuffers", f"pViews[{i}]", view,
+                                           "expected a VertexBufferView (or give pStrides to "
+                                           "bind buffers)")
+                if view.buffer is None:
+                    new[slot] = None
+                    continue
+                self._check_vertex_buffer(slot, view.buffer)
+            if id(view.buffer) in self._so_targets:
                 warnings.warn(f"IASetVertexBuffers: slot {slot}'s buffer is bound as a Stream "
                               f"Output target; the IA binds NULL instead", stacklevel=2)
-                new[slot] = None
-                continue
-            new[slot] = b
-        self._views.update(new)
+                view = None
+            new[slot] = view
+        views = self._views
+        for slot, view in new.items():
+            if views.get(slot) is not view:
+                views[slot] = view
+                self._dirty = True
+
+    def _check_vertex_buffer(self, slot: int, buf) -> None:
+        if not isinstance(buf, Buffer) or buf.device is not self.device:
+            raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
+                                   "expected a gpuia Buffer created on this context's device")
+        if "vertex_buffer" not in buf.bind and "stream_output" not in buf.bind:
+            raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
+                                   "was not created with the vertex_buffer bind flag "
+                                   "(D3D10_BIND_VERTEX_BUFFER)")
 
     def ia_set_index_buffer(self, view: IndexBufferView | None) -> None:
         if view is not None:
@@ -221,6 +289,7 @@ class Context:
         if path not in ("auto", "native", "pulling"):
             raise InvalidDescError("set_path", "path", path, "must be auto, native or pulling")
         self.path = path
+        self._dirty = True
 
     def _slot_limit(self) -> int:
         return self._pso.input_layout.profile.slot_count if self._pso else 32
@@ -228,205 +297,320 @@ class Context:
     # -- draws -------------------------------------------------------------------------------
     def draw_instanced(self, vertex_count_per_instance: int, instance_count: int = 1,
                        start_vertex_location: int = 0, start_instance_location: int = 0) -> Plan:
-        return self.draw(DrawInstanced(vertex_count_per_instance, instance_count,
-                                       start_vertex_location, start_instance_location))
+        """DrawInstanced. Returns the draw's :class:`Plan`."""
+        vc, ic, sv, si = (vertex_count_per_instance, instance_count, start_vertex_location,
+                          start_instance_location)
+        state = self._state if not self._dirty else self._resolve_state()
+        # Fast path: plain ints, a resolved state whose slots are all native, no capture, no
+        # per-draw constants, every fetch in bounds. Anything else takes the general path.
+        if (state is not None and not state.capture and not state.constants
+                and self.path != "pulling" and not state.static.native_obstacles
+                and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
+                and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
+                and 0 <= si <= _U32 - ic + 1):
+            for b in state.static.bounds:
+                hi = si + ((ic - 1) // b.rate if b.rate else 0) if b.per_instance else sv + vc - 1
+                if hi * b.stride + b.extent > b.size:
+                    break
+            else:
+                self._encode_native_fast(state, vc, ic, sv, si)
+                self.last_plan = state.native_plan
+                self.draw_count += 1
+                return state.native_plan
+        return self.draw(DrawInstanced(vc, ic, sv, si))
+
+    def _encode_native_fast(self, state, vc, ic, sv, si) -> None:
+        rp = self._pass or self._open_pass()
+        if state is not self._encoded_state:
+            self._keepalive.append(state)  # raw FFI calls keep no references (see _ffi)
+            self._encoded_state = state
+        pipeline = state.pipelines.get(("native", None)) or self._pipeline(state, "native")
+        if pipeline is not self._bound_pipeline:
+            _ffi.set_pipeline(rp, pipeline)
+            self._bound_pipeline = pipeline
+        bound = self._bound_vb
+        for j, b in enumerate(state.native_buffers):
+            if bound[j] is not b:
+                _ffi.set_vertex_buffer(rp, j, b[0], b[1], b[2])
+                bound[j] = b
+        _ffi.draw(rp, vc, ic, sv, si)
 
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
                                start_index_location: int = 0, base_vertex_location: int = 0,
                                start_instance_location: int = 0) -> Plan:
+        """DrawIndexedInstanced. Returns the draw's :class:`Plan`."""
         return self.draw(DrawIndexedInstanced(index_count_per_instance, instance_count,
                                               start_index_location, base_vertex_location,
                                               start_instance_location))
 
     def draw(self, draw) -> Plan:
-        """Record one draw (a :class:`DrawInstanced` or :class:`DrawIndexedInstanced`)."""
-        if self._pso is None:
-            raise InvalidDescError("draw", "pipeline state", None, "no pipeline state is set")
-        if self._topology is None:
-            raise InvalidDescError("draw", "PrimitiveTopology", None,
-                                   "IASetPrimitiveTopology was not called")
-        layout, sig = self._pso.input_layout, self._pso.signature
-        capture = self._capture is not None
-        plan = plan_draw(layout, self._views, draw, self._topology, self.device.caps,
-                         index_buffer=self._index, strip_cut_value=self._pso.strip_cut_value,
-                         path=self.path, capture=capture)
-        self.last_plan = plan
-        views = {s: self._views.get(s) for s in plan.slots}
-        topo = "point-list" if capture else self._topology.webgpu
-        strip_fmt = None
-        if not capture and self._topology.strip and draw.indexed and not self._topology.adjacency:
-            strip_fmt = plan.index.index_format
-        if plan.path == "native":
-            buffers = tuple((views[s].stride_in_bytes,
-                             "instance" if layout.slots[s].per_instance else "vertex")
-                            for s in plan.slots)
-            key = NativeKey(layout, sig, capture, buffers, topo, strip_fmt)
-            pipeline = self.cache.native(key, plan.slots)
-            pulled = ()
+        """Plan and encode one draw (a :class:`DrawInstanced` or :class:`DrawIndexedInstanced`)."""
+        state = self._state if not self._dirty else self._resolve_state()
+        capture = state.capture
+        if draw.indexed:
+            index = plan_indices(draw, self._index, state.topology, self._pso.strip_cut_value,
+                                 capture)
         else:
-            key = PullingKey(layout, sig, capture, plan.slots, topo, strip_fmt)
-            pipeline = self.cache.pulling(key)
-            pulled = plan.slots
-        if self._topology.adjacency and not capture:
-            raise UnsupportedError(f"{self._topology.name}: WebGPU draws no adjacency topology; "
-                                   f"capture draws and Stream Output handle it")
-        rec = _Record(self.draw_count, draw, plan, pipeline, views, pulled, self._index, capture)
-        if capture:
-            fetch = plan.index.fetch
-            if fetch is None:
-                raise UnsupportedError("capture needs the draw's fetch indices on the host")
-            rec.keys = np.unique(fetch.astype(np.uint32))
-        self._records.append(rec)
+            index = non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance,
+                                     with_fetch=capture)
+        dynamic = bounds_obstacles(state.static, draw, index) if not state.static.native_obstacles else []
+        path, reasons = choose_path(state.static, dynamic, self.path)
+        plan = Plan(path, reasons, index, state.static.slots)
+        self.last_plan = plan
         self.draw_count += 1
+        count = index.values.shape[0] if index.mode == "host" else draw.count
+        if capture:
+            if index.fetch is None:
+                raise UnsupportedError("capture needs the draw's fetch indices on the host")
+            self._pipeline(state, path)
+            self._records.append(_Record(state, draw, plan, np.unique(index.fetch.astype(np.uint32))))
+            return plan
+        if count == 0 or draw.instance_count == 0:
+            return plan
+        self._encode(state, path, draw, index, self._next_block(state, path, draw, None))
         return plan
 
-    # -- capture -----------------------------------------------------------------------------
-    def begin_capture(self) -> None:
-        """Start recording what vertex shaders receive. Pending draws are flushed first."""
-        if self._records:
-            self.flush()
-        self._capture = Capture()
+    def _resolve_state(self) -> _State:
+        pso, topo = self._pso, self._topology
+        if pso is None:
+            raise InvalidDescError("draw", "pipeline state", None, "no pipeline state is set")
+        if topo is None:
+            raise InvalidDescError("draw", "PrimitiveTopology", None,
+                                   "IASetPrimitiveTopology was not called")
+        capture = self._capture is not None
+        get = self._views.get
+        bound = tuple([get(s) for s in self._pso_slots])
+        # Keyed by identity (cheap); the entry keeps the objects alive and is checked on a hit.
+        key = (id(pso), topo.topology, capture, *map(id, bound))
+        state = self._states.get(key)
+        if state is None or state.pso is not pso or state.bound != bound:
+            state = self._new_state(pso, topo, capture, bound)
+            if len(self._states) > 4096:
+                self._states.clear()
+            self._states[key] = state
+        self._state = state
+        self._dirty = False
+        return state
 
-    def end_capture(self) -> Capture:
-        """Encode and run the captured draws and read back what they received."""
-        if self._capture is None:
-            raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
-        cap = self._capture
-        self.flush()
-        self._capture = None
-        return cap
+    def _new_state(self, pso, topo, capture: bool, bound: tuple) -> _State:
+        layout, sig = pso.input_layout, pso.signature
+        if capture and not self.device.caps.vertex_writable_storage:
+            raise UnsupportedError("capture needs the adapter feature vertex-writable-storage")
+        if topo.adjacency and not capture:
+            raise UnsupportedError(f"{topo.name}: WebGPU draws no adjacency topology; "
+                                   f"capture draws and Stream Output handle it")
+        views = dict(zip(self._pso_slots, bound))
+        static = static_plan(layout, views, self.device.caps, capture)
+        uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
+        state = _State(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
+        state.bound = bound
+        state.native_plan = Plan("native", [], non_indexed_plan(0, 0), static.slots)
+        if not static.native_obstacles:
+            state.native_buffers = tuple(
+                (views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
+                for s in static.slots)
+        return state
+
+    def _pipeline(self, state: _State, path: str, strip_fmt: str | None = None):
+        pipe = state.pipelines.get((path, strip_fmt))
+        if pipe is not None:
+            return pipe
+        topo = "point-list" if state.capture else state.topology.webgpu
+        if path == "native":
+            layout = state.layout
+            buffers = tuple((state.views[s].stride_in_bytes,
+                             "instance" if layout.slots[s].per_instance else "vertex")
+                            for s in state.static.slots)
+            key = NativeKey(layout, state.signature, state.capture, state.constants, buffers,
+                            topo, strip_fmt)
+            pipe = self.cache.native(key, state.static.slots)
+        else:
+            key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
+                             topo, strip_fmt)
+            pipe = self.cache.pulling(key)
+        state.pipelines[(path, strip_fmt)] = pipe
+        return pipe
 
     # -- encoding ----------------------------------------------------------------------------
     def _target_view(self):
         if self._target is None:
-            tex = self.device.device.create_texture(
-                size=(1, 1, 1), format=TARGET_FORMAT,
-                usage=__import__("wgpu").TextureUsage.RENDER_ATTACHMENT)
+            import wgpu
+
+            tex = self.device.device.create_texture(size=(1, 1, 1), format=TARGET_FORMAT,
+                                                    usage=wgpu.TextureUsage.RENDER_ATTACHMENT)
             self._target = tex.create_view()
         return self._target
 
-    def flush(self) -> None:
-        """Encode all recorded draws in one render pass and submit them."""
-        records, self._records = self._records, []
-        if not records:
-            return
-        wgpu_dev = self.device.device
-        cap = self._capture
-        # Per-draw uniform blocks (dynamic offsets).
-        n_slots = max([len(r.pulled) for r in records] + [1])
-        stride = max(self.cache.uniform_stride(len(r.pulled)) for r in records)
-        block = np.zeros((len(records), stride // 4), dtype=np.uint32)
-        capture_bufs = None
-        if cap is not None:
-            capture_bufs = self._prepare_capture(records, cap)
-        for i, r in enumerate(records):
-            self._fill_block(block[i], r)
-        ubuf = wgpu_dev.create_buffer_with_data(data=block, usage="UNIFORM|COPY_DST")
-        group0 = {}
-        group1 = {}
-        enc = wgpu_dev.create_command_encoder()
-        rp = enc.begin_render_pass(color_attachments=[{
-            "view": self._target_view(), "load_op": "clear", "store_op": "store",
-            "clear_value": (0, 0, 0, 0)}])
-        current = None
-        for i, r in enumerate(records):
-            d = r.draw
-            count = d.count if r.plan.index.mode != "host" else r.plan.index.values.shape[0]
-            if count == 0 or d.instance_count == 0:
-                continue
-            if r.pipeline is not current:
-                rp.set_pipeline(r.pipeline)
-                current = r.pipeline
-            n = max(1, len(r.pulled))
-            g0 = group0.get((r.capture, n))
-            if g0 is None:
-                entries = [{"binding": 0, "resource": {"buffer": ubuf, "offset": 0,
-                                                       "size": self.cache.draw_block_size(n)}}]
-                if r.capture:
-                    entries += [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
-                                for k, b in zip((1, 2, 3), capture_bufs)]
-                g0 = wgpu_dev.create_bind_group(layout=self.cache.group0_layout(r.capture, n),
-                                                entries=entries)
-                group0[(r.capture, n)] = g0
-            rp.set_bind_group(0, g0, [i * stride])
-            if r.pulled:
-                bufs = tuple(r.views[s].buffer if r.views[s] is not None else None for s in r.pulled)
-                key = tuple(id(b) for b in bufs)
-                g1 = group1.get(key)
-                if g1 is None:
-                    entries = []
-                    for j, b in enumerate(bufs):
-                        wb = b.wgpu if b is not None else self._dummy()
-                        entries.append({"binding": j, "resource": {"buffer": wb, "offset": 0,
-                                                                    "size": wb.size}})
-                    g1 = wgpu_dev.create_bind_group(layout=self.cache.group1_layout(len(bufs)),
-                                                    entries=entries)
-                    group1[key] = g1
+    def _open_pass(self):
+        if self._pass is None:
+            self._encoder = self.device.device.create_command_encoder()
+            self._pass = self._encoder.begin_render_pass(color_attachments=[{
+                "view": self._target_view(), "load_op": "load", "store_op": "store"}])
+            self._bound_pipeline = None
+            self._bound_vb = [None] * 32
+            self._bound_g1 = None
+        return self._pass
+
+    def _next_block(self, state: _State, path: str, draw, record) -> int | None:
+        """Fill the next per-draw uniform block; returns its byte offset (None if unused)."""
+        if path == "native" and not state.constants:
+            return None
+        if self._ring_used == _RING_DRAWS:
+            self.flush()
+        i = self._ring_used
+        self._ring_used += 1
+        block = self._ring[i]
+        block[0] = (draw.base_vertex_location & _U32 if draw.indexed
+                    else draw.start_vertex_location)
+        block[1] = draw.start_instance_location
+        if record is not None:
+            keys = record.keys
+            block[2] = record.capture_base
+            block[3] = record.key_offset
+            block[4] = keys.shape[0]
+            contiguous = keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]
+            block[5] = 1 if contiguous else 0
+            block[6] = int(keys[0]) if keys.shape[0] else 0
+        if path == "pulling":
+            if state.pulled_slot_words is None:
+                words = np.zeros(SLOT_WORDS * len(state.static.slots), dtype=np.uint32)
+                for j, s in enumerate(state.static.slots):
+                    v = state.views[s]
+                    if v is not None and v.buffer is not None:
+                        words[4 * j:4 * j + 4] = (v.offset, v.stride_in_bytes, v.size_in_bytes, 1)
+                state.pulled_slot_words = words
+            w = state.pulled_slot_words
+            block[DRAW_HEADER_WORDS:DRAW_HEADER_WORDS + w.shape[0]] = w
+        return i * self._block_words * 4
+
+    def _group0(self, capture: bool, n: int, capture_bufs=None):
+        key = (capture, n, id(capture_bufs[0]) if capture_bufs else None)
+        g = self._group0_cache.get(key)
+        if g is None:
+            entries = [{"binding": 0, "resource": {"buffer": self._ring_buffer, "offset": 0,
+                                                   "size": self.cache.draw_block_size(n)}}]
+            if capture:
+                entries += [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                            for k, b in zip((1, 2, 3), capture_bufs)]
+            g = self.device.device.create_bind_group(layout=self.cache.group0_layout(capture, n),
+                                                     entries=entries)
+            if capture:
+                self._group0_cache = {k: v for k, v in self._group0_cache.items() if not k[0]}
+            self._group0_cache[key] = g
+        return g
+
+    def _pulled_group(self, state: _State):
+        if state.pulled_group is None:
+            entries = []
+            for j, s in enumerate(state.static.slots):
+                v = state.views[s]
+                wb = v.buffer.wgpu if v is not None and v.buffer is not None else self._dummy()
+                entries.append({"binding": j, "resource": {"buffer": wb, "offset": 0,
+                                                            "size": wb.size}})
+            state.pulled_group = self.device.device.create_bind_group(
+                layout=self.cache.group1_layout(len(entries)), entries=entries)
+        return state.pulled_group
+
+    def _encode(self, state: _State, path: str, draw, index, block_offset, capture_bufs=None):
+        rp = self._open_pass()
+        strip_fmt = (index.index_format if draw.indexed and state.topology.strip
+                     and not state.capture else None)
+        pipeline = self._pipeline(state, path, strip_fmt)
+        if pipeline is not self._bound_pipeline:
+            rp.set_pipeline(pipeline)
+            self._bound_pipeline = pipeline
+            self._bound_g1 = None
+        if block_offset is not None:
+            n = len(state.static.slots) if path == "pulling" else 1
+            rp.set_bind_group(0, self._group0(state.capture, max(1, n), capture_bufs),
+                              [block_offset])
+        if path == "pulling":
+            g1 = self._pulled_group(state)
+            if g1 is not self._bound_g1:
                 rp.set_bind_group(1, g1)
-            else:
-                for j, s in enumerate(r.plan.slots):
-                    v = r.views[s]
-                    rp.set_vertex_buffer(j, v.buffer.wgpu, v.offset, v.size_in_bytes)
-            self._encode_draw(rp, r)
-        rp.end()
-        wgpu_dev.queue.submit([enc.finish()])
-        if cap is not None:
-            self._read_capture(cap, records, capture_bufs)
+                self._bound_g1 = g1
+        else:
+            bound = self._bound_vb
+            for j, b in enumerate(state.native_buffers):
+                if bound[j] is not b:
+                    rp.set_vertex_buffer(j, b[0], b[1], b[2])
+                    bound[j] = b
+        if not draw.indexed:
+            rp.draw(draw.vertex_count_per_instance, draw.instance_count,
+                    draw.start_vertex_location, draw.start_instance_location)
+            return
+        if index.mode == "direct":
+            v = self._index
+            rp.set_index_buffer(v.buffer.wgpu, index.index_format, v.offset, v.size_in_bytes)
+            rp.draw_indexed(draw.index_count_per_instance, draw.instance_count,
+                            draw.start_index_location, draw.base_vertex_location,
+                            draw.start_instance_location)
+        else:
+            values = index.values
+            data = np.zeros(max(1, values.shape[0]), dtype=np.uint32)
+            data[: values.shape[0]] = values
+            buf = self.device.device.create_buffer_with_data(data=data, usage="INDEX")
+            self._keepalive.append(buf)
+            rp.set_index_buffer(buf, "uint32", 0, buf.size)
+            rp.draw_indexed(values.shape[0], draw.instance_count, 0, draw.base_vertex_location,
+                            draw.start_instance_location)
 
     def _dummy(self):
         if not hasattr(self, "_dummy_buf"):
             self._dummy_buf = self.device.device.create_buffer(size=4, usage="STORAGE")
         return self._dummy_buf
 
-    def _encode_draw(self, rp, r: _Record) -> None:
-        d = r.draw
-        ip = r.plan.index
-        if not d.indexed:
-            rp.draw(d.vertex_count_per_instance, d.instance_count, d.start_vertex_location,
-                    d.start_instance_location)
+    def flush(self) -> None:
+        """Submit every draw encoded since the last flush."""
+        if self._pass is None:
             return
-        if ip.mode == "direct":
-            v = r.index_view
-            rp.set_index_buffer(v.buffer.wgpu, ip.index_format, v.offset, v.size_in_bytes)
-            rp.draw_indexed(d.index_count_per_instance, d.instance_count, d.start_index_location,
-                            d.base_vertex_location, d.start_instance_location)
-        else:
-            values = ip.values
-            if r.host_index is None:
-                data = np.zeros(max(1, values.shape[0]), dtype=np.uint32)
-                data[: values.shape[0]] = values
-                r.host_index = self.device.device.create_buffer_with_data(data=data, usage="INDEX")
-            rp.set_index_buffer(r.host_index, "uint32", 0, r.host_index.size)
-            rp.draw_indexed(values.shape[0], d.instance_count, 0, d.base_vertex_location,
-                            d.start_instance_location)
+        self._pass.end()
+        if self._ring_used:
+            self.device.device.queue.write_buffer(self._ring_buffer, 0,
+                                                  self._ring[: self._ring_used])
+        self.device.device.queue.submit([self._encoder.finish()])
+        self._pass = self._encoder = None
+        self._ring_used = 0
+        self._keepalive.clear()
+        self._encoded_state = None
 
-    def _fill_block(self, block: np.ndarray, r: _Record) -> None:
-        d = r.draw
-        base = d.base_vertex_location & _U32 if d.indexed else d.start_vertex_location
-        block[0] = base
-        block[1] = d.start_instance_location
-        if r.capture:
-            keys = r.keys
-            block[2] = r.capture_base
-            block[3] = r.key_offset
-            block[4] = keys.shape[0]
-            contiguous = keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]
-            block[5] = 1 if contiguous else 0
-            block[6] = int(keys[0]) if keys.shape[0] else 0
-        for j, s in enumerate(r.pulled):
-            v = r.views[s]
-            off = DRAW_HEADER_WORDS + SLOT_WORDS * j
-            if v is None or v.buffer is None:
-                continue
-            block[off:off + 4] = (v.offset, v.stride_in_bytes, v.size_in_bytes, 1)
+    # -- capture -----------------------------------------------------------------------------
+    def begin_capture(self) -> None:
+        """Start recording what vertex shaders receive. Pending draws are submitted first."""
+        self.flush()
+        self._capture = Capture()
+        self._records = []
+        self._dirty = True
+
+    def end_capture(self) -> Capture:
+        """Encode and run the captured draws and read back what they received."""
+        if self._capture is None:
+            raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
+        cap, records = self._capture, self._records
+        self._capture, self._records = None, []
+        self._dirty = True
+        if records:
+            bufs = self._prepare_capture(records, cap)
+            for r in records:
+                d = r.draw
+                count = (r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count)
+                if count == 0 or d.instance_count == 0:
+                    continue
+                offset = self._next_block(r.state, r.plan.path, d, r)
+                self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs)
+            self.flush()
+            self._read_capture(cap, bufs)
+        return cap
 
     def _prepare_capture(self, records, cap: Capture):
         wgpu_dev = self.device.device
-        layout = self._pso.input_layout
+        layout = records[0].state.layout
         words = record_words(len(layout.elements))
         cap.element_count = len(layout.elements)
         total, key_total = 0, 0
         for r in records:
+            if r.state.layout != layout:
+                raise UnsupportedError("one capture holds draws of one input layout")
             r.capture_base = total
             r.key_offset = key_total
             total += r.keys.shape[0] * r.draw.instance_count
@@ -435,7 +619,8 @@ class Context:
         if size > self.device.caps.max_storage_buffer_binding_size:
             raise UnsupportedError(
                 f"the capture needs {size} bytes, more than max-storage-buffer-binding-size "
-                f"{self.device.caps.max_storage_buffer_binding_size}; capture fewer vertices per call")
+                f"{self.device.caps.max_storage_buffer_binding_size}; capture fewer vertices "
+                f"per call")
         keys = np.concatenate([r.keys for r in records] + [np.zeros(1, np.uint32)])
         cap_buf = wgpu_dev.create_buffer(size=size, usage="STORAGE|COPY_SRC")
         key_buf = wgpu_dev.create_buffer_with_data(data=keys, usage="STORAGE")
@@ -443,7 +628,7 @@ class Context:
         cap.records = records
         return cap_buf, key_buf, err_buf
 
-    def _read_capture(self, cap: Capture, records, bufs) -> None:
+    def _read_capture(self, cap: Capture, bufs) -> None:
         cap_buf, _, err_buf = bufs
         q = self.device.device.queue
         cap.words = np.frombuffer(q.read_buffer(cap_buf), dtype=np.uint32).copy()

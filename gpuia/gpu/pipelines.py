@@ -27,6 +27,7 @@ class NativeKey:
     layout: InputLayout
     signature: ShaderSignature
     capture: bool
+    constants: bool  # the program reads the per-draw block (SV values or capture)
     buffers: tuple  # per used slot: (array_stride, step_mode)
     topology: str
     strip_index_format: str | None
@@ -114,7 +115,7 @@ class PipelineCache:
         if pipe is not None:
             self.stats.hits += 1
             return pipe
-        spec = ProgramSpec(key.layout, key.signature, True, (), key.capture)
+        spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants)
         buffers = []
         for s, (stride, step) in zip(slots, key.buffers):
             attrs = [{"format": e.format.webgpu, "offset": e.offset, "shader_location": e.index}
@@ -137,7 +138,7 @@ class PipelineCache:
 
     def _build(self, spec: ProgramSpec, buffers, key, n_slots: int):
         mod = self.module(spec)
-        groups = [self.group0_layout(key.capture, max(1, n_slots))]
+        groups = [self.group0_layout(key.capture, max(1, n_slots))] if spec.constants else []
         if n_slots:
             groups.append(self.group1_layout(n_slots))
         layout = self.device.device.create_pipeline_layout(bind_group_layouts=groups)

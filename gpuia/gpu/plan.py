@@ -36,7 +36,7 @@ CAPTURE_BINDINGS = 3
 _U32 = 0xFFFFFFFF
 
 
-@dataclass
+@dataclass(eq=False)
 class IndexPlan:
     """How a draw's vertices are sequenced on the GPU.
 
@@ -51,6 +51,11 @@ class IndexPlan:
     index_format: str = "uint32"
     fetch: np.ndarray | None = None
     reasons: list[str] = field(default_factory=list)
+    span: tuple[int, int] | None = None  # (min, max) per-vertex fetch index; None: nothing/unknown
+
+    def __post_init__(self):
+        if self.span is None and self.fetch is not None and self.fetch.shape[0]:
+            self.span = (int(self.fetch.min()), int(self.fetch.max()))
 
 
 @dataclass
@@ -84,9 +89,7 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
     vertices (every delivered vertex shaded exactly, cuts applied on the host when present)."""
     if not draw.indexed:
-        n = draw.vertex_count_per_instance
-        fetch = (draw.start_vertex_location + np.arange(n, dtype=np.int64)) & _U32
-        return IndexPlan("none", fetch=fetch)
+        return non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance)
     host = None if ib is None or ib.buffer is None else _host(ib.buffer)
     if ib is not None and ib.buffer is not None and host is None:
         # Only the GPU holds the indices: bind them as they are when D3D and WebGPU agree.
@@ -126,6 +129,17 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     return IndexPlan("host", values=values, index_format="uint32", fetch=fetch, reasons=reasons)
 
 
+def non_indexed_plan(start: int, count: int, with_fetch: bool = False) -> IndexPlan:
+    """Vertices ``start .. start + count - 1`` (32-bit wrapping); the fetch array is built only
+    when asked (capture keys), the span always."""
+    if count == 0:
+        return IndexPlan("none", fetch=np.zeros(0, np.int64) if with_fetch else None)
+    last = start + count - 1
+    span = (start, last) if last <= _U32 else (0, _U32)
+    fetch = (start + np.arange(count, dtype=np.int64)) & _U32 if with_fetch else None
+    return IndexPlan("none", fetch=fetch, span=span)
+
+
 def _wgpu_index_format(fmt: str) -> str:
     return {"R16_UINT": "uint16", "R32_UINT": "uint32"}[fmt]
 
@@ -139,6 +153,74 @@ def _restart_values(values: np.ndarray, fmt: str) -> bool:
     return bool(np.any(values == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[fmt]))
 
 
+@dataclass
+class SlotBounds:
+    """What the per-draw bounds check needs to know about one natively fetched slot."""
+
+    slot: int
+    stride: int
+    extent: int
+    size: int
+    per_instance: bool
+    rate: int
+
+
+@dataclass
+class StaticPlan:
+    """The part of a plan that depends only on the pipeline state and the bound views."""
+
+    slots: tuple[int, ...]
+    native_obstacles: list[str]
+    pulling_obstacles: list[str]
+    bounds: tuple[SlotBounds, ...]
+
+
+def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool) -> StaticPlan:
+    slots = tuple(sorted(layout.slots))
+    native, bounds = _native_obstacles(layout, views, caps, slots)
+    return StaticPlan(slots, native, _pulling_obstacles(layout, views, caps, slots, capture),
+                      tuple(bounds))
+
+
+def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
+    """Per-draw native obstacles: fetches outside a view, or fetch indices not known."""
+    out = []
+    if draw.instance_count == 0:
+        return out
+    for b in static.bounds:
+        if b.per_instance:
+            lo = draw.start_instance_location
+            hi = lo + ((draw.instance_count - 1) // b.rate if b.rate else 0)
+        elif index.span is None:
+            if index.fetch is None and index.mode != "none":
+                out.append(f"slot {b.slot}: fetch indices unknown on the host (out-of-bounds "
+                           f"reads would not be D3D's zeros)")
+            continue
+        else:
+            lo, hi = index.span
+        if hi > _U32:
+            out.append(f"slot {b.slot}: fetch index {hi} wraps past 2**32")
+        elif hi * b.stride + b.extent > b.size:
+            out.append(f"slot {b.slot}: the draw fetches element {hi}, past the view's "
+                       f"{b.size} bytes (D3D reads zeros, WebGPU rejects or clamps)")
+    return out
+
+
+def choose_path(static: StaticPlan, dynamic: list[str], path: str) -> tuple[str, list[str]]:
+    """(chosen path, reasons) from the obstacles; raises when the forced or only path fails."""
+    reasons = static.native_obstacles + dynamic
+    if path == "native" and reasons:
+        raise UnsupportedError("the native path cannot do this draw exactly: " + "; ".join(reasons))
+    chosen = "native" if (path == "native" or (path == "auto" and not reasons)) else "pulling"
+    if chosen == "pulling" and static.pulling_obstacles:
+        raise UnsupportedError("the pulling path cannot do this draw: "
+                               + "; ".join(static.pulling_obstacles)
+                               + (f" (native path: {'; '.join(reasons)})" if reasons else ""))
+    if path == "pulling":
+        reasons = ["forced by path=pulling"] + reasons
+    return chosen, reasons
+
+
 def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], draw,
               topo: TopologyInfo, caps: Caps, *, index_buffer: IndexBufferView | None = None,
               strip_cut_value: StripCutValue = StripCutValue.DISABLED, path: str = "auto",
@@ -150,34 +232,13 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
     if capture and not caps.vertex_writable_storage:
         raise UnsupportedError("capture needs the adapter feature vertex-writable-storage")
     index = plan_indices(draw, index_buffer, topo, strip_cut_value, capture)
-    slots = tuple(sorted(layout.slots))
-    reasons = _native_obstacles(layout, views, draw, index, caps, slots)
-    pull_obstacles = _pulling_obstacles(layout, views, caps, slots, capture)
-    if path == "native" and reasons:
-        raise UnsupportedError("the native path cannot do this draw exactly: " + "; ".join(reasons))
-    chosen = "native" if (path == "native" or (path == "auto" and not reasons)) else "pulling"
-    if chosen == "pulling" and pull_obstacles:
-        raise UnsupportedError("the pulling path cannot do this draw: " + "; ".join(pull_obstacles)
-                               + (f" (native path: {'; '.join(reasons)})" if reasons else ""))
-    if path == "pulling":
-        reasons = ["forced by path=pulling"] + reasons
-    return Plan(chosen, reasons, index, slots)
+    static = static_plan(layout, views, caps, capture)
+    chosen, reasons = choose_path(static, bounds_obstacles(static, draw, index), path)
+    return Plan(chosen, reasons, index, static.slots)
 
 
-def _fetch_span(index: IndexPlan, per_instance: bool, rate: int, draw) -> tuple[int, int] | None:
-    """(min, max) element index the draw fetches in a slot, or None if nothing is fetched."""
-    if draw.instance_count == 0:
-        return None
-    if per_instance:
-        last = (draw.instance_count - 1) // rate if rate else 0
-        return draw.start_instance_location, draw.start_instance_location + last
-    if index.fetch is None or index.fetch.shape[0] == 0:
-        return None
-    return int(index.fetch.min()), int(index.fetch.max())
-
-
-def _native_obstacles(layout, views, draw, index: IndexPlan, caps: Caps, slots) -> list[str]:
-    out = []
+def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list[SlotBounds]]:
+    out, bounds = [], []
     if len(slots) > caps.max_vertex_buffers:
         out.append(f"the layout uses {len(slots)} slots, the adapter has "
                    f"{caps.max_vertex_buffers} vertex buffers")
@@ -208,19 +269,9 @@ def _native_obstacles(layout, views, draw, index: IndexPlan, caps: Caps, slots) 
             out.append(f"slot {s} stride {stride} is smaller than its elements' extent {info.extent}")
         if view.offset % 4:
             out.append(f"slot {s} view offset {view.offset} is not a multiple of 4")
-        span = _fetch_span(index, info.per_instance, info.step_rate, draw)
-        if span is None:
-            continue
-        lo, hi = span
-        if index.fetch is None and not info.per_instance:
-            out.append(f"slot {s}: fetch indices unknown on the host (out-of-bounds reads "
-                       f"would not be D3D's zeros)")
-        elif hi > _U32:
-            out.append(f"slot {s}: fetch index {hi} wraps past 2**32")
-        elif hi * stride + info.extent > view.size_in_bytes:
-            out.append(f"slot {s}: the draw fetches element {hi}, past the view's "
-                       f"{view.size_in_bytes} bytes (D3D reads zeros, WebGPU rejects or clamps)")
-    return out
+        bounds.append(SlotBounds(s, stride, info.extent, view.size_in_bytes, info.per_instance,
+                                 info.step_rate))
+    return out, bounds
 
 
 def _pulling_obstacles(layout, views, caps: Caps, slots, capture: bool) -> list[str]:

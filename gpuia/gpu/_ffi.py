@@ -1,0 +1,45 @@
+"""Direct calls into wgpu-native for the hottest render-pass commands.
+
+wgpu-py wraps every native call in an error-capturing proxy (about 1 us each). Render-pass
+encoder commands report their validation errors only at ``encoder.finish()``, which gpuia still
+calls through wgpu-py, so the proxy buys nothing on them; gpuia has also validated every draw
+before encoding it. When wgpu-py's internals are not what this module expects (another wgpu-py
+version), the public methods are used instead: slower, same behaviour.
+
+The raw calls do not keep Python references alive the way wgpu-py's methods do, so the caller
+(``Context``) keeps every object it encodes alive until the pass is submitted.
+"""
+
+from __future__ import annotations
+
+__all__ = ["set_pipeline", "set_vertex_buffer", "draw", "DIRECT"]
+
+try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
+    from wgpu.backends.wgpu_native._ffi import lib as _lib
+
+    _set_pipeline = _lib.wgpuRenderPassEncoderSetPipeline
+    _set_vertex_buffer = _lib.wgpuRenderPassEncoderSetVertexBuffer
+    _draw = _lib.wgpuRenderPassEncoderDraw
+    _WHOLE = _lib.WGPU_WHOLE_SIZE
+    DIRECT = True
+
+    def set_pipeline(rp, pipeline) -> None:
+        _set_pipeline(rp._internal, pipeline._internal)
+
+    def set_vertex_buffer(rp, slot: int, buffer, offset: int, size: int) -> None:
+        _set_vertex_buffer(rp._internal, slot, buffer._internal, offset, size or _WHOLE)
+
+    def draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
+        _draw(rp._internal, vc, ic, sv, si)
+
+except (ImportError, AttributeError):  # pragma: no cover
+    DIRECT = False
+
+    def set_pipeline(rp, pipeline) -> None:
+        rp.set_pipeline(pipeline)
+
+    def set_vertex_buffer(rp, slot: int, buffer, offset: int, size: int) -> None:
+        rp.set_vertex_buffer(slot, buffer, offset, size)
+
+    def draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
+        rp.draw(vc, ic, sv, si)
