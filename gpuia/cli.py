@@ -78,7 +78,7 @@ def cmd_run(args) -> int:
     def action(path, case):
         device = _device(args) if args.backend == "gpu" else None
         res, doc = run_case(case, args.backend, path=args.path, device=device,
-                            max_invocations=args.max_invocations)
+                            max_invocations=args.max_invocations, capture_route=args.capture)
         ia = res.ia if args.backend == "gpu" else res
         if args.explain:
             if args.backend != "gpu":
@@ -130,7 +130,7 @@ def cmd_check(args) -> int:
             for p in paths:
                 label = f"{case.name}: {dev.info['summary']}: {p}"
                 try:
-                    res = run_case_gpu(case, dev, p, ref)
+                    res = run_case_gpu(case, dev, p, ref, capture_route=args.capture)
                 except UnsupportedError as e:
                     print(f"{label}: not applicable: {e}")
                     continue
@@ -178,6 +178,10 @@ def cmd_formats(args) -> int:
 
 def _gpu_options(p, allow_all: bool = False) -> None:
     extra = " ('all' for every adapter)" if allow_all else ""
+    p.add_argument("--capture", choices=["auto", "storage", "targets"], default="auto",
+                   help="how the GPU reports what vertex shaders received: storage writes from "
+                        "the vertex stage (needs vertex-writable-storage), points rendered into "
+                        "rgba32uint targets, or auto")
     p.add_argument("--adapter", metavar="SUBSTRING", default=None,
                    help=f"GPU adapter whose name contains SUBSTRING (env GPUIA_ADAPTER){extra}")
     p.add_argument("--gpu-backend", metavar="NAME", default=None,

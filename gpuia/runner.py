@@ -45,7 +45,7 @@ def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) ->
 
 
 def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=None,
-             max_invocations: int = DEFAULT_MAX_INVOCATIONS):
+             max_invocations: int = DEFAULT_MAX_INVOCATIONS, capture_route: str = "auto"):
     """Run a case; returns ``(result, result document)``: an IAResult for the CPU backend, a
     :class:`~gpuia.gpu.GPUResult` for the GPU backend."""
     if backend == "cpu":
@@ -58,5 +58,5 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
     _refuse_stream_output(case)
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
-    res = run_case_gpu(case, device, path, ref)
+    res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
     return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter)

@@ -60,7 +60,7 @@ def upload_case(case: Case, device: Device):
 
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,
-                 context: Context | None = None) -> GPUResult:
+                 context: Context | None = None, capture_route: str = "auto") -> GPUResult:
     """Draw a case on ``device`` through ``path`` with capture on.
 
     ``reference`` (the CPU result of the same case) supplies the D3D invocation order; it is
@@ -83,7 +83,7 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
         ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(top)])
     ctx.ia_set_index_buffer(ib)
     ctx.set_path(path)
-    ctx.begin_capture()
+    ctx.begin_capture(capture_route)
     plans = [ctx.draw(d) for d in case.draws]
     cap = ctx.end_capture()
     paths = {p.path for p in plans}

@@ -37,7 +37,7 @@ from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, Primit
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
 from ..topology import TopologyInfo, topology_info
-from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS, record_words
+from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
 from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_shader
 from . import _ffi
 from .device import Buffer, Device
@@ -164,6 +164,11 @@ class Context:
         self._bound_g1 = None
         self._keepalive: list = []
         self._encoded_state = None
+        self._capture_route = "storage"
+        self._capture_group = -1
+        self._capture_targets = 0
+        self._capture_views = None  # color attachments of a render-target capture pass
+        self._capture_rows = 0
         block_words = DRAW_HEADER_WORDS + SLOT_WORDS * _MAX_PULLED
         align = device.caps.min_uniform_buffer_offset_alignment // 4
         self._block_words = (block_words + align - 1) // align * align
@@ -324,7 +329,7 @@ class Context:
         if state is not self._encoded_state:
             self._keepalive.append(state)  # raw FFI calls keep no references (see _ffi)
             self._encoded_state = state
-        pipeline = state.pipelines.get(("native", None)) or self._pipeline(state, "native")
+        pipeline = state.pipelines.get(("native", None, -1)) or self._pipeline(state, "native")
         if pipeline is not self._bound_pipeline:
             _ffi.set_pipeline(rp, pipeline)
             self._bound_pipeline = pipeline
@@ -394,8 +399,6 @@ class Context:
 
     def _new_state(self, pso, topo, capture: bool, bound: tuple) -> _State:
         layout, sig = pso.input_layout, pso.signature
-        if capture and not self.device.caps.vertex_writable_storage:
-            raise UnsupportedError("capture needs the adapter feature vertex-writable-storage")
         if topo.adjacency and not capture:
             raise UnsupportedError(f"{topo.name}: WebGPU draws no adjacency topology; "
                                    f"capture draws and Stream Output handle it")
@@ -412,7 +415,8 @@ class Context:
         return state
 
     def _pipeline(self, state: _State, path: str, strip_fmt: str | None = None):
-        pipe = state.pipelines.get((path, strip_fmt))
+        group, per_group = (self._capture_group, self._capture_targets) if state.capture else (-1, 0)
+        pipe = state.pipelines.get((path, strip_fmt, group))
         if pipe is not None:
             return pipe
         topo = "point-list" if state.capture else state.topology.webgpu
@@ -422,13 +426,13 @@ class Context:
                              "instance" if layout.slots[s].per_instance else "vertex")
                             for s in state.static.slots)
             key = NativeKey(layout, state.signature, state.capture, state.constants, buffers,
-                            topo, strip_fmt)
+                            topo, strip_fmt, capture_group=group, capture_targets=per_group)
             pipe = self.cache.native(key, state.static.slots)
         else:
             key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
-                             topo, strip_fmt)
+                             topo, strip_fmt, capture_group=group, capture_targets=per_group)
             pipe = self.cache.pulling(key)
-        state.pipelines[(path, strip_fmt)] = pipe
+        state.pipelines[(path, strip_fmt, group)] = pipe
         return pipe
 
     # -- encoding ----------------------------------------------------------------------------
@@ -444,8 +448,9 @@ class Context:
     def _open_pass(self):
         if self._pass is None:
             self._encoder = self.device.device.create_command_encoder()
-            self._pass = self._encoder.begin_render_pass(color_attachments=[{
-                "view": self._target_view(), "load_op": "load", "store_op": "store"}])
+            views = self._capture_views or [self._target_view()]
+            self._pass = self._encoder.begin_render_pass(color_attachments=[
+                {"view": v, "load_op": "load", "store_op": "store"} for v in views])
             self._bound_pipeline = None
             self._bound_vb = [None] * 32
             self._bound_g1 = None
@@ -471,6 +476,7 @@ class Context:
             contiguous = keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]
             block[5] = 1 if contiguous else 0
             block[6] = int(keys[0]) if keys.shape[0] else 0
+            block[7] = self._capture_rows
         if path == "pulling":
             if state.pulled_slot_words is None:
                 words = np.zeros(SLOT_WORDS * len(state.static.slots), dtype=np.uint32)
@@ -484,15 +490,17 @@ class Context:
         return i * self._block_words * 4
 
     def _group0(self, capture: bool, n: int, capture_bufs=None):
-        key = (capture, n, id(capture_bufs[0]) if capture_bufs else None)
+        mode = "targets" if capture and self._capture_route == "targets" else capture
+        key = (mode, n, id(capture_bufs[0]) if capture_bufs else None)
         g = self._group0_cache.get(key)
         if g is None:
             entries = [{"binding": 0, "resource": {"buffer": self._ring_buffer, "offset": 0,
                                                    "size": self.cache.draw_block_size(n)}}]
+            bindings = (2,) if mode == "targets" else (1, 2, 3)
             if capture:
                 entries += [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
-                            for k, b in zip((1, 2, 3), capture_bufs)]
-            g = self.device.device.create_bind_group(layout=self.cache.group0_layout(capture, n),
+                            for k, b in zip(bindings, capture_bufs)]
+            g = self.device.device.create_bind_group(layout=self.cache.group0_layout(mode, n),
                                                      entries=entries)
             if capture:
                 self._group0_cache = {k: v for k, v in self._group0_cache.items() if not k[0]}
@@ -575,10 +583,23 @@ class Context:
         self._encoded_state = None
 
     # -- capture -----------------------------------------------------------------------------
-    def begin_capture(self) -> None:
-        """Start recording what vertex shaders receive. Pending draws are submitted first."""
+    def begin_capture(self, route: str = "auto") -> None:
+        """Start recording what vertex shaders receive. Pending draws are submitted first.
+
+        ``route``: ``storage`` (vertex shaders write records to a storage buffer; needs the
+        adapter feature vertex-writable-storage), ``targets`` (one point per record rendered into
+        rgba32uint color targets; works on any adapter), or ``auto`` (storage when available)."""
+        if route not in ("auto", "storage", "targets"):
+            raise InvalidDescError("begin_capture", "route", route,
+                                   "must be auto, storage or targets")
+        if route == "auto":
+            route = "storage" if self.device.caps.vertex_writable_storage else "targets"
+        if route == "storage" and not self.device.caps.vertex_writable_storage:
+            raise UnsupportedError("the storage capture route needs the adapter feature "
+                                   "vertex-writable-storage; use route='targets'")
         self.flush()
         self._capture = Capture()
+        self._capture_route = route
         self._records = []
         self._dirty = True
 
@@ -589,24 +610,43 @@ class Context:
         cap, records = self._capture, self._records
         self._capture, self._records = None, []
         self._dirty = True
-        if records:
-            bufs = self._prepare_capture(records, cap)
-            for r in records:
-                d = r.draw
-                count = (r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count)
-                if count == 0 or d.instance_count == 0:
-                    continue
-                offset = self._next_block(r.state, r.plan.path, d, r)
-                self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs)
-            self.flush()
-            self._read_capture(cap, bufs)
+        if not records:
+            return cap
+        total, keys = self._layout_records(records, cap)
+        key_buf = self.device.device.create_buffer_with_data(data=keys, usage="STORAGE")
+        if self._capture_route == "targets":
+            self._capture_to_targets(records, cap, total, key_buf)
+            return cap
+        words = record_words(cap.element_count)
+        size = max(4, total * words * 4)
+        if size > self.device.caps.max_storage_buffer_binding_size:
+            raise UnsupportedError(
+                f"the capture needs {size} bytes, more than max-storage-buffer-binding-size "
+                f"{self.device.caps.max_storage_buffer_binding_size}; capture fewer vertices "
+                f"per call")
+        wgpu_dev = self.device.device
+        bufs = (wgpu_dev.create_buffer(size=size, usage="STORAGE|COPY_SRC"), key_buf,
+                wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
+        self._capture_rows = 0
+        self._encode_records(records, bufs)
+        self._read_capture(cap, bufs)
         return cap
 
-    def _prepare_capture(self, records, cap: Capture):
-        wgpu_dev = self.device.device
+    def _encode_records(self, records, bufs) -> None:
+        for r in records:
+            d = r.draw
+            count = r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count
+            if count == 0 or d.instance_count == 0:
+                continue
+            offset = self._next_block(r.state, r.plan.path, d, r)
+            self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs)
+        self.flush()
+
+    def _layout_records(self, records, cap: Capture):
+        """Give each capture draw its first record and first key; returns (records, keys)."""
         layout = records[0].state.layout
-        words = record_words(len(layout.elements))
         cap.element_count = len(layout.elements)
+        cap.records = records
         total, key_total = 0, 0
         for r in records:
             if r.state.layout != layout:
@@ -615,18 +655,46 @@ class Context:
             r.key_offset = key_total
             total += r.keys.shape[0] * r.draw.instance_count
             key_total += r.keys.shape[0]
-        size = max(4, total * words * 4)
-        if size > self.device.caps.max_storage_buffer_binding_size:
-            raise UnsupportedError(
-                f"the capture needs {size} bytes, more than max-storage-buffer-binding-size "
-                f"{self.device.caps.max_storage_buffer_binding_size}; capture fewer vertices "
-                f"per call")
         keys = np.concatenate([r.keys for r in records] + [np.zeros(1, np.uint32)])
-        cap_buf = wgpu_dev.create_buffer(size=size, usage="STORAGE|COPY_SRC")
-        key_buf = wgpu_dev.create_buffer_with_data(data=keys, usage="STORAGE")
-        err_buf = wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC")
-        cap.records = records
-        return cap_buf, key_buf, err_buf
+        return total, keys
+
+    def _capture_to_targets(self, records, cap: Capture, total: int, key_buf) -> None:
+        import wgpu
+
+        caps = self.device.caps
+        per_group = max(1, min(8, caps.max_color_attachments,
+                               caps.max_color_attachment_bytes_per_sample // 16))
+        vec4s = 1 + cap.element_count
+        width = CAPTURE_TARGET_WIDTH
+        rows = (total + 1 + width - 1) // width  # + 1: the last texel takes unexpected vertices
+        if rows > caps.max_texture_dimension_2d:
+            raise UnsupportedError(f"the capture needs {rows} texel rows, more than "
+                                   f"max-texture-dimension-2d {caps.max_texture_dimension_2d}")
+        out = np.zeros((rows * width, 4 * vec4s), dtype=np.uint32)
+        self._capture_rows = rows
+        try:
+            for group in range(0, (vec4s + per_group - 1) // per_group):
+                n = min(per_group, vec4s - group * per_group)
+                textures = [self.device.device.create_texture(
+                    size=(width, rows, 1), format="rgba32uint",
+                    usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC)
+                    for _ in range(n)]
+                self._capture_group, self._capture_targets = group, per_group
+                self._capture_views = [t.create_view() for t in textures]
+                self._encode_records(records, (key_buf,))
+                for j, tex in enumerate(textures):
+                    data = self.device.device.queue.read_texture(
+                        {"texture": tex}, {"bytes_per_row": width * 16, "rows_per_image": rows},
+                        (width, rows, 1))
+                    col = 4 * (group * per_group + j)
+                    out[:, col:col + 4] = np.frombuffer(data, np.uint32).reshape(-1, 4)
+        finally:
+            self._capture_group, self._capture_targets, self._capture_views = -1, 0, None
+        last = out[-1]
+        if last[0] == 2:  # vertices D3D would not fetch were shaded (count not kept)
+            cap.unexpected, cap.unexpected_max_vertex_index = 1, int(last[3])
+        recs = out[:total]
+        cap.words = np.concatenate([recs[:, :3], recs[:, 4:]], axis=1).reshape(-1)
 
     def _read_capture(self, cap: Capture, bufs) -> None:
         cap_buf, _, err_buf = bufs

@@ -34,7 +34,8 @@ _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer
                "max-buffer-size", "max-uniform-buffer-binding-size",
                "min-uniform-buffer-offset-alignment", "min-storage-buffer-offset-alignment",
                "max-compute-workgroups-per-dimension", "max-inter-stage-shader-variables",
-               "max-bind-groups")
+               "max-bind-groups", "max-color-attachments", "max-color-attachment-bytes-per-sample",
+               "max-texture-dimension-2d")
 _FEATURES = ("vertex-writable-storage", "indirect-first-instance")
 
 
@@ -54,6 +55,9 @@ class Caps:
     max_compute_workgroups_per_dimension: int
     max_inter_stage_shader_variables: int
     max_bind_groups: int
+    max_color_attachments: int
+    max_color_attachment_bytes_per_sample: int
+    max_texture_dimension_2d: int
     vertex_writable_storage: bool
     indirect_first_instance: bool
 

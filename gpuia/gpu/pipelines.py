@@ -32,6 +32,8 @@ class NativeKey:
     topology: str
     strip_index_format: str | None
     target_format: str = TARGET_FORMAT
+    capture_group: int = -1
+    capture_targets: int = 0
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,15 @@ class PullingKey:
     topology: str
     strip_index_format: str | None
     target_format: str = TARGET_FORMAT
+    capture_group: int = -1
+    capture_targets: int = 0
+
+
+def _group_size(key) -> int:
+    """Color targets of a render-target capture pipeline: the group's share of the record's
+    vec4s (header + one per element)."""
+    total = 1 + len(key.layout.elements)
+    return min(key.capture_targets, total - key.capture_group * key.capture_targets)
 
 
 @dataclass
@@ -72,7 +83,8 @@ class PipelineCache:
     def draw_block_size(self, n_slots: int) -> int:
         return 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
 
-    def group0_layout(self, capture: bool, n_slots: int):
+    def group0_layout(self, capture, n_slots: int):
+        """``capture``: False, True (storage route) or ``"targets"`` (render-target route)."""
         key = ("g0", capture, n_slots)
         if key not in self._bgls:
             import wgpu
@@ -81,7 +93,10 @@ class PipelineCache:
             entries = [{"binding": 0, "visibility": vs,
                         "buffer": {"type": "uniform", "has_dynamic_offset": True,
                                    "min_binding_size": self.draw_block_size(n_slots)}}]
-            if capture:
+            if capture == "targets":
+                entries.append({"binding": 2, "visibility": vs,
+                                "buffer": {"type": "read-only-storage"}})
+            elif capture:
                 entries += [
                     {"binding": 1, "visibility": vs, "buffer": {"type": "storage"}},
                     {"binding": 2, "visibility": vs, "buffer": {"type": "read-only-storage"}},
@@ -115,7 +130,8 @@ class PipelineCache:
         if pipe is not None:
             self.stats.hits += 1
             return pipe
-        spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants)
+        spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants,
+                           key.capture_group, key.capture_targets)
         buffers = []
         for s, (stride, step) in zip(slots, key.buffers):
             attrs = [{"format": e.format.webgpu, "offset": e.offset, "shader_location": e.index}
@@ -131,14 +147,16 @@ class PipelineCache:
             self.stats.hits += 1
             return pipe
         spec = ProgramSpec(key.layout, key.signature, False,
-                           tuple((s, j) for j, s in enumerate(key.slots)), key.capture)
+                           tuple((s, j) for j, s in enumerate(key.slots)), key.capture, True,
+                           key.capture_group, key.capture_targets)
         pipe = self._build(spec, [], key, n_slots=len(key.slots))
         self._pipelines[key] = pipe
         return pipe
 
     def _build(self, spec: ProgramSpec, buffers, key, n_slots: int):
         mod = self.module(spec)
-        groups = [self.group0_layout(key.capture, max(1, n_slots))] if spec.constants else []
+        mode = "targets" if key.capture and key.capture_group >= 0 else key.capture
+        groups = [self.group0_layout(mode, max(1, n_slots))] if spec.constants else []
         if n_slots:
             groups.append(self.group1_layout(n_slots))
         layout = self.device.device.create_pipeline_layout(bind_group_layouts=groups)
@@ -150,7 +168,8 @@ class PipelineCache:
             vertex={"module": mod, "entry_point": "gpuia_vs", "buffers": buffers},
             primitive=primitive,
             fragment={"module": mod, "entry_point": "gpuia_fs",
-                      "targets": [{"format": key.target_format}]},
+                      "targets": [{"format": key.target_format}] if key.capture_group < 0 else
+                      [{"format": "rgba32uint"}] * _group_size(key)},
         )
         self.stats.pipelines += 1
         return pipe

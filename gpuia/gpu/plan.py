@@ -229,8 +229,6 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
     where it cannot be exact raises :class:`UnsupportedError` with the reasons."""
     if path not in ("auto", "native", "pulling"):
         raise InvalidDescError("draw", "path", path, "must be auto, native or pulling")
-    if capture and not caps.vertex_writable_storage:
-        raise UnsupportedError("capture needs the adapter feature vertex-writable-storage")
     index = plan_indices(draw, index_buffer, topo, strip_cut_value, capture)
     static = static_plan(layout, views, caps, capture)
     chosen, reasons = choose_path(static, bounds_obstacles(static, draw, index), path)

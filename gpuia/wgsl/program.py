@@ -115,6 +115,8 @@ class ProgramSpec:
     pulled_slots: tuple[tuple[int, int], ...]
     capture: bool
     constants: bool = True  # False: a native program that needs no per-draw block
+    capture_group: int = -1  # >= 0: render-target capture route, group of vec4 outputs
+    capture_targets: int = 0  # vec4 outputs (color targets) per group on that route
 
 
 def _fetch_function(e: ResolvedElement, binding: int) -> str:
@@ -178,12 +180,15 @@ def vertex_program(spec: ProgramSpec) -> str:
         "}",
         "@group(0) @binding(0) var<uniform> gpuia_draw: GpuiaDraw;",
     ]
-    if spec.capture:
+    targets_route = spec.capture and spec.capture_group >= 0
+    if spec.capture and not targets_route:
         out += [
             "@group(0) @binding(1) var<storage, read_write> gpuia_capture: array<u32>;",
             "@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;",
             "@group(0) @binding(3) var<storage, read_write> gpuia_errors: array<atomic<u32>>;",
         ]
+    elif targets_route:
+        out.append("@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;")
     bindings = dict(spec.pulled_slots)
     for slot, binding in spec.pulled_slots:
         out.append(f"@group(1) @binding({binding}) var<storage, read> gpuia_vb_{binding}: array<u32>;")
@@ -208,7 +213,9 @@ def vertex_program(spec: ProgramSpec) -> str:
     for e in layout.elements:
         src = (f"bitcast<vec4<u32>>(a{e.index})" if spec.native else f"gpuia_fetch_{e.index}(vi, ii)")
         body.append(f"  let e{e.index} = {src};")
-    if spec.capture:
+    if targets_route:
+        body += _capture_target_lines(layout, spec.capture_group, spec.capture_targets)
+    elif spec.capture:
         body += _capture_lines(layout)
     call = f"{sig.entry_point}()"
     if sig.input_struct:
@@ -226,6 +233,25 @@ def vertex_program(spec: ProgramSpec) -> str:
         call = f"{sig.entry_point}(input)"
     body.append(f"  let output = {call};")
     pos = sig.output("SV_POSITION0")
+    if targets_route:
+        body.append("  return gpuia_out;")
+        group = _target_group(layout, spec.capture_group, spec.capture_targets)
+        members = [f"@location({j}) @interpolate(flat) o{j}: vec4<u32>" for j in range(len(group))]
+        out += [
+            "struct GpuiaCapOut { @builtin(position) pos: vec4<f32>, " + ", ".join(members) + " }",
+            "struct GpuiaCapTargets { "
+            + ", ".join(f"@location({j}) t{j}: vec4<u32>" for j in range(len(group))) + " }",
+            f"@vertex fn gpuia_vs({', '.join(params)}) -> GpuiaCapOut {{",
+            *body,
+            "}",
+            "@fragment fn gpuia_fs(i: GpuiaCapOut) -> GpuiaCapTargets {",
+            "  var t: GpuiaCapTargets;",
+            *[f"  t.t{j} = i.o{j};" for j in range(len(group))],
+            "  return t;",
+            "}",
+            "",
+        ]
+        return "\n".join(out)
     if spec.capture or pos is None:
         # Capture draws must not rasterize anything: z > w is outside every clip volume.
         body.append("  return vec4<f32>(0.0, 0.0, 2.0, 1.0);")
@@ -241,9 +267,44 @@ def vertex_program(spec: ProgramSpec) -> str:
     return "\n".join(out)
 
 
-def _capture_lines(layout: InputLayout) -> list[str]:
-    words = record_words(len(layout.elements))
-    lines = [
+CAPTURE_TARGET_WIDTH = 256
+"""Texels per row of the render-target capture route (a multiple of 16: 256-byte rows)."""
+
+
+def _target_group(layout: InputLayout, group: int, per_group: int) -> list[str]:
+    """The vec4 values a capture group renders: the header then each element's four words."""
+    values = ["vec4<u32>(gpuia_flag, sv_vertex_id, sv_instance_id, vi)"]
+    values += [f"e{e.index}" for e in layout.elements]
+    return values[group * per_group:(group + 1) * per_group]
+
+
+def _capture_target_lines(layout: InputLayout, group: int, per_group: int) -> list[str]:
+    """Render-target route (no writable storage in the vertex stage): one point per record,
+    placed on its texel; its vec4s go out as flat varyings to rgba32uint targets. Vertices
+    D3D would not fetch land on the last texel with flag 2."""
+    w = CAPTURE_TARGET_WIDTH
+    lines = _search_lines() + [
+        "  let texels = gpuia_draw.pad0 * " f"{w}u;",
+        "  var rec = texels - 1u;",
+        "  var gpuia_flag = 2u;",
+        "  if (found) {",
+        "    rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;",
+        "    gpuia_flag = 1u;",
+        "  }",
+        "  var gpuia_out: GpuiaCapOut;",
+        f"  let px = f32(rec % {w}u) + 0.5;",
+        f"  let py = f32(rec / {w}u) + 0.5;",
+        f"  gpuia_out.pos = vec4<f32>(px / {w}.0 * 2.0 - 1.0, "
+        "1.0 - py / f32(gpuia_draw.pad0) * 2.0, 0.0, 1.0);",
+    ]
+    for j, value in enumerate(_target_group(layout, group, per_group)):
+        lines.append(f"  gpuia_out.o{j} = {value};")
+    return lines
+
+
+def _search_lines() -> list[str]:
+    """Find ``rank``, the position of ``vi`` among the draw's fetch indices, and ``found``."""
+    return [
         "  var rank = 0u;",
         "  var found = false;",
         "  if (gpuia_draw.key_contiguous != 0u) {",
@@ -262,6 +323,12 @@ def _capture_lines(layout: InputLayout) -> list[str]:
         "    rank = lo;",
         "    found = lo < gpuia_draw.key_count && gpuia_keys[gpuia_draw.key_offset + lo] == vi;",
         "  }",
+    ]
+
+
+def _capture_lines(layout: InputLayout) -> list[str]:
+    words = record_words(len(layout.elements))
+    lines = _search_lines() + [
         "  if (!found) {",
         "    atomicAdd(&gpuia_errors[0], 1u);",
         "    atomicMax(&gpuia_errors[1], vi);",

@@ -1,0 +1,165 @@
+"""GPU time of the native and vertex-pulling paths, and the cost of a full capture + compare.
+
+1. paths: the same large draw (default 10M vertices, 3 elements in one interleaved slot of stride
+   20: R32G32B32_FLOAT, R8G8B8A8_UNORM, R16G16_FLOAT) through WebGPU's vertex fetch and through
+   gpuia's vertex pulling. The vertex shader reads every element and places every point outside
+   the clip volume, so what is timed is vertex fetch + shading, not rasterization. Time: wall
+   clock from submit to a completed tiny readback, min over repeats, each repeat drawing the
+   whole range ``--draws`` times in one submission; the empty-submission overhead measured in the
+   same run is reported beside it. Ratio pulling / native (target <= 1.15 on a real GPU).
+2. capture: ``gpuia check``'s work for one case of the same size (default 10M vertices): the CPU
+   reference, uploading, the GPU capture draw, readback, and the comparison, each timed.
+
+Run: python benchmarks/bench_gpu_paths.py [--vertices N] [--adapter S] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from gpuia import InputLayout
+from gpuia.case import load_case
+from gpuia.compare import compare
+from gpuia.gpu import Context, PipelineState, get_device, run_case_gpu
+from gpuia.runner import reference_ia
+
+LAYOUT = [
+    {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
+    {"SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM"},
+    {"SemanticName": "TEXCOORD", "Format": "R16G16_FLOAT"},
+]
+STRIDE = 20
+SHADER = """
+struct VSIn { POSITION: vec3<f32>, COLOR: vec4<f32>, TEXCOORD: vec2<f32> }
+struct VSOut { SV_Position: vec4<f32> }
+@vertex fn main(input: VSIn) -> VSOut {
+  var o: VSOut;
+  // Depends on every element; z > w puts every point outside the clip volume.
+  let s = input.POSITION + input.COLOR.xyz + vec3<f32>(input.TEXCOORD, 0.0);
+  o.SV_Position = vec4<f32>(s.xy, 3.0 + abs(s.z), 1.0);
+  return o;
+}
+"""
+
+
+def vertex_data(n: int) -> bytes:
+    rng = np.random.default_rng(1)
+    rec = np.zeros((n, STRIDE), np.uint8)
+    rec[:, 0:12] = rng.standard_normal((n, 3), dtype=np.float32).view(np.uint8).reshape(n, 12)
+    rec[:, 12:16] = rng.integers(0, 256, (n, 4), dtype=np.uint8)
+    rec[:, 16:20] = rng.standard_normal((n, 2)).astype(np.float16).view(np.uint8).reshape(n, 4)
+    return rec.tobytes()
+
+
+def _wait(dev):
+    buf = getattr(_wait, "buf", None) or dev.device.create_buffer(size=4, usage="COPY_SRC")
+    _wait.buf = buf
+    dev.device.queue.read_buffer(buf)
+
+
+def time_path(dev, vb, n, path, draws, repeats):
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(InputLayout(LAYOUT), SHADER))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, [vb], [STRIDE], [0])
+    ctx.set_path(path)
+    ctx.draw_instanced(n, 1, 0, 0)  # warm-up: pipeline build, first-touch
+    ctx.flush()
+    _wait(dev)
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(draws):
+            plan = ctx.draw_instanced(n, 1, 0, 0)
+        ctx.flush()
+        _wait(dev)
+        best = min(best, time.perf_counter() - t0)
+    assert plan.path == path, plan.explain()
+    return best
+
+
+def empty_submit(dev, repeats):
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        dev.device.queue.submit([dev.device.create_command_encoder().finish()])
+        _wait(dev)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def capture_breakdown(dev, n):
+    data = vertex_data(n)
+    t = {}
+    t0 = time.perf_counter()
+    case = load_case({"gpuia_case": 1, "name": "bench", "input_layout": LAYOUT,
+                      "vertex_buffers": [{"slot": 0, "stride": STRIDE,
+                                          "data": {"hex": ""}}],
+                      "primitive_topology": "POINTLIST",
+                      "draw": {"DrawInstanced": {"VertexCountPerInstance": n}}})
+    # Replace the placeholder view with the real bytes (skips a hex round trip of n*20 bytes).
+    from gpuia.desc import VertexBufferView
+
+    case.vertex_buffers[0] = VertexBufferView(data, STRIDE)
+    t["load"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    ref = reference_ia(case, max_invocations=n)
+    t["cpu_reference"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = run_case_gpu(case, dev, "auto", ref)
+    t["gpu_upload_draw_readback"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cmp = compare(ref, res, case.layout)
+    t["compare"] = time.perf_counter() - t0
+    t["total"] = sum(t.values())
+    return t, cmp.summary(), res.path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vertices", type=int, default=10_000_000)
+    ap.add_argument("--capture-vertices", type=int, default=None)
+    ap.add_argument("--draws", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--adapter", default=None)
+    ap.add_argument("--quick", action="store_true", help="200k vertices, for a smoke run")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "gpu_paths.json"))
+    args = ap.parse_args()
+    if args.quick:
+        args.vertices, args.draws, args.repeats = 200_000, 2, 2
+    n = args.vertices
+    dev = get_device(args.adapter)
+    print(f"adapter: {dev.info['summary']}")
+    vb = dev.create_buffer(vertex_data(n))
+    overhead = empty_submit(dev, args.repeats)
+    native = time_path(dev, vb, n, "native", args.draws, args.repeats)
+    pulling = time_path(dev, vb, n, "pulling", args.draws, args.repeats)
+    verts = n * args.draws
+    result = {"adapter": dev.info, "python": platform.python_version(), "vertices": n,
+              "draws_per_submit": args.draws, "empty_submit_s": overhead,
+              "native_s": native, "pulling_s": pulling,
+              "native_gverts_per_s": verts / native / 1e9,
+              "pulling_gverts_per_s": verts / pulling / 1e9,
+              "ratio_pulling_native": pulling / native}
+    print(f"empty submit+wait      : {overhead * 1e3:8.3f} ms")
+    print(f"native  {verts:>11,} verts: {native * 1e3:8.3f} ms ({result['native_gverts_per_s']:.3f} Gverts/s)")
+    print(f"pulling {verts:>11,} verts: {pulling * 1e3:8.3f} ms ({result['pulling_gverts_per_s']:.3f} Gverts/s)")
+    print(f"ratio pulling/native: {result['ratio_pulling_native']:.3f} (target <= 1.15)")
+    cap_n = args.capture_vertices or n
+    t, summary, path = capture_breakdown(dev, cap_n)
+    result["capture"] = {"vertices": cap_n, "path": path, "seconds": t, "comparison": summary}
+    print(f"capture + compare of {cap_n:,} vertices ({path}): {summary}")
+    for k, v in t.items():
+        print(f"  {k:28s} {v:8.3f} s")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
