@@ -60,16 +60,32 @@ class Caps:
     max_texture_dimension_2d: int
     vertex_writable_storage: bool
     indirect_first_instance: bool
+    vertex_formats: frozenset = frozenset()
 
     @classmethod
     def from_wgpu(cls, limits: dict, features: Iterable[str]) -> "Caps":
         features = set(features)
         kw = {k.replace("-", "_"): int(limits[k]) for k in _LIMIT_KEYS}
         kw.update({f.replace("-", "_"): f in features for f in _FEATURES})
-        return cls(**kw)
+        return cls(**kw, vertex_formats=supported_vertex_formats())
 
     def as_dict(self) -> dict:
-        return dict(self.__dict__)
+        d = dict(self.__dict__)
+        d["vertex_formats"] = sorted(self.vertex_formats)
+        return d
+
+
+def supported_vertex_formats() -> frozenset:
+    """WebGPU vertex formats this wgpu-py can hand to wgpu-native. wgpu-py 0.32 lists
+    ``unorm10-10-10-2`` in its enum but has no mapping for it (creating a pipeline with it raises
+    KeyError), so the enum is not trusted: the binding's own mapping table decides."""
+    wgpu = _wgpu()
+    names = set(wgpu.VertexFormat)
+    try:
+        from wgpu.backends.wgpu_native._mappings import enummap
+    except ImportError:  # pragma: no cover - another wgpu-py layout: trust the enum
+        return frozenset(names)
+    return frozenset(n for n in names if f"VertexFormat.{n}" in enummap)
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,9 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
     for e in layout.elements:
         if e.format.webgpu is None:
             out.append(f"{e.label()}: {e.format.name} has no WebGPU vertex format")
+        elif caps.vertex_formats and e.format.webgpu not in caps.vertex_formats:
+            out.append(f"{e.label()}: this wgpu build cannot pass vertex format "
+                       f"{e.format.webgpu} ({e.format.name}) to the driver")
     for s in slots:
         info = layout.slots[s]
         view = views.get(s)
