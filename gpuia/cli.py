@@ -111,13 +111,18 @@ def cmd_check(args) -> int:
     from .gpu.device import select_adapters
     from .runner import reference_ia
 
-    adapters = select_adapters(None if args.adapter in (None, "all") else args.adapter,
-                               args.gpu_backend) if args.adapter else None
-    if adapters is None:
-        from .gpu.device import select_adapter
+    from .gpu.device import select_adapter
 
-        adapters = [select_adapter(None, args.gpu_backend)]
-    devices = [Device(a) for a in adapters]
+    try:
+        if args.adapter:
+            adapters = select_adapters(None if args.adapter == "all" else args.adapter,
+                                       args.gpu_backend)
+        else:
+            adapters = [select_adapter(None, args.gpu_backend)]
+        devices = [Device(a) for a in adapters]
+    except GpuiaError as exc:
+        _error("check", exc)
+        return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
 
     def action(path, case):

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, PrimitiveTopology,
-                    StripCutValue, VertexBufferView)
+from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
+                    VertexBufferView, draw_of)
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
 from ..topology import TopologyInfo, topology_info
@@ -52,6 +52,14 @@ _RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 _MAX_PULLED = 32
 
 
+def _as_list(value, field: str) -> list:
+    try:
+        return list(value)
+    except TypeError:
+        raise InvalidDescError("IASetVertexBuffers", field, value,
+                               "expected a sequence") from None
+
+
 @dataclass(frozen=True)
 class PipelineState:
     """The parts of a D3D12 graphics pipeline state the Input Assembler depends on.
@@ -68,7 +76,16 @@ class PipelineState:
     def __post_init__(self):
         if not isinstance(self.input_layout, InputLayout):
             object.__setattr__(self, "input_layout", InputLayout(self.input_layout))
-        object.__setattr__(self, "strip_cut_value", StripCutValue.of(self.strip_cut_value))
+        try:
+            object.__setattr__(self, "strip_cut_value", StripCutValue.of(self.strip_cut_value))
+        except ValueError as e:
+            raise InvalidDescError("PipelineState", "IBStripCutValue", self.strip_cut_value,
+                                   str(e)) from None
+        if self.vertex_shader is not None and not (isinstance(self.vertex_shader, str)
+                                                   and self.vertex_shader.strip()):
+            raise InvalidDescError("PipelineState", "vertex_shader", self.vertex_shader,
+                                   "expected WGSL source text, or None for the pass-through "
+                                   "shader")
 
     @property
     def signature(self) -> ShaderSignature:
@@ -139,6 +156,8 @@ class Context:
     """
 
     def __init__(self, device: Device, *, target=None):
+        if not isinstance(device, Device):
+            raise InvalidDescError("Context", "device", device, "expected a gpuia Device")
         self.device = device
         self.cache = PipelineCache(device)
         self._pso: PipelineState | None = None
@@ -205,9 +224,18 @@ class Context:
         ``buffers`` None is ignored (D3D12, rulebook 6.4)."""
         if buffers is None:
             return
+        if type(buffers) is not list and type(buffers) is not tuple:
+            buffers = _as_list(buffers, "ppVertexBuffers")
+        if strides is not None and type(strides) is not list and type(strides) is not tuple:
+            strides = _as_list(strides, "pStrides")
+        if offsets is not None and type(offsets) is not list and type(offsets) is not tuple:
+            offsets = _as_list(offsets, "pOffsets")
         n = len(buffers)
         limit = self._slot_limit()
-        if type(start_slot) is not int or start_slot < 0 or start_slot + n > limit:
+        if type(start_slot) is not int:
+            raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
+                                   "must be an integer")
+        if start_slot < 0 or start_slot + n > limit:
             raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
                                    f"slots {start_slot}..{start_slot + n - 1} exceed the {limit} "
                                    f"input slots")
@@ -229,7 +257,8 @@ class Context:
             if strides is not None:
                 off = 0 if offsets is None else offsets[i]
                 key = (id(b), strides[i], off)
-                hit = cache.get(key)
+                # Only plain ints take the cache (8.0 == 8 must not slip past validation).
+                hit = cache.get(key) if type(key[1]) is int and type(off) is int else None
                 if hit is not None and hit.buffer is b:
                     view = hit
                 else:
@@ -349,9 +378,16 @@ class Context:
                                               start_instance_location))
 
     def draw(self, draw) -> Plan:
-        """Plan and encode one draw (a :class:`DrawInstanced` or :class:`DrawIndexedInstanced`)."""
+        """Plan and encode one draw: a :class:`DrawInstanced`, a :class:`DrawIndexedInstanced`
+        or their case-file dict form."""
+        if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
+            draw = draw_of(draw)
         state = self._state if not self._dirty else self._resolve_state()
         capture = state.capture
+        if capture and draw.count > self._capture_limit():
+            raise UnsupportedError(
+                f"a capture draw of {draw.count} vertices per instance exceeds what one capture "
+                f"can hold ({self._capture_limit()} on this adapter)")
         if draw.indexed:
             index = plan_indices(draw, self._index, state.topology, self._pso.strip_cut_value,
                                  capture)
@@ -374,6 +410,11 @@ class Context:
             return plan
         self._encode(state, path, draw, index, self._next_block(state, path, draw, None))
         return plan
+
+    def _capture_limit(self) -> int:
+        """Most vertices one capture draw can record (one record per vertex at the least)."""
+        words = record_words(len(self._pso.input_layout.elements))
+        return self.device.caps.max_storage_buffer_binding_size // (4 * words)
 
     def _resolve_state(self) -> _State:
         pso, topo = self._pso, self._topology
@@ -572,15 +613,20 @@ class Context:
         """Submit every draw encoded since the last flush."""
         if self._pass is None:
             return
-        self._pass.end()
-        if self._ring_used:
-            self.device.device.queue.write_buffer(self._ring_buffer, 0,
-                                                  self._ring[: self._ring_used])
-        self.device.device.queue.submit([self._encoder.finish()])
+        rp, enc, used = self._pass, self._encoder, self._ring_used
         self._pass = self._encoder = None
         self._ring_used = 0
+        try:
+            rp.end()
+            if used:
+                self.device.device.queue.write_buffer(self._ring_buffer, 0, self._ring[:used])
+            commands = enc.finish()
+        except Exception as e:  # wgpu validation at finish(): nothing was submitted
+            raise UnsupportedError(f"wgpu refused the encoded draws: {e}") from None
+        finally:
+            self._encoded_state = None
+        self.device.device.queue.submit([commands])
         self._keepalive.clear()
-        self._encoded_state = None
 
     # -- capture -----------------------------------------------------------------------------
     def begin_capture(self, route: str = "auto") -> None:

@@ -259,12 +259,19 @@ class Device:
         if isinstance(bind, str):
             bind = (bind,)
         if data is not None:
-            n = memoryview(data).nbytes
+            try:
+                n = memoryview(data).nbytes
+            except TypeError:
+                raise InvalidDescError("Buffer", "data", type(data).__name__,
+                                       "expected a bytes-like object (bytes, numpy array, "
+                                       "memoryview)") from None
             if size is not None and size != n:
                 raise InvalidDescError("Buffer", "size", size, f"data has {n} bytes")
             size = n
         if size is None:
             raise InvalidDescError("Buffer", "size", None, "give data or a size")
+        if type(size) is not int:
+            raise InvalidDescError("Buffer", "size", size, "must be an integer")
         return Buffer(self, size, bind, data, label)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import InvalidDescError
 from ..layout import InputLayout
 from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
@@ -47,6 +48,20 @@ class PullingKey:
     target_format: str = TARGET_FORMAT
     capture_group: int = -1
     capture_targets: int = 0
+
+
+def _checked(create, what: str):
+    """Run a wgpu create call; a wgpu error (the vertex shader does not compile, or its
+    interface does not fit the pipeline) becomes an InvalidDescError, as
+    CreateGraphicsPipelineState fails with E_INVALIDARG."""
+    import wgpu
+
+    try:
+        return create()
+    except wgpu.GPUError as e:
+        message = " ".join(str(e).split())
+        raise InvalidDescError("vertex shader", "wgsl", "...",
+                               f"{what}: {message[:600]}") from None
 
 
 def _group_size(key) -> int:
@@ -120,7 +135,8 @@ class PipelineCache:
         mod = self._modules.get(spec)
         if mod is None:
             code = vertex_program(spec)
-            mod = self.device.device.create_shader_module(code=code, label="gpuia vertex program")
+            mod = _checked(lambda: self.device.device.create_shader_module(
+                code=code, label="gpuia vertex program"), "does not compile")
             self._modules[spec] = mod
             self.stats.shader_modules += 1
         return mod
@@ -163,13 +179,13 @@ class PipelineCache:
         primitive = {"topology": key.topology, "cull_mode": "none"}
         if key.strip_index_format:
             primitive["strip_index_format"] = key.strip_index_format
-        pipe = self.device.device.create_render_pipeline(
+        pipe = _checked(lambda: self.device.device.create_render_pipeline(
             layout=layout,
             vertex={"module": mod, "entry_point": "gpuia_vs", "buffers": buffers},
             primitive=primitive,
             fragment={"module": mod, "entry_point": "gpuia_fs",
                       "targets": [{"format": key.target_format}] if key.capture_group < 0 else
                       [{"format": "rgba32uint"}] * _group_size(key)},
-        )
+        ), "cannot be linked into a render pipeline")
         self.stats.pipelines += 1
         return pipe

@@ -34,6 +34,8 @@ CAPTURE_BINDINGS = 3
 """Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
 
 _U32 = 0xFFFFFFFF
+HOST_INDEX_LIMIT = 1 << 27
+"""Indices per instance gpuia reads on the host (to apply D3D's index rules) at the most."""
 
 
 @dataclass(eq=False)
@@ -92,13 +94,25 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
         return non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance)
     host = None if ib is None or ib.buffer is None else _host(ib.buffer)
     if ib is not None and ib.buffer is not None and host is None:
+        if ib.offset % ib.index_size:
+            raise UnsupportedError(
+                f"index view offset {ib.offset} is not a multiple of {ib.index_size} "
+                f"({ib.format}; rulebook 7.4) and the indices are only on the GPU to realign")
         # Only the GPU holds the indices: bind them as they are when D3D and WebGPU agree.
+        end = (draw.start_index_location + draw.index_count_per_instance) * ib.index_size
+        if draw.index_count_per_instance and end > ib.size_in_bytes:
+            raise UnsupportedError(
+                f"the draw reads indices up to byte {end} of a {ib.size_in_bytes}-byte index "
+                f"view; D3D reads 0 past the view, which needs the indices on the host")
         if topo.strip and not _cut_matches(ib.format, cut):
             raise UnsupportedError(
                 f"strip cut {cut} with {ib.format} indices differs from WebGPU's restart and the "
                 f"indices are not on the host to rewrite")
         return IndexPlan("direct", index_format=_wgpu_index_format(ib.format),
                          reasons=["bound as is (indices only on the GPU)"])
+    if draw.index_count_per_instance > HOST_INDEX_LIMIT:
+        raise UnsupportedError(f"{draw.index_count_per_instance} indices per instance: more than "
+                               f"gpuia resolves on the host ({HOST_INDEX_LIMIT})")
     view = None if host is None else IndexBufferView(host, ib.format, ib.offset, ib.size_in_bytes)
     seq = _sequence(draw, topo, view, cut)
     values = seq.vertex_id.astype(np.uint32)
@@ -130,6 +144,13 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
 
 
 def non_indexed_plan(start: int, count: int, with_fetch: bool = False) -> IndexPlan:
+    if with_fetch and count > HOST_INDEX_LIMIT:
+        raise UnsupportedError(f"{count} vertices per instance: more than gpuia captures per "
+                               f"draw ({HOST_INDEX_LIMIT})")
+    return _non_indexed(start, count, with_fetch)
+
+
+def _non_indexed(start: int, count: int, with_fetch: bool) -> IndexPlan:
     """Vertices ``start .. start + count - 1`` (32-bit wrapping); the fetch array is built only
     when asked (capture keys), the span always."""
     if count == 0:

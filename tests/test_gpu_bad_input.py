@@ -1,0 +1,902 @@
+"""Bad input never aborts the process.
+
+In wgpu-py 0.32 a validation error at ``queue.submit`` is a Rust panic: the process dies with exit
+134 and no Python exception (wgpu-notes §8). gpuia must therefore refuse every input WebGPU would
+reject *before* it reaches wgpu, with a :class:`gpuia.GpuiaError`. These tests feed gpuia bad
+input through its public API in subprocesses (an abort would otherwise take pytest down), several
+bad calls per subprocess, each in its own ``try``. Every script then makes a correct capture draw
+on the *same* device (and, where it matters, the same context) and checks it bit for bit against
+the CPU reference: an earlier bad call must not have poisoned anything.
+
+Each script prints one line per bad call, ``BAD <label> | <exception type> | <message>``, one line
+per good draw, ``GOOD <label> | <path> | match``, and ``OK`` last. The tests parse these lines:
+one test per script (no crash, ends with OK) and one per bad call (the exception it raised).
+
+Every script runs under an address-space limit (RLIMIT_AS), so a runaway allocation fails with a
+MemoryError instead of getting the machine's OOM killer involved.
+
+The last part runs ``gpuia run --backend gpu`` and ``gpuia check`` on invalid case files: exit 2,
+exactly one ``error:`` line, no traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CASES = REPO / "examples" / "cases"
+TIMEOUT = 300
+MEMORY_GUARD = 8 << 30  # bytes of address space per script; lavapipe runs fine under it
+
+GPUIA_ERRORS = ("InvalidDescError", "UnsupportedError", "CaseError")
+NO_EXCEPTION = "-"
+
+# --------------------------------------------------------------------------------------------
+# The scripts
+# --------------------------------------------------------------------------------------------
+
+PRELUDE = r'''
+import os, resource, sys
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+resource.setrlimit(resource.RLIMIT_AS, (MEMORY_GUARD, MEMORY_GUARD))
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gpuia import IndexBufferView, InputElementDesc, InputLayout, VertexBufferView
+from gpuia.case import load_case
+from gpuia.compare import compare
+from gpuia.errors import GpuiaError
+from gpuia.gpu import Context, Device, PipelineState, run_case_gpu
+from gpuia.runner import reference_ia
+
+CASES = Path(CASES_DIR)
+dev = Device()
+
+
+def one_line(text):
+    return " ".join(str(text).split())[:600]
+
+
+def bad(label, fn):
+    """Run one bad call; report what it raised."""
+    try:
+        fn()
+    except GpuiaError as e:
+        print(f"BAD {label} | {type(e).__name__} | {one_line(e)}", flush=True)
+    except BaseException as e:  # anything else is reported by its full name
+        print(f"BAD {label} | {type(e).__module__}.{type(e).__qualname__} | {one_line(e)}",
+              flush=True)
+    else:
+        print(f"BAD {label} | - | no exception", flush=True)
+
+
+def good(label, case, ctx=None, path="auto"):
+    """A correct capture draw on the same device, compared with the CPU reference (exactly:
+    no tolerance). An exception is reported on the line, and the script goes on."""
+    try:
+        ref = reference_ia(case)
+        res = run_case_gpu(case, dev, path, ref, context=ctx)
+    except GpuiaError as e:
+        print(f"GOOD {label} | refused | {type(e).__name__}: {one_line(e)}", flush=True)
+        return
+    except Exception as e:
+        print(f"GOOD {label} | exception | {type(e).__module__}.{type(e).__qualname__}: "
+              f"{one_line(e)}", flush=True)
+        return
+    cmp = compare(ref, res)
+    status = "match" if cmp.ok else "DIFFERENT " + cmp.summary()
+    print(f"GOOD {label} | {res.path} | {status}", flush=True)
+
+
+def example(name):
+    return load_case(CASES / f"{name}.json")
+
+
+BASE = {
+    "gpuia_case": 1,
+    "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
+    "vertex_buffers": [{"slot": 0, "stride": 8, "data": {"dtype": "float32",
+                                                        "values": [[0, 0.5], [1, 2], [3, -4]]}}],
+    "primitive_topology": "POINTLIST",
+    "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}},
+}
+
+
+def mkcase(name, **overrides):
+    doc = json.loads(json.dumps(BASE))
+    doc.update(overrides)
+    return load_case(doc, name=name)
+
+
+POS = InputLayout([InputElementDesc("POSITION", 0, "R32G32_FLOAT", 0, 0)])
+VERTS = np.array([[0, 0.5], [1, 2], [3, -4]], np.float32).tobytes()
+vb = dev.create_buffer(VERTS, bind="vertex_buffer")
+ib = dev.create_buffer(np.array([0, 1, 2, 2, 1, 0], np.uint16).tobytes(), bind="index_buffer")
+
+
+def context(layout=POS, topology="POINTLIST", views=None, path="auto", **pso):
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(layout, **pso))
+    ctx.ia_set_primitive_topology(topology)
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(vb, 8)] if views is None else views)
+    ctx.set_path(path)
+    return ctx
+
+
+def submit(ctx, fn, capture=False):
+    """Record draws with ``fn(ctx)`` and submit them (or run them as a capture)."""
+    if capture:
+        ctx.begin_capture()
+    fn(ctx)
+    if capture:
+        ctx.end_capture()
+    else:
+        ctx.flush()
+'''
+
+BINDINGS = r'''
+ctx = context()
+vb_only = vb
+ib_only = ib
+other_dev = Device()
+other_vb = other_dev.create_buffer(VERTS, bind="vertex_buffer")
+other_ib = other_dev.create_buffer(np.zeros(6, np.uint8).tobytes(), bind="index_buffer")
+
+bad("vb without vertex_buffer flag", lambda: ctx.ia_set_vertex_buffers(3, [ib_only], [8], [0]))
+bad("vb view without vertex_buffer flag",
+    lambda: ctx.ia_set_vertex_buffers(0, [VertexBufferView(vb, 8), VertexBufferView(ib_only, 4)]))
+bad("ib without index_buffer flag", lambda: ctx.ia_set_index_buffer(IndexBufferView(vb_only)))
+bad("vb from another device", lambda: ctx.ia_set_vertex_buffers(0, [other_vb], [8]))
+bad("vb view from another device",
+    lambda: ctx.ia_set_vertex_buffers(0, [VertexBufferView(other_vb, 8)]))
+bad("ib from another device", lambda: ctx.ia_set_index_buffer(IndexBufferView(other_ib)))
+bad("vb plain bytes", lambda: ctx.ia_set_vertex_buffers(0, [VERTS], [8]))
+bad("vb view over plain bytes", lambda: ctx.ia_set_vertex_buffers(0, [VertexBufferView(VERTS, 8)]))
+bad("vb numpy array", lambda: ctx.ia_set_vertex_buffers(0, [np.zeros(6, np.float32)], [8]))
+bad("ib view over plain bytes", lambda: ctx.ia_set_index_buffer(IndexBufferView(b"\0" * 6)))
+bad("ib not a view", lambda: ctx.ia_set_index_buffer(ib))
+bad("start slot + count past 32", lambda: ctx.ia_set_vertex_buffers(31, [vb, vb], [8, 8]))
+bad("start slot 32", lambda: ctx.ia_set_vertex_buffers(32, [vb], [8]))
+bad("negative start slot", lambda: ctx.ia_set_vertex_buffers(-1, [vb], [8]))
+bad("start slot not an int", lambda: ctx.ia_set_vertex_buffers("0", [vb], [8]))
+bad("strides shorter than buffers", lambda: ctx.ia_set_vertex_buffers(0, [vb, vb], [8]))
+bad("no strides", lambda: ctx.ia_set_vertex_buffers(0, [vb]))
+bad("offsets shorter than buffers", lambda: ctx.ia_set_vertex_buffers(0, [vb, vb], [8, 8], [0]))
+bad("mix of views and buffers",
+    lambda: ctx.ia_set_vertex_buffers(0, [vb, VertexBufferView(vb, 8)], [8, 8], [0, 0]))
+bad("views with strides", lambda: ctx.ia_set_vertex_buffers(0, [VertexBufferView(vb, 8)], [8]))
+bad("view offset past the buffer", lambda: VertexBufferView(vb, 8, 28))
+bad("view size past the buffer", lambda: VertexBufferView(vb, 8, 0, 32))
+bad("view offset+size past the buffer", lambda: VertexBufferView(vb, 8, 16, 16))
+bad("d3d11 offset past the buffer", lambda: ctx.ia_set_vertex_buffers(0, [vb], [8], [28]))
+bad("negative stride", lambda: ctx.ia_set_vertex_buffers(0, [vb], [-8]))
+bad("negative stride view", lambda: VertexBufferView(vb, -8))
+bad("negative offset", lambda: ctx.ia_set_vertex_buffers(0, [vb], [8], [-4]))
+bad("float stride", lambda: ctx.ia_set_vertex_buffers(0, [vb], [8.5]))
+bad("buffers not a sequence", lambda: ctx.ia_set_vertex_buffers(0, 5))
+bad("buffers as a generator", lambda: ctx.ia_set_vertex_buffers(0, (b for b in [vb]), [8]))
+bad("strides not a sequence", lambda: ctx.ia_set_vertex_buffers(0, [vb], 8))
+bad("view list holding a str", lambda: ctx.ia_set_vertex_buffers(0, ["a"]))
+bad("float stride after the same int stride",
+    lambda: (ctx.ia_set_vertex_buffers(0, [vb], [8]), ctx.ia_set_vertex_buffers(0, [vb], [8.0])))
+bad("draw given an object", lambda: ctx.draw(object()))
+bad("draw given the case-file dict",
+    lambda: ctx.draw({"DrawInstanced": {"VertexCountPerInstance": 3}}))
+bad("ib view offset past the buffer", lambda: IndexBufferView(ib, "R16_UINT", 14))
+bad("ib view format R8_UINT", lambda: IndexBufferView(ib, "R8_UINT"))
+
+# A failing IASetVertexBuffers changes no slot: slot 0 is still bound afterwards, so a forced
+# native draw (which needs every slot bound) still plans.
+ctx.ia_set_vertex_buffers(0, [VertexBufferView(vb, 8)])
+bad("failing rebind of slots 0-1",
+    lambda: ctx.ia_set_vertex_buffers(0, [None, VertexBufferView(ib_only, 4)]))
+ctx.set_path("native")
+bad("native draw after the failing rebind", lambda: ctx.draw_instanced(3))
+ctx.flush()
+
+# Temporary buffers dropped (and collected) between their draws and the submit: gpuia must keep
+# what it encoded alive (a freed buffer in a submitted pass would be fatal).
+import gc
+
+
+def dropped_buffers():
+    tmp_ctx = context()
+    for path in ("auto", "pulling"):
+        tmp_ctx.set_path(path)
+        for i in range(20):
+            tmp = dev.create_buffer(VERTS, bind="vertex_buffer")
+            tmp_ctx.ia_set_vertex_buffers(0, [VertexBufferView(tmp, 8)])
+            tmp_ctx.draw_instanced(3)
+            tmp_ctx.ia_set_vertex_buffers(0, [tmp], [8], [0])
+            tmp_ctx.draw_instanced(3)
+            del tmp
+            gc.collect()
+    tmp_ctx.ia_set_vertex_buffers(0, [None])
+    gc.collect()
+    tmp_ctx.flush()
+
+
+bad("buffers dropped before the flush", dropped_buffers)
+
+# The same buffer in slots 0 and 31 (one gpuia Buffer: upload_case shares it).
+two = mkcase("slots_0_and_31",
+             input_layout=[{"SemanticName": "POSITION", "Format": "R32G32_FLOAT", "InputSlot": 0},
+                           {"SemanticName": "TEXCOORD", "Format": "R32_FLOAT", "InputSlot": 31,
+                            "AlignedByteOffset": 4}],
+             vertex_buffers=[BASE["vertex_buffers"][0],
+                             {"slot": 31, "stride": 8, "data": {"hex": "00"}}])
+two.vertex_buffers[31] = VertexBufferView(two.vertex_buffers[0].buffer, 8)
+bind_ctx = Context(dev)
+bind_ctx.set_pipeline_state(PipelineState(two.layout))
+bind_ctx.ia_set_primitive_topology("POINTLIST")
+bind_ctx.ia_set_vertex_buffers(0, [vb], [8], [0])
+bind_ctx.ia_set_vertex_buffers(31, [vb], [8], [0])
+bind_ctx.set_path("native")
+bad("vb in slot 0 and 31 (native)", lambda: bind_ctx.draw_instanced(3))
+bind_ctx.flush()
+good("slots 0 and 31, native", two, path="native")
+good("slots 0 and 31, pulling", two, path="pulling")
+
+# Rebinding after the exceptions, on the very context that raised them.
+ctx.set_path("auto")
+good("same context after the exceptions", example("triangle_two_slots"), ctx=ctx)
+good("fresh context", example("triangle_two_slots"))
+print("OK")
+'''
+
+STATE = r'''
+fresh = Context(dev)
+bad("draw before set_pipeline_state", lambda: fresh.draw_instanced(3))
+bad("indexed draw before set_pipeline_state", lambda: fresh.draw_indexed_instanced(3))
+bad("set_pipeline_state with a layout", lambda: fresh.set_pipeline_state(POS))
+fresh.set_pipeline_state(PipelineState(POS))
+fresh.ia_set_vertex_buffers(0, [VertexBufferView(vb, 8)])
+bad("draw before ia_set_primitive_topology", lambda: fresh.draw_instanced(3))
+bad("topology UNDEFINED", lambda: fresh.ia_set_primitive_topology("UNDEFINED"))
+bad("topology 0", lambda: fresh.ia_set_primitive_topology(0))
+bad("topology 33 (1-control-point patch list)", lambda: fresh.ia_set_primitive_topology(33))
+bad("topology 64 (32-control-point patch list)", lambda: fresh.ia_set_primitive_topology(64))
+bad("topology patch list by name",
+    lambda: fresh.ia_set_primitive_topology("D3D_PRIMITIVE_TOPOLOGY_3_CONTROL_POINT_PATCHLIST"))
+bad("topology None", lambda: fresh.ia_set_primitive_topology(None))
+bad("draw after refused topologies", lambda: fresh.draw_instanced(3))
+bad("end_capture without begin_capture", lambda: fresh.end_capture())
+bad("set_path bogus", lambda: fresh.set_path("fast"))
+ready = context()
+bad("negative vertex count", lambda: ready.draw_instanced(-1))
+bad("negative instance count", lambda: ready.draw_instanced(3, -1))
+bad("vertex count 2**32", lambda: ready.draw_instanced(2**32))
+bad("start vertex 2**32", lambda: ready.draw_instanced(3, 1, 2**32))
+bad("float vertex count", lambda: ready.draw_instanced(3.0))
+bad("bool vertex count", lambda: ready.draw_instanced(True))
+bad("base vertex 2**31", lambda: ready.draw_indexed_instanced(3, 1, 0, 2**31))
+bad("base vertex -2**31-1", lambda: ready.draw_indexed_instanced(3, 1, 0, -2**31 - 1))
+print(f"RECORDED draws with bad arguments | {ready.draw_count}", flush=True)
+ready.flush()
+bad("strip cut value bogus", lambda: PipelineState(POS, None, None, "0x1234"))
+bad("strip cut value 7", lambda: PipelineState(POS, None, None, 7))
+
+
+def junk_context_draw():
+    ctx = Context(b"junk")
+    ctx.set_pipeline_state(PipelineState(POS))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.draw_instanced(3)
+    ctx.flush()
+
+
+bad("Context on something that is not a Device", junk_context_draw)
+bad("buffer with unknown bind flag", lambda: dev.create_buffer(VERTS, bind="vertex"))
+bad("buffer with negative size", lambda: dev.create_buffer(size=-4))
+bad("buffer size does not match data", lambda: dev.create_buffer(VERTS, size=64))
+bad("buffer without data or size", lambda: dev.create_buffer())
+bad("buffer past max-buffer-size", lambda: dev.create_buffer(size=2**40))
+bad("buffer from a list", lambda: dev.create_buffer([1, 2, 3]))
+bad("buffer from a str", lambda: dev.create_buffer("abc"))
+
+# Forcing the native path where it cannot be exact: UnsupportedError naming the reason, and
+# nothing recorded, so nothing is submitted.
+buf64 = dev.create_buffer(np.arange(16, dtype=np.float32).tobytes(), bind="vertex_buffer")
+
+
+def forced_native(label, elements, views, draw, topology="POINTLIST"):
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(InputLayout(elements)))
+    ctx.ia_set_primitive_topology(topology)
+    ctx.ia_set_vertex_buffers(0, views)
+    ctx.set_path("native")
+    bad(label, lambda: draw(ctx))
+    print(f"RECORDED {label} | {ctx.draw_count}", flush=True)
+    ctx.flush()
+
+
+E = InputElementDesc
+forced_native("native R11G11B10_FLOAT", [E("COLOR", 0, "R11G11B10_FLOAT", 0, 0)],
+              [VertexBufferView(buf64, 4)], lambda c: c.draw_instanced(3))
+forced_native("native stride 7", [E("COLOR", 0, "R8G8B8A8_UNORM", 0, 0)],
+              [VertexBufferView(buf64, 7)], lambda c: c.draw_instanced(3))
+forced_native("native step rate 2",
+              [E("POSITION", 0, "R32_FLOAT", 0, 0),
+               E("OFFSET", 0, "R32_FLOAT", 1, 0, "PER_INSTANCE_DATA", 2)],
+              [VertexBufferView(buf64, 4), VertexBufferView(buf64, 4)],
+              lambda c: c.draw_instanced(3, 4))
+forced_native("native out-of-bounds vertices", [E("COLOR", 0, "R8G8B8A8_UNORM", 0, 0)],
+              [VertexBufferView(buf64, 4)], lambda c: c.draw_instanced(100))
+forced_native("native out-of-bounds instances",
+              [E("POSITION", 0, "R32_FLOAT", 0, 0),
+               E("OFFSET", 0, "R32_FLOAT", 1, 0, "PER_INSTANCE_DATA", 1)],
+              [VertexBufferView(buf64, 4), VertexBufferView(buf64, 4)],
+              lambda c: c.draw_instanced(3, 100))
+forced_native("native unbound slot",
+              [E("POSITION", 0, "R32_FLOAT", 0, 0),
+               E("OFFSET", 0, "R32_FLOAT", 1, 0, "PER_INSTANCE_DATA", 1)],
+              [VertexBufferView(buf64, 4), None], lambda c: c.draw_instanced(3))
+forced_native("native view offset 2", [E("COLOR", 0, "R8G8B8A8_UNORM", 0, 0)],
+              [VertexBufferView(buf64, 4, 2)], lambda c: c.draw_instanced(3))
+forced_native("native stride 4096", [E("COLOR", 0, "R8G8B8A8_UNORM", 0, 0)],
+              [VertexBufferView(buf64, 4096)], lambda c: c.draw_instanced(1))
+forced_native("native stride below the extent", [E("P", 0, "R32G32B32A32_FLOAT", 0, 0)],
+              [VertexBufferView(buf64, 8)], lambda c: c.draw_instanced(2))
+forced_native("adjacency without capture", [E("COLOR", 0, "R8G8B8A8_UNORM", 0, 0)],
+              [VertexBufferView(buf64, 4)], lambda c: c.draw_instanced(6),
+              topology="TRIANGLELIST_ADJ")
+
+good("after the state errors", example("instance_step_rates"))
+good("same context after the state errors", example("triangle_two_slots"), ctx=fresh)
+print("OK")
+'''
+
+SHADERS = r'''
+VS = """
+struct VSIn { POSITION: vec2<f32>, %(extra_in)s }
+struct VSOut { SV_Position: vec4<f32>, }
+@vertex fn main(input: VSIn) -> VSOut {
+  var o: VSOut;
+  o.SV_Position = vec4<f32>(input.POSITION, 0.0, 1.0);
+  %(body)s
+  return o;
+}
+"""
+
+
+def vs(extra_in="", body=""):
+    return VS % {"extra_in": extra_in, "body": body}
+
+
+def pso(src, entry=None):
+    Context(dev).set_pipeline_state(PipelineState(POS, src, entry))
+
+
+SIGNATURE = {
+    "shader reads a semantic the layout lacks": vs("NORMAL: vec3<f32>,"),
+    "no @vertex function": vs().replace("@vertex", ""),
+    "two @vertex functions": vs() + vs().replace("fn main", "fn main2"),
+    "non-struct input": """
+struct VSOut { SV_Position: vec4<f32>, }
+@vertex fn main(@location(0) p: vec2<f32>) -> VSOut { var o: VSOut; return o; }
+""",
+    "non-struct output": """
+struct VSIn { POSITION: vec2<f32>, }
+@vertex fn main(input: VSIn) -> @builtin(position) vec4<f32> { return vec4<f32>(input.POSITION, 0.0, 1.0); }
+""",
+    "SV_Position vec3": vs().replace("SV_Position: vec4<f32>", "SV_Position: vec3<f32>"),
+    "SV_Position vec4<u32>": vs().replace("SV_Position: vec4<f32>", "SV_Position: vec4<u32>"),
+    "matrix member": vs().replace("POSITION: vec2<f32>", "POSITION: mat2x2<f32>"),
+    "SV_VertexID f32": vs("SV_VertexID: f32,"),
+    "duplicate semantic": vs("POSITION0: vec2<f32>,"),
+    "undeclared input struct": vs().replace("struct VSIn", "struct Other"),
+}
+for label, src in SIGNATURE.items():
+    bad(f"signature: {label}", lambda: pso(src))
+bad("signature: entry point not in the module", lambda: pso(vs(), "nope"))
+bad("signature: WGSL given as bytes", lambda: pso(b"@vertex fn main() {}"))
+
+# WGSL that parses as a gpuia signature but does not compile: whatever comes out must be a
+# Python exception (not an abort), on every path, with and without capture.
+COMPILE = {
+    "type error": vs(body="let x: u32 = 1.5;"),
+    "syntax error": vs(body="o = ;"),
+    "unknown identifier": vs(body="o.SV_Position = undefined_fn();"),
+}
+for label, src in COMPILE.items():
+    for path in ("native", "pulling"):
+        for capture in (False, True):
+            def draw(src=src, path=path, capture=capture):
+                ctx = Context(dev)
+                ctx.set_pipeline_state(PipelineState(POS, src))
+                ctx.ia_set_primitive_topology("POINTLIST")
+                ctx.ia_set_vertex_buffers(0, [vb], [8])
+                ctx.set_path(path)
+                submit(ctx, lambda c: c.draw_instanced(3), capture)
+            bad(f"compile: {label}, {path}, capture={capture}", draw)
+
+good("after the shader errors, pass-through", example("triangle_two_slots"))
+custom = mkcase("custom_shader", vertex_shader={"wgsl": vs(body="o.SV_Position.z = 0.5;")})
+good("after the shader errors, custom shader native", custom, path="native")
+good("after the shader errors, custom shader pulling", custom, path="pulling")
+print("OK")
+'''
+
+INDICES = r'''
+# NULL index buffer: every index reads 0 (valid D3D12), through the context and a case file.
+null_case = mkcase("null_index_buffer", index_buffer={"format": "R16_UINT", "data": None},
+                   draw={"DrawIndexedInstanced": {"IndexCountPerInstance": 4, "InstanceCount": 2}})
+good("NULL index buffer view, native", null_case, path="native")
+good("NULL index buffer view, pulling", null_case, path="pulling")
+for path in ("auto", "native", "pulling"):
+    ctx = context(path=path)
+    bad(f"draw_indexed with no index buffer bound, {path}",
+        lambda: submit(ctx, lambda c: c.draw_indexed_instanced(3)))
+
+# An index view offset that is not a multiple of the index size, indices on the host: gpuia
+# uploads them itself; the result must match the reference (or be refused by gpuia).
+odd = mkcase("odd_index_offset",
+             index_buffer={"format": "R16_UINT", "offset": 1, "data": {"hex": "00 0100 0200 0000"}},
+             draw={"DrawIndexedInstanced": {"IndexCountPerInstance": 3}})
+for path in ("auto", "pulling"):
+    good(f"index offset 1 (host copy), {path}", odd, path=path)
+for path in ("auto", "native", "pulling"):
+    for capture in (False, True):
+        ctx = context(path=path)
+        ctx.ia_set_index_buffer(IndexBufferView(ib, "R16_UINT", 1))
+        bad(f"index offset 1 (host copy), {path}, capture={capture}",
+            lambda: submit(ctx, lambda c: c.draw_indexed_instanced(3), capture))
+
+# Index buffers only the GPU holds (created without data): gpuia binds them as they are.
+gpu_ib = dev.create_buffer(size=6, bind="index_buffer")
+for path in ("auto", "pulling"):
+    ctx = context(path=path)
+    ctx.ia_set_index_buffer(IndexBufferView(gpu_ib, "R16_UINT", 1))
+    bad(f"GPU-only indices, offset 1, {path}",
+        lambda: submit(ctx, lambda c: c.draw_indexed_instanced(2)))
+    ctx = context(path=path)
+    ctx.ia_set_index_buffer(IndexBufferView(gpu_ib, "R32_UINT", 2))
+    bad(f"GPU-only indices, R32 offset 2, {path}",
+        lambda: submit(ctx, lambda c: c.draw_indexed_instanced(1)))
+    ctx = context(path=path)
+    ctx.ia_set_index_buffer(IndexBufferView(gpu_ib, "R16_UINT"))
+    bad(f"GPU-only indices, draw past the view, {path}",
+        lambda: submit(ctx, lambda c: c.draw_indexed_instanced(10)))
+    good(f"same context after GPU-only indices [{path}]", example("indexed_strip_cut"), ctx=ctx)
+    good(f"fresh context after GPU-only indices [{path}]", example("indexed_strip_cut"))
+ctx = context(topology="TRIANGLESTRIP")
+ctx.ia_set_index_buffer(IndexBufferView(gpu_ib, "R16_UINT"))
+bad("GPU-only indices, strip with cut DISABLED",
+    lambda: submit(ctx, lambda c: c.draw_indexed_instanced(3)))
+ctx = context()
+ctx.ia_set_index_buffer(IndexBufferView(gpu_ib, "R16_UINT"))
+bad("GPU-only indices in a capture",
+    lambda: submit(ctx, lambda c: c.draw_indexed_instanced(3), capture=True))
+ctx = context(path="native")
+ctx.ia_set_index_buffer(IndexBufferView(gpu_ib, "R16_UINT"))
+bad("GPU-only indices, native", lambda: submit(ctx, lambda c: c.draw_indexed_instanced(3)))
+
+# Strips whose cut value WebGPU cannot express, drawn without capture.
+cut_ib = dev.create_buffer(np.array([0, 1, 2, 0xFFFF, 1, 2], np.uint16).tobytes(),
+                           bind="index_buffer")
+ctx = context(topology="TRIANGLESTRIP", strip_cut_value="0xFFFFFFFF")
+ctx.ia_set_index_buffer(IndexBufferView(cut_ib, "R16_UINT"))
+bad("strip: 16-bit indices with cut 0xFFFFFFFF",
+    lambda: submit(ctx, lambda c: c.draw_indexed_instanced(6)))
+ctx = context(topology="LINESTRIP")
+ctx.ia_set_index_buffer(IndexBufferView(cut_ib, "R16_UINT"))
+bad("strip: cut DISABLED with 0xFFFF in the indices",
+    lambda: submit(ctx, lambda c: c.draw_indexed_instanced(6)))
+
+good("after the index errors", example("indexed_strip_cut"))
+print("OK")
+'''
+
+HUGE = r'''
+def capture(n_vertices, n_instances, indexed=False):
+    ctx = context()
+    if indexed:
+        ctx.ia_set_index_buffer(None)
+    ctx.begin_capture()
+    if indexed:
+        ctx.draw_indexed_instanced(n_vertices, n_instances)
+    else:
+        ctx.draw_instanced(n_vertices, n_instances)
+    ctx.end_capture()
+
+
+bad("capture InstanceCount 2**31", lambda: capture(3, 2**31))
+bad("capture InstanceCount 2**32-1", lambda: capture(3, 2**32 - 1))
+bad("capture 2**20 x 2**20", lambda: capture(2**20, 2**20))
+bad("capture VertexCountPerInstance 2**31", lambda: capture(2**31, 1))
+bad("capture VertexCountPerInstance 2**32-1", lambda: capture(2**32 - 1, 1))
+bad("capture IndexCountPerInstance 2**31 (NULL index buffer)", lambda: capture(2**31, 1, True))
+huge_case = mkcase("huge", draw={"DrawInstanced": {"VertexCountPerInstance": 2**31}})
+bad("run_case_gpu on a 2**31-vertex case", lambda: run_case_gpu(huge_case, dev))
+good("after the huge draws", example("triangle_two_slots"))
+print("OK")
+'''
+
+BATCHES = {"bindings": BINDINGS, "state": STATE, "shaders": SHADERS, "indices": INDICES,
+           "huge": HUGE}
+
+
+def _script(body: str) -> str:
+    prelude = (PRELUDE.replace("MEMORY_GUARD", str(MEMORY_GUARD))
+               .replace("CASES_DIR", repr(str(CASES))))
+    return prelude + textwrap.dedent(body)
+
+
+@functools.lru_cache(maxsize=None)
+def run_batch(name: str):
+    """Run one script once per session: (process, {label: (type, message)}, {label: (path,
+    status)}, {label: draws recorded})."""
+    proc = subprocess.run([sys.executable, "-c", _script(BATCHES[name])], capture_output=True,
+                          text=True, timeout=TIMEOUT, cwd=REPO)
+    bad, good, recorded = {}, {}, {}
+    for line in proc.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        parts = [p.strip() for p in rest.split(" | ", 2)]
+        if kind == "BAD" and len(parts) == 3:
+            bad[parts[0]] = (parts[1], parts[2])
+        elif kind == "GOOD" and len(parts) == 3:
+            good[parts[0]] = (parts[1], parts[2])
+        elif kind == "RECORDED" and len(parts) == 2:
+            recorded[parts[0]] = int(parts[1])
+    return proc, bad, good, recorded
+
+
+def _describe(proc) -> str:
+    rc = proc.returncode
+    what = f"rc={rc}"
+    if rc < 0:
+        what += f" (killed by {signal.Signals(-rc).name})"
+    elif rc == 134:
+        what += " (abort: a wgpu validation error reached queue.submit)"
+    return f"{what}\n--- stdout (tail)\n{proc.stdout[-3000:]}\n--- stderr (tail)\n{proc.stderr[-3000:]}"
+
+
+# --------------------------------------------------------------------------------------------
+# Expectations: (batch, label, allowed exception types, substrings of the message)
+# --------------------------------------------------------------------------------------------
+
+INV, UNS = ("InvalidDescError",), ("UnsupportedError",)
+GPUIA_OR_NONE = GPUIA_ERRORS + (NO_EXCEPTION,)
+
+
+
+def x(batch, label, allowed, *subs, mark=None):
+    return pytest.param(batch, label, allowed, subs, id=f"{batch}: {label}",
+                        marks=() if mark is None else mark)
+
+
+BAD_CASES = [
+    # -- bindings
+    x("bindings", "vb without vertex_buffer flag", INV, "slot 3", "vertex_buffer"),
+    x("bindings", "vb view without vertex_buffer flag", INV, "slot 1", "vertex_buffer"),
+    x("bindings", "ib without index_buffer flag", INV, "IASetIndexBuffer", "index_buffer"),
+    x("bindings", "vb from another device", INV, "slot 0", "device"),
+    x("bindings", "vb view from another device", INV, "slot 0", "device"),
+    x("bindings", "ib from another device", INV, "IASetIndexBuffer", "device"),
+    x("bindings", "vb plain bytes", INV, "slot 0", "gpuia Buffer"),
+    x("bindings", "vb view over plain bytes", INV, "slot 0", "gpuia Buffer"),
+    x("bindings", "vb numpy array", INV, "slot 0", "gpuia Buffer"),
+    x("bindings", "ib view over plain bytes", INV, "IASetIndexBuffer", "gpuia Buffer"),
+    x("bindings", "ib not a view", INV, "IndexBufferView"),
+    x("bindings", "start slot + count past 32", INV, "StartSlot", "32"),
+    x("bindings", "start slot 32", INV, "StartSlot", "32"),
+    x("bindings", "negative start slot", INV, "StartSlot"),
+    x("bindings", "start slot not an int", INV, "StartSlot"),
+    x("bindings", "strides shorter than buffers", INV, "pStrides"),
+    x("bindings", "no strides", INV, "pStrides"),
+    x("bindings", "offsets shorter than buffers", INV, "pOffsets"),
+    x("bindings", "mix of views and buffers", INV, "ppVertexBuffers[1]"),
+    x("bindings", "views with strides", INV, "pStrides"),
+    x("bindings", "view offset past the buffer", INV, "offset", "past the end"),
+    x("bindings", "view size past the buffer", INV, "SizeInBytes", "past the end"),
+    x("bindings", "view offset+size past the buffer", INV, "SizeInBytes", "past the end"),
+    x("bindings", "d3d11 offset past the buffer", INV, "slot 0", "past the end"),
+    x("bindings", "negative stride", INV, "slot 0", "StrideInBytes"),
+    x("bindings", "negative stride view", INV, "StrideInBytes"),
+    x("bindings", "negative offset", INV, "slot 0", "offset"),
+    x("bindings", "float stride", INV, "StrideInBytes", "integer"),
+    x("bindings", "buffers not a sequence", INV),
+    x("bindings", "buffers as a generator", GPUIA_OR_NONE),
+    x("bindings", "strides not a sequence", INV),
+    x("bindings", "view list holding a str", INV, "VertexBufferView"),
+    x("bindings", "float stride after the same int stride", INV, "StrideInBytes"),
+    x("bindings", "draw given an object", INV),
+    x("bindings", "draw given the case-file dict", GPUIA_OR_NONE),
+    x("bindings", "buffers dropped before the flush", (NO_EXCEPTION,)),
+    x("bindings", "ib view offset past the buffer", INV, "offset", "past the end"),
+    x("bindings", "ib view format R8_UINT", INV, "R8_UINT"),
+    x("bindings", "failing rebind of slots 0-1", INV, "slot 1", "vertex_buffer"),
+    x("bindings", "native draw after the failing rebind", (NO_EXCEPTION,)),
+    x("bindings", "vb in slot 0 and 31 (native)", (NO_EXCEPTION,)),
+    # -- state
+    x("state", "draw before set_pipeline_state", INV, "pipeline state"),
+    x("state", "indexed draw before set_pipeline_state", INV, "pipeline state"),
+    x("state", "set_pipeline_state with a layout", INV, "PipelineState"),
+    x("state", "draw before ia_set_primitive_topology", INV, "IASetPrimitiveTopology"),
+    x("state", "topology UNDEFINED", INV, "UNDEFINED"),
+    x("state", "topology 0", INV, "UNDEFINED"),
+    x("state", "topology 33 (1-control-point patch list)", INV, "33"),
+    x("state", "topology 64 (32-control-point patch list)", INV, "64"),
+    x("state", "topology patch list by name", INV, "PATCHLIST"),
+    x("state", "topology None", INV, "PrimitiveTopology"),
+    x("state", "draw after refused topologies", INV, "IASetPrimitiveTopology"),
+    x("state", "end_capture without begin_capture", INV, "begin_capture"),
+    x("state", "set_path bogus", INV, "fast"),
+    x("state", "negative vertex count", INV, "VertexCountPerInstance"),
+    x("state", "negative instance count", INV, "InstanceCount"),
+    x("state", "vertex count 2**32", INV, "VertexCountPerInstance"),
+    x("state", "start vertex 2**32", INV, "StartVertexLocation"),
+    x("state", "float vertex count", INV, "VertexCountPerInstance"),
+    x("state", "bool vertex count", INV, "VertexCountPerInstance"),
+    x("state", "base vertex 2**31", INV, "BaseVertexLocation"),
+    x("state", "base vertex -2**31-1", INV, "BaseVertexLocation"),
+    x("state", "strip cut value bogus", INV, "0x1234"),
+    x("state", "strip cut value 7", INV, "7"),
+    x("state", "Context on something that is not a Device", GPUIA_ERRORS),
+    x("state", "buffer with unknown bind flag", INV, "vertex"),
+    x("state", "buffer with negative size", INV, "size"),
+    x("state", "buffer size does not match data", INV, "size"),
+    x("state", "buffer without data or size", INV, "size"),
+    x("state", "buffer past max-buffer-size", UNS, "max-buffer-size"),
+    x("state", "buffer from a list", INV),
+    x("state", "buffer from a str", INV),
+    x("state", "native R11G11B10_FLOAT", UNS, "R11G11B10_FLOAT", "no WebGPU vertex format"),
+    x("state", "native stride 7", UNS, "stride 7", "multiple of 4"),
+    x("state", "native step rate 2", UNS, "slot 1", "step"),
+    x("state", "native out-of-bounds vertices", UNS, "slot 0", "past the view"),
+    x("state", "native out-of-bounds instances", UNS, "slot 1", "past the view"),
+    x("state", "native unbound slot", UNS, "slot 1", "unbound"),
+    x("state", "native view offset 2", UNS, "offset 2"),
+    x("state", "native stride 4096", UNS, "4096", "max-vertex-buffer-array-stride"),
+    x("state", "native stride below the extent", UNS, "stride 8", "extent"),
+    x("state", "adjacency without capture", UNS, "adjacency"),
+    # -- shaders
+    x("shaders", "signature: shader reads a semantic the layout lacks", INV, "NORMAL0", "3.8"),
+    x("shaders", "signature: no @vertex function", INV, "@vertex"),
+    x("shaders", "signature: two @vertex functions", INV, "found 2"),
+    x("shaders", "signature: non-struct input", INV),
+    x("shaders", "signature: non-struct output", INV, "struct"),
+    x("shaders", "signature: SV_Position vec3", INV, "SV_Position"),
+    x("shaders", "signature: SV_Position vec4<u32>", INV, "SV_Position"),
+    x("shaders", "signature: matrix member", INV, "mat2x2"),
+    x("shaders", "signature: SV_VertexID f32", INV, "SV_VERTEXID"),
+    x("shaders", "signature: duplicate semantic", INV, "POSITION0"),
+    x("shaders", "signature: undeclared input struct", INV, "VSIn"),
+    x("shaders", "signature: entry point not in the module", INV, "nope"),
+    x("shaders", "signature: WGSL given as bytes", INV, "WGSL"),
+    *[x("shaders", f"compile: {what}, {path}, capture={cap}", GPUIA_ERRORS)
+      for what in ("type error", "syntax error", "unknown identifier")
+      for path in ("native", "pulling") for cap in (False, True)],
+    # -- indices
+    *[x("indices", f"draw_indexed with no index buffer bound, {p}", (NO_EXCEPTION,))
+      for p in ("auto", "native", "pulling")],
+    *[x("indices", f"index offset 1 (host copy), {p}, capture={cap}", GPUIA_OR_NONE)
+      for p in ("auto", "native", "pulling") for cap in (False, True)],
+    *[x("indices", f"GPU-only indices, {what}, {p}", GPUIA_OR_NONE)
+      for what in ("offset 1", "R32 offset 2", "draw past the view") for p in ("auto", "pulling")],
+    x("indices", "GPU-only indices, strip with cut DISABLED", UNS, "strip cut"),
+    x("indices", "GPU-only indices in a capture", UNS, "capture"),
+    x("indices", "GPU-only indices, native", UNS, "fetch indices unknown"),
+    x("indices", "strip: 16-bit indices with cut 0xFFFFFFFF", UNS, "strip"),
+    x("indices", "strip: cut DISABLED with 0xFFFF in the indices", UNS, "strip"),
+    # -- huge
+    x("huge", "capture InstanceCount 2**31", GPUIA_ERRORS, "capture"),
+    x("huge", "capture InstanceCount 2**32-1", GPUIA_ERRORS, "capture"),
+    x("huge", "capture 2**20 x 2**20", GPUIA_ERRORS, "capture"),
+    x("huge", "capture VertexCountPerInstance 2**31", GPUIA_ERRORS),
+    x("huge", "capture VertexCountPerInstance 2**32-1", GPUIA_ERRORS),
+    x("huge", "capture IndexCountPerInstance 2**31 (NULL index buffer)", GPUIA_ERRORS),
+    x("huge", "run_case_gpu on a 2**31-vertex case", ("CaseError",), "2147483648"),
+]
+
+# Compile errors must at least be Python exceptions on the process's own terms (no abort):
+# whatever type they have, the line is there and the batch survived.
+PYTHON_EXCEPTION_CASES = [
+    pytest.param("shaders", f"compile: {what}, {path}, capture={cap}",
+                 id=f"shaders: compile: {what}, {path}, capture={cap}")
+    for what in ("type error", "syntax error", "unknown identifier")
+    for path in ("native", "pulling") for cap in (False, True)
+] + [
+    pytest.param("indices", f"GPU-only indices, {what}, {p}", id=f"indices: GPU-only {what}, {p}")
+    for what in ("offset 1", "R32 offset 2", "draw past the view") for p in ("auto", "pulling")
+] + [
+    pytest.param("huge", label, id=f"huge: {label}")
+    for label in ("capture VertexCountPerInstance 2**31", "capture VertexCountPerInstance 2**32-1",
+                  "capture IndexCountPerInstance 2**31 (NULL index buffer)")
+]
+
+GOOD_CASES = {
+    "bindings": ["slots 0 and 31, native", "slots 0 and 31, pulling",
+                 "same context after the exceptions", "fresh context"],
+    "state": ["after the state errors", "same context after the state errors"],
+    "shaders": ["after the shader errors, pass-through",
+                "after the shader errors, custom shader native",
+                "after the shader errors, custom shader pulling"],
+    "indices": ["NULL index buffer view, native", "NULL index buffer view, pulling",
+                "index offset 1 (host copy), auto", "index offset 1 (host copy), pulling",
+                "fresh context after GPU-only indices [auto]",
+                "fresh context after GPU-only indices [pulling]",
+                pytest.param("same context after GPU-only indices [auto]"),
+                pytest.param("same context after GPU-only indices [pulling]"),
+                "after the index errors"],
+    "huge": ["after the huge draws"],
+}
+
+# Valid input gpuia may refuse with its own error instead of drawing it.
+GOOD_MAY_REFUSE = {"index offset 1 (host copy), auto", "index offset 1 (host copy), pulling"}
+
+FORCED_NATIVE = ["draws with bad arguments", "native R11G11B10_FLOAT", "native stride 7", "native step rate 2",
+                 "native out-of-bounds vertices", "native out-of-bounds instances",
+                 "native unbound slot", "native view offset 2", "native stride 4096",
+                 "native stride below the extent", "adjacency without capture"]
+
+
+# --------------------------------------------------------------------------------------------
+# Tests
+# --------------------------------------------------------------------------------------------
+
+def _label(g) -> str:
+    return g if isinstance(g, str) else g.values[0]
+
+
+@pytest.mark.parametrize("batch", list(BATCHES))
+def test_batch_survives_and_draws_correctly_afterwards(gpu_device, batch):
+    """No abort, no signal, no traceback, no Rust panic, and the script reaches its last line
+    having reported every bad call and every correct draw."""
+    proc, bad, good, _ = run_batch(batch)
+    assert proc.returncode == 0, _describe(proc)
+    assert "Traceback" not in proc.stderr, _describe(proc)
+    assert "panicked" not in proc.stderr, _describe(proc)
+    assert proc.stdout.splitlines()[-1] == "OK", _describe(proc)
+    expected_bad = {p.values[1] for p in BAD_CASES if p.values[0] == batch}
+    assert expected_bad <= set(bad), sorted(expected_bad - set(bad))
+    expected_good = {_label(g) for g in GOOD_CASES[batch]}
+    assert expected_good <= set(good), sorted(expected_good - set(good))
+
+
+@pytest.mark.parametrize("batch, label, allowed, substrings", BAD_CASES)
+def test_bad_input_raises_gpuia_error(batch, label, allowed, substrings):
+    """The bad call raised one of the allowed types ('-' means: no exception), and the message
+    says what is wrong."""
+    proc, bad, _, _ = run_batch(batch)
+    assert label in bad, f"no line for {label!r}\n{_describe(proc)}"
+    kind, message = bad[label]
+    assert kind in allowed, f"{label}: raised {kind}: {message}"
+    if kind != NO_EXCEPTION:
+        for s in substrings:
+            assert s in message, f"{label}: {s!r} not in {message!r}"
+
+
+@pytest.mark.parametrize("batch, label", PYTHON_EXCEPTION_CASES)
+def test_failure_is_a_python_exception_not_an_abort(batch, label):
+    """Where gpuia does not (yet) raise its own error, the process still survives: the failure
+    is at least a Python exception (or, for the GPU-only index cases, no exception at all)."""
+    proc, bad, _, _ = run_batch(batch)
+    assert proc.returncode == 0, _describe(proc)
+    assert label in bad, f"no line for {label!r}\n{_describe(proc)}"
+
+
+@pytest.mark.parametrize("batch, label", [
+    pytest.param(b, _label(g), marks=() if isinstance(g, str) else g.marks,
+                 id=f"{b}: {_label(g)}")
+    for b, labels in GOOD_CASES.items() for g in labels])
+def test_correct_draw_after_bad_input_matches_reference(batch, label):
+    """The correct capture draw made after the bad calls, on the same device (and where the
+    label says so the same context), matches the CPU reference bit for bit."""
+    proc, _, good, _ = run_batch(batch)
+    assert label in good, f"no line for {label!r}\n{_describe(proc)}"
+    path, status = good[label]
+    if path == "refused" and label in GOOD_MAY_REFUSE:
+        assert status.split(":")[0] in GPUIA_ERRORS, status
+        return
+    assert status == "match", f"{label} ({path}): {status}"
+    assert path in ("native", "pulling", "native/pulling"), path
+    if label.endswith(", native"):
+        assert path == "native"
+    if label.endswith(", pulling"):
+        assert path == "pulling"
+
+
+@pytest.mark.parametrize("label", FORCED_NATIVE)
+def test_refused_draw_records_nothing(label):
+    """A draw refused with a GpuiaError (bad arguments, or the native path forced where it
+    cannot be exact) leaves nothing recorded, so nothing reaches wgpu."""
+    proc, _, _, recorded = run_batch("state")
+    assert label in recorded, _describe(proc)
+    assert recorded[label] == 0
+
+
+def test_null_index_buffer_draws_without_error_and_matches():
+    """DrawIndexedInstanced with no index buffer bound is valid D3D12 (every index reads 0)."""
+    proc, bad, good, _ = run_batch("indices")
+    for p in ("auto", "native", "pulling"):
+        assert bad[f"draw_indexed with no index buffer bound, {p}"][0] == NO_EXCEPTION
+    assert good["NULL index buffer view, native"] == ("native", "match")
+    assert good["NULL index buffer view, pulling"] == ("pulling", "match")
+
+
+# --------------------------------------------------------------------------------------------
+# The command line on invalid cases
+# --------------------------------------------------------------------------------------------
+
+_VS = """
+struct VSIn { POSITION: vec2<f32>, %s }
+struct VSOut { SV_Position: vec4<f32>, }
+@vertex fn main(input: VSIn) -> VSOut {
+  var o: VSOut;
+  o.SV_Position = vec4<f32>(input.POSITION, 0.0, 1.0);
+  %s
+  return o;
+}
+"""
+
+
+def _case(**overrides) -> dict:
+    doc = {
+        "gpuia_case": 1,
+        "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
+        "vertex_buffers": [{"slot": 0, "stride": 8,
+                            "data": {"dtype": "float32", "values": [[0, 0], [1, 0], [0, 1]]}}],
+        "primitive_topology": "POINTLIST",
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}},
+    }
+    doc.update(overrides)
+    return doc
+
+
+
+INVALID_CASES = {
+    "bad_format": (_case(input_layout=[{"SemanticName": "POSITION", "Format": "R32G32_FLOATX"}]),
+                   "R32G32_FLOATX", None),
+    "not_a_vertex_format": (_case(input_layout=[{"SemanticName": "POSITION",
+                                                 "Format": "D32_FLOAT"}]), "D32_FLOAT", None),
+    "misaligned_offset": (_case(input_layout=[{"SemanticName": "POSITION",
+                                               "Format": "R32G32_FLOAT", "AlignedByteOffset": 2}]),
+                          "AlignedByteOffset", None),
+    "topology_undefined": (_case(primitive_topology="UNDEFINED"), "UNDEFINED", None),
+    "too_many_vertices": (_case(draw={"DrawInstanced": {"VertexCountPerInstance": 2**31}}),
+                          "max-invocations", None),
+    "too_many_instances": (_case(draw={"DrawInstanced": {"VertexCountPerInstance": 3,
+                                                         "InstanceCount": 2**31}}),
+                           "max-invocations", None),
+    "shader_missing_semantic": (_case(vertex_shader={"wgsl": _VS % ("NORMAL: vec3<f32>,", "")}),
+                                "NORMAL0", None),
+    "shader_no_entry_point": (_case(vertex_shader={"wgsl": (_VS % ("", "")).replace("@vertex", "")}),
+                              "@vertex", None),
+    "shader_type_error": (_case(vertex_shader={"wgsl": _VS % ("", "let x: u32 = 1.5;")}),
+                          None, None),
+    "shader_syntax_error": (_case(vertex_shader={"wgsl": _VS % ("", "o = ;")}),
+                            None, None),
+}
+
+CLI_COMMANDS = {"run-gpu": ("run", "--backend", "gpu"), "check": ("check",)}
+
+
+@pytest.mark.parametrize("command", list(CLI_COMMANDS))
+@pytest.mark.parametrize("stem", [
+    pytest.param(stem, marks=() if mark is None else mark, id=stem)
+    for stem, (_, _, mark) in INVALID_CASES.items()])
+def test_cli_invalid_case_exits_2_with_one_error_line(gpu_device, tmp_path, stem, command):
+    doc, needle, _ = INVALID_CASES[stem]
+    path = tmp_path / f"{stem}.json"
+    path.write_text(json.dumps(doc))
+    proc = subprocess.run([sys.executable, "-m", "gpuia", *CLI_COMMANDS[command], str(path)],
+                          capture_output=True, text=True, timeout=TIMEOUT, cwd=REPO)
+    assert proc.returncode == 2, _describe(proc)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, _describe(proc)
+    lines = proc.stderr.splitlines()
+    errors = [ln for ln in lines if ln.startswith("error:")]
+    assert len(errors) == 1 and len(lines) == 1, _describe(proc)
+    assert errors[0].startswith(f"error: {stem}: "), errors[0]
+    if needle is not None:
+        assert needle in errors[0], errors[0]
