@@ -78,9 +78,8 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     ctx.set_pipeline_state(pso)
     ctx.ia_set_primitive_topology(case.topology.topology)
     views, ib = upload_case(case, device)
-    if views:
-        top = max(views) + 1
-        ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(top)])
+    # Every slot is set: a slot the case leaves out is unbound, whatever the context had.
+    ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
     ctx.ia_set_index_buffer(ib)
     ctx.set_path(path)
     ctx.begin_capture(capture_route)

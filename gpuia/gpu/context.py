@@ -658,6 +658,14 @@ class Context:
         self._dirty = True
         if not records:
             return cap
+        try:
+            return self._run_capture(records, cap)
+        finally:
+            # Capture bind groups name this capture's buffers: never reuse them (an id() of a
+            # freed buffer can come back for the next capture's).
+            self._group0_cache = {k: v for k, v in self._group0_cache.items() if not k[0]}
+
+    def _run_capture(self, records, cap: Capture) -> Capture:
         total, keys = self._layout_records(records, cap)
         key_buf = self.device.device.create_buffer_with_data(data=keys, usage="STORAGE")
         if self._capture_route == "targets":

@@ -61,6 +61,7 @@ class Caps:
     vertex_writable_storage: bool
     indirect_first_instance: bool
     vertex_formats: frozenset = frozenset()
+    quirks: tuple = ()  # gpuia.gpu.quirks.Quirk rows that apply to this adapter
 
     @classmethod
     def from_wgpu(cls, limits: dict, features: Iterable[str]) -> "Caps":
@@ -72,19 +73,31 @@ class Caps:
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
         d["vertex_formats"] = sorted(self.vertex_formats)
+        d["quirks"] = [q.reason for q in self.quirks]
         return d
 
 
+# Vertex formats that wgpu-native versions accept in their enum but abort the process on (a Rust
+# panic, not an error): "invalid vertex format for vertex attribute: 41" for unorm8x4-bgra in
+# wgpu-native 29.0.1.1 (bundled with wgpu-py 0.32). Keyed by the lib's major version; formats
+# listed here take the pulling path. tests/test_gpu_formats.py checks the abort still happens,
+# so a fixed release shows up as a failing test rather than a silent slowdown.
+_ABORTING_VERTEX_FORMATS = {29: frozenset({"unorm8x4-bgra"})}
+
+
 def supported_vertex_formats() -> frozenset:
-    """WebGPU vertex formats this wgpu-py can hand to wgpu-native. wgpu-py 0.32 lists
-    ``unorm10-10-10-2`` in its enum but has no mapping for it (creating a pipeline with it raises
-    KeyError), so the enum is not trusted: the binding's own mapping table decides."""
+    """WebGPU vertex formats this wgpu-py and wgpu-native can really use. The enum is not
+    trusted: wgpu-py 0.32 lists ``unorm10-10-10-2`` but has no mapping for it (KeyError when a
+    pipeline is created), so the binding's mapping table decides, and formats the native library
+    is known to abort on are removed."""
     wgpu = _wgpu()
     names = set(wgpu.VertexFormat)
     try:
+        from wgpu.backends.wgpu_native import version_info
         from wgpu.backends.wgpu_native._mappings import enummap
     except ImportError:  # pragma: no cover - another wgpu-py layout: trust the enum
         return frozenset(names)
+    names -= _ABORTING_VERTEX_FORMATS.get(version_info[0], frozenset())
     return frozenset(n for n in names if f"VertexFormat.{n}" in enummap)
 
 
@@ -243,7 +256,12 @@ class Device:
             self.device = adapter.request_device_sync(required_features=features)
         except Exception as e:
             raise UnsupportedError(f"cannot create a device on {adapter.summary}: {e}") from None
-        self.caps = Caps.from_wgpu(self.device.limits, self.device.features)
+        from dataclasses import replace
+
+        from .quirks import quirks_for
+
+        self.caps = replace(Caps.from_wgpu(self.device.limits, self.device.features),
+                            quirks=quirks_for(adapter.summary))
         self.info = {"name": adapter.info.get("device", adapter.summary),
                      "backend": adapter.info.get("backend_type", "?"),
                      "type": adapter.info.get("adapter_type", "?"),

@@ -268,8 +268,11 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
         if e.format.webgpu is None:
             out.append(f"{e.label()}: {e.format.name} has no WebGPU vertex format")
         elif caps.vertex_formats and e.format.webgpu not in caps.vertex_formats:
-            out.append(f"{e.label()}: this wgpu build cannot pass vertex format "
-                       f"{e.format.webgpu} ({e.format.name}) to the driver")
+            out.append(f"{e.label()}: this wgpu build cannot use vertex format "
+                       f"{e.format.webgpu} ({e.format.name}) safely")
+        for q in caps.quirks:
+            if q.affects(e):
+                out.append(f"{e.label()}: adapter quirk: {q.reason}")
     for s in slots:
         info = layout.slots[s]
         view = views.get(s)
