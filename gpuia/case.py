@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
-                   VertexBufferView, draw_of)
+from .desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, SODeclarationEntry,
+                   StreamOutputDesc, StripCutValue, VertexBufferView, draw_of)
 from .errors import CaseError, InvalidDescError
 from .layout import InputLayout
 from .topology import TopologyInfo, topology_info
@@ -35,6 +35,7 @@ __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "js
 CASE_VERSION = 1
 RESULT_VERSION = 1
 DEFAULT_MAX_INVOCATIONS = 1 << 26
+DEFAULT_MAX_SO_BYTES = 1 << 30
 """Cases delivering more vertices than this are refused (exit 2) unless the caller raises it:
 the result lists every invocation, and a typo in a count must not exhaust memory."""
 
@@ -57,6 +58,17 @@ class Case:
     vertex_shader: dict | None = None
     stream_output: dict | None = None
     source: dict = field(default_factory=dict, repr=False)
+    so: "ResolvedStreamOutput | None" = None  # the validated declaration
+    so_desc: StreamOutputDesc | None = None
+    so_targets: dict = field(default_factory=dict)  # output slot -> SOTarget
+
+    def shader_signature(self):
+        """The vertex shader's signature: the case's WGSL or the pass-through shader."""
+        from .wgsl.signature import parse_vertex_shader, pass_through_shader
+
+        if self.vertex_shader is None:
+            return parse_vertex_shader(pass_through_shader(self.layout))
+        return parse_vertex_shader(self.vertex_shader["wgsl"], self.vertex_shader.get("entry_point"))
 
     @property
     def invocation_count(self) -> int:
@@ -299,9 +311,85 @@ def _parse(doc: dict, case_name: str) -> Case:
         if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
             raise CaseError("vertex_shader.entry_point", "expected a string")
     so = doc.get("stream_output")
-    if so is not None and not isinstance(so, dict):
+    case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc)
+    if vs is not None:
+        case.shader_signature().check_layout(layout)
+    if so is not None:
+        _stream_output(case, so)
+    return case
+
+
+_SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}
+
+
+def _stream_output(case: Case, so) -> None:
+    """Parse and validate the ``stream_output`` section (CreateGraphicsPipelineState rules)."""
+    from .reference.streamout import SOTarget
+    from .streamout import resolve_stream_output
+
+    if not isinstance(so, dict):
         raise CaseError("stream_output", "expected an object")
-    return Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc)
+    unknown = set(so) - _SO_KEYS
+    if unknown:
+        raise CaseError("stream_output", f"unknown keys {sorted(unknown)}")
+    decl = so.get("declaration", [])
+    if not isinstance(decl, list):
+        raise CaseError("stream_output.declaration", "expected a list of "
+                                                     "D3D12_SO_DECLARATION_ENTRY objects")
+    entries = []
+    for i, e in enumerate(decl):
+        if not isinstance(e, dict):
+            raise CaseError(f"stream_output.declaration[{i}]", "expected an object")
+        try:
+            entries.append(SODeclarationEntry.of(e))
+        except InvalidDescError as err:
+            raise InvalidDescError(f"stream_output.declaration[{i}]", err.field, err.value,
+                                   err.rule) from None
+    strides = so.get("buffer_strides") or []
+    if not isinstance(strides, list):
+        raise CaseError("stream_output.buffer_strides", "expected a list of integers")
+    try:
+        desc = StreamOutputDesc(tuple(entries), tuple(strides),
+                                so.get("rasterized_stream", 0))
+    except InvalidDescError as err:
+        raise InvalidDescError("stream_output", err.field, err.value, err.rule) from None
+    try:
+        case.so = resolve_stream_output(desc, case.shader_signature())
+    except InvalidDescError as err:
+        raise InvalidDescError(f"stream_output: {err.where}", err.field, err.value,
+                               err.rule) from None
+    case.so_desc = desc
+    targets = so.get("targets", [])
+    if not isinstance(targets, list):
+        raise CaseError("stream_output.targets", "expected a list of {slot, size, filled_size, data}")
+    for i, t in enumerate(targets):
+        w = f"stream_output.targets[{i}]"
+        if not isinstance(t, dict):
+            raise CaseError(w, "expected an object")
+        unknown = set(t) - {"slot", "size", "filled_size", "data"}
+        if unknown:
+            raise CaseError(w, f"unknown keys {sorted(unknown)}")
+        slot = _uint(t, "slot", w, None)
+        if slot is None:
+            raise CaseError(w, "missing required key 'slot'")
+        if slot >= 4:
+            raise InvalidDescError(w, "slot", slot, "SO output slots are 0-3")
+        if slot in case.so_targets:
+            raise CaseError(f"{w}.slot", f"slot {slot} has two targets")
+        data = decode_data(t["data"], f"{w}.data") if t.get("data") is not None else b""
+        size = _uint(t, "size", w, None)
+        size = len(data) if size is None else size
+        if size > DEFAULT_MAX_SO_BYTES:
+            raise CaseError(f"{w}.size", f"{size} bytes exceed gpuia's {DEFAULT_MAX_SO_BYTES}-byte "
+                                         f"limit for case SO buffers")
+        if len(data) > size:
+            raise CaseError(f"{w}.data", f"{len(data)} bytes of data exceed SizeInBytes {size}")
+        filled = _uint(t, "filled_size", w, 0)
+        if filled % 4:
+            raise InvalidDescError(w, "filled_size", filled,
+                                   "BufferFilledSize must be a multiple of 4 (SO writes 32-bit "
+                                   "components)")
+        case.so_targets[slot] = SOTarget(data + bytes(size - len(data)), filled)
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -362,3 +450,12 @@ def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "refere
     if stream_output is not None:
         doc["stream_output"] = stream_output
     return doc
+
+
+def so_result_json(so) -> dict:
+    """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`."""
+    return {
+        "buffers": [{"slot": s, "hex": bytes(so.buffers[s]).hex(), "filled_size": so.filled_size[s]}
+                    for s in sorted(so.buffers)],
+        "statistics": dict(so.statistics),
+    }

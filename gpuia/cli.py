@@ -173,6 +173,8 @@ def cmd_adapters(args) -> int:
               f"binding {c.max_storage_buffer_binding_size}, max buffer {c.max_buffer_size}")
         print(f"    vertex-writable-storage {'yes' if c.vertex_writable_storage else 'no'}, "
               f"indirect-first-instance {'yes' if c.indirect_first_instance else 'no'}")
+        for q in c.quirks:
+            print(f"    quirk: {q.reason}")
     return EXIT_OK
 
 

@@ -8,23 +8,17 @@ path, with capture on.
 
 from __future__ import annotations
 
-from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json
+from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .errors import CaseError, UnsupportedError
 from .reference import IAResult, run_ia
 
-__all__ = ["reference_ia", "run_reference", "run_case"]
+__all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
 
 
 def _check_size(case: Case, max_invocations: int) -> None:
     if case.invocation_count > max_invocations:
         raise CaseError("draw", f"the draws deliver up to {case.invocation_count} vertices, more "
                         f"than the limit {max_invocations} (raise it with --max-invocations)")
-
-
-def _refuse_stream_output(case: Case) -> None:
-    if case.stream_output is not None:
-        raise UnsupportedError("stream_output: Stream Output is not available in this gpuia "
-                               "version")
 
 
 def reference_ia(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
@@ -40,8 +34,16 @@ def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) ->
     if case.vertex_shader is not None:
         raise UnsupportedError("vertex_shader: the cpu backend runs only the pass-through shader; "
                                "run WGSL shaders with --backend gpu")
-    _refuse_stream_output(case)
     return reference_ia(case, max_invocations)
+
+
+def reference_so(case: Case, ia: IAResult):
+    """The CPU reference Stream Output of a case (pass-through shader), or None without one."""
+    from .reference.streamout import pass_through_outputs, stream_output
+
+    if case.so is None:
+        return None
+    return stream_output(ia, case.so, pass_through_outputs(ia, case.layout), case.so_targets)
 
 
 def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=None,
@@ -50,12 +52,15 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
     :class:`~gpuia.gpu.GPUResult` for the GPU backend."""
     if backend == "cpu":
         ia = run_reference(case, max_invocations)
-        return ia, result_json(case.name, ia)
+        so = reference_so(case, ia)
+        return ia, result_json(case.name, ia, stream_output=None if so is None else so_result_json(so))
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     from .gpu import get_device, run_case_gpu
 
-    _refuse_stream_output(case)
+    if case.stream_output is not None:
+        raise UnsupportedError("stream_output: the GPU backend runs Stream Output in a later "
+                               "gpuia version; use --backend cpu")
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)

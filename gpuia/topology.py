@@ -18,31 +18,47 @@ __all__ = ["TopologyInfo", "TOPOLOGIES", "topology_info"]
 
 @dataclass(frozen=True)
 class TopologyInfo:
+    """One topology. ``step``, ``span`` and ``picks`` describe where output primitive ``p`` of a
+    cut-free run finds its vertices: positions ``step * p + picks[p % 2][k]``; a run of ``L``
+    vertices holds ``(L - 1 - span) // step + 1`` complete primitives when ``L > span`` (span:
+    the last position a primitive touches, adjacency included). The GPU's Stream Output uses this
+    closed form; the CPU reference (``reference.assembly``) derives primitives independently."""
+
     topology: PrimitiveTopology
     kind: str  # "point", "line" or "triangle"
     vertices: int  # vertices of one output primitive (adjacency excluded)
     strip: bool
     adjacency: bool
     webgpu: str  # wgpu PrimitiveTopology drawing the same primitives (adjacency dropped)
+    step: int = 1
+    span: int = 0
+    picks: tuple = ((0,), (0,))  # (even primitives, odd primitives)
 
     @property
     def name(self) -> str:
         return self.topology.name
 
+    def primitive_count(self, run_length: int) -> int:
+        """Complete primitives in a cut-free run of ``run_length`` vertices."""
+        if run_length <= self.span:
+            return 0
+        return (run_length - 1 - self.span) // self.step + 1
+
 
 _T = PrimitiveTopology
 # fmt: off
 TOPOLOGIES: dict[PrimitiveTopology, TopologyInfo] = {row.topology: row for row in [
-    #             topology              kind        verts strip  adj    webgpu
-    TopologyInfo(_T.POINTLIST,         "point",    1,   False, False, "point-list"),
-    TopologyInfo(_T.LINELIST,          "line",     2,   False, False, "line-list"),
-    TopologyInfo(_T.LINESTRIP,         "line",     2,   True,  False, "line-strip"),
-    TopologyInfo(_T.TRIANGLELIST,      "triangle", 3,   False, False, "triangle-list"),
-    TopologyInfo(_T.TRIANGLESTRIP,     "triangle", 3,   True,  False, "triangle-strip"),
-    TopologyInfo(_T.LINELIST_ADJ,      "line",     2,   False, True,  "line-list"),
-    TopologyInfo(_T.LINESTRIP_ADJ,     "line",     2,   True,  True,  "line-list"),
-    TopologyInfo(_T.TRIANGLELIST_ADJ,  "triangle", 3,   False, True,  "triangle-list"),
-    TopologyInfo(_T.TRIANGLESTRIP_ADJ, "triangle", 3,   True,  True,  "triangle-list"),
+    #             topology              kind        verts strip  adj    webgpu       step span picks (even, odd)
+    TopologyInfo(_T.POINTLIST,         "point",    1,   False, False, "point-list",     1, 0, ((0,), (0,))),
+    TopologyInfo(_T.LINELIST,          "line",     2,   False, False, "line-list",      2, 1, ((0, 1), (0, 1))),
+    TopologyInfo(_T.LINESTRIP,         "line",     2,   True,  False, "line-strip",     1, 1, ((0, 1), (0, 1))),
+    TopologyInfo(_T.TRIANGLELIST,      "triangle", 3,   False, False, "triangle-list",  3, 2, ((0, 1, 2), (0, 1, 2))),
+    # D3D strip order: odd triangles swap their last two vertices (rulebook 9.3).
+    TopologyInfo(_T.TRIANGLESTRIP,     "triangle", 3,   True,  False, "triangle-strip", 1, 2, ((0, 1, 2), (0, 2, 1))),
+    TopologyInfo(_T.LINELIST_ADJ,      "line",     2,   False, True,  "line-list",      4, 3, ((1, 2), (1, 2))),
+    TopologyInfo(_T.LINESTRIP_ADJ,     "line",     2,   True,  True,  "line-list",      1, 3, ((1, 2), (1, 2))),
+    TopologyInfo(_T.TRIANGLELIST_ADJ,  "triangle", 3,   False, True,  "triangle-list",  6, 5, ((0, 2, 4), (0, 2, 4))),
+    TopologyInfo(_T.TRIANGLESTRIP_ADJ, "triangle", 3,   True,  True,  "triangle-list",  2, 5, ((0, 2, 4), (0, 4, 2))),
 ]}
 # fmt: on
 

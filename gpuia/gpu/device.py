@@ -135,9 +135,13 @@ def _adapters():
 
 
 def _info(i: int, a) -> AdapterInfo:
+    from dataclasses import replace
+
+    from .quirks import quirks_for
+
+    caps = replace(Caps.from_wgpu(a.limits, a.features), quirks=quirks_for(a.summary))
     return AdapterInfo(i, a.summary, a.info.get("device", a.summary), a.info.get("backend_type", "?"),
-                       a.info.get("adapter_type", "?"), Caps.from_wgpu(a.limits, a.features),
-                       tuple(sorted(a.features)))
+                       a.info.get("adapter_type", "?"), caps, tuple(sorted(a.features)))
 
 
 def list_adapters() -> list[AdapterInfo]:

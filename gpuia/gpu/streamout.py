@@ -1,0 +1,296 @@
+"""Stream Output on the GPU: targets, counters, statistics and the per-draw compute work.
+
+:class:`SOEngine` belongs to a :class:`~gpuia.gpu.context.Context`. It holds the bound targets
+(D3D12_STREAM_OUTPUT_BUFFER_VIEWs: a data buffer, BufferLocation, SizeInBytes and the buffer and
+offset of the 32-bit BufferFilledSize counter), the overflow state, the 64-bit statistics, and
+the compute pipelines of ``gpuia.wgsl.streamout``. For each draw the context hands it, it encodes
+a prepare dispatch and a main dispatch into the context's command encoder, in submission order,
+so consecutive draws append and later draws (DrawAuto included) see the counters on the GPU.
+
+Targets given without a counter buffer get one of gpuia's own (D3D11 style), initialized to the
+offset passed to :meth:`set_targets` (-1: keep appending where the buffer's counter stands).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..desc import StreamOutputBufferView
+from ..errors import InvalidDescError, UnsupportedError
+from ..reference.assembly import assemble
+from ..reference.ia import _sequence
+from ..streamout import ResolvedStreamOutput
+from ..wgsl.streamout import SO_HEADER_WORDS, SO_SLOT_WORDS, WORKGROUP, SOProgramSpec, so_program
+from .device import Buffer
+
+__all__ = ["SOEngine", "SOTargetBinding"]
+
+_U32 = 0xFFFFFFFF
+
+
+@dataclass(eq=False)
+class SOTargetBinding:
+    """One bound SO target, resolved to what the shaders address."""
+
+    view: StreamOutputBufferView
+    buffer: Buffer
+    counter: object  # wgpu buffer holding the counter
+    counter_offset: int
+
+
+class SOEngine:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        dev = ctx.device.device
+        self.targets: dict[int, SOTargetBinding] = {}
+        self.state = dev.create_buffer(size=32, usage="STORAGE|COPY_DST|COPY_SRC")
+        self.stats = dev.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
+        self._counters: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter buffer, offset)
+        self._pipelines: dict = {}
+        self._group2 = None
+        self._dummy = dev.create_buffer(size=4, usage="STORAGE")
+
+    # -- targets -----------------------------------------------------------------------------
+    def set_targets(self, views, offsets=None) -> None:
+        """Bind SO targets to output slots 0..len(views)-1; the rest are unbound."""
+        views = list(views or [])
+        if len(views) > 4:
+            raise InvalidDescError("SOSetTargets", "NumViews", len(views), "at most 4 targets")
+        if offsets is not None and len(offsets) < len(views):
+            raise InvalidDescError("SOSetTargets", "pOffsets", offsets,
+                                   f"needs one offset per view ({len(views)})")
+        dev = self.ctx.device
+        new: dict[int, SOTargetBinding] = {}
+        writes = []
+        for slot, v in enumerate(views):
+            if v is None:
+                continue
+            where = f"SOSetTargets slot {slot}"
+            if not isinstance(v, StreamOutputBufferView):
+                raise InvalidDescError(where, "view", v, "expected a StreamOutputBufferView")
+            buf = v.buffer
+            if not isinstance(buf, Buffer) or buf.device is not dev:
+                raise InvalidDescError(where, "buffer", buf,
+                                       "expected a gpuia Buffer created on this device")
+            if "stream_output" not in buf.bind:
+                raise InvalidDescError(where, "buffer", buf, "was not created with the "
+                                       "stream_output bind flag (D3D10_BIND_STREAM_OUTPUT)")
+            if v.offset % 4:
+                raise InvalidDescError(where, "BufferLocation", v.offset,
+                                       "must be a multiple of 4 (SO writes 32-bit words)")
+            if buf.size > dev.caps.max_storage_buffer_binding_size:
+                raise UnsupportedError(f"{where}: a {buf.size}-byte SO buffer exceeds "
+                                       f"max-storage-buffer-binding-size "
+                                       f"{dev.caps.max_storage_buffer_binding_size}")
+            if v.filled_size_buffer is not None:
+                cbuf = v.filled_size_buffer
+                if not isinstance(cbuf, Buffer) or cbuf.device is not dev:
+                    raise InvalidDescError(where, "BufferFilledSizeLocation", cbuf,
+                                           "expected a gpuia Buffer created on this device")
+                if v.filled_size_offset % 4 or v.filled_size_offset + 4 > cbuf.size:
+                    raise InvalidDescError(where, "BufferFilledSizeLocation", v.filled_size_offset,
+                                           f"must be a multiple of 4 inside the "
+                                           f"{cbuf.size}-byte buffer")
+                counter, coff = cbuf.wgpu, v.filled_size_offset
+            else:
+                known = self._counters.get(id(buf))
+                if known is None or known[0] is not buf:
+                    c = dev.device.create_buffer(size=4, usage="STORAGE|COPY_DST|COPY_SRC")
+                    known = (buf, c, 0)
+                    self._counters[id(buf)] = known
+                    writes.append((c, 0))  # new buffers start at 0 (rulebook 9.5)
+                counter, coff = known[1], known[2]
+            off = None if offsets is None else offsets[slot]
+            if off is not None and off != -1 and off != _U32:
+                if type(off) is not int or off < 0 or off % 4:
+                    raise InvalidDescError(where, "pOffsets", off,
+                                           "a byte offset (multiple of 4) or -1 to append")
+                writes.append((counter, coff, off))
+            new[slot] = SOTargetBinding(v, buf, counter, coff)
+        self.ctx.flush()  # counter writes must land after every draw already encoded
+        q = dev.device.queue
+        for w in writes:
+            value = w[2] if len(w) == 3 else 0
+            q.write_buffer(w[0], w[1], np.array([value], np.uint32))
+        q.write_buffer(self.state, 0, np.zeros(8, np.uint32))  # clears the overflow flag
+        self.targets = new
+        self._group2 = None
+        self.ctx._so_bound_buffers = {id(t.buffer) for t in new.values()}
+
+    def counter_of(self, buf: Buffer):
+        """(counter wgpu buffer, byte offset) of the last SO target view over ``buf``."""
+        for t in self.targets.values():
+            if t.buffer is buf:
+                return t.counter, t.counter_offset, t.view.offset
+        known = self._counters.get(id(buf))
+        if known is not None and known[0] is buf:
+            return known[1], known[2], 0
+        return None
+
+    # -- statistics --------------------------------------------------------------------------
+    def statistics(self) -> dict[str, int]:
+        """D3D12_QUERY_DATA_SO_STATISTICS of stream 0 since the context was created."""
+        self.ctx.flush()
+        w = np.frombuffer(self.ctx.device.device.queue.read_buffer(self.stats), np.uint32)
+        return {"NumPrimitivesWritten": int(w[0]) | int(w[1]) << 32,
+                "PrimitivesStorageNeeded": int(w[2]) | int(w[3]) << 32}
+
+    def filled_size(self, slot: int) -> int:
+        """The BufferFilledSize of the target bound at ``slot`` (reads it back)."""
+        t = self.targets.get(slot)
+        if t is None:
+            raise InvalidDescError("filled_size", "slot", slot, "no SO target bound there")
+        self.ctx.flush()
+        data = self.ctx.device.device.queue.read_buffer(t.counter, t.counter_offset, 4)
+        return int(np.frombuffer(data, np.uint32)[0])
+
+    # -- per draw ----------------------------------------------------------------------------
+    def _bindings(self, so: ResolvedStreamOutput):
+        """Group-2 buffers (unique, data and counters) and per declared slot their bindings."""
+        unique: list = []
+
+        def index_of(b):
+            for k, u in enumerate(unique):
+                if u is b:
+                    return k
+            unique.append(b)
+            return len(unique) - 1
+
+        slots = []
+        for s in so.slots:
+            t = self.targets.get(s.slot)
+            slots.append(None if t is None else (index_of(t.buffer.wgpu), index_of(t.counter)))
+        return unique, tuple(slots)
+
+    def _plan(self, state, draw, index_plan, cut):
+        """(mode, needed primitives, primitives per instance, aux data) for one draw."""
+        topo = state.topology
+        if not draw.indexed:
+            ppi = topo.primitive_count(draw.vertex_count_per_instance)
+            return "direct", ppi * draw.instance_count, ppi, None
+        ib = self.ctx._index
+        host = None if ib is None or ib.buffer is None else ib.buffer.host
+        if ib is not None and ib.buffer is not None and host is None:
+            if topo.strip and cut.index is not None:
+                raise UnsupportedError("Stream Output of an indexed strip with strip cuts needs "
+                                       "the indices on the host")
+            ppi = topo.primitive_count(draw.index_count_per_instance)
+            return "direct", ppi * draw.instance_count, ppi, None
+        from ..desc import IndexBufferView
+
+        view = None if host is None else IndexBufferView(host, ib.format, ib.offset,
+                                                         ib.size_in_bytes)
+        seq = _sequence(draw, topo, view, cut)
+        if seq.positions.shape[0] == draw.index_count_per_instance and ib is not None \
+                and ib.buffer is not None:
+            ppi = topo.primitive_count(draw.index_count_per_instance)
+            return "direct", ppi * draw.instance_count, ppi, None
+        # Cuts (or a NULL index buffer): list every output vertex as (SV_VertexID, instance).
+        prims, _ = assemble(topo, seq.segment_starts, seq.segment_lengths)
+        vids = seq.vertex_id[prims.reshape(-1)].astype(np.uint32)
+        per = vids.shape[0]
+        pairs = np.empty((per * draw.instance_count, 2), np.uint32)
+        pairs[:, 0] = np.tile(vids, draw.instance_count)
+        pairs[:, 1] = np.repeat(np.arange(draw.instance_count, dtype=np.uint32), per)
+        return "list", prims.shape[0] * draw.instance_count, prims.shape[0], pairs
+
+    def encode(self, state, so: ResolvedStreamOutput, draw, index_plan, cut) -> None:
+        """Encode the Stream Output of one draw (prepare + main dispatch)."""
+        ctx = self.ctx
+        dev = ctx.device
+        mode, needed, ppi, pairs = self._plan(state, draw, index_plan, cut)
+        unique, slot_bindings = self._bindings(so)
+        pulled = tuple((s, j) for j, s in enumerate(state.static.slots))
+        index_size = 0 if not draw.indexed or mode == "list" else ctx._index.index_size
+        spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
+                             slot_bindings, max(1, len(unique)), mode, index_size)
+        prepare, main = self._pipeline(spec, len(pulled))
+        # Uniform blocks: the vertex-pulling block, then the SO block.
+        draw_offset = ctx._next_block(state, "pulling", draw, None)
+        so_offset = ctx._next_block(state, "pulling", draw, None)
+        block = ctx._ring[so_offset // 4 // ctx._block_words]
+        block[:] = 0
+        block[0:4] = (draw.instance_count, ppi, needed,
+                      draw.start_index_location if draw.indexed else 0)
+        if index_size:
+            ib = ctx._index
+            block[4:6] = (ib.offset, ib.size_in_bytes)
+        for s in so.slots:
+            t = self.targets.get(s.slot)
+            if t is not None:
+                off = SO_HEADER_WORDS + SO_SLOT_WORDS * s.slot
+                block[off:off + 3] = (t.view.offset, t.view.size_in_bytes, t.counter_offset)
+        if pairs is not None:
+            aux = dev.device.create_buffer_with_data(data=pairs if pairs.size else
+                                                     np.zeros(2, np.uint32), usage="STORAGE")
+            ctx._keepalive.append(aux)
+        elif index_size:
+            aux = ctx._index.buffer.wgpu
+        else:
+            aux = self._dummy
+        n_pulled = max(1, len(pulled))
+        g0 = dev.device.create_bind_group(layout=ctx.cache.so_group0_layout(n_pulled), entries=[
+            {"binding": 0, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
+                                        "size": ctx.cache.draw_block_size(n_pulled)}},
+            {"binding": 1, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
+                                        "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
+            {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
+            {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}},
+            {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
+        ])
+        g1 = ctx._pulled_group(state, compute=True)
+        if self._group2 is None or self._group2[0] != len(unique):
+            entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                       for k, b in enumerate(unique or [self._dummy])]
+            self._group2 = (len(unique), dev.device.create_bind_group(
+                layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
+        g2 = self._group2[1]
+        ctx._keepalive.append((g0, g1, g2, unique))
+        enc = ctx._compute_encoder()
+        cp = enc.begin_compute_pass()
+        offsets = [draw_offset, so_offset]
+        cp.set_pipeline(prepare)
+        cp.set_bind_group(0, g0, offsets)
+        cp.set_bind_group(1, g1)
+        cp.set_bind_group(2, g2)
+        cp.dispatch_workgroups(1)
+        total = needed * state.topology.vertices
+        if total:
+            groups = (total + WORKGROUP - 1) // WORKGROUP
+            limit = dev.caps.max_compute_workgroups_per_dimension
+            x = min(groups, limit)
+            y = (groups + x - 1) // x
+            if y > limit:
+                raise UnsupportedError(f"{total} SO vertices exceed one dispatch's "
+                                       f"{limit}x{limit} workgroups of {WORKGROUP}")
+            cp.set_pipeline(main)
+            cp.set_bind_group(0, g0, offsets)
+            cp.set_bind_group(1, g1)
+            cp.set_bind_group(2, g2)
+            cp.dispatch_workgroups(x, y)
+        cp.end()
+
+    def _pipeline(self, spec: SOProgramSpec, n_pulled: int):
+        pair = self._pipelines.get(spec)
+        if pair is None:
+            cache = self.ctx.cache
+            dev = self.ctx.device.device
+            code = so_program(spec)
+            from .pipelines import _checked
+
+            mod = _checked(lambda: dev.create_shader_module(code=code, label="gpuia SO"),
+                           "does not compile for Stream Output")
+            layout = dev.create_pipeline_layout(bind_group_layouts=[
+                cache.so_group0_layout(max(1, n_pulled)),
+                cache.group1_layout(max(1, n_pulled), compute=True),
+                cache.so_group2_layout(spec.buffers)])
+            pair = tuple(_checked(lambda ep=ep: dev.create_compute_pipeline(
+                layout=layout, compute={"module": mod, "entry_point": ep}),
+                "cannot be linked into a Stream Output pipeline")
+                for ep in ("gpuia_so_prepare", "gpuia_so_main"))
+            cache.stats.shader_modules += 1
+            cache.stats.pipelines += 2
+            self._pipelines[spec] = pair
+        return pair

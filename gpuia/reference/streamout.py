@@ -1,0 +1,132 @@
+"""The CPU reference Stream Output: the buffers, filled sizes and statistics D3D produces.
+
+Given what the Input Assembler delivered (:class:`~gpuia.reference.IAResult`, which already lists
+every complete primitive in D3D's order, strips expanded and adjacency dropped), the vertex
+shader's outputs per invocation, a validated declaration and the bound targets,
+:func:`stream_output` writes draw by draw (rulebook section 9):
+
+* every complete primitive goes to every slot of stream 0 at ``filled + v * stride``, vertex by
+  vertex, each entry's components as raw 32-bit words at its offset; gaps skip their bytes and
+  leave them untouched;
+* a primitive is written only if it fits in every declared slot; a declared slot without a
+  target is full (9.8). Once a primitive did not fit, nothing more is written until the targets
+  are set again (9.7, "writes to all buffers of that stream stop for the rest of the draw(s)");
+* BufferFilledSize advances by what was written; NumPrimitivesWritten counts written primitives,
+  PrimitivesStorageNeeded every primitive (10.1, 10.2).
+
+Vertex shaders are either the case format's pass-through (:func:`pass_through_outputs`) or a
+Python function over numpy arrays (:func:`python_outputs`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+import numpy as np
+
+from ..streamout import ResolvedStreamOutput
+from .ia import IAResult
+
+__all__ = ["SOTarget", "SOResult", "stream_output", "pass_through_outputs", "python_outputs"]
+
+
+@dataclass
+class SOTarget:
+    """A bound D3D12_STREAM_OUTPUT_BUFFER_VIEW: ``data`` holds SizeInBytes bytes (initial
+    contents), ``filled_size`` the initial BufferFilledSize."""
+
+    data: bytes
+    filled_size: int = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.data)
+
+
+@dataclass
+class SOResult:
+    buffers: dict[int, bytes]
+    filled_size: dict[int, int]
+    statistics: dict[str, int] = field(default_factory=dict)
+    written_per_draw: list[int] = field(default_factory=list)
+
+
+def pass_through_outputs(ia: IAResult, layout) -> dict[str, np.ndarray]:
+    """Outputs of the pass-through shader: every input element (4 words), SV_VertexID,
+    SV_InstanceID and SV_Position, as uint32 bit patterns shaped (n, components)."""
+    out = {key: data.bits for key, data in ia.inputs.items()}
+    n = len(ia)
+    out["SV_VERTEXID0"] = ia.vertex_id.astype(np.uint32).reshape(n, 1)
+    out["SV_INSTANCEID0"] = ia.instance.astype(np.uint32).reshape(n, 1)
+    if "SV_POSITION0" not in out:
+        pos = np.zeros((n, 4), np.uint32)
+        pos[:, 3] = 0x3F800000
+        out["SV_POSITION0"] = pos
+    return out
+
+
+def python_outputs(ia: IAResult, shader: Callable) -> dict[str, np.ndarray]:
+    """Run a Python vertex shader over the IA's invocations.
+
+    ``shader(inputs, sv_vertex_id, sv_instance_id)`` receives ``inputs`` as {key: (n, 4) array}
+    of float32 / uint32 / int32 (the element's shader type) and must return
+    {semantic key: (n, components) array of float32, uint32 or int32}. Keys are upper-case
+    semantic + index (``"POSITION0"``); the returned arrays are taken as their bit patterns.
+    """
+    inputs = {key: data.values for key, data in ia.inputs.items()}
+    result = shader(inputs, ia.vertex_id.copy(), ia.instance.copy())
+    out = {}
+    for key, value in result.items():
+        arr = np.asarray(value)
+        if arr.dtype not in (np.float32, np.uint32, np.int32):
+            raise TypeError(f"output {key}: expected float32, uint32 or int32, got {arr.dtype}")
+        arr = arr.reshape(len(ia), -1)
+        out[key.upper()] = np.ascontiguousarray(arr).view(np.uint32)
+    return out
+
+
+def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, np.ndarray],
+                  targets: Mapping[int, SOTarget | None]) -> SOResult:
+    """Write the IA's primitives to the targets (see module docstring). ``targets`` maps output
+    slot -> :class:`SOTarget` (None or absent: unbound)."""
+    buffers = {s: bytearray(t.data) for s, t in targets.items() if t is not None}
+    filled = {s: t.filled_size for s, t in targets.items() if t is not None}
+    vpp = ia.topology.vertices
+    written_total = needed_total = 0
+    overflowed = False
+    per_draw = []
+    n_draws = int(ia.draw.max()) + 1 if len(ia) else 0
+    for d in range(n_draws):
+        prims = ia.primitives[ia.primitive_draw == d] if ia.primitives.shape[0] else ia.primitives
+        needed = int(prims.shape[0])
+        written = 0 if (overflowed or so.empty) else needed
+        for slot in so.slots:
+            if slot.slot not in buffers:
+                written = 0
+                continue
+            room = len(buffers[slot.slot]) - filled[slot.slot]
+            written = min(written, max(room, 0) // (vpp * slot.stride))
+        if not so.empty:
+            overflowed |= written < needed
+            needed_total += needed
+            written_total += written
+        per_draw.append(written)
+        if written == 0:
+            continue
+        invocations = prims[:written].reshape(-1)
+        for slot in so.slots:
+            buf = buffers[slot.slot]
+            base = filled[slot.slot] + np.arange(invocations.shape[0], dtype=np.int64) * slot.stride
+            words = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)
+            for e in slot.entries:
+                if e.is_gap:
+                    continue
+                src = outputs[e.member.key][invocations, e.start_component:
+                                            e.start_component + e.component_count]
+                at = (base + e.byte_offset)[:, None] // 4 + np.arange(e.component_count)
+                words[at] = src
+            filled[slot.slot] += invocations.shape[0] * slot.stride
+    return SOResult({s: bytes(b) for s, b in buffers.items()}, filled,
+                    {"NumPrimitivesWritten": written_total,
+                     "PrimitivesStorageNeeded": needed_total}, per_draw)

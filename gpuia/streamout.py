@@ -1,0 +1,187 @@
+"""Stream Output declarations, validated as CreateGraphicsPipelineState does (rulebook section 8).
+
+:func:`resolve_stream_output` checks a :class:`~gpuia.desc.StreamOutputDesc` against the vertex
+shader's output signature and returns a :class:`ResolvedStreamOutput`: per output slot, its
+stride and the entries writing into it, each with its byte offset within a vertex record, the
+shader output it reads and the component range. gpuia emulates Stream Output of a vertex shader
+(no geometry shader), so everything goes to stream 0.
+
+Every rejection is an :class:`~gpuia.errors.InvalidDescError` naming the entry index, the field,
+the value and the rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
+from .errors import InvalidDescError
+from .wgsl.signature import Member, ShaderSignature
+
+__all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
+           "SO_BUFFER_SLOT_COUNT", "SO_BUFFER_MAX_STRIDE_IN_BYTES"]
+
+SO_BUFFER_SLOT_COUNT = 4
+SO_STREAM_COUNT = 4
+SO_BUFFER_MAX_STRIDE_IN_BYTES = 2048
+SO_OUTPUT_COMPONENT_COUNT = 128  # per stream, D3D11 FL11 / D3D12 (rulebook 8.9)
+SO_BUFFER_MAX_WRITE_BYTES = 512  # per buffer per vertex (rulebook 8.9)
+
+
+@dataclass(frozen=True)
+class SOEntry:
+    """One resolved declaration entry: ``member`` is None for a gap."""
+
+    index: int
+    slot: int
+    byte_offset: int  # within the slot's vertex record
+    member: Member | None
+    start_component: int
+    component_count: int
+
+    @property
+    def is_gap(self) -> bool:
+        return self.member is None
+
+
+@dataclass(frozen=True)
+class SOSlot:
+    slot: int
+    stride: int
+    declared_size: int
+    entries: tuple[SOEntry, ...]
+
+
+@dataclass(frozen=True)
+class ResolvedStreamOutput:
+    """A validated declaration: the slots written (each with its stride and entries) and the
+    rasterized stream."""
+
+    slots: tuple[SOSlot, ...]
+    rasterized_stream: int
+
+    @property
+    def rasterizes(self) -> bool:
+        return self.rasterized_stream != SO_NO_RASTERIZED_STREAM
+
+    @property
+    def empty(self) -> bool:
+        return not self.slots
+
+    def slot(self, slot: int) -> SOSlot | None:
+        for s in self.slots:
+            if s.slot == slot:
+                return s
+        return None
+
+
+def _entry_where(i: int, e: SODeclarationEntry) -> str:
+    name = "gap" if e.is_gap else f"{e.semantic_name}{e.semantic_index}"
+    return f"SO entry {i} ({name})"
+
+
+def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) -> ResolvedStreamOutput:
+    """Validate ``desc`` for a vertex shader with ``signature`` (see module docstring)."""
+    if not isinstance(desc, StreamOutputDesc):
+        raise InvalidDescError("StreamOutput", None, desc, "expected a StreamOutputDesc")
+    rs = desc.rasterized_stream
+    if rs != SO_NO_RASTERIZED_STREAM and rs >= SO_STREAM_COUNT:
+        raise InvalidDescError("StreamOutput", "RasterizedStream", rs,
+                               "must be 0-3 or NO_RASTERIZED_STREAM (rulebook 8.10)")
+    if len(desc.buffer_strides) > SO_BUFFER_SLOT_COUNT:
+        raise InvalidDescError("StreamOutput", "NumStrides", len(desc.buffer_strides),
+                               f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rulebook 8.1)")
+    outputs = {m.key: m for m in signature.outputs}
+    used: dict[str, list[tuple[int, int, int]]] = {}  # output key -> [(start, end, entry)]
+    offsets = [0] * SO_BUFFER_SLOT_COUNT
+    per_slot: dict[int, list[SOEntry]] = {}
+    components = 0
+    for i, e in enumerate(desc.so_declaration):
+        where = _entry_where(i, e)
+        if e.stream >= SO_STREAM_COUNT:
+            raise InvalidDescError(where, "Stream", e.stream, "must be 0-3 (rulebook 8.1)")
+        if e.stream != 0:
+            raise InvalidDescError(where, "Stream", e.stream,
+                                   "a vertex shader writes stream 0 only (rulebook 8.12)")
+        if e.output_slot >= SO_BUFFER_SLOT_COUNT:
+            raise InvalidDescError(where, "OutputSlot", e.output_slot, "must be 0-3 (rulebook 8.1)")
+        if e.component_count < 1:
+            raise InvalidDescError(where, "ComponentCount", e.component_count,
+                                   "must be at least 1 (rulebook 8.1, 8.4)")
+        if e.is_gap:
+            if e.start_component != 0:
+                raise InvalidDescError(where, "StartComponent", e.start_component,
+                                       "must be 0 for a gap (rulebook 8.4)")
+            if e.semantic_index != 0:
+                raise InvalidDescError(where, "SemanticIndex", e.semantic_index,
+                                       "must be 0 for a gap (rulebook 8.4)")
+            member = None
+        else:
+            if e.start_component > 3:
+                raise InvalidDescError(where, "StartComponent", e.start_component,
+                                       "must be 0-3 (rulebook 8.1)")
+            if e.component_count > 4:
+                raise InvalidDescError(where, "ComponentCount", e.component_count,
+                                       "must be 1-4 (rulebook 8.1)")
+            key = f"{e.semantic_name.upper()}{e.semantic_index}"
+            member = outputs.get(key)
+            if member is None:
+                raise InvalidDescError(where, "SemanticName", e.semantic_name,
+                                       f"the vertex shader has no output {key} "
+                                       f"(outputs: {', '.join(outputs) or 'none'}; rulebook 8.3)")
+            end = e.start_component + e.component_count
+            if end > member.components:
+                raise InvalidDescError(where, "ComponentCount", e.component_count,
+                                       f"StartComponent {e.start_component} + ComponentCount "
+                                       f"{e.component_count} exceeds the {member.components} "
+                                       f"components of output {key} (rulebook 8.2)")
+            for start, stop, j in used.get(key, []):
+                if e.start_component < stop and start < end:
+                    raise InvalidDescError(where, "StartComponent", e.start_component,
+                                           f"components {e.start_component}..{end - 1} of {key} "
+                                           f"overlap SO entry {j} (rulebook 8.6)")
+            used.setdefault(key, []).append((e.start_component, end, i))
+            components += e.component_count
+        per_slot.setdefault(e.output_slot, []).append(SOEntry(
+            i, e.output_slot, offsets[e.output_slot], member, e.start_component,
+            e.component_count))
+        offsets[e.output_slot] += 4 * e.component_count
+    if components > SO_OUTPUT_COMPONENT_COUNT:
+        raise InvalidDescError("StreamOutput", "NumEntries", components,
+                               f"more than {SO_OUTPUT_COMPONENT_COUNT} components in stream 0 "
+                               f"(rulebook 8.9)")
+    slots = []
+    strides = desc.buffer_strides
+    for slot in sorted(per_slot):
+        entries = tuple(per_slot[slot])
+        declared = offsets[slot]
+        if all(x.is_gap for x in entries):
+            raise InvalidDescError(f"SO slot {slot}", "OutputSlot", slot,
+                                   "receives only gaps (rulebook 8.7)")
+        if declared > SO_BUFFER_MAX_WRITE_BYTES:
+            raise InvalidDescError(f"SO slot {slot}", "ComponentCount", declared // 4,
+                                   f"{declared} bytes per vertex exceed the "
+                                   f"{SO_BUFFER_MAX_WRITE_BYTES} one buffer takes (rulebook 8.9)")
+        if strides:
+            stride = strides[slot] if slot < len(strides) else 0
+            if stride == 0:
+                raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                                       "a used slot needs a stride (rulebook 8.8)")
+        elif len(per_slot) > 1:
+            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", None,
+                                   "strides are required when several slots are used "
+                                   "(rulebook 8.8)")
+        else:
+            stride = declared
+        if stride < declared:
+            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                                   f"smaller than the {declared} bytes declared for the slot "
+                                   f"(rulebook 8.8)")
+        if stride % 4:
+            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                                   "not a multiple of 4 (rulebook 8.8)")
+        if stride > SO_BUFFER_MAX_STRIDE_IN_BYTES:
+            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                                   f"exceeds {SO_BUFFER_MAX_STRIDE_IN_BYTES} (rulebook 8.8)")
+        slots.append(SOSlot(slot, stride, declared, entries))
+    return ResolvedStreamOutput(tuple(slots), rs)
