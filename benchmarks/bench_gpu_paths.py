@@ -112,12 +112,14 @@ def capture_breakdown(dev, n):
     ref = reference_ia(case, max_invocations=n)
     t["cpu_reference"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    res = run_case_gpu(case, dev, "auto", ref)
-    t["gpu_upload_draw_readback"] = time.perf_counter() - t0
+    steps = {}
+    res = run_case_gpu(case, dev, "auto", ref, timings=steps)
+    t["gpu_total"] = time.perf_counter() - t0
+    t.update({f"  gpu.{k}": v for k, v in steps.items()})
     t0 = time.perf_counter()
     cmp = compare(ref, res, case.layout)
     t["compare"] = time.perf_counter() - t0
-    t["total"] = sum(t.values())
+    t["total"] = sum(v for k, v in t.items() if not k.startswith(" "))
     return t, cmp.summary(), res.path
 
 

@@ -119,9 +119,17 @@ def cmd_check(args) -> int:
                                        args.gpu_backend)
         else:
             adapters = [select_adapter(None, args.gpu_backend)]
-        devices = [Device(a) for a in adapters]
     except GpuiaError as exc:
         _error("check", exc)
+        return EXIT_INVALID
+    devices = []
+    for a in adapters:
+        try:
+            devices.append(Device(a))
+        except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
+            print(f"{a.summary}: unavailable: {' '.join(str(exc).split())}")
+    if not devices:
+        _error("check", UnsupportedError("no selected adapter could create a device"))
         return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
 

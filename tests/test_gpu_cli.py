@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -97,11 +98,14 @@ def test_adapters_lists_lavapipe_with_backend_type_and_limits(gpu_device):
     assert f"storage buffers per stage {caps.max_storage_buffers_per_shader_stage}" in block
     assert f"max buffer {caps.max_buffer_size}" in block
     assert "vertex-writable-storage yes" in block  # capture needs it; lavapipe has it
-    # Mesa's lavapipe: the Vulkan CPU adapter (its device name is llvmpipe).
+    # Mesa's lavapipe: the Vulkan CPU adapter (its device name is llvmpipe). CI installs it;
+    # on a machine with a real GPU it may be absent.
     lavapipe = [i for i, ln in enumerate(lines) if ln.startswith("[") and "llvmpipe" in ln
                 and "Vulkan" in ln]
-    assert lavapipe, out
-    assert "backend Vulkan, type CPU" in lines[lavapipe[0] + 1]
+    if os.environ.get("CI") or "llvmpipe" in info["summary"]:
+        assert lavapipe, out
+    for i in lavapipe:
+        assert "backend Vulkan, type CPU" in lines[i + 1]
     # Every adapter is numbered from 0 in order.
     numbers = [int(ln[1:ln.index("]")]) for ln in lines if ln.startswith("[")]
     assert numbers == list(range(len(numbers)))
@@ -118,7 +122,9 @@ def test_adapters_json_parses_and_matches_the_device(gpu_device):
         numeric = {k: v for k, v in a["limits"].items() if k.startswith(("max_", "min_"))}
         assert numeric and all(type(v) is int and v > 0 for v in numeric.values()), a["limits"]
     lavapipe = [a for a in doc if a["backend"] == "Vulkan" and "llvmpipe" in a["name"]]
-    assert lavapipe and lavapipe[0]["type"] == "CPU"
+    if os.environ.get("CI") or "llvmpipe" in gpu_device.info["summary"]:
+        assert lavapipe
+    assert all(a["type"] == "CPU" for a in lavapipe)
     mine = [a for a in doc if a["summary"] == gpu_device.info["summary"]]
     assert len(mine) == 1
     a = mine[0]
@@ -311,12 +317,18 @@ def test_check_single_path_and_table(gpu_device):
 
 
 def test_check_every_adapter(gpu_device):
+    """Every adapter is checked; one that cannot give a device is reported, not fatal."""
     proc = gpuia("check", CASES / "triangle_two_slots.json", "--adapter", "all")
     assert proc.returncode == 0, _show(proc)
     doc = json.loads(_adapters_json().stdout)
+    checked = 0
     for a in doc:
+        if f"{a['summary']}: unavailable: " in proc.stdout:
+            continue
+        checked += 1
         for path in ("native", "pulling"):
             assert f"triangle_two_slots: {a['summary']}: {path}: OK: " in proc.stdout, proc.stdout
+    assert checked and f"triangle_two_slots: {gpu_device.info['summary']}: " in proc.stdout
 
 
 

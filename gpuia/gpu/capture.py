@@ -22,7 +22,7 @@ from .context import Context, PipelineState
 from .device import Device
 from .plan import Plan
 
-__all__ = ["GPUResult", "run_case_gpu", "upload_case"]
+__all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case"]
 
 
 @dataclass
@@ -60,13 +60,19 @@ def upload_case(case: Case, device: Device):
 
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,
-                 context: Context | None = None, capture_route: str = "auto") -> GPUResult:
+                 context: Context | None = None, capture_route: str = "auto",
+                 timings: dict | None = None) -> GPUResult:
     """Draw a case on ``device`` through ``path`` with capture on.
 
     ``reference`` (the CPU result of the same case) supplies the D3D invocation order; it is
     computed when not given. Only IA order and fetch indices are taken from it: every value in
-    the returned result comes from the GPU.
+    the returned result comes from the GPU. ``timings``, when given, receives seconds per step
+    (upload, plan_and_encode, gpu, readback, assemble).
     """
+    import time
+
+    clock = time.perf_counter
+    t0 = clock()
     from ..runner import reference_ia
 
     if reference is None:
@@ -78,15 +84,24 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     ctx.set_pipeline_state(pso)
     ctx.ia_set_primitive_topology(case.topology.topology)
     views, ib = upload_case(case, device)
+    t1 = clock()
     # Every slot is set: a slot the case leaves out is unbound, whatever the context had.
     ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
     ctx.ia_set_index_buffer(ib)
     ctx.set_path(path)
     ctx.begin_capture(capture_route)
     plans = [ctx.draw(d) for d in case.draws]
+    t2 = clock()
+    ctx.timings = {} if timings is not None else None
     cap = ctx.end_capture()
+    t3 = clock()
     paths = {p.path for p in plans}
-    return _assemble(case, reference, cap, plans, "/".join(sorted(paths)) or path, device)
+    result = _assemble(case, reference, cap, plans, "/".join(sorted(paths)) or path, device)
+    if timings is not None:
+        timings.update({"upload": t1 - t0, "plan_and_encode": t2 - t1})
+        timings.update(ctx.timings or {"gpu_and_readback": t3 - t2})
+        timings["assemble"] = clock() - t3
+    return result
 
 
 def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
@@ -124,3 +139,48 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
         ia.instance[missing] = ref.instance[missing]
     return GPUResult(ia, path, plans, missing, cap.unexpected, cap.unexpected_max_vertex_index,
                      dict(device.info))
+
+
+def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
+    """Run a case's draws with its Stream Output on the GPU; returns a
+    :class:`~gpuia.reference.streamout.SOResult` read back from the GPU (buffers, filled sizes,
+    statistics). Each target's BufferFilledSize lives in a GPU counter buffer, as in D3D12."""
+    import numpy as np
+
+    from ..desc import StreamOutputBufferView
+    from ..reference.streamout import SOResult
+
+    if case.so_desc is None:
+        raise UnsupportedError("the case has no stream_output section")
+    ctx = context or Context(device)
+    ctx.set_pipeline_state(PipelineState(
+        case.layout, None if case.vertex_shader is None else case.vertex_shader["wgsl"],
+        None if case.vertex_shader is None else case.vertex_shader.get("entry_point"),
+        case.strip_cut_value, case.so_desc))
+    ctx.ia_set_primitive_topology(case.topology.topology)
+    views, ib = upload_case(case, device)
+    ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
+    ctx.ia_set_index_buffer(ib)
+    initial = np.zeros(4, np.uint32)
+    for slot, t in case.so_targets.items():
+        initial[slot] = t.filled_size
+    counters = device.create_buffer(initial, bind=("stream_output",), label="SO counters")
+    targets = []
+    buffers = {}
+    for slot in range(4):
+        t = case.so_targets.get(slot)
+        if t is None:
+            targets.append(None)
+            continue
+        buffers[slot] = device.create_buffer(t.data if t.size else b"\0\0\0\0",
+                                             bind=("stream_output",), label=f"SO slot {slot}")
+        targets.append(StreamOutputBufferView(buffers[slot], t.size, 0, counters, 4 * slot))
+    while targets and targets[-1] is None:
+        targets.pop()
+    ctx.so_set_targets(targets)
+    for d in case.draws:
+        ctx.draw(d)
+    stats = ctx.so_statistics()
+    filled = np.frombuffer(counters.read(), np.uint32)
+    out = {s: b.read()[: case.so_targets[s].size] for s, b in buffers.items()}
+    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats)

@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
-                    VertexBufferView, draw_of)
+from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StreamOutputDesc,
+                    StripCutValue, VertexBufferView, draw_of)
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
+from ..streamout import resolve_stream_output
 from ..topology import TopologyInfo, topology_info
 from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
 from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_shader
@@ -72,6 +73,7 @@ class PipelineState:
     vertex_shader: str | None = None
     entry_point: str | None = None
     strip_cut_value: StripCutValue = StripCutValue.DISABLED
+    stream_output: StreamOutputDesc | None = None
 
     def __post_init__(self):
         if not isinstance(self.input_layout, InputLayout):
@@ -98,8 +100,21 @@ class PipelineState:
             _SIGNATURES[key] = sig
         return sig
 
+    @property
+    def so(self):
+        """The validated Stream Output declaration (None without one; empty declarations mean
+        no Stream Output, rulebook 10.3)."""
+        if self.stream_output is None:
+            return None
+        key = (self.signature, self.stream_output)
+        so = _SO.get(key)
+        if so is None:
+            so = _SO[key] = resolve_stream_output(self.stream_output, self.signature)
+        return None if so.empty else so
+
 
 _SIGNATURES: dict = {}
+_SO: dict = {}
 
 
 @dataclass(eq=False)
@@ -120,6 +135,7 @@ class _State:
     pulled_group: object = None
     pulled_slot_words: np.ndarray | None = None
     native_plan: Plan | None = None  # shared Plan of fast-path native draws
+    so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
 
 
@@ -133,6 +149,7 @@ class _Record:
     keys: np.ndarray
     capture_base: int = 0
     key_offset: int = 0
+    auto: tuple | None = None  # DrawAuto: (counter, counter offset, location, IA offset, stride)
 
 
 @dataclass
@@ -165,7 +182,8 @@ class Context:
         self._view_cache: dict = {}
         self._index: IndexBufferView | None = None
         self._topology: TopologyInfo | None = None
-        self._so_targets: set[int] = set()
+        self._so_bound_buffers: set[int] = set()
+        self._so_engine = None
         self._capture: Capture | None = None
         self._records: list[_Record] = []
         self._target = target
@@ -173,6 +191,7 @@ class Context:
         self._state: _State | None = None
         self._dirty = True
         self.path = "auto"
+        self.timings: dict | None = None  # filled by end_capture when a dict is set
         self.last_plan: Plan | None = None
         self.draw_count = 0
         # Open render pass and what it has bound.
@@ -204,6 +223,7 @@ class Context:
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         pso.signature  # parse and check the shader against the layout now
+        pso.so  # and the Stream Output declaration against the shader
         self._pso = pso
         self._pso_slots = tuple(pso.input_layout.slots)
         self._dirty = True
@@ -283,7 +303,7 @@ class Context:
                     new[slot] = None
                     continue
                 self._check_vertex_buffer(slot, view.buffer)
-            if id(view.buffer) in self._so_targets:
+            if id(view.buffer) in self._so_bound_buffers:
                 warnings.warn(f"IASetVertexBuffers: slot {slot}'s buffer is bound as a Stream "
                               f"Output target; the IA binds NULL instead", stacklevel=2)
                 view = None
@@ -339,6 +359,7 @@ class Context:
         # per-draw constants, every fetch in bounds. Anything else takes the general path.
         if (state is not None and not state.capture and not state.constants
                 and self.path != "pulling" and not state.static.native_obstacles
+                and state.so is None and not state.topology.adjacency
                 and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
                 and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
                 and 0 <= si <= _U32 - ic + 1):
@@ -406,10 +427,104 @@ class Context:
             self._pipeline(state, path)
             self._records.append(_Record(state, draw, plan, np.unique(index.fetch.astype(np.uint32))))
             return plan
+        if state.so is not None:
+            if state.static.pulling_obstacles:
+                raise UnsupportedError("Stream Output pulls the draw's vertices: "
+                                       + "; ".join(state.static.pulling_obstacles))
+            self._so().encode(state, state.so, draw, index, self._pso.strip_cut_value)
+            if not state.so.rasterizes:
+                return plan  # NO_RASTERIZED_STREAM: the draw rasterizes nothing
         if count == 0 or draw.instance_count == 0:
             return plan
         self._encode(state, path, draw, index, self._next_block(state, path, draw, None))
         return plan
+
+    # -- Stream Output -----------------------------------------------------------------------
+    def _so(self):
+        if self._so_engine is None:
+            from .streamout import SOEngine
+
+            self._so_engine = SOEngine(self)
+        return self._so_engine
+
+    def so_set_targets(self, views, offsets=None) -> None:
+        """SOSetTargets: bind :class:`~gpuia.desc.StreamOutputBufferView`s to output slots
+        0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
+        sets each target's BufferFilledSize, -1 appending where it stands; views with their own
+        counter buffer (D3D12) keep it. A target buffer bound in the IA is unbound there, with a
+        warning, as the D3D runtime does."""
+        self._so().set_targets(views, offsets)
+        for slot, v in list(self._views.items()):
+            if v is not None and id(v.buffer) in self._so_bound_buffers:
+                warnings.warn(f"SOSetTargets: the buffer at IA slot {slot} is now a Stream "
+                              f"Output target; the IA slot is set to NULL", stacklevel=2)
+                self._views[slot] = None
+                self._dirty = True
+
+    def so_statistics(self) -> dict[str, int]:
+        """SO statistics of stream 0 over every draw of this context (waits for the GPU)."""
+        return self._so().statistics()
+
+    def so_filled_size(self, slot: int) -> int:
+        """The BufferFilledSize of the SO target at ``slot`` (waits for the GPU)."""
+        return self._so().filled_size(slot)
+
+    def draw_auto(self) -> Plan:
+        """DrawAuto: draw the vertices the Stream Output wrote into the buffer bound at IA slot 0,
+        ``(BufferLocation + BufferFilledSize - IA offset) // stride`` of them, counted on the GPU
+        (an indirect draw; no readback). Always pulled: the count is unknown on the host, and the
+        fetch still follows D3D's bounds for every slot (rulebook 10.5, 6.5)."""
+        return self._draw_auto()
+
+    def _draw_auto(self) -> Plan:
+        state = self._state if not self._dirty else self._resolve_state()
+        if state.so is not None:
+            raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
+                                   "only on the GPU")
+        view0 = self._views.get(0)
+        if view0 is None or view0.buffer is None:
+            raise InvalidDescError("DrawAuto", "IA slot 0", None,
+                                   "DrawAuto draws from the buffer bound at IA slot 0; none is")
+        known = self._so().counter_of(view0.buffer)
+        if known is None:
+            raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
+                                   "that buffer was never a Stream Output target, so it has no "
+                                   "BufferFilledSize")
+        counter, counter_offset, location = known
+        if state.static.pulling_obstacles:
+            raise UnsupportedError("DrawAuto pulls its vertices: "
+                                   + "; ".join(state.static.pulling_obstacles))
+        max_vertices = (view0.size_in_bytes // view0.stride_in_bytes + 1
+                        if view0.stride_in_bytes else 1)
+        draw = DrawInstanced(0, 1, 0, 0)
+        plan = Plan("pulling", ["DrawAuto: the vertex count is on the GPU"],
+                    non_indexed_plan(0, min(max_vertices, self._capture_limit()),
+                                     with_fetch=state.capture), state.static.slots)
+        self.last_plan = plan
+        self.draw_count += 1
+        args = (counter, counter_offset, location, view0.offset, view0.stride_in_bytes)
+        if state.capture:
+            self._pipeline(state, "pulling")
+            rec = _Record(state, draw, plan, plan.index.fetch.astype(np.uint32))
+            rec.auto = args
+            self._records.append(rec)
+            return plan
+        self._encode_auto(state, draw, args, self._next_block(state, "pulling", draw, None))
+        return plan
+
+    def _encode_auto(self, state, draw, args, block_offset, capture_bufs=None) -> None:
+        indirect = self._so().encode_draw_auto_args(*args)
+        self._encode(state, "pulling", draw, non_indexed_plan(0, 0), block_offset, capture_bufs,
+                     indirect=indirect)
+
+    def _compute_encoder(self):
+        """The command encoder with no render pass open (for compute work between draws)."""
+        if self._pass is not None:
+            self._pass.end()
+            self._pass = None
+        if self._encoder is None:
+            self._encoder = self.device.device.create_command_encoder()
+        return self._encoder
 
     def _capture_limit(self) -> int:
         """Most vertices one capture draw can record (one record per vertex at the least)."""
@@ -440,14 +555,12 @@ class Context:
 
     def _new_state(self, pso, topo, capture: bool, bound: tuple) -> _State:
         layout, sig = pso.input_layout, pso.signature
-        if topo.adjacency and not capture:
-            raise UnsupportedError(f"{topo.name}: WebGPU draws no adjacency topology; "
-                                   f"capture draws and Stream Output handle it")
         views = dict(zip(self._pso_slots, bound))
         static = static_plan(layout, views, self.device.caps, capture)
         uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
         state = _State(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
         state.bound = bound
+        state.so = pso.so
         state.native_plan = Plan("native", [], non_indexed_plan(0, 0), static.slots)
         if not static.native_obstacles:
             state.native_buffers = tuple(
@@ -488,7 +601,8 @@ class Context:
 
     def _open_pass(self):
         if self._pass is None:
-            self._encoder = self.device.device.create_command_encoder()
+            if self._encoder is None:
+                self._encoder = self.device.device.create_command_encoder()
             views = self._capture_views or [self._target_view()]
             self._pass = self._encoder.begin_render_pass(color_attachments=[
                 {"view": v, "load_op": "load", "store_op": "store"} for v in views])
@@ -548,21 +662,30 @@ class Context:
             self._group0_cache[key] = g
         return g
 
-    def _pulled_group(self, state: _State):
-        if state.pulled_group is None:
+    def _pulled_group(self, state: _State, compute: bool = False):
+        """The bind group of the pulled vertex buffers (vertex stage, or compute for SO)."""
+        groups = state.pulled_group or {}
+        if compute not in groups:
             entries = []
             for j, s in enumerate(state.static.slots):
                 v = state.views[s]
                 wb = v.buffer.wgpu if v is not None and v.buffer is not None else self._dummy()
                 entries.append({"binding": j, "resource": {"buffer": wb, "offset": 0,
                                                             "size": wb.size}})
-            state.pulled_group = self.device.device.create_bind_group(
-                layout=self.cache.group1_layout(len(entries)), entries=entries)
-        return state.pulled_group
+            if not entries:
+                entries = [{"binding": 0, "resource": {"buffer": self._dummy(), "offset": 0,
+                                                        "size": 4}}]
+            groups[compute] = self.device.device.create_bind_group(
+                layout=self.cache.group1_layout(len(entries), compute=compute), entries=entries)
+            state.pulled_group = groups
+        return groups[compute]
 
-    def _encode(self, state: _State, path: str, draw, index, block_offset, capture_bufs=None):
+    def _encode(self, state: _State, path: str, draw, index, block_offset, capture_bufs=None,
+                indirect=None):
         rp = self._open_pass()
-        strip_fmt = (index.index_format if draw.indexed and state.topology.strip
+        # WebGPU strips take the index format for restart; adjacency strips are drawn as lists.
+        strip_fmt = (index.index_format if (draw.indexed or index.mode == "host")
+                     and state.topology.strip and not state.topology.adjacency
                      and not state.capture else None)
         pipeline = self._pipeline(state, path, strip_fmt)
         if pipeline is not self._bound_pipeline:
@@ -584,7 +707,10 @@ class Context:
                 if bound[j] is not b:
                     rp.set_vertex_buffer(j, b[0], b[1], b[2])
                     bound[j] = b
-        if not draw.indexed:
+        if indirect is not None:
+            rp.draw_indirect(indirect, 0)
+            return
+        if not draw.indexed and index.mode != "host":
             rp.draw(draw.vertex_count_per_instance, draw.instance_count,
                     draw.start_vertex_location, draw.start_instance_location)
             return
@@ -601,7 +727,8 @@ class Context:
             buf = self.device.device.create_buffer_with_data(data=data, usage="INDEX")
             self._keepalive.append(buf)
             rp.set_index_buffer(buf, "uint32", 0, buf.size)
-            rp.draw_indexed(values.shape[0], draw.instance_count, 0, draw.base_vertex_location,
+            base = draw.base_vertex_location if draw.indexed else draw.start_vertex_location
+            rp.draw_indexed(values.shape[0], draw.instance_count, 0, base,
                             draw.start_instance_location)
 
     def _dummy(self):
@@ -611,13 +738,14 @@ class Context:
 
     def flush(self) -> None:
         """Submit every draw encoded since the last flush."""
-        if self._pass is None:
+        if self._encoder is None:
             return
         rp, enc, used = self._pass, self._encoder, self._ring_used
         self._pass = self._encoder = None
         self._ring_used = 0
         try:
-            rp.end()
+            if rp is not None:
+                rp.end()
             if used:
                 self.device.device.queue.write_buffer(self._ring_buffer, 0, self._ring[:used])
             commands = enc.finish()
@@ -682,13 +810,24 @@ class Context:
         bufs = (wgpu_dev.create_buffer(size=size, usage="STORAGE|COPY_SRC"), key_buf,
                 wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
         self._capture_rows = 0
+        clock = __import__("time").perf_counter
+        t0 = clock()
         self._encode_records(records, bufs)
+        if self.timings is not None:
+            self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
+            t1 = clock()
         self._read_capture(cap, bufs)
+        if self.timings is not None:
+            self.timings.update({"encode_and_gpu": t1 - t0, "readback": clock() - t1})
         return cap
 
     def _encode_records(self, records, bufs) -> None:
         for r in records:
             d = r.draw
+            if r.auto is not None:
+                self._encode_auto(r.state, d, r.auto, self._next_block(r.state, "pulling", d, r),
+                                  bufs)
+                continue
             count = r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count
             if count == 0 or d.instance_count == 0:
                 continue

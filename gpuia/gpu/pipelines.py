@@ -120,13 +120,49 @@ class PipelineCache:
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 
-    def group1_layout(self, n_slots: int):
-        key = ("g1", n_slots)
+    def group1_layout(self, n_slots: int, compute: bool = False):
+        """The pulled vertex buffers, read-only storage (vertex stage, or compute for SO)."""
+        key = ("g1", n_slots, compute)
         if key not in self._bgls:
             import wgpu
 
-            entries = [{"binding": j, "visibility": wgpu.ShaderStage.VERTEX,
-                        "buffer": {"type": "read-only-storage"}} for j in range(n_slots)]
+            stage = wgpu.ShaderStage.COMPUTE if compute else wgpu.ShaderStage.VERTEX
+            entries = [{"binding": j, "visibility": stage,
+                        "buffer": {"type": "read-only-storage"}} for j in range(max(1, n_slots))]
+            self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
+        return self._bgls[key]
+
+    def so_group0_layout(self, n_slots: int):
+        """Stream Output compute: the pulling block, the SO block (both dynamic), the SO state,
+        the statistics and the auxiliary input (index buffer or vertex list)."""
+        key = ("so0", n_slots)
+        if key not in self._bgls:
+            import wgpu
+
+            from ..wgsl.streamout import SO_HEADER_WORDS, SO_SLOT_WORDS
+
+            cs = wgpu.ShaderStage.COMPUTE
+            entries = [
+                {"binding": 0, "visibility": cs, "buffer": {
+                    "type": "uniform", "has_dynamic_offset": True,
+                    "min_binding_size": self.draw_block_size(n_slots)}},
+                {"binding": 1, "visibility": cs, "buffer": {
+                    "type": "uniform", "has_dynamic_offset": True,
+                    "min_binding_size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
+                {"binding": 2, "visibility": cs, "buffer": {"type": "storage"}},
+                {"binding": 3, "visibility": cs, "buffer": {"type": "storage"}},
+                {"binding": 4, "visibility": cs, "buffer": {"type": "read-only-storage"}},
+            ]
+            self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
+        return self._bgls[key]
+
+    def so_group2_layout(self, n_buffers: int):
+        key = ("so2", n_buffers)
+        if key not in self._bgls:
+            import wgpu
+
+            entries = [{"binding": k, "visibility": wgpu.ShaderStage.COMPUTE,
+                        "buffer": {"type": "storage"}} for k in range(max(1, n_buffers))]
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 

@@ -24,7 +24,7 @@ import numpy as np
 from ..desc import IndexBufferView, StripCutValue, VertexBufferView
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
-from ..reference.ia import _sequence
+from ..reference.ia import _index_values
 from ..topology import TopologyInfo
 from .device import Caps
 
@@ -90,6 +90,8 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
                  capture: bool) -> IndexPlan:
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
     vertices (every delivered vertex shaded exactly, cuts applied on the host when present)."""
+    if topo.adjacency and not capture:
+        return _adjacency_list(draw, ib, topo, cut)
     if not draw.indexed:
         return non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance)
     host = None if ib is None or ib.buffer is None else _host(ib.buffer)
@@ -114,33 +116,73 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
         raise UnsupportedError(f"{draw.index_count_per_instance} indices per instance: more than "
                                f"gpuia resolves on the host ({HOST_INDEX_LIMIT})")
     view = None if host is None else IndexBufferView(host, ib.format, ib.offset, ib.size_in_bytes)
-    seq = _sequence(draw, topo, view, cut)
-    values = seq.vertex_id.astype(np.uint32)
-    fetch = seq.fetch_index
+    all_values = _index_values(draw, view).astype(np.uint32)  # D3D's values, 0 outside the view
+    is_cut = (all_values == cut.index) if (topo.strip and cut.index is not None) else None
+    kept = all_values if is_cut is None else all_values[~is_cut]
+    fetch = (np.int64(draw.base_vertex_location) + kept.astype(np.int64)) & _U32
     reasons = []
-    size = 0 if ib is None or ib.buffer is None else ib.index_size
-    in_range = ib is not None and ib.buffer is not None and (
-        (draw.start_index_location + draw.index_count_per_instance) * size <= ib.size_in_bytes)
-    if ib is None or ib.buffer is None:
+    bound = ib is not None and ib.buffer is not None
+    size = ib.index_size if bound else 0
+    in_range = bound and ((draw.start_index_location + draw.index_count_per_instance) * size
+                          <= ib.size_in_bytes)
+    if not bound:
         reasons.append("NULL index buffer view: every index reads 0 (uploaded by gpuia)")
     elif not in_range:
         reasons.append("the draw reads indices past the view's SizeInBytes: they read 0 "
                        "(uploaded by gpuia)")
-    has_cuts = values.shape[0] != draw.index_count_per_instance
-    if has_cuts:
-        reasons.append(f"{draw.index_count_per_instance - values.shape[0]} strip-cut indices "
-                       f"removed on the host for the capture")
-    if ib is not None and ib.buffer is not None and in_range and not has_cuts and (
-            not topo.strip or capture or _cut_matches(ib.format, cut) or not _restart_values(
-                values, ib.format)) and ib.offset % size == 0:
+    elif ib.offset % size:
+        reasons.append(f"view offset {ib.offset} is not a multiple of {size} (uploaded by gpuia)")
+    has_cuts = is_cut is not None and bool(is_cut.any())
+    # What WebGPU would do with the user's buffer as is: restart strips at its fixed value.
+    restarts_agree = (not topo.strip or _cut_matches(ib.format, cut)
+                      or not _restart_values(all_values, ib.format)) if bound else False
+    if capture:
+        # Capture draws are point lists: every delivered vertex once, cut positions removed.
+        if bound and in_range and ib.offset % size == 0 and not has_cuts:
+            return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
+                             reasons=reasons or ["bound as is"])
+        if has_cuts:
+            reasons.append(f"{int(is_cut.sum())} strip-cut indices removed on the host for the "
+                           f"capture")
+        return IndexPlan("host", values=kept, index_format="uint32", fetch=fetch, reasons=reasons)
+    if bound and in_range and ib.offset % size == 0 and restarts_agree:
         return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
                          reasons=reasons or ["bound as is"])
-    if ib is not None and ib.buffer is not None and ib.offset % size:
-        reasons.append(f"view offset {ib.offset} is not a multiple of {size} (uploaded by gpuia)")
-    if not capture and topo.strip:
-        raise UnsupportedError("drawing an indexed strip whose cut semantics WebGPU cannot "
-                               "express needs list expansion, which only capture draws use")
-    return IndexPlan("host", values=values, index_format="uint32", fetch=fetch, reasons=reasons)
+    if not topo.strip:
+        return IndexPlan("host", values=all_values, index_format="uint32", fetch=fetch,
+                         reasons=reasons)
+    # A strip drawn from gpuia's own uint32 stream: D3D's cuts become WebGPU's restart value,
+    # which must not also be an ordinary index there.
+    if bool(np.any(kept == _U32)):
+        raise UnsupportedError("index 0xFFFFFFFF is an ordinary index under this strip cut "
+                               "value, but WebGPU always restarts uint32 strips there")
+    stream = all_values if is_cut is None else np.where(is_cut, np.uint32(_U32), all_values)
+    reasons.append("strip cuts rewritten to WebGPU's uint32 restart value")
+    return IndexPlan("host", values=stream, index_format="uint32", fetch=fetch, reasons=reasons)
+
+
+def _adjacency_list(draw, ib, topo: TopologyInfo, cut: StripCutValue) -> IndexPlan:
+    """WebGPU has no adjacency topologies: draw the primitives' non-adjacent vertices as the
+    matching list (what D3D rasterizes without a geometry shader), from a host index stream."""
+    from ..reference.assembly import assemble
+    from ..reference.ia import _sequence
+
+    if draw.count > HOST_INDEX_LIMIT:
+        raise UnsupportedError(f"{draw.count} vertices per instance: more than gpuia expands on "
+                               f"the host ({HOST_INDEX_LIMIT})")
+    view = None
+    if draw.indexed and ib is not None and ib.buffer is not None:
+        host = _host(ib.buffer)
+        if host is None:
+            raise UnsupportedError(f"{topo.name}: drawing adjacency needs the indices on the host")
+        view = IndexBufferView(host, ib.format, ib.offset, ib.size_in_bytes)
+    seq = _sequence(draw, topo, view, cut)
+    prims, _ = assemble(topo, seq.segment_starts, seq.segment_lengths)
+    values = seq.vertex_id[prims.reshape(-1)].astype(np.uint32)
+    fetch = seq.fetch_index[prims.reshape(-1)]
+    return IndexPlan("host", values=values, index_format="uint32", fetch=fetch,
+                     reasons=[f"{topo.name} drawn as its {topo.webgpu} (adjacency vertices dropped, "
+                              f"as D3D rasterizes it)"])
 
 
 def non_indexed_plan(start: int, count: int, with_fetch: bool = False) -> IndexPlan:

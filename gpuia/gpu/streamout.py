@@ -51,6 +51,7 @@ class SOEngine:
         self._pipelines: dict = {}
         self._group2 = None
         self._dummy = dev.create_buffer(size=4, usage="STORAGE")
+        self._auto_pipeline = None
 
     # -- targets -----------------------------------------------------------------------------
     def set_targets(self, views, offsets=None) -> None:
@@ -208,6 +209,8 @@ class SOEngine:
                              slot_bindings, max(1, len(unique)), mode, index_size)
         prepare, main = self._pipeline(spec, len(pulled))
         # Uniform blocks: the vertex-pulling block, then the SO block.
+        if ctx._ring_used + 2 > ctx._ring.shape[0]:
+            ctx.flush()
         draw_offset = ctx._next_block(state, "pulling", draw, None)
         so_offset = ctx._next_block(state, "pulling", draw, None)
         block = ctx._ring[so_offset // 4 // ctx._block_words]
@@ -271,6 +274,32 @@ class SOEngine:
             cp.set_bind_group(2, g2)
             cp.dispatch_workgroups(x, y)
         cp.end()
+
+    def encode_draw_auto_args(self, counter, counter_offset: int, location: int, ia_offset: int,
+                              stride: int):
+        """Encode the compute step of DrawAuto; returns the indirect-args buffer it fills."""
+        dev = self.ctx.device.device
+        if self._auto_pipeline is None:
+            from ..wgsl.program import load_shader_source
+
+            mod = dev.create_shader_module(code=load_shader_source("draw_auto.wgsl"))
+            self._auto_pipeline = dev.create_compute_pipeline(
+                layout="auto", compute={"module": mod, "entry_point": "main"})
+        args = dev.create_buffer(size=16, usage="STORAGE|INDIRECT")
+        params = dev.create_buffer_with_data(
+            data=np.array([counter_offset // 4, location, ia_offset, stride], np.uint32),
+            usage="UNIFORM")
+        group = dev.create_bind_group(layout=self._auto_pipeline.get_bind_group_layout(0), entries=[
+            {"binding": 0, "resource": {"buffer": counter, "offset": 0, "size": counter.size}},
+            {"binding": 1, "resource": {"buffer": args, "offset": 0, "size": 16}},
+            {"binding": 2, "resource": {"buffer": params, "offset": 0, "size": 16}}])
+        self.ctx._keepalive.append((args, params, group))
+        cp = self.ctx._compute_encoder().begin_compute_pass()
+        cp.set_pipeline(self._auto_pipeline)
+        cp.set_bind_group(0, group)
+        cp.dispatch_workgroups(1)
+        cp.end()
+        return args
 
     def _pipeline(self, spec: SOProgramSpec, n_pulled: int):
         pair = self._pipelines.get(spec)
