@@ -106,10 +106,11 @@ def cmd_run(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .compare import compare, comparison_table
+    from .compare import compare, compare_so, comparison_table
     from .gpu import Device, run_case_gpu
+    from .gpu.capture import run_case_so_gpu
     from .gpu.device import select_adapters
-    from .runner import reference_ia
+    from .runner import reference_ia, reference_so
 
     from .gpu.device import select_adapter
 
@@ -134,10 +135,9 @@ def cmd_check(args) -> int:
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
 
     def action(path, case):
-        if case.stream_output is not None:
-            raise UnsupportedError("stream_output: Stream Output is not available in this gpuia "
-                                   "version")
         ref = reference_ia(case, args.max_invocations)
+        ref_so = reference_so(case, ref) if case.so is not None and case.vertex_shader is None \
+            else None
         status = EXIT_OK
         for dev in devices:
             for p in paths:
@@ -154,6 +154,20 @@ def cmd_check(args) -> int:
                                            only_differences=not args.table))
                     print()
                 if not cmp.ok:
+                    status = EXIT_DIFF
+            if case.so_desc is not None:
+                label = f"{case.name}: {dev.info['summary']}: stream output"
+                got = run_case_so_gpu(case, dev)
+                if ref_so is None:
+                    print(f"{label}: not compared: the CPU reference runs only the pass-through "
+                          f"shader")
+                    continue
+                problems = compare_so(ref_so, got)
+                stats = ", ".join(f"{k} {v}" for k, v in got.statistics.items())
+                print(f"{label}: {'OK' if not problems else 'DIFFERENT'}: {stats}")
+                for line in problems:
+                    print(f"  {line}")
+                if problems:
                     status = EXIT_DIFF
         return status
 

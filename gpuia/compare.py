@@ -27,7 +27,7 @@ import numpy as np
 
 from .report import _render, format_value
 
-__all__ = ["Comparison", "compare", "comparison_table"]
+__all__ = ["Comparison", "compare", "comparison_table", "compare_so"]
 
 
 @dataclass
@@ -139,3 +139,28 @@ def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
         what = "differing " if only_differences else ""
         text += f"\n... {len(rows_idx) - len(shown)} more {what}invocations"
     return text
+
+
+def compare_so(ref, gpu) -> list[str]:
+    """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
+    (written and untouched alike), every BufferFilledSize and both statistics must be equal.
+    Returns human-readable lines, empty when they match."""
+    out = []
+    for slot in sorted(set(ref.buffers) | set(gpu.buffers)):
+        a, b = ref.buffers.get(slot), gpu.buffers.get(slot)
+        if a is None or b is None:
+            out.append(f"SO slot {slot}: buffer only on the {'GPU' if a is None else 'CPU'} side")
+            continue
+        if a != b:
+            diff = np.flatnonzero(np.frombuffer(a, np.uint8) != np.frombuffer(b, np.uint8))
+            first = int(diff[0])
+            word = first // 4 * 4
+            out.append(f"SO slot {slot}: {diff.shape[0]} bytes differ, first at byte {first} "
+                       f"(CPU word {a[word:word + 4].hex()}, GPU {b[word:word + 4].hex()})")
+        if ref.filled_size.get(slot) != gpu.filled_size.get(slot):
+            out.append(f"SO slot {slot}: BufferFilledSize CPU {ref.filled_size.get(slot)} "
+                       f"GPU {gpu.filled_size.get(slot)}")
+    for key, value in ref.statistics.items():
+        if gpu.statistics.get(key) != value:
+            out.append(f"SO statistics: {key} CPU {value} GPU {gpu.statistics.get(key)}")
+    return out

@@ -58,10 +58,14 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     from .gpu import get_device, run_case_gpu
 
-    if case.stream_output is not None:
-        raise UnsupportedError("stream_output: the GPU backend runs Stream Output in a later "
-                               "gpuia version; use --backend cpu")
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
-    return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter)
+    so = None
+    if case.so_desc is not None:
+        from .gpu.capture import run_case_so_gpu
+
+        res.so = run_case_so_gpu(case, device)
+        so = so_result_json(res.so)
+    return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
+                            stream_output=so)

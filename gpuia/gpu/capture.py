@@ -37,6 +37,7 @@ class GPUResult:
     unexpected: int  # vertex shader invocations at vertex indices D3D would not fetch
     unexpected_max_vertex_index: int
     adapter: dict
+    so: object = None  # SOResult read back from the GPU, for cases with Stream Output
 
 
 def upload_case(case: Case, device: Device):
