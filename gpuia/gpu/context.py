@@ -136,6 +136,7 @@ class _State:
     pulled_slot_words: np.ndarray | None = None
     native_plan: Plan | None = None  # shared Plan of fast-path native draws
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
+    aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
 
 
@@ -561,6 +562,10 @@ class Context:
         state = _State(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
         state.bound = bound
         state.so = pso.so
+        state.aligned = frozenset(
+            s for s in static.slots if views[s] is not None and views[s].buffer is not None
+            and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0
+            and all(e.offset % 4 == 0 for e in layout.slots[s].elements))
         state.native_plan = Plan("native", [], non_indexed_plan(0, 0), static.slots)
         if not static.native_obstacles:
             state.native_buffers = tuple(
@@ -584,7 +589,8 @@ class Context:
             pipe = self.cache.native(key, state.static.slots)
         else:
             key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
-                             topo, strip_fmt, capture_group=group, capture_targets=per_group)
+                             topo, strip_fmt, capture_group=group, capture_targets=per_group,
+                             aligned=state.aligned)
             pipe = self.cache.pulling(key)
         state.pipelines[(path, strip_fmt, group)] = pipe
         return pipe

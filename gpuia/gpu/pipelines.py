@@ -48,6 +48,7 @@ class PullingKey:
     target_format: str = TARGET_FORMAT
     capture_group: int = -1
     capture_targets: int = 0
+    aligned: frozenset = frozenset()
 
 
 def _checked(create, what: str):
@@ -200,7 +201,7 @@ class PipelineCache:
             return pipe
         spec = ProgramSpec(key.layout, key.signature, False,
                            tuple((s, j) for j, s in enumerate(key.slots)), key.capture, True,
-                           key.capture_group, key.capture_targets)
+                           key.capture_group, key.capture_targets, key.aligned)
         pipe = self._build(spec, [], key, n_slots=len(key.slots))
         self._pipelines[key] = pipe
         return pipe

@@ -206,7 +206,7 @@ class SOEngine:
         pulled = tuple((s, j) for j, s in enumerate(state.static.slots))
         index_size = 0 if not draw.indexed or mode == "list" else ctx._index.index_size
         spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
-                             slot_bindings, max(1, len(unique)), mode, index_size)
+                             slot_bindings, max(1, len(unique)), mode, index_size, state.aligned)
         prepare, main = self._pipeline(spec, len(pulled))
         # Uniform blocks: the vertex-pulling block, then the SO block.
         if ctx._ring_used + 2 > ctx._ring.shape[0]:

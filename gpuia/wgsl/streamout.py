@@ -58,6 +58,7 @@ class SOProgramSpec:
     buffers: int  # bindings in group 2
     mode: str
     index_size: int
+    aligned: frozenset = frozenset()  # pulled slots whose every fetch is word-aligned
 
 
 def _component(member, c: int) -> str:
@@ -83,7 +84,7 @@ def so_program(spec: SOProgramSpec) -> str:
         "@group(0) @binding(3) var<storage, read_write> gpuia_so_stats: array<u32>;",
         "@group(0) @binding(4) var<storage, read> gpuia_so_aux: array<u32>;",
     ]
-    out += pulling_lines(spec.layout, spec.pulled_slots)
+    out += pulling_lines(spec.layout, spec.pulled_slots, spec.aligned)
     out += [f"@group(2) @binding({k}) var<storage, read_write> gpuia_so_buf_{k}: array<u32>;"
             for k in range(spec.buffers)]
     out.append(load_function("gpuia_load_aux", "gpuia_so_aux"))
@@ -93,6 +94,20 @@ def so_program(spec: SOProgramSpec) -> str:
     out += _prepare(spec, vpp)
     out += _main(spec, topo, vpp)
     return "\n".join(out) + "\n"
+
+
+def _pick_expr(topo: TopologyInfo) -> str:
+    """``picks[p % 2][k]`` as selects (no local array)."""
+    def chain(picks):
+        expr = f"{picks[0]}u"
+        for i in range(1, len(picks)):
+            expr = f"select({expr}, {picks[i]}u, k == {i}u)"
+        return expr
+
+    even, odd = topo.picks
+    if even == odd:
+        return chain(even)
+    return f"select({chain(even)}, {chain(odd)}, (p & 1u) == 1u)"
 
 
 def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
@@ -136,7 +151,6 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
 
 
 def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
-    picks = ", ".join(f"{x}u" for parity in topo.picks for x in parity)
     lines = [
         f"@compute @workgroup_size({WORKGROUP})",
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
@@ -153,10 +167,13 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         ]
     else:
         lines += [
-            "  let sv_instance_id = prim / gpuia_so.prims_per_instance;",
-            "  let p = prim % gpuia_so.prims_per_instance;",
-            f"  var picks = array<u32, {2 * vpp}>({picks});",
-            f"  let j = {topo.step}u * p + picks[(p & 1u) * {vpp}u + k];",
+            "  var sv_instance_id = 0u;",
+            "  var p = prim;",
+            "  if (gpuia_so.instance_count != 1u) {",
+            "    sv_instance_id = prim / gpuia_so.prims_per_instance;",
+            "    p = prim % gpuia_so.prims_per_instance;",
+            "  }",
+            f"  let j = {topo.step}u * p + {_pick_expr(topo)};",
         ]
         if spec.index_size:
             mask = "0xffffu" if spec.index_size == 2 else "0xffffffffu"
