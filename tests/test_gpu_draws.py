@@ -444,13 +444,23 @@ def test_pipeline_cache_pulling(gpu_device):
     ctx.draw_instanced(6, 2)
     ctx.flush()
     assert _stats(ctx) == first
-    # strides (and offsets) are per-draw uniforms on the pulling path: no new pipeline at all
+    # strides (and offsets) are per-draw uniforms on the pulling path: no new pipeline while
+    # every fetch stays word-aligned ...
     ctx.ia_set_vertex_buffers(0, [buf(20 * 6), buf(12 * 2)], [20, 12], [4, 4])
     assert ctx.draw_instanced(5, 2).path == "pulling"
+    ctx.flush()
+    assert _stats(ctx) == first
+    # ... and one more variant (two-word loads for slot 0) for unaligned bindings, whatever
+    # their strides and offsets.
     ctx.ia_set_vertex_buffers(0, [buf(7 * 6)], [7], [1])
     ctx.draw_instanced(5, 2)
     ctx.flush()
-    assert _stats(ctx) == first
+    unaligned = _stats(ctx)
+    assert unaligned[0] == first[0] + 1 and unaligned[1] == first[1] + 1, (first, unaligned)
+    ctx.ia_set_vertex_buffers(0, [buf(13 * 6)], [13], [3])
+    ctx.draw_instanced(5, 2)
+    ctx.flush()
+    assert _stats(ctx) == unaligned
 
 
 # -- the D3D-style Context API --------------------------------------------------------------------
