@@ -62,7 +62,9 @@ class ResolvedStreamOutput:
 
     @property
     def rasterizes(self) -> bool:
-        return self.rasterized_stream != SO_NO_RASTERIZED_STREAM
+        """A vertex shader produces stream 0 only: any other rasterized stream (1-3 or
+        NO_RASTERIZED_STREAM) rasterizes nothing."""
+        return self.rasterized_stream == 0
 
     @property
     def empty(self) -> bool:

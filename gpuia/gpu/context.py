@@ -53,6 +53,18 @@ _RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 _MAX_PULLED = 32
 
 
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct uint32 values (radix sort; numpy's hash-based unique is far slower on
+    the millions of fetch indices a capture can have)."""
+    s = np.sort(values.astype(np.uint32), kind="stable")
+    if s.shape[0] < 2:
+        return s
+    keep = np.empty(s.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
 def _as_list(value, field: str) -> list:
     try:
         return list(value)
@@ -135,6 +147,7 @@ class _State:
     pulled_group: object = None
     pulled_slot_words: np.ndarray | None = None
     native_plan: Plan | None = None  # shared Plan of fast-path native draws
+    fast_pipeline: object = None  # its pipeline
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
@@ -245,6 +258,8 @@ class Context:
         ``buffers`` None is ignored (D3D12, rulebook 6.4)."""
         if buffers is None:
             return
+        if strides is not None and self._bind_cached(start_slot, buffers, strides, offsets):
+            return
         if type(buffers) is not list and type(buffers) is not tuple:
             buffers = _as_list(buffers, "ppVertexBuffers")
         if strides is not None and type(strides) is not list and type(strides) is not tuple:
@@ -315,6 +330,38 @@ class Context:
                 views[slot] = view
                 self._dirty = True
 
+    def _bind_cached(self, start_slot, buffers, strides, offsets) -> bool:
+        """The common rebind: D3D11 form, plain ints, every (buffer, stride, offset) seen
+        before (so validated before). Returns False to take the full path."""
+        if (type(start_slot) is not int or (type(buffers) is not list and type(buffers) is not tuple)
+                or (type(strides) is not list and type(strides) is not tuple)
+                or (offsets is not None and type(offsets) is not list and type(offsets) is not tuple)
+                or start_slot < 0 or start_slot + len(buffers) > self._slot_limit()
+                or len(strides) < len(buffers)
+                or (offsets is not None and len(offsets) < len(buffers))):
+            return False
+        cache = self._view_cache
+        found = []
+        for i, b in enumerate(buffers):
+            stride = strides[i]
+            off = 0 if offsets is None else offsets[i]
+            if type(stride) is not int or type(off) is not int:
+                return False
+            v = cache.get((id(b), stride, off))
+            if v is None or v.buffer is not b:
+                return False
+            found.append(v)
+        if self._so_bound_buffers and any(id(v.buffer) in self._so_bound_buffers for v in found):
+            return False  # the full path warns and binds NULL
+        views = self._views
+        slot = start_slot
+        for v in found:
+            if views.get(slot) is not v:
+                views[slot] = v
+                self._dirty = True
+            slot += 1
+        return True
+
     def _check_vertex_buffer(self, slot: int, buf) -> None:
         if not isinstance(buf, Buffer) or buf.device is not self.device:
             raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
@@ -380,7 +427,9 @@ class Context:
         if state is not self._encoded_state:
             self._keepalive.append(state)  # raw FFI calls keep no references (see _ffi)
             self._encoded_state = state
-        pipeline = state.pipelines.get(("native", None, -1)) or self._pipeline(state, "native")
+        pipeline = state.fast_pipeline
+        if pipeline is None:
+            pipeline = state.fast_pipeline = self._pipeline(state, "native")
         if pipeline is not self._bound_pipeline:
             _ffi.set_pipeline(rp, pipeline)
             self._bound_pipeline = pipeline
@@ -410,7 +459,7 @@ class Context:
             raise UnsupportedError(
                 f"a capture draw of {draw.count} vertices per instance exceeds what one capture "
                 f"can hold ({self._capture_limit()} on this adapter)")
-        if draw.indexed:
+        if draw.indexed or (state.topology.adjacency and not capture):
             index = plan_indices(draw, self._index, state.topology, self._pso.strip_cut_value,
                                  capture)
         else:
@@ -426,7 +475,7 @@ class Context:
             if index.fetch is None:
                 raise UnsupportedError("capture needs the draw's fetch indices on the host")
             self._pipeline(state, path)
-            self._records.append(_Record(state, draw, plan, np.unique(index.fetch.astype(np.uint32))))
+            self._records.append(_Record(state, draw, plan, _sorted_unique(index.fetch)))
             return plan
         if state.so is not None:
             if state.static.pulling_obstacles:
@@ -542,10 +591,11 @@ class Context:
         capture = self._capture is not None
         get = self._views.get
         bound = tuple([get(s) for s in self._pso_slots])
-        # Keyed by identity (cheap); the entry keeps the objects alive and is checked on a hit.
+        # Keyed by identity: the entry holds the pipeline state and the views, so while it is
+        # cached no other object can have their ids, and a hit is always the same objects.
         key = (id(pso), topo.topology, capture, *map(id, bound))
         state = self._states.get(key)
-        if state is None or state.pso is not pso or state.bound != bound:
+        if state is None:
             state = self._new_state(pso, topo, capture, bound)
             if len(self._states) > 4096:
                 self._states.clear()
@@ -898,7 +948,7 @@ class Context:
     def _read_capture(self, cap: Capture, bufs) -> None:
         cap_buf, _, err_buf = bufs
         q = self.device.device.queue
-        cap.words = np.frombuffer(q.read_buffer(cap_buf), dtype=np.uint32).copy()
+        cap.words = np.frombuffer(q.read_buffer(cap_buf), dtype=np.uint32)
         errs = np.frombuffer(q.read_buffer(err_buf), dtype=np.uint32)
         cap.unexpected = int(errs[0])
         cap.unexpected_max_vertex_index = int(errs[1])

@@ -133,10 +133,11 @@ class PipelineCache:
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 
-    def so_group0_layout(self, n_slots: int):
-        """Stream Output compute: the pulling block, the SO block (both dynamic), the SO state,
-        the statistics and the auxiliary input (index buffer or vertex list)."""
-        key = ("so0", n_slots)
+    def so_group0_layout(self, n_slots: int, main: bool = False):
+        """Stream Output compute: the pulling block, the SO block (both dynamic), the auxiliary
+        input (index buffer or vertex list), and the SO state: writable with the statistics for
+        the prepare pass, read-only for the main pass."""
+        key = ("so0", n_slots, main)
         if key not in self._bgls:
             import wgpu
 
@@ -150,10 +151,14 @@ class PipelineCache:
                 {"binding": 1, "visibility": cs, "buffer": {
                     "type": "uniform", "has_dynamic_offset": True,
                     "min_binding_size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
-                {"binding": 2, "visibility": cs, "buffer": {"type": "storage"}},
-                {"binding": 3, "visibility": cs, "buffer": {"type": "storage"}},
                 {"binding": 4, "visibility": cs, "buffer": {"type": "read-only-storage"}},
             ]
+            if main:
+                entries.append({"binding": 5, "visibility": cs,
+                                "buffer": {"type": "read-only-storage"}})
+            else:
+                entries += [{"binding": 2, "visibility": cs, "buffer": {"type": "storage"}},
+                            {"binding": 3, "visibility": cs, "buffer": {"type": "storage"}}]
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 

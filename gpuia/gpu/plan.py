@@ -134,8 +134,13 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
         reasons.append(f"view offset {ib.offset} is not a multiple of {size} (uploaded by gpuia)")
     has_cuts = is_cut is not None and bool(is_cut.any())
     # What WebGPU would do with the user's buffer as is: restart strips at its fixed value.
-    restarts_agree = (not topo.strip or _cut_matches(ib.format, cut)
-                      or not _restart_values(all_values, ib.format)) if bound else False
+    # Binding it as is is right only if it restarts exactly where D3D cuts.
+    if bound and topo.strip:
+        webgpu_restarts = all_values == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[ib.format]
+        d3d_cuts = np.zeros_like(webgpu_restarts) if is_cut is None else is_cut
+        restarts_agree = bool(np.array_equal(webgpu_restarts, d3d_cuts))
+    else:
+        restarts_agree = bound
     if capture:
         # Capture draws are point lists: every delivered vertex once, cut positions removed.
         if bound and in_range and ib.offset % size == 0 and not has_cuts:
@@ -210,10 +215,6 @@ def _wgpu_index_format(fmt: str) -> str:
 def _cut_matches(fmt: str, cut: StripCutValue) -> bool:
     """WebGPU always restarts strips at 0xFFFF (uint16) or 0xFFFFFFFF (uint32)."""
     return cut.index == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[fmt]
-
-
-def _restart_values(values: np.ndarray, fmt: str) -> bool:
-    return bool(np.any(values == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[fmt]))
 
 
 @dataclass

@@ -52,6 +52,7 @@ class SOEngine:
         self._group2 = None
         self._dummy = dev.create_buffer(size=4, usage="STORAGE")
         self._auto_pipeline = None
+        self._last_view: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter, offset, location)
 
     # -- targets -----------------------------------------------------------------------------
     def set_targets(self, views, offsets=None) -> None:
@@ -103,6 +104,9 @@ class SOEngine:
                     self._counters[id(buf)] = known
                     writes.append((c, 0))  # new buffers start at 0 (rulebook 9.5)
                 counter, coff = known[1], known[2]
+            # A buffer the GPU writes has no valid host copy any more (index planning, DrawAuto
+            # and the reference must not read stale bytes).
+            buf.host = None
             off = None if offsets is None else offsets[slot]
             if off is not None and off != -1 and off != _U32:
                 if type(off) is not int or off < 0 or off % 4:
@@ -110,6 +114,8 @@ class SOEngine:
                                            "a byte offset (multiple of 4) or -1 to append")
                 writes.append((counter, coff, off))
             new[slot] = SOTargetBinding(v, buf, counter, coff)
+            # DrawAuto reads the filled size of the buffer's last SO view, after unbinding too.
+            self._last_view[id(buf)] = (buf, counter, coff, v.offset)
         self.ctx.flush()  # counter writes must land after every draw already encoded
         q = dev.device.queue
         for w in writes:
@@ -121,14 +127,12 @@ class SOEngine:
         self.ctx._so_bound_buffers = {id(t.buffer) for t in new.values()}
 
     def counter_of(self, buf: Buffer):
-        """(counter wgpu buffer, byte offset) of the last SO target view over ``buf``."""
-        for t in self.targets.values():
-            if t.buffer is buf:
-                return t.counter, t.counter_offset, t.view.offset
-        known = self._counters.get(id(buf))
-        if known is not None and known[0] is buf:
-            return known[1], known[2], 0
-        return None
+        """(counter wgpu buffer, counter byte offset, BufferLocation) of the last SO target view
+        over ``buf``, bound now or not, or None if it never was a target."""
+        known = self._last_view.get(id(buf))
+        if known is None or known[0] is not buf:
+            return None
+        return known[1], known[2], known[3]
 
     # -- statistics --------------------------------------------------------------------------
     def statistics(self) -> dict[str, int]:
@@ -203,6 +207,13 @@ class SOEngine:
         dev = ctx.device
         mode, needed, ppi, pairs = self._plan(state, draw, index_plan, cut)
         unique, slot_bindings = self._bindings(so)
+        storage = len(state.static.slots) + len(unique) + 3  # + state, statistics, aux
+        if storage > dev.caps.max_storage_buffers_per_shader_stage:
+            raise UnsupportedError(
+                f"Stream Output needs {storage} storage buffers in one compute stage ("
+                f"{len(state.static.slots)} vertex slots, {len(unique)} target and counter "
+                f"buffers, 3 of gpuia's), the adapter has "
+                f"{dev.caps.max_storage_buffers_per_shader_stage}")
         pulled = tuple((s, j) for j, s in enumerate(state.static.slots))
         index_size = 0 if not draw.indexed or mode == "list" else ctx._index.index_size
         spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
@@ -234,15 +245,21 @@ class SOEngine:
         else:
             aux = self._dummy
         n_pulled = max(1, len(pulled))
-        g0 = dev.device.create_bind_group(layout=ctx.cache.so_group0_layout(n_pulled), entries=[
+        common = [
             {"binding": 0, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
                                         "size": ctx.cache.draw_block_size(n_pulled)}},
             {"binding": 1, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
                                         "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
-            {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
-            {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}},
             {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
-        ])
+        ]
+        g0 = dev.device.create_bind_group(layout=ctx.cache.so_group0_layout(n_pulled), entries=[
+            *common,
+            {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
+            {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
+        g0_main = dev.device.create_bind_group(
+            layout=ctx.cache.so_group0_layout(n_pulled, main=True), entries=[
+                *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
+                                                     "size": 32}}])
         g1 = ctx._pulled_group(state, compute=True)
         if self._group2 is None or self._group2[0] != len(unique):
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
@@ -250,7 +267,7 @@ class SOEngine:
             self._group2 = (len(unique), dev.device.create_bind_group(
                 layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
         g2 = self._group2[1]
-        ctx._keepalive.append((g0, g1, g2, unique))
+        ctx._keepalive.append((g0, g0_main, g1, g2, unique))
         enc = ctx._compute_encoder()
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
@@ -269,7 +286,7 @@ class SOEngine:
                 raise UnsupportedError(f"{total} SO vertices exceed one dispatch's "
                                        f"{limit}x{limit} workgroups of {WORKGROUP}")
             cp.set_pipeline(main)
-            cp.set_bind_group(0, g0, offsets)
+            cp.set_bind_group(0, g0_main, offsets)
             cp.set_bind_group(1, g1)
             cp.set_bind_group(2, g2)
             cp.dispatch_workgroups(x, y)
@@ -311,14 +328,16 @@ class SOEngine:
 
             mod = _checked(lambda: dev.create_shader_module(code=code, label="gpuia SO"),
                            "does not compile for Stream Output")
-            layout = dev.create_pipeline_layout(bind_group_layouts=[
-                cache.so_group0_layout(max(1, n_pulled)),
-                cache.group1_layout(max(1, n_pulled), compute=True),
-                cache.so_group2_layout(spec.buffers)])
-            pair = tuple(_checked(lambda ep=ep: dev.create_compute_pipeline(
-                layout=layout, compute={"module": mod, "entry_point": ep}),
+            def layout(main):
+                return dev.create_pipeline_layout(bind_group_layouts=[
+                    cache.so_group0_layout(max(1, n_pulled), main),
+                    cache.group1_layout(max(1, n_pulled), compute=True),
+                    cache.so_group2_layout(spec.buffers)])
+
+            pair = tuple(_checked(lambda ep=ep, main=main: dev.create_compute_pipeline(
+                layout=layout(main), compute={"module": mod, "entry_point": ep}),
                 "cannot be linked into a Stream Output pipeline")
-                for ep in ("gpuia_so_prepare", "gpuia_so_main"))
+                for ep, main in (("gpuia_so_prepare", False), ("gpuia_so_main", True)))
             cache.stats.shader_modules += 1
             cache.stats.pipelines += 2
             self._pipelines[spec] = pair

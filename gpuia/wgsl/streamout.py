@@ -83,6 +83,9 @@ def so_program(spec: SOProgramSpec) -> str:
         "// [NumPrimitivesWritten lo, hi, PrimitivesStorageNeeded lo, hi]",
         "@group(0) @binding(3) var<storage, read_write> gpuia_so_stats: array<u32>;",
         "@group(0) @binding(4) var<storage, read> gpuia_so_aux: array<u32>;",
+        "// The same state, read-only for the main pass: millions of invocations read these",
+        "// words, and read-only storage is cacheable where read-write storage is not.",
+        "@group(0) @binding(5) var<storage, read> gpuia_so_state_ro: array<u32>;",
     ]
     out += pulling_lines(spec.layout, spec.pulled_slots, spec.aligned)
     out += [f"@group(2) @binding({k}) var<storage, read_write> gpuia_so_buf_{k}: array<u32>;"
@@ -156,7 +159,7 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
         "                 @builtin(num_workgroups) nwg: vec3<u32>) {",
         f"  let t = gid.x + gid.y * nwg.x * {WORKGROUP}u;",
-        f"  if (t >= gpuia_so_state[0] * {vpp}u) {{ return; }}",
+        f"  if (t >= gpuia_so_state_ro[0] * {vpp}u) {{ return; }}",
         f"  let prim = t / {vpp}u;",
         f"  let k = t % {vpp}u;",
     ]
@@ -198,7 +201,7 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
             continue
         data, _ = spec.slots[j]
         lines.append(f"  let r{j} = (gpuia_so.slots[{slot.slot}].location + "
-                     f"gpuia_so_state[{2 + slot.slot}u] + t * {slot.stride}u) / 4u;")
+                     f"gpuia_so_state_ro[{2 + slot.slot}u] + t * {slot.stride}u) / 4u;")
         for e in slot.entries:
             if e.is_gap:
                 continue  # gaps leave their bytes untouched (rulebook 8.4)
