@@ -93,7 +93,8 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
     if len(desc.buffer_strides) > SO_BUFFER_SLOT_COUNT:
         raise InvalidDescError("StreamOutput", "NumStrides", len(desc.buffer_strides),
                                f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rulebook 8.1)")
-    outputs = {m.key: m for m in signature.outputs}
+    # Matched on (name, index) pairs: a SemanticName ending in digits is not split (rule 3.7).
+    outputs = {(m.semantic, m.index): m for m in signature.outputs}
     used: dict[str, list[tuple[int, int, int]]] = {}  # output key -> [(start, end, entry)]
     offsets = [0] * SO_BUFFER_SLOT_COUNT
     per_slot: dict[int, list[SOEntry]] = {}
@@ -126,11 +127,13 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
                 raise InvalidDescError(where, "ComponentCount", e.component_count,
                                        "must be 1-4 (rulebook 8.1)")
             key = f"{e.semantic_name.upper()}{e.semantic_index}"
-            member = outputs.get(key)
+            member = outputs.get((e.semantic_name.upper(), e.semantic_index))
             if member is None:
+                names = ", ".join(f"{n}{i}" for n, i in outputs) or "none"
                 raise InvalidDescError(where, "SemanticName", e.semantic_name,
-                                       f"the vertex shader has no output {key} "
-                                       f"(outputs: {', '.join(outputs) or 'none'}; rulebook 8.3)")
+                                       f"the vertex shader has no output with semantic "
+                                       f"{e.semantic_name} index {e.semantic_index} (outputs: "
+                                       f"{names}; rulebook 8.3)")
             end = e.start_component + e.component_count
             if end > member.components:
                 raise InvalidDescError(where, "ComponentCount", e.component_count,
