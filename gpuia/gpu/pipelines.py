@@ -155,7 +155,7 @@ class PipelineCache:
             ]
             if main:
                 entries.append({"binding": 5, "visibility": cs,
-                                "buffer": {"type": "read-only-storage"}})
+                                "buffer": {"type": "uniform", "min_binding_size": 32}})
             else:
                 entries += [{"binding": 2, "visibility": cs, "buffer": {"type": "storage"}},
                             {"binding": 3, "visibility": cs, "buffer": {"type": "storage"}}]

@@ -45,7 +45,7 @@ class SOEngine:
         self.ctx = ctx
         dev = ctx.device.device
         self.targets: dict[int, SOTargetBinding] = {}
-        self.state = dev.create_buffer(size=32, usage="STORAGE|COPY_DST|COPY_SRC")
+        self.state = dev.create_buffer(size=32, usage="STORAGE|UNIFORM|COPY_DST|COPY_SRC")
         self.stats = dev.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
         self._counters: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter buffer, offset)
         self._pipelines: dict = {}

@@ -30,7 +30,7 @@ from .signature import ShaderSignature
 
 __all__ = ["SOProgramSpec", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS", "WORKGROUP"]
 
-WORKGROUP = 64
+WORKGROUP = 256
 SO_HEADER_WORDS = 8
 SO_SLOT_WORDS = 4
 """Per SO slot in the ``gpuia_so`` block: BufferLocation (byte offset in its binding),
@@ -78,14 +78,15 @@ def so_program(spec: SOProgramSpec) -> str:
         "  slots: array<GpuiaSOSlot, 4>,",
         "}",
         "@group(0) @binding(1) var<uniform> gpuia_so: GpuiaSO;",
-        "// [primitives written, overflowed, BufferFilledSize of slots 0..3 before this draw]",
+        "// [primitives written, overflowed, -, -, BufferFilledSize of slots 0..3 before the draw]",
         "@group(0) @binding(2) var<storage, read_write> gpuia_so_state: array<u32>;",
         "// [NumPrimitivesWritten lo, hi, PrimitivesStorageNeeded lo, hi]",
         "@group(0) @binding(3) var<storage, read_write> gpuia_so_stats: array<u32>;",
         "@group(0) @binding(4) var<storage, read> gpuia_so_aux: array<u32>;",
-        "// The same state, read-only for the main pass: millions of invocations read these",
-        "// words, and read-only storage is cacheable where read-write storage is not.",
-        "@group(0) @binding(5) var<storage, read> gpuia_so_state_ro: array<u32>;",
+        "// The same state as a uniform for the main pass (another dispatch, so another usage",
+        "// scope): every invocation reads these words, and uniform reads are broadcast.",
+        "struct GpuiaSOState { written: u32, overflowed: u32, base: array<vec4<u32>, 1> }",
+        "@group(0) @binding(5) var<uniform> gpuia_so_state_u: GpuiaSOState;",
     ]
     out += pulling_lines(spec.layout, spec.pulled_slots, spec.aligned)
     out += [f"@group(2) @binding({k}) var<storage, read_write> gpuia_so_buf_{k}: array<u32>;"
@@ -97,6 +98,12 @@ def so_program(spec: SOProgramSpec) -> str:
     out += _prepare(spec, vpp)
     out += _main(spec, topo, vpp)
     return "\n".join(out) + "\n"
+
+
+def _state_base(slot: int) -> str:
+    """BufferFilledSize of SO slot ``slot`` before the draw: state word 4 + slot, which the
+    uniform view of the state reads as ``base[0][slot]`` (a vec4 array starts at byte 16)."""
+    return f"gpuia_so_state_u.base[0][{slot}]"
 
 
 def _pick_expr(topo: TopologyInfo) -> str:
@@ -137,7 +144,7 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
             f"  if (filled{j} <= gpuia_so.slots[{slot.slot}].size) {{ "
             f"room{j} = gpuia_so.slots[{slot.slot}].size - filled{j}; }}",
             f"  written = min(written, room{j} / {vpp * slot.stride}u);",
-            f"  gpuia_so_state[{2 + slot.slot}u] = filled{j};",
+            f"  gpuia_so_state[{4 + slot.slot}u] = filled{j};",
         ]
     lines += [
         "  if (written < needed) { gpuia_so_state[1] = 1u; }",
@@ -159,7 +166,7 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
         "                 @builtin(num_workgroups) nwg: vec3<u32>) {",
         f"  let t = gid.x + gid.y * nwg.x * {WORKGROUP}u;",
-        f"  if (t >= gpuia_so_state_ro[0] * {vpp}u) {{ return; }}",
+        f"  if (t >= gpuia_so_state_u.written * {vpp}u) {{ return; }}",
         f"  let prim = t / {vpp}u;",
         f"  let k = t % {vpp}u;",
     ]
@@ -201,7 +208,7 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
             continue
         data, _ = spec.slots[j]
         lines.append(f"  let r{j} = (gpuia_so.slots[{slot.slot}].location + "
-                     f"gpuia_so_state_ro[{2 + slot.slot}u] + t * {slot.stride}u) / 4u;")
+                     f"{_state_base(slot.slot)} + t * {slot.stride}u) / 4u;")
         for e in slot.entries:
             if e.is_gap:
                 continue  # gaps leave their bytes untouched (rulebook 8.4)
