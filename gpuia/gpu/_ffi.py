@@ -12,7 +12,8 @@ The raw calls do not keep Python references alive the way wgpu-py's methods do, 
 
 from __future__ import annotations
 
-__all__ = ["set_pipeline", "set_vertex_buffer", "draw", "DIRECT"]
+__all__ = ["set_pipeline", "set_vertex_buffer", "draw", "DIRECT", "handle", "raw_draw",
+           "raw_set_vertex_buffer", "vertex_buffer_args"]
 
 try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
     from wgpu.backends.wgpu_native._ffi import lib as _lib
@@ -32,6 +33,17 @@ try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
     def draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
         _draw(rp._internal, vc, ic, sv, si)
 
+    # The hottest loop works on raw handles: the pass's, and per vertex buffer the tuple
+    # (buffer handle, offset, size) made once when the binding is resolved.
+    raw_draw = _draw
+    raw_set_vertex_buffer = _set_vertex_buffer
+
+    def handle(obj):
+        return obj._internal
+
+    def vertex_buffer_args(buffer, offset: int, size: int) -> tuple:
+        return (buffer._internal, offset, size or _WHOLE)
+
 except (ImportError, AttributeError):  # pragma: no cover
     DIRECT = False
 
@@ -43,3 +55,15 @@ except (ImportError, AttributeError):  # pragma: no cover
 
     def draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
         rp.draw(vc, ic, sv, si)
+
+    def handle(obj):
+        return obj
+
+    def vertex_buffer_args(buffer, offset: int, size: int) -> tuple:
+        return (buffer, offset, size)
+
+    def raw_draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
+        rp.draw(vc, ic, sv, si)
+
+    def raw_set_vertex_buffer(rp, slot: int, buffer, offset: int, size: int) -> None:
+        rp.set_vertex_buffer(slot, buffer, offset, size)

@@ -148,6 +148,8 @@ class _State:
     pulled_slot_words: np.ndarray | None = None
     native_plan: Plan | None = None  # shared Plan of fast-path native draws
     fast_pipeline: object = None  # its pipeline
+    fast: bool = False  # native everywhere, no capture, no SO, no per-draw block, no adjacency
+    native_handles: tuple = ()  # native_buffers as raw wgpu-native handles (see _ffi)
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
@@ -403,11 +405,9 @@ class Context:
         vc, ic, sv, si = (vertex_count_per_instance, instance_count, start_vertex_location,
                           start_instance_location)
         state = self._state if not self._dirty else self._resolve_state()
-        # Fast path: plain ints, a resolved state whose slots are all native, no capture, no
-        # per-draw constants, every fetch in bounds. Anything else takes the general path.
-        if (state is not None and not state.capture and not state.constants
-                and self.path != "pulling" and not state.static.native_obstacles
-                and state.so is None and not state.topology.adjacency
+        # Fast path: a state whose every slot is native with nothing per draw (see _State.fast),
+        # plain ints, every fetch in bounds. Anything else takes the general path.
+        if (state.fast and self.path != "pulling"
                 and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
                 and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
                 and 0 <= si <= _U32 - ic + 1):
@@ -423,7 +423,9 @@ class Context:
         return self.draw(DrawInstanced(vc, ic, sv, si))
 
     def _encode_native_fast(self, state, vc, ic, sv, si) -> None:
-        rp = self._pass or self._open_pass()
+        if self._pass is None:
+            self._open_pass()
+        rp = self._pass_handle
         if state is not self._encoded_state:
             self._keepalive.append(state)  # raw FFI calls keep no references (see _ffi)
             self._encoded_state = state
@@ -431,14 +433,16 @@ class Context:
         if pipeline is None:
             pipeline = state.fast_pipeline = self._pipeline(state, "native")
         if pipeline is not self._bound_pipeline:
-            _ffi.set_pipeline(rp, pipeline)
+            _ffi.set_pipeline(self._pass, pipeline)
             self._bound_pipeline = pipeline
         bound = self._bound_vb
-        for j, b in enumerate(state.native_buffers):
+        j = 0
+        for b in state.native_handles:
             if bound[j] is not b:
-                _ffi.set_vertex_buffer(rp, j, b[0], b[1], b[2])
+                _ffi.raw_set_vertex_buffer(rp, j, b[0], b[1], b[2])
                 bound[j] = b
-        _ffi.draw(rp, vc, ic, sv, si)
+            j += 1
+        _ffi.raw_draw(rp, vc, ic, sv, si)
 
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
                                start_index_location: int = 0, base_vertex_location: int = 0,
@@ -621,6 +625,9 @@ class Context:
             state.native_buffers = tuple(
                 (views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
                 for s in static.slots)
+            state.native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in state.native_buffers)
+        state.fast = (not capture and not state.constants and not static.native_obstacles
+                      and state.so is None and not topo.adjacency and _ffi.DIRECT)
         return state
 
     def _pipeline(self, state: _State, path: str, strip_fmt: str | None = None):
@@ -662,6 +669,7 @@ class Context:
             views = self._capture_views or [self._target_view()]
             self._pass = self._encoder.begin_render_pass(color_attachments=[
                 {"view": v, "load_op": "load", "store_op": "store"} for v in views])
+            self._pass_handle = _ffi.handle(self._pass)
             self._bound_pipeline = None
             self._bound_vb = [None] * 32
             self._bound_g1 = None
