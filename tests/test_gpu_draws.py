@@ -445,13 +445,13 @@ def test_pipeline_cache_pulling(gpu_device):
     ctx.flush()
     assert _stats(ctx) == first
     # strides (and offsets) are per-draw uniforms on the pulling path: no new pipeline while
-    # every fetch stays word-aligned ...
-    ctx.ia_set_vertex_buffers(0, [buf(20 * 6), buf(12 * 2)], [20, 12], [4, 4])
+    # each slot keeps its alignment class (16-byte for slot 0, 4-byte for slot 1) ...
+    ctx.ia_set_vertex_buffers(0, [buf(32 * 6 + 16), buf(24 * 2 + 8)], [32, 24], [16, 8])
     assert ctx.draw_instanced(5, 2).path == "pulling"
     ctx.flush()
     assert _stats(ctx) == first
     # ... and one more variant (two-word loads for slot 0) for unaligned bindings, whatever
-    # their strides and offsets.
+    # their strides and offsets (gpuia.wgsl.program: alignment classes are part of the key).
     ctx.ia_set_vertex_buffers(0, [buf(7 * 6)], [7], [1])
     ctx.draw_instanced(5, 2)
     ctx.flush()

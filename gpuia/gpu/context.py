@@ -152,6 +152,7 @@ class _State:
     native_handles: tuple = ()  # native_buffers as raw wgpu-native handles (see _ffi)
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
+    aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
     bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
 
 
@@ -620,6 +621,9 @@ class Context:
             s for s in static.slots if views[s] is not None and views[s].buffer is not None
             and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0
             and all(e.offset % 4 == 0 for e in layout.slots[s].elements))
+        state.aligned16 = frozenset(
+            s for s in state.aligned
+            if views[s].offset % 16 == 0 and views[s].stride_in_bytes % 16 == 0)
         state.native_plan = Plan("native", [], non_indexed_plan(0, 0), static.slots)
         if not static.native_obstacles:
             state.native_buffers = tuple(
@@ -647,7 +651,7 @@ class Context:
         else:
             key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
                              topo, strip_fmt, capture_group=group, capture_targets=per_group,
-                             aligned=state.aligned)
+                             aligned=state.aligned, aligned16=state.aligned16)
             pipe = self.cache.pulling(key)
         state.pipelines[(path, strip_fmt, group)] = pipe
         return pipe
@@ -738,7 +742,7 @@ class Context:
                                                             "size": wb.size}})
             if not entries:
                 entries = [{"binding": 0, "resource": {"buffer": self._dummy(), "offset": 0,
-                                                        "size": 4}}]
+                                                        "size": 16}}]
             groups[compute] = self.device.device.create_bind_group(
                 layout=self.cache.group1_layout(len(entries), compute=compute), entries=entries)
             state.pulled_group = groups
@@ -797,7 +801,7 @@ class Context:
 
     def _dummy(self):
         if not hasattr(self, "_dummy_buf"):
-            self._dummy_buf = self.device.device.create_buffer(size=4, usage="STORAGE")
+            self._dummy_buf = self.device.device.create_buffer(size=16, usage="STORAGE")
         return self._dummy_buf
 
     def flush(self) -> None:

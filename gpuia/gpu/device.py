@@ -201,7 +201,9 @@ class Buffer:
                                    f"bind flags are {', '.join(BIND_FLAGS)}")
         if size < 0:
             raise InvalidDescError("Buffer", "size", size, "must not be negative")
-        padded = max(4, (size + 3) // 4 * 4)
+        # Whole 16-byte units: shaders view buffers as arrays of vec4<u32> (one 128-bit access
+        # per vertex where the data allows it), and WebGPU sizes need 4-byte multiples anyway.
+        padded = max(16, (size + 15) // 16 * 16)
         if padded > device.caps.max_buffer_size:
             raise UnsupportedError(f"a {size}-byte buffer exceeds the adapter's max-buffer-size "
                                    f"{device.caps.max_buffer_size}")

@@ -49,6 +49,7 @@ class PullingKey:
     capture_group: int = -1
     capture_targets: int = 0
     aligned: frozenset = frozenset()
+    aligned16: frozenset = frozenset()
 
 
 def _checked(create, what: str):
@@ -206,7 +207,7 @@ class PipelineCache:
             return pipe
         spec = ProgramSpec(key.layout, key.signature, False,
                            tuple((s, j) for j, s in enumerate(key.slots)), key.capture, True,
-                           key.capture_group, key.capture_targets, key.aligned)
+                           key.capture_group, key.capture_targets, key.aligned, key.aligned16)
         pipe = self._build(spec, [], key, n_slots=len(key.slots))
         self._pipelines[key] = pipe
         return pipe

@@ -50,7 +50,7 @@ class SOEngine:
         self._counters: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter buffer, offset)
         self._pipelines: dict = {}
         self._group2 = None
-        self._dummy = dev.create_buffer(size=4, usage="STORAGE")
+        self._dummy = dev.create_buffer(size=16, usage="STORAGE")
         self._auto_pipeline = None
         self._last_view: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter, offset, location)
 
@@ -99,7 +99,7 @@ class SOEngine:
             else:
                 known = self._counters.get(id(buf))
                 if known is None or known[0] is not buf:
-                    c = dev.device.create_buffer(size=4, usage="STORAGE|COPY_DST|COPY_SRC")
+                    c = dev.device.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
                     known = (buf, c, 0)
                     self._counters[id(buf)] = known
                     writes.append((c, 0))  # new buffers start at 0 (rulebook 9.5)
@@ -217,7 +217,8 @@ class SOEngine:
         pulled = tuple((s, j) for j, s in enumerate(state.static.slots))
         index_size = 0 if not draw.indexed or mode == "list" else ctx._index.index_size
         spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
-                             slot_bindings, max(1, len(unique)), mode, index_size, state.aligned)
+                             slot_bindings, max(1, len(unique)), mode, index_size, state.aligned,
+                             state.aligned16)
         prepare, main = self._pipeline(spec, len(pulled))
         # Uniform blocks: the vertex-pulling block, then the SO block.
         if ctx._ring_used + 2 > ctx._ring.shape[0]:

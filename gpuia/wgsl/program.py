@@ -118,9 +118,10 @@ class ProgramSpec:
     capture_group: int = -1  # >= 0: render-target capture route, group of vec4 outputs
     capture_targets: int = 0  # vec4 outputs (color targets) per group on that route
     aligned: frozenset = frozenset()  # pulled slots whose every fetch is word-aligned
+    aligned16: frozenset = frozenset()  # pulled slots with 16-byte view offset and stride
 
 
-def _fetch_function(e: ResolvedElement, binding: int) -> str:
+def _fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False) -> str:
     fmt = e.format
     if e.per_instance:
         rate = e.step_rate
@@ -128,7 +129,11 @@ def _fetch_function(e: ResolvedElement, binding: int) -> str:
                f"gpuia_draw.first_instance + (ii - gpuia_draw.first_instance) / {rate}u")
     else:
         idx = "vi"
-    loads = [f"  let w{k} = gpuia_load_{binding}(b + {4 * k}u);" for k in range(fmt.words)]
+    if aligned16 and fmt.words == 4 and e.offset % 16 == 0:
+        loads = [f"  let v = gpuia_vb_{binding}[b >> 4u];",
+                 "  let w0 = v.x;", "  let w1 = v.y;", "  let w2 = v.z;", "  let w3 = v.w;"]
+    else:
+        loads = [f"  let w{k} = gpuia_load_{binding}(b + {4 * k}u);" for k in range(fmt.words)]
     lines, result = _decode_lines(fmt)
     return "\n".join([
         f"// element {e.index}: {e.key} {fmt.name} at offset {e.offset} of slot {e.slot}",
@@ -144,21 +149,27 @@ def _fetch_function(e: ResolvedElement, binding: int) -> str:
     ])
 
 
-def load_function(name: str, array: str, aligned: bool = False) -> str:
+def load_function(name: str, array: str, aligned: bool = False, vec4: bool = False) -> str:
     """``fn name(b: u32) -> u32``: the little-endian word at any byte address of ``array``
     (two loads and a funnel shift when unaligned; reads clamp to the array, and callers bound
     their addresses first). ``aligned``: every address the draw uses is a multiple of 4 (view
-    offset, stride and element offsets all are), so one load does."""
+    offset, stride and element offsets all are), so one load does. ``vec4``: the array is
+    ``array<vec4<u32>>`` (gpuia's vertex buffers), words are its components."""
+    def word(i):
+        return f"{array}[{i} >> 2u][{i} & 3u]" if vec4 else f"{array}[{i}]"
+
     if aligned:
-        return f"fn {name}(b: u32) -> u32 {{ return {array}[b >> 2u]; }}"
+        return f"fn {name}(b: u32) -> u32 {{ let w = b >> 2u; return {word('w')}; }}"
+    length = f"arrayLength(&{array}) * 4u" if vec4 else f"arrayLength(&{array})"
     return "\n".join([
         f"fn {name}(b: u32) -> u32 {{",
-        "  let w = b >> 2u;",
         "  let sh = (b & 3u) * 8u;",
-        f"  let last = arrayLength(&{array}) - 1u;",
-        f"  let lo = {array}[min(w, last)];",
+        f"  let last = {length} - 1u;",
+        "  let w = min(b >> 2u, last);",
+        f"  let lo = {word('w')};",
         "  if (sh == 0u) { return lo; }",
-        f"  let hi = {array}[min(w + 1u, last)];",
+        "  let w1 = min(w + 1u, last);",
+        f"  let hi = {word('w1')};",
         "  return (lo >> sh) | (hi << (32u - sh));",
         "}",
     ])
@@ -186,19 +197,21 @@ def draw_block_lines(n_slots: int) -> list[str]:
 
 
 def pulling_lines(layout: InputLayout, pulled_slots: tuple[tuple[int, int], ...],
-                  aligned: frozenset = frozenset()) -> list[str]:
+                  aligned: frozenset = frozenset(), aligned16: frozenset = frozenset()) -> list[str]:
     """Storage bindings (group 1) and fetch functions ``gpuia_fetch_<element>(vi, ii)`` for
     every element of the layout, pulled from the given (slot, binding) pairs. Slots in
-    ``aligned`` are read with single word loads (see :func:`load_function`)."""
+    ``aligned`` are read with single word loads (see :func:`load_function`); 16-byte elements
+    of slots in ``aligned16`` (view offset, stride and element offset multiples of 16) with one
+    128-bit load."""
     bindings = dict(pulled_slots)
-    out = [f"@group(1) @binding({b}) var<storage, read> gpuia_vb_{b}: array<u32>;"
+    out = [f"@group(1) @binding({b}) var<storage, read> gpuia_vb_{b}: array<vec4<u32>>;"
            for _, b in pulled_slots]
     out.append(load_shader_source("ia_decode.wgsl"))
     for slot, binding in sorted(pulled_slots, key=lambda p: p[1]):
         out.append(load_function(f"gpuia_load_{binding}", f"gpuia_vb_{binding}",
-                                 slot in aligned))
+                                 slot in aligned, vec4=True))
     for e in layout.elements:
-        out.append(_fetch_function(e, bindings[e.slot]))
+        out.append(_fetch_function(e, bindings[e.slot], e.slot in aligned16))
     return out
 
 
@@ -240,7 +253,7 @@ def vertex_program(spec: ProgramSpec) -> str:
     elif targets_route:
         out.append("@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;")
     if not spec.native:
-        out += pulling_lines(layout, spec.pulled_slots, spec.aligned)
+        out += pulling_lines(layout, spec.pulled_slots, spec.aligned, spec.aligned16)
     out.append("// ---- the vertex shader ----")
     out.append(sig.source)
     out.append("// ---- generated by gpuia: entry points ----")

@@ -59,6 +59,7 @@ class SOProgramSpec:
     mode: str
     index_size: int
     aligned: frozenset = frozenset()  # pulled slots whose every fetch is word-aligned
+    aligned16: frozenset = frozenset()  # pulled slots with 16-byte view offset and stride
 
 
 def _component(member, c: int) -> str:
@@ -88,9 +89,11 @@ def so_program(spec: SOProgramSpec) -> str:
         "struct GpuiaSOState { written: u32, overflowed: u32, base: array<vec4<u32>, 1> }",
         "@group(0) @binding(5) var<uniform> gpuia_so_state_u: GpuiaSOState;",
     ]
-    out += pulling_lines(spec.layout, spec.pulled_slots, spec.aligned)
-    out += [f"@group(2) @binding({k}) var<storage, read_write> gpuia_so_buf_{k}: array<u32>;"
-            for k in range(spec.buffers)]
+    out += pulling_lines(spec.layout, spec.pulled_slots, spec.aligned, spec.aligned16)
+    # SO targets and counters as vec4 arrays: a whole aligned 16-byte entry is one 128-bit store,
+    # anything else is written component by component (gaps stay untouched).
+    out += [f"@group(2) @binding({k}) var<storage, read_write> gpuia_so_buf_{k}: "
+            f"array<vec4<u32>>;" for k in range(spec.buffers)]
     out.append(load_function("gpuia_load_aux", "gpuia_so_aux"))
     out.append("// ---- the vertex shader ----")
     out.append(spec.signature.source)
@@ -139,7 +142,8 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
             continue
         _, counter = binding
         lines += [
-            f"  let filled{j} = gpuia_so_buf_{counter}[gpuia_so.slots[{slot.slot}].counter / 4u];",
+            f"  let cw{j} = gpuia_so.slots[{slot.slot}].counter / 4u;",
+            f"  let filled{j} = gpuia_so_buf_{counter}[cw{j} >> 2u][cw{j} & 3u];",
             f"  var room{j} = 0u;",
             f"  if (filled{j} <= gpuia_so.slots[{slot.slot}].size) {{ "
             f"room{j} = gpuia_so.slots[{slot.slot}].size - filled{j}; }}",
@@ -154,7 +158,7 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
         if spec.slots[j] is None:
             continue
         _, counter = spec.slots[j]
-        lines.append(f"  gpuia_so_buf_{counter}[gpuia_so.slots[{slot.slot}].counter / 4u] = "
+        lines.append(f"  gpuia_so_buf_{counter}[cw{j} >> 2u][cw{j} & 3u] = "
                      f"filled{j} + written * {vpp * slot.stride}u;")
     lines += ["  gpuia_add64(0u, written);", "  gpuia_add64(2u, needed);", "}"]
     return lines
@@ -212,8 +216,19 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         for e in slot.entries:
             if e.is_gap:
                 continue  # gaps leave their bytes untouched (rulebook 8.4)
-            for c in range(e.component_count):
-                lines.append(f"  gpuia_so_buf_{data}[r{j} + {e.byte_offset // 4 + c}u] = "
-                             f"{_component(e.member, e.start_component + c)};")
+            words = [_component(e.member, e.start_component + c) for c in range(e.component_count)]
+            scalar = [f"w = r{j} + {e.byte_offset // 4 + c}u; "
+                      f"gpuia_so_buf_{data}[w >> 2u][w & 3u] = {v};" for c, v in enumerate(words)]
+            if e.component_count == 4 and e.byte_offset % 16 == 0:
+                lines += [
+                    f"  if ((r{j} & 3u) == 0u) {{",
+                    f"    gpuia_so_buf_{data}[(r{j} >> 2u) + {e.byte_offset // 16}u] = "
+                    f"vec4<u32>({', '.join(words)});",
+                    "  } else {",
+                    *[f"    {{ let {x} }}" for x in scalar],
+                    "  }",
+                ]
+            else:
+                lines += [f"  {{ let {x} }}" for x in scalar]
     lines.append("}")
     return lines
