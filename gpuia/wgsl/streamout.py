@@ -103,6 +103,14 @@ def so_program(spec: SOProgramSpec) -> str:
     return "\n".join(out) + "\n"
 
 
+def _bound(spec: SOProgramSpec):
+    """(declaration position, SOSlot, data binding, counter binding) of each slot with a
+    target."""
+    for j, slot in enumerate(spec.so.slots):
+        if spec.slots[j] is not None:
+            yield (j, slot) + tuple(spec.slots[j])
+
+
 def _state_base(slot: int) -> str:
     """BufferFilledSize of SO slot ``slot`` before the draw: state word 4 + slot, which the
     uniform view of the state reads as ``base[0][slot]`` (a vec4 array starts at byte 16)."""
@@ -154,10 +162,7 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
         "  if (written < needed) { gpuia_so_state[1] = 1u; }",
         "  gpuia_so_state[0] = written;",
     ]
-    for j, slot in enumerate(spec.so.slots):
-        if spec.slots[j] is None:
-            continue
-        _, counter = spec.slots[j]
+    for j, slot, _, counter in _bound(spec):
         lines.append(f"  gpuia_so_buf_{counter}[cw{j} >> 2u][cw{j} & 3u] = "
                      f"filled{j} + written * {vpp * slot.stride}u;")
     lines += ["  gpuia_add64(0u, written);", "  gpuia_add64(2u, needed);", "}"]
@@ -207,10 +212,7 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
     ]
     lines += [f"  let e{e.index} = gpuia_fetch_{e.index}(vi, ii);" for e in spec.layout.elements]
     lines += shader_call_lines(spec.layout, spec.signature)
-    for j, slot in enumerate(spec.so.slots):
-        if spec.slots[j] is None:
-            continue
-        data, _ = spec.slots[j]
+    for j, slot, data, _ in _bound(spec):
         lines.append(f"  let r{j} = (gpuia_so.slots[{slot.slot}].location + "
                      f"{_state_base(slot.slot)} + t * {slot.stride}u) / 4u;")
         for e in slot.entries:
