@@ -150,6 +150,7 @@ class _State:
     fast_pipeline: object = None  # its pipeline
     fast: bool = False  # native everywhere, no capture, no SO, no per-draw block, no adjacency
     native_handles: tuple = ()  # native_buffers as raw wgpu-native handles (see _ffi)
+    fast_bounds: tuple = ()  # (per_instance, rate, stride, extent, size) per native slot
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
@@ -412,38 +413,37 @@ class Context:
                 and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
                 and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
                 and 0 <= si <= _U32 - ic + 1):
-            for b in state.static.bounds:
-                hi = si + ((ic - 1) // b.rate if b.rate else 0) if b.per_instance else sv + vc - 1
-                if hi * b.stride + b.extent > b.size:
+            last_vertex = sv + vc - 1
+            for per_instance, rate, stride, extent, size in state.fast_bounds:
+                hi = (si + ((ic - 1) // rate if rate else 0)) if per_instance else last_vertex
+                if hi * stride + extent > size:
                     break
             else:
-                self._encode_native_fast(state, vc, ic, sv, si)
+                # Encode inline (the hottest path of the package; see _ffi).
+                if self._pass is None:
+                    self._open_pass()
+                rp = self._pass_handle
+                if state is not self._encoded_state:
+                    self._keepalive.append(state)  # raw calls keep no references
+                    self._encoded_state = state
+                pipeline = state.fast_pipeline
+                if pipeline is None:
+                    pipeline = state.fast_pipeline = self._pipeline(state, "native")
+                if pipeline is not self._bound_pipeline:
+                    _ffi.set_pipeline(self._pass, pipeline)
+                    self._bound_pipeline = pipeline
+                bound = self._bound_vb
+                j = 0
+                for b in state.native_handles:
+                    if bound[j] is not b:
+                        _ffi.raw_set_vertex_buffer(rp, j, b[0], b[1], b[2])
+                        bound[j] = b
+                    j += 1
+                _ffi.raw_draw(rp, vc, ic, sv, si)
                 self.last_plan = state.native_plan
                 self.draw_count += 1
                 return state.native_plan
         return self.draw(DrawInstanced(vc, ic, sv, si))
-
-    def _encode_native_fast(self, state, vc, ic, sv, si) -> None:
-        if self._pass is None:
-            self._open_pass()
-        rp = self._pass_handle
-        if state is not self._encoded_state:
-            self._keepalive.append(state)  # raw FFI calls keep no references (see _ffi)
-            self._encoded_state = state
-        pipeline = state.fast_pipeline
-        if pipeline is None:
-            pipeline = state.fast_pipeline = self._pipeline(state, "native")
-        if pipeline is not self._bound_pipeline:
-            _ffi.set_pipeline(self._pass, pipeline)
-            self._bound_pipeline = pipeline
-        bound = self._bound_vb
-        j = 0
-        for b in state.native_handles:
-            if bound[j] is not b:
-                _ffi.raw_set_vertex_buffer(rp, j, b[0], b[1], b[2])
-                bound[j] = b
-            j += 1
-        _ffi.raw_draw(rp, vc, ic, sv, si)
 
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
                                start_index_location: int = 0, base_vertex_location: int = 0,
@@ -594,8 +594,7 @@ class Context:
             raise InvalidDescError("draw", "PrimitiveTopology", None,
                                    "IASetPrimitiveTopology was not called")
         capture = self._capture is not None
-        get = self._views.get
-        bound = tuple([get(s) for s in self._pso_slots])
+        bound = tuple(map(self._views.get, self._pso_slots))
         # Keyed by identity: the entry holds the pipeline state and the views, so while it is
         # cached no other object can have their ids, and a hit is always the same objects.
         key = (id(pso), topo.topology, capture, *map(id, bound))
@@ -630,6 +629,8 @@ class Context:
                 (views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
                 for s in static.slots)
             state.native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in state.native_buffers)
+            state.fast_bounds = tuple((b.per_instance, b.rate, b.stride, b.extent, b.size)
+                                      for b in static.bounds)
         state.fast = (not capture and not state.constants and not static.native_obstacles
                       and state.so is None and not topo.adjacency and _ffi.DIRECT)
         return state
