@@ -219,6 +219,7 @@ class Context:
         self._bound_vb: list = [None] * 32
         self._bound_g1 = None
         self._keepalive: list = []
+        self._pass_states: dict = {}  # states encoded by raw calls since the last submit
         self._encoded_state = None
         self._capture_route = "storage"
         self._capture_group = -1
@@ -424,7 +425,8 @@ class Context:
                     self._open_pass()
                 rp = self._pass_handle
                 if state is not self._encoded_state:
-                    self._keepalive.append(state)  # raw calls keep no references
+                    # Raw calls keep no references: the pass holds each state it encoded (once).
+                    self._pass_states[id(state)] = state
                     self._encoded_state = state
                 pipeline = state.fast_pipeline
                 if pipeline is None:
@@ -824,6 +826,7 @@ class Context:
             self._encoded_state = None
         self.device.device.queue.submit([commands])
         self._keepalive.clear()
+        self._pass_states.clear()
 
     # -- capture -----------------------------------------------------------------------------
     def begin_capture(self, route: str = "auto") -> None:
