@@ -309,6 +309,46 @@ def test_elements_beyond_max_vertex_attributes(gpu_device):
     check_gpu(case, gpu_device, "native")
 
 
+def test_all_32_slots_with_capture_use_an_arena(gpu_device):
+    """32 slots (D3D's maximum) plus the capture's 3 storage buffers exceed lavapipe's 32 per
+    stage: the views are copied into one arena buffer per draw and the capture still matches
+    (unaligned views included: slot 5 starts at byte 3, slot 9 has stride 7)."""
+    case = _slot_case("slots-0-31", list(range(32)), ("R32G32_FLOAT", "R8G8B8A8_UNORM",
+                                                      "R16_SINT", "R11G11B10_FLOAT"))
+    case["vertex_buffers"][5]["offset"] = 3
+    case["vertex_buffers"][9]["stride"] = 7
+    c = load_case(case)
+    ref = reference_ia(c)
+    res = run_case_gpu(c, gpu_device, "pulling", ref)
+    cmp = compare(ref, res, c.layout)
+    assert cmp.ok, comparison_table(ref, res, cmp, only_differences=True)
+    if 32 + 3 > gpu_device.caps.max_storage_buffers_per_shader_stage:
+        assert res.plans[0].path == "pulling"
+
+
+def test_arena_when_the_adapter_has_few_storage_buffers(gpu_device):
+    """Device copies with few storage buffers per stage: 6 slots are pulled from one arena;
+    capture (3 storage buffers + the arena, limit 4) and Stream Output (limit 8: the arena,
+    one target, one counter and 3 of gpuia's) match the reference."""
+    dev4 = copy.copy(gpu_device)
+    dev4.caps = dataclasses.replace(gpu_device.caps, max_storage_buffers_per_shader_stage=4)
+    dev8 = copy.copy(gpu_device)
+    dev8.caps = dataclasses.replace(gpu_device.caps, max_storage_buffers_per_shader_stage=8)
+    case = _slot_case("arena-6-slots", list(range(6)), ("R32G32_FLOAT", "R16G16B16A16_UNORM",
+                                                        "R8_SINT"))
+    case["vertex_buffers"][2]["offset"] = 1
+    check_gpu(case, dev4, "pulling")
+    case["stream_output"] = {"declaration": [{"SemanticName": f"SLOT{s}X", "ComponentCount": 2,
+                                              "OutputSlot": 0} for s in range(6)],
+                             "targets": [{"slot": 0, "size": 4096}]}
+    c = load_case(case)
+    from gpuia.compare import compare_so
+    from gpuia.gpu.capture import run_case_so_gpu
+    from gpuia.runner import reference_so
+
+    assert compare_so(reference_so(c, reference_ia(c)), run_case_so_gpu(c, dev8)) == []
+
+
 def _unbound_case():
     case = _slot_case("unbound-slots", [0, 1, 2], ("R32G32_FLOAT", "R8G8B8A8_SINT", "R16_UNORM"), 2,
                       bind={1: {"data": None}})

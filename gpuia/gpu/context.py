@@ -43,8 +43,8 @@ from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_
 from . import _ffi
 from .device import Buffer, Device
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
-from .plan import (Plan, StaticPlan, bounds_obstacles, choose_path, non_indexed_plan,
-                   plan_indices, static_plan)
+from .plan import (Plan, StaticPlan, arena_extent, bounds_obstacles, choose_path,
+                   non_indexed_plan, plan_indices, static_plan)
 
 __all__ = ["PipelineState", "Context", "Capture"]
 
@@ -151,6 +151,9 @@ class _State:
     fast: bool = False  # native everywhere, no capture, no SO, no per-draw block, no adjacency
     native_handles: tuple = ()  # native_buffers as raw wgpu-native handles (see _ffi)
     fast_bounds: tuple = ()  # (per_instance, rate, stride, extent, size) per native slot
+    arena_layout: tuple = ()  # (view, first byte, length, arena position) per bound pulled slot
+    arena_buffer: object = None
+    arena_size: int = 0
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
@@ -613,7 +616,7 @@ class Context:
     def _new_state(self, pso, topo, capture: bool, bound: tuple) -> _State:
         layout, sig = pso.input_layout, pso.signature
         views = dict(zip(self._pso_slots, bound))
-        static = static_plan(layout, views, self.device.caps, capture)
+        static = static_plan(layout, views, self.device.caps, capture, pso.so is not None)
         uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
         state = _State(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
         state.bound = bound
@@ -633,6 +636,16 @@ class Context:
             state.native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in state.native_buffers)
             state.fast_bounds = tuple((b.per_instance, b.rate, b.stride, b.extent, b.size)
                                       for b in static.bounds)
+        if static.arena:
+            layout_rows, pos = [], 0
+            for slot in static.slots:
+                v = views[slot]
+                if v is not None and v.buffer is not None:
+                    start, length = arena_extent(v)
+                    layout_rows.append((v, start, length, pos))
+                    pos += (length + 15) // 16 * 16
+            state.arena_layout = tuple(layout_rows)
+            state.arena_size = max(16, pos)
         state.fast = (not capture and not state.constants and not static.native_obstacles
                       and state.so is None and not topo.adjacency and _ffi.DIRECT)
         return state
@@ -654,7 +667,8 @@ class Context:
         else:
             key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
                              topo, strip_fmt, capture_group=group, capture_targets=per_group,
-                             aligned=state.aligned, aligned16=state.aligned16)
+                             aligned=state.aligned, aligned16=state.aligned16,
+                             arena=state.static.arena)
             pipe = self.cache.pulling(key)
         state.pipelines[(path, strip_fmt, group)] = pipe
         return pipe
@@ -706,10 +720,12 @@ class Context:
         if path == "pulling":
             if state.pulled_slot_words is None:
                 words = np.zeros(SLOT_WORDS * len(state.static.slots), dtype=np.uint32)
+                arena = {id(v): pos - start for v, start, _, pos in state.arena_layout}
                 for j, s in enumerate(state.static.slots):
                     v = state.views[s]
                     if v is not None and v.buffer is not None:
-                        words[4 * j:4 * j + 4] = (v.offset, v.stride_in_bytes, v.size_in_bytes, 1)
+                        base = v.offset + arena.get(id(v), 0)
+                        words[4 * j:4 * j + 4] = (base, v.stride_in_bytes, v.size_in_bytes, 1)
                 state.pulled_slot_words = words
             w = state.pulled_slot_words
             block[DRAW_HEADER_WORDS:DRAW_HEADER_WORDS + w.shape[0]] = w
@@ -736,6 +752,15 @@ class Context:
     def _pulled_group(self, state: _State, compute: bool = False):
         """The bind group of the pulled vertex buffers (vertex stage, or compute for SO)."""
         groups = state.pulled_group or {}
+        if compute not in groups and state.static.arena:
+            if state.arena_buffer is None:
+                state.arena_buffer = self.device.device.create_buffer(
+                    size=state.arena_size, usage="STORAGE|COPY_DST")
+            groups[compute] = self.device.device.create_bind_group(
+                layout=self.cache.group1_layout(1, compute=compute), entries=[
+                    {"binding": 0, "resource": {"buffer": state.arena_buffer, "offset": 0,
+                                                "size": state.arena_size}}])
+            state.pulled_group = groups
         if compute not in groups:
             entries = []
             for j, s in enumerate(state.static.slots):
@@ -751,8 +776,19 @@ class Context:
             state.pulled_group = groups
         return groups[compute]
 
+    def fill_arena(self, state: _State) -> None:
+        """Copy every pulled view into the state's arena buffer, right before the draw that
+        reads it (a render pass cannot hold copies, so the open one is ended)."""
+        self._pulled_group(state)  # creates the arena buffer
+        enc = self._compute_encoder()
+        for v, start, length, pos in state.arena_layout:
+            enc.copy_buffer_to_buffer(v.buffer.wgpu, start, state.arena_buffer, pos, length)
+        self._keepalive.append(state)
+
     def _encode(self, state: _State, path: str, draw, index, block_offset, capture_bufs=None,
                 indirect=None):
+        if path == "pulling" and state.static.arena:
+            self.fill_arena(state)
         rp = self._open_pass()
         # WebGPU strips take the index format for restart; adjacency strips are drawn as lists.
         strip_fmt = (index.index_format if (draw.indexed or index.mode == "host")

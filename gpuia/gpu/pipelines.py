@@ -50,6 +50,12 @@ class PullingKey:
     capture_targets: int = 0
     aligned: frozenset = frozenset()
     aligned16: frozenset = frozenset()
+    arena: bool = False  # every slot pulled from one arena buffer (binding 0)
+
+
+def pulled_bindings(slots: tuple[int, ...], arena: bool) -> tuple[tuple[int, int], ...]:
+    """(slot, storage binding) of pulled slots: one binding each, or all binding 0 (arena)."""
+    return tuple((s, 0 if arena else j) for j, s in enumerate(slots))
 
 
 def _checked(create, what: str):
@@ -205,19 +211,20 @@ class PipelineCache:
         if pipe is not None:
             self.stats.hits += 1
             return pipe
-        spec = ProgramSpec(key.layout, key.signature, False,
-                           tuple((s, j) for j, s in enumerate(key.slots)), key.capture, True,
+        spec = ProgramSpec(key.layout, key.signature, False, pulled_bindings(key.slots, key.arena),
+                           key.capture, True,
                            key.capture_group, key.capture_targets, key.aligned, key.aligned16)
-        pipe = self._build(spec, [], key, n_slots=len(key.slots))
+        pipe = self._build(spec, [], key, n_slots=len(key.slots),
+                           n_bindings=1 if key.arena else len(key.slots))
         self._pipelines[key] = pipe
         return pipe
 
-    def _build(self, spec: ProgramSpec, buffers, key, n_slots: int):
+    def _build(self, spec: ProgramSpec, buffers, key, n_slots: int, n_bindings: int = 0):
         mod = self.module(spec)
         mode = "targets" if key.capture and key.capture_group >= 0 else key.capture
         groups = [self.group0_layout(mode, max(1, n_slots))] if spec.constants else []
         if n_slots:
-            groups.append(self.group1_layout(n_slots))
+            groups.append(self.group1_layout(n_bindings or n_slots))
         layout = self.device.device.create_pipeline_layout(bind_group_layouts=groups)
         primitive = {"topology": key.topology, "cull_mode": "none"}
         if key.strip_index_format:

@@ -237,13 +237,22 @@ class StaticPlan:
     native_obstacles: list[str]
     pulling_obstacles: list[str]
     bounds: tuple[SlotBounds, ...]
+    arena: bool = False  # pulled slots are copied into one storage buffer (too many slots)
 
 
-def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool) -> StaticPlan:
+SO_BINDINGS = 3 + 8
+"""Storage buffers a Stream Output compute pass adds beside the vertex data: its state,
+statistics and index/list input, and up to 4 targets with 4 counter buffers."""
+
+
+def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
+                stream_output: bool = False) -> StaticPlan:
     slots = tuple(sorted(layout.slots))
     native, bounds = _native_obstacles(layout, views, caps, slots)
-    return StaticPlan(slots, native, _pulling_obstacles(layout, views, caps, slots, capture),
-                      tuple(bounds))
+    pulling, arena = _pulling_obstacles(layout, views, caps, slots,
+                                        CAPTURE_BINDINGS if capture else 0,
+                                        SO_BINDINGS if stream_output else 0)
+    return StaticPlan(slots, native, pulling, tuple(bounds), arena)
 
 
 def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
@@ -342,12 +351,18 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
     return out, bounds
 
 
-def _pulling_obstacles(layout, views, caps: Caps, slots, capture: bool) -> list[str]:
+def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
+                       so_extra: int) -> tuple[list[str], bool]:
+    """(obstacles, arena). With more slots than the stage has storage buffers (plus what the
+    capture takes, or at most what a Stream Output pass takes), the views are copied into one
+    arena buffer per draw, u_vbuf style. The Stream Output pass checks its exact need itself."""
     out = []
-    need = len(slots) + (CAPTURE_BINDINGS if capture else 0)
-    if need > caps.max_storage_buffers_per_shader_stage:
-        out.append(f"{len(slots)} slots need {need} storage buffers in the vertex stage, the "
-                   f"adapter has {caps.max_storage_buffers_per_shader_stage}")
+    limit = caps.max_storage_buffers_per_shader_stage
+    arena = len(slots) + max(capture_extra, so_extra) > limit
+    if arena and 1 + capture_extra > limit:
+        out.append(f"the vertex stage has {limit} storage buffers, fewer than the "
+                   f"{1 + capture_extra} pulling needs")
+    total = 0
     for s in slots:
         view = views.get(s)
         buf = None if view is None else view.buffer
@@ -355,4 +370,17 @@ def _pulling_obstacles(layout, views, caps: Caps, slots, capture: bool) -> list[
         if isinstance(size, int) and size > caps.max_storage_buffer_binding_size:
             out.append(f"slot {s}'s buffer ({size} bytes) exceeds max-storage-buffer-binding-size "
                        f"{caps.max_storage_buffer_binding_size}")
-    return out
+        if view is not None and view.buffer is not None:
+            total += arena_extent(view)[1] + 16
+    if arena and total > caps.max_storage_buffer_binding_size:
+        out.append(f"the {len(slots)} slots' views ({total} bytes) do not fit one storage binding "
+                   f"of max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
+    return out, arena
+
+
+def arena_extent(view) -> tuple[int, int]:
+    """(first byte, length) of a view's bytes as copied into an arena: from the view offset
+    rounded down to 16 (keeping its 16-byte alignment class) to its end rounded up to 4."""
+    start = view.offset // 16 * 16
+    end = (view.offset + view.size_in_bytes + 3) // 4 * 4
+    return start, max(4, end - start)

@@ -207,14 +207,17 @@ class SOEngine:
         dev = ctx.device
         mode, needed, ppi, pairs = self._plan(state, draw, index_plan, cut)
         unique, slot_bindings = self._bindings(so)
-        storage = len(state.static.slots) + len(unique) + 3  # + state, statistics, aux
+        vertex_bindings = 1 if state.static.arena else len(state.static.slots)
+        storage = vertex_bindings + len(unique) + 3  # + state, statistics, aux
         if storage > dev.caps.max_storage_buffers_per_shader_stage:
             raise UnsupportedError(
                 f"Stream Output needs {storage} storage buffers in one compute stage ("
-                f"{len(state.static.slots)} vertex slots, {len(unique)} target and counter "
+                f"{vertex_bindings} vertex buffer bindings, {len(unique)} target and counter "
                 f"buffers, 3 of gpuia's), the adapter has "
                 f"{dev.caps.max_storage_buffers_per_shader_stage}")
-        pulled = tuple((s, j) for j, s in enumerate(state.static.slots))
+        from .pipelines import pulled_bindings
+
+        pulled = pulled_bindings(state.static.slots, state.static.arena)
         index_size = 0 if not draw.indexed or mode == "list" else ctx._index.index_size
         spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
                              slot_bindings, max(1, len(unique)), mode, index_size, state.aligned,
@@ -261,6 +264,8 @@ class SOEngine:
             layout=ctx.cache.so_group0_layout(n_pulled, main=True), entries=[
                 *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
                                                      "size": 32}}])
+        if state.static.arena:
+            ctx.fill_arena(state)
         g1 = ctx._pulled_group(state, compute=True)
         if self._group2 is None or self._group2[0] != len(unique):
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
@@ -329,10 +334,12 @@ class SOEngine:
 
             mod = _checked(lambda: dev.create_shader_module(code=code, label="gpuia SO"),
                            "does not compile for Stream Output")
+            n_bindings = len({b for _, b in spec.pulled_slots}) or 1
+
             def layout(main):
                 return dev.create_pipeline_layout(bind_group_layouts=[
                     cache.so_group0_layout(max(1, n_pulled), main),
-                    cache.group1_layout(max(1, n_pulled), compute=True),
+                    cache.group1_layout(n_bindings, compute=True),
                     cache.so_group2_layout(spec.buffers)])
 
             pair = tuple(_checked(lambda ep=ep, main=main: dev.create_compute_pipeline(

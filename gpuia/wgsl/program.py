@@ -121,7 +121,12 @@ class ProgramSpec:
     aligned16: frozenset = frozenset()  # pulled slots with 16-byte view offset and stride
 
 
-def _fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False) -> str:
+def _fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False,
+                    index: int | None = None) -> str:
+    """The fetch function of element ``e``: its slot's constants are ``gpuia_draw.slots[index]``
+    (default: ``binding``), its words come through ``gpuia_load_<index>`` from
+    ``gpuia_vb_<binding>`` (several slots share binding 0 when pulled from one arena)."""
+    index = binding if index is None else index
     fmt = e.format
     if e.per_instance:
         rate = e.step_rate
@@ -133,12 +138,12 @@ def _fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False) -
         loads = [f"  let v = gpuia_vb_{binding}[b >> 4u];",
                  "  let w0 = v.x;", "  let w1 = v.y;", "  let w2 = v.z;", "  let w3 = v.w;"]
     else:
-        loads = [f"  let w{k} = gpuia_load_{binding}(b + {4 * k}u);" for k in range(fmt.words)]
+        loads = [f"  let w{k} = gpuia_load_{index}(b + {4 * k}u);" for k in range(fmt.words)]
     lines, result = _decode_lines(fmt)
     return "\n".join([
         f"// element {e.index}: {e.key} {fmt.name} at offset {e.offset} of slot {e.slot}",
         f"fn gpuia_fetch_{e.index}(vi: u32, ii: u32) -> vec4<u32> {{",
-        f"  let s = gpuia_draw.slots[{binding}];",
+        f"  let s = gpuia_draw.slots[{index}];",
         "  if (s.bound == 0u) { return vec4<u32>(0u); }",
         f"  let rel = s.stride * ({idx}) + {e.offset}u;",
         f"  if (rel > s.size || s.size - rel < {fmt.size}u) {{ return {_oob_value(fmt)}; }}",
@@ -203,15 +208,16 @@ def pulling_lines(layout: InputLayout, pulled_slots: tuple[tuple[int, int], ...]
     ``aligned`` are read with single word loads (see :func:`load_function`); 16-byte elements
     of slots in ``aligned16`` (view offset, stride and element offset multiples of 16) with one
     128-bit load."""
+    position = {slot: j for j, (slot, _) in enumerate(pulled_slots)}  # uniform slot entry
     bindings = dict(pulled_slots)
     out = [f"@group(1) @binding({b}) var<storage, read> gpuia_vb_{b}: array<vec4<u32>>;"
-           for _, b in pulled_slots]
+           for b in sorted(set(bindings.values()))]
     out.append(load_shader_source("ia_decode.wgsl"))
-    for slot, binding in sorted(pulled_slots, key=lambda p: p[1]):
-        out.append(load_function(f"gpuia_load_{binding}", f"gpuia_vb_{binding}",
+    for slot, binding in pulled_slots:
+        out.append(load_function(f"gpuia_load_{position[slot]}", f"gpuia_vb_{binding}",
                                  slot in aligned, vec4=True))
     for e in layout.elements:
-        out.append(_fetch_function(e, bindings[e.slot], e.slot in aligned16))
+        out.append(_fetch_function(e, bindings[e.slot], e.slot in aligned16, position[e.slot]))
     return out
 
 
