@@ -771,3 +771,44 @@ def test_pipeline_state_with_a_bad_declaration(gpu_device):
                                                start_component=3),))
     with pytest.raises(InvalidDescError, match="8.2"):
         ctx.set_pipeline_state(PipelineState(POS2_LAYOUT, stream_output=bad))
+
+
+# -- targets larger than one storage binding --------------------------------------------------
+
+def test_targets_larger_than_a_storage_binding_are_written_in_chunks(gpu_device):
+    """A device copy whose storage bindings hold 1024 bytes: 1000 points into two slots (strides
+    24 and 12, a gap, an initial filled size) need many windows of each target; the buffers,
+    filled sizes and statistics equal the reference, and a second draw appends."""
+    import copy
+    import dataclasses
+
+    small = copy.copy(gpu_device)
+    small.caps = dataclasses.replace(gpu_device.caps, max_storage_buffer_binding_size=1024,
+                                     min_storage_buffer_offset_alignment=256)
+    n = 1000
+    positions = [float(v) for v in range(2 * n)]
+    case = load_case({
+        "gpuia_case": 1, "name": "chunked",
+        "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
+        "vertex_buffers": [{"slot": 0, "stride": 8, "data": {"dtype": "float32",
+                                                              "values": positions[:200]}}],
+        "primitive_topology": "POINTLIST",
+        "draw": [{"DrawInstanced": {"VertexCountPerInstance": n, "InstanceCount": 1,
+                                    "StartVertexLocation": 0, "StartInstanceLocation": 0}},
+                 {"DrawInstanced": {"VertexCountPerInstance": 7, "InstanceCount": 1,
+                                    "StartVertexLocation": 3, "StartInstanceLocation": 0}}],
+        "stream_output": {
+            "declaration": [{"SemanticName": "POSITION", "ComponentCount": 4, "OutputSlot": 0},
+                            {"SemanticName": None, "ComponentCount": 2, "OutputSlot": 0},
+                            {"SemanticName": "SV_VertexID", "ComponentCount": 1, "OutputSlot": 1},
+                            {"SemanticName": None, "ComponentCount": 1, "OutputSlot": 1},
+                            {"SemanticName": "SV_InstanceID", "ComponentCount": 1,
+                             "OutputSlot": 1}],
+            "buffer_strides": [24, 12],
+            "targets": [{"slot": 0, "size": 24 * 1010 + 8, "filled_size": 8,
+                         "data": {"hex": "ab" * (24 * 1010 + 8)}},
+                        {"slot": 1, "size": 12 * 1200}]}})
+    ref = reference_so(case, reference_ia(case))
+    got = run_case_so_gpu(case, small)
+    assert compare_so(ref, got) == []
+    assert got.statistics == {"NumPrimitivesWritten": 1007, "PrimitivesStorageNeeded": 1007}

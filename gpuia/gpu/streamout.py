@@ -30,6 +30,17 @@ __all__ = ["SOEngine", "SOTargetBinding"]
 _U32 = 0xFFFFFFFF
 
 
+class _NoDraw:
+    """Draw arguments for an extra uniform block (a Stream Output chunk): nothing to fill."""
+
+    indexed = False
+    start_vertex_location = 0
+    start_instance_location = 0
+
+
+_NO_DRAW = _NoDraw()
+
+
 @dataclass(eq=False)
 class SOTargetBinding:
     """One bound SO target, resolved to what the shaders address."""
@@ -82,10 +93,6 @@ class SOEngine:
             if v.offset % 4:
                 raise InvalidDescError(where, "BufferLocation", v.offset,
                                        "must be a multiple of 4 (SO writes 32-bit words)")
-            if buf.size > dev.caps.max_storage_buffer_binding_size:
-                raise UnsupportedError(f"{where}: a {buf.size}-byte SO buffer exceeds "
-                                       f"max-storage-buffer-binding-size "
-                                       f"{dev.caps.max_storage_buffer_binding_size}")
             if v.filled_size_buffer is not None:
                 cbuf = v.filled_size_buffer
                 if not isinstance(cbuf, Buffer) or cbuf.device is not dev:
@@ -223,8 +230,10 @@ class SOEngine:
                              slot_bindings, max(1, len(unique)), mode, index_size, state.aligned,
                              state.aligned16)
         prepare, main = self._pipeline(spec, len(pulled))
-        # Uniform blocks: the vertex-pulling block, then the SO block.
-        if ctx._ring_used + 2 > ctx._ring.shape[0]:
+        chunked = any(b.size > dev.caps.max_storage_buffer_binding_size for b in unique)
+        # Uniform blocks: the vertex-pulling block, then the SO block (then one per chunk).
+        # A chunked draw first submits what is pending: its prepare step reads counters back.
+        if chunked or ctx._ring_used + 2 > ctx._ring.shape[0]:
             ctx.flush()
         draw_offset = ctx._next_block(state, "pulling", draw, None)
         so_offset = ctx._next_block(state, "pulling", draw, None)
@@ -274,6 +283,10 @@ class SOEngine:
                 layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
         g2 = self._group2[1]
         ctx._keepalive.append((g0, g0_main, g1, g2, unique))
+        if chunked:
+            self._encode_chunked(state, so, needed, main, g0_main, g1, unique, slot_bindings,
+                                 draw_offset, so_offset)
+            return
         enc = ctx._compute_encoder()
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
@@ -284,13 +297,7 @@ class SOEngine:
         cp.dispatch_workgroups(1)
         total = needed * state.topology.vertices
         if total:
-            groups = (total + WORKGROUP - 1) // WORKGROUP
-            limit = dev.caps.max_compute_workgroups_per_dimension
-            x = min(groups, limit)
-            y = (groups + x - 1) // x
-            if y > limit:
-                raise UnsupportedError(f"{total} SO vertices exceed one dispatch's "
-                                       f"{limit}x{limit} workgroups of {WORKGROUP}")
+            x, y = self._dispatch_size(total)
             cp.set_pipeline(main)
             cp.set_bind_group(0, g0_main, offsets)
             cp.set_bind_group(1, g1)
@@ -323,6 +330,104 @@ class SOEngine:
         cp.dispatch_workgroups(1)
         cp.end()
         return args
+
+    def _dispatch_size(self, total: int) -> tuple[int, int]:
+        caps = self.ctx.device.caps
+        groups = (total + WORKGROUP - 1) // WORKGROUP
+        limit = caps.max_compute_workgroups_per_dimension
+        x = min(groups, limit)
+        y = (groups + x - 1) // x
+        if y > limit:
+            raise UnsupportedError(f"{total} SO vertices exceed one dispatch's {limit}x{limit} "
+                                   f"workgroups of {WORKGROUP}")
+        return x, y
+
+    def _encode_chunked(self, state, so, needed, main, g0_main, g1, unique, slot_bindings,
+                        draw_offset, so_offset) -> None:
+        """Stream Output to targets larger than one storage binding: the prepare step runs on
+        the host (counters and state read back, so this draw waits for earlier GPU work), then
+        the vertices go out in chunks, each binding a window of every target that holds the
+        chunk's records."""
+        ctx = self.ctx
+        dev = ctx.device
+        caps = dev.caps
+        vpp = state.topology.vertices
+        q = dev.device.queue
+        st = np.frombuffer(q.read_buffer(self.state), np.uint32).copy()
+        stats = np.frombuffer(q.read_buffer(self.stats), np.uint32).copy()
+        written = 0 if st[1] else needed
+        bases = {}
+        for s in so.slots:
+            t = self.targets.get(s.slot)
+            if t is None:
+                written = 0
+                continue
+            filled = int(np.frombuffer(q.read_buffer(t.counter, t.counter_offset // 16 * 16, 16),
+                                       np.uint32)[(t.counter_offset % 16) // 4])
+            room = t.view.size_in_bytes - filled if filled <= t.view.size_in_bytes else 0
+            written = min(written, room // (vpp * s.stride))
+            bases[s.slot] = filled
+        if written < needed:
+            st[1] = 1
+        st[0] = written
+        for slot, filled in bases.items():
+            st[4 + slot] = filled
+            t = self.targets[slot]
+            q.write_buffer(t.counter, t.counter_offset,
+                           np.array([filled + written * vpp * so.slot(slot).stride], np.uint32))
+        q.write_buffer(self.state, 0, st)
+        total64 = [int(stats[0]) | int(stats[1]) << 32, int(stats[2]) | int(stats[3]) << 32]
+        total64 = [total64[0] + written, total64[1] + needed]
+        q.write_buffer(self.stats, 0, np.array([total64[0] & 0xFFFFFFFF, total64[0] >> 32,
+                                                total64[1] & 0xFFFFFFFF, total64[1] >> 32],
+                                               np.uint32))
+        total = written * vpp
+        if not total:
+            return
+        datas = [self.targets[s.slot].buffer.wgpu for s in so.slots if s.slot in bases]
+        if len({id(b) for b in datas}) < len(datas):
+            raise UnsupportedError("Stream Output to two views of one buffer larger than a "
+                                   "storage binding")
+        align = caps.min_storage_buffer_offset_alignment
+        span = caps.max_storage_buffer_binding_size // 16 * 16 - align - 16
+        chunk = min(span // so.slot(slot).stride for slot in bases)
+        if chunk < 1:
+            raise UnsupportedError("an SO record is larger than a storage binding")
+        base_block = ctx._ring[so_offset // 4 // ctx._block_words].copy()
+        if ctx._ring_used + (total + chunk - 1) // chunk > ctx._ring.shape[0]:
+            raise UnsupportedError(f"{total} SO vertices need more than "
+                                   f"{ctx._ring.shape[0]} chunks of {chunk}")
+        for t0 in range(0, total, chunk):
+            t1 = min(total, t0 + chunk)
+            windows = {}
+            block_offset = ctx._next_block(state, "pulling", _NO_DRAW, None)
+            block = ctx._ring[block_offset // 4 // ctx._block_words]
+            block[:] = base_block
+            block[6:8] = (t0, t1)
+            for slot, filled in bases.items():
+                t = self.targets[slot]
+                first = t.view.offset + filled + t0 * so.slot(slot).stride
+                last = t.view.offset + filled + t1 * so.slot(slot).stride
+                woff = first // align * align
+                wsize = min((last - woff + 15) // 16 * 16, t.buffer.wgpu.size - woff)
+                windows[id(t.buffer.wgpu)] = (woff, wsize)
+                block[SO_HEADER_WORDS + SO_SLOT_WORDS * slot] = (t.view.offset - woff) & _U32
+            entries = []
+            for k, b in enumerate(unique):
+                woff, wsize = windows.get(id(b), (0, min(b.size, caps.max_storage_buffer_binding_size
+                                                         // 16 * 16)))
+                entries.append({"binding": k, "resource": {"buffer": b, "offset": woff,
+                                                            "size": wsize}})
+            g2 = dev.device.create_bind_group(
+                layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries)
+            ctx._keepalive.append(g2)
+            cp = ctx._compute_encoder().begin_compute_pass()
+            cp.set_pipeline(main)
+            cp.set_bind_group(0, g0_main, [draw_offset, block_offset])
+            cp.set_bind_group(1, g1)
+            cp.set_bind_group(2, g2)
+            cp.dispatch_workgroups(*self._dispatch_size(t1 - t0))
+            cp.end()
 
     def _pipeline(self, spec: SOProgramSpec, n_pulled: int):
         pair = self._pipelines.get(spec)
