@@ -101,7 +101,7 @@ def bench_gpuia(dev, bufs, n, ctx):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--draws", type=int, default=10000)
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=9)
     ap.add_argument("--adapter", default=None)
     ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "draw_overhead.json"))
     args = ap.parse_args()
@@ -114,8 +114,11 @@ def main():
     ctx.ia_set_primitive_topology("TRIANGLELIST")
     bench_gpuia(dev, bufs, 100, ctx)  # warm-up: builds and caches the pipeline
     bench_plain(dev, bufs, 100)
-    plain_runs = [bench_plain(dev, bufs, args.draws) for _ in range(args.repeats)]
-    ours_runs = [bench_gpuia(dev, bufs, args.draws, ctx) for _ in range(args.repeats)]
+    # Alternate the two so both see the same machine conditions (shared hosts drift).
+    plain_runs, ours_runs = [], []
+    for _ in range(args.repeats):
+        plain_runs.append(bench_plain(dev, bufs, args.draws))
+        ours_runs.append(bench_gpuia(dev, bufs, args.draws, ctx))
     plain, plain_e2e = (min(r[i] for r in plain_runs) for i in (0, 1))
     ours, ours_e2e = (min(r[i] for r in ours_runs) for i in (0, 1))
     n = args.draws
