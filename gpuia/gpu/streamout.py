@@ -22,7 +22,8 @@ from ..errors import InvalidDescError, UnsupportedError
 from ..reference.assembly import assemble
 from ..reference.ia import _sequence
 from ..streamout import ResolvedStreamOutput
-from ..wgsl.streamout import SO_HEADER_WORDS, SO_SLOT_WORDS, WORKGROUP, SOProgramSpec, so_program
+from ..wgsl.streamout import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
+                              SOProgramSpec, so_program)
 from .device import Buffer
 
 __all__ = ["SOEngine", "SOTargetBinding"]
@@ -333,7 +334,8 @@ class SOEngine:
 
     def _dispatch_size(self, total: int) -> tuple[int, int]:
         caps = self.ctx.device.caps
-        groups = (total + WORKGROUP - 1) // WORKGROUP
+        threads = (total + VERTICES_PER_THREAD - 1) // VERTICES_PER_THREAD
+        groups = (threads + WORKGROUP - 1) // WORKGROUP
         limit = caps.max_compute_workgroups_per_dimension
         x = min(groups, limit)
         y = (groups + x - 1) // x

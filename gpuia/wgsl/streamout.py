@@ -28,9 +28,11 @@ from ..topology import TopologyInfo
 from .program import draw_block_lines, load_function, pulling_lines, shader_call_lines
 from .signature import ShaderSignature
 
-__all__ = ["SOProgramSpec", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS", "WORKGROUP"]
+__all__ = ["SOProgramSpec", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS", "WORKGROUP",
+           "VERTICES_PER_THREAD"]
 
 WORKGROUP = 256
+VERTICES_PER_THREAD = 4
 SO_HEADER_WORDS = 8
 SO_SLOT_WORDS = 4
 """Per SO slot in the ``gpuia_so`` block: BufferLocation (byte offset in its binding),
@@ -171,10 +173,17 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
 
 def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
     lines = [
+        # Each invocation streams VERTICES_PER_THREAD vertices, a dispatch-wide stride apart
+        # (neighbouring invocations stay on neighbouring vertices): the per-invocation setup is
+        # paid once for several vertices.
         f"@compute @workgroup_size({WORKGROUP})",
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
         "                 @builtin(num_workgroups) nwg: vec3<u32>) {",
-        f"  let t = gid.x + gid.y * nwg.x * {WORKGROUP}u + gpuia_so.t_base;",
+        f"  let threads = nwg.x * nwg.y * {WORKGROUP}u;",
+        f"  let i = gid.x + gid.y * nwg.x * {WORKGROUP}u + gpuia_so.t_base;",
+        f"  for (var u = 0u; u < {VERTICES_PER_THREAD}u; u++) {{ gpuia_so_vertex(i + u * threads); }}",
+        "}",
+        "fn gpuia_so_vertex(t: u32) {",
         "  if (gpuia_so.t_end != 0u && t >= gpuia_so.t_end) { return; }",
         f"  if (t >= gpuia_so_state_u.written * {vpp}u) {{ return; }}",
         f"  let prim = t / {vpp}u;",
