@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuia import InputLayout, VertexBufferView
+from gpuia import InputLayout
 from gpuia.gpu import Context, PipelineState, get_device
 
 LAYOUT = InputLayout([

@@ -207,10 +207,10 @@ def main():
         from gpuia.reference import run_ia
         from gpuia.reference.streamout import SOTarget, pass_through_outputs, stream_output
         from gpuia.streamout import resolve_stream_output
-        from gpuia.wgsl import parse_vertex_shader, pass_through_shader
+        from gpuia.wgsl import pass_through_signature
 
         layout = InputLayout(LAYOUT)
-        so = resolve_stream_output(DESC, parse_vertex_shader(pass_through_shader(layout)))
+        so = resolve_stream_output(DESC, pass_through_signature(layout))
 
         def cpu():
             ia = run_ia(layout, {0: VertexBufferView(data, 16)}, DrawInstanced(n),

@@ -35,9 +35,10 @@ __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "js
 CASE_VERSION = 1
 RESULT_VERSION = 1
 DEFAULT_MAX_INVOCATIONS = 1 << 26
-DEFAULT_MAX_SO_BYTES = 1 << 30
 """Cases delivering more vertices than this are refused (exit 2) unless the caller raises it:
 the result lists every invocation, and a typo in a count must not exhaust memory."""
+DEFAULT_MAX_SO_BYTES = 1 << 30
+"""Largest SO target ``size`` a case file may ask for."""
 
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
@@ -64,10 +65,10 @@ class Case:
 
     def shader_signature(self):
         """The vertex shader's signature: the case's WGSL or the pass-through shader."""
-        from .wgsl.signature import parse_vertex_shader, pass_through_shader
+        from .wgsl.signature import parse_vertex_shader, pass_through_signature
 
         if self.vertex_shader is None:
-            return parse_vertex_shader(pass_through_shader(self.layout))
+            return pass_through_signature(self.layout)
         return parse_vertex_shader(self.vertex_shader["wgsl"], self.vertex_shader.get("entry_point"))
 
     @property
@@ -150,9 +151,9 @@ def encode_data(data: bytes) -> dict:
 
 
 def _uint(obj, key, where, default):
-    v = obj.get(key, default)
-    if v is None:
-        return None
+    v = obj.get(key)
+    if v is None:  # absent or JSON null: the default
+        return default
     if isinstance(v, bool) or not isinstance(v, int):
         raise CaseError(f"{where}.{key}", f"expected an integer, got {v!r}")
     if v < 0:

@@ -14,12 +14,12 @@ slot). Rules that involve several fields or the whole layout are checked where D
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
 from .errors import InvalidDescError
-from .formats import FormatInfo, UnknownFormatError, canonical_format_name
+from .formats import UnknownFormatError, canonical_format_name
 
 __all__ = [
     "APPEND_ALIGNED_ELEMENT",

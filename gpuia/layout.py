@@ -20,7 +20,7 @@ from typing import Iterable, Mapping
 
 import numpy as np
 
-from .desc import APPEND_ALIGNED_ELEMENT, InputClassification, InputElementDesc
+from .desc import InputClassification, InputElementDesc
 from .errors import InvalidDescError
 from .formats import FormatInfo, UnknownFormatError, format_info, VERTEX_FORMATS
 

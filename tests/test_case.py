@@ -10,7 +10,6 @@ import copy
 import json
 import math
 import struct
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np

@@ -12,8 +12,8 @@ The raw calls do not keep Python references alive the way wgpu-py's methods do, 
 
 from __future__ import annotations
 
-__all__ = ["set_pipeline", "set_vertex_buffer", "draw", "DIRECT", "handle", "raw_draw",
-           "raw_set_vertex_buffer", "vertex_buffer_args"]
+__all__ = ["set_pipeline", "DIRECT", "handle", "raw_draw", "raw_set_vertex_buffer",
+           "vertex_buffer_args"]
 
 try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
     from wgpu.backends.wgpu_native._ffi import lib as _lib
@@ -26,12 +26,6 @@ try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
 
     def set_pipeline(rp, pipeline) -> None:
         _set_pipeline(rp._internal, pipeline._internal)
-
-    def set_vertex_buffer(rp, slot: int, buffer, offset: int, size: int) -> None:
-        _set_vertex_buffer(rp._internal, slot, buffer._internal, offset, size or _WHOLE)
-
-    def draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
-        _draw(rp._internal, vc, ic, sv, si)
 
     # The hottest loop works on raw handles: the pass's, and per vertex buffer the tuple
     # (buffer handle, offset, size) made once when the binding is resolved.
@@ -49,12 +43,6 @@ except (ImportError, AttributeError):  # pragma: no cover
 
     def set_pipeline(rp, pipeline) -> None:
         rp.set_pipeline(pipeline)
-
-    def set_vertex_buffer(rp, slot: int, buffer, offset: int, size: int) -> None:
-        rp.set_vertex_buffer(slot, buffer, offset, size)
-
-    def draw(rp, vc: int, ic: int, sv: int, si: int) -> None:
-        rp.draw(vc, ic, sv, si)
 
     def handle(obj):
         return obj

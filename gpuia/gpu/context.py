@@ -39,7 +39,7 @@ from ..layout import InputLayout
 from ..streamout import resolve_stream_output
 from ..topology import TopologyInfo, topology_info
 from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
-from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_shader
+from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_signature
 from . import _ffi
 from .device import Buffer, Device
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
@@ -95,6 +95,9 @@ class PipelineState:
         except ValueError as e:
             raise InvalidDescError("PipelineState", "IBStripCutValue", self.strip_cut_value,
                                    str(e)) from None
+        if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
+            raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
+                                   "expected a StreamOutputDesc")
         if self.vertex_shader is not None and not (isinstance(self.vertex_shader, str)
                                                    and self.vertex_shader.strip()):
             raise InvalidDescError("PipelineState", "vertex_shader", self.vertex_shader,
@@ -106,8 +109,8 @@ class PipelineState:
         key = (self.input_layout, self.vertex_shader, self.entry_point)
         sig = _SIGNATURES.get(key)
         if sig is None:
-            src = self.vertex_shader or pass_through_shader(self.input_layout)
-            sig = parse_vertex_shader(src, self.entry_point)
+            sig = (parse_vertex_shader(self.vertex_shader, self.entry_point)
+                   if self.vertex_shader else pass_through_signature(self.input_layout))
             sig.check_layout(self.input_layout)
             _SIGNATURES[key] = sig
         return sig
@@ -171,6 +174,7 @@ class _Record:
     capture_base: int = 0
     key_offset: int = 0
     auto: tuple | None = None  # DrawAuto: (counter, counter offset, location, IA offset, stride)
+    index_view: object = None  # the index buffer bound when the draw was recorded
 
 
 @dataclass
@@ -484,8 +488,10 @@ class Context:
         if capture:
             if index.fetch is None:
                 raise UnsupportedError("capture needs the draw's fetch indices on the host")
-            self._pipeline(state, path)
-            self._records.append(_Record(state, draw, plan, _sorted_unique(index.fetch)))
+            if self._capture_route != "targets":  # that route's pipelines are built per group
+                self._pipeline(state, path)
+            self._records.append(_Record(state, draw, plan, _sorted_unique(index.fetch),
+                                         index_view=self._index))
             return plan
         if state.so is not None:
             if state.static.pulling_obstacles:
@@ -564,7 +570,8 @@ class Context:
         self.draw_count += 1
         args = (counter, counter_offset, location, view0.offset, view0.stride_in_bytes)
         if state.capture:
-            self._pipeline(state, "pulling")
+            if self._capture_route != "targets":
+                self._pipeline(state, "pulling")
             rec = _Record(state, draw, plan, plan.index.fetch.astype(np.uint32))
             rec.auto = args
             self._records.append(rec)
@@ -786,7 +793,7 @@ class Context:
         self._keepalive.append(state)
 
     def _encode(self, state: _State, path: str, draw, index, block_offset, capture_bufs=None,
-                indirect=None):
+                indirect=None, index_view=None):
         if path == "pulling" and state.static.arena:
             self.fill_arena(state)
         rp = self._open_pass()
@@ -822,7 +829,7 @@ class Context:
                     draw.start_vertex_location, draw.start_instance_location)
             return
         if index.mode == "direct":
-            v = self._index
+            v = index_view or self._index
             rp.set_index_buffer(v.buffer.wgpu, index.index_format, v.offset, v.size_in_bytes)
             rp.draw_indexed(draw.index_count_per_instance, draw.instance_count,
                             draw.start_index_location, draw.base_vertex_location,
@@ -834,7 +841,10 @@ class Context:
             buf = self.device.device.create_buffer_with_data(data=data, usage="INDEX")
             self._keepalive.append(buf)
             rp.set_index_buffer(buf, "uint32", 0, buf.size)
-            base = draw.base_vertex_location if draw.indexed else draw.start_vertex_location
+            # A non-indexed draw drawn from a gpuia index list: StartVertexLocation becomes the
+            # base vertex, which WebGPU takes as a signed 32-bit value (wrapping is the same).
+            base = (draw.base_vertex_location if draw.indexed
+                    else (draw.start_vertex_location ^ 0x80000000) - 0x80000000)
             rp.draw_indexed(values.shape[0], draw.instance_count, 0, base,
                             draw.start_instance_location)
 
@@ -846,6 +856,7 @@ class Context:
     def flush(self) -> None:
         """Submit every draw encoded since the last flush."""
         if self._encoder is None:
+            self._ring_used = 0  # blocks of draws that encoded nothing
             return
         rp, enc, used = self._pass, self._encoder, self._ring_used
         self._pass = self._encoder = None
@@ -940,7 +951,8 @@ class Context:
             if count == 0 or d.instance_count == 0:
                 continue
             offset = self._next_block(r.state, r.plan.path, d, r)
-            self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs)
+            self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs,
+                         index_view=r.index_view)
         self.flush()
 
     def _layout_records(self, records, cap: Capture):

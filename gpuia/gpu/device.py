@@ -19,7 +19,7 @@ from typing import Iterable
 
 import numpy as np
 
-from ..errors import GpuiaError, InvalidDescError, UnsupportedError
+from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
            "get_device", "BIND_FLAGS"]

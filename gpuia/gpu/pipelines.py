@@ -10,7 +10,7 @@ has none of them. The shader module of a program is shared by every pipeline bui
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import InvalidDescError
 from ..layout import InputLayout
@@ -97,12 +97,6 @@ class PipelineCache:
         self.stats = CacheStats()
 
     # -- bind group layouts ------------------------------------------------------------------
-    def uniform_stride(self, n_slots: int) -> int:
-        """Bytes per draw in the dynamic-offset uniform buffer."""
-        size = 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
-        align = self.device.caps.min_uniform_buffer_offset_alignment
-        return (size + align - 1) // align * align
-
     def draw_block_size(self, n_slots: int) -> int:
         return 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
 

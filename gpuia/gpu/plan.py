@@ -9,7 +9,8 @@ submit aborts the process in wgpu-py 0.32).
 
 The native path needs, for every slot the layout uses: a bound view; a format with a WebGPU
 vertex format; per-vertex data or per-instance data at step rate 1; a stride that is a multiple
-of 4, at most ``max-vertex-buffer-array-stride``, and 0 or at least the slot's extent; a view
+of 4, at most ``max-vertex-buffer-array-stride``, and 0 (the slot's extent then within that
+limit) or at least the slot's extent; a view
 offset that is a multiple of 4; every fetch of the draw inside the view (WebGPU rejects draws
 that read past a buffer, and its robust access is not D3D's zero fill); no more slots and
 elements than the adapter's vertex buffers and attributes. Everything else is pulled.
@@ -344,6 +345,9 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
                        f"{caps.max_vertex_buffer_array_stride}")
         elif stride and stride < info.extent:
             out.append(f"slot {s} stride {stride} is smaller than its elements' extent {info.extent}")
+        elif not stride and info.extent > caps.max_vertex_buffer_array_stride:
+            out.append(f"slot {s} has stride 0 and elements reaching byte {info.extent}, past "
+                       f"max-vertex-buffer-array-stride {caps.max_vertex_buffer_array_stride}")
         if view.offset % 4:
             out.append(f"slot {s} view offset {view.offset} is not a multiple of 4")
         bounds.append(SlotBounds(s, stride, info.extent, view.size_in_bytes, info.per_instance,

@@ -78,6 +78,7 @@ class SOEngine:
         dev = self.ctx.device
         new: dict[int, SOTargetBinding] = {}
         writes = []
+        checked = []
         for slot, v in enumerate(views):
             if v is None:
                 continue
@@ -105,30 +106,36 @@ class SOEngine:
                                            f"{cbuf.size}-byte buffer")
                 counter, coff = cbuf.wgpu, v.filled_size_offset
             else:
-                known = self._counters.get(id(buf))
-                if known is None or known[0] is not buf:
-                    c = dev.device.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
-                    known = (buf, c, 0)
-                    self._counters[id(buf)] = known
-                    writes.append((c, 0))  # new buffers start at 0 (rulebook 9.5)
-                counter, coff = known[1], known[2]
-            # A buffer the GPU writes has no valid host copy any more (index planning, DrawAuto
-            # and the reference must not read stale bytes).
-            buf.host = None
+                counter = None  # gpuia's own counter for this buffer, made below
+                coff = 0
             off = None if offsets is None else offsets[slot]
             if off is not None and off != -1 and off != _U32:
                 if type(off) is not int or off < 0 or off % 4:
                     raise InvalidDescError(where, "pOffsets", off,
                                            "a byte offset (multiple of 4) or -1 to append")
+            checked.append((slot, v, buf, counter, coff, off))
+        # Every view is valid: only now change state.
+        for slot, v, buf, counter, coff, off in checked:
+            if counter is None:
+                known = self._counters.get(id(buf))
+                if known is None or known[0] is not buf:
+                    c = dev.device.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
+                    known = (buf, c, 0)
+                    self._counters[id(buf)] = known
+                    writes.append((c, 0, 0))  # new buffers start at 0 (rulebook 9.5)
+                counter, coff = known[1], known[2]
+            if off is not None and off != -1 and off != _U32:
                 writes.append((counter, coff, off))
+            # A buffer the GPU writes has no valid host copy any more (index planning, DrawAuto
+            # and the reference must not read stale bytes).
+            buf.host = None
             new[slot] = SOTargetBinding(v, buf, counter, coff)
             # DrawAuto reads the filled size of the buffer's last SO view, after unbinding too.
             self._last_view[id(buf)] = (buf, counter, coff, v.offset)
         self.ctx.flush()  # counter writes must land after every draw already encoded
         q = dev.device.queue
-        for w in writes:
-            value = w[2] if len(w) == 3 else 0
-            q.write_buffer(w[0], w[1], np.array([value], np.uint32))
+        for counter, offset, value in writes:
+            q.write_buffer(counter, offset, np.array([value], np.uint32))
         q.write_buffer(self.state, 0, np.zeros(8, np.uint32))  # clears the overflow flag
         self.targets = new
         self._group2 = None
@@ -277,10 +284,11 @@ class SOEngine:
         if state.static.arena:
             ctx.fill_arena(state)
         g1 = ctx._pulled_group(state, compute=True)
-        if self._group2 is None or self._group2[0] != len(unique):
+        key = tuple(map(id, unique))
+        if self._group2 is None or self._group2[0] != key:
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
                        for k, b in enumerate(unique or [self._dummy])]
-            self._group2 = (len(unique), dev.device.create_bind_group(
+            self._group2 = (key, dev.device.create_bind_group(
                 layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
         g2 = self._group2[1]
         ctx._keepalive.append((g0, g0_main, g1, g2, unique))

@@ -25,7 +25,7 @@ instance, then broadcast), never to the size of the bound buffers, which are onl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 

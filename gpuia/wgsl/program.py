@@ -28,7 +28,7 @@ from pathlib import Path
 from ..formats import FormatInfo
 from ..layout import InputLayout, ResolvedElement
 from ..reference.decode import ONE_BITS
-from .signature import SYSTEM_INPUTS, ShaderSignature
+from .signature import ShaderSignature
 
 __all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "record_words",
            "DRAW_HEADER_WORDS", "SLOT_WORDS", "CAPTURE_HEADER_WORDS"]
@@ -226,6 +226,7 @@ def shader_call_lines(layout: InputLayout, sig: ShaderSignature) -> list[str]:
     ``sv_instance_id``, and call the user's function into ``output``."""
     body = []
     call = f"{sig.entry_point}()"
+    elements = {e.key: e for e in layout.elements}
     if sig.input_struct:
         body.append(f"  var input: {sig.input_struct};")
         for m in sig.inputs:
@@ -234,7 +235,7 @@ def shader_call_lines(layout: InputLayout, sig: ShaderSignature) -> list[str]:
             elif m.semantic == "SV_INSTANCEID":
                 val = "sv_instance_id"
             else:
-                val = f"e{layout.element(m.key).index}"
+                val = f"e{elements[m.key].index}"
                 body.append(f"  input.{m.name} = {_member_value(m, val)};")
                 continue
             body.append(f"  input.{m.name} = {val if m.type == 'uint' else f'bitcast<i32>({val})'};")

@@ -21,7 +21,7 @@ from ..errors import InvalidDescError
 from ..layout import InputLayout, parse_semantic
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "pass_through_shader",
-           "SYSTEM_INPUTS"]
+           "pass_through_signature", "SYSTEM_INPUTS"]
 
 SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
 """System-generated inputs: never taken from the input layout (rulebook 3.8)."""
@@ -173,6 +173,29 @@ def parse_vertex_shader(source: str, entry_point: str | None = None) -> ShaderSi
 _TYPES = {"float": "f32", "uint": "u32", "sint": "i32"}
 
 
+def _pass_member(e) -> str:
+    return f"e{e.index}"
+
+
+def pass_through_signature(layout: InputLayout) -> ShaderSignature:
+    """The signature of :func:`pass_through_shader`, its element members carrying the layout's
+    own (semantic name, index) pairs."""
+    from dataclasses import replace
+
+    sig = parse_vertex_shader(pass_through_shader(layout))
+    by_member = {_pass_member(e): e for e in layout.elements}
+
+    def fix(members):
+        out = []
+        for m in members:
+            e = by_member.get(m.name)
+            out.append(m if e is None else replace(m, semantic=e.desc.semantic_name.upper(),
+                                                   index=e.desc.semantic_index))
+        return tuple(out)
+
+    return replace(sig, inputs=fix(sig.inputs), outputs=fix(sig.outputs))
+
+
 def pass_through_shader(layout: InputLayout) -> str:
     """The case format's pass-through shader for a layout: every input element out under its
     own semantic as four components of its shader type, plus SV_VertexID and SV_InstanceID, plus
@@ -181,7 +204,9 @@ def pass_through_shader(layout: InputLayout) -> str:
     names = {}
     for i, e in enumerate(layout.elements):
         t = _TYPES[e.format.shader_type]
-        member = e.key  # parses back to the same (semantic, index)
+        # Members are named by position: a semantic name may end in digits ("COLOR1", index 0),
+        # which a semantic-named member could not say. pass_through_signature() maps them back.
+        member = _pass_member(e)
         names[e.key] = member
         ins.append(f"  {member}: vec4<{t}>,")
         if e.key != "SV_POSITION0":

@@ -70,7 +70,7 @@ def _component(member, c: int) -> str:
 
 
 def so_program(spec: SOProgramSpec) -> str:
-    topo, so = spec.topology, spec.so
+    topo = spec.topology
     vpp = topo.vertices
     out = draw_block_lines(len(spec.pulled_slots))
     out += [

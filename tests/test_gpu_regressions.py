@@ -1,0 +1,176 @@
+"""Regression tests for defects found in review: each test failed before its fix."""
+
+import copy
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gpuia import (InputLayout, SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc,
+                   VertexBufferView)
+from gpuia.case import load_case
+from gpuia.compare import compare, compare_so
+from gpuia.desc import IndexBufferView
+from gpuia.errors import InvalidDescError
+from gpuia.gpu import Context, PipelineState, run_case_gpu
+from gpuia.gpu.capture import run_case_so_gpu
+from gpuia.gpu.device import Device
+from gpuia.runner import reference_ia, reference_so
+
+
+def _ctx(dev, layout=({"SemanticName": "A", "Format": "R32_UINT"},)):
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(list(layout)))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    return ctx
+
+
+def test_capture_uses_the_index_buffer_bound_at_draw_time(gpu_device):
+    ctx = _ctx(gpu_device)
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(
+        gpu_device.create_buffer(np.arange(100, 110, dtype=np.uint32)), 4)])
+    ib_a = gpu_device.create_buffer(np.array([1, 2, 3], np.uint16), bind="index_buffer")
+    ib_b = gpu_device.create_buffer(np.array([7, 8, 9], np.uint16), bind="index_buffer")
+    ctx.begin_capture()
+    ctx.ia_set_index_buffer(IndexBufferView(ib_a, "R16_UINT"))
+    ctx.draw_indexed_instanced(3)
+    ctx.ia_set_index_buffer(IndexBufferView(ib_b, "R16_UINT"))  # after the draw: irrelevant
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)
+    # flag, SV_VertexID (the index), SV_InstanceID, A (vertex 100 + index)
+    assert records[:, :4].tolist() == [[1, 1, 0, 101], [1, 2, 0, 102], [1, 3, 0, 103]]
+    assert cap.unexpected == 0
+
+
+def test_stream_output_to_another_slot_gets_its_own_targets(gpu_device):
+    layout = InputLayout([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}])
+    decl = [StreamOutputDesc((SODeclarationEntry(semantic_name="POSITION", component_count=2,
+                                                 output_slot=s),)) for s in (0, 1)]
+    vb = gpu_device.create_buffer(np.array([[1, 2], [3, 4]], "<f4"))
+    a = gpu_device.create_buffer(size=64, bind="stream_output")
+    b = gpu_device.create_buffer(size=64, bind="stream_output")
+    counters = gpu_device.create_buffer(size=16, bind="stream_output")
+    ctx = Context(gpu_device)
+    ctx.so_set_targets([StreamOutputBufferView(a, 64, 0, counters, 0),
+                        StreamOutputBufferView(b, 64, 0, counters, 4)])
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=decl[0]))
+    ctx.ia_set_vertex_buffers(0, [vb], [8])
+    ctx.draw_instanced(1)
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=decl[1]))
+    ctx.draw_instanced(1, 1, 1)
+    ctx.flush()
+    assert np.frombuffer(a.read(), "<f4")[:2].tolist() == [1.0, 2.0]
+    assert np.frombuffer(b.read(), "<f4")[:2].tolist() == [3.0, 4.0]
+    assert np.frombuffer(counters.read(), "<u4")[:2].tolist() == [8, 8]
+
+
+def test_render_target_capture_on_an_adapter_without_writable_vertex_storage(gpu_device):
+    dev = Device(gpu_device.adapter)
+    dev.device = dev.adapter.request_device_sync(required_features=[])
+    dev.caps = dataclasses.replace(dev.caps, vertex_writable_storage=False)
+    ctx = _ctx(dev)
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(
+        dev.create_buffer(np.arange(5, 9, dtype=np.uint32)), 4)])
+    ctx.begin_capture()  # auto: the render-target route
+    ctx.draw_instanced(3)
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)
+    assert records[:, [0, 1, 3]].tolist() == [[1, 0, 5], [1, 1, 6], [1, 2, 7]]
+
+
+def test_stride_zero_with_an_extent_past_the_stride_limit_is_pulled(gpu_device):
+    case = load_case({
+        "gpuia_case": 1,
+        "input_layout": [{"SemanticName": "A", "Format": "R32_UINT", "AlignedByteOffset": 4096}],
+        "vertex_buffers": [{"slot": 0, "stride": 0,
+                            "data": {"dtype": "uint32", "values": list(range(1025))}}],
+        "primitive_topology": "POINTLIST",
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}}})
+    ref = reference_ia(case)
+    res = run_case_gpu(case, gpu_device, "auto", ref)
+    assert res.plans[0].path == "pulling"
+    assert "stride 0" in " ".join(res.plans[0].reasons)
+    assert compare(ref, res, case.layout).ok
+
+
+def test_non_indexed_adjacency_with_a_large_start_vertex_draws(gpu_device):
+    ctx = _ctx(gpu_device)
+    ctx.ia_set_primitive_topology("LINELIST_ADJ")
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(
+        gpu_device.create_buffer(np.arange(8, dtype=np.uint32)), 4)])
+    ctx.draw_instanced(4, 1, 0x80000000)  # fetches out of bounds: pulled, zeros
+    ctx.flush()
+
+
+def test_semantic_names_ending_in_digits_on_the_gpu(gpu_device, tmp_path):
+    doc = {"gpuia_case": 1, "name": "digits",
+           "input_layout": [{"SemanticName": "COLOR1", "Format": "R32_FLOAT"},
+                            {"SemanticName": "A0", "Format": "R8_UINT", "InputSlot": 1}],
+           "vertex_buffers": [{"slot": 0, "stride": 4,
+                               "data": {"dtype": "float32", "values": [1, 2, 3]}},
+                              {"slot": 1, "stride": 1, "data": {"hex": "050607"}}],
+           "primitive_topology": "POINTLIST",
+           "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}},
+           "stream_output": {"declaration": [{"SemanticName": "COLOR1", "ComponentCount": 1},
+                                             {"SemanticName": "A0", "ComponentCount": 1}],
+                             "targets": [{"slot": 0, "size": 32}]}}
+    case = load_case(doc)
+    ref = reference_ia(case)
+    assert compare(ref, run_case_gpu(case, gpu_device, "pulling", ref), case.layout).ok
+    assert compare_so(reference_so(case, ref), run_case_so_gpu(case, gpu_device)) == []
+    path = tmp_path / "digits.json"
+    path.write_text(json.dumps(doc))
+    proc = subprocess.run([sys.executable, "-m", "gpuia", "run", str(path), "--backend", "gpu"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("where", ["vertex_buffers", "index_buffer", "targets"])
+def test_json_null_numbers_take_their_defaults(where):
+    doc = {"gpuia_case": 1, "input_layout": [{"SemanticName": "A", "Format": "R32_UINT"}],
+           "vertex_buffers": [{"slot": 0, "stride": 4, "offset": None,
+                               "data": {"hex": "01000000"}}],
+           "index_buffer": {"format": "R16_UINT", "offset": None, "data": {"hex": "0000"}},
+           "primitive_topology": "POINTLIST",
+           "draw": {"DrawIndexedInstanced": {"IndexCountPerInstance": 1}},
+           "stream_output": {"declaration": [{"SemanticName": "A", "ComponentCount": 1}],
+                             "targets": [{"slot": 0, "size": 16, "filled_size": None}]}}
+    case = load_case(doc)
+    assert case.vertex_buffers[0].offset == 0 and case.index_buffer.offset == 0
+    assert case.so_targets[0].filled_size == 0
+
+
+def test_chunked_draws_that_write_nothing_do_not_fill_the_uniform_ring(gpu_device):
+    small = copy.copy(gpu_device)
+    small.caps = dataclasses.replace(gpu_device.caps, max_storage_buffer_binding_size=4096)
+    layout = InputLayout([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}])
+    ctx = Context(small)
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=StreamOutputDesc(
+        (SODeclarationEntry(semantic_name="POSITION", component_count=2),))))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, [small.create_buffer(np.zeros(8, "<f4"))], [8])
+    target = small.create_buffer(size=8192, bind="stream_output")
+    ctx.so_set_targets([StreamOutputBufferView(target, 8192)])
+    for _ in range(3000):  # more than the ring holds
+        ctx.draw_instanced(0)
+    assert ctx._ring_used <= 2
+
+
+def test_rejected_so_targets_change_nothing(gpu_device):
+    ctx = Context(gpu_device)
+    buf = gpu_device.create_buffer(np.zeros(16, np.uint8), bind=("stream_output",))
+    view = StreamOutputBufferView(buf, 16)
+    with pytest.raises(InvalidDescError):
+        ctx.so_set_targets([view, view], [0, 6])  # slot 1's offset is not a multiple of 4
+    assert buf.host is not None
+    assert ctx._so().counter_of(buf) is None
+
+
+def test_stream_output_must_be_a_desc():
+    with pytest.raises(InvalidDescError, match="StreamOutputDesc"):
+        PipelineState([{"SemanticName": "A", "Format": "R32_UINT"}],
+                      stream_output={"so_declaration": []})
