@@ -36,7 +36,7 @@ def _load(path: str):
 
 
 def _each_case(paths, action) -> int:
-    """Run ``action(label, case)`` for every case; invalid ones print their error line."""
+    """Run ``action(path, case)`` for every case; invalid ones print their error line."""
     status = EXIT_OK
     for path in paths:
         label = _case_label(path)

@@ -68,7 +68,8 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     ``reference`` (the CPU result of the same case) supplies the D3D invocation order; it is
     computed when not given. Only IA order and fetch indices are taken from it: every value in
     the returned result comes from the GPU. ``timings``, when given, receives seconds per step
-    (upload, plan_and_encode, gpu, readback, assemble).
+    (upload, plan_and_encode, encode_and_gpu, readback, assemble; gpu_and_readback
+    together on the render-target route).
     """
     import time
 

@@ -145,7 +145,7 @@ class _State:
     topology: TopologyInfo
     capture: bool
     constants: bool  # the program reads the per-draw uniform block
-    pipelines: dict = field(default_factory=dict)  # (path, strip index format) -> pipeline
+    pipelines: dict = field(default_factory=dict)  # (path, strip format, capture group) -> pipeline
     native_buffers: tuple = ()  # per compact slot: (wgpu buffer, offset, size)
     pulled_group: object = None
     pulled_slot_words: np.ndarray | None = None
@@ -160,7 +160,7 @@ class _State:
     so: object = None  # ResolvedStreamOutput of the pipeline state, or None
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
-    bound: tuple = ()  # the views, in slot order, identity-compared on cache hits
+    bound: tuple = ()  # the views in slot order (the cache key holds their ids)
 
 
 @dataclass(eq=False)
@@ -956,7 +956,8 @@ class Context:
         self.flush()
 
     def _layout_records(self, records, cap: Capture):
-        """Give each capture draw its first record and first key; returns (records, keys)."""
+        """Give each capture draw its first record and first key; returns (total records,
+        all keys)."""
         layout = records[0].state.layout
         cap.element_count = len(layout.elements)
         cap.records = records

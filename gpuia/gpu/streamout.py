@@ -217,7 +217,8 @@ class SOEngine:
         return "list", prims.shape[0] * draw.instance_count, prims.shape[0], pairs
 
     def encode(self, state, so: ResolvedStreamOutput, draw, index_plan, cut) -> None:
-        """Encode the Stream Output of one draw (prepare + main dispatch)."""
+        """Encode the Stream Output of one draw: a prepare and a main dispatch, or, for targets
+        larger than a storage binding, a host prepare step and one main dispatch per chunk."""
         ctx = self.ctx
         dev = ctx.device
         mode, needed, ppi, pairs = self._plan(state, draw, index_plan, cut)
