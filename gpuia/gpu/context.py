@@ -203,6 +203,7 @@ class Context:
         self.device = device
         self.cache = PipelineCache(device)
         self._pso: PipelineState | None = None
+        self._slot_count = 32  # input slots of the pipeline state's profile
         self._views: dict[int, VertexBufferView | None] = {}
         self._view_cache: dict = {}
         self._index: IndexBufferView | None = None
@@ -252,6 +253,7 @@ class Context:
         pso.so  # and the Stream Output declaration against the shader
         self._pso = pso
         self._pso_slots = tuple(pso.input_layout.slots)
+        self._slot_count = pso.input_layout.profile.slot_count
         self._dirty = True
 
     def ia_set_primitive_topology(self, topology) -> None:
@@ -348,7 +350,7 @@ class Context:
         if (type(start_slot) is not int or (type(buffers) is not list and type(buffers) is not tuple)
                 or (type(strides) is not list and type(strides) is not tuple)
                 or (offsets is not None and type(offsets) is not list and type(offsets) is not tuple)
-                or start_slot < 0 or start_slot + len(buffers) > self._slot_limit()
+                or start_slot < 0 or start_slot + len(buffers) > self._slot_count
                 or len(strides) < len(buffers)
                 or (offsets is not None and len(offsets) < len(buffers))):
             return False
@@ -406,7 +408,7 @@ class Context:
         self._dirty = True
 
     def _slot_limit(self) -> int:
-        return self._pso.input_layout.profile.slot_count if self._pso else 32
+        return self._slot_count
 
     # -- draws -------------------------------------------------------------------------------
     def draw_instanced(self, vertex_count_per_instance: int, instance_count: int = 1,
