@@ -10,7 +10,9 @@ GPU time per operation is the *marginal* cost: K operations recorded in one subm
 one, ``(t_K - t_1) / (K - 1)``, each the minimum over repeats of submit-to-completion wall time
 (a 4-byte readback waits for the queue). That removes the fixed cost of a submission, which is
 large next to a millisecond of GPU work. The K Stream Output draws append to one target, as D3D
-draws do. Target on a real GPU: SO >= 80% of the compute copy.
+draws do. Host recording (Python encoding the draws or dispatches) is timed apart and left out
+of the GPU time: it is reported per operation, and end to end (recording + GPU) beside it.
+Target on a real GPU: SO >= 80% of the compute copy.
 
 A separate single draw of ``--one-call`` vertices (default 2**26) checks that one call captures
 them all (output compared with the input, NaN payloads aside).
@@ -66,11 +68,28 @@ def _best(fn, repeats):
     return best
 
 
-def _marginal(run, k, repeats):
-    """(seconds per operation, seconds of one submission of one operation)."""
-    one = _best(lambda: run(1), repeats)
-    many = _best(lambda: run(k), repeats)
-    return (many - one) / (k - 1), one
+def _measure(dev, prepare, record, submit, k, repeats):
+    """Marginal cost of one operation, K recorded and submitted together against one.
+
+    ``prepare()`` runs untimed; ``record(times)`` encodes the operations (host time only);
+    ``submit(token)`` submits them, and the queue is then waited for. Returns seconds:
+    ``gpu`` (submit to completion, marginal), ``record`` (encoding, per operation),
+    ``end_to_end`` (both, marginal) and ``single`` (one operation, recorded and completed)."""
+    def once(times):
+        prepare()
+        t0 = time.perf_counter()
+        token = record(times)
+        t1 = time.perf_counter()
+        submit(token)
+        _wait(dev)
+        t2 = time.perf_counter()
+        return np.array([t1 - t0, t2 - t1, t2 - t0])
+
+    once(1)
+    one = np.min([once(1) for _ in range(repeats)], axis=0)
+    many = np.min([once(k) for _ in range(repeats)], axis=0)
+    return {"gpu": (many[1] - one[1]) / (k - 1), "record": many[0] / k,
+            "end_to_end": (many[2] - one[2]) / (k - 1), "single": one[2]}
 
 
 def bench_copies(dev, src, n, k, repeats):
@@ -93,19 +112,19 @@ def bench_copies(dev, src, n, k, repeats):
             cp.set_bind_group(0, group)
             cp.dispatch_workgroups(x, y)
             cp.end()
-        d.queue.submit([enc.finish()])
-        _wait(dev)
+        return enc
 
     def buffer_copy(times):
         enc = d.create_command_encoder()
         for _ in range(times):
             enc.copy_buffer_to_buffer(src.wgpu, 0, dst, 0, 16 * n)
-        d.queue.submit([enc.finish()])
-        _wait(dev)
+        return enc
 
-    compute_copy(1)
-    buffer_copy(1)
-    return _marginal(compute_copy, k, repeats), _marginal(buffer_copy, k, repeats)
+    def submit(enc):
+        d.queue.submit([enc.finish()])
+
+    return (_measure(dev, lambda: None, compute_copy, submit, k, repeats),
+            _measure(dev, lambda: None, buffer_copy, submit, k, repeats))
 
 
 def _so_context(dev, src):
@@ -121,25 +140,16 @@ def bench_so(dev, src, n, k, repeats):
     ctx = _so_context(dev, src)
     view = StreamOutputBufferView(out, 16 * n * k)
 
-    def run(times):
+    def prepare():
         ctx.so_set_targets([view], [0])  # rewinds BufferFilledSize (submits earlier work)
         _wait(dev)
-        t0 = time.perf_counter()
+
+    def record(times):
         for _ in range(times):
             ctx.draw(DrawInstanced(n))  # consecutive draws append
-        ctx.flush()
-        _wait(dev)
-        run.elapsed = time.perf_counter() - t0
 
-    def timed(times):
-        run(times)
-        return run.elapsed
-
-    run(1)
-    one = min(timed(1) for _ in range(repeats))
-    many = min(timed(k) for _ in range(repeats))
-    filled = ctx.so_filled_size(0)
-    return (many - one) / (k - 1), one, filled, ctx.so_statistics()
+    times = _measure(dev, prepare, record, lambda _: ctx.flush(), k, repeats)
+    return times, ctx.so_filled_size(0), ctx.so_statistics()
 
 
 def one_call(dev, n):
@@ -179,27 +189,39 @@ def main():
           f"{k} operations per submission")
     data = np.random.default_rng(3).integers(0, 2**32, size=4 * n, dtype=np.uint32)
     src = dev.create_buffer(data)
-    (copy_s, copy_one), (b2b_s, _) = bench_copies(dev, src, n, k, args.repeats)
-    so_s, so_one, filled, stats = bench_so(dev, src, n, k, args.repeats)
+    copy, b2b = bench_copies(dev, src, n, k, args.repeats)
+    so, filled, stats = bench_so(dev, src, n, k, args.repeats)
+    copy_s, b2b_s, so_s = copy["gpu"], b2b["gpu"], so["gpu"]
     moved = 32 * n
     ok, one_s = one_call(dev, one_n)
     result = {
         "adapter": dev.info, "python": platform.python_version(), "vertices": n, "draws": k,
+        # GPU time: submit to completion, marginal per operation (host recording excluded)
         "compute_copy_s": copy_s, "copy_buffer_to_buffer_s": b2b_s, "so_s": so_s,
-        "compute_copy_single_submit_s": copy_one, "so_single_submit_s": so_one,
         "compute_copy_gbps": moved / copy_s / 1e9,
         "copy_buffer_to_buffer_gbps": moved / b2b_s / 1e9,
         "so_gbps": moved / so_s / 1e9, "so_vs_compute_copy": copy_s / so_s,
-        "so_vertices_per_s": n / so_s, "filled_size_after_k_draws": filled,
+        "so_vertices_per_s": n / so_s,
+        # host side: recording one operation, and recording + GPU time together
+        "compute_copy_record_s": copy["record"], "so_record_s": so["record"],
+        "compute_copy_end_to_end_s": copy["end_to_end"], "so_end_to_end_s": so["end_to_end"],
+        "so_vs_compute_copy_end_to_end": copy["end_to_end"] / so["end_to_end"],
+        "compute_copy_single_submit_s": copy["single"], "so_single_submit_s": so["single"],
+        "filled_size_after_k_draws": filled,
         "statistics": stats, "one_call_vertices": one_n, "one_call_matches": ok,
         "one_call_s": one_s,
     }
-    print(f"compute copy          : {copy_s * 1e3:8.3f} ms  {result['compute_copy_gbps']:8.1f} GB/s (read+write)")
-    print(f"copy_buffer_to_buffer : {b2b_s * 1e3:8.3f} ms  {result['copy_buffer_to_buffer_gbps']:8.1f} GB/s")
+    print(f"compute copy          : {copy_s * 1e3:8.3f} ms  {result['compute_copy_gbps']:8.1f} GB/s "
+          f"(read+write)")
+    print(f"copy_buffer_to_buffer : {b2b_s * 1e3:8.3f} ms  "
+          f"{result['copy_buffer_to_buffer_gbps']:8.1f} GB/s")
     print(f"Stream Output         : {so_s * 1e3:8.3f} ms  {result['so_gbps']:8.1f} GB/s "
           f"({n / so_s / 1e6:.1f} M vertices/s)")
-    print(f"SO / compute copy throughput: {result['so_vs_compute_copy']:.2f} (target >= 0.80); "
-          f"single submissions: copy {copy_one * 1e3:.3f} ms, SO {so_one * 1e3:.3f} ms")
+    print(f"SO / compute copy throughput: {result['so_vs_compute_copy']:.2f} (target >= 0.80)")
+    print(f"host recording per operation: copy {copy['record'] * 1e6:.1f} us, SO draw "
+          f"{so['record'] * 1e6:.1f} us; with it: SO / copy "
+          f"{result['so_vs_compute_copy_end_to_end']:.2f}; single submissions: copy "
+          f"{copy['single'] * 1e3:.3f} ms, SO {so['single'] * 1e3:.3f} ms")
     print(f"one call of {one_n:,} vertices: {one_s * 1e3:.1f} ms, output "
           f"{'matches' if ok else 'DIFFERS from'} input; filled after {k} draws {filled} "
           f"(expected {16 * n * k})")

@@ -174,3 +174,51 @@ def test_stream_output_must_be_a_desc():
     with pytest.raises(InvalidDescError, match="StreamOutputDesc"):
         PipelineState([{"SemanticName": "A", "Format": "R32_UINT"}],
                       stream_output={"so_declaration": []})
+
+
+def test_a_target_over_the_adapters_own_binding_limit_is_written_in_chunks(gpu_device):
+    """Regression: the whole-target bind group was made before the chunked route was chosen, so
+    a target over the adapter's real storage-binding limit (not a lowered copy of the caps) was
+    refused by wgpu. Four points straddling the limit land whole; the 16 bytes on either side
+    stay zero (a new buffer is zero-filled); BufferFilledSize advances by 64."""
+    edge = gpu_device.caps.max_storage_buffer_binding_size // 16 * 16
+    size = edge + 64
+    assert size <= gpu_device.caps.max_buffer_size
+    words = np.arange(1, 17, dtype="<u4")  # four R32G32B32A32_UINT points: 1..4, 5..8, ...
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState(
+        InputLayout([{"SemanticName": "P", "Format": "R32G32B32A32_UINT"}]),
+        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="P",
+                                                           component_count=4),))))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(words, bind=("vertex_buffer",))],
+                              [16])
+    target = gpu_device.create_buffer(size=size, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(target, size)], [edge - 32])
+    ctx.draw_instanced(4)
+    ctx.flush()
+    got = np.frombuffer(gpu_device.device.queue.read_buffer(target.wgpu, edge - 48, 96), "<u4")
+    assert got.tolist() == [0] * 4 + list(range(1, 17)) + [0] * 4
+    assert ctx.so_filled_size(0) == edge + 32
+    assert ctx.so_statistics() == {"NumPrimitivesWritten": 4, "PrimitivesStorageNeeded": 4}
+
+
+def test_so_bind_groups_follow_the_index_buffer_of_each_draw(gpu_device):
+    """The SO bind groups are reused across draws only while they bind the same buffers: two
+    indexed draws, each with its own index buffer, stream their own vertices in order."""
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState(
+        InputLayout([{"SemanticName": "V", "Format": "R32_UINT"}]),
+        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="V",
+                                                           component_count=1),))))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(
+        np.array([10, 20, 30, 40], "<u4"), bind=("vertex_buffer",))], [4])
+    target = gpu_device.create_buffer(size=32, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(target, 32)])
+    for indices in ([0, 1], [3, 2], [1, 1]):
+        ib = gpu_device.create_buffer(np.array(indices, "<u4"), bind=("index_buffer",))
+        ctx.ia_set_index_buffer(IndexBufferView(ib, "R32_UINT", 0, 8))
+        ctx.draw_indexed_instanced(2)
+    ctx.flush()
+    assert np.frombuffer(target.read(), "<u4").tolist() == [10, 20, 40, 30, 20, 20, 0, 0]

@@ -52,6 +52,12 @@ class SOTargetBinding:
     counter_offset: int
 
 
+def _same(cached, key: tuple) -> bool:
+    """Whether a cached (buffers, value) pair was made for exactly these buffer objects."""
+    return cached is not None and len(cached[0]) == len(key) and all(
+        a is b or (type(a) is int and a == b) for a, b in zip(cached[0], key))
+
+
 class SOEngine:
     def __init__(self, ctx):
         self.ctx = ctx
@@ -61,7 +67,11 @@ class SOEngine:
         self.stats = dev.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
         self._counters: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter buffer, offset)
         self._pipelines: dict = {}
+        # Bind groups reused while the buffers they bind stay the same: (buffers, group). The
+        # buffers themselves are the key (held, compared by identity), so a freed buffer's id
+        # cannot be mistaken for a new one's.
         self._group2 = None
+        self._group0 = None
         self._dummy = dev.create_buffer(size=16, usage="STORAGE")
         self._auto_pipeline = None
         self._last_view: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter, offset, location)
@@ -267,36 +277,42 @@ class SOEngine:
         else:
             aux = self._dummy
         n_pulled = max(1, len(pulled))
-        common = [
-            {"binding": 0, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
-                                        "size": ctx.cache.draw_block_size(n_pulled)}},
-            {"binding": 1, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
-                                        "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
-            {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
-        ]
-        g0 = dev.device.create_bind_group(layout=ctx.cache.so_group0_layout(n_pulled), entries=[
-            *common,
-            {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
-            {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
-        g0_main = dev.device.create_bind_group(
-            layout=ctx.cache.so_group0_layout(n_pulled, main=True), entries=[
-                *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
-                                                     "size": 32}}])
+        key0 = (aux, ctx._ring_buffer, n_pulled)
+        if pairs is not None or not _same(self._group0, key0):
+            common = [
+                {"binding": 0, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
+                                            "size": ctx.cache.draw_block_size(n_pulled)}},
+                {"binding": 1, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
+                                            "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
+                {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
+            ]
+            g0 = dev.device.create_bind_group(layout=ctx.cache.so_group0_layout(n_pulled), entries=[
+                *common,
+                {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
+                {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
+            g0_main = dev.device.create_bind_group(
+                layout=ctx.cache.so_group0_layout(n_pulled, main=True), entries=[
+                    *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
+                                                         "size": 32}}])
+            self._group0 = None if pairs is not None else (key0, (g0, g0_main))
+        else:
+            g0, g0_main = self._group0[1]
         if state.static.arena:
             ctx.fill_arena(state)
         g1 = ctx._pulled_group(state, compute=True)
-        key = tuple(map(id, unique))
-        if self._group2 is None or self._group2[0] != key:
+        ctx._keepalive.append((g0, g0_main, g1, unique))
+        if chunked:  # binds windows of the targets, never a whole one (over the binding limit)
+            self._encode_chunked(state, so, needed, main, g0_main, g1, unique, slot_bindings,
+                                 draw_offset, so_offset)
+            return
+        key = tuple(unique)
+        if not _same(self._group2, key):
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
                        for k, b in enumerate(unique or [self._dummy])]
             self._group2 = (key, dev.device.create_bind_group(
                 layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
         g2 = self._group2[1]
-        ctx._keepalive.append((g0, g0_main, g1, g2, unique))
-        if chunked:
-            self._encode_chunked(state, so, needed, main, g0_main, g1, unique, slot_bindings,
-                                 draw_offset, so_offset)
-            return
+        ctx._keepalive.append(g2)
         enc = ctx._compute_encoder()
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
@@ -424,9 +440,9 @@ class SOEngine:
                 windows[id(t.buffer.wgpu)] = (woff, wsize)
                 block[SO_HEADER_WORDS + SO_SLOT_WORDS * slot] = (t.view.offset - woff) & _U32
             entries = []
+            whole = caps.max_storage_buffer_binding_size // 16 * 16
             for k, b in enumerate(unique):
-                woff, wsize = windows.get(id(b), (0, min(b.size, caps.max_storage_buffer_binding_size
-                                                         // 16 * 16)))
+                woff, wsize = windows.get(id(b), (0, min(b.size, whole)))
                 entries.append({"binding": k, "resource": {"buffer": b, "offset": woff,
                                                             "size": wsize}})
             g2 = dev.device.create_bind_group(

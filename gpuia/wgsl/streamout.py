@@ -172,20 +172,32 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
 
 
 def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
+    n = VERTICES_PER_THREAD
+    names = [f"e{e.index}" for e in spec.layout.elements] + ["sv_vertex_id", "sv_instance_id"]
     lines = [
         # Each invocation streams VERTICES_PER_THREAD vertices, a dispatch-wide stride apart
         # (neighbouring invocations stay on neighbouring vertices): the per-invocation setup is
-        # paid once for several vertices.
+        # paid once for several vertices. All their inputs are fetched before any output is
+        # stored, so the loads are in flight together: a store to a storage buffer may alias a
+        # later load, which would otherwise keep the compiler from issuing loads early.
+        "struct GpuiaSOFetched {",
+        *[f"  {x}: {'vec4<u32>' if x.startswith('e') else 'u32'}," for x in names],
+        "}",
         f"@compute @workgroup_size({WORKGROUP})",
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
         "                 @builtin(num_workgroups) nwg: vec3<u32>) {",
         f"  let threads = nwg.x * nwg.y * {WORKGROUP}u;",
         f"  let i = gid.x + gid.y * nwg.x * {WORKGROUP}u + gpuia_so.t_base;",
-        f"  for (var u = 0u; u < {VERTICES_PER_THREAD}u; u++) {{ gpuia_so_vertex(i + u * threads); }}",
+        *[f"  let f{u} = gpuia_so_fetch(i + {u}u * threads);" for u in range(n)],
+        *[f"  gpuia_so_emit(i + {u}u * threads, f{u});" for u in range(n)],
         "}",
-        "fn gpuia_so_vertex(t: u32) {",
-        "  if (gpuia_so.t_end != 0u && t >= gpuia_so.t_end) { return; }",
-        f"  if (t >= gpuia_so_state_u.written * {vpp}u) {{ return; }}",
+        "fn gpuia_so_live(t: u32) -> bool {",
+        "  return (gpuia_so.t_end == 0u || t < gpuia_so.t_end)",
+        f"      && t < gpuia_so_state_u.written * {vpp}u;",
+        "}",
+        "fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {",
+        "  var f: GpuiaSOFetched;",
+        "  if (!gpuia_so_live(t)) { return f; }",
         f"  let prim = t / {vpp}u;",
         f"  let k = t % {vpp}u;",
     ]
@@ -221,6 +233,14 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         "  let ii = gpuia_draw.first_instance + sv_instance_id;",
     ]
     lines += [f"  let e{e.index} = gpuia_fetch_{e.index}(vi, ii);" for e in spec.layout.elements]
+    lines += [f"  f.{x} = {x};" for x in names]
+    lines += [
+        "  return f;",
+        "}",
+        "fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {",
+        "  if (!gpuia_so_live(t)) { return; }",
+        *[f"  let {x} = f.{x};" for x in names],
+    ]
     lines += shader_call_lines(spec.layout, spec.signature)
     for j, slot, data, _ in _bound(spec):
         lines.append(f"  let r{j} = (gpuia_so.slots[{slot.slot}].location + "
