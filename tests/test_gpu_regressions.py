@@ -14,7 +14,7 @@ from gpuia import (InputLayout, SODeclarationEntry, StreamOutputBufferView, Stre
 from gpuia.case import load_case
 from gpuia.compare import compare, compare_so
 from gpuia.desc import IndexBufferView
-from gpuia.errors import InvalidDescError
+from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState, run_case_gpu
 from gpuia.gpu.capture import run_case_so_gpu
 from gpuia.gpu.device import Device
@@ -222,3 +222,42 @@ def test_so_bind_groups_follow_the_index_buffer_of_each_draw(gpu_device):
         ctx.draw_indexed_instanced(2)
     ctx.flush()
     assert np.frombuffer(target.read(), "<u4").tolist() == [10, 20, 40, 30, 20, 20, 0, 0]
+
+
+def test_pulled_views_in_a_buffer_over_the_binding_limit_bind_a_window(gpu_device):
+    """A view inside a buffer larger than the adapter's storage-binding limit is pulled through
+    a binding of just its window (the buffer whole would be refused by wgpu): four R32_UINT
+    vertices from a view at an offset past the limit that is not a multiple of 16, plus one
+    vertex past the view's end, which reads 0 by the D3D12 rule (rulebook 5.3)."""
+    caps = gpu_device.caps
+    edge = caps.max_storage_buffer_binding_size // 16 * 16
+    big = gpu_device.create_buffer(size=edge + 4096, bind=("vertex_buffer",))
+    offset = edge + 100
+    gpu_device.device.queue.write_buffer(big.wgpu, offset - 4,
+                                         np.array([99, 7, 8, 9, 10, 11], "<u4"))
+    ctx = _ctx(gpu_device)
+    ctx.set_path("pulling")
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, offset, 16)])
+    ctx.begin_capture()
+    ctx.draw_instanced(5)
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)
+    assert records[:, 3].tolist() == [7, 8, 9, 10, 0]
+    assert records[:, 0].tolist() == [1] * 5 and cap.unexpected == 0
+    # Stream Output pulls through the same window (its compute pass has its own bind group).
+    so = Context(gpu_device)
+    so.set_pipeline_state(PipelineState(
+        InputLayout([{"SemanticName": "A", "Format": "R32_UINT"}]),
+        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="A",
+                                                           component_count=1),))))
+    so.ia_set_primitive_topology("POINTLIST")
+    so.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, offset, 16)])
+    target = gpu_device.create_buffer(size=20, bind=("stream_output",))
+    so.so_set_targets([StreamOutputBufferView(target, 20)])
+    so.draw_instanced(5)
+    so.flush()
+    assert np.frombuffer(target.read(), "<u4").tolist() == [7, 8, 9, 10, 0]
+    # A view that itself needs more than one binding is refused by name before wgpu sees it.
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, 16, edge + 16)])
+    with pytest.raises(UnsupportedError, match="slot 0's view .* max-storage-buffer-binding"):
+        ctx.draw_instanced(3)

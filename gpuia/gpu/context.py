@@ -43,8 +43,8 @@ from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_
 from . import _ffi
 from .device import Buffer, Device
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
-from .plan import (Plan, StaticPlan, arena_extent, bounds_obstacles, choose_path,
-                   non_indexed_plan, plan_indices, static_plan)
+from .plan import (Plan, StaticPlan, arena_extent, binding_window, bounds_obstacles,
+                   choose_path, non_indexed_plan, plan_indices, static_plan)
 
 __all__ = ["PipelineState", "Context", "Capture"]
 
@@ -733,7 +733,9 @@ class Context:
                 for j, s in enumerate(state.static.slots):
                     v = state.views[s]
                     if v is not None and v.buffer is not None:
-                        base = v.offset + arena.get(id(v), 0)
+                        window = None if state.static.arena else binding_window(
+                            v, self.device.caps)
+                        base = v.offset + arena.get(id(v), 0) - (window[0] if window else 0)
                         words[4 * j:4 * j + 4] = (base, v.stride_in_bytes, v.size_in_bytes, 1)
                 state.pulled_slot_words = words
             w = state.pulled_slot_words
@@ -774,9 +776,11 @@ class Context:
             entries = []
             for j, s in enumerate(state.static.slots):
                 v = state.views[s]
-                wb = v.buffer.wgpu if v is not None and v.buffer is not None else self._dummy()
-                entries.append({"binding": j, "resource": {"buffer": wb, "offset": 0,
-                                                            "size": wb.size}})
+                real = v is not None and v.buffer is not None
+                wb = v.buffer.wgpu if real else self._dummy()
+                offset, size = (real and binding_window(v, self.device.caps)) or (0, wb.size)
+                entries.append({"binding": j, "resource": {"buffer": wb, "offset": offset,
+                                                            "size": size}})
             if not entries:
                 entries = [{"binding": 0, "resource": {"buffer": self._dummy(), "offset": 0,
                                                         "size": 16}}]

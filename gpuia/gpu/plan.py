@@ -369,17 +369,35 @@ def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
     total = 0
     for s in slots:
         view = views.get(s)
-        buf = None if view is None else view.buffer
-        size = getattr(buf, "size", None) if buf is not None else None
-        if isinstance(size, int) and size > caps.max_storage_buffer_binding_size:
-            out.append(f"slot {s}'s buffer ({size} bytes) exceeds max-storage-buffer-binding-size "
-                       f"{caps.max_storage_buffer_binding_size}")
-        if view is not None and view.buffer is not None:
-            total += arena_extent(view)[1] + 16
+        if view is None or view.buffer is None:
+            continue
+        window = binding_window(view, caps)
+        if not arena and window is not None and window[1] > caps.max_storage_buffer_binding_size:
+            out.append(f"slot {s}'s view ({view.size_in_bytes} bytes at offset {view.offset}) "
+                       f"needs a {window[1]}-byte storage binding, over "
+                       f"max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
+        total += arena_extent(view)[1] + 16
     if arena and total > caps.max_storage_buffer_binding_size:
         out.append(f"the {len(slots)} slots' views ({total} bytes) do not fit one storage binding "
                    f"of max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
     return out, arena
+
+
+def binding_window(view, caps: Caps) -> tuple[int, int] | None:
+    """(offset, size) of the storage binding of a pulled view whose buffer is larger than one
+    binding may be, or None when the whole buffer is bound. The window starts at the view offset
+    rounded down to the adapter's binding-offset alignment (a multiple of 16, so the 128-bit
+    loads of the view's rows stay inside) and ends at the view's end rounded up to 16, within
+    the buffer; the shader's base for the slot is then ``offset - window offset``. Fetches
+    outside the view read 0 by the D3D12 rule before any load, so the window holds every byte a
+    draw can read."""
+    wb = view.buffer.wgpu
+    if wb.size <= caps.max_storage_buffer_binding_size:
+        return None
+    align = max(16, caps.min_storage_buffer_offset_alignment)
+    start = view.offset // align * align
+    end = min(wb.size, (view.offset + view.size_in_bytes + 15) // 16 * 16)
+    return start, max(16, end - start)
 
 
 def arena_extent(view) -> tuple[int, int]:
