@@ -176,6 +176,18 @@ def test_stream_output_must_be_a_desc():
                       stream_output={"so_declaration": []})
 
 
+def _so_points(dev, fmt: str, components: int, views) -> Context:
+    """A POINTLIST context streaming out the one element ``A`` (``fmt``) whole, slot 0 bound."""
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(
+        InputLayout([{"SemanticName": "A", "Format": fmt}]),
+        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="A",
+                                                           component_count=components),))))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, views)
+    return ctx
+
+
 def test_a_target_over_the_adapters_own_binding_limit_is_written_in_chunks(gpu_device):
     """Regression: the whole-target bind group was made before the chunked route was chosen, so
     a target over the adapter's real storage-binding limit (not a lowered copy of the caps) was
@@ -185,14 +197,8 @@ def test_a_target_over_the_adapters_own_binding_limit_is_written_in_chunks(gpu_d
     size = edge + 64
     assert size <= gpu_device.caps.max_buffer_size
     words = np.arange(1, 17, dtype="<u4")  # four R32G32B32A32_UINT points: 1..4, 5..8, ...
-    ctx = Context(gpu_device)
-    ctx.set_pipeline_state(PipelineState(
-        InputLayout([{"SemanticName": "P", "Format": "R32G32B32A32_UINT"}]),
-        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="P",
-                                                           component_count=4),))))
-    ctx.ia_set_primitive_topology("POINTLIST")
-    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(words, bind=("vertex_buffer",))],
-                              [16])
+    ctx = _so_points(gpu_device, "R32G32B32A32_UINT", 4, [VertexBufferView(
+        gpu_device.create_buffer(words, bind=("vertex_buffer",)), 16)])
     target = gpu_device.create_buffer(size=size, bind=("stream_output",))
     ctx.so_set_targets([StreamOutputBufferView(target, size)], [edge - 32])
     ctx.draw_instanced(4)
@@ -206,14 +212,8 @@ def test_a_target_over_the_adapters_own_binding_limit_is_written_in_chunks(gpu_d
 def test_so_bind_groups_follow_the_index_buffer_of_each_draw(gpu_device):
     """The SO bind groups are reused across draws only while they bind the same buffers: two
     indexed draws, each with its own index buffer, stream their own vertices in order."""
-    ctx = Context(gpu_device)
-    ctx.set_pipeline_state(PipelineState(
-        InputLayout([{"SemanticName": "V", "Format": "R32_UINT"}]),
-        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="V",
-                                                           component_count=1),))))
-    ctx.ia_set_primitive_topology("POINTLIST")
-    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(
-        np.array([10, 20, 30, 40], "<u4"), bind=("vertex_buffer",))], [4])
+    ctx = _so_points(gpu_device, "R32_UINT", 1, [VertexBufferView(gpu_device.create_buffer(
+        np.array([10, 20, 30, 40], "<u4"), bind=("vertex_buffer",)), 4)])
     target = gpu_device.create_buffer(size=32, bind=("stream_output",))
     ctx.so_set_targets([StreamOutputBufferView(target, 32)])
     for indices in ([0, 1], [3, 2], [1, 1]):
@@ -245,13 +245,7 @@ def test_pulled_views_in_a_buffer_over_the_binding_limit_bind_a_window(gpu_devic
     assert records[:, 3].tolist() == [7, 8, 9, 10, 0]
     assert records[:, 0].tolist() == [1] * 5 and cap.unexpected == 0
     # Stream Output pulls through the same window (its compute pass has its own bind group).
-    so = Context(gpu_device)
-    so.set_pipeline_state(PipelineState(
-        InputLayout([{"SemanticName": "A", "Format": "R32_UINT"}]),
-        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="A",
-                                                           component_count=1),))))
-    so.ia_set_primitive_topology("POINTLIST")
-    so.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, offset, 16)])
+    so = _so_points(gpu_device, "R32_UINT", 1, [VertexBufferView(big, 4, offset, 16)])
     target = gpu_device.create_buffer(size=20, bind=("stream_output",))
     so.so_set_targets([StreamOutputBufferView(target, 20)])
     so.draw_instanced(5)
