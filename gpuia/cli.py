@@ -106,13 +106,9 @@ def cmd_run(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .compare import compare, compare_so, comparison_table
-    from .gpu import Device, run_case_gpu
-    from .gpu.capture import run_case_so_gpu
-    from .gpu.device import select_adapters
-    from .runner import reference_ia, reference_so
-
-    from .gpu.device import select_adapter
+    from .crosscheck import cross_check
+    from .gpu import Device
+    from .gpu.device import select_adapter, select_adapters
 
     try:
         if args.adapter:
@@ -135,41 +131,11 @@ def cmd_check(args) -> int:
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
 
     def action(path, case):
-        ref = reference_ia(case, args.max_invocations)
-        ref_so = reference_so(case, ref) if case.so is not None and case.vertex_shader is None \
-            else None
-        status = EXIT_OK
-        for dev in devices:
-            for p in paths:
-                label = f"{case.name}: {dev.info['summary']}: {p}"
-                try:
-                    res = run_case_gpu(case, dev, p, ref, capture_route=args.capture)
-                except UnsupportedError as e:
-                    print(f"{label}: not applicable: {e}")
-                    continue
-                cmp = compare(ref, res, case.layout)
-                print(f"{label}: {'OK' if cmp.ok else 'DIFFERENT'}: {cmp.summary()}")
-                if not cmp.ok or args.table:
-                    print(comparison_table(ref, res, cmp, max_rows=args.rows,
-                                           only_differences=not args.table))
-                    print()
-                if not cmp.ok:
-                    status = EXIT_DIFF
-            if case.so_desc is not None:
-                label = f"{case.name}: {dev.info['summary']}: stream output"
-                got = run_case_so_gpu(case, dev)
-                if ref_so is None:
-                    print(f"{label}: not compared: the CPU reference runs only the pass-through "
-                          f"shader")
-                    continue
-                problems = compare_so(ref_so, got)
-                stats = ", ".join(f"{k} {v}" for k, v in got.statistics.items())
-                print(f"{label}: {'OK' if not problems else 'DIFFERENT'}: {stats}")
-                for line in problems:
-                    print(f"  {line}")
-                if problems:
-                    status = EXIT_DIFF
-        return status
+        result = cross_check(case, devices, paths, capture_route=args.capture, table=args.table,
+                             rows=args.rows, max_invocations=args.max_invocations)
+        if result.lines:
+            print(result.text())
+        return EXIT_OK if result.ok else EXIT_DIFF
 
     return _each_case(args.cases, action)
 

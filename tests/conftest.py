@@ -1,7 +1,9 @@
 """Shared fixtures. GPU tests never skip silently: without an adapter they fail, in CI and here.
 
-``GPUIA_ADAPTER`` / ``GPUIA_BACKEND`` choose the adapter (default: the first non-OpenGL one,
-lavapipe in CI); run ``gpuia adapters`` to see what is there.
+``--gpuia-adapter`` / ``--gpuia-backend`` (or ``GPUIA_ADAPTER`` / ``GPUIA_BACKEND``) choose the
+adapter (default: the first non-OpenGL one, lavapipe in CI); run ``gpuia adapters`` to see what is
+there. The options and the device fixture come from gpuia's pytest plugin (gpuia/pytest_plugin.py),
+which the editable install registers.
 """
 
 import os
@@ -11,14 +13,11 @@ import pytest
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 
-@pytest.fixture(scope="session")
-def gpu_device():
-    """The gpuia Device every GPU test draws on. Fails (does not skip) when no adapter exists."""
-    from gpuia.errors import UnsupportedError
-    from gpuia.gpu import get_device
+pytest_plugins = ["pytester"]
 
-    try:
-        return get_device()
-    except UnsupportedError as e:
-        pytest.fail(f"no GPU adapter: {e}. Install Mesa's lavapipe (mesa-vulkan-drivers); "
-                    f".ci/setup does it.")
+
+@pytest.fixture(scope="session")
+def gpu_device(gpuia_device):
+    """The gpuia Device every GPU test draws on: gpuia's own pytest plugin's ``gpuia_device``
+    (``--gpuia-adapter``, ``--gpuia-backend``), which fails (never skips) without an adapter."""
+    return gpuia_device
