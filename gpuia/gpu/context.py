@@ -43,8 +43,8 @@ from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_
 from . import _ffi
 from .device import Buffer, Device
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
-from .plan import (Plan, StaticPlan, arena_extent, binding_window, bounds_obstacles,
-                   choose_path, non_indexed_plan, plan_indices, static_plan)
+from .plan import (Plan, StaticPlan, arena_extent, bounds_obstacles, choose_path,
+                   non_indexed_plan, plan_indices, static_plan)
 
 __all__ = ["PipelineState", "Context", "Capture"]
 
@@ -733,9 +733,8 @@ class Context:
                 for j, s in enumerate(state.static.slots):
                     v = state.views[s]
                     if v is not None and v.buffer is not None:
-                        window = None if state.static.arena else binding_window(
-                            v, self.device.caps)
-                        base = v.offset + arena.get(id(v), 0) - (window[0] if window else 0)
+                        window = state.static.windows.get(s, (0, 0))
+                        base = v.offset + arena.get(id(v), 0) - window[0]
                         words[4 * j:4 * j + 4] = (base, v.stride_in_bytes, v.size_in_bytes, 1)
                 state.pulled_slot_words = words
             w = state.pulled_slot_words
@@ -776,9 +775,8 @@ class Context:
             entries = []
             for j, s in enumerate(state.static.slots):
                 v = state.views[s]
-                real = v is not None and v.buffer is not None
-                wb = v.buffer.wgpu if real else self._dummy()
-                offset, size = (real and binding_window(v, self.device.caps)) or (0, wb.size)
+                wb = v.buffer.wgpu if v is not None and v.buffer is not None else self._dummy()
+                offset, size = state.static.windows.get(s, (0, wb.size))
                 entries.append({"binding": j, "resource": {"buffer": wb, "offset": offset,
                                                             "size": size}})
             if not entries:

@@ -239,6 +239,9 @@ class StaticPlan:
     pulling_obstacles: list[str]
     bounds: tuple[SlotBounds, ...]
     arena: bool = False  # pulled slots are copied into one storage buffer (too many slots)
+    # slot -> (offset, size) of the storage binding of a pulled view in a buffer over the
+    # binding limit (see binding_window); slots not listed bind their whole buffer
+    windows: dict = field(default_factory=dict)
 
 
 SO_BINDINGS = 3 + 8
@@ -250,10 +253,10 @@ def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
                 stream_output: bool = False) -> StaticPlan:
     slots = tuple(sorted(layout.slots))
     native, bounds = _native_obstacles(layout, views, caps, slots)
-    pulling, arena = _pulling_obstacles(layout, views, caps, slots,
-                                        CAPTURE_BINDINGS if capture else 0,
-                                        SO_BINDINGS if stream_output else 0)
-    return StaticPlan(slots, native, pulling, tuple(bounds), arena)
+    pulling, arena, windows = _pulling_obstacles(layout, views, caps, slots,
+                                                 CAPTURE_BINDINGS if capture else 0,
+                                                 SO_BINDINGS if stream_output else 0)
+    return StaticPlan(slots, native, pulling, tuple(bounds), arena, windows)
 
 
 def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
@@ -356,8 +359,8 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
 
 
 def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
-                       so_extra: int) -> tuple[list[str], bool]:
-    """(obstacles, arena). With more slots than the stage has storage buffers (plus what the
+                       so_extra: int) -> tuple[list[str], bool, dict]:
+    """(obstacles, arena, binding windows). With more slots than the stage has storage buffers (plus what the
     capture takes, or at most what a Stream Output pass takes), the views are copied into one
     arena buffer per draw, u_vbuf style. The Stream Output pass checks its exact need itself."""
     out = []
@@ -367,20 +370,24 @@ def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
         out.append(f"the vertex stage has {limit} storage buffers, fewer than the "
                    f"{1 + capture_extra} pulling needs")
     total = 0
+    windows = {}
     for s in slots:
         view = views.get(s)
         if view is None or view.buffer is None:
             continue
-        window = binding_window(view, caps)
-        if not arena and window is not None and window[1] > caps.max_storage_buffer_binding_size:
+        total += arena_extent(view)[1] + 16
+        window = None if arena else binding_window(view, caps)
+        if window is None:
+            continue
+        windows[s] = window
+        if window[1] > caps.max_storage_buffer_binding_size:
             out.append(f"slot {s}'s view ({view.size_in_bytes} bytes at offset {view.offset}) "
                        f"needs a {window[1]}-byte storage binding, over "
                        f"max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
-        total += arena_extent(view)[1] + 16
     if arena and total > caps.max_storage_buffer_binding_size:
         out.append(f"the {len(slots)} slots' views ({total} bytes) do not fit one storage binding "
                    f"of max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
-    return out, arena
+    return out, arena, windows
 
 
 def binding_window(view, caps: Caps) -> tuple[int, int] | None:

@@ -52,12 +52,6 @@ class SOTargetBinding:
     counter_offset: int
 
 
-def _same(cached, key: tuple) -> bool:
-    """Whether a cached (buffers, value) pair was made for exactly these buffer objects."""
-    return cached is not None and len(cached[0]) == len(key) and all(
-        a is b or (type(a) is int and a == b) for a, b in zip(cached[0], key))
-
-
 class SOEngine:
     def __init__(self, ctx):
         self.ctx = ctx
@@ -67,9 +61,9 @@ class SOEngine:
         self.stats = dev.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
         self._counters: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter buffer, offset)
         self._pipelines: dict = {}
-        # Bind groups reused while the buffers they bind stay the same: (buffers, group). The
-        # buffers themselves are the key (held, compared by identity), so a freed buffer's id
-        # cannot be mistaken for a new one's.
+        # Bind groups reused while the buffers they bind stay the same: (key, group). The key
+        # holds the buffers themselves (wgpu buffers compare by identity), so a freed buffer's
+        # id cannot be mistaken for a new one's.
         self._group2 = None
         self._group0 = None
         self._dummy = dev.create_buffer(size=16, usage="STORAGE")
@@ -278,7 +272,7 @@ class SOEngine:
             aux = self._dummy
         n_pulled = max(1, len(pulled))
         key0 = (aux, ctx._ring_buffer, n_pulled)
-        if pairs is not None or not _same(self._group0, key0):
+        if pairs is not None or self._group0 is None or self._group0[0] != key0:
             common = [
                 {"binding": 0, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
                                             "size": ctx.cache.draw_block_size(n_pulled)}},
@@ -306,7 +300,7 @@ class SOEngine:
                                  draw_offset, so_offset)
             return
         key = tuple(unique)
-        if not _same(self._group2, key):
+        if self._group2 is None or self._group2[0] != key:
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
                        for k, b in enumerate(unique or [self._dummy])]
             self._group2 = (key, dev.device.create_bind_group(
