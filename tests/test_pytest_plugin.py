@@ -93,3 +93,10 @@ def test_the_documented_example_layout_passes(gpuia_check):
     namespace = {}
     exec(example, namespace)
     assert gpuia_check(layout=namespace["SKINNED"]).compared >= 1
+
+
+def test_gpuia_check_takes_a_case_or_a_layout(gpuia_check):
+    with pytest.raises(TypeError, match="a case or layout="):
+        gpuia_check()
+    with pytest.raises(TypeError, match="not both"):
+        gpuia_check(CASES / "triangle_two_slots.json", layout=TWO_SLOTS)
