@@ -24,7 +24,8 @@ def _case_label(path: str) -> str:
     return Path(path).stem if path != "-" else "stdin"
 
 
-def _error(label: str, exc: BaseException) -> None:
+def error_line(label: str, exc: BaseException) -> None:
+    """Print the one ``error:`` line of an invalid input (exit status 2)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     print(f"error: {label}: {text}", file=sys.stderr)
 
@@ -45,7 +46,7 @@ def _each_case(paths, action) -> int:
             label = case.name
             status = max(status, action(path, case) or EXIT_OK)
         except (GpuiaError, MemoryError) as exc:
-            _error(getattr(exc, "case_name", label), exc)
+            error_line(getattr(exc, "case_name", label), exc)
             status = EXIT_INVALID
     return status
 
@@ -117,7 +118,7 @@ def cmd_check(args) -> int:
         else:
             adapters = [select_adapter(None, args.gpu_backend)]
     except GpuiaError as exc:
-        _error("check", exc)
+        error_line("check", exc)
         return EXIT_INVALID
     devices = []
     for a in adapters:
@@ -126,7 +127,7 @@ def cmd_check(args) -> int:
         except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
             print(f"{a.summary}: unavailable: {' '.join(str(exc).split())}")
     if not devices:
-        _error("check", UnsupportedError("no selected adapter could create a device"))
+        error_line("check", UnsupportedError("no selected adapter could create a device"))
         return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
 
@@ -171,7 +172,7 @@ def cmd_formats(args) -> int:
     return EXIT_OK
 
 
-def _gpu_options(p, allow_all: bool = False) -> None:
+def gpu_options(p, allow_all: bool = False) -> None:
     extra = " ('all' for every adapter)" if allow_all else ""
     p.add_argument("--capture", choices=["auto", "storage", "targets"], default="auto",
                    help="how the GPU reports what vertex shaders received: storage writes from "
@@ -205,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GPU path: WebGPU vertex fetch, vertex pulling, or chosen per draw")
     r.add_argument("--explain", action="store_true",
                    help="print on stderr why each draw took its path")
-    _gpu_options(r)
+    gpu_options(r)
     r.add_argument("--out-dir", metavar="DIR", help="write DIR/<case stem>.json per case")
     r.add_argument("--table", action="store_true",
                    help="print the layout and a per-invocation table instead of JSON on stdout")
@@ -225,7 +226,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                         "differences")
     c.add_argument("--rows", type=int, default=32, metavar="N", help="rows per table (32)")
     c.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N")
-    _gpu_options(c, allow_all=True)
+    gpu_options(c, allow_all=True)
     c.set_defaults(func=cmd_check)
 
     a = sub.add_parser("adapters", help="list GPU adapters with the limits gpuia depends on")
@@ -234,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     f = sub.add_parser("formats", help="print the DXGI vertex format table")
     f.set_defaults(func=cmd_formats)
+
+    from .commands import register_all
+
+    register_all(sub)
     return p
 
 
