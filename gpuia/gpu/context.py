@@ -39,10 +39,14 @@ from ..layout import InputLayout
 from ..streamout import resolve_stream_output
 from ..topology import TopologyInfo, topology_info
 from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
-from ..wgsl.signature import ShaderSignature, parse_vertex_shader, pass_through_signature
+from ..wgsl.pixel import link_stages, pixel_program
+from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
+                              pass_through_signature)
 from . import _ffi
 from .device import Buffer, Device
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
+from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
+                      target_format)
 from .plan import (Plan, StaticPlan, arena_extent, bounds_obstacles, choose_path,
                    non_indexed_plan, plan_indices, static_plan)
 
@@ -51,6 +55,7 @@ __all__ = ["PipelineState", "Context", "Capture"]
 _U32 = 0xFFFFFFFF
 _RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 _MAX_PULLED = 32
+_MAX_CBVS = 8
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -75,10 +80,20 @@ def _as_list(value, field: str) -> list:
 
 @dataclass(frozen=True)
 class PipelineState:
-    """The parts of a D3D12 graphics pipeline state the Input Assembler depends on.
+    """The parts of a D3D12 graphics pipeline state gpuia draws with.
 
     ``vertex_shader`` is WGSL source with D3D semantics (see ``gpuia.wgsl.signature``), or None
-    for the pass-through shader of the layout.
+    for the pass-through shader of the layout. ``pixel_shader`` is WGSL with one ``@fragment``
+    function (``gpuia.wgsl.pixel``), or None (nothing is written to the render targets).
+    ``rtv_formats`` / ``dsv_format`` (D3D12's RTVFormats / DSVFormat, DXGI names from
+    ``gpuia.gpu.targets.TARGET_FORMATS``) must match the targets bound with
+    :meth:`Context.om_set_render_targets` at each draw; without any, draws go to the context's
+    own target and the raster and depth fields do not apply. Raster and depth fields take D3D12's
+    names and defaults (CD3DX12_RASTERIZER_DESC / CD3DX12_DEPTH_STENCIL_DESC(D3D12_DEFAULT)):
+    back faces culled, clockwise front faces, depth test LESS with writes. ``constant_buffers``
+    root constant buffer views are bound with
+    :meth:`Context.set_graphics_root_constant_buffer_view`; the shaders declare them as
+    ``@group(3) @binding(i) var<uniform>``.
     """
 
     input_layout: InputLayout
@@ -86,6 +101,16 @@ class PipelineState:
     entry_point: str | None = None
     strip_cut_value: StripCutValue = StripCutValue.DISABLED
     stream_output: StreamOutputDesc | None = None
+    pixel_shader: str | None = None
+    ps_entry_point: str | None = None
+    rtv_formats: tuple = ()
+    dsv_format: object = None
+    cull_mode: str = "BACK"
+    front_counter_clockwise: bool = False
+    depth_enable: bool = True
+    depth_write_mask: str = "ALL"
+    depth_func: str = "LESS"
+    constant_buffers: int = 0
 
     def __post_init__(self):
         if not isinstance(self.input_layout, InputLayout):
@@ -98,11 +123,63 @@ class PipelineState:
         if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
             raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
                                    "expected a StreamOutputDesc")
-        if self.vertex_shader is not None and not (isinstance(self.vertex_shader, str)
-                                                   and self.vertex_shader.strip()):
-            raise InvalidDescError("PipelineState", "vertex_shader", self.vertex_shader,
-                                   "expected WGSL source text, or None for the pass-through "
-                                   "shader")
+        for name in ("vertex_shader", "pixel_shader"):
+            text = getattr(self, name)
+            if text is not None and not (isinstance(text, str) and text.strip()):
+                raise InvalidDescError("PipelineState", name, text,
+                                       "expected WGSL source text, or None")
+        rtvs = self.rtv_formats
+        if isinstance(rtvs, str) or not isinstance(rtvs, (list, tuple)):
+            raise InvalidDescError("PipelineState", "RTVFormats", rtvs,
+                                   "expected a sequence of DXGI formats")
+        if len(rtvs) > 8:
+            raise InvalidDescError("PipelineState", "NumRenderTargets", len(rtvs),
+                                   "at most 8 render targets (D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT)")
+        object.__setattr__(self, "rtv_formats", tuple(
+            target_format(f, f"RTVFormats[{i}]", depth=False) for i, f in enumerate(rtvs)))
+        if self.dsv_format is not None:
+            object.__setattr__(self, "dsv_format",
+                               target_format(self.dsv_format, "DSVFormat", depth=True))
+        object.__setattr__(self, "cull_mode", cull_mode(self.cull_mode))
+        object.__setattr__(self, "depth_func", comparison_func(self.depth_func))
+        mask = self.depth_write_mask.upper().removeprefix("D3D12_DEPTH_WRITE_MASK_") \
+            if isinstance(self.depth_write_mask, str) else None
+        if mask not in ("ZERO", "ALL"):
+            raise InvalidDescError("PipelineState", "DepthWriteMask", self.depth_write_mask,
+                                   "expected ZERO or ALL")
+        object.__setattr__(self, "depth_write_mask", mask)
+        for name in ("front_counter_clockwise", "depth_enable"):
+            if type(getattr(self, name)) is not bool:
+                raise InvalidDescError("PipelineState", name, getattr(self, name),
+                                       "expected True or False")
+        if type(self.constant_buffers) is not int or not 0 <= self.constant_buffers <= _MAX_CBVS:
+            raise InvalidDescError("PipelineState", "constant_buffers", self.constant_buffers,
+                                   f"expected 0..{_MAX_CBVS} root constant buffer views (gpuia's "
+                                   f"own uniform blocks take the rest of WebGPU's 12 per stage)")
+
+    def output_state(self, max_varyings: int) -> OutputState:
+        """The pipeline's :class:`~gpuia.gpu.targets.OutputState` (pixel shader linked to the
+        vertex shader; refused with the member named when they do not fit)."""
+        key = (self, max_varyings)
+        out = _OUTPUTS.get(key)
+        if out is None:
+            if not self.rtv_formats and self.dsv_format is None:
+                if self.pixel_shader is not None:
+                    raise InvalidDescError("PipelineState", "RTVFormats", (),
+                                           "a pixel shader needs render target formats")
+                out = INTERNAL_OUTPUT
+            else:
+                ps = varyings = None
+                if self.pixel_shader is not None:
+                    ps = parse_pixel_shader(self.pixel_shader, self.ps_entry_point)
+                    varyings = link_stages(self.signature, ps, max_varyings)
+                    pixel_program(ps, varyings, tuple(f.shader_type for f in self.rtv_formats))
+                out = OutputState(self.rtv_formats, self.dsv_format, ps, varyings or (),
+                                  self.cull_mode, self.front_counter_clockwise,
+                                  self.depth_enable, self.depth_enable
+                                  and self.depth_write_mask == "ALL", self.depth_func)
+            _OUTPUTS[key] = out
+        return out
 
     @property
     def signature(self) -> ShaderSignature:
@@ -130,6 +207,7 @@ class PipelineState:
 
 _SIGNATURES: dict = {}
 _SO: dict = {}
+_OUTPUTS: dict = {}
 
 
 @dataclass(eq=False)
@@ -161,6 +239,8 @@ class _State:
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
     bound: tuple = ()  # the views in slot order (the cache key holds their ids)
+    output: OutputState = INTERNAL_OUTPUT  # what follows the vertex shader (capture: internal)
+    cbvs: int = 0  # root constant buffer views the shaders read (@group(3))
 
 
 @dataclass(eq=False)
@@ -175,6 +255,7 @@ class _Record:
     key_offset: int = 0
     auto: tuple | None = None  # DrawAuto: (counter, counter offset, location, IA offset, stride)
     index_view: object = None  # the index buffer bound when the draw was recorded
+    cbv_group: object = None  # the constant buffers bound when the draw was recorded
 
 
 @dataclass
@@ -242,6 +323,12 @@ class Context:
         self._ring_buffer = device.device.create_buffer(size=self._ring.nbytes,
                                                         usage="UNIFORM|COPY_DST")
         self._group0_cache: dict = {}
+        self._output: OutputState = INTERNAL_OUTPUT
+        self._rtvs: tuple = ()  # bound render targets (Texture), OMSetRenderTargets
+        self._dsv: Texture | None = None
+        self._cbvs: dict[int, Buffer] = {}  # root constant buffer views by root parameter index
+        self._cbv_cached = None  # (buffers, bind group)
+        self._capture_encoding = False  # end_capture is encoding capture draws
 
     # -- state -------------------------------------------------------------------------------
     def set_pipeline_state(self, pso: PipelineState) -> None:
@@ -251,6 +338,7 @@ class Context:
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         pso.signature  # parse and check the shader against the layout now
         pso.so  # and the Stream Output declaration against the shader
+        self._output = pso.output_state(self.device.caps.max_inter_stage_shader_variables)
         self._pso = pso
         self._pso_slots = tuple(pso.input_layout.slots)
         self._slot_count = pso.input_layout.profile.slot_count
@@ -400,6 +488,138 @@ class Context:
                                            "was not created with the index_buffer bind flag")
         self._index = view
 
+    # -- output merger and root constants ----------------------------------------------------
+    def om_set_render_targets(self, rtvs=(), dsv: Texture | None = None) -> None:
+        """OMSetRenderTargets: the color targets (up to 8 :class:`~gpuia.gpu.targets.Texture`s)
+        and the depth-stencil target following draws render into. Every target must be of this
+        device and of one size; a draw's pipeline state must name the same formats (RTVFormats,
+        DSVFormat). With none bound, draws go to the context's own target."""
+        if rtvs is None:
+            rtvs = ()
+        if isinstance(rtvs, Texture):
+            rtvs = (rtvs,)
+        rtvs = tuple(_as_list(rtvs, "ppRenderTargetDescriptors"))
+        if len(rtvs) > 8:
+            raise InvalidDescError("OMSetRenderTargets", "NumRenderTargetDescriptors", len(rtvs),
+                                   "at most 8 render targets")
+        sizes = set()
+        for i, t in enumerate(rtvs + ((dsv,) if dsv is not None else ())):
+            field_name = f"ppRenderTargetDescriptors[{i}]" if i < len(rtvs) else "pDepthStencilDescriptor"
+            depth = i >= len(rtvs)
+            if not isinstance(t, Texture) or t.device is not self.device:
+                raise InvalidDescError("OMSetRenderTargets", field_name, t,
+                                       "expected a gpuia Texture created on this context's device")
+            if t.format.depth != depth:
+                raise InvalidDescError("OMSetRenderTargets", field_name, t.format.name,
+                                       "expected a depth format" if depth else
+                                       "a depth format cannot be a render target")
+            sizes.add((t.width, t.height))
+        if len(sizes) > 1:
+            raise InvalidDescError("OMSetRenderTargets", "size", sorted(sizes),
+                                   "every bound target must have the same width and height "
+                                   "(WebGPU render pass rule)")
+        self._end_pass()
+        self._rtvs, self._dsv = rtvs, dsv
+        self._dirty = True
+
+    def clear_render_target_view(self, rtv: Texture, color) -> None:
+        """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
+        the draws around it."""
+        if not isinstance(rtv, Texture) or rtv.device is not self.device or rtv.format.depth:
+            raise InvalidDescError("ClearRenderTargetView", "RenderTargetView", rtv,
+                                   "expected a color Texture of this context's device")
+        try:
+            r, g, b, a = (float(c) for c in color)
+        except (TypeError, ValueError):
+            raise InvalidDescError("ClearRenderTargetView", "ColorRGBA", color,
+                                   "expected four numbers") from None
+        self._clear_pass(color_attachments=[{"view": rtv.view, "load_op": "clear",
+                                             "store_op": "store", "clear_value": (r, g, b, a)}])
+
+    def clear_depth_stencil_view(self, dsv: Texture, depth: float = 1.0, stencil: int = 0) -> None:
+        """ClearDepthStencilView: fill a depth(-stencil) target (depth in [0, 1])."""
+        if not isinstance(dsv, Texture) or dsv.device is not self.device or not dsv.format.depth:
+            raise InvalidDescError("ClearDepthStencilView", "DepthStencilView", dsv,
+                                   "expected a depth Texture of this context's device")
+        if not isinstance(depth, (int, float)) or not 0.0 <= depth <= 1.0:
+            raise InvalidDescError("ClearDepthStencilView", "Depth", depth,
+                                   "expected a number in [0, 1]")
+        if type(stencil) is not int or not 0 <= stencil <= 255:
+            raise InvalidDescError("ClearDepthStencilView", "Stencil", stencil,
+                                   "expected an integer in 0..255")
+        att = {"view": dsv.view, "depth_load_op": "clear", "depth_store_op": "store",
+               "depth_clear_value": float(depth)}
+        if dsv.format.stencil:
+            att.update(stencil_load_op="clear", stencil_store_op="store",
+                       stencil_clear_value=stencil)
+        self._clear_pass(color_attachments=[], depth_stencil_attachment=att)
+
+    def _clear_pass(self, **attachments) -> None:
+        self._end_pass()
+        if self._encoder is None:
+            self._encoder = self.device.device.create_command_encoder()
+        self._encoder.begin_render_pass(**attachments).end()
+
+    def set_graphics_root_constant_buffer_view(self, root_parameter_index: int,
+                                               buffer: Buffer | None) -> None:
+        """SetGraphicsRootConstantBufferView: bind a buffer created with the
+        ``constant_buffer`` bind flag as ``@group(3) @binding(root_parameter_index)``."""
+        if type(root_parameter_index) is not int or not 0 <= root_parameter_index < _MAX_CBVS:
+            raise InvalidDescError("SetGraphicsRootConstantBufferView", "RootParameterIndex",
+                                   root_parameter_index, f"expected 0..{_MAX_CBVS - 1}")
+        if buffer is None:
+            self._cbvs.pop(root_parameter_index, None)
+        else:
+            if not isinstance(buffer, Buffer) or buffer.device is not self.device:
+                raise InvalidDescError("SetGraphicsRootConstantBufferView", "BufferLocation",
+                                       buffer, "expected a gpuia Buffer of this device")
+            if "constant_buffer" not in buffer.bind:
+                raise InvalidDescError("SetGraphicsRootConstantBufferView", "BufferLocation",
+                                       buffer, "was not created with the constant_buffer bind "
+                                       "flag (D3D12_RESOURCE_STATE / CBV usage)")
+            self._cbvs[root_parameter_index] = buffer
+        self._dirty = True
+
+    def _cbv_group(self):
+        """The bind group of the bound constant buffers, for the current pipeline state."""
+        n = self._pso.constant_buffers
+        bufs = tuple(self._cbvs[i] for i in range(n))
+        cached = self._cbv_cached
+        if cached is None or cached[0] != bufs:
+            group = self.device.device.create_bind_group(
+                layout=self.cache.cbv_layout(n), entries=[
+                    {"binding": i, "resource": {"buffer": b.wgpu, "offset": 0, "size": b.wgpu.size}}
+                    for i, b in enumerate(bufs)])
+            cached = self._cbv_cached = (bufs, group)
+        return cached[1]
+
+    def _empty_group(self):
+        if not hasattr(self, "_empty_bind_group"):
+            self._empty_bind_group = self.device.device.create_bind_group(
+                layout=self.cache.cbv_layout(0), entries=[])
+        return self._empty_bind_group
+
+    def _check_outputs(self, capture: bool) -> None:
+        """The bound targets and constant buffers must be what the pipeline state says (WebGPU
+        rejects a mismatch at submit, which would abort the process)."""
+        pso = self._pso
+        for i in range(pso.constant_buffers):
+            if i not in self._cbvs:
+                raise InvalidDescError("draw", f"root constant buffer view {i}", None,
+                                       f"the pipeline state reads {pso.constant_buffers} constant "
+                                       f"buffer(s); set_graphics_root_constant_buffer_view({i}, ...) "
+                                       f"was not called")
+        if capture:
+            return
+        bound = (tuple(t.format.name for t in self._rtvs),
+                 self._dsv.format.name if self._dsv is not None else None)
+        want = ((), None) if self._output.internal else self._output.signature()
+        if bound != want:
+            raise InvalidDescError(
+                "draw", "render targets", bound,
+                f"the pipeline state's RTVFormats/DSVFormat are {want}; bind matching targets "
+                f"with om_set_render_targets (formats must match, as in D3D12)")
+
     def set_path(self, path: str) -> None:
         """``auto`` (default), ``native`` or ``pulling`` for the following draws."""
         if path not in ("auto", "native", "pulling"):
@@ -493,7 +713,8 @@ class Context:
             if self._capture_route != "targets":  # that route's pipelines are built per group
                 self._pipeline(state, path)
             self._records.append(_Record(state, draw, plan, _sorted_unique(index.fetch),
-                                         index_view=self._index))
+                                         index_view=self._index,
+                                         cbv_group=self._cbv_group() if state.cbvs else None))
             return plan
         if state.so is not None:
             if state.static.pulling_obstacles:
@@ -574,23 +795,23 @@ class Context:
         if state.capture:
             if self._capture_route != "targets":
                 self._pipeline(state, "pulling")
-            rec = _Record(state, draw, plan, plan.index.fetch.astype(np.uint32))
+            rec = _Record(state, draw, plan, plan.index.fetch.astype(np.uint32),
+                          cbv_group=self._cbv_group() if state.cbvs else None)
             rec.auto = args
             self._records.append(rec)
             return plan
         self._encode_auto(state, draw, args, self._next_block(state, "pulling", draw, None))
         return plan
 
-    def _encode_auto(self, state, draw, args, block_offset, capture_bufs=None) -> None:
+    def _encode_auto(self, state, draw, args, block_offset, capture_bufs=None,
+                     cbv_group=None) -> None:
         indirect = self._so().encode_draw_auto_args(*args)
         self._encode(state, "pulling", draw, non_indexed_plan(0, 0), block_offset, capture_bufs,
-                     indirect=indirect)
+                     indirect=indirect, cbv_group=cbv_group)
 
     def _compute_encoder(self):
         """The command encoder with no render pass open (for compute work between draws)."""
-        if self._pass is not None:
-            self._pass.end()
-            self._pass = None
+        self._end_pass()
         if self._encoder is None:
             self._encoder = self.device.device.create_command_encoder()
         return self._encoder
@@ -608,6 +829,7 @@ class Context:
             raise InvalidDescError("draw", "PrimitiveTopology", None,
                                    "IASetPrimitiveTopology was not called")
         capture = self._capture is not None
+        self._check_outputs(capture)
         bound = tuple(map(self._views.get, self._pso_slots))
         # Keyed by identity: the entry holds the pipeline state and the views, so while it is
         # cached no other object can have their ids, and a hit is always the same objects.
@@ -630,6 +852,8 @@ class Context:
         state = _State(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
         state.bound = bound
         state.so = pso.so
+        state.output = INTERNAL_OUTPUT if capture else self._output
+        state.cbvs = pso.constant_buffers
         state.aligned = frozenset(
             s for s in static.slots if views[s] is not None and views[s].buffer is not None
             and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0
@@ -656,6 +880,7 @@ class Context:
             state.arena_layout = tuple(layout_rows)
             state.arena_size = max(16, pos)
         state.fast = (not capture and not state.constants and not static.native_obstacles
+                      and not state.cbvs
                       and state.so is None and not topo.adjacency and _ffi.DIRECT)
         return state
 
@@ -671,12 +896,13 @@ class Context:
                              "instance" if layout.slots[s].per_instance else "vertex")
                             for s in state.static.slots)
             key = NativeKey(layout, state.signature, state.capture, state.constants, buffers,
-                            topo, strip_fmt, capture_group=group, capture_targets=per_group)
+                            topo, strip_fmt, state.output, capture_group=group,
+                            capture_targets=per_group, cbvs=state.cbvs)
             pipe = self.cache.native(key, state.static.slots)
         else:
             key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
-                             topo, strip_fmt, capture_group=group, capture_targets=per_group,
-                             aligned=state.aligned, aligned16=state.aligned16,
+                             topo, strip_fmt, state.output, capture_group=group,
+                             capture_targets=per_group, cbvs=state.cbvs, aligned=state.aligned, aligned16=state.aligned16,
                              arena=state.static.arena)
             pipe = self.cache.pulling(key)
         state.pipelines[(path, strip_fmt, group)] = pipe
@@ -692,13 +918,28 @@ class Context:
             self._target = tex.create_view()
         return self._target
 
+    def _end_pass(self) -> None:
+        if self._pass is not None:
+            self._pass.end()
+            self._pass = None
+
     def _open_pass(self):
         if self._pass is None:
             if self._encoder is None:
                 self._encoder = self.device.device.create_command_encoder()
-            views = self._capture_views or [self._target_view()]
+            depth = None
+            if self._capture_encoding or not (self._rtvs or self._dsv is not None):
+                views = self._capture_views or [self._target_view()]
+            else:
+                views = [t.view for t in self._rtvs]
+                if self._dsv is not None:
+                    depth = {"view": self._dsv.view, "depth_load_op": "load",
+                             "depth_store_op": "store"}
+                    if self._dsv.format.stencil:
+                        depth.update(stencil_load_op="load", stencil_store_op="store")
             self._pass = self._encoder.begin_render_pass(color_attachments=[
-                {"view": v, "load_op": "load", "store_op": "store"} for v in views])
+                {"view": v, "load_op": "load", "store_op": "store"} for v in views],
+                depth_stencil_attachment=depth)
             self._pass_handle = _ffi.handle(self._pass)
             self._bound_pipeline = None
             self._bound_vb = [None] * 32
@@ -797,7 +1038,7 @@ class Context:
         self._keepalive.append(state)
 
     def _encode(self, state: _State, path: str, draw, index, block_offset, capture_bufs=None,
-                indirect=None, index_view=None):
+                indirect=None, index_view=None, cbv_group=None):
         if path == "pulling" and state.static.arena:
             self.fill_arena(state)
         rp = self._open_pass()
@@ -819,7 +1060,15 @@ class Context:
             if g1 is not self._bound_g1:
                 rp.set_bind_group(1, g1)
                 self._bound_g1 = g1
-        else:
+        if state.cbvs:
+            # Groups below 3 that this path's layout leaves empty still need a (empty) group.
+            used = 2 if path == "pulling" else (1 if block_offset is not None else 0)
+            for g in range(used, 3):
+                rp.set_bind_group(g, self._empty_group())
+            if used <= 1:
+                self._bound_g1 = None
+            rp.set_bind_group(3, cbv_group or self._cbv_group())
+        if path != "pulling":
             bound = self._bound_vb
             for j, b in enumerate(state.native_buffers):
                 if bound[j] is not b:
@@ -945,18 +1194,26 @@ class Context:
         return cap
 
     def _encode_records(self, records, bufs) -> None:
+        self._end_pass()
+        self._capture_encoding = True
+        try:
+            self._encode_record_list(records, bufs)
+        finally:
+            self._capture_encoding = False
+
+    def _encode_record_list(self, records, bufs) -> None:
         for r in records:
             d = r.draw
             if r.auto is not None:
                 self._encode_auto(r.state, d, r.auto, self._next_block(r.state, "pulling", d, r),
-                                  bufs)
+                                  bufs, r.cbv_group)
                 continue
             count = r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count
             if count == 0 or d.instance_count == 0:
                 continue
             offset = self._next_block(r.state, r.plan.path, d, r)
             self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs,
-                         index_view=r.index_view)
+                         index_view=r.index_view, cbv_group=r.cbv_group)
         self.flush()
 
     def _layout_records(self, records, cap: Capture):

@@ -26,7 +26,7 @@ __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
-BIND_FLAGS = ("vertex_buffer", "index_buffer", "stream_output")
+BIND_FLAGS = ("vertex_buffer", "index_buffer", "stream_output", "constant_buffer")
 """D3D bind flags a gpuia buffer can carry (D3D11_BIND_VERTEX_BUFFER, ...)."""
 
 _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer-array-stride",
@@ -214,6 +214,12 @@ class Buffer:
             usage |= wgpu.BufferUsage.INDEX
         if "stream_output" in bind:
             usage |= wgpu.BufferUsage.VERTEX | wgpu.BufferUsage.INDIRECT
+        if "constant_buffer" in bind:
+            if padded > device.caps.max_uniform_buffer_binding_size:
+                raise UnsupportedError(f"a {size}-byte constant buffer exceeds the adapter's "
+                                       f"max-uniform-buffer-binding-size "
+                                       f"{device.caps.max_uniform_buffer_binding_size}")
+            usage |= wgpu.BufferUsage.UNIFORM
         self.device = device
         self.size = int(size)
         self.bind = bind
@@ -237,6 +243,29 @@ class Buffer:
     @property
     def nbytes(self) -> int:
         return self.size
+
+    def write(self, data, offset: int = 0) -> None:
+        """Replace bytes ``offset .. offset + len(data)`` (queued: draws submitted later see
+        them; draws already encoded but not flushed see them too, as with UpdateSubresource on a
+        deferred context, so flush between frames that differ). Both ends must be multiples of 4
+        (WebGPU's copy alignment); the host copy, if any, follows."""
+        try:
+            raw = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+        except TypeError:
+            raise InvalidDescError("Buffer.write", "data", type(data).__name__,
+                                   "expected a bytes-like object") from None
+        if type(offset) is not int or offset < 0 or offset % 4 or raw.shape[0] % 4:
+            raise InvalidDescError("Buffer.write", "offset", offset,
+                                   "offset and length must be non-negative multiples of 4")
+        if offset + raw.shape[0] > self.size:
+            raise InvalidDescError("Buffer.write", "data", f"{raw.shape[0]} bytes at {offset}",
+                                   f"runs past the buffer's {self.size} bytes")
+        self.device.device.queue.write_buffer(self.wgpu, offset, raw)
+        if self.host is not None:
+            host = self.host.copy()
+            host[offset:offset + raw.shape[0]] = raw
+            host.flags.writeable = False
+            self.host = host
 
     def read(self) -> bytes:
         """The buffer's current GPU contents (blocks until the GPU is done with it)."""
@@ -297,6 +326,18 @@ class Device:
         if type(size) is not int:
             raise InvalidDescError("Buffer", "size", size, "must be an integer")
         return Buffer(self, size, bind, data, label)
+
+    def create_render_target(self, width: int, height: int, format="R8G8B8A8_UNORM"):
+        """A color :class:`~gpuia.gpu.targets.Texture` to render into (and read back)."""
+        from .targets import Texture
+
+        return Texture.create(self, width, height, format, depth=False)
+
+    def create_depth_stencil(self, width: int, height: int, format="D32_FLOAT"):
+        """A depth(-stencil) :class:`~gpuia.gpu.targets.Texture`."""
+        from .targets import Texture
+
+        return Texture.create(self, width, height, format, depth=True)
 
 
 _DEFAULT: dict = {}

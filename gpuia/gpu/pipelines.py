@@ -16,11 +16,14 @@ from ..errors import InvalidDescError
 from ..layout import InputLayout
 from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
+from ..wgsl.pixel import null_pixel_program, pixel_program
 from ..wgsl.signature import ShaderSignature
+from .targets import INTERNAL_OUTPUT, OutputState
 
-__all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT"]
+__all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP"]
 
-TARGET_FORMAT = "rgba8unorm"
+TARGET_FORMAT = "rgba8unorm"  # the context's own target (INTERNAL_OUTPUT)
+CBV_GROUP = 3  # user constant buffers: @group(3) in every stage (0-2 are gpuia's own)
 
 
 @dataclass(frozen=True)
@@ -32,9 +35,10 @@ class NativeKey:
     buffers: tuple  # per used slot: (array_stride, step_mode)
     topology: str
     strip_index_format: str | None
-    target_format: str = TARGET_FORMAT
+    output: OutputState = INTERNAL_OUTPUT
     capture_group: int = -1
     capture_targets: int = 0
+    cbvs: int = 0  # root constant buffer views at @group(3)
 
 
 @dataclass(frozen=True)
@@ -45,9 +49,10 @@ class PullingKey:
     slots: tuple[int, ...]
     topology: str
     strip_index_format: str | None
-    target_format: str = TARGET_FORMAT
+    output: OutputState = INTERNAL_OUTPUT
     capture_group: int = -1
     capture_targets: int = 0
+    cbvs: int = 0
     aligned: frozenset = frozenset()
     aligned16: frozenset = frozenset()
     arena: bool = False  # every slot pulled from one arena buffer (binding 0)
@@ -163,6 +168,25 @@ class PipelineCache:
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 
+    def cbv_layout(self, n: int):
+        """Root constant buffer views 0..n-1, visible to every stage (the vertex shader also runs
+        in Stream Output's compute pass)."""
+        key = ("cbv", n)
+        if key not in self._bgls:
+            import wgpu
+
+            vis = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT | wgpu.ShaderStage.COMPUTE
+            self._bgls[key] = self.device.device.create_bind_group_layout(entries=[
+                {"binding": k, "visibility": vis, "buffer": {"type": "uniform"}} for k in range(n)])
+        return self._bgls[key]
+
+    def with_cbvs(self, groups: list, n: int) -> list:
+        """``groups`` padded with empty layouts up to :data:`CBV_GROUP`, then the CBV layout
+        (unchanged when ``n`` is 0)."""
+        if not n:
+            return groups
+        return groups + [self.cbv_layout(0)] * (CBV_GROUP - len(groups)) + [self.cbv_layout(n)]
+
     def so_group2_layout(self, n_buffers: int):
         key = ("so2", n_buffers)
         if key not in self._bgls:
@@ -190,7 +214,8 @@ class PipelineCache:
             self.stats.hits += 1
             return pipe
         spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants,
-                           key.capture_group, key.capture_targets)
+                           key.capture_group, key.capture_targets,
+                           varyings=key.output.varyings)
         buffers = []
         for s, (stride, step) in zip(slots, key.buffers):
             attrs = [{"format": e.format.webgpu, "offset": e.offset, "shader_location": e.index}
@@ -207,29 +232,65 @@ class PipelineCache:
             return pipe
         spec = ProgramSpec(key.layout, key.signature, False, pulled_bindings(key.slots, key.arena),
                            key.capture, True,
-                           key.capture_group, key.capture_targets, key.aligned, key.aligned16)
+                           key.capture_group, key.capture_targets, key.aligned, key.aligned16,
+                           key.output.varyings)
         pipe = self._build(spec, [], key, n_slots=len(key.slots),
                            n_bindings=1 if key.arena else len(key.slots))
         self._pipelines[key] = pipe
         return pipe
+
+    def pixel_module(self, output: OutputState):
+        """The fragment module of an output state (its pixel shader, or one writing nothing)."""
+        key = ("ps", output)
+        mod = self._modules.get(key)
+        if mod is None:
+            code = (pixel_program(output.pixel_shader, output.varyings,
+                                  tuple(f.shader_type for f in output.rtv_formats))
+                    if output.pixel_shader is not None else null_pixel_program())
+            mod = _checked(lambda: self.device.device.create_shader_module(
+                code=code, label="gpuia pixel program"), "the pixel shader does not compile")
+            self._modules[key] = mod
+            self.stats.shader_modules += 1
+        return mod
+
+    def _fragment(self, mod, key) -> dict | None:
+        out = key.output
+        if key.capture_group >= 0:  # render-target capture route
+            return {"module": mod, "entry_point": "gpuia_fs",
+                    "targets": [{"format": "rgba32uint"}] * _group_size(key)}
+        if out.internal:
+            return {"module": mod, "entry_point": "gpuia_fs", "targets": [{"format": TARGET_FORMAT}]}
+        if not out.rtv_formats and out.pixel_shader is None:
+            return None  # depth only
+        written = {m.index for m in out.pixel_shader.outputs} if out.pixel_shader else set()
+        # A target the pixel shader does not write keeps its contents (write mask 0), as in D3D.
+        targets = [{"format": f.webgpu, **({} if i in written else {"write_mask": 0})}
+                   for i, f in enumerate(out.rtv_formats)]
+        return {"module": self.pixel_module(out), "entry_point": "gpuia_ps", "targets": targets}
 
     def _build(self, spec: ProgramSpec, buffers, key, n_slots: int, n_bindings: int = 0):
         mod = self.module(spec)
         mode = "targets" if key.capture and key.capture_group >= 0 else key.capture
         groups = [self.group0_layout(mode, max(1, n_slots))] if spec.constants else []
         if n_slots:
+            if not groups:
+                groups.append(self.cbv_layout(0))
             groups.append(self.group1_layout(n_bindings or n_slots))
-        layout = self.device.device.create_pipeline_layout(bind_group_layouts=groups)
-        primitive = {"topology": key.topology, "cull_mode": "none"}
+        layout = self.device.device.create_pipeline_layout(
+            bind_group_layouts=self.with_cbvs(groups, key.cbvs))
+        output = key.output
+        primitive = {"topology": key.topology, **output.primitive()}
         if key.strip_index_format:
             primitive["strip_index_format"] = key.strip_index_format
-        pipe = _checked(lambda: self.device.device.create_render_pipeline(
-            layout=layout,
-            vertex={"module": mod, "entry_point": "gpuia_vs", "buffers": buffers},
-            primitive=primitive,
-            fragment={"module": mod, "entry_point": "gpuia_fs",
-                      "targets": [{"format": key.target_format}] if key.capture_group < 0 else
-                      [{"format": "rgba32uint"}] * _group_size(key)},
-        ), "cannot be linked into a render pipeline")
+        args = {"layout": layout, "primitive": primitive,
+                "vertex": {"module": mod, "entry_point": "gpuia_vs", "buffers": buffers}}
+        fragment = self._fragment(mod, key)
+        if fragment is not None:
+            args["fragment"] = fragment
+        depth = output.depth_stencil()
+        if depth is not None:
+            args["depth_stencil"] = depth
+        pipe = _checked(lambda: self.device.device.create_render_pipeline(**args),
+                        "cannot be linked into a render pipeline")
         self.stats.pipelines += 1
         return pipe

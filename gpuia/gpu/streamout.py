@@ -242,7 +242,7 @@ class SOEngine:
         spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
                              slot_bindings, max(1, len(unique)), mode, index_size, state.aligned,
                              state.aligned16)
-        prepare, main = self._pipeline(spec, len(pulled))
+        prepare, main = self._pipeline(spec, len(pulled), state.cbvs)
         chunked = any(b.size > dev.caps.max_storage_buffer_binding_size for b in unique)
         # Uniform blocks: the vertex-pulling block, then the SO block (then one per chunk).
         # A chunked draw first submits what is pending: its prepare step reads counters back.
@@ -314,6 +314,8 @@ class SOEngine:
         cp.set_bind_group(0, g0, offsets)
         cp.set_bind_group(1, g1)
         cp.set_bind_group(2, g2)
+        if state.cbvs:
+            cp.set_bind_group(3, ctx._cbv_group())
         cp.dispatch_workgroups(1)
         total = needed * state.topology.vertices
         if total:
@@ -322,6 +324,8 @@ class SOEngine:
             cp.set_bind_group(0, g0_main, offsets)
             cp.set_bind_group(1, g1)
             cp.set_bind_group(2, g2)
+            if state.cbvs:
+                cp.set_bind_group(3, ctx._cbv_group())
             cp.dispatch_workgroups(x, y)
         cp.end()
 
@@ -447,11 +451,13 @@ class SOEngine:
             cp.set_bind_group(0, g0_main, [draw_offset, block_offset])
             cp.set_bind_group(1, g1)
             cp.set_bind_group(2, g2)
+            if state.cbvs:
+                cp.set_bind_group(3, ctx._cbv_group())
             cp.dispatch_workgroups(*self._dispatch_size(t1 - t0))
             cp.end()
 
-    def _pipeline(self, spec: SOProgramSpec, n_pulled: int):
-        pair = self._pipelines.get(spec)
+    def _pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: int = 0):
+        pair = self._pipelines.get((spec, cbvs))
         if pair is None:
             cache = self.ctx.cache
             dev = self.ctx.device.device
@@ -463,10 +469,10 @@ class SOEngine:
             n_bindings = len({b for _, b in spec.pulled_slots}) or 1
 
             def layout(main):
-                return dev.create_pipeline_layout(bind_group_layouts=[
+                return dev.create_pipeline_layout(bind_group_layouts=cache.with_cbvs([
                     cache.so_group0_layout(max(1, n_pulled), main),
                     cache.group1_layout(n_bindings, compute=True),
-                    cache.so_group2_layout(spec.buffers)])
+                    cache.so_group2_layout(spec.buffers)], cbvs))
 
             pair = tuple(_checked(lambda ep=ep, main=main: dev.create_compute_pipeline(
                 layout=layout(main), compute={"module": mod, "entry_point": ep}),
@@ -474,5 +480,5 @@ class SOEngine:
                 for ep, main in (("gpuia_so_prepare", False), ("gpuia_so_main", True)))
             cache.stats.shader_modules += 1
             cache.stats.pipelines += 2
-            self._pipelines[spec] = pair
+            self._pipelines[(spec, cbvs)] = pair
         return pair

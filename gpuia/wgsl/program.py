@@ -28,6 +28,7 @@ from pathlib import Path
 from ..formats import FormatInfo
 from ..layout import InputLayout, ResolvedElement
 from ..reference.decode import ONE_BITS
+from .pixel import varyings_struct
 from .signature import ShaderSignature
 
 __all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "record_words",
@@ -119,6 +120,7 @@ class ProgramSpec:
     capture_targets: int = 0  # vec4 outputs (color targets) per group on that route
     aligned: frozenset = frozenset()  # pulled slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # pulled slots with 16-byte view offset and stride
+    varyings: tuple = ()  # gpuia.wgsl.pixel.Varying rows: outputs the pixel shader reads
 
 
 def _fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False,
@@ -301,13 +303,21 @@ def vertex_program(spec: ProgramSpec) -> str:
             "",
         ]
         return "\n".join(out)
-    if spec.capture or pos is None:
-        # Capture draws must not rasterize anything: z > w is outside every clip volume.
-        body.append("  return vec4<f32>(0.0, 0.0, 2.0, 1.0);")
+    # Capture draws, and shaders without SV_Position, rasterize nothing: z > w is outside every
+    # clip volume.
+    position = ("vec4<f32>(0.0, 0.0, 2.0, 1.0)" if spec.capture or pos is None
+                else f"output.{pos.name}")
+    result = "@builtin(position) vec4<f32>"
+    if spec.varyings and not spec.capture:
+        out.append(varyings_struct(spec.varyings))
+        result = "GpuiaVaryings"
+        body += ["  var gpuia_o: GpuiaVaryings;", f"  gpuia_o.gpuia_position = {position};"]
+        body += [f"  gpuia_o.v{v.location} = output.{v.vs_member};" for v in spec.varyings]
+        body.append("  return gpuia_o;")
     else:
-        body.append(f"  return output.{pos.name};")
+        body.append(f"  return {position};")
     out += [
-        f"@vertex fn gpuia_vs({', '.join(params)}) -> @builtin(position) vec4<f32> {{",
+        f"@vertex fn gpuia_vs({', '.join(params)}) -> {result} {{",
         *body,
         "}",
         "@fragment fn gpuia_fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0); }",

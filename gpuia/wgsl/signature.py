@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from ..errors import InvalidDescError
 from ..layout import InputLayout, parse_semantic
 
-__all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "pass_through_shader",
+__all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
+           "pass_through_shader",
            "pass_through_signature", "SYSTEM_INPUTS"]
 
 SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
@@ -30,9 +31,9 @@ _SCALARS = {"f32": "float", "u32": "uint", "i32": "sint"}
 _VEC_RE = re.compile(r"^vec([234])\s*<\s*(f32|u32|i32)\s*>$|^vec([234])([fui])$")
 _STRUCT_RE = re.compile(r"struct\s+(\w+)\s*\{(.*?)\}\s*;?", re.S)
 _ATTR_RE = re.compile(r"@\s*\w+\s*(\([^)]*\))?")
-_ENTRY_RE = re.compile(
-    r"@\s*vertex\s+fn\s+(\w+)\s*\(\s*(?:(\w+)\s*:\s*(\w+)\s*)?,?\s*\)\s*->\s*"
-    r"(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)", re.S)
+_ENTRY_RE = {stage: re.compile(
+    rf"@\s*{stage}\s+fn\s+(\w+)\s*\(\s*(?:(\w+)\s*:\s*(\w+)\s*)?,?\s*\)\s*->\s*"
+    r"(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)", re.S) for stage in ("vertex", "fragment")}
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
@@ -93,7 +94,7 @@ class ShaderSignature:
                     f"that semantic (every vertex shader input must be provided; rulebook 3.8)")
 
 
-def _wgsl_type(text: str, where: str) -> tuple[str, int]:
+def _wgsl_type(text: str, where: str, what: str = "vertex shader") -> tuple[str, int]:
     t = " ".join(text.split())
     if t in _SCALARS:
         return _SCALARS[t], 1
@@ -102,71 +103,105 @@ def _wgsl_type(text: str, where: str) -> tuple[str, int]:
         if m.group(1):
             return _SCALARS[m.group(2)], int(m.group(1))
         return {"f": "float", "u": "uint", "i": "sint"}[m.group(4)], int(m.group(3))
-    raise InvalidDescError("vertex shader", where, text,
+    raise InvalidDescError(what, where, text,
                            "shader IO members must be f32, u32, i32 or vectors of them")
 
 
-def _members(struct_name: str, body: str) -> tuple[Member, ...]:
+def _members(struct_name: str, body: str, what: str = "vertex shader") -> tuple[Member, ...]:
     out = []
     for raw in body.split(","):
         text = _ATTR_RE.sub("", raw).strip()
         if not text:
             continue
         if ":" not in text:
-            raise InvalidDescError("vertex shader", f"struct {struct_name}", text,
+            raise InvalidDescError(what, f"struct {struct_name}", text,
                                    "cannot read member (expected 'NAME: TYPE')")
         name, wtype = (s.strip() for s in text.split(":", 1))
-        scalar, comps = _wgsl_type(wtype, f"{struct_name}.{name}")
+        scalar, comps = _wgsl_type(wtype, f"{struct_name}.{name}", what)
         sem, idx = parse_semantic(name)
         out.append(Member(name, sem, idx, scalar, comps, " ".join(wtype.split())))
     seen = {}
     for m in out:
         if m.key in seen:
-            raise InvalidDescError("vertex shader", f"{struct_name}.{m.name}", m.name,
+            raise InvalidDescError(what, f"{struct_name}.{m.name}", m.name,
                                    f"semantic {m.key} is already member {seen[m.key]}")
         seen[m.key] = m.name
     return tuple(out)
+
+
+def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
+    """Find the ``@stage`` entry point, its input and output structs and their members; returns
+    (name, input struct, output struct, inputs, outputs, source with the stage attribute and the
+    two structs' IO attributes removed)."""
+    if not isinstance(source, str) or not source.strip():
+        raise InvalidDescError(what, "wgsl", source, "expected WGSL source text")
+    code = _COMMENT_RE.sub(lambda m: " " * len(m.group(0)), source)
+    entries = list(_ENTRY_RE[stage].finditer(code))
+    if entry_point is not None:
+        entries = [m for m in entries if m.group(1) == entry_point]
+    if len(entries) != 1:
+        found = f"entry point {entry_point!r}" if entry_point else f"exactly one @{stage} function"
+        raise InvalidDescError(what, "entry_point", entry_point,
+                               f"expected {found} of the form "
+                               f"'@{stage} fn NAME(input: STRUCT) -> STRUCT' (found {len(entries)})")
+    m = entries[0]
+    name, in_struct, out_struct = m.group(1), m.group(3), m.group(4)
+    structs = {s.group(1): s for s in _STRUCT_RE.finditer(code)}
+    for st in (in_struct, out_struct):
+        if st is not None and st not in structs:
+            raise InvalidDescError(what, "struct", st,
+                                   "the entry point's input and output must be structs declared "
+                                   "in the module")
+    inputs = _members(in_struct, structs[in_struct].group(2), what) if in_struct else ()
+    outputs = _members(out_struct, structs[out_struct].group(2), what)
+    # Rewrite: drop the stage attribute from the entry point, strip IO attributes from the structs.
+    text = source[: m.start()] + source[m.start():].replace(f"@{stage}", "", 1)
+    for st in {in_struct, out_struct} - {None}:
+        sm = re.search(rf"struct\s+{st}\s*\{{(.*?)\}}", text, re.S)
+        text = text[:sm.start()] + f"struct {st} {{{_ATTR_RE.sub('', sm.group(1))}}}" + text[sm.end():]
+    return name, in_struct, out_struct, inputs, outputs, text
+
+
+def _check_position(member, where: str, what: str) -> None:
+    if member is not None and (member.type != "float" or member.components != 4):
+        raise InvalidDescError(what, where, member.wgsl_type, "SV_Position is a vec4<f32>")
 
 
 def parse_vertex_shader(source: str, entry_point: str | None = None) -> ShaderSignature:
     """Read a gpuia vertex shader: find its ``@vertex`` entry point (``entry_point`` or the only
     one), its input and output structs and their semantics. Raises :class:`InvalidDescError` when
     the module does not have that shape."""
-    if not isinstance(source, str) or not source.strip():
-        raise InvalidDescError("vertex shader", "wgsl", source, "expected WGSL source text")
-    code = _COMMENT_RE.sub(lambda m: " " * len(m.group(0)), source)
-    entries = list(_ENTRY_RE.finditer(code))
-    if entry_point is not None:
-        entries = [m for m in entries if m.group(1) == entry_point]
-    if len(entries) != 1:
-        what = f"entry point {entry_point!r}" if entry_point else "exactly one @vertex function"
-        raise InvalidDescError("vertex shader", "entry_point", entry_point,
-                               f"expected {what} of the form "
-                               f"'@vertex fn NAME(input: STRUCT) -> STRUCT' (found {len(entries)})")
-    m = entries[0]
-    name, in_struct, out_struct = m.group(1), m.group(3), m.group(4)
-    structs = {s.group(1): s for s in _STRUCT_RE.finditer(code)}
-    for st in (in_struct, out_struct):
-        if st is not None and st not in structs:
-            raise InvalidDescError("vertex shader", "struct", st,
-                                   "the entry point's input and output must be structs declared "
-                                   "in the module")
-    inputs = _members(in_struct, structs[in_struct].group(2)) if in_struct else ()
-    outputs = _members(out_struct, structs[out_struct].group(2))
+    what = "vertex shader"
+    name, in_struct, out_struct, inputs, outputs, text = _parse_entry(source, entry_point,
+                                                                      "vertex", what)
     for mem in inputs:
         if mem.semantic in SYSTEM_INPUTS and (mem.components != 1 or mem.type == "float"):
-            raise InvalidDescError("vertex shader", f"{in_struct}.{mem.name}", mem.wgsl_type,
+            raise InvalidDescError(what, f"{in_struct}.{mem.name}", mem.wgsl_type,
                                    f"{mem.semantic} is a u32 (or i32) scalar")
     pos = next((o for o in outputs if o.key == "SV_POSITION0"), None)
-    if pos is not None and (pos.type != "float" or pos.components != 4):
-        raise InvalidDescError("vertex shader", f"{out_struct}.{pos.name}", pos.wgsl_type,
-                               "SV_Position is a vec4<f32>")
+    _check_position(pos, f"{out_struct}.{pos.name}" if pos else "", what)
+    return ShaderSignature(name, in_struct, out_struct, inputs, outputs, text)
 
-    # Rewrite: drop @vertex from the entry point, strip IO attributes from the two structs.
-    text = source[: m.start()] + source[m.start():].replace("@vertex", "", 1)
-    for st in {in_struct, out_struct} - {None}:
-        sm = re.search(rf"struct\s+{st}\s*\{{(.*?)\}}", text, re.S)
-        text = text[:sm.start()] + f"struct {st} {{{_ATTR_RE.sub('', sm.group(1))}}}" + text[sm.end():]
+
+def parse_pixel_shader(source: str, entry_point: str | None = None) -> ShaderSignature:
+    """Read a gpuia pixel shader: one ``@fragment fn NAME(input: STRUCT) -> STRUCT`` whose input
+    members are named by the semantics of the vertex shader outputs they read (``SV_Position``:
+    the pixel's position) and whose output members are ``SV_Target0`` .. ``SV_Target7``. Raises
+    :class:`InvalidDescError` for any other shape."""
+    what = "pixel shader"
+    name, in_struct, out_struct, inputs, outputs, text = _parse_entry(source, entry_point,
+                                                                      "fragment", what)
+    for mem in inputs:
+        if mem.semantic == "SV_POSITION":
+            _check_position(mem, f"{in_struct}.{mem.name}", what)
+        elif mem.semantic.startswith("SV_"):
+            raise InvalidDescError(what, f"{in_struct}.{mem.name}", mem.semantic,
+                                   "the only system value a gpuia pixel shader reads is "
+                                   "SV_Position")
+    for mem in outputs:
+        if mem.semantic != "SV_TARGET" or mem.index > 7:
+            raise InvalidDescError(what, f"{out_struct}.{mem.name}", mem.key,
+                                   "pixel shader outputs are SV_Target0 .. SV_Target7")
     return ShaderSignature(name, in_struct, out_struct, inputs, outputs, text)
 
 

@@ -1,0 +1,223 @@
+"""Render targets and depth-stencil targets: the output merger's side of a draw.
+
+One table, :data:`TARGET_FORMATS`, says which DXGI formats gpuia renders into and what each one is
+in WebGPU (texture format, bytes per texel, numpy element type, depth/stencil aspects). Raster and
+depth state come from two more tables (:data:`CULL_MODES`, :data:`COMPARISON_FUNCS`), keyed by
+D3D12's names without their prefixes.
+
+A :class:`Texture` is a gpuia render target or depth-stencil buffer: a wgpu texture with its DXGI
+format. :meth:`Texture.read` copies it back (rows un-padded from WebGPU's 256-byte copy pitch).
+:meth:`Texture.from_wgpu` wraps a texture made elsewhere, a window surface's current texture
+above all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InvalidDescError
+
+__all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format", "Texture", "CULL_MODES",
+           "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
+
+
+@dataclass(frozen=True)
+class TargetFormat:
+    """A format gpuia can render into."""
+
+    name: str  # DXGI name without the prefix
+    webgpu: str  # wgpu texture format
+    texel_bytes: int
+    dtype: str  # numpy element type of one channel as read back
+    channels: int  # channels as read back (depth: 1)
+    depth: bool = False
+    stencil: bool = False
+    readable: bool = True  # WebGPU can copy it to a buffer
+    shader_type: str = "float"  # what a pixel shader writes to it
+
+
+# DXGI render-target and depth formats -> WebGPU. D24_UNORM_S8_UINT maps to depth24plus-stencil8,
+# whose depth aspect WebGPU cannot copy out (its bits are the implementation's choice).
+TARGET_FORMATS: dict[str, TargetFormat] = {f.name: f for f in (
+    TargetFormat("R8G8B8A8_UNORM", "rgba8unorm", 4, "u1", 4),
+    TargetFormat("R8G8B8A8_UNORM_SRGB", "rgba8unorm-srgb", 4, "u1", 4),
+    TargetFormat("B8G8R8A8_UNORM", "bgra8unorm", 4, "u1", 4),
+    TargetFormat("B8G8R8A8_UNORM_SRGB", "bgra8unorm-srgb", 4, "u1", 4),
+    TargetFormat("R10G10B10A2_UNORM", "rgb10a2unorm", 4, "<u4", 1),
+    TargetFormat("R16G16B16A16_FLOAT", "rgba16float", 8, "<f2", 4),
+    TargetFormat("R32G32B32A32_FLOAT", "rgba32float", 16, "<f4", 4),
+    TargetFormat("R32G32B32A32_UINT", "rgba32uint", 16, "<u4", 4, shader_type="uint"),
+    TargetFormat("R32_FLOAT", "r32float", 4, "<f4", 1),
+    TargetFormat("D32_FLOAT", "depth32float", 4, "<f4", 1, depth=True),
+    TargetFormat("D16_UNORM", "depth16unorm", 2, "<u2", 1, depth=True),
+    TargetFormat("D24_UNORM_S8_UINT", "depth24plus-stencil8", 4, "<u4", 1, depth=True,
+                 stencil=True, readable=False),
+)}
+_BY_WEBGPU = {f.webgpu: f for f in TARGET_FORMATS.values()}
+
+CULL_MODES = {"NONE": "none", "FRONT": "front", "BACK": "back"}
+"""D3D12_CULL_MODE -> WebGPU cull mode."""
+
+COMPARISON_FUNCS = {"NEVER": "never", "LESS": "less", "EQUAL": "equal",
+                    "LESS_EQUAL": "less-equal", "GREATER": "greater", "NOT_EQUAL": "not-equal",
+                    "GREATER_EQUAL": "greater-equal", "ALWAYS": "always"}
+"""D3D12_COMPARISON_FUNC -> WebGPU compare function."""
+
+
+def _strip(value: str, prefixes: tuple[str, ...]) -> str:
+    v = value.strip().upper()
+    for p in prefixes:
+        if v.startswith(p):
+            return v[len(p):]
+    return v
+
+
+def target_format(value, field: str = "Format", *, depth: bool | None = None) -> TargetFormat:
+    """The :class:`TargetFormat` named ``value`` (``DXGI_FORMAT_`` prefix optional). ``depth``
+    True/False also requires a depth or a color format. Raises :class:`InvalidDescError`."""
+    if isinstance(value, TargetFormat):
+        fmt = value
+    else:
+        fmt = TARGET_FORMATS.get(_strip(value, ("DXGI_FORMAT_",))) if isinstance(value, str) else None
+        if fmt is None:
+            kinds = [n for n, f in TARGET_FORMATS.items() if depth is None or f.depth == depth]
+            raise InvalidDescError("render target", field, value,
+                                   f"gpuia renders into {', '.join(kinds)}")
+    if depth is not None and fmt.depth != depth:
+        raise InvalidDescError("render target", field, fmt.name,
+                               "is a depth format; expected a color format" if fmt.depth else
+                               "is a color format; expected a depth format")
+    return fmt
+
+
+def _enum(table: dict, value, field: str, prefixes: tuple[str, ...]) -> str:
+    key = _strip(value, prefixes) if isinstance(value, str) else None
+    if key not in table:
+        raise InvalidDescError("PipelineState", field, value,
+                               f"expected one of {', '.join(table)}")
+    return key
+
+
+def cull_mode(value) -> str:
+    """D3D12_CULL_MODE name (prefix optional), validated."""
+    return _enum(CULL_MODES, value, "CullMode", ("D3D12_CULL_MODE_", "D3D11_CULL_"))
+
+
+def comparison_func(value) -> str:
+    """D3D12_COMPARISON_FUNC name (prefix optional), validated."""
+    return _enum(COMPARISON_FUNCS, value, "DepthFunc",
+                 ("D3D12_COMPARISON_FUNC_", "D3D11_COMPARISON_"))
+
+
+class Texture:
+    """A 2-D render target or depth-stencil buffer on a gpuia device.
+
+    Create with :meth:`Device.create_render_target` / :meth:`Device.create_depth_stencil`, or wrap
+    a texture made elsewhere with :meth:`from_wgpu`. ``view`` is the wgpu view draws render into.
+    """
+
+    def __init__(self, device, texture, fmt: TargetFormat, *, owned: bool = True):
+        self.device = device
+        self.wgpu = texture
+        self.format = fmt
+        self.width, self.height = int(texture.size[0]), int(texture.size[1])
+        self.view = texture.create_view()
+        self.owned = owned
+
+    @classmethod
+    def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> "Texture":
+        import wgpu
+
+        fmt = target_format(fmt, "Format", depth=depth)
+        limit = device.caps.max_texture_dimension_2d
+        for name, v in (("Width", width), ("Height", height)):
+            if type(v) is not int or not 1 <= v <= limit:
+                raise InvalidDescError("render target", name, v,
+                                       f"must be an integer in 1..{limit} "
+                                       f"(max-texture-dimension-2d)")
+        usage = wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING
+        if fmt.readable:
+            usage |= wgpu.TextureUsage.COPY_SRC
+        tex = device.device.create_texture(size=(width, height, 1), format=fmt.webgpu, usage=usage)
+        return cls(device, tex, fmt)
+
+    @classmethod
+    def from_wgpu(cls, device, texture) -> "Texture":
+        """Wrap a wgpu texture (e.g. a window surface's current texture) whose format is in
+        :data:`TARGET_FORMATS`."""
+        fmt = _BY_WEBGPU.get(str(texture.format))
+        if fmt is None:
+            raise InvalidDescError("render target", "format", texture.format,
+                                   f"gpuia renders into {', '.join(sorted(_BY_WEBGPU))}")
+        return cls(device, texture, fmt, owned=False)
+
+    def __repr__(self):
+        return f"<gpuia.Texture {self.width}x{self.height} {self.format.name}>"
+
+    def read(self) -> np.ndarray:
+        """The texture's contents, ``(height, width, channels)`` of the format's numpy type
+        (``(height, width)`` for one channel); waits for the GPU. Refused for formats WebGPU
+        cannot copy out (D24_UNORM_S8_UINT)."""
+        if not self.format.readable:
+            raise InvalidDescError("Texture.read", "Format", self.format.name,
+                                   "WebGPU cannot copy this format's depth aspect to a buffer")
+        dev = self.device.device
+        row = self.width * self.format.texel_bytes
+        pitch = (row + 255) // 256 * 256  # WebGPU's bytes_per_row alignment for copies
+        buf = dev.create_buffer(size=pitch * self.height, usage="COPY_DST|COPY_SRC")
+        enc = dev.create_command_encoder()
+        source = {"texture": self.wgpu}
+        if self.format.depth:
+            source["aspect"] = "depth-only"
+        enc.copy_texture_to_buffer(source, {"buffer": buf, "offset": 0, "bytes_per_row": pitch,
+                                            "rows_per_image": self.height},
+                                   (self.width, self.height, 1))
+        dev.queue.submit([enc.finish()])
+        data = dev.queue.read_buffer(buf)
+        rows = np.frombuffer(data, np.uint8).reshape(self.height, pitch)[:, :row]
+        out = np.ascontiguousarray(rows).view(np.dtype(self.format.dtype))
+        shape = (self.height, self.width) + ((self.format.channels,) if self.format.channels > 1 else ())
+        return out.reshape(shape)
+
+
+@dataclass(frozen=True)
+class OutputState:
+    """Everything after the vertex shader that a render pipeline bakes in: the pixel shader and
+    its links to the vertex shader, the render target and depth formats, rasterizer and depth
+    state (D3D12's PS, RTVFormats, DSVFormat, RasterizerState, DepthStencilState). Hashable: part
+    of the pipeline cache key."""
+
+    rtv_formats: tuple[TargetFormat, ...]
+    dsv_format: TargetFormat | None = None
+    pixel_shader: object = None  # ShaderSignature of the pixel shader, or None
+    varyings: tuple = ()  # gpuia.wgsl.pixel.Varying rows
+    cull_mode: str = "NONE"
+    front_counter_clockwise: bool = False
+    depth_enable: bool = False
+    depth_write: bool = False
+    depth_func: str = "LESS"
+    internal: bool = False  # the context's own target (no render targets in the pipeline state)
+
+    def primitive(self) -> dict:
+        """WebGPU primitive state fields this output state decides."""
+        return {"cull_mode": CULL_MODES[self.cull_mode],
+                "front_face": "ccw" if self.front_counter_clockwise else "cw"}
+
+    def depth_stencil(self) -> dict | None:
+        if self.dsv_format is None:
+            return None
+        return {"format": self.dsv_format.webgpu, "depth_write_enabled": self.depth_write,
+                "depth_compare": COMPARISON_FUNCS[self.depth_func] if self.depth_enable
+                else "always"}
+
+    def signature(self) -> tuple:
+        """(color formats, depth format) a render pass must have for these pipelines."""
+        return (tuple(f.name for f in self.rtv_formats),
+                self.dsv_format.name if self.dsv_format else None)
+
+
+INTERNAL_OUTPUT = OutputState((TARGET_FORMATS["R8G8B8A8_UNORM"],), internal=True)
+"""Draws of pipeline states without render targets, and capture draws: the context's own target,
+no culling (every primitive reaches the rasterizer, as the vertex shader sees them all anyway)."""
