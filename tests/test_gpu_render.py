@@ -394,3 +394,46 @@ def test_depth_stencil_format_with_stencil(gpu_device):
     ctx.flush()
     inside, _ = centers_inside(quad)
     assert (rt.read()[inside] == RED).all()
+
+
+def test_cached_rebinds_follow_the_pipeline_states_slots(gpu_device):
+    """Rebinds that hit the view cache update only the slots they name, for whichever pipeline
+    state is set; a pipeline state change re-reads every slot (the colour on screen says which
+    buffer each draw read)."""
+    dev = gpu_device
+    layout_b = [LAYOUT[0], dict(LAYOUT[1], InputSlot=2)]
+    ps_b = PipelineState(layout_b, vertex_shader=VS, pixel_shader=PS,
+                         rtv_formats=["R8G8B8A8_UNORM"], cull_mode="NONE")
+    ps_a = PipelineState(LAYOUT, vertex_shader=VS, pixel_shader=PS,
+                         rtv_formats=["R8G8B8A8_UNORM"], cull_mode="NONE")
+    green = (0, 255, 0, 255)
+    pos = dev.create_buffer(np.array([[-1, -1, 0.5], [-1, 3, 0.5], [3, -1, 0.5]], np.float32))
+    red_b = dev.create_buffer(np.array([RED] * 3, np.uint8))
+    green_b = dev.create_buffer(np.array([green] * 3, np.uint8))
+    rt = dev.create_render_target(4, 4)
+    ctx = Context(dev)
+    ctx.om_set_render_targets([rt])
+    ctx.ia_set_primitive_topology("TRIANGLELIST")
+
+    def color():
+        ctx.draw_instanced(3)
+        ctx.flush()
+        px = rt.read()
+        assert (px == px[0, 0]).all()
+        return tuple(px[0, 0])
+
+    ctx.set_pipeline_state(ps_a)
+    ctx.ia_set_vertex_buffers(0, [pos, red_b], [12, 4])
+    assert color() == RED
+    ctx.ia_set_vertex_buffers(1, [green_b], [4])
+    ctx.ia_set_vertex_buffers(1, [red_b], [4])  # cached
+    ctx.ia_set_vertex_buffers(1, [green_b], [4])  # cached
+    assert color() == green
+    ctx.set_pipeline_state(ps_b)
+    ctx.ia_set_vertex_buffers(2, [red_b], [4])
+    assert color() == RED
+    ctx.ia_set_vertex_buffers(1, [red_b], [4])  # cached, a slot ps_b does not read
+    ctx.ia_set_vertex_buffers(2, [green_b], [4])  # cached
+    assert color() == green
+    ctx.set_pipeline_state(ps_a)  # slot 1 holds red_b since the rebind above
+    assert color() == RED

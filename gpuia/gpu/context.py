@@ -296,7 +296,7 @@ class Context:
         self._target = target
         self._states: dict = {}
         self._state: _State | None = None
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
         self.path = "auto"
         self.timings: dict | None = None  # filled by end_capture when a dict is set
         self.last_plan: Plan | None = None
@@ -342,7 +342,7 @@ class Context:
         self._pso = pso
         self._pso_slots = tuple(pso.input_layout.slots)
         self._slot_count = pso.input_layout.profile.slot_count
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
 
     def ia_set_primitive_topology(self, topology) -> None:
         try:
@@ -350,7 +350,7 @@ class Context:
         except ValueError as e:
             raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology,
                                    str(e)) from None
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
 
     def ia_set_vertex_buffers(self, start_slot: int, buffers, strides=None, offsets=None) -> None:
         """Bind slots ``start_slot .. start_slot + len(buffers) - 1``; other slots keep their
@@ -430,7 +430,7 @@ class Context:
         for slot, view in new.items():
             if views.get(slot) is not view:
                 views[slot] = view
-                self._dirty = True
+                self._dirty = self._epoch_dirty = True
 
     def _bind_cached(self, start_slot, buffers, strides, offsets) -> bool:
         """The common rebind: D3D11 form, plain ints, every (buffer, stride, offset) seen
@@ -455,11 +455,14 @@ class Context:
             found.append(v)
         if self._so_bound_buffers and any(id(v.buffer) in self._so_bound_buffers for v in found):
             return False  # the full path warns and binds NULL
-        views = self._views
+        views, ids, pos = self._views, self._bound_ids, self._slot_pos
         slot = start_slot
         for v in found:
             if views.get(slot) is not v:
                 views[slot] = v
+                j = pos.get(slot)
+                if j is not None:
+                    ids[j] = id(v)
                 self._dirty = True
             slot += 1
         return True
@@ -520,7 +523,7 @@ class Context:
                                    "(WebGPU render pass rule)")
         self._end_pass()
         self._rtvs, self._dsv = rtvs, dsv
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
 
     def clear_render_target_view(self, rtv: Texture, color) -> None:
         """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
@@ -578,7 +581,7 @@ class Context:
                                        buffer, "was not created with the constant_buffer bind "
                                        "flag (D3D12_RESOURCE_STATE / CBV usage)")
             self._cbvs[root_parameter_index] = buffer
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
 
     def _cbv_group(self):
         """The bind group of the bound constant buffers, for the current pipeline state."""
@@ -625,7 +628,7 @@ class Context:
         if path not in ("auto", "native", "pulling"):
             raise InvalidDescError("set_path", "path", path, "must be auto, native or pulling")
         self.path = path
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
 
     def _slot_limit(self) -> int:
         return self._slot_count
@@ -748,7 +751,7 @@ class Context:
                 warnings.warn(f"SOSetTargets: the buffer at IA slot {slot} is now a Stream "
                               f"Output target; the IA slot is set to NULL", stacklevel=2)
                 self._views[slot] = None
-                self._dirty = True
+                self._dirty = self._epoch_dirty = True
 
     def so_statistics(self) -> dict[str, int]:
         """SO statistics of stream 0 over every draw of this context (waits for the GPU)."""
@@ -822,6 +825,25 @@ class Context:
         return self.device.caps.max_storage_buffer_binding_size // (4 * words)
 
     def _resolve_state(self) -> _State:
+        if self._epoch_dirty:
+            self._new_epoch()
+        # Keyed by identity: each entry holds its pipeline state and views, so while it is cached
+        # no other object can have their ids, and a hit is always the same objects.
+        key = tuple(self._bound_ids)
+        state = self._epoch_states.get(key)
+        if state is None:
+            bound = tuple(map(self._views.get, self._pso_slots))
+            state = self._new_state(self._pso, self._topology, self._capture is not None, bound)
+            if len(self._epoch_states) > 4096:
+                self._epoch_states.clear()
+            self._epoch_states[key] = state
+        self._state = state
+        self._dirty = False
+        return state
+
+    def _new_epoch(self) -> None:
+        """Validate what changed besides cached vertex buffer bindings and pick the state cache
+        of (pipeline state, topology, capture)."""
         pso, topo = self._pso, self._topology
         if pso is None:
             raise InvalidDescError("draw", "pipeline state", None, "no pipeline state is set")
@@ -830,19 +852,13 @@ class Context:
                                    "IASetPrimitiveTopology was not called")
         capture = self._capture is not None
         self._check_outputs(capture)
-        bound = tuple(map(self._views.get, self._pso_slots))
-        # Keyed by identity: the entry holds the pipeline state and the views, so while it is
-        # cached no other object can have their ids, and a hit is always the same objects.
-        key = (id(pso), topo.topology, capture, *map(id, bound))
-        state = self._states.get(key)
-        if state is None:
-            state = self._new_state(pso, topo, capture, bound)
-            if len(self._states) > 4096:
-                self._states.clear()
-            self._states[key] = state
-        self._state = state
-        self._dirty = False
-        return state
+        epoch = (id(pso), topo.topology, capture)
+        if epoch not in self._states and len(self._states) > 256:
+            self._states.clear()
+        self._epoch_states = self._states.setdefault(epoch, {})
+        self._slot_pos = {s: j for j, s in enumerate(self._pso_slots)}
+        self._bound_ids = [id(self._views.get(s)) for s in self._pso_slots]
+        self._epoch_dirty = False
 
     def _new_state(self, pso, topo, capture: bool, bound: tuple) -> _State:
         layout, sig = pso.input_layout, pso.signature
@@ -1147,7 +1163,7 @@ class Context:
         self._capture = Capture()
         self._capture_route = route
         self._records = []
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
 
     def end_capture(self) -> Capture:
         """Encode and run the captured draws and read back what they received."""
@@ -1155,7 +1171,7 @@ class Context:
             raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
         cap, records = self._capture, self._records
         self._capture, self._records = None, []
-        self._dirty = True
+        self._dirty = self._epoch_dirty = True
         if not records:
             return cap
         try:
