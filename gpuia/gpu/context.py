@@ -231,7 +231,8 @@ class _State:
     fast_pipeline: object = None  # its pipeline
     fast: bool = False  # native everywhere, no capture, no SO, no per-draw block, no adjacency
     native_handles: tuple = ()  # native_buffers as raw wgpu-native handles (see _ffi)
-    fast_bounds: tuple = ()  # (per_instance, rate, stride, extent, size) per native slot
+    fast_last_vertex: int = -1  # the highest vertex index every per-vertex slot holds whole
+    fast_instances: tuple = ()  # (step rate, highest instance index held) of per-instance slots
     arena_layout: tuple = ()  # (view, first byte, length, arena position) per bound pulled slot
     arena_buffer: object = None
     arena_size: int = 0
@@ -294,9 +295,13 @@ class Context:
         self._capture: Capture | None = None
         self._records: list[_Record] = []
         self._target = target
-        self._states: dict = {}
+        self._states: dict = {}  # (pipeline state id, topology, capture) -> {bound view ids: state}
+        self._epoch_states: dict = {}
         self._state: _State | None = None
-        self._dirty = self._epoch_dirty = True
+        self._dirty = True  # re-resolve the state at the next draw
+        self._epoch_dirty = True  # ... and more than cached vertex buffer bindings changed
+        self._bound_ids: list = []  # id() of the view bound at each slot of the pipeline state
+        self._slot_pos: dict = {}  # input slot -> position in the pipeline state's slots
         self.path = "auto"
         self.timings: dict | None = None  # filled by end_capture when a dict is set
         self.last_plan: Plan | None = None
@@ -360,8 +365,43 @@ class Context:
         ``buffers`` None is ignored (D3D12, rulebook 6.4)."""
         if buffers is None:
             return
-        if strides is not None and self._bind_cached(start_slot, buffers, strides, offsets):
-            return
+        # The common rebind, inlined (the hottest call with draw_instanced): D3D11 form, plain
+        # ints, every (buffer, stride, offset) validated before, so found in the view cache.
+        # Views are applied only once all are found (a failing call changes nothing).
+        if (strides is not None and type(start_slot) is int
+                and (type(buffers) is list or type(buffers) is tuple)
+                and (type(strides) is list or type(strides) is tuple)):
+            n = len(buffers)
+            if (0 <= start_slot and start_slot + n <= self._slot_count and len(strides) >= n
+                    and (offsets is None
+                         or ((type(offsets) is list or type(offsets) is tuple)
+                             and len(offsets) >= n))):
+                cache = self._view_cache
+                found = []
+                for i in range(n):
+                    st = strides[i]
+                    off = 0 if offsets is None else offsets[i]
+                    if type(st) is not int or type(off) is not int:
+                        break
+                    b = buffers[i]
+                    v = cache.get((id(b), st, off))
+                    if v is None or v.buffer is not b:
+                        break
+                    found.append(v)
+                else:
+                    if not self._so_bound_buffers or not any(
+                            id(v.buffer) in self._so_bound_buffers for v in found):
+                        views, ids, pos = self._views, self._bound_ids, self._slot_pos
+                        slot = start_slot
+                        for v in found:
+                            if views.get(slot) is not v:
+                                views[slot] = v
+                                j = pos.get(slot)
+                                if j is not None:
+                                    ids[j] = id(v)
+                                self._dirty = True
+                            slot += 1
+                        return
         if type(buffers) is not list and type(buffers) is not tuple:
             buffers = _as_list(buffers, "ppVertexBuffers")
         if strides is not None and type(strides) is not list and type(strides) is not tuple:
@@ -394,8 +434,9 @@ class Context:
                 continue
             if strides is not None:
                 off = 0 if offsets is None else offsets[i]
+                # Keyed by the buffer's id; a hit must hold that very buffer. Only plain ints take
+                # the cache (8.0 == 8 must not slip past validation).
                 key = (id(b), strides[i], off)
-                # Only plain ints take the cache (8.0 == 8 must not slip past validation).
                 hit = cache.get(key) if type(key[1]) is int and type(off) is int else None
                 if hit is not None and hit.buffer is b:
                     view = hit
@@ -431,41 +472,6 @@ class Context:
             if views.get(slot) is not view:
                 views[slot] = view
                 self._dirty = self._epoch_dirty = True
-
-    def _bind_cached(self, start_slot, buffers, strides, offsets) -> bool:
-        """The common rebind: D3D11 form, plain ints, every (buffer, stride, offset) seen
-        before (so validated before). Returns False to take the full path."""
-        if (type(start_slot) is not int or (type(buffers) is not list and type(buffers) is not tuple)
-                or (type(strides) is not list and type(strides) is not tuple)
-                or (offsets is not None and type(offsets) is not list and type(offsets) is not tuple)
-                or start_slot < 0 or start_slot + len(buffers) > self._slot_count
-                or len(strides) < len(buffers)
-                or (offsets is not None and len(offsets) < len(buffers))):
-            return False
-        cache = self._view_cache
-        found = []
-        for i, b in enumerate(buffers):
-            stride = strides[i]
-            off = 0 if offsets is None else offsets[i]
-            if type(stride) is not int or type(off) is not int:
-                return False
-            v = cache.get((id(b), stride, off))
-            if v is None or v.buffer is not b:
-                return False
-            found.append(v)
-        if self._so_bound_buffers and any(id(v.buffer) in self._so_bound_buffers for v in found):
-            return False  # the full path warns and binds NULL
-        views, ids, pos = self._views, self._bound_ids, self._slot_pos
-        slot = start_slot
-        for v in found:
-            if views.get(slot) is not v:
-                views[slot] = v
-                j = pos.get(slot)
-                if j is not None:
-                    ids[j] = id(v)
-                self._dirty = True
-            slot += 1
-        return True
 
     def _check_vertex_buffer(self, slot: int, buf) -> None:
         if not isinstance(buf, Buffer) or buf.device is not self.device:
@@ -646,10 +652,10 @@ class Context:
                 and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
                 and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
                 and 0 <= si <= _U32 - ic + 1):
-            last_vertex = sv + vc - 1
-            for per_instance, rate, stride, extent, size in state.fast_bounds:
-                hi = (si + ((ic - 1) // rate if rate else 0)) if per_instance else last_vertex
-                if hi * stride + extent > size:
+            if sv + vc - 1 > state.fast_last_vertex:
+                return self.draw(DrawInstanced(vc, ic, sv, si))
+            for rate, last in state.fast_instances:
+                if si + ((ic - 1) // rate if rate else 0) > last:
                     break
             else:
                 # Encode inline (the hottest path of the package; see _ffi).
@@ -883,8 +889,16 @@ class Context:
                 (views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
                 for s in static.slots)
             state.native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in state.native_buffers)
-            state.fast_bounds = tuple((b.per_instance, b.rate, b.stride, b.extent, b.size)
-                                      for b in static.bounds)
+            # Per slot, the highest element index whose fetch stays inside the view (one
+            # comparison per draw instead of a bounds formula per slot).
+            last = {}
+            for b in static.bounds:
+                held = (-1 if b.extent > b.size else _U32 if b.stride == 0
+                        else (b.size - b.extent) // b.stride)
+                key = b.rate if b.per_instance else None
+                last[key] = min(last.get(key, held), held)
+            state.fast_last_vertex = last.pop(None, _U32)
+            state.fast_instances = tuple(last.items())
         if static.arena:
             layout_rows, pos = [], 0
             for slot in static.slots:
