@@ -1,0 +1,277 @@
+"""``gpuia layout FILE...``: input layouts and Stream Output declarations taken from C/C++ or
+JSON, resolved, linted, and (``--check``) run on the GPU against the CPU reference.
+
+For every array found (:func:`gpuia.source.extract`) it prints the location, the resolved table,
+the slot strides, the path each adapter's plan takes and why, the lint findings
+(:mod:`gpuia.lint`), and with ``--check`` one line per adapter and path from
+:func:`gpuia.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the generated
+case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
+
+Exit status: 2 when a file cannot be read or parsed, an array cannot be resolved, or D3D would
+reject an array (each prints one ``error:`` line on stderr); else 1 when a check found a
+CPU/GPU difference, or with ``--werror`` any warning; else 0.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
+from ..errors import GpuiaError, UnsupportedError
+
+__all__ = ["register", "run"]
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "layout", help="extract D3D input layouts and SO declarations from C/C++ or JSON, "
+                       "lint them, and cross-check them on the GPU")
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="C/C++ source or header, or JSON (case file, layout collection, element "
+                        "list)")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of text")
+    p.add_argument("--check", action="store_true",
+                   help="generate data for each array, run it on the adapters and compare with "
+                        "the CPU reference (exit 1 on a difference)")
+    p.add_argument("--path", choices=["all", "native", "pulling"], default="all",
+                   help="GPU paths --check runs (default all that apply)")
+    p.add_argument("--save-case", metavar="DIR",
+                   help="write one case file per valid array to DIR (<file stem>_<array>.json)")
+    p.add_argument("--no-gpu", action="store_true",
+                   help="plan and lint against WebGPU's default limits instead of an adapter")
+    p.add_argument("--werror", action="store_true", help="exit 1 when there is any warning")
+    p.add_argument("--assume-false", action="append", default=[], metavar="CONDITION",
+                   help="the text of an if condition to take as false where a vector is filled "
+                        "conditionally (repeatable; conditions are otherwise assumed true)")
+    p.add_argument("--vertices", type=int, default=64, metavar="N",
+                   help="vertices per instance of the generated data (64)")
+    p.add_argument("--instances", type=int, default=3, metavar="N",
+                   help="instances of the generated data (3)")
+    gpu_options(p, allow_all=True)
+    p.set_defaults(func=run)
+
+
+def _adapters(args):
+    """(labels and caps to plan with, devices to check on); raises GpuiaError."""
+    if args.no_gpu:
+        from ..lint import webgpu_default_caps
+
+        return [("WebGPU default limits", webgpu_default_caps())], []
+    from ..gpu import Device
+    from ..gpu.device import select_adapter, select_adapters
+
+    if args.adapter:
+        chosen = select_adapters(None if args.adapter == "all" else args.adapter,
+                                 args.gpu_backend)
+    else:
+        chosen = [select_adapter(None, args.gpu_backend)]
+    devices = []
+    for a in chosen:
+        try:
+            devices.append(Device(a))
+        except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
+            print(f"{a.summary}: unavailable: {' '.join(str(exc).split())}", file=sys.stderr)
+    if not devices:
+        raise UnsupportedError("no selected adapter could create a device (use --no-gpu to "
+                               "lint against WebGPU's default limits)")
+    return [(d.info["summary"], d.caps) for d in devices], devices
+
+
+def run(args) -> int:
+    if args.check and args.no_gpu:
+        error_line("layout", UnsupportedError("--check runs on a GPU; it cannot be combined "
+                                              "with --no-gpu"))
+        return EXIT_INVALID
+    if args.vertices < 1 or args.instances < 1:
+        error_line("layout", UnsupportedError("--vertices and --instances must be at least 1"))
+        return EXIT_INVALID
+    try:
+        adapters, devices = _adapters(args)
+    except GpuiaError as exc:
+        error_line("layout", exc)
+        return EXIT_INVALID
+    from ..source import extract
+
+    status = EXIT_OK
+    docs = []
+    save_dir = Path(args.save_case) if args.save_case else None
+    if save_dir is not None:
+        save_dir.mkdir(parents=True, exist_ok=True)
+    args.case_names = set()  # case names given so far: arrays of one name get their line added
+    for path in args.files:
+        try:
+            arrays = extract(path, assume_false=args.assume_false)
+        except GpuiaError as exc:
+            error_line(path, exc)
+            status = max(status, EXIT_INVALID)
+            continue
+        if not arrays and not args.json:
+            print(f"{path}: no D3D input-element arrays or SO declarations found")
+        for arr in arrays:
+            doc, code = _one(arr, args, adapters, devices, save_dir)
+            docs.append(doc)
+            status = max(status, code)
+    if args.json:
+        json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
+                   "arrays": docs}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return status
+
+
+def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
+    """Report one array; returns its JSON document and exit status."""
+    doc = {"file": arr.file, "line": arr.line, "column": arr.column, "name": arr.name,
+           "struct": arr.struct, "kind": arr.kind, "elements": arr.elements,
+           "notes": list(arr.notes), "error": None, "findings": [], "check": [],
+           "case_file": None}
+    out = None if args.json else []
+
+    def say(text=""):
+        if out is not None:
+            out.append(text)
+
+    count = "not resolved" if arr.error is not None else f"{len(arr.elements)} " + (
+        "elements" if arr.kind == "input_layout" else "entries")
+    say(f"== {arr.location}: {arr.name} ({arr.struct}, {count})")
+    for note in arr.notes:
+        say(f"  note: {note}")
+    if arr.error is not None:
+        doc["error"] = str(arr.error)
+        _flush(out, args)
+        error_line("layout", arr.error)
+        return doc, EXIT_INVALID
+    if arr.kind == "input_layout":
+        status, case = _layout(arr, args, adapters, doc, say)
+    else:
+        status, case = _so(arr, args, doc, say)
+    findings = doc["findings"]
+    errors = [f for f in findings if f["severity"] == "error"]
+    warnings = [f for f in findings if f["severity"] == "warning"]
+    say(f"lint: {len(errors)} error(s), {len(warnings)} warning(s)")
+    for f in findings:
+        say(f"  {f['code']} {f['name']}: {f['where']}: {f['message']}")
+    if errors:
+        _flush(out, args)
+        first = errors[0]
+        error_line("layout", GpuiaError(f"{arr.location}: array {arr.name}: {first['code']} "
+                                        f"{first['name']}: {first['where']}: "
+                                        f"{first['message']}"))
+        return doc, EXIT_INVALID
+    if warnings and args.werror:
+        status = max(status, EXIT_DIFF)
+    if case is not None and save_dir is not None:
+        target = save_dir / f"{case.name}.json"
+        target.write_text(json.dumps(case.source, indent=1) + "\n")
+        doc["case_file"] = str(target)
+        say(f"case: {target}")
+    if args.check:
+        if case is None:
+            say("check: not run: " + doc.get("check_skipped", "no case"))
+        else:
+            from ..crosscheck import cross_check
+
+            paths = ["native", "pulling"] if args.path == "all" else [args.path]
+            result = cross_check(case, devices, paths, capture_route=args.capture)
+            for line in result.lines:
+                doc["check"].append({"label": line.label, "status": line.status,
+                                     "detail": line.detail, "problems": line.problems})
+                say("check: " + line.text())
+            if not result.ok:
+                status = max(status, EXIT_DIFF)
+    _flush(out, args)
+    return doc, status
+
+
+def _flush(out, args) -> None:
+    if out is not None and not args.json:
+        print("\n".join(out))
+        print()
+        out.clear()
+
+
+def _case_name(arr, args) -> str:
+    """``<file stem>_<array>``, with ``_L<line>`` when that name was already given (C test
+    files often name every function's array alike)."""
+    from ..source.cases import case_name
+
+    name = case_name(arr)
+    if name in args.case_names:
+        name = f"{name}_L{arr.line}"
+    args.case_names.add(name)
+    return name
+
+
+def _layout(arr, args, adapters, doc, say):
+    from ..crosscheck import layout_case
+    from ..lint import lint_layout
+    from ..report import _render, layout_table
+    report = lint_layout(arr.elements, adapters, profile=arr.profile, strides=arr.strides)
+    doc["findings"] = [f.as_dict() for f in report.findings]
+    if report.layout is None:
+        return EXIT_OK, None
+    layout = report.layout
+    say(layout_table(layout))
+    rows = []
+    for s, info in layout.slots.items():
+        stride, origin = report.strides[s]
+        rows.append([str(s), "instance" if info.per_instance else "vertex", str(info.step_rate),
+                     str(info.extent), f"{stride} ({'from the source' if origin == 'source' else 'tightest: no stride in the source'})"])
+    say()
+    say(_render(["slot", "class", "step", "extent", "stride"], rows, right={0, 3}))
+    doc["resolved"] = [{"semantic": e.key, "format": e.format.name, "slot": e.slot,
+                        "offset": e.offset, "class": "instance" if e.per_instance else "vertex",
+                        "step_rate": e.step_rate} for e in layout.elements]
+    doc["slots"] = [{"slot": s, "stride": report.strides[s][0],
+                     "stride_from": report.strides[s][1], "extent": info.extent}
+                    for s, info in layout.slots.items()]
+    doc["paths"] = []
+    for label, path, reasons in report.plans:
+        doc["paths"].append({"adapter": label, "path": path, "reasons": reasons})
+        say(f"path on {label}: {path}")
+        for r in reasons or ["every slot is expressible natively"]:
+            say(f"  - {r}")
+    case = None
+    if args.check or args.save_case:
+        case = layout_case(layout, vertices=args.vertices, instances=args.instances,
+                           name=_case_name(arr, args))
+    return EXIT_OK, case
+
+
+def _so(arr, args, doc, say):
+    from ..lint import lint_so
+    from ..report import _render
+    from ..source.cases import so_case
+
+    report = lint_so(arr.elements, buffer_strides=arr.buffer_strides,
+                     rasterized_stream=arr.rasterized_stream)
+    doc["findings"] = [f.as_dict() for f in report.findings]
+    if report.resolved is None:
+        return EXIT_OK, None
+    rows = []
+    for slot in report.resolved.slots:
+        for e in slot.entries:
+            raw = arr.elements[e.index]
+            semantic = "(gap)" if e.is_gap else f"{raw['SemanticName']}{raw['SemanticIndex']}"
+            rows.append([str(e.index), str(raw["Stream"]), semantic, str(e.start_component),
+                         str(e.component_count), str(e.slot), str(e.byte_offset)])
+    rows.sort(key=lambda r: int(r[0]))
+    say(_render(["#", "stream", "semantic", "start", "count", "slot", "offset"], rows,
+                right={0, 1, 3, 4, 5, 6}))
+    say()
+    say(_render(["slot", "declared", "stride"],
+                [[str(s.slot), str(s.declared_size), f"{s.stride} ({report.strides_from})"]
+                 for s in report.resolved.slots], right={0, 1}))
+    say("signature: derived (each declared semantic a 4-component float output; SV_VertexID "
+        "and SV_InstanceID one uint)")
+    doc["slots"] = [{"slot": s.slot, "declared_size": s.declared_size, "stride": s.stride,
+                     "stride_from": report.strides_from} for s in report.resolved.slots]
+    if any(f.code == "W010" for f in report.findings):
+        doc["check_skipped"] = "entries on streams 1-3 need a geometry shader"
+        return EXIT_OK, None
+    case = None
+    if args.check or args.save_case:
+        case = so_case(arr, report.desc, vertices=args.vertices, instances=args.instances,
+                       name=_case_name(arr, args))
+    return EXIT_OK, case

@@ -1,0 +1,83 @@
+"""Case files for arrays taken from source code (``gpuia layout --check`` / ``--save-case``).
+
+An input layout becomes :func:`gpuia.crosscheck.layout_case` (random bytes, a point list, every
+slot bound with its tightest 4-byte-multiple stride). A Stream Output declaration alone has no
+layout, so :func:`so_case` builds one: an ``R32G32B32A32_FLOAT`` input element per declared
+(name, index) pair, finite values, and the pass-through shader, whose outputs are those elements
+(``SV_VertexID``/``SV_InstanceID`` are system values and come from the draw).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..case import Case, encode_data, load_case
+from ..streamout import SO_BUFFER_SLOT_COUNT
+from .model import SourceArray
+
+__all__ = ["case_name", "so_case", "SYSTEM_OUTPUTS"]
+
+SYSTEM_OUTPUTS = {"SV_VERTEXID": 1, "SV_INSTANCEID": 1}
+"""System values a vertex shader can stream out, with their component counts."""
+
+
+def case_name(arr: SourceArray) -> str:
+    """``<file stem>_<array name>`` with everything but letters, digits and ``_`` made ``_``."""
+    stem = re.sub(r"\W", "_", arr.file.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return f"{stem}_{re.sub(r'[^0-9A-Za-z_]', '_', arr.name)}"
+
+
+def declared_sizes(entries) -> dict[int, int]:
+    """Bytes per vertex declared for each output slot (gaps included, rulebook 8.5)."""
+    sizes: dict[int, int] = {}
+    for e in entries:
+        sizes[e.output_slot] = sizes.get(e.output_slot, 0) + 4 * e.component_count
+    return sizes
+
+
+def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, seed: int = 0,
+            name: str | None = None) -> Case:
+    """A case streaming ``vertices`` points per instance through ``desc`` (a validated
+    :class:`gpuia.StreamOutputDesc` of stream 0) with targets large enough for every vertex."""
+    rng = np.random.default_rng(seed)
+    layout, seen = [], set()
+    for e in desc.so_declaration:
+        if e.is_gap or e.semantic_name.upper() in SYSTEM_OUTPUTS:
+            continue
+        key = (e.semantic_name.upper(), e.semantic_index)
+        if key in seen:
+            continue
+        seen.add(key)
+        layout.append({"SemanticName": e.semantic_name, "SemanticIndex": e.semantic_index,
+                       "Format": "R32G32B32A32_FLOAT", "InputSlot": 0})
+    stride = 16 * len(layout)
+    # Quarter-integers in [-64, 64): finite, exact and not denormal, so the pass-through shader
+    # copies every bit unchanged.
+    values = (rng.integers(-256, 256, size=(vertices, 4 * len(layout))) / 4).astype(np.float32)
+    sizes = declared_sizes(desc.so_declaration)
+    # Without pBufferStrides a single slot's stride is its declared size (rulebook 8.8).
+    stride_of = {s: desc.buffer_strides[s] if desc.buffer_strides else sizes[s] for s in sizes}
+    targets = [{"slot": s, "size": stride_of[s] * vertices * instances}
+               for s in sorted(sizes) if s < SO_BUFFER_SLOT_COUNT]
+    doc = {
+        "gpuia_case": 1, "name": name or case_name(arr),
+        "description": f"{arr.struct} {arr.name} from {arr.location}, streamed by gpuia layout",
+        "input_layout": layout,
+        "vertex_buffers": [{"slot": 0, "stride": stride, "data": encode_data(values.tobytes())}]
+        if layout else [],
+        "primitive_topology": "POINTLIST",
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": vertices,
+                                   "InstanceCount": instances}},
+        "stream_output": {
+            "declaration": [{"Stream": e.stream, "SemanticName": e.semantic_name,
+                             "SemanticIndex": e.semantic_index,
+                             "StartComponent": e.start_component,
+                             "ComponentCount": e.component_count, "OutputSlot": e.output_slot}
+                            for e in desc.so_declaration],
+            "buffer_strides": list(desc.buffer_strides),
+            "rasterized_stream": desc.rasterized_stream,
+            "targets": targets},
+    }
+    return load_case(doc)

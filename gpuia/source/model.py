@@ -1,0 +1,82 @@
+"""What the source readers return: one :class:`SourceArray` per D3D array found, and the
+:class:`SourceError` raised for anything that cannot be resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import CaseError
+
+__all__ = ["SourceArray", "SourceError", "INPUT_FIELDS", "SO_FIELDS", "SO10_FIELDS", "StructKind",
+           "STRUCTS"]
+
+INPUT_FIELDS = ("SemanticName", "SemanticIndex", "Format", "InputSlot", "AlignedByteOffset",
+                "InputSlotClass", "InstanceDataStepRate")
+"""D3D12/D3D11/D3D10_INPUT_ELEMENT_DESC, in header order (d3d12.h, d3d11.h, d3d10.h)."""
+
+SO_FIELDS = ("Stream", "SemanticName", "SemanticIndex", "StartComponent", "ComponentCount",
+             "OutputSlot")
+"""D3D12/D3D11_SO_DECLARATION_ENTRY, in header order: checked in microsoft/DirectX-Headers
+include/directx/d3d12.h (and d3d12.idl) and in d3d11.h, both six fields, Stream first."""
+
+SO10_FIELDS = SO_FIELDS[1:]
+"""D3D10_SO_DECLARATION_ENTRY (d3d10.h) has no Stream: five fields, SemanticName first."""
+
+
+@dataclass(frozen=True)
+class StructKind:
+    """A D3D struct whose arrays are extracted: what it describes, the API profile its limits
+    come from, and its fields in C order (positional initializers follow it)."""
+
+    kind: str  # "input_layout" or "so_declaration"
+    profile: str  # gpuia.layout.PROFILES key
+    fields: tuple[str, ...]
+
+
+STRUCTS = {
+    "D3D12_INPUT_ELEMENT_DESC": StructKind("input_layout", "d3d12", INPUT_FIELDS),
+    "D3D11_INPUT_ELEMENT_DESC": StructKind("input_layout", "d3d11", INPUT_FIELDS),
+    "D3D10_INPUT_ELEMENT_DESC": StructKind("input_layout", "d3d10", INPUT_FIELDS),
+    "D3D12_SO_DECLARATION_ENTRY": StructKind("so_declaration", "d3d12", SO_FIELDS),
+    "D3D11_SO_DECLARATION_ENTRY": StructKind("so_declaration", "d3d11", SO_FIELDS),
+    "D3D10_SO_DECLARATION_ENTRY": StructKind("so_declaration", "d3d10", SO10_FIELDS),
+}
+
+
+class SourceError(CaseError):
+    """Something in a source file that gpuia cannot resolve. ``where`` names the place
+    (``file:line:column: array NAME: element 2: AlignedByteOffset``); ``rule`` says why."""
+
+
+@dataclass
+class SourceArray:
+    """One D3D input-element array or stream-output declaration found in a file.
+
+    ``elements`` are dicts with the D3D field names (the case-file form), every field present:
+    input elements with ``AlignedByteOffset`` ``"APPEND_ALIGNED_ELEMENT"`` or an integer and
+    ``InputSlotClass`` a classification name; SO entries with ``SemanticName`` None for a gap.
+    A value the C code gives that D3D would reject is kept as given, for the validation to
+    name. ``strides`` maps input slots to strides the source states (input layouts), or is
+    ``buffer_strides`` (SO: one per output slot). ``error`` is set, and ``elements`` empty, when
+    the array could not be resolved."""
+
+    kind: str
+    name: str
+    file: str
+    struct: str
+    profile: str = "d3d12"
+    line: int | None = None
+    column: int | None = None
+    elements: list[dict] = field(default_factory=list)
+    strides: dict[int, int] = field(default_factory=dict)
+    buffer_strides: tuple[int, ...] | None = None
+    rasterized_stream: int | None = None
+    notes: list[str] = field(default_factory=list)
+    error: SourceError | None = None
+
+    @property
+    def location(self) -> str:
+        """``file:line:column`` (1-based), or the file alone for entries of JSON files."""
+        if self.line is None:
+            return self.file
+        return f"{self.file}:{self.line}:{self.column}"
