@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -36,8 +37,10 @@ def _load(path: str):
     return load_case(Path(path))
 
 
-def _each_case(paths, action) -> int:
-    """Run ``action(path, case)`` for every case; invalid ones print their error line."""
+def _each_case(paths, action, progress=None, on_error=None) -> int:
+    """Run ``action(path, case)`` for every case; invalid ones print their error line (and are
+    passed to ``on_error(line)``). ``progress`` (a :class:`gpuia.progress.Progress`) counts the
+    cases."""
     status = EXIT_OK
     for path in paths:
         label = _case_label(path)
@@ -47,8 +50,21 @@ def _each_case(paths, action) -> int:
             status = max(status, action(path, case) or EXIT_OK)
         except (GpuiaError, MemoryError) as exc:
             error_line(getattr(exc, "case_name", label), exc)
+            if on_error is not None:
+                on_error(f"{getattr(exc, 'case_name', label)}: {' '.join(str(exc).split())}")
             status = EXIT_INVALID
+        if progress is not None:
+            progress.update(1, label)
     return status
+
+
+def _case_progress(args, desc: str):
+    """The progress over a command's cases: shown for several cases only, and only where
+    :func:`gpuia.progress.wanted` says so (``--progress``, or stderr a terminal)."""
+    from .progress import Progress, wanted
+
+    return Progress(len(args.cases), desc, "case",
+                    enabled=wanted(args.progress) and len(args.cases) > 1)
 
 
 def cmd_validate(args) -> int:
@@ -75,6 +91,7 @@ def cmd_run(args) -> int:
     out_dir = Path(args.out_dir) if args.out_dir else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
+    bar = _case_progress(args, "gpuia run")
 
     def action(path, case):
         device = _device(args) if args.backend == "gpu" else None
@@ -83,9 +100,10 @@ def cmd_run(args) -> int:
         ia = res.ia if args.backend == "gpu" else res
         if args.explain:
             if args.backend != "gpu":
-                print(f"{case.name}: cpu backend: the numpy reference (no GPU path)", file=sys.stderr)
+                bar.write(f"{case.name}: cpu backend: the numpy reference (no GPU path)",
+                          file=sys.stderr)
             for d, plan in enumerate(res.plans if args.backend == "gpu" else []):
-                print(f"{case.name}: draw {d}: {plan.explain()}", file=sys.stderr)
+                bar.write(f"{case.name}: draw {d}: {plan.explain()}", file=sys.stderr)
         if to_stdout:
             json.dump(doc, sys.stdout, indent=None if args.compact else 1)
             sys.stdout.write("\n")
@@ -95,23 +113,38 @@ def cmd_run(args) -> int:
             target.write_text(json.dumps(doc, indent=None if args.compact else 1) + "\n")
         if args.table:
             stats = ", ".join(f"{k} {v}" for k, v in doc["statistics"].items())
-            print(f"== {case.name}: {case.topology.name}, {len(case.draws)} draw(s), {stats} "
-                  f"[{doc['backend']}/{doc['path']}]")
-            print(layout_table(case.layout))
-            print()
-            print(invocation_table(ia, max_rows=args.rows, show_bits=args.bits))
+            lines = [(f"== {case.name}: {case.topology.name}, {len(case.draws)} draw(s), {stats} "
+                      f"[{doc['backend']}/{doc['path']}]"),
+                     layout_table(case.layout), "",
+                     invocation_table(ia, max_rows=args.rows, show_bits=args.bits)]
             if out_dir:
-                print(f"result: {target}")
-            print()
-    return _each_case(args.cases, action)
+                lines.append(f"result: {target}")
+            bar.write("\n".join(lines) + "\n")
+
+    with bar:
+        return _each_case(args.cases, action, bar)
+
+
+def _writable(option: str, target: str | None) -> None:
+    """Refuse before any GPU work an output file whose folder does not exist."""
+    if target is not None and not Path(target).resolve().parent.is_dir():
+        raise UnsupportedError(f"{option} {target}: the folder {Path(target).parent} does not "
+                               f"exist")
 
 
 def cmd_check(args) -> int:
     from .crosscheck import cross_check
     from .gpu import Device
     from .gpu.device import select_adapter, select_adapters
+    from .progress import LARGE_CASE_INVOCATIONS, Progress, wanted
 
     try:
+        _writable("--html", args.html)
+        _writable("--plot", args.plot)
+        if args.plot:
+            from .plot import require_matplotlib
+
+            require_matplotlib()  # before any GPU work: a missing extra is invalid input
         if args.adapter:
             adapters = select_adapters(None if args.adapter == "all" else args.adapter,
                                        args.gpu_backend)
@@ -120,25 +153,72 @@ def cmd_check(args) -> int:
     except GpuiaError as exc:
         error_line("check", exc)
         return EXIT_INVALID
-    devices = []
+    devices, unavailable = [], []
     for a in adapters:
         try:
             devices.append(Device(a))
         except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
+            unavailable.append(f"{a.summary}: {' '.join(str(exc).split())}")
             print(f"{a.summary}: unavailable: {' '.join(str(exc).split())}")
     if not devices:
         error_line("check", UnsupportedError("no selected adapter could create a device"))
         return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
+    keep = bool(args.html or args.plot)
+    views, series, errors = [], [], []
+    bar = _case_progress(args, "gpuia check")
+    show = wanted(args.progress)
 
     def action(path, case):
-        result = cross_check(case, devices, paths, capture_route=args.capture, table=args.table,
-                             rows=args.rows, max_invocations=args.max_invocations)
+        runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None)), case.name, "run",
+                        enabled=show and case.invocation_count >= LARGE_CASE_INVOCATIONS,
+                        nested=bar.enabled)
+        with runs:
+            result = cross_check(case, devices, paths, capture_route=args.capture,
+                                 table=args.table, rows=args.rows,
+                                 max_invocations=args.max_invocations, keep=keep,
+                                 on_run=lambda line: runs.update(1, line.path))
         if result.lines:
-            print(result.text())
+            bar.write(result.text())
+        if args.html:
+            views.append(_case_view(result, args.rows, show, bar.enabled))
+        if args.plot:
+            from .plot import error_series
+
+            series.extend(error_series([result]))
         return EXIT_OK if result.ok else EXIT_DIFF
 
-    return _each_case(args.cases, action)
+    with bar:
+        status = _each_case(args.cases, action, bar, errors.append)
+    try:
+        png = None
+        if args.plot:
+            from .plot import plot_png
+
+            png = plot_png(series)
+            Path(args.plot).write_bytes(png)
+        if args.html:
+            from .htmlreport import render_report
+
+            text = render_report(views, errors=errors, unavailable=unavailable, plot_png=png,
+                                 command=getattr(args, "command_line", None))
+            Path(args.html).write_text(text, encoding="utf-8")
+    except (OSError, GpuiaError) as exc:
+        error_line("check", exc)
+        return EXIT_INVALID
+    return status
+
+
+def _case_view(result, rows, show: bool, nested: bool):
+    """The HTML view of one case, with progress over its rows when there are many."""
+    from .htmlreport import case_view, select_rows
+    from .progress import Progress
+
+    total = sum(len(select_rows(ln.comparison, rows)) for ln in result.lines
+                if ln.comparison is not None)
+    with Progress(total, f"{result.case}: HTML rows", "row", enabled=show and total >= 100_000,
+                  nested=nested) as bar:
+        return case_view(result, rows, on_rows=bar.update)
 
 
 def cmd_adapters(args) -> int:
@@ -185,6 +265,12 @@ def gpu_options(p, allow_all: bool = False) -> None:
                         "(env GPUIA_BACKEND)")
 
 
+def progress_option(p) -> None:
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress on stderr over cases (and the runs of large cases); default: "
+                        "only when stderr is a terminal")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="gpuia",
@@ -215,6 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--compact", action="store_true", help="write JSON on one line")
     r.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N",
                    help=f"refuse cases delivering more vertices (default {DEFAULT_MAX_INVOCATIONS})")
+    progress_option(r)
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser("check", help="compare the CPU reference with every applicable GPU path "
@@ -226,6 +313,15 @@ def build_parser() -> argparse.ArgumentParser:
                                                         "differences")
     c.add_argument("--rows", type=int, default=32, metavar="N", help="rows per table (32)")
     c.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N")
+    c.add_argument("--html", metavar="FILE", default=None,
+                   help="also write a self-contained HTML report: adapters, layouts, CPU and GPU "
+                        "values side by side with differences highlighted, SO buffers "
+                        "(docs/reports.md)")
+    c.add_argument("--plot", metavar="FILE.png", default=None,
+                   help="also draw histograms of the per-component GPU error where a tolerance "
+                        "applies or values differ (needs the plot extra: matplotlib); embedded "
+                        "in --html too")
+    progress_option(c)
     gpu_options(c, allow_all=True)
     c.set_defaults(func=cmd_check)
 
@@ -243,7 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
+    args.command_line = shlex.join(["gpuia", *argv])
     try:
         return args.func(args)
     except BrokenPipeError:

@@ -27,7 +27,8 @@ import numpy as np
 
 from .report import _render, format_value
 
-__all__ = ["Comparison", "compare", "comparison_table", "compare_so"]
+__all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
+           "so_byte_differences"]
 
 
 @dataclass
@@ -41,6 +42,12 @@ class Comparison:
     missing: np.ndarray | None = None
     unexpected: int = 0
     tolerated: int = 0  # components accepted by the 1-ULP normalized-format tolerance
+    # key -> bool (n, 4): the components the 1-ULP tolerance accepted (differing, yet not a
+    # mismatch); only elements the tolerance applies to have an entry.
+    tolerated_mask: dict[str, np.ndarray] = field(default_factory=dict)
+    # key -> bool per invocation: the rows where the 1-ULP tolerance applies to that element
+    # (UNORM/SNORM elements of draws that took the native path).
+    tolerance_rows: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -96,11 +103,14 @@ def compare(ref, gpu, layout=None) -> Comparison:
         paths = np.array([p.path == "native" for p in gpu.plans] + [False])
         native_rows = paths[np.minimum(ref.draw.astype(np.int64), len(gpu.plans))]
     normalized = {e.key for e in layout.elements if e.format.is_normalized} if layout else set()
+    tolerated_mask, tolerance_rows = {}, {}
     for key, data in ref.inputs.items():
         m = _component_mismatch(data.bits, g.inputs[key].bits, data.type)
-        if key in normalized and native_rows is not None and m.any():
+        if key in normalized and native_rows is not None and native_rows.any():
+            tolerance_rows[key] = native_rows
             near = (_ulp_distance(data.bits, g.inputs[key].bits) <= 1) & native_rows[:, None]
-            tolerated += int((m & near).sum())
+            tolerated_mask[key] = m & near
+            tolerated += int(tolerated_mask[key].sum())
             m &= ~near
         mism[key] = m
         bad |= m.any(axis=1)
@@ -108,7 +118,35 @@ def compare(ref, gpu, layout=None) -> Comparison:
     bad |= ids
     missing = np.asarray(gpu.missing, dtype=bool)
     bad |= missing
-    return Comparison(n, bad, mism, ids, missing, int(gpu.unexpected), tolerated)
+    return Comparison(n, bad, mism, ids, missing, int(gpu.unexpected), tolerated, tolerated_mask,
+                      tolerance_rows)
+
+
+def component_errors(cpu_bits: np.ndarray, gpu_bits: np.ndarray,
+                     shader_type: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per-component error between two arrays of 32-bit patterns of one shader type, as
+    ``(ulp, absolute)`` arrays of the input's shape.
+
+    ``ulp``: for floats, the distance in float32 units in the last place on the ordered integer
+    line (+0 and -0 are both 0 there, so 0 apart though their patterns differ); 0 where both
+    are NaN (the comparison classes NaNs, rulebook 2.5). For integers, the difference of the
+    integer values.
+    ``absolute``: ``|gpu - cpu|`` of the values as float64; NaN where either float is NaN or
+    infinite (no finite distance exists), so callers drop those from magnitudes."""
+    a = np.asarray(cpu_bits, dtype=np.uint32)
+    b = np.asarray(gpu_bits, dtype=np.uint32)
+    if shader_type == "float":
+        ulp = _ulp_distance(a, b)
+        fa = a.view(np.float32).astype(np.float64)
+        fb = b.view(np.float32).astype(np.float64)
+        ulp = np.where(np.isnan(fa) & np.isnan(fb), 0, ulp)
+        with np.errstate(invalid="ignore"):
+            absolute = np.abs(fb - fa)
+        absolute[~(np.isfinite(fa) & np.isfinite(fb))] = np.nan
+        return ulp, absolute
+    view = np.int32 if shader_type == "sint" else np.uint32
+    ulp = np.abs(b.view(view).astype(np.int64) - a.view(view).astype(np.int64))
+    return ulp, ulp.astype(np.float64)
 
 
 def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
@@ -141,6 +179,16 @@ def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
     return text
 
 
+def so_byte_differences(cpu: bytes, gpu: bytes) -> np.ndarray:
+    """Byte offsets where two SO buffers differ; bytes present on one side only count as
+    differing."""
+    a = np.frombuffer(cpu, np.uint8)
+    b = np.frombuffer(gpu, np.uint8)
+    common = min(a.shape[0], b.shape[0])
+    diff = np.flatnonzero(a[:common] != b[:common])
+    return np.concatenate([diff, np.arange(common, max(a.shape[0], b.shape[0]))])
+
+
 def compare_so(ref, gpu) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
     (written and untouched alike), every BufferFilledSize and both statistics must be equal.
@@ -152,7 +200,7 @@ def compare_so(ref, gpu) -> list[str]:
             out.append(f"SO slot {slot}: buffer only on the {'GPU' if a is None else 'CPU'} side")
             continue
         if a != b:
-            diff = np.flatnonzero(np.frombuffer(a, np.uint8) != np.frombuffer(b, np.uint8))
+            diff = so_byte_differences(a, b)
             first = int(diff[0])
             word = first // 4 * 4
             out.append(f"SO slot {slot}: {diff.shape[0]} bytes differ, first at byte {first} "

@@ -6,6 +6,11 @@ table of the differing invocations, or SO problems), ``not applicable`` (the pat
 draw on this adapter, with the reason) or ``not compared`` (a Stream Output case whose vertex
 shader the CPU reference does not run). Comparison rules are those of :mod:`gpuia.compare`:
 bit-exact, except the documented 1-ULP tolerance on normalized components of the native path.
+
+With ``keep=True`` the result also keeps what the HTML report and the error plots need: the
+case, the CPU reference, every GPU result with its :class:`~gpuia.compare.Comparison`, the SO
+buffers of both sides and the facts of each adapter. It is off by default because a large
+capture's results would otherwise stay in memory after their comparison.
 """
 
 from __future__ import annotations
@@ -18,7 +23,13 @@ from .case import Case, encode_data, load_case
 from .errors import UnsupportedError
 from .runner import DEFAULT_MAX_INVOCATIONS
 
-__all__ = ["CheckLine", "CheckResult", "cross_check", "layout_case"]
+__all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case"]
+
+# The limits an adapter section of a report shows: those the GPU paths decide with most often.
+KEY_LIMITS = ("max_vertex_buffers", "max_vertex_attributes", "max_vertex_buffer_array_stride",
+              "max_storage_buffers_per_shader_stage", "max_storage_buffer_binding_size",
+              "max_buffer_size", "max_texture_dimension_2d", "vertex_writable_storage",
+              "indirect_first_instance")
 
 
 @dataclass
@@ -30,6 +41,13 @@ class CheckLine:
     detail: str
     table: str = ""  # the comparison table (differences only, unless all rows were asked for)
     problems: list[str] = field(default_factory=list)  # Stream Output differences
+    path: str = ""  # native, pulling, auto or "stream output"
+    adapter: str = ""  # the adapter's summary
+    # Kept only by cross_check(keep=True): the GPU run and its comparison (IA runs), or the
+    # GPU's Stream Output result (the stream output line).
+    gpu: object = field(default=None, repr=False)
+    comparison: object = field(default=None, repr=False)
+    so_gpu: object = field(default=None, repr=False)
 
     def text(self) -> str:
         lines = [f"{self.label}: {self.status}: {self.detail}"]
@@ -46,6 +64,12 @@ class CheckResult:
 
     case: str
     lines: list[CheckLine] = field(default_factory=list)
+    # Kept only by cross_check(keep=True): the parsed case, the CPU reference (IA and Stream
+    # Output) and adapter summary -> adapter_facts().
+    case_data: object = field(default=None, repr=False)
+    reference: object = field(default=None, repr=False)
+    so_reference: object = field(default=None, repr=False)
+    adapters: dict = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -59,14 +83,30 @@ class CheckResult:
         return "\n".join(line.text() for line in self.lines)
 
 
+def adapter_facts(device) -> dict:
+    """What a report says about the adapter behind a :class:`~gpuia.gpu.Device`: name, backend,
+    type, summary, driver (the adapter's description, e.g. the Mesa version), vendor and PCI
+    ids, the key limits (:data:`KEY_LIMITS`) and gpuia's known quirks of it."""
+    info = dict(getattr(device.adapter, "info", {}) or {})
+    caps = device.caps.as_dict()
+    return dict(device.info, driver=str(info.get("description", "") or "?"),
+                vendor=str(info.get("vendor", "") or "?"),
+                vendor_id=info.get("vendor_id"), device_id=info.get("device_id"),
+                limits={k: caps[k] for k in KEY_LIMITS}, quirks=list(caps["quirks"]))
+
+
 def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_route: str = "auto",
                 table: bool = False, rows: int | None = 32,
-                max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> CheckResult:
+                max_invocations: int = DEFAULT_MAX_INVOCATIONS, keep: bool = False,
+                on_run=None) -> CheckResult:
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
     ``paths``: any of ``native``, ``pulling``, ``auto``. ``table``: include the full table for
-    matching runs too (differing runs always carry theirs, up to ``rows`` rows). Invalid cases
-    raise before anything runs (from the reference); nothing here aborts the process."""
+    matching runs too (differing runs always carry theirs, up to ``rows`` rows). ``keep``: keep
+    the case, the reference and every GPU result in the :class:`CheckResult` (for reports).
+    ``on_run``: called with each :class:`CheckLine` as soon as its run is done (progress).
+    Invalid cases raise before anything runs (from the reference); nothing here aborts the
+    process."""
     from .compare import compare, compare_so, comparison_table
     from .gpu import run_case_gpu
     from .gpu.capture import run_case_so_gpu
@@ -76,31 +116,45 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     ref_so = reference_so(case, ref) if case.so is not None and case.vertex_shader is None \
         else None
     result = CheckResult(case.name)
+    if keep:
+        result.case_data, result.reference, result.so_reference = case, ref, ref_so
+
+    def add(line: CheckLine) -> None:
+        result.lines.append(line)
+        if on_run is not None:
+            on_run(line)
+
     for dev in devices:
+        summary = dev.info["summary"]
+        if keep:
+            result.adapters[summary] = adapter_facts(dev)
         for p in paths:
-            label = f"{case.name}: {dev.info['summary']}: {p}"
+            label = f"{case.name}: {summary}: {p}"
             try:
                 res = run_case_gpu(case, dev, p, ref, capture_route=capture_route)
             except UnsupportedError as e:
-                result.lines.append(CheckLine(label, "not applicable", str(e)))
+                add(CheckLine(label, "not applicable", str(e), path=p, adapter=summary))
                 continue
             cmp = compare(ref, res, case.layout)
             text = ""
             if not cmp.ok or table:
                 text = comparison_table(ref, res, cmp, max_rows=rows, only_differences=not table)
-            result.lines.append(CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(),
-                                          text))
+            add(CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, path=p,
+                          adapter=summary, gpu=res if keep else None,
+                          comparison=cmp if keep else None))
         if case.so_desc is not None:
-            label = f"{case.name}: {dev.info['summary']}: stream output"
+            label = f"{case.name}: {summary}: stream output"
             got = run_case_so_gpu(case, dev)
+            kept = got if keep else None
             if ref_so is None:
-                result.lines.append(CheckLine(
-                    label, "not compared", "the CPU reference runs only the pass-through shader"))
+                add(CheckLine(label, "not compared",
+                              "the CPU reference runs only the pass-through shader",
+                              path="stream output", adapter=summary, so_gpu=kept))
                 continue
             problems = compare_so(ref_so, got)
             stats = ", ".join(f"{k} {v}" for k, v in got.statistics.items())
-            result.lines.append(CheckLine(label, "DIFFERENT" if problems else "OK", stats,
-                                          problems=problems))
+            add(CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
+                          path="stream output", adapter=summary, so_gpu=kept))
     return result
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .formats import VERTEX_FORMATS
 
-__all__ = ["format_value", "invocation_table", "formats_table", "layout_table"]
+__all__ = ["format_value", "format_values", "invocation_table", "formats_table", "layout_table"]
 
 
 def format_value(bits: int, shader_type: str) -> str:
@@ -24,6 +24,30 @@ def format_value(bits: int, shader_type: str) -> str:
     if shader_type == "sint":
         return str(int(np.uint32(bits).view(np.int32)))
     return str(int(bits))
+
+
+def format_values(bits: np.ndarray, shader_type: str) -> list:
+    """:func:`format_value` over an array of 32-bit patterns (nested lists of the same strings,
+    in the array's shape), converting the array once instead of once per component."""
+    b = np.asarray(bits, dtype=np.uint32)
+    if shader_type == "float":
+        with np.errstate(invalid="ignore"):  # signalling NaN payloads widen quietly
+            values = b.view(np.float32).astype(np.float64).tolist()
+        fmt = _format_float
+    else:
+        values = (b.view(np.int32) if shader_type == "sint" else b).tolist()
+        fmt = str
+    if b.ndim == 0:
+        return fmt(values)
+
+    def walk(v):
+        return [walk(x) for x in v] if isinstance(v, list) else fmt(v)
+
+    return walk(values)
+
+
+def _format_float(v: float) -> str:
+    return "nan" if v != v else f"{v:.9g}"
 
 
 def _render(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
