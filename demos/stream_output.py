@@ -1,0 +1,213 @@
+"""The Stream Output demo: the teapot is transformed once by a vertex shader whose outputs Stream
+Output captures, then the captured buffer is drawn seven times with DrawAuto.
+
+**Once** (the first frame in a context): the mesh demo's teapot and multi-slot layout
+(``geometry.MESH_LAYOUT``) go through a vertex shader that fits the teapot to the unit box and
+twists it about its vertical axis (the angle grows with height; the constants come from a root
+constant buffer, which the Stream Output compute pass binds like the draw would). The pipeline
+state's Stream Output declaration captures, for every vertex of every triangle in D3D's order:
+
+=====  ===========  ===============  ======
+slot   semantic     components       offset
+=====  ===========  ===============  ======
+0      POSITION0    3 (x, y, z)      0
+0      NORMAL0      3 (x, y, z)      12
+0      TEXCOORD0    2 (u, v)         24
+=====  ===========  ===============  ======
+
+into one target of stride 32 with a D3D11-style counter kept by gpuia; the rasterized stream is
+``D3D12_SO_NO_RASTERIZED_STREAM``, so this draw draws nothing. The normal is turned by the twist
+at its vertex, which ignores the shear of the twist: close enough for lighting.
+
+**Every frame**: the target is unbound, its buffer bound at IA slot 0 with stride 32 under a
+plain single-slot layout (POSITION0/NORMAL0 R32G32B32_FLOAT at 0/12, TEXCOORD0 R32G32_FLOAT at 24)
+and ``DrawAuto`` draws it seven times, each with its own constant buffer placing one copy on a
+turning ring. DrawAuto's vertex count is computed on the GPU from the filled size; the draw is
+always pulled (its plan says why).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gpuia import (
+    SO_NO_RASTERIZED_STREAM,
+    IndexBufferView,
+    InputLayout,
+    StreamOutputBufferView,
+    StreamOutputDesc,
+)
+
+from .common import DSV_FORMAT, FPS, Demo, camera, run
+from .geometry import (
+    MESH_LAYOUT,
+    MESH_STRIDES,
+    mesh_vertex_buffers,
+    rotation_y,
+    scaling,
+    teapot,
+    translation,
+    wgsl_bytes,
+)
+from .mesh import PIXEL_SHADER, SCENE_WGSL, scene_constants
+
+__all__ = [
+    "AUTO_LAYOUT",
+    "COPIES",
+    "DEMO",
+    "SO_DESC",
+    "SO_STRIDE",
+    "StreamOutputDemo",
+    "render",
+]
+
+SO_STRIDE = 32
+COPIES = 7
+SO_DESC = StreamOutputDesc(
+    [{"SemanticName": "POSITION", "ComponentCount": 3},
+     {"SemanticName": "NORMAL", "ComponentCount": 3},
+     {"SemanticName": "TEXCOORD", "ComponentCount": 2}],
+    buffer_strides=[SO_STRIDE], rasterized_stream=SO_NO_RASTERIZED_STREAM)
+AUTO_LAYOUT = InputLayout([
+    {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
+    {"SemanticName": "NORMAL", "Format": "R32G32B32_FLOAT"},
+    {"SemanticName": "TEXCOORD", "Format": "R32G32_FLOAT"},
+])
+
+TWIST_SHADER = """
+struct Deform { model: mat4x4<f32>, twist: vec4<f32> }   // twist.x: radians per unit of height
+@group(3) @binding(0) var<uniform> deform: Deform;
+
+struct VSIn { POSITION: vec3<f32>, NORMAL: vec4<f32>, TEXCOORD0: vec2<f32> }
+struct VSOut { SV_Position: vec4<f32>, POSITION: vec3<f32>, NORMAL: vec3<f32>,
+               TEXCOORD0: vec2<f32> }
+
+fn turn_y(v: vec3<f32>, angle: f32) -> vec3<f32> {
+  let c = cos(angle);
+  let s = sin(angle);
+  return vec3<f32>(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
+}
+
+@vertex fn vs_main(input: VSIn) -> VSOut {
+  let p = (deform.model * vec4<f32>(input.POSITION, 1.0)).xyz;
+  let n = (deform.model * vec4<f32>(input.NORMAL.xyz * 2.0 - 1.0, 0.0)).xyz;
+  let angle = deform.twist.x * p.y;
+  var o: VSOut;
+  o.POSITION = turn_y(p, angle);
+  o.NORMAL = normalize(turn_y(n, angle));
+  o.TEXCOORD0 = input.TEXCOORD0;
+  o.SV_Position = vec4<f32>(o.POSITION, 1.0);
+  return o;
+}
+"""
+
+DRAW_SHADER = SCENE_WGSL + """
+struct VSIn { POSITION: vec3<f32>, NORMAL: vec3<f32>, TEXCOORD0: vec2<f32> }
+struct VSOut { SV_Position: vec4<f32>, NORMAL: vec3<f32>, TEXCOORD0: vec2<f32>,
+               TEXCOORD1: vec3<f32> }
+
+@vertex fn vs_main(input: VSIn) -> VSOut {
+  var o: VSOut;
+  let world = scene.model * vec4<f32>(input.POSITION, 1.0);
+  o.SV_Position = scene.view_proj * world;
+  o.NORMAL = (scene.model * vec4<f32>(input.NORMAL, 0.0)).xyz;
+  o.TEXCOORD0 = input.TEXCOORD0;
+  o.TEXCOORD1 = world.xyz;
+  return o;
+}
+"""
+
+TWIST = 2.6          # radians per unit of height
+RING_RADIUS = 1.9
+RING_SPIN = 0.4      # radians per second
+SEGMENTS = 6
+
+
+def copy_colors():
+    """One base colour per copy, around the colour wheel."""
+    import colorsys
+
+    return [colorsys.hsv_to_rgb(k / COPIES, 0.55, 0.95) for k in range(COPIES)]
+
+
+class StreamOutputDemo(Demo):
+    """See the module docstring."""
+
+    name = "stream_output"
+
+    def __init__(self, device, rtv_format, options=None):
+        from gpuia.gpu import PipelineState
+
+        super().__init__(device, rtv_format, options)
+        self.mesh = teapot(SEGMENTS)
+        slots = mesh_vertex_buffers(self.mesh)
+        self.vertex_buffers = [device.create_buffer(slots[s]) for s in sorted(slots)]
+        self.index_buffer = device.create_buffer(self.mesh.indices.ravel(), bind="index_buffer")
+        lo, hi = self.mesh.bounds()
+        fit = scaling(1.0 / float((hi - lo).max())) @ translation(*(-(lo + hi) / 2))
+        self.deform = device.create_buffer(
+            wgsl_bytes(fit) + np.array([TWIST, 0, 0, 0], np.float32).tobytes(),
+            bind="constant_buffer")
+        self.so_size = self.mesh.index_count * SO_STRIDE
+        self.so_buffer = device.create_buffer(size=self.so_size,
+                                              bind=("stream_output", "vertex_buffer"))
+        targets = dict(rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT)
+        self.so_pso = PipelineState(MESH_LAYOUT, vertex_shader=TWIST_SHADER, stream_output=SO_DESC,
+                                    constant_buffers=1, **targets)
+        self.draw_pso = PipelineState(AUTO_LAYOUT, vertex_shader=DRAW_SHADER,
+                                      pixel_shader=PIXEL_SHADER, cull_mode="BACK",
+                                      front_counter_clockwise=True, constant_buffers=1, **targets)
+        self.scenes = [device.create_buffer(scene_constants(np.eye(4), np.eye(4), (0, 0, 0)),
+                                            bind="constant_buffer") for _ in range(COPIES)]
+        self.streamed_in = None  # the context whose counter holds the filled size
+        self.so_lines: list[str] = []
+
+    def stream_out(self, ctx) -> None:
+        """The one Stream Output draw (see the module docstring)."""
+        ctx.set_pipeline_state(self.so_pso)
+        ctx.ia_set_primitive_topology("TRIANGLELIST")
+        ctx.set_graphics_root_constant_buffer_view(0, self.deform)
+        ctx.ia_set_vertex_buffers(0, self.vertex_buffers, [MESH_STRIDES[0], MESH_STRIDES[1]],
+                                  [0, 0])
+        ctx.ia_set_index_buffer(IndexBufferView(self.index_buffer, "R32_UINT"))
+        ctx.so_set_targets([StreamOutputBufferView(self.so_buffer, self.so_size)], offsets=[0])
+        plan = ctx.draw_indexed_instanced(self.mesh.index_count, 1, 0, 0, 0)
+        self.plans.append(("Stream Output pass (twist)", plan))
+        stats = ctx.so_statistics()
+        filled = ctx.so_filled_size(0)
+        ctx.so_set_targets([])
+        self.so_lines = [(
+            f"Stream Output: {stats['NumPrimitivesWritten']} triangles written "
+            f"({stats['PrimitivesStorageNeeded']} needed), BufferFilledSize {filled} bytes = "
+            f"{filled // SO_STRIDE} vertices of {SO_STRIDE} bytes")]
+        self.streamed_in = ctx
+
+    def draw(self, ctx, frame, aspect):
+        if self.streamed_in is not ctx:
+            self.stream_out(ctx)
+        view_proj, eye = camera(aspect, eye=(0.0, 2.2, 5.2), target=(0.0, -0.1, 0.0))
+        spin = RING_SPIN * frame / FPS
+        ctx.set_pipeline_state(self.draw_pso)
+        ctx.ia_set_primitive_topology("TRIANGLELIST")
+        ctx.ia_set_vertex_buffers(0, [self.so_buffer], [SO_STRIDE], [0])
+        for k, (cb, color) in enumerate(zip(self.scenes, copy_colors())):
+            angle = spin + 2 * np.pi * k / COPIES
+            model = (rotation_y(angle) @ translation(0.0, 0.0, RING_RADIUS)
+                     @ rotation_y(-2.2))
+            cb.write(scene_constants(view_proj, model, eye, color=color))
+            ctx.set_graphics_root_constant_buffer_view(0, cb)
+            plan = ctx.draw_auto()
+            if k == 0:
+                self.plans.append((f"DrawAuto x {COPIES}", plan))
+
+    def notes(self) -> list[str]:
+        return self.so_lines + super().notes()
+
+
+DEMO = StreamOutputDemo
+
+
+def render(device, size=(160, 120), frames: int = 1, options: dict | None = None) -> np.ndarray:
+    """The last of ``frames`` frames at ``size`` = (width, height), as an (h, w, 4) uint8
+    image."""
+    return run(StreamOutputDemo, device, size, frames, options)[0]

@@ -1,0 +1,263 @@
+"""The demos, ``gpuia demo``, the demo scripts and gpuia.image.
+
+Image regression: each demo is rendered headless at 160x120 on the test adapter (lavapipe in CI)
+and compared with ``tests/data/images/NAME.png`` (generated on lavapipe): a pixel differs when a
+channel is more than THRESHOLD away, and at most MAX_FRACTION of the pixels may differ. On a
+failure the test writes ``NAME.actual.png`` and ``NAME.diff.png`` (the difference, amplified)
+into its tmp_path and names them. ``GPUIA_REGENERATE_IMAGES=1 pytest tests/test_demos.py``
+rewrites the reference images from this run (then compares with what it wrote).
+
+Every demo also has checks that do not depend on a reference image: hand-derived facts about
+its picture and the paths its draws took.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuia.cli import main
+from gpuia.commands.demo import demo_module, demo_package, window_unavailable
+from gpuia.errors import UnsupportedError
+from gpuia.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png
+
+IMAGES = Path(__file__).resolve().parent / "data" / "images"
+SIZE = (160, 120)
+THRESHOLD = 2
+MAX_FRACTION = 0.002   # 38 of the 19200 pixels
+REGENERATE = os.environ.get("GPUIA_REGENERATE_IMAGES") == "1"
+NAMES = ["mesh", "instancing", "stream_output", "real_layouts"]
+
+common = demo_module("common")
+# The clear colour as an 8-bit UNORM target stores it: round(c * 255).
+CLEAR_8BIT = [round(c * 255) for c in common.CLEAR_COLOR]
+
+
+@pytest.fixture(scope="module")
+def rendered(gpu_device):
+    """Each demo's 160x120 image and its Demo object, rendered once for the module."""
+    out = {}
+    for name in NAMES:
+        out[name] = common.run(demo_module(name).DEMO, gpu_device, SIZE, 1)
+    return out
+
+
+# -- gpuia.image on synthetic images --------------------------------------------------------
+def _gray(h=4, w=5, v=100):
+    return np.full((h, w, 4), v, np.uint8)
+
+
+def test_compare_counts_pixels_over_the_threshold():
+    a, b = _gray(), _gray()
+    b[1, 2, 0] = 103          # one channel 3 away: over a threshold of 2
+    b[3, 4, 2] = 102          # 2 away: not over
+    d = compare_images(b, a, threshold=2, max_fraction=0.0)
+    assert (d.max_diff, d.over, d.ok) == (3, 1, False)
+    assert d.over_fraction == 1 / 20
+    assert d.mean_diff == pytest.approx(5 / (4 * 5 * 4))
+    assert compare_images(b, a, threshold=2, max_fraction=0.05).ok       # 1/20 allowed
+    assert compare_images(b, a, threshold=3).ok
+    assert "DIFFERENT: max 3, mean 0.0625, 1 pixels (5.000%) over 2" in d.summary()
+
+
+def test_compare_sizes_and_bad_arrays():
+    d = compare_images(_gray(4, 5), _gray(5, 4))
+    assert not d.ok and d.max_diff is None and "sizes differ (5x4 vs 4x5)" in d.summary()
+    with pytest.raises(ImageError, match="uint8"):
+        compare_images(np.zeros((4, 5, 4), np.float32), _gray())
+    with pytest.raises(ImageError, match="shape"):
+        as_rgba(np.zeros((4, 5), np.uint8))
+
+
+def test_rgb_gets_opaque_alpha():
+    rgb = np.zeros((2, 3, 3), np.uint8)
+    assert as_rgba(rgb)[..., 3].tolist() == [[255] * 3] * 2
+
+
+def test_diff_image_amplifies_and_marks_alpha():
+    a, b = _gray(), _gray()
+    b[0, 0, :3] = (110, 95, 100)    # differences 10, 5, 0 -> x8: 80, 40, 0
+    b[2, 2, 3] = 0                  # alpha differs: magenta
+    d = diff_image(a, b, gain=8)
+    assert d[0, 0].tolist() == [80, 40, 0, 255]
+    assert d[2, 2].tolist() == [255, 0, 255, 255]
+    assert d[1, 1].tolist() == [0, 0, 0, 255]
+    b[0, 0, 0] = 200                 # 100 x 8 clips at 255
+    assert diff_image(a, b)[0, 0, 0] == 255
+
+
+def test_png_round_trip(tmp_path):
+    img = np.random.default_rng(1).integers(0, 256, (7, 9, 4), dtype=np.uint8)
+    path = write_png(tmp_path / "sub" / "x.png", img)
+    assert np.array_equal(read_png(path), img)
+    (tmp_path / "bad.png").write_bytes(b"not a png")
+    with pytest.raises(ImageError, match="not a readable image"):
+        read_png(tmp_path / "bad.png")
+    with pytest.raises(ImageError, match="no such file"):
+        read_png(tmp_path / "missing.png")
+
+
+def test_png_without_pillow_names_the_extra(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    with pytest.raises(UnsupportedError, match=r"gpuia\[demo\]"):
+        write_png(tmp_path / "x.png", _gray())
+
+
+# -- image regression ----------------------------------------------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_image_matches_reference(name, rendered, tmp_path):
+    image = rendered[name][0]
+    ref_path = IMAGES / f"{name}.png"
+    if REGENERATE:
+        write_png(ref_path, image)
+    assert ref_path.is_file(), (f"no reference image {ref_path}; create it with "
+                                f"GPUIA_REGENERATE_IMAGES=1 pytest tests/test_demos.py")
+    d = compare_images(image, read_png(ref_path), THRESHOLD, MAX_FRACTION)
+    if not d.ok:
+        actual = write_png(tmp_path / f"{name}.actual.png", image)
+        diff = (write_png(tmp_path / f"{name}.diff.png", diff_image(image, read_png(ref_path)))
+                if d.max_diff is not None else None)
+        pytest.fail(f"{name}: {d.summary()}; actual image {actual}, difference {diff}; "
+                    f"regenerate with GPUIA_REGENERATE_IMAGES=1 if the change is intended")
+
+
+# -- what each picture must show, whatever the reference ------------------------------------
+def _background(image):
+    return np.all(np.abs(image.astype(int) - CLEAR_8BIT) <= 1, axis=2)
+
+
+def test_mesh_picture(rendered):
+    image, demo = rendered["mesh"]
+    assert image.shape == (120, 160, 4)
+    bg = _background(image)
+    assert bg[0, 0] and bg[0, -1] and bg[-1, 0] and bg[-1, -1]   # corners: the clear colour
+    assert not bg[60, 80]                                         # the teapot is in the middle
+    covered = 1 - bg.mean()
+    assert 0.10 < covered < 0.45, covered
+    teapot = image[~bg][:, :3].astype(int)
+    assert np.median(teapot[:, 0]) > np.median(teapot[:, 2])      # warm: red above blue
+    (_, plan), = demo.plans
+    # R10G10B10A2_UNORM normals cannot be fetched natively by wgpu-py 0.32
+    assert plan.path == "pulling" and "R10G10B10A2_UNORM" in plan.explain()
+
+
+def test_instancing_takes_both_paths(rendered):
+    image, demo = rendered["instancing"]
+    (_, native), (_, pulled) = demo.plans
+    assert native.path == "native"
+    assert pulled.path == "pulling" and "steps every 32 instances" in pulled.explain()
+    bg = _background(image)
+    left, right = ~bg[:, :80], ~bg[:, 80:]
+    assert left.mean() > 0.05 and right.mean() > 0.05       # both halves drawn
+
+
+def test_stream_output_counts(rendered):
+    _, demo = rendered["stream_output"]
+    # teapot(6): 32 patches x 2 x 6 x 6 triangles, minus 6 on each of the 8 collapsed edges
+    triangles = 32 * 2 * 36 - 8 * 6
+    assert triangles == 2256
+    notes = "\n".join(demo.notes())
+    assert f"{triangles} triangles written ({triangles} needed)" in notes
+    assert f"BufferFilledSize {triangles * 3 * 32} bytes" in notes
+    assert any("DrawAuto" in plan.explain() for _, plan in demo.plans)
+
+
+def test_real_layouts_verdicts(rendered):
+    _, demo = rendered["real_layouts"]
+    lines = demo.verdicts()
+    assert len(lines) == 23
+    refused = [line for line in lines if "refused by CreateInputLayout" in line]
+    assert len(refused) == 1 and refused[0].startswith("meshshader_model_attributes:")
+    assert "InstanceDataStepRate=1" in refused[0] and "rulebook 3.6" in refused[0]
+    others = [line for line in lines if line not in refused]
+    assert all(": OK: " in line and "pulling OK" in line for line in others), lines
+    assert demo.differences == 0
+    assert len(demo.plans) == 22
+
+
+# -- the package and the command -----------------------------------------------------------
+def test_every_listed_demo_has_its_interface():
+    pkg = demo_package()
+    assert pkg.__name__ == "gpuia._demos" and list(pkg.DEMOS) == NAMES
+    for name in NAMES:
+        mod = demo_module(name)
+        assert issubclass(mod.DEMO, common.Demo) and callable(mod.render)
+
+
+def test_demo_command_headless(tmp_path, capsys):
+    out = tmp_path / "t.png"
+    assert main(["demo", "instancing", "--headless", "--out", str(out), "--size", "64x48"]) == 0
+    text = capsys.readouterr().out
+    assert read_png(out).shape == (48, 64, 4)
+    assert "headless: asked for with --headless" in text and f"picture: {out.resolve()}" in text
+    assert "path: native" in text and "path: pulling" in text
+
+
+def test_demo_command_mesh_file(tmp_path, capsys):
+    obj = tmp_path / "tetra.obj"
+    obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    out = tmp_path / "m.png"
+    assert main(["demo", "--headless", "--mesh", str(obj), "--out", str(out),
+                 "--size", "48x32", "--frames", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "tetra (4 triangles)" in text and "frame 2" in text
+    assert not _background(read_png(out)).all()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["demo", "teapots"], "NAME='teapots'"),
+    (["demo", "--size", "0x10"], "--size='0x10'"),
+    (["demo", "--size", "big"], "WIDTHxHEIGHT"),
+    (["demo", "--frames", "0"], "--frames='0'"),
+    (["demo", "instancing", "--mesh", "x.obj"], "only the mesh demo"),
+    (["demo", "--out", "x.jpg"], "name a .png file"),
+    (["demo", "--mesh", "/nonexistent/x.obj"], "no such file"),
+])
+def test_demo_command_bad_arguments(argv, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv + ["--headless"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: demo: ") and message in err[0]
+    assert not list(tmp_path.iterdir())
+
+
+def test_demo_command_without_pillow(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "PIL", None)
+    assert main(["demo", "--headless", "--out", str(tmp_path / "x.png")]) == 2
+    assert "gpuia[demo]" in capsys.readouterr().err
+
+
+def test_window_availability(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert "no display" in window_unavailable()
+    monkeypatch.setenv("DISPLAY", ":99")
+    monkeypatch.setitem(sys.modules, "glfw", None)
+    assert "gpuia[window]" in window_unavailable()
+
+
+# -- the scripts ---------------------------------------------------------------------------
+def test_render_all_and_image_diff(tmp_path, capsys):
+    render_all, image_diff = demo_module("render_all"), demo_module("image_diff")
+    a = tmp_path / "a"
+    assert render_all.main(["--out", str(a), "--size", "40x30", "--only", "mesh,stream_output"]) == 0
+    assert sorted(p.name for p in a.iterdir()) == ["mesh.png", "notes.txt", "stream_output.png"]
+    notes = (a / "notes.txt").read_text()
+    assert notes.startswith("adapter: ") and "== stream_output: stream_output.png" in notes
+    b = tmp_path / "b"
+    b.mkdir()
+    img = read_png(a / "mesh.png")
+    img[0, 0, 1] = (int(img[0, 0, 1]) + 50) % 256     # one channel of one pixel moved by 50
+    write_png(b / "mesh.png", img)
+    write_png(b / "extra.png", img)
+    capsys.readouterr()
+    assert image_diff.main([str(a), str(b), "--diff-dir", str(tmp_path / "d")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # 50 over 40 x 30 x 4 channels; 1 of 1200 pixels
+    assert out[0] == (f"mesh.png: 40x30: max 50, mean {50 / 4800:.4f}, 1 pixels (0.083%) over 2")
+    assert out[1:] == [f"stream_output.png: only in {a}", f"extra.png: only in {b}"]
+    assert (tmp_path / "d" / "mesh.diff.png").is_file()
+    assert image_diff.main([str(a), str(tmp_path / "missing")]) == 2
+    assert render_all.main(["--out", str(a), "--only", "nope"]) == 2
