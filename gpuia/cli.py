@@ -265,6 +265,13 @@ def gpu_options(p, allow_all: bool = False) -> None:
                         "(env GPUIA_BACKEND)")
 
 
+def _row_count(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: a row count is 0 or more")
+    return value
+
+
 def progress_option(p) -> None:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress on stderr over cases (and the runs of large cases); default: "
@@ -296,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out-dir", metavar="DIR", help="write DIR/<case stem>.json per case")
     r.add_argument("--table", action="store_true",
                    help="print the layout and a per-invocation table instead of JSON on stdout")
-    r.add_argument("--rows", type=int, default=32, metavar="N", help="rows of --table (32)")
+    r.add_argument("--rows", type=_row_count, default=32, metavar="N", help="rows of --table (32)")
     r.add_argument("--bits", action="store_true", help="--table shows bit patterns in hex")
     r.add_argument("--compact", action="store_true", help="write JSON on one line")
     r.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N",
@@ -311,7 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GPU paths to check (default all that apply)")
     c.add_argument("--table", action="store_true", help="print every invocation, not only "
                                                         "differences")
-    c.add_argument("--rows", type=int, default=32, metavar="N", help="rows per table (32)")
+    c.add_argument("--rows", type=_row_count, default=32, metavar="N",
+                   help="rows per table (32); the HTML report adds every differing row")
     c.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N")
     c.add_argument("--html", metavar="FILE", default=None,
                    help="also write a self-contained HTML report: adapters, layouts, CPU and GPU "

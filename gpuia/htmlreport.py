@@ -14,7 +14,7 @@ differing one wherever it is, plus the first ``rows`` whose differences the tole
 the number left out is stated. Every string from a case (names, semantics, descriptions, errors)
 is HTML-escaped.
 
-The module is in two layers: ``*_view`` functions turn check results into plain dataclasses
+The module is in two layers: :func:`case_view` turns a check result into plain dataclasses
 (what to show, with a state per value: ``same``, ``diff``, ``tol``, ``nan``, ``missing``), and
 ``_render_*`` functions turn those into HTML through :class:`string.Template` s and two small
 helpers, :func:`esc` and :func:`tag`. Results must come from ``cross_check(keep=True)``.
@@ -26,7 +26,6 @@ import base64
 import datetime
 import html
 from dataclasses import dataclass, field
-from pathlib import Path
 from string import Template
 
 import numpy as np
@@ -35,8 +34,8 @@ from . import __version__
 from .compare import so_byte_differences
 from .report import format_values
 
-__all__ = ["Html", "esc", "tag", "void", "case_view", "select_rows", "report_views", "render_report", "write_report",
-           "SO_ROW_BYTES"]
+__all__ = ["Html", "esc", "tag", "void", "case_view", "select_rows", "report_views",
+           "render_report", "SO_ROW_BYTES"]
 
 SO_ROW_BYTES = 16  # bytes per hex dump row
 
@@ -739,16 +738,3 @@ def render_report(views: list[CaseView], *, title: str = "gpuia check report",
                  summary=summary, problems=problems,
                  adapters=_adapter_table(list(adapters.values()), full=True), plot=plot,
                  cases=cases, script=Html(SCRIPT))
-
-
-def write_report(path, results, *, rows: int | None = 32, errors=(), unavailable=(),
-                 plot_png: bytes | None = None, command: str | None = None,
-                 on_rows=None) -> Path:
-    """Write the report of kept check results to ``path`` (UTF-8); returns the path.
-    ``on_rows(n)`` is called as invocation rows are prepared (progress)."""
-    views = report_views(results, rows, on_rows)
-    text = render_report(views, errors=list(errors), unavailable=list(unavailable),
-                         plot_png=plot_png, command=command)
-    path = Path(path)
-    path.write_text(text, encoding="utf-8")
-    return path
