@@ -1,7 +1,7 @@
 """``gpuia layout``: arrays taken from C/C++ and JSON, linted, saved as cases and checked on the GPU.
 
 The C/C++ files in tests/data/layouts reconstruct the arrays of the real-world sources that
-/work/shared/reference/real-layouts.json and real-so-decls.json transcribe (DirectX-Graphics-
+the project's reference files real-layouts.json and real-so-decls.json transcribe (DirectX-Graphics-
 Samples, MiniEngine, DirectXTK12, Dear ImGui, vkd3d-proton, GlareEngine). Those JSON files are
 the independent source the extracted elements are compared with; offsets are compared with the
 values the JSON notes state or the rulebook (3.4) derives by hand.
@@ -20,11 +20,10 @@ from gpuia.lint import LINT_CODES, lint_layout, webgpu_default_caps
 from gpuia.source import SourceError, extract
 
 DATA = Path(__file__).parent / "data" / "layouts"
-SHARED = Path("/work/shared/reference")
-if not SHARED.is_dir():  # CI runs from a clone with shared/ beside the repository
-    SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference"
-REAL_LAYOUTS = SHARED / "real-layouts.json"
-REAL_SO = SHARED / "real-so-decls.json"
+# Copies of shared/reference/real-layouts.json and real-so-decls.json, kept with the tests so
+# they run wherever the repository is cloned.
+REAL_LAYOUTS = DATA / "reference" / "real-layouts.json"
+REAL_SO = DATA / "reference" / "real-so-decls.json"
 
 # JSON entry -> (file, array name, which array of that name in the file, conditions taken false)
 LAYOUT_SOURCES = {
@@ -172,9 +171,14 @@ void f(bool wide) {
 }
 const D3D10_SO_DECLARATION_ENTRY so10[] = { { "SV_POSITION", 0, 0, 4, 0 }, { NULL, 0, 0, 2, 0 } };
 void g(ID3D10Device* d) { d->CreateGeometryShaderWithStreamOutput(code, size, so10, 2, 24, &gs); }
+const D3D11_SO_DECLARATION_ENTRY so11[] = { { 0, "POSITION", 0, 0, 3, 0 }, { 0, "COLOR", 0, 0, 4, 1 } };
+UINT strides11[2] = { 12, 16 };
+void h(ID3D11Device* d) { d->CreateGeometryShaderWithStreamOutput(code, size, so11, 2, strides11, 2, D3D11_SO_NO_RASTERIZED_STREAM, nullptr, &gs); }
 ''')
     arrays = {a.name: a for a in extract(src)}
-    assert set(arrays) == {"arr", "v", "so10"}
+    assert set(arrays) == {"arr", "v", "so10", "so11"}
+    assert (arrays["so11"].buffer_strides, arrays["so11"].rasterized_stream) == ((12, 16),
+                                                                                 0xFFFFFFFF)
     a = arrays["arr"]
     assert a.struct == "D3D11_INPUT_ELEMENT_DESC" and a.profile == "d3d11"
     assert [(e["SemanticName"], e["Format"], e["InputSlot"], e["AlignedByteOffset"],
@@ -213,6 +217,14 @@ def test_unresolvable_names_file_line_column_array_and_field(name, line, column,
 
 def test_offsetof_of_a_struct_in_the_file():
     assert _array("unresolved.cpp", "known_struct").elements[0]["AlignedByteOffset"] == 12
+
+
+def test_missing_source_extra_names_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "tree_sitter_cpp", None)  # import fails as if not installed
+    from gpuia.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match=r"'source' extra .*tree-sitter-cpp"):
+        extract(DATA / "TextRenderer.cpp")
 
 
 def test_unreadable_file():
@@ -288,7 +300,7 @@ def test_cli_report_and_exit_0(capsys):
 
 
 def test_cli_d3d_rejection_exit_2_one_error_line(capsys):
-    code, out, err = run_cli(capsys, DATA / "MeshletModel.cpp", "--no-gpu")
+    code, _, err = run_cli(capsys, DATA / "MeshletModel.cpp", "--no-gpu")
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: layout: ")
@@ -347,7 +359,7 @@ def test_cli_subprocess_missing_file_no_traceback(tmp_path):
 
 def test_save_case_round_trip_through_validate(capsys, tmp_path):
     out_dir = tmp_path / "cases"
-    code, out, err = run_cli(capsys, DATA / "d3d12_pso.c", DATA / "InputLayout.cpp", "--no-gpu",
+    code, _, err = run_cli(capsys, DATA / "d3d12_pso.c", DATA / "InputLayout.cpp", "--no-gpu",
                              "--save-case", out_dir)
     assert code == 0, err
     saved = sorted(p.name for p in out_dir.iterdir())

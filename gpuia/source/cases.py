@@ -17,7 +17,7 @@ from ..case import Case, encode_data, load_case
 from ..streamout import SO_BUFFER_SLOT_COUNT
 from .model import SourceArray
 
-__all__ = ["case_name", "so_case", "SYSTEM_OUTPUTS"]
+__all__ = ["case_name", "declared_sizes", "so_case", "SYSTEM_OUTPUTS"]
 
 SYSTEM_OUTPUTS = {"SV_VERTEXID": 1, "SV_INSTANCEID": 1}
 """System values a vertex shader can stream out, with their component counts."""

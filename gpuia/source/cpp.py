@@ -266,7 +266,10 @@ class _Reader:
         if depth > 64:
             raise _Unresolved(node, "constant definitions nest too deeply (a recursive macro?)")
         env = env or {}
-        ev = lambda n: self.evaluate(n, env, depth + 1)  # noqa: E731
+
+        def ev(n):
+            return self.evaluate(n, env, depth + 1)
+
         t = node.type
         if _has_error(node):
             raise _Unresolved(node, f"`{_squash(_text(node))}` does not parse")
