@@ -21,7 +21,8 @@ names the repository, commit, file and symbol it was transcribed from). For each
   is per instance (MiniEngine's glyphs) draws one quad per instance as a 4-vertex strip around
   it; a layout without a position draws a 4 × 4 grid of such quads placed by SV_InstanceID. The
   vertex shader is generated from the layout: position from the position element, colour from
-  the first of COLOR, NORMAL, TEXCOORD or any other element.
+  the first of COLOR, NORMAL, TEXCOORD or any other element. Only layouts whose position has a
+  z test depth; 2-D ones (imgui's UI vertices, the quads) draw in API order.
 * **Verdict.** The same bytes and draw, as a gpuia case, go through ``gpuia.crosscheck`` on the
   same device, on both GPU paths: one line per layout says whether what the GPU's vertex shaders
   received matches the reference.
@@ -98,6 +99,7 @@ class Prepared:
     count: int = 0            # index count (indexed) or vertex count per instance
     instances: int = 1
     vertex_shader: str = ""
+    depth: bool = True        # depth test on: only for positions with a z
 
     def case(self):
         """The same bytes and draw as a gpuia case (for the cross-check)."""
@@ -258,6 +260,9 @@ def prepare(entry: dict) -> Prepared:
                                  info.per_instance, attrs) for e in info.elements}
         p.slot_bytes[slot] = pack_records(lay, slot, p.strides[slot], rows, values)
     block = p.instances == BLOCK_INSTANCES and p.indices is not None
+    # A 2-D position (imgui's) puts every triangle at one depth, where a depth test would pick
+    # the winner by rounding; such layouts draw in API order, as imgui itself does.
+    p.depth = position is not None and position.format.component_count >= 3
     p.vertex_shader = _vertex_shader(lay, position, block)
     return p
 
@@ -295,7 +300,8 @@ class RealLayoutsDemo(Demo):
             cb = device.create_buffer(wgsl_bytes(np.eye(4)), bind="constant_buffer")
             pso = PipelineState(p.layout, vertex_shader=p.vertex_shader,
                                 pixel_shader=PIXEL_SHADER, rtv_formats=(rtv_format,),
-                                dsv_format=DSV_FORMAT, cull_mode="NONE", constant_buffers=1)
+                                dsv_format=DSV_FORMAT, cull_mode="NONE", depth_enable=p.depth,
+                                constant_buffers=1)
             self.gpu.append((buffers, ib, cb, pso))
 
     def draw(self, ctx, frame, aspect):

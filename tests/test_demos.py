@@ -107,7 +107,13 @@ def test_png_without_pillow_names_the_extra(tmp_path, monkeypatch):
 
 # -- image regression ----------------------------------------------------------------------
 @pytest.mark.parametrize("name", NAMES)
-def test_image_matches_reference(name, rendered, tmp_path):
+def test_image_matches_reference(name, rendered, tmp_path, gpu_device):
+    # The references are lavapipe's pictures. Other adapters rasterize edges differently (an
+    # H200 differs in up to 0.22% of the pixels: docs/demos.md), so there the semantic tests
+    # below are the check, and this one says why it does not apply.
+    if "llvmpipe" not in gpu_device.info["summary"]:
+        pytest.skip(f"the reference images are lavapipe's; this adapter is "
+                    f"{gpu_device.info['summary']}")
     image = rendered[name][0]
     ref_path = IMAGES / f"{name}.png"
     if REGENERATE:
