@@ -22,10 +22,23 @@ def test_ci_runs_the_readme_test_command():
     assert _commands()[1] in ci.splitlines()
 
 
-def test_main_job_inputs_exist():
+def test_main_job_is_the_default_demo_headless():
     main = _commands()[0]
-    assert "examples/cases/*.json" in main
-    assert list((ROOT / "examples" / "cases").glob("*.json"))
+    assert main.endswith(".venv/bin/gpuia demo --headless")
+
+
+def test_main_job_runs_and_says_where_the_picture_is(gpu_device, tmp_path):
+    """The main command's gpuia part, run as a newcomer would (in a fresh folder), writes a PNG
+    and prints its path."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "gpuia", "demo", "--headless", "--size", "160x120"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    png = tmp_path / "gpuia-demo-mesh.png"
+    assert f"picture: {png}" in proc.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_readme_python_example_runs(gpu_device):
