@@ -201,8 +201,12 @@ def test_srgb_target_encodes(gpu_device):
     ctx.om_set_render_targets([rt])
     ctx.clear_render_target_view(rt, (0.5, 0.0, 1.0, 0.5))
     ctx.flush()
-    # sRGB(0.5) = 1.055 * 0.5 ** (1 / 2.4) - 0.055 = 0.73536 -> 187.5 -> 188; alpha stays linear.
-    assert (rt.read() == (188, 0, 255, 128)).all()
+    # sRGB(0.5) = 1.055 * 0.5 ** (1 / 2.4) - 0.055 = 0.735357 -> 187.516 of 255. D3D's data
+    # conversion rules allow FLOAT -> SRGB a 0.6 ULP tolerance, so 187 (the H200) and 188 (the
+    # correctly rounded value, lavapipe) are both right, and nothing else; alpha stays linear.
+    img = rt.read()
+    assert img[..., 0].min() >= 187 and img[..., 0].max() <= 188
+    assert (img[..., 1:] == (0, 255, 128)).all()
 
 
 def test_constant_buffer_feeds_both_stages_and_updates(scene):
