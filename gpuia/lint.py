@@ -89,8 +89,20 @@ class Finding:
                 "where": self.where, "message": self.message}
 
 
+class _Findings:
+    """``errors`` and ``warnings`` of a lint result's ``findings``."""
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+
 @dataclass
-class LayoutLint:
+class LayoutLint(_Findings):
     """The lint of one input layout. ``layout`` is None when D3D rejects it. ``strides`` maps
     each used slot to (stride, where it came from: ``source`` or ``tightest``). ``plans`` holds
     (adapter label, path, reasons) per adapter; path ``none`` when no gpuia path can run it."""
@@ -100,17 +112,9 @@ class LayoutLint:
     strides: dict[int, tuple[int, str]] = field(default_factory=dict)
     plans: list[tuple[str, str, list[str]]] = field(default_factory=list)
 
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "warning"]
-
 
 @dataclass
-class SOLint:
+class SOLint(_Findings):
     """The lint of one SO declaration: the validated ``desc`` (stream-0 form, strides filled in)
     and its resolution, both None when rejected; ``strides_from`` says where strides came from."""
 
@@ -118,14 +122,6 @@ class SOLint:
     resolved: object | None
     findings: list[Finding] = field(default_factory=list)
     strides_from: str = "source"
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "warning"]
 
 
 def webgpu_default_caps():

@@ -44,15 +44,22 @@ _SO_DEFAULTS = {"Stream": 0, "SemanticName": None, "SemanticIndex": 0, "StartCom
 _CLASS_ALIASES = {"PER_VERTEX": "PER_VERTEX_DATA", "PER_INSTANCE": "PER_INSTANCE_DATA"}
 
 
-def _input_element(raw, where: str) -> dict:
+def _fields(raw, where: str, what: str, defaults: dict, snake: dict, fields) -> dict:
+    """``raw`` (D3D or snake_case field names) over ``defaults``; unknown fields refused."""
     if not isinstance(raw, dict):
-        raise SourceError(where, "expected an object (an input element)")
-    out = dict(_INPUT_DEFAULTS)
+        raise SourceError(where, f"expected an object (a {what})")
+    out = dict(defaults)
     for key, value in raw.items():
-        name = _SNAKE_INPUT.get(key, key)
-        if name not in INPUT_FIELDS:
-            raise SourceError(f"{where}.{key}", "not a D3D12_INPUT_ELEMENT_DESC field")
+        name = snake.get(key, key)
+        if name not in fields:
+            raise SourceError(f"{where}.{key}", f"not a {what} field")
         out[name] = value
+    return out
+
+
+def _input_element(raw, where: str) -> dict:
+    out = _fields(raw, where, "D3D12_INPUT_ELEMENT_DESC", _INPUT_DEFAULTS, _SNAKE_INPUT,
+                  INPUT_FIELDS)
     if "SemanticName" not in out:
         raise SourceError(where, "missing SemanticName")
     if out["AlignedByteOffset"] == "APPEND_ALIGNED":
@@ -63,14 +70,7 @@ def _input_element(raw, where: str) -> dict:
 
 
 def _so_entry(raw, where: str) -> dict:
-    if not isinstance(raw, dict):
-        raise SourceError(where, "expected an object (an SO declaration entry)")
-    out = dict(_SO_DEFAULTS)
-    for key, value in raw.items():
-        name = _SNAKE_SO.get(key, key)
-        if name not in SO_FIELDS:
-            raise SourceError(f"{where}.{key}", "not a D3D12_SO_DECLARATION_ENTRY field")
-        out[name] = value
+    out = _fields(raw, where, "D3D12_SO_DECLARATION_ENTRY", _SO_DEFAULTS, _SNAKE_SO, SO_FIELDS)
     return {f: out[f] for f in SO_FIELDS}
 
 
