@@ -42,3 +42,12 @@ class CaseError(GpuiaError, ValueError):
 
 class UnsupportedError(GpuiaError, NotImplementedError):
     """Valid D3D input that no gpuia path can run on the chosen backend or adapter."""
+
+
+class DeviceLostError(GpuiaError, RuntimeError):
+    """The GPU device was lost (destroyed, reset or removed): nothing more runs on it; create a
+    new :class:`gpuia.gpu.Device`."""
+
+
+class GpuOutOfMemoryError(GpuiaError, MemoryError):
+    """The adapter could not allocate what a call needed (buffer, texture, pipeline)."""

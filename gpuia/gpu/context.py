@@ -27,6 +27,7 @@ bound as NULL in the IA, with a warning (IASetVertexBuffers remark).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from dataclasses import dataclass, field
 
@@ -43,7 +44,7 @@ from ..wgsl.pixel import link_stages, pixel_program
 from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
                               pass_through_signature)
 from . import _ffi
-from .device import Buffer, Device
+from .device import Buffer, Device, device_error, wgpu_call
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
 from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
                       target_format)
@@ -68,6 +69,19 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+def _guarded(method):
+    """Public calls that reach wgpu raise gpuia exceptions for what the device does (lost,
+    out of memory) instead of wgpu's. The two hottest calls (the fast draw and the cached
+    rebind) are not wrapped; their slow paths go through wrapped ones."""
+    what = method.__name__
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        return wgpu_call(lambda: method(self, *args, **kwargs), what)
+
+    return run
 
 
 def _as_list(value, field: str) -> list:
@@ -531,6 +545,7 @@ class Context:
         self._rtvs, self._dsv = rtvs, dsv
         self._dirty = self._epoch_dirty = True
 
+    @_guarded
     def clear_render_target_view(self, rtv: Texture, color) -> None:
         """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
         the draws around it."""
@@ -545,6 +560,7 @@ class Context:
         self._clear_pass(color_attachments=[{"view": rtv.view, "load_op": "clear",
                                              "store_op": "store", "clear_value": (r, g, b, a)}])
 
+    @_guarded
     def clear_depth_stencil_view(self, dsv: Texture, depth: float = 1.0, stencil: int = 0) -> None:
         """ClearDepthStencilView: fill a depth(-stencil) target (depth in [0, 1])."""
         if not isinstance(dsv, Texture) or dsv.device is not self.device or not dsv.format.depth:
@@ -693,6 +709,7 @@ class Context:
                                               start_index_location, base_vertex_location,
                                               start_instance_location))
 
+    @_guarded
     def draw(self, draw) -> Plan:
         """Plan and encode one draw: a :class:`DrawInstanced`, a :class:`DrawIndexedInstanced`
         or their case-file dict form."""
@@ -745,6 +762,7 @@ class Context:
             self._so_engine = SOEngine(self)
         return self._so_engine
 
+    @_guarded
     def so_set_targets(self, views, offsets=None) -> None:
         """SOSetTargets: bind :class:`~gpuia.desc.StreamOutputBufferView`s to output slots
         0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
@@ -759,14 +777,17 @@ class Context:
                 self._views[slot] = None
                 self._dirty = self._epoch_dirty = True
 
+    @_guarded
     def so_statistics(self) -> dict[str, int]:
         """SO statistics of stream 0 over every draw of this context (waits for the GPU)."""
         return self._so().statistics()
 
+    @_guarded
     def so_filled_size(self, slot: int) -> int:
         """The BufferFilledSize of the SO target at ``slot`` (waits for the GPU)."""
         return self._so().filled_size(slot)
 
+    @_guarded
     def draw_auto(self) -> Plan:
         """DrawAuto: draw the vertices the Stream Output wrote into the buffer bound at IA slot 0,
         ``(BufferLocation + BufferFilledSize - IA offset) // stride`` of them, counted on the GPU
@@ -1136,6 +1157,7 @@ class Context:
             self._dummy_buf = self.device.device.create_buffer(size=16, usage="STORAGE")
         return self._dummy_buf
 
+    @_guarded
     def flush(self) -> None:
         """Submit every draw encoded since the last flush."""
         if self._encoder is None:
@@ -1151,7 +1173,8 @@ class Context:
                 self.device.device.queue.write_buffer(self._ring_buffer, 0, self._ring[:used])
             commands = enc.finish()
         except Exception as e:  # wgpu validation at finish(): nothing was submitted
-            raise UnsupportedError(f"wgpu refused the encoded draws: {e}") from None
+            raise device_error(e, "flush") or UnsupportedError(
+                f"wgpu refused the encoded draws: {e}") from None
         finally:
             self._encoded_state = None
         self.device.device.queue.submit([commands])
@@ -1159,6 +1182,7 @@ class Context:
         self._pass_states.clear()
 
     # -- capture -----------------------------------------------------------------------------
+    @_guarded
     def begin_capture(self, route: str = "auto") -> None:
         """Start recording what vertex shaders receive. Pending draws are submitted first.
 
@@ -1179,6 +1203,7 @@ class Context:
         self._records = []
         self._dirty = self._epoch_dirty = True
 
+    @_guarded
     def end_capture(self) -> Capture:
         """Encode and run the captured draws and read back what they received."""
         if self._capture is None:

@@ -19,10 +19,11 @@ from typing import Iterable
 
 import numpy as np
 
-from ..errors import InvalidDescError, UnsupportedError
+from ..errors import (DeviceLostError, GpuiaError, GpuOutOfMemoryError, InvalidDescError,
+                      UnsupportedError)
 
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
-           "get_device", "BIND_FLAGS"]
+           "get_device", "BIND_FLAGS", "device_error", "wgpu_call"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -37,6 +38,30 @@ _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer
                "max-bind-groups", "max-color-attachments", "max-color-attachment-bytes-per-sample",
                "max-texture-dimension-2d")
 _FEATURES = ("vertex-writable-storage", "indirect-first-instance")
+
+
+def device_error(exc: BaseException, what: str) -> GpuiaError | None:
+    """The gpuia exception for a wgpu error caused by the device rather than by the input: a lost
+    device (:class:`DeviceLostError`) or an allocation failure (:class:`GpuOutOfMemoryError`);
+    None for anything else."""
+    text = " ".join(str(exc).split())
+    if "device is lost" in text.lower() or "device lost" in text.lower():
+        return DeviceLostError(f"{what}: the GPU device was lost; create a new Device ({text[:300]})")
+    if isinstance(exc, MemoryError):
+        return GpuOutOfMemoryError(f"{what}: the adapter is out of memory ({text[:300]})")
+    return None
+
+
+def wgpu_call(fn, what: str):
+    """Run ``fn()``; a wgpu error becomes a gpuia exception (gpuia validates its input before
+    calling wgpu, so what remains is the device's doing, or a refusal reported as
+    :class:`UnsupportedError`)."""
+    wgpu = _wgpu()
+    try:
+        return fn()
+    except wgpu.GPUError as e:
+        raise device_error(e, what) or UnsupportedError(
+            f"{what}: wgpu refused it: {' '.join(str(e).split())[:300]}") from None
 
 
 @dataclass(frozen=True)
@@ -231,11 +256,13 @@ class Buffer:
                                        f"does not match size {size}")
             host = np.zeros(padded, dtype=np.uint8)
             host[:size] = raw
-            self.wgpu = device.device.create_buffer_with_data(data=host, usage=usage, label=label)
+            self.wgpu = wgpu_call(lambda: device.device.create_buffer_with_data(
+                data=host, usage=usage, label=label), "create_buffer")
             self.host = host[:size]
             self.host.flags.writeable = False
         else:
-            self.wgpu = device.device.create_buffer(size=padded, usage=usage, label=label)
+            self.wgpu = wgpu_call(lambda: device.device.create_buffer(
+                size=padded, usage=usage, label=label), "create_buffer")
 
     def __repr__(self):
         return f"<gpuia.Buffer {self.size} bytes bind={sorted(self.bind)}>"
@@ -260,7 +287,8 @@ class Buffer:
         if offset + raw.shape[0] > self.size:
             raise InvalidDescError("Buffer.write", "data", f"{raw.shape[0]} bytes at {offset}",
                                    f"runs past the buffer's {self.size} bytes")
-        self.device.device.queue.write_buffer(self.wgpu, offset, raw)
+        wgpu_call(lambda: self.device.device.queue.write_buffer(self.wgpu, offset, raw),
+                  "Buffer.write")
         if self.host is not None:
             host = self.host.copy()
             host[offset:offset + raw.shape[0]] = raw
@@ -269,7 +297,8 @@ class Buffer:
 
     def read(self) -> bytes:
         """The buffer's current GPU contents (blocks until the GPU is done with it)."""
-        data = self.device.device.queue.read_buffer(self.wgpu, 0, (self.size + 3) // 4 * 4)
+        data = wgpu_call(lambda: self.device.device.queue.read_buffer(
+            self.wgpu, 0, (self.size + 3) // 4 * 4), "Buffer.read")
         return bytes(data[: self.size])
 
 

@@ -18,6 +18,7 @@ from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ..wgsl.pixel import null_pixel_program, pixel_program
 from ..wgsl.signature import ShaderSignature
+from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP"]
@@ -72,6 +73,9 @@ def _checked(create, what: str):
     try:
         return create()
     except wgpu.GPUError as e:
+        lost = device_error(e, "building a shader module or pipeline")
+        if lost is not None:
+            raise lost from None
         message = " ".join(str(e).split())
         raise InvalidDescError("vertex shader", "wgsl", "...",
                                f"{what}: {message[:600]}") from None

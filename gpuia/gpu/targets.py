@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InvalidDescError
+from .device import wgpu_call
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format", "Texture", "CULL_MODES",
            "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
@@ -140,7 +141,8 @@ class Texture:
         usage = wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING
         if fmt.readable:
             usage |= wgpu.TextureUsage.COPY_SRC
-        tex = device.device.create_texture(size=(width, height, 1), format=fmt.webgpu, usage=usage)
+        tex = wgpu_call(lambda: device.device.create_texture(
+            size=(width, height, 1), format=fmt.webgpu, usage=usage), "create_render_target")
         return cls(device, tex, fmt)
 
     @classmethod
@@ -166,16 +168,20 @@ class Texture:
         dev = self.device.device
         row = self.width * self.format.texel_bytes
         pitch = (row + 255) // 256 * 256  # WebGPU's bytes_per_row alignment for copies
-        buf = dev.create_buffer(size=pitch * self.height, usage="COPY_DST|COPY_SRC")
-        enc = dev.create_command_encoder()
-        source = {"texture": self.wgpu}
-        if self.format.depth:
-            source["aspect"] = "depth-only"
-        enc.copy_texture_to_buffer(source, {"buffer": buf, "offset": 0, "bytes_per_row": pitch,
-                                            "rows_per_image": self.height},
-                                   (self.width, self.height, 1))
-        dev.queue.submit([enc.finish()])
-        data = dev.queue.read_buffer(buf)
+
+        def copy_out():
+            buf = dev.create_buffer(size=pitch * self.height, usage="COPY_DST|COPY_SRC")
+            enc = dev.create_command_encoder()
+            source = {"texture": self.wgpu}
+            if self.format.depth:
+                source["aspect"] = "depth-only"
+            enc.copy_texture_to_buffer(source, {"buffer": buf, "offset": 0, "bytes_per_row": pitch,
+                                                "rows_per_image": self.height},
+                                       (self.width, self.height, 1))
+            dev.queue.submit([enc.finish()])
+            return dev.queue.read_buffer(buf)
+
+        data = wgpu_call(copy_out, "Texture.read")
         rows = np.frombuffer(data, np.uint8).reshape(self.height, pitch)[:, :row]
         out = np.ascontiguousarray(rows).view(np.dtype(self.format.dtype))
         shape = (self.height, self.width) + ((self.format.channels,) if self.format.channels > 1 else ())
