@@ -255,3 +255,36 @@ def test_pulled_views_in_a_buffer_over_the_binding_limit_bind_a_window(gpu_devic
     ctx.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, 16, edge + 16)])
     with pytest.raises(UnsupportedError, match="slot 0's view .* max-storage-buffer-binding"):
         ctx.draw_instanced(3)
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_instance_counter_wraps_at_32_bits(gpu_device, indexed):
+    """StartInstanceLocation + InstanceCount past 2**32: D3D's counter wraps (rulebook 4.8), so
+    instances 2 and 3 of a draw starting at 2**32 - 2 fetch per-instance elements 0 and 1, and
+    SV_InstanceID still counts 0..3 (found by gpuia fuzz: the GPU dropped the wrapped
+    instances)."""
+    draw = ({"DrawIndexedInstanced": {"IndexCountPerInstance": 1, "InstanceCount": 4,
+                                      "StartInstanceLocation": 2**32 - 2}} if indexed else
+            {"DrawInstanced": {"VertexCountPerInstance": 1, "InstanceCount": 4,
+                               "StartInstanceLocation": 2**32 - 2}})
+    doc = {"gpuia_case": 1, "name": "instance_wrap",
+           "input_layout": [{"SemanticName": "A", "Format": "R32_UINT"},
+                            {"SemanticName": "B", "Format": "R32_UINT", "InputSlot": 1,
+                             "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}],
+           "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "uint32", "values": [7]}},
+                              {"slot": 1, "stride": 4,
+                               "data": {"dtype": "uint32", "values": [100, 101]}}],
+           "primitive_topology": "POINTLIST", "draw": draw}
+    if indexed:
+        doc["index_buffer"] = {"format": "R32_UINT", "data": {"dtype": "uint32", "values": [0]}}
+    case = load_case(doc)
+    ref = reference_ia(case)
+    # By hand: instances 0, 1 fetch elements 2**32 - 2, 2**32 - 1 (out of bounds: 0); 2, 3
+    # fetch elements 0 and 1.
+    assert ref.inputs["B0"].values[:, 0].tolist() == [0, 0, 100, 101]
+    assert ref.instance_id.tolist() == [0, 1, 2, 3]
+    gpu = run_case_gpu(case, gpu_device, "pulling", ref)
+    assert compare(ref, gpu, case.layout).ok
+    # WebGPU's fixed-function fetch cannot wrap (nor read out of bounds as zeros): refused.
+    with pytest.raises(UnsupportedError, match="wraps past 2\\*\\*32"):
+        run_case_gpu(case, gpu_device, "native", ref)

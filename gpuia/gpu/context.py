@@ -1128,16 +1128,22 @@ class Context:
         if indirect is not None:
             rp.draw_indirect(indirect, 0)
             return
+        # D3D's instance counter wraps at 32 bits (rulebook 4.8); WebGPU's instance_index does
+        # not wrap within a draw, so instances past 2**32 - 1 are drawn again from instance 0.
+        # The per-draw block keeps StartInstanceLocation, so SV_InstanceID and pulled fetches
+        # (both ``ii - first_instance`` in wrapping u32) stay D3D's.
+        si, ic = draw.start_instance_location, draw.instance_count
+        runs = [(si, ic)] if si + ic <= 1 << 32 else [(si, (1 << 32) - si), (0, si + ic - (1 << 32))]
         if not draw.indexed and index.mode != "host":
-            rp.draw(draw.vertex_count_per_instance, draw.instance_count,
-                    draw.start_vertex_location, draw.start_instance_location)
+            for first, count in runs:
+                rp.draw(draw.vertex_count_per_instance, count, draw.start_vertex_location, first)
             return
         if index.mode == "direct":
             v = index_view or self._index
             rp.set_index_buffer(v.buffer.wgpu, index.index_format, v.offset, v.size_in_bytes)
-            rp.draw_indexed(draw.index_count_per_instance, draw.instance_count,
-                            draw.start_index_location, draw.base_vertex_location,
-                            draw.start_instance_location)
+            for first, count in runs:
+                rp.draw_indexed(draw.index_count_per_instance, count, draw.start_index_location,
+                                draw.base_vertex_location, first)
         else:
             values = index.values
             data = np.zeros(max(1, values.shape[0]), dtype=np.uint32)
@@ -1149,8 +1155,8 @@ class Context:
             # base vertex, which WebGPU takes as a signed 32-bit value (wrapping is the same).
             base = (draw.base_vertex_location if draw.indexed
                     else (draw.start_vertex_location ^ 0x80000000) - 0x80000000)
-            rp.draw_indexed(values.shape[0], draw.instance_count, 0, base,
-                            draw.start_instance_location)
+            for first, count in runs:
+                rp.draw_indexed(values.shape[0], count, 0, base, first)
 
     def _dummy(self):
         if not hasattr(self, "_dummy_buf"):
