@@ -1,0 +1,135 @@
+"""``gpuia fuzz``: differential fuzzing of the GPU paths against the CPU reference, and
+invalid-input fuzzing of the command line (``--invalid``). ``docs/fuzzing.md`` describes both.
+
+Exit status: 0 nothing found, 1 at least one finding (saved under ``--out`` and printed), 2
+invalid arguments or no usable adapter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
+
+_PATHS = ("native", "pulling", "auto")
+
+
+def _paths(text: str) -> tuple:
+    if text.strip().lower() == "none":
+        return ()
+    paths = tuple(p.strip() for p in text.split(",") if p.strip())
+    bad = [p for p in paths if p not in _PATHS]
+    if bad or not paths or len(set(paths)) != len(paths):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a comma-separated list of {', '.join(_PATHS)} without repeats, or 'none'")
+    return paths
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        return value
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"{text!r} must be in 0 .. 2**64-1")
+    return value
+
+
+def _memory(text: str) -> int | None:
+    if text == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: MiB as an integer, 0 or 'auto'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must not be negative")
+    return value
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "fuzz", help="random valid cases, CPU reference vs GPU paths (or --invalid: corrupted "
+                     "cases must be refused cleanly); exit 1 on a finding",
+        description="Generate random cases from a seed, run them on the CPU reference and the "
+                    "GPU paths, and shrink any difference to a minimal case file. With --invalid, "
+                    "corrupt valid cases and require 'gpuia check' to refuse them with one "
+                    "error line (exit 2) or to run them correctly.")
+    p.add_argument("--seconds", type=_positive(float), metavar="N",
+                   help="stop after N seconds of fuzzing, shrinking not counted (default 60 "
+                        "unless --cases is given)")
+    p.add_argument("--cases", type=_positive(int), metavar="N", help="stop after N cases")
+    p.add_argument("--seed", type=_seed, metavar="S",
+                   help="the run's seed (default: a random one, printed); the same seed gives "
+                        "the same cases")
+    p.add_argument("--paths", type=_paths, default=("native", "pulling"), metavar="LIST",
+                   help="GPU paths to compare: native,pulling (default), auto, or none (the CPU "
+                        "reference alone, in this process)")
+    p.add_argument("--so", action="store_true",
+                   help="give about half of the cases a Stream Output declaration and targets")
+    p.add_argument("--invalid", action="store_true",
+                   help="invalid-input fuzzing: corrupted cases through 'gpuia check' in a child")
+    p.add_argument("--out", default="fuzz-out", metavar="DIR",
+                   help="where findings are saved (default ./fuzz-out)")
+    p.add_argument("--jobs", type=_positive(int), default=1, metavar="N",
+                   help="child processes running cases at once, each with its own device "
+                        "(default 1)")
+    p.add_argument("--timeout", type=_positive(float), default=120.0, metavar="S",
+                   help="seconds one case may take before it counts as a hang (default 120)")
+    p.add_argument("--max-findings", type=_positive(int), default=1, metavar="N",
+                   help="stop after N findings (default 1)")
+    p.add_argument("--shrink-seconds", type=_positive(float), default=300.0, metavar="S",
+                   help="time allowed for shrinking one finding (default 300)")
+    p.add_argument("--memory-limit", type=_memory, default=None, metavar="MIB",
+                   help="address space each child may add after start-up, in MiB; 'auto' "
+                        "(default): 4096 on CPU adapters, unlimited on GPUs; 0: unlimited")
+    p.add_argument("--progress-interval", type=_positive(float), default=10.0, metavar="S",
+                   help="seconds between progress lines when stderr is not a terminal (10)")
+    gpu_options(p, allow_all=True)
+    p.set_defaults(func=cmd_fuzz)
+
+
+def cmd_fuzz(args) -> int:
+    from ..fuzz import FuzzConfig, Fuzzer
+    from ..fuzz.engine import ReferenceRunner
+    from ..fuzz.pool import WorkerStartError
+
+    seconds = args.seconds if args.seconds is not None or args.cases else 60.0
+    run_seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    mode = "invalid" if args.invalid else "valid"
+    if mode == "invalid" and not args.paths:
+        error_line("fuzz", ValueError("--invalid runs 'gpuia check' on a GPU: --paths none does "
+                                      "not apply"))
+        return EXIT_INVALID
+    config = FuzzConfig(mode=mode, seed=run_seed, seconds=seconds, cases=args.cases,
+                        paths=args.paths, so=args.so, adapter=args.adapter,
+                        gpu_backend=args.gpu_backend, capture=args.capture, out=Path(args.out),
+                        jobs=args.jobs, timeout=args.timeout, max_findings=args.max_findings,
+                        shrink_seconds=args.shrink_seconds, memory_limit_mb=args.memory_limit,
+                        progress_interval=args.progress_interval)
+    runner = ReferenceRunner() if mode == "valid" and not args.paths else None
+    print(f"fuzz: {mode} cases, seed {run_seed}"
+          f"{f', {seconds:g} s' if seconds else ''}{f', {args.cases} cases' if args.cases else ''}",
+          file=sys.stderr)
+    try:
+        report = Fuzzer(config, runner=runner).run()
+    except WorkerStartError as e:
+        error_line("fuzz", e)
+        return EXIT_INVALID
+    print(report.summary())
+    return EXIT_DIFF if report.findings else EXIT_OK

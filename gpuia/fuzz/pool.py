@@ -1,0 +1,251 @@
+"""Parent side of the fuzzer's child processes: start them, send cases, time them out.
+
+:class:`Worker` owns one child (``python -m gpuia.fuzz.worker`` unless a command is given) and
+turns every way a case can end into an :class:`Outcome`: the child's answer, ``crash`` when the
+child dies (a signal, an abort, an unexpected exit; the tail of its stderr is kept, where wgpu
+prints its panic message) or ``hang`` when no answer comes within the timeout (the child is
+killed). A dead or killed child is replaced before the next case. :class:`Pool` runs cases on
+several children at once and yields each outcome with its case's position.
+
+Only processes started here are ever signalled, by their own pid.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+__all__ = ["Outcome", "Worker", "Pool", "WorkerStartError"]
+
+
+class WorkerStartError(RuntimeError):
+    """A child could not set up (no adapter, no device): the fuzz run cannot go on."""
+
+
+@dataclass
+class Outcome:
+    """How one case ended. ``status`` is the child's answer (``ok``, ``different``,
+    ``unsupported``, ``rejected``, ``error`` in valid mode; the exit status is in ``answer`` in
+    cli mode), or ``crash`` / ``hang``. ``answer`` is the child's whole answer, ``stderr`` the
+    tail of the child's stderr for crashes and hangs, ``reference`` the CPU result for in-process
+    runs (never sent between processes)."""
+
+    status: str
+    detail: str = ""
+    answer: dict = field(default_factory=dict)
+    stderr: str = ""
+    seconds: float = 0.0
+    reference: object = None
+
+    @property
+    def lines(self) -> list:
+        return self.answer.get("lines", [])
+
+
+def _signal_name(rc: int) -> str:
+    if rc < 0:
+        try:
+            return f"killed by {signal.Signals(-rc).name}"
+        except ValueError:
+            return f"killed by signal {-rc}"
+    return f"exited with status {rc}"
+
+
+class Worker:
+    """One child process. ``config`` is sent as its first line (see ``gpuia.fuzz.worker``);
+    ``command`` replaces ``[python, -m, gpuia.fuzz.worker]``."""
+
+    def __init__(self, config: dict, command: list[str] | None = None, start_timeout: float = 300):
+        self.config = config
+        self.command = command or [sys.executable, "-m", "gpuia.fuzz.worker"]
+        self.start_timeout = start_timeout
+        self.proc: subprocess.Popen | None = None
+        self.ready: dict = {}
+        self.starts = 0
+        self._buf = b""
+        self._stderr: collections.deque = collections.deque(maxlen=40)
+        self.rss_kib = 0
+
+    # -- process management ---------------------------------------------------------------
+    def start(self) -> dict:
+        env = dict(os.environ)
+        env.setdefault("XDG_RUNTIME_DIR", "/tmp")
+        env["PYTHONFAULTHANDLER"] = "1"  # a Python-level fatal error prints its stack
+        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env)
+        self.starts += 1
+        self._buf = b""
+        self._stderr = collections.deque(maxlen=40)
+        threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr),
+                         daemon=True).start()
+        self.proc.stdin.write((json.dumps(self.config) + "\n").encode())
+        self.proc.stdin.flush()
+        msg = self._read(time.monotonic() + self.start_timeout)
+        if not isinstance(msg, dict) or not msg.get("ready"):
+            detail = msg.get("error") if isinstance(msg, dict) else msg
+            self.stop()
+            raise WorkerStartError(f"the fuzz worker could not start: {detail}"
+                                   f"{self._stderr_tail()}")
+        self.ready = msg
+        return msg
+
+    @staticmethod
+    def _drain(stream, sink):
+        for raw in iter(stream.readline, b""):
+            sink.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        stream.close()
+
+    def _stderr_tail(self) -> str:
+        time.sleep(0.05)  # let the drain thread catch the last lines of a dying child
+        return ("\n" + "\n".join(self._stderr)) if self._stderr else ""
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        """End the child: close its stdin, then kill it (by its pid) if it does not exit."""
+        p, self.proc = self.proc, None
+        if p is None:
+            return
+        try:
+            p.stdin.close()
+        except OSError:
+            pass
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        p.stdout.close()
+
+    def _kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc.stdout.close()
+            self.proc = None
+
+    # -- requests --------------------------------------------------------------------------
+    def send(self, request: dict) -> None:
+        if not self.alive():
+            self.start()
+        self.sent_at = time.monotonic()
+        try:
+            self.proc.stdin.write((json.dumps(request) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # the read that follows sees the dead child
+
+    def fileno(self) -> int:
+        return self.proc.stdout.fileno()
+
+    def _read(self, deadline: float):
+        """The next message, ``"eof"`` when the child's stdout closed, ``"timeout"``."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout"
+            sel = selectors.DefaultSelector()
+            sel.register(fd, selectors.EVENT_READ)
+            ready = sel.select(left)
+            sel.close()
+            if not ready:
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return "eof"
+            self._buf += chunk
+        line, self._buf = self._buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def receive(self, timeout: float) -> Outcome:
+        """Wait for the answer to the request sent last."""
+        msg = self._read(self.sent_at + timeout)
+        seconds = time.monotonic() - self.sent_at
+        if msg == "timeout":
+            self._kill()
+            return Outcome("hang", f"no answer within {timeout:g} s (the child was killed)",
+                           stderr=self._stderr_tail(), seconds=seconds)
+        if msg == "eof":
+            rc = self.proc.wait()
+            self.proc.stdout.close()
+            self.proc = None
+            return Outcome("crash", f"the child process {_signal_name(rc)}",
+                           answer={"rc": rc}, stderr=self._stderr_tail(), seconds=seconds)
+        self.rss_kib = msg.get("rss_kib", self.rss_kib)
+        return Outcome(msg.get("status", ""), msg.get("detail", ""), msg, seconds=seconds)
+
+    def run(self, request: dict, timeout: float) -> Outcome:
+        self.send(request)
+        return self.receive(timeout)
+
+
+class Pool:
+    """``jobs`` workers with the same configuration. :meth:`run` sends requests to whichever
+    worker is free and yields ``(position, Outcome)`` as they finish; ``stop_when()`` (checked
+    before each new request) ends submission early."""
+
+    def __init__(self, config: dict, jobs: int = 1, command: list[str] | None = None):
+        self.workers = [Worker(config, command) for _ in range(max(1, jobs))]
+
+    def start(self) -> dict:
+        ready = {}
+        for w in self.workers:
+            ready = w.start()
+        return ready
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.stop()
+
+    @property
+    def restarts(self) -> int:
+        return sum(max(0, w.starts - 1) for w in self.workers)
+
+    def rss_kib(self) -> list[int]:
+        return [w.rss_kib for w in self.workers]
+
+    def run(self, requests, timeout: float, stop_when=lambda: False):
+        requests = iter(requests)
+        busy: dict[int, tuple[Worker, int]] = {}
+        free = list(self.workers)
+        position = 0
+        exhausted = False
+        while True:
+            while free and not exhausted and not stop_when():
+                req = next(requests, None)
+                if req is None:
+                    exhausted = True
+                    break
+                w = free.pop()
+                w.send(req)
+                busy[id(w)] = (w, position)
+                position += 1
+            if not busy:
+                return
+            # Wait for any busy worker; a worker past its deadline is timed out by receive().
+            now = time.monotonic()
+            sel = selectors.DefaultSelector()
+            for w, _ in busy.values():
+                if w.proc is not None and b"\n" not in w._buf:
+                    sel.register(w.fileno(), selectors.EVENT_READ, w)
+            wait = min(w.sent_at + timeout - now for w, _ in busy.values())
+            events = sel.select(max(0.0, wait)) if sel.get_map() else []
+            sel.close()
+            ready = {id(key.data) for key, _ in events}
+            for key, (w, pos) in list(busy.items()):
+                due = w.sent_at + timeout <= time.monotonic()
+                if key in ready or due or b"\n" in w._buf or w.proc is None:
+                    out = w.receive(timeout)
+                    del busy[key]
+                    free.append(w)
+                    yield pos, out
