@@ -24,6 +24,7 @@ import os
 import random
 import re
 import sys
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -155,6 +156,29 @@ def _chunk(mode: str, so: bool, run_seed: int, k: int) -> list:
 
     _drive(_strategy(mode, so), chunk_seed(run_seed, mode, k), chunk_size(k), keep)
     return values
+
+
+class _Prefetch:
+    """Chunk ``k`` drawn in a background thread; :meth:`result` waits for it."""
+
+    def __init__(self, mode: str, so: bool, run_seed: int, k: int):
+        self._values: list = []
+        self._error: BaseException | None = None
+
+        def work():
+            try:
+                self._values = _chunk(mode, so, run_seed, k)
+            except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+                self._error = e
+
+        self._thread = threading.Thread(target=work, name=f"gpuia-fuzz-chunk-{k}", daemon=True)
+        self._thread.start()
+
+    def result(self) -> list:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._values
 
 
 # -- judging -----------------------------------------------------------------------------------
@@ -448,8 +472,11 @@ class Fuzzer:
                 for line in ready.get("unavailable", []):
                     self.out.write(f"{line}: unavailable\n")
             k = 0
+            ahead = _Prefetch(c.mode, c.so, c.seed, 0)
             while not self._time_up() and self._distinct() < c.max_findings:
-                values = _chunk(c.mode, c.so, c.seed, k)
+                values = ahead.result()
+                # The next chunk is drawn while this one runs (the workers would wait for it).
+                ahead = _Prefetch(c.mode, c.so, c.seed, k + 1)
                 if c.cases is not None:
                     values = values[: c.cases - self.report.cases]
                 stop = lambda: self._time_up() or self._distinct() >= c.max_findings  # noqa: E731
@@ -459,8 +486,10 @@ class Fuzzer:
                         continue
                     kind = self.judge(v, o)
                     if kind:
+                        ahead.result()  # one hypothesis run at a time: shrinking runs one too
                         self._found(k, i, v, o, kind)
                 k += 1
+            ahead.result()
         except KeyboardInterrupt:
             self.report.interrupted = True
         finally:
@@ -572,7 +601,7 @@ class Fuzzer:
                      f" (not shrunk: probably the same finding as {f.duplicate_of})"
                      if f.duplicate_of else "" if f.shrunk
                      else " (not shrunk: the replay did not reach the case)"),
-                 f"reproduce: gpuia check {path}"]
+                 f"reproduce: gpuia {o.answer.get('command', 'check')} {path}"]
         if isinstance(f.minimal, tuple):
             lines.append("corruptions: " + "; ".join(f.minimal[0]))
         for line in o.lines:

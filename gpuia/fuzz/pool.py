@@ -76,6 +76,12 @@ class Worker:
 
     # -- process management ---------------------------------------------------------------
     def start(self) -> dict:
+        """Start the child and wait until it is ready (its ready message)."""
+        self.launch()
+        return self.wait_ready()
+
+    def launch(self) -> None:
+        """Start the child without waiting for it (see :meth:`wait_ready`)."""
         env = dict(os.environ)
         env.setdefault("XDG_RUNTIME_DIR", "/tmp")
         env["PYTHONFAULTHANDLER"] = "1"  # a Python-level fatal error prints its stack
@@ -88,6 +94,8 @@ class Worker:
                          daemon=True).start()
         self.proc.stdin.write((json.dumps(self.config) + "\n").encode())
         self.proc.stdin.flush()
+
+    def wait_ready(self) -> dict:
         msg = self._read(time.monotonic() + self.start_timeout)
         if not isinstance(msg, dict) or not msg.get("ready"):
             detail = msg.get("error") if isinstance(msg, dict) else msg
@@ -198,9 +206,12 @@ class Pool:
         self.workers = [Worker(config, command) for _ in range(max(1, jobs))]
 
     def start(self) -> dict:
+        """Start every child at once, then wait for each; returns the last ready message."""
+        for w in self.workers:
+            w.launch()
         ready = {}
         for w in self.workers:
-            ready = w.start()
+            ready = w.wait_ready()
         return ready
 
     def close(self) -> None:

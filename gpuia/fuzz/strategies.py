@@ -34,6 +34,7 @@ generator does not inherit its mistakes.
 from __future__ import annotations
 
 import base64
+import functools
 
 from hypothesis import strategies as st
 
@@ -88,9 +89,33 @@ _BIG_U32 = (1 << 31) - 1, 1 << 31, U32 - 1, U32 - 40
 _BIG_I32 = -(1 << 31), (1 << 31) - 1, -1 << 20, 1 << 20
 
 
+@functools.lru_cache(maxsize=None)
+def _ints(lo: int, hi: int):
+    """``st.integers(lo, hi)``, built once: building strategies costs more than drawing."""
+    return st.integers(lo, hi)
+
+
+@functools.lru_cache(maxsize=None)
+def _one_of(values: tuple):
+    """``st.sampled_from(values)``, built once."""
+    return st.sampled_from(values)
+
+
+@functools.lru_cache(maxsize=None)
+def _index_values(count: int):
+    """``count`` index codes: 0..20 are indices, 21..23 pick a special value."""
+    return st.lists(st.integers(0, 23), min_size=count, max_size=count)
+
+
+_BOOL = st.booleans()
+_ZERO, _NONE = st.just(0), st.just(None)
+_WORD_LIST = st.lists(st.sampled_from(SPECIAL_WORDS), min_size=1, max_size=8)
+_BYTES = st.binary(min_size=1, max_size=64)
+
+
 def _rare(draw, one_in: int = 12) -> bool:
     """A flag that is True about once in ``one_in`` draws and shrinks to False."""
-    return draw(st.integers(0, one_in - 1)) == one_in - 1
+    return draw(_ints(0, one_in - 1)) == one_in - 1
 
 
 _present = _rare  # an optional item's presence flag: shrinks to absent
@@ -98,7 +123,7 @@ _present = _rare  # an optional item's presence flag: shrinks to absent
 
 def _pick(draw, usual, rare_values, one_in: int):
     """A value from ``usual`` (a strategy), now and then one of ``rare_values``."""
-    return draw(st.sampled_from(rare_values)) if _rare(draw, one_in) else draw(usual)
+    return draw(_one_of(rare_values)) if _rare(draw, one_in) else draw(usual)
 
 
 def _align(x: int, a: int) -> int:
@@ -110,21 +135,21 @@ def _fill_recipe(draw):
     """How to fill a byte buffer of any length (realised by :func:`_fill`): zeros (the shrink
     target), a tiled pattern of special words or of random bytes, then up to three special
     words at chosen positions. The choices do not depend on the length."""
-    kind = draw(st.integers(0, 2))
+    kind = draw(_ints(0, 2))
     if kind == 0:
         pattern = None
     elif kind == 1:
-        words = draw(st.lists(st.sampled_from(SPECIAL_WORDS), min_size=1, max_size=8))
+        words = draw(_WORD_LIST)
         pattern = b"".join(w.to_bytes(4, "little") for w in words)
     else:
-        pattern = draw(st.binary(min_size=1, max_size=64))
+        pattern = draw(_BYTES)
     overlays = []
     for _ in range(2):
         present = _present(draw, 4)
-        where, word = draw(st.integers(0, 1 << 16)), draw(st.sampled_from(SPECIAL_WORDS))
+        where, word = draw(_ints(0, 1 << 16)), draw(_one_of(SPECIAL_WORDS))
         if present:
             overlays.append((where, word))
-    encoding = draw(st.integers(0, 2)) if _rare(draw, 6) else 0
+    encoding = draw(_ints(0, 2)) if _rare(draw, 6) else 0
     return pattern, overlays, encoding
 
 
@@ -153,27 +178,27 @@ def _data_block(recipe, data: bytes) -> dict:
 def _buffer_recipe(draw):
     """A vertex buffer view for a slot whose extent and needed rows are not known yet."""
     return {
-        "binding": draw(st.integers(0, 2)) if _rare(draw, 16) else 0,  # bound, null, absent
+        "binding": draw(_ints(0, 2)) if _rare(draw, 16) else 0,  # bound, null, absent
         # natural, exact extent, 0, extent + 1..9, a multiple of 4 up to 96, 2048
-        "stride": draw(st.integers(0, 5 + 9 + 24)) if _rare(draw, 3) else 0,
-        "rows": draw(st.integers(0, MAX_ROWS + 2)) if _rare(draw, 5) else None,
-        "offset": _pick(draw, st.just(0), (1, 2, 3, 5, 7, 4, 8, 12, 32), 5),
-        "tail": _pick(draw, st.just(0), (1, 2, 3), 5),
+        "stride": draw(_ints(0, 5 + 9 + 24)) if _rare(draw, 3) else 0,
+        "rows": draw(_ints(0, MAX_ROWS + 2)) if _rare(draw, 5) else None,
+        "offset": _pick(draw, _ZERO, (1, 2, 3, 5, 7, 4, 8, 12, 32), 5),
+        "tail": _pick(draw, _ZERO, (1, 2, 3), 5),
         # None: no explicit size; else SizeInBytes = view size, or the remainder of a cut
-        "size": _pick(draw, st.just(None), (0, 0, 0, 1, 7, 100, 1 << 16), 8),
-        "fill": draw(_fill_recipe()),
+        "size": _pick(draw, _NONE, (0, 0, 0, 1, 7, 100, 1 << 16), 8),
+        "fill": draw(_FILL_RECIPE),
     }
 
 
 @st.composite
 def _element(draw) -> dict:
-    name = draw(st.sampled_from(SEMANTIC_NAMES))
-    index = _pick(draw, st.integers(0, 3), (7, 1 << 16, U32 - 1), 16)
-    fmt = draw(st.sampled_from(tuple(VERTEX_FORMATS)))
-    slot = _pick(draw, st.integers(0, 3), tuple(range(4, 32)), 6)
-    offset = draw(st.integers(0, 12)) * VERTEX_FORMATS[fmt].alignment if _rare(draw, 3) else None
+    name = draw(_one_of(SEMANTIC_NAMES))
+    index = _pick(draw, _ints(0, 3), (7, 1 << 16, U32 - 1), 16)
+    fmt = draw(_one_of(tuple(VERTEX_FORMATS)))
+    slot = _pick(draw, _ints(0, 3), tuple(range(4, 32)), 6)
+    offset = draw(_ints(0, 12)) * VERTEX_FORMATS[fmt].alignment if _rare(draw, 3) else None
     # Spelling of the element in the file (the parsers' alternatives), one bit each.
-    spelling = draw(st.integers(0, 63)) if _rare(draw, 4) else 0
+    spelling = draw(_ints(0, 63)) if _rare(draw, 4) else 0
     return {
         "name": name, "index": 0 if name == "SV_Position" else index, "format": fmt,
         "slot": slot, "offset": offset,
@@ -182,8 +207,8 @@ def _element(draw) -> dict:
         "class_spelling": spelling & 32,
         # The class of its slot and its slot's buffer, used if it is the slot's first element.
         "per_instance": _rare(draw, 3),
-        "rate": _pick(draw, st.sampled_from((1, 1, 1, 0, 2, 3)), (U32 - 1, 1 << 20), 20),
-        "buffer": draw(_buffer_recipe()),
+        "rate": _pick(draw, _one_of((1, 1, 1, 0, 2, 3)), (U32 - 1, 1 << 20), 20),
+        "buffer": draw(_BUFFER_RECIPE),
     }
 
 
@@ -206,12 +231,12 @@ def _resolve_offsets(elements: list[dict]) -> dict[int, int]:
 
 @st.composite
 def _draw_call(draw) -> dict:
-    indexed = draw(st.booleans())  # first: a draw's kind decides how its numbers are used
-    count = draw(st.integers(0, 40))
-    instances = draw(st.integers(0, 4))
-    start_instance = _pick(draw, st.integers(0, 4), _BIG_U32, 20)
-    start = _pick(draw, st.integers(0, 8), _BIG_U32, 16)
-    base = _pick(draw, st.integers(-6, 6), _BIG_I32, 16)
+    indexed = draw(_BOOL)  # first: a draw's kind decides how its numbers are used
+    count = draw(_ints(0, 40))
+    instances = draw(_ints(0, 4))
+    start_instance = _pick(draw, _ints(0, 4), _BIG_U32, 20)
+    start = _pick(draw, _ints(0, 8), _BIG_U32, 16)
+    base = _pick(draw, _ints(-6, 6), _BIG_I32, 16)
     if indexed:
         return {"DrawIndexedInstanced": {
             "IndexCountPerInstance": count, "InstanceCount": instances,
@@ -225,11 +250,11 @@ def _draw_call(draw) -> dict:
 @st.composite
 def _index_recipe(draw):
     return {
-        "bound_anyway": _rare(draw, 8), "format": draw(st.sampled_from(tuple(INDEX_FORMATS))),
-        "null": _rare(draw, 10), "count": draw(st.integers(0, 50)) if _rare(draw, 6) else None,
-        "offset": _pick(draw, st.just(0), ("size2", 1, 3), 8),
-        "tail": _pick(draw, st.just(0), (1, 2, 5), 8),
-        "fill": draw(_fill_recipe()),
+        "bound_anyway": _rare(draw, 8), "format": draw(_one_of(tuple(INDEX_FORMATS))),
+        "null": _rare(draw, 10), "count": draw(_ints(0, 50)) if _rare(draw, 6) else None,
+        "offset": _pick(draw, _ZERO, ("size2", 1, 3), 8),
+        "tail": _pick(draw, _ZERO, (1, 2, 5), 8),
+        "fill": draw(_FILL_RECIPE),
     }
 
 
@@ -252,7 +277,7 @@ def _index_buffer(draw, recipe: dict, draws: list[dict], cut: int | None):
     specials = [0xFFFF, 0xFFFE] + ([U32 - 1, 0x10000] if isize == 4 else [])
     if cut is not None and cut < (1 << (8 * isize)):
         specials.insert(0, cut)
-    raw = draw(st.lists(st.integers(0, 23), min_size=count, max_size=count))
+    raw = draw(_index_values(count))
     values = [v if v <= 20 else specials[(v - 21) % len(specials)] for v in raw]
     offset = isize * 2 if recipe["offset"] == "size2" else recipe["offset"]
     data = bytes(offset) + b"".join(v.to_bytes(isize, "little") for v in values)
@@ -343,13 +368,13 @@ def _stream_output(draw, elements: list[dict]) -> dict:
     entries = []
     for i in range(6):
         present = i == 0 or _present(draw, 2)
-        slot = draw(st.integers(0, 3)) if _rare(draw, 3) else 0
+        slot = draw(_ints(0, 3)) if _rare(draw, 3) else 0
         gap = _rare(draw, 4) and i > 0
-        gap_count = draw(st.integers(1, 8))
+        gap_count = draw(_ints(1, 8))
         # The output by position from the end: SV_VertexID, SV_InstanceID and SV_Position stay
         # where they are when layout elements go away while shrinking.
-        name, index, comps = outputs[-1 - draw(st.integers(0, 3 + 31)) % len(outputs)]
-        start_raw, count_raw = draw(st.integers(0, 3)), draw(st.integers(0, 3))
+        name, index, comps = outputs[-1 - draw(_ints(0, 3 + 31)) % len(outputs)]
+        start_raw, count_raw = draw(_ints(0, 3)), draw(_ints(0, 3))
         lower, stream = _rare(draw, 8), _rare(draw, 8)
         if not present:
             continue
@@ -377,14 +402,14 @@ def _stream_output(draw, elements: list[dict]) -> dict:
                 for s in named_slots}
     so: dict = {"declaration": entries}
     explicit_strides = _rare(draw, 3)
-    extra = [4 * draw(st.integers(0, 3)) if _rare(draw, 3) else 0 for _ in range(4)]
-    unused = [draw(st.sampled_from((0, 64, 63))) for _ in range(4)]
+    extra = [4 * draw(_ints(0, 3)) if _rare(draw, 3) else 0 for _ in range(4)]
+    unused = [draw(_one_of((0, 64, 63))) for _ in range(4)]
     # Strides of unused slots are not checked (rulebook 8.8).
     strides = [declared[s] + extra[s] if s in declared else unused[s]
                for s in range(max(named_slots) + 1)]
     if len(named_slots) > 1 or explicit_strides:
         so["buffer_strides"] = strides
-    raster = draw(st.sampled_from((1, 2, 3, "NO_RASTERIZED_STREAM", "D3D12_SO_NO_RASTERIZED_STREAM",
+    raster = draw(_one_of((1, 2, 3, "NO_RASTERIZED_STREAM", "D3D12_SO_NO_RASTERIZED_STREAM",
                                    U32 - 1)))
     if _rare(draw, 5):
         so["rasterized_stream"] = raster
@@ -394,10 +419,10 @@ def _stream_output(draw, elements: list[dict]) -> dict:
         # undeclared slot is left as it was.
         present = not _rare(draw, 8) if s in declared else _present(draw, 8)
         stride = strides[s] if s < len(strides) and strides[s] else 16
-        size = stride * draw(st.integers(0, 12)) + (draw(st.integers(1, 3)) if _rare(draw, 8) else 0)
-        filled = 4 * draw(st.integers(0, size // 4 + 2)) if _rare(draw, 4) else None
-        initial, length = _rare(draw, 3), draw(st.integers(0, 1 << 16))
-        fill = draw(_fill_recipe())
+        size = stride * draw(_ints(0, 12)) + (draw(_ints(1, 3)) if _rare(draw, 8) else 0)
+        filled = 4 * draw(_ints(0, size // 4 + 2)) if _rare(draw, 4) else None
+        initial, length = _rare(draw, 3), draw(_ints(0, 1 << 16))
+        fill = draw(_FILL_RECIPE)
         if not present:
             continue
         target = {"slot": s, "size": size}
@@ -410,6 +435,11 @@ def _stream_output(draw, elements: list[dict]) -> dict:
     return so
 
 
+# The sub-strategies, built once.
+_FILL_RECIPE, _BUFFER_RECIPE = _fill_recipe(), _buffer_recipe()
+_ELEMENT, _DRAW_CALL, _INDEX_RECIPE = _element(), _draw_call(), _index_recipe()
+
+
 @st.composite
 def cases(draw, so: bool = False) -> dict:
     """A valid case dict (without ``name``; the fuzzer names it). ``so``: about half of the
@@ -418,7 +448,7 @@ def cases(draw, so: bool = False) -> dict:
     raw, keys = [], set()
     for i in range(DENSE_SLOTS if dense else ELEMENT_SLOTS):
         present = _present(draw, 2 if dense or i < 4 else 6)
-        e = draw(_element())
+        e = draw(_ELEMENT)
         key = (e["name"].upper(), e["index"])
         if present and key not in keys:  # semantics are unique in a layout (rulebook 3.12)
             keys.add(key)
@@ -431,12 +461,12 @@ def cases(draw, so: bool = False) -> dict:
                   for s, e in first.items()}
     layout = [_layout_entry(e, *slot_class[e["slot"]]) for e in raw]
 
-    topology = draw(st.sampled_from(TOPOLOGY_NAMES))
-    cut = (None, 0xFFFF, U32 - 1)[draw(st.integers(0, 2))] if _rare(draw, 2) else None
-    cut_spelling = draw(st.integers(0, 2))
-    slots_drawn = [(_present(draw, 2), draw(_draw_call())) for _ in range(3)]
+    topology = draw(_one_of(TOPOLOGY_NAMES))
+    cut = (None, 0xFFFF, U32 - 1)[draw(_ints(0, 2))] if _rare(draw, 2) else None
+    cut_spelling = draw(_ints(0, 2))
+    slots_drawn = [(_present(draw, 2), draw(_DRAW_CALL)) for _ in range(3)]
     draws = [d for present, d in slots_drawn if present] or [slots_drawn[0][1]]
-    ib, index_values = _index_buffer(draw, draw(_index_recipe()), draws, cut)
+    ib, index_values = _index_buffer(draw, draw(_INDEX_RECIPE), draws, cut)
     buffers = []
     for s in sorted(extent):
         per_instance, rate = slot_class[s]
@@ -457,6 +487,6 @@ def cases(draw, so: bool = False) -> dict:
         case["strip_cut_value"] = "DISABLED"
     case["primitive_topology"] = f"D3D_PRIMITIVE_TOPOLOGY_{topology}" if spell_topology else topology
     case["draw"] = draws if len(draws) > 1 or as_list else draws[0]
-    if so and draw(st.booleans()):
+    if so and draw(_BOOL):
         case["stream_output"] = draw(_stream_output(raw))
     return case

@@ -16,9 +16,10 @@ Two modes:
   encoded, for the case or one path), ``rejected`` (any other gpuia error: the generator believed
   the case valid) or ``error`` (an unexpected exception, with its traceback).
 * ``cli``: each request carries the bytes of a case file; the child writes them to a file and
-  runs ``gpuia check FILE`` through :func:`gpuia.cli.main`, capturing its exit status, stdout and
-  stderr. An exception escaping ``main`` is answered with its traceback (a real command line
-  would have printed it).
+  runs ``gpuia validate FILE`` and, when the case loads, ``gpuia check FILE`` through
+  :func:`gpuia.cli.main`, capturing exit status, stdout and stderr (:func:`run_cli_case`). An
+  exception escaping ``main`` is answered with its traceback (a real command line would have
+  printed it).
 
 The child's own stdout is moved to its stderr at start, so nothing printed by gpuia or a native
 library can corrupt the protocol. With a memory limit, the child caps its address space
@@ -134,24 +135,41 @@ def run_valid_case(doc: dict, devices, paths, capture: str = "auto") -> tuple[di
     return {"status": "ok" if result.ok else "different", "detail": detail, "lines": lines}, ref
 
 
-def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
-    """Run ``gpuia check`` on a case file holding ``content``, in this process."""
+def _cli(argv: list[str]) -> dict:
+    """``gpuia.cli.main(argv)`` in this process: exit status, stdout, stderr, and the traceback
+    of an exception that escaped it."""
     from ..cli import main as cli_main
 
-    path = os.path.join(workdir, "fuzzcase.json")
-    with open(path, "wb") as f:
-        f.write(content)
     out, err = io.StringIO(), io.StringIO()
     answer: dict = {}
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            rc = cli_main(["check", path] + adapter_args(config))
+            rc = cli_main(argv)
         except SystemExit as e:  # argparse and friends
             rc = e.code if isinstance(e.code, int) else 1
         except Exception:  # noqa: BLE001 - a traceback from the command line is a finding
             rc = 1
             answer["traceback"] = _clip(traceback.format_exc())
     answer.update({"rc": rc, "stdout": _clip(out.getvalue()), "stderr": _clip(err.getvalue())})
+    return answer
+
+
+def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
+    """Run ``gpuia check`` on a case file holding ``content``, in this process.
+
+    ``gpuia validate`` runs first: ``check`` loads its cases with the same code and prints the
+    same error line for a case that does not load, but only after choosing adapters and creating
+    devices, which costs far more (0.3 s on an H200) than loading. So a case ``validate`` refuses
+    is answered by ``validate``; every other case goes through ``check``."""
+    path = os.path.join(workdir, "fuzzcase.json")
+    with open(path, "wb") as f:
+        f.write(content)
+    answer = _cli(["validate", "-q", path])
+    if answer["rc"] != 0 or answer.get("traceback"):
+        answer["command"] = "validate"
+        return answer
+    answer = _cli(["check", path] + adapter_args(config))
+    answer["command"] = "check"
     return answer
 
 
