@@ -245,6 +245,8 @@ def load_case(source: str | Path | dict, name: str | None = None,
             doc = json.loads(source)
         except json.JSONDecodeError as e:
             raise CaseError("json", f"not valid JSON: {e}") from None
+        except RecursionError:
+            raise CaseError("json", "nested too deeply to be a case") from None
     else:
         doc = source
     if not isinstance(doc, dict):
@@ -263,6 +265,10 @@ def load_case(source: str | Path | dict, name: str | None = None,
     except (CaseError, InvalidDescError) as e:
         e.case_name = case_name
         raise
+    except RecursionError:  # a dict nested thousands of levels deep where a value is expected
+        e = CaseError("case", "nested too deeply to be a case")
+        e.case_name = case_name
+        raise e from None
 
 
 def _parse(doc: dict, case_name: str) -> Case:

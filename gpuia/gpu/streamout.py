@@ -66,7 +66,10 @@ class SOEngine:
         # id cannot be mistaken for a new one's.
         self._group2 = None
         self._group0 = None
+        # Two stand-ins: one read-only (no index buffer / vertex list), one read-write (no
+        # target); one buffer in both roles in a dispatch is a usage conflict wgpu refuses.
         self._dummy = dev.create_buffer(size=16, usage="STORAGE")
+        self._dummy_target = dev.create_buffer(size=16, usage="STORAGE")
         self._auto_pipeline = None
         self._last_view: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter, offset, location)
 
@@ -302,7 +305,7 @@ class SOEngine:
         key = tuple(unique)
         if self._group2 is None or self._group2[0] != key:
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
-                       for k, b in enumerate(unique or [self._dummy])]
+                       for k, b in enumerate(unique or [self._dummy_target])]
             self._group2 = (key, dev.device.create_bind_group(
                 layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
         g2 = self._group2[1]
