@@ -212,9 +212,8 @@ def test_found_deeply_nested_case_is_refused(capsys):
     assert len(err) == 1 and err[0].startswith("error: ")
 
 
-@pytest.mark.xfail(strict=True, reason="defect: the Stream Output pass reads index position "
-                   "StartIndexLocation + j as (start_index + j) * index_size in 32 bits "
-                   "(gpuia/wgsl/streamout.py, closed-form index read), which wraps past 2^32 to "
-                   "the start of the index buffer; D3D and the reference read 0 past the view")
 def test_found_stream_output_index_position_wraps(gpu_device):
+    """Found by the fuzzer: the Stream Output pass computed the index position's byte address
+    in 32 bits, which wrapped past 2^32 to the start of the index buffer; D3D and the reference
+    read 0 past the view (rulebook 5.6)."""
     _check_ok(DATA / "so_index_position_wraps.json", gpu_device)

@@ -219,11 +219,13 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         if spec.index_size:
             mask = "0xffffu" if spec.index_size == 2 else "0xffffffffu"
             lines += [
-                "  // index read (D3D: outside the index view reads 0, rulebook 5.6)",
-                f"  let ib = (gpuia_so.start_index + j) * {spec.index_size}u;",
+                "  // index read (D3D: outside the index view reads 0, rulebook 5.6). The position",
+                "  // must not wrap past 2^32 (p < start_index), and is compared in indices, not",
+                "  // bytes, so that p * size cannot overflow either.",
+                "  let p_index = gpuia_so.start_index + j;",
                 "  var sv_vertex_id = 0u;",
-                f"  if (ib <= gpuia_so.ib_size && gpuia_so.ib_size - ib >= {spec.index_size}u) {{",
-                f"    sv_vertex_id = gpuia_load_aux(gpuia_so.ib_base + ib) & {mask};",
+                f"  if (p_index >= gpuia_so.start_index && p_index < gpuia_so.ib_size / {spec.index_size}u) {{",
+                f"    sv_vertex_id = gpuia_load_aux(gpuia_so.ib_base + p_index * {spec.index_size}u) & {mask};",
                 "  }",
             ]
         else:
