@@ -8,7 +8,6 @@ has a regression test below (a defect still open would be a strict xfail naming 
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import os
@@ -21,7 +20,7 @@ import pytest
 
 from gpuia.case import load_case
 from gpuia.cli import main as cli_main
-from gpuia.fuzz import Fuzzer, FuzzConfig, ReferenceRunner, case_digest, generate
+from gpuia.fuzz import FuzzConfig, Fuzzer, ReferenceRunner, case_digest, generate
 from gpuia.fuzz.pool import Worker
 
 DATA = Path(__file__).parent / "data" / "fuzz"
@@ -31,7 +30,7 @@ PY = sys.executable
 def _gpuia(*args, timeout=120):
     env = dict(os.environ, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
     return subprocess.run([PY, "-m", "gpuia", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+                          timeout=timeout, env=env, check=False)
 
 
 # -- generation ------------------------------------------------------------------------------
@@ -103,7 +102,7 @@ def test_shrinker_minimises_an_injected_difference(tmp_path):
     assert len(json.dumps(saved)) < len(json.dumps(original))
     # Still shows it, as a file gpuia loads.
     assert _nan_in_second_instance(saved, ReferenceRunner()(saved)) == "fake"
-    assert f"FINDING fake" in out.getvalue() and str(finding.path) in out.getvalue()
+    assert "FINDING fake" in out.getvalue() and str(finding.path) in out.getvalue()
 
 
 # -- bounded runs on the GPU (what CI runs) --------------------------------------------------
@@ -160,14 +159,16 @@ def test_invalid_mode_reports_a_crashing_child_with_its_case(gpu_device, tmp_pat
 
 
 def test_worker_timeout_and_exit_become_outcomes():
-    sleeper = Worker({}, [PY, "-c", "import sys, time, json; sys.stdin.readline(); "
-                          "print(json.dumps({'ready': True}), flush=True); time.sleep(60)"])
+    sleeper = Worker({}, [PY, "-c", ("import sys, time, json; sys.stdin.readline(); "
+                                     "print(json.dumps({'ready': True}), flush=True); "
+                                     "time.sleep(60)")])
     sleeper.start()
     out = sleeper.run({"id": 0}, timeout=0.5)
     assert out.status == "hang" and not sleeper.alive()
-    quitter = Worker({}, [PY, "-c", "import sys, json; sys.stdin.readline(); "
-                          "print(json.dumps({'ready': True}), flush=True); sys.stdin.readline(); "
-                          "sys.stderr.write('bye\\n'); sys.exit(7)"])
+    quitter = Worker({}, [PY, "-c", ("import sys, json; sys.stdin.readline(); "
+                                     "print(json.dumps({'ready': True}), flush=True); "
+                                     "sys.stdin.readline(); sys.stderr.write('bye\\n'); "
+                                     "sys.exit(7)")])
     quitter.start()
     out = quitter.run({"id": 0}, timeout=30)
     assert out.status == "crash" and "exited with status 7" in out.detail and "bye" in out.stderr
@@ -181,6 +182,16 @@ def test_bad_arguments_exit_2(args, capsys):
         sys.exit(cli_main(["fuzz", *args]))
     assert e.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_missing_hypothesis_is_one_error_line_naming_the_extra():
+    code = ("import sys; sys.modules['hypothesis'] = None\n"
+            "from gpuia.cli import main\n"
+            "sys.exit(main(['fuzz', '--cases', '1', '--paths', 'none']))")
+    r = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=False)
+    assert r.returncode == 2
+    assert r.stderr.splitlines() == [("error: fuzz: gpuia fuzz needs hypothesis, the optional "
+                                      "extra 'fuzz': pip install 'gpuia[fuzz]'")]
 
 
 # -- minimal cases of the defects the fuzzer found ---------------------------------------------

@@ -105,7 +105,13 @@ def register(subparsers) -> None:
 
 
 def cmd_fuzz(args) -> int:
-    from ..fuzz import FuzzConfig, Fuzzer
+    from ..errors import GpuiaError
+
+    try:
+        from ..fuzz import FuzzConfig, Fuzzer
+    except GpuiaError as e:  # hypothesis (the fuzz extra) is missing
+        error_line("fuzz", e)
+        return EXIT_INVALID
     from ..fuzz.engine import ReferenceRunner
     from ..fuzz.pool import WorkerStartError
 

@@ -7,18 +7,31 @@
 * :mod:`gpuia.fuzz.pool` and :mod:`gpuia.fuzz.worker`: the child processes that run the cases,
   so an abort or a hang is a finding rather than the end of the run.
 
-hypothesis is needed (the ``fuzz`` extra); it is imported when this package is.
+hypothesis is needed (the optional ``fuzz`` extra); importing this package without it raises
+:class:`gpuia.errors.UnsupportedError` naming the extra.
 """
 
 from __future__ import annotations
 
+from ..errors import UnsupportedError
+
 try:
     import hypothesis  # noqa: F401
-except ImportError as e:  # pragma: no cover - depends on the environment
-    raise ImportError("gpuia fuzz needs hypothesis: pip install 'gpuia[fuzz]'") from e
+except ImportError:
+    raise UnsupportedError("gpuia fuzz needs hypothesis, the optional extra 'fuzz': "
+                           "pip install 'gpuia[fuzz]'") from None
 
-from .engine import (Finding, FuzzConfig, FuzzReport, Fuzzer, ReferenceRunner, case_digest,
-                     generate, invalid_judge, valid_judge)
+from .engine import (
+    Finding,
+    FuzzConfig,
+    Fuzzer,
+    FuzzReport,
+    ReferenceRunner,
+    case_digest,
+    generate,
+    invalid_judge,
+    valid_judge,
+)
 
 __all__ = ["Finding", "FuzzConfig", "FuzzReport", "Fuzzer", "ReferenceRunner", "case_digest",
            "generate", "invalid_judge", "valid_judge"]

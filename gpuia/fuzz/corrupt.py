@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from .strategies import cases
 
-__all__ = ["corrupted_cases", "NASTY_VALUES", "FIELD_VALUES"]
+__all__ = ["FIELD_VALUES", "NASTY_VALUES", "corrupted_cases"]
 
 _U32 = 1 << 32
 

@@ -20,23 +20,33 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import random
 import re
 import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
-from .pool import Outcome, Pool, Worker
+from .pool import Outcome, Pool
 
-__all__ = ["FuzzConfig", "Finding", "FuzzReport", "Fuzzer", "chunk_seed", "generate",
-           "case_digest", "valid_judge", "invalid_judge", "ReferenceRunner", "CHUNK_SIZES"]
+__all__ = [
+    "CHUNK_SIZES",
+    "Finding",
+    "FuzzConfig",
+    "FuzzReport",
+    "Fuzzer",
+    "ReferenceRunner",
+    "case_digest",
+    "chunk_seed",
+    "generate",
+    "invalid_judge",
+    "valid_judge",
+]
 
 SHRINK_LIMIT = 20000
 """Successful shrinks hypothesis may make on one finding (its own default is 500)."""
@@ -310,9 +320,9 @@ class FuzzReport:
 
     def summary(self) -> str:
         c = self.config
-        lines = [f"fuzz summary: {c.mode} cases, seed {c.seed}: {self.cases} cases in "
-                 f"{self.seconds:.1f} s ({self.rate:.1f} cases/s"
-                 f"{f', {self.shrink_seconds:.1f} s shrinking' if self.shrink_seconds else ''})"]
+        shrinking = f", {self.shrink_seconds:.1f} s shrinking" if self.shrink_seconds else ""
+        lines = [(f"fuzz summary: {c.mode} cases, seed {c.seed}: {self.cases} cases in "
+                  f"{self.seconds:.1f} s ({self.rate:.1f} cases/s{shrinking})")]
         if self.adapters:
             lines.append("  adapters: " + "; ".join(self.adapters))
         for path, counts in sorted(self.paths.items()):
@@ -479,7 +489,7 @@ class Fuzzer:
                 ahead = _Prefetch(c.mode, c.so, c.seed, k + 1)
                 if c.cases is not None:
                     values = values[: c.cases - self.report.cases]
-                stop = lambda: self._time_up() or self._distinct() >= c.max_findings  # noqa: E731
+                stop = lambda: self._time_up() or self._distinct() >= c.max_findings
                 outcomes = self._run_many(values, stop)
                 for i, (v, o) in enumerate(zip(values, outcomes)):
                     if o is None or self._distinct() >= c.max_findings:

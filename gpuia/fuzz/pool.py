@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-__all__ = ["Outcome", "Worker", "Pool", "WorkerStartError"]
+__all__ = ["Outcome", "Pool", "Worker", "WorkerStartError"]
 
 
 class WorkerStartError(RuntimeError):

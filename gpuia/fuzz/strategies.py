@@ -40,8 +40,15 @@ from hypothesis import strategies as st
 
 from ..formats import DXGI_FORMAT_VALUES, INDEX_FORMATS, VERTEX_FORMATS
 
-__all__ = ["cases", "SPECIAL_WORDS", "SEMANTIC_NAMES", "TOPOLOGY_NAMES", "MAX_ROWS", "ALL_FORMATS",
-           "WEBGPU_FORMATS"]
+__all__ = [
+    "ALL_FORMATS",
+    "MAX_ROWS",
+    "SEMANTIC_NAMES",
+    "SPECIAL_WORDS",
+    "TOPOLOGY_NAMES",
+    "WEBGPU_FORMATS",
+    "cases",
+]
 
 U32 = 1 << 32
 MAX_ROWS = 64
@@ -95,19 +102,19 @@ _BIG_U32 = (1 << 31) - 1, 1 << 31, U32 - 1, U32 - 40
 _BIG_I32 = -(1 << 31), (1 << 31) - 1, -1 << 20, 1 << 20
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _ints(lo: int, hi: int):
     """``st.integers(lo, hi)``, built once: building strategies costs more than drawing."""
     return st.integers(lo, hi)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _one_of(values: tuple):
     """``st.sampled_from(values)``, built once."""
     return st.sampled_from(values)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _index_values(count: int):
     """``count`` index codes: 0..20 are indices, 21..23 pick a special value."""
     return st.lists(st.integers(0, 23), min_size=count, max_size=count)

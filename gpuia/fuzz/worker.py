@@ -38,7 +38,7 @@ import sys
 import tempfile
 import traceback
 
-__all__ = ["main", "run_valid_case", "run_cli_case", "make_handler", "adapter_args"]
+__all__ = ["adapter_args", "main", "make_handler", "run_cli_case", "run_valid_case"]
 
 _TEXT_LIMIT = 8000  # characters of stdout/stderr/traceback sent back per case
 WGPU_REFUSED = "wgpu refused"
