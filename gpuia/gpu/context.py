@@ -44,6 +44,7 @@ from ..wgsl.pixel import link_stages, pixel_program
 from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
                               pass_through_signature)
 from . import _ffi
+from .cache import remember
 from .device import Buffer, Device, device_error, wgpu_call
 from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
 from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
@@ -57,6 +58,7 @@ _U32 = 0xFFFFFFFF
 _RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 _MAX_PULLED = 32
 _MAX_CBVS = 8
+_VIEW_CACHE_SIZE = 4096  # views remembered per context (each holds its buffer alive)
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -192,7 +194,7 @@ class PipelineState:
                                   self.cull_mode, self.front_counter_clockwise,
                                   self.depth_enable, self.depth_enable
                                   and self.depth_write_mask == "ALL", self.depth_func)
-            _OUTPUTS[key] = out
+            remember(_OUTPUTS, key, out)
         return out
 
     @property
@@ -203,7 +205,7 @@ class PipelineState:
             sig = (parse_vertex_shader(self.vertex_shader, self.entry_point)
                    if self.vertex_shader else pass_through_signature(self.input_layout))
             sig.check_layout(self.input_layout)
-            _SIGNATURES[key] = sig
+            remember(_SIGNATURES, key, sig)
         return sig
 
     @property
@@ -215,7 +217,7 @@ class PipelineState:
         key = (self.signature, self.stream_output)
         so = _SO.get(key)
         if so is None:
-            so = _SO[key] = resolve_stream_output(self.stream_output, self.signature)
+            so = remember(_SO, key, resolve_stream_output(self.stream_output, self.signature))
         return None if so.empty else so
 
 
@@ -465,7 +467,7 @@ class Context:
                     except InvalidDescError as e:
                         raise InvalidDescError(f"IASetVertexBuffers slot {slot}", e.field,
                                                e.value, e.rule) from None
-                    cache[key] = view
+                    remember(cache, key, view, _VIEW_CACHE_SIZE)
             else:
                 view = b
                 if not isinstance(view, VertexBufferView):

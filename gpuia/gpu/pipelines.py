@@ -18,6 +18,7 @@ from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ..wgsl.pixel import null_pixel_program, pixel_program
 from ..wgsl.signature import ShaderSignature
+from .cache import remember
 from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
 
@@ -208,7 +209,7 @@ class PipelineCache:
             code = vertex_program(spec)
             mod = _checked(lambda: self.device.device.create_shader_module(
                 code=code, label="gpuia vertex program"), "does not compile")
-            self._modules[spec] = mod
+            remember(self._modules, spec, mod)
             self.stats.shader_modules += 1
         return mod
 
@@ -226,7 +227,7 @@ class PipelineCache:
                      for e in key.layout.slots[s].elements]
             buffers.append({"array_stride": stride, "step_mode": step, "attributes": attrs})
         pipe = self._build(spec, buffers, key, n_slots=0)
-        self._pipelines[key] = pipe
+        remember(self._pipelines, key, pipe)
         return pipe
 
     def pulling(self, key: PullingKey):
@@ -240,7 +241,7 @@ class PipelineCache:
                            key.output.varyings)
         pipe = self._build(spec, [], key, n_slots=len(key.slots),
                            n_bindings=1 if key.arena else len(key.slots))
-        self._pipelines[key] = pipe
+        remember(self._pipelines, key, pipe)
         return pipe
 
     def pixel_module(self, output: OutputState):
@@ -253,7 +254,7 @@ class PipelineCache:
                     if output.pixel_shader is not None else null_pixel_program())
             mod = _checked(lambda: self.device.device.create_shader_module(
                 code=code, label="gpuia pixel program"), "the pixel shader does not compile")
-            self._modules[key] = mod
+            remember(self._modules, key, mod)
             self.stats.shader_modules += 1
         return mod
 

@@ -24,6 +24,7 @@ from ..reference.ia import _sequence
 from ..streamout import ResolvedStreamOutput
 from ..wgsl.streamout import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
                               SOProgramSpec, so_program)
+from .cache import remember
 from .device import Buffer
 
 __all__ = ["SOEngine", "SOTargetBinding"]
@@ -483,5 +484,5 @@ class SOEngine:
                 for ep, main in (("gpuia_so_prepare", False), ("gpuia_so_main", True)))
             cache.stats.shader_modules += 1
             cache.stats.pipelines += 2
-            self._pipelines[(spec, cbvs)] = pair
+            remember(self._pipelines, (spec, cbvs), pair)
         return pair

@@ -1,0 +1,31 @@
+"""Bounded caches (gpuia/gpu/cache.py): a long-lived process meeting ever new layouts and buffers
+keeps a bounded amount of cached state."""
+
+import numpy as np
+
+from gpuia.gpu import Context, PipelineState
+from gpuia.gpu.cache import remember
+from gpuia.gpu import context as context_module
+
+
+def test_remember_drops_the_oldest_entry_at_the_limit():
+    cache: dict = {}
+    for i in range(10):
+        assert remember(cache, i, i * i, limit=4) == i * i
+    assert list(cache) == [6, 7, 8, 9]
+    remember(cache, 7, "again", limit=4)  # a present key is replaced, nothing dropped
+    assert list(cache) == [6, 7, 8, 9] and cache[7] == "again"
+
+
+def test_views_and_pipeline_states_stay_bounded(gpu_device, monkeypatch):
+    monkeypatch.setattr(context_module, "_VIEW_CACHE_SIZE", 16)
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState([{"SemanticName": "A", "Format": "R32_UINT"}]))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    for i in range(40):
+        vb = gpu_device.create_buffer(np.array([i], np.uint32))
+        ctx.ia_set_vertex_buffers(0, [vb], [4])
+    assert len(ctx._view_cache) == 16
+    for i in range(1100):  # distinct layouts: the module-level signature cache stays bounded
+        PipelineState([{"SemanticName": f"S{i}X", "Format": "R32_UINT"}]).signature
+    assert len(context_module._SIGNATURES) <= 1024
