@@ -196,6 +196,10 @@ def cmd_demo(args) -> int:
     except GpuiaError as exc:
         error_line("demo", exc)
         return EXIT_INVALID
+    except OSError as exc:  # --out names a directory, or a place that cannot be written
+        error_line("demo", UnsupportedError(f"--out {out}: cannot write the picture: "
+                                            f"{exc.strerror or exc}"))
+        return EXIT_INVALID
     print(f"picture: {path} ({name}, {size[0]}x{size[1]}, frame {last}, "
           f"{device.info['summary']})")
     return EXIT_DIFF if demo.differences else EXIT_OK

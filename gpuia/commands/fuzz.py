@@ -28,14 +28,22 @@ def _paths(text: str) -> tuple:
     return paths
 
 
+_WEEK = 7 * 24 * 3600.0  # longest duration an option takes (timers overflow far past it)
+
+
 def _positive(kind):
+    """A number > 0; durations (floats) also at most a week, NaN and inf refused."""
+    most = _WEEK if kind is float else float("inf")
+
     def parse(text):
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not value > 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be greater than 0")
+        if not 0 < value <= most:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} must be greater than 0" + (f" and at most {most:.0f} seconds (a week)"
+                                                      if kind is float else ""))
         return value
     return parse
 

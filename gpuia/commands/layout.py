@@ -24,6 +24,9 @@ from ..errors import GpuiaError, UnsupportedError
 __all__ = ["register", "run"]
 
 
+_MAX_GENERATED = 1 << 24  # vertices x instances of generated data
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "layout", help="extract D3D input layouts and SO declarations from C/C++ or JSON, "
@@ -84,8 +87,11 @@ def run(args) -> int:
         error_line("layout", UnsupportedError("--check runs on a GPU; it cannot be combined "
                                               "with --no-gpu"))
         return EXIT_INVALID
-    if args.vertices < 1 or args.instances < 1:
-        error_line("layout", UnsupportedError("--vertices and --instances must be at least 1"))
+    if (args.vertices < 1 or args.instances < 1
+            or args.vertices * args.instances > _MAX_GENERATED):
+        error_line("layout", UnsupportedError(
+            f"--vertices and --instances must be at least 1, and their product at most "
+            f"{_MAX_GENERATED} (generated data is held in memory twice: CPU and GPU results)"))
         return EXIT_INVALID
     try:
         adapters, devices = _adapters(args)
@@ -98,7 +104,12 @@ def run(args) -> int:
     docs = []
     save_dir = Path(args.save_case) if args.save_case else None
     if save_dir is not None:
-        save_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            save_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            error_line("layout", UnsupportedError(f"--save-case {save_dir}: cannot create the "
+                                                  f"folder: {exc.strerror or exc}"))
+            return EXIT_INVALID
     args.case_names = set()  # case names given so far: arrays of one name get their line added
     for path in args.files:
         try:
@@ -163,7 +174,11 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
         status = max(status, EXIT_DIFF)
     if case is not None and save_dir is not None:
         target = save_dir / f"{case.name}.json"
-        target.write_text(json.dumps(case.source, indent=1) + "\n")
+        try:
+            target.write_text(json.dumps(case.source, indent=1) + "\n")
+        except OSError as exc:
+            raise UnsupportedError(f"--save-case: cannot write {target}: "
+                                   f"{exc.strerror or exc}") from None
         doc["case_file"] = str(target)
         say(f"case: {target}")
     if args.check:

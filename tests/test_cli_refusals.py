@@ -1,0 +1,35 @@
+"""Bad arguments to the demo, layout and fuzz commands: exit 2 with one error line, no traceback,
+whatever the filesystem says (found by review: unwritable outputs and unbounded numbers)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CPP = str(ROOT / "tests/data/layouts/imgui_impl_dx12.cpp")
+
+
+def _run(args, cwd):
+    return subprocess.run([sys.executable, "-m", "gpuia", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("args,says", [
+    (["demo", "--headless", "--size", "32x24", "--out", "{dir}"], "name a .png file"),
+    (["demo", "--headless", "--size", "32x24", "--out", "{file}/x.png"], "cannot write the picture"),
+    (["layout", "--no-gpu", "--save-case", "{file}", CPP], "cannot create the folder"),
+    (["layout", "--check", "--vertices", "2000000000", CPP], "product at most"),
+    (["fuzz", "--timeout", "inf", "--cases", "1"], "at most 604800 seconds"),
+    (["fuzz", "--seconds", "nan"], "at most 604800 seconds"),
+])
+def test_refused_with_one_error_line(tmp_path, args, says):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    args = [a.format(dir=tmp_path, file=afile) for a in args]
+    proc = _run(args, tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and says in errors[0], proc.stderr
