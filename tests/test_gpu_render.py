@@ -293,6 +293,22 @@ def test_from_wgpu_wraps_a_texture(gpu_device):
                                            usage=wgpu.TextureUsage.RENDER_ATTACHMENT)
     with pytest.raises(InvalidDescError, match="rg8unorm"):
         Texture.from_wgpu(gpu_device, bad)
+    # What a pass attachment must be, checked before wgpu (it would refuse the whole frame).
+    ra, cs = wgpu.TextureUsage.RENDER_ATTACHMENT, wgpu.TextureUsage.COPY_SRC
+    for kw, message in [(dict(usage=cs), "RENDER_ATTACHMENT"),
+                        (dict(usage=ra, sample_count=4), "single-sampled"),
+                        (dict(usage=ra, mip_level_count=3), "one mip level"),
+                        (dict(usage=ra, size=(4, 4, 2)), "one 2-D layer")]:
+        kw.setdefault("size", (4, 4, 1))
+        tex = gpu_device.device.create_texture(format="rgba8unorm", **kw)
+        with pytest.raises(InvalidDescError, match=message):
+            Texture.from_wgpu(gpu_device, tex)
+    other = gpuia.gpu.Device()
+    with pytest.raises(InvalidDescError, match="another wgpu device"):
+        Texture.from_wgpu(gpu_device, other.device.create_texture(
+            size=(4, 4, 1), format="rgba8unorm", usage=ra))
+    with pytest.raises(InvalidDescError, match="bound twice"):
+        ctx.om_set_render_targets([t, t])
 
 
 # -- refusals: every one before wgpu sees anything ---------------------------------------------

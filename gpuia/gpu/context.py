@@ -527,6 +527,9 @@ class Context:
         if len(rtvs) > 8:
             raise InvalidDescError("OMSetRenderTargets", "NumRenderTargetDescriptors", len(rtvs),
                                    "at most 8 render targets")
+        if len({id(t) for t in rtvs}) < len(rtvs):
+            raise InvalidDescError("OMSetRenderTargets", "ppRenderTargetDescriptors", rtvs,
+                                   "a texture is bound twice (WebGPU attaches it once per pass)")
         sizes = set()
         for i, t in enumerate(rtvs + ((dsv,) if dsv is not None else ())):
             field_name = f"ppRenderTargetDescriptors[{i}]" if i < len(rtvs) else "pDepthStencilDescriptor"

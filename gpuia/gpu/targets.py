@@ -148,11 +148,30 @@ class Texture:
     @classmethod
     def from_wgpu(cls, device, texture) -> "Texture":
         """Wrap a wgpu texture (e.g. a window surface's current texture) whose format is in
-        :data:`TARGET_FORMATS`."""
+        :data:`TARGET_FORMATS`: single-sampled, one mip level, one layer, with
+        RENDER_ATTACHMENT usage, of ``device``. Flush every context that drew into it before
+        presenting or destroying it: WebGPU aborts the process when a submission uses a
+        destroyed texture, and gpuia cannot see a texture it did not create go away."""
+        import wgpu
+
         fmt = _BY_WEBGPU.get(str(texture.format))
         if fmt is None:
             raise InvalidDescError("render target", "format", texture.format,
                                    f"gpuia renders into {', '.join(sorted(_BY_WEBGPU))}")
+        # What a render pass attachment must be (WebGPU refuses anything else at submit).
+        checks = (
+            ("usage", texture.usage & wgpu.TextureUsage.RENDER_ATTACHMENT,
+             "the texture was not created with RENDER_ATTACHMENT usage"),
+            ("sample_count", texture.sample_count == 1, "gpuia renders single-sampled"),
+            ("mip_level_count", texture.mip_level_count == 1,
+             "a render target view needs a texture of one mip level"),
+            ("size", texture.size[2] == 1, "a render target is one 2-D layer"),
+            ("device", getattr(texture, "_device", device.device) is device.device,
+             "the texture belongs to another wgpu device"))
+        for field_name, ok, rule in checks:
+            if not ok:
+                raise InvalidDescError("render target", field_name,
+                                       getattr(texture, field_name, None), rule)
         return cls(device, texture, fmt, owned=False)
 
     def __repr__(self):
