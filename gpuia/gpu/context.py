@@ -59,6 +59,7 @@ _RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 _MAX_PULLED = 32
 _MAX_CBVS = 8
 _VIEW_CACHE_SIZE = 4096  # views remembered per context (each holds its buffer alive)
+_SWEEP_EVERY = 8  # flushes: states and views unused for that long are forgotten (see _sweep)
 
 
 def _sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -258,6 +259,7 @@ class _State:
     bound: tuple = ()  # the views in slot order (the cache key holds their ids)
     output: OutputState = INTERNAL_OUTPUT  # what follows the vertex shader (capture: internal)
     cbvs: int = 0  # root constant buffer views the shaders read (@group(3))
+    used: int = 0  # the context's flush count when a draw last resolved to this state
 
 
 @dataclass(eq=False)
@@ -318,6 +320,7 @@ class Context:
         self._epoch_dirty = True  # ... and more than cached vertex buffer bindings changed
         self._bound_ids: list = []  # id() of the view bound at each slot of the pipeline state
         self._slot_pos: dict = {}  # input slot -> position in the pipeline state's slots
+        self._flushes = 0
         self.path = "auto"
         self.timings: dict | None = None  # filled by end_capture when a dict is set
         self.last_plan: Plan | None = None
@@ -869,9 +872,29 @@ class Context:
             if len(self._epoch_states) > 4096:
                 self._epoch_states.clear()
             self._epoch_states[key] = state
+        state.used = self._flushes
         self._state = state
         self._dirty = False
         return state
+
+    def _sweep(self) -> None:
+        """Forget the states and views no draw resolved to in the last _SWEEP_EVERY flushes:
+        they hold their buffers (and pulled states their arena copies), so an engine that
+        streams buffers in and out would otherwise keep every one it ever bound alive."""
+        recent = self._flushes - _SWEEP_EVERY
+        keep = set()
+        for epoch, states in list(self._states.items()):
+            for key, st in list(states.items()):
+                if st.used < recent and st is not self._state:
+                    del states[key]
+                else:
+                    keep.update(id(v) for v in st.bound)
+            if not states and states is not self._epoch_states:
+                del self._states[epoch]
+        keep.update(id(v) for v in self._views.values())
+        cache = self._view_cache
+        for key in [k for k, v in cache.items() if id(v) not in keep]:
+            del cache[key]
 
     def _new_epoch(self) -> None:
         """Validate what changed besides cached vertex buffer bindings and pick the state cache
@@ -1191,6 +1214,9 @@ class Context:
         self.device.device.queue.submit([commands])
         self._keepalive.clear()
         self._pass_states.clear()
+        self._flushes += 1
+        if self._flushes % _SWEEP_EVERY == 0:
+            self._sweep()
 
     # -- capture -----------------------------------------------------------------------------
     @_guarded

@@ -129,7 +129,7 @@ class SOEngine:
                 if known is None or known[0] is not buf:
                     c = dev.device.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
                     known = (buf, c, 0)
-                    self._counters[id(buf)] = known
+                    remember(self._counters, id(buf), known)
                     writes.append((c, 0, 0))  # new buffers start at 0 (rulebook 9.5)
                 counter, coff = known[1], known[2]
             if off is not None and off != -1 and off != _U32:
@@ -139,7 +139,7 @@ class SOEngine:
             buf.host = None
             new[slot] = SOTargetBinding(v, buf, counter, coff)
             # DrawAuto reads the filled size of the buffer's last SO view, after unbinding too.
-            self._last_view[id(buf)] = (buf, counter, coff, v.offset)
+            remember(self._last_view, id(buf), (buf, counter, coff, v.offset))
         self.ctx.flush()  # counter writes must land after every draw already encoded
         q = dev.device.queue
         for counter, offset, value in writes:
