@@ -33,3 +33,15 @@ def test_refused_with_one_error_line(tmp_path, args, says):
     assert "Traceback" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if "error:" in line]
     assert len(errors) == 1 and says in errors[0], proc.stderr
+
+
+def test_a_cut_off_array_is_a_parse_error_not_nothing_found(tmp_path):
+    src = tmp_path / "cut.cpp"
+    src.write_text('D3D12_INPUT_ELEMENT_DESC l[] = { {"POSITION", 0, '
+                   'DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, '
+                   '0 }, {"N", 0, DXGI_FORMAT_R32G32_FLOAT, 0,\n')
+    proc = _run(["layout", "--no-gpu", str(src)], tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        f"error: layout: {src}:1:1: the file does not parse here, and it names a D3D "
+        f"input-element or SO declaration type: no array could be read"]

@@ -352,7 +352,7 @@ def test_cli_subprocess_missing_file_no_traceback(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gpuia", "layout", str(tmp_path / "x.cpp"),
                            "--no-gpu"], capture_output=True, text=True)
     assert proc.returncode == 2
-    assert proc.stderr.startswith(f"error: {tmp_path / 'x.cpp'}: ") and "Traceback" not in \
+    assert proc.stderr.startswith(f"error: layout: {tmp_path / 'x.cpp'}: ") and "Traceback" not in \
         proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
 

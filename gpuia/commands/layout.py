@@ -114,8 +114,8 @@ def run(args) -> int:
     for path in args.files:
         try:
             arrays = extract(path, assume_false=args.assume_false)
-        except GpuiaError as exc:
-            error_line(path, exc)
+        except GpuiaError as exc:  # the exception names the file (and line, column)
+            error_line("layout", exc)
             status = max(status, EXIT_INVALID)
             continue
         if not arrays and not args.json:

@@ -569,6 +569,16 @@ class _Reader:
             if n.type in ("declaration", "field_declaration"):
                 out.extend(self._declaration(n))
         self._so_strides(root, out)
+        if not out and root.has_error:
+            # A file that names a D3D struct but does not parse (an initializer cut off, say)
+            # must not pass as "nothing found".
+            text = _text(root)
+            if any(name in text for name in STRUCTS):
+                bad = next(n for n in _walk(root) if n.type == "ERROR" or n.is_missing)
+                line, col = _pos(bad)
+                raise SourceError(f"{self.label}:{line}:{col}",
+                                  "the file does not parse here, and it names a D3D input-element "
+                                  "or SO declaration type: no array could be read")
         return out
 
     def _declaration(self, node) -> list[SourceArray]:
