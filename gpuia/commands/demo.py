@@ -71,7 +71,7 @@ def parse_size(text: str) -> tuple[int, int]:
     """``"800x600"`` -> (800, 600); each side 1..16384 (``InvalidDescError`` otherwise)."""
     m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
     if not m or not all(0 < int(v) <= 16384 for v in m.groups()):
-        raise InvalidDescError("demo", "--size", text, "expected WIDTHxHEIGHT, each 1..16384 "
+        raise InvalidDescError("arguments", "--size", text, "expected WIDTHxHEIGHT, each 1..16384 "
                                                       "(e.g. 800x600)")
     return int(m.group(1)), int(m.group(2))
 
@@ -81,14 +81,14 @@ def parse_frames(text: str | None) -> int | None:
     if text is None:
         return None
     if not re.fullmatch(r"\s*\d+\s*", text) or not 1 <= int(text) <= 1_000_000:
-        raise InvalidDescError("demo", "--frames", text, "expected an integer from 1 to 1000000")
+        raise InvalidDescError("arguments", "--frames", text, "expected an integer from 1 to 1000000")
     return int(text)
 
 
 def _demo_name(text: str, demos: dict) -> str:
     name = text.strip().lower().replace("-", "_")
     if name not in demos:
-        raise InvalidDescError("demo", "NAME", text, f"expected one of {', '.join(demos)}")
+        raise InvalidDescError("arguments", "NAME", text, f"expected one of {', '.join(demos)}")
     return name
 
 
@@ -162,11 +162,11 @@ def cmd_demo(args) -> int:
         name = _demo_name(args.name, package.DEMOS)
         size, frames = parse_size(args.size), parse_frames(args.frames)
         if args.mesh is not None and name != "mesh":
-            raise InvalidDescError("demo", "--mesh", args.mesh, "only the mesh demo draws a "
+            raise InvalidDescError("arguments", "--mesh", args.mesh, "only the mesh demo draws a "
                                                                 "mesh file")
         out = Path(args.out or f"gpuia-demo-{name}.png")
         if out.suffix.lower() != ".png":
-            raise InvalidDescError("demo", "--out", str(out), "the picture is a PNG: name a "
+            raise InvalidDescError("arguments", "--out", str(out), "the picture is a PNG: name a "
                                                               ".png file")
         check_png_support()
         module = demo_module(name)
