@@ -457,3 +457,29 @@ def test_cached_rebinds_follow_the_pipeline_states_slots(gpu_device):
     assert color() == green
     ctx.set_pipeline_state(ps_a)  # slot 1 holds red_b since the rebind above
     assert color() == RED
+
+
+def test_root_constant_buffer_slices_of_one_buffer_per_draw(scene):
+    """D3D12's constant ring: one buffer, each draw's root CBV at its own 256-byte slice, all
+    in one flush; each draw reads its slice."""
+    dev, ctx, rt, _ = scene
+    vs = VS.replace("@vertex", "@group(3) @binding(0) var<uniform> k: vec4<f32>;\n@vertex") \
+           .replace("vec4<f32>(i.POSITION, 1.0)", "vec4<f32>(i.POSITION.xy * k.x, i.POSITION.z, 1.0)")
+    ctx.set_pipeline_state(pso(vs=vs, constant_buffers=1, depth_enable=False))
+    ring = np.zeros((2, 64), np.float32)
+    ring[0, 0], ring[1, 0] = 1.0, 0.5
+    cb = dev.create_buffer(ring, bind="constant_buffer")
+    ctx.set_graphics_root_constant_buffer_view(0, cb, 0)
+    draw(ctx, dev, CW, color=RED)
+    ctx.set_graphics_root_constant_buffer_view(0, cb, 256)
+    draw(ctx, dev, CW, color=(0, 255, 0, 255))
+    ctx.flush()
+    img = rt.read()
+    half = [(x * 0.5, y * 0.5) for x, y in CW]
+    inner, inner_edge = centers_inside(half)
+    outer, _ = centers_inside(CW)
+    assert (img[inner] == (0, 255, 0, 255)).all()
+    assert (img[outer & ~inner & ~inner_edge] == RED).all()
+    for bad in (100, 512, -256, 256.0):
+        with pytest.raises(InvalidDescError, match="multiple of"):
+            ctx.set_graphics_root_constant_buffer_view(0, cb, bad)

@@ -351,7 +351,7 @@ class Context:
         self._rtvs: tuple = ()  # bound render targets (Texture), OMSetRenderTargets
         self._dsv: Texture | None = None
         self._cbvs: dict[int, Buffer] = {}  # root constant buffer views by root parameter index
-        self._cbv_cached = None  # (buffers, bind group)
+        self._cbv_groups: dict = {}  # ((buffer, offset) per root CBV) -> bind group
         self._capture_encoding = False  # end_capture is encoding capture draws
 
     # -- state -------------------------------------------------------------------------------
@@ -594,37 +594,50 @@ class Context:
         self._encoder.begin_render_pass(**attachments).end()
 
     def set_graphics_root_constant_buffer_view(self, root_parameter_index: int,
-                                               buffer: Buffer | None) -> None:
-        """SetGraphicsRootConstantBufferView: bind a buffer created with the
-        ``constant_buffer`` bind flag as ``@group(3) @binding(root_parameter_index)``."""
+                                               buffer: Buffer | None, offset: int = 0) -> None:
+        """SetGraphicsRootConstantBufferView: bind ``buffer`` from byte ``offset`` (D3D12's GPU
+        virtual address is buffer + offset: a multiple of 256,
+        D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT, and of the adapter's uniform offset
+        alignment) as ``@group(3) @binding(root_parameter_index)``. The buffer needs the
+        ``constant_buffer`` bind flag. Per-draw constants go in slices of one buffer bound at
+        different offsets, as with D3D12 constant rings: ``Buffer.write`` is queued, so
+        writing one slice between draws of one flush changes what earlier draws read too."""
+        where = "SetGraphicsRootConstantBufferView"
         if type(root_parameter_index) is not int or not 0 <= root_parameter_index < _MAX_CBVS:
-            raise InvalidDescError("SetGraphicsRootConstantBufferView", "RootParameterIndex",
-                                   root_parameter_index, f"expected 0..{_MAX_CBVS - 1}")
+            raise InvalidDescError(where, "RootParameterIndex", root_parameter_index,
+                                   f"expected 0..{_MAX_CBVS - 1}")
         if buffer is None:
             self._cbvs.pop(root_parameter_index, None)
         else:
             if not isinstance(buffer, Buffer) or buffer.device is not self.device:
-                raise InvalidDescError("SetGraphicsRootConstantBufferView", "BufferLocation",
-                                       buffer, "expected a gpuia Buffer of this device")
+                raise InvalidDescError(where, "BufferLocation", buffer,
+                                       "expected a gpuia Buffer of this device")
             if "constant_buffer" not in buffer.bind:
-                raise InvalidDescError("SetGraphicsRootConstantBufferView", "BufferLocation",
-                                       buffer, "was not created with the constant_buffer bind "
-                                       "flag (D3D12_RESOURCE_STATE / CBV usage)")
-            self._cbvs[root_parameter_index] = buffer
+                raise InvalidDescError(where, "BufferLocation", buffer,
+                                       "was not created with the constant_buffer bind flag "
+                                       "(D3D12_RESOURCE_STATE / CBV usage)")
+            align = max(256, self.device.caps.min_uniform_buffer_offset_alignment)
+            if type(offset) is not int or offset < 0 or offset % align or offset >= buffer.size:
+                raise InvalidDescError(where, "offset", offset,
+                                       f"must be a multiple of {align} inside the buffer's "
+                                       f"{buffer.size} bytes")
+            self._cbvs[root_parameter_index] = (buffer, offset)
         self._dirty = self._epoch_dirty = True
 
     def _cbv_group(self):
         """The bind group of the bound constant buffers, for the current pipeline state."""
         n = self._pso.constant_buffers
-        bufs = tuple(self._cbvs[i] for i in range(n))
-        cached = self._cbv_cached
-        if cached is None or cached[0] != bufs:
-            group = self.device.device.create_bind_group(
+        bound = tuple(self._cbvs[i] for i in range(n))
+        # Keyed by the buffers themselves (compared by identity) and their offsets.
+        group = self._cbv_groups.get(bound)
+        if group is None:
+            limit = self.device.caps.max_uniform_buffer_binding_size
+            group = remember(self._cbv_groups, bound, self.device.device.create_bind_group(
                 layout=self.cache.cbv_layout(n), entries=[
-                    {"binding": i, "resource": {"buffer": b.wgpu, "offset": 0, "size": b.wgpu.size}}
-                    for i, b in enumerate(bufs)])
-            cached = self._cbv_cached = (bufs, group)
-        return cached[1]
+                    {"binding": i, "resource": {"buffer": b.wgpu, "offset": off,
+                                                "size": min(b.wgpu.size - off, limit)}}
+                    for i, (b, off) in enumerate(bound)]), 64)
+        return group
 
     def _empty_group(self):
         if not hasattr(self, "_empty_bind_group"):
