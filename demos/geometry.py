@@ -340,11 +340,16 @@ MESH_SUFFIXES = (".obj", ".gltf", ".glb", ".ply", ".stl", ".off")
 
 
 def _trimesh():
+    import logging
+
     try:
         import trimesh
     except ImportError:
         raise UnsupportedError("--mesh needs trimesh, which is not installed: "
                                "pip install 'gpuia[mesh]'") from None
+    # trimesh logs a traceback when its optional scipy is missing and it falls back to dense
+    # matrices; the fallback is fine for demo meshes, the noise is not.
+    logging.getLogger("trimesh").setLevel(logging.ERROR)
     return trimesh
 
 

@@ -186,7 +186,12 @@ def cmd_check(args) -> int:
             from .plot import error_series
 
             series.extend(error_series([result]))
-        return EXIT_OK if result.ok else EXIT_DIFF
+        if not result.ok:
+            return EXIT_DIFF
+        if not result.compared:  # every chosen path refused the case: not a pass
+            raise UnsupportedError("no GPU run could be compared on the chosen adapters and "
+                                   "paths (see the lines above)")
+        return EXIT_OK
 
     with bar:
         status = _each_case(args.cases, action, bar, errors.append)

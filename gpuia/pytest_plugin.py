@@ -66,17 +66,21 @@ def gpuia_check(gpuia_device):
     ``vertices`` points per instance, ``instances`` instances)."""
     from .case import Case, load_case
     from .crosscheck import cross_check, layout_case
+    from .errors import GpuiaError
 
     def check(case=None, *, layout=None, path: str = "all", vertices: int = 64,
               instances: int = 3, seed: int = 0, table: bool = False):
         if (case is None) == (layout is None):
             raise TypeError("gpuia_check takes a case or layout=, not both and not neither")
-        if layout is not None:
-            case = layout_case(layout, vertices=vertices, instances=instances, seed=seed)
-        elif not isinstance(case, Case):
-            case = load_case(case)
-        paths = ("native", "pulling") if path == "all" else (path,)
-        result = cross_check(case, [gpuia_device], paths, table=table)
+        try:
+            if layout is not None:
+                case = layout_case(layout, vertices=vertices, instances=instances, seed=seed)
+            elif not isinstance(case, Case):
+                case = load_case(case)  # a relative path is relative to the working directory
+            paths = ("native", "pulling") if path == "all" else (path,)
+            result = cross_check(case, [gpuia_device], paths, table=table)
+        except GpuiaError as e:  # bad input: say what and why, not gpuia's stack
+            pytest.fail(f"gpuia: {' '.join(str(e).split())}", pytrace=False)
         if not result.ok:
             pytest.fail(f"gpuia: {case.name}: the GPU differs from the CPU reference\n"
                         f"{result.text()}", pytrace=False)

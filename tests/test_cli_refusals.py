@@ -45,3 +45,15 @@ def test_a_cut_off_array_is_a_parse_error_not_nothing_found(tmp_path):
     assert proc.stderr.splitlines() == [
         f"error: layout: {src}:1:1: the file does not parse here, and it names a D3D "
         f"input-element or SO declaration type: no array could be read"]
+
+
+def test_check_with_nothing_compared_is_not_a_pass(gpu_device, tmp_path):
+    """`check --path native` on a case only the pulling path can run: exit 2, one error line
+    (a native-only CI gate must not pass silently)."""
+    proc = _run(["check", str(ROOT / "examples/cases/packed_formats.json"), "--path", "native"],
+                tmp_path)
+    assert proc.returncode == 2
+    assert "native: not applicable" in proc.stdout
+    assert proc.stderr.splitlines() == [
+        "error: packed_formats: no GPU run could be compared on the chosen adapters and paths "
+        "(see the lines above)"]

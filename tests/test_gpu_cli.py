@@ -312,8 +312,10 @@ def test_check_single_path_and_table(gpu_device):
     assert "SV_VertexID" in proc.stdout and "POSITION0" in proc.stdout
     assert "!=" not in proc.stdout
     proc = gpuia("check", CASES / "unaligned_stride.json", "--path", "native")
-    assert proc.returncode == 0, _show(proc)
+    # Nothing compared is not a pass: exit 2 with one error line (the reasons are on stdout).
+    assert proc.returncode == 2, _show(proc)
     assert _check_lines(proc, "unaligned_stride")["native"].startswith("not applicable: ")
+    assert proc.stderr.count("error: ") == 1
 
 
 def test_check_every_adapter(gpu_device):

@@ -100,3 +100,19 @@ def test_gpuia_check_takes_a_case_or_a_layout(gpuia_check):
         gpuia_check()
     with pytest.raises(TypeError, match="not both"):
         gpuia_check(CASES / "triangle_two_slots.json", layout=TWO_SLOTS)
+
+
+def test_bad_input_fails_with_one_line(pytester):
+    pytester.makepyfile(test_bad="""
+def test_layout(gpuia_check):
+    gpuia_check(layout=[{"SemanticName": "C", "Format": "R8G8B8A8_UNORM", "AlignedByteOffset": 2}])
+
+def test_missing(gpuia_check):
+    gpuia_check("no/such/case.json")
+""")
+    result = pytester.runpytest_subprocess("-q")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert "gpuia: element 0 (C0): AlignedByteOffset=2" in out
+    assert "gpuia: no/such/case.json: cannot read" in out
+    assert "gpuia/layout.py" not in out  # no internal traceback
