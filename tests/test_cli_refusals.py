@@ -57,3 +57,12 @@ def test_check_with_nothing_compared_is_not_a_pass(gpu_device, tmp_path):
     assert proc.stderr.splitlines() == [
         "error: packed_formats: no GPU run could be compared on the chosen adapters and paths "
         "(see the lines above)"]
+
+
+def test_layout_assume_false_that_matches_nothing_is_refused(tmp_path):
+    src = str(ROOT / "tests/data/layouts/Renderer.cpp")
+    proc = _run(["layout", "--no-gpu", "--assume-false", "nonsense cond", src], tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines() == [
+        "error: layout: --assume-false 'nonsense cond' matched no condition of a conditionally "
+        "filled array (conditions are matched as written, whitespace aside)"]

@@ -128,6 +128,16 @@ def run(args) -> int:
         json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
                    "arrays": docs}, sys.stdout, indent=1)
         sys.stdout.write("\n")
+    # An --assume-false text that matched no condition is most likely misspelt: the arrays were
+    # read with that condition assumed true, which is not what was asked.
+    notes = {n for d in docs for n in d["notes"]}
+    unmatched = [c for c in args.assume_false
+                 if f"condition `{' '.join(c.split())}` assumed false" not in notes]
+    if unmatched:
+        error_line("layout", UnsupportedError(
+            f"--assume-false {unmatched[0]!r} matched no condition of a conditionally filled "
+            f"array (conditions are matched as written, whitespace aside)"))
+        status = EXIT_INVALID
     return status
 
 
@@ -136,7 +146,7 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
     doc = {"file": arr.file, "line": arr.line, "column": arr.column, "name": arr.name,
            "struct": arr.struct, "kind": arr.kind, "elements": arr.elements,
            "notes": list(arr.notes), "error": None, "findings": [], "check": [],
-           "case_file": None}
+           "case_file": None, "resolved": None, "slots": None, "paths": None}
     out = None if args.json else []
 
     def say(text=""):
