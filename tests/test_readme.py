@@ -51,3 +51,5 @@ def test_readme_python_example_runs(gpu_device):
     assert colors[0].tolist() == [1.0, 0.0, 0.0, 1.0]
     assert colors[3 * 2].tolist() == [0.0, 1.0, 0.0, 1.0]
     assert scope["plan"].path == "pulling"
+    # Step rate 2 is pulled; native cannot run it: one compared run, and it matches.
+    assert scope["result"].ok and scope["result"].compared == 1
