@@ -392,6 +392,9 @@ def _stream_output(case: Case, so) -> None:
         if len(data) > size:
             raise CaseError(f"{w}.data", f"{len(data)} bytes of data exceed SizeInBytes {size}")
         filled = _uint(t, "filled_size", w, 0)
+        if filled > 0xFFFFFFFF:
+            raise InvalidDescError(w, "filled_size", filled,
+                                   "BufferFilledSize is a 32-bit counter (rulebook 9.6)")
         if filled % 4:
             raise InvalidDescError(w, "filled_size", filled,
                                    "BufferFilledSize must be a multiple of 4 (SO writes 32-bit "

@@ -288,3 +288,14 @@ def test_instance_counter_wraps_at_32_bits(gpu_device, indexed):
     # WebGPU's fixed-function fetch cannot wrap (nor read out of bounds as zeros): refused.
     with pytest.raises(UnsupportedError, match="wraps past 2\\*\\*32"):
         run_case_gpu(case, gpu_device, "native", ref)
+
+
+def test_so_offsets_past_the_32_bit_counter_are_refused(gpu_device):
+    """A D3D11-style SO offset of 2**32 raised OverflowError deep in gpuia (found next to the
+    fuzzer's filled_size case); the counter is 32-bit (rulebook 9.6)."""
+    ctx = Context(gpu_device)
+    t = gpu_device.create_buffer(size=64, bind="stream_output")
+    with pytest.raises(InvalidDescError, match="32-bit counter"):
+        ctx.so_set_targets([StreamOutputBufferView(t, 64)], [2**32])
+    ctx.so_set_targets([StreamOutputBufferView(t, 64)], [8])
+    assert ctx.so_filled_size(0) == 8

@@ -118,9 +118,10 @@ class SOEngine:
                 coff = 0
             off = None if offsets is None else offsets[slot]
             if off is not None and off != -1 and off != _U32:
-                if type(off) is not int or off < 0 or off % 4:
+                if type(off) is not int or off < 0 or off % 4 or off > _U32:
                     raise InvalidDescError(where, "pOffsets", off,
-                                           "a byte offset (multiple of 4) or -1 to append")
+                                           "a byte offset (multiple of 4, a 32-bit counter: "
+                                           "rulebook 9.6) or -1 to append")
             checked.append((slot, v, buf, counter, coff, off))
         # Every view is valid: only now change state.
         for slot, v, buf, counter, coff, off in checked:
