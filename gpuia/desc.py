@@ -47,6 +47,16 @@ SO_NO_RASTERIZED_STREAM = 0xFFFFFFFF
 U32_MAX = 0xFFFFFFFF
 
 
+def d3d_key(text: str, prefixes: tuple[str, ...]) -> str:
+    """A D3D constant's name as gpuia's tables key it: trimmed, upper-case, and without the
+    first of ``prefixes`` it starts with (``D3D12_CULL_MODE_BACK`` -> ``BACK``)."""
+    key = text.strip().upper()
+    for p in prefixes:
+        if key.startswith(p):
+            return key[len(p):]
+    return key
+
+
 def _enum_lookup(enum_cls, value, prefixes: tuple[str, ...], aliases: dict[str, str], what: str):
     if isinstance(value, enum_cls):
         return value
@@ -56,11 +66,7 @@ def _enum_lookup(enum_cls, value, prefixes: tuple[str, ...], aliases: dict[str, 
         except ValueError:
             raise ValueError(f"{value} is not a {what} value") from None
     if isinstance(value, str):
-        key = value.strip().upper()
-        for p in prefixes:
-            if key.startswith(p):
-                key = key[len(p) :]
-                break
+        key = d3d_key(value, prefixes)
         key = aliases.get(key, key)
         if key in enum_cls.__members__:
             return enum_cls[key]

@@ -151,7 +151,8 @@ class PipelineState:
                                    "expected a sequence of DXGI formats")
         if len(rtvs) > 8:
             raise InvalidDescError("PipelineState", "NumRenderTargets", len(rtvs),
-                                   "at most 8 render targets (D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT)")
+                                   "at most 8 render targets "
+                                   "(D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT)")
         object.__setattr__(self, "rtv_formats", tuple(
             target_format(f, f"RTVFormats[{i}]", depth=False) for i, f in enumerate(rtvs)))
         if self.dsv_format is not None:
@@ -190,6 +191,8 @@ class PipelineState:
                 if self.pixel_shader is not None:
                     ps = parse_pixel_shader(self.pixel_shader, self.ps_entry_point)
                     varyings = link_stages(self.signature, ps, max_varyings)
+                    # Generated now only for its checks (SV_Target vs RTVFormats), so they fail
+                    # at set_pipeline_state; the module itself is built at the first draw.
                     pixel_program(ps, varyings, tuple(f.shader_type for f in self.rtv_formats))
                 out = OutputState(self.rtv_formats, self.dsv_format, ps, varyings or (),
                                   self.cull_mode, self.front_counter_clockwise,
@@ -350,7 +353,7 @@ class Context:
         self._output: OutputState = INTERNAL_OUTPUT
         self._rtvs: tuple = ()  # bound render targets (Texture), OMSetRenderTargets
         self._dsv: Texture | None = None
-        self._cbvs: dict[int, Buffer] = {}  # root constant buffer views by root parameter index
+        self._cbvs: dict[int, tuple] = {}  # root parameter index -> (Buffer, offset)
         self._cbv_groups: dict = {}  # ((buffer, offset) per root CBV) -> bind group
         self._capture_encoding = False  # end_capture is encoding capture draws
 
@@ -535,8 +538,8 @@ class Context:
                                    "a texture is bound twice (WebGPU attaches it once per pass)")
         sizes = set()
         for i, t in enumerate(rtvs + ((dsv,) if dsv is not None else ())):
-            field_name = f"ppRenderTargetDescriptors[{i}]" if i < len(rtvs) else "pDepthStencilDescriptor"
             depth = i >= len(rtvs)
+            field_name = "pDepthStencilDescriptor" if depth else f"ppRenderTargetDescriptors[{i}]"
             if not isinstance(t, Texture) or t.device is not self.device:
                 raise InvalidDescError("OMSetRenderTargets", field_name, t,
                                        "expected a gpuia Texture created on this context's device")
@@ -653,8 +656,8 @@ class Context:
             if i not in self._cbvs:
                 raise InvalidDescError("draw", f"root constant buffer view {i}", None,
                                        f"the pipeline state reads {pso.constant_buffers} constant "
-                                       f"buffer(s); set_graphics_root_constant_buffer_view({i}, ...) "
-                                       f"was not called")
+                                       f"buffer(s); set_graphics_root_constant_buffer_view("
+                                       f"{i}, ...) was not called")
         if capture:
             return
         bound = (tuple(t.format.name for t in self._rtvs),
@@ -994,7 +997,8 @@ class Context:
         else:
             key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
                              topo, strip_fmt, state.output, capture_group=group,
-                             capture_targets=per_group, cbvs=state.cbvs, aligned=state.aligned, aligned16=state.aligned16,
+                             capture_targets=per_group, cbvs=state.cbvs, aligned=state.aligned,
+                             aligned16=state.aligned16,
                              arena=state.static.arena)
             pipe = self.cache.pulling(key)
         state.pipelines[(path, strip_fmt, group)] = pipe
@@ -1174,7 +1178,8 @@ class Context:
         # The per-draw block keeps StartInstanceLocation, so SV_InstanceID and pulled fetches
         # (both ``ii - first_instance`` in wrapping u32) stay D3D's.
         si, ic = draw.start_instance_location, draw.instance_count
-        runs = [(si, ic)] if si + ic <= 1 << 32 else [(si, (1 << 32) - si), (0, si + ic - (1 << 32))]
+        runs = ([(si, ic)] if si + ic <= 1 << 32
+                else [(si, (1 << 32) - si), (0, si + ic - (1 << 32))])
         if not draw.indexed and index.mode != "host":
             for first, count in runs:
                 rp.draw(draw.vertex_count_per_instance, count, draw.start_vertex_location, first)

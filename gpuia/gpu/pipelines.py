@@ -264,7 +264,8 @@ class PipelineCache:
             return {"module": mod, "entry_point": "gpuia_fs",
                     "targets": [{"format": "rgba32uint"}] * _group_size(key)}
         if out.internal:
-            return {"module": mod, "entry_point": "gpuia_fs", "targets": [{"format": TARGET_FORMAT}]}
+            return {"module": mod, "entry_point": "gpuia_fs",
+                    "targets": [{"format": TARGET_FORMAT}]}
         if not out.rtv_formats and out.pixel_shader is None:
             return None  # depth only
         written = {m.index for m in out.pixel_shader.outputs} if out.pixel_shader else set()
@@ -277,9 +278,7 @@ class PipelineCache:
         mod = self.module(spec)
         mode = "targets" if key.capture and key.capture_group >= 0 else key.capture
         groups = [self.group0_layout(mode, max(1, n_slots))] if spec.constants else []
-        if n_slots:
-            if not groups:
-                groups.append(self.cbv_layout(0))
+        if n_slots:  # pulling programs always read the per-draw block: group 0 is there
             groups.append(self.group1_layout(n_bindings or n_slots))
         layout = self.device.device.create_pipeline_layout(
             bind_group_layouts=self.with_cbvs(groups, key.cbvs))

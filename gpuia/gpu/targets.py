@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..desc import d3d_key
 from ..errors import InvalidDescError
 from .device import wgpu_call
 
-__all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format", "Texture", "CULL_MODES",
-           "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
+__all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
+           "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
 
 
 @dataclass(frozen=True)
@@ -67,21 +68,14 @@ COMPARISON_FUNCS = {"NEVER": "never", "LESS": "less", "EQUAL": "equal",
 """D3D12_COMPARISON_FUNC -> WebGPU compare function."""
 
 
-def _strip(value: str, prefixes: tuple[str, ...]) -> str:
-    v = value.strip().upper()
-    for p in prefixes:
-        if v.startswith(p):
-            return v[len(p):]
-    return v
-
-
 def target_format(value, field: str = "Format", *, depth: bool | None = None) -> TargetFormat:
     """The :class:`TargetFormat` named ``value`` (``DXGI_FORMAT_`` prefix optional). ``depth``
     True/False also requires a depth or a color format. Raises :class:`InvalidDescError`."""
     if isinstance(value, TargetFormat):
         fmt = value
     else:
-        fmt = TARGET_FORMATS.get(_strip(value, ("DXGI_FORMAT_",))) if isinstance(value, str) else None
+        fmt = (TARGET_FORMATS.get(d3d_key(value, ("DXGI_FORMAT_",)))
+               if isinstance(value, str) else None)
         if fmt is None:
             kinds = [n for n, f in TARGET_FORMATS.items() if depth is None or f.depth == depth]
             raise InvalidDescError("render target", field, value,
@@ -94,7 +88,7 @@ def target_format(value, field: str = "Format", *, depth: bool | None = None) ->
 
 
 def _enum(table: dict, value, field: str, prefixes: tuple[str, ...]) -> str:
-    key = _strip(value, prefixes) if isinstance(value, str) else None
+    key = d3d_key(value, prefixes) if isinstance(value, str) else None
     if key not in table:
         raise InvalidDescError("PipelineState", field, value,
                                f"expected one of {', '.join(table)}")
@@ -203,7 +197,8 @@ class Texture:
         data = wgpu_call(copy_out, "Texture.read")
         rows = np.frombuffer(data, np.uint8).reshape(self.height, pitch)[:, :row]
         out = np.ascontiguousarray(rows).view(np.dtype(self.format.dtype))
-        shape = (self.height, self.width) + ((self.format.channels,) if self.format.channels > 1 else ())
+        channels = self.format.channels
+        shape = (self.height, self.width) + ((channels,) if channels > 1 else ())
         return out.reshape(shape)
 
 
