@@ -25,9 +25,16 @@ def _case_label(path: str) -> str:
     return Path(path).stem if path != "-" else "stdin"
 
 
+HOST_OUT_OF_MEMORY = "out of host memory"
+"""How an ``error:`` line names a :class:`MemoryError` of the host (numpy's, or an address-space
+cap's): the fuzzer tells these from gpuia's own refusals by it."""
+
+
 def error_line(label: str, exc: BaseException) -> None:
     """Print the one ``error:`` line of an invalid input (exit status 2)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, MemoryError) and not isinstance(exc, GpuiaError):
+        text = f"{HOST_OUT_OF_MEMORY}: {text}"
     print(f"error: {label}: {text}", file=sys.stderr)
 
 

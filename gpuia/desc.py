@@ -35,6 +35,7 @@ __all__ = [
     "SODeclarationEntry",
     "StreamOutputDesc",
     "StreamOutputBufferView",
+    "delivering",
     "draw_of",
 ]
 
@@ -477,6 +478,16 @@ def _d3d_name(obj, py_name: str) -> str:
 
 
 Draw = DrawInstanced | DrawIndexedInstanced
+
+
+def delivering(draw: Draw) -> Draw:
+    """``draw``, or its empty form (both counts 0, the start locations kept) when either count
+    is 0. Such a draw delivers nothing, and the other count then plays no part: planning it as
+    given would size index lists or captures by a count of up to 2^32 - 1 for no vertex."""
+    if draw.count and draw.instance_count:
+        return draw
+    count = "index_count_per_instance" if draw.indexed else "vertex_count_per_instance"
+    return dataclasses.replace(draw, instance_count=0, **{count: 0})
 
 
 def draw_of(obj: Any) -> Draw:

@@ -236,3 +236,76 @@ def test_found_so_filled_size_past_32_bits_is_refused(capsys):
     assert cli_main(["check", str(DATA / "so_filled_size_past_32_bits.json")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "BufferFilledSize is a 32-bit counter" in err[0], err
+
+
+def _capped_check(*cases):
+    """``gpuia check`` in a child whose address space is capped at 8 GiB, so that sizing work by
+    a count that delivers nothing fails fast (out of host memory, exit 2) instead of exhausting
+    the machine or, as on the H200 host, running past the fuzzer's timeout."""
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))
+
+    env = dict(os.environ, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+    return subprocess.run([PY, "-m", "gpuia", "check", *map(str, cases)], capture_output=True,
+                          text=True, timeout=120, env=env, preexec_fn=cap, check=False)
+
+
+def test_found_empty_draw_with_huge_count(gpu_device):
+    """Found by the invalid fuzzer (seed 601: a hang on the H200, out of memory under lavapipe's
+    cap): DrawIndexedInstanced(2^31 - 1 indices, 0 instances) delivers nothing, but the
+    reference built its 16 GiB index list and the GPU planner sized a capture by it. Four more
+    draws that deliver nothing, with the other count 2^32 - 1, run beside one that delivers:
+    3 vertices in each of 2 instances of a triangle strip, 2 triangles streamed out."""
+    r = _capped_check(DATA / "empty_draw_with_huge_count.json",
+                      DATA / "empty_draws_with_huge_counts.json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert sum(": OK: 0/0 invocations match" in line for line in lines) == 2, lines
+    assert sum(": OK: 6/6 invocations match" in line for line in lines) == 2, lines
+    assert any("stream output: OK: NumPrimitivesWritten 2, PrimitivesStorageNeeded 2" in line
+               for line in lines), lines
+
+
+def test_gpu_context_plans_a_draw_delivering_nothing_as_empty(gpu_device):
+    """The context plans such a draw as the empty draw it is, with no index list or capture
+    sized by the other count (each would need gigabytes)."""
+    from gpuia.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
+    from gpuia.gpu import Context, PipelineState
+
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState([{"SemanticName": "POSITION", "Format": "R32_FLOAT"}]))
+    ib = gpu_device.create_buffer(np.arange(4, dtype=np.uint16), bind="index_buffer")
+    ctx.ia_set_index_buffer(IndexBufferView(ib, "R16_UINT"))
+    ctx.ia_set_primitive_topology("TRIANGLESTRIP")
+    for capture in (False, True):
+        if capture:
+            ctx.begin_capture()
+        for draw in (DrawIndexedInstanced(0xFFFFFFFF, 0), DrawInstanced(0, 0xFFFFFFFF),
+                     DrawInstanced(0xFFFFFFFF, 0)):
+            plan = ctx.draw(draw)
+            assert plan.index.fetch is None or plan.index.fetch.size == 0, (capture, draw)
+        if capture:
+            cap = ctx.end_capture()
+            assert len(cap.records) == 3 and all(r.keys.size == 0 for r in cap.records)
+    ctx.flush()
+
+
+def test_out_of_memory_on_a_small_case_is_a_finding():
+    """The invalid judge takes a host out-of-memory refusal as clean only for a case that asks
+    for much memory; on a small case it is the defect above (lavapipe's 4 GiB cap hid it)."""
+    from gpuia.fuzz.engine import SMALL_DEMAND, invalid_judge, invalid_outcome
+    from gpuia.fuzz.pool import Outcome
+
+    def judged(demand):
+        answer = {"rc": 2, "stdout": "", "command": "check",
+                  "stderr": "error: c: out of host memory: Unable to allocate 16.0 GiB\n"}
+        if demand is not None:
+            answer["demand"] = demand
+        return invalid_judge(None, invalid_outcome(Outcome("ok", "", answer)))
+
+    assert judged({"invocations": 0, "buffer_bytes": 800}) == "out-of-memory"
+    assert judged({"invocations": SMALL_DEMAND["invocations"] + 1, "buffer_bytes": 0}) is None
+    assert judged({"invocations": 0, "buffer_bytes": SMALL_DEMAND["buffer_bytes"] + 1}) is None
+    assert judged(None) is None  # the case did not even load under the cap

@@ -847,6 +847,22 @@ def test_several_draws_with_empty_draws_keep_numbering():
     assert r.primitive_draw.tolist() == [0, 3]
 
 
+@pytest.mark.parametrize("empty", [
+    DrawInstanced(0xFFFFFFFF, 0), DrawInstanced(0, 0xFFFFFFFF, 0, 0xFFFFFFFF),
+    DrawIndexedInstanced(0xFFFFFFFF, 0), DrawIndexedInstanced(0, 0xFFFFFFFF, 7, -3, 5)],
+    ids=["vertices-no-instance", "instances-no-vertex", "indices-no-instance", "instances-no-index"])
+def test_a_draw_delivering_nothing_ignores_its_other_count(empty):
+    """A draw with one count 0 delivers nothing, however large the other (found by the fuzzer:
+    the index list of 2^31 indices and no instance was built, 16 GiB). Each materialized count
+    here would need 32 GiB or more: the run finishing at all is part of the test."""
+    draws = [empty, DrawInstanced(3, 1, 4, 0), empty]
+    r = run_ia(ID, vb_count(), draws, topology="TRIANGLELIST", index_buffer=ib16([9, 8, 7]))
+    assert r.draw.tolist() == [1, 1, 1]
+    assert xs(r) == [4, 5, 6]
+    assert r.primitives.tolist() == [[0, 1, 2]]
+    assert r.statistics == {"IAVertices": 3, "IAPrimitives": 1}
+
+
 def test_several_draws_given_as_case_file_dicts():
     draws = [{"DrawInstanced": {"VertexCountPerInstance": 2, "StartVertexLocation": 3}},
              {"DrawIndexedInstanced": {"IndexCountPerInstance": 2, "BaseVertexLocation": -1,

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
+from ..cli import HOST_OUT_OF_MEMORY
 from .pool import Outcome, Pool
 
 __all__ = [
@@ -200,9 +201,9 @@ def valid_judge(value, outcome: Outcome) -> str | None:
 
 def invalid_outcome(outcome: Outcome) -> Outcome:
     """Classify a ``gpuia check`` run of a corrupted case: ``ran`` (exit 0), ``refused`` (exit 2
-    with exactly one ``error:`` line on stderr), ``different`` (exit 1), or ``error`` (a
-    traceback, another exit status, or exit 2 without exactly one error line). Crashes and
-    hangs stay as they are."""
+    with exactly one ``error:`` line on stderr), ``out-of-memory`` (the same, the line naming the
+    host's MemoryError), ``different`` (exit 1), or ``error`` (a traceback, another exit status,
+    or exit 2 without exactly one error line). Crashes and hangs stay as they are."""
     if outcome.status in ("crash", "hang"):
         return outcome
     a = outcome.answer
@@ -213,7 +214,8 @@ def invalid_outcome(outcome: Outcome) -> Outcome:
     elif rc == 0:
         status, detail = "ran", ""
     elif rc == 2 and len(errors) == 1:
-        status, detail = "refused", errors[0]
+        status = "out-of-memory" if HOST_OUT_OF_MEMORY in errors[0] else "refused"
+        detail = errors[0]
     elif rc == 2:
         status, detail = "error", f"exit 2 with {len(errors)} error lines"
     elif rc == 1:
@@ -225,8 +227,21 @@ def invalid_outcome(outcome: Outcome) -> Outcome:
     return outcome
 
 
+SMALL_DEMAND = {"invocations": 1 << 20, "buffer_bytes": 1 << 28}
+"""A case within both bounds needs at most a few hundred MiB of host memory (the reference and
+the capture take tens of bytes per vertex and element), far below the child's cap: gpuia running
+out of memory on it is a defect, like the 16 GiB index list once planned for a draw of
+2^31 indices and no instance. Larger cases may run out of memory under the cap honestly."""
+
+
 def invalid_judge(value, outcome: Outcome) -> str | None:
-    """A corrupted case must be refused cleanly or run correctly; anything else is a finding."""
+    """A corrupted case must be refused cleanly or run correctly; anything else is a finding.
+    Running out of host memory is a clean refusal only for a case that asks for much of it
+    (beyond :data:`SMALL_DEMAND`)."""
+    if outcome.status == "out-of-memory":
+        demand = outcome.answer.get("demand") or {}
+        small = all(demand.get(k, 1 << 62) <= bound for k, bound in SMALL_DEMAND.items())
+        return "out-of-memory" if small else None
     return None if outcome.status in ("ran", "refused") else outcome.status
 
 

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import traceback
 
-__all__ = ["adapter_args", "main", "make_handler", "run_cli_case", "run_valid_case"]
+__all__ = ["adapter_args", "case_demand", "main", "make_handler", "run_cli_case", "run_valid_case"]
 
 _TEXT_LIMIT = 8000  # characters of stdout/stderr/traceback sent back per case
 WGPU_REFUSED = "wgpu refused"
@@ -160,7 +160,10 @@ def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
     ``gpuia validate`` runs first: ``check`` loads its cases with the same code and prints the
     same error line for a case that does not load, but only after choosing adapters and creating
     devices, which costs far more (0.3 s on an H200) than loading. So a case ``validate`` refuses
-    is answered by ``validate``; every other case goes through ``check``."""
+    is answered by ``validate``; every other case goes through ``check``. A ``check`` that ran
+    out of host memory also answers the case's ``demand`` (:func:`case_demand`)."""
+    from ..cli import HOST_OUT_OF_MEMORY
+
     path = os.path.join(workdir, "fuzzcase.json")
     with open(path, "wb") as f:
         f.write(content)
@@ -170,7 +173,27 @@ def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
         return answer
     answer = _cli(["check", path] + adapter_args(config))
     answer["command"] = "check"
+    if HOST_OUT_OF_MEMORY in answer["stderr"]:
+        try:
+            answer["demand"] = case_demand(path)
+        except MemoryError:
+            pass  # loading alone exhausts the cap: the case asks for much memory
     return answer
+
+
+def case_demand(path: str) -> dict:
+    """What a case that loads asks of host memory: ``invocations`` (the bound on delivered
+    vertices the size limit checks) and ``buffer_bytes`` (vertex, index and SO target bytes).
+    The invalid-mode judge sets an out-of-memory refusal against it."""
+    from ..case import load_case
+    from ..reference.ia import as_bytes
+
+    case = load_case(path)
+    views = [v for v in case.vertex_buffers.values() if v is not None]
+    views += [case.index_buffer] if case.index_buffer is not None else []
+    data = sum(as_bytes(v.buffer).nbytes for v in views if v.buffer is not None)
+    data += sum(t.size for t in case.so_targets.values())
+    return {"invocations": case.invocation_count, "buffer_bytes": data}
 
 
 def make_handler(config: dict):

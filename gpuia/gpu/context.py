@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StreamOutputDesc,
-                    StripCutValue, VertexBufferView, draw_of)
+                    StripCutValue, VertexBufferView, delivering, draw_of)
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
 from ..streamout import resolve_stream_output
@@ -739,6 +739,7 @@ class Context:
         or their case-file dict form."""
         if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
             draw = draw_of(draw)
+        draw = delivering(draw)
         state = self._state if not self._dirty else self._resolve_state()
         capture = state.capture
         if capture and draw.count > self._capture_limit():
