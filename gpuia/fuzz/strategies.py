@@ -253,6 +253,10 @@ def _draw_call(draw) -> dict:
     indexed = draw(_BOOL)  # first: a draw's kind decides how its numbers are used
     count = draw(_ints(0, 40))
     instances = draw(_ints(0, 4))
+    if (count == 0 or instances == 0) and _rare(draw, 4):
+        # Such a draw delivers nothing, whatever its other count: now and then a huge one.
+        huge = draw(_one_of(_BIG_U32))
+        count, instances = (count, huge) if count == 0 else (huge, instances)
     start_instance = _pick(draw, _ints(0, 4), _BIG_U32, 20)
     start = _pick(draw, _ints(0, 8), _BIG_U32, 16)
     base = _pick(draw, _ints(-6, 6), _BIG_I32, 16)
@@ -315,6 +319,9 @@ def _fetch_rows(draws, index_values, per_instance: bool, rate: int) -> int:
     top = -1
     for d in draws:
         (kind, args), = d.items()
+        if not args["InstanceCount"] or not args.get("VertexCountPerInstance",
+                                                     args.get("IndexCountPerInstance")):
+            continue  # delivers nothing, fetches nothing
         if per_instance:
             n, start = args["InstanceCount"], args["StartInstanceLocation"]
             last = start if rate == 0 or n == 0 else start + (n - 1) // rate
