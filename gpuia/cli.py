@@ -139,6 +139,27 @@ def _writable(option: str, target: str | None) -> None:
                                f"exist")
 
 
+_KEPT_DEVICES: dict | None = None
+
+
+def keep_devices(keep: bool = True) -> None:
+    """Let ``check`` keep the devices it creates for its later calls in this process, instead
+    of creating its own each time (the invalid fuzzer's children run thousands of checks, and
+    creating a device costs 0.1-0.4 s on an NVIDIA driver, more when many processes do it at
+    once). ``keep_devices(False)`` forgets them; call it after a check whose device was lost."""
+    global _KEPT_DEVICES
+    _KEPT_DEVICES = {} if keep else None
+
+
+def _check_device(adapter, position: int, make):
+    if _KEPT_DEVICES is None:
+        return make(adapter)
+    key = (adapter.summary, position)  # two identical GPUs share a summary
+    if key not in _KEPT_DEVICES:
+        _KEPT_DEVICES[key] = make(adapter)
+    return _KEPT_DEVICES[key]
+
+
 def cmd_check(args) -> int:
     from .crosscheck import cross_check
     from .gpu import Device
@@ -161,9 +182,9 @@ def cmd_check(args) -> int:
         error_line("check", exc)
         return EXIT_INVALID
     devices, unavailable = [], []
-    for a in adapters:
+    for i, a in enumerate(adapters):
         try:
-            devices.append(Device(a))
+            devices.append(_check_device(a, i, Device))
         except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
             unavailable.append(f"{a.summary}: {' '.join(str(exc).split())}")
             print(f"{a.summary}: unavailable: {' '.join(str(exc).split())}")

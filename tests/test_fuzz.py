@@ -309,3 +309,41 @@ def test_out_of_memory_on_a_small_case_is_a_finding():
     assert judged({"invocations": SMALL_DEMAND["invocations"] + 1, "buffer_bytes": 0}) is None
     assert judged({"invocations": 0, "buffer_bytes": SMALL_DEMAND["buffer_bytes"] + 1}) is None
     assert judged(None) is None  # the case did not even load under the cap
+
+
+def test_invalid_children_keep_their_devices_between_checks(gpu_device, monkeypatch):
+    """A child creates one device per adapter for all its checks, not one per check, and starts
+    on a new one after a check whose device was lost."""
+    import base64
+
+    import gpuia.cli as cli
+    import gpuia.crosscheck
+    import gpuia.gpu
+    from gpuia.errors import DeviceLostError
+    from gpuia.fuzz.worker import make_handler
+
+    made = []
+    real_device, real_check = gpuia.gpu.Device, gpuia.crosscheck.cross_check
+
+    def counting(*args, **kwargs):
+        made.append(args)
+        return real_device(*args, **kwargs)
+
+    def lose_once(*args, **kwargs):
+        monkeypatch.setattr(gpuia.crosscheck, "cross_check", real_check)
+        raise DeviceLostError("submit: the GPU device was lost; create a new Device")
+
+    monkeypatch.setattr(gpuia.gpu, "Device", counting)
+    handle, _ = make_handler({"mode": "cli"})
+    content = (DATA / "empty_draws_with_huge_counts.json").read_bytes()
+    req = {"content": base64.b64encode(content).decode()}
+    try:
+        answers = [handle(req) for _ in range(3)]
+        assert [a["rc"] for a in answers] == [0, 0, 0], answers[0]["stderr"]
+        assert len(made) == 1
+        monkeypatch.setattr(gpuia.crosscheck, "cross_check", lose_once)
+        lost = handle(req)
+        assert lost["rc"] == 2 and "device was lost" in lost["stderr"]
+        assert handle(req)["rc"] == 0 and len(made) == 2
+    finally:
+        cli.keep_devices(False)

@@ -19,7 +19,8 @@ Two modes:
   runs ``gpuia validate FILE`` and, when the case loads, ``gpuia check FILE`` through
   :func:`gpuia.cli.main`, capturing exit status, stdout and stderr (:func:`run_cli_case`). An
   exception escaping ``main`` is answered with its traceback (a real command line would have
-  printed it).
+  printed it). ``check`` keeps its devices from one request to the next
+  (:func:`gpuia.cli.keep_devices`), dropping them after a lost device or an out-of-memory.
 
 The child's own stdout is moved to its stderr at start, so nothing printed by gpuia or a native
 library can corrupt the protocol. With a memory limit, the child caps its address space
@@ -41,6 +42,9 @@ import traceback
 __all__ = ["adapter_args", "case_demand", "main", "make_handler", "run_cli_case", "run_valid_case"]
 
 _TEXT_LIMIT = 8000  # characters of stdout/stderr/traceback sent back per case
+DEVICE_GONE = ("device was lost", "out of memory")
+"""Words of the error lines of DeviceLostError and GpuOutOfMemoryError: after such a check the
+child's kept devices are dropped (see :func:`gpuia.cli.keep_devices`)."""
 WGPU_REFUSED = "wgpu refused"
 """What gpuia's GPU side says when wgpu rejected work it encoded (``UnsupportedError``). gpuia
 checks everything before wgpu sees it, so for a valid case this is a gpuia defect, not a limit:
@@ -162,7 +166,7 @@ def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
     devices, which costs far more (0.3 s on an H200) than loading. So a case ``validate`` refuses
     is answered by ``validate``; every other case goes through ``check``. A ``check`` that ran
     out of host memory also answers the case's ``demand`` (:func:`case_demand`)."""
-    from ..cli import HOST_OUT_OF_MEMORY
+    from ..cli import HOST_OUT_OF_MEMORY, keep_devices
 
     path = os.path.join(workdir, "fuzzcase.json")
     with open(path, "wb") as f:
@@ -173,6 +177,9 @@ def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
         return answer
     answer = _cli(["check", path] + adapter_args(config))
     answer["command"] = "check"
+    if any(lost in answer["stderr"] for lost in DEVICE_GONE):
+        keep_devices(False)  # the next check starts on new devices
+        keep_devices(True)
     if HOST_OUT_OF_MEMORY in answer["stderr"]:
         try:
             answer["demand"] = case_demand(path)
@@ -201,6 +208,9 @@ def make_handler(config: dict):
     ``ready`` message describing what it set up."""
     mode = config.get("mode", "valid")
     if mode == "cli":
+        from ..cli import keep_devices
+
+        keep_devices(True)
         adapters = _select_adapters(config)
         ready = {"adapters": [a.summary for a in adapters],
                  "cpu_only": all(a.info.get("adapter_type") == "CPU" for a in adapters)}
