@@ -852,7 +852,8 @@ def test_several_draws_with_empty_draws_keep_numbering():
     DrawIndexedInstanced(0xFFFFFFFF, 0), DrawIndexedInstanced(0, 0xFFFFFFFF, 7, -3, 5)],
     ids=["vertices-no-instance", "instances-no-vertex", "indices-no-instance", "instances-no-index"])
 def test_a_draw_delivering_nothing_ignores_its_other_count(empty):
-    """A draw with one count 0 delivers nothing, however large the other (found by the fuzzer:
+    """A draw with one count 0 delivers nothing, however large the other: vertices 0..count-1
+    of instances 0..InstanceCount-1 (rulebook 4.1, 4.6) is an empty set (found by the fuzzer:
     the index list of 2^31 indices and no instance was built, 16 GiB). Each materialized count
     here would need 32 GiB or more: the run finishing at all is part of the test."""
     draws = [empty, DrawInstanced(3, 1, 4, 0), empty]
