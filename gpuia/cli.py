@@ -33,7 +33,9 @@ cap's): the fuzzer tells these from gpuia's own refusals by it."""
 def error_line(label: str, exc: BaseException) -> None:
     """Print the one ``error:`` line of an invalid input (exit status 2)."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, MemoryError) and not isinstance(exc, GpuiaError):
+    # wgpu's GPUOutOfMemoryError is a MemoryError too, but of the adapter, not the host.
+    if isinstance(exc, MemoryError) and not isinstance(exc, GpuiaError) \
+            and not type(exc).__module__.startswith("wgpu"):
         text = f"{HOST_OUT_OF_MEMORY}: {text}"
     print(f"error: {label}: {text}", file=sys.stderr)
 

@@ -21,3 +21,31 @@ def gpu_device(gpuia_device):
     """The gpuia Device every GPU test draws on: gpuia's own pytest plugin's ``gpuia_device``
     (``--gpuia-adapter``, ``--gpuia-backend``), which fails (never skips) without an adapter."""
     return gpuia_device
+
+
+@pytest.fixture
+def capped_python():
+    """``capped_python(*args, cap_gib=8)``: run ``python *args`` (from the repository root) with
+    its address space capped, so that a regression that sizes work by a huge count fails fast
+    with MemoryError instead of exhausting the machine (or, on a host with the memory, passing
+    slowly). The cap never exceeds the limit the test process already has."""
+    import resource
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    def run(*args, cap_gib: int = 8, timeout: float = 120):
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = cap_gib << 30
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+
+        env = dict(os.environ, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
+        return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                              timeout=timeout, env=env, preexec_fn=limit, check=False,
+                              cwd=Path(__file__).resolve().parent.parent)
+
+    return run

@@ -47,6 +47,7 @@ OPERATIONS = {
     "clear": lambda dev, ctx, vb, rt: ctx.clear_render_target_view(rt, (0, 0, 0, 1)),
     "Texture.read": lambda dev, ctx, vb, rt: rt.read(),
     "stream output targets": _so_draw,
+    "new Context": lambda dev, ctx, vb, rt: Context(dev),
 }
 
 
@@ -78,6 +79,18 @@ def test_allocation_failures_map_to_gpu_out_of_memory():
     lost = device_error(wgpu.GPUValidationError("Parent device is lost"), "flush")
     assert isinstance(lost, DeviceLostError)
     assert device_error(wgpu.GPUValidationError("Buffer size 3 is not aligned"), "x") is None
+
+
+def test_error_lines_tell_the_adapters_memory_from_the_hosts(capsys):
+    """wgpu's GPUOutOfMemoryError is a MemoryError too; only the host's is named as such (the
+    invalid fuzzer judges 'out of host memory' lines)."""
+    from gpuia.cli import HOST_OUT_OF_MEMORY, error_line
+
+    error_line("c", wgpu.GPUOutOfMemoryError("Out of memory"))
+    error_line("c", MemoryError("Unable to allocate 16.0 GiB"))
+    error_line("c", GpuOutOfMemoryError("create_buffer: the adapter is out of memory"))
+    lines = capsys.readouterr().err.splitlines()
+    assert [HOST_OUT_OF_MEMORY in line for line in lines] == [False, True, False], lines
 
 
 def test_buffers_over_the_adapters_limits_are_refused_up_front(gpu_device):

@@ -14,6 +14,7 @@ Results are compared as 32-bit patterns (``ElementData.bits``): the reference mu
 
 from __future__ import annotations
 
+import json
 import struct
 
 import numpy as np
@@ -847,21 +848,36 @@ def test_several_draws_with_empty_draws_keep_numbering():
     assert r.primitive_draw.tolist() == [0, 3]
 
 
-@pytest.mark.parametrize("empty", [
-    DrawInstanced(0xFFFFFFFF, 0), DrawInstanced(0, 0xFFFFFFFF, 0, 0xFFFFFFFF),
-    DrawIndexedInstanced(0xFFFFFFFF, 0), DrawIndexedInstanced(0, 0xFFFFFFFF, 7, -3, 5)],
-    ids=["vertices-no-instance", "instances-no-vertex", "indices-no-instance", "instances-no-index"])
-def test_a_draw_delivering_nothing_ignores_its_other_count(empty):
+EMPTY_DRAWS = {"vertices-no-instance": "DrawInstanced(0xFFFFFFFF, 0)",
+               "instances-no-vertex": "DrawInstanced(0, 0xFFFFFFFF, 0, 0xFFFFFFFF)",
+               "indices-no-instance": "DrawIndexedInstanced(0xFFFFFFFF, 0)",
+               "instances-no-index": "DrawIndexedInstanced(0, 0xFFFFFFFF, 7, -3, 5)"}
+
+
+@pytest.mark.parametrize("empty", list(EMPTY_DRAWS))
+def test_a_draw_delivering_nothing_ignores_its_other_count(empty, capped_python):
     """A draw with one count 0 delivers nothing, however large the other: vertices 0..count-1
     of instances 0..InstanceCount-1 (rulebook 4.1, 4.6) is an empty set (found by the fuzzer:
-    the index list of 2^31 indices and no instance was built, 16 GiB). Each materialized count
-    here would need 32 GiB or more: the run finishing at all is part of the test."""
-    draws = [empty, DrawInstanced(3, 1, 4, 0), empty]
-    r = run_ia(ID, vb_count(), draws, topology="TRIANGLELIST", index_buffer=ib16([9, 8, 7]))
-    assert r.draw.tolist() == [1, 1, 1]
-    assert xs(r) == [4, 5, 6]
-    assert r.primitives.tolist() == [[0, 1, 2]]
-    assert r.statistics == {"IAVertices": 3, "IAPrimitives": 1}
+    the index list of 2^31 indices and no instance was built, 16 GiB). Run under a 4 GiB cap:
+    materializing the other count would need 32 GiB or more and fails there at once."""
+    code = f"""
+import json
+from gpuia.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
+from gpuia.reference import run_ia
+empty = {EMPTY_DRAWS[empty]}
+layout = [{{"SemanticName": "X", "Format": "R32_UINT"}}]
+vb = {{0: {{"buffer": bytes(range(40)), "stride": 4}}}}
+ib = IndexBufferView(bytes([9, 0, 8, 0, 7, 0]), "R16_UINT")
+r = run_ia(layout, vb, [empty, DrawInstanced(3, 1, 4, 0), empty], topology="TRIANGLELIST",
+           index_buffer=ib)
+print(json.dumps([r.draw.tolist(), r.fetch_index.tolist(), r.primitives.tolist(),
+                  r.statistics]))
+"""
+    proc = capped_python("-c", code, cap_gib=4)
+    assert proc.returncode == 0, proc.stderr
+    draw, fetch, prims, stats = json.loads(proc.stdout)
+    assert draw == [1, 1, 1] and fetch == [4, 5, 6] and prims == [[0, 1, 2]]
+    assert stats == {"IAVertices": 3, "IAPrimitives": 1}
 
 
 def test_several_draws_given_as_case_file_dicts():

@@ -20,7 +20,8 @@ Two modes:
   :func:`gpuia.cli.main`, capturing exit status, stdout and stderr (:func:`run_cli_case`). An
   exception escaping ``main`` is answered with its traceback (a real command line would have
   printed it). ``check`` keeps its devices from one request to the next
-  (:func:`gpuia.cli.keep_devices`), dropping them after a lost device or an out-of-memory.
+  (:func:`gpuia.cli.keep_devices`), dropping them after a lost device, an out-of-memory or a
+  traceback (:data:`DEVICE_GONE`).
 
 The child's own stdout is moved to its stderr at start, so nothing printed by gpuia or a native
 library can corrupt the protocol. With a memory limit, the child caps its address space
@@ -42,9 +43,11 @@ import traceback
 __all__ = ["adapter_args", "case_demand", "main", "make_handler", "run_cli_case", "run_valid_case"]
 
 _TEXT_LIMIT = 8000  # characters of stdout/stderr/traceback sent back per case
-DEVICE_GONE = ("device was lost", "out of memory")
-"""Words of the error lines of DeviceLostError and GpuOutOfMemoryError: after such a check the
-child's kept devices are dropped (see :func:`gpuia.cli.keep_devices`)."""
+DEVICE_GONE = ("device was lost", "out of memory", "out of host memory")
+"""Words of the error lines of DeviceLostError, GpuOutOfMemoryError and a host MemoryError:
+after such a check, or one that ended in a traceback, the child's kept devices are dropped (see
+:func:`gpuia.cli.keep_devices`): a device in doubt must not turn the cases after it into
+findings."""
 WGPU_REFUSED = "wgpu refused"
 """What gpuia's GPU side says when wgpu rejected work it encoded (``UnsupportedError``). gpuia
 checks everything before wgpu sees it, so for a valid case this is a gpuia defect, not a limit:
@@ -177,7 +180,7 @@ def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
         return answer
     answer = _cli(["check", path] + adapter_args(config))
     answer["command"] = "check"
-    if any(lost in answer["stderr"] for lost in DEVICE_GONE):
+    if answer.get("traceback") or any(lost in answer["stderr"] for lost in DEVICE_GONE):
         keep_devices(False)  # the next check starts on new devices
         keep_devices(True)
     if HOST_OUT_OF_MEMORY in answer["stderr"]:

@@ -347,8 +347,8 @@ class Context:
         self._block_words = (block_words + align - 1) // align * align
         self._ring = np.zeros((_RING_DRAWS, self._block_words), dtype=np.uint32)
         self._ring_used = 0
-        self._ring_buffer = device.device.create_buffer(size=self._ring.nbytes,
-                                                        usage="UNIFORM|COPY_DST")
+        self._ring_buffer = wgpu_call(lambda: device.device.create_buffer(
+            size=self._ring.nbytes, usage="UNIFORM|COPY_DST"), "Context")  # a lost device fails here
         self._group0_cache: dict = {}
         self._output: OutputState = INTERNAL_OUTPUT
         self._rtvs: tuple = ()  # bound render targets (Texture), OMSetRenderTargets
@@ -767,7 +767,7 @@ class Context:
                                          index_view=self._index,
                                          cbv_group=self._cbv_group() if state.cbvs else None))
             return plan
-        if state.so is not None:
+        if state.so is not None and draw.instance_count:  # an empty draw streams out nothing
             if state.static.pulling_obstacles:
                 raise UnsupportedError("Stream Output pulls the draw's vertices: "
                                        + "; ".join(state.static.pulling_obstacles))
