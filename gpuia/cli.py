@@ -148,7 +148,8 @@ def keep_devices(keep: bool = True) -> None:
     """Let ``check`` keep the devices it creates for its later calls in this process, instead
     of creating its own each time (the invalid fuzzer's children run thousands of checks, and
     creating a device costs 0.1-0.4 s on an NVIDIA driver, more when many processes do it at
-    once). ``keep_devices(False)`` forgets them; call it after a check whose device was lost."""
+    once). ``keep_devices(False)`` forgets them and stops keeping; ``keep_devices()`` again starts
+    over with none kept (after a check whose device was lost)."""
     global _KEPT_DEVICES
     _KEPT_DEVICES = {} if keep else None
 

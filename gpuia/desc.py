@@ -36,6 +36,7 @@ __all__ = [
     "StreamOutputDesc",
     "StreamOutputBufferView",
     "delivering",
+    "delivers_nothing",
     "draw_of",
 ]
 
@@ -480,11 +481,18 @@ def _d3d_name(obj, py_name: str) -> str:
 Draw = DrawInstanced | DrawIndexedInstanced
 
 
+def delivers_nothing(draw: Draw) -> bool:
+    """Whether a count of ``draw`` is 0: vertices 0..count-1 of instances 0..InstanceCount-1
+    (rulebook 4.1, 4.6) is then an empty set, and the other count plays no part. Work sized by
+    that other count (up to 2^32 - 1) would be index lists or captures of gigabytes for no
+    vertex."""
+    return not (draw.count and draw.instance_count)
+
+
 def delivering(draw: Draw) -> Draw:
-    """``draw``, or its empty form (both counts 0, the start locations kept) when either count
-    is 0. Such a draw delivers nothing, and the other count then plays no part: planning it as
-    given would size index lists or captures by a count of up to 2^32 - 1 for no vertex."""
-    if draw.count and draw.instance_count:
+    """``draw``, or its empty form (both counts 0, the start locations kept) when it
+    :func:`delivers_nothing`."""
+    if not delivers_nothing(draw):
         return draw
     count = "index_count_per_instance" if draw.indexed else "vertex_count_per_instance"
     return dataclasses.replace(draw, instance_count=0, **{count: 0})

@@ -181,8 +181,7 @@ def run_cli_case(content: bytes, config: dict, workdir: str) -> dict:
     answer = _cli(["check", path] + adapter_args(config))
     answer["command"] = "check"
     if answer.get("traceback") or any(lost in answer["stderr"] for lost in DEVICE_GONE):
-        keep_devices(False)  # the next check starts on new devices
-        keep_devices(True)
+        keep_devices(True)  # starts over: the next check creates new devices
     if HOST_OUT_OF_MEMORY in answer["stderr"]:
         try:
             answer["demand"] = case_demand(path)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..desc import IndexBufferView, StripCutValue, VertexBufferView, delivering
+from ..desc import IndexBufferView, StripCutValue, VertexBufferView, delivers_nothing
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
 from ..reference.ia import _index_values
@@ -91,9 +91,7 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
                  capture: bool) -> IndexPlan:
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
     vertices (every delivered vertex shaded exactly, cuts applied on the host when present)."""
-    if not (draw.count and draw.instance_count):
-        # Delivers nothing (rulebook 4.1, 4.6), whatever the other count or where the indices
-        # live: nothing to sequence, and the other count (up to 2^32 - 1) is not materialized.
+    if delivers_nothing(draw):  # whatever the other count, or where the indices live
         return IndexPlan("none", fetch=np.zeros(0, np.int64) if capture else None,
                          reasons=["the draw delivers nothing (a count is 0)"])
     if topo.adjacency and not capture:
@@ -267,7 +265,7 @@ def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
 def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
     """Per-draw native obstacles: fetches outside a view, or fetch indices not known."""
     out = []
-    if draw.instance_count == 0:
+    if delivers_nothing(draw):
         return out
     for b in static.bounds:
         if b.per_instance:
@@ -311,7 +309,6 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
     where it cannot be exact raises :class:`UnsupportedError` with the reasons."""
     if path not in ("auto", "native", "pulling"):
         raise InvalidDescError("draw", "path", path, "must be auto, native or pulling")
-    draw = delivering(draw)
     index = plan_indices(draw, index_buffer, topo, strip_cut_value, capture)
     static = static_plan(layout, views, caps, capture)
     chosen, reasons = choose_path(static, bounds_obstacles(static, draw, index), path)

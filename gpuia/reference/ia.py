@@ -30,7 +30,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
-                    VertexBufferView, delivering, draw_of)
+                    VertexBufferView, delivers_nothing, draw_of)
 from ..errors import InvalidDescError
 from ..layout import InputLayout, ResolvedElement
 from ..topology import TopologyInfo, topology_info
@@ -207,8 +207,8 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
     seg_starts, seg_lengths, seg_draw = [], [], []
     base = 0
     for d_index, draw in enumerate(draws):
-        if delivering(draw) is not draw:
-            continue  # nothing delivered (the other count may be 2^32 - 1: not materialized)
+        if delivers_nothing(draw):
+            continue  # the other count may be 2^32 - 1: not materialized
         seq = _sequence(draw, topo, index_buffer, cut)
         n_inst = draw.instance_count
         n_pos = seq.positions.shape[0]
