@@ -140,11 +140,24 @@ class PipelineState:
         if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
             raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
                                    "expected a StreamOutputDesc")
-        for name in ("vertex_shader", "pixel_shader"):
+        needed = 0  # root constant buffers the compiled HLSL shaders read
+        for name, entry, stage in (("vertex_shader", "entry_point", "vertex"),
+                                   ("pixel_shader", "ps_entry_point", "pixel")):
+            shader = getattr(self, name)
+            if shader is not None and hasattr(shader, "wgsl_entry_point"):
+                # A compiled HLSL shader (gpuia.hlsl): its gpuia-convention WGSL is what draws.
+                if shader.stage != stage:
+                    raise InvalidDescError("PipelineState", name, shader.entry_point,
+                                           f"is a {shader.stage} shader")
+                slots = shader.constant_buffer_slots
+                needed = max(needed, slots[-1] + 1 if slots else 0)
+                object.__setattr__(self, name, shader.wgsl)
+                object.__setattr__(self, entry, shader.wgsl_entry_point)
             text = getattr(self, name)
             if text is not None and not (isinstance(text, str) and text.strip()):
                 raise InvalidDescError("PipelineState", name, text,
-                                       "expected WGSL source text, or None")
+                                       "expected WGSL source text, a compiled HLSL shader "
+                                       "(gpuia.hlsl.compile_shader), or None")
         rtvs = self.rtv_formats
         if isinstance(rtvs, str) or not isinstance(rtvs, (list, tuple)):
             raise InvalidDescError("PipelineState", "RTVFormats", rtvs,
@@ -174,6 +187,16 @@ class PipelineState:
             raise InvalidDescError("PipelineState", "constant_buffers", self.constant_buffers,
                                    f"expected 0..{_MAX_CBVS} root constant buffer views (gpuia's "
                                    f"own uniform blocks take the rest of WebGPU's 12 per stage)")
+        if needed > _MAX_CBVS:
+            raise InvalidDescError("PipelineState", "constant_buffers", needed,
+                                   f"the HLSL shaders read register b{needed - 1}; gpuia binds "
+                                   f"b0..b{_MAX_CBVS - 1}")
+        if needed > self.constant_buffers:
+            if self.constant_buffers:
+                raise InvalidDescError("PipelineState", "constant_buffers",
+                                       self.constant_buffers,
+                                       f"the HLSL shaders read register b{needed - 1}")
+            object.__setattr__(self, "constant_buffers", needed)
 
     def output_state(self, max_varyings: int) -> OutputState:
         """The pipeline's :class:`~gpuia.gpu.targets.OutputState` (pixel shader linked to the

@@ -4,7 +4,9 @@ A gpuia pixel shader is WGSL with one ``@fragment fn NAME(input: STRUCT) -> STRU
 are named by D3D semantics (see :func:`gpuia.wgsl.signature.parse_pixel_shader`). As D3D links a
 pixel shader's input signature to the vertex shader's output signature by semantic, gpuia matches
 each pixel input to the vertex output with the same semantic name and index (case-insensitive) and
-gives the pair an inter-stage ``@location``: :func:`link_stages` returns these
+gives the pair an inter-stage ``@location``, interpolated as the pixel input says (its
+``@interpolate``, which is D3D's interpolation modifier of an HLSL pixel shader; integers
+always flat): :func:`link_stages` returns these
 :class:`Varying` rows, which both the generated vertex entry point (``gpuia.wgsl.program``) and
 the fragment entry point generated here (:func:`pixel_program`) follow. The pixel shader is its
 own module, so its names never collide with the vertex shader's.
@@ -35,7 +37,11 @@ class Varying:
     vs_member: str
     ps_member: str
     wgsl_type: str
-    flat: bool  # integers cannot be interpolated
+    interpolation: str | None  # the @interpolate argument; None: perspective, center
+
+    @property
+    def flat(self) -> bool:
+        return self.interpolation is not None and self.interpolation.startswith("flat")
 
 
 def link_stages(vs: ShaderSignature, ps: ShaderSignature, max_varyings: int) -> tuple[Varying, ...]:
@@ -53,7 +59,15 @@ def link_stages(vs: ShaderSignature, ps: ShaderSignature, max_varyings: int) -> 
             raise InvalidDescError("pixel shader", f"{ps.input_struct}.{m.name}", m.wgsl_type,
                                    f"the vertex shader writes {m.key} as {src.wgsl_type}; the "
                                    f"stages must agree on its type")
-        out.append(Varying(loc, src.name, m.name, m.wgsl_type, m.type != "float"))
+        interpolation = m.interpolation
+        if m.type != "float":
+            if interpolation is not None and not interpolation.startswith("flat"):
+                raise InvalidDescError("pixel shader", f"{ps.input_struct}.{m.name}",
+                                       interpolation,
+                                       "integer inputs are not interpolated (nointerpolation / "
+                                       "@interpolate(flat))")
+            interpolation = interpolation or "flat"
+        out.append(Varying(loc, src.name, m.name, m.wgsl_type, interpolation))
         loc += 1
     if loc > max_varyings:
         raise InvalidDescError("pixel shader", "inputs", loc,
@@ -65,7 +79,8 @@ def link_stages(vs: ShaderSignature, ps: ShaderSignature, max_varyings: int) -> 
 def varyings_struct(varyings: tuple[Varying, ...]) -> str:
     """The inter-stage struct both generated entry points use."""
     members = ["@builtin(position) gpuia_position: vec4<f32>"]
-    members += [f"@location({v.location}){' @interpolate(flat)' if v.flat else ''} "
+    members += [f"@location({v.location})"
+                f"{f' @interpolate({v.interpolation})' if v.interpolation else ''} "
                 f"v{v.location}: {v.wgsl_type}" for v in varyings]
     return "struct GpuiaVaryings { " + ", ".join(members) + " }"
 

@@ -40,7 +40,9 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 @dataclass(frozen=True)
 class Member:
     """One struct member: its WGSL name, the semantic it stands for, its scalar type and
-    component count."""
+    component count, and the ``@interpolate(...)`` argument written on it (pixel inputs: how
+    the rasterizer interpolates it; None is WGSL's and D3D's default, perspective-correct at
+    the pixel center)."""
 
     name: str
     semantic: str  # upper-case semantic name
@@ -48,6 +50,7 @@ class Member:
     type: str  # "float", "uint" or "sint"
     components: int
     wgsl_type: str
+    interpolation: str | None = None
 
     @property
     def key(self) -> str:
@@ -107,9 +110,43 @@ def _wgsl_type(text: str, where: str, what: str = "vertex shader") -> tuple[str,
                            "shader IO members must be f32, u32, i32 or vectors of them")
 
 
+_INTERPOLATE_RE = re.compile(r"@\s*interpolate\s*\(([^)]*)\)")
+_INTERPOLATIONS = {"perspective", "linear", "flat"}
+_SAMPLINGS = {"center", "centroid", "sample", "first", "either"}
+
+
+def _split_members(body: str) -> list[str]:
+    """Struct members: ``body`` split at the commas outside parentheses and angle brackets
+    (``@interpolate(linear, centroid)``, ``array<f32, 4>``)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(body[start:i])
+            start = i + 1
+    out.append(body[start:])
+    return out
+
+
+def _interpolation(raw: str, where: str, what: str) -> str | None:
+    m = _INTERPOLATE_RE.search(raw)
+    if m is None:
+        return None
+    parts = [p.strip() for p in m.group(1).split(",")]
+    if not parts or parts[0] not in _INTERPOLATIONS or len(parts) > 2 or (
+            len(parts) == 2 and parts[1] not in _SAMPLINGS):
+        raise InvalidDescError(what, where, m.group(0),
+                               "expected @interpolate(perspective|linear|flat[, "
+                               "center|centroid|sample|first|either])")
+    return ", ".join(parts)
+
+
 def _members(struct_name: str, body: str, what: str = "vertex shader") -> tuple[Member, ...]:
     out = []
-    for raw in body.split(","):
+    for raw in _split_members(body):
         text = _ATTR_RE.sub("", raw).strip()
         if not text:
             continue
@@ -119,7 +156,8 @@ def _members(struct_name: str, body: str, what: str = "vertex shader") -> tuple[
         name, wtype = (s.strip() for s in text.split(":", 1))
         scalar, comps = _wgsl_type(wtype, f"{struct_name}.{name}", what)
         sem, idx = parse_semantic(name)
-        out.append(Member(name, sem, idx, scalar, comps, " ".join(wtype.split())))
+        out.append(Member(name, sem, idx, scalar, comps, " ".join(wtype.split()),
+                          _interpolation(raw, f"{struct_name}.{name}", what)))
     seen = {}
     for m in out:
         if m.key in seen:

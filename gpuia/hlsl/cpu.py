@@ -1,0 +1,308 @@
+"""The CPU reference of an HLSL vertex shader: the user's code run on the host, per vertex.
+
+gpuia's CPU reference knows exactly what the Input Assembler delivers; to say what Stream
+Output writes for a real shader it must also run that shader. Slang cannot compile the vertex
+stage for a CPU target (it crashes), so gpuia wraps the user's entry point in a compute kernel
+(``gpuia.hlsl.wrapper.cpu_kernel``: every invocation reads its inputs from a flat buffer of
+32-bit patterns and writes its outputs to another), has Slang emit C++ for it, and builds that
+with the host's C++ compiler (``$CXX``, else ``g++``) into a small executable together with
+gpuia's runner (``runner.cpp``). The executable runs in its own process: a shader that divides
+an integer by zero or loops forever on the CPU ends in a clear error, never in a crash of the
+caller. It uses every core.
+
+Constant buffers arrive as D3D packs them; Slang's C++ lays a cbuffer out by natural C rules,
+so every scalar is copied from its D3D offset to its C++ offset first
+(``gpuia.hlsl.cbuffer.natural_leaves``). Arrays indexed out of range read element 0
+(``SLANG_ENABLE_BOUND_ZERO_INDEX``), never outside memory.
+
+The CPU and a GPU do not round shader arithmetic alike (fused multiply-adds, transcendental
+approximations): callers compare float results with a tolerance (``gpuia.compare``); the
+inputs the shader receives are the reference's exact IA values.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidDescError, UnsupportedError
+from . import cache, library
+from .cbuffer import natural_leaves
+from .frontend import HlslShader, slang_args
+from .source import prepare, restore
+from .wrapper import CPU_ENTRY, CPU_GROUP, cpu_kernel
+
+__all__ = ["CpuShader", "cpu_shader", "compiler", "CXX_FLAGS"]
+
+CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread", "-w",
+             "-DSLANG_ENABLE_BOUND_ZERO_INDEX", "-DNDEBUG")
+"""How gpuia builds the CPU reference (no -ffast-math: IEEE arithmetic, no FMA contraction
+on the x86-64 baseline)."""
+
+_MAGIC = b"GPUIACPU"
+_HEADER = struct.Struct("<8s5Q")
+_REGION = struct.Struct("<4Q")
+_ALIGN = 64
+
+
+def compiler() -> str:
+    """The C++ compiler gpuia builds CPU shaders with; UnsupportedError without one."""
+    named = os.environ.get("CXX") or "g++"
+    path = shutil.which(named)
+    if path is None:
+        raise UnsupportedError(f"the CPU reference of an HLSL shader needs a C++ compiler: "
+                               f"{named} is not on PATH (install g++, or set CXX)")
+    return path
+
+
+@dataclass(frozen=True)
+class _Param:
+    """A global parameter of the compute entry: where it sits in Slang's GlobalParams."""
+
+    role: str  # "cbuffer", "in", "out" or "count"
+    gp_offset: int
+    slot: int = -1
+    size: int = 0  # natural bytes of a cbuffer
+    copy: tuple = ()  # (D3D offset, natural offset, natural size) per scalar of a cbuffer
+
+
+@dataclass(frozen=True)
+class CpuShader:
+    """A vertex shader built for the CPU: run it with :meth:`run`."""
+
+    executable: str
+    in_words: int
+    out_words: int
+    inputs: tuple  # Leaf per input, in wrapper order
+    outputs: tuple  # Leaf per output
+    params: tuple  # _Param
+    gp_size: int
+
+    def run(self, inputs: dict, vertex_id: np.ndarray, instance_id: np.ndarray,
+            constant_buffers: dict | None = None, timeout: float | None = None) -> dict:
+        """Run the shader for ``len(vertex_id)`` invocations. ``inputs``: {semantic key: (n, 4)
+        uint32 bit patterns} (the IA's elements); ``constant_buffers``: {slot: D3D-packed bytes}
+        (missing bytes read as zero). Returns {output key: (n, components) uint32}."""
+        n = int(vertex_id.shape[0])
+        constant_buffers = constant_buffers or {}
+        for p in self.params:
+            if p.role == "cbuffer" and p.slot not in constant_buffers:
+                raise InvalidDescError("vertex shader", f"cbuffer in register b{p.slot}", None,
+                                       "the shader reads this constant buffer and none is bound")
+        groups = max(1, -(-n // CPU_GROUP))
+        rows = groups * CPU_GROUP
+        regions, blobs = [], []
+        offset = _round(_HEADER.size + _REGION.size * len(self.params), _ALIGN)
+
+        def region(p: _Param, nbytes: int, kind: int):
+            nonlocal offset
+            regions.append((offset, nbytes, p.gp_offset, kind))
+            blobs.append((offset, nbytes, p))
+            offset = _round(offset + max(nbytes, 4), _ALIGN)
+
+        for p in self.params:
+            if p.role == "in":
+                region(p, rows * max(self.in_words, 1) * 4, 1)
+            elif p.role == "out":
+                region(p, rows * max(self.out_words, 1) * 4, 1)
+            elif p.role == "count":
+                region(p, 16, 0)
+            else:
+                region(p, _round(max(p.size, 16), 16), 0)
+        folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) \
+            else None
+        fd, path = tempfile.mkstemp(prefix="gpuia-cpu-", dir=folder)
+        try:
+            os.ftruncate(fd, offset)
+            with mmap.mmap(fd, offset) as mem:
+                mem[:_HEADER.size] = _HEADER.pack(_MAGIC, 1, groups, _threads(), self.gp_size,
+                                                  len(regions))
+                for i, r in enumerate(regions):
+                    at = _HEADER.size + i * _REGION.size
+                    mem[at:at + _REGION.size] = _REGION.pack(*r)
+                out_view = None
+                for at, nbytes, p in blobs:
+                    view = np.frombuffer(mem, np.uint8, nbytes, at)
+                    if p.role == "in":
+                        self._fill_inputs(view.view(np.uint32).reshape(rows, -1), n, inputs,
+                                          vertex_id, instance_id)
+                    elif p.role == "count":
+                        view.view(np.uint32)[0] = n
+                    elif p.role == "cbuffer":
+                        _fill_cbuffer(view, p, constant_buffers[p.slot])
+                    elif p.role == "out":
+                        out_view = (at, nbytes)
+                    del view
+                mem.flush()
+                _execute(self.executable, path, n, timeout)
+                at, nbytes = out_view
+                words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)[:n].copy()
+        finally:
+            os.close(fd)
+            os.unlink(path)
+        out, col = {}, 0
+        for leaf in self.outputs:
+            out[leaf.key] = np.ascontiguousarray(words[:, col:col + leaf.components])
+            col += leaf.components
+        return out
+
+    def _fill_inputs(self, table: np.ndarray, n: int, inputs: dict, vertex_id, instance_id):
+        col = 0
+        for leaf in self.inputs:
+            c = leaf.components
+            if leaf.semantic == "SV_VERTEXID":
+                table[:n, col] = vertex_id
+            elif leaf.semantic == "SV_INSTANCEID":
+                table[:n, col] = instance_id
+            else:
+                bits = inputs.get(leaf.key)
+                if bits is None:
+                    raise InvalidDescError("vertex shader", leaf.declaration, leaf.key,
+                                           f"the shader reads {leaf.key} but the input layout "
+                                           f"has no element with that semantic (rulebook 3.8)")
+                table[:n, col:col + c] = bits[:, :c]
+            col += c
+
+
+def _round(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+def _threads() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def _fill_cbuffer(view: np.ndarray, p: _Param, data: bytes) -> None:
+    """Copy every scalar of a D3D-packed cbuffer to its natural C++ offset (bool: one byte)."""
+    size = max((d + 4 for d, _, _ in p.copy), default=0)
+    src = np.zeros(_round(max(size, len(data)), 4), np.uint8)
+    src[:len(data)] = np.frombuffer(bytes(data), np.uint8)
+    words = src.view(np.uint32)
+    for d3d, nat, nbytes in p.copy:
+        if nbytes == 1:
+            view[nat] = 1 if words[d3d // 4] else 0
+        else:
+            view[nat:nat + 4] = src[d3d:d3d + 4]
+
+
+_SIGNALS = {signal.SIGFPE: "an arithmetic fault (integer division by zero?)",
+            signal.SIGSEGV: "a memory fault", signal.SIGILL: "an illegal instruction",
+            signal.SIGBUS: "a bus error", signal.SIGABRT: "an abort"}
+
+
+def _execute(executable: str, path: str, n: int, timeout: float | None) -> None:
+    limit = timeout if timeout is not None else 60.0 + n / 1e6
+    try:
+        done = subprocess.run([executable, path], capture_output=True, timeout=limit,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise InvalidDescError("vertex shader", "CPU reference", f"{limit:.0f} s",
+                               "the shader did not finish on the CPU (an endless loop?)") \
+            from None
+    if done.returncode < 0:
+        sig = -done.returncode
+        why = _SIGNALS.get(sig, f"signal {sig}")
+        raise InvalidDescError("vertex shader", "CPU reference", f"signal {sig}",
+                               f"the shader stopped on the CPU with {why}")
+    if done.returncode != 0:
+        raise UnsupportedError(f"gpuia's CPU shader runner failed (exit {done.returncode})")
+
+
+_MEMORY = cache.MemoryCache(64)
+_BUILD_LOCK = threading.Lock()
+_TYPES = {c.__name__: c for c in (CpuShader, _Param)}
+
+
+def cpu_shader(shader: HlslShader) -> CpuShader:
+    """The CPU build of a compiled HLSL vertex shader (cached in memory and on disk like the
+    shader itself). Raises UnsupportedError without a C++ compiler."""
+    from .reflect import Leaf
+
+    if shader.stage != "vertex":
+        raise InvalidDescError("CPU reference", "stage", shader.stage,
+                               "only vertex shaders run on the CPU")
+    cxx = compiler()
+    st = os.stat(cxx)
+    key = cache.key_of("cpu", cache.frontend_hash(), library.library_identity(), cxx,
+                       st.st_size, st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point,
+                       shader.defines, shader.matrix_layout, shader.file_name,
+                       shader.include_dirs, [cache.file_digest(p) for p in shader.dependencies])
+    hit = _MEMORY.get(key)
+    if hit is not None and os.path.isfile(hit.executable):
+        return hit
+    types = dict(_TYPES, Leaf=Leaf)
+    with _BUILD_LOCK:
+        built = cache.load("cpu", key, types)
+        if built is None or not os.access(built.executable, os.X_OK):
+            built = _build(shader, cxx, key)
+            cache.store("cpu", key, built)
+    return _MEMORY.put(key, built)
+
+
+def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
+    what = "vertex shader"
+    prepared = prepare(shader.source, shader.file_name, shader.matrix_layout)
+    kernel, in_words, out_words = cpu_kernel(shader.entry, shader.entry_point)
+    try:
+        out = library.compile_source(prepared.text + kernel, shader.file_name, CPU_ENTRY,
+                                     "compute", "cpp", slang_args(prepared.matrix_layout),
+                                     shader.defines, shader.include_dirs, what)
+    except library.SlangError as e:
+        diagnostics = restore(e.diagnostics, prepared)
+        raise InvalidDescError(what, "CPU reference", None,
+                               library.first_error(diagnostics)) from None
+    runner = (Path(__file__).with_name("runner.cpp")).read_text(encoding="utf-8")
+    source = out.code.decode("utf-8") + "\n" + runner
+    params, gp_size = [], 0
+    by_name = {cb.name: cb for cb in shader.constant_buffers}
+    for p in out.reflection.get("parameters", []):
+        b = p.get("binding", {})
+        at, size = int(b.get("offset", 0)), int(b.get("size", 8))
+        gp_size = max(gp_size, at + size)
+        name = p["name"]
+        if name == "hlslw_in":
+            params.append(_Param("in", at))
+        elif name == "hlslw_out":
+            params.append(_Param("out", at))
+        elif name == "hlslw_cpu_count":
+            params.append(_Param("count", at))
+        elif name in by_name:
+            cb = by_name[name]
+            element = p["type"]["elementType"]
+            copy = tuple((d, nat, nb) for d, nat, _, nb in natural_leaves(cb, element))
+            natural = int(p["type"].get("elementVarLayout", {}).get("binding", {})
+                          .get("size", 0))
+            natural = max(natural, max((nat + nb for _, nat, nb in copy), default=0))
+            params.append(_Param("cbuffer", at, cb.slot, natural, copy))
+        else:
+            raise InvalidDescError(what, f"resource {name}", p.get("type", {}).get("kind"),
+                                   "the CPU reference binds only constant buffers")
+    folder = cache.cache_dir()
+    folder = (folder / "cpu") if folder is not None else Path(tempfile.gettempdir()) / "gpuia-cpu"
+    exe = folder / key[:32]
+    src = folder / f"{key[:32]}.cpp"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not cache.write_atomic(src, source.encode("utf-8")):
+        raise UnsupportedError(f"cannot write the CPU shader's source in {folder}")
+    tmp = folder / f".{key[:32]}.{os.getpid()}.build"
+    done = subprocess.run([cxx, *CXX_FLAGS, "-o", str(tmp), str(src)], capture_output=True,
+                          text=True, check=False, timeout=600)
+    if done.returncode != 0:
+        raise UnsupportedError(f"{cxx} could not build the CPU reference of the shader: "
+                               f"{' '.join(done.stderr.split())[:400]}")
+    os.replace(tmp, exe)
+    ins, outs = shader.entry.inputs(), shader.entry.outputs()
+    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size)

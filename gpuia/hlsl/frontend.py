@@ -1,0 +1,264 @@
+"""HLSL vertex and pixel shaders compiled to gpuia's shader model.
+
+:func:`compile_shader` turns an HLSL entry point into an :class:`HlslShader`: gpuia-convention
+WGSL (``gpuia.wgsl.signature``: a ``@vertex``/``@fragment`` function whose IO struct members are
+named by D3D semantics) that every gpuia path uses unchanged (native and pulling draws,
+capture, Stream Output, pixel linkage), plus the HLSL facts gpuia reports: the signature leaves
+with their HLSL declarations and the constant buffers with their D3D layout.
+
+The steps (docs/hlsl.md): the source is prepared (``gpuia.hlsl.source``); Slang compiles the
+user's entry for its HLSL target, which gives the reflection of the signature and the
+cbuffers and the preprocessed declarations; gpuia generates a wrapper entry
+(``gpuia.hlsl.wrapper``) and Slang compiles that to WGSL; gpuia renames the wrapper's members to
+their semantics, moves every cbuffer to ``@group(3) @binding(register)`` (root constant buffer N
+is ``register(bN)``) remapping those WGSL lays out unlike D3D (``gpuia.hlsl.cbuffer``), and
+checks the result with gpuia's own WGSL signature reader.
+
+Refused before any GPU work, naming the item: source Slang does not compile (Slang's
+diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
+uses (gpuia binds only constant buffers), cbuffers outside register space 0, system values a
+stage does not take, and everything ``gpuia.hlsl.reflect`` and ``gpuia.hlsl.cbuffer`` refuse.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+
+from ..errors import InvalidDescError
+from ..wgsl.signature import ShaderSignature, parse_pixel_shader, parse_vertex_shader
+from . import cache, library
+from .cbuffer import CType, ConstantBuffer, constant_buffer, parse_wgsl_structs, remap_wgsl
+from .cbuffer import Member as CBMember
+from .reflect import EntrySignature, Leaf, entry_signature
+from .source import MATRIX_LAYOUTS, prepare, restore
+from .wrapper import WRAPPER_ENTRY, graphics_wrapper
+
+__all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args"]
+
+STAGE_NAMES = {"vertex": "vertex shader", "pixel": "pixel shader"}
+_SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
+CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.pipelines.CBV_GROUP)
+_QUIET = "39029,39001,38052,15601"  # register/binding notes, SO-only VS, ignored pragma
+_VS_SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID", "SV_POSITION")
+
+
+@dataclass(frozen=True)
+class HlslShader:
+    """A compiled HLSL entry point.
+
+    ``wgsl`` and ``wgsl_entry_point`` are what :class:`gpuia.gpu.PipelineState` and case files
+    compile; ``signature`` is gpuia's :class:`~gpuia.wgsl.signature.ShaderSignature` of it (the
+    same object a WGSL shader gives). ``leaves`` are the HLSL signature elements (declaration,
+    type, semantic, interpolation), ``constant_buffers`` the cbuffers the entry reads (slot =
+    register bN), ``warnings`` Slang's warnings at the user's line numbers."""
+
+    stage: str
+    source: str
+    file_name: str
+    entry_point: str
+    defines: tuple
+    matrix_layout: str
+    include_dirs: tuple
+    wgsl: str
+    entry: EntrySignature
+    constant_buffers: tuple
+    warnings: str = ""
+    dependencies: tuple = ()
+    signature: ShaderSignature = field(default=None, compare=False, repr=False)
+
+    @property
+    def wgsl_entry_point(self) -> str:
+        return WRAPPER_ENTRY
+
+    @property
+    def leaves(self) -> tuple[Leaf, ...]:
+        return self.entry.leaves
+
+    @property
+    def constant_buffer_slots(self) -> tuple[int, ...]:
+        return tuple(sorted(cb.slot for cb in self.constant_buffers))
+
+    def constant_buffer(self, slot: int) -> ConstantBuffer | None:
+        return next((cb for cb in self.constant_buffers if cb.slot == slot), None)
+
+    def __hash__(self):
+        return hash((self.stage, self.wgsl))
+
+
+def slang_args(matrix_layout: str) -> tuple[str, ...]:
+    return (f"-matrix-layout-{matrix_layout.replace('_', '-')}", "-warnings-disable", _QUIET)
+
+
+def _check_args(stage, source, entry_point, defines, matrix_layout):
+    what = STAGE_NAMES.get(stage)
+    if what is None:
+        raise InvalidDescError("hlsl", "stage", stage, "expected 'vertex' or 'pixel'")
+    if not isinstance(source, str) or not source.strip():
+        raise InvalidDescError(what, "hlsl", source, "expected HLSL source text")
+    if not isinstance(entry_point, str) or not re.fullmatch(r"[A-Za-z_]\w*", entry_point):
+        raise InvalidDescError(what, "entry_point", entry_point, "expected an HLSL identifier")
+    if entry_point.startswith(("hlslw_", "gpuia_")):
+        raise InvalidDescError(what, "entry_point", entry_point,
+                               "names starting hlslw_ or gpuia_ are gpuia's own")
+    if matrix_layout not in MATRIX_LAYOUTS:
+        raise InvalidDescError(what, "matrix_layout", matrix_layout,
+                               "expected 'column_major' (fxc/dxc's default) or 'row_major' "
+                               "(their /Zpr)")
+    out = []
+    for name, value in (defines.items() if isinstance(defines, dict) else defines):
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_]\w*", name):
+            raise InvalidDescError(what, "defines", name, "a define's name is an identifier")
+        if not isinstance(value, str) or "\n" in value or "\0" in value:
+            raise InvalidDescError(what, f"defines.{name}", value,
+                                   "a define's value is a string on one line")
+        out.append((name, value))
+    return what, tuple(sorted(out))
+
+
+def _rename_io(code: str, ins: tuple[Leaf, ...], outs: tuple[Leaf, ...],
+               interpolate: bool) -> str:
+    """The wrapper's members named by their semantics; IO attributes replaced by gpuia's
+    (``@interpolate`` on pixel inputs, which gpuia's pixel linkage follows)."""
+    keys = {("i", k): lf for k, lf in enumerate(ins)}
+    keys.update({("o", k): lf for k, lf in enumerate(outs)})
+
+    def member(m: re.Match) -> str:
+        lf = keys[(m.group(2), int(m.group(3)))]
+        attr = ""
+        if interpolate and m.group(2) == "i" and lf.interpolation:
+            attr = f"@interpolate({lf.interpolation}) "
+        return f"{attr}{lf.key}{m.group(4)}"
+
+    code = re.sub(r"((?:@\w+\s*(?:\([^)]*\))?\s*)*)\bhlslw_([io])(\d+)_\d+(\s*:)", member, code)
+    return re.sub(r"\bhlslw_([io])(\d+)_\d+\b", lambda m: keys[(m.group(1), int(m.group(2)))].key,
+                  code)
+
+
+def _check_stage(stage: str, what: str, sig: EntrySignature) -> None:
+    for lf in sig.inputs():
+        if not lf.semantic.startswith("SV_"):
+            continue
+        if stage == "vertex" and lf.semantic not in _VS_SYSTEM_INPUTS:
+            raise InvalidDescError(what, lf.declaration, lf.semantic,
+                                   "a vertex shader's system-value inputs are SV_VertexID and "
+                                   "SV_InstanceID (SV_Position is an ordinary element of the "
+                                   "input layout, rulebook 3.8)")
+        if stage == "vertex" and lf.semantic != "SV_POSITION" and lf.components != 1:
+            raise InvalidDescError(what, lf.declaration, lf.hlsl_type,
+                                   f"{lf.semantic} is a scalar uint")
+    if not sig.outputs():
+        raise InvalidDescError(what, "outputs", None,
+                               f"the {what} writes no output (gpuia needs at least one)")
+
+
+def _resources(reflection: dict) -> dict[str, dict]:
+    return {p["name"]: p for p in reflection.get("parameters", [])}
+
+
+_MEMORY = cache.MemoryCache(256)
+_TYPES = {c.__name__: c for c in (HlslShader, EntrySignature, Leaf, ConstantBuffer, CType,
+                                  CBMember)}
+
+
+def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main",
+                   defines=None, matrix_layout: str = "column_major",
+                   file_name: str | None = None, include_dirs=()) -> HlslShader:
+    """Compile one HLSL entry point (see the module docstring). ``stage``: ``vertex`` or
+    ``pixel``; ``defines``: {NAME: value}; ``matrix_layout``: the default matrix packing
+    (``column_major``, or ``row_major`` as fxc/dxc's /Zpr); ``file_name`` names the source in
+    diagnostics; ``include_dirs`` are searched by ``#include``. Results are cached in memory
+    and on disk (``gpuia.hlsl.cache``). Raises :class:`~gpuia.errors.InvalidDescError` (Slang's
+    diagnostic for source it refuses) or :class:`~gpuia.errors.UnsupportedError` without
+    Slang's compiler."""
+    what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
+    file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
+    include_dirs = tuple(str(d) for d in include_dirs)
+    key = cache.key_of("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
+                       entry_point, defs, matrix_layout, file_name, include_dirs)
+    hit = _MEMORY.get(key)
+    if hit is not None and all(cache.file_digest(p) == d for p, d in hit[1]):
+        return hit[0]
+    shader = cache.load("hlsl", key, _TYPES)
+    if shader is not None:
+        shader = _with_signature(shader)
+    else:
+        shader = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
+                          include_dirs, what)
+        cache.store("hlsl", key, shader, shader.dependencies)
+    _MEMORY.put(key, (shader, [(p, cache.file_digest(p)) for p in shader.dependencies]))
+    return shader
+
+
+def _with_signature(shader: HlslShader) -> HlslShader:
+    parse = parse_vertex_shader if shader.stage == "vertex" else parse_pixel_shader
+    object.__setattr__(shader, "signature", parse(shader.wgsl, WRAPPER_ENTRY))
+    return shader
+
+
+def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
+             what) -> HlslShader:
+    prepared = prepare(source, file_name, matrix_layout)
+    args = slang_args(prepared.matrix_layout)
+    slang_stage = _SLANG_STAGE[stage]
+
+    def run(text, entry, target):
+        try:
+            return library.compile_source(text, file_name, entry, slang_stage, target, args,
+                                          defs, include_dirs, what)
+        except library.SlangError as e:
+            diagnostics = restore(e.diagnostics, prepared)
+            err = InvalidDescError(what, "hlsl", None, library.first_error(diagnostics))
+            err.diagnostics = diagnostics
+            raise err from None
+
+    first = run(prepared.text, entry_point, "hlsl")
+    sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
+                          what, prepared.matrix_layout)
+    _check_stage(stage, what, sig)
+    second = run(prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl")
+    code = _rename_io(second.code.decode("utf-8"), sig.inputs(), sig.outputs(),
+                      interpolate=stage == "pixel")
+    structs = parse_wgsl_structs(code)
+    params = _resources(first.reflection)
+    cbuffers = []
+    for m in re.finditer(r"@binding\(\s*(\d+)\s*\)\s*@group\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?\s*"
+                         r"(\w+)\s*:\s*([^;]+);", code):
+        var, type_text = m.group(4), m.group(5).strip()
+        name = re.sub(r"_\d+$", "", var)
+        p = params.get(name, {})
+        kind = p.get("type", {}).get("kind", "resource")
+        if kind != "constantBuffer" or "uniform" not in (m.group(3) or ""):
+            raise InvalidDescError(what, f"resource {name}", kind,
+                                   "gpuia binds only constant buffers (cbuffer / "
+                                   "ConstantBuffer<T>); textures, samplers, structured buffers "
+                                   "and UAVs are refused until gpuia binds resources")
+        binding = p.get("binding", {})
+        if binding.get("space", 0) != 0:
+            raise InvalidDescError(what, f"cbuffer {name}", f"space{binding['space']}",
+                                   "gpuia binds root constant buffers of register space 0")
+        cbuffers.append(constant_buffer(name, int(binding.get("index", 0)),
+                                        p["type"]["elementType"], var, type_text, structs, what))
+    slots = [cb.slot for cb in cbuffers]
+    if len(set(slots)) < len(slots):
+        raise InvalidDescError(what, "cbuffers", slots, "two cbuffers share a register")
+    for cb in cbuffers:
+        code = remap_wgsl(code, cb, CBV_GROUP, structs, WRAPPER_ENTRY)
+    code = (f"// gpuia: HLSL {what} {entry_point} ({file_name}) through Slang's WGSL; IO "
+            f"members named by their semantics, cbuffers at @group({CBV_GROUP})\n" + code)
+    try:
+        parsed = (parse_vertex_shader if stage == "vertex" else parse_pixel_shader)(
+            code, WRAPPER_ENTRY)
+    except InvalidDescError as e:
+        raise InvalidDescError(what, e.where, e.value, f"{e.rule} (in gpuia's WGSL of the "
+                                                       f"HLSL entry)") from None
+    return HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
+                      include_dirs, code, sig, tuple(cbuffers),
+                      restore(first.diagnostics + second.diagnostics, prepared).strip(),
+                      _includes(first.dependencies + second.dependencies, file_name), parsed)
+
+
+def _includes(paths, file_name: str) -> tuple[str, ...]:
+    """The files the source included (Slang also lists the source itself, by its name)."""
+    return tuple(sorted({os.path.abspath(p) for p in paths if p != file_name and os.path.isfile(p)}))

@@ -1,0 +1,241 @@
+"""Slang's compiler library, loaded with ctypes: where it is, one session per process, one call.
+
+gpuia compiles HLSL with Slang's C API (``spCreateCompileRequest`` ... ``spCompile``), offline,
+from the ``libslang-compiler`` shared library that the ``slangpy`` wheel ships (the ``hlsl``
+extra pins the version gpuia is verified with, :data:`VERIFIED_VERSION`). ``GPUIA_SLANG_LIBRARY``
+names another copy of that library instead (a bare ``libslang-compiler`` file is all gpuia
+needs; nothing of slangpy is imported).
+
+Guaranteed: the library is loaded and the session created once, on first use, and every
+compile runs under one lock (a Slang session is not thread-safe); a compile that fails raises
+:class:`SlangError` with Slang's own diagnostics; nothing here aborts the process for bad
+source. Refused: no library found (:class:`~gpuia.errors.UnsupportedError` naming
+``gpuia[hlsl]``). Never used: the vertex stage on Slang's CPU targets, which crashes inside the
+library (the CPU reference compiles a compute wrapper instead, ``gpuia.hlsl.cpu``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import glob
+import importlib.util
+import json
+import os
+import sys
+import threading
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import GpuiaError, UnsupportedError
+
+__all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
+           "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT"]
+
+VERIFIED_VERSION = "2026.12"
+"""Slang's build tag in the slangpy 0.43.1 wheel: the compiler gpuia's rewrites are verified
+with (several work around bugs of this version, docs/hlsl.md)."""
+
+INSTALL_HINT = ("HLSL shaders need Slang's compiler: pip install 'gpuia[hlsl]' (or set "
+                "GPUIA_SLANG_LIBRARY to a libslang-compiler shared library)")
+
+STAGES = {"vertex": 1, "fragment": 5, "compute": 6}
+"""SlangStage values of the stages gpuia compiles."""
+
+_LANGUAGE_HLSL = 2  # SLANG_SOURCE_LANGUAGE_HLSL
+_NAMES = {"linux": ("libslang-compiler.so*", "libslang.so"),
+          "darwin": ("libslang-compiler*.dylib", "libslang.dylib"),
+          "win32": ("slang-compiler*.dll", "slang.dll")}
+
+
+class SlangError(GpuiaError, ValueError):
+    """Slang rejected the source. ``diagnostics`` is Slang's whole text (file:line:column in the
+    user's own numbering); the message is its first error."""
+
+    def __init__(self, diagnostics: str, what: str = "shader"):
+        self.diagnostics = diagnostics
+        self.what = what
+        super().__init__(f"{what}: {first_error(diagnostics)}")
+
+
+def first_error(diagnostics: str) -> str:
+    """The first error of a Slang diagnostic text, on one line with its location
+    (``vs.hlsl:3:27: error[E30015]: undefined identifier 'x'``)."""
+    lines = diagnostics.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("error") or line.startswith("internal error"):
+            where = ""
+            for follow in lines[i + 1:i + 3]:
+                if follow.strip().startswith("-->"):
+                    where = follow.strip()[3:].strip() + ": "
+                    break
+            return where + line.strip()
+    text = " ".join(diagnostics.split())
+    return text or "Slang reported an error without a message"
+
+
+@dataclass(frozen=True)
+class SlangOutput:
+    """One compile: the entry point's code, Slang's reflection (its JSON form), the
+    diagnostics (warnings), and the files the source included."""
+
+    code: bytes
+    reflection: dict
+    diagnostics: str
+    dependencies: tuple[str, ...]
+
+
+def library_path() -> Path:
+    """The library file gpuia loads: ``GPUIA_SLANG_LIBRARY``, else the one in the installed
+    ``slangpy`` package (found without importing it). Raises UnsupportedError without one."""
+    named = os.environ.get("GPUIA_SLANG_LIBRARY")
+    if named:
+        path = Path(named)
+        if not path.is_file():
+            raise UnsupportedError(f"GPUIA_SLANG_LIBRARY={named}: no such file ({INSTALL_HINT})")
+        return path
+    try:
+        spec = importlib.util.find_spec("slangpy")
+    except (ImportError, ValueError):
+        spec = None
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    patterns = _NAMES.get(sys.platform, _NAMES["linux"])
+    for folder in folders:
+        for pattern in patterns:
+            found = sorted(glob.glob(os.path.join(folder, pattern)))
+            if found:
+                return Path(found[-1])
+    raise UnsupportedError(INSTALL_HINT)
+
+
+_IDENTITY: dict = {}
+
+
+def library_identity() -> str:
+    """What identifies the compiler without loading it (for cache keys): the library's file
+    name, size and modification time (looked up once per process and library setting)."""
+    setting = os.environ.get("GPUIA_SLANG_LIBRARY")
+    if setting not in _IDENTITY:
+        path = library_path()
+        st = path.stat()
+        _IDENTITY[setting] = f"{path.name}:{st.st_size}:{st.st_mtime_ns}"
+    return _IDENTITY[setting]
+
+
+class _Library:
+    """The loaded library, its session and the ctypes signatures gpuia calls."""
+
+    def __init__(self, path: Path):
+        vp, cp, ci = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise UnsupportedError(f"cannot load Slang's compiler {path}: {e} ({INSTALL_HINT})") \
+                from None
+        sigs = {
+            "spCreateSession": (vp, [cp]),
+            "spCreateCompileRequest": (vp, [vp]),
+            "spDestroyCompileRequest": (None, [vp]),
+            "spProcessCommandLineArguments": (ci, [vp, ctypes.POINTER(cp), ci]),
+            "spAddTranslationUnit": (ci, [vp, ci, cp]),
+            "spAddTranslationUnitSourceString": (None, [vp, ci, cp, cp]),
+            "spAddPreprocessorDefine": (None, [vp, cp, cp]),
+            "spAddSearchPath": (None, [vp, cp]),
+            "spAddEntryPoint": (ci, [vp, ci, cp, ci]),
+            "spCompile": (ci, [vp]),
+            "spGetDiagnosticOutput": (cp, [vp]),
+            "spGetEntryPointCode": (vp, [vp, ci, ctypes.POINTER(ctypes.c_size_t)]),
+            "spGetReflection": (vp, [vp]),
+            "spReflection_ToJson": (ci, [vp, vp, ctypes.POINTER(vp)]),
+            "spGetDependencyFileCount": (ci, [vp]),
+            "spGetDependencyFilePath": (cp, [vp, ci]),
+            "spGetBuildTagString": (cp, []),
+        }
+        for name, (res, args) in sigs.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = res, args
+        self.lib = lib
+        self.version = (lib.spGetBuildTagString() or b"?").decode()
+        if self.version != VERIFIED_VERSION:
+            warnings.warn(f"Slang {self.version} at {path}: gpuia is verified with "
+                          f"{VERIFIED_VERSION} (slangpy 0.43.1); its workarounds of that "
+                          f"version's bugs may not fit", stacklevel=3)
+        t0 = time.perf_counter()
+        self.session = lib.spCreateSession(None)
+        self.session_seconds = time.perf_counter() - t0
+        if not self.session:
+            raise UnsupportedError(f"Slang at {path} could not create a session")
+
+
+_LOCK = threading.Lock()
+_LOADED: _Library | None = None
+
+
+def _library() -> _Library:
+    global _LOADED
+    if _LOADED is None:
+        _LOADED = _Library(library_path())
+    return _LOADED
+
+
+def session_seconds() -> float | None:
+    """How long creating this process's Slang session took (None before the first compile)."""
+    return None if _LOADED is None else _LOADED.session_seconds
+
+
+def _blob(ptr) -> bytes:
+    """The bytes of an ISlangBlob (COM vtable: queryInterface, addRef, release,
+    getBufferPointer, getBufferSize), released after reading."""
+    vtable = ctypes.cast(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_void_p))[0],
+                         ctypes.POINTER(ctypes.c_void_p))
+    pointer = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)(vtable[3])
+    size = ctypes.CFUNCTYPE(ctypes.c_size_t, ctypes.c_void_p)(vtable[4])
+    release = ctypes.CFUNCTYPE(ctypes.c_uint32, ctypes.c_void_p)(vtable[2])
+    data = ctypes.string_at(pointer(ptr), size(ptr))
+    release(ptr)
+    return data
+
+
+def compile_source(source: str, file_name: str, entry_point: str, stage: str, target: str,
+                   args: tuple[str, ...] = (), defines: tuple[tuple[str, str], ...] = (),
+                   include_dirs: tuple[str, ...] = (), what: str = "shader") -> SlangOutput:
+    """Compile one entry point of HLSL ``source`` (named ``file_name`` in diagnostics) for
+    ``target`` (``hlsl``, ``wgsl``, ``cpp``) with extra command-line ``args``. Raises
+    :class:`SlangError` when Slang refuses it."""
+    if stage not in STAGES:
+        raise ValueError(f"stage {stage!r}")
+    if "\0" in source:
+        raise SlangError(f"error: the {what} source contains a NUL character", what)
+    with _LOCK:
+        lib = _library()
+        lib_ = lib.lib
+        req = lib_.spCreateCompileRequest(lib.session)
+        try:
+            argv = ["-target", target, *args]
+            arr = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
+            if lib_.spProcessCommandLineArguments(req, arr, len(argv)) < 0:
+                raise SlangError(f"error: Slang refused the options {argv}", what)
+            for name, value in defines:
+                lib_.spAddPreprocessorDefine(req, name.encode(), value.encode())
+            for folder in include_dirs:
+                lib_.spAddSearchPath(req, str(folder).encode())
+            unit = lib_.spAddTranslationUnit(req, _LANGUAGE_HLSL, b"gpuia")
+            lib_.spAddTranslationUnitSourceString(req, unit, file_name.encode(),
+                                                  source.encode("utf-8"))
+            lib_.spAddEntryPoint(req, unit, entry_point.encode(), STAGES[stage])
+            rc = lib_.spCompile(req)
+            diagnostics = (lib_.spGetDiagnosticOutput(req) or b"").decode("utf-8", "replace")
+            if rc < 0:
+                raise SlangError(diagnostics or f"error: Slang failed ({rc:#x})", what)
+            size = ctypes.c_size_t()
+            code = lib_.spGetEntryPointCode(req, 0, ctypes.byref(size))
+            blob = ctypes.c_void_p()
+            if lib_.spReflection_ToJson(lib_.spGetReflection(req), req, ctypes.byref(blob)) < 0:
+                raise SlangError("error: Slang gave no reflection", what)
+            deps = tuple(lib_.spGetDependencyFilePath(req, i).decode("utf-8", "replace")
+                         for i in range(lib_.spGetDependencyFileCount(req)))
+            return SlangOutput(ctypes.string_at(code, size.value) if code else b"",
+                               json.loads(_blob(blob)), diagnostics, deps)
+        finally:
+            lib_.spDestroyCompileRequest(req)
