@@ -42,7 +42,14 @@ DEFAULT_MAX_SO_BYTES = 1 << 30
 
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
-             "description"}
+             "description", "constant_buffers"}
+_WGSL_KEYS = {"wgsl", "entry_point"}
+_HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
+MAX_CONSTANT_BUFFER_BYTES = 65536
+"""A D3D constant buffer holds at most 4096 16-byte registers."""
+CONSTANT_BUFFER_SLOTS = 8
+"""Root constant buffers 0..7 (register b0..b7): gpuia's own uniform blocks take the rest of
+WebGPU's 12 per stage."""
 
 
 @dataclass
@@ -62,14 +69,33 @@ class Case:
     so: "ResolvedStreamOutput | None" = None  # the validated declaration
     so_desc: StreamOutputDesc | None = None
     so_targets: dict = field(default_factory=dict)  # output slot -> SOTarget
+    hlsl: object = None  # the compiled HLSL vertex shader (gpuia.hlsl.HlslShader), if any
+    constant_buffers: dict = field(default_factory=dict)  # root constant buffer -> bytes
 
     def shader_signature(self):
-        """The vertex shader's signature: the case's WGSL or the pass-through shader."""
+        """The vertex shader's signature: the case's WGSL or HLSL, or the pass-through
+        shader's."""
         from .wgsl.signature import parse_vertex_shader, pass_through_signature
 
         if self.vertex_shader is None:
             return pass_through_signature(self.layout)
+        if self.hlsl is not None:
+            return self.hlsl.signature
         return parse_vertex_shader(self.vertex_shader["wgsl"], self.vertex_shader.get("entry_point"))
+
+    @property
+    def shader(self):
+        """What a :class:`~gpuia.gpu.PipelineState` takes as its vertex shader: the compiled
+        HLSL shader, the WGSL text, or None (the pass-through shader)."""
+        if self.vertex_shader is None:
+            return None
+        return self.hlsl if self.hlsl is not None else self.vertex_shader["wgsl"]
+
+    @property
+    def entry_point(self) -> str | None:
+        if self.vertex_shader is None or self.hlsl is not None:
+            return None
+        return self.vertex_shader.get("entry_point")
 
     @property
     def invocation_count(self) -> int:
@@ -232,9 +258,11 @@ def load_case(source: str | Path | dict, name: str | None = None,
     ``name`` field; without either, the file stem (or ``default_name``) names it. Errors raised
     after the name is known carry it as ``case_name``."""
     stem = default_name
+    base = Path.cwd()
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         path = Path(source)
         stem = path.stem
+        base = path.resolve().parent
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -261,7 +289,7 @@ def load_case(source: str | Path | dict, name: str | None = None,
     if not isinstance(case_name, str):
         raise CaseError("name", "expected a string")
     try:
-        return _parse(doc, case_name)
+        return _parse(doc, case_name, base)
     except (CaseError, InvalidDescError) as e:
         e.case_name = case_name
         raise
@@ -271,7 +299,7 @@ def load_case(source: str | Path | dict, name: str | None = None,
         raise e from None
 
 
-def _parse(doc: dict, case_name: str) -> Case:
+def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
 
     elements = _require(doc, "input_layout", "case", list)
     for i, e in enumerate(elements):
@@ -312,18 +340,118 @@ def _parse(doc: dict, case_name: str) -> Case:
                                "null for a NULL index buffer view)")
 
     vs = doc.get("vertex_shader")
-    if vs is not None:
-        if not isinstance(vs, dict) or not isinstance(vs.get("wgsl"), str):
-            raise CaseError("vertex_shader", "expected {\"wgsl\": \"...\", \"entry_point\": ...}")
-        if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
-            raise CaseError("vertex_shader.entry_point", "expected a string")
+    hlsl = _vertex_shader(vs, base or Path.cwd()) if vs is not None else None
     so = doc.get("stream_output")
-    case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc)
+    case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl)
     if vs is not None:
         case.shader_signature().check_layout(layout)
+    case.constant_buffers = _constant_buffers(doc.get("constant_buffers", []), case)
     if so is not None:
         _stream_output(case, so)
     return case
+
+
+def _vertex_shader(vs, base: Path):
+    """Check the ``vertex_shader`` object; returns the compiled HLSL shader (None for WGSL)."""
+    if not isinstance(vs, dict):
+        raise CaseError("vertex_shader", "expected {\"wgsl\": ...} or {\"hlsl\": ...}")
+    if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
+        raise CaseError("vertex_shader.entry_point", "expected a string")
+    forms = [k for k in ("wgsl", "hlsl", "hlsl_file") if k in vs]
+    if len(forms) != 1:
+        raise CaseError("vertex_shader", f"expected exactly one of 'wgsl', 'hlsl' or "
+                                         f"'hlsl_file', got {forms or 'none'}")
+    if forms == ["wgsl"]:
+        if not isinstance(vs["wgsl"], str):
+            raise CaseError("vertex_shader.wgsl", "expected WGSL source text")
+        unknown = set(vs) - _WGSL_KEYS
+        if unknown:
+            raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for a WGSL shader")
+        return None
+    unknown = set(vs) - _HLSL_KEYS
+    if unknown:
+        raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for an HLSL shader")
+    defines = vs.get("defines") or {}
+    if not isinstance(defines, dict):
+        raise CaseError("vertex_shader.defines", "expected an object {\"NAME\": \"VALUE\"}")
+    layout = vs.get("matrix_layout") or "column_major"
+    include_dirs: tuple = ()
+    if "hlsl_file" in vs:
+        name = vs["hlsl_file"]
+        if not isinstance(name, str) or not name:
+            raise CaseError("vertex_shader.hlsl_file", "expected a path (relative to the case)")
+        path = base / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise CaseError("vertex_shader.hlsl_file", f"cannot read {path}: {e}") from None
+        file_name, include_dirs = name, (str(path.resolve().parent),)
+    else:
+        text, file_name = vs["hlsl"], "vertex_shader.hlsl"
+        if not isinstance(text, str):
+            raise CaseError("vertex_shader.hlsl", "expected HLSL source text")
+    from .hlsl import compile_shader
+
+    try:
+        return compile_shader(text, "vertex", vs.get("entry_point") or "main", defines, layout,
+                              file_name, include_dirs)
+    except InvalidDescError as e:
+        where = f"vertex_shader: {e.where}" if e.where != "vertex shader" else "vertex_shader"
+        err = InvalidDescError(where, e.field, e.value, e.rule)
+        err.diagnostics = getattr(e, "diagnostics", None)
+        raise err from None
+
+
+def _constant_buffers(value, case: Case) -> dict[int, bytes]:
+    """The ``constant_buffers`` list: D3D-packed bytes per root constant buffer. Every buffer
+    the vertex shader reads must be there."""
+    from .wgsl.signature import uniform_slots
+
+    if not isinstance(value, list):
+        raise CaseError("constant_buffers", "expected a list of {slot, data}")
+    out: dict[int, bytes] = {}
+    for i, entry in enumerate(value):
+        w = f"constant_buffers[{i}]"
+        if not isinstance(entry, dict):
+            raise CaseError(w, "expected an object {slot, data}")
+        unknown = set(entry) - {"slot", "data"}
+        if unknown:
+            raise CaseError(w, f"unknown keys {sorted(unknown)}")
+        slot = _uint(entry, "slot", w, None)
+        if slot is None:
+            raise CaseError(w, "missing required key 'slot'")
+        if slot >= CONSTANT_BUFFER_SLOTS:
+            raise InvalidDescError(w, "slot", slot, f"gpuia binds root constant buffers 0.."
+                                                    f"{CONSTANT_BUFFER_SLOTS - 1} (register "
+                                                    f"b0..b{CONSTANT_BUFFER_SLOTS - 1})")
+        if slot in out:
+            raise CaseError(f"{w}.slot", f"constant buffer {slot} is given twice")
+        if "data" not in entry:
+            raise CaseError(w, "missing required key 'data'")
+        data = decode_data(entry["data"], f"{w}.data")
+        if len(data) > MAX_CONSTANT_BUFFER_BYTES:
+            raise InvalidDescError(w, "data", f"{len(data)} bytes",
+                                   f"a constant buffer holds at most 4096 registers "
+                                   f"({MAX_CONSTANT_BUFFER_BYTES} bytes)")
+        out[slot] = data
+    if case.hlsl is not None:
+        reads = {cb.slot: f"cbuffer {cb.name} (register b{cb.slot})"
+                 for cb in case.hlsl.constant_buffers}
+    elif case.vertex_shader is not None:
+        reads = {s: f"@group(3) @binding({s})" for s in
+                 uniform_slots(case.vertex_shader["wgsl"], 3)}
+    else:
+        reads = {}
+    for slot, what in sorted(reads.items()):
+        if slot >= CONSTANT_BUFFER_SLOTS:
+            raise InvalidDescError("vertex_shader", "constant buffer", slot,
+                                   f"{what}: gpuia binds root constant buffers 0.."
+                                   f"{CONSTANT_BUFFER_SLOTS - 1}")
+        if slot not in out:
+            raise InvalidDescError("constant_buffers", "slot", slot,
+                                   f"the vertex shader reads {what}; the case binds no "
+                                   f"constant buffer {slot}")
+    return out
 
 
 _SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}

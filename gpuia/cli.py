@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .case import DEFAULT_MAX_INVOCATIONS, load_case
+from .compare import SHADER_TOLERANCE
 from .errors import GpuiaError, UnsupportedError
 from .report import formats_table, invocation_table, layout_table
 
@@ -164,6 +165,7 @@ def _check_device(adapter, position: int, make):
 
 
 def cmd_check(args) -> int:
+    from .compare import ShaderTolerance
     from .crosscheck import cross_check
     from .gpu import Device
     from .gpu.device import select_adapter, select_adapters
@@ -196,6 +198,7 @@ def cmd_check(args) -> int:
         return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
     keep = bool(args.html or args.plot)
+    tolerance = ShaderTolerance(args.shader_ulps, args.shader_abs)
     views, series, errors = [], [], []
     bar = _case_progress(args, "gpuia check")
     show = wanted(args.progress)
@@ -208,7 +211,8 @@ def cmd_check(args) -> int:
             result = cross_check(case, devices, paths, capture_route=args.capture,
                                  table=args.table, rows=args.rows,
                                  max_invocations=args.max_invocations, keep=keep,
-                                 on_run=lambda line: runs.update(1, line.path))
+                                 on_run=lambda line: runs.update(1, line.path),
+                                 tolerance=tolerance)
         if result.lines:
             bar.write(result.text())
         if args.html:
@@ -308,6 +312,16 @@ def _row_count(text: str) -> int:
     return value
 
 
+def _tolerance(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text}: a tolerance is a number >= 0")
+    return value
+
+
 def progress_option(p) -> None:
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress on stderr over cases (and the runs of large cases); default: "
@@ -365,6 +379,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also draw histograms of the per-component GPU error where a tolerance "
                         "applies or values differ (needs the plot extra: matplotlib); embedded "
                         "in --html too")
+    c.add_argument("--shader-ulps", type=_row_count, default=SHADER_TOLERANCE.ulps,
+                   metavar="N", help="Stream Output of an HLSL shader: its computed float "
+                                     "components may differ from the CPU's by N ULP "
+                                     f"(default {SHADER_TOLERANCE.ulps})")
+    c.add_argument("--shader-abs", type=_tolerance, default=SHADER_TOLERANCE.absolute,
+                   metavar="X", help="... or by X absolute (default "
+                                     f"{SHADER_TOLERANCE.absolute:g}, 2^-16)")
     progress_option(c)
     gpu_options(c, allow_all=True)
     c.set_defaults(func=cmd_check)

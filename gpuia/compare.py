@@ -28,6 +28,7 @@ import numpy as np
 from .report import _render, format_value
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
+           "ShaderTolerance", "SHADER_TOLERANCE",
            "so_byte_differences"]
 
 
@@ -189,10 +190,43 @@ def so_byte_differences(cpu: bytes, gpu: bytes) -> np.ndarray:
     return np.concatenate([diff, np.arange(common, max(a.shape[0], b.shape[0]))])
 
 
-def compare_so(ref, gpu) -> list[str]:
+@dataclass(frozen=True)
+class ShaderTolerance:
+    """How far a GPU's float result of a real shader may lie from the CPU reference's: within
+    ``ulps`` units in the last place, or within ``absolute`` (results near zero come from
+    cancellation, where ULPs mean nothing). NaN matches NaN. Applies only to words the
+    reference marks as computed by a shader (``SOResult.shader_words``); everything else, the
+    IA's values included, stays exact."""
+
+    ulps: int = 64
+    absolute: float = 2.0 ** -16
+
+    def text(self) -> str:
+        return f"{self.ulps} ULP or {self.absolute:g} absolute"
+
+
+SHADER_TOLERANCE = ShaderTolerance()
+
+
+def _within(a: np.ndarray, b: np.ndarray, tol: ShaderTolerance) -> tuple[np.ndarray, np.ndarray]:
+    """(within tolerance, ULP distance) of float32 bit patterns."""
+    fa, fb = a.view(np.float32), b.view(np.float32)
+    ulps = _ulp_distance(a, b)
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(fa.astype(np.float64) - fb.astype(np.float64)) <= tol.absolute
+    ok = (np.isnan(fa) & np.isnan(fb)) | (ulps <= tol.ulps) | (close & np.isfinite(fa)
+                                                                & np.isfinite(fb))
+    return ok, ulps
+
+
+def compare_so(ref, gpu, tolerance: ShaderTolerance = SHADER_TOLERANCE,
+               notes: list | None = None) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
-    (written and untouched alike), every BufferFilledSize and both statistics must be equal.
-    Returns human-readable lines, empty when they match."""
+    (written and untouched alike), every BufferFilledSize and both statistics must be equal,
+    except words the reference marks as a real shader's float results, which must be within
+    ``tolerance``. Returns human-readable lines, empty when they match; ``notes`` (a list)
+    receives one line per slot saying how many words used the tolerance and the largest ULP
+    distance."""
     out = []
     for slot in sorted(set(ref.buffers) | set(gpu.buffers)):
         a, b = ref.buffers.get(slot), gpu.buffers.get(slot)
@@ -201,10 +235,30 @@ def compare_so(ref, gpu) -> list[str]:
             continue
         if a != b:
             diff = so_byte_differences(a, b)
-            first = int(diff[0])
-            word = first // 4 * 4
-            out.append(f"SO slot {slot}: {diff.shape[0]} bytes differ, first at byte {first} "
-                       f"(CPU word {a[word:word + 4].hex()}, GPU {b[word:word + 4].hex()})")
+            shader = getattr(ref, "shader_words", {}).get(slot)
+            if shader is not None and shader.size and len(a) == len(b):
+                words = np.unique(diff // 4)
+                tolerant = words[np.isin(words, shader)]
+                aw = np.frombuffer(a, "<u4", len(a) // 4)
+                bw = np.frombuffer(b, "<u4", len(b) // 4)
+                ok, ulps = _within(aw[tolerant], bw[tolerant], tolerance)
+                if ok.any() and notes is not None:
+                    notes.append(f"SO slot {slot}: {int(ok.sum())} shader float components "
+                                 f"within tolerance ({tolerance.text()}; largest "
+                                 f"{int(ulps[ok].max())} ULP)")
+                beyond = tolerant[~ok]
+                if beyond.size:
+                    w = int(beyond[0])
+                    cpu, gpu_value = (float(x[w:w + 1].view(np.float32)[0]) for x in (aw, bw))
+                    out.append(f"SO slot {slot}: {beyond.size} shader float components beyond "
+                               f"the tolerance ({tolerance.text()}), first at byte {4 * w} "
+                               f"(CPU {cpu!r}, GPU {gpu_value!r}, {int(ulps[~ok][0])} ULP)")
+                diff = diff[~np.isin(diff // 4, tolerant)]  # the rest must be exact
+            if diff.size:
+                first = int(diff[0])
+                word = first // 4 * 4
+                out.append(f"SO slot {slot}: {diff.shape[0]} bytes differ, first at byte {first} "
+                           f"(CPU word {a[word:word + 4].hex()}, GPU {b[word:word + 4].hex()})")
         if ref.filled_size.get(slot) != gpu.filled_size.get(slot):
             out.append(f"SO slot {slot}: BufferFilledSize CPU {ref.filled_size.get(slot)} "
                        f"GPU {gpu.filled_size.get(slot)}")

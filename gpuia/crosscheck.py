@@ -4,8 +4,9 @@ This is what ``gpuia check`` prints and what the pytest plugin's ``gpuia_check``
 with. Each GPU run is one :class:`CheckLine`: ``OK``, ``DIFFERENT`` (with a RenderDoc-style
 table of the differing invocations, or SO problems), ``not applicable`` (the path cannot do this
 draw on this adapter, with the reason) or ``not compared`` (a Stream Output case whose vertex
-shader the CPU reference does not run). Comparison rules are those of :mod:`gpuia.compare`:
-bit-exact, except the documented 1-ULP tolerance on normalized components of the native path.
+shader the CPU reference does not run: a WGSL one; HLSL shaders run on the CPU). Comparison rules are those of :mod:`gpuia.compare`:
+bit-exact, except the documented 1-ULP tolerance on normalized components of the native path
+and the stated tolerance of an HLSL shader's computed float outputs in Stream Output.
 
 With ``keep=True`` the result also keeps what the HTML report and the error plots need: the
 case, the CPU reference, every GPU result with its :class:`~gpuia.compare.Comparison`, the SO
@@ -98,23 +99,25 @@ def adapter_facts(device) -> dict:
 def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_route: str = "auto",
                 table: bool = False, rows: int | None = 32,
                 max_invocations: int = DEFAULT_MAX_INVOCATIONS, keep: bool = False,
-                on_run=None) -> CheckResult:
+                on_run=None, tolerance=None) -> CheckResult:
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
     ``paths``: any of ``native``, ``pulling``, ``auto``. ``table``: include the full table for
     matching runs too (differing runs always carry theirs, up to ``rows`` rows). ``keep``: keep
     the case, the reference and every GPU result in the :class:`CheckResult` (for reports).
     ``on_run``: called with each :class:`CheckLine` as soon as its run is done (progress).
+    ``tolerance``: the :class:`~gpuia.compare.ShaderTolerance` of an HLSL shader's computed
+    float outputs in Stream Output (default :data:`~gpuia.compare.SHADER_TOLERANCE`).
     Invalid cases raise before anything runs (from the reference); nothing here aborts the
     process."""
-    from .compare import compare, compare_so, comparison_table
+    from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
     from .gpu import run_case_gpu
     from .gpu.capture import run_case_so_gpu
     from .runner import reference_ia, reference_so
 
     ref = reference_ia(case, max_invocations)
-    ref_so = reference_so(case, ref) if case.so is not None and case.vertex_shader is None \
-        else None
+    ref_so = reference_so(case, ref) if case.so_desc is not None else None
+    tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name)
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
@@ -148,11 +151,13 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
             kept = got if keep else None
             if ref_so is None:
                 add(CheckLine(label, "not compared",
-                              "the CPU reference runs only the pass-through shader",
+                              "the CPU reference runs the pass-through shader and HLSL "
+                              "shaders, not WGSL ones",
                               path="stream output", adapter=summary, so_gpu=kept))
                 continue
-            problems = compare_so(ref_so, got)
-            stats = ", ".join(f"{k} {v}" for k, v in got.statistics.items())
+            notes: list[str] = []
+            problems = compare_so(ref_so, got, tolerance, notes)
+            stats = ", ".join([f"{k} {v}" for k, v in got.statistics.items()] + notes)
             add(CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
                           path="stream output", adapter=summary, so_gpu=kept))
     return result

@@ -1,12 +1,14 @@
 """Run a parsed case on a backend and produce its result document.
 
 The CPU backend is the reference (``gpuia.reference``). It runs the pass-through vertex shader
-only: a case carrying its own WGSL shader is refused with :class:`UnsupportedError`, as the case
-format allows. The GPU backend draws the case through wgpu (``gpuia.gpu``) on a chosen adapter and
+and HLSL shaders (on the CPU, ``gpuia.hlsl.cpu``); a case carrying a WGSL shader is refused with
+:class:`UnsupportedError`, as the case format allows. The GPU backend draws the case through wgpu (``gpuia.gpu``) on a chosen adapter and
 path, with capture on.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .errors import CaseError, UnsupportedError
@@ -29,21 +31,42 @@ def reference_ia(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> 
 
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
-    """The CPU backend: the reference Input Assembler over a case with the pass-through shader."""
+    """The CPU backend: the reference Input Assembler over a case with the pass-through shader
+    or an HLSL one (which the CPU runs, ``gpuia.hlsl.cpu``); WGSL shaders are refused."""
     _check_size(case, max_invocations)
-    if case.vertex_shader is not None:
-        raise UnsupportedError("vertex_shader: the cpu backend runs only the pass-through shader; "
-                               "run WGSL shaders with --backend gpu")
+    if case.vertex_shader is not None and case.hlsl is None:
+        raise UnsupportedError("vertex_shader: the cpu backend runs the pass-through shader and "
+                               "HLSL shaders, not WGSL; run WGSL shaders with --backend gpu")
     return reference_ia(case, max_invocations)
 
 
+def shader_outputs(case: Case, ia: IAResult) -> dict:
+    """The case's HLSL vertex shader run on the CPU over what the IA delivered: {output key:
+    (n, components) uint32 bit patterns}."""
+    from .hlsl.cpu import cpu_shader
+
+    inputs = {key: data.bits for key, data in ia.inputs.items()}
+    return cpu_shader(case.hlsl).run(inputs, ia.vertex_id.astype(np.uint32),
+                                     ia.instance.astype(np.uint32), case.constant_buffers)
+
+
 def reference_so(case: Case, ia: IAResult):
-    """The CPU reference Stream Output of a case (pass-through shader), or None without one."""
+    """The CPU reference Stream Output of a case, or None without one. The pass-through
+    shader's outputs are exact; an HLSL shader runs on the CPU and its computed float outputs
+    are marked for a tolerant comparison; a WGSL shader has no CPU reference (None)."""
     from .reference.streamout import pass_through_outputs, stream_output
 
     if case.so is None:
         return None
-    return stream_output(ia, case.so, pass_through_outputs(ia, case.layout), case.so_targets)
+    if case.vertex_shader is None:
+        return stream_output(ia, case.so, pass_through_outputs(ia, case.layout), case.so_targets)
+    if case.hlsl is None:
+        return None
+    outputs = shader_outputs(case, ia) if len(ia) else {
+        leaf.key: np.zeros((0, leaf.components), np.uint32)
+        for leaf in case.hlsl.entry.outputs()}
+    computed = frozenset(m.key for m in case.shader_signature().outputs if m.type == "float")
+    return stream_output(ia, case.so, outputs, case.so_targets, computed)
 
 
 def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=None,

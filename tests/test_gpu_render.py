@@ -353,9 +353,15 @@ def test_draw_refused_when_targets_do_not_match(scene):
     ctx.set_pipeline_state(PipelineState(LAYOUT))  # no targets in the PSO, targets bound
     with pytest.raises(InvalidDescError, match="om_set_render_targets"):
         ctx.draw_instanced(3)
-    ctx.set_pipeline_state(pso(constant_buffers=1))
+    # A constant buffer the shader reads must be bound; one it does not read need not be
+    # (D3D12 checks the root parameters a pipeline's shaders reference).
+    reads = VS.replace("@vertex", "@group(3) @binding(0) var<uniform> k: vec4<f32>;\n@vertex") \
+        .replace("o.COLOR0 = i.COLOR;", "o.COLOR0 = i.COLOR * k;")
+    ctx.set_pipeline_state(pso(vs=reads))
     with pytest.raises(InvalidDescError, match="set_graphics_root_constant_buffer_view"):
         ctx.draw_instanced(3)
+    ctx.set_pipeline_state(pso(constant_buffers=1))
+    ctx.draw_instanced(3)
     # The same context still draws correctly afterwards.
     ctx.set_pipeline_state(pso())
     ctx.draw_instanced(3)

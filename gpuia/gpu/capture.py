@@ -22,7 +22,8 @@ from .context import Context, PipelineState
 from .device import Device
 from .plan import Plan
 
-__all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case"]
+__all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case", "case_pipeline_state",
+           "bind_constant_buffers"]
 
 
 @dataclass
@@ -60,6 +61,24 @@ def upload_case(case: Case, device: Device):
     return views, ib
 
 
+def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineState:
+    """The pipeline state a case draws with: its layout, vertex shader (WGSL, compiled HLSL or
+    the pass-through), strip cut and, with ``stream_output``, its Stream Output declaration."""
+    return PipelineState(case.layout, case.shader, case.entry_point, case.strip_cut_value,
+                         case.so_desc if stream_output else None)
+
+
+def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
+    """Root constant buffer N of the context holds the case's ``constant_buffers`` slot N,
+    zero-filled to a full 64 KiB constant buffer (reads past the case's bytes see zeros)."""
+    from ..case import MAX_CONSTANT_BUFFER_BYTES
+
+    for slot, data in case.constant_buffers.items():
+        padded = bytes(data) + bytes(MAX_CONSTANT_BUFFER_BYTES - len(data))
+        ctx.set_graphics_root_constant_buffer_view(slot, device.create_buffer(
+            padded, bind=("constant_buffer",), label=f"{case.name} constant buffer {slot}"))
+
+
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,
                  context: Context | None = None, capture_route: str = "auto",
                  timings: dict | None = None) -> GPUResult:
@@ -80,11 +99,9 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     if reference is None:
         reference = reference_ia(case)
     ctx = context or Context(device)
-    pso = PipelineState(case.layout, None if case.vertex_shader is None else case.vertex_shader["wgsl"],
-                        None if case.vertex_shader is None else case.vertex_shader.get("entry_point"),
-                        case.strip_cut_value)
-    ctx.set_pipeline_state(pso)
+    ctx.set_pipeline_state(case_pipeline_state(case))
     ctx.ia_set_primitive_topology(case.topology.topology)
+    bind_constant_buffers(ctx, case, device)
     views, ib = upload_case(case, device)
     t1 = clock()
     # Every slot is set: a slot the case leaves out is unbound, whatever the context had.
@@ -155,11 +172,9 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")
     ctx = context or Context(device)
-    ctx.set_pipeline_state(PipelineState(
-        case.layout, None if case.vertex_shader is None else case.vertex_shader["wgsl"],
-        None if case.vertex_shader is None else case.vertex_shader.get("entry_point"),
-        case.strip_cut_value, case.so_desc))
+    ctx.set_pipeline_state(case_pipeline_state(case, stream_output=True))
     ctx.ia_set_primitive_topology(case.topology.topology)
+    bind_constant_buffers(ctx, case, device)
     views, ib = upload_case(case, device)
     ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
     ctx.ia_set_index_buffer(ib)

@@ -42,11 +42,11 @@ from ..topology import TopologyInfo, topology_info
 from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
 from ..wgsl.pixel import link_stages, pixel_program
 from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
-                              pass_through_signature)
+                              pass_through_signature, uniform_slots)
 from . import _ffi
 from .cache import remember
 from .device import Buffer, Device, device_error, wgpu_call
-from .pipelines import TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
+from .pipelines import CBV_GROUP, TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
 from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
                       target_format)
 from .plan import (Plan, StaticPlan, arena_extent, bounds_obstacles, choose_path,
@@ -110,7 +110,11 @@ class PipelineState:
     back faces culled, clockwise front faces, depth test LESS with writes. ``constant_buffers``
     root constant buffer views are bound with
     :meth:`Context.set_graphics_root_constant_buffer_view`; the shaders declare them as
-    ``@group(3) @binding(i) var<uniform>``.
+    ``@group(3) @binding(i) var<uniform>`` (an HLSL shader: ``cbuffer ... : register(bi)``).
+    Left 0, it is what the shaders declare; a draw needs only the views they read bound.
+
+    Either shader may also be a compiled HLSL shader (:func:`gpuia.hlsl.compile_shader`); its
+    gpuia-convention WGSL is then what the fields hold and what every path draws with.
     """
 
     input_layout: InputLayout
@@ -140,7 +144,7 @@ class PipelineState:
         if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
             raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
                                    "expected a StreamOutputDesc")
-        needed = 0  # root constant buffers the compiled HLSL shaders read
+        reads: dict[int, int] = {}  # root constant buffer -> bytes a binding needs (0: any)
         for name, entry, stage in (("vertex_shader", "entry_point", "vertex"),
                                    ("pixel_shader", "ps_entry_point", "pixel")):
             shader = getattr(self, name)
@@ -149,8 +153,8 @@ class PipelineState:
                 if shader.stage != stage:
                     raise InvalidDescError("PipelineState", name, shader.entry_point,
                                            f"is a {shader.stage} shader")
-                slots = shader.constant_buffer_slots
-                needed = max(needed, slots[-1] + 1 if slots else 0)
+                for cb in shader.constant_buffers:
+                    reads[cb.slot] = max(reads.get(cb.slot, 0), cb.binding_size)
                 object.__setattr__(self, name, shader.wgsl)
                 object.__setattr__(self, entry, shader.wgsl_entry_point)
             text = getattr(self, name)
@@ -158,6 +162,8 @@ class PipelineState:
                 raise InvalidDescError("PipelineState", name, text,
                                        "expected WGSL source text, a compiled HLSL shader "
                                        "(gpuia.hlsl.compile_shader), or None")
+            for slot in uniform_slots(text or "", CBV_GROUP):
+                reads.setdefault(slot, 0)
         rtvs = self.rtv_formats
         if isinstance(rtvs, str) or not isinstance(rtvs, (list, tuple)):
             raise InvalidDescError("PipelineState", "RTVFormats", rtvs,
@@ -187,16 +193,25 @@ class PipelineState:
             raise InvalidDescError("PipelineState", "constant_buffers", self.constant_buffers,
                                    f"expected 0..{_MAX_CBVS} root constant buffer views (gpuia's "
                                    f"own uniform blocks take the rest of WebGPU's 12 per stage)")
+        needed = max(reads) + 1 if reads else 0
         if needed > _MAX_CBVS:
             raise InvalidDescError("PipelineState", "constant_buffers", needed,
-                                   f"the HLSL shaders read register b{needed - 1}; gpuia binds "
-                                   f"b0..b{_MAX_CBVS - 1}")
+                                   f"the shaders read root constant buffer {needed - 1} "
+                                   f"(register b{needed - 1}); gpuia binds 0..{_MAX_CBVS - 1}")
         if needed > self.constant_buffers:
             if self.constant_buffers:
                 raise InvalidDescError("PipelineState", "constant_buffers",
                                        self.constant_buffers,
-                                       f"the HLSL shaders read register b{needed - 1}")
+                                       f"the shaders read root constant buffer {needed - 1} "
+                                       f"(register b{needed - 1})")
             object.__setattr__(self, "constant_buffers", needed)
+        object.__setattr__(self, "_cbv_reads", tuple(sorted(reads.items())))
+
+    @property
+    def constant_buffer_reads(self) -> tuple[tuple[int, int], ...]:
+        """(root constant buffer, bytes its binding must hold; 0: not known) for every view the
+        shaders read: what a draw needs bound."""
+        return self._cbv_reads
 
     def output_state(self, max_varyings: int) -> OutputState:
         """The pipeline's :class:`~gpuia.gpu.targets.OutputState` (pixel shader linked to the
@@ -653,7 +668,8 @@ class Context:
     def _cbv_group(self):
         """The bind group of the bound constant buffers, for the current pipeline state."""
         n = self._pso.constant_buffers
-        bound = tuple(self._cbvs[i] for i in range(n))
+        # Views the shaders do not read may be unset (as in D3D12); WebGPU still wants a buffer.
+        bound = tuple(self._cbvs.get(i) or (self._unread_cbv(), 0) for i in range(n))
         # Keyed by the buffers themselves (compared by identity) and their offsets.
         group = self._cbv_groups.get(bound)
         if group is None:
@@ -665,6 +681,12 @@ class Context:
                     for i, (b, off) in enumerate(bound)]), 64)
         return group
 
+    def _unread_cbv(self) -> Buffer:
+        if getattr(self, "_unread_buffer", None) is None:
+            self._unread_buffer = self.device.create_buffer(size=256, bind=("constant_buffer",),
+                                                            label="unread root CBV")
+        return self._unread_buffer
+
     def _empty_group(self):
         if not hasattr(self, "_empty_bind_group"):
             self._empty_bind_group = self.device.device.create_bind_group(
@@ -675,12 +697,19 @@ class Context:
         """The bound targets and constant buffers must be what the pipeline state says (WebGPU
         rejects a mismatch at submit, which would abort the process)."""
         pso = self._pso
-        for i in range(pso.constant_buffers):
+        for i, size in pso.constant_buffer_reads:
             if i not in self._cbvs:
                 raise InvalidDescError("draw", f"root constant buffer view {i}", None,
-                                       f"the pipeline state reads {pso.constant_buffers} constant "
-                                       f"buffer(s); set_graphics_root_constant_buffer_view("
-                                       f"{i}, ...) was not called")
+                                       f"the pipeline state's shaders read constant buffer {i}; "
+                                       f"set_graphics_root_constant_buffer_view({i}, ...) was "
+                                       f"not called")
+            buffer, offset = self._cbvs[i]
+            if buffer.size - offset < size:
+                raise InvalidDescError("draw", f"root constant buffer view {i}",
+                                       buffer.size - offset,
+                                       f"the shaders read {size} bytes of constant buffer {i}; "
+                                       f"the view holds {buffer.size - offset} from offset "
+                                       f"{offset}")
         if capture:
             return
         bound = (tuple(t.format.name for t in self._rtvs),

@@ -298,10 +298,19 @@ class ConstantBuffer:
     ctype: CType
     members: list[Member]
     remapped: bool = False
+    wgsl_size: int = 0
 
     @property
     def registers(self) -> int:
         return max(1, _round(self.size, REGISTER) // REGISTER)
+
+    @property
+    def binding_size(self) -> int:
+        """Bytes a root constant buffer view of it must hold: the registers it reads (WGSL's
+        own struct size when the module reads Slang's layout directly)."""
+        if self.remapped:
+            return self.registers * REGISTER
+        return self.wgsl_size
 
     def first_difference(self) -> Member | None:
         return next((m for m in self.members if m.d3d != m.wgsl or m.kind == "bool"), None)
@@ -314,7 +323,8 @@ def constant_buffer(name: str, slot: int, element_type: dict, wgsl_var: str, wgs
     t = _Builder(structs, name, what).build(element_type, wgsl_type, name)
     members: list[Member] = []
     _leaves(t, name, 0, 0, structs, members)
-    cb = ConstantBuffer(name, slot, d3d_size(t), wgsl_var, wgsl_type, t, members)
+    cb = ConstantBuffer(name, slot, d3d_size(t), wgsl_var, wgsl_type, t, members,
+                        wgsl_size=_wgsl_size_align(wgsl_type, structs)[0])
     cb.remapped = cb.first_difference() is not None
     return cb
 

@@ -209,7 +209,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                                           defs, include_dirs, what)
         except library.SlangError as e:
             diagnostics = restore(e.diagnostics, prepared)
-            err = InvalidDescError(what, "hlsl", None, library.first_error(diagnostics))
+            err = InvalidDescError(what, None, None, library.first_error(diagnostics))
             err.diagnostics = diagnostics
             raise err from None
 

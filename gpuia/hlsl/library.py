@@ -21,6 +21,7 @@ import glob
 import importlib.util
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -65,12 +66,23 @@ def first_error(diagnostics: str) -> str:
     lines = diagnostics.splitlines()
     for i, line in enumerate(lines):
         if line.startswith("error") or line.startswith("internal error"):
-            where = ""
-            for follow in lines[i + 1:i + 3]:
-                if follow.strip().startswith("-->"):
-                    where = follow.strip()[3:].strip() + ": "
+            where, detail = "", ""
+            for follow in lines[i + 1:i + 8]:
+                text = follow.strip()
+                if text.startswith(("error", "warning", "internal error")):
                     break
-            return where + line.strip()
+                if text.startswith("-->") and not where:
+                    where = text[3:].strip() + ": "
+                m = re.match(r"^\|\s*\^+\s*(.+)$", text)
+                if m and not detail:
+                    detail = m.group(1).strip()
+            message = line.strip()
+            detail = detail.rstrip(".")
+            if detail:  # the caret line often says it better ("undefined identifier 'x'")
+                head = message.split("]:", 1)
+                message = f"{head[0]}]: {detail}" if len(head) == 2 and \
+                    detail.startswith(head[1].strip()) else f"{message}: {detail}"
+            return where + message
     text = " ".join(diagnostics.split())
     return text or "Slang reported an error without a message"
 

@@ -46,10 +46,16 @@ class SOTarget:
 
 @dataclass
 class SOResult:
+    """Stream Output's results: every target's bytes and BufferFilledSize, the statistics.
+    ``shader_words`` (reference results of a real shader only): per slot, the indices of the
+    32-bit words written from float outputs the shader computed, which a comparison with a GPU
+    allows a stated tolerance (shader arithmetic is not bit-exact across back ends)."""
+
     buffers: dict[int, bytes]
     filled_size: dict[int, int]
     statistics: dict[str, int] = field(default_factory=dict)
     written_per_draw: list[int] = field(default_factory=list)
+    shader_words: dict[int, np.ndarray] = field(default_factory=dict)
 
 
 def pass_through_outputs(ia: IAResult, layout) -> dict[str, np.ndarray]:
@@ -87,15 +93,19 @@ def python_outputs(ia: IAResult, shader: Callable) -> dict[str, np.ndarray]:
 
 
 def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, np.ndarray],
-                  targets: Mapping[int, SOTarget | None]) -> SOResult:
+                  targets: Mapping[int, SOTarget | None],
+                  computed: frozenset = frozenset()) -> SOResult:
     """Write the IA's primitives to the targets (see module docstring). ``targets`` maps output
-    slot -> :class:`SOTarget` (None or absent: unbound)."""
+    slot -> :class:`SOTarget` (None or absent: unbound). ``computed``: output keys whose float
+    components a real shader computed; the words they fill are listed in
+    :attr:`SOResult.shader_words`."""
     buffers = {s: bytearray(t.data) for s, t in targets.items() if t is not None}
     filled = {s: t.filled_size for s, t in targets.items() if t is not None}
     vpp = ia.topology.vertices
     written_total = needed_total = 0
     overflowed = False
     per_draw = []
+    computed_at: dict[int, list] = {}
     n_draws = int(ia.draw.max()) + 1 if len(ia) else 0
     for d in range(n_draws):
         prims = ia.primitives[ia.primitive_draw == d] if ia.primitives.shape[0] else ia.primitives
@@ -126,7 +136,10 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
                                             e.start_component + e.component_count]
                 at = (base + e.byte_offset)[:, None] // 4 + np.arange(e.component_count)
                 words[at] = src
+                if e.member.key in computed and e.member.type == "float":
+                    computed_at.setdefault(slot.slot, []).append(at.reshape(-1))
             filled[slot.slot] += invocations.shape[0] * slot.stride
     return SOResult({s: bytes(b) for s, b in buffers.items()}, filled,
                     {"NumPrimitivesWritten": written_total,
-                     "PrimitivesStorageNeeded": needed_total}, per_draw)
+                     "PrimitivesStorageNeeded": needed_total}, per_draw,
+                    {s: np.unique(np.concatenate(parts)) for s, parts in computed_at.items()})

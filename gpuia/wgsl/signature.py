@@ -21,7 +21,7 @@ from ..errors import InvalidDescError
 from ..layout import InputLayout, parse_semantic
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
-           "pass_through_shader",
+           "pass_through_shader", "uniform_slots",
            "pass_through_signature", "SYSTEM_INPUTS"]
 
 SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
@@ -198,6 +198,22 @@ def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
         sm = re.search(rf"struct\s+{st}\s*\{{(.*?)\}}", text, re.S)
         text = text[:sm.start()] + f"struct {st} {{{_ATTR_RE.sub('', sm.group(1))}}}" + text[sm.end():]
     return name, in_struct, out_struct, inputs, outputs, text
+
+
+_UNIFORM_RE = re.compile(r"@\s*(group|binding)\s*\(\s*(\d+)\s*\)\s*@\s*(group|binding)\s*\(\s*(\d+)"
+                         r"\s*\)\s*var\s*<\s*uniform\s*>")
+
+
+def uniform_slots(source: str, group: int) -> tuple[int, ...]:
+    """The ``@binding`` numbers of the ``var<uniform>`` declarations of ``@group(group)`` in a
+    WGSL module (gpuia's root constant buffers are group 3)."""
+    code = _COMMENT_RE.sub(" ", source)
+    out = set()
+    for m in _UNIFORM_RE.finditer(code):
+        attrs = {m.group(1): int(m.group(2)), m.group(3): int(m.group(4))}
+        if attrs.get("group") == group and "binding" in attrs:
+            out.add(attrs["binding"])
+    return tuple(sorted(out))
 
 
 def _check_position(member, where: str, what: str) -> None:
