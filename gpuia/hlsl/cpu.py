@@ -99,6 +99,11 @@ class CpuShader:
             if p.role == "cbuffer" and p.slot not in constant_buffers:
                 raise InvalidDescError("vertex shader", f"cbuffer in register b{p.slot}", None,
                                        "the shader reads this constant buffer and none is bound")
+        for leaf in self.inputs:
+            if leaf.semantic not in ("SV_VERTEXID", "SV_INSTANCEID") and leaf.key not in inputs:
+                raise InvalidDescError("vertex shader", leaf.declaration, leaf.key,
+                                       f"the shader reads {leaf.key} but the input layout has "
+                                       f"no element with that semantic (rulebook 3.8)")
         groups = max(1, -(-n // CPU_GROUP))
         rows = groups * CPU_GROUP
         regions, blobs = [], []
@@ -164,13 +169,8 @@ class CpuShader:
                 table[:n, col] = vertex_id
             elif leaf.semantic == "SV_INSTANCEID":
                 table[:n, col] = instance_id
-            else:
-                bits = inputs.get(leaf.key)
-                if bits is None:
-                    raise InvalidDescError("vertex shader", leaf.declaration, leaf.key,
-                                           f"the shader reads {leaf.key} but the input layout "
-                                           f"has no element with that semantic (rulebook 3.8)")
-                table[:n, col:col + c] = bits[:, :c]
+            else:  # run() checked that every input is there
+                table[:n, col:col + c] = inputs[leaf.key][:, :c]
             col += c
 
 

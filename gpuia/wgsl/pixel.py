@@ -111,7 +111,10 @@ def pixel_program(ps: ShaderSignature, varyings: tuple[Varying, ...],
         body.append(f"  var input: {ps.input_struct};")
         for m in ps.inputs:
             if m.semantic == "SV_POSITION":
-                body.append(f"  input.{m.name} = v.gpuia_position;")
+                # D3D's SV_Position.w in a pixel shader is the clip-space w; WebGPU's position
+                # builtin has 1/w there (DXC's -fvk-use-dx-position-w does the same).
+                body.append(f"  input.{m.name} = vec4<f32>(v.gpuia_position.xyz, "
+                            f"1.0 / v.gpuia_position.w);")
         for vy in varyings:
             body.append(f"  input.{vy.ps_member} = v.v{vy.location};")
         call = f"{ps.entry_point}(input)"

@@ -1,0 +1,151 @@
+"""HLSL vertex shaders in case files through the command line: validate, run --backend cpu
+and check (spec/case-format.md, ``vertex_shader`` with ``hlsl`` / ``hlsl_file`` and
+``constant_buffers``), and every refusal as one ``error:`` line with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from test_cli import CASES, assert_invalid, gpuia, valid_case, write
+
+SKINNED = CASES / "hlsl_skinned_particles.json"
+
+VS = """
+cbuffer K : register(b0) { float Scale; float2 Shift; };
+struct O { float4 pos : SV_Position; float2 p : TEXCOORD0; uint id : TEXCOORD1; };
+O main(float2 p : POSITION, uint vid : SV_VertexID) {
+    O o; o.pos = float4(p, 0, 1); o.p = p * Scale + Shift; o.id = vid * 2 + 1; return o;
+}
+"""
+# Scale @0, Shift @4 (a float2 packed into register 0 by D3D's rules)
+CB = {"slot": 0, "data": {"hex": struct.pack("<3f", 3.0, 0.5, -1.0).hex()}}
+SO = {"declaration": [{"Stream": 0, "SemanticName": "TEXCOORD", "SemanticIndex": 0,
+                       "StartComponent": 0, "ComponentCount": 2, "OutputSlot": 0},
+                      {"Stream": 0, "SemanticName": "TEXCOORD", "SemanticIndex": 1,
+                       "StartComponent": 0, "ComponentCount": 1, "OutputSlot": 0}],
+      "buffer_strides": [12], "targets": [{"slot": 0, "size": 48}]}
+
+
+def hlsl_case(**overrides) -> dict:
+    fields = {"vertex_shader": {"hlsl": VS}, "constant_buffers": [CB], "stream_output": SO}
+    return valid_case(**dict(fields, **overrides))
+
+
+def test_run_cpu_streams_the_shaders_outputs(tmp_path):
+    """Points (0,0), (1,0), (0,1), (1,1): p * 3 + (0.5, -1) and SV_VertexID * 2 + 1, by hand."""
+    proc = gpuia("run", "--backend", "cpu", write(tmp_path, "vs", hlsl_case()))
+    assert proc.returncode == 0, proc.stderr
+    so = json.loads(proc.stdout)["stream_output"]
+    words = np.frombuffer(bytes.fromhex(so["buffers"][0]["hex"]), "<u4").reshape(4, 3)
+    np.testing.assert_array_equal(words[:, :2].view(np.float32),
+                                  [[0.5, -1.0], [3.5, -1.0], [0.5, 2.0], [3.5, 2.0]])
+    np.testing.assert_array_equal(words[:, 2], [1, 3, 5, 7])
+    assert so["buffers"][0]["filled_size"] == 48
+    assert so["statistics"] == {"NumPrimitivesWritten": 4, "PrimitivesStorageNeeded": 4}
+
+
+def test_check_compares_the_shaders_stream_output(tmp_path):
+    proc = gpuia("check", write(tmp_path, "vs", hlsl_case()))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "stream output: OK" in proc.stdout
+    assert "native: OK" in proc.stdout and "pulling: OK" in proc.stdout
+
+
+def test_the_example_with_an_include_a_define_and_two_cbuffers():
+    proc = gpuia("validate", SKINNED)
+    assert proc.returncode == 0, proc.stderr
+    proc = gpuia("check", SKINNED)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "stream output: OK" in proc.stdout
+
+
+def test_hlsl_file_is_relative_to_the_case(tmp_path):
+    (tmp_path / "shaders").mkdir()
+    (tmp_path / "shaders" / "vs.hlsl").write_text(VS)
+    path = write(tmp_path, "filed", hlsl_case(vertex_shader={"hlsl_file": "shaders/vs.hlsl"}))
+    proc = gpuia("validate", path, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_compile_error_is_one_line_at_the_users_line(tmp_path):
+    bad = VS.replace("o.id = vid * 2 + 1;", "o.id = vid * 2 + no_such_name;")
+    line = VS.splitlines().index("    O o; o.pos = float4(p, 0, 1); o.p = p * Scale + Shift; "
+                                 "o.id = vid * 2 + 1; return o;") + 1
+    err = assert_invalid(gpuia("validate", write(tmp_path, "bad", hlsl_case(
+        vertex_shader={"hlsl": bad}))), "bad")
+    assert f"vertex_shader.hlsl:{line}:" in err and "no_such_name" in err
+
+
+def test_refusals_are_one_line(tmp_path):
+    cases = {
+        "no_cbuffer": (hlsl_case(constant_buffers=[]), "register b0"),
+        "both_forms": (hlsl_case(vertex_shader={"hlsl": VS, "wgsl": "x"}), "exactly one"),
+        "unknown_key": (hlsl_case(vertex_shader={"hlsl": VS, "optimize": 3}), "optimize"),
+        "bad_layout": (hlsl_case(vertex_shader={"hlsl": VS, "matrix_layout": "diagonal"}),
+                       "matrix_layout"),
+        "bad_defines": (hlsl_case(vertex_shader={"hlsl": VS, "defines": ["A"]}), "defines"),
+        "missing_file": (hlsl_case(vertex_shader={"hlsl_file": "nope.hlsl"}), "nope.hlsl"),
+        "missing_input": (hlsl_case(vertex_shader={"hlsl": VS.replace(
+            "float2 p : POSITION", "float2 p : NORMAL")}), "NORMAL0"),
+        "texture": (hlsl_case(vertex_shader={"hlsl": "Texture2D<float4> T : register(t0);\n"
+                                             + VS.replace("o.p = p * Scale",
+                                                          "o.p = T.Load(int3(0, 0, 0)).xy * Scale")}),
+                    "resource T"),
+        "cbuffer_slot": (hlsl_case(constant_buffers=[{"slot": 9, "data": {"hex": "00"}}]),
+                         "0..7"),
+        "cbuffer_size": (hlsl_case(constant_buffers=[{"slot": 0, "data": {"hex": "00" * 65537}}]),
+                         "4096 registers"),
+        "cbuffer_twice": (hlsl_case(constant_buffers=[CB, CB]), "twice"),
+        "so_unknown": (hlsl_case(stream_output=dict(SO, declaration=[
+            dict(SO["declaration"][0], SemanticName="COLOR")])), "COLOR"),
+    }
+    for stem, (doc, needle) in cases.items():
+        err = assert_invalid(gpuia("validate", write(tmp_path, stem, doc)), stem)
+        assert needle in err, (stem, err)
+
+
+def test_without_slang_the_error_names_the_extra(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, GPUIA_SLANG_LIBRARY=str(tmp_path / "no-libslang.so"))
+    proc = subprocess.run([sys.executable, "-m", "gpuia", "validate",
+                           str(write(tmp_path, "vs", hlsl_case()))], capture_output=True,
+                          text=True, env=env, timeout=120)
+    err = assert_invalid(proc, "vs")
+    assert "gpuia[hlsl]" in err
+
+
+def test_wgsl_shaders_still_have_no_cpu_reference(tmp_path):
+    wgsl = ("struct I { POSITION: vec2<f32> }\nstruct O { SV_Position: vec4<f32> }\n"
+            "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = vec4<f32>(i.POSITION, 0.0,"
+            " 1.0); return o; }")
+    err = assert_invalid(gpuia("run", "--backend", "cpu", write(tmp_path, "w", valid_case(
+        vertex_shader={"wgsl": wgsl}))), "w")
+    assert "WGSL" in err
+
+
+def test_wgsl_case_with_a_constant_buffer(tmp_path):
+    """constant_buffers binds WGSL's @group(3) @binding(N) too; a missing one is refused."""
+    wgsl = ("@group(3) @binding(1) var<uniform> k: vec4<f32>;\n"
+            "struct I { POSITION: vec2<f32> }\nstruct O { SV_Position: vec4<f32> }\n"
+            "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = vec4<f32>(i.POSITION, 0.0,"
+            " 1.0) * k; return o; }")
+    doc = valid_case(vertex_shader={"wgsl": wgsl})
+    err = assert_invalid(gpuia("validate", write(tmp_path, "w", doc)), "w")
+    assert "@binding(1)" in err
+    doc["constant_buffers"] = [{"slot": 1, "data": {"dtype": "<f4", "values": [1, 2, 3, 4]}}]
+    proc = gpuia("check", write(tmp_path, "w", doc))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_case_file_docs_example_is_what_the_spec_says():
+    """The examples folder holds an HLSL case whose shader file is next to it."""
+    doc = json.loads(SKINNED.read_text())
+    assert (SKINNED.parent / doc["vertex_shader"]["hlsl_file"]).is_file()
+    assert Path(SKINNED.parent / "hlsl" / "common.hlsli").is_file()

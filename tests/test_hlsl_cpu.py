@@ -1,0 +1,145 @@
+"""The CPU reference of HLSL vertex shaders (gpuia.hlsl.cpu) against hand-derived values, and
+its refusals: a shader that faults or never ends on the CPU is an error, never a crash or a
+hang of the caller. (The 19 engine-style shaders of hlsl_vertex_cases.py run on the CPU in
+test_hlsl_vertex.py too.)"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+from gpuia.errors import InvalidDescError, UnsupportedError
+from gpuia.hlsl import compile_shader
+from gpuia.hlsl import cpu as hcpu
+
+
+def run(src, inputs, n, cbuffers=None, vid=None, iid=None, **kw):
+    shader = hcpu.cpu_shader(compile_shader(src))
+    vid = np.arange(n, dtype=np.uint32) if vid is None else vid
+    iid = np.zeros(n, np.uint32) if iid is None else iid
+    return shader.run(inputs, vid, iid, cbuffers or {}, **kw)
+
+
+def bits(values, dtype="<f4") -> np.ndarray:
+    """(n, 4) uint32 bit patterns of per-vertex values (padded with D3D's (0, 0, 0, 1))."""
+    a = np.asarray(values, dtype)
+    out = np.zeros((a.shape[0], 4), np.uint32)
+    out[:, 3] = 0x3F800000
+    out[:, :a.shape[1]] = a.view(np.uint32)
+    return out
+
+
+def test_arithmetic_and_system_values_by_hand():
+    out = run("""
+struct O { float2 a : TEXCOORD0; uint2 ids : TEXCOORD1; };
+O main(float2 p : POSITION, uint vid : SV_VertexID, uint iid : SV_InstanceID) {
+    O o; o.a = p * 2 + 1; o.ids = uint2(vid + 100, iid * 3); return o;
+}""", {"POSITION0": bits([[0.5, -1.0], [2.0, 3.25], [-4.0, 0.0]])}, 3,
+        vid=np.array([7, 8, 9], np.uint32), iid=np.array([0, 1, 2], np.uint32))
+    np.testing.assert_array_equal(out["TEXCOORD0"].view(np.float32),
+                                  [[2.0, -1.0], [5.0, 7.5], [-7.0, 1.0]])
+    np.testing.assert_array_equal(out["TEXCOORD1"], [[107, 0], [108, 3], [109, 6]])
+
+
+def test_constant_buffer_bytes_are_d3d_packed():
+    """float a @0, float2 b @4, float w[2] @16 and @32, bool f @36 (after w's unpadded last
+    element), float3x3 m (column-major) @48: D3D's offsets, copied to the C++ layout."""
+    cb = bytearray(96)
+    struct.pack_into("<f", cb, 0, 1.5)
+    struct.pack_into("<2f", cb, 4, 2.0, 3.0)
+    struct.pack_into("<f", cb, 16, 10.0)
+    struct.pack_into("<f", cb, 32, 20.0)
+    struct.pack_into("<I", cb, 36, 7)  # bool: non-zero is true
+    for c in range(3):  # m = [[1,2,3],[4,5,6],[7,8,9]], column c in register 3 + c
+        struct.pack_into("<3f", cb, 48 + 16 * c, *[1 + c + 3 * r for r in range(3)])
+    out = run("""
+cbuffer K : register(b3) { float a; float2 b; float w[2]; bool f; float3x3 m; };
+struct O { float4 x : TEXCOORD0; float3 y : TEXCOORD1; };
+O main(float3 p : POSITION) {
+    O o; o.x = float4(a, b, w[0] + w[1] + (f ? 1000 : 0)); o.y = mul(m, p); return o;
+}""", {"POSITION0": bits([[1, 0, 0], [0, 1, 0], [1, 1, 1]])}, 3, {3: bytes(cb)})
+    np.testing.assert_array_equal(out["TEXCOORD0"].view(np.float32),
+                                  np.tile([1.5, 2.0, 3.0, 1030.0], (3, 1)))
+    np.testing.assert_array_equal(out["TEXCOORD1"].view(np.float32),
+                                  [[1, 4, 7], [2, 5, 8], [6, 15, 24]])
+
+
+def test_many_invocations_on_every_core_match_numpy():
+    n = 100_003  # not a multiple of the group size
+    p = np.random.default_rng(5).uniform(-10, 10, (n, 3)).astype(np.float32)
+    out = run("float4 main(float3 p : POSITION) : SV_Position { return float4(p * p, p.x); }",
+              {"POSITION0": bits(p)}, n)
+    want = np.c_[p * p, p[:, 0]]
+    np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), want)
+
+
+def test_out_of_range_array_index_reads_element_zero():
+    out = run("""
+cbuffer K : register(b0) { float4 table[2]; };
+float4 main(uint i : TEXCOORD0) : TEXCOORD0 { return table[i]; }
+""", {"TEXCOORD0": bits([[1], [5000000]], "<u4")}, 2,
+        {0: np.arange(8, dtype=np.float32).tobytes()})
+    np.testing.assert_array_equal(out["TEXCOORD0"].view(np.float32),
+                                  [[4, 5, 6, 7], [0, 1, 2, 3]])
+
+
+def test_integer_division_by_zero_is_an_error_not_a_crash():
+    with pytest.raises(InvalidDescError, match="arithmetic fault"):
+        run("uint main(uint a : TEXCOORD0, uint b : TEXCOORD1) : TEXCOORD0 "
+            "{ return a / b; }",
+            {"TEXCOORD0": bits([[7]], "<u4"), "TEXCOORD1": bits([[0]], "<u4")}, 1)
+
+
+def test_an_endless_loop_is_stopped():
+    with pytest.raises(InvalidDescError, match="did not finish"):
+        # 2^64 float multiply-adds: no compiler can fold them away (an empty endless loop it
+        # may assume away).
+        run("""
+float main(uint a : TEXCOORD0) : TEXCOORD0 {
+    float acc = 0;
+    for (uint i = 0; i < a; i++)
+        for (uint j = 0; j < a; j++)
+            acc = acc * 1.0000001 + 1.0;
+    return acc;
+}""", {"TEXCOORD0": bits([[0xFFFFFFFF]], "<u4")}, 1, timeout=3)
+
+
+def test_unbound_constant_buffer_and_missing_input_are_refused():
+    src = "cbuffer K : register(b1) { float4 k; };\nfloat4 main(float4 p : POSITION) : " \
+          "SV_Position { return p + k; }"
+    with pytest.raises(InvalidDescError, match="b1"):
+        run(src, {"POSITION0": bits([[1, 2, 3, 4]])}, 1)
+    with pytest.raises(InvalidDescError, match="POSITION0"):
+        run(src, {}, 1, {1: bytes(16)})
+
+
+def test_no_cpp_compiler_is_unsupported(monkeypatch):
+    monkeypatch.setenv("CXX", "gpuia-no-such-compiler")
+    with pytest.raises(UnsupportedError, match="g\\+\\+"):
+        hcpu.cpu_shader(compile_shader("float4 main(float4 p : POSITION) : SV_Position "
+                                       "{ return p * 3; }"))
+
+
+def test_pixel_shaders_do_not_run_on_the_cpu():
+    with pytest.raises(InvalidDescError, match="vertex"):
+        hcpu.cpu_shader(compile_shader("float4 main() : SV_Target { return 1; }", "pixel"))
+
+
+def test_build_is_cached_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
+    src = "float4 main(float4 p : POSITION) : SV_Position { return p * 5; }"
+    first = hcpu.cpu_shader(compile_shader(src))
+    assert first.executable.startswith(str(tmp_path))
+    hcpu._MEMORY.clear()
+
+    def no_build(*a, **k):
+        raise AssertionError("rebuilt instead of loading the cached build")
+
+    monkeypatch.setattr(hcpu, "_build", no_build)
+    again = hcpu.cpu_shader(compile_shader(src))
+    assert again == first
+    out = again.run({"POSITION0": bits([[1, 2, 3, 4]])}, np.zeros(1, np.uint32),
+                    np.zeros(1, np.uint32))
+    np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[5, 10, 15, 20]])
