@@ -30,7 +30,7 @@ from .layout import InputLayout
 from .topology import TopologyInfo, topology_info
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
-           "DEFAULT_MAX_INVOCATIONS"]
+           "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads"]
 
 CASE_VERSION = 1
 RESULT_VERSION = 1
@@ -400,6 +400,17 @@ def _vertex_shader(vs, base: Path):
         err = InvalidDescError(where, e.field, e.value, e.rule)
         err.diagnostics = getattr(e, "diagnostics", None)
         raise err from None
+
+
+def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[int, ...]:
+    """The root constant buffers a case-format ``vertex_shader`` object reads (its HLSL
+    ``register(bN)`` cbuffers, or its WGSL ``@group(3) @binding(N)`` uniforms)."""
+    from .wgsl.signature import uniform_slots
+
+    hlsl = _vertex_shader(vertex_shader, base or Path.cwd())
+    if hlsl is not None:
+        return hlsl.constant_buffer_slots
+    return uniform_slots(vertex_shader["wgsl"], 3)
 
 
 def _constant_buffers(value, case: Case) -> dict[int, bytes]:

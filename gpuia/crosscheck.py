@@ -164,13 +164,16 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
 
 
 def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0,
-                name: str = "layout") -> Case:
+                name: str = "layout", vertex_shader: dict | None = None) -> Case:
     """A case that draws ``layout`` (an InputLayout or D3D12 element descriptions) as
     ``vertices`` points per instance, ``instances`` instances, every slot bound with the
     smallest stride its elements allow (their extent, rounded up to 4 bytes) and seeded random
     bytes (NaN and denormal codes included: the comparison classes NaNs as the rulebook says).
-    Per-instance slots hold one row per instance, whatever their step rate. Invalid layouts
-    raise as :class:`gpuia.layout.InputLayout` does."""
+    Per-instance slots hold one row per instance, whatever their step rate. ``vertex_shader``
+    (a case-format ``vertex_shader`` object: WGSL or HLSL) draws with that shader instead of the
+    pass-through one; the layout must then provide its inputs, and every constant buffer it
+    reads is bound zero-filled. Invalid layouts raise as :class:`gpuia.layout.InputLayout`
+    does."""
     from .layout import InputLayout
 
     if vertices < 1 or instances < 1:
@@ -183,9 +186,16 @@ def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0
         rows = instances if info.per_instance else vertices
         data = rng.integers(0, 256, size=stride * rows, dtype=np.uint8).tobytes()
         buffers.append({"slot": slot, "stride": stride, "data": encode_data(data)})
-    return load_case({
+    doc = {
         "gpuia_case": 1, "name": name, "input_layout": layout.to_dicts(),
         "vertex_buffers": buffers, "primitive_topology": "POINTLIST",
         "draw": {"DrawInstanced": {"VertexCountPerInstance": vertices,
                                    "InstanceCount": instances, "StartVertexLocation": 0,
-                                   "StartInstanceLocation": 0}}})
+                                   "StartInstanceLocation": 0}}}
+    if vertex_shader is not None:
+        from .case import vertex_shader_reads
+
+        doc["vertex_shader"] = vertex_shader
+        doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}
+                                   for s in vertex_shader_reads(vertex_shader)]
+    return load_case(doc)

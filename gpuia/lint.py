@@ -27,6 +27,7 @@ from .errors import InvalidDescError, UnsupportedError
 from .layout import PROFILES, InputLayout, parse_semantic
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",
+           "link_findings",
            "webgpu_default_caps", "WEBGPU_DEFAULT_LIMITS"]
 
 LINT_CODES = {
@@ -45,6 +46,11 @@ LINT_CODES = {
     "W009": ("stride-short", "a stated stride shorter than the slot's elements (vertices "
                              "overlap)"),
     "W010": ("so-stream", "SO entries on streams 1-3: only a geometry shader writes them"),
+    "E003": ("missing-input", "the vertex shader reads a semantic no element provides "
+                              "(CreateGraphicsPipelineState: E_INVALIDARG, rulebook 3.8)"),
+    "W011": ("input-type", "an element's format class differs from the shader input's type "
+                           "(float fed by UINT/SINT or the reverse): the shader sees the raw "
+                           "bits; D3D12's debug layer warns"),
 }
 """code -> (name, what it means). Codes are stable; new checks get new codes."""
 
@@ -182,10 +188,12 @@ def _digit_names(elements) -> list[Finding]:
 
 
 def lint_layout(elements, adapters, *, profile: str = "d3d12",
-                strides: dict[int, int] | None = None) -> LayoutLint:
+                strides: dict[int, int] | None = None, signature=None) -> LayoutLint:
     """Lint one layout. ``elements``: D3D12_INPUT_ELEMENT_DESC values (case-file dicts);
     ``adapters``: (label, :class:`~gpuia.gpu.device.Caps`) pairs to plan for; ``strides``: the
-    strides the source states, by slot. Nothing here touches a GPU."""
+    strides the source states, by slot; ``signature``: the vertex shader's
+    :class:`~gpuia.wgsl.signature.ShaderSignature` (WGSL or HLSL) to link the layout with, as
+    CreateGraphicsPipelineState does (E003, W011). Nothing here touches a GPU."""
     findings = _digit_names(elements)
     try:
         layout = InputLayout(elements, PROFILES.get(profile, PROFILES["d3d12"]))
@@ -215,10 +223,44 @@ def lint_layout(elements, adapters, *, profile: str = "d3d12",
         if e.format.webgpu is None:
             report.findings.append(Finding("W006", e.label(), f"{e.format.name} has no WebGPU "
                                                               f"vertex format"))
+    if signature is not None:
+        report.findings += link_findings(layout, signature)
     for label, caps in adapters:
         _plan(report, layout, label, caps, len(adapters) > 1)
     report.findings = _dedupe(report.findings)
     return report
+
+
+_KIND_WORDS = {"float": "float", "uint": "UINT", "sint": "SINT"}
+
+
+def link_findings(layout: InputLayout, signature) -> list[Finding]:
+    """The layout linked with a vertex shader's input signature (rulebook 3.7-3.9): E003 for
+    every input no element provides (system-generated SV_VertexID / SV_InstanceID aside; an
+    SV_Position input is an ordinary one), W011 for every input whose type class differs from
+    its element's format (raw bits reach the shader, rulebook 2.12). Elements the shader does
+    not read are allowed and not reported."""
+    from .wgsl.signature import SYSTEM_INPUTS
+
+    out = []
+    by_key = {e.key: e for e in layout.elements}
+    for m in signature.inputs:
+        if m.semantic in SYSTEM_INPUTS:
+            continue
+        e = by_key.get(m.key)
+        if e is None:
+            out.append(Finding("E003", f"shader input {m.key}",
+                               f"the vertex shader reads {m.key} ({m.wgsl_type}) and no element "
+                               f"of the layout provides it (CreateGraphicsPipelineState would "
+                               f"return E_INVALIDARG, rulebook 3.8)"))
+            continue
+        kind = e.format.shader_type
+        if kind != m.type:
+            out.append(Finding("W011", e.label(),
+                               f"{e.format.name} delivers {_KIND_WORDS[kind]} values to the "
+                               f"shader's {m.type} input {m.key} ({m.wgsl_type}): it sees their "
+                               f"raw bits (rulebook 2.12; D3D12's debug layer warns)"))
+    return out
 
 
 def _slot_bytes(report, slot, info, stride) -> None:
@@ -305,10 +347,13 @@ def derived_signature(entries):
     return ShaderSignature("main", None, "VSOut", (), tuple(members), "")
 
 
-def lint_so(entries, *, buffer_strides=None, rasterized_stream=None) -> SOLint:
+def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
+            signature=None) -> SOLint:
     """Lint one SO declaration (case-file dicts, header field names). Entries on streams 1-3
     are reported (W010) and validated as stream 0, since gpuia's Stream Output is a vertex
-    shader's; everything else is :func:`gpuia.streamout.resolve_stream_output`."""
+    shader's; everything else is :func:`gpuia.streamout.resolve_stream_output`, against the
+    vertex shader's real output ``signature`` when given (a
+    :class:`~gpuia.wgsl.signature.ShaderSignature`), else a derived one."""
     from .source.cases import declared_sizes
     from .streamout import resolve_stream_output
 
@@ -341,7 +386,8 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None) -> SOLint:
     rs = 0 if rasterized_stream is None else rasterized_stream
     try:
         desc = StreamOutputDesc(tuple(parsed), strides, rs)
-        resolved = resolve_stream_output(desc, derived_signature(parsed))
+        resolved = resolve_stream_output(desc, signature if signature is not None
+                                         else derived_signature(parsed))
     except InvalidDescError as err:
         findings.append(Finding("E002", err.where, f"{err.field}={err.value!r}: {err.rule}"
                                 if err.field else err.rule))

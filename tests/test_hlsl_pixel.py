@@ -121,10 +121,13 @@ float4 main(float4 c : COLOR0) : SV_Target { return c; }
     assert np.abs(screen_linear(lam, COLORS) - want)[inside].max() > 0.05
 
 
-def test_noperspective_is_screen_linear(gpu_device):
-    (img,) = render(gpu_device, """
-struct PSIn { noperspective float4 c : COLOR0; };
-float4 main(PSIn i) : SV_Target { return i.c; }
+@pytest.mark.parametrize("mods", ["noperspective", "noperspective centroid",
+                                  "sample noperspective"])
+def test_noperspective_is_screen_linear(gpu_device, mods):
+    """With centroid or sample too (single-sampled, covered centers: the same values)."""
+    (img,) = render(gpu_device, f"""
+struct PSIn {{ {mods} float4 c : COLOR0; }};
+float4 main(PSIn i) : SV_Target {{ return i.c; }}
 """)
     lam, inside = barycentrics()
     np.testing.assert_allclose(img[inside], screen_linear(lam, COLORS)[inside], atol=2e-4)

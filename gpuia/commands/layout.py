@@ -52,8 +52,72 @@ def register(subparsers) -> None:
                    help="vertices per instance of the generated data (64)")
     p.add_argument("--instances", type=int, default=3, metavar="N",
                    help="instances of the generated data (3)")
+    p.add_argument("--shader", metavar="FILE[:ENTRY]", default=None,
+                   help="link every layout with this vertex shader's input signature, as "
+                        "CreateGraphicsPipelineState does (HLSL, or WGSL for a .wgsl file; "
+                        "entry point default main), resolve SO declarations against its outputs, "
+                        "and draw with it under --check")
+    p.add_argument("--shader-define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a preprocessor define for --shader (repeatable)")
+    p.add_argument("--matrix-layout", choices=["column_major", "row_major"],
+                   default="column_major",
+                   help="--shader's default matrix packing (row_major is fxc/dxc's /Zpr)")
     gpu_options(p, allow_all=True)
     p.set_defaults(func=run)
+
+
+class _Shader:
+    """The ``--shader`` of a run: its case-format object, signature and a description."""
+
+    def __init__(self, spec: str, defines: list[str], matrix_layout: str):
+        from ..case import _vertex_shader
+        from ..errors import CaseError
+        from ..wgsl.signature import parse_vertex_shader
+
+        path, entry = spec, ""
+        if not Path(spec).is_file() and ":" in spec:  # FILE:ENTRY
+            path, entry = spec.rsplit(":", 1)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise UnsupportedError(f"--shader {spec}: no such file")
+        if self.path.suffix.lower() == ".wgsl":
+            try:
+                text = self.path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e:
+                raise UnsupportedError(f"--shader {spec}: cannot read: {e}") from None
+            self.doc = {"wgsl": text, **({"entry_point": entry} if entry else {})}
+            self.signature = parse_vertex_shader(text, entry or None)
+            self.language = "WGSL"
+        else:
+            defs = {}
+            for d in defines:
+                name, _, value = d.partition("=")
+                defs[name] = value or "1"
+            self.doc = {"hlsl_file": str(self.path.resolve()), "entry_point": entry or "main",
+                        "defines": defs, "matrix_layout": matrix_layout}
+            try:
+                self.signature = _vertex_shader(self.doc, Path.cwd()).signature
+            except CaseError as e:
+                raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
+            self.language = "HLSL"
+        self.entry = entry or ("main" if self.language == "HLSL" else self.signature.entry_point)
+
+    def describe(self) -> list[str]:
+        def members(ms):
+            return ", ".join(f"{m.key} ({m.wgsl_type})" for m in ms) or "none"
+
+        return [f"shader: {self.path} ({self.language}, entry {self.entry})",
+                f"  inputs: {members(self.signature.inputs)}",
+                f"  outputs: {members(self.signature.outputs)}"]
+
+    def case_doc(self, save_dir: Path | None) -> dict:
+        """The case-format object, its file relative to ``save_dir`` when a case is saved."""
+        if "hlsl_file" in self.doc and save_dir is not None:
+            import os
+
+            return dict(self.doc, hlsl_file=os.path.relpath(self.doc["hlsl_file"],
+                                                            save_dir.resolve()))
+        return self.doc
 
 
 def _adapters(args):
@@ -94,10 +158,15 @@ def run(args) -> int:
             f"{_MAX_GENERATED} (generated data is held in memory twice: CPU and GPU results)"))
         return EXIT_INVALID
     try:
+        args.shader_info = None if args.shader is None else _Shader(
+            args.shader, args.shader_define, args.matrix_layout)
         adapters, devices = _adapters(args)
     except GpuiaError as exc:
         error_line("layout", exc)
         return EXIT_INVALID
+    if args.shader_info is not None and not args.json:
+        print("\n".join(args.shader_info.describe()))
+        print()
     from ..source import extract
 
     status = EXIT_OK
@@ -125,7 +194,15 @@ def run(args) -> int:
             docs.append(doc)
             status = max(status, code)
     if args.json:
+        shader = args.shader_info
         json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
+                   "shader": None if shader is None else {
+                       "file": str(shader.path), "language": shader.language,
+                       "entry_point": shader.entry,
+                       "inputs": [{"semantic": m.key, "type": m.wgsl_type}
+                                  for m in shader.signature.inputs],
+                       "outputs": [{"semantic": m.key, "type": m.wgsl_type}
+                                   for m in shader.signature.outputs]},
                    "arrays": docs}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     # An --assume-false text that matched no condition is most likely misspelt: the arrays were
@@ -184,8 +261,11 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
         status = max(status, EXIT_DIFF)
     if case is not None and save_dir is not None:
         target = save_dir / f"{case.name}.json"
+        saved = dict(case.source)
+        if args.shader_info is not None:  # the shader file, relative to the saved case
+            saved["vertex_shader"] = args.shader_info.case_doc(save_dir)
         try:
-            target.write_text(json.dumps(case.source, indent=1) + "\n")
+            target.write_text(json.dumps(saved, indent=1) + "\n")
         except OSError as exc:
             raise UnsupportedError(f"--save-case: cannot write {target}: "
                                    f"{exc.strerror or exc}") from None
@@ -232,7 +312,9 @@ def _layout(arr, args, adapters, doc, say):
     from ..crosscheck import layout_case
     from ..lint import lint_layout
     from ..report import _render, layout_table
-    report = lint_layout(arr.elements, adapters, profile=arr.profile, strides=arr.strides)
+    shader = args.shader_info
+    report = lint_layout(arr.elements, adapters, profile=arr.profile, strides=arr.strides,
+                         signature=None if shader is None else shader.signature)
     doc["findings"] = [f.as_dict() for f in report.findings]
     if report.layout is None:
         return EXIT_OK, None
@@ -258,9 +340,10 @@ def _layout(arr, args, adapters, doc, say):
         for r in reasons or ["every slot is expressible natively"]:
             say(f"  - {r}")
     case = None
-    if args.check or args.save_case:
+    if (args.check or args.save_case) and not report.errors:
         case = layout_case(layout, vertices=args.vertices, instances=args.instances,
-                           name=_case_name(arr, args))
+                           name=_case_name(arr, args),
+                           vertex_shader=None if shader is None else shader.doc)
     return EXIT_OK, case
 
 
@@ -269,8 +352,10 @@ def _so(arr, args, doc, say):
     from ..report import _render
     from ..source.cases import so_case
 
+    shader = args.shader_info
     report = lint_so(arr.elements, buffer_strides=arr.buffer_strides,
-                     rasterized_stream=arr.rasterized_stream)
+                     rasterized_stream=arr.rasterized_stream,
+                     signature=None if shader is None else shader.signature)
     doc["findings"] = [f.as_dict() for f in report.findings]
     if report.resolved is None:
         return EXIT_OK, None
@@ -288,15 +373,20 @@ def _so(arr, args, doc, say):
     say(_render(["slot", "declared", "stride"],
                 [[str(s.slot), str(s.declared_size), f"{s.stride} ({report.strides_from})"]
                  for s in report.resolved.slots], right={0, 1}))
-    say("signature: derived (each declared semantic a 4-component float output; SV_VertexID "
-        "and SV_InstanceID one uint)")
+    if shader is None:
+        say("signature: derived (each declared semantic a 4-component float output; "
+            "SV_VertexID and SV_InstanceID one uint)")
+    else:
+        say(f"signature: the outputs of {shader.path} ({shader.entry})")
     doc["slots"] = [{"slot": s.slot, "declared_size": s.declared_size, "stride": s.stride,
                      "stride_from": report.strides_from} for s in report.resolved.slots]
     if any(f.code == "W010" for f in report.findings):
         doc["check_skipped"] = "entries on streams 1-3 need a geometry shader"
         return EXIT_OK, None
     case = None
-    if args.check or args.save_case:
+    if (args.check or args.save_case) and not report.errors:
         case = so_case(arr, report.desc, vertices=args.vertices, instances=args.instances,
-                       name=_case_name(arr, args))
+                       name=_case_name(arr, args),
+                       vertex_shader=None if shader is None else shader.doc,
+                       signature=None if shader is None else shader.signature)
     return EXIT_OK, case

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 __all__ = ["cache_dir", "frontend_hash", "key_of", "load", "store", "encode", "decode",
-           "file_digest", "write_atomic", "MemoryCache"]
+           "file_digest", "digests", "unchanged", "write_atomic", "MemoryCache"]
 
 _FORMAT = 1
 
@@ -126,29 +126,40 @@ def write_atomic(path: Path, data: bytes) -> bool:
         return False
 
 
-def load(kind: str, key: str, types: dict[str, type]):
-    """The object stored under ``key`` (its includes unchanged), or None."""
+def digests(paths) -> list[tuple[str, str | None]]:
+    """(path, content hash or None when absent) of files a result depends on."""
+    return [(p, file_digest(p)) for p in paths]
+
+
+def unchanged(recorded) -> bool:
+    """Every recorded file still has its hash (absent ones are still absent)."""
+    return all(file_digest(p) == d for p, d in recorded)
+
+
+def load(kind: str, key: str, types: dict[str, type], cls: type):
+    """The ``cls`` object stored under ``key`` (the files it depends on unchanged), or None;
+    anything unreadable or of another shape is None."""
     folder = cache_dir()
     if folder is None:
         return None
     try:
         doc = json.loads((folder / kind / f"{key}.json").read_text(encoding="utf-8"))
-        if doc.get("format") != _FORMAT or doc.get("key") != key:
+        if not isinstance(doc, dict) or doc.get("format") != _FORMAT or doc.get("key") != key:
             return None
-        for path, digest in doc.get("includes", []):
-            if file_digest(path) != digest:
-                return None
-        return decode(doc["value"], types)
-    except (OSError, ValueError, KeyError, TypeError):
+        if not unchanged([(str(p), d) for p, d in doc.get("includes", [])]):
+            return None
+        value = decode(doc["value"], types)
+        return value if isinstance(value, cls) else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
 
-def store(kind: str, key: str, value, includes=()) -> None:
+def store(kind: str, key: str, value, depends_on=()) -> None:
     folder = cache_dir()
     if folder is None:
         return
     doc = {"format": _FORMAT, "key": key, "value": encode(value),
-           "includes": [[p, file_digest(p)] for p in includes]}
+           "includes": [list(pd) for pd in digests(depends_on)]}
     write_atomic(folder / kind / f"{key}.json", json.dumps(doc).encode())
 
 

@@ -33,7 +33,7 @@ from ..errors import InvalidDescError
 from .reflect import SCALARS
 
 __all__ = ["CType", "ConstantBuffer", "Member", "constant_buffer", "parse_wgsl_structs",
-           "remap_wgsl", "natural_leaves", "REGISTER"]
+           "remap_wgsl", "natural_leaves", "check_32bit", "REGISTER"]
 
 REGISTER = 16
 _WGSL_SCALAR = {"f32": "float", "i32": "sint", "u32": "uint", "bool": "bool"}
@@ -188,6 +188,19 @@ class _Builder:
             return CType("struct", wgsl, fields=out)
         self.refuse(path, kind, "constant buffers hold numbers, vectors, matrices, arrays and "
                                 "structs (resources are bound by gpuia only as cbuffers)")
+
+
+def check_32bit(t: dict, where: str, path: str, what: str) -> None:
+    """Refuse, naming the member, a 64-bit scalar anywhere in a reflected type."""
+    kind = t.get("kind")
+    if kind == "scalar" and t.get("scalarType") in ("float64", "int64", "uint64"):
+        raise InvalidDescError(what, where, f"{path}: {t['scalarType']}",
+                               "WGSL has no 64-bit types (double, int64_t, uint64_t)")
+    for child in ("elementType",):
+        if child in t:
+            check_32bit(t[child], where, path if kind != "array" else f"{path}[]", what)
+    for f in t.get("fields", []):
+        check_32bit(f["type"], where, f"{path}.{f['name']}", what)
 
 
 # -- D3D's packing -----------------------------------------------------------------------------

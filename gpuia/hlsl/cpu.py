@@ -245,7 +245,7 @@ def cpu_shader(shader: HlslShader) -> CpuShader:
         return hit
     types = dict(_TYPES, Leaf=Leaf)
     with _BUILD_LOCK:
-        built = cache.load("cpu", key, types)
+        built = cache.load("cpu", key, types, CpuShader)
         if built is None or not os.access(built.executable, os.X_OK):
             built = _build(shader, cxx, key)
             cache.store("cpu", key, built)

@@ -29,7 +29,8 @@ from dataclasses import dataclass, field
 from ..errors import InvalidDescError
 from ..wgsl.signature import ShaderSignature, parse_pixel_shader, parse_vertex_shader
 from . import cache, library
-from .cbuffer import CType, ConstantBuffer, constant_buffer, parse_wgsl_structs, remap_wgsl
+from .cbuffer import (CType, ConstantBuffer, check_32bit, constant_buffer, parse_wgsl_structs,
+                      remap_wgsl)
 from .cbuffer import Member as CBMember
 from .reflect import EntrySignature, Leaf, entry_signature
 from .source import MATRIX_LAYOUTS, prepare, restore
@@ -39,9 +40,11 @@ __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_ar
 
 STAGE_NAMES = {"vertex": "vertex shader", "pixel": "pixel shader"}
 _SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
+_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.pipelines.CBV_GROUP)
 _QUIET = "39029,39001,38052,15601"  # register/binding notes, SO-only VS, ignored pragma
-_VS_SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID", "SV_POSITION")
+_VS_SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
+_VS_ORDINARY_INPUTS = ("SV_POSITION", "SV_CLIPDISTANCE", "SV_CULLDISTANCE")  # rulebook 3.8
 
 
 @dataclass(frozen=True)
@@ -140,12 +143,15 @@ def _check_stage(stage: str, what: str, sig: EntrySignature) -> None:
     for lf in sig.inputs():
         if not lf.semantic.startswith("SV_"):
             continue
-        if stage == "vertex" and lf.semantic not in _VS_SYSTEM_INPUTS:
+        if stage != "vertex" or lf.semantic in _VS_ORDINARY_INPUTS:
+            continue
+        if lf.semantic not in _VS_SYSTEM_INPUTS:
             raise InvalidDescError(what, lf.declaration, lf.semantic,
                                    "a vertex shader's system-value inputs are SV_VertexID and "
-                                   "SV_InstanceID (SV_Position is an ordinary element of the "
-                                   "input layout, rulebook 3.8)")
-        if stage == "vertex" and lf.semantic != "SV_POSITION" and lf.components != 1:
+                                   "SV_InstanceID (SV_Position, SV_ClipDistance and "
+                                   "SV_CullDistance are ordinary elements of the input layout, "
+                                   "rulebook 3.8)")
+        if lf.components != 1 or lf.kind not in ("uint", "sint"):
             raise InvalidDescError(what, lf.declaration, lf.hlsl_type,
                                    f"{lf.semantic} is a scalar uint")
     if not sig.outputs():
@@ -178,22 +184,41 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     key = cache.key_of("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
                        entry_point, defs, matrix_layout, file_name, include_dirs)
     hit = _MEMORY.get(key)
-    if hit is not None and all(cache.file_digest(p) == d for p, d in hit[1]):
+    if hit is not None and cache.unchanged(hit[1]):
         return hit[0]
-    shader = cache.load("hlsl", key, _TYPES)
-    if shader is not None:
-        shader = _with_signature(shader)
-    else:
+    shader = _with_signature(cache.load("hlsl", key, _TYPES, HlslShader))
+    if shader is None:
         shader = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
                           include_dirs, what)
-        cache.store("hlsl", key, shader, shader.dependencies)
-    _MEMORY.put(key, (shader, [(p, cache.file_digest(p)) for p in shader.dependencies]))
+        cache.store("hlsl", key, shader, _watch(shader))
+    _MEMORY.put(key, (shader, cache.digests(_watch(shader))))
     return shader
 
 
-def _with_signature(shader: HlslShader) -> HlslShader:
+def _watch(shader: HlslShader) -> list[str]:
+    """The files a compile depends on: those it included, and the same names in every include
+    folder searched before the one they were found in (a new file there would shadow them)."""
+    out = list(shader.dependencies)
+    folders = [os.path.abspath(d) for d in shader.include_dirs]
+    for path in shader.dependencies:
+        for k, folder in enumerate(folders):
+            if path.startswith(folder + os.sep):
+                rel = os.path.relpath(path, folder)
+                out += [os.path.join(earlier, rel) for earlier in folders[:k]]
+                break
+    return out
+
+
+def _with_signature(shader: HlslShader | None) -> HlslShader | None:
+    """A cached shader with its signature read again; None when the entry does not parse (a
+    damaged entry is compiled again)."""
+    if shader is None:
+        return None
     parse = parse_vertex_shader if shader.stage == "vertex" else parse_pixel_shader
-    object.__setattr__(shader, "signature", parse(shader.wgsl, WRAPPER_ENTRY))
+    try:
+        object.__setattr__(shader, "signature", parse(shader.wgsl, WRAPPER_ENTRY))
+    except (InvalidDescError, AttributeError, TypeError):
+        return None
     return shader
 
 
@@ -203,25 +228,43 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     args = slang_args(prepared.matrix_layout)
     slang_stage = _SLANG_STAGE[stage]
 
-    def run(text, entry, target):
+    def run(text, entry, target, explain=None):
         try:
             return library.compile_source(text, file_name, entry, slang_stage, target, args,
                                           defs, include_dirs, what)
         except library.SlangError as e:
             diagnostics = restore(e.diagnostics, prepared)
+            if explain is not None:
+                explain(diagnostics)
             err = InvalidDescError(what, None, None, library.first_error(diagnostics))
             err.diagnostics = diagnostics
             raise err from None
 
-    first = run(prepared.text, entry_point, "hlsl")
+    def no_entry(diagnostics):
+        code = _COMMENT_RE.sub(" ", source)
+        if not re.search(rf"\b{re.escape(entry_point)}\s*\(", code) and not defs:
+            raise InvalidDescError(what, "entry_point", entry_point,
+                                   f"{file_name} has no function {entry_point}")
+
+    first = run(prepared.text, entry_point, "hlsl", no_entry)
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
-                          what, prepared.matrix_layout)
+                          what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)
-    second = run(prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl")
+    params = _resources(first.reflection)
+
+    def wide(diagnostics):  # Slang's WGSL back end fails inside on 64-bit values
+        for name, p in params.items():
+            if p.get("type", {}).get("kind") == "constantBuffer":
+                check_32bit(p["type"]["elementType"], f"cbuffer {name}", name, what)
+        if "'double' type emitted" in diagnostics or "'int64" in diagnostics:
+            raise InvalidDescError(what, None, None, "the shader computes with a 64-bit type "
+                                                     "(double, int64_t); WGSL has none")
+
+    second = run(prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl",
+                 wide)
     code = _rename_io(second.code.decode("utf-8"), sig.inputs(), sig.outputs(),
                       interpolate=stage == "pixel")
     structs = parse_wgsl_structs(code)
-    params = _resources(first.reflection)
     cbuffers = []
     for m in re.finditer(r"@binding\(\s*(\d+)\s*\)\s*@group\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?\s*"
                          r"(\w+)\s*:\s*([^;]+);", code):

@@ -149,11 +149,16 @@ def declaration_modifiers(hlsl: str, entry: str) -> tuple[dict, dict]:
     return structs, params
 
 
+_INTERPOLATION_WORDS = frozenset(_MODIFIERS) - {"row_major", "column_major"}
+
+
 class _Flattener:
-    def __init__(self, what: str, default_layout: str, structs: dict):
+    def __init__(self, what: str, default_layout: str, structs: dict,
+                 noperspective: frozenset = frozenset()):
         self.what = what
         self.row_major_default = default_layout == "row_major"
         self.structs = structs
+        self.noperspective = noperspective  # keys Slang saw as centroid/sample only
         self.leaves: list[Leaf] = []
 
     def refuse(self, where: str, value, rule: str):
@@ -177,21 +182,26 @@ class _Flattener:
                 self.refuse(decl, sem, "a semantic on a struct-typed value; give its members "
                                        "their own semantics")
             fields = self.structs.get(t.get("name", ""), {})
+            outer = frozenset(mods) & _INTERPOLATION_WORDS
             for f in t["fields"]:
+                inner = fields.get(f["name"], frozenset())
+                if outer:  # a modifier on the struct value applies to every member (D3D)
+                    inner = (inner - _INTERPOLATION_WORDS) | outer
                 self.add(f["type"], _semantic(f.get("semanticName")), f.get("semanticIndex", 0),
-                         fields.get(f["name"], frozenset()), directions, param,
-                         f"{path}.{f['name']}", f"{decl}.{f['name']}")
+                         inner, directions, param, f"{path}.{f['name']}", f"{decl}.{f['name']}")
             return 0
+        if kind == "array" and t["elementType"]["kind"] in ("struct", "array"):
+            self.refuse(decl, t["elementType"]["kind"], "arrays of structs or arrays in a "
+                                                        "signature are not supported")
         if sem is None:
             self.refuse(decl, None, "every input and output of an entry point needs a semantic")
-        interp = INTERPOLATIONS.get(frozenset(mods) - {"row_major", "column_major"}, "?")
+        interp = INTERPOLATIONS.get(frozenset(mods) & _INTERPOLATION_WORDS, "?")
         if interp == "?":
             self.refuse(decl, " ".join(sorted(mods)), "conflicting interpolation modifiers")
+        if interp and f"{sem}{index}" in self.noperspective:  # see gpuia.hlsl.source
+            interp = interp.replace("perspective", "linear")
         if kind == "array":
             el = t["elementType"]
-            if el["kind"] in ("struct", "array"):
-                self.refuse(decl, el["kind"], "arrays of structs or arrays in a signature are "
-                                              "not supported")
             used = 0
             for k in range(t["elementCount"]):
                 used += self.add(el, sem, index + used, mods, directions, param, f"{path}[{k}]",
@@ -243,15 +253,25 @@ def _directions(p: dict) -> tuple[str, ...]:
 
 
 def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
-                    default_layout: str) -> EntrySignature:
+                    default_layout: str, prepared=None) -> EntrySignature:
     """The :class:`EntrySignature` of ``entry`` from a ``-target hlsl`` compile's reflection
-    and generated code (see the module docstring)."""
+    and generated code (see the module docstring). ``prepared`` (the
+    :class:`~gpuia.hlsl.source.PreparedSource`) says what the source rewrites hid from Slang:
+    noperspective in combined modes, row_major/column_major on matrix-array parameters."""
     eps = [e for e in reflection.get("entryPoints", []) if e.get("name") == entry]
     if not eps:
         raise InvalidDescError(what, "entry_point", entry, "Slang found no such entry point")
     ep = eps[0]
     structs, param_mods = declaration_modifiers(hlsl, entry)
-    flat = _Flattener(what, default_layout, structs)
+    typedef_vars = prepared.typedef_vars if prepared is not None else {}
+    for name, typedef in typedef_vars.items():  # gpuia_row_major_float4x4 M[2] : M
+        major = "row_major" if "_row_major_" in typedef else "column_major"
+        param_mods[name] = param_mods.get(name, frozenset()) | {major}
+        for fields in structs.values():
+            if name in fields:
+                fields[name] = fields[name] | {major}
+    flat = _Flattener(what, default_layout, structs,
+                      prepared.noperspective if prepared is not None else frozenset())
     params = []
     for i, p in enumerate(ep.get("parameters", [])):
         name = p["name"]
@@ -262,7 +282,10 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
                                    "the value in a cbuffer")
         t = p["type"]
         arr = f"[{t['elementCount']}]" if t["kind"] == "array" else ""
-        params.append((name, _type_text(t, name, what) + arr,
+        base = _type_text(t, name, what)
+        if arr and t["elementType"]["kind"] == "matrix" and name in typedef_vars:
+            base = typedef_vars[name]  # the argument's type must be the parameter's own
+        params.append((name, base + arr,
                        "inout" if len(dirs) == 2 else ("in" if dirs == ("in",) else "out")))
         flat.add(t, _semantic(p.get("semanticName")), p.get("semanticIndex", 0),
                  param_mods.get(name, frozenset()), dirs, i, "", name)

@@ -49,9 +49,20 @@ def _base_prelude() -> list[str]:
 
 
 _PRELUDE = _base_prelude()
-_SV_RE = re.compile(r"\b[Ss][Vv]_(\w+)")
+_SYSTEM_VALUES = ("Position", r"ClipDistance\d*", r"CullDistance\d*", "VertexID", "InstanceID",
+                  r"Target\d*", "Depth", "DepthGreaterEqual", "DepthLessEqual", "IsFrontFace",
+                  "PrimitiveID", "SampleIndex", "Coverage", "InnerCoverage", "StencilRef",
+                  "RenderTargetArrayIndex", "ViewportArrayIndex", "GSInstanceID", "ViewID",
+                  "Barycentrics", "ShadingRate", "CullPrimitive", "DispatchThreadID", "GroupID",
+                  "GroupIndex", "GroupThreadID")
+# D3D's system-value names only (any case): a user identifier that merely starts with sv_ stays.
+_SV_RE = re.compile(rf"\bSV_({'|'.join(_SYSTEM_VALUES)})\b", re.I)
 _SCALARS = r"(?:float|half|double|int|uint|bool|dword|min16float|min10float|min16int|min12int|min16uint)"
-_MATRIX_TYPE = rf"(?:{_SCALARS}[1-4]x[1-4]|matrix\s*<\s*\w+\s*,\s*[1-4]\s*,\s*[1-4]\s*>)"
+_MATRIX_TYPE = (rf"(?:{_SCALARS}[1-4]x[1-4]\b|matrix\s*<\s*\w+\s*,\s*[1-4]\s*,\s*[1-4]\s*>|"
+                rf"matrix\b)")
+# D3D's combined interpolation modes Slang refuses as "duplicate modifier" (E31202).
+_PAIR_RE = re.compile(r"\b(?:(linear|noperspective)\s+(centroid|sample)|(centroid|sample)\s+"
+                      r"(linear|noperspective))\b(?P<decl>[^;:,(){}]*?:\s*(?P<sem>\w+))?")
 _MAJOR_ARRAY_RE = re.compile(
     rf"\b(row_major|column_major)(\s+(?:const\s+|uniform\s+|static\s+)*)({_MATRIX_TYPE})"
     r"(\s+\w+\s*\[)")
@@ -64,11 +75,15 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 class PreparedSource:
     """The text Slang compiles and what the rewrites decided."""
 
-    def __init__(self, text: str, prelude_lines: int, matrix_layout: str, typedefs: dict):
+    def __init__(self, text: str, prelude_lines: int, matrix_layout: str, typedefs: dict,
+                 typedef_vars: dict, noperspective: frozenset):
         self.text = text
         self.prelude_lines = prelude_lines
         self.matrix_layout = matrix_layout  # the default packing after #pragma pack_matrix
         self.typedefs = typedefs  # generated type name -> the user's spelling
+        self.typedef_vars = typedef_vars  # declared name -> generated type name (matrix arrays)
+        self.noperspective = noperspective  # semantics (upper case) declared noperspective
+        # together with centroid or sample: Slang keeps only the sampling modifier
 
 
 def _typedef_name(major: str, type_text: str) -> str:
@@ -123,7 +138,32 @@ def prepare(source: str, file_name: str, matrix_layout: str) -> PreparedSource:
         return f"{m.group(2).lstrip()}{name}{m.group(4)}" if m.group(2).strip() \
             else f"{name}{m.group(4)}"
 
-    text = _MAJOR_ARRAY_RE.sub(fix, text)
+    typedef_vars: dict[str, str] = {}
+
+    def fix_and_note(m: re.Match) -> str:
+        out = fix(m)
+        typedef_vars[m.group(4).strip().rstrip("[").strip()] = _typedef_name(m.group(1),
+                                                                             m.group(3))
+        return out
+
+    text = _MAJOR_ARRAY_RE.sub(fix_and_note, text)
+    noperspective: set[str] = set()
+
+    def pair(m: re.Match) -> str:
+        kind = m.group(1) or m.group(4)
+        sampling = m.group(2) or m.group(3)
+        if kind == "noperspective":
+            if not m.group("sem"):
+                line = text.count("\n", 0, m.start()) + 1
+                raise InvalidDescError("hlsl", f"{file_name}:{line}", m.group(0).strip(),
+                                       f"noperspective {sampling} needs its semantic written "
+                                       f"out in the declaration (gpuia reads the pair itself: "
+                                       f"Slang refuses it)")
+            sem = m.group("sem").upper()
+            noperspective.add(sem if sem[-1].isdigit() else sem + "0")
+        return sampling + (m.group("decl") or "")
+
+    text = _PAIR_RE.sub(pair, text)
     left = _LEFT_MAJOR_ARRAY_RE.search(_COMMENT_RE.sub(_blank, text))
     if left:
         line = text.count("\n", 0, left.start()) + 1
@@ -133,15 +173,19 @@ def prepare(source: str, file_name: str, matrix_layout: str) -> PreparedSource:
                                f"only to a matrix type spelled out (float3x4, matrix<float, 3, "
                                f"4>)")
     text = _SV_RE.sub(lambda m: SV_PREFIX + m.group(1), text)
+    if re.search(rf"\b{SV_PREFIX}", source):
+        raise InvalidDescError("hlsl", file_name, SV_PREFIX, f"names starting {SV_PREFIX} are "
+                                                             f"gpuia's own")
     prelude = list(_PRELUDE)
     prelude += [f"typedef {spelling} {name};" for name, spelling in typedefs.items()]
     prelude.append(f'#line 1 "{file_name}"')
-    return PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout, typedefs)
+    return PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout, typedefs,
+                          typedef_vars, frozenset(noperspective))
 
 
 def restore(text: str, prepared: PreparedSource | None = None) -> str:
     """gpuia's renamings undone in text Slang printed (diagnostics, generated code)."""
-    text = re.sub(r"\bGPUIA_SV_", "SV_", text)
+    text = re.sub(rf"\b{SV_PREFIX}", "SV_", text)
     for name, spelling in (prepared.typedefs.items() if prepared else ()):
         text = text.replace(name, spelling)
     return text

@@ -37,25 +37,43 @@ def declared_sizes(entries) -> dict[int, int]:
     return sizes
 
 
+_INPUT_FORMATS = {"float": "R32G32B32A32_FLOAT", "uint": "R32G32B32A32_UINT",
+                  "sint": "R32G32B32A32_SINT"}
+
+
 def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, seed: int = 0,
-            name: str | None = None) -> Case:
+            name: str | None = None, vertex_shader: dict | None = None,
+            signature=None) -> Case:
     """A case streaming ``vertices`` points per instance through ``desc`` (a validated
-    :class:`gpuia.StreamOutputDesc` of stream 0) with targets large enough for every vertex."""
+    :class:`gpuia.StreamOutputDesc` of stream 0) with targets large enough for every vertex.
+    With ``vertex_shader`` (a case-format object) and its ``signature``, the layout holds one
+    four-component element per shader input instead, of the input's type, and the case draws
+    with that shader (its constant buffers zero-filled)."""
+    from ..wgsl.signature import SYSTEM_INPUTS
+
     rng = np.random.default_rng(seed)
     layout, seen = [], set()
-    for e in desc.so_declaration:
-        if e.is_gap or e.semantic_name.upper() in SYSTEM_OUTPUTS:
-            continue
-        key = (e.semantic_name.upper(), e.semantic_index)
+    if signature is not None:
+        wanted = [(m.semantic, m.index, m.type) for m in signature.inputs
+                  if m.semantic not in SYSTEM_INPUTS]
+    else:
+        wanted = [(e.semantic_name, e.semantic_index, "float") for e in desc.so_declaration
+                  if not e.is_gap and e.semantic_name.upper() not in SYSTEM_OUTPUTS]
+    for sem, index, kind in wanted:
+        key = (sem.upper(), index)
         if key in seen:
             continue
         seen.add(key)
-        layout.append({"SemanticName": e.semantic_name, "SemanticIndex": e.semantic_index,
-                       "Format": "R32G32B32A32_FLOAT", "InputSlot": 0})
+        layout.append({"SemanticName": sem, "SemanticIndex": index,
+                       "Format": _INPUT_FORMATS[kind], "InputSlot": 0})
     stride = 16 * len(layout)
     # Quarter-integers in [-64, 64): finite, exact and not denormal, so the pass-through shader
-    # copies every bit unchanged.
+    # copies every bit unchanged (integer elements read them as small integers' bits instead).
     values = (rng.integers(-256, 256, size=(vertices, 4 * len(layout))) / 4).astype(np.float32)
+    for i, element in enumerate(layout):
+        if element["Format"] != _INPUT_FORMATS["float"]:
+            values[:, 4 * i:4 * i + 4] = rng.integers(0, 64, size=(vertices, 4)).astype(
+                np.uint32).view(np.float32)
     sizes = declared_sizes(desc.so_declaration)
     # Without pBufferStrides a single slot's stride is its declared size (rulebook 8.8).
     stride_of = {s: desc.buffer_strides[s] if desc.buffer_strides else sizes[s] for s in sizes}
@@ -80,4 +98,10 @@ def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, se
             "rasterized_stream": desc.rasterized_stream,
             "targets": targets},
     }
+    if vertex_shader is not None:
+        from ..case import vertex_shader_reads
+
+        doc["vertex_shader"] = vertex_shader
+        doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}
+                                   for s in vertex_shader_reads(vertex_shader)]
     return load_case(doc)
