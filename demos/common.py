@@ -14,6 +14,7 @@ N frames is the same on every run and every machine speed.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from pathlib import Path
 
 import numpy as np
 
@@ -27,6 +28,7 @@ __all__ = [
     "Demo",
     "camera",
     "draw_frame",
+    "hlsl_shader",
     "plan_lines",
     "run",
 ]
@@ -50,6 +52,7 @@ class Demo(ABC):
         self.options = dict(options or {})
         self.plans: list[tuple[str, object]] = []  # (label, Plan) of the last frame's draws
         self.differences = 0  # checks in notes() that found a difference (gpuia demo: exit 1)
+        self.shaders: list[str] = []  # "file: entry, entry" of the HLSL shaders it compiled
 
     @abstractmethod
     def draw(self, ctx, frame: int, aspect: float) -> None:
@@ -57,8 +60,36 @@ class Demo(ABC):
         append each draw's ``(label, plan)`` to ``self.plans``."""
 
     def notes(self) -> list[str]:
-        """Lines to print after the last frame: each draw's path."""
-        return plan_lines(self.plans)
+        """Lines to print after the last frame: the HLSL shaders and each draw's path."""
+        lines = [f"shaders: HLSL {s} (compiled by Slang through gpuia.hlsl)"
+                 for s in self.shaders]
+        return lines + plan_lines(self.plans)
+
+    def hlsl(self, file: str, entry: str, stage: str = "vertex"):
+        """:func:`hlsl_shader`, remembered for :meth:`notes`."""
+        shader = hlsl_shader(file, entry, stage)
+        label = f"demos/hlsl/{file}"
+        for i, line in enumerate(self.shaders):
+            if line.startswith(label + ":"):
+                self.shaders[i] = f"{line}, {entry}"
+                break
+        else:
+            self.shaders.append(f"{label}: {entry}")
+        return shader
+
+
+HLSL_DIR = Path(__file__).resolve().parent / "hlsl"
+"""The demos' HLSL shaders (docs/demos.md)."""
+
+
+def hlsl_shader(file: str, entry: str, stage: str = "vertex"):
+    """A demo shader compiled from ``hlsl/<file>`` (Slang, through gpuia.hlsl; cached), its
+    ``#include`` files found next to it."""
+    from gpuia.hlsl import compile_shader
+
+    path = HLSL_DIR / file
+    return compile_shader(path.read_text(encoding="utf-8"), stage, entry,
+                          file_name=f"demos/hlsl/{file}", include_dirs=[HLSL_DIR])
 
 
 def plan_lines(plans) -> list[str]:

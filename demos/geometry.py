@@ -28,8 +28,9 @@ Guarantees of :func:`teapot`:
   so the winding is kept), unless ``y_up=False``.
 
 **Matrices** are numpy float32 arrays in the mathematical convention: column vectors, a point is
-transformed as ``M @ p``, translation in the last column. WGSL's ``mat4x4<f32>`` is column-major
-in memory, so :func:`wgsl_bytes` uploads ``M.T`` in C order; the shader then writes ``m * v`` for
+transformed as ``M @ p``, translation in the last column. An HLSL cbuffer's ``float4x4`` is
+column-major by default (fxc/dxc), as is WGSL's ``mat4x4<f32>``, so :func:`column_major_bytes`
+uploads ``M.T`` in C order; the shader then writes ``mul(M, v)`` (HLSL) or ``m * v`` (WGSL) for
 ``M @ v``. View space is right-handed (the camera looks down -z) and :func:`perspective` maps the
 view depth range ``[near, far]`` to D3D/WebGPU clip depth ``[0, 1]``.
 """
@@ -63,7 +64,7 @@ __all__ = [
     "scaling",
     "teapot",
     "translation",
-    "wgsl_bytes",
+    "column_major_bytes",
 ]
 
 # -- the teapot data (Newell, via Baker's teaset; see the module docstring) ---------------------
@@ -495,7 +496,7 @@ def scaling(x: float, y: float | None = None, z: float | None = None) -> np.ndar
     return np.diag([x, y, z, 1.0]).astype(np.float32)
 
 
-def wgsl_bytes(*matrices: np.ndarray) -> bytes:
-    """The matrices as consecutive WGSL ``mat4x4<f32>`` values (column-major: each ``M.T`` in C
-    order), ready for a uniform buffer."""
+def column_major_bytes(*matrices: np.ndarray) -> bytes:
+    """The matrices packed for a cbuffer's ``column_major float4x4`` members (fxc/dxc's default):
+    each matrix's columns in consecutive 16-byte registers, i.e. ``M.T`` in C order."""
     return b"".join(np.ascontiguousarray(np.asarray(m, np.float32).T).tobytes() for m in matrices)

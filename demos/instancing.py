@@ -1,8 +1,11 @@
 """The instancing demo: 2048 small teapots, each placed by a per-instance transform, drawn in two
 ``DrawIndexedInstanced`` calls whose layouts differ only in where the colour comes from.
 
-Both draws share slot 0 (the teapot, per vertex) and slot 1 (per instance, step rate 1: three
-rows of the instance's 3 × 4 world matrix and a colour). Slot 1 is one buffer of 2048 records;
+Both draws share slot 0 (the teapot, per vertex) and slot 1 (per instance, step rate 1: the
+four rows of the instance's world matrix and a colour). The shaders are HLSL
+(``hlsl/instancing.hlsl``): the vertex shader reads the matrix as one input,
+``row_major float4x4 world : WORLD``, which D3D feeds from the elements WORLD0..WORLD3 (one row
+each). Slot 1 is one buffer of 2048 records;
 the second draw binds it with a view offset of 1024 records.
 
 * **Left half, native**: the colour is COLOR0 in slot 1, step rate 1, a gradient over the
@@ -17,8 +20,8 @@ slot    semantic     format               offset  class, step rate  stride
 ======  ===========  ===================  ======  ================  ======
 0       POSITION0    R32G32B32_FLOAT      0       per vertex        16
 0       NORMAL0      R8G8B8A8_SNORM       12      per vertex        16
-1       WORLD0..2    R32G32B32A32_FLOAT   0/16/32 per instance, 1   52
-1       COLOR0       R8G8B8A8_UNORM       48      per instance, 1   52  (native draw only)
+1       WORLD0..3    R32G32B32A32_FLOAT   0..48   per instance, 1   68
+1       COLOR0       R8G8B8A8_UNORM       64      per instance, 1   68  (native draw only)
 2       COLOR0       R8G8B8A8_UNORM       0       per instance, 32  4   (pulled draw only)
 ======  ===========  ===================  ======  ================  ======
 
@@ -51,53 +54,21 @@ __all__ = [
 COLUMNS, ROWS = 64, 32          # the grid; each half is COLUMNS // 2 wide
 GROUP = 32                      # the step rate of the pulled draw's colours
 HALF = COLUMNS // 2 * ROWS      # instances per draw
-STRIDES = (16, 52, 4)
+STRIDES = (16, 68, 4)
 
 _MESH = {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"}, \
         {"SemanticName": "NORMAL", "Format": "R8G8B8A8_SNORM", "AlignedByteOffset": 12}
 _WORLD = tuple({"SemanticName": "WORLD", "SemanticIndex": i, "Format": "R32G32B32A32_FLOAT",
                 "InputSlot": 1, "AlignedByteOffset": 16 * i,
                 "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}
-               for i in range(3))
+               for i in range(4))
 NATIVE_LAYOUT = InputLayout([*_MESH, *_WORLD, {
     "SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM", "InputSlot": 1,
-    "AlignedByteOffset": 48, "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}])
+    "AlignedByteOffset": 64, "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}])
 PULLED_LAYOUT = InputLayout([*_MESH, *_WORLD, {
     "SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM", "InputSlot": 2,
     "AlignedByteOffset": 0, "InputSlotClass": "PER_INSTANCE_DATA",
     "InstanceDataStepRate": GROUP}])
-
-VERTEX_SHADER = """
-struct Scene { view_proj: mat4x4<f32>, light_dir: vec4<f32> }
-@group(3) @binding(0) var<uniform> scene: Scene;
-
-struct VSIn { POSITION: vec3<f32>, NORMAL: vec3<f32>, WORLD0: vec4<f32>, WORLD1: vec4<f32>,
-              WORLD2: vec4<f32>, COLOR0: vec4<f32> }
-struct VSOut { SV_Position: vec4<f32>, COLOR0: vec4<f32> }
-
-@vertex fn vs_main(input: VSIn) -> VSOut {
-  let p = vec4<f32>(input.POSITION, 1.0);
-  let world = vec3<f32>(dot(input.WORLD0, p), dot(input.WORLD1, p), dot(input.WORLD2, p));
-  let m = vec4<f32>(input.NORMAL, 0.0);
-  let n = normalize(vec3<f32>(dot(input.WORLD0, m), dot(input.WORLD1, m), dot(input.WORLD2, m)));
-  let diffuse = max(dot(n, normalize(scene.light_dir.xyz)), 0.0);
-  var o: VSOut;
-  o.SV_Position = scene.view_proj * vec4<f32>(world, 1.0);
-  o.COLOR0 = vec4<f32>(input.COLOR0.rgb * (0.25 + 0.75 * diffuse), 1.0);
-  return o;
-}
-"""
-
-PIXEL_SHADER = """
-struct PSIn { COLOR0: vec4<f32> }
-struct PSOut { SV_Target0: vec4<f32> }
-@fragment fn ps_main(input: PSIn) -> PSOut {
-  var o: PSOut;
-  o.SV_Target0 = vec4<f32>(pow(input.COLOR0.rgb, vec3<f32>(1.0 / 2.2)), 1.0);
-  return o;
-}
-"""
-
 
 def _hsv(h, s, v):
     return colorsys.hsv_to_rgb(h % 1.0, s, v)
@@ -117,12 +88,12 @@ def instance_data(mesh):
             x, z = col - (COLUMNS - 1) / 2, row - (ROWS - 1) / 2
             turn = rng.uniform(0, 2 * np.pi)
             world = translation(x, 0.0, z) @ rotation_y(turn) @ scaling(rng.uniform(0.8, 1.2)) @ fit
-            worlds.append(world[:3])
+            worlds.append(world)
             colors.append((*_hsv(col / COLUMNS * 0.8 + row / ROWS * 0.2, 0.75, 1.0), 1.0))
     worlds = np.array(worlds, np.float32)
     slot1 = pack_records(NATIVE_LAYOUT, 1, STRIDES[1], 2 * HALF, {
         "WORLD0": worlds[:, 0], "WORLD1": worlds[:, 1], "WORLD2": worlds[:, 2],
-        "COLOR0": np.array(colors)})
+        "WORLD3": worlds[:, 3], "COLOR0": np.array(colors)})
     groups = [(*_hsv(k / (HALF // GROUP), 0.85 if k % 2 else 0.55, 1.0), 1.0)
               for k in range(HALF // GROUP)]
     slot2 = pack_records(PULLED_LAYOUT, 2, STRIDES[2], HALF // GROUP, {"COLOR0": np.array(groups)})
@@ -147,7 +118,8 @@ class InstancingDemo(Demo):
         self.index_buffer = device.create_buffer(mesh.indices.ravel().astype(np.uint16),
                                                  bind="index_buffer")
         self.constants = device.create_buffer(np.zeros(20, np.float32), bind="constant_buffer")
-        common = dict(vertex_shader=VERTEX_SHADER, pixel_shader=PIXEL_SHADER,
+        common = dict(vertex_shader=self.hlsl("instancing.hlsl", "vs_instanced"),
+                      pixel_shader=self.hlsl("instancing.hlsl", "ps_color", "pixel"),
                       rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT, cull_mode="BACK",
                       front_counter_clockwise=True, depth_enable=True, constant_buffers=1)
         self.native = PipelineState(NATIVE_LAYOUT, **common)
@@ -158,6 +130,7 @@ class InstancingDemo(Demo):
         eye = (36.0 * np.sin(orbit), 30.0, 36.0 * np.cos(orbit))
         view_proj, _ = camera(aspect, eye=eye, target=(0.0, -5.0, 0.0), fovy_degrees=50.0)
         light = np.array([-0.4, 0.85, 0.35, 0.0], np.float32)
+        # cbuffer Scene: ViewProj column_major (registers 0..3), LightDir (register 4)
         self.constants.write(np.ascontiguousarray(view_proj.T).tobytes() + light.tobytes())
         vb0, vb1, vb2 = self.buffers
         ctx.ia_set_primitive_topology("TRIANGLELIST")

@@ -11,7 +11,9 @@ slot  semantic    format               offset  stride
 1     TEXCOORD0   R16G16_FLOAT         4       8
 ====  ==========  ===================  ======  ======
 
-One ``DrawIndexedInstanced`` with R32_UINT indices. wgpu-py 0.32 cannot fetch
+One ``DrawIndexedInstanced`` with R32_UINT indices. The shaders are HLSL (``hlsl/lit.hlsl``:
+``vs_mesh`` and ``ps_lit``, the scene constants in ``cbuffer Scene : register(b0)`` of
+``hlsl/scene.hlsli``), compiled by gpuia.hlsl and linked by semantic. wgpu-py 0.32 cannot fetch
 R10G10B10A2_UNORM natively, so the draw takes the pulling path (its plan says why) and the
 vertex shader still sees the decoded normal as a float4. The pixel shader lights it with one
 directional light (Lambert plus Blinn-Phong), tinted by a 4 × 4 checker of the UVs so the
@@ -36,68 +38,16 @@ from .geometry import (
     scaling,
     teapot,
     translation,
-    wgsl_bytes,
+    column_major_bytes,
 )
 
 __all__ = [
     "DEMO",
-    "PIXEL_SHADER",
-    "SCENE_WGSL",
-    "VERTEX_SHADER",
     "MeshDemo",
     "model_matrix",
     "render",
     "scene_constants",
 ]
-
-SCENE_WGSL = """
-struct Scene {
-  view_proj: mat4x4<f32>,
-  model: mat4x4<f32>,
-  light_dir: vec4<f32>,   // towards the light, world space
-  eye: vec4<f32>,
-  base_color: vec4<f32>,
-}
-@group(3) @binding(0) var<uniform> scene: Scene;
-"""
-
-VERTEX_SHADER = SCENE_WGSL + """
-struct VSIn { POSITION: vec3<f32>, NORMAL: vec4<f32>, TEXCOORD0: vec2<f32> }
-struct VSOut { SV_Position: vec4<f32>, NORMAL: vec3<f32>, TEXCOORD0: vec2<f32>,
-               TEXCOORD1: vec3<f32> }
-
-@vertex fn vs_main(input: VSIn) -> VSOut {
-  var o: VSOut;
-  let world = scene.model * vec4<f32>(input.POSITION, 1.0);
-  o.SV_Position = scene.view_proj * world;
-  // R10G10B10A2_UNORM holds n * 0.5 + 0.5; the model matrix scales uniformly.
-  o.NORMAL = (scene.model * vec4<f32>(input.NORMAL.xyz * 2.0 - 1.0, 0.0)).xyz;
-  o.TEXCOORD0 = input.TEXCOORD0;
-  o.TEXCOORD1 = world.xyz;
-  return o;
-}
-"""
-
-PIXEL_SHADER = SCENE_WGSL + """
-struct PSIn { NORMAL: vec3<f32>, TEXCOORD0: vec2<f32>, TEXCOORD1: vec3<f32> }
-struct PSOut { SV_Target0: vec4<f32> }
-
-@fragment fn ps_main(input: PSIn) -> PSOut {
-  let n = normalize(input.NORMAL);
-  let l = normalize(scene.light_dir.xyz);
-  let v = normalize(scene.eye.xyz - input.TEXCOORD1);
-  let h = normalize(l + v);
-  let diffuse = max(dot(n, l), 0.0);
-  let specular = select(0.0, pow(max(dot(n, h), 0.0), 48.0), diffuse > 0.0);
-  let cell = vec2<i32>(floor(input.TEXCOORD0 * 4.0));
-  let checker = 0.86 + 0.14 * f32((cell.x + cell.y) & 1);
-  let lit = scene.base_color.rgb * checker * (0.16 + 0.84 * diffuse) + vec3<f32>(0.4 * specular);
-  var o: PSOut;
-  o.SV_Target0 = vec4<f32>(pow(clamp(lit, vec3<f32>(0.0), vec3<f32>(1.0)), vec3<f32>(1.0 / 2.2)),
-                           1.0);
-  return o;
-}
-"""
 
 LIGHT_DIR = (-0.45, 0.8, 0.55)
 BASE_COLOR = (0.86, 0.52, 0.30)
@@ -118,9 +68,10 @@ def model_matrix(mesh, angle: float) -> np.ndarray:
 
 
 def scene_constants(view_proj, model, eye, light=LIGHT_DIR, color=BASE_COLOR) -> bytes:
-    """The ``Scene`` uniform block of :data:`SCENE_WGSL`."""
+    """The bytes of ``cbuffer Scene`` (hlsl/scene.hlsli) as D3D packs it: the two matrices
+    column-major (each one's columns in consecutive registers), then three float4."""
     extra = np.array([[*light, 0.0], [*eye, 1.0], [*color, 1.0]], np.float32)
-    return wgsl_bytes(view_proj, model) + extra.tobytes()
+    return column_major_bytes(view_proj, model) + extra.tobytes()
 
 
 class MeshDemo(Demo):
@@ -144,7 +95,8 @@ class MeshDemo(Demo):
         self.constants = device.create_buffer(
             scene_constants(np.eye(4), np.eye(4), (0, 0, 0)), bind="constant_buffer")
         self.pso = PipelineState(
-            MESH_LAYOUT, vertex_shader=VERTEX_SHADER, pixel_shader=PIXEL_SHADER,
+            MESH_LAYOUT, vertex_shader=self.hlsl("lit.hlsl", "vs_mesh"),
+            pixel_shader=self.hlsl("lit.hlsl", "ps_lit", "pixel"),
             rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT, cull_mode="BACK",
             front_counter_clockwise=True, depth_enable=True, depth_func="LESS",
             constant_buffers=1)

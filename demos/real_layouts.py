@@ -41,7 +41,7 @@ from gpuia.errors import GpuiaError
 
 from .common import DSV_FORMAT, FPS, Demo, run
 from .encode import pack_records
-from .geometry import normalize, rotation_x, rotation_y, scaling, teapot, translation, wgsl_bytes
+from .geometry import normalize, rotation_x, rotation_y, scaling, teapot, translation, column_major_bytes
 
 __all__ = [
     "DEMO",
@@ -297,7 +297,7 @@ class RealLayoutsDemo(Demo):
             buffers = {s: device.create_buffer(b) for s, b in p.slot_bytes.items()}
             ib = device.create_buffer(p.indices, bind="index_buffer") \
                 if p.indices is not None else None
-            cb = device.create_buffer(wgsl_bytes(np.eye(4)), bind="constant_buffer")
+            cb = device.create_buffer(column_major_bytes(np.eye(4)), bind="constant_buffer")
             pso = PipelineState(p.layout, vertex_shader=p.vertex_shader,
                                 pixel_shader=PIXEL_SHADER, rtv_formats=(rtv_format,),
                                 dsv_format=DSV_FORMAT, cull_mode="NONE", depth_enable=p.depth,
@@ -310,7 +310,7 @@ class RealLayoutsDemo(Demo):
             if gpu is None:
                 continue
             buffers, ib, cb, pso = gpu
-            cb.write(wgsl_bytes(cell_matrix(i, len(self.prepared), aspect, angle)))
+            cb.write(column_major_bytes(cell_matrix(i, len(self.prepared), aspect, angle)))
             ctx.set_pipeline_state(pso)
             ctx.set_graphics_root_constant_buffer_view(0, cb)
             ctx.ia_set_primitive_topology(p.topology)

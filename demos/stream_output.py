@@ -2,8 +2,8 @@
 Output captures, then the captured buffer is drawn seven times with DrawAuto.
 
 **Once** (the first frame in a context): the mesh demo's teapot and multi-slot layout
-(``geometry.MESH_LAYOUT``) go through a vertex shader that fits the teapot to the unit box and
-twists it about its vertical axis (the angle grows with height; the constants come from a root
+(``geometry.MESH_LAYOUT``) go through an HLSL vertex shader (``hlsl/twist.hlsl``) that fits the
+teapot to the unit box and twists it about its vertical axis (the angle grows with height; the constants come from a root
 constant buffer, which the Stream Output compute pass binds like the draw would). The pipeline
 state's Stream Output declaration captures, for every vertex of every triangle in D3D's order:
 
@@ -21,7 +21,8 @@ at its vertex, which ignores the shear of the twist: close enough for lighting.
 
 **Every frame**: the target is unbound, its buffer bound at IA slot 0 with stride 32 under a
 plain single-slot layout (POSITION0/NORMAL0 R32G32B32_FLOAT at 0/12, TEXCOORD0 R32G32_FLOAT at 24)
-and ``DrawAuto`` draws it seven times, each with its own constant buffer placing one copy on a
+and ``DrawAuto`` draws it seven times with the mesh demo's HLSL shaders (``vs_streamed`` and
+``ps_lit`` of ``hlsl/lit.hlsl``), each with its own constant buffer placing one copy on a
 turning ring. DrawAuto's vertex count is computed on the GPU from the filled size; the draw is
 always pulled (its plan says why).
 """
@@ -47,9 +48,9 @@ from .geometry import (
     scaling,
     teapot,
     translation,
-    wgsl_bytes,
+    column_major_bytes,
 )
-from .mesh import PIXEL_SHADER, SCENE_WGSL, scene_constants
+from .mesh import scene_constants
 
 __all__ = [
     "AUTO_LAYOUT",
@@ -73,49 +74,6 @@ AUTO_LAYOUT = InputLayout([
     {"SemanticName": "NORMAL", "Format": "R32G32B32_FLOAT"},
     {"SemanticName": "TEXCOORD", "Format": "R32G32_FLOAT"},
 ])
-
-TWIST_SHADER = """
-struct Deform { model: mat4x4<f32>, twist: vec4<f32> }   // twist.x: radians per unit of height
-@group(3) @binding(0) var<uniform> deform: Deform;
-
-struct VSIn { POSITION: vec3<f32>, NORMAL: vec4<f32>, TEXCOORD0: vec2<f32> }
-struct VSOut { SV_Position: vec4<f32>, POSITION: vec3<f32>, NORMAL: vec3<f32>,
-               TEXCOORD0: vec2<f32> }
-
-fn turn_y(v: vec3<f32>, angle: f32) -> vec3<f32> {
-  let c = cos(angle);
-  let s = sin(angle);
-  return vec3<f32>(c * v.x + s * v.z, v.y, c * v.z - s * v.x);
-}
-
-@vertex fn vs_main(input: VSIn) -> VSOut {
-  let p = (deform.model * vec4<f32>(input.POSITION, 1.0)).xyz;
-  let n = (deform.model * vec4<f32>(input.NORMAL.xyz * 2.0 - 1.0, 0.0)).xyz;
-  let angle = deform.twist.x * p.y;
-  var o: VSOut;
-  o.POSITION = turn_y(p, angle);
-  o.NORMAL = normalize(turn_y(n, angle));
-  o.TEXCOORD0 = input.TEXCOORD0;
-  o.SV_Position = vec4<f32>(o.POSITION, 1.0);
-  return o;
-}
-"""
-
-DRAW_SHADER = SCENE_WGSL + """
-struct VSIn { POSITION: vec3<f32>, NORMAL: vec3<f32>, TEXCOORD0: vec2<f32> }
-struct VSOut { SV_Position: vec4<f32>, NORMAL: vec3<f32>, TEXCOORD0: vec2<f32>,
-               TEXCOORD1: vec3<f32> }
-
-@vertex fn vs_main(input: VSIn) -> VSOut {
-  var o: VSOut;
-  let world = scene.model * vec4<f32>(input.POSITION, 1.0);
-  o.SV_Position = scene.view_proj * world;
-  o.NORMAL = (scene.model * vec4<f32>(input.NORMAL, 0.0)).xyz;
-  o.TEXCOORD0 = input.TEXCOORD0;
-  o.TEXCOORD1 = world.xyz;
-  return o;
-}
-"""
 
 TWIST = 2.6          # radians per unit of height
 RING_RADIUS = 1.9
@@ -146,16 +104,19 @@ class StreamOutputDemo(Demo):
         lo, hi = self.mesh.bounds()
         fit = scaling(1.0 / float((hi - lo).max())) @ translation(*(-(lo + hi) / 2))
         self.deform = device.create_buffer(
-            wgsl_bytes(fit) + np.array([TWIST, 0, 0, 0], np.float32).tobytes(),
+            column_major_bytes(fit) + np.array([TWIST, 0, 0, 0], np.float32).tobytes(),
             bind="constant_buffer")
         self.so_size = self.mesh.index_count * SO_STRIDE
         self.so_buffer = device.create_buffer(size=self.so_size,
                                               bind=("stream_output", "vertex_buffer"))
         targets = dict(rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT)
-        self.so_pso = PipelineState(MESH_LAYOUT, vertex_shader=TWIST_SHADER, stream_output=SO_DESC,
-                                    constant_buffers=1, **targets)
-        self.draw_pso = PipelineState(AUTO_LAYOUT, vertex_shader=DRAW_SHADER,
-                                      pixel_shader=PIXEL_SHADER, cull_mode="BACK",
+        self.so_pso = PipelineState(MESH_LAYOUT, vertex_shader=self.hlsl("twist.hlsl",
+                                                                           "vs_twist"),
+                                    stream_output=SO_DESC, constant_buffers=1, **targets)
+        self.draw_pso = PipelineState(AUTO_LAYOUT,
+                                      vertex_shader=self.hlsl("lit.hlsl", "vs_streamed"),
+                                      pixel_shader=self.hlsl("lit.hlsl", "ps_lit", "pixel"),
+                                      cull_mode="BACK",
                                       front_counter_clockwise=True, constant_buffers=1, **targets)
         self.scenes = [device.create_buffer(scene_constants(np.eye(4), np.eye(4), (0, 0, 0)),
                                             bind="constant_buffer") for _ in range(COPIES)]

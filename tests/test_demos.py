@@ -267,3 +267,22 @@ def test_render_all_and_image_diff(tmp_path, capsys):
     assert (tmp_path / "d" / "mesh.diff.png").is_file()
     assert image_diff.main([str(a), str(tmp_path / "missing")]) == 2
     assert render_all.main(["--out", str(a), "--only", "nope"]) == 2
+
+
+def test_demo_shaders_are_hlsl(rendered):
+    """The mesh, instancing and Stream Output demos draw with HLSL shaders (demos/hlsl/),
+    linked by semantic: the instancing VS reads its per-instance matrix as WORLD0..3."""
+    expected = {"mesh": ["demos/hlsl/lit.hlsl: vs_mesh, ps_lit"],
+                "instancing": ["demos/hlsl/instancing.hlsl: vs_instanced, ps_color"],
+                "stream_output": ["demos/hlsl/twist.hlsl: vs_twist",
+                                  "demos/hlsl/lit.hlsl: vs_streamed, ps_lit"]}
+    for name, shaders in expected.items():
+        _, demo = rendered[name]
+        assert demo.shaders == shaders
+        notes = "\n".join(demo.notes())
+        assert all(f"shaders: HLSL {s} (compiled by Slang" in notes for s in shaders)
+    world = [lf for lf in common.hlsl_shader("instancing.hlsl", "vs_instanced").leaves
+             if lf.semantic == "WORLD"]
+    # row_major float4x4: one row per semantic index, WORLD0..WORLD3
+    assert [(lf.key, lf.components, lf.matrix[2]) for lf in world] == \
+        [(f"WORLD{i}", 4, False) for i in range(4)]

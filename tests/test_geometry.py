@@ -250,6 +250,6 @@ def test_look_at_and_rotations():
                                atol=1e-7)
 
 
-def test_wgsl_bytes_are_column_major():
-    words = np.frombuffer(geometry.wgsl_bytes(geometry.translation(1, 2, 3)), np.float32)
+def test_column_major_bytes_are_column_major():
+    words = np.frombuffer(geometry.column_major_bytes(geometry.translation(1, 2, 3)), np.float32)
     assert words.tolist() == [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1]
