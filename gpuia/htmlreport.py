@@ -163,6 +163,19 @@ class RunView:
 
 
 @dataclass
+class ShaderView:
+    """The case's own vertex shader: its language, where it is from, its source, its signature
+    (direction, semantic, declaration, type, interpolation) and, for HLSL, its constant
+    buffers (register, name, D3D size, whether gpuia remaps it, members with D3D offsets)."""
+
+    language: str
+    title: str
+    source: str
+    signature: list[list[str]]
+    constant_buffers: list[list[str]] = field(default_factory=list)
+
+
+@dataclass
 class CaseView:
     name: str
     description: str
@@ -173,6 +186,7 @@ class CaseView:
     adapters: list[dict]
     runs: list[RunView]
     reference_stats: list[tuple[str, str]]
+    shader: ShaderView | None = None
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.runs)
@@ -401,7 +415,33 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
                     case.topology.name, [_draw_text(d) for d in case.draws], _element_rows(case),
                     _so_declaration_rows(case),
                     [result.adapters[s] for s in dict.fromkeys(ln.adapter for ln in result.lines)
-                     if s in result.adapters], runs, ref_stats)
+                     if s in result.adapters], runs, ref_stats, shader_view(case))
+
+
+SIGNATURE_HEADER = ["", "semantic", "declaration", "type", "interpolation"]
+CBUFFER_HEADER = ["register", "cbuffer", "D3D bytes", "read as", "members (D3D offset, bytes)"]
+
+
+def shader_view(case) -> ShaderView | None:
+    """The :class:`ShaderView` of a case's vertex shader (None for the pass-through one)."""
+    if case.vertex_shader is None:
+        return None
+    hlsl = case.hlsl
+    if hlsl is not None:
+        rows = [[lf.direction, lf.key, lf.declaration, lf.hlsl_type, lf.interpolation or ""]
+                for lf in hlsl.leaves]
+        cbs = [[f"b{cb.slot}", cb.name, str(cb.size),
+                "gpuia's remap (WGSL lays it out otherwise)" if cb.remapped else "as bound",
+                ", ".join(f"{name} @{at} ({size} B)" for name, at, size in cb.declared())]
+               for cb in sorted(hlsl.constant_buffers, key=lambda c: c.slot)]
+        defines = ", ".join(f"{k}={v}" for k, v in hlsl.defines)
+        title = (f"HLSL {hlsl.entry_point} in {hlsl.file_name}, {hlsl.matrix_layout}"
+                 + (f", defines {defines}" if defines else ""))
+        return ShaderView("HLSL", title, hlsl.source, rows, cbs)
+    sig = case.shader_signature()
+    rows = [["in", m.key, m.name, m.wgsl_type, m.interpolation or ""] for m in sig.inputs]
+    rows += [["out", m.key, m.name, m.wgsl_type, ""] for m in sig.outputs]
+    return ShaderView("WGSL", f"WGSL {sig.entry_point}", case.vertex_shader["wgsl"], rows)
 
 
 def report_views(results, rows: int | None = 32, on_rows=None) -> list[CaseView]:
@@ -447,6 +487,8 @@ details.case { border: 1px solid var(--line); border-radius: 4px; padding: .5em 
 details.case > summary { cursor: pointer; }
 .run { margin: .6em 0 1em 1em; }
 img.plot { max-width: 100%; border: 1px solid var(--line); }
+pre.source { font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
+  border: 1px solid var(--line); padding: .5em; overflow-x: auto; }
 body.only-different-cases details.case.OK, body.only-different-cases details.case.none
   { display: none; }
 """
@@ -507,6 +549,7 @@ $facts
 $adapters
 <h3>Input layout (resolved)</h3>
 $elements
+$shader
 $so_declaration
 <h3>GPU runs</h3>
 $runs
@@ -677,6 +720,16 @@ def _render_case(view: CaseView, index: int, open_: bool) -> Html:
         so_decl = _join([tag("h3", "Stream Output declaration"),
                          _table(SO_DECL_HEADER, view.so_declaration, numeric={0, 1, 3, 4, 5})])
     runs = _join(_render_run(r, f"{anchor}-run-{i}") for i, r in enumerate(view.runs))
+    shader = ""
+    if view.shader is not None:
+        sv = view.shader
+        parts = [tag("h3", f"Vertex shader ({sv.title})"),
+                 _table(SIGNATURE_HEADER, sv.signature)]
+        if sv.constant_buffers:
+            parts += [tag("h4", "Constant buffers"), _table(CBUFFER_HEADER, sv.constant_buffers)]
+        parts.append(tag("details", tag("summary", f"{sv.language} source"),
+                         tag("pre", sv.source, class_="source")))
+        shader = _join(parts)
     state = {"OK": "OK", "DIFFERENT": "DIFFERENT"}.get(view.verdict, "none")
     return _fill(CASE, state=state, anchor=anchor, open=Html(" open") if open_ else "",
                  name=view.name, verdict_class=_verdict_class(view.verdict),
@@ -684,7 +737,7 @@ def _render_case(view: CaseView, index: int, open_: bool) -> Html:
                  description=tag("p", view.description) if view.description else "",
                  facts=facts, adapters=_adapter_table(view.adapters, full=False),
                  elements=_table(ELEMENT_HEADER, view.elements, numeric={0, 3}),
-                 so_declaration=so_decl, runs=runs)
+                 shader=shader, so_declaration=so_decl, runs=runs)
 
 
 def _versions() -> str:

@@ -15,8 +15,11 @@ Fixtures
     ``gpuia_check``: a function that runs the CPU reference and the GPU on a case and fails the
     test with the RenderDoc-style comparison table on any difference, or when no GPU run could
     be compared at all. It takes a case (a :class:`gpuia.case.Case`, a case file path, or a
-    case document as a dict), or ``layout=`` (D3D12 input element descriptions) with
-    generated data; it returns the :class:`gpuia.crosscheck.CheckResult`.
+    case document as a dict; its vertex shader may be HLSL), or ``layout=`` (D3D12 input
+    element descriptions) with generated data and, with ``vertex_shader=`` (an ``.hlsl`` or
+    ``.wgsl`` path, optionally ``path:entry``, or a case-format ``vertex_shader`` object), the
+    engine's own vertex shader, which the layout must feed as CreateGraphicsPipelineState
+    demands; it returns the :class:`gpuia.crosscheck.CheckResult`.
 """
 
 from __future__ import annotations
@@ -58,23 +61,29 @@ def gpuia_device(pytestconfig):
 
 @pytest.fixture
 def gpuia_check(gpuia_device):
-    """``gpuia_check(case=None, *, layout=None, path="all", vertices=64, instances=3, seed=0,
-    table=False)``: cross-check and fail with the comparison table on any difference.
+    """``gpuia_check(case=None, *, layout=None, vertex_shader=None, path="all", vertices=64,
+    instances=3, seed=0, table=False)``: cross-check and fail with the comparison table on any
+    difference.
 
     ``path``: ``all`` (native and pulling), ``native``, ``pulling`` or ``auto``. With
     ``layout``, :func:`gpuia.crosscheck.layout_case` generates the data (seeded random bytes,
-    ``vertices`` points per instance, ``instances`` instances)."""
+    ``vertices`` points per instance, ``instances`` instances), drawn with ``vertex_shader``
+    when given (see the module docstring; its constant buffers zero-filled)."""
     from .case import Case, load_case
     from .crosscheck import cross_check, layout_case
     from .errors import GpuiaError
 
-    def check(case=None, *, layout=None, path: str = "all", vertices: int = 64,
-              instances: int = 3, seed: int = 0, table: bool = False):
+    def check(case=None, *, layout=None, vertex_shader=None, path: str = "all",
+              vertices: int = 64, instances: int = 3, seed: int = 0, table: bool = False):
         if (case is None) == (layout is None):
             raise TypeError("gpuia_check takes a case or layout=, not both and not neither")
+        if vertex_shader is not None and layout is None:
+            raise TypeError("gpuia_check's vertex_shader= goes with layout= (a case brings "
+                            "its own)")
         try:
             if layout is not None:
-                case = layout_case(layout, vertices=vertices, instances=instances, seed=seed)
+                case = layout_case(layout, vertices=vertices, instances=instances, seed=seed,
+                                   vertex_shader=_shader_object(vertex_shader))
             elif not isinstance(case, Case):
                 case = load_case(case)  # a relative path is relative to the working directory
             paths = ("native", "pulling") if path == "all" else (path,)
@@ -90,3 +99,28 @@ def gpuia_check(gpuia_device):
         return result
 
     return check
+
+
+def _shader_object(shader):
+    """A case-format ``vertex_shader`` object from what ``gpuia_check`` takes."""
+    from pathlib import Path
+
+    if shader is None or isinstance(shader, dict):
+        return shader
+    text = str(shader)
+    path, entry = text, None
+    if not Path(text).is_file() and ":" in text:
+        path, entry = text.rsplit(":", 1)
+    file = Path(path).resolve()
+    if file.suffix.lower() == ".wgsl":
+        try:
+            doc = {"wgsl": file.read_text(encoding="utf-8")}
+        except (OSError, UnicodeDecodeError) as e:
+            from .errors import CaseError
+
+            raise CaseError("vertex_shader", f"cannot read {file}: {e}") from None
+    else:
+        doc = {"hlsl_file": str(file)}
+    if entry:
+        doc["entry_point"] = entry
+    return doc

@@ -149,3 +149,25 @@ def test_case_file_docs_example_is_what_the_spec_says():
     doc = json.loads(SKINNED.read_text())
     assert (SKINNED.parent / doc["vertex_shader"]["hlsl_file"]).is_file()
     assert Path(SKINNED.parent / "hlsl" / "common.hlsli").is_file()
+
+
+def test_html_report_shows_the_hlsl_source_signature_and_cbuffers(tmp_path):
+    import html
+
+    report = tmp_path / "r.html"
+    proc = gpuia("check", SKINNED, "--html", report)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    text = report.read_text()
+    assert "<h3>Vertex shader (HLSL main in hlsl/skinned_particles.hlsl, column_major, " \
+           "defines DAMPING=0.95)</h3>" in text
+    source = (CASES / "hlsl" / "skinned_particles.hlsl").read_text()
+    assert html.escape(source, quote=True) in text or html.escape(source, quote=False) in text
+    # signature rows: declaration and HLSL type by semantic
+    assert "<td>in</td><td>BLENDINDICES0</td><td>p.bones</td><td>uint4</td>" in text
+    assert "<td>out</td><td>TEXCOORD0</td><td>return.tag</td><td>uint</td>" in text
+    # cbuffer Frame: TimeStep @0, Wind (float2) @4 by D3D's packing, FrameIndex @12: 16 bytes,
+    # and WGSL would put Wind at 8, so gpuia remaps it
+    assert ("<td>b1</td><td>Frame</td><td>16</td><td>gpuia&#x27;s remap (WGSL lays it out "
+            "otherwise)</td><td>TimeStep @0 (4 B), Wind @4 (8 B), FrameIndex @12 (4 B)</td>") \
+        in text
+    assert "<td>b0</td><td>Skeleton</td><td>192</td><td>as bound</td>" in text

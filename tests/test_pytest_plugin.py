@@ -116,3 +116,37 @@ def test_missing(gpuia_check):
     assert "gpuia: element 0 (C0): AlignedByteOffset=2" in out
     assert "gpuia: no/such/case.json: cannot read" in out
     assert "gpuia/layout.py" not in out  # no internal traceback
+
+
+VS = """
+cbuffer K : register(b1) { float4x4 M; };
+struct VSIn { float3 pos : POSITION; float4 n : NORMAL; float2 uv : TEXCOORD0; };
+float4 main(VSIn v) : SV_Position { return mul(M, float4(v.pos, 1)) + v.n + v.uv.xyxy; }
+float4 bad(float3 pos : POSITION, float4 c : COLOR1) : SV_Position { return float4(pos, 1) + c; }
+"""
+
+
+def test_gpuia_check_draws_a_layout_with_an_hlsl_shader(gpuia_check, tmp_path):
+    (tmp_path / "vs.hlsl").write_text(VS)
+    result = gpuia_check(layout=TWO_SLOTS, vertex_shader=tmp_path / "vs.hlsl")
+    # COLOR steps every 2 instances: only pulling can draw it (native is not applicable)
+    assert result.ok and result.compared == 1
+    assert [ln.status for ln in result.lines] == ["not applicable", "OK"]
+    entry = gpuia_check(layout=TWO_SLOTS, vertex_shader=f"{tmp_path / 'vs.hlsl'}:main")
+    assert entry.ok
+
+
+MISSING_INPUT = '''
+def test_missing_input(gpuia_check, tmp_path):
+    (tmp_path / "vs.hlsl").write_text("float4 main(float4 c : COLOR1) : SV_Position { return c; }")
+    gpuia_check(layout=[{"SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM"}],
+                vertex_shader=tmp_path / "vs.hlsl")
+'''
+
+
+def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester):
+    pytester.makepyfile(MISSING_INPUT)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*gpuia: *COLOR1*rulebook 3.8*"])
+    assert "Traceback" not in result.stdout.str()

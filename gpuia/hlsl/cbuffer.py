@@ -325,6 +325,16 @@ class ConstantBuffer:
             return self.registers * REGISTER
         return self.wgsl_size
 
+    def declared(self) -> list[tuple[str, int, int]]:
+        """(name, D3D offset, D3D bytes) of each member as declared (arrays and structs
+        whole)."""
+        out, cursor = [], 0
+        for name, _, t in self.ctype.fields:
+            at = d3d_place(t, cursor)
+            out.append((name, at, d3d_size(t)))
+            cursor = at + d3d_size(t)
+        return out
+
     def first_difference(self) -> Member | None:
         return next((m for m in self.members if m.d3d != m.wgsl or m.kind == "bool"), None)
 
