@@ -129,7 +129,8 @@ class CpuShader:
         fd, path = tempfile.mkstemp(prefix="gpuia-cpu-", dir=folder)
         try:
             os.ftruncate(fd, offset)
-            with mmap.mmap(fd, offset) as mem:
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # no fault per page
+            with mmap.mmap(fd, offset, flags=flags) as mem:
                 mem[:_HEADER.size] = _HEADER.pack(_MAGIC, 1, groups, _threads(), self.gp_size,
                                                   len(regions))
                 for i, r in enumerate(regions):
@@ -151,14 +152,15 @@ class CpuShader:
                 mem.flush()
                 _execute(self.executable, path, n, timeout)
                 at, nbytes = out_view
-                words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)[:n].copy()
+                words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)
+                out, col = {}, 0
+                for leaf in self.outputs:  # one copy out of the shared file per output
+                    out[leaf.key] = np.array(words[:n, col:col + leaf.components], order="C")
+                    col += leaf.components
+                del words
         finally:
             os.close(fd)
             os.unlink(path)
-        out, col = {}, 0
-        for leaf in self.outputs:
-            out[leaf.key] = np.ascontiguousarray(words[:, col:col + leaf.components])
-            col += leaf.components
         return out
 
     def _fill_inputs(self, table: np.ndarray, n: int, inputs: dict, vertex_id, instance_id):

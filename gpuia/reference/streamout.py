@@ -47,9 +47,10 @@ class SOTarget:
 @dataclass
 class SOResult:
     """Stream Output's results: every target's bytes and BufferFilledSize, the statistics.
-    ``shader_words`` (reference results of a real shader only): per slot, the indices of the
-    32-bit words written from float outputs the shader computed, which a comparison with a GPU
-    allows a stated tolerance (shader arithmetic is not bit-exact across back ends)."""
+    ``shader_words`` (reference results of a real shader only): per slot, a boolean mask over
+    the buffer's 32-bit words, true where a float output the shader computed was written, which
+    a comparison with a GPU allows a stated tolerance (shader arithmetic is not bit-exact across
+    back ends)."""
 
     buffers: dict[int, bytes]
     filled_size: dict[int, int]
@@ -105,7 +106,8 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
     written_total = needed_total = 0
     overflowed = False
     per_draw = []
-    computed_at: dict[int, list] = {}
+    computed_at = {s: np.zeros(len(b) // 4, bool) for s, b in buffers.items()} if computed \
+        else {}
     n_draws = int(ia.draw.max()) + 1 if len(ia) else 0
     for d in range(n_draws):
         prims = ia.primitives[ia.primitive_draw == d] if ia.primitives.shape[0] else ia.primitives
@@ -137,9 +139,9 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
                 at = (base + e.byte_offset)[:, None] // 4 + np.arange(e.component_count)
                 words[at] = src
                 if e.member.key in computed and e.member.type == "float":
-                    computed_at.setdefault(slot.slot, []).append(at.reshape(-1))
+                    computed_at[slot.slot][at] = True
             filled[slot.slot] += invocations.shape[0] * slot.stride
     return SOResult({s: bytes(b) for s, b in buffers.items()}, filled,
                     {"NumPrimitivesWritten": written_total,
                      "PrimitivesStorageNeeded": needed_total}, per_draw,
-                    {s: np.unique(np.concatenate(parts)) for s, parts in computed_at.items()})
+                    {s: mask for s, mask in computed_at.items() if mask.any()})
