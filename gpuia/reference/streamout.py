@@ -127,20 +127,23 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
         if written == 0:
             continue
         invocations = prims[:written].reshape(-1)
+        n = invocations.shape[0]
         for slot in so.slots:
             buf = buffers[slot.slot]
-            base = filled[slot.slot] + np.arange(invocations.shape[0], dtype=np.int64) * slot.stride
-            words = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)
+            # The written vertices as rows of stride bytes (BufferFilledSize, strides and
+            # offsets are multiples of 4, and `written` keeps them inside the buffer).
+            first, width = filled[slot.slot] // 4, slot.stride // 4
+            rows = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)[
+                first:first + n * width].reshape(n, width)
             for e in slot.entries:
                 if e.is_gap:
                     continue
-                src = outputs[e.member.key][invocations, e.start_component:
-                                            e.start_component + e.component_count]
-                at = (base + e.byte_offset)[:, None] // 4 + np.arange(e.component_count)
-                words[at] = src
+                at = slice(e.byte_offset // 4, e.byte_offset // 4 + e.component_count)
+                rows[:, at] = outputs[e.member.key][invocations, e.start_component:
+                                                    e.start_component + e.component_count]
                 if e.member.key in computed and e.member.type == "float":
-                    computed_at[slot.slot][at] = True
-            filled[slot.slot] += invocations.shape[0] * slot.stride
+                    computed_at[slot.slot][first:first + n * width].reshape(n, width)[:, at] = True
+            filled[slot.slot] += n * slot.stride
     return SOResult({s: bytes(b) for s, b in buffers.items()}, filled,
                     {"NumPrimitivesWritten": written_total,
                      "PrimitivesStorageNeeded": needed_total}, per_draw,
