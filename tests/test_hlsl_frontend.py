@@ -1156,3 +1156,11 @@ def test_remapped_cbuffer_is_raw_registers(name, registers):
     assert re.search(rf"@group\(3\)\s*@binding\(6\)\s*var<uniform>\s*\w+\s*:\s*"
                      rf"array<vec4<u32>,\s*{registers}>;", s.wgsl), s.wgsl
     assert uniform_slots(s.wgsl, 3) == (6,)
+
+
+def test_global_uniform_outside_a_cbuffer_is_refused():
+    """fxc's $Globals: a uniform outside any cbuffer is refused, naming it."""
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader("float4 k;\nfloat4 main(float4 p : POSITION) : SV_Position "
+                       "{ return p + k; }")
+    assert "global k" in refusal(e) and "register(bN)" in refusal(e)

@@ -272,6 +272,13 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         name = re.sub(r"_\d+$", "", var)
         p = params.get(name, {})
         kind = p.get("type", {}).get("kind", "resource")
+        if not p and name == "globalParams":  # Slang's home for uniforms outside a cbuffer
+            loose = [q["name"] for q in params.values()
+                     if q.get("binding", {}).get("kind") == "uniform"]
+            raise InvalidDescError(what, f"global {', '.join(loose) or 'uniforms'}", "$Globals",
+                                   "a uniform outside any cbuffer (fxc's $Globals): declare it "
+                                   "in a cbuffer with register(bN), which gpuia binds as root "
+                                   "constant buffer N")
         if kind != "constantBuffer" or "uniform" not in (m.group(3) or ""):
             raise InvalidDescError(what, f"resource {name}", kind,
                                    "gpuia binds only constant buffers (cbuffer / "
