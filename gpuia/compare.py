@@ -28,7 +28,7 @@ import numpy as np
 from .report import _render, format_value
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
-           "ShaderTolerance", "SHADER_TOLERANCE",
+           "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",
            "so_byte_differences"]
 
 
@@ -219,6 +219,32 @@ def _within(a: np.ndarray, b: np.ndarray, tol: ShaderTolerance) -> tuple[np.ndar
     return ok, ulps
 
 
+def shader_word_check(ref, slot: int, a: bytes, b: bytes, tolerance: ShaderTolerance):
+    """The differing words of an SO buffer that the reference marks as a shader's float
+    results: (their word indices, within tolerance?, ULP distances). Empty when the reference
+    marks none or the buffers' sizes differ."""
+    shader = getattr(ref, "shader_words", {}).get(slot)
+    empty = np.zeros(0, np.int64)
+    if shader is None or len(a) != len(b) or a == b:
+        return empty, np.zeros(0, bool), empty
+    words = np.unique(so_byte_differences(a, b) // 4)
+    tolerant = words[(words < shader.shape[0]) & shader[np.minimum(words, shader.shape[0] - 1)]]
+    aw = np.frombuffer(a, "<u4", len(a) // 4)
+    bw = np.frombuffer(b, "<u4", len(b) // 4)
+    ok, ulps = _within(aw[tolerant], bw[tolerant], tolerance)
+    return tolerant, ok, ulps
+
+
+def tolerated_bytes(ref, slot: int, a: bytes, b: bytes,
+                    tolerance: ShaderTolerance = SHADER_TOLERANCE) -> np.ndarray:
+    """Mask of the bytes of an SO buffer that differ only within the shader tolerance."""
+    mask = np.zeros(max(len(a), len(b)), bool)
+    tolerant, ok, _ = shader_word_check(ref, slot, a, b, tolerance)
+    for k in range(4):
+        mask[4 * tolerant[ok] + k] = True
+    return mask
+
+
 def compare_so(ref, gpu, tolerance: ShaderTolerance = SHADER_TOLERANCE,
                notes: list | None = None) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
@@ -235,14 +261,10 @@ def compare_so(ref, gpu, tolerance: ShaderTolerance = SHADER_TOLERANCE,
             continue
         if a != b:
             diff = so_byte_differences(a, b)
-            shader = getattr(ref, "shader_words", {}).get(slot)
-            if shader is not None and len(a) == len(b):
-                words = np.unique(diff // 4)
-                tolerant = words[shader[np.minimum(words, shader.shape[0] - 1)]
-                                 & (words < shader.shape[0])]
+            tolerant, ok, ulps = shader_word_check(ref, slot, a, b, tolerance)
+            if tolerant.size:
                 aw = np.frombuffer(a, "<u4", len(a) // 4)
                 bw = np.frombuffer(b, "<u4", len(b) // 4)
-                ok, ulps = _within(aw[tolerant], bw[tolerant], tolerance)
                 if ok.any() and notes is not None:
                     notes.append(f"SO slot {slot}: {int(ok.sum())} shader float components "
                                  f"within tolerance ({tolerance.text()}; largest "

@@ -71,6 +71,7 @@ class CheckResult:
     reference: object = field(default=None, repr=False)
     so_reference: object = field(default=None, repr=False)
     adapters: dict = field(default_factory=dict, repr=False)
+    tolerance: object = None  # the ShaderTolerance the SO lines were compared with
 
     @property
     def ok(self) -> bool:
@@ -118,7 +119,7 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     ref = reference_ia(case, max_invocations)
     ref_so = reference_so(case, ref) if case.so_desc is not None else None
     tolerance = tolerance or SHADER_TOLERANCE
-    result = CheckResult(case.name)
+    result = CheckResult(case.name, tolerance=tolerance)
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
 

@@ -115,9 +115,10 @@ class InvocationRow:
 @dataclass
 class HexRow:
     offset: int
-    cpu: list[tuple[str, bool]] | None  # (two hex digits, differs) per byte; None: no CPU side
-    gpu: list[tuple[str, bool]] | None
+    cpu: list[tuple[str, str]] | None  # (two hex digits, "diff", "tol" or "") per byte;
+    gpu: list[tuple[str, str]] | None  # None: no such side
     differs: bool
+    tolerated: bool = False  # a byte differs within the shader tolerance
 
 
 @dataclass
@@ -131,6 +132,7 @@ class SOSlotView:
     differing_bytes: int
     rows: list[HexRow]
     omitted: int
+    tolerated_bytes: int = 0  # bytes of shader float results within the stated tolerance
 
 
 @dataclass
@@ -328,15 +330,17 @@ def _ia_stats(ref, gpu, cmp) -> list[tuple[str, str, str, bool]]:
     return stats
 
 
-def _hex_side(data: bytes | None, lo: int, differs: np.ndarray):
-    """One side of a hex dump row: (two hex digits, differs) per byte from ``lo``."""
+def _hex_side(data: bytes | None, lo: int, differs: np.ndarray, tolerated: np.ndarray):
+    """One side of a hex dump row: (two hex digits, state) per byte from ``lo``."""
     if data is None:
         return None
-    return [(f"{data[i]:02x}", bool(differs[i]))
+    return [(f"{data[i]:02x}", "tol" if tolerated[i] else "diff" if differs[i] else "")
             for i in range(lo, min(lo + SO_ROW_BYTES, len(data)))]
 
 
-def _so_slots(case, ref_so, gpu_so, rows: int | None) -> list[SOSlotView]:
+def _so_slots(case, ref_so, gpu_so, rows: int | None, tolerance=None) -> list[SOSlotView]:
+    from .compare import SHADER_TOLERANCE, tolerated_bytes
+
     slots = sorted(set(gpu_so.buffers) | set(ref_so.buffers if ref_so is not None else ()))
     out = []
     for slot in slots:
@@ -347,6 +351,9 @@ def _so_slots(case, ref_so, gpu_so, rows: int | None) -> list[SOSlotView]:
         # A buffer on one side only differs in every byte; without a CPU side nothing is
         # compared.
         diff = so_byte_differences(a, b) if ref_so is not None else np.zeros(0, np.int64)
+        tol = tolerated_bytes(ref_so, slot, a, b, tolerance or SHADER_TOLERANCE) \
+            if ref_so is not None else np.zeros(max(len(a), len(b)), bool)
+        diff = diff[~tol[diff]]  # what remains is a real difference
         diff_set = np.zeros(max(len(a), len(b)), dtype=bool)
         diff_set[diff] = True
         n_rows = (max(len(a), len(b)) + SO_ROW_BYTES - 1) // SO_ROW_BYTES
@@ -356,15 +363,18 @@ def _so_slots(case, ref_so, gpu_so, rows: int | None) -> list[SOSlotView]:
         hex_rows = []
         for row in shown:
             lo = int(row) * SO_ROW_BYTES
-            hex_rows.append(HexRow(lo, _hex_side(cpu, lo, diff_set), _hex_side(got, lo, diff_set),
-                                   bool(diff_set[lo:lo + SO_ROW_BYTES].any())))
+            hex_rows.append(HexRow(lo, _hex_side(cpu, lo, diff_set, tol),
+                                   _hex_side(got, lo, diff_set, tol),
+                                   bool(diff_set[lo:lo + SO_ROW_BYTES].any()),
+                                   bool(tol[lo:lo + SO_ROW_BYTES].any())))
         target = case.so_targets.get(slot)
         declared = case.so.slot(slot) if case.so is not None else None
         out.append(SOSlotView(
             slot, len(b) if got is not None else len(a), None if declared is None
             else declared.stride, target.filled_size if target is not None else 0,
             ref_so.filled_size.get(slot) if ref_so is not None else None,
-            gpu_so.filled_size.get(slot), int(diff.shape[0]), hex_rows, n_rows - len(shown)))
+            gpu_so.filled_size.get(slot), int(diff.shape[0]), hex_rows, n_rows - len(shown),
+            int(tol.sum())))
     return out
 
 
@@ -405,7 +415,8 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
             run.stats = _ia_stats(ref, line.gpu, line.comparison)
             run.errors = _error_rows(result, line)
         elif line.so_gpu is not None:
-            run.so_slots = _so_slots(case, result.so_reference, line.so_gpu, rows)
+            run.so_slots = _so_slots(case, result.so_reference, line.so_gpu, rows,
+                                     result.tolerance)
             run.stats = _so_stats(result.so_reference, line.so_gpu)
         runs.append(run)
     ref_stats = [(k, str(v)) for k, v in ref.statistics.items()]
@@ -479,6 +490,7 @@ span.comp code { font-size: 11px; margin-left: .25em; opacity: .85; }
 tr.diff td:first-child { box-shadow: inset 4px 0 var(--diff-strong); }
 table.only-differing tr.same { display: none; }
 .hex td { white-space: pre; } .hex span.diff { background: var(--diff-strong); color: #fff; }
+.hex span.tol { background: var(--tol); }
 .verdict { font-weight: bold; padding: 0 .4em; border-radius: 3px; }
 .verdict.OK { color: var(--ok); } .verdict.DIFFERENT { color: #fff; background: var(--diff-strong); }
 .verdict.na { color: var(--na); }
@@ -622,10 +634,10 @@ def _render_invocations(run: RunView, table_id: str) -> Html:
 def _render_hex_side(side) -> Html:
     """Bytes as hex, 4-byte words apart; only differing bytes get an element of their own."""
     out = []
-    for i, (digits, differs) in enumerate(side):
+    for i, (digits, state) in enumerate(side):
         if i and i % 4 == 0:
             out.append(" ")
-        out.append(tag("span", digits, class_="diff") if differs else digits)
+        out.append(tag("span", digits, class_=state) if state else digits)
     return _join(out)
 
 
@@ -639,6 +651,8 @@ def _render_so(run: RunView, compared: bool) -> Html:
                   else s.filled_cpu],
                  ["BufferFilledSize GPU", s.filled_gpu],
                  ["differing bytes", s.differing_bytes if compared else "(not compared)"]]
+        if s.tolerated_bytes:
+            facts.append(["bytes within the shader tolerance", s.tolerated_bytes])
         rows = []
         for fact, value in facts:
             differs = (fact == "BufferFilledSize GPU" and s.filled_cpu is not None
@@ -654,7 +668,7 @@ def _render_so(run: RunView, compared: bool) -> Html:
                                 class_="cpu"),
                             tag("td", "(no buffer)" if h.gpu is None else
                                 _render_hex_side(h.gpu), class_="gpu"),
-                            class_="diff" if h.differs else "same"))
+                            class_="diff" if h.differs else "tol" if h.tolerated else "same"))
         note = f"{len(s.rows)} row{'' if len(s.rows) == 1 else 's'} of {SO_ROW_BYTES} bytes shown"
         if s.omitted:
             note += f"; {s.omitted} left out (every row with a differing byte is shown)"

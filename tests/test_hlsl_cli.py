@@ -171,3 +171,33 @@ def test_html_report_shows_the_hlsl_source_signature_and_cbuffers(tmp_path):
             "otherwise)</td><td>TimeStep @0 (4 B), Wind @4 (8 B), FrameIndex @12 (4 B)</td>") \
         in text
     assert "<td>b0</td><td>Skeleton</td><td>192</td><td>as bound</td>" in text
+
+
+def test_report_marks_tolerated_words_apart_from_differences():
+    """SO words of a shader's float outputs within the tolerance are marked 'tol', not 'diff',
+    and counted apart; a word beyond it, or outside the shader's words, is a difference."""
+    import types
+
+    import gpuia.htmlreport as hr
+    from gpuia.compare import compare_so, tolerated_bytes
+    from gpuia.reference.streamout import SOResult
+
+    cpu = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    gpu = cpu.copy()
+    gpu[1] = np.nextafter(np.float32(2.0), np.float32(3.0))  # 1 ULP: tolerated
+    gpu[3] = 4.5  # beyond the tolerance
+    mask = np.array([True, True, True, True])
+    ref = SOResult({0: cpu.tobytes()}, {0: 16}, {}, [], {0: mask})
+    got = SOResult({0: gpu.tobytes()}, {0: 16}, {})
+    tol = tolerated_bytes(ref, 0, ref.buffers[0], got.buffers[0])
+    assert np.flatnonzero(tol).tolist() == [4, 5, 6, 7]
+    problems = compare_so(ref, got)
+    assert len(problems) == 1 and "1 shader float components beyond" in problems[0]
+    case = types.SimpleNamespace(so_targets={}, so=None)
+    (view,) = hr._so_slots(case, ref, got, None)
+    # 4.0 is 0x40800000 and 4.5 0x40900000: one byte differs
+    assert (view.tolerated_bytes, view.differing_bytes) == (4, 1)
+    states = {state for _, state in view.rows[0].gpu}
+    assert states == {"", "tol", "diff"}
+    html_text = str(hr._render_hex_side(view.rows[0].gpu))
+    assert html_text.count('class="tol"') == 4 and html_text.count('class="diff"') >= 1
