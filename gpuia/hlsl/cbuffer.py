@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..errors import InvalidDescError
+from ..wgsl.signature import split_top_level
 from .reflect import SCALARS
 
 __all__ = ["CType", "ConstantBuffer", "Member", "constant_buffer", "parse_wgsl_structs",
@@ -53,7 +54,9 @@ def parse_wgsl_structs(code: str) -> dict[str, list[tuple[str, str, int]]]:
     out = {}
     for m in _STRUCT_RE.finditer(code):
         members = []
-        for raw in _split_members(m.group(2)):
+        for raw in split_top_level(m.group(2)):
+            if not raw.strip():
+                continue
             mm = _MEMBER_RE.match(raw)
             if not mm:
                 continue
@@ -62,20 +65,6 @@ def parse_wgsl_structs(code: str) -> dict[str, list[tuple[str, str, int]]]:
                             if align else 0))
         out[m.group(1)] = members
     return out
-
-
-def _split_members(body: str) -> list[str]:
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(body):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(body[start:i])
-            start = i + 1
-    out.append(body[start:])
-    return [s for s in out if s.strip()]
 
 
 @dataclass

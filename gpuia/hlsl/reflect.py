@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
+from ..wgsl.signature import split_top_level
 from .source import SV_PREFIX
 
 __all__ = ["Leaf", "EntrySignature", "entry_signature", "SCALARS", "hlsl_type",
@@ -106,21 +107,6 @@ def _semantic(name: str | None) -> str | None:
     return "SV_" + name[len(SV_PREFIX):] if name.startswith(SV_PREFIX) else name
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """``text`` split at ``sep`` outside <> and () pairs."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "<(":
-            depth += 1
-        elif ch in ">)":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return out
-
-
 _DECL_RE = re.compile(r"^\s*((?:\w+\s+)*?)(\w+(?:\s*<[^<>]*>)?)\s+(\w+)\s*(\[[^\]]*\])*\s*"
                       r"(?::\s*(\w+))?\s*$")
 
@@ -145,7 +131,7 @@ def declaration_modifiers(hlsl: str, entry: str) -> tuple[dict, dict]:
     params = {}
     m = re.search(rf"\b{re.escape(entry)}\s*\((.*?)\)\s*(?::\s*\w+\s*)?\{{", hlsl, re.S)
     if m:
-        params = _declared(_split_top(m.group(1), ","))
+        params = _declared(split_top_level(m.group(1)))
     return structs, params
 
 

@@ -21,7 +21,7 @@ from ..errors import InvalidDescError
 from ..layout import InputLayout, parse_semantic
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
-           "pass_through_shader", "uniform_slots",
+           "pass_through_shader", "uniform_slots", "split_top_level",
            "pass_through_signature", "SYSTEM_INPUTS"]
 
 SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
@@ -115,19 +115,20 @@ _INTERPOLATIONS = {"perspective", "linear", "flat"}
 _SAMPLINGS = {"center", "centroid", "sample", "first", "either"}
 
 
-def _split_members(body: str) -> list[str]:
-    """Struct members: ``body`` split at the commas outside parentheses and angle brackets
-    (``@interpolate(linear, centroid)``, ``array<f32, 4>``)."""
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at the ``sep`` characters outside parentheses and angle brackets (struct
+    members such as ``@interpolate(linear, centroid) A: f32`` or ``array<f32, 4>``, parameter
+    lists)."""
     out, depth, start = [], 0, 0
-    for i, ch in enumerate(body):
+    for i, ch in enumerate(text):
         if ch in "(<":
             depth += 1
         elif ch in ")>":
             depth -= 1
-        elif ch == "," and depth == 0:
-            out.append(body[start:i])
+        elif ch == sep and depth == 0:
+            out.append(text[start:i])
             start = i + 1
-    out.append(body[start:])
+    out.append(text[start:])
     return out
 
 
@@ -146,7 +147,7 @@ def _interpolation(raw: str, where: str, what: str) -> str | None:
 
 def _members(struct_name: str, body: str, what: str = "vertex shader") -> tuple[Member, ...]:
     out = []
-    for raw in _split_members(body):
+    for raw in split_top_level(body):
         text = _ATTR_RE.sub("", raw).strip()
         if not text:
             continue
