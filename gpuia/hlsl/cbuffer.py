@@ -55,8 +55,6 @@ def parse_wgsl_structs(code: str) -> dict[str, list[tuple[str, str, int]]]:
     for m in _STRUCT_RE.finditer(code):
         members = []
         for raw in split_top_level(m.group(2)):
-            if not raw.strip():
-                continue
             mm = _MEMBER_RE.match(raw)
             if not mm:
                 continue
