@@ -375,7 +375,7 @@ def _vertex_shader(vs, base: Path):
     if not isinstance(defines, dict):
         raise CaseError("vertex_shader.defines", "expected an object {\"NAME\": \"VALUE\"}")
     layout = vs.get("matrix_layout") or "column_major"
-    include_dirs: tuple = ()
+    include_dirs = (str(base),)  # a case's shaders include from its folder
     if "hlsl_file" in vs:
         name = vs["hlsl_file"]
         if not isinstance(name, str) or not name:
@@ -383,18 +383,18 @@ def _vertex_shader(vs, base: Path):
         path = base / name
         try:
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise CaseError("vertex_shader.hlsl_file", f"cannot read {path}: {e}") from None
-        file_name, include_dirs = name, (str(path.resolve().parent),)
+        except (OSError, UnicodeDecodeError, ValueError) as e:  # ValueError: a NUL in the path
+            raise CaseError("vertex_shader.hlsl_file", f"cannot read {path!r}: {e}") from None
+        file_name, source_path = name, str(path.resolve())
     else:
-        text, file_name = vs["hlsl"], "vertex_shader.hlsl"
+        text, file_name, source_path = vs["hlsl"], "vertex_shader.hlsl", None
         if not isinstance(text, str):
             raise CaseError("vertex_shader.hlsl", "expected HLSL source text")
     from .hlsl import compile_shader
 
     try:
         return compile_shader(text, "vertex", vs.get("entry_point") or "main", defines, layout,
-                              file_name, include_dirs)
+                              file_name, include_dirs, source_path)
     except InvalidDescError as e:
         where = f"vertex_shader: {e.where}" if e.where != "vertex shader" else "vertex_shader"
         err = InvalidDescError(where, e.field, e.value, e.rule)

@@ -573,7 +573,31 @@ VSOut main(VSIn i) { VSOut o; o.bits = asuint(i.v); return o; }
         covers="a float input fed by a UINT format receives the raw bits (rulebook 2.12)")
 
 
-ALL = [case_cb_column_major, case_cb_row_major_modifier, case_cb_zpr, case_cb_pragma,
+def case_packoffset() -> VSCase:
+    p = _positions(N)
+    pk = Packer(48)
+    pk.f(32, 1.0, 2.0, 3.0, 4.0)   # float4 A : packoffset(c2)      -> bytes 32..47
+    pk.f(4, 5.5)                   # float B : packoffset(c0.y)     -> byte 4
+    pk.f(24, 6.5, 7.5)             # float2 C : packoffset(c1.z)    -> bytes 24..31
+    pk.f(0, -1.0)                  # float D : packoffset(c0)       -> byte 0
+    return VSCase("cb_packoffset", """
+cbuffer Placed : register(b0) {
+    float4 A : packoffset(c2);
+    float  B : packoffset(c0.y);
+    float2 C : packoffset(c1.z);
+    float  D : packoffset(c0);
+};
+float4 main(float3 p : POSITION, out float4 o1 : TEXCOORD1) : TEXCOORD0 {
+    o1 = float4(C, B, D);
+    return A + float4(p, 0);
+}
+""", [el("POSITION", "R32G32B32_FLOAT")], {0: (12, p)},
+        {"TEXCOORD0": np.c_[h(p), np.zeros(N)] + [1, 2, 3, 4],
+         "TEXCOORD1": np.tile([6.5, 7.5, 5.5, -1.0], (N, 1))},
+        {0: pk.bytes()}, covers="packoffset places members out of declaration order")
+
+
+ALL = [case_packoffset, case_cb_column_major, case_cb_row_major_modifier, case_cb_zpr, case_cb_pragma,
        case_skinning, case_cb_packing, case_texcoords, case_integers, case_min16, case_sv_ids,
        case_out_params, case_matrix_input, case_matrix_input_row_major, case_sv_position_input,
        case_unused_inputs, case_so_only, case_bool_defines, case_arrays_nested, case_raw_bits]

@@ -5,6 +5,7 @@ test_hlsl_vertex.py too.)"""
 
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
@@ -143,3 +144,61 @@ def test_build_is_cached_on_disk(tmp_path, monkeypatch):
     out = again.run({"POSITION0": bits([[1, 2, 3, 4]])}, np.zeros(1, np.uint32),
                     np.zeros(1, np.uint32))
     np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[5, 10, 15, 20]])
+
+
+def test_declared_but_unread_resources_do_not_stop_the_cpu_reference():
+    """An unread cbuffer gets zeros, an unread texture a null pointer: the shader never
+    touches either (its GPU build does not bind them either)."""
+    out = run("""
+cbuffer Unused : register(b0) { float4 x; };
+Texture2D<float4> tex : register(t0);
+SamplerState samp : register(s0);
+cbuffer Used : register(b1) { float4 k; };
+float4 main(float4 p : POSITION) : SV_Position { return p + k; }
+""", {"POSITION0": bits([[1, 2, 3, 4]])}, 1, {1: np.float32([10, 20, 30, 40]).tobytes()})
+    np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[11, 22, 33, 44]])
+
+
+@pytest.mark.parametrize("damage", ["garbage", "empty", "exits_0", "fields"])
+def test_a_damaged_cached_build_is_rebuilt(tmp_path, monkeypatch, damage):
+    """A cached executable that is not what was built, or a record of the wrong shape, is
+    never trusted: the shader is built again and runs right."""
+    import json
+
+    monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
+    hcpu._MEMORY.clear()
+    src = "float4 main(float4 p : POSITION) : SV_Position { return p * 11; }"
+    first = hcpu.cpu_shader(compile_shader(src))
+    hcpu._MEMORY.clear()
+    exe = first.executable
+    if damage == "garbage":
+        open(exe, "wb").write(b"not an executable")
+    elif damage == "empty":
+        open(exe, "wb").close()
+    elif damage == "exits_0":
+        open(exe, "w").write("#!/bin/sh\nexit 0\n")
+    else:
+        (entry,) = (tmp_path / "cpu").glob("*.json")
+        doc = json.loads(entry.read_text())
+        doc["value"]["in_words"] = "eight"
+        entry.write_text(json.dumps(doc))
+    os.chmod(exe, 0o755)
+    again = hcpu.cpu_shader(compile_shader(src))
+    out = again.run({"POSITION0": bits([[1, 2, 3, 4]])}, np.zeros(1, np.uint32),
+                    np.zeros(1, np.uint32))
+    np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[11, 22, 33, 44]])
+
+
+def test_a_runner_that_does_not_finish_its_work_is_an_error(tmp_path):
+    """An executable that exits 0 without running the shader is caught by the runner's
+    completion mark, not read as zeros."""
+    import dataclasses
+
+    src = "float4 main(float4 p : POSITION) : SV_Position { return p * 13; }"
+    built = hcpu.cpu_shader(compile_shader(src))
+    fake = tmp_path / "fake"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    with pytest.raises(UnsupportedError, match="without running the shader"):
+        dataclasses.replace(built, executable=str(fake)).run(
+            {"POSITION0": bits([[1, 2, 3, 4]])}, np.zeros(1, np.uint32), np.zeros(1, np.uint32))

@@ -1164,3 +1164,130 @@ def test_global_uniform_outside_a_cbuffer_is_refused():
         compile_shader("float4 k;\nfloat4 main(float4 p : POSITION) : SV_Position "
                        "{ return p + k; }")
     assert "global k" in refusal(e) and "register(bN)" in refusal(e)
+
+
+# -- what review found --------------------------------------------------------------------------
+@pytest.mark.parametrize("decl", ["int2x3 m;", "column_major uint3x3 m;", "bool2x2 m;",
+                                  "row_major int4x4 m[2];"])
+def test_integer_and_bool_matrices_in_a_cbuffer_are_refused(decl):
+    """Slang stores them unlike their declared packing: refused by name, not read wrong."""
+    with pytest.raises(InvalidDescError) as e:
+        vs_with(f"cbuffer K : register(b0) {{ {decl} float k; }};", "k + (float)m[0][0]"
+                if "[2]" not in decl else "k + (float)m[1][0][0]")
+    assert "cbuffer K" in refusal(e) and "matri" in refusal(e)
+
+
+def test_packoffset_places_members():
+    """packoffset(c2) is byte 32, c0.y byte 4, c1.z byte 24 (D3D: register * 16 + 4 * component)."""
+    s = vs_with("cbuffer K : register(b0) { float4 a : packoffset(c2); float b : "
+                "packoffset(c0.y); float2 c : packoffset(c1.z); };", "a + b + c.xyxy")
+    cb = the_cbuffer(s)
+    assert [(n, at) for n, at, _ in cb.declared()] == [("a", 32), ("b", 4), ("c", 24)]
+    assert cb.remapped and cb.size == 48
+
+
+def test_a_cbuffer_past_4096_registers_is_refused_quickly():
+    """D3D's constant buffers hold 4096 registers; a bigger one is refused before any leaf."""
+    import time
+
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidDescError) as e:
+        vs_with("cbuffer K : register(b0) { float4 a[100000000]; };", "a[3]")
+    assert "4096 registers" in refusal(e) and time.perf_counter() - t0 < 30
+
+
+def test_an_inactive_pack_matrix_pragma_does_not_count():
+    """#pragma pack_matrix inside an #ifdef the preprocessor drops leaves the default."""
+    src = ("#ifdef ROWS\n#pragma pack_matrix(row_major)\n#endif\n"
+           "cbuffer K : register(b0) { float4x4 M; };\n"
+           "float4 main(float4 p : POSITION) : SV_Position { return mul(M, p); }\n")
+    assert compile_shader(src).matrix_layout == "column_major"
+    assert compile_shader(src, defines={"ROWS": "1"}).matrix_layout == "row_major"
+    # M[0][1] (row 0, column 1): column-major at 16, row-major at 4
+    off = {True: 16, False: 4}
+    for rows, shader in ((False, compile_shader(src)),
+                         (True, compile_shader(src, defines={"ROWS": "1"}))):
+        assert d3d_offsets(the_cbuffer(shader))["K.M[0][1]"] == off[not rows]
+
+
+def test_a_pack_matrix_pragma_in_an_include_is_refused(tmp_path):
+    (tmp_path / "pack.hlsli").write_text("#pragma pack_matrix(row_major)\n")
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader('#include "pack.hlsli"\ncbuffer K : register(b0) { float4x4 M; };\n'
+                       "float4 main(float4 p : POSITION) : SV_Position { return mul(M, p); }",
+                       include_dirs=[tmp_path])
+    assert "pack.hlsli" in refusal(e) and "pack_matrix" in refusal(e)
+
+
+def test_noperspective_pairs_are_per_declaration():
+    """A noperspective centroid input of one entry, or in a comment, leaves another entry's
+    plain centroid input perspective-correct; a comment never refuses anything."""
+    src = ("// an old try: noperspective centroid float4 c : COLOR0\n"
+           "float4 psA(noperspective centroid float4 c : COLOR0) : SV_Target { return c; }\n"
+           "float4 psB(centroid float4 c : COLOR0) : SV_Target { return c; }\n"
+           "// TODO: noperspective centroid here\n")
+    a = compile_shader(src, "pixel", "psA")
+    b = compile_shader(src, "pixel", "psB")
+    assert a.leaves[0].interpolation == "linear, centroid" and a.leaves[0].key == "COLOR0"
+    assert b.leaves[0].interpolation == "perspective, centroid"
+
+
+def test_includes_of_text_source_come_only_from_include_dirs(tmp_path, monkeypatch):
+    """A source given as text has no folder: the working directory is not searched."""
+    (tmp_path / "common.h").write_text("#define V 1.0\n")
+    monkeypatch.chdir(tmp_path)
+    src = '#include "common.h"\nfloat4 main(float4 p : POSITION) : SV_Position { return p * V; }'
+    with pytest.raises(InvalidDescError):
+        compile_shader(src)
+    assert compile_shader(src, include_dirs=[tmp_path]).dependencies == \
+        (str(tmp_path / "common.h"),)
+
+
+def test_a_source_file_includes_from_its_own_folder(tmp_path, monkeypatch):
+    """source_path's folder is searched first, whatever the working directory."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "common.h").write_text("cbuffer C { float4 fromA; };\n#define V fromA\n")
+    (tmp_path / "b" / "common.h").write_text("cbuffer C { float4 fromB; };\n#define V fromB\n")
+    src = '#include "common.h"\nfloat4 main(float4 p : POSITION) : SV_Position { return p + V; }'
+    (tmp_path / "a" / "vs.hlsl").write_text(src)
+    monkeypatch.chdir(tmp_path / "b")
+    s = compile_shader(src, source_path=tmp_path / "a" / "vs.hlsl", file_name="vs.hlsl")
+    assert the_cbuffer(s).members[0].path == "C.fromA.x"
+
+
+def test_slang_crashing_is_a_refusal_and_the_next_compile_works():
+    """Slang's WGSL back end crashes on this valid shader: one refusal, no crash of gpuia."""
+    src = ("cbuffer K : register(b0) { float a[2][3]; float x; };\n"
+           "float4 main(float4 p : POSITION) : SV_Position "
+           "{ return float4(asuint(a[0][1]), 0, 0, 1); }")
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader(src)
+    assert "crashed" in refusal(e)
+    assert compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 7; }")
+
+
+def test_a_compile_past_the_timeout_is_refused(monkeypatch):
+    monkeypatch.setenv("GPUIA_SLANG_TIMEOUT", "0.000001")
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 9; }")
+    assert "did not finish" in refusal(e)
+    monkeypatch.delenv("GPUIA_SLANG_TIMEOUT")
+    assert compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 9; }")
+
+
+@pytest.mark.parametrize("where", ["source", "define"])
+def test_a_lone_surrogate_is_refused(where):
+    src = "float4 main(float4 p : POSITION) : SV_Position { return p; }"
+    with pytest.raises(InvalidDescError) as e:
+        if where == "source":
+            compile_shader(src + " // \ud800")
+        else:
+            compile_shader(src, defines={"X": "\ud800"})
+    assert "surrogate" in refusal(e)
+
+
+def test_signatures_past_32_registers_are_refused():
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader("float4 main(float a[100000] : TEXCOORD0) : SV_Position { return a[0]; }")
+    assert "32 registers" in refusal(e)

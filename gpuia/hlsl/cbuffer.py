@@ -8,20 +8,24 @@ The bytes a D3D12 application puts in a constant buffer follow D3D's packing rul
   (``row_major``), the last one unpadded;
 * an array starts a register and every element does; the last element is unpadded;
 * a struct starts a register; the member after it may pack into its last register;
-* ``bool`` is a 32-bit word (non-zero is true).
+* ``bool`` is a 32-bit word (non-zero is true);
+* ``packoffset(cN.x)`` places a member explicitly.
 
-The WGSL Slang generates lays the same members out by WGSL's uniform rules (vec2 aligned to 8,
-vec3 and arrays padded to 16, no bool). :func:`constant_buffer` builds both layouts from one
-type tree (Slang's reflection and its WGSL text read side by side) and compares every scalar.
-When they agree, the shader reads the user's buffer as it is. When they do not, gpuia rewrites
-the module: the buffer is bound as raw registers (``array<vec4<u32>, N>``) and a generated
-function copies every member from its D3D offset into a private copy of Slang's struct, which
-the rest of the module reads unchanged (:func:`remap_wgsl`). The shader thus reads the
-D3D-packed bytes exactly; only the copy costs time, and only for buffers that need it.
+gpuia takes each member's D3D offset from Slang's reflection of its HLSL target (Slang's
+implementation of these rules; gpuia's tests hold it to hand-derived offsets), and the WGSL
+layout of the same members from the WGSL Slang generates (WGSL's uniform rules: vec2 aligned to
+8, vec3 and arrays padded to 16, no bool). :func:`constant_buffer` reads both side by side and
+compares every scalar. When they agree, the shader reads the user's buffer as it is. When they
+do not, gpuia rewrites the module: the buffer is bound as raw registers
+(``array<vec4<u32>, N>``) and a generated function copies every member from its D3D offset into
+a private copy of Slang's struct, which the rest of the module reads unchanged
+(:func:`remap_wgsl`). The shader thus reads the D3D-packed bytes exactly; only the copy costs
+time, and only for buffers that need it.
 
-Refused (an :class:`~gpuia.errors.InvalidDescError` naming the cbuffer and member): members gpuia
-cannot place (64-bit types, resources in a cbuffer), a register space other than 0, and any WGSL
-shape this module does not recognise (then the D3D and WGSL offsets are named).
+Refused (an :class:`~gpuia.errors.InvalidDescError` naming the cbuffer and member): 64-bit
+types, integer and bool matrices (Slang's WGSL and C++ targets store them unlike their declared
+packing), cbuffers past D3D's 4096 registers, resources in a cbuffer, and any WGSL shape this
+module does not recognise.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from ..wgsl.signature import split_top_level
 from .reflect import SCALARS
 
 __all__ = ["CType", "ConstantBuffer", "Member", "constant_buffer", "parse_wgsl_structs",
-           "remap_wgsl", "natural_leaves", "check_32bit", "REGISTER"]
+           "remap_wgsl", "natural_leaves", "check_32bit", "REGISTER", "MAX_BYTES"]
 
 REGISTER = 16
 _WGSL_SCALAR = {"f32": "float", "i32": "sint", "u32": "uint", "bool": "bool"}
@@ -81,10 +85,12 @@ class CType:
     col_major: bool = True
     count: int = 0
     element: "CType | None" = None
-    fields: list = field(default_factory=list)  # (reflection name, WGSL member, CType)
+    fields: list = field(default_factory=list)  # (name, WGSL member, CType, D3D offset)
     data: str = ""
     padded: bool = False
     array_text: str = ""  # arrays: the WGSL array<E, N> type (inside the wrapper, if any)
+    stride: int = 0  # arrays: D3D's element stride
+    size: int = 0  # D3D's bytes (its last register unpadded)
 
     @property
     def vectors(self) -> int:
@@ -109,9 +115,15 @@ class _Builder:
                                   "values (WGSL has no 64-bit types)")
         return SCALARS[st]
 
-    def build(self, t: dict, wgsl: str, path: str) -> CType:
+    def build(self, t: dict, wgsl: str, path: str, size: int) -> CType:
+        """The CType of reflected type ``t`` (HLSL target: D3D offsets) stored as WGSL type
+        ``wgsl``, ``size`` D3D bytes."""
+        ct = self._build(t, " ".join(wgsl.split()), path)
+        ct.size = size
+        return ct
+
+    def _build(self, t: dict, wgsl: str, path: str) -> CType:
         kind = t.get("kind")
-        wgsl = " ".join(wgsl.split())
         if kind == "scalar":
             s = self.scalar(t, path)
             if _WGSL_SCALAR.get(wgsl) != s:
@@ -125,6 +137,11 @@ class _Builder:
             return CType("vector", wgsl, s, t["elementCount"])
         if kind == "matrix":
             s = self.scalar(t["elementType"], path)
+            if s != "float":
+                self.refuse(path, f"{s} matrix", "integer and bool matrices in a cbuffer are "
+                                                 "not supported (Slang stores them unlike their "
+                                                 "declared packing): use vectors or a float "
+                                                 "matrix")
             members = self.structs.get(wgsl)
             if not members or len(members) != 1:
                 self.refuse(path, wgsl, "unexpected WGSL storage for a matrix")
@@ -150,17 +167,18 @@ class _Builder:
             if not arr or int(arr.group(2)) != count:
                 self.refuse(path, inner, "unexpected WGSL storage for an array")
             el_wgsl = arr.group(1)
+            stride = int(t.get("uniformStride") or 0)
             if el["kind"] in ("scalar", "vector"):
                 vec = _VEC_RE.match(el_wgsl)
                 n = el.get("elementCount", 1) if el["kind"] == "vector" else 1
                 if vec and int(vec.group(1)) > n:  # std140: each element in a vec4
                     s = self.scalar(el if el["kind"] == "scalar" else el["elementType"], path)
-                    elem = CType(el["kind"], el_wgsl, s, n)
+                    elem = CType(el["kind"], el_wgsl, s, n, size=4 * n)
                     return CType("array", wgsl, s, count=count, element=elem, data=data,
-                                 padded=True, array_text=inner)
-            elem = self.build(el, el_wgsl, f"{path}[]")
+                                 padded=True, array_text=inner, stride=stride)
+            elem = self.build(el, el_wgsl, f"{path}[]", _element_size(el, stride))
             return CType("array", wgsl, elem.scalar, count=count, element=elem, data=data,
-                         array_text=inner)
+                         array_text=inner, stride=stride)
         if kind == "struct":
             members = self.structs.get(wgsl)
             fields = t.get("fields", [])
@@ -170,8 +188,10 @@ class _Builder:
             for f, (mname, mtype, _) in zip(fields, members):
                 if not re.fullmatch(rf"{re.escape(f['name'])}_\d+", mname):
                     self.refuse(path, mname, f"Slang's WGSL member for {f['name']}")
-                out.append((f["name"], mname, self.build(f["type"], mtype,
-                                                         f"{path}.{f['name']}")))
+                b = f.get("binding", {})
+                out.append((f["name"], mname, self.build(f["type"], mtype, f"{path}.{f['name']}",
+                                                         int(b.get("size", 0))),
+                            int(b.get("offset", 0))))
             return CType("struct", wgsl, fields=out)
         self.refuse(path, kind, "constant buffers hold numbers, vectors, matrices, arrays and "
                                 "structs (resources are bound by gpuia only as cbuffers)")
@@ -190,33 +210,15 @@ def check_32bit(t: dict, where: str, path: str, what: str) -> None:
         check_32bit(f["type"], where, f"{path}.{f['name']}", what)
 
 
-# -- D3D's packing -----------------------------------------------------------------------------
-def d3d_size(t: CType) -> int:
-    """Bytes a member occupies under D3D packing (its last register unpadded)."""
-    if t.kind in ("scalar", "vector"):
-        return 4 * t.n
-    if t.kind == "matrix":
-        return REGISTER * (t.vectors - 1) + 4 * t.width
-    if t.kind == "array":
-        return d3d_stride(t) * (t.count - 1) + d3d_size(t.element)
-    end = 0
-    for _, _, ft in t.fields:
-        end = d3d_place(ft, end) + d3d_size(ft)
-    return end
-
-
-def d3d_stride(t: CType) -> int:
-    return _round(d3d_size(t.element), REGISTER)
-
-
-def d3d_place(t: CType, cursor: int) -> int:
-    """Offset of a member of type ``t`` declared after ``cursor`` bytes."""
-    if t.kind in ("scalar", "vector"):
-        size = 4 * t.n
-        if cursor % REGISTER + size > REGISTER:
-            return _round(cursor, REGISTER)
-        return cursor
-    return _round(cursor, REGISTER)  # matrices, arrays and structs start a register
+def _element_size(el: dict, stride: int) -> int:
+    """D3D bytes of one array element: a vector's or scalar's own size, else the stride (a
+    struct's or matrix's size is not in the reflection of an array's element type; the last
+    element's unpadded size matters only for the total, which comes from the member)."""
+    if el["kind"] == "scalar":
+        return 4
+    if el["kind"] == "vector":
+        return 4 * el["elementCount"]
+    return stride
 
 
 # -- WGSL's layout (only to decide whether a remap is needed) ----------------------------------
@@ -273,15 +275,12 @@ def _leaves(t: CType, path: str, d3d: int, wgsl: int, structs: dict, out: list) 
         el_size, el_align = _wgsl_size_align(_ARRAY_RE.match(t.array_text).group(1), structs)
         wstride = _round(el_size, el_align)
         for k in range(t.count):
-            _leaves(t.element, f"{path}[{k}]", d3d + k * d3d_stride(t), wgsl + k * wstride,
+            _leaves(t.element, f"{path}[{k}]", d3d + k * t.stride, wgsl + k * wstride,
                     structs, out)
     else:
         offsets, _, _ = _wgsl_struct(t.wgsl, structs)
-        cursor = 0
-        for (name, _, ft), woff in zip(t.fields, offsets):
-            at = d3d_place(ft, cursor)
+        for (name, _, ft, at), woff in zip(t.fields, offsets):
             _leaves(ft, f"{path}.{name}", d3d + at, wgsl + woff, structs, out)
-            cursor = at + d3d_size(ft)
 
 
 @dataclass
@@ -315,25 +314,28 @@ class ConstantBuffer:
     def declared(self) -> list[tuple[str, int, int]]:
         """(name, D3D offset, D3D bytes) of each member as declared (arrays and structs
         whole)."""
-        out, cursor = [], 0
-        for name, _, t in self.ctype.fields:
-            at = d3d_place(t, cursor)
-            out.append((name, at, d3d_size(t)))
-            cursor = at + d3d_size(t)
-        return out
+        return [(name, at, t.size) for name, _, t, at in self.ctype.fields]
 
     def first_difference(self) -> Member | None:
         return next((m for m in self.members if m.d3d != m.wgsl or m.kind == "bool"), None)
 
 
-def constant_buffer(name: str, slot: int, element_type: dict, wgsl_var: str, wgsl_type: str,
-                    structs: dict, what: str) -> ConstantBuffer:
-    """The :class:`ConstantBuffer` of a cbuffer from Slang's reflection of its element type and
-    the WGSL struct Slang declared it as."""
-    t = _Builder(structs, name, what).build(element_type, wgsl_type, name)
+MAX_BYTES = 4096 * REGISTER
+"""D3D's largest constant buffer: 4096 registers."""
+
+
+def constant_buffer(name: str, slot: int, element_type: dict, size: int, wgsl_var: str,
+                    wgsl_type: str, structs: dict, what: str) -> ConstantBuffer:
+    """The :class:`ConstantBuffer` of a cbuffer from Slang's HLSL-target reflection of its
+    element type (``size``: its D3D bytes) and the WGSL struct Slang declared it as."""
+    if size > MAX_BYTES:
+        raise InvalidDescError(what, f"cbuffer {name}", f"{size} bytes",
+                               f"a D3D constant buffer holds at most 4096 registers "
+                               f"({MAX_BYTES} bytes)")
+    t = _Builder(structs, name, what).build(element_type, wgsl_type, name, size)
     members: list[Member] = []
     _leaves(t, name, 0, 0, structs, members)
-    cb = ConstantBuffer(name, slot, d3d_size(t), wgsl_var, wgsl_type, t, members,
+    cb = ConstantBuffer(name, slot, size, wgsl_var, wgsl_type, t, members,
                         wgsl_size=_wgsl_size_align(wgsl_type, structs)[0])
     cb.remapped = cb.first_difference() is not None
     return cb
@@ -375,7 +377,7 @@ class _Fill:
             self.loops += 1
             base = f"{lv}.{t.data}" if t.data else lv
             self.lines.append(f"{indent}for (var {i} = 0u; {i} < {t.count}u; {i}++) {{")
-            at = f"({off} + {i} * {d3d_stride(t)}u)"
+            at = f"({off} + {i} * {t.stride}u)"
             if t.padded:
                 el = t.element
                 zero = {"float": "0.0", "sint": "0", "uint": "0u", "bool": "false"}[el.scalar]
@@ -387,11 +389,8 @@ class _Fill:
                 self.emit(t.element, f"{base}[{i}]", at, indent + "  ")
             self.lines.append(f"{indent}}}")
         else:
-            cursor = 0
-            for _, mname, ft in t.fields:
-                at = d3d_place(ft, cursor)
+            for _, mname, ft, at in t.fields:
                 self.emit(ft, f"{lv}.{mname}", f"({off} + {at}u)" if at else off, indent)
-                cursor = at + d3d_size(ft)
 
 
 _VAR_RE = r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*uniform\s*>\s*{var}\s*:\s*([\w]+)\s*;"
@@ -447,13 +446,10 @@ def natural_leaves(cb: ConstantBuffer, element_type: dict) -> list[tuple[int, in
         elif t.kind == "array":
             stride = r.get("uniformStride") or 0
             for k in range(t.count):
-                walk(t.element, r["elementType"], d3d + k * d3d_stride(t), nat + k * stride)
+                walk(t.element, r["elementType"], d3d + k * t.stride, nat + k * stride)
         else:
-            cursor = 0
-            for (name, _, ft), f in zip(t.fields, r["fields"]):
-                at = d3d_place(ft, cursor)
+            for (name, _, ft, at), f in zip(t.fields, r["fields"]):
                 walk(ft, f["type"], d3d + at, nat + f["binding"]["offset"])
-                cursor = at + d3d_size(ft)
 
     walk(cb.ctype, element_type, 0, 0)
     return out

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import shutil
 import signal
 import struct
@@ -50,7 +51,9 @@ CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread", "-w",
 on the x86-64 baseline)."""
 
 _MAGIC = b"GPUIACPU"
-_HEADER = struct.Struct("<8s5Q")
+_PACKOFFSET_RE = re.compile(r":\s*packoffset\s*\([^)]*\)")
+_HEADER = struct.Struct("<8s6Q")
+_DONE = 0x454e4f44414955  # what the runner writes in the header's last word when it finished
 _REGION = struct.Struct("<4Q")
 _ALIGN = 64
 
@@ -87,6 +90,7 @@ class CpuShader:
     outputs: tuple  # Leaf per output
     params: tuple  # _Param
     gp_size: int
+    digest: str = ""  # sha256 of the executable, checked before a cached build is trusted
 
     def run(self, inputs: dict, vertex_id: np.ndarray, instance_id: np.ndarray,
             constant_buffers: dict | None = None, timeout: float | None = None) -> dict:
@@ -122,7 +126,7 @@ class CpuShader:
                 region(p, rows * max(self.out_words, 1) * 4, 1)
             elif p.role == "count":
                 region(p, 16, 0)
-            else:
+            else:  # a cbuffer (copied in below) or an unread one (zeros)
                 region(p, _round(max(p.size, 16), 16), 0)
         folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) \
             else None
@@ -132,7 +136,7 @@ class CpuShader:
             flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # no fault per page
             with mmap.mmap(fd, offset, flags=flags) as mem:
                 mem[:_HEADER.size] = _HEADER.pack(_MAGIC, 1, groups, _threads(), self.gp_size,
-                                                  len(regions))
+                                                  len(regions), 0)
                 for i, r in enumerate(regions):
                     at = _HEADER.size + i * _REGION.size
                     mem[at:at + _REGION.size] = _REGION.pack(*r)
@@ -151,6 +155,10 @@ class CpuShader:
                     del view
                 mem.flush()
                 _execute(self.executable, path, n, timeout)
+                if _HEADER.unpack_from(mem, 0)[-1] != _DONE:
+                    raise UnsupportedError(f"the CPU build {self.executable} ended without "
+                                           f"running the shader (a damaged cache entry? "
+                                           f"remove it)")
                 at, nbytes = out_view
                 words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)
                 out, col = {}, 0
@@ -210,6 +218,8 @@ def _execute(executable: str, path: str, n: int, timeout: float | None) -> None:
     try:
         done = subprocess.run([executable, path], capture_output=True, timeout=limit,
                               check=False)
+    except OSError as e:  # not an executable any more (a damaged cache entry)
+        raise UnsupportedError(f"cannot run the CPU build {executable}: {e}") from None
     except subprocess.TimeoutExpired:
         raise InvalidDescError("vertex shader", "CPU reference", f"{limit:.0f} s",
                                "the shader did not finish on the CPU (an endless loop?)") \
@@ -241,25 +251,47 @@ def cpu_shader(shader: HlslShader) -> CpuShader:
     key = cache.key_of("cpu", cache.frontend_hash(), library.library_identity(), cxx,
                        st.st_size, st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point,
                        shader.defines, shader.matrix_layout, shader.file_name,
-                       shader.include_dirs, [cache.file_digest(p) for p in shader.dependencies])
+                       shader.include_dirs, shader.source_path,
+                       [cache.file_digest(p) for p in shader.dependencies])
     hit = _MEMORY.get(key)
     if hit is not None and os.path.isfile(hit.executable):
         return hit
     types = dict(_TYPES, Leaf=Leaf)
     with _BUILD_LOCK:
         built = cache.load("cpu", key, types, CpuShader)
-        if built is None or not os.access(built.executable, os.X_OK):
+        if not _sound(built):
             built = _build(shader, cxx, key)
             cache.store("cpu", key, built)
     return _MEMORY.put(key, built)
 
 
+def _sound(built) -> bool:
+    """A cached build is used only when its fields have their types and its executable is
+    the one built (same hash)."""
+    if built is None:
+        return False
+    try:
+        if not (isinstance(built.executable, str) and isinstance(built.in_words, int)
+                and isinstance(built.out_words, int) and isinstance(built.gp_size, int)
+                and all(isinstance(p, _Param) for p in built.params)):
+            return False
+        return cache.file_digest(built.executable) == built.digest and \
+            os.access(built.executable, os.X_OK)
+    except (TypeError, AttributeError):
+        return False
+
+
 def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
     what = "vertex shader"
-    prepared = prepare(shader.source, shader.file_name, shader.matrix_layout)
+    # shader.matrix_layout is the packing its pragmas gave: no pragma counts again
+    prepared = prepare(shader.source, shader.file_name, shader.matrix_layout, frozenset(),
+                       line_name=shader.slang_name)
     kernel, in_words, out_words = cpu_kernel(shader.entry, shader.entry_point)
+    # Slang's C++ structs ignore packoffset while its C++ reflection reports it: without it
+    # the reflection gives the real C++ offsets, which the D3D bytes are copied to.
+    text = _PACKOFFSET_RE.sub("", prepared.text)
     try:
-        out = library.compile_source(prepared.text + kernel, shader.file_name, CPU_ENTRY,
+        out = library.compile_source(text + kernel, shader.slang_name, CPU_ENTRY,
                                      "compute", "cpp", slang_args(prepared.matrix_layout),
                                      shader.defines, shader.include_dirs, what)
     except library.SlangError as e:
@@ -289,9 +321,12 @@ def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
                           .get("size", 0))
             natural = max(natural, max((nat + nb for _, nat, nb in copy), default=0))
             params.append(_Param("cbuffer", at, cb.slot, natural, copy))
-        else:
-            raise InvalidDescError(what, f"resource {name}", p.get("type", {}).get("kind"),
-                                   "the CPU reference binds only constant buffers")
+        elif p.get("type", {}).get("kind") == "constantBuffer":
+            # Declared, never read by the entry (the WGSL has no use of it): zeros.
+            natural = int(p["type"].get("elementVarLayout", {}).get("binding", {})
+                          .get("size", 0))
+            params.append(_Param("zeros", at, -1, natural))
+        # Anything else declared but not read (a texture, a global): its pointer stays null.
     folder = cache.cache_dir()
     folder = (folder / "cpu") if folder is not None else Path(tempfile.gettempdir()) / "gpuia-cpu"
     exe = folder / key[:32]
@@ -307,4 +342,5 @@ def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
                                f"{' '.join(done.stderr.split())[:400]}")
     os.replace(tmp, exe)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
-    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size)
+    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size,
+                     cache.file_digest(str(exe)))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..errors import InvalidDescError
 from ..wgsl.signature import ShaderSignature, parse_pixel_shader, parse_vertex_shader
@@ -33,10 +34,11 @@ from .cbuffer import (CType, ConstantBuffer, check_32bit, constant_buffer, parse
                       remap_wgsl)
 from .cbuffer import Member as CBMember
 from .reflect import EntrySignature, Leaf, entry_signature
-from .source import MATRIX_LAYOUTS, prepare, restore
+from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, prepare, restore
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
-__all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args"]
+__all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
+           "slang_name", "VIRTUAL_FOLDER"]
 
 STAGE_NAMES = {"vertex": "vertex shader", "pixel": "pixel shader"}
 _SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
@@ -69,7 +71,14 @@ class HlslShader:
     constant_buffers: tuple
     warnings: str = ""
     dependencies: tuple = ()
+    source_path: str = ""  # where the source file is, when it is one ("" for text)
     signature: ShaderSignature = field(default=None, compare=False, repr=False)
+
+    @property
+    def slang_name(self) -> str:
+        """The file name Slang compiles the source as: the real path of a file, else a path in
+        a folder that does not exist, so that ``#include`` finds only ``include_dirs``."""
+        return slang_name(self.source_path, self.file_name)
 
     @property
     def wgsl_entry_point(self) -> str:
@@ -94,12 +103,25 @@ def slang_args(matrix_layout: str) -> tuple[str, ...]:
     return (f"-matrix-layout-{matrix_layout.replace('_', '-')}", "-warnings-disable", _QUIET)
 
 
+def _text(what: str, field_name: str, value: str) -> None:
+    """Refuse text Slang cannot take: a NUL, or a lone surrogate (not Unicode)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidDescError(what, field_name, f"position {e.start}",
+                               "not valid Unicode text (a lone surrogate)") from None
+    if "\0" in value:
+        raise InvalidDescError(what, field_name, f"position {value.index(chr(0))}",
+                               "contains a NUL character")
+
+
 def _check_args(stage, source, entry_point, defines, matrix_layout):
     what = STAGE_NAMES.get(stage)
     if what is None:
         raise InvalidDescError("hlsl", "stage", stage, "expected 'vertex' or 'pixel'")
     if not isinstance(source, str) or not source.strip():
         raise InvalidDescError(what, "hlsl", source, "expected HLSL source text")
+    _text(what, "hlsl", source)
     if not isinstance(entry_point, str) or not re.fullmatch(r"[A-Za-z_]\w*", entry_point):
         raise InvalidDescError(what, "entry_point", entry_point, "expected an HLSL identifier")
     if entry_point.startswith(("hlslw_", "gpuia_")):
@@ -116,6 +138,7 @@ def _check_args(stage, source, entry_point, defines, matrix_layout):
         if not isinstance(value, str) or "\n" in value or "\0" in value:
             raise InvalidDescError(what, f"defines.{name}", value,
                                    "a define's value is a string on one line")
+        _text(what, f"defines.{name}", value)
         out.append((name, value))
     return what, tuple(sorted(out))
 
@@ -168,28 +191,41 @@ _TYPES = {c.__name__: c for c in (HlslShader, EntrySignature, Leaf, ConstantBuff
                                   CBMember)}
 
 
+VIRTUAL_FOLDER = "/gpuia-shader-source"
+"""Where Slang is told a source given as text lives (a folder that does not exist)."""
+
+
+def slang_name(source_path: str, file_name: str) -> str:
+    return source_path or f"{VIRTUAL_FOLDER}/{os.path.basename(file_name) or 'shader.hlsl'}"
+
+
 def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main",
                    defines=None, matrix_layout: str = "column_major",
-                   file_name: str | None = None, include_dirs=()) -> HlslShader:
+                   file_name: str | None = None, include_dirs=(),
+                   source_path: str | None = None) -> HlslShader:
     """Compile one HLSL entry point (see the module docstring). ``stage``: ``vertex`` or
     ``pixel``; ``defines``: {NAME: value}; ``matrix_layout``: the default matrix packing
     (``column_major``, or ``row_major`` as fxc/dxc's /Zpr); ``file_name`` names the source in
-    diagnostics; ``include_dirs`` are searched by ``#include``. Results are cached in memory
+    diagnostics; ``source_path`` is the file it was read from, if any (its folder is searched
+    first by ``#include "..."``), then ``include_dirs`` (relative ones from the working
+    directory); a source given as text has no folder of its own. Results are cached in memory
     and on disk (``gpuia.hlsl.cache``). Raises :class:`~gpuia.errors.InvalidDescError` (Slang's
     diagnostic for source it refuses) or :class:`~gpuia.errors.UnsupportedError` without
     Slang's compiler."""
     what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
     file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
-    include_dirs = tuple(str(d) for d in include_dirs)
+    _text(what, "file name", file_name)
+    include_dirs = tuple(os.path.abspath(str(d)) for d in include_dirs)
+    source_path = os.path.abspath(source_path) if source_path else ""
     key = cache.key_of("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
-                       entry_point, defs, matrix_layout, file_name, include_dirs)
+                       entry_point, defs, matrix_layout, file_name, include_dirs, source_path)
     hit = _MEMORY.get(key)
     if hit is not None and cache.unchanged(hit[1]):
         return hit[0]
     shader = _with_signature(cache.load("hlsl", key, _TYPES, HlslShader))
     if shader is None:
         shader = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
-                          include_dirs, what)
+                          include_dirs, source_path, what)
         cache.store("hlsl", key, shader, _watch(shader))
     _MEMORY.put(key, (shader, cache.digests(_watch(shader))))
     return shader
@@ -200,6 +236,8 @@ def _watch(shader: HlslShader) -> list[str]:
     folder searched before the one they were found in (a new file there would shadow them)."""
     out = list(shader.dependencies)
     folders = [os.path.abspath(d) for d in shader.include_dirs]
+    if shader.source_path:  # #include "..." looks next to the including file first
+        folders.insert(0, os.path.dirname(shader.source_path))
     for path in shader.dependencies:
         for k, folder in enumerate(folders):
             if path.startswith(folder + os.sep):
@@ -223,14 +261,14 @@ def _with_signature(shader: HlslShader | None) -> HlslShader | None:
 
 
 def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
-             what) -> HlslShader:
-    prepared = prepare(source, file_name, matrix_layout)
-    args = slang_args(prepared.matrix_layout)
+             source_path, what) -> HlslShader:
+    line_name = slang_name(source_path, file_name)
+    prepared = prepare(source, file_name, matrix_layout, markers=True, line_name=line_name)
     slang_stage = _SLANG_STAGE[stage]
 
     def run(text, entry, target, explain=None):
         try:
-            return library.compile_source(text, file_name, entry, slang_stage, target, args,
+            return library.compile_source(text, line_name, entry, slang_stage, target, args,
                                           defs, include_dirs, what)
         except library.SlangError as e:
             diagnostics = restore(e.diagnostics, prepared)
@@ -246,7 +284,27 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
             raise InvalidDescError(what, "entry_point", entry_point,
                                    f"{file_name} has no function {entry_point}")
 
+    args = slang_args(matrix_layout)
+    if prepared.pragmas:  # which #pragma pack_matrix lines does the preprocessor keep?
+        probe = run(prepared.text, entry_point, "hlsl", no_entry)
+        active = frozenset(int(p["name"][len(PRAGMA_MARKER):])
+                           for p in probe.reflection.get("parameters", [])
+                           if re.fullmatch(rf"{PRAGMA_MARKER}\d+", p["name"]))
+        prepared = prepare(source, file_name, matrix_layout, active, line_name=line_name)
+    else:
+        prepared = prepare(source, file_name, matrix_layout, line_name=line_name)
+    args = slang_args(prepared.matrix_layout)
     first = run(prepared.text, entry_point, "hlsl", no_entry)
+    for dep in _includes(first.dependencies, line_name):
+        try:
+            pragma = "pack_matrix" in Path(dep).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            pragma = False
+        if pragma:
+            raise InvalidDescError(what, dep, "#pragma pack_matrix",
+                                   "gpuia honours #pragma pack_matrix only in the shader's own "
+                                   "file (Slang ignores it): use row_major/column_major, or "
+                                   "matrix_layout")
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                           what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)
@@ -288,8 +346,10 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         if binding.get("space", 0) != 0:
             raise InvalidDescError(what, f"cbuffer {name}", f"space{binding['space']}",
                                    "gpuia binds root constant buffers of register space 0")
+        size = int(p["type"].get("elementVarLayout", {}).get("binding", {}).get("size", 0))
         cbuffers.append(constant_buffer(name, int(binding.get("index", 0)),
-                                        p["type"]["elementType"], var, type_text, structs, what))
+                                        p["type"]["elementType"], size, var, type_text, structs,
+                                        what))
     slots = [cb.slot for cb in cbuffers]
     if len(set(slots)) < len(slots):
         raise InvalidDescError(what, "cbuffers", slots, "two cbuffers share a register")
@@ -306,9 +366,12 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     return HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
                       include_dirs, code, sig, tuple(cbuffers),
                       restore(first.diagnostics + second.diagnostics, prepared).strip(),
-                      _includes(first.dependencies + second.dependencies, file_name), parsed)
+                      _includes(first.dependencies + second.dependencies, line_name),
+                      source_path, parsed)
 
 
-def _includes(paths, file_name: str) -> tuple[str, ...]:
+def _includes(paths, line_name: str) -> tuple[str, ...]:
     """The files the source included (Slang also lists the source itself, by its name)."""
-    return tuple(sorted({os.path.abspath(p) for p in paths if p != file_name and os.path.isfile(p)}))
+    return tuple(sorted({os.path.abspath(p) for p in paths
+                         if os.path.abspath(p) != os.path.abspath(line_name)
+                         and os.path.isfile(p)}))

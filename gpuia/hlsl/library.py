@@ -6,22 +6,29 @@ extra pins the version gpuia is verified with, :data:`VERIFIED_VERSION`). ``GPUI
 names another copy of that library instead (a bare ``libslang-compiler`` file is all gpuia
 needs; nothing of slangpy is imported).
 
-Guaranteed: the library is loaded and the session created once, on first use, and every
-compile runs under one lock (a Slang session is not thread-safe); a compile that fails raises
-:class:`SlangError` with Slang's own diagnostics; nothing here aborts the process for bad
-source. Refused: no library found (:class:`~gpuia.errors.UnsupportedError` naming
+Guaranteed: Slang runs in a worker process of its own (``gpuia.hlsl.worker``), started on the
+first compile, where the library is loaded and the session created once; compiles are
+serialised (a Slang session is not thread-safe); a compile that fails raises
+:class:`SlangError` with Slang's own diagnostics; a source that crashes Slang or keeps it busy
+past the timeout costs only the worker, which the next compile starts again: nothing here aborts
+or hangs the caller. Refused: no library found (:class:`~gpuia.errors.UnsupportedError` naming
 ``gpuia[hlsl]``). Never used: the vertex stage on Slang's CPU targets, which crashes inside the
 library (the CPU reference compiles a compute wrapper instead, ``gpuia.hlsl.cpu``).
 """
 
 from __future__ import annotations
 
+import atexit
+import base64
 import ctypes
 import glob
 import importlib.util
 import json
 import os
 import re
+import select
+import struct
+import subprocess
 import sys
 import threading
 import time
@@ -169,10 +176,6 @@ class _Library:
             fn.restype, fn.argtypes = res, args
         self.lib = lib
         self.version = (lib.spGetBuildTagString() or b"?").decode()
-        if self.version != VERIFIED_VERSION:
-            warnings.warn(f"Slang {self.version} at {path}: gpuia is verified with "
-                          f"{VERIFIED_VERSION} (slangpy 0.43.1); its workarounds of that "
-                          f"version's bugs may not fit", stacklevel=3)
         t0 = time.perf_counter()
         self.session = lib.spCreateSession(None)
         self.session_seconds = time.perf_counter() - t0
@@ -192,8 +195,9 @@ def _library() -> _Library:
 
 
 def session_seconds() -> float | None:
-    """How long creating this process's Slang session took (None before the first compile)."""
-    return None if _LOADED is None else _LOADED.session_seconds
+    """How long creating the Slang session took in gpuia's worker (None before the first
+    compile)."""
+    return _SESSION_SECONDS
 
 
 def _blob(ptr) -> bytes:
@@ -209,16 +213,10 @@ def _blob(ptr) -> bytes:
     return data
 
 
-def compile_source(source: str, file_name: str, entry_point: str, stage: str, target: str,
-                   args: tuple[str, ...] = (), defines: tuple[tuple[str, str], ...] = (),
-                   include_dirs: tuple[str, ...] = (), what: str = "shader") -> SlangOutput:
-    """Compile one entry point of HLSL ``source`` (named ``file_name`` in diagnostics) for
-    ``target`` (``hlsl``, ``wgsl``, ``cpp``) with extra command-line ``args``. Raises
-    :class:`SlangError` when Slang refuses it."""
-    if stage not in STAGES:
-        raise ValueError(f"stage {stage!r}")
-    if "\0" in source:
-        raise SlangError(f"error: the {what} source contains a NUL character", what)
+def _compile_here(source: str, file_name: str, entry_point: str, stage: str, target: str,
+                  args, defines, include_dirs, what: str) -> dict:
+    """One compile in this process (the worker's side of :func:`compile_source`): a JSON-able
+    reply, or SlangError."""
     with _LOCK:
         lib = _library()
         lib_ = lib.lib
@@ -245,9 +243,114 @@ def compile_source(source: str, file_name: str, entry_point: str, stage: str, ta
             blob = ctypes.c_void_p()
             if lib_.spReflection_ToJson(lib_.spGetReflection(req), req, ctypes.byref(blob)) < 0:
                 raise SlangError("error: Slang gave no reflection", what)
-            deps = tuple(lib_.spGetDependencyFilePath(req, i).decode("utf-8", "replace")
-                         for i in range(lib_.spGetDependencyFileCount(req)))
-            return SlangOutput(ctypes.string_at(code, size.value) if code else b"",
-                               json.loads(_blob(blob)), diagnostics, deps)
+            deps = [lib_.spGetDependencyFilePath(req, i).decode("utf-8", "replace")
+                    for i in range(lib_.spGetDependencyFileCount(req))]
+            data = ctypes.string_at(code, size.value) if code else b""
+            return {"ok": True, "code": base64.b64encode(data).decode(),
+                    "reflection": json.loads(_blob(blob)), "diagnostics": diagnostics,
+                    "dependencies": deps, "session_seconds": lib.session_seconds,
+                    "version": lib.version}
         finally:
             lib_.spDestroyCompileRequest(req)
+
+
+def compile_source(source: str, file_name: str, entry_point: str, stage: str, target: str,
+                   args: tuple[str, ...] = (), defines: tuple[tuple[str, str], ...] = (),
+                   include_dirs: tuple[str, ...] = (), what: str = "shader") -> SlangOutput:
+    """Compile one entry point of HLSL ``source`` (named ``file_name`` in diagnostics) for
+    ``target`` (``hlsl``, ``wgsl``, ``cpp``) with extra command-line ``args``, in gpuia's Slang
+    worker process (``gpuia.hlsl.worker``): a source that crashes Slang or keeps it busy past
+    ``GPUIA_SLANG_TIMEOUT`` seconds (default 300) is refused, never the caller's crash. Raises
+    :class:`SlangError` when Slang refuses the source."""
+    if stage not in STAGES:
+        raise ValueError(f"stage {stage!r}")
+    if "\0" in source:
+        raise SlangError(f"error: the {what} source contains a NUL character", what)
+    reply = _WORKER.request({"source": source, "file_name": file_name,
+                             "entry_point": entry_point, "stage": stage, "target": target,
+                             "args": list(args), "defines": [list(d) for d in defines],
+                             "include_dirs": list(include_dirs), "what": what}, what)
+    if not reply.get("ok"):
+        if reply.get("kind") == "unsupported":
+            raise UnsupportedError(reply["message"])
+        raise SlangError(reply["message"], what)
+    global _SESSION_SECONDS
+    if _SESSION_SECONDS is None:
+        _SESSION_SECONDS = reply.get("session_seconds")
+        if reply.get("version") != VERIFIED_VERSION:
+            warnings.warn(f"Slang {reply.get('version')} at {library_path()}: gpuia is verified "
+                          f"with {VERIFIED_VERSION} (slangpy 0.43.1); its workarounds of that "
+                          f"version's bugs may not fit", stacklevel=3)
+    return SlangOutput(base64.b64decode(reply["code"]), reply["reflection"],
+                       reply["diagnostics"], tuple(reply["dependencies"]))
+
+
+_SESSION_SECONDS: float | None = None
+_HEADER = struct.Struct("<I")
+
+
+def _send(stream, message: dict) -> None:
+    data = json.dumps(message).encode("utf-8")
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream) -> dict | None:
+    """One message, or None at the end of the stream (the other side is gone)."""
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        return None
+    (n,) = _HEADER.unpack(head)
+    data = stream.read(n)
+    return json.loads(data) if len(data) == n else None
+
+
+class _Worker:
+    """The process that runs Slang for this one (started on the first compile, restarted after
+    a crash or a timeout); requests are serialised."""
+
+    def __init__(self):
+        self.proc = None
+        self.lock = threading.Lock()
+
+    def _start(self):
+        self.proc = subprocess.Popen([sys.executable, "-m", "gpuia.hlsl.worker"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+
+    def stop(self):
+        if self.proc is not None:
+            try:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            self.proc = None
+
+    def request(self, message: dict, what: str) -> dict:
+        timeout = float(os.environ.get("GPUIA_SLANG_TIMEOUT") or 300)
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._start()
+            try:
+                _send(self.proc.stdin, message)
+            except (BrokenPipeError, OSError):
+                pass  # the reply (None) says the worker is gone
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            if not ready:
+                self.stop()
+                raise SlangError(f"error: Slang did not finish compiling the {what} in "
+                                 f"{timeout:.0f} s (GPUIA_SLANG_TIMEOUT)", what)
+            reply = _receive(self.proc.stdout)
+            if reply is None:
+                code = self.proc.wait()
+                self.proc = None
+                how = f"signal {-code}" if code < 0 else f"exit status {code}"
+                raise SlangError(f"error: Slang's compiler crashed on this {what} ({how}); "
+                                 f"gpuia ran it in a process of its own, so only this compile "
+                                 f"is lost", what)
+            return reply
+
+
+_WORKER = _Worker()
+atexit.register(_WORKER.stop)

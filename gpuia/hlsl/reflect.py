@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
-from .source import SV_PREFIX
+from .source import NOPERSPECTIVE_PREFIX, SV_PREFIX
 
 __all__ = ["Leaf", "EntrySignature", "entry_signature", "SCALARS", "hlsl_type",
            "declaration_modifiers", "INTERPOLATIONS"]
@@ -101,10 +101,18 @@ def hlsl_type(kind: str, components: int, rows: int = 0) -> str:
 
 
 def _semantic(name: str | None) -> str | None:
+    """A reflected semantic name with gpuia's marks undone (``GPUIA_SV_`` is ``SV_``,
+    ``GPUIA_NP_`` a noperspective mark :meth:`_Flattener.add` reads first)."""
     if name is None:
         return None
     name = name.upper()
+    if name.startswith(NOPERSPECTIVE_PREFIX):
+        name = name[len(NOPERSPECTIVE_PREFIX):]
     return "SV_" + name[len(SV_PREFIX):] if name.startswith(SV_PREFIX) else name
+
+
+def _noperspective(name: str | None) -> bool:
+    return name is not None and name.upper().startswith(NOPERSPECTIVE_PREFIX)
 
 
 _DECL_RE = re.compile(r"^\s*((?:\w+\s+)*?)(\w+(?:\s*<[^<>]*>)?)\s+(\w+)\s*(\[[^\]]*\])*\s*"
@@ -136,15 +144,15 @@ def declaration_modifiers(hlsl: str, entry: str) -> tuple[dict, dict]:
 
 
 _INTERPOLATION_WORDS = frozenset(_MODIFIERS) - {"row_major", "column_major"}
+SIGNATURE_REGISTERS = 32
+"""Input and output registers of a D3D vertex or pixel shader signature (each leaf is one)."""
 
 
 class _Flattener:
-    def __init__(self, what: str, default_layout: str, structs: dict,
-                 noperspective: frozenset = frozenset()):
+    def __init__(self, what: str, default_layout: str, structs: dict):
         self.what = what
         self.row_major_default = default_layout == "row_major"
         self.structs = structs
-        self.noperspective = noperspective  # keys Slang saw as centroid/sample only
         self.leaves: list[Leaf] = []
 
     def refuse(self, where: str, value, rule: str):
@@ -171,6 +179,8 @@ class _Flattener:
             outer = frozenset(mods) & _INTERPOLATION_WORDS
             for f in t["fields"]:
                 inner = fields.get(f["name"], frozenset())
+                if _noperspective(f.get("semanticName")):
+                    inner = inner | {"noperspective"}
                 if outer:  # a modifier on the struct value applies to every member (D3D)
                     inner = (inner - _INTERPOLATION_WORDS) | outer
                 self.add(f["type"], _semantic(f.get("semanticName")), f.get("semanticIndex", 0),
@@ -184,10 +194,11 @@ class _Flattener:
         interp = INTERPOLATIONS.get(frozenset(mods) & _INTERPOLATION_WORDS, "?")
         if interp == "?":
             self.refuse(decl, " ".join(sorted(mods)), "conflicting interpolation modifiers")
-        if interp and f"{sem}{index}" in self.noperspective:  # see gpuia.hlsl.source
-            interp = interp.replace("perspective", "linear")
         if kind == "array":
             el = t["elementType"]
+            if t["elementCount"] > SIGNATURE_REGISTERS:
+                self.refuse(decl, t["elementCount"], f"a D3D signature has at most "
+                                                     f"{SIGNATURE_REGISTERS} registers")
             used = 0
             for k in range(t["elementCount"]):
                 used += self.add(el, sem, index + used, mods, directions, param, f"{path}[{k}]",
@@ -243,7 +254,8 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
     """The :class:`EntrySignature` of ``entry`` from a ``-target hlsl`` compile's reflection
     and generated code (see the module docstring). ``prepared`` (the
     :class:`~gpuia.hlsl.source.PreparedSource`) says what the source rewrites hid from Slang:
-    noperspective in combined modes, row_major/column_major on matrix-array parameters."""
+    row_major/column_major on matrix-array parameters (noperspective in combined modes is
+    marked on the semantic itself)."""
     eps = [e for e in reflection.get("entryPoints", []) if e.get("name") == entry]
     if not eps:
         raise InvalidDescError(what, "entry_point", entry, "Slang found no such entry point")
@@ -256,8 +268,7 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
         for fields in structs.values():
             if name in fields:
                 fields[name] = fields[name] | {major}
-    flat = _Flattener(what, default_layout, structs,
-                      prepared.noperspective if prepared is not None else frozenset())
+    flat = _Flattener(what, default_layout, structs)
     params = []
     for i, p in enumerate(ep.get("parameters", [])):
         name = p["name"]
@@ -273,14 +284,24 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
             base = typedef_vars[name]  # the argument's type must be the parameter's own
         params.append((name, base + arr,
                        "inout" if len(dirs) == 2 else ("in" if dirs == ("in",) else "out")))
-        flat.add(t, _semantic(p.get("semanticName")), p.get("semanticIndex", 0),
-                 param_mods.get(name, frozenset()), dirs, i, "", name)
+        mods = param_mods.get(name, frozenset())
+        if _noperspective(p.get("semanticName")):
+            mods = mods | {"noperspective"}
+        flat.add(t, _semantic(p.get("semanticName")), p.get("semanticIndex", 0), mods, dirs, i,
+                 "", name)
     result = None
     res = ep.get("result")
     if res is not None and res.get("type", {}).get("kind") not in (None, "void"):
         result = _type_text(res["type"], "return", what)
         flat.add(res["type"], _semantic(res.get("semanticName")), res.get("semanticIndex", 0),
                  frozenset(), ("out",), -1, "", "return")
+    for direction in ("in", "out"):
+        count = sum(leaf.direction == direction for leaf in flat.leaves)
+        if count > SIGNATURE_REGISTERS:
+            raise InvalidDescError(what, f"{direction}puts", count,
+                                   f"a D3D shader signature has at most {SIGNATURE_REGISTERS} "
+                                   f"registers (D3D11_VS_INPUT_REGISTER_COUNT, "
+                                   f"D3D11_VS_OUTPUT_REGISTER_COUNT)")
     seen = {}
     for leaf in flat.leaves:
         key = (leaf.direction, leaf.key)

@@ -4,6 +4,8 @@
 // count) at an offset of Slang's GlobalParams. The runner maps FILE, points the parameters at
 // the regions, runs every group on all cores and exits 0; the outputs are written in place.
 // Exit codes: 64 usage, 65 bad header, 66 cannot open, 71 cannot map, 72 region out of range.
+// A run that ends 0 has also set the header's `done` word, which the caller checks.
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -16,8 +18,9 @@
 namespace gpuia_runner {
 struct Header {
     char magic[8];
-    uint64_t version, groups, threads, gp_size, regions;
+    uint64_t version, groups, threads, gp_size, regions, done;  // done: set at the very end
 };
+const uint64_t DONE = 0x454e4f44414955ULL;  // "UIADONE"
 struct Region {
     uint64_t file_offset, length, gp_offset, kind;  // kind 0: pointer, 1: pointer + count
 };
@@ -70,6 +73,7 @@ int main(int argc, char** argv) {
         });
     }
     for (auto& th : pool) th.join();
+    memcpy(base + offsetof(Header, done), &DONE, sizeof DONE);
     if (msync(base, size, MS_SYNC) != 0) return 71;
     munmap(base, size);
     close(fd);

@@ -11,11 +11,15 @@ others change text within a line), so Slang's diagnostics point at the user's ow
   ``GPUIA_SV_...``: D3D lets a vertex shader read ``SV_Position`` from the input layout
   (rulebook 3.8) and write any ``SV_ClipDistance`` vector, Slang refuses both, and gpuia's own
   wrapper decides what each system value is anyway.
+* **noperspective with centroid or sample** (Slang refuses the pair) becomes the sampling
+  modifier alone, and the declaration's semantic carries a mark gpuia reads back.
 * **row_major / column_major on a matrix array** (Slang ignores the modifier there) becomes a
   typedef'd matrix type, which Slang honours. A modifier gpuia cannot rewrite this way (a
   matrix type spelled through a macro) is refused rather than silently ignored.
 * **#pragma pack_matrix** (Slang ignores it) sets the default matrix packing when every matrix
-  declared in the file is under the same mode; mixed modes are refused.
+  declared in the file is under the same mode; mixed modes are refused. Which pragmas count is
+  the preprocessor's answer: each is first compiled as a marker declaration, and only those
+  Slang's reflection then lists (not in an inactive ``#if``) count.
 """
 
 from __future__ import annotations
@@ -24,9 +28,14 @@ import re
 
 from ..errors import InvalidDescError
 
-__all__ = ["PreparedSource", "prepare", "restore", "SV_PREFIX", "MATRIX_LAYOUTS"]
+__all__ = ["PreparedSource", "prepare", "restore", "SV_PREFIX", "NOPERSPECTIVE_PREFIX",
+           "MATRIX_LAYOUTS",
+           "PRAGMA_MARKER", "pragma_marker"]
 
 SV_PREFIX = "GPUIA_SV_"
+NOPERSPECTIVE_PREFIX = "GPUIA_NP_"
+"""On a semantic: the declaration was ``noperspective`` with ``centroid`` or ``sample``, a pair
+Slang refuses; gpuia gives Slang the sampling modifier alone and this mark."""
 MATRIX_LAYOUTS = ("column_major", "row_major")
 
 _MIN_TYPES = (("min16float", "float"), ("min10float", "float"), ("min16int", "int"),
@@ -76,14 +85,14 @@ class PreparedSource:
     """The text Slang compiles and what the rewrites decided."""
 
     def __init__(self, text: str, prelude_lines: int, matrix_layout: str, typedefs: dict,
-                 typedef_vars: dict, noperspective: frozenset):
+                 typedef_vars: dict):
         self.text = text
         self.prelude_lines = prelude_lines
         self.matrix_layout = matrix_layout  # the default packing after #pragma pack_matrix
         self.typedefs = typedefs  # generated type name -> the user's spelling
         self.typedef_vars = typedef_vars  # declared name -> generated type name (matrix arrays)
-        self.noperspective = noperspective  # semantics (upper case) declared noperspective
-        # together with centroid or sample: Slang keeps only the sampling modifier
+        self.pragmas = 0  # #pragma pack_matrix lines (marked when asked for, see prepare)
+        self.names = ("", "")  # (the name Slang gets, the user's name) of the file
 
 
 def _typedef_name(major: str, type_text: str) -> str:
@@ -95,27 +104,43 @@ def _blank(match: re.Match) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
-def _pack_matrix(text: str, default: str, file_name: str) -> str:
-    """The packing ``#pragma pack_matrix`` gives every matrix of ``text`` (see the module
-    docstring); refuses a file whose matrices fall under different modes."""
+def _pragmas(text: str, file_name: str) -> list[tuple[int, str, re.Match]]:
+    """(line, mode, match) of every ``#pragma pack_matrix`` of the file (comments aside);
+    refuses an unknown argument and a pragma inside braces (gpuia marks each one with a
+    declaration at its place)."""
     code = _COMMENT_RE.sub(_blank, text)
-    events = [(m.start(), "pragma", m) for m in _PRAGMA_RE.finditer(code)]
+    out = []
+    for m in _PRAGMA_RE.finditer(code):
+        line = code.count("\n", 0, m.start()) + 1
+        arg = m.group(1).strip().lower()
+        if arg not in MATRIX_LAYOUTS:
+            raise InvalidDescError("hlsl", f"{file_name}:{line}", m.group(0).strip(),
+                                   "#pragma pack_matrix takes row_major or column_major "
+                                   "(push/pop forms are not supported)")
+        if code.count("{", 0, m.start()) != code.count("}", 0, m.start()):
+            raise InvalidDescError("hlsl", f"{file_name}:{line}", m.group(0).strip(),
+                                   "gpuia takes #pragma pack_matrix at file scope only")
+        out.append((line, arg, m))
+    return out
+
+
+def _pack_matrix(text: str, default: str, file_name: str, active) -> str:
+    """The packing ``#pragma pack_matrix`` gives every matrix of ``text`` (see the module
+    docstring): only the pragmas numbered in ``active`` count (those the preprocessor keeps);
+    refuses a file whose matrices fall under different modes."""
+    code = _COMMENT_RE.sub(_blank, text)
+    events = [(m.start(), "pragma", (line, arg))
+              for k, (line, arg, m) in enumerate(_pragmas(text, file_name)) if k in active]
     if not events:
         return default
-    events += [(m.start(), "matrix", m) for m in _MATRIX_TOKEN_RE.finditer(code)
+    events += [(m.start(), "matrix", None) for m in _MATRIX_TOKEN_RE.finditer(code)
                if not m.group(1)]
     mode, seen = default, {}
-    for pos, kind, m in sorted(events, key=lambda e: e[0]):
-        line = code.count("\n", 0, pos) + 1
+    for pos, kind, info in sorted(events, key=lambda e: e[0]):
         if kind == "pragma":
-            arg = m.group(1).strip().lower()
-            if arg not in MATRIX_LAYOUTS:
-                raise InvalidDescError("hlsl", f"{file_name}:{line}", m.group(0).strip(),
-                                       "#pragma pack_matrix takes row_major or column_major "
-                                       "(push/pop forms are not supported)")
-            mode = arg
+            mode = info[1]
         else:
-            seen.setdefault(mode, line)
+            seen.setdefault(mode, code.count("\n", 0, pos) + 1)
     if len(seen) > 1:
         (a, la), (b, lb) = sorted(seen.items(), key=lambda kv: kv[1])
         raise InvalidDescError("hlsl", f"{file_name}:{lb}", "#pragma pack_matrix",
@@ -125,11 +150,35 @@ def _pack_matrix(text: str, default: str, file_name: str) -> str:
     return next(iter(seen), mode)
 
 
-def prepare(source: str, file_name: str, matrix_layout: str) -> PreparedSource:
+PRAGMA_MARKER = "gpuia_pack_matrix_"
+
+
+def pragma_marker(k: int) -> str:
+    """Pragma k as a declaration Slang's reflection lists when, and only when, the
+    preprocessor keeps it (an unread cbuffer in a space of its own)."""
+    return (f"cbuffer {PRAGMA_MARKER}{k} : register(b0, space{900 + k}) "
+            f"{{ float {PRAGMA_MARKER}{k}_v; }};")
+
+
+def prepare(source: str, file_name: str, matrix_layout: str, active=None,
+            markers: bool = False, line_name: str | None = None) -> PreparedSource:
     """Rewrite ``source`` for Slang (see the module docstring). ``matrix_layout`` is the
-    default packing (``column_major``, fxc/dxc's default, or ``row_major``, their /Zpr)."""
-    layout = _pack_matrix(source, matrix_layout, file_name)
-    text = _PRAGMA_RE.sub("", source)  # Slang would only warn that it ignores them
+    default packing (``column_major``, fxc/dxc's default, or ``row_major``, their /Zpr).
+    ``active``: the numbers of the ``#pragma pack_matrix`` lines the preprocessor keeps (None:
+    all of them). ``markers`` asks which instead: each pragma becomes a :func:`pragma_marker`
+    (``PreparedSource.pragmas`` counts them) for a first compile to report. ``line_name`` is
+    the name Slang gets for the file (its ``#line``; relative includes resolve next to it),
+    ``file_name`` the one refusals and :func:`restore` use."""
+    pragmas = _pragmas(source, file_name)
+    if active is None:
+        active = frozenset(range(len(pragmas)))
+    if markers:
+        layout = matrix_layout
+        markers = iter(range(len(pragmas)))
+        text = _PRAGMA_RE.sub(lambda m: pragma_marker(next(markers)), source)
+    else:
+        layout = _pack_matrix(source, matrix_layout, file_name, active)
+        text = _PRAGMA_RE.sub("", source)  # Slang would only warn that it ignores them
     typedefs: dict[str, str] = {}
 
     def fix(m: re.Match) -> str:
@@ -147,21 +196,17 @@ def prepare(source: str, file_name: str, matrix_layout: str) -> PreparedSource:
         return out
 
     text = _MAJOR_ARRAY_RE.sub(fix_and_note, text)
-    noperspective: set[str] = set()
-
     def pair(m: re.Match) -> str:
+        """``noperspective centroid T x : SEM`` -> ``centroid T x : GPUIA_NP_SEM`` (the
+        declaration itself says it is screen-linear; gpuia's reflection reads it back)."""
         kind = m.group(1) or m.group(4)
         sampling = m.group(2) or m.group(3)
+        decl, sem = m.group("decl"), m.group("sem")
+        if sem is None:  # no semantic in sight (a comment, a macro): Slang will judge it
+            return m.group(0)
         if kind == "noperspective":
-            if not m.group("sem"):
-                line = text.count("\n", 0, m.start()) + 1
-                raise InvalidDescError("hlsl", f"{file_name}:{line}", m.group(0).strip(),
-                                       f"noperspective {sampling} needs its semantic written "
-                                       f"out in the declaration (gpuia reads the pair itself: "
-                                       f"Slang refuses it)")
-            sem = m.group("sem").upper()
-            noperspective.add(sem if sem[-1].isdigit() else sem + "0")
-        return sampling + (m.group("decl") or "")
+            decl = decl[:len(decl) - len(sem)] + NOPERSPECTIVE_PREFIX + sem
+        return sampling + decl
 
     text = _PAIR_RE.sub(pair, text)
     left = _LEFT_MAJOR_ARRAY_RE.search(_COMMENT_RE.sub(_blank, text))
@@ -178,14 +223,21 @@ def prepare(source: str, file_name: str, matrix_layout: str) -> PreparedSource:
                                                              f"gpuia's own")
     prelude = list(_PRELUDE)
     prelude += [f"typedef {spelling} {name};" for name, spelling in typedefs.items()]
-    prelude.append(f'#line 1 "{file_name}"')
-    return PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout, typedefs,
-                          typedef_vars, frozenset(noperspective))
+    line_name = line_name or file_name
+    prelude.append(f'#line 1 "{line_name}"')
+    out = PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout, typedefs,
+                         typedef_vars)
+    out.pragmas = len(pragmas)
+    out.names = (line_name, file_name)
+    return out
 
 
 def restore(text: str, prepared: PreparedSource | None = None) -> str:
     """gpuia's renamings undone in text Slang printed (diagnostics, generated code)."""
     text = re.sub(rf"\b{SV_PREFIX}", "SV_", text)
+    text = re.sub(rf"\b{NOPERSPECTIVE_PREFIX}", "", text)
     for name, spelling in (prepared.typedefs.items() if prepared else ()):
         text = text.replace(name, spelling)
+    if prepared is not None and prepared.names[0] != prepared.names[1]:
+        text = text.replace(prepared.names[0], prepared.names[1])
     return text

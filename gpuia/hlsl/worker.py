@@ -1,0 +1,38 @@
+"""gpuia's Slang worker: ``python -m gpuia.hlsl.worker``, started by ``gpuia.hlsl.library``.
+
+Slang runs in this process, not in the caller's: a source that makes Slang crash (its WGSL back
+end does on some valid shaders) or spin ends this process only, and the caller reports it as a
+refusal of that one shader. The protocol is length-prefixed JSON on stdin and stdout: a request
+per compile, a reply per request (``library._compile_here``'s dict, or ``{"ok": false, "kind":
+"slang"|"unsupported", "message": ...}``). The process ends when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import UnsupportedError
+from . import library
+
+
+def main() -> int:
+    inp, out = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        request = library._receive(inp)
+        if request is None:
+            return 0
+        try:
+            reply = library._compile_here(
+                request["source"], request["file_name"], request["entry_point"],
+                request["stage"], request["target"], tuple(request["args"]),
+                tuple(tuple(d) for d in request["defines"]), tuple(request["include_dirs"]),
+                request["what"])
+        except library.SlangError as e:
+            reply = {"ok": False, "kind": "slang", "message": e.diagnostics}
+        except UnsupportedError as e:
+            reply = {"ok": False, "kind": "unsupported", "message": str(e)}
+        library._send(out, reply)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
