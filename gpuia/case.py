@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from .desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, SODeclarationEntry,
-                   StreamOutputDesc, StripCutValue, VertexBufferView, draw_of)
+from .desc import (INPUT_SLOTS, DrawIndexedInstanced, DrawInstanced, IndexBufferView,
+                   SODeclarationEntry, StreamOutputDesc, StripCutValue, VertexBufferView, draw_of)
 from .errors import CaseError, InvalidDescError
 from .layout import InputLayout
 from .topology import TopologyInfo, topology_info
@@ -212,6 +212,9 @@ def _vertex_buffers(value, where: str) -> dict[int, VertexBufferView | None]:
         slot = _uint(entry, "slot", w, None)
         if slot is None:
             raise CaseError(w, "missing required key 'slot'")
+        if slot >= INPUT_SLOTS:
+            raise InvalidDescError(w, "slot", slot, f"D3D12's input slots are 0.."
+                                                    f"{INPUT_SLOTS - 1} (rulebook 3.1)")
         if slot in views:
             raise CaseError(f"{w}.slot", f"slot {slot} is bound twice")
         if "data" not in entry:
@@ -225,7 +228,7 @@ def _vertex_buffers(value, where: str) -> dict[int, VertexBufferView | None]:
         try:
             views[slot] = VertexBufferView(data, stride, offset, size)
         except InvalidDescError as e:
-            raise CaseError(w, str(e)) from None
+            raise InvalidDescError(w, e.field, e.value, e.rule) from None
     return views
 
 

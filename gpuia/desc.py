@@ -320,6 +320,13 @@ def _check_view_range(where: str, buffer, offset: int, size: int | None) -> int:
     return size
 
 
+MAX_VERTEX_STRIDE = 2048
+"""The largest vertex buffer stride (D3D11.3 8.19.3, rulebook 3.3; D3D12's IASetVertexBuffers
+does not validate it, its behaviour past it is undefined)."""
+INPUT_SLOTS = 32
+"""D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT (rulebook 3.1)."""
+
+
 @dataclass(frozen=True, eq=False)
 class VertexBufferView(_IdentityBufferMixin):
     """D3D12_VERTEX_BUFFER_VIEW, with BufferLocation spelled as (buffer, offset).
@@ -339,6 +346,10 @@ class VertexBufferView(_IdentityBufferMixin):
         where = "VertexBufferView"
         object.__setattr__(self, "stride_in_bytes",
                            _check_uint(where, "StrideInBytes", self.stride_in_bytes))
+        if self.stride_in_bytes > MAX_VERTEX_STRIDE:
+            raise InvalidDescError(where, "StrideInBytes", self.stride_in_bytes,
+                                   f"vertex buffer strides are 0..{MAX_VERTEX_STRIDE} bytes "
+                                   f"(rulebook 3.3)")
         object.__setattr__(self, "size_in_bytes",
                            _check_view_range(where, self.buffer, self.offset, self.size_in_bytes))
 
@@ -380,6 +391,10 @@ class IndexBufferView(_IdentityBufferMixin):
         object.__setattr__(self, "format", name)
         object.__setattr__(self, "size_in_bytes",
                            _check_view_range(where, self.buffer, self.offset, self.size_in_bytes))
+        if self.offset % INDEX_FORMATS[name]:
+            raise InvalidDescError(where, "offset", self.offset,
+                                   f"an index buffer view starts at a multiple of its index size "
+                                   f"({INDEX_FORMATS[name]} bytes for {name}; rulebook 7.4)")
 
     @property
     def index_size(self) -> int:

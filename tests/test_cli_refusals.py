@@ -83,3 +83,39 @@ def test_host_out_of_memory_is_one_error_line_that_says_so(monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == ["error: empty_draw_with_huge_count: out of host memory: Unable to allocate "
                    "16.0 GiB for an array"], err
+
+
+_LIMIT_CASE = {
+    "gpuia_case": 1, "name": "limits",
+    "input_layout": [{"SemanticName": "POSITION", "Format": "R32_FLOAT"}],
+    "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "float32", "values": [1, 2]}}],
+    "primitive_topology": "POINTLIST",
+    "draw": {"DrawInstanced": {"VertexCountPerInstance": 2}},
+}
+
+
+@pytest.mark.parametrize("change, line", [
+    (lambda d: d["vertex_buffers"][0].update(slot=32),
+     "error: limits: vertex_buffers[0]: slot=32: D3D12's input slots are 0..31 (rulebook 3.1)"),
+    (lambda d: d["vertex_buffers"][0].update(stride=2049),
+     "error: limits: vertex_buffers[0]: StrideInBytes=2049: vertex buffer strides are 0..2048 "
+     "bytes (rulebook 3.3)"),
+    (lambda d: d.update(index_buffer={"format": "R16_UINT", "offset": 3, "data": {"hex": "0000 0000"}},
+                        draw={"DrawIndexedInstanced": {"IndexCountPerInstance": 1}}),
+     "error: limits: index_buffer: offset=3: an index buffer view starts at a multiple of its "
+     "index size (2 bytes for R16_UINT; rulebook 7.4)"),
+])
+@pytest.mark.parametrize("command", ["validate", "run"])
+def test_d3d_binding_limits_are_one_error_line(tmp_path, command, change, line):
+    """D3D's binding limits in a case file: exit 2 and one line naming the slot or field, the
+    value and the rule, before anything reaches a device (rulebook 3.1, 3.3, 7.4)."""
+    import copy
+    import json
+    doc = copy.deepcopy(_LIMIT_CASE)
+    change(doc)
+    path = tmp_path / "limits.json"
+    path.write_text(json.dumps(doc))
+    args = [command, str(path)] + (["--backend", "cpu"] if command == "run" else [])
+    proc = _run(args, tmp_path)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.splitlines() == [line]

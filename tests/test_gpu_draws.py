@@ -28,7 +28,7 @@ import pytest
 from gpuia import IndexBufferView, InputLayout, VertexBufferView, run_ia
 from gpuia.case import load_case
 from gpuia.compare import compare, comparison_table
-from gpuia.errors import UnsupportedError
+from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState, run_case_gpu
 from gpuia.runner import reference_ia
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
@@ -205,15 +205,24 @@ def test_index_reads_past_the_view_read_zero(ctx, gpu_device, path):
 
 
 @pytest.mark.parametrize("path", ["native", "pulling"])
-def test_index_view_with_unaligned_offset(ctx, gpu_device, path):
-    """An R32 view starting 2 bytes into its buffer (indices uploaded by gpuia on the GPU)."""
+def test_index_view_with_offset_and_size(ctx, gpu_device, path):
+    """An R32 view starting 4 bytes into its buffer and ending 4 bytes before its end."""
     values = np.array([0, 1, 2, 3, U32, 4, 5, 6, 7], "<u4")
-    raw = b"\xaa\xbb" + values.tobytes() + b"\xcc\xdd"
-    case = _index_case("index-unaligned-view", {"format": "R32_UINT", "offset": 2,
-                                                "size": values.nbytes, "data": _b64(raw)},
+    raw = b"\xaa\xbb\xcc\xdd" + values.tobytes() + b"\xcc\xdd\xee\xff"
+    case = _index_case("index-offset-view", {"format": "R32_UINT", "offset": 4,
+                                             "size": values.nbytes, "data": _b64(raw)},
                        [_indexed(9), _indexed(6, start_index=2, base=3)], cut="0xFFFFFFFF")
     _, ref, _ = check_gpu(case, gpu_device, path, ctx)
     assert ref.vertex_id[ref.draw == 0][:8].tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
+
+
+@pytest.mark.parametrize("fmt, offset", [("R32_UINT", 2), ("R16_UINT", 1), ("R32_UINT", 6)])
+def test_index_view_offset_off_the_index_size_is_refused(fmt, offset):
+    """An index view must start at a multiple of its index size (rulebook 7.4): refused when
+    the case is read, naming the field, the value and the rule."""
+    with pytest.raises(InvalidDescError, match=rf"offset={offset}: .*rulebook 7\.4"):
+        load_case(_index_case("index-unaligned-view", {"format": fmt, "offset": offset,
+                                                       "data": _b64(bytes(16))}, [_indexed(2)]))
 
 
 @pytest.mark.parametrize("fmt", ["R16_UINT", "R32_UINT"])

@@ -8,7 +8,7 @@ shorter than the draws need (out of bounds) and unbound slots; buffer bytes buil
 32-bit words (NaN payloads, the infinities, denormals, the SNORM minimum, all-ones, half-float
 specials) or random bytes; one to three draws of both kinds with base vertex, start
 vertex/instance (values near 2^32 included), every topology, index buffers of both formats with
-strip cuts, NULL index views, unaligned index views and index reads past the view; optionally
+strip cuts, NULL index views, index views offset by whole indices and index reads past the view; optionally
 (``so=True``) a Stream Output declaration with gaps, several output slots, unbound declared
 slots, pre-filled targets and small targets that overflow.
 
@@ -275,7 +275,7 @@ def _index_recipe(draw):
     return {
         "bound_anyway": _rare(draw, 8), "format": draw(_one_of(tuple(INDEX_FORMATS))),
         "null": _rare(draw, 10), "count": draw(_ints(0, 50)) if _rare(draw, 6) else None,
-        "offset": _pick(draw, _ZERO, ("size2", 1, 3), 8),
+        "offset": _pick(draw, _ZERO, (2, 1, 3), 8),  # in whole indices (rulebook 7.4)
         "tail": _pick(draw, _ZERO, (1, 2, 5), 8),
         "fill": draw(_FILL_RECIPE),
     }
@@ -302,7 +302,7 @@ def _index_buffer(draw, recipe: dict, draws: list[dict], cut: int | None):
         specials.insert(0, cut)
     raw = draw(_index_values(count))
     values = [v if v <= 20 else specials[(v - 21) % len(specials)] for v in raw]
-    offset = isize * 2 if recipe["offset"] == "size2" else recipe["offset"]
+    offset = isize * recipe["offset"]
     data = bytes(offset) + b"".join(v.to_bytes(isize, "little") for v in values)
     if recipe["tail"]:
         data += _fill(recipe["fill"], recipe["tail"])  # bytes past the view
