@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ import numpy as np
 from .desc import (INPUT_SLOTS, DrawIndexedInstanced, DrawInstanced, IndexBufferView,
                    SODeclarationEntry, StreamOutputDesc, StripCutValue, VertexBufferView, draw_of)
 from .errors import CaseError, InvalidDescError
+from .files import loads_json, printable, read_text
 from .layout import InputLayout
 from .topology import TopologyInfo, topology_info
 
@@ -257,29 +257,26 @@ def _index_buffer(value, where: str) -> IndexBufferView | None:
 
 def load_case(source: str | Path | dict, name: str | None = None,
               default_name: str | None = None) -> Case:
-    """Parse and validate a case (path, JSON text or dict). ``name`` overrides the case's
-    ``name`` field; without either, the file stem (or ``default_name``) names it. Errors raised
-    after the name is known carry it as ``case_name``."""
-    stem = default_name
-    base = Path.cwd()
+    """Parse and validate a case (path, JSON text or dict). A ``str`` starting with ``{`` is
+    JSON text, any other ``str`` a path (:func:`load_case_text` takes text only). ``name``
+    overrides the case's ``name`` field; without either, the file stem (or ``default_name``)
+    names it. Errors raised after the name is known carry it as ``case_name``. Files are read
+    as :func:`gpuia.files.read_text` reads them (regular files, bounded size)."""
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         path = Path(source)
-        stem = path.stem
-        base = path.resolve().parent
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as e:
-            raise CaseError(str(path), f"cannot read: {e}") from None
-        source = text
+        return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent)
     if isinstance(source, str):
-        try:
-            doc = json.loads(source)
-        except json.JSONDecodeError as e:
-            raise CaseError("json", f"not valid JSON: {e}") from None
-        except RecursionError:
-            raise CaseError("json", "nested too deeply to be a case") from None
-    else:
-        doc = source
+        return load_case_text(source, name, default_name)
+    return _load_doc(source, name, default_name, Path.cwd())
+
+
+def load_case_text(text: str, name: str | None = None, default_name: str | None = None) -> Case:
+    """:func:`load_case` of JSON text (never taken as a path: what standard input gives).
+    Relative shader files are found from the current folder."""
+    return _load_doc(loads_json(text), name, default_name, Path.cwd())
+
+
+def _load_doc(doc, name: str | None, stem: str | None, base: Path) -> Case:
     if not isinstance(doc, dict):
         raise CaseError("case", "a case is a JSON object")
     version = doc.get("gpuia_case")
@@ -291,6 +288,9 @@ def load_case(source: str | Path | dict, name: str | None = None,
     case_name = name or doc.get("name") or stem or "case"
     if not isinstance(case_name, str):
         raise CaseError("name", "expected a string")
+    if not case_name.isprintable():
+        raise CaseError("name", f"{printable(case_name)!r}: a case name is one line of printable "
+                                f"text (no control characters or line separators)")
     try:
         return _parse(doc, case_name, base)
     except (CaseError, InvalidDescError) as e:
@@ -385,9 +385,9 @@ def _vertex_shader(vs, base: Path):
             raise CaseError("vertex_shader.hlsl_file", "expected a path (relative to the case)")
         path = base / name
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, ValueError) as e:  # ValueError: a NUL in the path
-            raise CaseError("vertex_shader.hlsl_file", f"cannot read {path!r}: {e}") from None
+            text = read_text(path)
+        except CaseError as e:  # names the file and why
+            raise CaseError("vertex_shader.hlsl_file", str(e)) from None
         file_name, source_path = name, str(path.resolve())
     else:
         text, file_name, source_path = vs["hlsl"], "vertex_shader.hlsl", None

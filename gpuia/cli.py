@@ -17,6 +17,7 @@ from . import __version__
 from .case import DEFAULT_MAX_INVOCATIONS, load_case
 from .compare import SHADER_TOLERANCE
 from .errors import GpuiaError, UnsupportedError
+from .files import OutputError, make_folder, printable, read_text, safe_stem, write_atomic
 from .report import formats_table, invocation_table, layout_table
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
@@ -33,17 +34,19 @@ cap's): the fuzzer tells these from gpuia's own refusals by it."""
 
 def error_line(label: str, exc: BaseException) -> None:
     """Print the one ``error:`` line of an invalid input (exit status 2)."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = printable(" ".join(str(exc).split())) or type(exc).__name__
     # wgpu's GPUOutOfMemoryError is a MemoryError too, but of the adapter, not the host.
     if isinstance(exc, MemoryError) and not isinstance(exc, GpuiaError) \
             and not type(exc).__module__.startswith("wgpu"):
         text = f"{HOST_OUT_OF_MEMORY}: {text}"
-    print(f"error: {label}: {text}", file=sys.stderr)
+    print(f"error: {printable(label)}: {text}", file=sys.stderr)
 
 
 def _load(path: str):
-    if path == "-":
-        return load_case(sys.stdin.read(), default_name="stdin")
+    if path == "-":  # always JSON text, never a path, whatever it starts with
+        from .case import load_case_text
+
+        return load_case_text(read_text("-"), default_name="stdin")
     return load_case(Path(path))
 
 
@@ -94,13 +97,28 @@ def _device(args):
 def cmd_run(args) -> int:
     from .runner import run_case
 
-    to_stdout = args.out_dir is None and len(args.cases) == 1 and not args.table
+    to_stdout = args.out_dir is None and args.out is None and len(args.cases) == 1 \
+        and not args.table
+    if args.out is not None:
+        try:
+            if args.out_dir is not None or len(args.cases) != 1:
+                raise OutputError("--out FILE takes the result of one case (several cases: "
+                                  "--out-dir)")
+            _writable("--out", args.out)
+        except GpuiaError as exc:
+            error_line("run", exc)
+            return EXIT_INVALID
     if args.out_dir is None and len(args.cases) > 1 and not args.table:
         print("error: run: several cases need --out-dir (or --table)", file=sys.stderr)
         return EXIT_INVALID
-    out_dir = Path(args.out_dir) if args.out_dir else None
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir, written = None, {}
+    if args.out_dir:
+        try:
+            out_dir = make_folder(args.out_dir, "--out-dir")
+            written = _result_names(args.cases, out_dir)
+        except GpuiaError as exc:
+            error_line("run", exc)
+            return EXIT_INVALID
     bar = _case_progress(args, "gpuia run")
 
     def action(path, case):
@@ -117,17 +135,17 @@ def cmd_run(args) -> int:
         if to_stdout:
             json.dump(doc, sys.stdout, indent=None if args.compact else 1)
             sys.stdout.write("\n")
-        if out_dir:
-            stem = Path(path).stem if path != "-" else case.name
-            target = out_dir / f"{stem}.json"
-            target.write_text(json.dumps(doc, indent=None if args.compact else 1) + "\n")
+        target = Path(args.out) if args.out else (
+            _result_target(out_dir, path, case, written) if out_dir else None)
+        if target is not None:
+            write_atomic(target, json.dumps(doc, indent=None if args.compact else 1) + "\n")
         if args.table:
             stats = ", ".join(f"{k} {v}" for k, v in doc["statistics"].items())
             lines = [(f"== {case.name}: {case.topology.name}, {len(case.draws)} draw(s), {stats} "
                       f"[{doc['backend']}/{doc['path']}]"),
                      layout_table(case.layout), "",
                      invocation_table(ia, max_rows=args.rows, show_bits=args.bits)]
-            if out_dir:
+            if target is not None:
                 lines.append(f"result: {target}")
             bar.write("\n".join(lines) + "\n")
 
@@ -135,11 +153,40 @@ def cmd_run(args) -> int:
         return _each_case(args.cases, action, bar)
 
 
+def _result_names(paths, out_dir: Path) -> dict:
+    """The result file of every case file given, refusing two that would write one file
+    (``a/x.json`` and ``b/x.json``) before anything runs."""
+    names: dict = {}
+    for path in paths:
+        if path == "-":
+            continue  # named by the case inside: known once it is read
+        target = out_dir / f"{safe_stem(Path(path).stem)}.json"
+        if target in names and names[target] != path:
+            raise OutputError(f"--out-dir: {names[target]} and {path} would both write "
+                              f"{target}; run them into different folders")
+        names[target] = path
+    return names
+
+
+def _result_target(out_dir: Path, path: str, case, written: dict) -> Path:
+    """Where the result of ``case`` (read from ``path``) goes: ``<file stem>.json``, or for
+    standard input the case's own name made into one safe file name (never a path)."""
+    stem = Path(path).stem if path != "-" else case.name
+    target = out_dir / f"{safe_stem(stem)}.json"
+    owner = written.setdefault(target, path)
+    if owner != path:
+        raise OutputError(f"--out-dir: {owner} and {path} would both write {target}")
+    return target
+
+
 def _writable(option: str, target: str | None) -> None:
     """Refuse before any GPU work an output file whose folder does not exist."""
-    if target is not None and not Path(target).resolve().parent.is_dir():
-        raise UnsupportedError(f"{option} {target}: the folder {Path(target).parent} does not "
-                               f"exist")
+    if target is None:
+        return
+    if Path(target).is_dir():
+        raise OutputError(f"{option} {target}: is a folder, not a file name")
+    if not Path(target).resolve().parent.is_dir():
+        raise OutputError(f"{option} {target}: the folder {Path(target).parent} does not exist")
 
 
 _KEPT_DEVICES: dict | None = None
@@ -236,13 +283,13 @@ def cmd_check(args) -> int:
             from .plot import plot_png
 
             png = plot_png(series)
-            Path(args.plot).write_bytes(png)
+            write_atomic(args.plot, png)
         if args.html:
             from .htmlreport import render_report
 
             text = render_report(views, errors=errors, unavailable=unavailable, plot_png=png,
                                  command=getattr(args, "command_line", None))
-            Path(args.html).write_text(text, encoding="utf-8")
+            write_atomic(args.html, text)
     except (OSError, GpuiaError) as exc:
         error_line("check", exc)
         return EXIT_INVALID
@@ -351,6 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print on stderr why each draw took its path")
     gpu_options(r)
     r.add_argument("--out-dir", metavar="DIR", help="write DIR/<case stem>.json per case")
+    r.add_argument("--out", metavar="FILE", help="write the result of the one case to FILE")
     r.add_argument("--table", action="store_true",
                    help="print the layout and a per-invocation table instead of JSON on stdout")
     r.add_argument("--rows", type=_row_count, default=32, metavar="N", help="rows of --table (32)")
@@ -404,13 +452,47 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
-    args.command_line = shlex.join(["gpuia", *argv])
+    """Run one command; returns its exit status. SIGINT and SIGTERM end it with one line and
+    status 130 / 143 (:mod:`gpuia.interrupt`); a standard output that cannot be written (a
+    full disk) is one error line and status 2, a closed pipe a quiet end."""
+    from . import interrupt
+
+    with interrupt.ending_on_signals():
+        try:
+            argv = sys.argv[1:] if argv is None else list(argv)
+            args = build_parser().parse_args(argv)
+            args.command_line = shlex.join(["gpuia", *argv])
+            status = args.func(args)
+            sys.stdout.flush()
+        except KeyboardInterrupt as exc:
+            signum = getattr(exc, "signum", None) or interrupt.received() or 2
+            print(interrupt.describe(signum), file=sys.stderr)
+            return interrupt.exit_status(signum)
+        except BrokenPipeError:
+            _drop_stdout()
+            return EXIT_OK
+        except OSError as exc:  # writing standard output (ENOSPC, EIO, EFBIG)
+            _drop_stdout()
+            error_line("gpuia", OutputError(f"standard output: cannot write: "
+                                            f"{exc.strerror or exc}"))
+            return EXIT_INVALID
+    if interrupt.received() is not None:  # a command that ended itself cleanly (fuzz)
+        print(interrupt.describe(interrupt.received()), file=sys.stderr)
+        return interrupt.exit_status(interrupt.received())
+    return status
+
+
+def _drop_stdout() -> None:
+    """Point standard output at /dev/null so the interpreter's last flush of what could not be
+    written raises nothing at exit."""
+    import os
+
     try:
-        return args.func(args)
-    except BrokenPipeError:
-        return EXIT_OK
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

@@ -17,12 +17,14 @@ shape, and PNG files that cannot be read.
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from .errors import GpuiaError, UnsupportedError
+from .files import write_atomic
 
 __all__ = [
     "ImageDiff",
@@ -66,13 +68,15 @@ def as_rgba(img) -> np.ndarray:
 
 
 def write_png(path, img) -> Path:
-    """Write ``img`` as an RGBA PNG file (parent folders are created); returns the path."""
+    """Write ``img`` as an RGBA PNG file, atomically (parent folders are created); returns the
+    path. Raises :class:`gpuia.files.OutputError` (an ``OSError``) when it cannot be written."""
     rgba = as_rgba(img)
     image = _pil()
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    image.fromarray(rgba, "RGBA").save(p, format="PNG")
-    return p
+    encoded = io.BytesIO()
+    image.fromarray(rgba, "RGBA").save(encoded, format="PNG")
+    return write_atomic(p, encoded.getvalue())  # a killed run leaves the old picture or none
 
 
 def read_png(path) -> np.ndarray:

@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
-from ..errors import GpuiaError, UnsupportedError
+from ..errors import CaseError, GpuiaError, UnsupportedError
+from ..files import OutputError, read_text, safe_stem, write_atomic
 
 __all__ = ["register", "run"]
 
@@ -82,9 +83,9 @@ class _Shader:
             raise UnsupportedError(f"--shader {spec}: no such file")
         if self.path.suffix.lower() == ".wgsl":
             try:
-                text = self.path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as e:
-                raise UnsupportedError(f"--shader {spec}: cannot read: {e}") from None
+                text = read_text(self.path)
+            except CaseError as e:
+                raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
             self.doc = {"wgsl": text, **({"entry_point": entry} if entry else {})}
             self.signature = parse_vertex_shader(text, entry or None)
             self.language = "WGSL"
@@ -260,15 +261,14 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
     if warnings and args.werror:
         status = max(status, EXIT_DIFF)
     if case is not None and save_dir is not None:
-        target = save_dir / f"{case.name}.json"
+        target = save_dir / f"{safe_stem(case.name)}.json"
         saved = dict(case.source)
         if args.shader_info is not None:  # the shader file, relative to the saved case
             saved["vertex_shader"] = args.shader_info.case_doc(save_dir)
         try:
-            target.write_text(json.dumps(saved, indent=1) + "\n")
-        except OSError as exc:
-            raise UnsupportedError(f"--save-case: cannot write {target}: "
-                                   f"{exc.strerror or exc}") from None
+            write_atomic(target, json.dumps(saved, indent=1) + "\n")
+        except OutputError as exc:
+            raise UnsupportedError(f"--save-case: {exc}") from None
         doc["case_file"] = str(target)
         say(f"case: {target}")
     if args.check:

@@ -33,6 +33,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from ..cli import HOST_OUT_OF_MEMORY
+from ..files import write_atomic
 from .pool import Outcome, Pool
 
 __all__ = [
@@ -611,11 +612,11 @@ class Fuzzer:
                 f"{c.seed}{' --invalid' if c.mode == 'invalid' else ''}{' --so' if c.so else ''} "
                 f"(chunk {f.chunk}, case {f.index}); minimal case after {f.shrink_runs} shrink runs.")
         path = out / f"{stem}.json"
-        path.write_bytes(self._case_bytes(f.minimal, stem, desc))
+        write_atomic(path, self._case_bytes(f.minimal, stem, desc))
         if f.duplicate_of is None:
-            (out / f"{stem}.orig.json").write_bytes(self._case_bytes(f.original, stem + "-orig",
-                                                                     desc))
-        (out / f"{stem}.txt").write_text(self._finding_text(f, path))
+            write_atomic(out / f"{stem}.orig.json",
+                         self._case_bytes(f.original, stem + "-orig", desc))
+        write_atomic(out / f"{stem}.txt", self._finding_text(f, path))
         return path
 
     def _finding_text(self, f: Finding, path: Path) -> str:

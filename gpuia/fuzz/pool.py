@@ -82,7 +82,9 @@ class Worker:
 
     def launch(self) -> None:
         """Start the child without waiting for it (see :meth:`wait_ready`)."""
-        env = dict(os.environ)
+        from ..interrupt import worker_env
+
+        env = worker_env()
         env.setdefault("XDG_RUNTIME_DIR", "/tmp")
         env["PYTHONFAULTHANDLER"] = "1"  # a Python-level fatal error prints its stack
         self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -249,6 +249,9 @@ def make_handler(config: dict):
 def main(wrap=None) -> int:
     """Serve requests until stdin closes. ``wrap(handler) -> handler`` lets a caller put its own
     code around every request (the test suite makes a child abort on a marker with it)."""
+    from ..interrupt import exit_with_parent
+
+    exit_with_parent()  # a case in progress must not outlive a killed fuzzer
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # stray prints (Python or native) go to stderr, never into the protocol
 

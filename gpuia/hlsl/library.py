@@ -213,8 +213,8 @@ def _blob(ptr) -> bytes:
     return data
 
 
-def _compile_here(source: str, file_name: str, entry_point: str, stage: str, target: str,
-                  args, defines, include_dirs, what: str) -> dict:
+def compile_in_this_process(source: str, file_name: str, entry_point: str, stage: str,
+                            target: str, args, defines, include_dirs, what: str) -> dict:
     """One compile in this process (the worker's side of :func:`compile_source`): a JSON-able
     reply, or SlangError."""
     with _LOCK:
@@ -289,13 +289,14 @@ _SESSION_SECONDS: float | None = None
 _HEADER = struct.Struct("<I")
 
 
-def _send(stream, message: dict) -> None:
+def send_message(stream, message: dict) -> None:
+    """One length-prefixed JSON message of the worker protocol."""
     data = json.dumps(message).encode("utf-8")
     stream.write(_HEADER.pack(len(data)) + data)
     stream.flush()
 
 
-def _receive(stream) -> dict | None:
+def receive_message(stream) -> dict | None:
     """One message, or None at the end of the stream (the other side is gone)."""
     head = stream.read(_HEADER.size)
     if len(head) < _HEADER.size:
@@ -314,9 +315,11 @@ class _Worker:
         self.lock = threading.Lock()
 
     def _start(self):
+        from ..interrupt import worker_env
+
         self.proc = subprocess.Popen([sys.executable, "-m", "gpuia.hlsl.worker"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, env=worker_env())
 
     def stop(self):
         if self.proc is not None:
@@ -333,7 +336,7 @@ class _Worker:
             if self.proc is None or self.proc.poll() is not None:
                 self._start()
             try:
-                _send(self.proc.stdin, message)
+                send_message(self.proc.stdin, message)
             except (BrokenPipeError, OSError):
                 pass  # the reply (None) says the worker is gone
             ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
@@ -341,7 +344,7 @@ class _Worker:
                 self.stop()
                 raise SlangError(f"error: Slang did not finish compiling the {what} in "
                                  f"{timeout:.0f} s (GPUIA_SLANG_TIMEOUT)", what)
-            reply = _receive(self.proc.stdout)
+            reply = receive_message(self.proc.stdout)
             if reply is None:
                 code = self.proc.wait()
                 self.proc = None

@@ -3,8 +3,9 @@
 Slang runs in this process, not in the caller's: a source that makes Slang crash (its WGSL back
 end does on some valid shaders) or spin ends this process only, and the caller reports it as a
 refusal of that one shader. The protocol is length-prefixed JSON on stdin and stdout: a request
-per compile, a reply per request (``library._compile_here``'s dict, or ``{"ok": false, "kind":
-"slang"|"unsupported", "message": ...}``). The process ends when its stdin closes.
+per compile, a reply per request (``library.compile_in_this_process``'s dict, or
+``{"ok": false, "kind": "slang"|"unsupported", "message": ...}``). The process ends when its
+stdin closes, or when its parent is gone (:func:`gpuia.interrupt.exit_with_parent`).
 """
 
 from __future__ import annotations
@@ -12,17 +13,19 @@ from __future__ import annotations
 import sys
 
 from ..errors import UnsupportedError
+from ..interrupt import exit_with_parent
 from . import library
 
 
 def main() -> int:
+    exit_with_parent()  # a compile in progress must not outlive a killed caller
     inp, out = sys.stdin.buffer, sys.stdout.buffer
     while True:
-        request = library._receive(inp)
+        request = library.receive_message(inp)
         if request is None:
             return 0
         try:
-            reply = library._compile_here(
+            reply = library.compile_in_this_process(
                 request["source"], request["file_name"], request["entry_point"],
                 request["stage"], request["target"], tuple(request["args"]),
                 tuple(tuple(d) for d in request["defines"]), tuple(request["include_dirs"]),
@@ -31,7 +34,7 @@ def main() -> int:
             reply = {"ok": False, "kind": "slang", "message": e.diagnostics}
         except UnsupportedError as e:
             reply = {"ok": False, "kind": "unsupported", "message": str(e)}
-        library._send(out, reply)
+        library.send_message(out, reply)
 
 
 if __name__ == "__main__":

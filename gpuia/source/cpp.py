@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import CaseError
+from ..files import read_input
 from ..formats import DXGI_FORMAT_VALUES
 from .ctypes_table import C_TYPES, POINTER_SIZE
 from .model import STRUCTS, SourceArray, SourceError
@@ -176,9 +178,9 @@ class _Reader:
     # -- files and definitions ---------------------------------------------------------------
     def _parse_file(self, path: Path):
         try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise SourceError(str(path), f"cannot read: {e.strerror or e}") from None
+            data = read_input(path)
+        except CaseError as e:
+            raise SourceError(str(path), e.rule) from None
         self._seen_files.add(path.resolve())
         return self.parser.parse(data)
 

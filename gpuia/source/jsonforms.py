@@ -21,9 +21,10 @@ defines them. A shape that is none of these raises :class:`SourceError`.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ..errors import CaseError
+from ..files import loads_json, read_text
 from .model import INPUT_FIELDS, SO_FIELDS, SourceArray, SourceError
 
 __all__ = ["extract_json"]
@@ -97,11 +98,9 @@ def extract_json(path: str | Path) -> list[SourceArray]:
     path = Path(path)
     label = str(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise SourceError(label, f"cannot read: {e.strerror or e}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise SourceError(label, f"not valid JSON: {e}") from None
+        doc = loads_json(read_text(path), label)
+    except CaseError as e:
+        raise SourceError(label, e.rule) from None
     out: list[SourceArray] = []
     if isinstance(doc, list):
         arr = SourceArray("input_layout", "input_layout", label, "D3D12_INPUT_ELEMENT_DESC")

@@ -1,0 +1,226 @@
+"""Files in and out: bounded reading of user input, JSON without traps, atomic output files.
+
+Guaranteed:
+
+* :func:`read_input` reads a regular file or standard input, at most :data:`MAX_INPUT_BYTES`;
+  a FIFO, a device (``/dev/zero``), a folder or a closed stdin is refused with :class:`InputError`
+  instead of hanging or reading without end.
+* :func:`loads_json` parses JSON whose integers have at most :data:`MAX_JSON_INT_DIGITS` digits
+  and whose strings hold no lone UTF-16 surrogate (``"\\ud800"``, which no file system, terminal
+  or WGSL source can carry); both are refused by position.
+* :func:`write_atomic` writes an output file under a temporary name in the same folder and
+  renames it over the target, so a reader, a crash or a kill at any moment sees the old file or
+  the new one, never a part. A SIGKILL can leave only the hidden temporary (``.NAME.*.part``).
+  Failures (a folder that is a file, permission, a full disk, the file-size limit) raise
+  :class:`OutputError` naming the file and the reason.
+* :func:`safe_stem` turns a name that comes from inside an input (a case's own ``name``) into
+  one file name component: no folder separators, no ``..``, no control characters, bounded
+  length, so an output never lands outside the folder it was asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+from .errors import CaseError, GpuiaError
+
+__all__ = ["MAX_INPUT_BYTES", "MAX_JSON_INT_DIGITS", "MAX_STEM_CHARS", "InputError", "OutputError",
+           "read_input", "read_text", "loads_json", "make_folder", "write_atomic", "safe_stem", "printable"]
+
+MAX_INPUT_BYTES = 1 << 30
+"""The largest case, layout or shader file read (1 GiB; a case at the default invocation limit
+with every byte spelled in hex is well below it)."""
+MAX_JSON_INT_DIGITS = 40
+"""No field takes an integer past 2^64 (20 digits); 40 leaves room for a zero-padded one."""
+MAX_STEM_CHARS = 120
+"""File name components made from names inside inputs are cut to this many characters."""
+
+
+class InputError(CaseError):
+    """An input that cannot be read as a whole: missing, not a regular file, too large."""
+
+
+class OutputError(GpuiaError, OSError):
+    """An output file that could not be written; the message names the file and why."""
+
+
+def _describe_os_error(exc: OSError) -> str:
+    return exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+
+
+def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of ``path`` (``"-"``: standard input). Refuses anything but a regular file (a
+    FIFO would block, ``/dev/zero`` never ends) and more than ``limit`` bytes."""
+    if str(path) == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None or stream.closed:
+            raise InputError("stdin", "standard input is closed")
+        try:
+            data = stream.read(limit + 1)
+        except (OSError, ValueError) as e:
+            raise InputError("stdin", f"cannot read: {e}") from None
+        if len(data) > limit:
+            raise InputError("stdin", f"more than {limit} bytes (the input limit)")
+        return data
+    label = str(path)
+    try:
+        # O_NONBLOCK: opening a FIFO does not wait for a writer; a regular file ignores it.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(label, f"cannot read: {_describe_os_error(e)}") from None
+    except ValueError as e:  # a NUL in the path
+        raise InputError(label, f"cannot read: {e}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InputError(label, "not a regular file (a FIFO, a device or a folder is not read)")
+    if info.st_size > limit:
+        os.close(fd)
+        raise InputError(label, f"{info.st_size} bytes: more than {limit} (the input limit)")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise InputError(label, f"cannot read: {_describe_os_error(e)}") from None
+    if len(data) > limit:
+        raise InputError(label, f"more than {limit} bytes (the input limit)")
+    return data
+
+
+def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:
+    """:func:`read_input` decoded as UTF-8 (refused with the byte offset if it is not)."""
+    data = read_input(path, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError("stdin" if str(path) == "-" else str(path),
+                         f"not UTF-8 text (byte {e.start}: {e.reason})") from None
+
+
+_LONG_INT = re.compile(rf"-?\d{{{MAX_JSON_INT_DIGITS + 1},}}")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _line_col(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    return f"line {line} column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
+
+
+def _lone_surrogate_path(value, where: str = "") -> str | None:
+    """Where the first string holding a surrogate code point is (JSON joins valid pairs, so
+    any left is lone), or None."""
+    stack = [(value, where)]
+    while stack:
+        v, w = stack.pop()
+        if isinstance(v, str):
+            if any("\ud800" <= ch <= "\udfff" for ch in v):
+                return w or "the document"
+        elif isinstance(v, dict):
+            stack.extend((x, f"{w}.{k}" if w else str(k)) for k, x in reversed(v.items()))
+            stack.extend((k, f"{w} (a key)") for k in v if isinstance(k, str))
+        elif isinstance(v, list):
+            stack.extend((x, f"{w}[{i}]") for i, x in reversed(list(enumerate(v))))
+    return None
+
+
+def loads_json(text: str, where: str = "json"):
+    """``json.loads`` for user input: integers of at most :data:`MAX_JSON_INT_DIGITS` digits
+    (Python refuses past 4300 with a bare ValueError), no lone surrogates, no recursion error;
+    every refusal is a :class:`CaseError` at ``where``."""
+    def bounded_int(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_JSON_INT_DIGITS:
+            m = _LONG_INT.search(text)
+            at = f" at {_line_col(text, m.start())}" if m else ""
+            raise CaseError(where, f"an integer of {len(digits.lstrip('-'))} digits{at}: no "
+                                   f"field takes more than {MAX_JSON_INT_DIGITS}")
+        return int(digits)
+
+    try:
+        doc = json.loads(text, parse_int=bounded_int)
+    except json.JSONDecodeError as e:
+        raise CaseError(where, f"not valid JSON: {e}") from None
+    except RecursionError:
+        raise CaseError(where, "nested too deeply to be read") from None
+    if _SURROGATE_ESCAPE.search(text):
+        bad = _lone_surrogate_path(doc)
+        if bad is not None:
+            raise CaseError(where, f"{bad}: a lone UTF-16 surrogate escape (\\ud800-\\udfff "
+                                   f"without its pair) is not text")
+    return doc
+
+
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
+def write_atomic(path: str | Path, data: bytes | str) -> Path:
+    """Write ``data`` (text is written as UTF-8) to ``path`` atomically (see the module
+    docstring); the folder must exist. Returns the path."""
+    target = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if target.is_dir():
+        raise OutputError(f"{target}: is a folder, not a file name")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:MAX_STEM_CHARS]}.", suffix=".part",
+                                   dir=target.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp's 0600 would make results private
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as e:
+        raise OutputError(f"{target}: cannot write: {_describe_os_error(e)}") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    return target
+
+
+def make_folder(path: str | Path, option: str) -> Path:
+    """Create the output folder ``path`` (and its parents); an :class:`OutputError` naming
+    ``option`` when it is a file, lies under one, or cannot be made."""
+    folder = Path(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"{option} {folder}: is a file, not a folder") from None
+    except OSError as e:
+        raise OutputError(f"{option} {folder}: cannot create the folder: "
+                          f"{_describe_os_error(e)}") from None
+    return folder
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def safe_stem(name: str, fallback: str = "case") -> str:
+    """One file name component for ``name``: runs of characters other than letters, digits,
+    ``. _ + -`` become ``_``, leading dots are dropped (no ``..``, no hidden files), at most
+    :data:`MAX_STEM_CHARS` characters; ``fallback`` when nothing is left."""
+    stem = _UNSAFE.sub("_", name).lstrip(".")[:MAX_STEM_CHARS]
+    return stem if stem.strip("_") else fallback
+
+
+def printable(text: str) -> str:
+    """``text`` as one line: control characters, line and paragraph separators and surrogates
+    escaped (``\\n``, ``\\x00``, ``\\u2028``), so an error line stays one line."""
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        else:
+            out.append(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                       if not "\ud800" <= ch <= "\udfff" else f"\\u{ord(ch):04x}")
+    return "".join(out)

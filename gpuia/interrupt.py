@@ -1,0 +1,106 @@
+"""Ending on SIGINT and SIGTERM the conventional way: one line, exit status 128 + the signal.
+
+Inside :func:`ending_on_signals` (the command line installs it first thing), the first SIGINT or
+SIGTERM raises :class:`Interrupted` in the main thread. It is a :class:`KeyboardInterrupt`, so
+every ``finally`` and ``with`` on the way out runs: temporary output files are removed
+(:func:`gpuia.files.write_atomic`), worker processes are stopped (the fuzzer's pool, Slang's
+worker), and code that already ends cleanly on Ctrl-C (the fuzzer prints its summary) does so
+on SIGTERM too. A second signal while that clean-up runs exits at once with the same status.
+Child processes that outlive their parent anyway (a SIGKILL) end themselves: see
+:func:`exit_with_parent`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["Interrupted", "ending_on_signals", "received", "exit_status", "describe",
+           "worker_env", "exit_with_parent"]
+
+_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_received: int | None = None
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived; ``signum`` says which."""
+
+    def __init__(self, signum: int):
+        self.signum = signum
+        super().__init__(signal.Signals(signum).name)
+
+
+def _handler(signum, frame):
+    global _received
+    if _received is not None:  # a second signal: clean-up takes too long for the user
+        os.write(2, f"gpuia: {signal.Signals(signum).name} again: stopping now\n".encode())
+        os._exit(128 + signum)
+    _received = signum
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def ending_on_signals():
+    """Install the handlers for the block (main thread only; elsewhere a no-op) and restore the
+    previous ones after it."""
+    global _received
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received = None
+    previous = {s: signal.signal(s, _handler) for s in _SIGNALS}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def received() -> int | None:
+    """The signal that started the ending, or None."""
+    return _received
+
+
+def exit_status(signum: int) -> int:
+    """The shell's status for a process ended by ``signum`` (130 for SIGINT, 143 for SIGTERM)."""
+    return 128 + signum
+
+
+def describe(signum: int) -> str:
+    """The one line printed when a signal ended the command."""
+    return f"gpuia: interrupted by {signal.Signals(signum).name}"
+
+
+PARENT_PID_VARIABLE = "GPUIA_PARENT_PID"
+
+
+def worker_env(env: dict | None = None) -> dict:
+    """The environment to start a worker with: ``env`` (default this process's) plus this
+    process's pid, which the worker's :func:`exit_with_parent` watches."""
+    return {**(os.environ if env is None else env), PARENT_PID_VARIABLE: str(os.getpid())}
+
+
+def exit_with_parent(poll_seconds: float = 1.0) -> None:
+    """In a worker process: leave SIGINT to the parent (a Ctrl-C reaches the whole process
+    group; the parent stops its workers itself), and exit (status 1) as soon as the parent is
+    gone, so a parent killed beyond clean-up (SIGKILL) leaves no worker running on. Polls the
+    parent pid from a daemon thread: unlike Linux's parent-death signal it does not depend on
+    which of the parent's threads started the worker."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # The parent's pid as the parent saw it (worker_env): one that died while this process
+    # was still starting is noticed too.
+    parent = int(os.environ.get(PARENT_PID_VARIABLE) or os.getppid())
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(poll_seconds)
+        with contextlib.suppress(OSError):
+            sys.stderr.flush()
+        os._exit(1)
+
+    threading.Thread(target=watch, name="gpuia-exit-with-parent", daemon=True).start()
