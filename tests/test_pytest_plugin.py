@@ -1,14 +1,24 @@
 """gpuia's pytest plugin (gpuia/pytest_plugin.py): registered by the install, its fixtures pass
 on real cases and layouts, and fail (never skip) with the comparison table when the GPU and the
-reference differ or when nothing could be compared."""
+reference differ or when nothing could be compared, each message printed once. ``--gpuia-adapter
+all`` runs each GPU test once per adapter that ``gpuia adapters`` lists; the session header names
+the adapters; a selection that matches nothing is refused with one line.
 
+Expected adapters come from the ``gpuia adapters --json`` command, not from the plugin."""
+
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from gpuia.crosscheck import CheckLine, CheckResult, layout_case
+from gpuia.pytest_plugin import _adapter_ids
 
-CASES = Path(__file__).resolve().parent.parent / "examples" / "cases"
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "examples" / "cases"
 TWO_SLOTS = [
     {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
     {"SemanticName": "NORMAL", "Format": "R10G10B10A2_UNORM", "InputSlot": 1},
@@ -77,13 +87,32 @@ def test_differs(gpuia_check, monkeypatch):
 '''
 
 
-def test_gpuia_check_fails_with_the_table(pytester):
+@pytest.fixture
+def plugin_args(pytestconfig, monkeypatch):
+    """The arguments that load gpuia's plugin in an inner pytest as it was loaded here: none
+    when the install's entry point did (``-p`` as well would register it twice, which pytest
+    refuses), else ``-p gpuia.pytest_plugin`` with this checkout on PYTHONPATH. The inner runs
+    choose adapters by their own arguments only, so $GPUIA_ADAPTER / $GPUIA_BACKEND are unset."""
+    monkeypatch.delenv("GPUIA_ADAPTER", raising=False)
+    monkeypatch.delenv("GPUIA_BACKEND", raising=False)
+    if pytestconfig.pluginmanager.has_plugin("gpuia"):
+        return ["-p", "no:cacheprovider"]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT),
+                                                                  os.environ.get("PYTHONPATH")])))
+    return ["-p", "no:cacheprovider", "-p", "gpuia.pytest_plugin"]
+
+
+def test_gpuia_check_fails_with_the_table(pytester, plugin_args):
     pytester.makepyfile(FAILING.replace("CASE", repr(str(CASES / "triangle_two_slots.json"))))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(*plugin_args, "-rN")  # -rN: no short summary
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(["*no GPU run could be compared*", "*not applicable*",
                                  "*the GPU differs from the CPU reference*",
                                  "*native: DIFFERENT*", "*pulling: DIFFERENT*"])
+    out = result.stdout.str()
+    assert out.count("no GPU run could be compared") == 1
+    assert out.count("the GPU differs from the CPU reference") == 1
+    assert "During handling" not in out
 
 
 def test_the_documented_example_layout_passes(gpuia_check):
@@ -102,7 +131,7 @@ def test_gpuia_check_takes_a_case_or_a_layout(gpuia_check):
         gpuia_check(CASES / "triangle_two_slots.json", layout=TWO_SLOTS)
 
 
-def test_bad_input_fails_with_one_line(pytester):
+def test_bad_input_fails_with_one_line(pytester, plugin_args):
     pytester.makepyfile(test_bad="""
 def test_layout(gpuia_check):
     gpuia_check(layout=[{"SemanticName": "C", "Format": "R8G8B8A8_UNORM", "AlignedByteOffset": 2}])
@@ -110,11 +139,15 @@ def test_layout(gpuia_check):
 def test_missing(gpuia_check):
     gpuia_check("no/such/case.json")
 """)
-    result = pytester.runpytest_subprocess("-q")
+    result = pytester.runpytest_subprocess(*plugin_args, "-q", "-rN")
     result.assert_outcomes(failed=2)
     out = result.stdout.str()
+    # once each: the GpuiaError caught in gpuia_check is not printed before the failure
+    assert out.count("element 0 (C0): AlignedByteOffset=2") == 1
+    assert out.count("no/such/case.json: cannot read") == 1
     assert "gpuia: element 0 (C0): AlignedByteOffset=2" in out
     assert "gpuia: no/such/case.json: cannot read" in out
+    assert "During handling" not in out
     assert "gpuia/layout.py" not in out  # no internal traceback
 
 
@@ -144,9 +177,203 @@ def test_missing_input(gpuia_check, tmp_path):
 '''
 
 
-def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester):
+def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester, plugin_args):
     pytester.makepyfile(MISSING_INPUT)
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest(*plugin_args)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*gpuia: *COLOR1*rulebook 3.8*"])
     assert "Traceback" not in result.stdout.str()
+
+
+# --- adapter selection: --gpuia-adapter all, the header, refusals -------------------------------
+
+@pytest.fixture(scope="module")
+def listed():
+    """What ``gpuia adapters --json`` lists on this machine (the CLI, not the plugin)."""
+    out = subprocess.run([sys.executable, "-m", "gpuia", "adapters", "--json"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120, check=True)
+    adapters = json.loads(out.stdout)
+    assert adapters, "these tests need an adapter (install Mesa's lavapipe)"
+    return adapters
+
+
+def test_adapter_ids_name_the_device_and_backend():
+    llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)"
+    assert _adapter_ids([(llvmpipe, "Vulkan"), (llvmpipe, "OpenGL")]) == \
+        ["gpuia:llvmpipe-Vulkan", "gpuia:llvmpipe-OpenGL"]
+    assert _adapter_ids([("AMD Radeon RX 6800 (RADV NAVI21)", "Vulkan"),
+                         ("Apple M2 Max", "Metal")]) == \
+        ["gpuia:AMD-Radeon-RX-6800-Vulkan", "gpuia:Apple-M2-Max-Metal"]
+    # two identical GPUs: the ids stay distinct, numbered in wgpu's order
+    assert _adapter_ids([("NVIDIA GeForce RTX 4090", "Vulkan")] * 2 + [(llvmpipe, "Vulkan")]) == \
+        ["gpuia:NVIDIA-GeForce-RTX-4090-Vulkan-0", "gpuia:NVIDIA-GeForce-RTX-4090-Vulkan-1",
+         "gpuia:llvmpipe-Vulkan"]
+    assert _adapter_ids([("(unnamed)", "D3D12")]) == ["gpuia:adapter-D3D12"]
+
+
+PER_ADAPTER = '''
+def show(request, device):
+    print(f"\\nSEEN {request.node.callspec.id} {id(device)} {device.info['summary']}")
+
+def test_device_a(gpuia_device, request):
+    show(request, gpuia_device)
+
+def test_device_b(gpuia_device, request):
+    show(request, gpuia_device)
+
+def test_check(gpuia_check, gpuia_device):
+    result = gpuia_check(layout=[{"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"}],
+                         vertices=3, instances=1, path="pulling")
+    assert result.compared == 1 and gpuia_device.info["summary"] in result.lines[0].label
+
+def test_plain():
+    pass
+'''
+
+
+def test_all_runs_each_gpu_test_once_per_adapter(pytester, plugin_args, listed):
+    pytester.makepyfile(PER_ADAPTER)
+    result = pytester.runpytest_subprocess(*plugin_args, "--gpuia-adapter", "all", "-s", "-v")
+    n = len(listed)
+    result.assert_outcomes(passed=3 * n + 1)  # test_plain runs once
+    out = result.stdout.str()
+    seen = [line.split(" ", 3)[1:] for line in out.splitlines() if line.startswith("SEEN ")]
+    assert len(seen) == 2 * n
+    # one test per listed adapter, its id naming the adapter's backend and device
+    summaries = {test_id: summary for test_id, _, summary in seen}
+    assert sorted(summaries.values()) == sorted(a["summary"] for a in listed)
+    for test_id, summary in summaries.items():
+        adapter = next(a for a in listed if a["summary"] == summary)
+        assert test_id.startswith("gpuia:") and test_id.endswith("-" + adapter["backend"])
+        assert adapter["name"].split()[0] in test_id
+    if sorted(summaries.values()) == ["llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via OpenGL",
+                                      "llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via Vulkan"]:
+        assert set(summaries) == {"gpuia:llvmpipe-Vulkan", "gpuia:llvmpipe-OpenGL"}  # this host
+    for test_id in summaries:
+        assert f"test_check[{test_id}] PASSED" in out
+    assert "test_plain PASSED" in out
+    # one device per adapter for the session: both tests of an adapter got the same object
+    devices = {test_id: {dev for i, dev, _ in seen if i == test_id} for test_id in summaries}
+    assert all(len(d) == 1 for d in devices.values())
+    assert len(set.union(*devices.values())) == n
+    # the header names every adapter with its id
+    assert f"gpuia: {n} adapter" in out and "(--gpuia-adapter all)" in out
+    for test_id, summary in summaries.items():
+        assert f"  [{test_id}] {summary}" in out.splitlines()
+
+
+GPU_AND_PLAIN = '''
+def test_device(gpuia_device):
+    pass
+
+def test_plain():
+    pass
+'''
+
+
+def test_all_with_a_backend_keeps_its_adapters_and_one_adapter_keeps_plain_ids(
+        pytester, plugin_args, listed):
+    pytester.makepyfile(GPU_AND_PLAIN)
+    backend = listed[-1]["backend"]
+    expected = [a for a in listed if a["backend"] == backend]
+    result = pytester.runpytest(*plugin_args, "--collect-only", "-q", "--gpuia-adapter", "all",
+                                "--gpuia-backend", backend.lower())  # backends: any case
+    ids = [line for line in result.stdout.lines if "::test_device[" in line]
+    assert len(ids) == len(expected) and all(i.endswith(f"-{backend}]") for i in ids)
+    assert "test_plain" in result.stdout.str()
+    plain = pytester.runpytest(*plugin_args, "--collect-only", "-q")
+    assert [ln for ln in plain.stdout.lines if "::test_" in ln] == \
+        ["test_all_with_a_backend_keeps_its_adapters_and_one_adapter_keeps_plain_ids.py::"
+         f"test_{name}" for name in ("device", "plain")]
+
+
+def test_the_header_names_the_adapter_used(pytester, plugin_args, listed):
+    pytester.makepyfile(GPU_AND_PLAIN)
+    result = pytester.runpytest(*plugin_args, "--collect-only")
+    header = [ln for ln in result.stdout.lines if ln.startswith("gpuia:")]
+    assert len(header) == 1 and header[0].endswith(" (default)"), header
+    named = header[0].removeprefix("gpuia: adapter ").removesuffix(" (default)")
+    # the default is the first non-OpenGL adapter (docs/pytest-plugin.md)
+    not_gl = [a["summary"] for a in listed if not a["backend"].startswith("OpenGL")]
+    if len(not_gl) == 1:
+        assert named == not_gl[0]
+    assert named in [a["summary"] for a in listed] and "default" not in named
+    last = listed[-1]["summary"]
+    chosen = pytester.runpytest(*plugin_args, "--collect-only", "--gpuia-adapter", last)
+    assert f"gpuia: adapter {last} (--gpuia-adapter {last})" in chosen.stdout.lines
+
+
+@pytest.mark.parametrize("args, env, asked", [
+    (["--gpuia-adapter", "no-such-adapter"], {}, "--gpuia-adapter no-such-adapter"),
+    (["--gpuia-adapter", "all", "--gpuia-backend", "NoSuchBackend"], {},
+     "--gpuia-adapter all, --gpuia-backend NoSuchBackend"),
+    ([], {"GPUIA_ADAPTER": "no-such-adapter"}, "$GPUIA_ADAPTER=no-such-adapter"),
+])
+def test_a_selection_matching_nothing_is_refused_with_one_line(pytester, plugin_args, listed,
+                                                               monkeypatch, args, env, asked):
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pytester.makepyfile(GPU_AND_PLAIN)
+    result = pytester.runpytest(*plugin_args, *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [ln for ln in result.stderr.lines if ln.strip()]
+    assert len(errors) == 1 and errors[0].startswith(f"ERROR: gpuia: {asked}: no GPU adapter "
+                                                     "matches"), errors
+    assert all(a["summary"] in errors[0] for a in listed)  # what there is to choose from
+    assert "collected" not in result.stdout.str()  # refused before any test
+
+
+REFUSE_DEVICE = '''
+import wgpu.backends.wgpu_native as native
+
+real = native.GPUAdapter.request_device_sync
+
+def refuse(self, **kwargs):  # as a headless machine's OpenGL adapter does
+    if self.summary == SUMMARY:
+        raise RuntimeError("no EGL display (simulated)")
+    return real(self, **kwargs)
+
+native.GPUAdapter.request_device_sync = refuse
+'''
+
+
+def test_an_adapter_without_a_device_fails_its_tests_with_the_reason(pytester, plugin_args,
+                                                                     listed):
+    refused = listed[-1]["summary"]
+    pytester.makeconftest(REFUSE_DEVICE.replace("SUMMARY", repr(refused)))
+    pytester.makepyfile(GPU_AND_PLAIN.replace("def test_plain", "def test_device_2(gpuia_device):"
+                                              "\n    pass\n\ndef test_plain"))
+    reason = f"gpuia: cannot create a device on {refused}: no EGL display (simulated)"
+    ok = sum(a["summary"] != refused for a in listed)
+    result = pytester.runpytest_subprocess(*plugin_args, "--gpuia-adapter", "all", "-rN")
+    result.assert_outcomes(passed=2 * ok + 1, errors=2)  # failing, never skipped
+    out = result.stdout.str()
+    assert out.count(reason) == 2 and "During handling" not in out  # once per test
+    one = pytester.runpytest_subprocess(*plugin_args, "--gpuia-adapter", refused, "-rN")
+    one.assert_outcomes(passed=1, errors=2)
+    assert one.stdout.str().count(reason) == 2
+    assert "lavapipe" not in one.stdout.str()  # there is an adapter: no install hint
+
+
+NO_ADAPTER = '''
+import wgpu.backends.wgpu_native as native
+
+native.GPU.enumerate_adapters_sync = lambda self: []  # a machine where wgpu finds none
+'''
+
+
+def test_without_any_adapter_gpu_tests_fail_and_all_is_refused(pytester, plugin_args):
+    pytester.makeconftest(NO_ADAPTER)
+    pytester.makepyfile(GPU_AND_PLAIN)
+    result = pytester.runpytest_subprocess(*plugin_args, "-rN")
+    result.assert_outcomes(passed=1, errors=1)  # the plain test still runs
+    out = result.stdout.str()
+    header = [ln for ln in out.split("collected")[0].splitlines() if ln.startswith("gpuia:")]
+    assert len(header) == 1 and header[0].startswith("gpuia: no GPU adapter found (default)")
+    assert out.count("gpuia: no GPU adapter: ") == 1 and "During handling" not in out
+    assert "apt-get install mesa-vulkan-drivers" in out
+    refused = pytester.runpytest_subprocess(*plugin_args, "--gpuia-adapter", "all")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [ln for ln in refused.stderr.lines if ln.startswith("ERROR:")]
+    assert len(errors) == 1 and errors[0].startswith("ERROR: gpuia: --gpuia-adapter all: ")
+    assert "(adapters: none)" in errors[0] and "mesa-vulkan-drivers" in errors[0]
