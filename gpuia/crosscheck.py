@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .case import Case, encode_data, load_case
-from .errors import UnsupportedError
+from .errors import InvalidDescError, UnsupportedError
 from .runner import DEFAULT_MAX_INVOCATIONS
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case"]
@@ -109,12 +109,17 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     ``on_run``: called with each :class:`CheckLine` as soon as its run is done (progress).
     ``tolerance``: the :class:`~gpuia.compare.ShaderTolerance` of an HLSL shader's computed
     float outputs in Stream Output (default :data:`~gpuia.compare.SHADER_TOLERANCE`).
-    Invalid cases raise before anything runs (from the reference); nothing here aborts the
+    ``devices`` is an iterable of :class:`~gpuia.gpu.Device` (or one Device).
+    Invalid arguments raise :class:`~gpuia.errors.InvalidDescError` naming the argument, and
+    invalid cases raise (from the reference), before anything runs; nothing here aborts the
     process."""
     from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
     from .gpu import run_case_gpu
     from .gpu.capture import run_case_so_gpu
     from .runner import reference_ia, reference_so
+
+    devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
+                                      max_invocations, on_run)
 
     ref = reference_ia(case, max_invocations)
     ref_so = reference_so(case, ref) if case.so_desc is not None else None
@@ -162,6 +167,54 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
             add(CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
                           path="stream output", adapter=summary, so_gpu=kept))
     return result
+
+
+_PATHS = ("native", "pulling", "auto")
+_ROUTES = ("auto", "storage", "targets")
+
+
+def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run):
+    """cross_check's arguments, validated before any run: (device list, path tuple)."""
+    from .gpu.device import Device
+
+    def refuse(field_name, value, rule):
+        raise InvalidDescError("cross_check", field_name, value, rule)
+
+    if not isinstance(case, Case):
+        refuse("case", type(case).__name__, "expected a gpuia Case (gpuia.case.load_case)")
+    if isinstance(devices, Device):
+        devices = [devices]
+    elif isinstance(devices, (str, bytes)):
+        refuse("devices", devices, "expected an iterable of gpuia Device objects "
+                                   "(e.g. [gpuia.gpu.get_device()]), not a str")
+    else:
+        try:
+            devices = list(devices)
+        except TypeError:
+            refuse("devices", devices, "expected an iterable of gpuia Device objects "
+                                       "(e.g. [gpuia.gpu.get_device()])")
+    for i, d in enumerate(devices):
+        if not isinstance(d, Device):
+            refuse(f"devices[{i}]", d, "expected a gpuia Device (gpuia.gpu.Device, get_device)")
+    if isinstance(paths, str):
+        refuse("paths", paths, f"expected a sequence of path names ({', '.join(_PATHS)}), "
+                               f"e.g. [{paths!r}], not a str")
+    try:
+        paths = tuple(paths)
+    except TypeError:
+        refuse("paths", paths, f"expected a sequence of path names ({', '.join(_PATHS)})")
+    for p in paths:
+        if p not in _PATHS:
+            refuse("paths", p, f"path names are {', '.join(_PATHS)}")
+    if capture_route not in _ROUTES:
+        refuse("capture_route", capture_route, f"expected one of {', '.join(_ROUTES)}")
+    if rows is not None and (type(rows) is not int or rows < 0):
+        refuse("rows", rows, "expected a non-negative integer or None (all rows)")
+    if type(max_invocations) is not int or max_invocations < 0:
+        refuse("max_invocations", max_invocations, "expected a non-negative integer")
+    if on_run is not None and not callable(on_run):
+        refuse("on_run", on_run, "expected a callable taking a CheckLine, or None")
+    return devices, paths
 
 
 def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0,

@@ -23,12 +23,20 @@ Two binding forms are accepted, as in the seeds of the API:
 A buffer must carry the ``vertex_buffer`` bind flag to be bound as a vertex buffer (the
 ``index_buffer`` flag for an index buffer); a buffer currently bound as a Stream Output target is
 bound as NULL in the IA, with a warning (IASetVertexBuffers remark).
+
+A context is not thread-safe: a call made while another thread is inside a call of the same
+context raises :class:`UnsupportedError` and changes nothing (use one context per thread; the
+device and its buffers may be shared). A released buffer or texture
+(:meth:`gpuia.gpu.Buffer.release`) is refused where it is bound and at the next draw that would
+use it, before anything reaches wgpu.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 import warnings
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,9 +51,10 @@ from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, 
 from ..wgsl.pixel import link_stages, pixel_program
 from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
                               pass_through_signature, uniform_slots)
+from ..wgsl.uniforms import uniform_sizes
 from . import _ffi
 from .cache import remember
-from .device import Buffer, Device, device_error, wgpu_call
+from .device import RELEASES, Buffer, Device, device_error, released_error, wgpu_call
 from .pipelines import CBV_GROUP, TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
 from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
                       target_format)
@@ -74,17 +83,58 @@ def _sorted_unique(values: np.ndarray) -> np.ndarray:
     return s[keep]
 
 
-def _guarded(method):
-    """Public calls that reach wgpu raise gpuia exceptions for what the device does (lost,
-    out of memory) instead of wgpu's. The two hottest calls (the fast draw and the cached
-    rebind) are not wrapped; their slow paths go through wrapped ones."""
+_get_ident = threading.get_ident
+
+
+def _concurrent(ctx, what: str) -> UnsupportedError:
+    return UnsupportedError(
+        f"Context.{what}: another thread is inside a call of this Context; a Context is not "
+        f"thread-safe (concurrent calls would corrupt its encoder): use one Context per thread "
+        f"(the Device and its buffers may be shared). Nothing was changed or recorded")
+
+
+def _exclusive(method):
+    """Public calls run one thread at a time: a call from another thread while one is inside
+    is refused (a non-blocking lock: no waiting, no deadlock); calls a method makes into the
+    context's own public methods (same thread) go through."""
     what = method.__name__
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
-        return wgpu_call(lambda: method(self, *args, **kwargs), what)
+        lock = self._lock
+        if not lock.acquire(False):
+            if self._owner == _get_ident():
+                return method(self, *args, **kwargs)
+            raise _concurrent(self, what)
+        self._owner = _get_ident()
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            self._owner = None
+            lock.release()
 
     return run
+
+
+def _guarded(method):
+    """Public calls that reach wgpu raise gpuia exceptions for what the device does (lost,
+    out of memory) instead of wgpu's, one thread at a time (:func:`_exclusive`). The two
+    hottest calls (the fast draw and the cached rebind) inline the lock instead; their slow
+    paths go through wrapped ones."""
+    what = method.__name__
+
+    def translated(self, *args, **kwargs):
+        return wgpu_call(lambda: method(self, *args, **kwargs), what)
+
+    translated.__name__ = what
+    return functools.wraps(method)(_exclusive(translated))
+
+
+def _retire_all(entries: list, ctx_id: int) -> None:
+    """Tell every released resource waiting in ``entries`` that context ``ctx_id`` is done
+    (in place: pop is atomic, so an entry another thread appends meanwhile is not lost)."""
+    while entries:
+        entries.pop().done(ctx_id)
 
 
 def _as_list(value, field: str) -> list:
@@ -111,7 +161,9 @@ class PipelineState:
     root constant buffer views are bound with
     :meth:`Context.set_graphics_root_constant_buffer_view`; the shaders declare them as
     ``@group(3) @binding(i) var<uniform>`` (an HLSL shader: ``cbuffer ... : register(bi)``).
-    Left 0, it is what the shaders declare; a draw needs only the views they read bound.
+    Left 0, it is what the shaders declare; a draw needs only the views they read bound, each
+    holding at least the bytes the shader's uniform type has (:attr:`constant_buffer_reads`;
+    refused at the draw otherwise, naming the view and both sizes).
 
     Either shader may also be a compiled HLSL shader (:func:`gpuia.hlsl.compile_shader`); its
     gpuia-convention WGSL is then what the fields hold and what every path draws with.
@@ -148,7 +200,8 @@ class PipelineState:
         for name, entry, stage in (("vertex_shader", "entry_point", "vertex"),
                                    ("pixel_shader", "ps_entry_point", "pixel")):
             shader = getattr(self, name)
-            if shader is not None and hasattr(shader, "wgsl_entry_point"):
+            hlsl = shader is not None and hasattr(shader, "wgsl_entry_point")
+            if hlsl:
                 # A compiled HLSL shader (gpuia.hlsl): its gpuia-convention WGSL is what draws.
                 if shader.stage != stage:
                     raise InvalidDescError("PipelineState", name, shader.entry_point,
@@ -164,6 +217,9 @@ class PipelineState:
                                        "(gpuia.hlsl.compile_shader), or None")
             for slot in uniform_slots(text or "", CBV_GROUP):
                 reads.setdefault(slot, 0)
+            if text and not hlsl:  # an HLSL shader's sizes come from its reflection (above)
+                for slot, size in uniform_sizes(text, CBV_GROUP).items():
+                    reads[slot] = max(reads.get(slot, 0), size)
         rtvs = self.rtv_formats
         if isinstance(rtvs, str) or not isinstance(rtvs, (list, tuple)):
             raise InvalidDescError("PipelineState", "RTVFormats", rtvs,
@@ -210,7 +266,10 @@ class PipelineState:
     @property
     def constant_buffer_reads(self) -> tuple[tuple[int, int], ...]:
         """(root constant buffer, bytes its binding must hold; 0: not known) for every view the
-        shaders read: what a draw needs bound."""
+        shaders read: what a draw needs bound. The bytes are an HLSL cbuffer's binding size
+        (its reflection), or a WGSL ``var<uniform>``'s type size (WGSL's SizeOf: what WebGPU
+        checks the binding against); 0 for a type gpuia cannot size (an override-sized
+        array), whose binding is then not checked."""
         return self._cbv_reads
 
     def output_state(self, max_varyings: int) -> OutputState:
@@ -236,7 +295,8 @@ class PipelineState:
                                   self.cull_mode, self.front_counter_clockwise,
                                   self.depth_enable, self.depth_enable
                                   and self.depth_write_mask == "ALL", self.depth_func)
-            remember(_OUTPUTS, key, out)
+            with _SHARED_LOCK:
+                remember(_OUTPUTS, key, out)
         return out
 
     @property
@@ -247,7 +307,8 @@ class PipelineState:
             sig = (parse_vertex_shader(self.vertex_shader, self.entry_point)
                    if self.vertex_shader else pass_through_signature(self.input_layout))
             sig.check_layout(self.input_layout)
-            remember(_SIGNATURES, key, sig)
+            with _SHARED_LOCK:
+                remember(_SIGNATURES, key, sig)
         return sig
 
     @property
@@ -259,13 +320,18 @@ class PipelineState:
         key = (self.signature, self.stream_output)
         so = _SO.get(key)
         if so is None:
-            so = remember(_SO, key, resolve_stream_output(self.stream_output, self.signature))
+            so = resolve_stream_output(self.stream_output, self.signature)
+            with _SHARED_LOCK:
+                remember(_SO, key, so)
         return None if so.empty else so
 
 
 _SIGNATURES: dict = {}
 _SO: dict = {}
 _OUTPUTS: dict = {}
+# Those three are shared by every context, on any thread: an eviction (remember) racing another
+# thread's would raise KeyError or "dictionary changed size".
+_SHARED_LOCK = threading.Lock()
 
 
 @dataclass(eq=False)
@@ -334,14 +400,25 @@ class Context:
 
     Arguments:
         device (Device): the device to draw on.
-        target: a ``wgpu.GPUTextureView`` of format ``rgba8unorm`` to draw into; by default a
-            1x1 internal target (the draws still run every vertex shader).
+        target: where draws without render targets (pipeline states with no RTVFormats or
+            DSVFormat) render: a :class:`~gpuia.gpu.targets.Texture` of format
+            R8G8B8A8_UNORM on ``device`` (``Device.create_render_target``), or a
+            ``wgpu.GPUTexture`` / ``GPUTextureView`` of format ``rgba8unorm`` on it with
+            RENDER_ATTACHMENT usage, one sample, one mip level and one layer (gpuia draws into
+            a default view of the texture: a view's own format cannot be read back from
+            wgpu-py). By default a 1x1 internal target (the draws still run every vertex
+            shader). Anything else is refused here, naming what is wrong.
+
+    Not thread-safe: one thread at a time (see the module docstring).
     """
 
     def __init__(self, device: Device, *, target=None):
         if not isinstance(device, Device):
             raise InvalidDescError("Context", "device", device, "expected a gpuia Device")
+        self._lock = threading.Lock()  # held during every public call (see _exclusive)
+        self._owner = None  # the thread inside a public call
         self.device = device
+        self._target_texture = self._context_target(target)  # gpuia Texture or None
         self.cache = PipelineCache(device)
         self._pso: PipelineState | None = None
         self._slot_count = 32  # input slots of the pipeline state's profile
@@ -353,7 +430,7 @@ class Context:
         self._so_engine = None
         self._capture: Capture | None = None
         self._records: list[_Record] = []
-        self._target = target
+        self._target = None if self._target_texture is None else self._target_texture.view
         self._states: dict = {}  # (pipeline state id, topology, capture) -> {bound view ids: state}
         self._epoch_states: dict = {}
         self._state: _State | None = None
@@ -394,8 +471,57 @@ class Context:
         self._cbvs: dict[int, tuple] = {}  # root parameter index -> (Buffer, offset)
         self._cbv_groups: dict = {}  # ((buffer, offset) per root CBV) -> bind group
         self._capture_encoding = False  # end_capture is encoding capture draws
+        self._capture_running = False  # end_capture is running the recorded draws
+        self._retiring: list = []  # released resources waiting for this context's submit
+        self._releases_seen = -1  # RELEASES when the bound resources were last checked
+        # A context dropped with work pending never submits it: what waited for it can go.
+        weakref.finalize(self, _retire_all, self._retiring, id(self)).atexit = False
+        device._register(self)
+
+    def _context_target(self, target):
+        """The gpuia Texture of the ``target`` argument (None: the internal target)."""
+        if target is None:
+            return None
+        import wgpu
+
+        if isinstance(target, Texture):
+            tex = target
+            if tex.device is not self.device:
+                raise InvalidDescError("Context", "target", target,
+                                       "expected a Texture of this context's device")
+            tex._live("Context", "target")
+        elif isinstance(target, (wgpu.GPUTexture, wgpu.GPUTextureView)):
+            texture = target.texture if isinstance(target, wgpu.GPUTextureView) else target
+            try:
+                tex = Texture.from_wgpu(self.device, texture)
+            except InvalidDescError as e:
+                raise InvalidDescError("Context", f"target {e.field}", e.value, e.rule) from None
+        else:
+            raise InvalidDescError(
+                "Context", "target", target,
+                "expected a gpuia Texture of format R8G8B8A8_UNORM "
+                "(Device.create_render_target), a wgpu GPUTexture or GPUTextureView of format "
+                "rgba8unorm with RENDER_ATTACHMENT usage, or None")
+        if tex.format.webgpu != TARGET_FORMAT:
+            raise InvalidDescError("Context", "target format", tex.format.name,
+                                   "the context's own target must be R8G8B8A8_UNORM "
+                                   "(rgba8unorm), the format its internal pipelines write")
+        return tex
+
+    def _may_hold_work(self) -> bool:
+        """Whether this context may hold encoded or recorded draws not yet submitted, or is
+        inside a call (on any thread): a resource released now must outlive its next submit."""
+        return (self._encoder is not None or bool(self._records) or self._capture_running
+                or self._lock.locked())
+
+    def _retire(self) -> None:
+        """After a submit: destroy the released resources that waited only for this context.
+        Not while a capture's recorded draws are still to be encoded."""
+        if self._retiring and not self._records and not self._capture_running:
+            _retire_all(self._retiring, id(self))
 
     # -- state -------------------------------------------------------------------------------
+    @_exclusive
     def set_pipeline_state(self, pso: PipelineState) -> None:
         """Set the input layout, vertex shader and strip cut value (validated now, like
         CreateGraphicsPipelineState)."""
@@ -409,6 +535,7 @@ class Context:
         self._slot_count = pso.input_layout.profile.slot_count
         self._dirty = self._epoch_dirty = True
 
+    @_exclusive
     def ia_set_primitive_topology(self, topology) -> None:
         try:
             self._topology = topology_info(topology)
@@ -423,125 +550,141 @@ class Context:
         offsets then not allowed) or :class:`Buffer` objects with parallel ``strides`` and
         ``offsets`` lists (D3D10/11 form; offsets default to 0). None unbinds a slot.
         ``buffers`` None is ignored (D3D12, rulebook 6.4)."""
-        if buffers is None:
-            return
-        # The common rebind, inlined (the hottest call with draw_instanced): D3D11 form, plain
-        # ints, every (buffer, stride, offset) validated before, so found in the view cache.
-        # Views are applied only once all are found (a failing call changes nothing).
-        if (strides is not None and type(start_slot) is int
-                and (type(buffers) is list or type(buffers) is tuple)
-                and (type(strides) is list or type(strides) is tuple)):
+        # One thread at a time (see _exclusive), inlined: this is a hot call.
+        lock = self._lock
+        if not lock.acquire(False):
+            if self._owner != _get_ident():
+                raise _concurrent(self, "ia_set_vertex_buffers")
+            lock = None  # a call from inside this context (same thread)
+        else:
+            self._owner = _get_ident()
+        try:
+            if buffers is None:
+                return
+            # The common rebind, inlined (the hottest call with draw_instanced): D3D11 form, plain
+            # ints, every (buffer, stride, offset) validated before, so found in the view cache.
+            # Views are applied only once all are found (a failing call changes nothing).
+            if (strides is not None and type(start_slot) is int
+                    and (type(buffers) is list or type(buffers) is tuple)
+                    and (type(strides) is list or type(strides) is tuple)):
+                n = len(buffers)
+                if (0 <= start_slot and start_slot + n <= self._slot_count and len(strides) >= n
+                        and (offsets is None
+                             or ((type(offsets) is list or type(offsets) is tuple)
+                                 and len(offsets) >= n))):
+                    cache = self._view_cache
+                    found = []
+                    for i in range(n):
+                        st = strides[i]
+                        off = 0 if offsets is None else offsets[i]
+                        if type(st) is not int or type(off) is not int:
+                            break
+                        b = buffers[i]
+                        v = cache.get((id(b), st, off))
+                        if v is None or v.buffer is not b or b.released:
+                            break
+                        found.append(v)
+                    else:
+                        if not self._so_bound_buffers or not any(
+                                id(v.buffer) in self._so_bound_buffers for v in found):
+                            views, ids, pos = self._views, self._bound_ids, self._slot_pos
+                            slot = start_slot
+                            for v in found:
+                                if views.get(slot) is not v:
+                                    views[slot] = v
+                                    j = pos.get(slot)
+                                    if j is not None:
+                                        ids[j] = id(v)
+                                    self._dirty = True
+                                slot += 1
+                            return
+            if type(buffers) is not list and type(buffers) is not tuple:
+                buffers = _as_list(buffers, "ppVertexBuffers")
+            if strides is not None and type(strides) is not list and type(strides) is not tuple:
+                strides = _as_list(strides, "pStrides")
+            if offsets is not None and type(offsets) is not list and type(offsets) is not tuple:
+                offsets = _as_list(offsets, "pOffsets")
             n = len(buffers)
-            if (0 <= start_slot and start_slot + n <= self._slot_count and len(strides) >= n
-                    and (offsets is None
-                         or ((type(offsets) is list or type(offsets) is tuple)
-                             and len(offsets) >= n))):
-                cache = self._view_cache
-                found = []
-                for i in range(n):
-                    st = strides[i]
-                    off = 0 if offsets is None else offsets[i]
-                    if type(st) is not int or type(off) is not int:
-                        break
-                    b = buffers[i]
-                    v = cache.get((id(b), st, off))
-                    if v is None or v.buffer is not b:
-                        break
-                    found.append(v)
-                else:
-                    if not self._so_bound_buffers or not any(
-                            id(v.buffer) in self._so_bound_buffers for v in found):
-                        views, ids, pos = self._views, self._bound_ids, self._slot_pos
-                        slot = start_slot
-                        for v in found:
-                            if views.get(slot) is not v:
-                                views[slot] = v
-                                j = pos.get(slot)
-                                if j is not None:
-                                    ids[j] = id(v)
-                                self._dirty = True
-                            slot += 1
-                        return
-        if type(buffers) is not list and type(buffers) is not tuple:
-            buffers = _as_list(buffers, "ppVertexBuffers")
-        if strides is not None and type(strides) is not list and type(strides) is not tuple:
-            strides = _as_list(strides, "pStrides")
-        if offsets is not None and type(offsets) is not list and type(offsets) is not tuple:
-            offsets = _as_list(offsets, "pOffsets")
-        n = len(buffers)
-        limit = self._slot_limit()
-        if type(start_slot) is not int:
-            raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
-                                   "must be an integer")
-        if start_slot < 0 or start_slot + n > limit:
-            raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
-                                   f"slots {start_slot}..{start_slot + n - 1} exceed the {limit} "
-                                   f"input slots")
-        if strides is not None or offsets is not None:
-            if strides is None or len(strides) < n:
-                raise InvalidDescError("IASetVertexBuffers", "pStrides", strides,
-                                       f"needs one stride per buffer ({n})")
-            if offsets is not None and len(offsets) < n:
-                raise InvalidDescError("IASetVertexBuffers", "pOffsets", offsets,
-                                       f"needs one offset per buffer ({n})")
-        new = {}
-        cache = self._view_cache
-        for i in range(n):
-            b = buffers[i]
-            slot = start_slot + i
-            if b is None:
-                new[slot] = None
-                continue
-            if strides is not None:
-                off = 0 if offsets is None else offsets[i]
-                # Keyed by the buffer's id; a hit must hold that very buffer. Only plain ints take
-                # the cache (8.0 == 8 must not slip past validation).
-                key = (id(b), strides[i], off)
-                hit = cache.get(key) if type(key[1]) is int and type(off) is int else None
-                if hit is not None and hit.buffer is b:
-                    view = hit
-                else:
-                    if isinstance(b, VertexBufferView):
-                        raise InvalidDescError("IASetVertexBuffers", f"ppVertexBuffers[{i}]", b,
-                                               "views carry their own stride and offset; pass "
-                                               "buffers with pStrides/pOffsets, or views alone")
-                    self._check_vertex_buffer(slot, b)
-                    try:
-                        view = VertexBufferView(b, strides[i], off)
-                    except InvalidDescError as e:
-                        raise InvalidDescError(f"IASetVertexBuffers slot {slot}", e.field,
-                                               e.value, e.rule) from None
-                    remember(cache, key, view, _VIEW_CACHE_SIZE)
-            else:
-                view = b
-                if not isinstance(view, VertexBufferView):
-                    raise InvalidDescError("IASetVertexBuffers", f"pViews[{i}]", view,
-                                           "expected a VertexBufferView (or give pStrides to "
-                                           "bind buffers)")
-                if view.buffer is None:
+            limit = self._slot_limit()
+            if type(start_slot) is not int:
+                raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
+                                       "must be an integer")
+            if start_slot < 0 or start_slot + n > limit:
+                raise InvalidDescError("IASetVertexBuffers", "StartSlot", start_slot,
+                                       f"slots {start_slot}..{start_slot + n - 1} exceed the "
+                                       f"{limit} input slots")
+            if strides is not None or offsets is not None:
+                if strides is None or len(strides) < n:
+                    raise InvalidDescError("IASetVertexBuffers", "pStrides", strides,
+                                           f"needs one stride per buffer ({n})")
+                if offsets is not None and len(offsets) < n:
+                    raise InvalidDescError("IASetVertexBuffers", "pOffsets", offsets,
+                                           f"needs one offset per buffer ({n})")
+            new = {}
+            cache = self._view_cache
+            for i in range(n):
+                b = buffers[i]
+                slot = start_slot + i
+                if b is None:
                     new[slot] = None
                     continue
-                self._check_vertex_buffer(slot, view.buffer)
-            if id(view.buffer) in self._so_bound_buffers:
-                warnings.warn(f"IASetVertexBuffers: slot {slot}'s buffer is bound as a Stream "
-                              f"Output target; the IA binds NULL instead", stacklevel=2)
-                view = None
-            new[slot] = view
-        views = self._views
-        for slot, view in new.items():
-            if views.get(slot) is not view:
-                views[slot] = view
-                self._dirty = self._epoch_dirty = True
+                if strides is not None:
+                    off = 0 if offsets is None else offsets[i]
+                    # Keyed by the buffer's id; a hit must hold that very buffer. Only plain ints
+                    # take the cache (8.0 == 8 must not slip past validation).
+                    key = (id(b), strides[i], off)
+                    hit = (cache.get(key) if type(key[1]) is int and type(off) is int
+                           else None)
+                    if hit is not None and hit.buffer is b and not b.released:
+                        view = hit
+                    else:
+                        if isinstance(b, VertexBufferView):
+                            raise InvalidDescError("IASetVertexBuffers", f"ppVertexBuffers[{i}]", b,
+                                                   "views carry their own stride and offset; pass "
+                                                   "buffers with pStrides/pOffsets, or views alone")
+                        self._check_vertex_buffer(slot, b)
+                        try:
+                            view = VertexBufferView(b, strides[i], off)
+                        except InvalidDescError as e:
+                            raise InvalidDescError(f"IASetVertexBuffers slot {slot}", e.field,
+                                                   e.value, e.rule) from None
+                        remember(cache, key, view, _VIEW_CACHE_SIZE)
+                else:
+                    view = b
+                    if not isinstance(view, VertexBufferView):
+                        raise InvalidDescError("IASetVertexBuffers", f"pViews[{i}]", view,
+                                               "expected a VertexBufferView (or give pStrides to "
+                                               "bind buffers)")
+                    if view.buffer is None:
+                        new[slot] = None
+                        continue
+                    self._check_vertex_buffer(slot, view.buffer)
+                if id(view.buffer) in self._so_bound_buffers:
+                    warnings.warn(f"IASetVertexBuffers: slot {slot}'s buffer is bound as a Stream "
+                                  f"Output target; the IA binds NULL instead", stacklevel=2)
+                    view = None
+                new[slot] = view
+            views = self._views
+            for slot, view in new.items():
+                if views.get(slot) is not view:
+                    views[slot] = view
+                    self._dirty = self._epoch_dirty = True
+        finally:
+            if lock is not None:
+                self._owner = None
+                lock.release()
 
     def _check_vertex_buffer(self, slot: int, buf) -> None:
         if not isinstance(buf, Buffer) or buf.device is not self.device:
             raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
                                    "expected a gpuia Buffer created on this context's device")
+        buf._live(f"IASetVertexBuffers slot {slot}")
         if "vertex_buffer" not in buf.bind and "stream_output" not in buf.bind:
             raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
                                    "was not created with the vertex_buffer bind flag "
                                    "(D3D10_BIND_VERTEX_BUFFER)")
 
+    @_exclusive
     def ia_set_index_buffer(self, view: IndexBufferView | None) -> None:
         if view is not None:
             if not isinstance(view, IndexBufferView):
@@ -555,9 +698,11 @@ class Context:
                 if "index_buffer" not in buf.bind:
                     raise InvalidDescError("IASetIndexBuffer", "buffer", buf,
                                            "was not created with the index_buffer bind flag")
+                buf._live("IASetIndexBuffer")
         self._index = view
 
     # -- output merger and root constants ----------------------------------------------------
+    @_exclusive
     def om_set_render_targets(self, rtvs=(), dsv: Texture | None = None) -> None:
         """OMSetRenderTargets: the color targets (up to 8 :class:`~gpuia.gpu.targets.Texture`s)
         and the depth-stencil target following draws render into. Every target must be of this
@@ -581,6 +726,7 @@ class Context:
             if not isinstance(t, Texture) or t.device is not self.device:
                 raise InvalidDescError("OMSetRenderTargets", field_name, t,
                                        "expected a gpuia Texture created on this context's device")
+            t._live("OMSetRenderTargets", field_name)
             if t.format.depth != depth:
                 raise InvalidDescError("OMSetRenderTargets", field_name, t.format.name,
                                        "expected a depth format" if depth else
@@ -601,6 +747,7 @@ class Context:
         if not isinstance(rtv, Texture) or rtv.device is not self.device or rtv.format.depth:
             raise InvalidDescError("ClearRenderTargetView", "RenderTargetView", rtv,
                                    "expected a color Texture of this context's device")
+        rtv._live("ClearRenderTargetView", "RenderTargetView")
         try:
             r, g, b, a = (float(c) for c in color)
         except (TypeError, ValueError):
@@ -615,6 +762,7 @@ class Context:
         if not isinstance(dsv, Texture) or dsv.device is not self.device or not dsv.format.depth:
             raise InvalidDescError("ClearDepthStencilView", "DepthStencilView", dsv,
                                    "expected a depth Texture of this context's device")
+        dsv._live("ClearDepthStencilView", "DepthStencilView")
         if not isinstance(depth, (int, float)) or not 0.0 <= depth <= 1.0:
             raise InvalidDescError("ClearDepthStencilView", "Depth", depth,
                                    "expected a number in [0, 1]")
@@ -634,6 +782,7 @@ class Context:
             self._encoder = self.device.device.create_command_encoder()
         self._encoder.begin_render_pass(**attachments).end()
 
+    @_exclusive
     def set_graphics_root_constant_buffer_view(self, root_parameter_index: int,
                                                buffer: Buffer | None, offset: int = 0) -> None:
         """SetGraphicsRootConstantBufferView: bind ``buffer`` from byte ``offset`` (D3D12's GPU
@@ -657,6 +806,7 @@ class Context:
                 raise InvalidDescError(where, "BufferLocation", buffer,
                                        "was not created with the constant_buffer bind flag "
                                        "(D3D12_RESOURCE_STATE / CBV usage)")
+            buffer._live(where)
             align = max(256, self.device.caps.min_uniform_buffer_offset_alignment)
             if type(offset) is not int or offset < 0 or offset % align or offset >= buffer.size:
                 raise InvalidDescError(where, "offset", offset,
@@ -721,6 +871,7 @@ class Context:
                 f"the pipeline state's RTVFormats/DSVFormat are {want}; bind matching targets "
                 f"with om_set_render_targets (formats must match, as in D3D12)")
 
+    @_exclusive
     def set_path(self, path: str) -> None:
         """``auto`` (default), ``native`` or ``pulling`` for the following draws."""
         if path not in ("auto", "native", "pulling"):
@@ -735,48 +886,64 @@ class Context:
     def draw_instanced(self, vertex_count_per_instance: int, instance_count: int = 1,
                        start_vertex_location: int = 0, start_instance_location: int = 0) -> Plan:
         """DrawInstanced. Returns the draw's :class:`Plan`."""
-        vc, ic, sv, si = (vertex_count_per_instance, instance_count, start_vertex_location,
-                          start_instance_location)
-        state = self._state if not self._dirty else self._resolve_state()
-        # Fast path: a state whose every slot is native with nothing per draw (see _State.fast),
-        # plain ints, every fetch in bounds. Anything else takes the general path.
-        if (state.fast and self.path != "pulling"
-                and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
-                and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
-                and 0 <= si <= _U32 - ic + 1):
-            if sv + vc - 1 > state.fast_last_vertex:
-                return self.draw(DrawInstanced(vc, ic, sv, si))
-            for rate, last in state.fast_instances:
-                if si + ((ic - 1) // rate if rate else 0) > last:
-                    break
-            else:
-                # Encode inline (the hottest path of the package; see _ffi).
-                if self._pass is None:
-                    self._open_pass()
-                rp = self._pass_handle
-                if state is not self._encoded_state:
-                    # Raw calls keep no references: the pass holds each state it encoded (once).
-                    self._pass_states[id(state)] = state
-                    self._encoded_state = state
-                pipeline = state.fast_pipeline
-                if pipeline is None:
-                    pipeline = state.fast_pipeline = self._pipeline(state, "native")
-                if pipeline is not self._bound_pipeline:
-                    _ffi.set_pipeline(self._pass, pipeline)
-                    self._bound_pipeline = pipeline
-                bound = self._bound_vb
-                j = 0
-                for b in state.native_handles:
-                    if bound[j] is not b:
-                        _ffi.raw_set_vertex_buffer(rp, j, b[0], b[1], b[2])
-                        bound[j] = b
-                    j += 1
-                _ffi.raw_draw(rp, vc, ic, sv, si)
-                self.last_plan = state.native_plan
-                self.draw_count += 1
-                return state.native_plan
-        return self.draw(DrawInstanced(vc, ic, sv, si))
+        # One thread at a time (see _exclusive), inlined: this is a hot call.
+        lock = self._lock
+        if not lock.acquire(False):
+            if self._owner != _get_ident():
+                raise _concurrent(self, "draw_instanced")
+            lock = None  # a call from inside this context (same thread)
+        else:
+            self._owner = _get_ident()
+        try:
+            vc, ic, sv, si = (vertex_count_per_instance, instance_count, start_vertex_location,
+                              start_instance_location)
+            state = (self._state if not self._dirty and self._releases_seen == RELEASES[0]
+                     else self._resolve_state())
+            # Fast path: a state whose every slot is native with nothing per draw (see
+            # _State.fast), plain ints, every fetch in bounds. Anything else: the general path.
+            if (state.fast and self.path != "pulling"
+                    and type(vc) is int and type(ic) is int and type(sv) is int and type(si) is int
+                    and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
+                    and 0 <= si <= _U32 - ic + 1):
+                if sv + vc - 1 > state.fast_last_vertex:
+                    return self.draw(DrawInstanced(vc, ic, sv, si))
+                for rate, last in state.fast_instances:
+                    if si + ((ic - 1) // rate if rate else 0) > last:
+                        break
+                else:
+                    # Encode inline (the hottest path of the package; see _ffi).
+                    if self._pass is None:
+                        self._open_pass()
+                    rp = self._pass_handle
+                    if state is not self._encoded_state:
+                        # Raw calls keep no references: the pass holds each state it
+                        # encoded (once).
+                        self._pass_states[id(state)] = state
+                        self._encoded_state = state
+                    pipeline = state.fast_pipeline
+                    if pipeline is None:
+                        pipeline = state.fast_pipeline = self._pipeline(state, "native")
+                    if pipeline is not self._bound_pipeline:
+                        _ffi.set_pipeline(self._pass, pipeline)
+                        self._bound_pipeline = pipeline
+                    bound = self._bound_vb
+                    j = 0
+                    for b in state.native_handles:
+                        if bound[j] is not b:
+                            _ffi.raw_set_vertex_buffer(rp, j, b[0], b[1], b[2])
+                            bound[j] = b
+                        j += 1
+                    _ffi.raw_draw(rp, vc, ic, sv, si)
+                    self.last_plan = state.native_plan
+                    self.draw_count += 1
+                    return state.native_plan
+            return self.draw(DrawInstanced(vc, ic, sv, si))
+        finally:
+            if lock is not None:
+                self._owner = None
+                lock.release()
 
+    @_exclusive
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
                                start_index_location: int = 0, base_vertex_location: int = 0,
                                start_instance_location: int = 0) -> Plan:
@@ -792,7 +959,12 @@ class Context:
         if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
             draw = draw_of(draw)
         draw = delivering(draw)
-        state = self._state if not self._dirty else self._resolve_state()
+        state = (self._state if not self._dirty and self._releases_seen == RELEASES[0]
+                 else self._resolve_state())
+        if draw.indexed:
+            iv = self._index
+            if iv is not None and iv.buffer is not None and iv.buffer.released:
+                raise released_error("draw", "index buffer", iv.buffer)
         capture = state.capture
         if capture and draw.count > self._capture_limit():
             raise UnsupportedError(
@@ -845,7 +1017,18 @@ class Context:
         0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
         sets each target's BufferFilledSize, -1 appending where it stands; views with their own
         counter buffer (D3D12) keep it. A target buffer bound in the IA is unbound there, with a
-        warning, as the D3D runtime does."""
+        warning, as the D3D runtime does. Views over released buffers are refused."""
+        try:
+            views = list(views or [])
+        except TypeError:
+            raise InvalidDescError("SOSetTargets", "ppSOTargets", views, "expected a sequence "
+                                   "of StreamOutputBufferView (or None)") from None
+        for slot, v in enumerate(views):
+            for field_name, b in (("buffer", getattr(v, "buffer", None)),
+                                  ("BufferFilledSizeLocation",
+                                   getattr(v, "filled_size_buffer", None))):
+                if isinstance(b, Buffer) and b.released:
+                    raise released_error(f"SOSetTargets slot {slot}", field_name, b)
         self._so().set_targets(views, offsets)
         for slot, v in list(self._views.items()):
             if v is not None and id(v.buffer) in self._so_bound_buffers:
@@ -861,7 +1044,13 @@ class Context:
 
     @_guarded
     def so_filled_size(self, slot: int) -> int:
-        """The BufferFilledSize of the SO target at ``slot`` (waits for the GPU)."""
+        """The BufferFilledSize of the SO target at ``slot`` (waits for the GPU). Refused when
+        its counter is in a released buffer (reading it back would submit a destroyed one)."""
+        t = self._so().targets.get(slot) if type(slot) is int else None
+        counter = None if t is None else t.view.filled_size_buffer
+        if isinstance(counter, Buffer) and counter.released:
+            raise released_error("so_filled_size", f"SO target {slot} BufferFilledSizeLocation",
+                                 counter)
         return self._so().filled_size(slot)
 
     @_guarded
@@ -873,7 +1062,8 @@ class Context:
         return self._draw_auto()
 
     def _draw_auto(self) -> Plan:
-        state = self._state if not self._dirty else self._resolve_state()
+        state = (self._state if not self._dirty and self._releases_seen == RELEASES[0]
+                 else self._resolve_state())
         if state.so is not None:
             raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
                                    "only on the GPU")
@@ -887,6 +1077,10 @@ class Context:
                                    "that buffer was never a Stream Output target, so it has no "
                                    "BufferFilledSize")
         counter, counter_offset, location = known
+        if getattr(counter, "_gpuia_released", False):
+            raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
+                                   "the BufferFilledSizeLocation buffer of its last Stream Output "
+                                   "view was released")
         if state.static.pulling_obstacles:
             raise UnsupportedError("DrawAuto pulls its vertices: "
                                    + "; ".join(state.static.pulling_obstacles))
@@ -929,7 +1123,7 @@ class Context:
         return self.device.caps.max_storage_buffer_binding_size // (4 * words)
 
     def _resolve_state(self) -> _State:
-        if self._epoch_dirty:
+        if self._epoch_dirty or self._releases_seen != RELEASES[0]:
             self._new_epoch()
         # Keyed by identity: each entry holds its pipeline state and views, so while it is cached
         # no other object can have their ids, and a hit is always the same objects.
@@ -975,6 +1169,8 @@ class Context:
             raise InvalidDescError("draw", "PrimitiveTopology", None,
                                    "IASetPrimitiveTopology was not called")
         capture = self._capture is not None
+        releases = RELEASES[0]
+        self._check_live(capture)
         self._check_outputs(capture)
         epoch = (id(pso), topo.topology, capture)
         if epoch not in self._states and len(self._states) > 256:
@@ -983,6 +1179,35 @@ class Context:
         self._slot_pos = {s: j for j, s in enumerate(self._pso_slots)}
         self._bound_ids = [id(self._views.get(s)) for s in self._pso_slots]
         self._epoch_dirty = False
+        self._releases_seen = releases
+
+    def _check_live(self, capture: bool) -> None:
+        """Nothing a draw hands to wgpu may have been released: a destroyed buffer or texture
+        in a submit aborts the process. Runs when the bindings changed and after any release
+        (RELEASES), so the fast draw path stays one comparison."""
+        pso = self._pso
+        for s in self._pso_slots:
+            v = self._views.get(s)
+            if v is not None and v.buffer is not None and v.buffer.released:
+                raise released_error("draw", f"IA slot {s} buffer", v.buffer)
+        for i, (b, _) in self._cbvs.items():
+            if b.released and i < pso.constant_buffers:  # every view below n is bound
+                raise released_error("draw", f"root constant buffer view {i}", b)
+        if capture or self._output.internal:
+            if self._target_texture is not None and self._target_texture.released:
+                raise released_error("draw", "Context target", self._target_texture)
+        else:
+            for i, t in enumerate(self._rtvs):
+                if t.released:
+                    raise released_error("draw", f"render target {i}", t)
+            if self._dsv is not None and self._dsv.released:
+                raise released_error("draw", "depth-stencil target", self._dsv)
+        if pso.so is not None and self._so_engine is not None:
+            for slot, t in self._so_engine.targets.items():
+                for field_name, b in (("buffer", t.buffer),
+                                      ("BufferFilledSizeLocation", t.view.filled_size_buffer)):
+                    if isinstance(b, Buffer) and b.released:
+                        raise released_error("draw", f"SO target {slot} {field_name}", b)
 
     def _new_state(self, pso, topo, capture: bool, bound: tuple) -> _State:
         layout, sig = pso.input_layout, pso.signature
@@ -1059,7 +1284,7 @@ class Context:
 
     # -- encoding ----------------------------------------------------------------------------
     def _target_view(self):
-        if self._target is None:
+        if self._target is None:  # the internal 1x1 target (a given one is set in __init__)
             import wgpu
 
             tex = self.device.device.create_texture(size=(1, 1, 1), format=TARGET_FORMAT,
@@ -1177,6 +1402,7 @@ class Context:
             state.pulled_group = groups
         return groups[compute]
 
+    @_exclusive
     def fill_arena(self, state: _State) -> None:
         """Copy every pulled view into the state's arena buffer, right before the draw that
         reads it (a render pass cannot hold copies, so the open one is ended)."""
@@ -1264,9 +1490,11 @@ class Context:
 
     @_guarded
     def flush(self) -> None:
-        """Submit every draw encoded since the last flush."""
+        """Submit every draw encoded since the last flush; then destroy what was released while
+        they were pending (:meth:`gpuia.gpu.Buffer.release`)."""
         if self._encoder is None:
             self._ring_used = 0  # blocks of draws that encoded nothing
+            self._retire()
             return
         rp, enc, used = self._pass, self._encoder, self._ring_used
         self._pass = self._encoder = None
@@ -1278,6 +1506,7 @@ class Context:
                 self.device.device.queue.write_buffer(self._ring_buffer, 0, self._ring[:used])
             commands = enc.finish()
         except Exception as e:  # wgpu validation at finish(): nothing was submitted
+            self._retire()  # nor will it be
             raise device_error(e, "flush") or UnsupportedError(
                 f"wgpu refused the encoded draws: {e}") from None
         finally:
@@ -1285,6 +1514,7 @@ class Context:
         self.device.device.queue.submit([commands])
         self._keepalive.clear()
         self._pass_states.clear()
+        self._retire()
         self._flushes += 1
         if self._flushes % _SWEEP_EVERY == 0:
             self._sweep()
@@ -1320,10 +1550,14 @@ class Context:
         self._capture, self._records = None, []
         self._dirty = self._epoch_dirty = True
         if not records:
+            self._retire()
             return cap
+        self._capture_running = True  # its draws are encoded and submitted in several parts
         try:
             return self._run_capture(records, cap)
         finally:
+            self._capture_running = False
+            self._retire()
             # Capture bind groups name this capture's buffers: never reuse them (an id() of a
             # freed buffer can come back for the next capture's).
             self._group0_cache = {k: v for k, v in self._group0_cache.items() if not k[0]}

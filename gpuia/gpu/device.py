@@ -9,11 +9,23 @@ with it what a draw can do.
 (``vertex_buffer``, ``index_buffer``, ``stream_output``), its size in bytes, and, when created from
 host data, a read-only host copy. The host copy lets the planner check index ranges and let the
 CPU reference run the same draw; buffers written by the GPU have none.
+
+Host data is bytes: anything with the buffer protocol (bytes, bytearray, memoryview, a numpy
+array of a numeric or structured dtype). A numpy array that is not C-contiguous is copied into C
+order first; object, string and datetime dtypes, and Python lists, are refused
+(:func:`host_bytes`).
+
+:meth:`Buffer.release` (and ``with``) frees a buffer's GPU memory. Draws already recorded with it
+still run: its wgpu buffer is destroyed once every context of the device that may hold such
+draws has submitted them (see :meth:`Buffer.release`); any later use raises
+:class:`~gpuia.errors.InvalidDescError` naming the buffer.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -23,7 +35,7 @@ from ..errors import (DeviceLostError, GpuiaError, GpuOutOfMemoryError, InvalidD
                       UnsupportedError)
 
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
-           "get_device", "BIND_FLAGS", "device_error", "wgpu_call"]
+           "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -207,6 +219,150 @@ def select_adapter(substring: str | None = None, backend: str | None = None):
                                       order.get(a.info.get("adapter_type"), 4)))
 
 
+# dtype kinds whose bytes are data: bool, integers, floats, complex, structured records (void).
+# Objects (pointers), strings and datetimes are refused: their bytes are not what a shader reads.
+_DATA_KINDS = frozenset("biufcV")
+
+
+def host_bytes(data, where: str = "Buffer", field_name: str = "data") -> np.ndarray:
+    """``data`` as a 1-D uint8 array of its bytes in C order. Accepted: bytes-like objects and
+    numpy arrays of numeric or structured dtypes; a numpy array (or memoryview) that is not
+    C-contiguous is copied (``np.ascontiguousarray``). Refused with
+    :class:`~gpuia.errors.InvalidDescError` naming ``where`` and ``field_name``: Python lists,
+    str, and arrays of object, string or datetime dtypes (or records holding objects)."""
+    if isinstance(data, (str, list, tuple)):
+        raise InvalidDescError(where, field_name, f"a {type(data).__name__}",
+                               "expected bytes or a numpy array (a D3D buffer holds bytes: pack "
+                               "numbers first, e.g. np.asarray(values, np.float32))")
+    arr = data if isinstance(data, np.ndarray) else None
+    if arr is None:
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise InvalidDescError(where, field_name, type(data).__name__,
+                                   "expected bytes or a numpy array (a bytes-like object: "
+                                   "bytes, bytearray, memoryview, numpy array)") from None
+        if view.c_contiguous:
+            try:
+                return np.frombuffer(view.cast("B"), dtype=np.uint8)
+            except (TypeError, ValueError):  # a format memoryview cannot cast: numpy reads it
+                pass
+        try:
+            arr = np.asarray(view)
+        except (TypeError, ValueError, NotImplementedError) as e:
+            raise InvalidDescError(where, field_name, type(data).__name__,
+                                   f"its buffer cannot be read as bytes ({e})") from None
+    dt = arr.dtype
+    if dt.hasobject or dt.kind not in _DATA_KINDS:
+        raise InvalidDescError(where, field_name, f"numpy array of dtype {dt}",
+                               "expected a numeric or structured dtype (object arrays hold "
+                               "pointers, string and datetime arrays are not vertex data)")
+    if not arr.flags.c_contiguous:
+        arr = np.ascontiguousarray(arr)  # a strided view: its elements, packed in C order
+    return arr.reshape(-1).view(np.uint8)
+
+
+RELEASES = [0]
+"""How many Buffers and Textures were released in this process; a context whose last resolved
+draw state is older re-checks what it has bound before its next draw (one comparison per draw)."""
+
+
+class _Retiring:
+    """The wgpu objects of a released Buffer or Texture, destroyed once each context that may
+    have encoded them (ids in ``waiting``) has submitted or dropped its work; then ``after``
+    runs (it drops the host copy)."""
+
+    __slots__ = ("objects", "waiting", "after")
+
+    def __init__(self, objects: tuple, waiting: set, after):
+        self.objects, self.waiting, self.after = objects, waiting, after
+
+    def done(self, ctx_id: int) -> None:
+        self.waiting.discard(ctx_id)
+        if not self.waiting and self.objects:
+            objects, self.objects = self.objects, ()  # once, if two contexts finish together
+            _destroy(objects)
+            if self.after is not None:
+                self.after()
+
+
+def _destroy(objects) -> None:
+    for obj in objects:
+        destroy = getattr(type(obj), "destroy", None)  # the class's: past gpuia's hook
+        if destroy is not None:
+            try:
+                destroy(obj)
+            except Exception:  # pragma: no cover - a lost device: nothing left to free
+                pass
+
+
+def release_resource(owner, objects: tuple, after=None) -> None:
+    """Retire ``objects`` (the wgpu objects of ``owner``, a gpuia Buffer or Texture already
+    marked released): destroyed now when no context of its device may have encoded them,
+    otherwise after those contexts' next submit (:meth:`Context.flush`, end_capture); then
+    ``after()``. The owner keeps its references (``.wgpu``): a draw that passed its checks
+    on another thread just before the release still reads them."""
+    for obj in objects:
+        try:
+            obj._gpuia_released = True  # seen by checks that hold only the wgpu object
+        except AttributeError:  # pragma: no cover - a wgpu-py without instance attributes
+            pass
+    RELEASES[0] += 1
+    if not objects:
+        return
+    device = owner.device
+    waiting = [ctx for ctx in device._live_contexts() if ctx._may_hold_work()]
+    entry = _Retiring(objects, {id(ctx) for ctx in waiting}, after)
+    if not waiting:
+        entry.done(0)
+        return
+    for ctx in waiting:
+        ctx._retiring.append(entry)
+
+
+def intercept_destroy(owner, wobj) -> None:
+    """Make ``wobj.destroy()`` on a wgpu object gpuia created do ``owner.release()``: a plain
+    destroy would abort the process at the next submit of a draw that uses it (wgpu-py cannot
+    tell gpuia it happened). Weak references only: no cycle keeps GPU memory alive."""
+    owner_ref, wobj_ref = weakref.ref(owner), weakref.ref(wobj)
+
+    def destroy():
+        o = owner_ref()
+        if o is not None:
+            o.release()
+            return
+        w = wobj_ref()
+        if w is not None and not getattr(w, "_gpuia_released", False):
+            _destroy((w,))  # its gpuia owner is gone, and with it every draw that used it
+
+    try:
+        wobj.destroy = destroy
+    except AttributeError:  # pragma: no cover - a wgpu-py without instance attributes
+        pass
+
+
+def _bind_flags(bind) -> frozenset:
+    if isinstance(bind, str):
+        bind = (bind,)
+    try:
+        flags = frozenset(bind)
+    except TypeError:
+        raise InvalidDescError("Buffer", "bind", bind, f"expected a bind flag or an iterable of "
+                               f"them ({', '.join(BIND_FLAGS)})") from None
+    odd = [f for f in flags if not isinstance(f, str)]
+    if odd:
+        raise InvalidDescError("Buffer", "bind", odd, f"bind flags are the strings "
+                               f"{', '.join(BIND_FLAGS)}")
+    return flags
+
+
+def released_error(where: str, field_name: str, obj) -> InvalidDescError:
+    kind = type(obj).__name__
+    return InvalidDescError(where, field_name, obj,
+                            f"this {kind} was released ({kind}.release(), or its .wgpu "
+                            f"destroyed); create a new one")
+
+
 class Buffer:
     """A GPU buffer with D3D bind flags.
 
@@ -214,18 +370,31 @@ class Buffer:
         device (Device): the owner.
         size (int): bytes (rounded up to a multiple of 4 on the GPU, as WebGPU requires).
         bind (iterable of str): D3D bind flags from :data:`BIND_FLAGS`.
-        data: optional initial contents (bytes-like); kept as the host copy.
+        data: optional initial contents (see :func:`host_bytes`); kept as the host copy.
+
+    ``wgpu`` is the wgpu buffer. Free it with :meth:`release` or a ``with`` block, not with
+    ``wgpu.destroy()``: wgpu-py has no destroyed flag gpuia could check before a submit, so on
+    buffers gpuia created that call is routed to :meth:`release`; destroying the wgpu buffer
+    any other way is unsupported (the next submit that uses it aborts the process).
     """
+
+    released = False  # set by release(): every later use raises InvalidDescError
 
     def __init__(self, device: "Device", size: int, bind: Iterable[str], data=None, label=""):
         wgpu = _wgpu()
-        bind = frozenset(bind)
+        if not isinstance(device, Device):
+            raise InvalidDescError("Buffer", "device", device, "expected a gpuia Device")
+        bind = _bind_flags(bind)
         unknown = bind - set(BIND_FLAGS)
         if unknown:
             raise InvalidDescError("Buffer", "bind", sorted(unknown),
                                    f"bind flags are {', '.join(BIND_FLAGS)}")
+        if type(size) is not int:
+            raise InvalidDescError("Buffer", "size", size, "must be an integer")
         if size < 0:
             raise InvalidDescError("Buffer", "size", size, "must not be negative")
+        if not isinstance(label, str):
+            raise InvalidDescError("Buffer", "label", label, "expected a str")
         # Whole 16-byte units: shaders view buffers as arrays of vec4<u32> (one 128-bit access
         # per vertex where the data allows it), and WebGPU sizes need 4-byte multiples anyway.
         padded = max(16, (size + 15) // 16 * 16)
@@ -250,7 +419,7 @@ class Buffer:
         self.bind = bind
         self.host: np.ndarray | None = None
         if data is not None:
-            raw = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
+            raw = host_bytes(data)
             if raw.shape[0] != size:
                 raise InvalidDescError("Buffer", "data", f"{raw.shape[0]} bytes",
                                        f"does not match size {size}")
@@ -263,9 +432,39 @@ class Buffer:
         else:
             self.wgpu = wgpu_call(lambda: device.device.create_buffer(
                 size=padded, usage=usage, label=label), "create_buffer")
+        intercept_destroy(self, self.wgpu)
 
     def __repr__(self):
-        return f"<gpuia.Buffer {self.size} bytes bind={sorted(self.bind)}>"
+        gone = " released" if self.released else ""
+        return f"<gpuia.Buffer {self.size} bytes bind={sorted(self.bind)}{gone}>"
+
+    def __enter__(self) -> "Buffer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Free the buffer's GPU memory; idempotent. Afterwards every use (binding it, a draw
+        with it still bound, :meth:`write`, :meth:`read`) raises
+        :class:`~gpuia.errors.InvalidDescError` naming it. Draws recorded before the release
+        but not yet submitted still run with its contents: the wgpu buffer is destroyed (and
+        the host copy dropped) at once only when no context of the device has unsubmitted work
+        or is inside a call on another thread; otherwise after each such context has submitted
+        (its next :meth:`~gpuia.gpu.Context.flush`, or end_capture for a capture in progress).
+        ``wgpu`` keeps naming the (destroyed) wgpu buffer: do not use it."""
+        with self.device._lock:  # two threads releasing one buffer: one retires it
+            if self.released:
+                return
+            self.released = True
+        release_resource(self, (self.wgpu,), self._drop_host)
+
+    def _drop_host(self) -> None:
+        self.host = None
+
+    def _live(self, where: str) -> None:
+        if self.released:
+            raise released_error(where, "buffer", self)
 
     @property
     def nbytes(self) -> int:
@@ -276,11 +475,8 @@ class Buffer:
         them; draws already encoded but not flushed see them too, as with UpdateSubresource on a
         deferred context, so flush between frames that differ). Both ends must be multiples of 4
         (WebGPU's copy alignment); the host copy, if any, follows."""
-        try:
-            raw = np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
-        except TypeError:
-            raise InvalidDescError("Buffer.write", "data", type(data).__name__,
-                                   "expected a bytes-like object") from None
+        self._live("Buffer.write")
+        raw = host_bytes(data, "Buffer.write")
         if type(offset) is not int or offset < 0 or offset % 4 or raw.shape[0] % 4:
             raise InvalidDescError("Buffer.write", "offset", offset,
                                    "offset and length must be non-negative multiples of 4")
@@ -297,6 +493,7 @@ class Buffer:
 
     def read(self) -> bytes:
         """The buffer's current GPU contents (blocks until the GPU is done with it)."""
+        self._live("Buffer.read")
         data = wgpu_call(lambda: self.device.device.queue.read_buffer(
             self.wgpu, 0, (self.size + 3) // 4 * 4), "Buffer.read")
         return bytes(data[: self.size])
@@ -330,23 +527,31 @@ class Device:
                      "backend": adapter.info.get("backend_type", "?"),
                      "type": adapter.info.get("adapter_type", "?"),
                      "summary": adapter.summary}
+        # The contexts on this device (weakly): a released resource waits for those with
+        # unsubmitted work. The lock guards the registry and release() across threads.
+        self._contexts: weakref.WeakSet = weakref.WeakSet()
+        self._lock = threading.Lock()
 
     def __repr__(self):
         return f"<gpuia.Device {self.info['summary']}>"
 
+    def _register(self, ctx) -> None:
+        with self._lock:
+            self._contexts.add(ctx)
+
+    def _live_contexts(self) -> list:
+        with self._lock:
+            return list(self._contexts)
+
     def create_buffer(self, data=None, *, size: int | None = None,
                       bind: Iterable[str] | str = ("vertex_buffer",), label: str = "") -> Buffer:
         """A :class:`Buffer` with the given D3D bind flags, from ``data`` or zero-filled of
-        ``size`` bytes."""
-        if isinstance(bind, str):
-            bind = (bind,)
+        ``size`` bytes. ``data`` is bytes-like or a numpy array of a numeric or structured
+        dtype; an array that is not C-contiguous is copied in C order first. Python lists,
+        str and object/string/datetime arrays are refused (:func:`host_bytes`)."""
         if data is not None:
-            try:
-                n = memoryview(data).nbytes
-            except TypeError:
-                raise InvalidDescError("Buffer", "data", type(data).__name__,
-                                       "expected a bytes-like object (bytes, numpy array, "
-                                       "memoryview)") from None
+            data = host_bytes(data)
+            n = data.shape[0]
             if size is not None and size != n:
                 raise InvalidDescError("Buffer", "size", size, f"data has {n} bytes")
             size = n
@@ -370,11 +575,13 @@ class Device:
 
 
 _DEFAULT: dict = {}
+_DEFAULT_LOCK = threading.Lock()  # threads asking at once get the same Device
 
 
 def get_device(adapter_name: str | None = None, backend: str | None = None) -> Device:
     """A shared :class:`Device` per (adapter substring, backend), created on first use."""
     key = (adapter_name or os.environ.get("GPUIA_ADAPTER"), backend or os.environ.get("GPUIA_BACKEND"))
-    if key not in _DEFAULT:
-        _DEFAULT[key] = Device(adapter_name=key[0], backend=key[1])
-    return _DEFAULT[key]
+    with _DEFAULT_LOCK:
+        if key not in _DEFAULT:
+            _DEFAULT[key] = Device(adapter_name=key[0], backend=key[1])
+        return _DEFAULT[key]

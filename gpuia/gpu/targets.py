@@ -8,7 +8,8 @@ D3D12's names without their prefixes.
 A :class:`Texture` is a gpuia render target or depth-stencil buffer: a wgpu texture with its DXGI
 format. :meth:`Texture.read` copies it back (rows un-padded from WebGPU's 256-byte copy pitch).
 :meth:`Texture.from_wgpu` wraps a texture made elsewhere, a window surface's current texture
-above all.
+above all. :meth:`Texture.release` frees a texture gpuia made (draws already recorded into it
+still run; any later use raises :class:`~gpuia.errors.InvalidDescError` naming it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from ..desc import d3d_key
 from ..errors import InvalidDescError
-from .device import wgpu_call
+from .device import intercept_destroy, release_resource, released_error, wgpu_call
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
            "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
@@ -111,7 +112,13 @@ class Texture:
 
     Create with :meth:`Device.create_render_target` / :meth:`Device.create_depth_stencil`, or wrap
     a texture made elsewhere with :meth:`from_wgpu`. ``view`` is the wgpu view draws render into.
+    Free it with :meth:`release` or a ``with`` block (``wgpu`` and ``view`` then name the
+    destroyed wgpu objects: do not use them). On textures gpuia created, ``wgpu.destroy()`` is
+    routed to :meth:`release`; destroying the wgpu texture any other way is unsupported (the
+    next submit that uses it aborts the process).
     """
+
+    released = False  # set by release(): every later use raises InvalidDescError
 
     def __init__(self, device, texture, fmt: TargetFormat, *, owned: bool = True):
         self.device = device
@@ -120,6 +127,32 @@ class Texture:
         self.width, self.height = int(texture.size[0]), int(texture.size[1])
         self.view = texture.create_view()
         self.owned = owned
+        if owned:
+            intercept_destroy(self, texture)
+
+    def __enter__(self) -> "Texture":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def release(self) -> None:
+        """Let go of the texture; idempotent. Afterwards binding it, clearing it, reading it or
+        a draw with it still bound (render target, depth-stencil, a context's ``target``)
+        raises :class:`~gpuia.errors.InvalidDescError` naming it. A texture gpuia created is
+        destroyed at once when no context of the device has unsubmitted work, else after each
+        such context's next submit (as :meth:`gpuia.gpu.Buffer.release`), so draws recorded
+        into it still run. A texture wrapped with :meth:`from_wgpu` is not destroyed (its owner
+        decides; flush first)."""
+        with self.device._lock:
+            if self.released:
+                return
+            self.released = True
+        release_resource(self, (self.wgpu, self.view) if self.owned else ())
+
+    def _live(self, where: str, field_name: str = "texture") -> None:
+        if self.released:
+            raise released_error(where, field_name, self)
 
     @classmethod
     def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> "Texture":
@@ -169,12 +202,14 @@ class Texture:
         return cls(device, texture, fmt, owned=False)
 
     def __repr__(self):
-        return f"<gpuia.Texture {self.width}x{self.height} {self.format.name}>"
+        gone = " released" if self.released else ""
+        return f"<gpuia.Texture {self.width}x{self.height} {self.format.name}{gone}>"
 
     def read(self) -> np.ndarray:
         """The texture's contents, ``(height, width, channels)`` of the format's numpy type
         (``(height, width)`` for one channel); waits for the GPU. Refused for formats WebGPU
-        cannot copy out (D24_UNORM_S8_UINT)."""
+        cannot copy out (D24_UNORM_S8_UINT) and after :meth:`release`."""
+        self._live("Texture.read")
         if not self.format.readable:
             raise InvalidDescError("Texture.read", "Format", self.format.name,
                                    "WebGPU cannot copy this format's depth aspect to a buffer")
