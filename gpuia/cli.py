@@ -213,7 +213,7 @@ def _check_device(adapter, position: int, make):
 
 def cmd_check(args) -> int:
     from .compare import ShaderTolerance
-    from .crosscheck import cross_check
+    from .crosscheck import cross_check, raster_by_default
     from .gpu import Device
     from .gpu.device import select_adapter, select_adapters
     from .progress import LARGE_CASE_INVOCATIONS, Progress, wanted
@@ -251,7 +251,9 @@ def cmd_check(args) -> int:
     show = wanted(args.progress)
 
     def action(path, case):
-        runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None)), case.name, "run",
+        rasters = args.raster if args.raster is not None else raster_by_default(case)
+        runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None) + rasters),
+                        case.name, "run",
                         enabled=show and case.invocation_count >= LARGE_CASE_INVOCATIONS,
                         nested=bar.enabled)
         with runs:
@@ -259,7 +261,7 @@ def cmd_check(args) -> int:
                                  table=args.table, rows=args.rows,
                                  max_invocations=args.max_invocations, keep=keep,
                                  on_run=lambda line: runs.update(1, line.path),
-                                 tolerance=tolerance)
+                                 tolerance=tolerance, raster=args.raster)
         if result.lines:
             bar.write(result.text())
         if args.html:
@@ -434,6 +436,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--shader-abs", type=_tolerance, default=SHADER_TOLERANCE.absolute,
                    metavar="X", help="... or by X absolute (default "
                                      f"{SHADER_TOLERANCE.absolute:g}, 2^-16)")
+    c.add_argument("--raster", action=argparse.BooleanOptionalAction, default=None,
+                   help="also check the primitives each GPU rasterizes against the reference's "
+                        "(docs/raster-check.md); default: for cases with an indexed draw, a "
+                        "strip or an adjacency topology")
     progress_option(c)
     gpu_options(c, allow_all=True)
     c.set_defaults(func=cmd_check)

@@ -24,7 +24,8 @@ from .case import Case, encode_data, load_case
 from .errors import InvalidDescError, UnsupportedError
 from .runner import DEFAULT_MAX_INVOCATIONS
 
-__all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case"]
+__all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
+           "raster_by_default"]
 
 # The limits an adapter section of a report shows: those the GPU paths decide with most often.
 KEY_LIMITS = ("max_vertex_buffers", "max_vertex_attributes", "max_vertex_buffer_array_stride",
@@ -100,7 +101,7 @@ def adapter_facts(device) -> dict:
 def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_route: str = "auto",
                 table: bool = False, rows: int | None = 32,
                 max_invocations: int = DEFAULT_MAX_INVOCATIONS, keep: bool = False,
-                on_run=None, tolerance=None) -> CheckResult:
+                on_run=None, tolerance=None, raster: bool | None = None) -> CheckResult:
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
     ``paths``: any of ``native``, ``pulling``, ``auto``. ``table``: include the full table for
@@ -109,6 +110,9 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     ``on_run``: called with each :class:`CheckLine` as soon as its run is done (progress).
     ``tolerance``: the :class:`~gpuia.compare.ShaderTolerance` of an HLSL shader's computed
     float outputs in Stream Output (default :data:`~gpuia.compare.SHADER_TOLERANCE`).
+    ``raster``: also check the primitives each device rasterizes (:mod:`gpuia.gpu.raster`),
+    one ``raster`` line per device; ``None`` (the default): for cases with an indexed draw, a
+    strip or an adjacency topology, where primitive assembly has something to get wrong.
     ``devices`` is an iterable of :class:`~gpuia.gpu.Device` (or one Device).
     Invalid arguments raise :class:`~gpuia.errors.InvalidDescError` naming the argument, and
     invalid cases raise (from the reference), before anything runs; nothing here aborts the
@@ -120,6 +124,8 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
 
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run)
+    if raster is not None and not isinstance(raster, bool):
+        raise InvalidDescError("cross_check", "raster", raster, "expected True, False or None")
 
     ref = reference_ia(case, max_invocations)
     ref_so = reference_so(case, ref) if case.so_desc is not None else None
@@ -151,6 +157,8 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
             add(CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, path=p,
                           adapter=summary, gpu=res if keep else None,
                           comparison=cmp if keep else None))
+        if raster if raster is not None else raster_by_default(case):
+            add(_raster_line(case, dev, ref, summary))
         if case.so_desc is not None:
             label = f"{case.name}: {summary}: stream output"
             got = run_case_so_gpu(case, dev)
@@ -167,6 +175,28 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
             add(CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
                           path="stream output", adapter=summary, so_gpu=kept))
     return result
+
+
+def raster_by_default(case: Case) -> bool:
+    """Whether ``gpuia check`` runs the raster check of ``case`` unless told: an indexed draw, a
+    strip or an adjacency topology (the draws whose assembly WebGPU or an adapter can get
+    wrong)."""
+    topo = case.topology
+    return topo.strip or topo.adjacency or any(d.indexed for d in case.draws)
+
+
+def _raster_line(case: Case, dev, ref, summary: str) -> CheckLine:
+    from .gpu.raster import raster_check
+
+    label = f"{case.name}: {summary}: raster"
+    draws = raster_check(case, dev, ref)
+    run = [r for r in draws if r.status != "not run"]
+    detail = "; ".join(f"draw {r.draw}: {r.detail}" for r in draws) or "no draw"
+    problems = [f"draw {r.draw}: {p}" for r in draws for p in r.problems]
+    if not run:
+        return CheckLine(label, "not applicable", detail, path="raster", adapter=summary)
+    status = "DIFFERENT" if any(r.status == "DIFFERENT" for r in run) else "OK"
+    return CheckLine(label, status, detail, problems=problems, path="raster", adapter=summary)
 
 
 _PATHS = ("native", "pulling", "auto")

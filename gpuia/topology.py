@@ -38,6 +38,11 @@ class TopologyInfo:
     def name(self) -> str:
         return self.topology.name
 
+    @property
+    def webgpu_list(self) -> str:
+        """The WebGPU list topology of the same primitives (a strip drawn from a list)."""
+        return self.webgpu.replace("-strip", "-list")
+
     def primitive_count(self, run_length: int) -> int:
         """Complete primitives in a cut-free run of ``run_length`` vertices."""
         if run_length <= self.span:

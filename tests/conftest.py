@@ -15,6 +15,22 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 pytest_plugins = ["pytester"]
 
+GPU_FIXTURES = {"gpu_device", "gpuia_device", "devices"}
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: draws on a GPU adapter (`.ci/run` runs these on "
+                                       "every software adapter; `-m gpu` selects them)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that draws on a GPU: those using a device fixture, and every test of a
+    ``test_gpu_*`` module (their subprocesses draw on the adapter ``GPUIA_BACKEND`` names)."""
+    for item in items:
+        module = item.path.name if hasattr(item, "path") else ""
+        if GPU_FIXTURES & set(getattr(item, "fixturenames", ())) or module.startswith("test_gpu_"):
+            item.add_marker(pytest.mark.gpu)
+
 
 @pytest.fixture(scope="session")
 def gpu_device(gpuia_device):

@@ -243,7 +243,8 @@ def _is_lavapipe(device) -> bool:
 def quirk_obstacles(case_dict, device) -> list[str]:
     """Adapter quirks (gpuia.gpu.quirks) that send this case's elements to pulling."""
     layout = load_case(case_dict).layout
-    return ["adapter quirk" for q in device.caps.quirks for e in layout.elements if q.affects(e)]
+    return ["adapter quirk" for q in device.caps.quirks for e in layout.elements
+            if q.effect == "fetch" and q.affects(e)]
 
 
 @pytest.fixture(scope="module")

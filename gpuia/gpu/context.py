@@ -54,12 +54,14 @@ from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_
 from ..wgsl.uniforms import uniform_sizes
 from . import _ffi
 from .cache import remember
+from .drawcall import issue_draw, shift_first_vertex, strip_index_format, webgpu_topology
 from .device import RELEASES, Buffer, Device, device_error, released_error, wgpu_call
 from .pipelines import CBV_GROUP, TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
 from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
                       target_format)
-from .plan import (Plan, StaticPlan, arena_extent, bounds_obstacles, choose_path,
-                   non_indexed_plan, plan_indices, static_plan)
+from .quirks import SIGNED_FIRST_VERTEX, has_effect
+from .plan import (EXACT_ASSEMBLY, Assembly, Plan, StaticPlan, arena_extent, bounds_obstacles,
+                   choose_path, non_indexed_plan, plan_indices, static_plan)
 
 __all__ = ["PipelineState", "Context", "Capture"]
 
@@ -365,6 +367,7 @@ class _State:
     aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
     bound: tuple = ()  # the views in slot order (the cache key holds their ids)
     output: OutputState = INTERNAL_OUTPUT  # what follows the vertex shader (capture: internal)
+    assembly: Assembly = EXACT_ASSEMBLY  # what this adapter's primitive assembly needs
     cbvs: int = 0  # root constant buffer views the shaders read (@group(3))
     used: int = 0  # the context's flush count when a draw last resolved to this state
 
@@ -970,13 +973,12 @@ class Context:
             raise UnsupportedError(
                 f"a capture draw of {draw.count} vertices per instance exceeds what one capture "
                 f"can hold ({self._capture_limit()} on this adapter)")
-        if draw.indexed or (state.topology.adjacency and not capture):
-            index = plan_indices(draw, self._index, state.topology, self._pso.strip_cut_value,
-                                 capture)
-        else:
-            index = non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance,
-                                     with_fetch=capture)
+        index = plan_indices(draw, self._index, state.topology, self._pso.strip_cut_value,
+                             capture, state.assembly)
+        index = shift_first_vertex(index, draw, self.device.caps.quirks)
         dynamic = bounds_obstacles(state.static, draw, index) if not state.static.native_obstacles else []
+        if index.vertex_shift:
+            dynamic.append(index.reasons[-1] + ", which the native path's fetch cannot follow")
         path, reasons = choose_path(state.static, dynamic, self.path)
         plan = Plan(path, reasons, index, state.static.slots)
         self.last_plan = plan
@@ -1000,7 +1002,8 @@ class Context:
                 return plan  # NO_RASTERIZED_STREAM: the draw rasterizes nothing
         if count == 0 or draw.instance_count == 0:
             return plan
-        self._encode(state, path, draw, index, self._next_block(state, path, draw, None))
+        self._encode(state, path, draw, index,
+                     self._next_block(state, path, draw, None, index.vertex_shift))
         return plan
 
     # -- Stream Output -----------------------------------------------------------------------
@@ -1218,6 +1221,8 @@ class Context:
         state.bound = bound
         state.so = pso.so
         state.output = INTERNAL_OUTPUT if capture else self._output
+        state.assembly = (EXACT_ASSEMBLY if capture else Assembly.of(
+            self.device.caps.quirks, any(v.flat for v in state.output.varyings)))
         state.cbvs = pso.constant_buffers
         state.aligned = frozenset(
             s for s in static.slots if views[s] is not None and views[s].buffer is not None
@@ -1241,6 +1246,9 @@ class Context:
                 key = b.rate if b.per_instance else None
                 last[key] = min(last.get(key, held), held)
             state.fast_last_vertex = last.pop(None, _U32)
+            if has_effect(self.device.caps.quirks, SIGNED_FIRST_VERTEX):
+                # Past 2**31 - 1 the general path shifts the first vertex (shift_first_vertex).
+                state.fast_last_vertex = min(state.fast_last_vertex, (1 << 31) - 1)
             state.fast_instances = tuple(last.items())
         if static.arena:
             layout_rows, pos = [], 0
@@ -1253,16 +1261,19 @@ class Context:
             state.arena_layout = tuple(layout_rows)
             state.arena_size = max(16, pos)
         state.fast = (not capture and not state.constants and not static.native_obstacles
-                      and not state.cbvs
+                      and not state.cbvs and not state.assembly.rotate
                       and state.so is None and not topo.adjacency and _ffi.DIRECT)
         return state
 
-    def _pipeline(self, state: _State, path: str, strip_fmt: str | None = None):
+    def _pipeline(self, state: _State, path: str, strip_fmt: str | None = None,
+                  listed: bool = False):
+        """The render pipeline of ``state`` on ``path``; ``listed``: drawing a strip's
+        primitives from a list stream (:func:`gpuia.gpu.assembly.list_stream`)."""
         group, per_group = (self._capture_group, self._capture_targets) if state.capture else (-1, 0)
-        pipe = state.pipelines.get((path, strip_fmt, group))
+        pipe = state.pipelines.get((path, strip_fmt, group, listed))
         if pipe is not None:
             return pipe
-        topo = "point-list" if state.capture else state.topology.webgpu
+        topo = webgpu_topology(state.topology, listed, state.capture)
         if path == "native":
             layout = state.layout
             buffers = tuple((state.views[s].stride_in_bytes,
@@ -1279,7 +1290,7 @@ class Context:
                              aligned16=state.aligned16,
                              arena=state.static.arena)
             pipe = self.cache.pulling(key)
-        state.pipelines[(path, strip_fmt, group)] = pipe
+        state.pipelines[(path, strip_fmt, group, listed)] = pipe
         return pipe
 
     # -- encoding ----------------------------------------------------------------------------
@@ -1320,7 +1331,7 @@ class Context:
             self._bound_g1 = None
         return self._pass
 
-    def _next_block(self, state: _State, path: str, draw, record) -> int | None:
+    def _next_block(self, state: _State, path: str, draw, record, shift: int = 0) -> int | None:
         """Fill the next per-draw uniform block; returns its byte offset (None if unused)."""
         if path == "native" and not state.constants:
             return None
@@ -1332,6 +1343,7 @@ class Context:
         block[0] = (draw.base_vertex_location & _U32 if draw.indexed
                     else draw.start_vertex_location)
         block[1] = draw.start_instance_location
+        block[8] = shift  # see shift_first_vertex
         if record is not None:
             keys = record.keys
             block[2] = record.capture_base
@@ -1418,10 +1430,8 @@ class Context:
             self.fill_arena(state)
         rp = self._open_pass()
         # WebGPU strips take the index format for restart; adjacency strips are drawn as lists.
-        strip_fmt = (index.index_format if (draw.indexed or index.mode == "host")
-                     and state.topology.strip and not state.topology.adjacency
-                     and not state.capture else None)
-        pipeline = self._pipeline(state, path, strip_fmt)
+        strip_fmt = strip_index_format(state.topology, index, draw, state.capture)
+        pipeline = self._pipeline(state, path, strip_fmt, index.listed)
         if pipeline is not self._bound_pipeline:
             rp.set_pipeline(pipeline)
             self._bound_pipeline = pipeline
@@ -1452,36 +1462,12 @@ class Context:
         if indirect is not None:
             rp.draw_indirect(indirect, 0)
             return
-        # D3D's instance counter wraps at 32 bits (rulebook 4.8); WebGPU's instance_index does
-        # not wrap within a draw, so instances past 2**32 - 1 are drawn again from instance 0.
-        # The per-draw block keeps StartInstanceLocation, so SV_InstanceID and pulled fetches
-        # (both ``ii - first_instance`` in wrapping u32) stay D3D's.
-        si, ic = draw.start_instance_location, draw.instance_count
-        runs = ([(si, ic)] if si + ic <= 1 << 32
-                else [(si, (1 << 32) - si), (0, si + ic - (1 << 32))])
-        if not draw.indexed and index.mode != "host":
-            for first, count in runs:
-                rp.draw(draw.vertex_count_per_instance, count, draw.start_vertex_location, first)
-            return
-        if index.mode == "direct":
-            v = index_view or self._index
-            rp.set_index_buffer(v.buffer.wgpu, index.index_format, v.offset, v.size_in_bytes)
-            for first, count in runs:
-                rp.draw_indexed(draw.index_count_per_instance, count, draw.start_index_location,
-                                draw.base_vertex_location, first)
-        else:
-            values = index.values
-            data = np.zeros(max(1, values.shape[0]), dtype=np.uint32)
-            data[: values.shape[0]] = values
-            buf = self.device.device.create_buffer_with_data(data=data, usage="INDEX")
-            self._keepalive.append(buf)
-            rp.set_index_buffer(buf, "uint32", 0, buf.size)
-            # A non-indexed draw drawn from a gpuia index list: StartVertexLocation becomes the
-            # base vertex, which WebGPU takes as a signed 32-bit value (wrapping is the same).
-            base = (draw.base_vertex_location if draw.indexed
-                    else (draw.start_vertex_location ^ 0x80000000) - 0x80000000)
-            for first, count in runs:
-                rp.draw_indexed(values.shape[0], count, 0, base, first)
+        issue_draw(rp, draw, index, index_view or self._index, self._upload_indices)
+
+    def _upload_indices(self, data: np.ndarray):
+        buf = self.device.device.create_buffer_with_data(data=data, usage="INDEX")
+        self._keepalive.append(buf)
+        return buf
 
     def _dummy(self):
         if not hasattr(self, "_dummy_buf"):
@@ -1608,7 +1594,7 @@ class Context:
             count = r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count
             if count == 0 or d.instance_count == 0:
                 continue
-            offset = self._next_block(r.state, r.plan.path, d, r)
+            offset = self._next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)
             self._encode(r.state, r.plan.path, d, r.plan.index, offset, bufs,
                          index_view=r.index_view, cbv_group=r.cbv_group)
         self.flush()

@@ -163,12 +163,24 @@ def _wgpu():
     return wgpu
 
 
+_ENUMERATED: list | None = None
+_ENUMERATE_LOCK = threading.Lock()
+
+
 def _adapters():
+    """wgpu's adapters, enumerated once per process. Enumerating again creates new OpenGL
+    adapters (an EGL display and context), which makes the polling thread of an existing
+    OpenGL device panic with EGL's BadAccess and abort the process (wgpu-hal 29, measured on
+    llvmpipe: docs/known-adapter-issues.md); one set of adapters serves every device."""
+    global _ENUMERATED
     wgpu = _wgpu()
-    try:
-        return list(wgpu.gpu.enumerate_adapters_sync())
-    except Exception as e:  # wgpu raises RuntimeError when the library finds nothing at all
-        raise UnsupportedError(f"cannot enumerate GPU adapters: {e}") from None
+    with _ENUMERATE_LOCK:
+        if _ENUMERATED is None:
+            try:
+                _ENUMERATED = list(wgpu.gpu.enumerate_adapters_sync())
+            except Exception as e:  # wgpu raises RuntimeError when it finds nothing at all
+                raise UnsupportedError(f"cannot enumerate GPU adapters: {e}") from None
+        return list(_ENUMERATED)
 
 
 def _info(i: int, a) -> AdapterInfo:

@@ -25,11 +25,13 @@ import numpy as np
 from ..desc import IndexBufferView, StripCutValue, VertexBufferView, delivers_nothing
 from ..errors import InvalidDescError, UnsupportedError
 from ..layout import InputLayout
-from ..reference.ia import _index_values
 from ..topology import TopologyInfo
 from .device import Caps
+from .assembly import list_stream
+from .quirks import FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, has_effect
 
-__all__ = ["Plan", "IndexPlan", "plan_draw", "CAPTURE_BINDINGS"]
+__all__ = ["Plan", "IndexPlan", "Assembly", "plan_draw", "plan_indices", "host_index_values",
+           "CAPTURE_BINDINGS"]
 
 CAPTURE_BINDINGS = 3
 """Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
@@ -55,6 +57,8 @@ class IndexPlan:
     fetch: np.ndarray | None = None
     reasons: list[str] = field(default_factory=list)
     span: tuple[int, int] | None = None  # (min, max) per-vertex fetch index; None: nothing/unknown
+    listed: bool = False  # host stream of a list topology (topology.webgpu's list), not a strip
+    vertex_shift: int = 0  # part of StartVertexLocation added in the vertex stage, not the draw
 
     def __post_init__(self):
         if self.span is None and self.fetch is not None and self.fetch.shape[0]:
@@ -87,24 +91,67 @@ def _host(buffer):
     return buffer  # plain bytes-like data
 
 
+@dataclass(frozen=True)
+class Assembly:
+    """What a rendering draw's primitive assembly must work around on this adapter and
+    pipeline (:mod:`gpuia.gpu.quirks`): strips drawn as if no index restarted them, and flat
+    pixel inputs taken from a primitive's last vertex while the pixel shader reads some."""
+
+    no_restart: bool = False
+    rotate: bool = False  # LAST_PROVOKING_VERTEX and a flat pixel input
+
+    @classmethod
+    def of(cls, quirks, flat_inputs: bool) -> "Assembly":
+        return cls(has_effect(quirks, NO_PRIMITIVE_RESTART),
+                   flat_inputs and has_effect(quirks, LAST_PROVOKING_VERTEX))
+
+
+EXACT_ASSEMBLY = Assembly()
+
+
+def host_index_values(draw, host, ib: IndexBufferView | None) -> np.ndarray:
+    """The index values D3D delivers for one instance of ``draw``, as uint32: from ``host``
+    (the index buffer's bytes; None: a NULL view, every index 0, rulebook 5.5), 0 for reads past
+    the view's SizeInBytes (rulebook 5.6)."""
+    n = draw.index_count_per_instance
+    out = np.zeros(n, np.uint32)
+    if host is None or ib is None:
+        return out
+    size = ib.index_size
+    held = ib.size_in_bytes // size
+    first, last = draw.start_index_location, min(draw.start_index_location + n, held)
+    if last > first:
+        dtype = {2: "<u2", 4: "<u4"}[size]
+        out[: last - first] = np.frombuffer(host, dtype, count=last - first,
+                                            offset=ib.offset + first * size)
+    return out
+
+
 def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: StripCutValue,
-                 capture: bool) -> IndexPlan:
+                 capture: bool, assembly: Assembly = EXACT_ASSEMBLY) -> IndexPlan:
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
-    vertices (every delivered vertex shaded exactly, cuts applied on the host when present)."""
+    vertices (every delivered vertex shaded exactly, cuts applied on the host when present).
+    A rendering draw WebGPU (or this adapter, ``assembly``) would assemble unlike D3D is drawn
+    as the matching list from a host stream (:func:`gpuia.gpu.assembly.list_stream`)."""
     if delivers_nothing(draw):  # whatever the other count, or where the indices live
         return IndexPlan("none", fetch=np.zeros(0, np.int64) if capture else None,
                          reasons=["the draw delivers nothing (a count is 0)"])
-    if topo.adjacency and not capture:
-        return _adjacency_list(draw, ib, topo, cut)
+    rotate = assembly.rotate and topo.kind != "point" and not capture
     if not draw.indexed:
-        return non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance)
+        if capture or not (topo.adjacency or rotate):
+            return non_indexed_plan(draw.start_vertex_location, draw.vertex_count_per_instance,
+                                    with_fetch=capture)
+        return _as_list(np.arange(draw.vertex_count_per_instance, dtype=np.uint32), None, topo,
+                        rotate, draw.start_vertex_location, [])
     host = None if ib is None or ib.buffer is None else _host(ib.buffer)
+    listed = not capture and (topo.adjacency or rotate)
     if ib is not None and ib.buffer is not None and host is None:
-        if ib.offset % ib.index_size:
-            raise UnsupportedError(
-                f"index view offset {ib.offset} is not a multiple of {ib.index_size} "
-                f"({ib.format}; rulebook 7.4) and the indices are only on the GPU to realign")
         # Only the GPU holds the indices: bind them as they are when D3D and WebGPU agree.
+        if listed:
+            why = ("WebGPU has no adjacency topologies" if topo.adjacency else
+                   "this adapter takes flat pixel inputs from a primitive's last vertex")
+            raise UnsupportedError(f"{topo.name} is drawn as a list gpuia builds from the "
+                                   f"indices ({why}), and they are only on the GPU")
         end = (draw.start_index_location + draw.index_count_per_instance) * ib.index_size
         if draw.index_count_per_instance and end > ib.size_in_bytes:
             raise UnsupportedError(
@@ -114,13 +161,16 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
             raise UnsupportedError(
                 f"strip cut {cut} with {ib.format} indices differs from WebGPU's restart and the "
                 f"indices are not on the host to rewrite")
+        if topo.strip and cut.index is not None and assembly.no_restart and not capture:
+            raise UnsupportedError(
+                "this adapter draws strips as if no index restarted them, and the indices are "
+                "only on the GPU to find the cuts")
         return IndexPlan("direct", index_format=_wgpu_index_format(ib.format),
                          reasons=["bound as is (indices only on the GPU)"])
     if draw.index_count_per_instance > HOST_INDEX_LIMIT:
         raise UnsupportedError(f"{draw.index_count_per_instance} indices per instance: more than "
                                f"gpuia resolves on the host ({HOST_INDEX_LIMIT})")
-    view = None if host is None else IndexBufferView(host, ib.format, ib.offset, ib.size_in_bytes)
-    all_values = _index_values(draw, view).astype(np.uint32)  # D3D's values, 0 outside the view
+    all_values = host_index_values(draw, host, ib)  # D3D's values, 0 outside the view
     is_cut = (all_values == cut.index) if (topo.strip and cut.index is not None) else None
     kept = all_values if is_cut is None else all_values[~is_cut]
     fetch = (np.int64(draw.base_vertex_location) + kept.astype(np.int64)) & _U32
@@ -134,9 +184,21 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     elif not in_range:
         reasons.append("the draw reads indices past the view's SizeInBytes: they read 0 "
                        "(uploaded by gpuia)")
-    elif ib.offset % size:
-        reasons.append(f"view offset {ib.offset} is not a multiple of {size} (uploaded by gpuia)")
     has_cuts = is_cut is not None and bool(is_cut.any())
+    if capture:
+        # Capture draws are point lists: every delivered vertex once, cut positions removed.
+        if bound and in_range and not has_cuts:
+            return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
+                             reasons=reasons or ["bound as is"])
+        if has_cuts:
+            reasons.append(f"{int(is_cut.sum())} strip-cut indices removed on the host for the "
+                           f"capture")
+        return IndexPlan("host", values=kept, index_format="uint32", fetch=fetch, reasons=reasons)
+    if listed or (has_cuts and assembly.no_restart):
+        if not listed:
+            reasons.append("this adapter draws strips as if no index restarted them: "
+                           "drawn as a list")
+        return _as_list(all_values, is_cut, topo, rotate, draw.base_vertex_location, reasons)
     # What WebGPU would do with the user's buffer as is: restart strips at its fixed value.
     # Binding it as is is right only if it restarts exactly where D3D cuts.
     if bound and topo.strip:
@@ -145,53 +207,43 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
         restarts_agree = bool(np.array_equal(webgpu_restarts, d3d_cuts))
     else:
         restarts_agree = bound
-    if capture:
-        # Capture draws are point lists: every delivered vertex once, cut positions removed.
-        if bound and in_range and ib.offset % size == 0 and not has_cuts:
-            return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
-                             reasons=reasons or ["bound as is"])
-        if has_cuts:
-            reasons.append(f"{int(is_cut.sum())} strip-cut indices removed on the host for the "
-                           f"capture")
-        return IndexPlan("host", values=kept, index_format="uint32", fetch=fetch, reasons=reasons)
-    if bound and in_range and ib.offset % size == 0 and restarts_agree:
+    if bound and in_range and restarts_agree:
         return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
                          reasons=reasons or ["bound as is"])
     if not topo.strip:
         return IndexPlan("host", values=all_values, index_format="uint32", fetch=fetch,
                          reasons=reasons)
     # A strip drawn from gpuia's own uint32 stream: D3D's cuts become WebGPU's restart value,
-    # which must not also be an ordinary index there.
+    # which must not also be an ordinary index there; if it is, the strip is drawn as a list.
     if bool(np.any(kept == _U32)):
-        raise UnsupportedError("index 0xFFFFFFFF is an ordinary index under this strip cut "
-                               "value, but WebGPU always restarts uint32 strips there")
+        reasons.append("index 0xFFFFFFFF is an ordinary index under this strip cut value, but "
+                       "WebGPU restarts uint32 strips there: drawn as a list")
+        return _as_list(all_values, is_cut, topo, False, draw.base_vertex_location, reasons)
     stream = all_values if is_cut is None else np.where(is_cut, np.uint32(_U32), all_values)
     reasons.append("strip cuts rewritten to WebGPU's uint32 restart value")
     return IndexPlan("host", values=stream, index_format="uint32", fetch=fetch, reasons=reasons)
 
 
-def _adjacency_list(draw, ib, topo: TopologyInfo, cut: StripCutValue) -> IndexPlan:
-    """WebGPU has no adjacency topologies: draw the primitives' non-adjacent vertices as the
-    matching list (what D3D rasterizes without a geometry shader), from a host index stream."""
-    from ..reference.assembly import assemble
-    from ..reference.ia import _sequence
-
-    if draw.count > HOST_INDEX_LIMIT:
-        raise UnsupportedError(f"{draw.count} vertices per instance: more than gpuia expands on "
-                               f"the host ({HOST_INDEX_LIMIT})")
-    view = None
-    if draw.indexed and ib is not None and ib.buffer is not None:
-        host = _host(ib.buffer)
-        if host is None:
-            raise UnsupportedError(f"{topo.name}: drawing adjacency needs the indices on the host")
-        view = IndexBufferView(host, ib.format, ib.offset, ib.size_in_bytes)
-    seq = _sequence(draw, topo, view, cut)
-    prims, _ = assemble(topo, seq.segment_starts, seq.segment_lengths)
-    values = seq.vertex_id[prims.reshape(-1)].astype(np.uint32)
-    fetch = seq.fetch_index[prims.reshape(-1)]
-    return IndexPlan("host", values=values, index_format="uint32", fetch=fetch,
-                     reasons=[f"{topo.name} drawn as its {topo.webgpu} (adjacency vertices dropped, "
-                              f"as D3D rasterizes it)"])
+def _as_list(values: np.ndarray, cuts, topo: TopologyInfo, rotate: bool, base: int,
+             reasons: list) -> IndexPlan:
+    """A rendering draw drawn as the list of its complete primitives (host stream)."""
+    n = values.shape[0]
+    if n > HOST_INDEX_LIMIT:
+        raise UnsupportedError(f"{n} vertices per instance: more than gpuia expands on the host "
+                               f"({HOST_INDEX_LIMIT})")
+    listed = list_stream(values, cuts, topo, rotate)
+    fetch = (np.int64(base) + listed.astype(np.int64)) & _U32
+    why = []
+    if topo.adjacency:
+        why.append(f"{topo.name} drawn as its {topo.webgpu} (adjacency vertices dropped, as D3D "
+                   f"rasterizes it)")
+    elif topo.strip or rotate:
+        why.append(f"{topo.name} drawn as a {topo.webgpu.replace('strip', 'list')}")
+    if rotate:
+        why.append("each primitive's vertices rotated: this adapter takes flat pixel inputs from "
+                   "the last vertex, D3D from the first")
+    return IndexPlan("host", values=listed, index_format="uint32", fetch=fetch,
+                     reasons=reasons + why, listed=True)
 
 
 def non_indexed_plan(start: int, count: int, with_fetch: bool = False) -> IndexPlan:
@@ -330,7 +382,7 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
             out.append(f"{e.label()}: this wgpu build cannot use vertex format "
                        f"{e.format.webgpu} ({e.format.name}) safely")
         for q in caps.quirks:
-            if q.affects(e):
+            if q.effect == FETCH and q.affects(e):
                 out.append(f"{e.label()}: adapter quirk: {q.reason}")
     for s in slots:
         info = layout.slots[s]

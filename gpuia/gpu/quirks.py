@@ -1,9 +1,27 @@
-"""Adapter quirks: native vertex fetch that measurably differs from Direct3D on an adapter.
+"""Adapter quirks: where an adapter measurably differs from Direct3D, and what gpuia does about it.
 
-Each row names the adapters it applies to (a substring of the adapter summary), which input
-elements it affects, and why, with the measurement in ``docs/known-adapter-issues.md``. The
-planner sends the affected draws to the vertex-pulling path (exact everywhere); ``gpuia check``
-can still force the native path to show the difference.
+One row per fact. Each names the adapters it applies to (a case-insensitive substring of the
+adapter summary, such as ``"llvmpipe"`` or ``"via OpenGL"``), its *effect* on planning, why, and
+the case or test that shows it; the measurements are in ``docs/known-adapter-issues.md``.
+
+Effects (what the planner does, :mod:`gpuia.gpu.plan`):
+
+``FETCH``
+    WebGPU's vertex fetch of the elements ``affects`` picks differs: those draws take the
+    vertex-pulling path (exact everywhere); ``gpuia check`` can still force the native path to
+    show the difference.
+``NO_PRIMITIVE_RESTART``
+    The adapter draws strips as if no index restarted them: a rendering strip draw with a cut is
+    drawn as the matching list, from a host index stream (:mod:`gpuia.gpu.assembly`).
+``LAST_PROVOKING_VERTEX``
+    Flat inputs of a pixel shader come from a primitive's last vertex, not its first (D3D's
+    leading vertex, WebGPU's provoking vertex): a rendering draw whose pixel shader reads a flat
+    input is drawn as a list with each primitive's vertices rotated so D3D's first comes last.
+``SIGNED_FIRST_VERTEX``
+    A non-indexed draw's first vertex is a signed 32-bit value: from StartVertexLocation
+    >= 2**31 some draws deliver nothing. gpuia draws such a draw from vertex 0 and adds StartVertexLocation in the
+    vertex stage (the per-draw block's ``vertex_shift``), which is exact for pulled fetches and
+    system values; the native path takes it only where no per-vertex slot has a stride.
 """
 
 from __future__ import annotations
@@ -11,14 +29,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["Quirk", "QUIRKS", "quirks_for"]
+__all__ = ["Quirk", "QUIRKS", "FETCH", "NO_PRIMITIVE_RESTART", "LAST_PROVOKING_VERTEX",
+           "SIGNED_FIRST_VERTEX", "quirks_for", "has_effect"]
+
+FETCH = "fetch"
+NO_PRIMITIVE_RESTART = "no-primitive-restart"
+LAST_PROVOKING_VERTEX = "last-provoking-vertex"
+SIGNED_FIRST_VERTEX = "signed-first-vertex"
 
 
 @dataclass(frozen=True)
 class Quirk:
     adapter: str  # case-insensitive substring of the adapter summary
-    affects: Callable  # ResolvedElement -> bool
+    effect: str  # one of the effects above
     reason: str
+    shown_by: str  # the case file or test that shows the difference
+    affects: Callable | None = None  # FETCH: ResolvedElement -> bool
 
 
 def _per_instance_snorm(e) -> bool:
@@ -26,13 +52,34 @@ def _per_instance_snorm(e) -> bool:
 
 
 QUIRKS: tuple[Quirk, ...] = (
-    Quirk("llvmpipe", _per_instance_snorm,
+    Quirk("llvmpipe", FETCH,
           "llvmpipe's per-instance fetch does not clamp the most negative SNORM code to -1.0 "
-          "(rulebook 2.3)"),
+          "(rulebook 2.3)",
+          "tests/test_gpu_raster.py::test_fetch_quirk_is_measured",
+          _per_instance_snorm),
+    # wgpu's GL backend is OpenGL ES 3, which has no glProvokingVertex (gpuweb issue 4489).
+    Quirk("via OpenGL", LAST_PROVOKING_VERTEX,
+          "wgpu's OpenGL backend takes flat pixel inputs from a primitive's last vertex, not "
+          "its first (D3D's leading vertex)",
+          "tests/test_gpu_raster.py::test_quirk_rows_are_measured[last-provoking-vertex]"),
+    Quirk("via OpenGL", NO_PRIMITIVE_RESTART,
+          "wgpu's OpenGL backend draws strips as if no index restarted them",
+          "tests/test_gpu_raster.py::test_quirk_rows_are_measured[no-primitive-restart]"),
+    # GL ES 3.2's DrawArrays* take `int first`; a negative one is INVALID_VALUE.
+    Quirk("via OpenGL", SIGNED_FIRST_VERTEX,
+          "wgpu's OpenGL backend passes a non-indexed draw's first vertex as a signed 32-bit "
+          "value: from StartVertexLocation >= 2**31 llvmpipe's OpenGL draws no points (its "
+          "triangle strips were drawn)",
+          "tests/test_gpu_raster.py::test_signed_first_vertex_quirk_is_measured"),
 )
 
 
 def quirks_for(summary: str) -> tuple[Quirk, ...]:
     """The quirks of the adapter with this summary."""
     s = summary.lower()
-    return tuple(q for q in QUIRKS if q.adapter in s)
+    return tuple(q for q in QUIRKS if q.adapter.lower() in s)
+
+
+def has_effect(quirks, effect: str) -> bool:
+    """Whether any of ``quirks`` has ``effect``."""
+    return any(q.effect == effect for q in quirks)

@@ -1,0 +1,472 @@
+"""The raster cross-check (docs/raster-check.md): what the GPU rasterizes against the reference's
+primitives, on every adapter wgpu lists; the list streams gpuia draws what WebGPU cannot
+assemble with; the adapter quirks that need them, measured.
+
+Expected values are hand-derived: pixel counts of triangles, lines and points placed by hand,
+list streams written out from the rulebook's orders (9.3), and the hash checked against a
+plain-int implementation of its published steps.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuia.case import load_case
+from gpuia.gpu import Device
+from gpuia.gpu.assembly import list_stream, run_bounds
+from gpuia.gpu.device import select_adapters
+from gpuia.gpu.plan import Assembly
+from gpuia.gpu.quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS,
+                              SIGNED_FIRST_VERTEX, quirks_for)
+from gpuia.reference.coverage import (SUBPIXEL, coverage_at, key_positions, lowbias32,
+                                      vertex_keys)
+from gpuia.runner import reference_ia
+from gpuia.topology import topology_info
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "examples" / "cases"
+M = 0xFFFFFFFF
+
+
+# -- the hash and positions --------------------------------------------------------------------
+
+def _lowbias32_int(x: int) -> int:
+    x ^= x >> 16
+    x = (x * 0x7FEB352D) & M
+    x ^= x >> 15
+    x = (x * 0x846CA68B) & M
+    x ^= x >> 16
+    return x
+
+
+def test_hash_matches_its_published_steps():
+    rng = np.random.default_rng(7)
+    xs = np.concatenate([[0, 1, 2, M, 0x80000000], rng.integers(0, 1 << 32, 200)]).astype(np.uint32)
+    assert lowbias32(xs).tolist() == [_lowbias32_int(int(x)) for x in xs]
+
+
+def test_positions_are_on_the_subpixel_grid_inside_the_target():
+    keys = vertex_keys(np.arange(1000), np.arange(1000) % 7)
+    pos = key_positions(keys, 64)
+    assert pos.min() >= 0 and pos.max() < 64 * SUBPIXEL
+    k = int(keys[5])
+    assert pos[5].tolist() == [_lowbias32_int(k ^ 0x9E3779B9) % (64 * 256),
+                               _lowbias32_int(k ^ 0x85EBCA6B) % (64 * 256)]
+
+
+# -- coverage, by hand -------------------------------------------------------------------------
+
+def _px(x, y, size=64):
+    return y * size + x
+
+
+def test_triangle_coverage_by_hand():
+    """Legs of 16 px from (8, 8): centers with i + j <= 30 (i, j >= 8, 0-based offsets a + b
+    <= 14) are inside by at least 0.7 px: 120 required; the 16 centers on the hypotenuse are
+    only allowed; clockwise on screen (y down) is front."""
+    front, required, allowed = coverage_at([(8, 8), (24, 8), (8, 24)], 64)
+    assert front is True
+    assert len(required) == 120 and len(allowed) == 136
+    assert _px(8, 8) in required and _px(22, 8) in required
+    assert _px(15, 16) in allowed and _px(15, 16) not in required  # center on x + y = 32
+    assert _px(16, 16) not in allowed
+    back, _, _ = coverage_at([(8, 8), (8, 24), (24, 8)], 64)
+    assert back is False
+
+
+def test_degenerate_triangle_covers_nothing():
+    front, required, allowed = coverage_at([(8, 8), (16, 16), (24, 24)], 64)
+    assert len(required) == 0 and len(allowed) == 0
+
+
+def test_line_coverage_by_hand():
+    """x-major, y = 10.25: row 10's centers (0.25 off) of columns the segment spans whole with
+    the margin to spare (centers 5.5 .. 38.5) are required; row 9 (0.75 off) is only allowed."""
+    _, required, allowed = coverage_at([(4.0, 10.25), (40.0, 10.25)], 64)
+    assert sorted(required.tolist()) == [_px(x, 10) for x in range(5, 39)]
+    assert {int(p) // 64 for p in allowed} == {9, 10}
+
+
+def test_point_coverage_by_hand():
+    _, required, allowed = coverage_at([(10.5, 20.5)], 64)
+    assert required.tolist() == [_px(10, 20)] and allowed.tolist() == [_px(10, 20)]
+    _, required, allowed = coverage_at([(11.0, 20.5)], 64)  # on the boundary of two pixels
+    assert required.tolist() == [] and sorted(allowed.tolist()) == [_px(10, 20), _px(11, 20)]
+
+
+# -- list streams (rulebook 9.3, 4.9, 5.4) ----------------------------------------------------
+
+CUT = M
+
+
+def _stream(values, topology, rotate=False, cut=CUT):
+    v = np.array(values, np.uint32)
+    cuts = v == cut if cut is not None else None
+    return list_stream(v, cuts, topology_info(topology), rotate).tolist()
+
+
+@pytest.mark.parametrize("topology, values, expected", [
+    ("TRIANGLESTRIP", [10, 11, 12, CUT, 13, 14, 15, 16], [10, 11, 12, 13, 14, 15, 14, 16, 15]),
+    ("TRIANGLESTRIP", [1, 2, CUT, 3, 4, 5], [3, 4, 5]),  # a 2-vertex run holds no triangle
+    ("LINESTRIP", [1, 2, 3, CUT, 4, 5], [1, 2, 2, 3, 4, 5]),
+    ("TRIANGLELIST", [1, 2, 3, 4, 5, 6, 7], [1, 2, 3, 4, 5, 6]),  # incomplete dropped (4.9)
+    ("LINELIST", [1, 2, 3, 4, 5], [1, 2, 3, 4]),
+    ("POINTLIST", [4, 5], [4, 5]),
+    ("LINELIST_ADJ", [0, 1, 2, 3, 4, 5, 6, 7], [1, 2, 5, 6]),
+    ("LINESTRIP_ADJ", [0, 1, 2, 3, 4], [1, 2, 2, 3]),
+    ("TRIANGLELIST_ADJ", list(range(12)), [0, 2, 4, 6, 8, 10]),
+    # Triangle strip with adjacency over 8 vertices: (0, 2, 4), then (2, 6, 4): vertex 2i
+    # stays first, the strip's odd order (rulebook 9.3).
+    ("TRIANGLESTRIP_ADJ", list(range(8)), [0, 2, 4, 2, 6, 4]),
+    ("TRIANGLESTRIP_ADJ", [0, 1, 2, 3, 4, 5, CUT, 6, 7, 8, 9, 10], [0, 2, 4]),
+])
+def test_list_stream_by_hand(topology, values, expected):
+    assert _stream(values, topology) == expected
+
+
+def test_rotation_puts_d3ds_first_vertex_last_and_keeps_winding():
+    assert _stream([10, 11, 12, 13], "TRIANGLESTRIP", rotate=True) == [11, 12, 10, 13, 12, 11]
+    assert _stream([1, 2, 3], "LINESTRIP", rotate=True) == [2, 1, 3, 2]
+    assert _stream([1, 2], "POINTLIST", rotate=True) == [1, 2]
+
+
+def test_run_bounds():
+    starts, lengths = run_bounds(8, np.array([0, 0, 1, 0, 1, 1, 0, 0], bool))
+    assert starts.tolist() == [0, 2, 3, 3] and lengths.tolist() == [2, 1, 0, 2]
+
+
+# -- the check on every adapter ----------------------------------------------------------------
+
+def _devices():
+    return [Device(a) for a in select_adapters(None, None)]
+
+
+@pytest.fixture(scope="module")
+def devices():
+    devs = _devices()
+    assert devs, "no adapter: the raster check must run"
+    return devs
+
+
+def _layout_case(name, topology, draws, index_buffer=None, cut="DISABLED", vertices=32):
+    doc = {"gpuia_case": 1, "name": name,
+           "input_layout": [{"SemanticName": "POSITION", "Format": "R32_FLOAT"}],
+           "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "float32",
+                                                               "values": [0.0] * vertices}}],
+           "primitive_topology": topology, "strip_cut_value": cut, "draw": draws}
+    if index_buffer is not None:
+        doc["index_buffer"] = index_buffer
+    return doc
+
+
+def _indexed(n, instances=1, start=0, base=0, start_instance=0):
+    return {"DrawIndexedInstanced": {"IndexCountPerInstance": n, "InstanceCount": instances,
+                                     "StartIndexLocation": start, "BaseVertexLocation": base,
+                                     "StartInstanceLocation": start_instance}}
+
+
+def _plain(n, instances=1, start=0, start_instance=0):
+    return {"DrawInstanced": {"VertexCountPerInstance": n, "InstanceCount": instances,
+                              "StartVertexLocation": start,
+                              "StartInstanceLocation": start_instance}}
+
+
+def _u16(values):
+    return {"dtype": "uint16", "values": values}
+
+
+def _u32(values):
+    return {"dtype": "uint32", "values": values}
+
+
+RASTER_CASES = [
+    _layout_case("strip-cuts-16", "TRIANGLESTRIP", [_indexed(11, 2, base=3)],
+                 {"format": "R16_UINT", "data": _u16([0, 1, 2, 3, 0xFFFF, 4, 5, 6, 7, 8, 9])},
+                 cut="0xFFFF"),
+    _layout_case("strip-cuts-32", "TRIANGLESTRIP", [_indexed(9, start_instance=5)],
+                 {"format": "R32_UINT", "data": _u32([0, 1, 2, M, 3, 4, 5, 6, 7])},
+                 cut="0xFFFFFFFF"),
+    # A cut value WebGPU does not restart at: 0xFFFF in 32-bit indices cuts in D3D12.
+    _layout_case("cut-0xFFFF-in-R32", "TRIANGLESTRIP", [_indexed(8)],
+                 {"format": "R32_UINT", "data": _u32([0, 1, 2, 0xFFFF, 3, 4, 5, M])},
+                 cut="0xFFFF"),
+    _layout_case("line-strip-cuts", "LINESTRIP", [_indexed(8, 2)],
+                 {"format": "R16_UINT", "data": _u16([5, 6, 7, 0xFFFF, 1, 2, 3, 4])},
+                 cut="0xFFFF"),
+    _layout_case("strip-no-cut", "TRIANGLESTRIP", [_plain(9, 2, start=4, start_instance=1)]),
+    _layout_case("line-strip", "LINESTRIP", [_plain(7, start=2)]),
+    _layout_case("triangle-list", "TRIANGLELIST", [_plain(9, 3)]),
+    _layout_case("indexed-list", "TRIANGLELIST", [_indexed(9, base=-2)],
+                 {"format": "R16_UINT", "data": _u16([2, 3, 4, 5, 6, 7, 8, 9, 10])}),
+    _layout_case("null-index-view", "TRIANGLELIST", [_indexed(6)], {"format": "R16_UINT",
+                                                                     "data": None}),
+    _layout_case("adjacency-non-indexed", "TRIANGLELIST_ADJ", [_plain(12, 2)]),
+    _layout_case("strip-adjacency-non-indexed", "TRIANGLESTRIP_ADJ", [_plain(10)]),
+    _layout_case("line-strip-adjacency", "LINESTRIP_ADJ", [_indexed(7)],
+                 {"format": "R16_UINT", "data": _u16([0, 1, 2, 3, 0xFFFF, 4, 5])},
+                 cut="0xFFFF"),
+    _layout_case("points", "POINTLIST", [_plain(20)]),
+]
+
+
+def _example_cases():
+    return [load_case(p) for p in sorted(CASES.glob("*.json"))]
+
+
+@pytest.mark.parametrize("doc", RASTER_CASES, ids=[d["name"] for d in RASTER_CASES])
+def test_every_adapter_rasterizes_d3ds_primitives(devices, doc):
+    from gpuia.gpu.raster import raster_check
+
+    case = load_case(doc)
+    ref = reference_ia(case)
+    assert ref.primitives.shape[0] > 0
+    for dev in devices:
+        for r in raster_check(case, dev, ref):
+            assert r.status == "OK", (dev.info["summary"], r.detail, r.problems)
+            # Every index of a NULL view reads 0: its triangles have no area.
+            assert (r.fragments > 0) == (doc["name"] != "null-index-view"), r.detail
+
+
+@pytest.mark.parametrize("draw, index_buffer", [
+    (_indexed(0), {"format": "R16_UINT", "data": {"hex": ""}}),
+    (_indexed(3, instances=0), {"format": "R16_UINT", "data": _u16([0, 1, 2])}),
+    (_indexed(0), {"format": "R16_UINT", "data": None}),
+    (_plain(0), None),
+    (_plain(3, instances=0), None),
+], ids=["indexed-empty-buffer", "indexed-no-instances", "indexed-null-view", "plain-empty",
+        "plain-no-instances"])
+def test_draws_that_deliver_nothing_rasterize_nothing(devices, draw, index_buffer):
+    # A found case: an indexed draw of 0 indices from an empty index buffer once raised
+    # AttributeError in the raster check (no stream to upload).
+    from gpuia.gpu.raster import raster_check
+
+    case = load_case(_layout_case("nothing", "TRIANGLESTRIP", [draw], index_buffer,
+                                  cut="0xFFFF" if index_buffer else "DISABLED"))
+    ref = reference_ia(case)
+    for dev in devices:
+        [r] = raster_check(case, dev, ref)
+        assert (r.status, r.primitives, r.fragments) == ("OK", 0, 0), r.detail
+
+
+def test_every_adapter_rasterizes_the_example_cases(devices):
+    from gpuia.gpu.raster import raster_check
+
+    for case in _example_cases():
+        ref = reference_ia(case)
+        for dev in devices:
+            for r in raster_check(case, dev, ref):
+                assert r.status == "OK", (case.name, dev.info["summary"], r.detail, r.problems)
+
+
+def _strip_case():
+    return load_case(RASTER_CASES[0])
+
+
+def test_check_finds_a_strip_drawn_without_its_cuts(devices, monkeypatch):
+    """A plan that binds the indices without D3D's cuts (WebGPU restarts at 0xFFFF here, so
+    the cut value 0xFFFFFFFF is made to look like it) bridges the cut: the check says so."""
+    import gpuia.gpu.raster as raster
+
+    case = load_case(dict(RASTER_CASES[0], strip_cut_value="DISABLED"))
+    wrong = raster.plan_indices
+    monkeypatch.setattr(raster, "plan_indices", lambda d, ib, t, c, cap, a: wrong(
+        d, ib, t, case.strip_cut_value, cap, a))
+    ref = reference_ia(_strip_case())  # D3D cuts at 0xFFFF
+    for dev in devices:
+        r = raster.raster_check(case, dev, ref)[0]
+        assert r.status == "DIFFERENT", (dev.info["summary"], r.detail)
+        assert any("D3D does not draw" in p or "outside it" in p for p in r.problems), r.problems
+
+
+def test_check_finds_a_wrong_provoking_vertex(devices, monkeypatch):
+    """Odd strip triangles in OpenGL's order (t+1, t, t+2) keep the winding but lead with
+    another vertex: every odd triangle is reported."""
+    import gpuia.gpu.plan as plan
+
+    def gl_order(values, cuts, topo, rotate=False):
+        out = list_stream(values, cuts, topo, rotate).reshape(-1, 3).copy()
+        odd = np.arange(out.shape[0]) % 2 == 1
+        out[odd] = out[odd][:, [2, 0, 1]]  # (t, t+2, t+1) -> (t+1, t, t+2)
+        return out.reshape(-1)
+
+    monkeypatch.setattr(plan, "list_stream", gl_order)
+    import gpuia.gpu.raster as raster
+
+    case = load_case(RASTER_CASES[1])
+    ref = reference_ia(case)
+    for dev in devices:
+        monkeypatch.setattr(raster.Assembly, "of",
+                            classmethod(lambda cls, q, flat_inputs: Assembly(True, False)))
+        r = raster.raster_check(case, dev, ref)[0]
+        assert r.status == "DIFFERENT", r.detail
+        assert sum("missing" in p for p in r.problems) >= 2, r.problems
+
+
+# -- the quirk table, measured -----------------------------------------------------------------
+
+def _adapters_with(effect):
+    return [d for d in _devices() if any(q.effect == effect for q in d.caps.quirks)]
+
+
+def test_quirk_rows_name_their_effect_and_evidence():
+    for q in QUIRKS:
+        assert q.effect in (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX,
+                            SIGNED_FIRST_VERTEX)
+        assert (q.affects is not None) == (q.effect == FETCH)
+        path, _, test = q.shown_by.partition("::")
+        assert (ROOT / path).is_file(), q.shown_by
+        assert test.split("[")[0] in (ROOT / path).read_text(), q.shown_by
+    assert {q.effect for q in quirks_for("llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via OpenGL")} == \
+        {FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERTEX}
+    assert quirks_for("NVIDIA H200 (DiscreteGPU) via Vulkan") == ()
+
+
+@pytest.mark.parametrize("effect", [NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX])
+def test_quirk_rows_are_measured(devices, monkeypatch, effect):
+    """With no workaround at all, an adapter with the quirk draws unlike D3D (the row is still
+    needed) and one without it like D3D (the table is complete for the adapters here). A strip
+    with cuts shows the ignored restart as more fragments than D3D's primitives can have; a
+    strip without cuts shows the provoking vertex as the right pixels under the wrong names."""
+    import gpuia.gpu.raster as raster
+
+    monkeypatch.setattr(raster.Assembly, "of", classmethod(lambda cls, q, flat_inputs: Assembly()))
+    doc = RASTER_CASES[0] if effect == NO_PRIMITIVE_RESTART else RASTER_CASES[4]
+    case = load_case(doc)
+    ref = reference_ia(case)
+    for dev in devices:
+        has = any(q.effect == effect for q in dev.caps.quirks)
+        r = raster.raster_check(case, dev, ref)[0]
+        assert (r.status == "DIFFERENT") == has, (dev.info["summary"], effect, r.detail)
+        if has:
+            too_many = r.problems[0].endswith("any conforming rasterizer writes for D3D's "
+                                              "primitives")
+            assert too_many == (effect == NO_PRIMITIVE_RESTART), r.problems
+
+
+def test_fetch_quirk_is_measured(devices, monkeypatch):
+    """llvmpipe's per-instance SNORM fetch, forced native with the quirk table emptied: the
+    most negative code reads -128/127, not D3D's -1.0 (rulebook 2.3)."""
+    import dataclasses
+
+    from gpuia.compare import compare
+    from gpuia.gpu import run_case_gpu
+
+    doc = {"gpuia_case": 1, "name": "snorm-per-instance",
+           "input_layout": [{"SemanticName": "POSITION", "Format": "R32_FLOAT"},
+                            {"SemanticName": "TEXCOORD", "Format": "R8G8B8A8_SNORM",
+                             "InputSlot": 1, "InputSlotClass": "PER_INSTANCE_DATA",
+                             "InstanceDataStepRate": 1}],
+           "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "float32",
+                                                               "values": [0.0]}},
+                              {"slot": 1, "stride": 4, "data": {"hex": "80 81 7f 00"}}],
+           "primitive_topology": "POINTLIST",
+           "draw": {"DrawInstanced": {"VertexCountPerInstance": 1}}}
+    case = load_case(doc)
+    ref = reference_ia(case)
+    for dev in devices:
+        has = any(q.effect == FETCH for q in dev.caps.quirks)
+        monkeypatch.setattr(dev, "caps", dataclasses.replace(dev.caps, quirks=()))
+        res = run_case_gpu(case, dev, "native", ref)
+        assert compare(ref, res, case.layout).ok != has, dev.info["summary"]
+
+
+def _start_vertex_case(start, stride=4, topology="TRIANGLESTRIP"):
+    # Slot 0 holds 3 vertices: with stride 4 every fetch past them reads D3D's zeros; with
+    # stride 0 every vertex reads element 0 (in bounds: the native path applies).
+    doc = _layout_case("start-vertex", topology, [_plain(5, 2, start=start, start_instance=1)],
+                       vertices=3)
+    doc["vertex_buffers"][0]["stride"] = stride
+    doc["vertex_buffers"][0]["data"]["values"] = [1.5, 2.5, 3.5]
+    return doc
+
+
+@pytest.mark.parametrize("start", [(1 << 31) - 2, 1 << 31, 3_000_000_000, M - 1])
+def test_start_vertex_past_2_31_draws_d3ds_vertices_on_every_adapter(devices, start):
+    """StartVertexLocation up to 2**32 - 1, vertex ids wrapping past it (rulebook 4.8): the
+    pulled values, system values and rasterized primitives are D3D's everywhere; the native
+    path, where its fetches are in bounds (stride 0), too, except where the adapter's first
+    vertex is signed: refused there with the reason."""
+    from gpuia.compare import compare
+    from gpuia.errors import UnsupportedError
+    from gpuia.gpu import run_case_gpu
+    from gpuia.gpu.raster import raster_check
+
+    for stride, topology in ((4, "TRIANGLESTRIP"), (0, "TRIANGLESTRIP"), (4, "POINTLIST")):
+        case = load_case(_start_vertex_case(start, stride, topology))
+        ref = reference_ia(case)
+        for dev in devices:
+            res = run_case_gpu(case, dev, "pulling", ref)
+            assert compare(ref, res, case.layout).ok, (dev.info["summary"], start, stride)
+            [r] = raster_check(case, dev, ref)
+            assert (r.status, r.primitives) == ("OK", 6 if topology != "POINTLIST" else 10), \
+                (dev.info["summary"], r.detail)
+            if stride:
+                continue
+            signed = any(q.effect == SIGNED_FIRST_VERTEX for q in dev.caps.quirks)
+            if signed and start >= 1 << 31:
+                with pytest.raises(UnsupportedError, match="signed first vertex"):
+                    run_case_gpu(case, dev, "native", ref)
+            else:
+                res = run_case_gpu(case, dev, "native", ref)
+                assert compare(ref, res, case.layout).ok, (dev.info["summary"], start)
+
+
+def test_signed_first_vertex_quirk_is_measured(devices, monkeypatch):
+    """With the shift turned off, an adapter with the quirk delivers nothing for a point list
+    from StartVertexLocation 2**31 (the row is needed) and one without it D3D's vertices.
+    (llvmpipe's OpenGL still drew triangle strips from there: points show it.)"""
+    import gpuia.gpu.context as context
+    import gpuia.gpu.raster as raster
+    from gpuia.compare import compare
+    from gpuia.gpu import run_case_gpu
+
+    for module in (context, raster):
+        monkeypatch.setattr(module, "shift_first_vertex", lambda index, draw, quirks: index)
+    case = load_case(_start_vertex_case(1 << 31, topology="POINTLIST"))
+    ref = reference_ia(case)
+    for dev in devices:
+        has = any(q.effect == SIGNED_FIRST_VERTEX for q in dev.caps.quirks)
+        res = run_case_gpu(case, dev, "pulling", ref)
+        assert compare(ref, res, case.layout).ok != has, dev.info["summary"]
+        [r] = raster.raster_check(case, dev, ref)
+        assert (r.fragments == 0) == has, (dev.info["summary"], r.detail)
+
+
+# -- the command line --------------------------------------------------------------------------
+
+def _check(args, tmp_path):
+    return subprocess.run([sys.executable, "-m", "gpuia", "check", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_check_runs_the_raster_check_for_indexed_and_strip_draws(gpu_device, tmp_path):
+    proc = _check([str(CASES / "indexed_strip_cut.json")], tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    raster = [ln for ln in proc.stdout.splitlines() if ": raster: " in ln]
+    assert len(raster) == 1 and ": raster: OK: draw 0: 4 primitive(s)" in raster[0], proc.stdout
+    proc = _check([str(CASES / "indexed_strip_cut.json"), "--no-raster"], tmp_path)
+    assert ": raster: " not in proc.stdout
+    proc = _check([str(CASES / "triangle_two_slots.json")], tmp_path)
+    assert ": raster: " not in proc.stdout  # a non-indexed list: nothing to assemble wrong
+    proc = _check([str(CASES / "triangle_two_slots.json"), "--raster"], tmp_path)
+    assert ": raster: OK: draw 0: 1 primitive(s)" in proc.stdout, proc.stdout
+
+
+def test_check_exits_1_when_the_raster_check_differs(gpu_device, tmp_path, monkeypatch):
+    """Run in this process with the cuts dropped from the plan: one DIFFERENT line, exit 1."""
+    import gpuia.gpu.raster as raster
+    from gpuia.cli import main
+
+    wrong = raster.plan_indices
+    monkeypatch.setattr(raster, "plan_indices", lambda d, ib, t, c, cap, a: wrong(
+        d, ib, t, type(c).DISABLED, cap, a))
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(RASTER_CASES[0]))
+    assert main(["check", str(path), "--path", "pulling"]) == 1
