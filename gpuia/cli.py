@@ -33,13 +33,19 @@ cap's): the fuzzer tells these from gpuia's own refusals by it."""
 
 
 def error_line(label: str, exc: BaseException) -> None:
-    """Print the one ``error:`` line of an invalid input (exit status 2)."""
-    text = printable(" ".join(str(exc).split())) or type(exc).__name__
+    """Print the one ``error:`` line of an invalid input (exit status 2). An error that carries
+    a compiler's multi-line ``diagnostic`` (gpuia.wgsl.diagnostics.ShaderCompileError) prints
+    its one-line ``summary`` there, then the diagnostic's lines indented by four spaces."""
+    detail = getattr(exc, "diagnostic", ())
+    message = getattr(exc, "summary", None) if detail else None
+    text = printable(" ".join((message or str(exc)).split())) or type(exc).__name__
     # wgpu's GPUOutOfMemoryError is a MemoryError too, but of the adapter, not the host.
     if isinstance(exc, MemoryError) and not isinstance(exc, GpuiaError) \
             and not type(exc).__module__.startswith("wgpu"):
         text = f"{HOST_OUT_OF_MEMORY}: {text}"
     print(f"error: {printable(label)}: {text}", file=sys.stderr)
+    for line in detail:
+        print(f"    {printable(line)}", file=sys.stderr)
 
 
 def _load(path: str):

@@ -363,7 +363,8 @@ def test_invalid_children_keep_their_devices_between_checks(gpu_device, monkeypa
     real_device = gpuia.gpu.Device
 
     def counting(*args, **kwargs):
-        made.append(real_device(*args, **kwargs))
+        # Private: the test destroys it, which must not take an adapter-shared device along.
+        made.append(real_device(*args, private=True, **kwargs))
         return made[-1]
 
     monkeypatch.setattr(gpuia.gpu, "Device", counting)

@@ -233,8 +233,9 @@ BAD_TARGETS = {
                         ("target format='D32_FLOAT'", "R8G8B8A8_UNORM")),
     "a BGRA texture": (lambda dev: dev.create_render_target(4, 4, "B8G8R8A8_UNORM"),
                        ("target format='B8G8R8A8_UNORM'",)),
-    "a float texture": (lambda dev: dev.create_render_target(4, 4, "R32G32B32A32_FLOAT"),
-                        ("R32G32B32A32_FLOAT", "R8G8B8A8_UNORM")),
+    # Formats every adapter here renders into (OpenGL takes no rgba32float or r32float).
+    "a float texture": (lambda dev: dev.create_render_target(4, 4, "R16G16B16A16_FLOAT"),
+                        ("R16G16B16A16_FLOAT", "R8G8B8A8_UNORM")),
     "a texture of another device": (lambda dev: Device().create_render_target(4, 4),
                                     ("target=", "this context's device")),
     "a wgpu view without RENDER_ATTACHMENT":
@@ -244,8 +245,9 @@ BAD_TARGETS = {
                                                  ("target usage", "RENDER_ATTACHMENT")),
     "a wgpu view of an sRGB texture": (lambda dev: _wgpu_texture(dev, "rgba8unorm-srgb")
                                        .create_view(), ("R8G8B8A8_UNORM_SRGB",)),
-    "a wgpu view of an r32float texture": (lambda dev: _wgpu_texture(dev, "r32float").create_view(),
-                                           ("target format='R32_FLOAT'",)),
+    "a wgpu view of an rgba16float texture": (lambda dev: _wgpu_texture(dev, "rgba16float")
+                                              .create_view(),
+                                              ("target format='R16G16B16A16_FLOAT'",)),
     "a wgpu texture of 2 mip levels": (lambda dev: _wgpu_texture(dev, mip_level_count=2),
                                        ("target mip_level_count", "one mip level")),
     "a multisampled wgpu texture": (lambda dev: _wgpu_texture(dev, sample_count=4),
@@ -259,13 +261,41 @@ BAD_TARGETS = {
 
 @pytest.mark.parametrize("label", list(BAD_TARGETS))
 def test_context_refuses_a_bad_target_at_construction(gpu_device, label):
+    from gpuia.gpu.quirks import ONE_DEVICE, has_effect
+
     make, substrings = BAD_TARGETS[label]
+    if label == "a wgpu texture of another device" and has_effect(gpu_device.caps.quirks,
+                                                                   ONE_DEVICE):
+        # Every Device of such an adapter shares one wgpu device: the texture is this one's.
+        other = Device()
+        assert other.device is gpu_device.device
+        Context(gpu_device, target=_wgpu_texture(other))
+        return
     target = make(gpu_device)
     with pytest.raises(InvalidDescError) as e:
         Context(gpu_device, target=target)
     assert str(e.value).startswith("Context: target")
     for s in substrings:
         assert s in str(e.value), (s, str(e.value))
+
+
+def test_render_targets_of_formats_the_adapter_cannot_render_into_are_refused(gpu_device):
+    """Every format of the target table is either created and drawn into, or refused before
+    wgpu with the adapter and the formats it takes (OpenGL has no rgba32float targets)."""
+    from gpuia.errors import UnsupportedError
+    from gpuia.gpu.targets import TARGET_FORMATS
+
+    takes = gpu_device.caps.target_formats
+    assert takes and "rgba8unorm" in takes
+    for f in TARGET_FORMATS.values():
+        make = gpu_device.create_depth_stencil if f.depth else gpu_device.create_render_target
+        if f.webgpu in takes:
+            make(2, 2, f.name).release()
+            continue
+        with pytest.raises(UnsupportedError) as e:
+            make(2, 2, f.name)
+        assert f"Format {f.name}" in str(e.value) and gpu_device.info["summary"] in str(e.value)
+        assert "R8G8B8A8_UNORM" in str(e.value) and "wgpu refused" not in str(e.value)
 
 
 def test_context_refuses_a_released_target(gpu_device):

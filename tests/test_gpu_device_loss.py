@@ -15,7 +15,7 @@ LAYOUT = [{"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"}]
 
 
 def _lost_context():
-    dev = Device()
+    dev = Device(private=True)  # destroyed below: not an adapter-shared device
     ctx = Context(dev)
     ctx.set_pipeline_state(PipelineState(LAYOUT))
     ctx.ia_set_primitive_topology("TRIANGLELIST")

@@ -23,7 +23,7 @@ from gpuia.gpu import Device
 from gpuia.gpu.assembly import list_stream, run_bounds
 from gpuia.gpu.device import select_adapters
 from gpuia.gpu.plan import Assembly
-from gpuia.gpu.quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS,
+from gpuia.gpu.quirks import (EFFECTS, FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS,
                               SIGNED_FIRST_VERTEX, quirks_for)
 from gpuia.reference.coverage import (SUBPIXEL, coverage_at, key_positions, lowbias32,
                                       vertex_keys)
@@ -317,14 +317,13 @@ def _adapters_with(effect):
 
 def test_quirk_rows_name_their_effect_and_evidence():
     for q in QUIRKS:
-        assert q.effect in (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX,
-                            SIGNED_FIRST_VERTEX)
+        assert q.effect in EFFECTS
         assert (q.affects is not None) == (q.effect == FETCH)
         path, _, test = q.shown_by.partition("::")
         assert (ROOT / path).is_file(), q.shown_by
         assert test.split("[")[0] in (ROOT / path).read_text(), q.shown_by
     assert {q.effect for q in quirks_for("llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via OpenGL")} == \
-        {FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERTEX}
+        set(EFFECTS)
     assert quirks_for("NVIDIA H200 (DiscreteGPU) via Vulkan") == ()
 
 

@@ -68,9 +68,15 @@ def test_stream_output_to_another_slot_gets_its_own_targets(gpu_device):
     assert np.frombuffer(counters.read(), "<u4")[:2].tolist() == [8, 8]
 
 
+# Raw wgpu devices made here live until the process ends: on wgpu's OpenGL backend dropping one
+# breaks the adapter's other devices (gpuia.gpu.quirks.ONE_DEVICE).
+_RAW_DEVICES = []
+
+
 def test_render_target_capture_on_an_adapter_without_writable_vertex_storage(gpu_device):
     dev = Device(gpu_device.adapter)
     dev.device = dev.adapter.request_device_sync(required_features=[])
+    _RAW_DEVICES.append(dev.device)
     dev.caps = dataclasses.replace(dev.caps, vertex_writable_storage=False)
     ctx = _ctx(dev)
     ctx.ia_set_vertex_buffers(0, [VertexBufferView(

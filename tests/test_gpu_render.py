@@ -148,19 +148,47 @@ def test_depth_test(scene, depth_enable, write, func, expect):
     assert (img[inside] == expect).all()
 
 
+def _depth_probe(ctx, dev, rt, quad, z):
+    """Which pixels of ``quad`` a LESS test at ``z`` passes, seen in the color target (for
+    adapters that cannot copy depth out, and as a second witness where they can)."""
+    ctx.clear_render_target_view(rt, (0, 0, 1, 1))
+    ctx.set_pipeline_state(pso(depth_write_mask="ZERO", cull_mode="NONE"))
+    draw(ctx, dev, quad, z=z, color=RED)
+    ctx.flush()
+    return (rt.read() == RED).all(axis=-1)
+
+
 def test_depth_written_is_z_over_w_and_write_mask_zero_keeps_it(scene):
+    from gpuia.errors import UnsupportedError
+
     dev, ctx, rt, ds = scene
     quad = [(-1, -1), (-1, 1), (1, 1)]
+    inside, _ = centers_inside(quad)
     ctx.set_pipeline_state(pso(depth_write_mask="ZERO", cull_mode="NONE"))
     draw(ctx, dev, quad, z=0.25)
     ctx.flush()
-    assert (ds.read() == np.float32(1.0)).all()  # tested, colored, not written
+    if dev.caps.depth_copies:
+        assert (ds.read() == np.float32(1.0)).all()  # tested, colored, not written
+    else:  # refused before wgpu, with the reason
+        with pytest.raises(UnsupportedError, match="DEPTH_TEXTURE_AND_BUFFER_COPIES"):
+            ds.read()
+    assert _depth_probe(ctx, dev, rt, quad, 0.999)[inside].all()  # depth still 1.0
     ctx.set_pipeline_state(pso(cull_mode="NONE"))
     draw(ctx, dev, quad, z=0.25)
     ctx.flush()
-    inside, _ = centers_inside(quad)
-    depth = ds.read()
-    assert (depth[inside] == np.float32(0.25)).all()
+    if dev.caps.depth_copies:
+        assert (ds.read()[inside] == np.float32(0.25)).all()
+    # 0.25 written: a test at 0.25 itself (LESS) fails, at the next float below it passes,
+    # except where depth goes through OpenGL's [-1, 1] range: that float rounds to 0.25 there
+    # (quirks.DEPTH_REMAP), two floats below do not.
+    from gpuia.gpu.quirks import DEPTH_REMAP, has_effect
+
+    one_below = float(np.nextafter(np.float32(0.25), np.float32(0)))
+    two_below = float(np.nextafter(np.float32(one_below), np.float32(0)))
+    remaps = has_effect(dev.caps.quirks, DEPTH_REMAP)
+    assert _depth_probe(ctx, dev, rt, quad, one_below)[inside].all() != remaps
+    assert _depth_probe(ctx, dev, rt, quad, two_below)[inside].all()
+    assert not _depth_probe(ctx, dev, rt, quad, 0.25)[inside].any()
 
 
 def test_several_targets_uint_varyings_and_unwritten_targets(gpu_device):
@@ -305,7 +333,9 @@ def test_from_wgpu_wraps_a_texture(gpu_device):
         tex = gpu_device.device.create_texture(format="rgba8unorm", **kw)
         with pytest.raises(InvalidDescError, match=message):
             Texture.from_wgpu(gpu_device, tex)
-    other = gpuia.gpu.Device()
+    # A private device: on adapters whose Devices share one wgpu device (quirks.ONE_DEVICE)
+    # a plain Device() would be this one's.
+    other = gpuia.gpu.Device(gpu_device.adapter, private=True)
     with pytest.raises(InvalidDescError, match="another wgpu device"):
         Texture.from_wgpu(gpu_device, other.device.create_texture(
             size=(4, 4, 1), format="rgba8unorm", usage=ra))

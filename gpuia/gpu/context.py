@@ -51,7 +51,7 @@ from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, 
 from ..wgsl.pixel import link_stages, pixel_program
 from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
                               pass_through_signature, uniform_slots)
-from ..wgsl.uniforms import uniform_sizes
+from ..wgsl.uniforms import two_row_matrix_uniforms, uniform_sizes
 from . import _ffi
 from .cache import remember
 from .drawcall import issue_draw, shift_first_vertex, strip_index_format, webgpu_topology
@@ -59,7 +59,7 @@ from .device import RELEASES, Buffer, Device, device_error, released_error, wgpu
 from .pipelines import CBV_GROUP, TARGET_FORMAT, NativeKey, PipelineCache, PullingKey
 from .targets import (INTERNAL_OUTPUT, OutputState, Texture, comparison_func, cull_mode,
                       target_format)
-from .quirks import SIGNED_FIRST_VERTEX, has_effect
+from .quirks import SIGNED_FIRST_VERTEX, UNIFORM_TWO_ROW_MATRICES, has_effect
 from .plan import (EXACT_ASSEMBLY, Assembly, Plan, StaticPlan, arena_extent, bounds_obstacles,
                    choose_path, non_indexed_plan, plan_indices, static_plan)
 
@@ -532,6 +532,14 @@ class Context:
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         pso.signature  # parse and check the shader against the layout now
         pso.so  # and the Stream Output declaration against the shader
+        if has_effect(self.device.caps.quirks, UNIFORM_TWO_ROW_MATRICES):
+            for field_name in ("vertex_shader", "pixel_shader"):
+                found = two_row_matrix_uniforms(getattr(pso, field_name) or "")
+                if found:
+                    raise UnsupportedError(
+                        f"SetPipelineState: {field_name} declares {found[0]}, which holds a "
+                        f"2-row matrix: {self.device.info['summary']} reads such uniforms with "
+                        f"GLSL's 16-byte column stride, not WGSL's 8 (docs/known-adapter-issues.md)")
         self._output = pso.output_state(self.device.caps.max_inter_stage_shader_variables)
         self._pso = pso
         self._pso_slots = tuple(pso.input_layout.slots)

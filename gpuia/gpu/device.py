@@ -99,6 +99,12 @@ class Caps:
     indirect_first_instance: bool
     vertex_formats: frozenset = frozenset()
     quirks: tuple = ()  # gpuia.gpu.quirks.Quirk rows that apply to this adapter
+    # WebGPU formats of gpuia's target table this device renders into (probed by Device;
+    # None: not probed, e.g. adapter listings): OpenGL ES takes fewer than WebGPU's core.
+    target_formats: frozenset | None = None
+    # Whether a depth texture's depth aspect can be copied to a buffer (probed by Device; wgpu's
+    # OpenGL backend lacks the DEPTH_TEXTURE_AND_BUFFER_COPIES downlevel flag).
+    depth_copies: bool | None = None
 
     @classmethod
     def from_wgpu(cls, limits: dict, features: Iterable[str]) -> "Caps":
@@ -110,6 +116,11 @@ class Caps:
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
         d["vertex_formats"] = sorted(self.vertex_formats)
+        for probed in ("target_formats", "depth_copies"):  # what only a Device knows
+            if d[probed] is None:
+                del d[probed]
+        if self.target_formats is not None:
+            d["target_formats"] = sorted(self.target_formats)
         d["quirks"] = [q.reason for q in self.quirks]
         return d
 
@@ -181,6 +192,91 @@ def _adapters():
             except Exception as e:  # wgpu raises RuntimeError when it finds nothing at all
                 raise UnsupportedError(f"cannot enumerate GPU adapters: {e}") from None
         return list(_ENUMERATED)
+
+
+# Adapters whose wgpu devices must outlive every gpuia Device (quirks.ONE_DEVICE): one wgpu
+# device per adapter, made on first use, replaced only when found lost.
+_SHARED: dict = {}
+_KEPT: list = []  # private and lost devices of such adapters: never dropped
+_SHARED_LOCK = threading.Lock()
+
+
+def _alive(device) -> bool:
+    """Whether a wgpu device still works: a 4-byte write and read-back."""
+    try:
+        usage = _wgpu().BufferUsage
+        buf = device.create_buffer_with_data(data=b"gpia", usage=usage.COPY_SRC | usage.COPY_DST)
+    except Exception:
+        return False
+    try:
+        return bytes(device.queue.read_buffer(buf)) == b"gpia"
+    except Exception:
+        return False
+    finally:
+        try:
+            buf.destroy()
+        except Exception:
+            pass
+
+
+def _renderable_formats(device) -> frozenset:
+    """The formats of gpuia's target table that ``device`` creates render targets of, found by
+    creating a 1x1 one of each (wgpu's downlevel OpenGL refuses some, e.g. rgba32float, with a
+    validation error, never an abort)."""
+    from .targets import TARGET_FORMATS
+
+    usage = _wgpu().TextureUsage
+    out = set()
+    for f in TARGET_FORMATS.values():
+        try:
+            device.create_texture(size=(1, 1, 1), format=f.webgpu,
+                                  usage=usage.RENDER_ATTACHMENT | usage.TEXTURE_BINDING).destroy()
+        except Exception:
+            continue
+        out.add(f.webgpu)
+    return frozenset(out)
+
+
+def _copies_depth(device) -> bool:
+    """Whether ``device`` copies a depth32float texture's depth aspect to a buffer (a 1x1
+    copy, encoded and submitted; a missing downlevel flag is a validation error at finish)."""
+    usage = _wgpu().TextureUsage
+    try:
+        tex = device.create_texture(size=(1, 1, 1), format="depth32float",
+                                    usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC)
+        buf = device.create_buffer(size=256, usage=_wgpu().BufferUsage.COPY_DST)
+        enc = device.create_command_encoder()
+        enc.copy_texture_to_buffer({"texture": tex, "aspect": "depth-only"},
+                                   {"buffer": buf, "offset": 0, "bytes_per_row": 256,
+                                    "rows_per_image": 1}, (1, 1, 1))
+        device.queue.submit([enc.finish()])
+    except Exception:
+        return False
+    tex.destroy()
+    buf.destroy()
+    return True
+
+
+def _request_device(adapter, features, private: bool):
+    """A wgpu device on ``adapter``: a new one, or where dropping a device breaks the others
+    (quirks.ONE_DEVICE) the adapter's shared one, or with ``private`` a new one kept alive for
+    the process. A shared device found lost is replaced; the lost one is kept too."""
+    from .quirks import ONE_DEVICE, has_effect, quirks_for
+
+    if not has_effect(quirks_for(adapter.summary), ONE_DEVICE):
+        return adapter.request_device_sync(required_features=features)
+    with _SHARED_LOCK:
+        if private:
+            device = adapter.request_device_sync(required_features=features)
+            _KEPT.append(device)
+            return device
+        _, device = _SHARED.get(id(adapter), (None, None))
+        if device is None or not _alive(device):
+            if device is not None:
+                _KEPT.append(device)
+            device = adapter.request_device_sync(required_features=features)
+            _SHARED[id(adapter)] = (adapter, device)  # the adapter kept: its id stays its own
+        return device
 
 
 def _info(i: int, a) -> AdapterInfo:
@@ -518,23 +614,38 @@ class Device:
         adapter: a ``wgpu.GPUAdapter``, or None to use :func:`select_adapter`.
         adapter_name (str): substring to select the adapter (see :func:`select_adapter`).
         backend (str): backend to select the adapter.
+        private (bool): a wgpu device of its own even on an adapter whose Devices share one
+            (:data:`~gpuia.gpu.quirks.ONE_DEVICE`: wgpu's OpenGL backend); there gpuia keeps
+            it alive until the process ends, since dropping it would break the adapter's other
+            devices. For code that destroys ``.device`` on purpose; make few.
     """
 
-    def __init__(self, adapter=None, *, adapter_name: str | None = None, backend: str | None = None):
+    def __init__(self, adapter=None, *, adapter_name: str | None = None, backend: str | None = None,
+                 private: bool = False):
         if adapter is None:
             adapter = select_adapter(adapter_name, backend)
         self.adapter = adapter
         features = [f for f in _FEATURES if f in adapter.features]
         try:
-            self.device = adapter.request_device_sync(required_features=features)
+            self.device = _request_device(adapter, features, private)
         except Exception as e:
-            raise UnsupportedError(f"cannot create a device on {adapter.summary}: {e}") from None
+            text = " ".join(str(e).split())
+            if "Parent device is lost" in text and adapter.info.get("backend_type") == "OpenGL":
+                # Measured on NVIDIA's driver (580, EGL): wgpu-core's indirect-draw validation
+                # builds a compute pipeline while making the device, and the GL context wgpu's
+                # backend makes there has no compute shaders, so no device comes out at all.
+                text += (" (wgpu's OpenGL backend could not build its internal compute pipeline "
+                         "on this driver: the GL context it made has no compute shaders; "
+                         "docs/known-adapter-issues.md)")
+            raise UnsupportedError(f"cannot create a device on {adapter.summary}: {text}") from None
         from dataclasses import replace
 
         from .quirks import quirks_for
 
         self.caps = replace(Caps.from_wgpu(self.device.limits, self.device.features),
-                            quirks=quirks_for(adapter.summary))
+                            quirks=quirks_for(adapter.summary),
+                            target_formats=_renderable_formats(self.device),
+                            depth_copies=_copies_depth(self.device))
         self.info = {"name": adapter.info.get("device", adapter.summary),
                      "backend": adapter.info.get("backend_type", "?"),
                      "type": adapter.info.get("adapter_type", "?"),

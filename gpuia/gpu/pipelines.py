@@ -17,12 +17,14 @@ from ..layout import InputLayout
 from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ..wgsl.pixel import null_pixel_program, pixel_program
+from ..wgsl.diagnostics import UserText, shader_diagnostic
 from ..wgsl.signature import ShaderSignature
 from .cache import remember
 from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
 
-__all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP"]
+__all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
+           "compile_module", "vertex_text"]
 
 TARGET_FORMAT = "rgba8unorm"  # the context's own target (INTERNAL_OUTPUT)
 CBV_GROUP = 3  # user constant buffers: @group(3) in every stage (0-2 are gpuia's own)
@@ -65,10 +67,13 @@ def pulled_bindings(slots: tuple[int, ...], arena: bool) -> tuple[tuple[int, int
     return tuple((s, 0 if arena else j) for j, s in enumerate(slots))
 
 
-def _checked(create, what: str):
+def _checked(create, what: str, code: str | None = None, sources=()):
     """Run a wgpu create call; a wgpu error (the vertex shader does not compile, or its
     interface does not fit the pipeline) becomes an InvalidDescError, as
-    CreateGraphicsPipelineState fails with E_INVALIDARG."""
+    CreateGraphicsPipelineState fails with E_INVALIDARG. With the program's ``code`` and the
+    user texts it embeds (``sources``: :class:`gpuia.wgsl.diagnostics.UserText`), a shader
+    module's error is a :class:`~gpuia.wgsl.diagnostics.ShaderCompileError` that names the
+    user's lines and keeps naga's multi-line rendering."""
     import wgpu
 
     try:
@@ -77,9 +82,26 @@ def _checked(create, what: str):
         lost = device_error(e, "building a shader module or pipeline")
         if lost is not None:
             raise lost from None
+        if code is not None:
+            where = sources[0].name if sources else "vertex shader"
+            raise shader_diagnostic(str(e), code, sources, where, what) from None
         message = " ".join(str(e).split())
         raise InvalidDescError("vertex shader", "wgsl", "...",
                                f"{what}: {message[:600]}") from None
+
+
+def compile_module(device, code: str, label: str, what: str, sources=()):
+    """``device.create_shader_module`` for a generated program: its errors become gpuia
+    errors in the user's lines (see :func:`_checked`)."""
+    return _checked(lambda: device.create_shader_module(code=code, label=label), what,
+                    code, tuple(sources))
+
+
+def vertex_text(signature: ShaderSignature) -> UserText:
+    """How diagnostics name a vertex shader's text (an HLSL shader's is Slang's WGSL)."""
+    hlsl = signature.source.startswith("// gpuia: HLSL")
+    return UserText("vertex shader's WGSL (from HLSL)" if hlsl else "vertex shader",
+                    signature.source)
 
 
 def _group_size(key) -> int:
@@ -207,8 +229,8 @@ class PipelineCache:
         mod = self._modules.get(spec)
         if mod is None:
             code = vertex_program(spec)
-            mod = _checked(lambda: self.device.device.create_shader_module(
-                code=code, label="gpuia vertex program"), "does not compile")
+            mod = compile_module(self.device.device, code, "gpuia vertex program",
+                                 "does not compile", [vertex_text(spec.signature)])
             remember(self._modules, spec, mod)
             self.stats.shader_modules += 1
         return mod
@@ -252,8 +274,10 @@ class PipelineCache:
             code = (pixel_program(output.pixel_shader, output.varyings,
                                   tuple(f.shader_type for f in output.rtv_formats))
                     if output.pixel_shader is not None else null_pixel_program())
-            mod = _checked(lambda: self.device.device.create_shader_module(
-                code=code, label="gpuia pixel program"), "the pixel shader does not compile")
+            sources = ([UserText("pixel shader", output.pixel_shader.source)]
+                       if output.pixel_shader is not None else [])
+            mod = compile_module(self.device.device, code, "gpuia pixel program",
+                                 "does not compile", sources)
             remember(self._modules, key, mod)
             self.stats.shader_modules += 1
         return mod

@@ -22,6 +22,19 @@ Effects (what the planner does, :mod:`gpuia.gpu.plan`):
     >= 2**31 some draws deliver nothing. gpuia draws such a draw from vertex 0 and adds StartVertexLocation in the
     vertex stage (the per-draw block's ``vertex_shift``), which is exact for pulled fetches and
     system values; the native path takes it only where no per-vertex slot has a stride.
+``DEPTH_REMAP``
+    Depth reaches the depth buffer through OpenGL's [-1, 1] clip range (2z - w in the vertex
+    stage, (z + 1) / 2 in the viewport transform), which rounds away the lowest bits of some
+    depths: a depth test between depths within a few ULPs may differ from D3D's. Nothing can
+    route around it in WebGPU; documented, and depth read-back is refused there anyway.
+``UNIFORM_TWO_ROW_MATRICES``
+    A WGSL uniform holding a matCx2 (mat2x2, mat3x2, mat4x2) reads wrong values: the adapter's
+    uniform block pads a 2-row matrix's columns to 16 bytes where WGSL's uniform layout has 8.
+    A pipeline state whose shaders declare such a uniform is refused on the adapter, naming it.
+``ONE_DEVICE``
+    Dropping one of the adapter's wgpu devices breaks the others: gpuia keeps one wgpu device
+    per such adapter for the whole process and every :class:`~gpuia.gpu.Device` on the adapter
+    shares it (:mod:`gpuia.gpu.device`); a lost one is replaced.
 """
 
 from __future__ import annotations
@@ -30,12 +43,18 @@ from dataclasses import dataclass
 from typing import Callable
 
 __all__ = ["Quirk", "QUIRKS", "FETCH", "NO_PRIMITIVE_RESTART", "LAST_PROVOKING_VERTEX",
-           "SIGNED_FIRST_VERTEX", "quirks_for", "has_effect"]
+           "SIGNED_FIRST_VERTEX", "ONE_DEVICE", "DEPTH_REMAP",
+           "UNIFORM_TWO_ROW_MATRICES", "EFFECTS", "quirks_for", "has_effect"]
 
 FETCH = "fetch"
 NO_PRIMITIVE_RESTART = "no-primitive-restart"
 LAST_PROVOKING_VERTEX = "last-provoking-vertex"
 SIGNED_FIRST_VERTEX = "signed-first-vertex"
+ONE_DEVICE = "one-device"
+DEPTH_REMAP = "depth-remap"
+UNIFORM_TWO_ROW_MATRICES = "uniform-two-row-matrices"
+EFFECTS = (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERTEX, ONE_DEVICE,
+           DEPTH_REMAP, UNIFORM_TWO_ROW_MATRICES)
 
 
 @dataclass(frozen=True)
@@ -71,6 +90,19 @@ QUIRKS: tuple[Quirk, ...] = (
           "value: from StartVertexLocation >= 2**31 llvmpipe's OpenGL draws no points (its "
           "triangle strips were drawn)",
           "tests/test_gpu_raster.py::test_signed_first_vertex_quirk_is_measured"),
+    Quirk("via OpenGL", ONE_DEVICE,
+          "on wgpu's OpenGL backend, dropping one device of an adapter breaks its other devices "
+          "(llvmpipe: their draws deliver nothing; NVIDIA: later device requests fail with "
+          "'Parent device is lost')",
+          "tests/test_gpu_device_churn.py::test_one_device_quirk_is_measured"),
+    Quirk("via OpenGL", DEPTH_REMAP,
+          "wgpu's OpenGL backend maps depth through OpenGL's [-1, 1] clip range: a depth one "
+          "ULP below 0.25 is stored as 0.25",
+          "tests/test_gpu_render.py::test_depth_written_is_z_over_w_and_write_mask_zero_keeps_it"),
+    Quirk("via OpenGL", UNIFORM_TWO_ROW_MATRICES,
+          "wgpu's OpenGL backend reads a WGSL uniform's mat2x2 / mat3x2 / mat4x2 with 16-byte "
+          "column strides (GLSL's std140), not WGSL's 8: the values come out wrong",
+          "tests/test_wgsl_bounds.py::test_two_row_uniform_matrix_quirk_is_measured"),
 )
 
 

@@ -467,10 +467,10 @@ class SOEngine:
             cache = self.ctx.cache
             dev = self.ctx.device.device
             code = so_program(spec)
-            from .pipelines import _checked
+            from .pipelines import _checked, compile_module, vertex_text
 
-            mod = _checked(lambda: dev.create_shader_module(code=code, label="gpuia SO"),
-                           "does not compile for Stream Output")
+            mod = compile_module(dev, code, "gpuia SO", "does not compile for Stream Output",
+                                 [vertex_text(spec.signature)])
             n_bindings = len({b for _, b in spec.pulled_slots}) or 1
 
             def layout(main):

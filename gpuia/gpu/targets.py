@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..desc import d3d_key
-from ..errors import InvalidDescError
+from ..errors import InvalidDescError, UnsupportedError
 from .device import intercept_destroy, release_resource, released_error, wgpu_call
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
@@ -159,6 +159,12 @@ class Texture:
         import wgpu
 
         fmt = target_format(fmt, "Format", depth=depth)
+        renderable = device.caps.target_formats
+        if renderable is not None and fmt.webgpu not in renderable:
+            takes = sorted(f.name for f in TARGET_FORMATS.values() if f.webgpu in renderable)
+            raise UnsupportedError(
+                f"render target Format {fmt.name}: {device.info['summary']} cannot render into "
+                f"{fmt.webgpu} (it renders into {', '.join(takes)})")
         limit = device.caps.max_texture_dimension_2d
         for name, v in (("Width", width), ("Height", height)):
             if type(v) is not int or not 1 <= v <= limit:
@@ -213,6 +219,11 @@ class Texture:
         if not self.format.readable:
             raise InvalidDescError("Texture.read", "Format", self.format.name,
                                    "WebGPU cannot copy this format's depth aspect to a buffer")
+        if self.format.depth and self.device.caps.depth_copies is False:
+            raise UnsupportedError(
+                f"Texture.read: {self.device.info['summary']} cannot copy a depth texture to a "
+                f"buffer (wgpu's downlevel flag DEPTH_TEXTURE_AND_BUFFER_COPIES), so the "
+                f"{self.format.name} target cannot be read back")
         dev = self.device.device
         row = self.width * self.format.texel_bytes
         pitch = (row + 255) // 256 * 256  # WebGPU's bytes_per_row alignment for copies

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from ..errors import InvalidDescError
 from ..wgsl.signature import ShaderSignature, parse_pixel_shader, parse_vertex_shader
+from ..wgsl.text import wgsl_comment_text
 from . import cache, library
 from .cbuffer import (CType, ConstantBuffer, check_32bit, constant_buffer, parse_wgsl_structs,
                       remap_wgsl)
@@ -355,7 +356,8 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         raise InvalidDescError(what, "cbuffers", slots, "two cbuffers share a register")
     for cb in cbuffers:
         code = remap_wgsl(code, cb, CBV_GROUP, structs, WRAPPER_ENTRY)
-    code = (f"// gpuia: HLSL {what} {entry_point} ({file_name}) through Slang's WGSL; IO "
+    code = (f"// gpuia: HLSL {what} {wgsl_comment_text(entry_point)} "
+            f"({wgsl_comment_text(file_name)}) through Slang's WGSL; IO "
             f"members named by their semantics, cbuffers at @group({CBV_GROUP})\n" + code)
     try:
         parsed = (parse_vertex_shader if stage == "vertex" else parse_pixel_shader)(

@@ -30,6 +30,7 @@ from ..layout import InputLayout, ResolvedElement
 from ..reference.decode import ONE_BITS
 from .pixel import varyings_struct
 from .signature import ShaderSignature
+from .text import wgsl_comment_text
 
 __all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "record_words",
            "DRAW_HEADER_WORDS", "SLOT_WORDS", "CAPTURE_HEADER_WORDS"]
@@ -143,7 +144,10 @@ def _fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False,
         loads = [f"  let w{k} = gpuia_load_{index}(b + {4 * k}u);" for k in range(fmt.words)]
     lines, result = _decode_lines(fmt)
     return "\n".join([
-        f"// element {e.index}: {e.key} {fmt.name} at offset {e.offset} of slot {e.slot}",
+        # The semantic name is the user's text: escaped, so that no character of it ends the
+        # comment (a line break) or the program (a NUL).
+        f"// element {e.index}: {wgsl_comment_text(e.key)} {fmt.name} at offset {e.offset} "
+        f"of slot {e.slot}",
         f"fn gpuia_fetch_{e.index}(vi: u32, ii: u32) -> vec4<u32> {{",
         f"  let s = gpuia_draw.slots[{index}];",
         "  if (s.bound == 0u) { return vec4<u32>(0u); }",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidDescError
 from ..layout import InputLayout, parse_semantic
+from .bounds import check_shader_bounds
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
            "pass_through_shader", "uniform_slots", "split_top_level",
@@ -174,6 +175,12 @@ def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
     two structs' IO attributes removed)."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidDescError(what, "wgsl", source, "expected WGSL source text")
+    # What naga or the driver would crash or hang on is refused here, before anything else
+    # reads the text (gpuia.wgsl.bounds).
+    from .uniforms import check_uniform_loads  # (uniforms imports this module)
+
+    check_shader_bounds(source, what)
+    check_uniform_loads(source, what)
     code = _COMMENT_RE.sub(lambda m: " " * len(m.group(0)), source)
     entries = list(_ENTRY_RE[stage].finditer(code))
     if entry_point is not None:
@@ -193,12 +200,24 @@ def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
                                    "in the module")
     inputs = _members(in_struct, structs[in_struct].group(2), what) if in_struct else ()
     outputs = _members(out_struct, structs[out_struct].group(2), what)
-    # Rewrite: drop the stage attribute from the entry point, strip IO attributes from the structs.
-    text = source[: m.start()] + source[m.start():].replace(f"@{stage}", "", 1)
+    # Rewrite: drop the stage attribute from the entry point, strip IO attributes from the
+    # structs. Each removed character becomes a space (line breaks stay), so every line and
+    # column of the result is the user's: naga's diagnostics are mapped back by line alone.
+    # ``code`` has the comments blanked at the same length, so its offsets are the source's.
+    text = source
+    attr = re.match(rf"@\s*{stage}", code[m.start():])
+    text = _blank_span(text, m.start(), m.start() + attr.end())
     for st in {in_struct, out_struct} - {None}:
-        sm = re.search(rf"struct\s+{st}\s*\{{(.*?)\}}", text, re.S)
-        text = text[:sm.start()] + f"struct {st} {{{_ATTR_RE.sub('', sm.group(1))}}}" + text[sm.end():]
+        body = structs[st]
+        start = body.start(2)
+        for a in _ATTR_RE.finditer(code, start, body.end(2)):
+            text = _blank_span(text, a.start(), a.end())
     return name, in_struct, out_struct, inputs, outputs, text
+
+
+def _blank_span(text: str, start: int, end: int) -> str:
+    """``text`` with ``[start, end)`` replaced by spaces, its line breaks kept."""
+    return text[:start] + "".join(c if c in "\r\n" else " " for c in text[start:end]) + text[end:]
 
 
 _UNIFORM_RE = re.compile(r"@\s*(group|binding)\s*\(\s*(\d+)\s*\)\s*@\s*(group|binding)\s*\(\s*(\d+)"

@@ -101,3 +101,157 @@ def uniform_sizes(source: str, group: int) -> dict:
         lay = _wgsl_layout(m.group(5), structs, aliases)
         out[attrs["binding"]] = max(out.get(attrs["binding"], 0), lay[0] if lay else 0)
     return out
+
+
+# -- loads naga cannot compile ---------------------------------------------------------------
+# naga 29 (wgpu-py 0.32's wgpu-native 29) aborts the process (a Rust panic in its SPIR-V
+# backend, back/spv/writer.rs:837, so on every Vulkan adapter) when a shader loads a whole
+# uniform value of a struct with two or more members of which one is a matrix with 2 rows
+# (mat2x2, mat3x2, mat4x2: its std140 layout needs a converted copy), or an array of such
+# structs or an element of one. Measured in subprocesses on lavapipe and llvmpipe (GL runs all
+# of them): a member access (`cb.m`, `cb[i].m`, `(*p).m`), a nested struct's load (`cb.inner`),
+# a single-member struct, and matrices with 3 or 4 rows are fine and stay allowed.
+_UNIFORM_DECL_RE = re.compile(r"\bvar\s*<\s*uniform\s*>\s*(\w+)\s*:\s*([^;=]+)")
+_TWO_ROW_MAT_RE = re.compile(r"mat[234]x2(?:[fh]|\s*<\s*(?:f32|f16)\s*>)?")
+
+
+def _two_row_matrix(t: str, types) -> bool:
+    """``t`` (aliases resolved) is a matCx2 or an array (of arrays) of them."""
+    from .bounds import type_args
+
+    for _ in range(64):
+        parsed = type_args(" ".join(t.split()))
+        if parsed is None:
+            return False
+        name, args = parsed
+        if name in types.aliases and not args:
+            t = types.aliases[name]
+        elif name == "array" and args:
+            t = args[0]
+        else:
+            return _TWO_ROW_MAT_RE.fullmatch(" ".join(t.split())) is not None
+    return False
+
+
+def _element_chain(t: str, types):
+    """(array depth k, struct name, offending member) when ``t`` is array^k of a struct that
+    naga cannot load whole (see above); None otherwise."""
+    from .bounds import type_args
+
+    depth = 0
+    for _ in range(64):
+        parsed = type_args(" ".join(t.split()))
+        if parsed is None:
+            return None
+        name, args = parsed
+        if name in types.aliases and not args:
+            t = types.aliases[name]
+        elif name == "array" and args:
+            t, depth = args[0], depth + 1
+        else:
+            members = types.structs.get(name)
+            if not members or len(members) < 2 or args:
+                return None
+            for _, member, mtype in members:
+                if _two_row_matrix(mtype, types):
+                    return depth, name, f"{member}: {' '.join(mtype.split())}"
+            return None
+    return None
+
+
+def _steps(code: str, at: int) -> tuple[int, int]:
+    """(number of ``[...]`` index steps, offset after them) from ``at``."""
+    from .bounds import _matching
+
+    n = 0
+    while True:
+        m = re.compile(r"\s*\[").match(code, at)
+        if m is None:
+            return n, at
+        close = _matching(code, m.end() - 1, "[", "]")
+        if close < 0:
+            return n, at
+        n, at = n + 1, close + 1
+
+
+def check_uniform_loads(source: str, what: str = "vertex shader") -> None:
+    """Refuse (:class:`InvalidDescError`, naming the line, the expression, the uniform, the
+    struct and its 2-row matrix member) the loads naga aborts the process on (see above):
+    a whole ``var<uniform>`` value of such a struct, or of an array of them, or an element of
+    one, read directly or through a pointer. Returns None when there is none."""
+    from ..errors import InvalidDescError
+    from .bounds import _Types, blank_comments
+
+    code = blank_comments(source)
+    types = _Types(code)
+    roots = {}  # name -> (array depth already indexed, uniform var, (k, struct, member))
+    for m in _UNIFORM_DECL_RE.finditer(code):
+        chain = _element_chain(m.group(2), types)
+        if chain is not None:
+            roots[m.group(1)] = (0, m.group(1), chain, m.start(1))
+    # pointers to them: `let p = &cb[...]` and `p: ptr<uniform, T>` parameters
+    for m in re.finditer(r"\blet\s+(\w+)\s*=\s*&\s*(\w+)", code):
+        if m.group(2) in roots:
+            n, end = _steps(code, m.end())
+            if re.compile(r"\s*\.").match(code, end):
+                continue  # a pointer to a member
+            base = roots[m.group(2)]
+            roots.setdefault("*" + m.group(1), (base[0] + n, base[1], base[2], m.start()))
+    for m in re.finditer(r"(\w+)\s*:\s*ptr\s*<\s*uniform\s*,\s*([^>]+(?:>[^,>]*)*)>", code):
+        chain = _element_chain(m.group(2), types)
+        if chain is not None:
+            roots.setdefault("*" + m.group(1), (0, f"the parameter {m.group(1)}", chain,
+                                                m.start()))
+    for key, (base, var, (k, struct, member), decl) in roots.items():
+        name = key.lstrip("*")
+        deref = r"(?:\(\s*\*\s*{0}\s*\)|\*\s*{0}\b)" if key.startswith("*") else r"{0}\b"
+        for m in re.finditer(r"(?<![\w.])(&\s*)?" + deref.format(re.escape(name)), code):
+            if m.start() == decl or m.group(1):
+                continue  # the declaration itself; taking a pointer loads nothing
+            n, end = _steps(code, m.end())
+            after = re.compile(r"\s*(\.|\w|:)").match(code, end)
+            if after is not None and after.group(1) in ".:":
+                continue  # a member access (or `name: type` in a declaration)
+            if after is not None:
+                continue
+            if base + n > k:
+                continue  # indexed below the struct: a member or a matrix column
+            line = code.count("\n", 0, m.start()) + 1
+            expr = " ".join(code[m.start():end].split())
+            raise InvalidDescError(
+                f"{what} (line {line})", None, None,
+                f"`{expr}` loads a whole value of struct {struct} from var<uniform> {var}, and "
+                f"{struct}'s member {member} is a matrix with 2 rows: naga (wgpu-py 0.32) "
+                f"aborts the process on such a load on Vulkan. Read the members you need "
+                f"instead (`{var}.{member.split(':')[0]}`), or declare the matrix with more rows")
+
+
+# -- uniforms an adapter lays out unlike WGSL --------------------------------------------------
+_IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+
+
+def two_row_matrix_uniforms(source: str) -> list[str]:
+    """The ``var<uniform>`` declarations of ``source`` whose type holds a matCx2 (mat2x2,
+    mat3x2, mat4x2) anywhere: as itself, in an array, or in a member of a (nested) struct or
+    alias. Conservative: a name that could be such a struct counts."""
+    code = _WGSL_COMMENT_RE.sub(" ", source)
+    bodies = {m.group(1): m.group(2) for m in _WGSL_STRUCT_RE.finditer(code)}
+    bodies.update({m.group(1): m.group(2) for m in _WGSL_ALIAS_RE.finditer(code)})
+    memo: dict = {}
+
+    def holds(text: str, depth: int = 0) -> bool:
+        if _TWO_ROW_MAT_RE.search(text):
+            return True
+        if depth > 64:
+            return True  # nesting past any real shader: counted, not followed
+        for name in _IDENT_RE.findall(text):
+            if name in bodies:
+                if name not in memo:
+                    memo[name] = False  # a cycle is not a matrix
+                    memo[name] = holds(bodies[name], depth + 1)
+                if memo[name]:
+                    return True
+        return False
+
+    return [f"var<uniform> {m.group(1)}: {' '.join(m.group(2).split())}"
+            for m in _UNIFORM_DECL_RE.finditer(code) if holds(m.group(2))]
