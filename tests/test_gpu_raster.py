@@ -144,15 +144,35 @@ def test_run_bounds():
 
 # -- the check on every adapter ----------------------------------------------------------------
 
+_UNAVAILABLE: dict = {}  # adapter summary -> why no device could be made (said, not hidden)
+
+
 def _devices():
-    return [Device(a) for a in select_adapters(None, None)]
+    from gpuia.errors import UnsupportedError
+
+    out = []
+    for a in select_adapters(None, None):
+        try:
+            out.append(Device(a))
+        except UnsupportedError as e:  # NVIDIA's OpenGL adapter: docs/known-adapter-issues.md
+            _UNAVAILABLE[a.summary] = str(e)
+    return out
 
 
 @pytest.fixture(scope="module")
 def devices():
     devs = _devices()
-    assert devs, "no adapter: the raster check must run"
+    assert devs, f"no adapter made a device: the raster check must run ({_UNAVAILABLE})"
     return devs
+
+
+def test_an_adapter_without_a_device_says_why(devices):
+    """Adapters left out of the checks above are refused with wgpu's message and a reason,
+    never silently (the H200's OpenGL adapter: no compute shaders in its GL context)."""
+    for summary, why in _UNAVAILABLE.items():
+        assert why.startswith(f"cannot create a device on {summary}: "), why
+        if "via OpenGL" in summary and "Parent device is lost" in why:
+            assert "has no compute shaders" in why, why
 
 
 def _layout_case(name, topology, draws, index_buffer=None, cut="DISABLED", vertices=32):

@@ -343,8 +343,13 @@ def test_two_row_uniform_matrix_quirk_is_measured(monkeypatch):
     source = uniform_shader(decls, t, use)
     adapters = list_adapters()
     assert adapters
+    from gpuia.errors import UnsupportedError
+
     for a in adapters:
-        dev = Device(adapter_name=a.summary, backend=a.backend)
+        try:
+            dev = Device(adapter_name=a.summary, backend=a.backend)
+        except UnsupportedError:  # no device at all (test_gpu_raster.py checks the reason)
+            continue
         cb = dev.create_buffer(np.arange(64, dtype=np.float32), bind="constant_buffer")
         right = _run_so(dev, source, cb) == [r + 1.0, r + 2.0, r + 3.0]
         assert right != has_effect(dev.caps.quirks, UNIFORM_TWO_ROW_MATRICES), a.summary
