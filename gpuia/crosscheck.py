@@ -189,7 +189,10 @@ def _raster_line(case: Case, dev, ref, summary: str) -> CheckLine:
     from .gpu.raster import raster_check
 
     label = f"{case.name}: {summary}: raster"
-    draws = raster_check(case, dev, ref)
+    try:
+        draws = raster_check(case, dev, ref)
+    except UnsupportedError as e:  # the case's buffers on this adapter, or wgpu's refusal
+        return CheckLine(label, "not applicable", str(e), path="raster", adapter=summary)
     run = [r for r in draws if r.status != "not run"]
     detail = "; ".join(f"draw {r.draw}: {r.detail}" for r in draws) or "no draw"
     problems = [f"draw {r.draw}: {p}" for r in draws for p in r.problems]

@@ -489,3 +489,33 @@ def test_check_exits_1_when_the_raster_check_differs(gpu_device, tmp_path, monke
     path = tmp_path / "c.json"
     path.write_text(json.dumps(RASTER_CASES[0]))
     assert main(["check", str(path), "--path", "pulling"]) == 1
+
+
+def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(devices):
+    """A non-indexed draw gpuia draws from a host index list (adjacency here) with
+    StartVertexLocation >= 2**31: on an adapter with a signed first vertex it is drawn with
+    base vertex 0 and the shift in the vertex stage (OpenGL leaves a negative base vertex plus
+    index undefined); everywhere its vertices and primitives are D3D's."""
+    from gpuia.compare import compare
+    from gpuia.desc import DrawInstanced
+    from gpuia.gpu import run_case_gpu
+    from gpuia.gpu.drawcall import shift_first_vertex
+    from gpuia.desc import StripCutValue
+    from gpuia.gpu.plan import plan_indices
+    from gpuia.gpu.raster import raster_check
+
+    start = 3_000_000_000
+    draw = DrawInstanced(12, 2, start, 1)
+    adj = topology_info("TRIANGLELIST_ADJ")
+    plan = plan_indices(draw, None, adj, StripCutValue.DISABLED, False)
+    assert plan.mode == "host"
+    assert shift_first_vertex(plan, draw, quirks_for("x via OpenGL")).vertex_shift == start
+    assert shift_first_vertex(plan, draw, quirks_for("x via Vulkan")).vertex_shift == 0
+    case = load_case(_layout_case("adjacency-past-2-31", "TRIANGLELIST_ADJ",
+                                  [_plain(12, 2, start=start, start_instance=1)], vertices=3))
+    ref = reference_ia(case)
+    for dev in devices:
+        res = run_case_gpu(case, dev, "pulling", ref)
+        assert compare(ref, res, case.layout).ok, dev.info["summary"]
+        [r] = raster_check(case, dev, ref)
+        assert (r.status, r.primitives) == ("OK", 4), (dev.info["summary"], r.detail)

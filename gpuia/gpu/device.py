@@ -223,14 +223,13 @@ def _renderable_formats(device) -> frozenset:
     """The formats of gpuia's target table that ``device`` creates render targets of, found by
     creating a 1x1 one of each (wgpu's downlevel OpenGL refuses some, e.g. rgba32float, with a
     validation error, never an abort)."""
-    from .targets import TARGET_FORMATS
+    from .targets import TARGET_FORMATS, texture_usage
 
-    usage = _wgpu().TextureUsage
     out = set()
     for f in TARGET_FORMATS.values():
         try:
             device.create_texture(size=(1, 1, 1), format=f.webgpu,
-                                  usage=usage.RENDER_ATTACHMENT | usage.TEXTURE_BINDING).destroy()
+                                  usage=texture_usage(f)).destroy()
         except Exception:
             continue
         out.add(f.webgpu)
@@ -241,20 +240,25 @@ def _copies_depth(device) -> bool:
     """Whether ``device`` copies a depth32float texture's depth aspect to a buffer (a 1x1
     copy, encoded and submitted; a missing downlevel flag is a validation error at finish)."""
     usage = _wgpu().TextureUsage
+    made = []
     try:
-        tex = device.create_texture(size=(1, 1, 1), format="depth32float",
-                                    usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC)
-        buf = device.create_buffer(size=256, usage=_wgpu().BufferUsage.COPY_DST)
+        made.append(device.create_texture(size=(1, 1, 1), format="depth32float",
+                                          usage=usage.RENDER_ATTACHMENT | usage.COPY_SRC))
+        made.append(device.create_buffer(size=256, usage=_wgpu().BufferUsage.COPY_DST))
         enc = device.create_command_encoder()
-        enc.copy_texture_to_buffer({"texture": tex, "aspect": "depth-only"},
-                                   {"buffer": buf, "offset": 0, "bytes_per_row": 256,
+        enc.copy_texture_to_buffer({"texture": made[0], "aspect": "depth-only"},
+                                   {"buffer": made[1], "offset": 0, "bytes_per_row": 256,
                                     "rows_per_image": 1}, (1, 1, 1))
         device.queue.submit([enc.finish()])
+        return True
     except Exception:
         return False
-    tex.destroy()
-    buf.destroy()
-    return True
+    finally:
+        for obj in made:
+            try:
+                obj.destroy()
+            except Exception:
+                pass
 
 
 def _request_device(adapter, features, private: bool):

@@ -24,9 +24,11 @@ _SIGNED_LIMIT = 1 << 31
 def shift_first_vertex(index: IndexPlan, draw, quirks) -> IndexPlan:
     """``index`` with ``vertex_shift`` set where the adapter (``quirks``) cannot take the
     draw's first vertex (:data:`~gpuia.gpu.quirks.SIGNED_FIRST_VERTEX`): a non-indexed draw
-    with StartVertexLocation >= 2**31 is drawn from vertex 0 and its vertex stage adds the
-    shift. Unchanged elsewhere."""
-    if (draw.indexed or index.mode != "none" or draw.start_vertex_location < _SIGNED_LIMIT
+    with StartVertexLocation >= 2**31 is drawn from vertex 0 (or, drawn from a host list, with
+    base vertex 0 rather than a negative one, which OpenGL leaves undefined when base vertex
+    plus index is negative) and its vertex stage adds the shift. Unchanged elsewhere."""
+    if (draw.indexed or index.mode not in ("none", "host")
+            or draw.start_vertex_location < _SIGNED_LIMIT
             or not has_effect(quirks, SIGNED_FIRST_VERTEX)):
         return index
     return replace(index, vertex_shift=draw.start_vertex_location,
@@ -85,6 +87,6 @@ def issue_draw(rp, draw, index: IndexPlan, index_view, upload) -> None:
     # A non-indexed draw drawn from a gpuia index list: StartVertexLocation becomes the base
     # vertex, which WebGPU takes as a signed 32-bit value (wrapping is the same).
     base = (draw.base_vertex_location if draw.indexed
-            else (draw.start_vertex_location ^ 0x80000000) - 0x80000000)
+            else ((draw.start_vertex_location - index.vertex_shift) ^ 0x80000000) - 0x80000000)
     for first, count in runs:
         rp.draw_indexed(values.shape[0], count, 0, base, first)

@@ -21,7 +21,7 @@ Effects (what the planner does, :mod:`gpuia.gpu.plan`):
     A non-indexed draw's first vertex is a signed 32-bit value: from StartVertexLocation
     >= 2**31 some draws deliver nothing. gpuia draws such a draw from vertex 0 and adds StartVertexLocation in the
     vertex stage (the per-draw block's ``vertex_shift``), which is exact for pulled fetches and
-    system values; the native path takes it only where no per-vertex slot has a stride.
+    system values; the native path, whose fetch would start at vertex 0, refuses such draws.
 ``DEPTH_REMAP``
     Depth reaches the depth buffer through OpenGL's [-1, 1] clip range (2z - w in the vertex
     stage, (z + 1) / 2 in the viewport transform), which rounds away the lowest bits of some
@@ -92,8 +92,7 @@ QUIRKS: tuple[Quirk, ...] = (
           "tests/test_gpu_raster.py::test_signed_first_vertex_quirk_is_measured"),
     Quirk("via OpenGL", ONE_DEVICE,
           "on wgpu's OpenGL backend, dropping one device of an adapter breaks its other devices "
-          "(llvmpipe: their draws deliver nothing; NVIDIA: later device requests fail with "
-          "'Parent device is lost')",
+          "(measured on llvmpipe: their draws deliver nothing)",
           "tests/test_gpu_device_churn.py::test_one_device_quirk_is_measured"),
     Quirk("via OpenGL", DEPTH_REMAP,
           "wgpu's OpenGL backend maps depth through OpenGL's [-1, 1] clip range: a depth one "

@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import UnsupportedError
 from ..reference.coverage import (KEY_SALT, cell_codes, expected_fragments, primitive_coverage,
                                   split_cell, vertex_keys)
+from .device import wgpu_call
 from .drawcall import issue_draw, shift_first_vertex, strip_index_format, webgpu_topology
 from .plan import Assembly, plan_indices
 
@@ -147,8 +148,10 @@ def _compare(records: np.ndarray, expected, who: dict, size: int) -> list[str]:
 def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
                  max_problems: int = 8) -> list[RasterDraw]:
     """Check the primitives ``device`` rasterizes for every draw of ``case`` against ``ref``
-    (the CPU reference of the case). Never raises for a draw gpuia cannot check: that draw's
-    result says ``not run`` and why."""
+    (the CPU reference of the case). A draw gpuia cannot check is not raised for: that draw's
+    result says ``not run`` and why. Raises :class:`~gpuia.errors.UnsupportedError` when the
+    case's buffers cannot be made on the device or wgpu refuses the probe (``gpuia check``
+    prints the raster line as not applicable), and DeviceLostError on a lost device."""
     import wgpu
 
     from .capture import upload_case
@@ -156,7 +159,7 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
     dev = device.device
     _views, ib = upload_case(case, device)
     assembly = Assembly.of(device.caps.quirks, flat_inputs=True)
-    module = dev.create_shader_module(code=_shader(size))
+    module = wgpu_call(lambda: dev.create_shader_module(code=_shader(size)), "raster check")
     stages = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT
     layout = dev.create_bind_group_layout(entries=[
         {"binding": 0, "visibility": stages, "buffer": {"type": "uniform"}},
@@ -187,8 +190,9 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
                                                 f"at most {MAX_RASTER_FRAGMENTS}"))
             continue
         capacity = allowed + 4096  # room to see extra fragments, not only count them
-        records, written = _draw(dev, module, layout, pipeline_layout, target, case.topology,
-                                 draw, index, ib, capacity)
+        records, written = wgpu_call(lambda: _draw(
+            dev, module, layout, pipeline_layout, target, case.topology, draw, index, ib,
+            capacity), "raster check")
         problems = _compare(records, expected, who, size)
         detail = f"{names.shape[0]} primitive(s), {written} fragment(s)"
         if written > allowed:

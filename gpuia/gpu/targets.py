@@ -23,7 +23,7 @@ from ..errors import InvalidDescError, UnsupportedError
 from .device import intercept_destroy, release_resource, released_error, wgpu_call
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
-           "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
+           "texture_usage", "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,15 @@ COMPARISON_FUNCS = {"NEVER": "never", "LESS": "less", "EQUAL": "equal",
                     "LESS_EQUAL": "less-equal", "GREATER": "greater", "NOT_EQUAL": "not-equal",
                     "GREATER_EQUAL": "greater-equal", "ALWAYS": "always"}
 """D3D12_COMPARISON_FUNC -> WebGPU compare function."""
+
+
+def texture_usage(fmt: TargetFormat) -> int:
+    """The wgpu usage of a texture gpuia makes in ``fmt``: rendered into, bound, and copied out
+    where WebGPU allows (Device probes its formats with the same usage)."""
+    import wgpu
+
+    usage = wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING
+    return usage | wgpu.TextureUsage.COPY_SRC if fmt.readable else usage
 
 
 def target_format(value, field: str = "Format", *, depth: bool | None = None) -> TargetFormat:
@@ -156,24 +165,21 @@ class Texture:
 
     @classmethod
     def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> "Texture":
-        import wgpu
-
         fmt = target_format(fmt, "Format", depth=depth)
-        renderable = device.caps.target_formats
-        if renderable is not None and fmt.webgpu not in renderable:
-            takes = sorted(f.name for f in TARGET_FORMATS.values() if f.webgpu in renderable)
-            raise UnsupportedError(
-                f"render target Format {fmt.name}: {device.info['summary']} cannot render into "
-                f"{fmt.webgpu} (it renders into {', '.join(takes)})")
         limit = device.caps.max_texture_dimension_2d
         for name, v in (("Width", width), ("Height", height)):
             if type(v) is not int or not 1 <= v <= limit:
                 raise InvalidDescError("render target", name, v,
                                        f"must be an integer in 1..{limit} "
                                        f"(max-texture-dimension-2d)")
-        usage = wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.TEXTURE_BINDING
-        if fmt.readable:
-            usage |= wgpu.TextureUsage.COPY_SRC
+        renderable = device.caps.target_formats
+        if renderable is not None and fmt.webgpu not in renderable:
+            takes = sorted(f.name for f in TARGET_FORMATS.values()
+                           if f.webgpu in renderable and f.depth == fmt.depth)
+            raise UnsupportedError(
+                f"render target Format {fmt.name}: {device.info['summary']} cannot render into "
+                f"{fmt.webgpu} (it renders into {', '.join(takes)})")
+        usage = texture_usage(fmt)
         tex = wgpu_call(lambda: device.device.create_texture(
             size=(width, height, 1), format=fmt.webgpu, usage=usage), "create_render_target")
         return cls(device, tex, fmt)
