@@ -115,27 +115,9 @@ _UNIFORM_DECL_RE = re.compile(r"\bvar\s*<\s*uniform\s*>\s*(\w+)\s*:\s*([^;=]+)")
 _TWO_ROW_MAT_RE = re.compile(r"mat[234]x2(?:[fh]|\s*<\s*(?:f32|f16)\s*>)?")
 
 
-def _two_row_matrix(t: str, types) -> bool:
-    """``t`` (aliases resolved) is a matCx2 or an array (of arrays) of them."""
-    from .bounds import type_args
-
-    for _ in range(64):
-        parsed = type_args(" ".join(t.split()))
-        if parsed is None:
-            return False
-        name, args = parsed
-        if name in types.aliases and not args:
-            t = types.aliases[name]
-        elif name == "array" and args:
-            t = args[0]
-        else:
-            return _TWO_ROW_MAT_RE.fullmatch(" ".join(t.split())) is not None
-    return False
-
-
-def _element_chain(t: str, types):
-    """(array depth k, struct name, offending member) when ``t`` is array^k of a struct that
-    naga cannot load whole (see above); None otherwise."""
+def _element_type(t: str, types):
+    """(array depth k, element type) of ``t`` with aliases resolved and k arrays taken off;
+    None when ``t`` does not parse or nests past any real shader."""
     from .bounds import type_args
 
     depth = 0
@@ -149,13 +131,32 @@ def _element_chain(t: str, types):
         elif name == "array" and args:
             t, depth = args[0], depth + 1
         else:
-            members = types.structs.get(name)
-            if not members or len(members) < 2 or args:
-                return None
-            for _, member, mtype in members:
-                if _two_row_matrix(mtype, types):
-                    return depth, name, f"{member}: {' '.join(mtype.split())}"
-            return None
+            return depth, t
+    return None
+
+
+def _two_row_matrix(t: str, types) -> bool:
+    """``t`` (aliases resolved) is a matCx2 or an array (of arrays) of them."""
+    found = _element_type(t, types)
+    return found is not None and _TWO_ROW_MAT_RE.fullmatch(" ".join(found[1].split())) is not None
+
+
+def _element_chain(t: str, types):
+    """(array depth k, struct name, offending member) when ``t`` is array^k of a struct that
+    naga cannot load whole (see above); None otherwise."""
+    from .bounds import type_args
+
+    found = _element_type(t, types)
+    if found is None:
+        return None
+    depth, element = found
+    name, args = type_args(" ".join(element.split()))
+    members = types.structs.get(name)
+    if not members or len(members) < 2 or args:
+        return None
+    for _, member, mtype in members:
+        if _two_row_matrix(mtype, types):
+            return depth, name, f"{member}: {' '.join(mtype.split())}"
     return None
 
 
