@@ -24,10 +24,10 @@ from pathlib import Path
 import numpy as np
 
 from gpuia import InputLayout
-from gpuia.case import load_case
-from gpuia.compare import compare
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare
 from gpuia.gpu import Context, PipelineState, get_device, run_case_gpu
-from gpuia.runner import reference_ia
+from gpuia.harness.run import reference_ia
 
 LAYOUT = [
     {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
@@ -104,7 +104,7 @@ def capture_breakdown(dev, n):
                       "primitive_topology": "POINTLIST",
                       "draw": {"DrawInstanced": {"VertexCountPerInstance": n}}})
     # Replace the placeholder view with the real bytes (skips a hex round trip of n*20 bytes).
-    from gpuia.desc import VertexBufferView
+    from gpuia.d3d.desc import VertexBufferView
 
     case.vertex_buffers[0] = VertexBufferView(data, STRIDE)
     t["load"] = time.perf_counter() - t0

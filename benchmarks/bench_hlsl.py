@@ -144,8 +144,8 @@ def _case(shader: dict, n: int, so: bool) -> dict:
 
 
 def check_ratio(device, n: int, repeats: int, so: bool) -> dict:
-    from gpuia.case import load_case
-    from gpuia.crosscheck import cross_check
+    from gpuia.harness.case import load_case
+    from gpuia.harness.crosscheck import cross_check
 
     hlsl = _case({"hlsl": CHECK_HLSL}, n, so)
     wgsl = _case({"wgsl": CHECK_WGSL}, n, so)

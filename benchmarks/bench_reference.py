@@ -44,8 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gpuia import DrawIndexedInstanced, DrawInstanced, IndexBufferView, VertexBufferView  # noqa: E402
-from gpuia.formats import format_info  # noqa: E402
-from gpuia.layout import InputLayout  # noqa: E402
+from gpuia.d3d.formats import format_info  # noqa: E402
+from gpuia.d3d.layout import InputLayout  # noqa: E402
 from gpuia.reference import decode_words, gather_words, run_ia  # noqa: E402
 
 DECODE_TARGET_MEPS = 20.0  # million elements per second

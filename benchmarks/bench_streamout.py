@@ -227,8 +227,8 @@ def main():
           f"(expected {16 * n * k})")
     if args.cpu:
         from gpuia.reference import run_ia
-        from gpuia.reference.streamout import SOTarget, pass_through_outputs, stream_output
-        from gpuia.streamout import resolve_stream_output
+        from gpuia.reference.so_output import SOTarget, pass_through_outputs, stream_output
+        from gpuia.d3d.so_declaration import resolve_stream_output
         from gpuia.wgsl import pass_through_signature
 
         layout = InputLayout(LAYOUT)

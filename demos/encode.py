@@ -1,5 +1,5 @@
 """Encode shader-side values into vertex elements of any DXGI vertex format, driven by the format
-table (``gpuia.formats``): the inverse of what the Input Assembler decodes.
+table (``gpuia.d3d.formats``): the inverse of what the Input Assembler decodes.
 
 What is guaranteed, per channel kind of the table's channel mini-language:
 
@@ -15,14 +15,14 @@ What is guaranteed, per channel kind of the table's channel mini-language:
 
 Values are given as the shader would see them: ``(n, k)`` with ``k`` at most the format's
 component count (missing components are written as 0). Refused: an unknown format name
-(``gpuia.formats.UnknownFormatError``) and values of the wrong shape (``ValueError``).
+(``gpuia.d3d.formats.UnknownFormatError``) and values of the wrong shape (``ValueError``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gpuia.formats import FormatInfo, format_info
+from gpuia.d3d.formats import FormatInfo, format_info
 
 __all__ = ["encode_elements", "pack_records"]
 

@@ -4,7 +4,7 @@ For every file name ending in ``.png`` present in both folders, prints one line:
 size, the largest and the mean absolute difference per channel (0-255, alpha included), and the
 pixels whose largest channel difference is over ``--threshold`` (default 2), as a count and a
 share. Names found in only one folder are listed after. ``--diff-dir DIR`` also writes each
-pair's amplified difference image (``gpuia.image.diff_image``) as ``DIR/NAME.diff.png``.
+pair's amplified difference image (``gpuia.util.image.diff_image``) as ``DIR/NAME.diff.png``.
 
 Exit status: 0 when at least one pair was compared; 2 when a folder is missing or no name is in
 both (one ``error:`` line). The numbers are a measurement, not a verdict.
@@ -20,7 +20,7 @@ from pathlib import Path
 def main(argv=None) -> int:
     from gpuia.cli import EXIT_INVALID, EXIT_OK, error_line
     from gpuia.errors import CaseError, GpuiaError
-    from gpuia.image import compare_images, diff_image, read_png, write_png
+    from gpuia.util.image import compare_images, diff_image, read_png, write_png
 
     p = argparse.ArgumentParser(prog="image_diff.py", description=__doc__.splitlines()[0])
     p.add_argument("a", metavar="A_DIR")

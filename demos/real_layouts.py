@@ -23,7 +23,7 @@ names the repository, commit, file and symbol it was transcribed from). For each
   vertex shader is generated from the layout: position from the position element, colour from
   the first of COLOR, NORMAL, TEXCOORD or any other element. Only layouts whose position has a
   z test depth; 2-D ones (imgui's UI vertices, the quads) draw in API order.
-* **Verdict.** The same bytes and draw, as a gpuia case, go through ``gpuia.crosscheck`` on the
+* **Verdict.** The same bytes and draw, as a gpuia case, go through ``gpuia.harness.crosscheck`` on the
   same device, on both GPU paths: one line per layout says whether what the GPU's vertex shaders
   received matches the reference.
 """
@@ -103,7 +103,7 @@ class Prepared:
 
     def case(self):
         """The same bytes and draw as a gpuia case (for the cross-check)."""
-        from gpuia.case import encode_data, load_case
+        from gpuia.harness.case import encode_data, load_case
 
         doc = {"gpuia_case": 1, "name": self.name, "input_layout": self.layout.to_dicts(),
                "vertex_buffers": [{"slot": s, "stride": self.strides[s],
@@ -326,7 +326,7 @@ class RealLayoutsDemo(Demo):
     def verdicts(self) -> list[str]:
         """One line per layout: refused by CreateInputLayout, or the cross-check of both GPU
         paths against the CPU reference on this demo's device."""
-        from gpuia.crosscheck import cross_check
+        from gpuia.harness.crosscheck import cross_check
 
         out = []
         self.differences = 0

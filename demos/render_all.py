@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     try:
         from gpuia.gpu import get_device
-        from gpuia.image import check_png_support, write_png
+        from gpuia.util.image import check_png_support, write_png
 
         package, demo_module = _package()
         size, frames = parse_size(args.size), parse_frames(args.frames)

@@ -5,7 +5,8 @@ The core (this package's top level) needs no GPU: descriptors mirroring D3D12, t
 format table, input layout resolution as CreateInputLayout does it, and the CPU reference.
 """
 
-from .desc import (
+from . import _moved
+from .d3d.desc import (
     APPEND_ALIGNED_ELEMENT,
     SO_NO_RASTERIZED_STREAM,
     DrawIndexedInstanced,
@@ -21,12 +22,14 @@ from .desc import (
     VertexBufferView,
 )
 from .errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
-from .formats import VERTEX_FORMATS, FormatInfo, format_info
-from .layout import InputLayout, elements_from_dtype
+from .d3d.formats import VERTEX_FORMATS, FormatInfo, format_info
+from .d3d.layout import InputLayout, elements_from_dtype
 from .reference import IAResult, run_ia
-from .topology import TOPOLOGIES, topology_info
+from .d3d.topology import TOPOLOGIES, topology_info
 
 __version__ = "0.1.0"
+
+_moved.install()  # gpuia 0.1 import paths, for one release
 
 __all__ = [
     "APPEND_ALIGNED_ELEMENT", "SO_NO_RASTERIZED_STREAM", "DrawIndexedInstanced", "DrawInstanced",

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .case import DEFAULT_MAX_INVOCATIONS, load_case
-from .compare import SHADER_TOLERANCE
+from .harness.case import DEFAULT_MAX_INVOCATIONS, load_case
+from .harness.compare import SHADER_TOLERANCE
 from .errors import GpuiaError, UnsupportedError
-from .files import OutputError, make_folder, printable, read_text, safe_stem, write_atomic
-from .report import formats_table, invocation_table, layout_table
+from .util.files import OutputError, make_folder, printable, read_text, safe_stem, write_atomic
+from .harness.report.text import formats_table, invocation_table, layout_table
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
 
@@ -50,7 +50,7 @@ def error_line(label: str, exc: BaseException) -> None:
 
 def _load(path: str):
     if path == "-":  # always JSON text, never a path, whatever it starts with
-        from .case import load_case_text
+        from .harness.case import load_case_text
 
         return load_case_text(read_text("-"), default_name="stdin")
     return load_case(Path(path))
@@ -58,7 +58,7 @@ def _load(path: str):
 
 def _each_case(paths, action, progress=None, on_error=None) -> int:
     """Run ``action(path, case)`` for every case; invalid ones print their error line (and are
-    passed to ``on_error(line)``). ``progress`` (a :class:`gpuia.progress.Progress`) counts the
+    passed to ``on_error(line)``). ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the
     cases."""
     status = EXIT_OK
     for path in paths:
@@ -79,8 +79,8 @@ def _each_case(paths, action, progress=None, on_error=None) -> int:
 
 def _case_progress(args, desc: str):
     """The progress over a command's cases: shown for several cases only, and only where
-    :func:`gpuia.progress.wanted` says so (``--progress``, or stderr a terminal)."""
-    from .progress import Progress, wanted
+    :func:`gpuia.util.progress.wanted` says so (``--progress``, or stderr a terminal)."""
+    from .util.progress import Progress, wanted
 
     return Progress(len(args.cases), desc, "case",
                     enabled=wanted(args.progress) and len(args.cases) > 1)
@@ -101,7 +101,7 @@ def _device(args):
 
 
 def cmd_run(args) -> int:
-    from .runner import run_case
+    from .harness.run import run_case
 
     to_stdout = args.out_dir is None and args.out is None and len(args.cases) == 1 \
         and not args.table
@@ -218,17 +218,17 @@ def _check_device(adapter, position: int, make):
 
 
 def cmd_check(args) -> int:
-    from .compare import ShaderTolerance
-    from .crosscheck import cross_check, raster_by_default
+    from .harness.compare import ShaderTolerance
+    from .harness.crosscheck import cross_check, raster_by_default
     from .gpu import Device
     from .gpu.device import select_adapter, select_adapters
-    from .progress import LARGE_CASE_INVOCATIONS, Progress, wanted
+    from .util.progress import LARGE_CASE_INVOCATIONS, Progress, wanted
 
     try:
         _writable("--html", args.html)
         _writable("--plot", args.plot)
         if args.plot:
-            from .plot import require_matplotlib
+            from .harness.report.plot import require_matplotlib
 
             require_matplotlib()  # before any GPU work: a missing extra is invalid input
         if args.adapter:
@@ -273,7 +273,7 @@ def cmd_check(args) -> int:
         if args.html:
             views.append(_case_view(result, args.rows, show, bar.enabled))
         if args.plot:
-            from .plot import error_series
+            from .harness.report.plot import error_series
 
             series.extend(error_series([result]))
         if not result.ok:
@@ -288,12 +288,12 @@ def cmd_check(args) -> int:
     try:
         png = None
         if args.plot:
-            from .plot import plot_png
+            from .harness.report.plot import plot_png
 
             png = plot_png(series)
             write_atomic(args.plot, png)
         if args.html:
-            from .htmlreport import render_report
+            from .harness.report.html import render_report
 
             text = render_report(views, errors=errors, unavailable=unavailable, plot_png=png,
                                  command=getattr(args, "command_line", None))
@@ -306,8 +306,8 @@ def cmd_check(args) -> int:
 
 def _case_view(result, rows, show: bool, nested: bool):
     """The HTML view of one case, with progress over its rows when there are many."""
-    from .htmlreport import case_view, select_rows
-    from .progress import Progress
+    from .harness.report.html import case_view, select_rows
+    from .util.progress import Progress
 
     total = sum(len(select_rows(ln.comparison, rows)) for ln in result.lines
                 if ln.comparison is not None)
@@ -465,9 +465,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run one command; returns its exit status. SIGINT and SIGTERM end it with one line and
-    status 130 / 143 (:mod:`gpuia.interrupt`); a standard output that cannot be written (a
+    status 130 / 143 (:mod:`gpuia.util.interrupt`); a standard output that cannot be written (a
     full disk) is one error line and status 2, a closed pipe a quiet end."""
-    from . import interrupt
+    from .util import interrupt
 
     with interrupt.ending_on_signals():
         try:

@@ -27,12 +27,12 @@ Fixtures
 
     ``gpuia_check``: a function that runs the CPU reference and the GPU on a case and fails the
     test with the RenderDoc-style comparison table on any difference, or when no GPU run could
-    be compared at all. It takes a case (a :class:`gpuia.case.Case`, a case file path, or a
+    be compared at all. It takes a case (a :class:`gpuia.harness.case.Case`, a case file path, or a
     case document as a dict; its vertex shader may be HLSL), or ``layout=`` (D3D12 input
     element descriptions) with generated data and, with ``vertex_shader=`` (an ``.hlsl`` or
     ``.wgsl`` path, optionally ``path:entry``, or a case-format ``vertex_shader`` object), the
     engine's own vertex shader, which the layout must feed as CreateGraphicsPipelineState
-    demands; it returns the :class:`gpuia.crosscheck.CheckResult`. It draws on ``gpuia_device``,
+    demands; it returns the :class:`gpuia.harness.crosscheck.CheckResult`. It draws on ``gpuia_device``,
     so under ``all`` it checks on each adapter in turn.
 
 Every failure message is printed once: the plugin fails tests outside its ``except`` blocks, so
@@ -224,11 +224,11 @@ def gpuia_check(gpuia_device):
     difference.
 
     ``path``: ``all`` (native and pulling), ``native``, ``pulling`` or ``auto``. With
-    ``layout``, :func:`gpuia.crosscheck.layout_case` generates the data (seeded random bytes,
+    ``layout``, :func:`gpuia.harness.crosscheck.layout_case` generates the data (seeded random bytes,
     ``vertices`` points per instance, ``instances`` instances), drawn with ``vertex_shader``
     when given (see the module docstring; its constant buffers zero-filled)."""
-    from .case import Case, load_case
-    from .crosscheck import cross_check, layout_case
+    from .harness.case import Case, load_case
+    from .harness.crosscheck import cross_check, layout_case
     from .errors import GpuiaError
 
     def check(case=None, *, layout=None, vertex_shader=None, path: str = "all",

@@ -49,7 +49,7 @@ import pytest
 
 from gpuia import DrawIndexedInstanced, DrawInstanced, InputLayout, VertexBufferView, run_ia
 from gpuia.reference.assembly import assemble
-from gpuia.topology import topology_info
+from gpuia.d3d.topology import topology_info
 
 TOPOLOGIES = ["POINTLIST", "LINELIST", "LINESTRIP", "TRIANGLELIST", "TRIANGLESTRIP",
               "LINELIST_ADJ", "LINESTRIP_ADJ", "TRIANGLELIST_ADJ", "TRIANGLESTRIP_ADJ"]

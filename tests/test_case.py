@@ -17,8 +17,8 @@ import pytest
 
 import gpuia
 from gpuia import CaseError, InvalidDescError
-from gpuia.case import decode_data, json_value, load_case, result_json
-from gpuia.runner import run_case
+from gpuia.harness.case import decode_data, json_value, load_case, result_json
+from gpuia.harness.run import run_case
 
 APPEND = 0xFFFFFFFF  # D3D12_APPEND_ALIGNED_ELEMENT
 MALFORMED = (CaseError, InvalidDescError)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuia import files
+from gpuia.util import files
 from gpuia.errors import CaseError
-from gpuia.files import OutputError, loads_json, read_input, safe_stem, write_atomic
+from gpuia.util.files import OutputError, loads_json, read_input, safe_stem, write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIANGLE = ROOT / "examples/cases/triangle_two_slots.json"
@@ -73,7 +73,7 @@ def test_write_atomic_replaces_whole_and_leaves_no_temporary(tmp_path):
 def test_write_atomic_interrupted_keeps_the_old_file(tmp_path, monkeypatch, fail_in):
     """An interruption (the SIGTERM handler's exception) at any step leaves the old file whole
     and removes the temporary."""
-    from gpuia.interrupt import Interrupted
+    from gpuia.util.interrupt import Interrupted
 
     target = tmp_path / "r.json"
     target.write_text("old")
@@ -214,9 +214,9 @@ def test_worker_exits_when_its_parent_is_killed(tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(
         "import subprocess, sys, time\n"
-        "from gpuia.interrupt import worker_env\n"
+        "from gpuia.util.interrupt import worker_env\n"
         "child = subprocess.Popen([sys.executable, '-c', 'import time; "
-        "from gpuia.interrupt import exit_with_parent; exit_with_parent(0.1); time.sleep(600)'],"
+        "from gpuia.util.interrupt import exit_with_parent; exit_with_parent(0.1); time.sleep(600)'],"
         " env=worker_env())\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(600)\n")

@@ -71,13 +71,13 @@ def test_layout_assume_false_that_matches_nothing_is_refused(tmp_path):
 def test_host_out_of_memory_is_one_error_line_that_says_so(monkeypatch, capsys):
     """A MemoryError while running a case (here injected into the reference) is exit 2 with one
     error line naming it as the host's, which the invalid fuzzer's judge looks for."""
-    import gpuia.runner
+    import gpuia.harness.run
     from gpuia.cli import main
 
     def exhausted(*args, **kwargs):
         raise MemoryError("Unable to allocate 16.0 GiB for an array")
 
-    monkeypatch.setattr(gpuia.runner, "run_case", exhausted)
+    monkeypatch.setattr(gpuia.harness.run, "run_case", exhausted)
     case = ROOT / "tests/data/fuzz/empty_draw_with_huge_count.json"
     assert main(["run", str(case)]) == 2
     err = capsys.readouterr().err.splitlines()

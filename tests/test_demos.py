@@ -1,4 +1,4 @@
-"""The demos, ``gpuia demo``, the demo scripts and gpuia.image.
+"""The demos, ``gpuia demo``, the demo scripts and gpuia.util.image.
 
 Image regression: each demo is rendered headless at 160x120 on the test adapter (lavapipe in CI)
 and compared with ``tests/data/images/NAME.png`` (generated on lavapipe): a pixel differs when a
@@ -21,7 +21,7 @@ import pytest
 from gpuia.cli import main
 from gpuia.commands.demo import demo_module, demo_package, window_unavailable
 from gpuia.errors import UnsupportedError
-from gpuia.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png
+from gpuia.util.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png
 
 IMAGES = Path(__file__).resolve().parent / "data" / "images"
 SIZE = (160, 120)
@@ -44,7 +44,7 @@ def rendered(gpu_device):
     return out
 
 
-# -- gpuia.image on synthetic images --------------------------------------------------------
+# -- gpuia.util.image on synthetic images --------------------------------------------------------
 def _gray(h=4, w=5, v=100):
     return np.full((h, w, 4), v, np.uint8)
 

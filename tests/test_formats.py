@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gpuia.errors import GpuiaError
-from gpuia.formats import VERTEX_FORMATS, FormatInfo, UnknownFormatError, format_info
+from gpuia.d3d.formats import VERTEX_FORMATS, FormatInfo, UnknownFormatError, format_info
 from gpuia.reference.decode import decode_words, gather_words
 
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia.case import load_case
+from gpuia.harness.case import load_case
 from gpuia.cli import main as cli_main
 from gpuia.fuzz import FuzzConfig, Fuzzer, ReferenceRunner, case_digest, generate
 from gpuia.fuzz.pool import Worker
@@ -50,7 +50,7 @@ def test_same_seed_same_cases_and_every_case_loads():
 def test_seed_reproduces_in_another_process():
     """hypothesis harvests constants from imported local modules; the fuzzer neutralises that,
     so a process with other imports and another hash seed draws the same cases."""
-    code = ("import json, gpuia.cli, gpuia.crosscheck, gpuia.gpu\n"
+    code = ("import json, gpuia.cli, gpuia.harness.crosscheck, gpuia.gpu\n"
             "from gpuia.fuzz import generate, case_digest\n"
             "print(json.dumps([case_digest(v) for v in generate(9, 40, so=True)]))")
     out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True,
@@ -196,7 +196,7 @@ def test_missing_hypothesis_is_one_error_line_naming_the_extra():
 
 # -- minimal cases of the defects the fuzzer found ---------------------------------------------
 def _check_ok(case_file, device):
-    from gpuia.crosscheck import cross_check
+    from gpuia.harness.crosscheck import cross_check
 
     result = cross_check(load_case(case_file), [device], ["native", "pulling"])
     lines = [line.text() for line in result.lines]
@@ -256,7 +256,7 @@ def test_found_empty_draw_with_huge_count(gpu_device, capped_python):
 
 def _empty_draws():
     """Draws with a count 0, the other 0xFFFFFFFF (or small), indexed and not."""
-    from gpuia.desc import DrawIndexedInstanced, DrawInstanced
+    from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced
 
     return [DrawIndexedInstanced(0xFFFFFFFF, 0), DrawIndexedInstanced(3, 0),
             DrawIndexedInstanced(0, 0xFFFFFFFF), DrawInstanced(0, 0xFFFFFFFF),
@@ -271,7 +271,7 @@ def test_gpu_context_plans_a_draw_delivering_nothing_as_empty(gpu_device, indice
     what only a delivered vertex would need (indices only on the GPU with a strip cut WebGPU
     cannot express, adjacency from GPU indices). The one draw that delivers is captured."""
     import gpuia
-    from gpuia.desc import DrawInstanced, IndexBufferView
+    from gpuia.d3d.desc import DrawInstanced, IndexBufferView
     from gpuia.gpu import Context, PipelineState
 
     layout = [{"SemanticName": "POSITION", "Format": "R32_FLOAT"}]
@@ -312,10 +312,10 @@ def test_plan_draw_of_a_draw_delivering_nothing(gpu_device):
     """gpuia.gpu.plan_draw, the planner's public entry, plans such draws without touching the
     other count: no index values, no capture fetch, no fetch-bounds obstacle for a count of
     instances that would wrap past 2^32."""
-    from gpuia.desc import IndexBufferView, VertexBufferView
+    from gpuia.d3d.desc import IndexBufferView, VertexBufferView
     from gpuia.gpu import plan_draw
-    from gpuia.layout import InputLayout
-    from gpuia.topology import topology_info
+    from gpuia.d3d.layout import InputLayout
+    from gpuia.d3d.topology import topology_info
 
     layout = InputLayout([{"SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM",
                            "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}])

@@ -13,7 +13,7 @@ import pytest
 
 from gpuia.commands.demo import demo_module
 from gpuia.errors import CaseError, UnsupportedError
-from gpuia.formats import format_info
+from gpuia.d3d.formats import format_info
 from gpuia.reference.decode import decode_words
 
 geometry = demo_module("geometry")

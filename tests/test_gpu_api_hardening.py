@@ -36,13 +36,13 @@ import numpy as np
 import pytest
 
 from gpuia import DrawInstanced, IndexBufferView, InputElementDesc, InputLayout, VertexBufferView
-from gpuia.case import load_case
-from gpuia.compare import compare
-from gpuia.crosscheck import cross_check
-from gpuia.desc import StreamOutputBufferView
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare
+from gpuia.harness.crosscheck import cross_check
+from gpuia.d3d.desc import StreamOutputBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Buffer, Context, Device, PipelineState, Texture, run_case_gpu
-from gpuia.runner import reference_ia
+from gpuia.harness.run import reference_ia
 
 REPO = Path(__file__).resolve().parents[1]
 CASES = REPO / "examples" / "cases"
@@ -586,11 +586,11 @@ import numpy as np
 
 from gpuia import (IndexBufferView, InputElementDesc, InputLayout, SODeclarationEntry,
                    StreamOutputBufferView, StreamOutputDesc, VertexBufferView)
-from gpuia.case import load_case
-from gpuia.compare import compare
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare
 from gpuia.errors import GpuiaError
 from gpuia.gpu import Context, Device, PipelineState, run_case_gpu
-from gpuia.runner import reference_ia
+from gpuia.harness.run import reference_ia
 
 CASES = Path(CASES_DIR)
 dev = Device()
@@ -851,7 +851,7 @@ gc.collect()
 value("dropped context: destroyed once it is gone", destroyed(w, padded))
 
 # A capture in progress: its recorded draws still run with the released buffers' data.
-from gpuia.gpu.capture import _assemble, case_pipeline_state, upload_case
+from gpuia.harness.run_gpu import _assemble, case_pipeline_state, upload_case
 case = load_case(CASES / "instance_step_rates.json")
 ref = reference_ia(case)
 for route in ("storage", "targets"):

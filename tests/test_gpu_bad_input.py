@@ -53,11 +53,11 @@ from pathlib import Path
 import numpy as np
 
 from gpuia import IndexBufferView, InputElementDesc, InputLayout, VertexBufferView
-from gpuia.case import load_case
-from gpuia.compare import compare
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare
 from gpuia.errors import GpuiaError
 from gpuia.gpu import Context, Device, PipelineState, run_case_gpu
-from gpuia.runner import reference_ia
+from gpuia.harness.run import reference_ia
 
 CASES = Path(CASES_DIR)
 dev = Device()

@@ -276,7 +276,7 @@ def test_check_every_example_exits_0(gpu_device):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_check_prints_ok_for_each_applicable_path(gpu_device, stem):
-    from gpuia.case import load_case
+    from gpuia.harness.case import load_case
     from gpuia.errors import UnsupportedError
     from gpuia.gpu import run_case_gpu
 
@@ -360,9 +360,9 @@ def test_run_gpu_backend_nomatch_exits_2(gpu_device):
 
 @pytest.fixture(scope="module")
 def triangle(gpu_device):
-    from gpuia.case import load_case
+    from gpuia.harness.case import load_case
     from gpuia.gpu import run_case_gpu
-    from gpuia.runner import reference_ia
+    from gpuia.harness.run import reference_ia
 
     case = load_case(CASES / "triangle_two_slots.json")
     ref = reference_ia(case)
@@ -377,7 +377,7 @@ def _table_rows(table: str) -> list[str]:
 
 
 def test_compare_accepts_the_unaltered_gpu_result(triangle):
-    from gpuia.compare import compare, comparison_table
+    from gpuia.harness.compare import compare, comparison_table
 
     case, ref, res = triangle
     cmp = compare(ref, res)
@@ -392,7 +392,7 @@ def test_compare_accepts_the_unaltered_gpu_result(triangle):
 
 @pytest.mark.parametrize("layout", [False, True], ids=["exact", "with-layout"])
 def test_compare_flags_an_altered_component(triangle, layout):
-    from gpuia.compare import compare, comparison_table
+    from gpuia.harness.compare import compare, comparison_table
 
     case, ref, res = triangle
     bad = copy.deepcopy(res)
@@ -416,7 +416,7 @@ def test_compare_flags_an_altered_component(triangle, layout):
 
 def test_compare_flags_a_normalized_element_beyond_any_tolerance(triangle):
     """COLOR0 is R8G8B8A8_UNORM: set a component 1.0 -> 0.0; no tolerance may hide that."""
-    from gpuia.compare import compare, comparison_table
+    from gpuia.harness.compare import compare, comparison_table
 
     case, ref, res = triangle
     bad = copy.deepcopy(res)
@@ -430,7 +430,7 @@ def test_compare_flags_a_normalized_element_beyond_any_tolerance(triangle):
 
 
 def test_compare_flags_system_values_missing_and_unexpected(triangle):
-    from gpuia.compare import compare, comparison_table
+    from gpuia.harness.compare import compare, comparison_table
 
     case, ref, res = triangle
     bad = copy.deepcopy(res)
@@ -458,7 +458,7 @@ def test_compare_flags_system_values_missing_and_unexpected(triangle):
 
 def test_compare_nan_payloads_match(triangle):
     """Rulebook 2.5: a float NaN on both sides matches whatever its payload."""
-    from gpuia.compare import compare
+    from gpuia.harness.compare import compare
 
     case, ref, res = triangle
     ref2, bad = copy.deepcopy(ref), copy.deepcopy(res)

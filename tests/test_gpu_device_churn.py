@@ -18,11 +18,11 @@ from gpuia.gpu.device import list_adapters
 
 _CHILD = textwrap.dedent("""
     import gc, sys
-    from gpuia.case import load_case
-    from gpuia.compare import compare
+    from gpuia.harness.case import load_case
+    from gpuia.harness.compare import compare
     from gpuia.gpu import Device, run_case_gpu
     from gpuia.gpu.device import list_adapters
-    from gpuia.runner import reference_ia
+    from gpuia.harness.run import reference_ia
 
     index, rounds = int(sys.argv[1]), int(sys.argv[2])
     doc = {"gpuia_case": 1, "name": "churn",
@@ -81,11 +81,11 @@ def test_many_devices_in_one_process(index):
 _DROP_CHILD = textwrap.dedent("""
     import gc, sys
     import gpuia.gpu.device as device
-    from gpuia.case import load_case
-    from gpuia.compare import compare
+    from gpuia.harness.case import load_case
+    from gpuia.harness.compare import compare
     from gpuia.gpu import Device, run_case_gpu
     from gpuia.gpu.device import list_adapters
-    from gpuia.runner import reference_ia
+    from gpuia.harness.run import reference_ia
 
     index, shared = int(sys.argv[1]), sys.argv[2] == "shared"
     if not shared:  # the workaround off: every Device requests its own wgpu device

@@ -26,11 +26,11 @@ import numpy as np
 import pytest
 
 from gpuia import IndexBufferView, InputLayout, VertexBufferView, run_ia
-from gpuia.case import load_case
-from gpuia.compare import compare, comparison_table
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, comparison_table
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState, run_case_gpu
-from gpuia.runner import reference_ia
+from gpuia.harness.run import reference_ia
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
 
 U32 = 0xFFFFFFFF
@@ -358,9 +358,9 @@ def test_arena_when_the_adapter_has_few_storage_buffers(gpu_device):
                                               "OutputSlot": 0} for s in range(6)],
                              "targets": [{"slot": 0, "size": 4096}]}
     c = load_case(case)
-    from gpuia.compare import compare_so
-    from gpuia.gpu.capture import run_case_so_gpu
-    from gpuia.runner import reference_so
+    from gpuia.harness.compare import compare_so
+    from gpuia.harness.run_gpu import run_case_so_gpu
+    from gpuia.harness.run import reference_so
 
     assert compare_so(reference_so(c, reference_ia(c)), run_case_so_gpu(c, dev8)) == []
 

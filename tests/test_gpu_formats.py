@@ -39,12 +39,12 @@ import zlib
 import numpy as np
 import pytest
 
-from gpuia.case import load_case
-from gpuia.compare import compare, comparison_table
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, comparison_table
 from gpuia.errors import UnsupportedError
-from gpuia.formats import VERTEX_FORMATS
+from gpuia.d3d.formats import VERTEX_FORMATS
 from gpuia.gpu import Context, run_case_gpu
-from gpuia.runner import reference_ia
+from gpuia.harness.run import reference_ia
 
 # -- format groups ------------------------------------------------------------------------------
 

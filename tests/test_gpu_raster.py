@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia.case import load_case
+from gpuia.harness.case import load_case
 from gpuia.gpu import Device
 from gpuia.gpu.assembly import list_stream, run_bounds
 from gpuia.gpu.device import select_adapters
@@ -27,8 +27,8 @@ from gpuia.gpu.quirks import (EFFECTS, FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIV
                               SIGNED_FIRST_VERTEX, quirks_for)
 from gpuia.reference.coverage import (SUBPIXEL, coverage_at, key_positions, lowbias32,
                                       vertex_keys)
-from gpuia.runner import reference_ia
-from gpuia.topology import topology_info
+from gpuia.harness.run import reference_ia
+from gpuia.d3d.topology import topology_info
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "examples" / "cases"
@@ -242,7 +242,7 @@ def _example_cases():
 
 @pytest.mark.parametrize("doc", RASTER_CASES, ids=[d["name"] for d in RASTER_CASES])
 def test_every_adapter_rasterizes_d3ds_primitives(devices, doc):
-    from gpuia.gpu.raster import raster_check
+    from gpuia.harness.raster_check import raster_check
 
     case = load_case(doc)
     ref = reference_ia(case)
@@ -265,7 +265,7 @@ def test_every_adapter_rasterizes_d3ds_primitives(devices, doc):
 def test_draws_that_deliver_nothing_rasterize_nothing(devices, draw, index_buffer):
     # A found case: an indexed draw of 0 indices from an empty index buffer once raised
     # AttributeError in the raster check (no stream to upload).
-    from gpuia.gpu.raster import raster_check
+    from gpuia.harness.raster_check import raster_check
 
     case = load_case(_layout_case("nothing", "TRIANGLESTRIP", [draw], index_buffer,
                                   cut="0xFFFF" if index_buffer else "DISABLED"))
@@ -276,7 +276,7 @@ def test_draws_that_deliver_nothing_rasterize_nothing(devices, draw, index_buffe
 
 
 def test_every_adapter_rasterizes_the_example_cases(devices):
-    from gpuia.gpu.raster import raster_check
+    from gpuia.harness.raster_check import raster_check
 
     for case in _example_cases():
         ref = reference_ia(case)
@@ -292,7 +292,7 @@ def _strip_case():
 def test_check_finds_a_strip_drawn_without_its_cuts(devices, monkeypatch):
     """A plan that binds the indices without D3D's cuts (WebGPU restarts at 0xFFFF here, so
     the cut value 0xFFFFFFFF is made to look like it) bridges the cut: the check says so."""
-    import gpuia.gpu.raster as raster
+    import gpuia.harness.raster_check as raster
 
     case = load_case(dict(RASTER_CASES[0], strip_cut_value="DISABLED"))
     wrong = raster.plan_indices
@@ -317,7 +317,7 @@ def test_check_finds_a_wrong_provoking_vertex(devices, monkeypatch):
         return out.reshape(-1)
 
     monkeypatch.setattr(plan, "list_stream", gl_order)
-    import gpuia.gpu.raster as raster
+    import gpuia.harness.raster_check as raster
 
     case = load_case(RASTER_CASES[1])
     ref = reference_ia(case)
@@ -353,7 +353,7 @@ def test_quirk_rows_are_measured(devices, monkeypatch, effect):
     needed) and one without it like D3D (the table is complete for the adapters here). A strip
     with cuts shows the ignored restart as more fragments than D3D's primitives can have; a
     strip without cuts shows the provoking vertex as the right pixels under the wrong names."""
-    import gpuia.gpu.raster as raster
+    import gpuia.harness.raster_check as raster
 
     monkeypatch.setattr(raster.Assembly, "of", classmethod(lambda cls, q, flat_inputs: Assembly()))
     doc = RASTER_CASES[0] if effect == NO_PRIMITIVE_RESTART else RASTER_CASES[4]
@@ -374,7 +374,7 @@ def test_fetch_quirk_is_measured(devices, monkeypatch):
     most negative code reads -128/127, not D3D's -1.0 (rulebook 2.3)."""
     import dataclasses
 
-    from gpuia.compare import compare
+    from gpuia.harness.compare import compare
     from gpuia.gpu import run_case_gpu
 
     doc = {"gpuia_case": 1, "name": "snorm-per-instance",
@@ -412,10 +412,10 @@ def test_start_vertex_past_2_31_draws_d3ds_vertices_on_every_adapter(devices, st
     pulled values, system values and rasterized primitives are D3D's everywhere; the native
     path, where its fetches are in bounds (stride 0), too, except where the adapter's first
     vertex is signed: refused there with the reason."""
-    from gpuia.compare import compare
+    from gpuia.harness.compare import compare
     from gpuia.errors import UnsupportedError
     from gpuia.gpu import run_case_gpu
-    from gpuia.gpu.raster import raster_check
+    from gpuia.harness.raster_check import raster_check
 
     for stride, topology in ((4, "TRIANGLESTRIP"), (0, "TRIANGLESTRIP"), (4, "POINTLIST")):
         case = load_case(_start_vertex_case(start, stride, topology))
@@ -442,8 +442,8 @@ def test_signed_first_vertex_quirk_is_measured(devices, monkeypatch):
     from StartVertexLocation 2**31 (the row is needed) and one without it D3D's vertices.
     (llvmpipe's OpenGL still drew triangle strips from there: points show it.)"""
     import gpuia.gpu.context as context
-    import gpuia.gpu.raster as raster
-    from gpuia.compare import compare
+    import gpuia.harness.raster_check as raster
+    from gpuia.harness.compare import compare
     from gpuia.gpu import run_case_gpu
 
     for module in (context, raster):
@@ -480,7 +480,7 @@ def test_check_runs_the_raster_check_for_indexed_and_strip_draws(gpu_device, tmp
 
 def test_check_exits_1_when_the_raster_check_differs(gpu_device, tmp_path, monkeypatch):
     """Run in this process with the cuts dropped from the plan: one DIFFERENT line, exit 1."""
-    import gpuia.gpu.raster as raster
+    import gpuia.harness.raster_check as raster
     from gpuia.cli import main
 
     wrong = raster.plan_indices
@@ -496,13 +496,13 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     StartVertexLocation >= 2**31: on an adapter with a signed first vertex it is drawn with
     base vertex 0 and the shift in the vertex stage (OpenGL leaves a negative base vertex plus
     index undefined); everywhere its vertices and primitives are D3D's."""
-    from gpuia.compare import compare
-    from gpuia.desc import DrawInstanced
+    from gpuia.harness.compare import compare
+    from gpuia.d3d.desc import DrawInstanced
     from gpuia.gpu import run_case_gpu
     from gpuia.gpu.drawcall import shift_first_vertex
-    from gpuia.desc import StripCutValue
+    from gpuia.d3d.desc import StripCutValue
     from gpuia.gpu.plan import plan_indices
-    from gpuia.gpu.raster import raster_check
+    from gpuia.harness.raster_check import raster_check
 
     start = 3_000_000_000
     draw = DrawInstanced(12, 2, start, 1)

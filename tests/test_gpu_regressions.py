@@ -11,14 +11,14 @@ import pytest
 
 from gpuia import (InputLayout, SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc,
                    VertexBufferView)
-from gpuia.case import load_case
-from gpuia.compare import compare, compare_so
-from gpuia.desc import IndexBufferView
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, compare_so
+from gpuia.d3d.desc import IndexBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState, run_case_gpu
-from gpuia.gpu.capture import run_case_so_gpu
+from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.gpu.device import Device
-from gpuia.runner import reference_ia, reference_so
+from gpuia.harness.run import reference_ia, reference_so
 
 
 def _ctx(dev, layout=({"SemanticName": "A", "Format": "R32_UINT"},)):

@@ -2,7 +2,7 @@
 D3D-style Context API: SOSetTargets (D3D11 offsets, D3D12 counters), statistics, filled sizes,
 NO_RASTERIZED_STREAM, WGSL vertex shaders, DrawAuto and the IA/SO binding hazard.
 
-The CPU reference (``gpuia.runner.reference_so``) is checked against hand-derived bytes in
+The CPU reference (``gpuia.harness.run.reference_so``) is checked against hand-derived bytes in
 ``test_streamout.py``; here the GPU must reproduce it byte for byte (``compare_so`` compares
 every byte of every target, written or untouched, the filled sizes and both statistics). Where
 the reference is not involved, the expected bytes are derived by hand (``struct.pack``).
@@ -21,12 +21,12 @@ import pytest
 
 from gpuia import (SO_NO_RASTERIZED_STREAM, InputLayout, InvalidDescError, SODeclarationEntry,
                    StreamOutputBufferView, StreamOutputDesc)
-from gpuia.case import load_case
-from gpuia.compare import compare_so
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare_so
 from gpuia.gpu import Context, PipelineState
-from gpuia.gpu.capture import run_case_so_gpu
-from gpuia.reference.streamout import python_outputs, stream_output
-from gpuia.runner import reference_ia, reference_so
+from gpuia.harness.run_gpu import run_case_so_gpu
+from gpuia.reference.so_output import python_outputs, stream_output
+from gpuia.harness.run import reference_ia, reference_so
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
 
 CASES = Path(__file__).resolve().parents[1] / "examples" / "cases"

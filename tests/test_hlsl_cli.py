@@ -178,9 +178,9 @@ def test_report_marks_tolerated_words_apart_from_differences():
     and counted apart; a word beyond it, or outside the shader's words, is a difference."""
     import types
 
-    import gpuia.htmlreport as hr
-    from gpuia.compare import compare_so, tolerated_bytes
-    from gpuia.reference.streamout import SOResult
+    import gpuia.harness.report.html as hr
+    from gpuia.harness.compare import compare_so, tolerated_bytes
+    from gpuia.reference.so_output import SOResult
 
     cpu = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
     gpu = cpu.copy()

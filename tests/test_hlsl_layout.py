@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from gpuia.hlsl import compile_shader
-from gpuia.lint import lint_layout, link_findings
-from gpuia.layout import InputLayout
+from gpuia.harness.lint import lint_layout, link_findings
+from gpuia.d3d.layout import InputLayout
 
 from test_cli import assert_invalid, gpuia
 

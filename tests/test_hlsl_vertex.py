@@ -12,11 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gpuia.case import load_case
-from gpuia.compare import compare_so
-from gpuia.crosscheck import cross_check
-from gpuia.gpu.capture import run_case_so_gpu
-from gpuia.runner import reference_ia, reference_so
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare_so
+from gpuia.harness.crosscheck import cross_check
+from gpuia.harness.run_gpu import run_case_so_gpu
+from gpuia.harness.run import reference_ia, reference_so
 
 import hlsl_vertex_cases as cases
 

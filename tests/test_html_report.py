@@ -235,7 +235,7 @@ def test_a_one_bit_difference_is_highlighted_with_its_patterns(gpu_device, tmp_p
 
 def test_a_differing_stream_output_byte_is_highlighted(gpu_device, tmp_path, capsys,
                                                        monkeypatch):
-    import gpuia.gpu.capture as capture
+    import gpuia.harness.run_gpu as capture
 
     real = capture.run_case_so_gpu
 
@@ -392,9 +392,9 @@ def test_plot_without_matplotlib_is_one_error_line(gpu_device, tmp_path, capsys,
 
 
 def test_error_series_of_a_one_bit_difference(gpu_device, monkeypatch):
-    from gpuia.case import load_case
-    from gpuia.crosscheck import cross_check
-    from gpuia.plot import error_series
+    from gpuia.harness.case import load_case
+    from gpuia.harness.crosscheck import cross_check
+    from gpuia.harness.report.plot import error_series
 
     one_bit_off(monkeypatch, row=1)
     result = cross_check(load_case(TRIANGLE), [gpu_device], ["pulling", "native"], keep=True)
@@ -417,7 +417,7 @@ def test_error_series_of_a_one_bit_difference(gpu_device, monkeypatch):
 # --------------------------------------------------------------------------------------------
 
 def test_component_errors_by_hand():
-    from gpuia.compare import component_errors
+    from gpuia.harness.compare import component_errors
 
     cpu = np.array([[0x3F800000, 0x00000000, 0x7FC00000, 0x3F800000]], np.uint32)
     gpu = np.array([[0x3F800001, 0x80000000, 0x7FC00001, 0x7F800000]], np.uint32)
@@ -435,8 +435,8 @@ def test_component_errors_by_hand():
 
 
 def test_select_rows_keeps_every_differing_row():
-    from gpuia.compare import Comparison
-    from gpuia.htmlreport import select_rows
+    from gpuia.harness.compare import Comparison
+    from gpuia.harness.report.html import select_rows
 
     bad = np.zeros(100, bool)
     bad[[50, 99]] = True
@@ -473,7 +473,7 @@ def test_progress_is_off_by_default_without_a_terminal(gpu_device, tmp_path, cap
 
 
 def test_progress_modes(monkeypatch):
-    from gpuia.progress import Progress, wanted
+    from gpuia.util.progress import Progress, wanted
 
     assert wanted(None, io.StringIO()) is False and wanted(None, FakeTerminal()) is True
     assert wanted(True, io.StringIO()) is True and wanted(False, FakeTerminal()) is False

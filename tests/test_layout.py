@@ -18,8 +18,8 @@ import pytest
 
 import gpuia
 from gpuia import APPEND_ALIGNED_ELEMENT, InputElementDesc, InputLayout, InvalidDescError
-from gpuia.desc import InputClassification
-from gpuia.layout import elements_from_dtype
+from gpuia.d3d.desc import InputClassification
+from gpuia.d3d.layout import elements_from_dtype
 
 APPEND = 0xFFFFFFFF  # D3D12_APPEND_ALIGNED_ELEMENT
 

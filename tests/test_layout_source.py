@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from gpuia.cli import main
-from gpuia.layout import InputLayout
-from gpuia.lint import LINT_CODES, lint_layout, webgpu_default_caps
+from gpuia.d3d.layout import InputLayout
+from gpuia.harness.lint import LINT_CODES, lint_layout, webgpu_default_caps
 from gpuia.source import SourceError, extract
 
 DATA = Path(__file__).parent / "data" / "layouts"

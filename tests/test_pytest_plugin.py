@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuia.crosscheck import CheckLine, CheckResult, layout_case
+from gpuia.harness.crosscheck import CheckLine, CheckResult, layout_case
 from gpuia.pytest_plugin import _adapter_ids
 
 ROOT = Path(__file__).resolve().parent.parent

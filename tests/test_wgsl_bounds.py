@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from gpuia import InputLayout, SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
-from gpuia.case import load_case
+from gpuia.harness.case import load_case
 from gpuia.errors import InvalidDescError
 from gpuia.gpu import Context, PipelineState
 from gpuia.wgsl.bounds import MAX_ARRAY_BYTES, MAX_SOURCE_BYTES, array_memory, check_shader_bounds
@@ -154,7 +154,7 @@ def test_the_refusal_happens_without_wgpu():
     script = f"""
 import json, sys
 sys.modules["wgpu"] = None  # any import of wgpu now raises ImportError
-from gpuia.case import load_case
+from gpuia.harness.case import load_case
 from gpuia.errors import InvalidDescError
 from gpuia.gpu import PipelineState
 doc = json.loads({json.dumps(json.dumps(doc))})

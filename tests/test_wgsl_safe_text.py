@@ -6,12 +6,12 @@ reference accepted the case."""
 
 import pytest
 
-from gpuia.case import load_case
-from gpuia.compare import compare, compare_so
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, compare_so
 from gpuia.gpu import run_case_gpu
-from gpuia.gpu.capture import run_case_so_gpu
-from gpuia.layout import InputLayout
-from gpuia.runner import reference_ia, reference_so
+from gpuia.harness.run_gpu import run_case_so_gpu
+from gpuia.d3d.layout import InputLayout
+from gpuia.harness.run import reference_ia, reference_so
 from gpuia.wgsl.program import ProgramSpec, vertex_program
 from gpuia.wgsl.signature import pass_through_signature
 from gpuia.wgsl.text import wgsl_comment_text

@@ -155,7 +155,7 @@ def run_window(demo_class, device, size, frames, options, title: str) -> int:
 
 def cmd_demo(args) -> int:
     from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
-    from ..image import check_png_support, write_png
+    from ..util.image import check_png_support, write_png
 
     try:
         package = demo_package()

@@ -3,8 +3,8 @@ JSON, resolved, linted, and (``--check``) run on the GPU against the CPU referen
 
 For every array found (:func:`gpuia.source.extract`) it prints the location, the resolved table,
 the slot strides, the path each adapter's plan takes and why, the lint findings
-(:mod:`gpuia.lint`), and with ``--check`` one line per adapter and path from
-:func:`gpuia.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the generated
+(:mod:`gpuia.harness.lint`), and with ``--check`` one line per adapter and path from
+:func:`gpuia.harness.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the generated
 case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
 
 Exit status: 2 when a file cannot be read or parsed, an array cannot be resolved, or D3D would
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
 from ..errors import CaseError, GpuiaError, UnsupportedError
-from ..files import OutputError, read_text, safe_stem, write_atomic
+from ..util.files import OutputError, read_text, safe_stem, write_atomic
 
 __all__ = ["register", "run"]
 
@@ -71,7 +71,7 @@ class _Shader:
     """The ``--shader`` of a run: its case-format object, signature and a description."""
 
     def __init__(self, spec: str, defines: list[str], matrix_layout: str):
-        from ..case import _vertex_shader
+        from ..harness.case import _vertex_shader
         from ..errors import CaseError
         from ..wgsl.signature import parse_vertex_shader
 
@@ -124,7 +124,7 @@ class _Shader:
 def _adapters(args):
     """(labels and caps to plan with, devices to check on); raises GpuiaError."""
     if args.no_gpu:
-        from ..lint import webgpu_default_caps
+        from ..harness.lint import webgpu_default_caps
 
         return [("WebGPU default limits", webgpu_default_caps())], []
     from ..gpu import Device
@@ -275,7 +275,7 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
         if case is None:
             say("check: not run: " + doc.get("check_skipped", "no case"))
         else:
-            from ..crosscheck import cross_check
+            from ..harness.crosscheck import cross_check
 
             paths = ["native", "pulling"] if args.path == "all" else [args.path]
             result = cross_check(case, devices, paths, capture_route=args.capture)
@@ -309,9 +309,9 @@ def _case_name(arr, args) -> str:
 
 
 def _layout(arr, args, adapters, doc, say):
-    from ..crosscheck import layout_case
-    from ..lint import lint_layout
-    from ..report import _render, layout_table
+    from ..harness.crosscheck import layout_case
+    from ..harness.lint import lint_layout
+    from ..harness.report.text import _render, layout_table
     shader = args.shader_info
     report = lint_layout(arr.elements, adapters, profile=arr.profile, strides=arr.strides,
                          signature=None if shader is None else shader.signature)
@@ -348,8 +348,8 @@ def _layout(arr, args, adapters, doc, say):
 
 
 def _so(arr, args, doc, say):
-    from ..lint import lint_so
-    from ..report import _render
+    from ..harness.lint import lint_so
+    from ..harness.report.text import _render
     from ..source.cases import so_case
 
     shader = args.shader_info

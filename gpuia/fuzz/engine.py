@@ -33,7 +33,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
 from ..cli import HOST_OUT_OF_MEMORY
-from ..files import write_atomic
+from ..util.files import write_atomic
 from .pool import Outcome, Pool
 
 __all__ = [

@@ -82,7 +82,7 @@ class Worker:
 
     def launch(self) -> None:
         """Start the child without waiting for it (see :meth:`wait_ready`)."""
-        from ..interrupt import worker_env
+        from ..util.interrupt import worker_env
 
         env = worker_env()
         env.setdefault("XDG_RUNTIME_DIR", "/tmp")

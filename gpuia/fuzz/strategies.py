@@ -1,6 +1,6 @@
 """Hypothesis strategies that draw random **valid** case files (``docs/case-format.md``).
 
-:func:`cases` draws a case dict that ``gpuia.case.load_case`` must accept: an input layout over
+:func:`cases` draws a case dict that ``gpuia.harness.case.load_case`` must accept: an input layout over
 all 47 vertex formats and up to 32 slots (explicit offsets and APPEND_ALIGNED_ELEMENT, per-vertex
 and per-instance slots with step rates 0, 1 and N, now and then up to 32 elements), vertex
 buffer views with strides 0, natural, exact, unaligned and 2048, unaligned view offsets, views
@@ -38,7 +38,7 @@ import functools
 
 from hypothesis import strategies as st
 
-from ..formats import DXGI_FORMAT_VALUES, INDEX_FORMATS, VERTEX_FORMATS
+from ..d3d.formats import DXGI_FORMAT_VALUES, INDEX_FORMATS, VERTEX_FORMATS
 
 __all__ = [
     "ALL_FORMATS",

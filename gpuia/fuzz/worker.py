@@ -9,8 +9,8 @@ and starts a new child.
 Two modes:
 
 * ``valid``: the child creates one :class:`gpuia.gpu.Device` per selected adapter once, and
-  for each request loads the case with :func:`gpuia.case.load_case` and cross-checks it with
-  :func:`gpuia.crosscheck.cross_check` (the code ``gpuia check`` runs, with its comparison
+  for each request loads the case with :func:`gpuia.harness.case.load_case` and cross-checks it with
+  :func:`gpuia.harness.crosscheck.cross_check` (the code ``gpuia check`` runs, with its comparison
   rules). Answer ``status``: ``ok``, ``different``, ``unsupported`` (gpuia raised
   :class:`UnsupportedError` for the whole case), ``wgpu-refused`` (wgpu rejected what gpuia
   encoded, for the case or one path), ``rejected`` (any other gpuia error: the generator believed
@@ -103,10 +103,10 @@ def run_valid_case(doc: dict, devices, paths, capture: str = "auto") -> tuple[di
     """Load and cross-check one case dict on ``devices`` (none: the CPU reference only).
     Returns the answer (see the module docstring) and, for in-process callers, the reference
     :class:`~gpuia.reference.IAResult` (None when the case did not load)."""
-    from ..case import load_case
-    from ..crosscheck import cross_check
+    from ..harness.case import load_case
+    from ..harness.crosscheck import cross_check
     from ..errors import GpuiaError, UnsupportedError
-    from ..runner import reference_ia, reference_so
+    from ..harness.run import reference_ia, reference_so
 
     ref = None
     try:
@@ -194,7 +194,7 @@ def case_demand(path: str) -> dict:
     """What a case that loads asks of host memory: ``invocations`` (the bound on delivered
     vertices the size limit checks) and ``buffer_bytes`` (vertex, index and SO target bytes).
     The invalid-mode judge sets an out-of-memory refusal against it."""
-    from ..case import load_case
+    from ..harness.case import load_case
     from ..reference.ia import as_bytes
 
     case = load_case(path)
@@ -249,7 +249,7 @@ def make_handler(config: dict):
 def main(wrap=None) -> int:
     """Serve requests until stdin closes. ``wrap(handler) -> handler`` lets a caller put its own
     code around every request (the test suite makes a child abort on a marker with it)."""
-    from ..interrupt import exit_with_parent
+    from ..util.interrupt import exit_with_parent
 
     exit_with_parent()  # a case in progress must not outlive a killed fuzzer
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")

@@ -7,7 +7,7 @@ stream gpuia builds on the host: every complete primitive of each cut-free run, 
 D3D's order (rulebook 9.3: a strip's odd triangles ``(t, t+2, t+1)``; adjacency vertices
 dropped, rulebook 4.9 and 5.4), or rotated so that D3D's first vertex comes last.
 
-The positions come from the topology table's closed form (:class:`gpuia.topology.TopologyInfo`
+The positions come from the topology table's closed form (:class:`gpuia.d3d.topology.TopologyInfo`
 ``step``, ``span``, ``picks``), not from the CPU reference's assembly, so that the raster
 cross-check compares two independent derivations.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..topology import TopologyInfo
+from ..d3d.topology import TopologyInfo
 
 __all__ = ["list_stream", "run_bounds"]
 

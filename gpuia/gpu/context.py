@@ -41,12 +41,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StreamOutputDesc,
+from ..d3d.desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StreamOutputDesc,
                     StripCutValue, VertexBufferView, delivering, draw_of)
 from ..errors import InvalidDescError, UnsupportedError
-from ..layout import InputLayout
-from ..streamout import resolve_stream_output
-from ..topology import TopologyInfo, topology_info
+from ..d3d.layout import InputLayout
+from ..d3d.so_declaration import resolve_stream_output
+from ..d3d.topology import TopologyInfo, topology_info
 from ..wgsl.program import CAPTURE_TARGET_WIDTH, DRAW_HEADER_WORDS, SLOT_WORDS, record_words
 from ..wgsl.pixel import link_stages, pixel_program
 from ..wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
@@ -1017,14 +1017,14 @@ class Context:
     # -- Stream Output -----------------------------------------------------------------------
     def _so(self):
         if self._so_engine is None:
-            from .streamout import SOEngine
+            from .so_engine import SOEngine
 
             self._so_engine = SOEngine(self)
         return self._so_engine
 
     @_guarded
     def so_set_targets(self, views, offsets=None) -> None:
-        """SOSetTargets: bind :class:`~gpuia.desc.StreamOutputBufferView`s to output slots
+        """SOSetTargets: bind :class:`~gpuia.d3d.desc.StreamOutputBufferView`s to output slots
         0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
         sets each target's BufferFilledSize, -1 appending where it stands; views with their own
         counter buffer (D3D12) keep it. A target buffer bound in the IA is unbound there, with a

@@ -1,7 +1,7 @@
 """How a planned draw reaches a WebGPU render pass: its primitive state and its draw calls.
 
 One place for what decides the primitives the GPU assembles, shared by every rendering draw of a
-:class:`gpuia.gpu.Context` and by the raster cross-check (:mod:`gpuia.gpu.raster`), so that the
+:class:`gpuia.gpu.Context` and by the raster cross-check (:mod:`gpuia.harness.raster_check`), so that the
 check exercises exactly what draws: the topology (a strip drawn from a list stream is drawn as the
 list), the strip index format WebGPU restarts by, the index buffer bound, and the draw calls.
 """
@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..topology import TopologyInfo
+from ..d3d.topology import TopologyInfo
 from .plan import IndexPlan
 from .quirks import SIGNED_FIRST_VERTEX, has_effect
 
@@ -55,7 +55,7 @@ def strip_index_format(topo: TopologyInfo, index: IndexPlan, draw, capture: bool
 
 def issue_draw(rp, draw, index: IndexPlan, index_view, upload) -> None:
     """Bind the indices and issue the draw calls of ``draw`` as ``index`` plans it.
-    ``index_view``: the bound :class:`~gpuia.desc.IndexBufferView` (its buffer a gpuia Buffer)
+    ``index_view``: the bound :class:`~gpuia.d3d.desc.IndexBufferView` (its buffer a gpuia Buffer)
     for a ``direct`` plan; ``upload(uint32 array)`` returns a wgpu index buffer holding a host
     stream (the caller keeps it alive until the work is submitted)."""
     # D3D's instance counter wraps at 32 bits (rulebook 4.8); WebGPU's instance_index does not

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
-from ..layout import InputLayout
+from ..d3d.layout import InputLayout
 from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ..wgsl.pixel import null_pixel_program, pixel_program
 from ..wgsl.diagnostics import UserText, shader_diagnostic
-from ..wgsl.signature import ShaderSignature
+from ..d3d.signature import ShaderSignature
 from .cache import remember
 from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
@@ -174,7 +174,7 @@ class PipelineCache:
         if key not in self._bgls:
             import wgpu
 
-            from ..wgsl.streamout import SO_HEADER_WORDS, SO_SLOT_WORDS
+            from ..wgsl.so_pass import SO_HEADER_WORDS, SO_SLOT_WORDS
 
             cs = wgpu.ShaderStage.COMPUTE
             entries = [

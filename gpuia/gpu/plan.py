@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..desc import IndexBufferView, StripCutValue, VertexBufferView, delivers_nothing
+from ..d3d.desc import IndexBufferView, StripCutValue, VertexBufferView, delivers_nothing
 from ..errors import InvalidDescError, UnsupportedError
-from ..layout import InputLayout
-from ..topology import TopologyInfo
+from ..d3d.layout import InputLayout
+from ..d3d.topology import TopologyInfo
 from .device import Caps
 from .assembly import list_stream
 from .quirks import FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, has_effect

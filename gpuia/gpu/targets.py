@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..desc import d3d_key
+from ..d3d.desc import d3d_key
 from ..errors import InvalidDescError, UnsupportedError
 from .device import intercept_destroy, release_resource, released_error, wgpu_call
 

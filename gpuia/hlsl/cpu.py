@@ -16,7 +16,7 @@ so every scalar is copied from its D3D offset to its C++ offset first
 (``SLANG_ENABLE_BOUND_ZERO_INDEX``), never outside memory.
 
 The CPU and a GPU do not round shader arithmetic alike (fused multiply-adds, transcendental
-approximations): callers compare float results with a tolerance (``gpuia.compare``); the
+approximations): callers compare float results with a tolerance (``gpuia.harness.compare``); the
 inputs the shader receives are the reference's exact IA values.
 """
 

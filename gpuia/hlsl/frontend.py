@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InvalidDescError
-from ..wgsl.signature import ShaderSignature, parse_pixel_shader, parse_vertex_shader
+from ..d3d.signature import SYSTEM_INPUTS, ShaderSignature
+from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
 from ..wgsl.text import wgsl_comment_text
 from . import cache, library
 from .cbuffer import (CType, ConstantBuffer, check_32bit, constant_buffer, parse_wgsl_structs,
@@ -46,7 +47,7 @@ _SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.pipelines.CBV_GROUP)
 _QUIET = "39029,39001,38052,15601"  # register/binding notes, SO-only VS, ignored pragma
-_VS_SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
+
 _VS_ORDINARY_INPUTS = ("SV_POSITION", "SV_CLIPDISTANCE", "SV_CULLDISTANCE")  # rulebook 3.8
 
 
@@ -169,7 +170,7 @@ def _check_stage(stage: str, what: str, sig: EntrySignature) -> None:
             continue
         if stage != "vertex" or lf.semantic in _VS_ORDINARY_INPUTS:
             continue
-        if lf.semantic not in _VS_SYSTEM_INPUTS:
+        if lf.semantic not in SYSTEM_INPUTS:
             raise InvalidDescError(what, lf.declaration, lf.semantic,
                                    "a vertex shader's system-value inputs are SV_VertexID and "
                                    "SV_InstanceID (SV_Position, SV_ClipDistance and "

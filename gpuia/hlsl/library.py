@@ -315,7 +315,7 @@ class _Worker:
         self.lock = threading.Lock()
 
     def _start(self):
-        from ..interrupt import worker_env
+        from ..util.interrupt import worker_env
 
         self.proc = subprocess.Popen([sys.executable, "-m", "gpuia.hlsl.worker"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -5,7 +5,7 @@ end does on some valid shaders) or spin ends this process only, and the caller r
 refusal of that one shader. The protocol is length-prefixed JSON on stdin and stdout: a request
 per compile, a reply per request (``library.compile_in_this_process``'s dict, or
 ``{"ok": false, "kind": "slang"|"unsupported", "message": ...}``). The process ends when its
-stdin closes, or when its parent is gone (:func:`gpuia.interrupt.exit_with_parent`).
+stdin closes, or when its parent is gone (:func:`gpuia.util.interrupt.exit_with_parent`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import UnsupportedError
-from ..interrupt import exit_with_parent
+from ..util.interrupt import exit_with_parent
 from . import library
 
 

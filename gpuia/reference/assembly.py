@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..topology import TopologyInfo
+from ..d3d.topology import TopologyInfo
 
 __all__ = ["assemble"]
 

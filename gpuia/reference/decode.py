@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..formats import FormatInfo
+from ..d3d.formats import FormatInfo
 
 __all__ = ["decode_words", "gather_words", "ONE_BITS", "bits_to_values"]
 

@@ -1,7 +1,7 @@
 """The CPU reference Input Assembler: what D3D12's IA delivers to the vertex shader, exactly.
 
 :func:`run_ia` executes ``DrawInstanced`` / ``DrawIndexedInstanced`` calls over a resolved
-:class:`~gpuia.layout.InputLayout` and bound views, following the rulebook:
+:class:`~gpuia.d3d.layout.InputLayout` and bound views, following the rulebook:
 
 * vertex order: draw by draw, instance-major, then vertex (or index position) order;
 * non-indexed per-vertex fetch index ``StartVertexLocation + i``; indexed
@@ -29,11 +29,11 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
+from ..d3d.desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
                     VertexBufferView, delivers_nothing, draw_of)
 from ..errors import InvalidDescError
-from ..layout import InputLayout, ResolvedElement
-from ..topology import TopologyInfo, topology_info
+from ..d3d.layout import InputLayout, ResolvedElement
+from ..d3d.topology import TopologyInfo, topology_info
 from .assembly import assemble
 from .decode import bits_to_values, decode_words, gather_words
 

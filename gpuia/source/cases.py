@@ -1,6 +1,6 @@
 """Case files for arrays taken from source code (``gpuia layout --check`` / ``--save-case``).
 
-An input layout becomes :func:`gpuia.crosscheck.layout_case` (random bytes, a point list, every
+An input layout becomes :func:`gpuia.harness.crosscheck.layout_case` (random bytes, a point list, every
 slot bound with its tightest 4-byte-multiple stride). A Stream Output declaration alone has no
 layout, so :func:`so_case` builds one: an ``R32G32B32A32_FLOAT`` input element per declared
 (name, index) pair, finite values, and the pass-through shader, whose outputs are those elements
@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 
-from ..case import Case, encode_data, load_case
-from ..streamout import SO_BUFFER_SLOT_COUNT
+from ..harness.case import Case, encode_data, load_case
+from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT
 from .model import SourceArray
 
 __all__ = ["case_name", "declared_sizes", "so_case", "SYSTEM_OUTPUTS"]
@@ -49,7 +49,7 @@ def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, se
     With ``vertex_shader`` (a case-format object) and its ``signature``, the layout holds one
     four-component element per shader input instead, of the input's type, and the case draws
     with that shader (its constant buffers zero-filled)."""
-    from ..wgsl.signature import SYSTEM_INPUTS
+    from ..d3d.signature import SYSTEM_INPUTS
 
     rng = np.random.default_rng(seed)
     layout, seen = [], set()
@@ -99,7 +99,7 @@ def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, se
             "targets": targets},
     }
     if vertex_shader is not None:
-        from ..case import vertex_shader_reads
+        from ..harness.case import vertex_shader_reads
 
         doc["vertex_shader"] = vertex_shader
         doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}

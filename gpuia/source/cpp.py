@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import CaseError
-from ..files import read_input
-from ..formats import DXGI_FORMAT_VALUES
+from ..util.files import read_input
+from ..d3d.formats import DXGI_FORMAT_VALUES
 from .ctypes_table import C_TYPES, POINTER_SIZE
 from .model import STRUCTS, SourceArray, SourceError
 

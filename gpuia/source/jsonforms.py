@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import CaseError
-from ..files import loads_json, read_text
+from ..util.files import loads_json, read_text
 from .model import INPUT_FIELDS, SO_FIELDS, SourceArray, SourceError
 
 __all__ = ["extract_json"]

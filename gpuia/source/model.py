@@ -29,7 +29,7 @@ class StructKind:
     come from, and its fields in C order (positional initializers follow it)."""
 
     kind: str  # "input_layout" or "so_declaration"
-    profile: str  # gpuia.layout.PROFILES key
+    profile: str  # gpuia.d3d.layout.PROFILES key
     fields: tuple[str, ...]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
-from .signature import ShaderSignature
+from ..d3d.signature import ShaderSignature
 
 __all__ = ["Varying", "link_stages", "pixel_program", "null_pixel_program"]
 

@@ -25,11 +25,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..formats import FormatInfo
-from ..layout import InputLayout, ResolvedElement
+from ..d3d.formats import FormatInfo
+from ..d3d.layout import InputLayout, ResolvedElement
 from ..reference.decode import ONE_BITS
 from .pixel import varyings_struct
-from .signature import ShaderSignature
+from ..d3d.signature import ShaderSignature
 from .text import wgsl_comment_text
 
 __all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "record_words",

@@ -15,18 +15,15 @@ shader the case format uses when a case brings none.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..errors import InvalidDescError
-from ..layout import InputLayout, parse_semantic
+from ..d3d.layout import InputLayout, parse_semantic
+from ..d3d.signature import SYSTEM_INPUTS, Member, ShaderSignature
 from .bounds import check_shader_bounds
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
            "pass_through_shader", "uniform_slots", "split_top_level",
            "pass_through_signature", "SYSTEM_INPUTS"]
-
-SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
-"""System-generated inputs: never taken from the input layout (rulebook 3.8)."""
 
 _SCALARS = {"f32": "float", "u32": "uint", "i32": "sint"}
 _VEC_RE = re.compile(r"^vec([234])\s*<\s*(f32|u32|i32)\s*>$|^vec([234])([fui])$")
@@ -36,66 +33,6 @@ _ENTRY_RE = {stage: re.compile(
     rf"@\s*{stage}\s+fn\s+(\w+)\s*\(\s*(?:(\w+)\s*:\s*(\w+)\s*)?,?\s*\)\s*->\s*"
     r"(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)", re.S) for stage in ("vertex", "fragment")}
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-
-
-@dataclass(frozen=True)
-class Member:
-    """One struct member: its WGSL name, the semantic it stands for, its scalar type and
-    component count, and the ``@interpolate(...)`` argument written on it (pixel inputs: how
-    the rasterizer interpolates it; None is WGSL's and D3D's default, perspective-correct at
-    the pixel center)."""
-
-    name: str
-    semantic: str  # upper-case semantic name
-    index: int
-    type: str  # "float", "uint" or "sint"
-    components: int
-    wgsl_type: str
-    interpolation: str | None = None
-
-    @property
-    def key(self) -> str:
-        return f"{self.semantic}{self.index}"
-
-
-@dataclass(frozen=True)
-class ShaderSignature:
-    """The parsed interface of a vertex shader and the module text gpuia compiles."""
-
-    entry_point: str
-    input_struct: str | None
-    output_struct: str
-    inputs: tuple[Member, ...]
-    outputs: tuple[Member, ...]
-    source: str  # the module with @vertex removed and IO attributes stripped from its structs
-
-    def input(self, key: str) -> Member | None:
-        for m in self.inputs:
-            if m.key == key:
-                return m
-        return None
-
-    def output(self, key: str) -> Member | None:
-        for m in self.outputs:
-            if m.key == key:
-                return m
-        return None
-
-    def uses(self, system_value: str) -> bool:
-        return any(m.semantic == system_value for m in self.inputs)
-
-    def check_layout(self, layout: InputLayout) -> None:
-        """Every non-system input must be provided by a layout element (rulebook 3.8);
-        extra elements are allowed."""
-        keys = set(layout.keys)
-        for m in self.inputs:
-            if m.semantic in SYSTEM_INPUTS:
-                continue
-            if m.key not in keys:
-                raise InvalidDescError(
-                    "vertex shader", "input", m.name,
-                    f"the shader reads {m.key} but the input layout has no element with "
-                    f"that semantic (every vertex shader input must be provided; rulebook 3.8)")
 
 
 def _wgsl_type(text: str, where: str, what: str = "vertex shader") -> tuple[str, int]:

@@ -21,7 +21,7 @@ from typing import Iterable, Mapping
 import numpy as np
 
 from .desc import InputClassification, InputElementDesc
-from .errors import InvalidDescError
+from ..errors import InvalidDescError
 from .formats import FormatInfo, UnknownFormatError, format_info, VERTEX_FORMATS
 
 __all__ = ["Profile", "PROFILES", "ResolvedElement", "SlotInfo", "InputLayout",

@@ -3,7 +3,7 @@
 Inside :func:`ending_on_signals` (the command line installs it first thing), the first SIGINT or
 SIGTERM raises :class:`Interrupted` in the main thread. It is a :class:`KeyboardInterrupt`, so
 every ``finally`` and ``with`` on the way out runs: temporary output files are removed
-(:func:`gpuia.files.write_atomic`), worker processes are stopped (the fuzzer's pool, Slang's
+(:func:`gpuia.util.files.write_atomic`), worker processes are stopped (the fuzzer's pool, Slang's
 worker), and code that already ends cleanly on Ctrl-C (the fuzzer prints its summary) does so
 on SIGTERM too. A second signal while that clean-up runs exits at once with the same status.
 Child processes that outlive their parent anyway (a SIGKILL) end themselves: see

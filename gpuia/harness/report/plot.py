@@ -2,7 +2,7 @@
 
 :func:`error_series` (numpy only) collects, per GPU run and input element, the per-component
 error in ULP and in absolute value, for the elements where a tolerance applies (UNORM/SNORM
-elements of draws on the native path, 1 ULP: :mod:`gpuia.compare`) and for every element that
+elements of draws on the native path, 1 ULP: :mod:`gpuia.harness.compare`) and for every element that
 differs. :func:`plot_png` draws them with matplotlib, the optional ``plot`` extra, imported only
 when a plot is asked for (:func:`require_matplotlib` says clearly when it is missing). When no
 component differs, the figure says so instead of drawing empty axes.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .compare import component_errors
-from .errors import UnsupportedError
+from ..compare import component_errors
+from ...errors import UnsupportedError
 
 __all__ = ["ErrorSeries", "error_series", "plot_png", "require_matplotlib", "MAX_PANELS"]
 
@@ -29,7 +29,7 @@ class ErrorSeries:
 
     ``label``: ``case: adapter: path: ELEMENT``. ``rule``: ``1 ULP`` when the native-path
     tolerance applies to the element, else ``exact``. ``ulp``: per compared component (int64),
-    see :func:`gpuia.compare.component_errors`. ``absolute``: the finite absolute errors of the
+    see :func:`gpuia.harness.compare.component_errors`. ``absolute``: the finite absolute errors of the
     same components (NaN and infinities dropped). ``mismatches``: components the comparison
     refused."""
 
@@ -70,7 +70,7 @@ class ErrorSeries:
 
 
 def error_series(results) -> list[ErrorSeries]:
-    """Every (GPU run, element) of the kept :class:`~gpuia.crosscheck.CheckResult` s where a
+    """Every (GPU run, element) of the kept :class:`~gpuia.harness.crosscheck.CheckResult` s where a
     tolerance applies or a component differs. Components of invocations the GPU did not deliver
     are left out (they have no GPU value). Needs ``cross_check(keep=True)`` results; runs
     without a kept comparison contribute nothing."""

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .formats import VERTEX_FORMATS
+from ...d3d.formats import VERTEX_FORMATS
 
 __all__ = ["format_value", "format_values", "invocation_table", "formats_table", "layout_table"]
 

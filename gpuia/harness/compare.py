@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .report import _render, format_value
+from .report.text import _render, format_value
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
            "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",
@@ -91,8 +91,8 @@ def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def compare(ref, gpu, layout=None) -> Comparison:
     """Compare an :class:`~gpuia.reference.IAResult` with a
-    :class:`~gpuia.gpu.capture.GPUResult` of the same case. ``layout`` (the case's
-    :class:`~gpuia.layout.InputLayout`) enables the native-path tolerance for UNORM/SNORM
+    :class:`~gpuia.harness.run_gpu.GPUResult` of the same case. ``layout`` (the case's
+    :class:`~gpuia.d3d.layout.InputLayout`) enables the native-path tolerance for UNORM/SNORM
     elements; without it the comparison is exact everywhere (NaN by class)."""
     g = gpu.ia
     n = len(ref)

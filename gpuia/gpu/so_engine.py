@@ -3,7 +3,7 @@
 :class:`SOEngine` belongs to a :class:`~gpuia.gpu.context.Context`. It holds the bound targets
 (D3D12_STREAM_OUTPUT_BUFFER_VIEWs: a data buffer, BufferLocation, SizeInBytes and the buffer and
 offset of the 32-bit BufferFilledSize counter), the overflow state, the 64-bit statistics, and
-the compute pipelines of ``gpuia.wgsl.streamout``. For each draw the context hands it, it encodes
+the compute pipelines of ``gpuia.wgsl.so_pass``. For each draw the context hands it, it encodes
 a prepare dispatch and a main dispatch into the context's command encoder, in submission order,
 so consecutive draws append and later draws (DrawAuto included) see the counters on the GPU.
 
@@ -17,12 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..desc import StreamOutputBufferView
+from ..d3d.desc import StreamOutputBufferView
 from ..errors import InvalidDescError, UnsupportedError
 from ..reference.assembly import assemble
 from ..reference.ia import _sequence
-from ..streamout import ResolvedStreamOutput
-from ..wgsl.streamout import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
+from ..d3d.so_declaration import ResolvedStreamOutput
+from ..wgsl.so_pass import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
                               SOProgramSpec, so_program)
 from .cache import remember
 from .device import Buffer
@@ -207,7 +207,7 @@ class SOEngine:
                                        "the indices on the host")
             ppi = topo.primitive_count(draw.index_count_per_instance)
             return "direct", ppi * draw.instance_count, ppi, None
-        from ..desc import IndexBufferView
+        from ..d3d.desc import IndexBufferView
 
         view = None if host is None else IndexBufferView(host, ib.format, ib.offset,
                                                          ib.size_in_bytes)

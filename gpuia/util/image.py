@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import GpuiaError, UnsupportedError
+from ..errors import GpuiaError, UnsupportedError
 from .files import write_atomic
 
 __all__ = [
@@ -69,7 +69,7 @@ def as_rgba(img) -> np.ndarray:
 
 def write_png(path, img) -> Path:
     """Write ``img`` as an RGBA PNG file, atomically (parent folders are created); returns the
-    path. Raises :class:`gpuia.files.OutputError` (an ``OSError``) when it cannot be written."""
+    path. Raises :class:`gpuia.util.files.OutputError` (an ``OSError``) when it cannot be written."""
     rgba = as_rgba(img)
     image = _pil()
     p = Path(path)

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..case import Case
-from ..desc import IndexBufferView, VertexBufferView
+from .case import Case
+from ..d3d.desc import IndexBufferView, VertexBufferView
 from ..errors import UnsupportedError
 from ..reference.ia import ElementData, IAResult
 from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
-from .context import Context, PipelineState
-from .device import Device
-from .plan import Plan
+from ..gpu.context import Context, PipelineState
+from ..gpu.device import Device
+from ..gpu.plan import Plan
 
 __all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case", "case_pipeline_state",
            "bind_constant_buffers"]
@@ -71,7 +71,7 @@ def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineStat
 def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
     """Root constant buffer N of the context holds the case's ``constant_buffers`` slot N,
     zero-filled to a full 64 KiB constant buffer (reads past the case's bytes see zeros)."""
-    from ..case import MAX_CONSTANT_BUFFER_BYTES
+    from .case import MAX_CONSTANT_BUFFER_BYTES
 
     for slot, data in case.constant_buffers.items():
         padded = bytes(data) + bytes(MAX_CONSTANT_BUFFER_BYTES - len(data))
@@ -94,7 +94,7 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
 
     clock = time.perf_counter
     t0 = clock()
-    from ..runner import reference_ia
+    from .run import reference_ia
 
     if reference is None:
         reference = reference_ia(case)
@@ -162,12 +162,12 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
 
 def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
     """Run a case's draws with its Stream Output on the GPU; returns a
-    :class:`~gpuia.reference.streamout.SOResult` read back from the GPU (buffers, filled sizes,
+    :class:`~gpuia.reference.so_output.SOResult` read back from the GPU (buffers, filled sizes,
     statistics). Each target's BufferFilledSize lives in a GPU counter buffer, as in D3D12."""
     import numpy as np
 
-    from ..desc import StreamOutputBufferView
-    from ..reference.streamout import SOResult
+    from ..d3d.desc import StreamOutputBufferView
+    from ..reference.so_output import SOResult
 
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")

@@ -4,12 +4,12 @@ This is what ``gpuia check`` prints and what the pytest plugin's ``gpuia_check``
 with. Each GPU run is one :class:`CheckLine`: ``OK``, ``DIFFERENT`` (with a RenderDoc-style
 table of the differing invocations, or SO problems), ``not applicable`` (the path cannot do this
 draw on this adapter, with the reason) or ``not compared`` (a Stream Output case whose vertex
-shader the CPU reference does not run: a WGSL one; HLSL shaders run on the CPU). Comparison rules are those of :mod:`gpuia.compare`:
+shader the CPU reference does not run: a WGSL one; HLSL shaders run on the CPU). Comparison rules are those of :mod:`gpuia.harness.compare`:
 bit-exact, except the documented 1-ULP tolerance on normalized components of the native path
 and the stated tolerance of an HLSL shader's computed float outputs in Stream Output.
 
 With ``keep=True`` the result also keeps what the HTML report and the error plots need: the
-case, the CPU reference, every GPU result with its :class:`~gpuia.compare.Comparison`, the SO
+case, the CPU reference, every GPU result with its :class:`~gpuia.harness.compare.Comparison`, the SO
 buffers of both sides and the facts of each adapter. It is off by default because a large
 capture's results would otherwise stay in memory after their comparison.
 """
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .case import Case, encode_data, load_case
-from .errors import InvalidDescError, UnsupportedError
-from .runner import DEFAULT_MAX_INVOCATIONS
+from ..errors import InvalidDescError, UnsupportedError
+from .run import DEFAULT_MAX_INVOCATIONS
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -108,9 +108,9 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     matching runs too (differing runs always carry theirs, up to ``rows`` rows). ``keep``: keep
     the case, the reference and every GPU result in the :class:`CheckResult` (for reports).
     ``on_run``: called with each :class:`CheckLine` as soon as its run is done (progress).
-    ``tolerance``: the :class:`~gpuia.compare.ShaderTolerance` of an HLSL shader's computed
-    float outputs in Stream Output (default :data:`~gpuia.compare.SHADER_TOLERANCE`).
-    ``raster``: also check the primitives each device rasterizes (:mod:`gpuia.gpu.raster`),
+    ``tolerance``: the :class:`~gpuia.harness.compare.ShaderTolerance` of an HLSL shader's computed
+    float outputs in Stream Output (default :data:`~gpuia.harness.compare.SHADER_TOLERANCE`).
+    ``raster``: also check the primitives each device rasterizes (:mod:`gpuia.harness.raster_check`),
     one ``raster`` line per device; ``None`` (the default): for cases with an indexed draw, a
     strip or an adjacency topology, where primitive assembly has something to get wrong.
     ``devices`` is an iterable of :class:`~gpuia.gpu.Device` (or one Device).
@@ -118,9 +118,9 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     invalid cases raise (from the reference), before anything runs; nothing here aborts the
     process."""
     from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
-    from .gpu import run_case_gpu
-    from .gpu.capture import run_case_so_gpu
-    from .runner import reference_ia, reference_so
+    from ..gpu import run_case_gpu
+    from .run_gpu import run_case_so_gpu
+    from .run import reference_ia, reference_so
 
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run)
@@ -186,7 +186,7 @@ def raster_by_default(case: Case) -> bool:
 
 
 def _raster_line(case: Case, dev, ref, summary: str) -> CheckLine:
-    from .gpu.raster import raster_check
+    from .raster_check import raster_check
 
     label = f"{case.name}: {summary}: raster"
     try:
@@ -208,13 +208,13 @@ _ROUTES = ("auto", "storage", "targets")
 
 def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run):
     """cross_check's arguments, validated before any run: (device list, path tuple)."""
-    from .gpu.device import Device
+    from ..gpu.device import Device
 
     def refuse(field_name, value, rule):
         raise InvalidDescError("cross_check", field_name, value, rule)
 
     if not isinstance(case, Case):
-        refuse("case", type(case).__name__, "expected a gpuia Case (gpuia.case.load_case)")
+        refuse("case", type(case).__name__, "expected a gpuia Case (gpuia.harness.case.load_case)")
     if isinstance(devices, Device):
         devices = [devices]
     elif isinstance(devices, (str, bytes)):
@@ -259,9 +259,9 @@ def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0
     Per-instance slots hold one row per instance, whatever their step rate. ``vertex_shader``
     (a case-format ``vertex_shader`` object: WGSL or HLSL) draws with that shader instead of the
     pass-through one; the layout must then provide its inputs, and every constant buffer it
-    reads is bound zero-filled. Invalid layouts raise as :class:`gpuia.layout.InputLayout`
+    reads is bound zero-filled. Invalid layouts raise as :class:`gpuia.d3d.layout.InputLayout`
     does."""
-    from .layout import InputLayout
+    from ..d3d.layout import InputLayout
 
     if vertices < 1 or instances < 1:
         raise ValueError(f"vertices ({vertices}) and instances ({instances}) must be >= 1")

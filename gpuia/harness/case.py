@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from .desc import (INPUT_SLOTS, DrawIndexedInstanced, DrawInstanced, IndexBufferView,
+from ..d3d.desc import (INPUT_SLOTS, DrawIndexedInstanced, DrawInstanced, IndexBufferView,
                    SODeclarationEntry, StreamOutputDesc, StripCutValue, VertexBufferView, draw_of)
-from .errors import CaseError, InvalidDescError
-from .files import loads_json, printable, read_text
-from .layout import InputLayout
-from .topology import TopologyInfo, topology_info
+from ..errors import CaseError, InvalidDescError
+from ..util.files import loads_json, printable, read_text
+from ..d3d.layout import InputLayout
+from ..d3d.topology import TopologyInfo, topology_info
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
            "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads"]
@@ -75,7 +75,7 @@ class Case:
     def shader_signature(self):
         """The vertex shader's signature: the case's WGSL or HLSL, or the pass-through
         shader's."""
-        from .wgsl.signature import parse_vertex_shader, pass_through_signature
+        from ..wgsl.signature import parse_vertex_shader, pass_through_signature
 
         if self.vertex_shader is None:
             return pass_through_signature(self.layout)
@@ -261,7 +261,7 @@ def load_case(source: str | Path | dict, name: str | None = None,
     JSON text, any other ``str`` a path (:func:`load_case_text` takes text only). ``name``
     overrides the case's ``name`` field; without either, the file stem (or ``default_name``)
     names it. Errors raised after the name is known carry it as ``case_name``. Files are read
-    as :func:`gpuia.files.read_text` reads them (regular files, bounded size)."""
+    as :func:`gpuia.util.files.read_text` reads them (regular files, bounded size)."""
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         path = Path(source)
         return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent)
@@ -393,7 +393,7 @@ def _vertex_shader(vs, base: Path):
         text, file_name, source_path = vs["hlsl"], "vertex_shader.hlsl", None
         if not isinstance(text, str):
             raise CaseError("vertex_shader.hlsl", "expected HLSL source text")
-    from .hlsl import compile_shader
+    from ..hlsl import compile_shader
 
     try:
         return compile_shader(text, "vertex", vs.get("entry_point") or "main", defines, layout,
@@ -408,7 +408,7 @@ def _vertex_shader(vs, base: Path):
 def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[int, ...]:
     """The root constant buffers a case-format ``vertex_shader`` object reads (its HLSL
     ``register(bN)`` cbuffers, or its WGSL ``@group(3) @binding(N)`` uniforms)."""
-    from .wgsl.signature import uniform_slots
+    from ..wgsl.signature import uniform_slots
 
     hlsl = _vertex_shader(vertex_shader, base or Path.cwd())
     if hlsl is not None:
@@ -419,7 +419,7 @@ def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[
 def _constant_buffers(value, case: Case) -> dict[int, bytes]:
     """The ``constant_buffers`` list: D3D-packed bytes per root constant buffer. Every buffer
     the vertex shader reads must be there."""
-    from .wgsl.signature import uniform_slots
+    from ..wgsl.signature import uniform_slots
 
     if not isinstance(value, list):
         raise CaseError("constant_buffers", "expected a list of {slot, data}")
@@ -473,8 +473,8 @@ _SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}
 
 def _stream_output(case: Case, so) -> None:
     """Parse and validate the ``stream_output`` section (CreateGraphicsPipelineState rules)."""
-    from .reference.streamout import SOTarget
-    from .streamout import resolve_stream_output
+    from ..reference.so_output import SOTarget
+    from ..d3d.so_declaration import resolve_stream_output
 
     if not isinstance(so, dict):
         raise CaseError("stream_output", "expected an object")

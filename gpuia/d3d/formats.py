@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .errors import GpuiaError
+from ..errors import GpuiaError
 
 __all__ = [
     "Channel",

@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from ..streamout import ResolvedStreamOutput
+from ..d3d.so_declaration import ResolvedStreamOutput
 from .ia import IAResult
 
 __all__ = ["SOTarget", "SOResult", "stream_output", "pass_through_outputs", "python_outputs"]

@@ -27,9 +27,9 @@ import numpy as np
 from ..errors import UnsupportedError
 from ..reference.coverage import (KEY_SALT, cell_codes, expected_fragments, primitive_coverage,
                                   split_cell, vertex_keys)
-from .device import wgpu_call
-from .drawcall import issue_draw, shift_first_vertex, strip_index_format, webgpu_topology
-from .plan import Assembly, plan_indices
+from ..gpu.device import wgpu_call
+from ..gpu.drawcall import issue_draw, shift_first_vertex, strip_index_format, webgpu_topology
+from ..gpu.plan import Assembly, plan_indices
 
 __all__ = ["RASTER_SIZE", "MAX_RASTER_PRIMITIVES", "MAX_RASTER_FRAGMENTS", "RasterDraw",
            "raster_check"]
@@ -154,7 +154,7 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
     prints the raster line as not applicable), and DeviceLostError on a lost device."""
     import wgpu
 
-    from .capture import upload_case
+    from .run_gpu import upload_case
 
     dev = device.device
     _views, ib = upload_case(case, device)

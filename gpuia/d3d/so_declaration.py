@@ -1,6 +1,6 @@
 """Stream Output declarations, validated as CreateGraphicsPipelineState does (rulebook section 8).
 
-:func:`resolve_stream_output` checks a :class:`~gpuia.desc.StreamOutputDesc` against the vertex
+:func:`resolve_stream_output` checks a :class:`~gpuia.d3d.desc.StreamOutputDesc` against the vertex
 shader's output signature and returns a :class:`ResolvedStreamOutput`: per output slot, its
 stride and the entries writing into it, each with its byte offset within a vertex record, the
 shader output it reads and the component range. gpuia emulates Stream Output of a vertex shader
@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
-from .errors import InvalidDescError
-from .wgsl.signature import Member, ShaderSignature
+from ..errors import InvalidDescError
+from .signature import Member, ShaderSignature
 
 __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
            "SO_BUFFER_SLOT_COUNT", "SO_BUFFER_MAX_STRIDE_IN_BYTES"]

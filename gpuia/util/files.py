@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .errors import CaseError, GpuiaError
+from ..errors import CaseError, GpuiaError
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_JSON_INT_DIGITS", "MAX_STEM_CHARS", "InputError", "OutputError",
            "read_input", "read_text", "loads_json", "make_folder", "write_atomic", "safe_stem", "printable"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
-from .errors import CaseError, UnsupportedError
-from .reference import IAResult, run_ia
+from ..errors import CaseError, UnsupportedError
+from ..reference import IAResult, run_ia
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
 
@@ -43,7 +43,7 @@ def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) ->
 def shader_outputs(case: Case, ia: IAResult) -> dict:
     """The case's HLSL vertex shader run on the CPU over what the IA delivered: {output key:
     (n, components) uint32 bit patterns}."""
-    from .hlsl.cpu import cpu_shader
+    from ..hlsl.cpu import cpu_shader
 
     inputs = {key: data.bits for key, data in ia.inputs.items()}
     return cpu_shader(case.hlsl).run(inputs, ia.vertex_id.astype(np.uint32),
@@ -54,7 +54,7 @@ def reference_so(case: Case, ia: IAResult):
     """The CPU reference Stream Output of a case, or None without one. The pass-through
     shader's outputs are exact; an HLSL shader runs on the CPU and its computed float outputs
     are marked for a tolerant comparison; a WGSL shader has no CPU reference (None)."""
-    from .reference.streamout import pass_through_outputs, stream_output
+    from ..reference.so_output import pass_through_outputs, stream_output
 
     if case.so is None:
         return None
@@ -79,14 +79,14 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
         return ia, result_json(case.name, ia, stream_output=None if so is None else so_result_json(so))
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
-    from .gpu import get_device, run_case_gpu
+    from ..gpu import get_device, run_case_gpu
 
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
     so = None
     if case.so_desc is not None:
-        from .gpu.capture import run_case_so_gpu
+        from .run_gpu import run_case_so_gpu
 
         res.so = run_case_so_gpu(case, device)
         so = so_result_json(res.so)

@@ -8,7 +8,7 @@ their D3D names as strings, with or without the C prefix and in any case
 
 Construction only normalizes types and ranges of single fields (a negative slot number is not a
 slot). Rules that involve several fields or the whole layout are checked where D3D checks them:
-``gpuia.layout.InputLayout`` (CreateInputLayout), the draw, or the Stream Output validation.
+``gpuia.d3d.layout.InputLayout`` (CreateInputLayout), the draw, or the Stream Output validation.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from .errors import InvalidDescError
+from ..errors import InvalidDescError
 from .formats import UnknownFormatError, canonical_format_name
 
 __all__ = [
@@ -199,7 +199,7 @@ class InputElementDesc:
     """D3D12_INPUT_ELEMENT_DESC.
 
     ``format`` is kept as the canonical DXGI name (no prefix); whether it is a vertex format is
-    CreateInputLayout's check (``gpuia.layout``), which can name the element index.
+    CreateInputLayout's check (``gpuia.d3d.layout``), which can name the element index.
     ``aligned_byte_offset`` is an integer or :data:`APPEND_ALIGNED_ELEMENT`.
     """
 

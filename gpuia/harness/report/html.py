@@ -30,9 +30,9 @@ from string import Template
 
 import numpy as np
 
-from . import __version__
-from .compare import so_byte_differences
-from .report import format_values
+from ... import __version__
+from ..compare import so_byte_differences
+from .text import format_values
 
 __all__ = ["Html", "esc", "tag", "void", "case_view", "select_rows", "report_views",
            "render_report", "SO_ROW_BYTES"]
@@ -339,7 +339,7 @@ def _hex_side(data: bytes | None, lo: int, differs: np.ndarray, tolerated: np.nd
 
 
 def _so_slots(case, ref_so, gpu_so, rows: int | None, tolerance=None) -> list[SOSlotView]:
-    from .compare import SHADER_TOLERANCE, tolerated_bytes
+    from ..compare import SHADER_TOLERANCE, tolerated_bytes
 
     slots = sorted(set(gpu_so.buffers) | set(ref_so.buffers if ref_so is not None else ()))
     out = []
@@ -397,7 +397,7 @@ def _error_rows(result, line) -> list[ErrorRow]:
 
 
 def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
-    """The view of one kept :class:`~gpuia.crosscheck.CheckResult`. ``on_rows(n)`` is called
+    """The view of one kept :class:`~gpuia.harness.crosscheck.CheckResult`. ``on_rows(n)`` is called
     as invocation rows are prepared (progress over large tables)."""
     case, ref = result.case_data, result.reference
     if case is None or ref is None:

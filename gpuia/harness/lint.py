@@ -2,7 +2,7 @@
 would want to know before the layout reaches a GPU through WebGPU.
 
 Errors are D3D's own rejections, exactly as gpuia validates them: :class:`gpuia.InputLayout`
-(CreateInputLayout) and :func:`gpuia.streamout.resolve_stream_output`
+(CreateInputLayout) and :func:`gpuia.d3d.so_declaration.resolve_stream_output`
 (CreateGraphicsPipelineState). Warnings are legal D3D that deserves a look. Every finding has a
 stable code from :data:`LINT_CODES`, so users can filter them.
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .desc import SODeclarationEntry, StreamOutputDesc, VertexBufferView
-from .errors import InvalidDescError, UnsupportedError
-from .layout import PROFILES, InputLayout, parse_semantic
+from ..d3d.desc import SODeclarationEntry, StreamOutputDesc, VertexBufferView
+from ..errors import InvalidDescError, UnsupportedError
+from ..d3d.layout import PROFILES, InputLayout, parse_semantic
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",
            "link_findings",
@@ -133,7 +133,7 @@ class SOLint(_Findings):
 def webgpu_default_caps():
     """:class:`~gpuia.gpu.device.Caps` with WebGPU's default limits, no optional feature, and the
     vertex formats this wgpu build can use (read from the installed wgpu; no adapter needed)."""
-    from .gpu.device import Caps
+    from ..gpu.device import Caps
 
     return Caps.from_wgpu(WEBGPU_DEFAULT_LIMITS, ())
 
@@ -240,7 +240,7 @@ def link_findings(layout: InputLayout, signature) -> list[Finding]:
     SV_Position input is an ordinary one), W011 for every input whose type class differs from
     its element's format (raw bits reach the shader, rulebook 2.12). Elements the shader does
     not read are allowed and not reported."""
-    from .wgsl.signature import SYSTEM_INPUTS
+    from ..d3d.signature import SYSTEM_INPUTS
 
     out = []
     by_key = {e.key: e for e in layout.elements}
@@ -293,7 +293,7 @@ def _slot_bytes(report, slot, info, stride) -> None:
 
 
 def _plan(report, layout, label, caps, several: bool) -> None:
-    from .gpu.plan import choose_path, static_plan
+    from ..gpu.plan import choose_path, static_plan
 
     prefix = f"{label}: " if several else ""
     views = {}
@@ -329,8 +329,8 @@ def _plan(report, layout, label, caps, several: bool) -> None:
 
 def derived_signature(entries):
     """The vertex shader signature an SO declaration is linted against (module docstring)."""
-    from .source.cases import SYSTEM_OUTPUTS
-    from .wgsl.signature import Member, ShaderSignature
+    from ..source.cases import SYSTEM_OUTPUTS
+    from ..d3d.signature import Member, ShaderSignature
 
     members, seen = [], set()
     for e in entries:
@@ -351,11 +351,11 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
             signature=None) -> SOLint:
     """Lint one SO declaration (case-file dicts, header field names). Entries on streams 1-3
     are reported (W010) and validated as stream 0, since gpuia's Stream Output is a vertex
-    shader's; everything else is :func:`gpuia.streamout.resolve_stream_output`, against the
+    shader's; everything else is :func:`gpuia.d3d.so_declaration.resolve_stream_output`, against the
     vertex shader's real output ``signature`` when given (a
     :class:`~gpuia.wgsl.signature.ShaderSignature`), else a derived one."""
-    from .source.cases import declared_sizes
-    from .streamout import resolve_stream_output
+    from ..source.cases import declared_sizes
+    from ..d3d.so_declaration import resolve_stream_output
 
     findings: list[Finding] = []
     parsed = []

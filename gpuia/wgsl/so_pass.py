@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..layout import InputLayout
-from ..streamout import ResolvedStreamOutput
-from ..topology import TopologyInfo
+from ..d3d.layout import InputLayout
+from ..d3d.so_declaration import ResolvedStreamOutput
+from ..d3d.topology import TopologyInfo
 from .program import draw_block_lines, load_function, pulling_lines, shader_call_lines
-from .signature import ShaderSignature
+from ..d3d.signature import ShaderSignature
 
 __all__ = ["SOProgramSpec", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS", "WORKGROUP",
            "VERTICES_PER_THREAD"]

@@ -1,0 +1,1 @@
+"""Reports for people: fixed-width text tables, the HTML report and error plots."""
