@@ -18,6 +18,13 @@ pytest_plugins = ["pytester"]
 GPU_FIXTURES = {"gpu_device", "gpuia_device", "devices"}
 
 
+def pytest_addoption(parser):
+    parser.addoption("--regenerate-golden", action="store_true", default=False,
+                     help="rewrite tests/golden/wgsl/*.wgsl from the generator; every golden "
+                          "test then fails, naming the file it wrote (review the diff, rerun "
+                          "without the flag)")
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: draws on a GPU adapter (`.ci/run` runs these on "
                                        "every software adapter; `-m gpu` selects them)")
