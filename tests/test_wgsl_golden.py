@@ -92,7 +92,8 @@ def _pulling(layout: InputLayout, aligned=None, aligned16=(), capture=False, **k
 
 
 # -- fetch: one spec per channel kind of the format table (offsets and strides word-aligned) --
-@golden("fetch_unorm", "pulling fetch of UNORM channels (8, 16, 5/6 and 4 bits), slot 0 word-aligned")
+@golden("fetch_unorm", "pulling fetch of UNORM channels (8, 16, 5/6 and 4 bits), slot 0 "
+        "word-aligned")
 def _fetch_unorm():
     return _pulling(_layout(("A", "R8G8B8A8_UNORM", 0), ("B", "R16G16_UNORM", 4),
                             ("C", "R8_UNORM", 8), ("D", "B5G6R5_UNORM", 12),
@@ -111,8 +112,8 @@ def _fetch_uint():
                             ("C", "R8G8B8A8_UINT", 20), ("D", "R8_UINT", 24)))
 
 
-@golden("fetch_sint", "pulling fetch of SINT channels (32 bits as is, 16 and 8 bits sign-extended), "
-        "slot 0 word-aligned")
+@golden("fetch_sint", "pulling fetch of SINT channels (32 bits as is, 16 and 8 bits "
+        "sign-extended), slot 0 word-aligned")
 def _fetch_sint():
     return _pulling(_layout(("A", "R32G32_SINT", 0), ("B", "R16G16B16A16_SINT", 8),
                             ("C", "R8G8_SINT", 16), ("D", "R16_SINT", 20)))
@@ -123,7 +124,8 @@ def _fetch_float():
     return _pulling(_layout(("A", "R32G32B32_FLOAT", 0), ("B", "R32_FLOAT", 12)))
 
 
-@golden("fetch_half", "pulling fetch of 16-bit FLOAT channels (exact widening), slot 0 word-aligned")
+@golden("fetch_half", "pulling fetch of 16-bit FLOAT channels (exact widening), slot 0 "
+        "word-aligned")
 def _fetch_half():
     return _pulling(_layout(("A", "R16G16B16A16_FLOAT", 0), ("B", "R16G16_FLOAT", 8),
                             ("C", "R16_FLOAT", 12)))
@@ -373,7 +375,8 @@ def check_golden(path: Path, text: str, regenerate: bool) -> None:
     expected = path.read_text(encoding="utf-8")
     if text != expected:
         diff = difflib.unified_diff(expected.splitlines(), text.splitlines(),
-                                    f"{path.name} (golden)", f"{path.name} (generated)", lineterm="")
+                                    f"{path.name} (golden)", f"{path.name} (generated)",
+                                    lineterm="")
         shown = "\n".join(list(diff)[:200])
         pytest.fail(f"generated WGSL differs from {path}:\n{shown}\nIf the change is intended, "
                     f"run `{REGENERATE}`, review the diff, and rerun without the flag",

@@ -41,12 +41,17 @@ __all__ = [
     "format_info",
     "canonical_format_name",
     "UnknownFormatError",
+    "ONE_BITS",
 ]
 
 _CHANNEL_RE = re.compile(r"^(un|sn|uf|u|s|f|x)(\d+)$")
 
 # The shader-side type of each channel kind (padding has none).
 _KIND_SHADER_TYPE = {"un": "float", "sn": "float", "f": "float", "uf": "float", "u": "uint", "s": "sint"}
+
+ONE_BITS = {"float": 0x3F800000, "uint": 1, "sint": 1}
+"""The bit pattern of the default-fill "1" for each shader type (rulebook 2.11): 1.0 for float
+formats, integer 1 for UINT and SINT ones. The numpy decoder and the WGSL fetch both read it."""
 
 
 @dataclass(frozen=True)

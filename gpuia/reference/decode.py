@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..d3d.formats import FormatInfo
+from ..d3d.formats import ONE_BITS, FormatInfo
 
+# ONE_BITS is the format table's (gpuia.d3d.formats); it stays importable from here.
 __all__ = ["decode_words", "gather_words", "ONE_BITS", "bits_to_values"]
 
 U32 = np.uint32
-ONE_BITS = {"float": 0x3F800000, "uint": 1, "sint": 1}
-"""The bit pattern of the default-fill "1" for each shader type (rulebook 2.11)."""
 
 
 def _sign_extend(raw: np.ndarray, bits: int) -> np.ndarray:

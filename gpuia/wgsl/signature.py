@@ -20,12 +20,14 @@ from ..errors import InvalidDescError
 from ..d3d.layout import InputLayout, parse_semantic
 from ..d3d.signature import SYSTEM_INPUTS, Member, ShaderSignature
 from .bounds import check_shader_bounds
+from .scalar_types import SHADER_TYPE, WGSL_SCALAR
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
            "pass_through_shader", "uniform_slots", "split_top_level",
            "pass_through_signature", "SYSTEM_INPUTS"]
 
-_SCALARS = {"f32": "float", "u32": "uint", "i32": "sint"}
+# vecN<T> and its short forms vecNf, vecNu, vecNi (the WGSL type's first letter)
+_SHORT_SCALAR = {wgsl[0]: shader for wgsl, shader in SHADER_TYPE.items()}
 _VEC_RE = re.compile(r"^vec([234])\s*<\s*(f32|u32|i32)\s*>$|^vec([234])([fui])$")
 _STRUCT_RE = re.compile(r"struct\s+(\w+)\s*\{(.*?)\}\s*;?", re.S)
 _ATTR_RE = re.compile(r"@\s*\w+\s*(\([^)]*\))?")
@@ -37,13 +39,13 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 def _wgsl_type(text: str, where: str, what: str = "vertex shader") -> tuple[str, int]:
     t = " ".join(text.split())
-    if t in _SCALARS:
-        return _SCALARS[t], 1
+    if t in SHADER_TYPE:
+        return SHADER_TYPE[t], 1
     m = _VEC_RE.match(t)
     if m:
         if m.group(1):
-            return _SCALARS[m.group(2)], int(m.group(1))
-        return {"f": "float", "u": "uint", "i": "sint"}[m.group(4)], int(m.group(3))
+            return SHADER_TYPE[m.group(2)], int(m.group(1))
+        return _SHORT_SCALAR[m.group(4)], int(m.group(3))
     raise InvalidDescError(what, where, text,
                            "shader IO members must be f32, u32, i32 or vectors of them")
 
@@ -216,9 +218,6 @@ def parse_pixel_shader(source: str, entry_point: str | None = None) -> ShaderSig
     return ShaderSignature(name, in_struct, out_struct, inputs, outputs, text)
 
 
-_TYPES = {"float": "f32", "uint": "u32", "sint": "i32"}
-
-
 def _pass_member(e) -> str:
     return f"e{e.index}"
 
@@ -249,7 +248,7 @@ def pass_through_shader(layout: InputLayout) -> str:
     ins, outs, body = [], [], []
     names = {}
     for i, e in enumerate(layout.elements):
-        t = _TYPES[e.format.shader_type]
+        t = WGSL_SCALAR[e.format.shader_type]
         # Members are named by position: a semantic name may end in digits ("COLOR1", index 0),
         # which a semantic-named member could not say. pass_through_signature() maps them back.
         member = _pass_member(e)

@@ -20,25 +20,54 @@ Two entry points per draw:
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from ..d3d.layout import InputLayout
+from ..d3d.signature import Member, ShaderSignature
 from ..d3d.so_declaration import ResolvedStreamOutput
 from ..d3d.topology import TopologyInfo
-from .program import draw_block_lines, load_function, pulling_lines, shader_call_lines
-from ..d3d.signature import ShaderSignature
+from ..errors import InvalidDescError
+from .draw_block import draw_block_lines
+from .fetch import fetch_call, load_function, pulling_lines
+from .vertex import shader_call_lines, user_shader_lines
 
-__all__ = ["SOProgramSpec", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS", "WORKGROUP",
-           "VERTICES_PER_THREAD"]
+__all__ = ["SOProgramSpec", "SOVertexOrder", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS",
+           "WORKGROUP", "VERTICES_PER_THREAD"]
 
 WORKGROUP = 256
+"""Invocations per workgroup of ``gpuia_so_main``."""
 VERTICES_PER_THREAD = 4
+"""Output vertices each ``gpuia_so_main`` invocation streams (a dispatch-wide stride apart)."""
 SO_HEADER_WORDS = 8
+"""u32 words before the per-slot entries in the ``gpuia_so`` block: InstanceCount, primitives
+per instance, primitives needed, StartIndexLocation, the index view's offset and SizeInBytes,
+and the chunk of output vertices this dispatch covers (first, end; end 0: no bound)."""
 SO_SLOT_WORDS = 4
 """Per SO slot in the ``gpuia_so`` block: BufferLocation (byte offset in its binding),
 SizeInBytes, byte offset of its BufferFilledSize counter in the counter's binding, unused."""
 
-_BITS = {"float": "bitcast<u32>({})", "sint": "bitcast<u32>({})", "uint": "{}"}
+# A shader output component as the u32 word Stream Output stores: its bits, unchanged.
+_AS_U32 = {"float": "bitcast<u32>({})", "sint": "bitcast<u32>({})", "uint": "{}"}
+
+
+class SOVertexOrder(enum.Enum):
+    """Where ``gpuia_so_main`` finds each output vertex's SV_VertexID and SV_InstanceID."""
+
+    DIRECT = "direct"  # in closed form from the topology table (index buffer read if indexed)
+    LIST = "list"  # from a host-made list of (SV_VertexID, instance) pairs (irregular runs)
+
+    @classmethod
+    def of(cls, value) -> "SOVertexOrder":
+        """A member, or its value (``"direct"``, ``"list"``); anything else raises
+        :class:`~gpuia.errors.InvalidDescError`."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(value)
+        except (ValueError, TypeError):
+            raise InvalidDescError("Stream Output program", "mode", value, "expected "
+                                   + " or ".join(repr(m.value) for m in cls)) from None
 
 
 @dataclass(frozen=True)
@@ -46,9 +75,11 @@ class SOProgramSpec:
     """What an SO compute program depends on.
 
     ``slots``: per declared SO slot (in declaration order of slots), ``(data binding, counter
-    binding)`` into group 2, or None when no target is bound there. ``mode`` is ``direct``
-    (closed-form vertex order) or ``list`` (host list of (SV_VertexID, instance) pairs);
-    ``index_size`` is 0 for non-indexed draws, else 2 or 4.
+    binding)`` into group 2, or None when no target is bound there. ``mode``: a
+    :class:`SOVertexOrder` or its value (``"direct"``: closed-form vertex order, ``"list"``: a
+    host list of (SV_VertexID, instance) pairs), stored as the member; anything else raises
+    :class:`~gpuia.errors.InvalidDescError`. ``index_size`` is 0 for non-indexed draws (and
+    the list order), else 2 or 4.
     """
 
     layout: InputLayout
@@ -58,20 +89,27 @@ class SOProgramSpec:
     pulled_slots: tuple[tuple[int, int], ...]
     slots: tuple
     buffers: int  # bindings in group 2
-    mode: str
+    mode: SOVertexOrder | str
     index_size: int
     aligned: frozenset = frozenset()  # pulled slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # pulled slots with 16-byte view offset and stride
 
+    def __post_init__(self):
+        object.__setattr__(self, "mode", SOVertexOrder.of(self.mode))
 
-def _component(member, c: int) -> str:
+
+def _output_word(member: Member, c: int) -> str:
+    """Component ``c`` of the shader's output ``member`` as the u32 word Stream Output writes."""
     expr = f"output.{member.name}" if member.components == 1 else f"output.{member.name}[{c}]"
-    return _BITS[member.type].format(expr)
+    return _AS_U32[member.type].format(expr)
 
 
 def so_program(spec: SOProgramSpec) -> str:
+    """The compute module of one Stream Output draw shape: entry points ``gpuia_so_prepare``
+    and ``gpuia_so_main`` (see the module doc), the vertex-pulling functions and the user's
+    vertex shader."""
     topo = spec.topology
-    vpp = topo.vertices
+    vertices = topo.vertices  # per output primitive
     out = draw_block_lines(len(spec.pulled_slots))
     out += [
         "struct GpuiaSOSlot { location: u32, size: u32, counter: u32, pad: u32 }",
@@ -97,15 +135,14 @@ def so_program(spec: SOProgramSpec) -> str:
     out += [f"@group(2) @binding({k}) var<storage, read_write> gpuia_so_buf_{k}: "
             f"array<vec4<u32>>;" for k in range(spec.buffers)]
     out.append(load_function("gpuia_load_aux", "gpuia_so_aux"))
-    out.append("// ---- the vertex shader ----")
-    out.append(spec.signature.source)
+    out += user_shader_lines(spec.signature)
     out.append("// ---- generated by gpuia: Stream Output ----")
-    out += _prepare(spec, vpp)
-    out += _main(spec, topo, vpp)
+    out += _prepare_entry_point(spec, vertices)
+    out += _main_entry_point(spec, topo, vertices)
     return "\n".join(out) + "\n"
 
 
-def _bound(spec: SOProgramSpec):
+def _bound_slots(spec: SOProgramSpec):
     """(declaration position, SOSlot, data binding, counter binding) of each slot with a
     target."""
     for j, slot in enumerate(spec.so.slots):
@@ -113,14 +150,15 @@ def _bound(spec: SOProgramSpec):
             yield (j, slot) + tuple(spec.slots[j])
 
 
-def _state_base(slot: int) -> str:
+def _filled_before(slot: int) -> str:
     """BufferFilledSize of SO slot ``slot`` before the draw: state word 4 + slot, which the
     uniform view of the state reads as ``base[0][slot]`` (a vec4 array starts at byte 16)."""
     return f"gpuia_so_state_u.base[0][{slot}]"
 
 
 def _pick_expr(topo: TopologyInfo) -> str:
-    """``picks[p % 2][k]`` as selects (no local array)."""
+    """``picks[p % 2][k]``, the run position of vertex ``k`` of primitive ``p`` after its first,
+    as selects (no local array)."""
     def chain(picks):
         expr = f"{picks[0]}u"
         for i in range(1, len(picks)):
@@ -133,7 +171,7 @@ def _pick_expr(topo: TopologyInfo) -> str:
     return f"select({chain(even)}, {chain(odd)}, (p & 1u) == 1u)"
 
 
-def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
+def _prepare_entry_point(spec: SOProgramSpec, vertices: int) -> list[str]:
     lines = [
         "fn gpuia_add64(i: u32, x: u32) {",
         "  let lo = gpuia_so_stats[i] + x;",
@@ -157,23 +195,24 @@ def _prepare(spec: SOProgramSpec, vpp: int) -> list[str]:
             f"  var room{j} = 0u;",
             f"  if (filled{j} <= gpuia_so.slots[{slot.slot}].size) {{ "
             f"room{j} = gpuia_so.slots[{slot.slot}].size - filled{j}; }}",
-            f"  written = min(written, room{j} / {vpp * slot.stride}u);",
+            f"  written = min(written, room{j} / {vertices * slot.stride}u);",
             f"  gpuia_so_state[{4 + slot.slot}u] = filled{j};",
         ]
     lines += [
         "  if (written < needed) { gpuia_so_state[1] = 1u; }",
         "  gpuia_so_state[0] = written;",
     ]
-    for j, slot, _, counter in _bound(spec):
+    for j, slot, _, counter in _bound_slots(spec):
         lines.append(f"  gpuia_so_buf_{counter}[cw{j} >> 2u][cw{j} & 3u] = "
-                     f"filled{j} + written * {vpp * slot.stride}u;")
+                     f"filled{j} + written * {vertices * slot.stride}u;")
     lines += ["  gpuia_add64(0u, written);", "  gpuia_add64(2u, needed);", "}"]
     return lines
 
 
-def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
+def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) -> list[str]:
     n = VERTICES_PER_THREAD
-    names = [f"e{e.index}" for e in spec.layout.elements] + ["sv_vertex_id", "sv_instance_id"]
+    # What gpuia_so_fetch hands gpuia_so_emit: every element's words and the two system values.
+    fetched = [f"e{e.index}" for e in spec.layout.elements] + ["sv_vertex_id", "sv_instance_id"]
     lines = [
         # Each invocation streams VERTICES_PER_THREAD vertices, a dispatch-wide stride apart
         # (neighbouring invocations stay on neighbouring vertices): the per-invocation setup is
@@ -181,7 +220,7 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         # stored, so the loads are in flight together: a store to a storage buffer may alias a
         # later load, which would otherwise keep the compiler from issuing loads early.
         "struct GpuiaSOFetched {",
-        *[f"  {x}: {'vec4<u32>' if x.startswith('e') else 'u32'}," for x in names],
+        *[f"  {x}: {'vec4<u32>' if x.startswith('e') else 'u32'}," for x in fetched],
         "}",
         f"@compute @workgroup_size({WORKGROUP})",
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
@@ -193,15 +232,15 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         "}",
         "fn gpuia_so_live(t: u32) -> bool {",
         "  return (gpuia_so.t_end == 0u || t < gpuia_so.t_end)",
-        f"      && t < gpuia_so_state_u.written * {vpp}u;",
+        f"      && t < gpuia_so_state_u.written * {vertices}u;",
         "}",
         "fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {",
         "  var f: GpuiaSOFetched;",
         "  if (!gpuia_so_live(t)) { return f; }",
-        f"  let prim = t / {vpp}u;",
-        f"  let k = t % {vpp}u;",
+        f"  let prim = t / {vertices}u;",
+        f"  let k = t % {vertices}u;",
     ]
-    if spec.mode == "list":
+    if spec.mode is SOVertexOrder.LIST:
         lines += [
             "  let sv_vertex_id = gpuia_so_aux[2u * t];",
             "  let sv_instance_id = gpuia_so_aux[2u * t + 1u];",
@@ -234,23 +273,24 @@ def _main(spec: SOProgramSpec, topo: TopologyInfo, vpp: int) -> list[str]:
         "  let vi = gpuia_draw.vertex_base + sv_vertex_id;",
         "  let ii = gpuia_draw.first_instance + sv_instance_id;",
     ]
-    lines += [f"  let e{e.index} = gpuia_fetch_{e.index}(vi, ii);" for e in spec.layout.elements]
-    lines += [f"  f.{x} = {x};" for x in names]
+    lines += [f"  let e{e.index} = {fetch_call(e)};" for e in spec.layout.elements]
+    lines += [f"  f.{x} = {x};" for x in fetched]
     lines += [
         "  return f;",
         "}",
         "fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {",
         "  if (!gpuia_so_live(t)) { return; }",
-        *[f"  let {x} = f.{x};" for x in names],
+        *[f"  let {x} = f.{x};" for x in fetched],
     ]
     lines += shader_call_lines(spec.layout, spec.signature)
-    for j, slot, data, _ in _bound(spec):
+    for j, slot, data, _ in _bound_slots(spec):
         lines.append(f"  let r{j} = (gpuia_so.slots[{slot.slot}].location + "
-                     f"{_state_base(slot.slot)} + t * {slot.stride}u) / 4u;")
+                     f"{_filled_before(slot.slot)} + t * {slot.stride}u) / 4u;")
         for e in slot.entries:
             if e.is_gap:
                 continue  # gaps leave their bytes untouched (rulebook 8.4)
-            words = [_component(e.member, e.start_component + c) for c in range(e.component_count)]
+            words = [_output_word(e.member, e.start_component + c)
+                     for c in range(e.component_count)]
             scalar = [f"w = r{j} + {e.byte_offset // 4 + c}u; "
                       f"gpuia_so_buf_{data}[w >> 2u][w & 3u] = {v};" for c, v in enumerate(words)]
             if e.component_count == 4 and e.byte_offset % 16 == 0:

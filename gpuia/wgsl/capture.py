@@ -1,0 +1,181 @@
+"""Capture: what the vertex stage records of every vertex D3D would fetch, by one of two routes.
+
+A capture record is, per (draw, instance, fetched vertex): a flag, SV_VertexID, SV_InstanceID
+(:data:`CAPTURE_HEADER_WORDS`), then each input element's four 32-bit words as the shader
+received them (:func:`record_words`). Its place is ``capture_base + SV_InstanceID * key_count +
+rank``, where ``rank`` is the vertex's position among the draw's sorted fetch indices (a
+contiguous run, or a binary search over ``gpuia_keys``): a vertex D3D would not fetch has no
+place. The routes (:class:`CaptureRoute`):
+
+* **storage**: the entry point writes the record to ``gpuia_capture`` (flag 1) and counts a
+  vertex without a place in ``gpuia_errors`` (how many, the largest index); its position is
+  outside every clip volume, so nothing is rasterized. Needs writable storage in the vertex
+  stage.
+* **targets**: for adapters without it. The record is split into groups of ``per_group`` vec4
+  values (the header ``(flag, SV_VertexID, SV_InstanceID, vi)``, then one per element), one
+  pipeline per group; each vertex is a point on its record's texel of a
+  :data:`CAPTURE_TARGET_WIDTH`-wide texture and hands its group's vec4s as flat varyings to
+  ``rgba32uint`` color targets. A vertex without a place lands on the last texel with flag 2.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ..d3d.layout import InputLayout
+from ..errors import InvalidDescError
+
+__all__ = ["CaptureRoute", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH", "record_words",
+           "target_values", "capture_binding_lines", "capture_lines",
+           "capture_target_entry_points"]
+
+CAPTURE_HEADER_WORDS = 3
+"""Per capture record: written flag, SV_VertexID, SV_InstanceID; then 4 words per element."""
+
+CAPTURE_TARGET_WIDTH = 256
+"""Texels per row of the render-target capture route (a multiple of 16: 256-byte rows)."""
+
+
+class CaptureRoute(enum.Enum):
+    """How a capture leaves the vertex stage (see the module doc)."""
+
+    STORAGE = "storage"
+    TARGETS = "targets"
+
+    @classmethod
+    def of(cls, value) -> "CaptureRoute":
+        """A member, or its value (``"storage"``, ``"targets"``); anything else raises
+        :class:`~gpuia.errors.InvalidDescError`."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(value)
+        except (ValueError, TypeError):
+            raise InvalidDescError("capture", "route", value, "expected "
+                                   + " or ".join(repr(m.value) for m in cls)) from None
+
+
+def record_words(element_count: int) -> int:
+    """u32 words of one capture record of a layout with ``element_count`` elements."""
+    return CAPTURE_HEADER_WORDS + 4 * element_count
+
+
+def target_values(layout: InputLayout, group: int, per_group: int) -> list[str]:
+    """The vec4 expressions capture group ``group`` renders on the targets route: its share of
+    the header and each element's four words."""
+    values = ["vec4<u32>(gpuia_flag, sv_vertex_id, sv_instance_id, vi)"]
+    values += [f"e{e.index}" for e in layout.elements]
+    return values[group * per_group:(group + 1) * per_group]
+
+
+def capture_binding_lines(route) -> list[str]:
+    """The route's group-0 bindings (after the per-draw block): the record buffer, the draw's
+    fetch indices and the error counters on the storage route, the fetch indices alone on the
+    targets route. ``route``: a :class:`CaptureRoute` or its value."""
+    if CaptureRoute.of(route) is CaptureRoute.TARGETS:
+        return ["@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;"]
+    return [
+        "@group(0) @binding(1) var<storage, read_write> gpuia_capture: array<u32>;",
+        "@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;",
+        "@group(0) @binding(3) var<storage, read_write> gpuia_errors: array<atomic<u32>>;",
+    ]
+
+
+def _key_search_lines() -> list[str]:
+    """Find ``rank``, the position of ``vi`` among the draw's fetch indices, and ``found``."""
+    return [
+        "  var rank = 0u;",
+        "  var found = false;",
+        "  if (gpuia_draw.key_contiguous != 0u) {",
+        "    rank = vi - gpuia_draw.key_first;",
+        "    found = rank < gpuia_draw.key_count;",
+        "  } else {",
+        "    // binary search of vi among the draw's sorted fetch indices",
+        "    var lo = 0u;",
+        "    var hi = gpuia_draw.key_count;",
+        "    loop {",
+        "      if (lo >= hi) { break; }",
+        "      let mid = lo + (hi - lo) / 2u;",
+        "      let k = gpuia_keys[gpuia_draw.key_offset + mid];",
+        "      if (k < vi) { lo = mid + 1u; } else { hi = mid; }",
+        "    }",
+        "    rank = lo;",
+        "    found = lo < gpuia_draw.key_count && gpuia_keys[gpuia_draw.key_offset + lo] == vi;",
+        "  }",
+    ]
+
+
+def _storage_lines(layout: InputLayout) -> list[str]:
+    words = record_words(len(layout.elements))
+    lines = _key_search_lines() + [
+        "  if (!found) {",
+        "    atomicAdd(&gpuia_errors[0], 1u);",
+        "    atomicMax(&gpuia_errors[1], vi);",
+        "  } else {",
+        f"    let r = (gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank) * {words}u;",
+        "    gpuia_capture[r] = 1u;",
+        "    gpuia_capture[r + 1u] = sv_vertex_id;",
+        "    gpuia_capture[r + 2u] = sv_instance_id;",
+    ]
+    for e in layout.elements:
+        base = CAPTURE_HEADER_WORDS + 4 * e.index
+        for c in range(4):
+            lines.append(f"    gpuia_capture[r + {base + c}u] = e{e.index}[{c}];")
+    lines.append("  }")
+    return lines
+
+
+def _target_lines(layout: InputLayout, group: int, per_group: int) -> list[str]:
+    w = CAPTURE_TARGET_WIDTH
+    lines = _key_search_lines() + [
+        # pad0: the capture texture's height in rows
+        "  let texels = gpuia_draw.pad0 * " f"{w}u;",
+        "  var rec = texels - 1u;",
+        "  var gpuia_flag = 2u;",
+        "  if (found) {",
+        "    rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;",
+        "    gpuia_flag = 1u;",
+        "  }",
+        "  var gpuia_out: GpuiaCapOut;",
+        f"  let px = f32(rec % {w}u) + 0.5;",
+        f"  let py = f32(rec / {w}u) + 0.5;",
+        f"  gpuia_out.pos = vec4<f32>(px / {w}.0 * 2.0 - 1.0, "
+        "1.0 - py / f32(gpuia_draw.pad0) * 2.0, 0.0, 1.0);",
+    ]
+    for j, value in enumerate(target_values(layout, group, per_group)):
+        lines.append(f"  gpuia_out.o{j} = {value};")
+    return lines
+
+
+def capture_lines(layout: InputLayout, route, group: int = -1, per_group: int = 0) -> list[str]:
+    """The entry point's capture statements, after ``vi``, ``sv_vertex_id``, ``sv_instance_id``
+    and every ``e<element>`` are defined: the record written (storage route), or ``gpuia_out``
+    filled with group ``group`` of ``per_group`` vec4s (targets route). ``route``: a
+    :class:`CaptureRoute` or its value."""
+    if CaptureRoute.of(route) is CaptureRoute.TARGETS:
+        return _target_lines(layout, group, per_group)
+    return _storage_lines(layout)
+
+
+def capture_target_entry_points(params: list[str], body: list[str], layout: InputLayout,
+                                group: int, per_group: int) -> list[str]:
+    """The targets route's entry points: ``gpuia_vs`` (``params``, ``body`` holding
+    :func:`capture_lines`, then returning ``gpuia_out``) and ``gpuia_fs``, which copies the
+    group's flat varyings to its color targets; then an empty line."""
+    count = len(target_values(layout, group, per_group))
+    members = [f"@location({j}) @interpolate(flat) o{j}: vec4<u32>" for j in range(count)]
+    return [
+        "struct GpuiaCapOut { @builtin(position) pos: vec4<f32>, " + ", ".join(members) + " }",
+        "struct GpuiaCapTargets { "
+        + ", ".join(f"@location({j}) t{j}: vec4<u32>" for j in range(count)) + " }",
+        f"@vertex fn gpuia_vs({', '.join(params)}) -> GpuiaCapOut {{",
+        *body,
+        "  return gpuia_out;",
+        "}",
+        "@fragment fn gpuia_fs(i: GpuiaCapOut) -> GpuiaCapTargets {",
+        "  var t: GpuiaCapTargets;",
+        *[f"  t.t{j} = i.o{j};" for j in range(count)],
+        "  return t;",
+        "}",
+        "",
+    ]
