@@ -1,4 +1,5 @@
-"""The WGSL library gpuia ships: the files of ``shaders/`` (installed as ``gpuia/shaders``).
+"""The WGSL library gpuia ships: the files in ``gpuia/wgsl/shaders/``, package data read through
+:mod:`importlib.resources` (so they are found in a source tree, an installed wheel or a zip alike).
 
 * ``ia_decode.wgsl``: the exact channel decoders every vertex-pulling program includes
   (:mod:`gpuia.wgsl.fetch`);
@@ -8,17 +9,29 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
-__all__ = ["load_shader_source"]
+from ..errors import GpuiaError
+
+__all__ = ["load_shader_source", "shader_names"]
+
+
+def _folder():
+    return resources.files(__package__).joinpath("shaders")
+
+
+@lru_cache(maxsize=None)
+def shader_names() -> tuple[str, ...]:
+    """The names of the library's files, sorted."""
+    return tuple(sorted(p.name for p in _folder().iterdir() if p.name.endswith(".wgsl")))
 
 
 @lru_cache(maxsize=None)
 def load_shader_source(name: str) -> str:
-    """Text of a WGSL file shipped in ``shaders/`` (installed as ``gpuia/shaders``)."""
-    here = Path(__file__).resolve().parent.parent
-    for folder in (here / "shaders", here.parent / "shaders"):
-        path = folder / name
-        if path.is_file():
-            return path.read_text(encoding="utf-8")
-    raise FileNotFoundError(f"gpuia shader {name} not found (looked in gpuia/shaders and shaders/)")
+    """The text of library file ``name`` (e.g. ``"ia_decode.wgsl"``). Only the library's own
+    files are read: any other name (a path included) raises :class:`~gpuia.errors.GpuiaError`
+    listing them."""
+    if name not in shader_names():
+        raise GpuiaError(f"gpuia's WGSL library has no file {name!r} (it has "
+                         f"{', '.join(shader_names())})")
+    return _folder().joinpath(name).read_text(encoding="utf-8")
