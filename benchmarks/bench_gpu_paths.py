@@ -26,7 +26,8 @@ import numpy as np
 from gpuia import InputLayout
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare
-from gpuia.gpu import Context, PipelineState, get_device, run_case_gpu
+from gpuia.gpu import Context, PipelineState, get_device
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
 LAYOUT = [

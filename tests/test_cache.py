@@ -5,7 +5,9 @@ import numpy as np
 
 from gpuia.gpu import Context, PipelineState
 from gpuia.gpu.cache import remember
-from gpuia.gpu import context as context_module
+from gpuia.gpu.context import ia_state
+from gpuia.gpu.context.pso import shared_cache_sizes
+from gpuia.gpu.context.resolve import SWEEP_EVERY
 
 
 def test_remember_drops_the_oldest_entry_at_the_limit():
@@ -18,17 +20,17 @@ def test_remember_drops_the_oldest_entry_at_the_limit():
 
 
 def test_views_and_pipeline_states_stay_bounded(gpu_device, monkeypatch):
-    monkeypatch.setattr(context_module, "_VIEW_CACHE_SIZE", 16)
+    monkeypatch.setattr(ia_state, "VIEW_CACHE_SIZE", 16)
     ctx = Context(gpu_device)
     ctx.set_pipeline_state(PipelineState([{"SemanticName": "A", "Format": "R32_UINT"}]))
     ctx.ia_set_primitive_topology("POINTLIST")
     for i in range(40):
         vb = gpu_device.create_buffer(np.array([i], np.uint32))
         ctx.ia_set_vertex_buffers(0, [vb], [4])
-    assert len(ctx._view_cache) == 16
+    assert ctx.stats()["views"] == 16
     for i in range(1100):  # distinct layouts: the module-level signature cache stays bounded
         PipelineState([{"SemanticName": f"S{i}X", "Format": "R32_UINT"}]).signature
-    assert len(context_module._SIGNATURES) <= 1024
+    assert shared_cache_sizes()["signatures"] <= 1024
 
 
 def test_buffers_dropped_by_the_user_are_not_kept_alive(gpu_device):
@@ -51,6 +53,6 @@ def test_buffers_dropped_by_the_user_are_not_kept_alive(gpu_device):
         del vb
     gc.collect()
     alive = sum(r() is not None for r in refs)
-    # At most the last two sweep periods' worth (context_module._SWEEP_EVERY flushes each).
-    assert alive <= 2 * context_module._SWEEP_EVERY, alive
+    # At most the last two sweep periods' worth (SWEEP_EVERY flushes each).
+    assert alive <= 2 * SWEEP_EVERY, alive
     assert refs[-1]() is not None  # the one still bound stays

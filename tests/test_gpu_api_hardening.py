@@ -41,7 +41,8 @@ from gpuia.harness.compare import compare
 from gpuia.harness.crosscheck import cross_check
 from gpuia.d3d.desc import StreamOutputBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
-from gpuia.gpu import Buffer, Context, Device, PipelineState, Texture, run_case_gpu
+from gpuia.gpu import Buffer, Context, Device, PipelineState, Texture
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
 REPO = Path(__file__).resolve().parents[1]
@@ -484,8 +485,10 @@ def test_binding_a_released_resource_is_refused_and_changes_nothing(gpu_device):
             call()
         for s in substrings:
             assert s in str(e.value), (label, s, str(e.value))
-    assert ctx._views == {} and ctx._index is None and ctx._cbvs == {} and ctx._rtvs == ()
-    assert ctx._so_engine is None or not ctx._so_engine.targets
+    bound = ctx.stats()["bound"]
+    assert bound["vertex_buffers"] == [] and not bound["index_buffer"]
+    assert bound["constant_buffers"] == [] and bound["render_targets"] == 0
+    assert bound["so_targets"] == []
 
 
 # ============================================================================================
@@ -531,7 +534,7 @@ def _every_public_call(dev):
         "flush": lambda c: c.flush(),
         "begin_capture": lambda c: c.begin_capture(),
         "end_capture": lambda c: c.end_capture(),
-        "fill_arena": lambda c: c.fill_arena(None),  # public name, called by draws and SO
+        "stats": lambda c: c.stats(),
     }
 
 
@@ -564,8 +567,12 @@ def test_a_call_while_another_thread_is_inside_the_context_is_refused(gpu_device
         t.join(60)
     assert not errors
     # The refused calls changed nothing: no path, topology, bindings or draws.
-    assert ctx.path == "auto" and ctx._topology is None and ctx._views == {}
-    assert ctx.draw_count == 0 and ctx._rtvs == () and ctx._capture is None
+    stats = ctx.stats()
+    assert stats["bound"] == {"vertex_buffers": [], "index_buffer": False, "topology": None,
+                              "constant_buffers": [], "render_targets": 0,
+                              "depth_stencil": False, "so_targets": [], "path": "auto",
+                              "capturing": False}
+    assert stats["draws"] == 0
     # And the context works from this thread now (sequential use from several threads is fine).
     ref = reference_ia(triangle)
     assert compare(ref, run_case_gpu(triangle, gpu_device, "pulling", ref, context=ctx)).ok
@@ -589,7 +596,8 @@ from gpuia import (IndexBufferView, InputElementDesc, InputLayout, SODeclaration
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare
 from gpuia.errors import GpuiaError
-from gpuia.gpu import Context, Device, PipelineState, run_case_gpu
+from gpuia.gpu import Context, Device, PipelineState
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
 CASES = Path(CASES_DIR)

@@ -56,7 +56,8 @@ from gpuia import IndexBufferView, InputElementDesc, InputLayout, VertexBufferVi
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare
 from gpuia.errors import GpuiaError
-from gpuia.gpu import Context, Device, PipelineState, run_case_gpu
+from gpuia.gpu import Context, Device, PipelineState
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
 CASES = Path(CASES_DIR)

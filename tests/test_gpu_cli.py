@@ -278,7 +278,7 @@ def test_check_every_example_exits_0(gpu_device):
 def test_check_prints_ok_for_each_applicable_path(gpu_device, stem):
     from gpuia.harness.case import load_case
     from gpuia.errors import UnsupportedError
-    from gpuia.gpu import run_case_gpu
+    from gpuia.harness.run_gpu import run_case_gpu
 
     lines = _check_lines(_check_all(), stem)
     assert set(lines) == {"native", "pulling"}, lines
@@ -361,7 +361,7 @@ def test_run_gpu_backend_nomatch_exits_2(gpu_device):
 @pytest.fixture(scope="module")
 def triangle(gpu_device):
     from gpuia.harness.case import load_case
-    from gpuia.gpu import run_case_gpu
+    from gpuia.harness.run_gpu import run_case_gpu
     from gpuia.harness.run import reference_ia
 
     case = load_case(CASES / "triangle_two_slots.json")

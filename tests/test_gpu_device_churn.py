@@ -20,7 +20,8 @@ _CHILD = textwrap.dedent("""
     import gc, sys
     from gpuia.harness.case import load_case
     from gpuia.harness.compare import compare
-    from gpuia.gpu import Device, run_case_gpu
+    from gpuia.gpu import Device
+    from gpuia.harness.run_gpu import run_case_gpu
     from gpuia.gpu.device import list_adapters
     from gpuia.harness.run import reference_ia
 
@@ -83,7 +84,8 @@ _DROP_CHILD = textwrap.dedent("""
     import gpuia.gpu.device as device
     from gpuia.harness.case import load_case
     from gpuia.harness.compare import compare
-    from gpuia.gpu import Device, run_case_gpu
+    from gpuia.gpu import Device
+    from gpuia.harness.run_gpu import run_case_gpu
     from gpuia.gpu.device import list_adapters
     from gpuia.harness.run import reference_ia
 

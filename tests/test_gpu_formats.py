@@ -43,7 +43,8 @@ from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare, comparison_table
 from gpuia.errors import UnsupportedError
 from gpuia.d3d.formats import VERTEX_FORMATS
-from gpuia.gpu import Context, run_case_gpu
+from gpuia.gpu import Context
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
 # -- format groups ------------------------------------------------------------------------------

@@ -375,7 +375,7 @@ def test_fetch_quirk_is_measured(devices, monkeypatch):
     import dataclasses
 
     from gpuia.harness.compare import compare
-    from gpuia.gpu import run_case_gpu
+    from gpuia.harness.run_gpu import run_case_gpu
 
     doc = {"gpuia_case": 1, "name": "snorm-per-instance",
            "input_layout": [{"SemanticName": "POSITION", "Format": "R32_FLOAT"},
@@ -414,7 +414,7 @@ def test_start_vertex_past_2_31_draws_d3ds_vertices_on_every_adapter(devices, st
     vertex is signed: refused there with the reason."""
     from gpuia.harness.compare import compare
     from gpuia.errors import UnsupportedError
-    from gpuia.gpu import run_case_gpu
+    from gpuia.harness.run_gpu import run_case_gpu
     from gpuia.harness.raster_check import raster_check
 
     for stride, topology in ((4, "TRIANGLESTRIP"), (0, "TRIANGLESTRIP"), (4, "POINTLIST")):
@@ -441,12 +441,12 @@ def test_signed_first_vertex_quirk_is_measured(devices, monkeypatch):
     """With the shift turned off, an adapter with the quirk delivers nothing for a point list
     from StartVertexLocation 2**31 (the row is needed) and one without it D3D's vertices.
     (llvmpipe's OpenGL still drew triangle strips from there: points show it.)"""
-    import gpuia.gpu.context as context
+    import gpuia.gpu.plan as plan
     import gpuia.harness.raster_check as raster
     from gpuia.harness.compare import compare
-    from gpuia.gpu import run_case_gpu
+    from gpuia.harness.run_gpu import run_case_gpu
 
-    for module in (context, raster):
+    for module in (plan, raster):
         monkeypatch.setattr(module, "shift_first_vertex", lambda index, draw, quirks: index)
     case = load_case(_start_vertex_case(1 << 31, topology="POINTLIST"))
     ref = reference_ia(case)
@@ -498,8 +498,8 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     index undefined); everywhere its vertices and primitives are D3D's."""
     from gpuia.harness.compare import compare
     from gpuia.d3d.desc import DrawInstanced
-    from gpuia.gpu import run_case_gpu
-    from gpuia.gpu.drawcall import shift_first_vertex
+    from gpuia.harness.run_gpu import run_case_gpu
+    from gpuia.gpu.plan import shift_first_vertex
     from gpuia.d3d.desc import StripCutValue
     from gpuia.gpu.plan import plan_indices
     from gpuia.harness.raster_check import raster_check

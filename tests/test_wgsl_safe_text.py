@@ -8,7 +8,7 @@ import pytest
 
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare, compare_so
-from gpuia.gpu import run_case_gpu
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.d3d.layout import InputLayout
 from gpuia.harness.run import reference_ia, reference_so

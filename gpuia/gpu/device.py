@@ -35,7 +35,8 @@ from ..errors import (DeviceLostError, GpuiaError, GpuOutOfMemoryError, InvalidD
                       UnsupportedError)
 
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
-           "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES"]
+           "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES",
+           "ContextWork", "is_released", "DevicePool"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -408,6 +409,31 @@ def _destroy(objects) -> None:
                 pass
 
 
+def is_released(wobj) -> bool:
+    """Whether ``wobj``, a wgpu object gpuia created, belongs to a released Buffer or Texture
+    (for checks that hold only the wgpu object, such as a Stream Output counter)."""
+    return getattr(wobj, "_gpuia_released", False)
+
+
+class ContextWork:
+    """What a context tells its device about its unsubmitted work: ``may_hold_work()`` (it may
+    hold encoded draws not yet submitted, or is inside a call), and ``retiring``, the released
+    resources waiting for its next submit (each told ``done(id(this))`` then)."""
+
+    __slots__ = ("may_hold_work", "retiring", "__weakref__")
+
+    def __init__(self, may_hold_work):
+        self.may_hold_work = may_hold_work
+        self.retiring: list = []
+
+    def retire(self) -> None:
+        """After a submit (or when the context is dropped): release what waited for it. In
+        place: pop is atomic, so an entry another thread appends meanwhile is not lost."""
+        entries = self.retiring
+        while entries:
+            entries.pop().done(id(self))
+
+
 def release_resource(owner, objects: tuple, after=None) -> None:
     """Retire ``objects`` (the wgpu objects of ``owner``, a gpuia Buffer or Texture already
     marked released): destroyed now when no context of its device may have encoded them,
@@ -416,20 +442,20 @@ def release_resource(owner, objects: tuple, after=None) -> None:
     on another thread just before the release still reads them."""
     for obj in objects:
         try:
-            obj._gpuia_released = True  # seen by checks that hold only the wgpu object
+            obj._gpuia_released = True  # seen by is_released, which holds only the wgpu object
         except AttributeError:  # pragma: no cover - a wgpu-py without instance attributes
             pass
     RELEASES[0] += 1
     if not objects:
         return
     device = owner.device
-    waiting = [ctx for ctx in device._live_contexts() if ctx._may_hold_work()]
-    entry = _Retiring(objects, {id(ctx) for ctx in waiting}, after)
+    waiting = [work for work in device.context_work() if work.may_hold_work()]
+    entry = _Retiring(objects, {id(work) for work in waiting}, after)
     if not waiting:
         entry.done(0)
         return
-    for ctx in waiting:
-        ctx._retiring.append(entry)
+    for work in waiting:
+        work.retiring.append(entry)
 
 
 def intercept_destroy(owner, wobj) -> None:
@@ -444,7 +470,7 @@ def intercept_destroy(owner, wobj) -> None:
             o.release()
             return
         w = wobj_ref()
-        if w is not None and not getattr(w, "_gpuia_released", False):
+        if w is not None and not is_released(w):
             _destroy((w,))  # its gpuia owner is gone, and with it every draw that used it
 
     try:
@@ -565,16 +591,14 @@ class Buffer:
         or is inside a call on another thread; otherwise after each such context has submitted
         (its next :meth:`~gpuia.gpu.Context.flush`, or end_capture for a capture in progress).
         ``wgpu`` keeps naming the (destroyed) wgpu buffer: do not use it."""
-        with self.device._lock:  # two threads releasing one buffer: one retires it
-            if self.released:
-                return
-            self.released = True
-        release_resource(self, (self.wgpu,), self._drop_host)
+        if self.device.mark_released(self):  # two threads releasing one buffer: one retires it
+            release_resource(self, (self.wgpu,), self._drop_host)
 
     def _drop_host(self) -> None:
         self.host = None
 
-    def _live(self, where: str) -> None:
+    def check_live(self, where: str) -> None:
+        """InvalidDescError naming ``where`` if the buffer was released."""
         if self.released:
             raise released_error(where, "buffer", self)
 
@@ -587,7 +611,7 @@ class Buffer:
         them; draws already encoded but not flushed see them too, as with UpdateSubresource on a
         deferred context, so flush between frames that differ). Both ends must be multiples of 4
         (WebGPU's copy alignment); the host copy, if any, follows."""
-        self._live("Buffer.write")
+        self.check_live("Buffer.write")
         raw = host_bytes(data, "Buffer.write")
         if type(offset) is not int or offset < 0 or offset % 4 or raw.shape[0] % 4:
             raise InvalidDescError("Buffer.write", "offset", offset,
@@ -605,7 +629,7 @@ class Buffer:
 
     def read(self) -> bytes:
         """The buffer's current GPU contents (blocks until the GPU is done with it)."""
-        self._live("Buffer.read")
+        self.check_live("Buffer.read")
         data = wgpu_call(lambda: self.device.device.queue.read_buffer(
             self.wgpu, 0, (self.size + 3) // 4 * 4), "Buffer.read")
         return bytes(data[: self.size])
@@ -662,13 +686,24 @@ class Device:
     def __repr__(self):
         return f"<gpuia.Device {self.info['summary']}>"
 
-    def _register(self, ctx) -> None:
+    def register_context(self, work: ContextWork) -> None:
+        """A context of this device: released resources wait for its submits (kept weakly)."""
         with self._lock:
-            self._contexts.add(ctx)
+            self._contexts.add(work)
 
-    def _live_contexts(self) -> list:
+    def context_work(self) -> list:
+        """The :class:`ContextWork` of every live context of this device."""
         with self._lock:
             return list(self._contexts)
+
+    def mark_released(self, resource) -> bool:
+        """Set ``resource.released`` (a Buffer or Texture of this device); False if it already
+        was (two threads releasing one resource: exactly one gets True and retires it)."""
+        with self._lock:
+            if resource.released:
+                return False
+            resource.released = True
+            return True
 
     def create_buffer(self, data=None, *, size: int | None = None,
                       bind: Iterable[str] | str = ("vertex_buffer",), label: str = "") -> Buffer:
@@ -712,3 +747,64 @@ def get_device(adapter_name: str | None = None, backend: str | None = None) -> D
         if key not in _DEFAULT:
             _DEFAULT[key] = Device(adapter_name=key[0], backend=key[1])
         return _DEFAULT[key]
+
+
+class DevicePool:
+    """Devices kept for reuse by code that runs many checks in one process (a caller of the
+    command line's ``main``, the fuzzer's children): one :class:`Device` per adapter, made on
+    first use. Making a device costs 0.1-0.4 s on an NVIDIA driver, more when many processes
+    do it at once, and a fuzzer's child runs thousands of checks.
+
+    Guaranteed: :meth:`get` returns the same :class:`Device` for the same wgpu adapter until
+    :meth:`clear`; two identical GPUs are two adapters, so two devices. A device that could not
+    be made is not kept (the next :meth:`get` tries again). One pool may be shared by threads.
+
+    Arguments:
+        make: makes a device from a wgpu adapter (default :class:`Device`); a test passes a
+            factory of its own, e.g. one making private devices it may destroy.
+    """
+
+    def __init__(self, make=None):
+        self._make = make or Device
+        # id(adapter) -> (adapter, Device); the adapter is held so that its id stays its own.
+        self._kept: dict[int, tuple] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """How many devices are kept."""
+        with self._lock:
+            return len(self._kept)
+
+    def get(self, adapter) -> Device:
+        """The kept device of ``adapter`` (a wgpu adapter), made now when there is none. Raises
+        what making it raises (:class:`~gpuia.errors.UnsupportedError` naming the adapter)."""
+        with self._lock:
+            kept = self._kept.get(id(adapter))
+            if kept is None:
+                kept = self._kept[id(adapter)] = (adapter, self._make(adapter))
+            return kept[1]
+
+    def select(self, adapter: str | None = None,
+               backend: str | None = None) -> tuple[list[Device], list[tuple[str, str]]]:
+        """The devices of the adapters an ``--adapter`` option selects: with ``adapter`` (a
+        substring of the summary, or ``"all"``) every adapter matching it and ``backend``;
+        without, the one :func:`select_adapter` prefers (env ``GPUIA_ADAPTER``,
+        ``GPUIA_BACKEND``). Returns ``(devices, unavailable)``: the devices that could be made
+        or were kept, in adapter order, and ``(summary, reason)`` for each adapter where none
+        could be made. Raises :class:`~gpuia.errors.UnsupportedError` when no adapter
+        matches."""
+        chosen = select_adapters(adapter, backend) if adapter else [select_adapter(None, backend)]
+        devices, unavailable = [], []
+        for a in chosen:
+            try:
+                devices.append(self.get(a))
+            except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
+                unavailable.append((a.summary, " ".join(str(exc).split())))
+        return devices, unavailable
+
+    def clear(self) -> None:
+        """Forget every kept device, so that the next :meth:`get` makes a new one: after a
+        device was lost or ran out of memory, the checks that follow must not run on it. The
+        forgotten devices live on while anything else holds them."""
+        with self._lock:
+            self._kept.clear()

@@ -8,33 +8,12 @@ list), the strip index format WebGPU restarts by, the index buffer bound, and th
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from ..d3d.topology import TopologyInfo
 from .plan import IndexPlan
-from .quirks import SIGNED_FIRST_VERTEX, has_effect
 
-__all__ = ["webgpu_topology", "strip_index_format", "shift_first_vertex", "issue_draw"]
-
-_SIGNED_LIMIT = 1 << 31
-
-
-def shift_first_vertex(index: IndexPlan, draw, quirks) -> IndexPlan:
-    """``index`` with ``vertex_shift`` set where the adapter (``quirks``) cannot take the
-    draw's first vertex (:data:`~gpuia.gpu.quirks.SIGNED_FIRST_VERTEX`): a non-indexed draw
-    with StartVertexLocation >= 2**31 is drawn from vertex 0 (or, drawn from a host list, with
-    base vertex 0 rather than a negative one, which OpenGL leaves undefined when base vertex
-    plus index is negative) and its vertex stage adds the shift. Unchanged elsewhere."""
-    if (draw.indexed or index.mode not in ("none", "host")
-            or draw.start_vertex_location < _SIGNED_LIMIT
-            or not has_effect(quirks, SIGNED_FIRST_VERTEX)):
-        return index
-    return replace(index, vertex_shift=draw.start_vertex_location,
-                   reasons=index.reasons + [
-                       f"StartVertexLocation {draw.start_vertex_location} is past this "
-                       f"adapter's signed first vertex: drawn from 0, added in the vertex stage"])
+__all__ = ["webgpu_topology", "strip_index_format", "issue_draw"]
 
 
 def webgpu_topology(topo: TopologyInfo, listed: bool, capture: bool) -> str:

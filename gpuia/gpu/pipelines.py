@@ -17,6 +17,7 @@ from ..d3d.layout import InputLayout
 from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ..wgsl.pixel import null_pixel_program, pixel_program
+from ..wgsl.so_pass import SO_HEADER_WORDS, SO_SLOT_WORDS
 from ..wgsl.diagnostics import UserText, shader_diagnostic
 from ..d3d.signature import ShaderSignature
 from .cache import remember
@@ -24,7 +25,7 @@ from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
-           "compile_module", "vertex_text"]
+           "compile_module", "vertex_text", "checked_create", "pulled_bindings"]
 
 TARGET_FORMAT = "rgba8unorm"  # the context's own target (INTERNAL_OUTPUT)
 CBV_GROUP = 3  # user constant buffers: @group(3) in every stage (0-2 are gpuia's own)
@@ -67,7 +68,7 @@ def pulled_bindings(slots: tuple[int, ...], arena: bool) -> tuple[tuple[int, int
     return tuple((s, 0 if arena else j) for j, s in enumerate(slots))
 
 
-def _checked(create, what: str, code: str | None = None, sources=()):
+def checked_create(create, what: str, code: str | None = None, sources=()):
     """Run a wgpu create call; a wgpu error (the vertex shader does not compile, or its
     interface does not fit the pipeline) becomes an InvalidDescError, as
     CreateGraphicsPipelineState fails with E_INVALIDARG. With the program's ``code`` and the
@@ -92,8 +93,8 @@ def _checked(create, what: str, code: str | None = None, sources=()):
 
 def compile_module(device, code: str, label: str, what: str, sources=()):
     """``device.create_shader_module`` for a generated program: its errors become gpuia
-    errors in the user's lines (see :func:`_checked`)."""
-    return _checked(lambda: device.create_shader_module(code=code, label=label), what,
+    errors in the user's lines (see :func:`checked_create`)."""
+    return checked_create(lambda: device.create_shader_module(code=code, label=label), what,
                     code, tuple(sources))
 
 
@@ -173,8 +174,6 @@ class PipelineCache:
         key = ("so0", n_slots, main)
         if key not in self._bgls:
             import wgpu
-
-            from ..wgsl.so_pass import SO_HEADER_WORDS, SO_SLOT_WORDS
 
             cs = wgpu.ShaderStage.COMPUTE
             entries = [
@@ -318,7 +317,7 @@ class PipelineCache:
         depth = output.depth_stencil()
         if depth is not None:
             args["depth_stencil"] = depth
-        pipe = _checked(lambda: self.device.device.create_render_pipeline(**args),
+        pipe = checked_create(lambda: self.device.device.create_render_pipeline(**args),
                         "cannot be linked into a render pipeline")
         self.stats.pipelines += 1
         return pipe

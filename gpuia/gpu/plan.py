@@ -18,25 +18,29 @@ elements than the adapter's vertex buffers and attributes. Everything else is pu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..d3d.desc import IndexBufferView, StripCutValue, VertexBufferView, delivers_nothing
+from ..d3d.desc import (IndexBufferView, StripCutValue, VertexBufferView, delivering,
+                        delivers_nothing)
 from ..errors import InvalidDescError, UnsupportedError
 from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo
 from .device import Caps
 from .assembly import list_stream
-from .quirks import FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, has_effect
+from .quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, SIGNED_FIRST_VERTEX,
+                     has_effect)
 
-__all__ = ["Plan", "IndexPlan", "Assembly", "plan_draw", "plan_indices", "host_index_values",
+__all__ = ["Plan", "IndexPlan", "Assembly", "plan_draw", "plan_resolved_draw", "plan_indices",
+           "host_index_values", "shift_first_vertex", "last_whole_index", "native_last_indices",
            "CAPTURE_BINDINGS"]
 
 CAPTURE_BINDINGS = 3
 """Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
 
 _U32 = 0xFFFFFFFF
+_SIGNED_LIMIT = 1 << 31
 HOST_INDEX_LIMIT = 1 << 27
 """Indices per instance gpuia reads on the host (to apply D3D's index rules) at the most."""
 
@@ -332,7 +336,7 @@ def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
             lo, hi = index.span
         if hi > _U32:
             out.append(f"slot {b.slot}: fetch index {hi} wraps past 2**32")
-        elif hi * b.stride + b.extent > b.size:
+        elif hi > last_whole_index(b):
             out.append(f"slot {b.slot}: the draw fetches element {hi}, past the view's "
                        f"{b.size} bytes (D3D reads zeros, WebGPU rejects or clamps)")
     return out
@@ -353,18 +357,84 @@ def choose_path(static: StaticPlan, dynamic: list[str], path: str) -> tuple[str,
     return chosen, reasons
 
 
+def last_whole_index(b: SlotBounds) -> int:
+    """The highest element index of a natively fetched slot whose fetch lies wholly inside its
+    view (-1: none does; every index with stride 0 when the elements fit): the native path's
+    bounds rule (rules 6.x: D3D reads zeros past the view, WebGPU would not), used by both the
+    per-draw check and the fast path's precomputed limits."""
+    if b.extent > b.size:
+        return -1
+    return _U32 if b.stride == 0 else (b.size - b.extent) // b.stride
+
+
+def native_last_indices(static: StaticPlan) -> tuple[int, tuple]:
+    """(highest vertex index every per-vertex slot holds whole, ((step rate, highest instance
+    index held), ...) per distinct rate of per-instance slots): :func:`last_whole_index` over
+    the slots, so that a draw is inside every view when its last vertex and each rate's last
+    instance are at most these."""
+    last = {}
+    for b in static.bounds:
+        key = b.rate if b.per_instance else None
+        last[key] = min(last.get(key, _U32), last_whole_index(b))
+    return last.pop(None, _U32), tuple(last.items())
+
+
+def shift_first_vertex(index: IndexPlan, draw, quirks) -> IndexPlan:
+    """``index`` with ``vertex_shift`` set where the adapter (``quirks``) cannot take the
+    draw's first vertex (:data:`~gpuia.gpu.quirks.SIGNED_FIRST_VERTEX`): a non-indexed draw
+    with StartVertexLocation >= 2**31 is drawn from vertex 0 (or, drawn from a host list, with
+    base vertex 0 rather than a negative one, which OpenGL leaves undefined when base vertex
+    plus index is negative) and its vertex stage adds the shift. Unchanged elsewhere."""
+    if (draw.indexed or index.mode not in ("none", "host")
+            or draw.start_vertex_location < _SIGNED_LIMIT
+            or not has_effect(quirks, SIGNED_FIRST_VERTEX)):
+        return index
+    return replace(index, vertex_shift=draw.start_vertex_location,
+                   reasons=index.reasons + [
+                       f"StartVertexLocation {draw.start_vertex_location} is past this "
+                       f"adapter's signed first vertex: drawn from 0, added in the vertex stage"])
+
+
+def plan_resolved_draw(static: StaticPlan, draw, topo: TopologyInfo, caps: Caps,
+                       index_buffer: IndexBufferView | None, strip_cut_value: StripCutValue,
+                       path: str, capture: bool, assembly: Assembly = EXACT_ASSEMBLY) -> Plan:
+    """Plan one draw over an already resolved :class:`StaticPlan`: how its indices reach the
+    GPU (:func:`plan_indices`, the adapter's first-vertex limit), its per-draw native obstacles
+    (:func:`bounds_obstacles`) and the path. The one composition every draw runs:
+    :meth:`gpuia.gpu.Context.draw` calls it, and :func:`plan_draw` is it for a layout and views."""
+    index = shift_first_vertex(
+        plan_indices(draw, index_buffer, topo, strip_cut_value, capture, assembly),
+        draw, caps.quirks)
+    dynamic = bounds_obstacles(static, draw, index)
+    if index.vertex_shift:
+        dynamic.append(index.reasons[-1] + ", which the native path's fetch cannot follow")
+    chosen, reasons = choose_path(static, dynamic, path)
+    return Plan(chosen, reasons, index, static.slots)
+
+
 def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], draw,
               topo: TopologyInfo, caps: Caps, *, index_buffer: IndexBufferView | None = None,
               strip_cut_value: StripCutValue = StripCutValue.DISABLED, path: str = "auto",
-              capture: bool = False) -> Plan:
-    """Choose the path of one draw. ``path`` ``native`` or ``pulling`` forces it; forcing native
-    where it cannot be exact raises :class:`UnsupportedError` with the reasons."""
+              capture: bool = False, stream_output: bool = False) -> Plan:
+    """Choose the path of one draw, exactly as :meth:`gpuia.gpu.Context.draw` does for the same
+    layout, views and adapter (``caps``; a rendering draw's primitive assembly as for a
+    pipeline without flat pixel inputs).
+
+    Arguments:
+        path: ``auto``, or ``native`` / ``pulling`` to force one; forcing native where it
+            cannot be exact raises :class:`UnsupportedError` with the reasons.
+        capture: plan the draw as a capture draw (point list over the delivered vertices).
+        stream_output: the pipeline state streams out (its pass takes storage bindings).
+
+    Returns:
+        The :class:`Plan`: the path, the reasons, and how the indices reach the GPU.
+    """
     if path not in ("auto", "native", "pulling"):
         raise InvalidDescError("draw", "path", path, "must be auto, native or pulling")
-    index = plan_indices(draw, index_buffer, topo, strip_cut_value, capture)
-    static = static_plan(layout, views, caps, capture)
-    chosen, reasons = choose_path(static, bounds_obstacles(static, draw, index), path)
-    return Plan(chosen, reasons, index, static.slots)
+    static = static_plan(layout, views, caps, capture, stream_output)
+    assembly = EXACT_ASSEMBLY if capture else Assembly.of(caps.quirks, False)
+    return plan_resolved_draw(static, delivering(draw), topo, caps, index_buffer,
+                              strip_cut_value, path, capture, assembly)
 
 
 def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list[SlotBounds]]:

@@ -17,15 +17,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..d3d.desc import StreamOutputBufferView
+from ..d3d.desc import IndexBufferView, StreamOutputBufferView
 from ..errors import InvalidDescError, UnsupportedError
 from ..reference.assembly import assemble
 from ..reference.ia import _sequence
 from ..d3d.so_declaration import ResolvedStreamOutput
+from ..wgsl.program import load_shader_source
 from ..wgsl.so_pass import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
                               SOProgramSpec, so_program)
 from .cache import remember
 from .device import Buffer
+from .pipelines import checked_create, compile_module, pulled_bindings, vertex_text
 
 __all__ = ["SOEngine", "SOTargetBinding"]
 
@@ -54,9 +56,26 @@ class SOTargetBinding:
 
 
 class SOEngine:
-    def __init__(self, ctx):
-        self.ctx = ctx
-        dev = ctx.device.device
+    """Stream Output of one context (see the module docstring), through a narrow interface:
+
+    Arguments:
+        device: the gpuia Device; ``pipelines``: the context's PipelineCache.
+        recorder: the context's Recorder: ``compute_encoder()``, ``keep(obj)``,
+            ``next_block(...)`` and ``ring`` (per-draw uniform blocks), ``pulled_group(state,
+            compute=True)``, ``fill_arena(state)``.
+        ia: the context's IAState (its ``index`` view).
+        cbv_group: returns the bind group of the bound root constant buffers.
+        flush: submits the context's pending work.
+    """
+
+    def __init__(self, device, pipelines, recorder, ia, cbv_group, flush):
+        self.device = device
+        self.pipelines = pipelines
+        self.recorder = recorder
+        self.ia = ia
+        self.cbv_group = cbv_group
+        self.flush = flush
+        dev = device.device
         self.targets: dict[int, SOTargetBinding] = {}
         self.state = dev.create_buffer(size=32, usage="STORAGE|UNIFORM|COPY_DST|COPY_SRC")
         self.stats = dev.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
@@ -83,7 +102,7 @@ class SOEngine:
         if offsets is not None and len(offsets) < len(views):
             raise InvalidDescError("SOSetTargets", "pOffsets", offsets,
                                    f"needs one offset per view ({len(views)})")
-        dev = self.ctx.device
+        dev = self.device
         new: dict[int, SOTargetBinding] = {}
         writes = []
         checked = []
@@ -141,14 +160,17 @@ class SOEngine:
             new[slot] = SOTargetBinding(v, buf, counter, coff)
             # DrawAuto reads the filled size of the buffer's last SO view, after unbinding too.
             remember(self._last_view, id(buf), (buf, counter, coff, v.offset))
-        self.ctx.flush()  # counter writes must land after every draw already encoded
+        self.flush()  # counter writes must land after every draw already encoded
         q = dev.device.queue
         for counter, offset, value in writes:
             q.write_buffer(counter, offset, np.array([value], np.uint32))
         q.write_buffer(self.state, 0, np.zeros(8, np.uint32))  # clears the overflow flag
         self.targets = new
         self._group2 = None
-        self.ctx._so_bound_buffers = {id(t.buffer) for t in new.values()}
+
+    def counter_count(self) -> int:
+        """BufferFilledSize counters gpuia made for targets given without one."""
+        return len(self._counters)
 
     def counter_of(self, buf: Buffer):
         """(counter wgpu buffer, counter byte offset, BufferLocation) of the last SO target view
@@ -161,8 +183,8 @@ class SOEngine:
     # -- statistics --------------------------------------------------------------------------
     def statistics(self) -> dict[str, int]:
         """D3D12_QUERY_DATA_SO_STATISTICS of stream 0 since the context was created."""
-        self.ctx.flush()
-        w = np.frombuffer(self.ctx.device.device.queue.read_buffer(self.stats), np.uint32)
+        self.flush()
+        w = np.frombuffer(self.device.device.queue.read_buffer(self.stats), np.uint32)
         return {"NumPrimitivesWritten": int(w[0]) | int(w[1]) << 32,
                 "PrimitivesStorageNeeded": int(w[2]) | int(w[3]) << 32}
 
@@ -171,8 +193,8 @@ class SOEngine:
         t = self.targets.get(slot)
         if t is None:
             raise InvalidDescError("filled_size", "slot", slot, "no SO target bound there")
-        self.ctx.flush()
-        data = self.ctx.device.device.queue.read_buffer(t.counter, t.counter_offset, 4)
+        self.flush()
+        data = self.device.device.queue.read_buffer(t.counter, t.counter_offset, 4)
         return int(np.frombuffer(data, np.uint32)[0])
 
     # -- per draw ----------------------------------------------------------------------------
@@ -199,7 +221,7 @@ class SOEngine:
         if not draw.indexed:
             ppi = topo.primitive_count(draw.vertex_count_per_instance)
             return "direct", ppi * draw.instance_count, ppi, None
-        ib = self.ctx._index
+        ib = self.ia.index
         host = None if ib is None or ib.buffer is None else ib.buffer.host
         if ib is not None and ib.buffer is not None and host is None:
             if topo.strip and cut.index is not None:
@@ -207,8 +229,6 @@ class SOEngine:
                                        "the indices on the host")
             ppi = topo.primitive_count(draw.index_count_per_instance)
             return "direct", ppi * draw.instance_count, ppi, None
-        from ..d3d.desc import IndexBufferView
-
         view = None if host is None else IndexBufferView(host, ib.format, ib.offset,
                                                          ib.size_in_bytes)
         seq = _sequence(draw, topo, view, cut)
@@ -228,8 +248,9 @@ class SOEngine:
     def encode(self, state, so: ResolvedStreamOutput, draw, index_plan, cut) -> None:
         """Encode the Stream Output of one draw: a prepare and a main dispatch, or, for targets
         larger than a storage binding, a host prepare step and one main dispatch per chunk."""
-        ctx = self.ctx
-        dev = ctx.device
+        rec = self.recorder
+        ring = rec.ring
+        dev = self.device
         mode, needed, ppi, pairs = self._plan(state, draw, index_plan, cut)
         unique, slot_bindings = self._bindings(so)
         vertex_bindings = 1 if state.static.arena else len(state.static.slots)
@@ -240,10 +261,8 @@ class SOEngine:
                 f"{vertex_bindings} vertex buffer bindings, {len(unique)} target and counter "
                 f"buffers, 3 of gpuia's), the adapter has "
                 f"{dev.caps.max_storage_buffers_per_shader_stage}")
-        from .pipelines import pulled_bindings
-
         pulled = pulled_bindings(state.static.slots, state.static.arena)
-        index_size = 0 if not draw.indexed or mode == "list" else ctx._index.index_size
+        index_size = 0 if not draw.indexed or mode == "list" else self.ia.index.index_size
         spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
                              slot_bindings, max(1, len(unique)), mode, index_size, state.aligned,
                              state.aligned16)
@@ -251,16 +270,16 @@ class SOEngine:
         chunked = any(b.size > dev.caps.max_storage_buffer_binding_size for b in unique)
         # Uniform blocks: the vertex-pulling block, then the SO block (then one per chunk).
         # A chunked draw first submits what is pending: its prepare step reads counters back.
-        if chunked or ctx._ring_used + 2 > ctx._ring.shape[0]:
-            ctx.flush()
-        draw_offset = ctx._next_block(state, "pulling", draw, None)
-        so_offset = ctx._next_block(state, "pulling", draw, None)
-        block = ctx._ring[so_offset // 4 // ctx._block_words]
+        if chunked or ring.room() < 2:
+            self.flush()
+        draw_offset = rec.next_block(state, "pulling", draw, None)
+        so_offset = rec.next_block(state, "pulling", draw, None)
+        block = ring.block(so_offset)
         block[:] = 0
         block[0:4] = (draw.instance_count, ppi, needed,
                       draw.start_index_location if draw.indexed else 0)
         if index_size:
-            ib = ctx._index
+            ib = self.ia.index
             block[4:6] = (ib.offset, ib.size_in_bytes)
         for s in so.slots:
             t = self.targets.get(s.slot)
@@ -270,36 +289,36 @@ class SOEngine:
         if pairs is not None:
             aux = dev.device.create_buffer_with_data(data=pairs if pairs.size else
                                                      np.zeros(2, np.uint32), usage="STORAGE")
-            ctx._keepalive.append(aux)
+            rec.keep(aux)
         elif index_size:
-            aux = ctx._index.buffer.wgpu
+            aux = self.ia.index.buffer.wgpu
         else:
             aux = self._dummy
         n_pulled = max(1, len(pulled))
-        key0 = (aux, ctx._ring_buffer, n_pulled)
+        key0 = (aux, ring.buffer, n_pulled)
         if pairs is not None or self._group0 is None or self._group0[0] != key0:
             common = [
-                {"binding": 0, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
-                                            "size": ctx.cache.draw_block_size(n_pulled)}},
-                {"binding": 1, "resource": {"buffer": ctx._ring_buffer, "offset": 0,
+                {"binding": 0, "resource": {"buffer": ring.buffer, "offset": 0,
+                                            "size": self.pipelines.draw_block_size(n_pulled)}},
+                {"binding": 1, "resource": {"buffer": ring.buffer, "offset": 0,
                                             "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
                 {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
             ]
-            g0 = dev.device.create_bind_group(layout=ctx.cache.so_group0_layout(n_pulled), entries=[
+            g0 = dev.device.create_bind_group(layout=self.pipelines.so_group0_layout(n_pulled), entries=[
                 *common,
                 {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
                 {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
             g0_main = dev.device.create_bind_group(
-                layout=ctx.cache.so_group0_layout(n_pulled, main=True), entries=[
+                layout=self.pipelines.so_group0_layout(n_pulled, main=True), entries=[
                     *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
                                                          "size": 32}}])
             self._group0 = None if pairs is not None else (key0, (g0, g0_main))
         else:
             g0, g0_main = self._group0[1]
         if state.static.arena:
-            ctx.fill_arena(state)
-        g1 = ctx._pulled_group(state, compute=True)
-        ctx._keepalive.append((g0, g0_main, g1, unique))
+            rec.fill_arena(state)
+        g1 = rec.pulled_group(state, compute=True)
+        rec.keep((g0, g0_main, g1, unique))
         if chunked:  # binds windows of the targets, never a whole one (over the binding limit)
             self._encode_chunked(state, so, needed, main, g0_main, g1, unique, slot_bindings,
                                  draw_offset, so_offset)
@@ -309,10 +328,10 @@ class SOEngine:
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
                        for k, b in enumerate(unique or [self._dummy_target])]
             self._group2 = (key, dev.device.create_bind_group(
-                layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries))
+                layout=self.pipelines.so_group2_layout(max(1, len(unique))), entries=entries))
         g2 = self._group2[1]
-        ctx._keepalive.append(g2)
-        enc = ctx._compute_encoder()
+        rec.keep(g2)
+        enc = rec.compute_encoder()
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
         cp.set_pipeline(prepare)
@@ -320,7 +339,7 @@ class SOEngine:
         cp.set_bind_group(1, g1)
         cp.set_bind_group(2, g2)
         if state.cbvs:
-            cp.set_bind_group(3, ctx._cbv_group())
+            cp.set_bind_group(3, self.cbv_group())
         cp.dispatch_workgroups(1)
         total = needed * state.topology.vertices
         if total:
@@ -330,17 +349,15 @@ class SOEngine:
             cp.set_bind_group(1, g1)
             cp.set_bind_group(2, g2)
             if state.cbvs:
-                cp.set_bind_group(3, ctx._cbv_group())
+                cp.set_bind_group(3, self.cbv_group())
             cp.dispatch_workgroups(x, y)
         cp.end()
 
     def encode_draw_auto_args(self, counter, counter_offset: int, location: int, ia_offset: int,
                               stride: int):
         """Encode the compute step of DrawAuto; returns the indirect-args buffer it fills."""
-        dev = self.ctx.device.device
+        dev = self.device.device
         if self._auto_pipeline is None:
-            from ..wgsl.program import load_shader_source
-
             mod = dev.create_shader_module(code=load_shader_source("draw_auto.wgsl"))
             self._auto_pipeline = dev.create_compute_pipeline(
                 layout="auto", compute={"module": mod, "entry_point": "main"})
@@ -352,8 +369,8 @@ class SOEngine:
             {"binding": 0, "resource": {"buffer": counter, "offset": 0, "size": counter.size}},
             {"binding": 1, "resource": {"buffer": args, "offset": 0, "size": 16}},
             {"binding": 2, "resource": {"buffer": params, "offset": 0, "size": 16}}])
-        self.ctx._keepalive.append((args, params, group))
-        cp = self.ctx._compute_encoder().begin_compute_pass()
+        self.recorder.keep((args, params, group))
+        cp = self.recorder.compute_encoder().begin_compute_pass()
         cp.set_pipeline(self._auto_pipeline)
         cp.set_bind_group(0, group)
         cp.dispatch_workgroups(1)
@@ -361,7 +378,7 @@ class SOEngine:
         return args
 
     def _dispatch_size(self, total: int) -> tuple[int, int]:
-        caps = self.ctx.device.caps
+        caps = self.device.caps
         threads = (total + VERTICES_PER_THREAD - 1) // VERTICES_PER_THREAD
         groups = (threads + WORKGROUP - 1) // WORKGROUP
         limit = caps.max_compute_workgroups_per_dimension
@@ -378,8 +395,9 @@ class SOEngine:
         the host (counters and state read back, so this draw waits for earlier GPU work), then
         the vertices go out in chunks, each binding a window of every target that holds the
         chunk's records."""
-        ctx = self.ctx
-        dev = ctx.device
+        rec = self.recorder
+        ring = rec.ring
+        dev = self.device
         caps = dev.caps
         vpp = state.topology.vertices
         q = dev.device.queue
@@ -423,15 +441,15 @@ class SOEngine:
         chunk = min(span // so.slot(slot).stride for slot in bases)
         if chunk < 1:
             raise UnsupportedError("an SO record is larger than a storage binding")
-        base_block = ctx._ring[so_offset // 4 // ctx._block_words].copy()
-        if ctx._ring_used + (total + chunk - 1) // chunk > ctx._ring.shape[0]:
+        base_block = ring.block(so_offset).copy()
+        if (total + chunk - 1) // chunk > ring.room():
             raise UnsupportedError(f"{total} SO vertices need more than "
-                                   f"{ctx._ring.shape[0]} chunks of {chunk}")
+                                   f"{ring.capacity} chunks of {chunk}")
         for t0 in range(0, total, chunk):
             t1 = min(total, t0 + chunk)
             windows = {}
-            block_offset = ctx._next_block(state, "pulling", _NO_DRAW, None)
-            block = ctx._ring[block_offset // 4 // ctx._block_words]
+            block_offset = rec.next_block(state, "pulling", _NO_DRAW, None)
+            block = ring.block(block_offset)
             block[:] = base_block
             block[6:8] = (t0, t1)
             for slot, filled in bases.items():
@@ -449,26 +467,24 @@ class SOEngine:
                 entries.append({"binding": k, "resource": {"buffer": b, "offset": woff,
                                                             "size": wsize}})
             g2 = dev.device.create_bind_group(
-                layout=ctx.cache.so_group2_layout(max(1, len(unique))), entries=entries)
-            ctx._keepalive.append(g2)
-            cp = ctx._compute_encoder().begin_compute_pass()
+                layout=self.pipelines.so_group2_layout(max(1, len(unique))), entries=entries)
+            rec.keep(g2)
+            cp = rec.compute_encoder().begin_compute_pass()
             cp.set_pipeline(main)
             cp.set_bind_group(0, g0_main, [draw_offset, block_offset])
             cp.set_bind_group(1, g1)
             cp.set_bind_group(2, g2)
             if state.cbvs:
-                cp.set_bind_group(3, ctx._cbv_group())
+                cp.set_bind_group(3, self.cbv_group())
             cp.dispatch_workgroups(*self._dispatch_size(t1 - t0))
             cp.end()
 
     def _pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: int = 0):
         pair = self._pipelines.get((spec, cbvs))
         if pair is None:
-            cache = self.ctx.cache
-            dev = self.ctx.device.device
+            cache = self.pipelines
+            dev = self.device.device
             code = so_program(spec)
-            from .pipelines import _checked, compile_module, vertex_text
-
             mod = compile_module(dev, code, "gpuia SO", "does not compile for Stream Output",
                                  [vertex_text(spec.signature)])
             n_bindings = len({b for _, b in spec.pulled_slots}) or 1
@@ -479,7 +495,7 @@ class SOEngine:
                     cache.group1_layout(n_bindings, compute=True),
                     cache.so_group2_layout(spec.buffers)], cbvs))
 
-            pair = tuple(_checked(lambda ep=ep, main=main: dev.create_compute_pipeline(
+            pair = tuple(checked_create(lambda ep=ep, main=main: dev.create_compute_pipeline(
                 layout=layout(main), compute={"module": mod, "entry_point": ep}),
                 "cannot be linked into a Stream Output pipeline")
                 for ep, main in (("gpuia_so_prepare", False), ("gpuia_so_main", True)))

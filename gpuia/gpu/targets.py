@@ -153,13 +153,11 @@ class Texture:
         such context's next submit (as :meth:`gpuia.gpu.Buffer.release`), so draws recorded
         into it still run. A texture wrapped with :meth:`from_wgpu` is not destroyed (its owner
         decides; flush first)."""
-        with self.device._lock:
-            if self.released:
-                return
-            self.released = True
-        release_resource(self, (self.wgpu, self.view) if self.owned else ())
+        if self.device.mark_released(self):
+            release_resource(self, (self.wgpu, self.view) if self.owned else ())
 
-    def _live(self, where: str, field_name: str = "texture") -> None:
+    def check_live(self, where: str, field_name: str = "texture") -> None:
+        """InvalidDescError naming ``where`` and ``field_name`` if the texture was released."""
         if self.released:
             raise released_error(where, field_name, self)
 
@@ -221,7 +219,7 @@ class Texture:
         """The texture's contents, ``(height, width, channels)`` of the format's numpy type
         (``(height, width)`` for one channel); waits for the GPU. Refused for formats WebGPU
         cannot copy out (D24_UNORM_S8_UINT) and after :meth:`release`."""
-        self._live("Texture.read")
+        self.check_live("Texture.read")
         if not self.format.readable:
             raise InvalidDescError("Texture.read", "Format", self.format.name,
                                    "WebGPU cannot copy this format's depth aspect to a buffer")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .report.text import _render, format_value
+from .report.text import render_table, format_value
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
            "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",
@@ -173,7 +173,7 @@ def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
                 cpu += f" != {gpu_vals}"
             row.append(cpu)
         rows.append(row)
-    text = _render(header, rows, right={1, 2, 3})
+    text = render_table(header, rows, right={1, 2, 3})
     if len(shown) < len(rows_idx):
         what = "differing " if only_differences else ""
         text += f"\n... {len(rows_idx) - len(shown)} more {what}invocations"

@@ -20,9 +20,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .case import Case, encode_data, load_case
+from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError, UnsupportedError
-from .run import DEFAULT_MAX_INVOCATIONS
+from ..gpu.device import Device
+from .case import Case, encode_data, load_case, vertex_shader_reads
+from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
+from .raster_check import raster_check
+from .run import DEFAULT_MAX_INVOCATIONS, reference_so
+from .reference_run import reference_ia
+from .run_gpu import run_case_gpu, run_case_so_gpu
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -117,11 +123,6 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     Invalid arguments raise :class:`~gpuia.errors.InvalidDescError` naming the argument, and
     invalid cases raise (from the reference), before anything runs; nothing here aborts the
     process."""
-    from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
-    from ..gpu import run_case_gpu
-    from .run_gpu import run_case_so_gpu
-    from .run import reference_ia, reference_so
-
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run)
     if raster is not None and not isinstance(raster, bool):
@@ -186,8 +187,6 @@ def raster_by_default(case: Case) -> bool:
 
 
 def _raster_line(case: Case, dev, ref, summary: str) -> CheckLine:
-    from .raster_check import raster_check
-
     label = f"{case.name}: {summary}: raster"
     try:
         draws = raster_check(case, dev, ref)
@@ -208,8 +207,6 @@ _ROUTES = ("auto", "storage", "targets")
 
 def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run):
     """cross_check's arguments, validated before any run: (device list, path tuple)."""
-    from ..gpu.device import Device
-
     def refuse(field_name, value, rule):
         raise InvalidDescError("cross_check", field_name, value, rule)
 
@@ -261,8 +258,6 @@ def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0
     pass-through one; the layout must then provide its inputs, and every constant buffer it
     reads is bound zero-filled. Invalid layouts raise as :class:`gpuia.d3d.layout.InputLayout`
     does."""
-    from ..d3d.layout import InputLayout
-
     if vertices < 1 or instances < 1:
         raise ValueError(f"vertices ({vertices}) and instances ({instances}) must be >= 1")
     layout = layout if isinstance(layout, InputLayout) else InputLayout(layout)
@@ -280,8 +275,6 @@ def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0
                                    "InstanceCount": instances, "StartVertexLocation": 0,
                                    "StartInstanceLocation": 0}}}
     if vertex_shader is not None:
-        from .case import vertex_shader_reads
-
         doc["vertex_shader"] = vertex_shader
         doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}
                                    for s in vertex_shader_reads(vertex_shader)]

@@ -28,8 +28,8 @@ from ..errors import UnsupportedError
 from ..reference.coverage import (KEY_SALT, cell_codes, expected_fragments, primitive_coverage,
                                   split_cell, vertex_keys)
 from ..gpu.device import wgpu_call
-from ..gpu.drawcall import issue_draw, shift_first_vertex, strip_index_format, webgpu_topology
-from ..gpu.plan import Assembly, plan_indices
+from ..gpu.drawcall import issue_draw, strip_index_format, webgpu_topology
+from ..gpu.plan import Assembly, plan_indices, shift_first_vertex
 
 __all__ = ["RASTER_SIZE", "MAX_RASTER_PRIMITIVES", "MAX_RASTER_FRAGMENTS", "RasterDraw",
            "raster_check"]

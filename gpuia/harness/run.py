@@ -12,28 +12,18 @@ import numpy as np
 
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from ..errors import CaseError, UnsupportedError
-from ..reference import IAResult, run_ia
+from ..gpu import get_device
+from ..reference import IAResult
+from .reference_run import check_size, reference_ia
+from .run_gpu import run_case_gpu, run_case_so_gpu
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
-
-
-def _check_size(case: Case, max_invocations: int) -> None:
-    if case.invocation_count > max_invocations:
-        raise CaseError("draw", f"the draws deliver up to {case.invocation_count} vertices, more "
-                        f"than the limit {max_invocations} (raise it with --max-invocations)")
-
-
-def reference_ia(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
-    """What the Input Assembler delivers for a case (the vertex shader plays no part in it)."""
-    _check_size(case, max_invocations)
-    return run_ia(case.layout, case.vertex_buffers, case.draws, topology=case.topology.topology,
-                  index_buffer=case.index_buffer, strip_cut_value=case.strip_cut_value)
 
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
     """The CPU backend: the reference Input Assembler over a case with the pass-through shader
     or an HLSL one (which the CPU runs, ``gpuia.hlsl.cpu``); WGSL shaders are refused."""
-    _check_size(case, max_invocations)
+    check_size(case, max_invocations)
     if case.vertex_shader is not None and case.hlsl is None:
         raise UnsupportedError("vertex_shader: the cpu backend runs the pass-through shader and "
                                "HLSL shaders, not WGSL; run WGSL shaders with --backend gpu")
@@ -79,15 +69,11 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
         return ia, result_json(case.name, ia, stream_output=None if so is None else so_result_json(so))
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
-    from ..gpu import get_device, run_case_gpu
-
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
     so = None
     if case.so_desc is not None:
-        from .run_gpu import run_case_so_gpu
-
         res.so = run_case_so_gpu(case, device)
         so = so_result_json(res.so)
     return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,

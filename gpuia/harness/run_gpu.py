@@ -13,10 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .case import Case
-from ..d3d.desc import IndexBufferView, VertexBufferView
+from .case import MAX_CONSTANT_BUFFER_BYTES, Case
+from .reference_run import reference_ia
+from ..d3d.desc import IndexBufferView, StreamOutputBufferView, VertexBufferView
 from ..errors import UnsupportedError
 from ..reference.ia import ElementData, IAResult
+from ..reference.so_output import SOResult
 from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
 from ..gpu.context import Context, PipelineState
 from ..gpu.device import Device
@@ -71,8 +73,6 @@ def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineStat
 def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
     """Root constant buffer N of the context holds the case's ``constant_buffers`` slot N,
     zero-filled to a full 64 KiB constant buffer (reads past the case's bytes see zeros)."""
-    from .case import MAX_CONSTANT_BUFFER_BYTES
-
     for slot, data in case.constant_buffers.items():
         padded = bytes(data) + bytes(MAX_CONSTANT_BUFFER_BYTES - len(data))
         ctx.set_graphics_root_constant_buffer_view(slot, device.create_buffer(
@@ -94,8 +94,6 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
 
     clock = time.perf_counter
     t0 = clock()
-    from .run import reference_ia
-
     if reference is None:
         reference = reference_ia(case)
     ctx = context or Context(device)
@@ -164,11 +162,6 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
     """Run a case's draws with its Stream Output on the GPU; returns a
     :class:`~gpuia.reference.so_output.SOResult` read back from the GPU (buffers, filled sizes,
     statistics). Each target's BufferFilledSize lives in a GPU counter buffer, as in D3D12."""
-    import numpy as np
-
-    from ..d3d.desc import StreamOutputBufferView
-    from ..reference.so_output import SOResult
-
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")
     ctx = context or Context(device)

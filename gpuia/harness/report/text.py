@@ -10,7 +10,8 @@ import numpy as np
 
 from ...d3d.formats import VERTEX_FORMATS
 
-__all__ = ["format_value", "format_values", "invocation_table", "formats_table", "layout_table"]
+__all__ = ["format_value", "format_values", "invocation_table", "formats_table", "layout_table",
+           "render_table"]
 
 
 def format_value(bits: int, shader_type: str) -> str:
@@ -50,7 +51,8 @@ def _format_float(v: float) -> str:
     return "nan" if v != v else f"{v:.9g}"
 
 
-def _render(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+def render_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+    """A fixed-width table: ``header`` and ``rows`` of strings, columns in ``right`` right-aligned."""
     widths = [max(len(header[c]), *(len(r[c]) for r in rows)) if rows else len(header[c])
               for c in range(len(header))]
 
@@ -80,7 +82,7 @@ def invocation_table(ia, max_rows: int | None = 32, show_bits: bool = False) -> 
             else:
                 row.append(" ".join(format_value(int(b), data.type) for b in bits))
         rows.append(row)
-    text = _render(header, rows, right={0, 1, 2, 3})
+    text = render_table(header, rows, right={0, 1, 2, 3})
     if shown < n:
         text += f"\n... {n - shown} more invocations (use --rows to show more)"
     return text
@@ -92,7 +94,7 @@ def formats_table() -> str:
     rows = [[f.name, str(f.size), str(f.alignment), str(f.component_count), f.shader_type,
              f.channel_spec, f.swizzle, f.webgpu or "(vertex pulling)"]
             for f in VERTEX_FORMATS.values()]
-    return _render(header, rows, right={1, 2, 3})
+    return render_table(header, rows, right={1, 2, 3})
 
 
 def layout_table(layout) -> str:
@@ -104,4 +106,4 @@ def layout_table(layout) -> str:
         rows.append([str(e.index), e.key, e.format.name, str(e.slot), f"{e.offset}{declared}",
                      "instance" if e.per_instance else "vertex", str(e.step_rate),
                      str(layout.slots[e.slot].extent)])
-    return _render(header, rows, right={0, 3})
+    return render_table(header, rows, right={0, 3})

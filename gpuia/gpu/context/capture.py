@@ -1,0 +1,221 @@
+"""Capture: what the GPU's vertex shaders received, per draw, read back for comparison with the
+CPU reference.
+
+Between :meth:`CaptureSession.begin` and :meth:`CaptureSession.end` the context records its
+draws instead of encoding them (:class:`CaptureRecord`): the record buffer can be sized only once
+every draw is known. At the end each draw is encoded as a point list over its distinct fetch
+indices (keys), every vertex shader invocation writing one record: to a storage buffer (route
+``storage``, needs vertex-writable storage) or as one point per record into rgba32uint color
+targets, a group of record columns per pass (route ``targets``, any adapter)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import InvalidDescError, UnsupportedError
+from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
+
+__all__ = ["Capture", "CaptureRecord", "CaptureSession", "sorted_unique"]
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct uint32 values (radix sort; numpy's hash-based unique is far slower on
+    the millions of fetch indices a capture can have)."""
+    s = np.sort(values.astype(np.uint32), kind="stable")
+    if s.shape[0] < 2:
+        return s
+    keep = np.empty(s.shape[0], dtype=bool)
+    keep[0] = True
+    np.not_equal(s[1:], s[:-1], out=keep[1:])
+    return s[keep]
+
+
+@dataclass(eq=False)
+class CaptureRecord:
+    """A capture draw waiting for the capture buffer to be sized."""
+
+    state: object  # the DrawState it resolved to
+    draw: object
+    plan: object  # its Plan
+    keys: np.ndarray  # sorted distinct fetch indices of one instance
+    capture_base: int = 0
+    key_offset: int = 0
+    auto: tuple | None = None  # DrawAuto: (counter, counter offset, location, IA offset, stride)
+    index_view: object = None  # the index buffer bound when the draw was recorded
+    cbv_group: object = None  # the constant buffers bound when the draw was recorded
+
+
+@dataclass
+class Capture:
+    """What the GPU's vertex shaders received during a capture, per recorded draw.
+
+    ``records``: the :class:`CaptureRecord` of each draw, in order; ``words``: every record's
+    32-bit words (``gpuia.wgsl.program.record_words`` per record); ``unexpected``: vertex
+    shader invocations D3D would not have made (with the highest such vertex index)."""
+
+    records: list = field(default_factory=list)
+    words: np.ndarray | None = None
+    unexpected: int = 0
+    unexpected_max_vertex_index: int = 0
+    element_count: int = 0
+
+
+class CaptureSession:
+    """The capture of one context. ``encode(record, capture buffers)`` encodes one recorded
+    draw (the context's: it knows DrawAuto's Stream Output counters); ``flush()`` submits."""
+
+    def __init__(self, device, recorder, encode, flush):
+        self.device = device
+        self.recorder = recorder
+        self.encode = encode
+        self.flush = flush
+        self.current: Capture | None = None
+        self.records: list[CaptureRecord] = []
+        self.running = False  # end() is running the recorded draws
+        self.timings: dict | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.current is not None
+
+    def begin(self, route: str) -> None:
+        """Start a capture on ``route`` (auto, storage or targets; validated here)."""
+        if route not in ("auto", "storage", "targets"):
+            raise InvalidDescError("begin_capture", "route", route,
+                                   "must be auto, storage or targets")
+        if route == "auto":
+            route = "storage" if self.device.caps.vertex_writable_storage else "targets"
+        if route == "storage" and not self.device.caps.vertex_writable_storage:
+            raise UnsupportedError("the storage capture route needs the adapter feature "
+                                   "vertex-writable-storage; use route='targets'")
+        self.current = Capture()
+        self.recorder.capture_route = route
+        self.records = []
+
+    def record(self, record: CaptureRecord) -> None:
+        self.records.append(record)
+
+    def limit(self, elements: int) -> int:
+        """Most vertices one capture draw can record (one record per vertex at the least)."""
+        return self.device.caps.max_storage_buffer_binding_size // (4 * record_words(elements))
+
+    def end(self) -> Capture:
+        """Encode and run the recorded draws; returns what they received."""
+        if self.current is None:
+            raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
+        cap, records = self.current, self.records
+        self.current, self.records = None, []
+        if not records:
+            return cap
+        self.running = True  # its draws are encoded and submitted in several parts
+        try:
+            return self._run(records, cap)
+        finally:
+            self.running = False
+            self.recorder.forget_capture_groups()
+
+    def _run(self, records, cap: Capture) -> Capture:
+        total, keys = self._layout(records, cap)
+        key_buf = self.device.device.create_buffer_with_data(data=keys, usage="STORAGE")
+        if self.recorder.capture_route == "targets":
+            self._to_targets(records, cap, total, key_buf)
+            return cap
+        words = record_words(cap.element_count)
+        size = max(4, total * words * 4)
+        if size > self.device.caps.max_storage_buffer_binding_size:
+            raise UnsupportedError(
+                f"the capture needs {size} bytes, more than max-storage-buffer-binding-size "
+                f"{self.device.caps.max_storage_buffer_binding_size}; capture fewer vertices "
+                f"per call")
+        wgpu_dev = self.device.device
+        bufs = (wgpu_dev.create_buffer(size=size, usage="STORAGE|COPY_SRC"), key_buf,
+                wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
+        self.recorder.capture_rows = 0
+        clock = time.perf_counter
+        t0 = clock()
+        self._encode_all(records, bufs)
+        if self.timings is not None:
+            self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
+            t1 = clock()
+        self._read(cap, bufs)
+        if self.timings is not None:
+            self.timings.update({"encode_and_gpu": t1 - t0, "readback": clock() - t1})
+        return cap
+
+    def _encode_all(self, records, bufs) -> None:
+        rec = self.recorder
+        rec.end_pass()
+        rec.capture_encoding = True
+        try:
+            for r in records:
+                self.encode(r, bufs)
+            self.flush()
+        finally:
+            rec.capture_encoding = False
+
+    def _layout(self, records, cap: Capture):
+        """Give each capture draw its first record and first key; returns (total records,
+        all keys)."""
+        layout = records[0].state.layout
+        cap.element_count = len(layout.elements)
+        cap.records = records
+        total, key_total = 0, 0
+        for r in records:
+            if r.state.layout != layout:
+                raise UnsupportedError("one capture holds draws of one input layout")
+            r.capture_base = total
+            r.key_offset = key_total
+            total += r.keys.shape[0] * r.draw.instance_count
+            key_total += r.keys.shape[0]
+        keys = np.concatenate([r.keys for r in records] + [np.zeros(1, np.uint32)])
+        return total, keys
+
+    def _to_targets(self, records, cap: Capture, total: int, key_buf) -> None:
+        import wgpu
+
+        rec = self.recorder
+        caps = self.device.caps
+        per_group = max(1, min(8, caps.max_color_attachments,
+                               caps.max_color_attachment_bytes_per_sample // 16))
+        vec4s = 1 + cap.element_count
+        width = CAPTURE_TARGET_WIDTH
+        rows = (total + 1 + width - 1) // width  # + 1: the last texel takes unexpected vertices
+        if rows > caps.max_texture_dimension_2d:
+            raise UnsupportedError(f"the capture needs {rows} texel rows, more than "
+                                   f"max-texture-dimension-2d {caps.max_texture_dimension_2d}")
+        out = np.zeros((rows * width, 4 * vec4s), dtype=np.uint32)
+        rec.capture_rows = rows
+        try:
+            for group in range(0, (vec4s + per_group - 1) // per_group):
+                n = min(per_group, vec4s - group * per_group)
+                textures = [self.device.device.create_texture(
+                    size=(width, rows, 1), format="rgba32uint",
+                    usage=wgpu.TextureUsage.RENDER_ATTACHMENT | wgpu.TextureUsage.COPY_SRC)
+                    for _ in range(n)]
+                rec.capture_group, rec.capture_targets = group, per_group
+                rec.capture_views = [t.create_view() for t in textures]
+                self._encode_all(records, (key_buf,))
+                for j, tex in enumerate(textures):
+                    data = self.device.device.queue.read_texture(
+                        {"texture": tex}, {"bytes_per_row": width * 16, "rows_per_image": rows},
+                        (width, rows, 1))
+                    col = 4 * (group * per_group + j)
+                    out[:, col:col + 4] = np.frombuffer(data, np.uint32).reshape(-1, 4)
+        finally:
+            rec.capture_group, rec.capture_targets, rec.capture_views = -1, 0, None
+        last = out[-1]
+        if last[0] == 2:  # vertices D3D would not fetch were shaded (count not kept)
+            cap.unexpected, cap.unexpected_max_vertex_index = 1, int(last[3])
+        recs = out[:total]
+        cap.words = np.concatenate([recs[:, :3], recs[:, 4:]], axis=1).reshape(-1)
+
+    def _read(self, cap: Capture, bufs) -> None:
+        cap_buf, _, err_buf = bufs
+        q = self.device.device.queue
+        cap.words = np.frombuffer(q.read_buffer(cap_buf), dtype=np.uint32)
+        errs = np.frombuffer(q.read_buffer(err_buf), dtype=np.uint32)
+        cap.unexpected = int(errs[0])
+        cap.unexpected_max_vertex_index = int(errs[1])

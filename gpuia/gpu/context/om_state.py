@@ -1,0 +1,228 @@
+"""The output merger's bindings of a context and its root constant buffers: render targets and
+the depth-stencil target (OMSetRenderTargets), the context's own target for draws without any,
+and the constant buffer views bound with SetGraphicsRootConstantBufferView. Bindings are
+validated when made; that they match the pipeline state is checked at the draw
+(:meth:`OMState.check_outputs`), because WebGPU rejects a mismatch only at submit, which would
+abort the process."""
+
+from __future__ import annotations
+
+from ...errors import InvalidDescError
+from ..cache import remember
+from ..device import Buffer, released_error
+from ..pipelines import TARGET_FORMAT
+from ..targets import INTERNAL_OUTPUT, OutputState, Texture
+from .ia_state import as_list
+from .pso import MAX_CBVS
+
+__all__ = ["OMState"]
+
+
+class OMState:
+    """Render targets, depth-stencil target and root constant buffers of one context.
+
+    Attributes:
+        rtvs (tuple): bound color targets (Texture), in attachment order.
+        dsv (Texture | None): bound depth-stencil target.
+        cbvs (dict): root parameter index -> (Buffer, byte offset).
+        output (OutputState): what follows the vertex shader in the current pipeline state.
+        target_texture (Texture | None): the context's own target as given (None: internal).
+    """
+
+    def __init__(self, device, pipelines, target_texture):
+        self.device = device
+        self.pipelines = pipelines
+        self.target_texture = target_texture
+        self.rtvs: tuple = ()
+        self.dsv: Texture | None = None
+        self.cbvs: dict[int, tuple] = {}
+        self.output: OutputState = INTERNAL_OUTPUT
+        self._target_view = None if target_texture is None else target_texture.view
+        self._cbv_groups: dict = {}  # ((buffer, offset) per root CBV) -> bind group
+        self._unread = None
+        self._empty_group = None
+
+    def set_render_targets(self, rtvs=(), dsv: Texture | None = None) -> None:
+        """Validate and store OMSetRenderTargets' targets (see
+        :meth:`gpuia.gpu.Context.om_set_render_targets`)."""
+        if rtvs is None:
+            rtvs = ()
+        if isinstance(rtvs, Texture):
+            rtvs = (rtvs,)
+        rtvs = tuple(as_list(rtvs, "ppRenderTargetDescriptors", "OMSetRenderTargets"))
+        if len(rtvs) > 8:
+            raise InvalidDescError("OMSetRenderTargets", "NumRenderTargetDescriptors", len(rtvs),
+                                   "at most 8 render targets")
+        if len({id(t) for t in rtvs}) < len(rtvs):
+            raise InvalidDescError("OMSetRenderTargets", "ppRenderTargetDescriptors", rtvs,
+                                   "a texture is bound twice (WebGPU attaches it once per pass)")
+        sizes = set()
+        for i, t in enumerate(rtvs + ((dsv,) if dsv is not None else ())):
+            depth = i >= len(rtvs)
+            field_name = "pDepthStencilDescriptor" if depth else f"ppRenderTargetDescriptors[{i}]"
+            if not isinstance(t, Texture) or t.device is not self.device:
+                raise InvalidDescError("OMSetRenderTargets", field_name, t,
+                                       "expected a gpuia Texture created on this context's device")
+            t.check_live("OMSetRenderTargets", field_name)
+            if t.format.depth != depth:
+                raise InvalidDescError("OMSetRenderTargets", field_name, t.format.name,
+                                       "expected a depth format" if depth else
+                                       "a depth format cannot be a render target")
+            sizes.add((t.width, t.height))
+        if len(sizes) > 1:
+            raise InvalidDescError("OMSetRenderTargets", "size", sorted(sizes),
+                                   "every bound target must have the same width and height "
+                                   "(WebGPU render pass rule)")
+        self.rtvs, self.dsv = rtvs, dsv
+
+    def clear_color(self, rtv: Texture, color) -> dict:
+        """The color attachment of ClearRenderTargetView (validated)."""
+        if not isinstance(rtv, Texture) or rtv.device is not self.device or rtv.format.depth:
+            raise InvalidDescError("ClearRenderTargetView", "RenderTargetView", rtv,
+                                   "expected a color Texture of this context's device")
+        rtv.check_live("ClearRenderTargetView", "RenderTargetView")
+        try:
+            r, g, b, a = (float(c) for c in color)
+        except (TypeError, ValueError):
+            raise InvalidDescError("ClearRenderTargetView", "ColorRGBA", color,
+                                   "expected four numbers") from None
+        return {"view": rtv.view, "load_op": "clear", "store_op": "store",
+                "clear_value": (r, g, b, a)}
+
+    def clear_depth(self, dsv: Texture, depth: float, stencil: int) -> dict:
+        """The depth-stencil attachment of ClearDepthStencilView (validated)."""
+        if not isinstance(dsv, Texture) or dsv.device is not self.device or not dsv.format.depth:
+            raise InvalidDescError("ClearDepthStencilView", "DepthStencilView", dsv,
+                                   "expected a depth Texture of this context's device")
+        dsv.check_live("ClearDepthStencilView", "DepthStencilView")
+        if not isinstance(depth, (int, float)) or not 0.0 <= depth <= 1.0:
+            raise InvalidDescError("ClearDepthStencilView", "Depth", depth,
+                                   "expected a number in [0, 1]")
+        if type(stencil) is not int or not 0 <= stencil <= 255:
+            raise InvalidDescError("ClearDepthStencilView", "Stencil", stencil,
+                                   "expected an integer in 0..255")
+        att = {"view": dsv.view, "depth_load_op": "clear", "depth_store_op": "store",
+               "depth_clear_value": float(depth)}
+        if dsv.format.stencil:
+            att.update(stencil_load_op="clear", stencil_store_op="store",
+                       stencil_clear_value=stencil)
+        return att
+
+    def set_root_constant_buffer_view(self, root_parameter_index: int, buffer: Buffer | None,
+                                      offset: int = 0) -> None:
+        """Validate and store one root constant buffer view (see
+        :meth:`gpuia.gpu.Context.set_graphics_root_constant_buffer_view`)."""
+        where = "SetGraphicsRootConstantBufferView"
+        if type(root_parameter_index) is not int or not 0 <= root_parameter_index < MAX_CBVS:
+            raise InvalidDescError(where, "RootParameterIndex", root_parameter_index,
+                                   f"expected 0..{MAX_CBVS - 1}")
+        if buffer is None:
+            self.cbvs.pop(root_parameter_index, None)
+            return
+        if not isinstance(buffer, Buffer) or buffer.device is not self.device:
+            raise InvalidDescError(where, "BufferLocation", buffer,
+                                   "expected a gpuia Buffer of this device")
+        if "constant_buffer" not in buffer.bind:
+            raise InvalidDescError(where, "BufferLocation", buffer,
+                                   "was not created with the constant_buffer bind flag "
+                                   "(D3D12_RESOURCE_STATE / CBV usage)")
+        buffer.check_live(where)
+        align = max(256, self.device.caps.min_uniform_buffer_offset_alignment)
+        if type(offset) is not int or offset < 0 or offset % align or offset >= buffer.size:
+            raise InvalidDescError(where, "offset", offset,
+                                   f"must be a multiple of {align} inside the buffer's "
+                                   f"{buffer.size} bytes")
+        self.cbvs[root_parameter_index] = (buffer, offset)
+
+    def cbv_group(self, count: int):
+        """The bind group of the bound constant buffers 0..count-1 (@group(3))."""
+        # Views the shaders do not read may be unset (as in D3D12); WebGPU still wants a buffer.
+        bound = tuple(self.cbvs.get(i) or (self._unread_buffer(), 0) for i in range(count))
+        # Keyed by the buffers themselves (compared by identity) and their offsets.
+        group = self._cbv_groups.get(bound)
+        if group is None:
+            limit = self.device.caps.max_uniform_buffer_binding_size
+            group = remember(self._cbv_groups, bound, self.device.device.create_bind_group(
+                layout=self.pipelines.cbv_layout(count), entries=[
+                    {"binding": i, "resource": {"buffer": b.wgpu, "offset": off,
+                                                "size": min(b.wgpu.size - off, limit)}}
+                    for i, (b, off) in enumerate(bound)]), 64)
+        return group
+
+    def empty_group(self):
+        """An empty bind group, for the groups below 3 a path's pipeline layout leaves empty."""
+        if self._empty_group is None:
+            self._empty_group = self.device.device.create_bind_group(
+                layout=self.pipelines.cbv_layout(0), entries=[])
+        return self._empty_group
+
+    def _unread_buffer(self) -> Buffer:
+        if self._unread is None:
+            self._unread = self.device.create_buffer(size=256, bind=("constant_buffer",),
+                                                     label="unread root CBV")
+        return self._unread
+
+    def check_outputs(self, pso, capture: bool) -> None:
+        """The bound targets and constant buffers must be what ``pso`` says (WebGPU rejects a
+        mismatch at submit, which would abort the process)."""
+        for i, size in pso.constant_buffer_reads:
+            if i not in self.cbvs:
+                raise InvalidDescError("draw", f"root constant buffer view {i}", None,
+                                       f"the pipeline state's shaders read constant buffer {i}; "
+                                       f"set_graphics_root_constant_buffer_view({i}, ...) was "
+                                       f"not called")
+            buffer, offset = self.cbvs[i]
+            if buffer.size - offset < size:
+                raise InvalidDescError("draw", f"root constant buffer view {i}",
+                                       buffer.size - offset,
+                                       f"the shaders read {size} bytes of constant buffer {i}; "
+                                       f"the view holds {buffer.size - offset} from offset "
+                                       f"{offset}")
+        if capture:
+            return
+        bound = (tuple(t.format.name for t in self.rtvs),
+                 self.dsv.format.name if self.dsv is not None else None)
+        want = ((), None) if self.output.internal else self.output.signature()
+        if bound != want:
+            raise InvalidDescError(
+                "draw", "render targets", bound,
+                f"the pipeline state's RTVFormats/DSVFormat are {want}; bind matching targets "
+                f"with om_set_render_targets (formats must match, as in D3D12)")
+
+    def check_live(self, pso, capture: bool) -> None:
+        """No bound target or read constant buffer was released (a destroyed one in a submit
+        aborts the process)."""
+        for i, (b, _) in self.cbvs.items():
+            if b.released and i < pso.constant_buffers:  # every view below n is bound
+                raise released_error("draw", f"root constant buffer view {i}", b)
+        if capture or self.output.internal:
+            if self.target_texture is not None and self.target_texture.released:
+                raise released_error("draw", "Context target", self.target_texture)
+            return
+        for i, t in enumerate(self.rtvs):
+            if t.released:
+                raise released_error("draw", f"render target {i}", t)
+        if self.dsv is not None and self.dsv.released:
+            raise released_error("draw", "depth-stencil target", self.dsv)
+
+    def attachments(self, internal: bool) -> tuple[list, dict | None]:
+        """(color views, depth-stencil attachment or None) of a render pass: the bound targets,
+        or the context's own target when ``internal`` or none is bound."""
+        if internal or not (self.rtvs or self.dsv is not None):
+            return [self._own_target()], None
+        views = [t.view for t in self.rtvs]
+        depth = None
+        if self.dsv is not None:
+            depth = {"view": self.dsv.view, "depth_load_op": "load", "depth_store_op": "store"}
+            if self.dsv.format.stencil:
+                depth.update(stencil_load_op="load", stencil_store_op="store")
+        return views, depth
+
+    def _own_target(self):
+        if self._target_view is None:  # the internal 1x1 target (a given one is set at init)
+            import wgpu
+
+            tex = self.device.device.create_texture(size=(1, 1, 1), format=TARGET_FORMAT,
+                                                    usage=wgpu.TextureUsage.RENDER_ATTACHMENT)
+            self._target_view = tex.create_view()
+        return self._target_view

@@ -1,0 +1,222 @@
+"""The pipeline state gpuia draws with: D3D12's graphics pipeline state, reduced to what the
+Input Assembler, Stream Output and the output merger need, validated when it is made (like
+CreateGraphicsPipelineState). Parsed shader signatures, Stream Output declarations and output
+states are cached per value, shared by every context on any thread."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ...d3d.desc import StreamOutputDesc, StripCutValue
+from ...d3d.layout import InputLayout
+from ...d3d.signature import ShaderSignature
+from ...d3d.so_declaration import resolve_stream_output
+from ...errors import InvalidDescError
+from ...wgsl.pixel import link_stages, pixel_program
+from ...wgsl.signature import (parse_pixel_shader, parse_vertex_shader, pass_through_signature,
+                               uniform_slots)
+from ...wgsl.uniforms import uniform_sizes
+from ..cache import remember
+from ..pipelines import CBV_GROUP
+from ..targets import INTERNAL_OUTPUT, OutputState, comparison_func, cull_mode, target_format
+
+__all__ = ["PipelineState", "MAX_CBVS", "shared_cache_sizes"]
+
+MAX_CBVS = 8  # root constant buffer views gpuia binds (@group(3) bindings 0..7)
+_SHARED_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class PipelineState:
+    """The parts of a D3D12 graphics pipeline state gpuia draws with.
+
+    ``vertex_shader`` is WGSL source with D3D semantics (see ``gpuia.wgsl.signature``), or None
+    for the pass-through shader of the layout. ``pixel_shader`` is WGSL with one ``@fragment``
+    function (``gpuia.wgsl.pixel``), or None (nothing is written to the render targets).
+    ``rtv_formats`` / ``dsv_format`` (D3D12's RTVFormats / DSVFormat, DXGI names from
+    ``gpuia.gpu.targets.TARGET_FORMATS``) must match the targets bound with
+    :meth:`Context.om_set_render_targets` at each draw; without any, draws go to the context's
+    own target and the raster and depth fields do not apply. Raster and depth fields take D3D12's
+    names and defaults (CD3DX12_RASTERIZER_DESC / CD3DX12_DEPTH_STENCIL_DESC(D3D12_DEFAULT)):
+    back faces culled, clockwise front faces, depth test LESS with writes. ``constant_buffers``
+    root constant buffer views are bound with
+    :meth:`Context.set_graphics_root_constant_buffer_view`; the shaders declare them as
+    ``@group(3) @binding(i) var<uniform>`` (an HLSL shader: ``cbuffer ... : register(bi)``).
+    Left 0, it is what the shaders declare; a draw needs only the views they read bound, each
+    holding at least the bytes the shader's uniform type has (:attr:`constant_buffer_reads`;
+    refused at the draw otherwise, naming the view and both sizes).
+
+    Either shader may also be a compiled HLSL shader (:func:`gpuia.hlsl.compile_shader`); its
+    gpuia-convention WGSL is then what the fields hold and what every path draws with.
+    """
+
+    input_layout: InputLayout
+    vertex_shader: str | None = None
+    entry_point: str | None = None
+    strip_cut_value: StripCutValue = StripCutValue.DISABLED
+    stream_output: StreamOutputDesc | None = None
+    pixel_shader: str | None = None
+    ps_entry_point: str | None = None
+    rtv_formats: tuple = ()
+    dsv_format: object = None
+    cull_mode: str = "BACK"
+    front_counter_clockwise: bool = False
+    depth_enable: bool = True
+    depth_write_mask: str = "ALL"
+    depth_func: str = "LESS"
+    constant_buffers: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.input_layout, InputLayout):
+            object.__setattr__(self, "input_layout", InputLayout(self.input_layout))
+        try:
+            object.__setattr__(self, "strip_cut_value", StripCutValue.of(self.strip_cut_value))
+        except ValueError as e:
+            raise InvalidDescError("PipelineState", "IBStripCutValue", self.strip_cut_value,
+                                   str(e)) from None
+        if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
+            raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
+                                   "expected a StreamOutputDesc")
+        reads: dict[int, int] = {}  # root constant buffer -> bytes a binding needs (0: any)
+        for name, entry, stage in (("vertex_shader", "entry_point", "vertex"),
+                                   ("pixel_shader", "ps_entry_point", "pixel")):
+            shader = getattr(self, name)
+            hlsl = shader is not None and hasattr(shader, "wgsl_entry_point")
+            if hlsl:
+                # A compiled HLSL shader (gpuia.hlsl): its gpuia-convention WGSL is what draws.
+                if shader.stage != stage:
+                    raise InvalidDescError("PipelineState", name, shader.entry_point,
+                                           f"is a {shader.stage} shader")
+                for cb in shader.constant_buffers:
+                    reads[cb.slot] = max(reads.get(cb.slot, 0), cb.binding_size)
+                object.__setattr__(self, name, shader.wgsl)
+                object.__setattr__(self, entry, shader.wgsl_entry_point)
+            text = getattr(self, name)
+            if text is not None and not (isinstance(text, str) and text.strip()):
+                raise InvalidDescError("PipelineState", name, text,
+                                       "expected WGSL source text, a compiled HLSL shader "
+                                       "(gpuia.hlsl.compile_shader), or None")
+            for slot in uniform_slots(text or "", CBV_GROUP):
+                reads.setdefault(slot, 0)
+            if text and not hlsl:  # an HLSL shader's sizes come from its reflection (above)
+                for slot, size in uniform_sizes(text, CBV_GROUP).items():
+                    reads[slot] = max(reads.get(slot, 0), size)
+        rtvs = self.rtv_formats
+        if isinstance(rtvs, str) or not isinstance(rtvs, (list, tuple)):
+            raise InvalidDescError("PipelineState", "RTVFormats", rtvs,
+                                   "expected a sequence of DXGI formats")
+        if len(rtvs) > 8:
+            raise InvalidDescError("PipelineState", "NumRenderTargets", len(rtvs),
+                                   "at most 8 render targets "
+                                   "(D3D12_SIMULTANEOUS_RENDER_TARGET_COUNT)")
+        object.__setattr__(self, "rtv_formats", tuple(
+            target_format(f, f"RTVFormats[{i}]", depth=False) for i, f in enumerate(rtvs)))
+        if self.dsv_format is not None:
+            object.__setattr__(self, "dsv_format",
+                               target_format(self.dsv_format, "DSVFormat", depth=True))
+        object.__setattr__(self, "cull_mode", cull_mode(self.cull_mode))
+        object.__setattr__(self, "depth_func", comparison_func(self.depth_func))
+        mask = self.depth_write_mask.upper().removeprefix("D3D12_DEPTH_WRITE_MASK_") \
+            if isinstance(self.depth_write_mask, str) else None
+        if mask not in ("ZERO", "ALL"):
+            raise InvalidDescError("PipelineState", "DepthWriteMask", self.depth_write_mask,
+                                   "expected ZERO or ALL")
+        object.__setattr__(self, "depth_write_mask", mask)
+        for name in ("front_counter_clockwise", "depth_enable"):
+            if type(getattr(self, name)) is not bool:
+                raise InvalidDescError("PipelineState", name, getattr(self, name),
+                                       "expected True or False")
+        if type(self.constant_buffers) is not int or not 0 <= self.constant_buffers <= MAX_CBVS:
+            raise InvalidDescError("PipelineState", "constant_buffers", self.constant_buffers,
+                                   f"expected 0..{MAX_CBVS} root constant buffer views (gpuia's "
+                                   f"own uniform blocks take the rest of WebGPU's 12 per stage)")
+        needed = max(reads) + 1 if reads else 0
+        if needed > MAX_CBVS:
+            raise InvalidDescError("PipelineState", "constant_buffers", needed,
+                                   f"the shaders read root constant buffer {needed - 1} "
+                                   f"(register b{needed - 1}); gpuia binds 0..{MAX_CBVS - 1}")
+        if needed > self.constant_buffers:
+            if self.constant_buffers:
+                raise InvalidDescError("PipelineState", "constant_buffers",
+                                       self.constant_buffers,
+                                       f"the shaders read root constant buffer {needed - 1} "
+                                       f"(register b{needed - 1})")
+            object.__setattr__(self, "constant_buffers", needed)
+        object.__setattr__(self, "_cbv_reads", tuple(sorted(reads.items())))
+
+    @property
+    def constant_buffer_reads(self) -> tuple[tuple[int, int], ...]:
+        """(root constant buffer, bytes its binding must hold; 0: not known) for every view the
+        shaders read: what a draw needs bound. The bytes are an HLSL cbuffer's binding size
+        (its reflection), or a WGSL ``var<uniform>``'s type size (WGSL's SizeOf: what WebGPU
+        checks the binding against); 0 for a type gpuia cannot size (an override-sized
+        array), whose binding is then not checked."""
+        return self._cbv_reads
+
+    def output_state(self, max_varyings: int) -> OutputState:
+        """The pipeline's :class:`~gpuia.gpu.targets.OutputState` (pixel shader linked to the
+        vertex shader; refused with the member named when they do not fit)."""
+        key = (self, max_varyings)
+        out = _OUTPUTS.get(key)
+        if out is None:
+            if not self.rtv_formats and self.dsv_format is None:
+                if self.pixel_shader is not None:
+                    raise InvalidDescError("PipelineState", "RTVFormats", (),
+                                           "a pixel shader needs render target formats")
+                out = INTERNAL_OUTPUT
+            else:
+                ps = varyings = None
+                if self.pixel_shader is not None:
+                    ps = parse_pixel_shader(self.pixel_shader, self.ps_entry_point)
+                    varyings = link_stages(self.signature, ps, max_varyings)
+                    # Generated now only for its checks (SV_Target vs RTVFormats), so they fail
+                    # at set_pipeline_state; the module itself is built at the first draw.
+                    pixel_program(ps, varyings, tuple(f.shader_type for f in self.rtv_formats))
+                out = OutputState(self.rtv_formats, self.dsv_format, ps, varyings or (),
+                                  self.cull_mode, self.front_counter_clockwise,
+                                  self.depth_enable, self.depth_enable
+                                  and self.depth_write_mask == "ALL", self.depth_func)
+            with _SHARED_LOCK:
+                remember(_OUTPUTS, key, out)
+        return out
+
+    @property
+    def signature(self) -> ShaderSignature:
+        key = (self.input_layout, self.vertex_shader, self.entry_point)
+        sig = _SIGNATURES.get(key)
+        if sig is None:
+            sig = (parse_vertex_shader(self.vertex_shader, self.entry_point)
+                   if self.vertex_shader else pass_through_signature(self.input_layout))
+            sig.check_layout(self.input_layout)
+            with _SHARED_LOCK:
+                remember(_SIGNATURES, key, sig)
+        return sig
+
+    @property
+    def so(self):
+        """The validated Stream Output declaration (None without one; empty declarations mean
+        no Stream Output, rulebook 10.3)."""
+        if self.stream_output is None:
+            return None
+        key = (self.signature, self.stream_output)
+        so = _SO.get(key)
+        if so is None:
+            so = resolve_stream_output(self.stream_output, self.signature)
+            with _SHARED_LOCK:
+                remember(_SO, key, so)
+        return None if so.empty else so
+
+
+_SIGNATURES: dict = {}
+_SO: dict = {}
+_OUTPUTS: dict = {}
+# Those three are shared by every context, on any thread: an eviction (remember) racing another
+# thread's would raise KeyError or "dictionary changed size".
+
+
+def shared_cache_sizes() -> dict:
+    """Entries of the caches every context shares (each bounded by gpuia.gpu.cache.remember):
+    parsed ``signatures``, resolved ``stream_outputs`` and ``output_states``."""
+    return {"signatures": len(_SIGNATURES), "stream_outputs": len(_SO),
+            "output_states": len(_OUTPUTS)}
