@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from ..errors import InvalidDescError
 
 __all__ = ["MAX_SOURCE_BYTES", "MAX_ARRAY_BYTES", "check_shader_bounds", "array_memory",
-           "blank_comments", "type_args", "ArrayUse"]
+           "blank_comments", "type_args", "split_top_level", "matching_bracket", "ModuleTypes",
+           "ArrayUse"]
 
 MAX_SOURCE_BYTES = 1 << 20
 """Largest WGSL source gpuia hands to wgpu (1 MiB of UTF-8)."""
@@ -147,6 +148,23 @@ def _split_args(text: str) -> list[str]:
     return [a.strip() for a in out if a.strip()]
 
 
+def split_top_level(text: str, sep: str = ",") -> list[str]:
+    """``text`` split at the ``sep`` characters outside parentheses and angle brackets (struct
+    members such as ``@interpolate(linear, centroid) A: f32`` or ``array<f32, 4>``, parameter
+    lists)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
 _IDENT_RE = re.compile(r"\s*([^\W\d]\w*)\s*", re.U)
 
 
@@ -181,8 +199,12 @@ class _Layout:
     array_bytes: int  # bytes of arrays in the type (itself, or nested in struct members)
 
 
-class _Types:
-    """SizeOf / AlignOf of the WGSL types of one module (its structs, aliases, consts)."""
+class ModuleTypes:
+    """SizeOf / AlignOf of the WGSL types of one module (comments blanked): its structs
+    (``structs``: name -> [(attributes, member, type)]), aliases (``aliases``: name -> type),
+    consts and overrides. :meth:`evaluate` gives an integer const-expression's value and
+    :meth:`layout` a type's size, alignment and array bytes; an expression this reader cannot
+    bound raises there, which :func:`check_shader_bounds` turns into its refusal."""
 
     def __init__(self, code: str):
         self.structs: dict[str, list[tuple[str, str, str]]] = {}  # (attributes, name, type)
@@ -349,8 +371,9 @@ def _line(code: str, pos: int) -> int:
     return code.count("\n", 0, pos) + 1
 
 
-def _matching(code: str, start: int, open_: str, close: str) -> int:
-    """Index of the ``close`` matching ``code[start] == open_``; -1 when unbalanced."""
+def matching_bracket(code: str, start: int, open_: str, close: str) -> int:
+    """Index of the ``close`` matching ``code[start] == open_`` (one of ``(``, ``{``, ``[``);
+    -1 when unbalanced."""
     depth = 0
     for m in _BRACKETS_RE[open_].finditer(code, start):
         depth += 1 if m.group() == open_ else -1
@@ -365,7 +388,7 @@ _BRACKETS_RE = {"(": re.compile(r"[()]"), "{": re.compile(r"[{}]"), "[": re.comp
 class _Module:
     def __init__(self, code: str):
         self.code = code
-        self.types = _Types(code)
+        self.types = ModuleTypes(code)
         self.functions: dict[str, str] = {}  # name -> return type ("" for none)
         self.positions: dict[str, int] = {}  # name -> offset of its ``fn``
         self.bodies: list[tuple[int, int]] = []  # function body spans
@@ -373,7 +396,7 @@ class _Module:
         self.values: dict[str, str] = {}  # declared name -> type text (for copies)
         self.sizes: dict[str, int] = {}  # declared name -> bytes of arrays counted for it
         for m in _FN_RE.finditer(code):
-            close = _matching(code, m.end() - 1, "(", ")")
+            close = matching_bracket(code, m.end() - 1, "(", ")")
             if close < 0:
                 continue
             brace = code.find("{", close)
@@ -383,7 +406,7 @@ class _Module:
                            code[close + 1:brace], re.S)
             self.functions[m.group(1)] = ret.group(1) if ret else ""
             self.positions[m.group(1)] = m.start()
-            end = _matching(code, brace, "{", "}")
+            end = matching_bracket(code, brace, "{", "}")
             self.bodies.append((brace, end if end >= 0 else len(code)))
             for raw in _split_args(code[m.end():close]):
                 pm = re.match(r"\s*(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)\s*:\s*(.+?)\s*$",
@@ -409,7 +432,7 @@ class _Module:
                 continue
             if name == "array" and t == "array":  # array(a, b, ...): count times element
                 open_ = call.end() - 1
-                close = _matching(text, open_, "(", ")")
+                close = matching_bracket(text, open_, "(", ")")
                 args = _split_args(text[open_ + 1:close]) if close > 0 else []
                 if args:
                     first = self.value_bytes(args[0])
@@ -424,7 +447,7 @@ class _Module:
         """Bytes of arrays in the value ``expr`` (a name, a member or element of one, a call of
         a user function, or a constructor): 0 for arithmetic, which makes no arrays."""
         expr = expr.strip()
-        while expr.startswith("(") and _matching(expr, 0, "(", ")") == len(expr) - 1:
+        while expr.startswith("(") and matching_bracket(expr, 0, "(", ")") == len(expr) - 1:
             expr = expr[1:-1].strip()
         expr = expr.lstrip("*").strip()
         m = _ACCESS_RE.match(expr)

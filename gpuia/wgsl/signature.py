@@ -19,8 +19,9 @@ import re
 from ..errors import InvalidDescError
 from ..d3d.layout import InputLayout, parse_semantic
 from ..d3d.signature import SYSTEM_INPUTS, Member, ShaderSignature
-from .bounds import check_shader_bounds
+from .bounds import check_shader_bounds, split_top_level
 from .scalar_types import SHADER_TYPE, WGSL_SCALAR
+from .uniforms import check_uniform_loads
 
 __all__ = ["Member", "ShaderSignature", "parse_vertex_shader", "parse_pixel_shader",
            "pass_through_shader", "uniform_slots", "split_top_level",
@@ -53,23 +54,6 @@ def _wgsl_type(text: str, where: str, what: str = "vertex shader") -> tuple[str,
 _INTERPOLATE_RE = re.compile(r"@\s*interpolate\s*\(([^)]*)\)")
 _INTERPOLATIONS = {"perspective", "linear", "flat"}
 _SAMPLINGS = {"center", "centroid", "sample", "first", "either"}
-
-
-def split_top_level(text: str, sep: str = ",") -> list[str]:
-    """``text`` split at the ``sep`` characters outside parentheses and angle brackets (struct
-    members such as ``@interpolate(linear, centroid) A: f32`` or ``array<f32, 4>``, parameter
-    lists)."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch in "(<":
-            depth += 1
-        elif ch in ")>":
-            depth -= 1
-        elif ch == sep and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return out
 
 
 def _interpolation(raw: str, where: str, what: str) -> str | None:
@@ -115,9 +99,7 @@ def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
     if not isinstance(source, str) or not source.strip():
         raise InvalidDescError(what, "wgsl", source, "expected WGSL source text")
     # What naga or the driver would crash or hang on is refused here, before anything else
-    # reads the text (gpuia.wgsl.bounds).
-    from .uniforms import check_uniform_loads  # (uniforms imports this module)
-
+    # reads the text (gpuia.wgsl.bounds, gpuia.wgsl.uniforms).
     check_shader_bounds(source, what)
     check_uniform_loads(source, what)
     code = _COMMENT_RE.sub(lambda m: " " * len(m.group(0)), source)

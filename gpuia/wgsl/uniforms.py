@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from .signature import split_top_level
+from ..errors import InvalidDescError
+from .bounds import ModuleTypes, blank_comments, matching_bracket, split_top_level, type_args
 
 __all__ = ["uniform_sizes"]
 
@@ -118,8 +119,6 @@ _TWO_ROW_MAT_RE = re.compile(r"mat[234]x2(?:[fh]|\s*<\s*(?:f32|f16)\s*>)?")
 def _element_type(t: str, types):
     """(array depth k, element type) of ``t`` with aliases resolved and k arrays taken off;
     None when ``t`` does not parse or nests past any real shader."""
-    from .bounds import type_args
-
     depth = 0
     for _ in range(64):
         parsed = type_args(" ".join(t.split()))
@@ -144,8 +143,6 @@ def _two_row_matrix(t: str, types) -> bool:
 def _element_chain(t: str, types):
     """(array depth k, struct name, offending member) when ``t`` is array^k of a struct that
     naga cannot load whole (see above); None otherwise."""
-    from .bounds import type_args
-
     found = _element_type(t, types)
     if found is None:
         return None
@@ -162,14 +159,12 @@ def _element_chain(t: str, types):
 
 def _steps(code: str, at: int) -> tuple[int, int]:
     """(number of ``[...]`` index steps, offset after them) from ``at``."""
-    from .bounds import _matching
-
     n = 0
     while True:
         m = re.compile(r"\s*\[").match(code, at)
         if m is None:
             return n, at
-        close = _matching(code, m.end() - 1, "[", "]")
+        close = matching_bracket(code, m.end() - 1, "[", "]")
         if close < 0:
             return n, at
         n, at = n + 1, close + 1
@@ -180,11 +175,8 @@ def check_uniform_loads(source: str, what: str = "vertex shader") -> None:
     struct and its 2-row matrix member) the loads naga aborts the process on (see above):
     a whole ``var<uniform>`` value of such a struct, or of an array of them, or an element of
     one, read directly or through a pointer. Returns None when there is none."""
-    from ..errors import InvalidDescError
-    from .bounds import _Types, blank_comments
-
     code = blank_comments(source)
-    types = _Types(code)
+    types = ModuleTypes(code)
     roots = {}  # name -> (array depth already indexed, uniform var, (k, struct, member))
     for m in _UNIFORM_DECL_RE.finditer(code):
         chain = _element_chain(m.group(2), types)
