@@ -17,21 +17,24 @@ from __future__ import annotations
 
 import difflib
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
 import pytest
 
+import gpuia.wgsl
 from gpuia.d3d.desc import StreamOutputDesc
 from gpuia.d3d.formats import VERTEX_FORMATS
 from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.so_declaration import resolve_stream_output
 from gpuia.d3d.topology import topology_info
+from gpuia.errors import GpuiaError, InvalidDescError
+from gpuia.wgsl.library import load_shader_source, shader_names
 from gpuia.wgsl.pixel import link_stages, pixel_program
-from gpuia.wgsl.program import ProgramSpec, vertex_program
+from gpuia.wgsl.program import CaptureRoute, ProgramSpec, vertex_program
 from gpuia.wgsl.signature import parse_pixel_shader, parse_vertex_shader, pass_through_signature
-from gpuia.wgsl.so_pass import SOProgramSpec, so_program
+from gpuia.wgsl.so_pass import SOProgramSpec, SOVertexOrder, so_program
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden" / "wgsl"
 REGENERATE = "pytest tests/test_wgsl_golden.py --regenerate-golden"
@@ -445,3 +448,56 @@ def test_check_golden_fails_when_regenerating_missing_or_different(tmp_path):
         check_golden(path, "b\n", False)
     with pytest.raises(pytest.fail.Exception, match="regenerated"):
         check_golden(path, "a\n", True)  # regenerating the same text fails too
+
+
+# -- the spellings a spec accepts --------------------------------------------------------------
+def test_capture_routes_and_so_orders_take_the_enum_or_its_value():
+    """The specs above spell capture as True and the SO order as a string: the enum members
+    and their values build the same spec, hence the same golden text."""
+    layout = _layout(*_CAPTURE_LAYOUT)
+    by_bool = _pulling(layout, capture=True)
+    for route in ("storage", CaptureRoute.STORAGE):
+        spec = _pulling(layout, capture=route)
+        assert spec == by_bool and spec.capture is CaptureRoute.STORAGE
+    targets = _pulling(layout, capture=True, capture_group=0, capture_targets=2)
+    for route in ("targets", CaptureRoute.TARGETS):
+        spec = _pulling(layout, capture=route, capture_group=0, capture_targets=2)
+        assert spec == targets and spec.capture is CaptureRoute.TARGETS
+    golden_text = GOLDENS["capture_targets_group0"].path.read_text(encoding="utf-8")
+    assert vertex_program(_pulling(layout, capture="targets", capture_group=0,
+                                   capture_targets=2)) == golden_text.split("\n\n", 1)[1]
+    assert _pulling(layout).capture is None
+    listed = _so_host_list()
+    assert listed.mode is SOVertexOrder.LIST
+    assert replace(listed, mode=SOVertexOrder.LIST) == listed
+    assert _so_strip_direct().mode is SOVertexOrder.DIRECT
+
+
+@pytest.mark.parametrize("capture, group, per_group, field", [
+    ("texture", -1, 0, "route"),  # no such route
+    ("targets", -1, 0, "capture_group"),  # the targets route needs a group
+    ("targets", 0, 0, "capture_group"),  # ... of at least one vec4
+    ("targets", 3, 1, "capture_group"),  # a record of 2 elements has 3 vec4s: group 3 is empty
+    ("storage", 0, 2, "capture_group"),  # groups are the targets route's
+    (False, 0, 2, "capture_group"),
+])
+def test_a_capture_spec_that_cannot_be_generated_is_refused(capture, group, per_group, field):
+    layout = _layout(*_CAPTURE_LAYOUT)
+    with pytest.raises(InvalidDescError) as err:
+        _pulling(layout, capture=capture, capture_group=group, capture_targets=per_group)
+    assert err.value.field == field
+
+
+def test_an_so_order_that_is_not_one_is_refused():
+    with pytest.raises(InvalidDescError, match="'direct' or 'list'"):
+        replace(_so_host_list(), mode="closed")
+
+
+def test_the_wgsl_library_is_read_from_the_package():
+    folder = Path(gpuia.wgsl.__file__).resolve().parent / "shaders"
+    assert shader_names() == ("draw_auto.wgsl", "ia_decode.wgsl")
+    for name in shader_names():
+        assert load_shader_source(name) == (folder / name).read_text(encoding="utf-8")
+    for name in ("../program.py", "shaders/ia_decode.wgsl", "missing.wgsl"):
+        with pytest.raises(GpuiaError, match="no file .*it has draw_auto.wgsl, ia_decode.wgsl"):
+            load_shader_source(name)
