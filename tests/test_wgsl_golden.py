@@ -3,8 +3,8 @@
 Each spec below is built from public constructors only (an InputLayout from element descs, a
 signature parsed from WGSL, a Stream Output declaration resolved against it) and names what it
 exercises. Its golden file holds a header comment naming the spec, then the exact program the
-generator produces: any change to the generated text is a diff a reviewer reads, as in Tint's
-transform tests. The text tests need no adapter and no wgpu device; the ``gpu`` tests compile
+generator produces: any change to the generated text shows as a diff of a golden file, as in
+Tint's transform tests. The text tests need no adapter and no wgpu device; the ``gpu`` tests compile
 each golden file on the adapter through gpuia's own error mapping, so a golden file naga
 rejects cannot sit in the tree.
 
