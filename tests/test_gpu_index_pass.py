@@ -215,6 +215,13 @@ def test_non_indexed_draw(gpu_device):
     assert lst.tolist() == [1, 2, 2, 3]
     assert kept.tolist() == [0, 1, 2, 3, 4]
     assert args[LIST_WORD:LIST_WORD + 5].tolist() == [4, 2, 0, 7, 0]
+    # A caller that adds part of StartVertexLocation in its vertex stage names the rest.
+    _, _, args = run_pass(gpu_device, DrawInstanced(5, 1, 0xFFFFFFF0, 0), "LINESTRIP_ADJ",
+                          base_vertex=-16)
+    assert args[LIST_WORD + 3] == args[KEPT_WORD + 3] == 0xFFFFFFF0
+    _, _, args = run_pass(gpu_device, DrawInstanced(5, 1, 0xFFFFFFF0, 0), "LINESTRIP_ADJ",
+                          base_vertex=0)
+    assert args[LIST_WORD + 3] == 0
 
 
 def test_args(gpu_device):
@@ -479,6 +486,8 @@ def test_pass_refusals(gpu_device):
         encode_index_pass(gpu_device, enc, DrawIndexedInstanced(3), strip, strip_cut_value=7)
     with pytest.raises(InvalidDescError, match="draw"):
         encode_index_pass(gpu_device, enc, {"DrawInstanced": {}}, strip)
+    with pytest.raises(InvalidDescError, match="base_vertex"):
+        encode_index_pass(gpu_device, enc, DrawInstanced(3), strip, base_vertex=1 << 31)
     buf = index_buffer(gpu_device, [0, 1, 2])
     buf.buffer.release()
     with pytest.raises(InvalidDescError, match="released"):

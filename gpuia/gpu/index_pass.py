@@ -216,7 +216,7 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
                       index_buffer: IndexBufferView | None = None,
                       strip_cut_value=StripCutValue.DISABLED, rotate: bool = False,
                       streams: IndexStreams = IndexStreams.LIST | IndexStreams.KEPT,
-                      items_per_group: int = 0) -> IndexPass:
+                      items_per_group: int = 0, base_vertex: int | None = None) -> IndexPass:
     """Encode the index pass of ``draw`` into ``encoder`` (a wgpu command encoder with no pass
     open) and return its :class:`IndexPass`.
 
@@ -233,6 +233,10 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
         streams (IndexStreams): which streams to write (the args always are).
         items_per_group (int): for the dispatch args, items a consumer workgroup handles (0:
             they are written as zeros).
+        base_vertex (int): the baseVertex of both draw args, a signed 32-bit value (default:
+            BaseVertexLocation; StartVertexLocation for a non-indexed draw, as its bits). An
+            adapter that cannot take a large first vertex draws from a smaller one and adds
+            the rest in its vertex stage.
 
     Returns:
         IndexPass
@@ -252,6 +256,10 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     if type(items_per_group) is not int or not 0 <= items_per_group <= _U32:
         raise InvalidDescError("index pass", "items_per_group", items_per_group,
                                "a non-negative 32-bit count")
+    if base_vertex is not None and (type(base_vertex) is not int
+                                    or not -(1 << 31) <= base_vertex < 1 << 31):
+        raise InvalidDescError("index pass", "base_vertex", base_vertex,
+                               "a signed 32-bit value (drawIndexedIndirect's baseVertex)")
     caps = device.caps
     source = _source(draw, index_buffer, device)
     literal = cut.index if (topology.strip and draw.indexed) else None
@@ -292,7 +300,8 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     lengths = (levels + [0] * MAX_LEVELS)[:MAX_LEVELS]
     base = [n, draw.start_index_location if draw.indexed else 0, ib_base, held,
             draw.instance_count if n else 0,
-            (draw.base_vertex_location if draw.indexed else draw.start_vertex_location) & _U32,
+            (base_vertex if base_vertex is not None else draw.base_vertex_location
+             if draw.indexed else draw.start_vertex_location) & _U32,
             draw.start_instance_location, items_per_group,
             caps.max_compute_workgroups_per_dimension]
     records = [(0, 0)] + [(i, 0) for i in range(1, top)] + [(top, 0), (top, 1)]
