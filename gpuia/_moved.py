@@ -39,6 +39,16 @@ MODULES = {
     "gpuia.gpu.raster": "gpuia.harness.raster_check",
     "gpuia.gpu.streamout": "gpuia.gpu.so_engine",
     "gpuia.wgsl.streamout": "gpuia.wgsl.so_pass",
+    "gpuia._demos": "gpuia.demos",
+    "gpuia._demos.common": "gpuia.demos.common",
+    "gpuia._demos.encode": "gpuia.demos.encode",
+    "gpuia._demos.geometry": "gpuia.demos.geometry",
+    "gpuia._demos.image_diff": "gpuia.demos.image_diff",
+    "gpuia._demos.instancing": "gpuia.demos.instancing",
+    "gpuia._demos.mesh": "gpuia.demos.mesh",
+    "gpuia._demos.real_layouts": "gpuia.demos.real_layouts",
+    "gpuia._demos.render_all": "gpuia.demos.render_all",
+    "gpuia._demos.stream_output": "gpuia.demos.stream_output",
 }
 
 NAMES = {

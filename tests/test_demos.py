@@ -5,7 +5,8 @@ and compared with ``tests/data/images/NAME.png`` (generated on lavapipe): a pixe
 channel is more than THRESHOLD away, and at most MAX_FRACTION of the pixels may differ. On a
 failure the test writes ``NAME.actual.png`` and ``NAME.diff.png`` (the difference, amplified)
 into its tmp_path and names them. ``GPUIA_REGENERATE_IMAGES=1 pytest tests/test_demos.py``
-rewrites the reference images from this run (then compares with what it wrote).
+rewrites the reference images from this run and fails, saying so: a regenerating run compares
+nothing, so it must not pass; run the tests again without the variable to compare.
 
 Every demo also has checks that do not depend on a reference image: hand-derived facts about
 its picture and the paths its draws took.
@@ -18,9 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import gpuia.demos
 from gpuia.cli import main
-from gpuia.commands.demo import demo_module, demo_package, window_unavailable
-from gpuia.errors import UnsupportedError
+from gpuia.commands.demo import window_unavailable
+from gpuia.demos import common, demo_module, image_diff, render_all
+from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.util.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png
 
 IMAGES = Path(__file__).resolve().parent / "data" / "images"
@@ -30,7 +33,6 @@ MAX_FRACTION = 0.002   # 38 of the 19200 pixels
 REGENERATE = os.environ.get("GPUIA_REGENERATE_IMAGES") == "1"
 NAMES = ["mesh", "instancing", "stream_output", "real_layouts"]
 
-common = demo_module("common")
 # The clear colour as an 8-bit UNORM target stores it: round(c * 255).
 CLEAR_8BIT = [round(c * 255) for c in common.CLEAR_COLOR]
 
@@ -118,6 +120,8 @@ def test_image_matches_reference(name, rendered, tmp_path, gpu_device):
     ref_path = IMAGES / f"{name}.png"
     if REGENERATE:
         write_png(ref_path, image)
+        pytest.fail(f"{name}: the reference image {ref_path} was rewritten from this run, so "
+                    f"nothing was compared; run the test again without GPUIA_REGENERATE_IMAGES")
     assert ref_path.is_file(), (f"no reference image {ref_path}; create it with "
                                 f"GPUIA_REGENERATE_IMAGES=1 pytest tests/test_demos.py")
     d = compare_images(image, read_png(ref_path), THRESHOLD, MAX_FRACTION)
@@ -185,11 +189,24 @@ def test_real_layouts_verdicts(rendered):
 
 # -- the package and the command -----------------------------------------------------------
 def test_every_listed_demo_has_its_interface():
-    pkg = demo_package()
-    assert pkg.__name__ == "gpuia._demos" and list(pkg.DEMOS) == NAMES
+    assert list(gpuia.demos.DEMOS) == NAMES
     for name in NAMES:
         mod = demo_module(name)
+        assert mod.__name__ == f"gpuia.demos.{name}"
         assert issubclass(mod.DEMO, common.Demo) and callable(mod.render)
+    with pytest.raises(InvalidDescError, match="expected one of mesh, instancing"):
+        demo_module("common")  # a module of the package, not a demo
+
+
+def test_demo_data_are_package_resources():
+    """The demos' shaders and layouts are read as package data (importlib.resources), from the
+    package itself: the four HLSL files, the include among them, and the 23 layouts."""
+    assert sorted(f.name for f in common.HLSL_DIR.iterdir() if f.is_file()) == \
+        ["instancing.hlsl", "lit.hlsl", "scene.hlsli", "twist.hlsl"]
+    real_layouts = demo_module("real_layouts")
+    assert len(real_layouts.load_layouts()) == 23
+    assert Path(str(real_layouts.LAYOUTS_FILE)).parent.parent == \
+        Path(gpuia.demos.__file__).parent
 
 
 def test_demo_command_headless(tmp_path, capsys):
@@ -246,7 +263,6 @@ def test_window_availability(monkeypatch):
 
 # -- the scripts ---------------------------------------------------------------------------
 def test_render_all_and_image_diff(tmp_path, capsys):
-    render_all, image_diff = demo_module("render_all"), demo_module("image_diff")
     a = tmp_path / "a"
     assert render_all.main(["--out", str(a), "--size", "40x30", "--only", "mesh,stream_output"]) == 0
     assert sorted(p.name for p in a.iterdir()) == ["mesh.png", "notes.txt", "stream_output.png"]
@@ -270,7 +286,7 @@ def test_render_all_and_image_diff(tmp_path, capsys):
 
 
 def test_demo_shaders_are_hlsl(rendered):
-    """The mesh, instancing and Stream Output demos draw with HLSL shaders (demos/hlsl/),
+    """The mesh, instancing and Stream Output demos draw with HLSL shaders (gpuia/demos/hlsl/),
     linked by semantic: the instancing VS reads its per-instance matrix as WORLD0..3."""
     expected = {"mesh": ["demos/hlsl/lit.hlsl: vs_mesh, ps_lit"],
                 "instancing": ["demos/hlsl/instancing.hlsl: vs_instanced, ps_color"],

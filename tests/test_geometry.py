@@ -1,5 +1,6 @@
-"""Demo geometry (demos/geometry.py, demos/encode.py): the teapot's data and tessellation, the
-packed vertex buffers of the mesh layout, mesh files through trimesh, and the matrices.
+"""Demo geometry (gpuia/demos/geometry.py, gpuia/demos/encode.py): the teapot's data and
+tessellation, the packed vertex buffers of the mesh layout, mesh files through trimesh, and the
+matrices.
 
 Expected values are derived by hand from Newell's published table, the DXGI bit layouts and the
 Bézier basis; the packed bytes are also decoded back by gpuia's reference decoder, which is
@@ -11,13 +12,10 @@ import sys
 import numpy as np
 import pytest
 
-from gpuia.commands.demo import demo_module
+from gpuia.demos import encode, geometry
 from gpuia.errors import CaseError, UnsupportedError
 from gpuia.d3d.formats import format_info
 from gpuia.reference.decode import decode_words
-
-geometry = demo_module("geometry")
-encode = demo_module("encode")
 
 
 def newell(number):

@@ -17,54 +17,17 @@ only: an OBJ, glTF, PLY or STL file through trimesh, the extra ``mesh``).
 Exit status: 0 drawn and written; 1 a real-layouts verdict found a difference; 2 bad arguments
 or input (one ``error:`` line), a missing extra included.
 
-The demos live in the repository's ``demos/`` package, which the wheel ships as
-``gpuia._demos``; :func:`demo_package` finds it either way.
+The demos are the package :mod:`gpuia.demos`; this module is its command line.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 
+from ..demos import DEMOS, demo_module
 from ..errors import GpuiaError, InvalidDescError, UnsupportedError
-
-PACKAGE = "gpuia._demos"
-
-
-def demo_package():
-    """The demos package: ``gpuia._demos`` in a wheel, else ``demos/`` next to the ``gpuia``
-    folder (an editable install or a checkout), loaded under the same name."""
-    if PACKAGE in sys.modules:
-        return sys.modules[PACKAGE]
-    try:
-        return importlib.import_module(PACKAGE)
-    except ModuleNotFoundError as exc:
-        if exc.name != PACKAGE:
-            raise
-    root = Path(__file__).resolve().parent.parent.parent / "demos"
-    init = root / "__init__.py"
-    if not init.is_file():
-        raise UnsupportedError(f"the demos are not installed (no {PACKAGE} and no {root})")
-    spec = importlib.util.spec_from_file_location(PACKAGE, init,
-                                                  submodule_search_locations=[str(root)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[PACKAGE] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[PACKAGE]
-        raise
-    return module
-
-
-def demo_module(name: str):
-    """A module of the demos package (``"geometry"``, ``"mesh"``, ...)."""
-    demo_package()
-    return importlib.import_module(f"{PACKAGE}.{name}")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -85,10 +48,10 @@ def parse_frames(text: str | None) -> int | None:
     return int(text)
 
 
-def _demo_name(text: str, demos: dict) -> str:
+def _demo_name(text: str) -> str:
     name = text.strip().lower().replace("-", "_")
-    if name not in demos:
-        raise InvalidDescError("arguments", "NAME", text, f"expected one of {', '.join(demos)}")
+    if name not in DEMOS:
+        raise InvalidDescError("arguments", "NAME", text, f"expected one of {', '.join(DEMOS)}")
     return name
 
 
@@ -116,9 +79,9 @@ def run_window(demo_class, device, size, frames, options, title: str) -> int:
     from rendercanvas.glfw import RenderCanvas, loop
 
     from ..gpu import Context, Texture
+    from ..demos import common
     from ..gpu.targets import TARGET_FORMATS
 
-    common = demo_module("common")
     try:
         canvas = RenderCanvas(size=size, title=f"{title} ($fps)", update_mode="continuous",
                               max_fps=60)
@@ -158,8 +121,7 @@ def cmd_demo(args) -> int:
     from ..util.image import check_png_support, write_png
 
     try:
-        package = demo_package()
-        name = _demo_name(args.name, package.DEMOS)
+        name = _demo_name(args.name)
         size, frames = parse_size(args.size), parse_frames(args.frames)
         if args.mesh is not None and name != "mesh":
             raise InvalidDescError("arguments", "--mesh", args.mesh, "only the mesh demo draws a "
@@ -169,12 +131,14 @@ def cmd_demo(args) -> int:
             raise InvalidDescError("arguments", "--out", str(out), "the picture is a PNG: name a "
                                                               ".png file")
         check_png_support()
-        module = demo_module(name)
-        common = demo_module("common")
-        # A mesh file is read once, before any window opens.
-        options = {"mesh": demo_module("geometry").load_mesh(args.mesh)
-                   if args.mesh is not None else None}
+        # The demos draw through the GPU side, which imports wgpu: only once the arguments
+        # are known to be good.
+        from ..demos import common, geometry
         from ..gpu import get_device
+
+        module = demo_module(name)
+        # A mesh file is read once, before any window opens.
+        options = {"mesh": geometry.load_mesh(args.mesh) if args.mesh is not None else None}
 
         device = get_device(args.adapter, args.gpu_backend)
         why = "asked for with --headless" if args.headless else window_unavailable()

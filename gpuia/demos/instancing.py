@@ -34,7 +34,8 @@ import colorsys
 
 import numpy as np
 
-from gpuia import IndexBufferView, InputLayout, VertexBufferView
+from .. import IndexBufferView, InputLayout, VertexBufferView
+from ..gpu import PipelineState
 
 from .common import DSV_FORMAT, FPS, Demo, camera, run
 from .encode import pack_records
@@ -106,8 +107,6 @@ class InstancingDemo(Demo):
     name = "instancing"
 
     def __init__(self, device, rtv_format, options=None):
-        from gpuia.gpu import PipelineState
-
         super().__init__(device, rtv_format, options)
         mesh = teapot(2)
         self.index_count = mesh.index_count

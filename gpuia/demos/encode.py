@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuia.d3d.formats import FormatInfo, format_info
+from ..d3d.formats import FormatInfo, format_info
 
 __all__ = ["encode_elements", "pack_records"]
 

@@ -1,9 +1,9 @@
-"""Render every demo headless into a folder: ``python demos/render_all.py --out DIR``.
+"""Render every demo headless into a folder: ``python -m gpuia.demos.render_all --out DIR``.
 
-Writes ``DIR/NAME.png`` for each demo of ``demos.DEMOS`` (the last of ``--frames`` frames at
-``--size``) and ``DIR/notes.txt``: the adapter, then each demo's notes (the path every draw took,
-the real-layouts verdicts) and its render time. Compare two such folders, for example lavapipe's
-and a real GPU's, with ``python demos/image_diff.py A_DIR B_DIR``.
+Writes ``DIR/NAME.png`` for each demo of ``gpuia.demos.DEMOS`` (the last of ``--frames`` frames
+at ``--size``) and ``DIR/notes.txt``: the adapter, then each demo's notes (the path every draw
+took, the real-layouts verdicts) and its render time. Compare two such folders, for example
+lavapipe's and a real GPU's, with ``python -m gpuia.demos.image_diff A_DIR B_DIR``.
 
 Options: ``--size WxH`` (default 800x600), ``--frames N`` (1), ``--adapter S``,
 ``--gpu-backend NAME``, ``--only NAME[,NAME]``. Exit status: 0 done; 1 a real-layouts verdict
@@ -17,18 +17,15 @@ import sys
 import time
 from pathlib import Path
 
-
-def _package():
-    from gpuia.commands.demo import demo_module, demo_package
-
-    return demo_package(), demo_module
+from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
+from ..commands.demo import parse_frames, parse_size
+from ..errors import GpuiaError, InvalidDescError
+from ..gpu import get_device
+from ..util.image import check_png_support, write_png
+from . import DEMOS, common, demo_module
 
 
 def main(argv=None) -> int:
-    from gpuia.cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
-    from gpuia.commands.demo import parse_frames, parse_size
-    from gpuia.errors import GpuiaError, InvalidDescError
-
     p = argparse.ArgumentParser(prog="render_all.py", description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True, metavar="DIR", help="folder for NAME.png and notes.txt")
     p.add_argument("--size", default="800x600", metavar="WxH")
@@ -38,18 +35,14 @@ def main(argv=None) -> int:
     p.add_argument("--gpu-backend", default=None, metavar="NAME")
     args = p.parse_args(argv)
     try:
-        from gpuia.gpu import get_device
-        from gpuia.util.image import check_png_support, write_png
-
-        package, demo_module = _package()
         size, frames = parse_size(args.size), parse_frames(args.frames)
-        names = list(package.DEMOS)
+        names = list(DEMOS)
         if args.only:
             names = [n.strip() for n in args.only.split(",")]
             for n in names:
-                if n not in package.DEMOS:
+                if n not in DEMOS:
                     raise InvalidDescError("render_all", "--only", n,
-                                           f"expected one of {', '.join(package.DEMOS)}")
+                                           f"expected one of {', '.join(DEMOS)}")
         check_png_support()
         device = get_device(args.adapter, args.gpu_backend)
     except GpuiaError as exc:
@@ -57,7 +50,6 @@ def main(argv=None) -> int:
         return EXIT_INVALID
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    common = demo_module("common")
     notes = [f"adapter: {device.info['summary']}", f"size: {size[0]}x{size[1]}, frames: {frames}"]
     differences = 0
     for name in names:

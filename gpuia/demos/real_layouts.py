@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib.resources import files
 
 import numpy as np
 
-from gpuia import IndexBufferView, InputLayout, VertexBufferView
-from gpuia.errors import GpuiaError
+from .. import IndexBufferView, InputLayout, VertexBufferView
+from ..errors import GpuiaError
+from ..gpu import PipelineState
+from ..harness.case import encode_data, load_case
+from ..harness.crosscheck import cross_check
 
 from .common import DSV_FORMAT, FPS, Demo, run
 from .encode import pack_records
@@ -53,7 +56,8 @@ __all__ = [
     "render",
 ]
 
-LAYOUTS_FILE = Path(__file__).resolve().parent / "data" / "real-layouts.json"
+LAYOUTS_FILE = files(__package__) / "data" / "real-layouts.json"
+"""The layouts: package data, an :mod:`importlib.resources` traversable."""
 COLUMNS = 6
 BLOCK_INSTANCES = 4      # teapots per cell for layouts with per-instance elements
 QUAD_INSTANCES = 16      # quads per cell for layouts without a per-vertex position
@@ -72,8 +76,9 @@ _DIRECTIONS = {"normal", "tangent", "bitangent"}
 
 
 def load_layouts(path=LAYOUTS_FILE) -> list[dict]:
-    """The layout entries of the JSON file."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))["layouts"]
+    """The layout entries of the JSON file ``path`` (a :class:`pathlib.Path` or a traversable;
+    default :data:`LAYOUTS_FILE`)."""
+    return json.loads(path.read_text(encoding="utf-8"))["layouts"]
 
 
 def element_dicts(entry: dict) -> list[dict]:
@@ -103,8 +108,6 @@ class Prepared:
 
     def case(self):
         """The same bytes and draw as a gpuia case (for the cross-check)."""
-        from gpuia.harness.case import encode_data, load_case
-
         doc = {"gpuia_case": 1, "name": self.name, "input_layout": self.layout.to_dicts(),
                "vertex_buffers": [{"slot": s, "stride": self.strides[s],
                                    "data": encode_data(self.slot_bytes[s].tobytes())}
@@ -285,8 +288,6 @@ class RealLayoutsDemo(Demo):
     name = "real_layouts"
 
     def __init__(self, device, rtv_format, options=None):
-        from gpuia.gpu import PipelineState
-
         super().__init__(device, rtv_format, options)
         self.prepared = [prepare(e) for e in load_layouts()]
         self.gpu = []
@@ -326,8 +327,6 @@ class RealLayoutsDemo(Demo):
     def verdicts(self) -> list[str]:
         """One line per layout: refused by CreateInputLayout, or the cross-check of both GPU
         paths against the CPU reference on this demo's device."""
-        from gpuia.harness.crosscheck import cross_check
-
         out = []
         self.differences = 0
         for p in self.prepared:

@@ -1,4 +1,4 @@
-"""Compare two folders of PNG images: ``python demos/image_diff.py A_DIR B_DIR``.
+"""Compare two folders of PNG images: ``python -m gpuia.demos.image_diff A_DIR B_DIR``.
 
 For every file name ending in ``.png`` present in both folders, prints one line: the name, the
 size, the largest and the mean absolute difference per channel (0-255, alpha included), and the
@@ -16,12 +16,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..cli import EXIT_INVALID, EXIT_OK, error_line
+from ..errors import CaseError, GpuiaError
+from ..util.image import compare_images, diff_image, read_png, write_png
+
 
 def main(argv=None) -> int:
-    from gpuia.cli import EXIT_INVALID, EXIT_OK, error_line
-    from gpuia.errors import CaseError, GpuiaError
-    from gpuia.util.image import compare_images, diff_image, read_png, write_png
-
     p = argparse.ArgumentParser(prog="image_diff.py", description=__doc__.splitlines()[0])
     p.add_argument("a", metavar="A_DIR")
     p.add_argument("b", metavar="B_DIR")

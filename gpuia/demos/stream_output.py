@@ -29,15 +29,18 @@ always pulled (its plan says why).
 
 from __future__ import annotations
 
+import colorsys
+
 import numpy as np
 
-from gpuia import (
+from .. import (
     SO_NO_RASTERIZED_STREAM,
     IndexBufferView,
     InputLayout,
     StreamOutputBufferView,
     StreamOutputDesc,
 )
+from ..gpu import PipelineState
 
 from .common import DSV_FORMAT, FPS, Demo, camera, run
 from .geometry import (
@@ -83,8 +86,6 @@ SEGMENTS = 6
 
 def copy_colors():
     """One base colour per copy, around the colour wheel."""
-    import colorsys
-
     return [colorsys.hsv_to_rgb(k / COPIES, 0.55, 0.95) for k in range(COPIES)]
 
 
@@ -94,8 +95,6 @@ class StreamOutputDemo(Demo):
     name = "stream_output"
 
     def __init__(self, device, rtv_format, options=None):
-        from gpuia.gpu import PipelineState
-
         super().__init__(device, rtv_format, options)
         self.mesh = teapot(SEGMENTS)
         slots = mesh_vertex_buffers(self.mesh)

@@ -42,8 +42,8 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuia import InputLayout
-from gpuia.errors import CaseError, UnsupportedError
+from .. import InputLayout
+from ..errors import CaseError, UnsupportedError
 
 from .encode import pack_records
 

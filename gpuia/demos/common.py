@@ -14,10 +14,12 @@ N frames is the same on every run and every machine speed.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from pathlib import Path
+from importlib.resources import as_file, files
 
 import numpy as np
 
+from ..gpu import Context
+from ..hlsl import compile_shader
 from .geometry import look_at, perspective
 
 __all__ = [
@@ -78,18 +80,19 @@ class Demo(ABC):
         return shader
 
 
-HLSL_DIR = Path(__file__).resolve().parent / "hlsl"
-"""The demos' HLSL shaders (docs/demos.md)."""
+HLSL_DIR = files(__package__) / "hlsl"
+"""The demos' HLSL shaders (docs/demos.md): package data, an :mod:`importlib.resources`
+traversable."""
 
 
 def hlsl_shader(file: str, entry: str, stage: str = "vertex"):
     """A demo shader compiled from ``hlsl/<file>`` (Slang, through gpuia.hlsl; cached), its
     ``#include`` files found next to it."""
-    from gpuia.hlsl import compile_shader
-
-    path = HLSL_DIR / file
-    return compile_shader(path.read_text(encoding="utf-8"), stage, entry,
-                          file_name=f"demos/hlsl/{file}", include_dirs=[HLSL_DIR])
+    source = (HLSL_DIR / file).read_text(encoding="utf-8")
+    # Slang finds #include files in folders: the package's folder as a file system path.
+    with as_file(HLSL_DIR) as folder:
+        return compile_shader(source, stage, entry, file_name=f"demos/hlsl/{file}",
+                              include_dirs=[folder])
 
 
 def plan_lines(plans) -> list[str]:
@@ -114,8 +117,6 @@ def run(demo_class, device, size=(160, 120), frames: int = 1, options: dict | No
     ``(image, demo)``, the image of the last frame as read back ((h, w, 4) uint8 for 8-bit
     formats). Each frame is submitted before the next one starts, so per-frame constant buffer
     updates never overtake earlier draws."""
-    from gpuia.gpu import Context
-
     width, height = size
     if not 0 <= first_frame < frames:
         raise ValueError(f"frames must be >= 1 and first_frame in 0..frames-1, got {frames}, "

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuia import IndexBufferView
+from .. import IndexBufferView
+from ..gpu import PipelineState
 
 from .common import DSV_FORMAT, FPS, Demo, camera, run
 from .geometry import (
@@ -81,8 +82,6 @@ class MeshDemo(Demo):
     name = "mesh"
 
     def __init__(self, device, rtv_format, options=None):
-        from gpuia.gpu import PipelineState
-
         super().__init__(device, rtv_format, options)
         given = self.options.get("mesh")
         if given is None:
