@@ -7,8 +7,13 @@ their D3D names as strings, with or without the C prefix and in any case
 (``"D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA"``, ``"per_instance_data"``, ``"PER_INSTANCE"``).
 
 Construction only normalizes types and ranges of single fields (a negative slot number is not a
-slot). Rules that involve several fields or the whole layout are checked where D3D checks them:
-``gpuia.d3d.layout.InputLayout`` (CreateInputLayout), the draw, or the Stream Output validation.
+slot), and a view checks that it lies inside its buffer. Rules that involve several fields or the
+whole layout are checked where D3D checks them: ``gpuia.d3d.layout.InputLayout``
+(CreateInputLayout), the draw, or the Stream Output validation
+(``gpuia.d3d.so_declaration.resolve_stream_output``). Every refusal is an
+:class:`~gpuia.errors.InvalidDescError` naming the D3D field, except that an enumeration's
+``of()`` raises ``ValueError`` (:class:`InputElementDesc` and the case reader turn it into an
+InvalidDescError naming the field) and a buffer that is not bytes-like raises ``TypeError``.
 """
 
 from __future__ import annotations
@@ -41,10 +46,12 @@ __all__ = [
 ]
 
 APPEND_ALIGNED_ELEMENT = 0xFFFFFFFF
-"""D3D12_APPEND_ALIGNED_ELEMENT: place the element right after the previous one of its slot."""
+"""D3D12_APPEND_ALIGNED_ELEMENT: place the element right after the previous one of its slot,
+aligned to its own alignment (rules 3.4)."""
 
 SO_NO_RASTERIZED_STREAM = 0xFFFFFFFF
-"""D3D12_SO_NO_RASTERIZED_STREAM."""
+"""D3D12_SO_NO_RASTERIZED_STREAM: the RasterizedStream of a Stream Output declaration that
+rasterizes no stream (rules 8.10)."""
 
 U32_MAX = 0xFFFFFFFF
 
@@ -76,13 +83,30 @@ def _enum_lookup(enum_cls, value, prefixes: tuple[str, ...], aliases: dict[str, 
 
 
 class InputClassification(IntEnum):
-    """D3D12_INPUT_CLASSIFICATION."""
+    """D3D12_INPUT_CLASSIFICATION: whether an element is fetched per vertex or per instance
+    (rules 4.1-4.3)."""
 
     PER_VERTEX_DATA = 0
     PER_INSTANCE_DATA = 1
 
     @classmethod
     def of(cls, value) -> "InputClassification":
+        """The classification ``value`` names.
+
+        Accepts a member, its integer value (0 or 1), or a name in any case, with or without
+        the ``D3D12_INPUT_CLASSIFICATION_``, ``D3D11_INPUT_`` or ``D3D10_INPUT_`` prefix;
+        ``PER_VERTEX``, ``PER_INSTANCE``, ``VERTEX`` and ``INSTANCE`` are short forms.
+
+        Arguments:
+            value: the classification, in one of the forms above.
+
+        Returns:
+            The :class:`InputClassification` member.
+
+        Raises:
+            ValueError: ``value`` names no classification (a bool included); the message
+                lists the names.
+        """
         return _enum_lookup(
             cls,
             value,
@@ -94,7 +118,9 @@ class InputClassification(IntEnum):
 
 
 class PrimitiveTopology(IntEnum):
-    """D3D_PRIMITIVE_TOPOLOGY (the values gpuia can draw; patch lists need tessellation)."""
+    """D3D_PRIMITIVE_TOPOLOGY: the values gpuia knows, with D3D's numbers. Patch lists are not
+    members (they need tessellation); UNDEFINED is, but a draw refuses it
+    (:func:`gpuia.d3d.topology.topology_info`)."""
 
     UNDEFINED = 0
     POINTLIST = 1
@@ -109,13 +135,33 @@ class PrimitiveTopology(IntEnum):
 
     @classmethod
     def of(cls, value) -> "PrimitiveTopology":
+        """The topology ``value`` names.
+
+        Accepts a member, its D3D integer value (0-5, 10-13), or a name in any case, with or
+        without the ``D3D_PRIMITIVE_TOPOLOGY_``, ``D3D11_PRIMITIVE_TOPOLOGY_`` or
+        ``D3D10_PRIMITIVE_TOPOLOGY_`` prefix (``"TRIANGLESTRIP"``,
+        ``"D3D_PRIMITIVE_TOPOLOGY_LINELIST_ADJ"``).
+
+        Arguments:
+            value: the topology, in one of the forms above.
+
+        Returns:
+            The :class:`PrimitiveTopology` member (UNDEFINED included).
+
+        Raises:
+            ValueError: ``value`` is no member's value or name (patch lists included); the
+                message lists the names.
+        """
         return _enum_lookup(
             cls, value, ("D3D_PRIMITIVE_TOPOLOGY_", "D3D11_PRIMITIVE_TOPOLOGY_",
                          "D3D10_PRIMITIVE_TOPOLOGY_"), {}, "D3D_PRIMITIVE_TOPOLOGY")
 
 
 class StripCutValue(IntEnum):
-    """D3D12_INDEX_BUFFER_STRIP_CUT_VALUE (pipeline state; only strip topologies cut)."""
+    """D3D12_INDEX_BUFFER_STRIP_CUT_VALUE: pipeline state naming the index value that ends a
+    strip. Only strip topologies cut (rules 5.2), and an index cuts when it equals the literal
+    value, whatever the index format (rules 5.3). ``str()`` gives ``DISABLED``, ``0xFFFF`` or
+    ``0xFFFFFFFF``."""
 
     DISABLED = 0
     CUT_0xFFFF = 1
@@ -123,11 +169,28 @@ class StripCutValue(IntEnum):
 
     @property
     def index(self) -> int | None:
-        """The index value that cuts, or None."""
+        """The index value that cuts (0xFFFF or 0xFFFFFFFF), or None for DISABLED."""
         return (None, 0xFFFF, 0xFFFFFFFF)[self]
 
     @classmethod
     def of(cls, value) -> "StripCutValue":
+        """The cut value ``value`` names.
+
+        Accepts a member; None (DISABLED); the strings ``"DISABLED"``, ``"0xFFFF"`` and
+        ``"0xFFFFFFFF"`` in any case, with or without the
+        ``D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_`` prefix; the cut indices 0xFFFF and 0xFFFFFFFF
+        themselves; and the enumeration's values 0, 1 and 2.
+
+        Arguments:
+            value: the cut value, in one of the forms above.
+
+        Returns:
+            The :class:`StripCutValue` member.
+
+        Raises:
+            ValueError: any other value (member names such as ``"CUT_0xFFFF"`` and bools
+                included).
+        """
         if isinstance(value, str):
             key = value.strip().upper()
             key = key.removeprefix("D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_")
@@ -196,11 +259,38 @@ def _fields_from(cls, obj: Any, where: str, aliases: dict[str, str]) -> dict:
 
 @dataclass(frozen=True)
 class InputElementDesc:
-    """D3D12_INPUT_ELEMENT_DESC.
+    """D3D12_INPUT_ELEMENT_DESC: one element of an input layout, a frozen, hashable value.
 
-    ``format`` is kept as the canonical DXGI name (no prefix); whether it is a vertex format is
-    CreateInputLayout's check (``gpuia.d3d.layout``), which can name the element index.
-    ``aligned_byte_offset`` is an integer or :data:`APPEND_ALIGNED_ELEMENT`.
+    Construction checks each field on its own and normalizes it: ``format`` is kept as the
+    canonical DXGI name (no prefix), ``input_slot_class`` as an :class:`InputClassification`,
+    ``aligned_byte_offset`` as an integer (:data:`APPEND_ALIGNED_ELEMENT` for an appended
+    element), numpy integers as ints. Whether ``format`` is a vertex format, and every rule
+    between fields or elements, is CreateInputLayout's check
+    (:class:`~gpuia.d3d.layout.InputLayout`, rules section 3), which can name the element index.
+
+    Arguments:
+        semantic_name (str): SemanticName, a non-empty string, kept as given; it is matched
+            ignoring case (rules 3.7).
+        semantic_index (int): SemanticIndex, a UINT. Default 0.
+        format: Format: any DXGI format as
+            :func:`~gpuia.d3d.formats.canonical_format_name` takes it (a name with or without
+            ``DXGI_FORMAT_``, the enum's integer, a :class:`~gpuia.d3d.formats.FormatInfo`).
+            Default ``"UNKNOWN"``, which the layout refuses.
+        input_slot (int): InputSlot, a UINT; the profile's slot count is the layout's check.
+            Default 0.
+        aligned_byte_offset: AlignedByteOffset, a UINT, or :data:`APPEND_ALIGNED_ELEMENT`
+            (also the string ``"APPEND_ALIGNED_ELEMENT"`` or ``"APPEND_ALIGNED"``, with or
+            without ``D3D12_``/``D3D11_``), the default (rules 3.4).
+        input_slot_class: InputSlotClass, anything :meth:`InputClassification.of` takes.
+            Default PER_VERTEX_DATA.
+        instance_data_step_rate (int): InstanceDataStepRate, a UINT (0 for per-vertex data is
+            the layout's check, rules 3.6). Default 0.
+
+    Raises:
+        InvalidDescError: naming the D3D field: a SemanticName that is empty or no string, a
+            Format that is no DXGI format, an integer field that is not an integer (bools are
+            not) or lies outside 0..2**32 - 1, another string as AlignedByteOffset, an unknown
+            InputSlotClass.
     """
 
     semantic_name: str
@@ -246,7 +336,20 @@ class InputElementDesc:
 
     @classmethod
     def of(cls, obj: Any) -> "InputElementDesc":
-        """From an instance, a dict (D3D or snake_case keys) or a tuple in struct order."""
+        """An element from what a user writes: an instance (returned as it is), a dict with the
+        D3D field names (``"SemanticName"``) or the snake_case ones, or a tuple or list in the
+        C struct's field order (missing trailing fields take their defaults).
+
+        Arguments:
+            obj: the element, in one of the forms above.
+
+        Returns:
+            The :class:`InputElementDesc`.
+
+        Raises:
+            InvalidDescError: an unknown dict key, more values than the struct has fields, no
+                SemanticName, another type of ``obj``, or a field the constructor refuses.
+        """
         if isinstance(obj, cls):
             return obj
         return _construct(cls, _fields_from(cls, obj, "InputElementDesc", cls._ALIASES),
@@ -259,10 +362,13 @@ class InputElementDesc:
 
     @property
     def is_append_aligned(self) -> bool:
+        """Whether AlignedByteOffset is :data:`APPEND_ALIGNED_ELEMENT` (rules 3.4)."""
         return self.aligned_byte_offset == APPEND_ALIGNED_ELEMENT
 
     def to_dict(self) -> dict:
-        """The case-file (D3D field name) form."""
+        """The case-file form (``docs/case-format.md``): every field under its D3D name,
+        AlignedByteOffset as ``"APPEND_ALIGNED_ELEMENT"`` when appended and InputSlotClass by
+        its name. :meth:`of` reads it back to an equal element."""
         return {
             "SemanticName": self.semantic_name, "SemanticIndex": self.semantic_index,
             "Format": self.format, "InputSlot": self.input_slot,
@@ -321,20 +427,36 @@ def _check_view_range(where: str, buffer, offset: int, size: int | None) -> int:
 
 
 MAX_VERTEX_STRIDE = 2048
-"""The largest vertex buffer stride (D3D11.3 8.19.3, rulebook 3.3; D3D12's IASetVertexBuffers
+"""The largest vertex buffer stride (D3D11.3 8.19.4, rules 3.3; D3D12's IASetVertexBuffers
 does not validate it, its behaviour past it is undefined)."""
 INPUT_SLOTS = 32
-"""D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT (rulebook 3.1)."""
+"""D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT (rules 3.1)."""
 
 
 @dataclass(frozen=True, eq=False)
 class VertexBufferView(_IdentityBufferMixin):
     """D3D12_VERTEX_BUFFER_VIEW, with BufferLocation spelled as (buffer, offset).
 
-    ``buffer`` is any bytes-like object (bytes, numpy array, memoryview) or a gpuia GPU buffer;
-    None is the zeroed view, i.e. an unbound slot (rulebook 6.2). ``size_in_bytes`` None means the
-    rest of the buffer after ``offset``; it is resolved at construction and must lie inside the
-    buffer. Fetches are bounds-checked against it per element (rulebook 6.3).
+    A frozen value that compares and hashes by the identity of its buffer object (two equal
+    byte strings are still two buffers) and its other fields. The view is checked against its
+    buffer at construction: ``size_in_bytes`` is resolved and the range must lie inside the
+    buffer. Fetches are bounds-checked against SizeInBytes per element (rules 6.3); the
+    stride is not checked against the layout (rules 3.3) and may be 0.
+
+    Arguments:
+        buffer: the data: any bytes-like object (bytes, numpy array, memoryview) or a gpuia
+            GPU buffer (its ``size``). None is the zeroed view, an unbound slot (rules 6.2).
+        stride_in_bytes (int): StrideInBytes, 0..2048 (rules 3.3). Default 0.
+        offset (int): the byte offset of BufferLocation within ``buffer`` (a UINT64, at most
+            the buffer's size). Default 0.
+        size_in_bytes (int): SizeInBytes, a UINT; None (the default) means the rest of the
+            buffer after ``offset`` (0 for a None buffer).
+
+    Raises:
+        InvalidDescError: a stride above 2048 or a field that is no unsigned integer of its
+            width, naming the field; an ``offset`` past the end of the buffer, or a range
+            ``[offset, offset + size_in_bytes)`` past it.
+        TypeError: ``buffer`` is neither bytes-like nor has an ``nbytes`` or ``size``.
     """
 
     buffer: Any
@@ -355,6 +477,23 @@ class VertexBufferView(_IdentityBufferMixin):
 
     @classmethod
     def of(cls, obj: Any) -> "VertexBufferView | None":
+        """A view from what a user writes: None (returned as it is: an unbound slot), an
+        instance (returned as it is), a dict whose keys are the D3D or snake_case field names
+        or the short forms (``BufferLocation``/``data``/``buffer``, ``StrideInBytes``/
+        ``stride``, ``SizeInBytes``/``size``, ``offset``), or a tuple or list in the order
+        (buffer, stride_in_bytes, offset, size_in_bytes).
+
+        Arguments:
+            obj: the view, in one of the forms above.
+
+        Returns:
+            The :class:`VertexBufferView`, or None.
+
+        Raises:
+            InvalidDescError: an unknown dict key, too many values, no buffer, another type of
+                ``obj``, or a field the constructor refuses.
+            TypeError: as the constructor raises it.
+        """
         if obj is None or isinstance(obj, cls):
             return obj
         return _construct(cls, _fields_from(cls, obj, "VertexBufferView", {
@@ -364,13 +503,34 @@ class VertexBufferView(_IdentityBufferMixin):
 
     @property
     def is_null(self) -> bool:
+        """Whether this is the zeroed view (no buffer): an unbound slot (rules 6.2)."""
         return self.buffer is None
 
 
 @dataclass(frozen=True, eq=False)
 class IndexBufferView(_IdentityBufferMixin):
-    """D3D12_INDEX_BUFFER_VIEW: ``format`` is R16_UINT or R32_UINT (UNKNOWN is refused,
-    rulebook 1.3). A None buffer is the NULL view: every index reads as 0 (rulebook 5.5)."""
+    """D3D12_INDEX_BUFFER_VIEW, with BufferLocation spelled as (buffer, offset).
+
+    A frozen value that compares and hashes by the identity of its buffer object and its other
+    fields; ``format`` is kept as the canonical name. Index reads past SizeInBytes read 0
+    (rules 5.6).
+
+    Arguments:
+        buffer: the indices: any bytes-like object or a gpuia GPU buffer, as for
+            :class:`VertexBufferView`. None is the NULL view: every index reads 0 (rules 5.5).
+        format: Format, ``R16_UINT`` (the default) or ``R32_UINT``, in any form
+            :func:`~gpuia.d3d.formats.canonical_format_name` takes (rules 1.2).
+        offset (int): the byte offset of BufferLocation within ``buffer``, a multiple of the
+            index size (rules 7.4). Default 0.
+        size_in_bytes (int): SizeInBytes; None (the default) means the rest of the buffer.
+
+    Raises:
+        InvalidDescError: a Format that is no DXGI format or not an index format (UNKNOWN
+            included, rules 1.3); an offset that is not a multiple of the index size; a range
+            outside the buffer or a field that is no unsigned integer, as for
+            :class:`VertexBufferView`.
+        TypeError: ``buffer`` is neither bytes-like nor has an ``nbytes`` or ``size``.
+    """
 
     buffer: Any
     format: str = "R16_UINT"
@@ -398,12 +558,30 @@ class IndexBufferView(_IdentityBufferMixin):
 
     @property
     def index_size(self) -> int:
+        """Bytes per index: 2 for R16_UINT, 4 for R32_UINT."""
         from .formats import INDEX_FORMATS
 
         return INDEX_FORMATS[self.format]
 
     @classmethod
     def of(cls, obj: Any) -> "IndexBufferView | None":
+        """A view from what a user writes: None (returned as it is), an instance (returned as
+        it is), a dict whose keys are the D3D or snake_case field names or the short forms
+        (``BufferLocation``/``data``/``buffer``, ``Format``/``format``, ``SizeInBytes``/
+        ``size``, ``offset``), or a tuple or list in the order (buffer, format, offset,
+        size_in_bytes).
+
+        Arguments:
+            obj: the view, in one of the forms above.
+
+        Returns:
+            The :class:`IndexBufferView`, or None.
+
+        Raises:
+            InvalidDescError: an unknown dict key, too many values, no buffer, another type of
+                ``obj``, or a field the constructor refuses.
+            TypeError: as the constructor raises it.
+        """
         if obj is None or isinstance(obj, cls):
             return obj
         return _construct(cls, _fields_from(cls, obj, "IndexBufferView", {
@@ -414,7 +592,23 @@ class IndexBufferView(_IdentityBufferMixin):
 
 @dataclass(frozen=True)
 class DrawInstanced:
-    """DrawInstanced arguments (D3D12 order)."""
+    """The arguments of a DrawInstanced call, in D3D12's order: a frozen, hashable value.
+
+    Instance ``k`` delivers vertices ``i = 0 .. VertexCountPerInstance - 1``, fetching
+    per-vertex data at ``StartVertexLocation + i`` and per-instance data by
+    ``StartInstanceLocation`` (rules 4.1, 4.3); SV_VertexID is ``i`` and SV_InstanceID ``k``
+    (rules 4.5, 4.6). All four are UINTs.
+
+    Arguments:
+        vertex_count_per_instance (int): VertexCountPerInstance.
+        instance_count (int): InstanceCount. Default 1.
+        start_vertex_location (int): StartVertexLocation. Default 0.
+        start_instance_location (int): StartInstanceLocation. Default 0.
+
+    Raises:
+        InvalidDescError: an argument that is no integer (bools are not) or lies outside
+            0..2**32 - 1, naming its D3D name.
+    """
 
     vertex_count_per_instance: int
     instance_count: int = 1
@@ -434,19 +628,41 @@ class DrawInstanced:
 
     @property
     def indexed(self) -> bool:
+        """False: a DrawInstanced reads no index buffer."""
         return False
 
     @property
     def count(self) -> int:
+        """VertexCountPerInstance: the positions one instance walks."""
         return self.vertex_count_per_instance
 
     def to_dict(self) -> dict:
+        """The case-file form, ``{"DrawInstanced": {D3D argument name: value}}``, which
+        :func:`draw_of` reads back."""
         return {"DrawInstanced": {d3d: getattr(self, py) for d3d, py in self._ALIASES.items()}}
 
 
 @dataclass(frozen=True)
 class DrawIndexedInstanced:
-    """DrawIndexedInstanced arguments (D3D12 order); BaseVertexLocation is a signed INT."""
+    """The arguments of a DrawIndexedInstanced call, in D3D12's order: a frozen, hashable
+    value.
+
+    Instance ``k`` reads indices ``StartIndexLocation + j`` for ``j = 0 ..
+    IndexCountPerInstance - 1`` and fetches per-vertex data at ``BaseVertexLocation + index``
+    in wrapping 32-bit arithmetic (rules 4.2, 4.8); SV_VertexID is the index value (rules 4.5).
+    BaseVertexLocation is a signed INT, the others are UINTs.
+
+    Arguments:
+        index_count_per_instance (int): IndexCountPerInstance.
+        instance_count (int): InstanceCount. Default 1.
+        start_index_location (int): StartIndexLocation. Default 0.
+        base_vertex_location (int): BaseVertexLocation, -2**31..2**31 - 1. Default 0.
+        start_instance_location (int): StartInstanceLocation. Default 0.
+
+    Raises:
+        InvalidDescError: an argument that is no integer (bools are not) or lies outside its
+            range, naming its D3D name.
+    """
 
     index_count_per_instance: int
     instance_count: int = 1
@@ -470,13 +686,17 @@ class DrawIndexedInstanced:
 
     @property
     def indexed(self) -> bool:
+        """True: a DrawIndexedInstanced reads the bound index buffer."""
         return True
 
     @property
     def count(self) -> int:
+        """IndexCountPerInstance: the index positions one instance walks."""
         return self.index_count_per_instance
 
     def to_dict(self) -> dict:
+        """The case-file form, ``{"DrawIndexedInstanced": {D3D argument name: value}}``, which
+        :func:`draw_of` reads back."""
         return {"DrawIndexedInstanced": {d3d: getattr(self, py) for d3d, py in self._ALIASES.items()}}
 
 
@@ -498,15 +718,30 @@ Draw = DrawInstanced | DrawIndexedInstanced
 
 def delivers_nothing(draw: Draw) -> bool:
     """Whether a count of ``draw`` is 0: vertices 0..count-1 of instances 0..InstanceCount-1
-    (rulebook 4.1, 4.6) is then an empty set, and the other count plays no part. Work sized by
+    (rules 4.1, 4.6) is then an empty set, and the other count plays no part. Work sized by
     that other count (up to 2^32 - 1) would be index lists or captures of gigabytes for no
-    vertex."""
+    vertex.
+
+    Arguments:
+        draw: a :class:`DrawInstanced` or :class:`DrawIndexedInstanced`.
+
+    Returns:
+        True when its vertex or index count or its InstanceCount is 0.
+    """
     return not (draw.count and draw.instance_count)
 
 
 def delivering(draw: Draw) -> Draw:
-    """``draw``, or its empty form (both counts 0, the start locations kept) when it
-    :func:`delivers_nothing`."""
+    """``draw``, or its empty form when it :func:`delivers_nothing`, so that nothing downstream
+    sizes work by the count that plays no part.
+
+    Arguments:
+        draw: a :class:`DrawInstanced` or :class:`DrawIndexedInstanced`.
+
+    Returns:
+        ``draw`` itself when it delivers vertices; else a draw of the same type with both
+        counts 0 and the start locations (and BaseVertexLocation) kept.
+    """
     if not delivers_nothing(draw):
         return draw
     count = "index_count_per_instance" if draw.indexed else "vertex_count_per_instance"
@@ -514,8 +749,21 @@ def delivering(draw: Draw) -> Draw:
 
 
 def draw_of(obj: Any) -> Draw:
-    """A draw from an instance or from ``{"DrawInstanced": {...}}`` /
-    ``{"DrawIndexedInstanced": {...}}`` (the case-file form)."""
+    """A draw from an instance (returned as it is) or from the case-file form
+    ``{"DrawInstanced": {...}}`` / ``{"DrawIndexedInstanced": {...}}``, whose inner dict uses
+    the D3D argument names or the snake_case ones.
+
+    Arguments:
+        obj: the draw, in one of the forms above.
+
+    Returns:
+        The :class:`DrawInstanced` or :class:`DrawIndexedInstanced`.
+
+    Raises:
+        InvalidDescError: ``obj`` has neither form (a one-key dict whose value is a dict), an
+            argument name is unknown or a required one is missing, or the constructor refuses
+            a value.
+    """
     if isinstance(obj, (DrawInstanced, DrawIndexedInstanced)):
         return obj
     if isinstance(obj, dict) and len(obj) == 1:
@@ -529,8 +777,27 @@ def draw_of(obj: Any) -> Draw:
 
 @dataclass(frozen=True)
 class SODeclarationEntry:
-    """D3D12_SO_DECLARATION_ENTRY. ``semantic_name`` None is a gap (skips ComponentCount
-    components). Cross-field rules are checked by the Stream Output validation."""
+    """D3D12_SO_DECLARATION_ENTRY: one entry of a Stream Output declaration, a frozen, hashable
+    value.
+
+    Construction checks only each field's type and width; the D3D ranges (Stream,
+    StartComponent and OutputSlot 0-3, ComponentCount 1-4 except for gaps) and every rule
+    between fields, entries and the shader are checked by
+    :func:`gpuia.d3d.so_declaration.resolve_stream_output` (rules section 8).
+
+    Arguments:
+        stream (int): Stream, a UINT. Default 0.
+        semantic_name (str): SemanticName, a non-empty string, or None (the default) for a gap,
+            which skips ComponentCount components and writes nothing (rules 8.4).
+        semantic_index (int): SemanticIndex, a UINT. Default 0.
+        start_component (int): StartComponent, a BYTE (0..255). Default 0.
+        component_count (int): ComponentCount, a BYTE (0..255). Default 4.
+        output_slot (int): OutputSlot, a UINT. Default 0.
+
+    Raises:
+        InvalidDescError: an empty or non-string SemanticName, or an integer field that is no
+            integer or does not fit its width, naming the D3D field.
+    """
 
     stream: int = 0
     semantic_name: str | None = None
@@ -558,6 +825,19 @@ class SODeclarationEntry:
 
     @classmethod
     def of(cls, obj: Any) -> "SODeclarationEntry":
+        """An entry from an instance (returned as it is), a dict with the D3D or snake_case
+        field names, or a tuple or list in the C struct's field order.
+
+        Arguments:
+            obj: the entry, in one of the forms above.
+
+        Returns:
+            The :class:`SODeclarationEntry`.
+
+        Raises:
+            InvalidDescError: an unknown dict key, too many values, another type of ``obj``,
+                or a field the constructor refuses.
+        """
         if isinstance(obj, cls):
             return obj
         return _construct(cls, _fields_from(cls, obj, "SODeclarationEntry", cls._ALIASES),
@@ -565,13 +845,33 @@ class SODeclarationEntry:
 
     @property
     def is_gap(self) -> bool:
+        """Whether the entry is a gap (no SemanticName, rules 8.4)."""
         return self.semantic_name is None
 
 
 @dataclass(frozen=True)
 class StreamOutputDesc:
-    """D3D12_STREAM_OUTPUT_DESC: the declaration, per-slot strides and the rasterized stream
-    (an integer or :data:`SO_NO_RASTERIZED_STREAM`)."""
+    """D3D12_STREAM_OUTPUT_DESC: the declaration, the per-slot strides and the rasterized
+    stream, a frozen, hashable value.
+
+    Construction converts each entry and checks field types; the declaration's rules (ranges,
+    strides against the declared sizes, the shader's outputs) are checked by
+    :func:`gpuia.d3d.so_declaration.resolve_stream_output`.
+
+    Arguments:
+        so_declaration: pSODeclaration: an iterable of entries, each anything
+            :meth:`SODeclarationEntry.of` takes; kept as a tuple. Default empty.
+        buffer_strides: pBufferStrides: an iterable of UINT strides, one per output slot from
+            slot 0; kept as a tuple. Empty (the default) is NULL (rules 8.8).
+        rasterized_stream: RasterizedStream: a UINT, or :data:`SO_NO_RASTERIZED_STREAM` (also
+            the string ``"SO_NO_RASTERIZED_STREAM"`` or ``"NO_RASTERIZED_STREAM"``, with or
+            without ``D3D12_``/``D3D11_``). Default 0.
+
+    Raises:
+        InvalidDescError: an entry or stride the conversion refuses, or another string as
+            RasterizedStream, naming the field.
+        TypeError: ``so_declaration`` or ``buffer_strides`` is not iterable.
+    """
 
     so_declaration: tuple[SODeclarationEntry, ...] = ()
     buffer_strides: tuple[int, ...] = ()
@@ -598,7 +898,29 @@ class StreamOutputBufferView(_IdentityBufferMixin):
     """D3D12_STREAM_OUTPUT_BUFFER_VIEW: writes go to ``buffer`` starting at ``offset``
     (BufferLocation) within ``size_in_bytes``; the 32-bit BufferFilledSize counter lives in
     ``filled_size_buffer`` at ``filled_size_offset`` (BufferFilledSizeLocation; it may be the
-    same buffer)."""
+    same buffer, rules 9.6).
+
+    A frozen value that compares and hashes by the identity of its buffer object and its other
+    fields. Construction checks the range against ``buffer`` as :class:`VertexBufferView` does;
+    that the buffers are GPU buffers of the right device, that ``offset`` is a multiple of 4
+    and that the counter lies inside ``filled_size_buffer`` are checked when the view is bound
+    (``Context.so_set_targets``).
+
+    Arguments:
+        buffer: the gpuia GPU buffer written (binding refuses anything else; the range check
+            here takes any object with a size, as :class:`VertexBufferView` does).
+        size_in_bytes (int): SizeInBytes; None (the default) means the rest of the buffer.
+        offset (int): the byte offset of BufferLocation within ``buffer``. Default 0.
+        filled_size_buffer: the buffer holding the counter; None (the default) keeps gpuia's
+            hidden per-buffer counter, D3D11's model (rules 9.5).
+        filled_size_offset (int): the counter's byte offset in ``filled_size_buffer``, a
+            UINT64. Default 0.
+
+    Raises:
+        InvalidDescError: a range outside ``buffer`` or a field that is no unsigned integer of
+            its width, naming the field.
+        TypeError: ``buffer`` is neither bytes-like nor has an ``nbytes`` or ``size``.
+    """
 
     buffer: Any
     size_in_bytes: int | None = None

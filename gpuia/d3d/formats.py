@@ -1,6 +1,6 @@
 """The DXGI vertex format table: the single source of every per-format fact in gpuia.
 
-Each row describes one of the 47 formats Direct3D accepts in a vertex buffer (rulebook section 1):
+Each row describes one of the 47 formats Direct3D accepts in a vertex buffer (rules section 1):
 its channels in memory, how the shader sees them, and the WebGPU vertex format that expresses it
 natively, if any. Everything else is derived from the row: byte size, alignment, component count,
 shader type, default fill, the numpy decoder (``gpuia.reference.decode``), the WGSL decoder of the
@@ -21,7 +21,7 @@ first (DXGI packed names list channels from bit 0 up, so ``B5G6R5`` has B in bit
 Swizzle: four characters giving the shader's x, y, z, w. A letter ``x``/``y``/``z``/``w`` picks
 channel 0/1/2/3 (padding channels count), ``0`` and ``1`` are constants. When a row gives no
 swizzle, the channels map in order and missing components are filled with (0, 0, 0, 1): the "1"
-takes the shader type, 1.0 for float formats and integer 1 for UINT/SINT (rulebook 2.11).
+takes the shader type, 1.0 for float formats and integer 1 for UINT/SINT (rules 2.11).
 """
 
 from __future__ import annotations
@@ -50,15 +50,23 @@ _CHANNEL_RE = re.compile(r"^(un|sn|uf|u|s|f|x)(\d+)$")
 _KIND_SHADER_TYPE = {"un": "float", "sn": "float", "f": "float", "uf": "float", "u": "uint", "s": "sint"}
 
 ONE_BITS = {"float": 0x3F800000, "uint": 1, "sint": 1}
-"""The bit pattern of the default-fill "1" for each shader type (rulebook 2.11): 1.0 for float
+"""The bit pattern of the default-fill "1" for each shader type (rules 2.11): 1.0 for float
 formats, integer 1 for UINT and SINT ones. The numpy decoder and the WGSL fetch both read it."""
 
 
 @dataclass(frozen=True)
 class Channel:
-    """One channel of a format: its kind (``un``, ``sn``, ``u``, ``s``, ``f``, ``uf``, ``x``),
-    width in bits and position in the element, counted in bits from the least significant bit of
-    the little-endian element."""
+    """One channel of a format: its kind, width in bits and position in the element, counted in
+    bits from the least significant bit of the little-endian element. A frozen value; rows
+    make them from their channel spec (:attr:`FormatInfo.channels`), and no channel straddles
+    a 32-bit word.
+
+    Arguments:
+        kind (str): the channel kind of the module's mini-language: ``un``, ``sn``, ``u``,
+            ``s``, ``f``, ``uf`` or ``x`` (padding).
+        bits (int): the width in bits.
+        bit_offset (int): the position of its least significant bit in the element.
+    """
 
     kind: str
     bits: int
@@ -71,16 +79,32 @@ class Channel:
 
     @property
     def shift(self) -> int:
+        """The channel's bit position within its word: it reads as ``(word >> shift) & mask``."""
         return self.bit_offset % 32
 
     @property
     def mask(self) -> int:
+        """``bits`` one bits, the mask of the shifted word (0xFFFFFFFF for 32-bit channels)."""
         return (1 << self.bits) - 1 if self.bits < 32 else 0xFFFFFFFF
 
 
 @dataclass(frozen=True)
 class FormatInfo:
-    """One row of the table. Everything not stored is derived, so rows cannot contradict."""
+    """One row of the table: a frozen, hashable value. Everything not stored is derived, so
+    rows cannot contradict. ``str()`` of a row is its name.
+
+    Arguments:
+        name (str): the DXGI name without ``DXGI_FORMAT_``.
+        channel_spec (str): the channels in memory, least significant first, one token per
+            channel in the module's mini-language (``"un10 un10 un10 un2"``).
+        webgpu (str): the WebGPU vertex format that expresses the format exactly, or None when
+            only vertex pulling can fetch it.
+        swizzle_spec (str): the four-character swizzle, or None (the default) for channels in
+            order with the (0, 0, 0, 1) fill (rules 2.11).
+        optional (bool): whether D3D lets a device leave the format unsupported (rules 1.1).
+            Default False.
+        dxgi_value (int): the DXGI_FORMAT enum value (not compared). Default 0.
+    """
 
     name: str
     channel_spec: str
@@ -91,6 +115,11 @@ class FormatInfo:
 
     @cached_property
     def channels(self) -> tuple[Channel, ...]:
+        """The channels in memory order, padding included, each placed after the previous one.
+
+        Raises:
+            ValueError: a token of ``channel_spec`` is not of the mini-language.
+        """
         out, pos = [], 0
         for token in self.channel_spec.split():
             m = _CHANNEL_RE.match(token)
@@ -109,7 +138,7 @@ class FormatInfo:
     @property
     def alignment(self) -> int:
         """Required alignment of the element's offset: min(4, next power of two of its size)
-        (rulebook 3.2). Sizes are 1, 2, 4, 8, 12 or 16, so this is min(4, size)."""
+        (rules 3.2). Sizes are 1, 2, 4, 8, 12 or 16, so this is min(4, size)."""
         return min(4, self.size)
 
     @property
@@ -124,6 +153,8 @@ class FormatInfo:
 
     @property
     def component_count(self) -> int:
+        """How many components the format has (1-4); the shader's others are filled (rules
+        2.11)."""
         return len(self.components)
 
     @property
@@ -142,6 +173,8 @@ class FormatInfo:
 
     @property
     def is_normalized(self) -> bool:
+        """Whether the format is UNORM or SNORM (the kinds the native path's comparison allows
+        1 ULP, rules 2.2)."""
         return self.components[0].kind in ("un", "sn")
 
     @property
@@ -215,6 +248,7 @@ DXGI_FORMAT_VALUES: dict[str, int] = {
         (191, "A4B4G4R4_UNORM"),
     ]
 }
+"""Every DXGI_FORMAT name (no prefix) and its value in dxgiformat.h."""
 
 # fmt: off
 #        DXGI name                  channels (LSB first)    WebGPU vertex format   swizzle
@@ -277,19 +311,31 @@ VERTEX_FORMATS: dict[str, FormatInfo] = {row.name: row for row in _ROWS}
 """The 47 IA vertex formats, keyed by DXGI name without prefix."""
 
 INDEX_FORMATS: dict[str, int] = {"R16_UINT": 2, "R32_UINT": 4}
-"""The index buffer formats (rulebook 1.2) and their byte size."""
+"""The index buffer formats (rules 1.2) and their byte size."""
 
 _BY_VALUE = {v: k for k, v in DXGI_FORMAT_VALUES.items()}
 
 
 class UnknownFormatError(GpuiaError, ValueError):
-    """A name or number that is no DXGI format, or not one valid where it was used."""
+    """A name or number that is no DXGI format, or not one valid where it was used (also a
+    ``ValueError``). The descriptors and layouts re-raise it as an
+    :class:`~gpuia.errors.InvalidDescError` naming the element and field."""
 
 
 def canonical_format_name(value: object) -> str:
-    """Normalize a DXGI format given as a name (any case, with or without ``DXGI_FORMAT_``),
-    a :class:`FormatInfo`, or the DXGI enum integer. Raises :class:`UnknownFormatError` for
-    anything that is not a DXGI format at all."""
+    """The canonical name of any DXGI format, vertex format or not.
+
+    Arguments:
+        value: a name (any case, surrounding spaces ignored, with or without
+            ``DXGI_FORMAT_``), a :class:`FormatInfo`, or the DXGI enum integer.
+
+    Returns:
+        The upper-case DXGI name without prefix (``"R8G8B8A8_UNORM"``).
+
+    Raises:
+        UnknownFormatError: ``value`` is not a DXGI format at all: an unknown name or enum
+            value, a bool, or another type.
+    """
     if isinstance(value, FormatInfo):
         return value.name
     if isinstance(value, bool):
@@ -309,8 +355,19 @@ def canonical_format_name(value: object) -> str:
 
 
 def format_info(value: object) -> FormatInfo:
-    """The table row of a vertex format. A DXGI format that is not valid in a vertex buffer
-    (sRGB, TYPELESS, depth, block-compressed, shared-exponent, video, ...) is refused by name."""
+    """The table row of a vertex format (rules 1.1).
+
+    Arguments:
+        value: the format, in any form :func:`canonical_format_name` takes.
+
+    Returns:
+        The :class:`FormatInfo` row of :data:`VERTEX_FORMATS`.
+
+    Raises:
+        UnknownFormatError: ``value`` is no DXGI format, or a DXGI format that is not valid in
+            a vertex buffer (sRGB, TYPELESS, depth, block-compressed, shared-exponent, video,
+            ...), refused by name with the list of what the Input Assembler accepts.
+    """
     name = canonical_format_name(value)
     row = VERTEX_FORMATS.get(name)
     if row is None:

@@ -2,14 +2,14 @@
 
 :class:`InputLayout` takes a list of ``D3D12_INPUT_ELEMENT_DESC`` values (or anything
 :meth:`InputElementDesc.of` accepts), resolves ``APPEND_ALIGNED_ELEMENT`` offsets per slot and
-checks every rule D3D checks when the layout is created (rulebook section 3). What it guarantees:
+checks every rule D3D checks when the layout is created (rules section 3). What it guarantees:
 each resolved element has a vertex format from the table, an aligned offset, a slot below the
 profile's slot count, one classification and step rate per slot, a unique semantic, and step rate
 0 on per-vertex data. What it refuses raises :class:`InvalidDescError` naming the element index,
 its semantic, the field, the value and the rule.
 
 What it does not check, because D3D does not at layout creation: strides and bind offsets (dynamic
-state, rulebook 3.2/3.3), overlapping elements (legal, 3.3), elements past any stride.
+state, rules 3.2/3.3), overlapping elements (legal, 3.3), elements past any stride.
 """
 
 from __future__ import annotations
@@ -30,7 +30,15 @@ __all__ = ["Profile", "PROFILES", "ResolvedElement", "SlotInfo", "InputLayout",
 
 @dataclass(frozen=True)
 class Profile:
-    """API limits that differ between Direct3D versions (rulebook 3.1, 11)."""
+    """API limits that differ between Direct3D versions (rules 3.1, section 11): a frozen value.
+    :data:`PROFILES` holds gpuia's three.
+
+    Arguments:
+        name (str): the profile's name, as errors cite it.
+        slot_count (int): IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT, the number of input slots.
+        element_count (int): IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT, the most elements a
+            layout may have.
+    """
 
     name: str
     slot_count: int  # IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT
@@ -42,12 +50,22 @@ PROFILES = {
     "d3d11": Profile("d3d11", 32, 32),
     "d3d10": Profile("d3d10", 16, 16),
 }
+"""The profiles :class:`InputLayout` takes by name: ``d3d12`` and ``d3d11`` (32 slots, 32
+elements) and ``d3d10`` (16 and 16, Direct3D 10.0; rules 3.1)."""
 
 
 @dataclass(frozen=True)
 class ResolvedElement:
-    """An element after CreateInputLayout: its position in the desc array, the desc itself, its
-    table row and its resolved byte offset within the vertex."""
+    """An element after CreateInputLayout: a frozen value that :class:`InputLayout` makes and
+    has checked (its format is a vertex format, its offset aligned, rules 3.2, 3.4).
+
+    Arguments:
+        index (int): its position in the desc array.
+        desc (InputElementDesc): the element as given.
+        format (FormatInfo): its row of the format table.
+        offset (int): its resolved byte offset within the slot's vertex
+            (APPEND_ALIGNED_ELEMENT resolved).
+    """
 
     index: int
     desc: InputElementDesc
@@ -56,33 +74,48 @@ class ResolvedElement:
 
     @property
     def key(self) -> str:
+        """The result key of the element: upper-case SemanticName + SemanticIndex
+        (``TEXCOORD1``), unique in its layout."""
         return self.desc.key
 
     @property
     def slot(self) -> int:
+        """The element's InputSlot."""
         return self.desc.input_slot
 
     @property
     def end(self) -> int:
+        """The byte just past the element within the vertex: offset + format size."""
         return self.offset + self.format.size
 
     @property
     def per_instance(self) -> bool:
+        """Whether the element is PER_INSTANCE_DATA (fetched by instance, rules 4.3)."""
         return self.desc.input_slot_class == InputClassification.PER_INSTANCE_DATA
 
     @property
     def step_rate(self) -> int:
+        """The element's InstanceDataStepRate (0 for per-vertex elements)."""
         return self.desc.instance_data_step_rate
 
     def label(self) -> str:
-        """``element 2 (TEXCOORD0)``: how errors and reports name the element."""
+        """``element 2 (TEXCOORD0)``: how errors and reports name the element (the semantic as
+        written, with its index)."""
         return f"element {self.index} ({self.desc.semantic_name}{self.desc.semantic_index})"
 
 
 @dataclass(frozen=True)
 class SlotInfo:
-    """What the layout says about one input slot: its classification and step rate, its
-    elements, and its extent (the end of its furthest element)."""
+    """What the layout says about one input slot: a frozen value that :class:`InputLayout`
+    makes. The slot's elements share one classification and step rate (rules 3.5).
+
+    Arguments:
+        slot (int): the input slot.
+        input_slot_class (InputClassification): the classification of its elements.
+        step_rate (int): the InstanceDataStepRate of its elements.
+        elements (tuple): its :class:`ResolvedElement` values, in declaration order (at least
+            one).
+    """
 
     slot: int
     input_slot_class: InputClassification
@@ -91,16 +124,19 @@ class SlotInfo:
 
     @property
     def per_instance(self) -> bool:
+        """Whether the slot holds PER_INSTANCE_DATA."""
         return self.input_slot_class == InputClassification.PER_INSTANCE_DATA
 
     @property
     def extent(self) -> int:
+        """The end of the slot's furthest element: the smallest stride that holds a vertex
+        without overlap (D3D does not require it, rules 3.3)."""
         return max(e.end for e in self.elements)
 
     @property
     def alignment(self) -> int:
         """The largest element alignment in the slot: the alignment D3D12 expects of the slot's
-        stride and bind offset (rulebook 3.2, 7.4)."""
+        stride and bind offset (rules 3.2, 7.4)."""
         return max(e.format.alignment for e in self.elements)
 
 
@@ -127,12 +163,31 @@ def _align(x: int, a: int) -> int:
 class InputLayout:
     """A validated, resolved input layout (the ID3D11InputLayout / PSO InputLayout equivalent).
 
-    Arguments:
-        elements: D3D12_INPUT_ELEMENT_DESC values (``InputElementDesc``, dicts or tuples).
-        profile (str): ``"d3d12"`` (default), ``"d3d11"`` or ``"d3d10"``: the slot and element
-            limits to enforce.
+    Construction runs CreateInputLayout's checks (see the module docstring) and resolves every
+    APPEND_ALIGNED_ELEMENT offset. The result holds ``profile`` (the :class:`Profile`),
+    ``descs`` (the :class:`InputElementDesc` values as given), ``elements`` (one
+    :class:`ResolvedElement` per desc, in order) and ``slots`` (slot -> :class:`SlotInfo`, in
+    slot order, for the slots that have elements). ``len()`` and iteration give the elements.
+    Instances are immutable and hashable (by their descs and profile), so they serve as cache
+    keys.
 
-    Instances are immutable and hashable (by their descs and profile), so they serve as cache keys.
+    Arguments:
+        elements: an iterable of D3D12_INPUT_ELEMENT_DESC values (anything
+            :meth:`InputElementDesc.of` takes: instances, dicts or tuples); empty is the empty
+            layout (rules 3.10).
+        profile: ``"d3d12"`` (default), ``"d3d11"`` or ``"d3d10"`` (a key of
+            :data:`PROFILES`), or a :class:`Profile`: the slot and element limits to enforce.
+
+    Raises:
+        InvalidDescError: ``elements`` is None (a NULL array, rules 3.10), or an element breaks
+            a rule: its fields (as :class:`InputElementDesc` refuses them), a format that is
+            not a vertex format (rules 1.1), too many elements or a slot past the profile's
+            (rules 3.1), a step rate on per-vertex data (rules 3.6), a misaligned offset
+            (rules 3.2), an element ending past 2**32 - 1, a repeated semantic (rules 3.12) or
+            one ambiguous with a semantic index (rules 3.7), a slot mixing classifications or
+            step rates (rules 3.5). The error names the element index and semantic, the field,
+            the value and the rule.
+        KeyError: ``profile`` names no profile.
 
     .. code-block:: py
 
@@ -266,7 +321,21 @@ class InputLayout:
         return f"InputLayout([{inner}])"
 
     def element(self, semantic: str, index: int | None = None) -> ResolvedElement:
-        """Find an element by semantic (``"TEXCOORD1"`` or ``("TEXCOORD", 1)``), ignoring case."""
+        """Find an element by semantic, names compared ignoring case.
+
+        Arguments:
+            semantic (str): the semantic with its index (``"TEXCOORD1"``, split as
+                :func:`parse_semantic` splits it) when ``index`` is None, else the name alone.
+            index (int): the SemanticIndex, or None (the default) to read it from
+                ``semantic``.
+
+        Returns:
+            The :class:`ResolvedElement`.
+
+        Raises:
+            KeyError: no element has that semantic.
+            ValueError: ``semantic`` is only digits (no name), with ``index`` None.
+        """
         name, idx = parse_semantic(semantic) if index is None else (semantic.upper(), index)
         for e in self.elements:
             if e.desc.semantic_name.upper() == name and e.desc.semantic_index == idx:
@@ -279,13 +348,28 @@ class InputLayout:
         return tuple(e.key for e in self.elements)
 
     def to_dicts(self) -> list[dict]:
+        """The descs in the case-file form (:meth:`InputElementDesc.to_dict`), in order; the
+        profile is not part of it."""
         return [d.to_dict() for d in self.descs]
 
     # -- numpy structured dtypes -------------------------------------------------------------
     def slot_dtype(self, slot: int, stride: int | None = None) -> np.dtype:
         """A numpy structured dtype for one vertex of ``slot``: one field per element, named by
-        its key, at its resolved offset, with ``itemsize`` = ``stride`` (default: the slot's
-        extent). Packed formats are one unsigned word (see ``FormatInfo.numpy_field``)."""
+        its key, at its resolved offset. Packed formats are one unsigned word (see
+        ``FormatInfo.numpy_field``).
+
+        Arguments:
+            slot (int): an input slot that has elements.
+            stride (int): the dtype's ``itemsize``; None (the default) is the slot's extent.
+
+        Returns:
+            The ``numpy.dtype``.
+
+        Raises:
+            KeyError: the layout has no element in ``slot``.
+            ValueError: ``stride`` is smaller than the slot's extent (a record cannot describe
+                overlapping vertices).
+        """
         info = self.slots[slot]
         stride = info.extent if stride is None else stride
         if stride < info.extent:
@@ -304,7 +388,17 @@ def _field_dtype(fmt: FormatInfo):
 def parse_semantic(text: str) -> tuple[str, int]:
     """Split an HLSL-style semantic into (upper-case name, index): a trailing decimal number is
     the index, none means 0 (``TEXCOORD1`` -> ("TEXCOORD", 1), ``SV_Position`` ->
-    ("SV_POSITION", 0))."""
+    ("SV_POSITION", 0)).
+
+    Arguments:
+        text (str): the semantic.
+
+    Returns:
+        ``(name, index)``.
+
+    Raises:
+        ValueError: ``text`` has no name (it is empty or only digits).
+    """
     stripped = text.rstrip("0123456789")
     digits = text[len(stripped):]
     if not stripped:
@@ -323,10 +417,30 @@ def elements_from_dtype(dtype: np.dtype, slot: int = 0, *,
                         formats: Mapping[str, str] | None = None) -> tuple[list[InputElementDesc], int]:
     """Convert a numpy structured dtype describing one vertex of a slot into input elements.
 
-    Field names are semantics (``POSITION``, ``TEXCOORD1``); offsets stay explicit. Each field's
-    format is taken from ``formats[name]`` when given (needed for normalized and packed formats:
-    a ``u1 x4`` field is R8G8B8A8_UINT unless told it is R8G8B8A8_UNORM), else derived from the
-    field's scalar type and count. Returns ``(elements, stride)`` with stride = ``itemsize``.
+    Field names are semantics (``POSITION``, ``TEXCOORD1``, split by :func:`parse_semantic`);
+    offsets stay explicit. Each field's format is taken from ``formats[name]`` when given
+    (needed for normalized and packed formats: a ``u1 x4`` field is R8G8B8A8_UINT unless told
+    it is R8G8B8A8_UNORM), else derived from the field's scalar type and count: 1-4 values of
+    ``f4``/``f2`` (FLOAT), ``u4``/``u2``/``u1`` (UINT) or ``i4``/``i2``/``i1`` (SINT) that name a
+    vertex format. The elements are not checked as a layout: pass them to :class:`InputLayout`.
+
+    Arguments:
+        dtype: a numpy structured dtype (or anything ``numpy.dtype()`` makes one from).
+        slot (int): the InputSlot of every element. Default 0.
+        input_slot_class: the InputSlotClass of every element. Default PER_VERTEX_DATA.
+        instance_data_step_rate (int): the InstanceDataStepRate of every element. Default 0.
+        formats: field name -> DXGI format, names matched ignoring case; fields not in it get
+            the derived format.
+
+    Returns:
+        ``(elements, stride)``: a list of :class:`InputElementDesc` in field order, and the
+        dtype's ``itemsize``.
+
+    Raises:
+        ValueError: the dtype has no named fields, a field name has no semantic name, or a
+            field without an entry in ``formats`` matches no vertex format.
+        InvalidDescError: an element the :class:`InputElementDesc` constructor refuses (a
+            format in ``formats`` that is no DXGI format, a bad classification).
     """
     dtype = np.dtype(dtype)
     if dtype.names is None:

@@ -13,7 +13,7 @@ from .layout import InputLayout
 __all__ = ["Member", "ShaderSignature", "SYSTEM_INPUTS"]
 
 SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
-"""System-generated inputs: never taken from the input layout (rulebook 3.8)."""
+"""System-generated inputs: never taken from the input layout (rules 3.8)."""
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,18 @@ class Member:
     """One struct member: its WGSL name, the semantic it stands for, its scalar type and
     component count, and the ``@interpolate(...)`` argument written on it (pixel inputs: how
     the rasterizer interpolates it; None is WGSL's and D3D's default, perspective-correct at
-    the pixel center)."""
+    the pixel center). A frozen value.
+
+    Arguments:
+        name (str): the member's name in the shader (``TEXCOORD1``, ``SV_Position``).
+        semantic (str): the upper-case semantic name (``TEXCOORD``).
+        index (int): the semantic index (1).
+        type (str): the scalar type: ``"float"``, ``"uint"`` or ``"sint"``.
+        components (int): the component count, 1-4.
+        wgsl_type (str): the WGSL type as written, spaces normalized (``vec4<f32>``).
+        interpolation (str): the ``@interpolate`` argument (``"flat"``,
+            ``"linear, centroid"``), or None (the default).
+    """
 
     name: str
     semantic: str  # upper-case semantic name
@@ -33,12 +44,26 @@ class Member:
 
     @property
     def key(self) -> str:
+        """The semantic as results and layouts key it: upper-case name + index (``TEXCOORD1``,
+        the key of :class:`~gpuia.d3d.layout.ResolvedElement`)."""
         return f"{self.semantic}{self.index}"
 
 
 @dataclass(frozen=True)
 class ShaderSignature:
-    """The parsed interface of a vertex shader and the module text gpuia compiles."""
+    """The parsed interface of a vertex or pixel shader and the module text gpuia compiles: a
+    frozen value that the WGSL parser and the HLSL front end make.
+
+    Arguments:
+        entry_point (str): the entry point's name.
+        input_struct (str): the name of the entry point's input struct, or None when it takes
+            no input.
+        output_struct (str): the name of its output struct.
+        inputs (tuple): the input struct's :class:`Member` values, in declaration order.
+        outputs (tuple): the output struct's :class:`Member` values, in declaration order.
+        source (str): the module as gpuia compiles it: the stage attribute removed and the IO
+            attributes stripped from the two structs.
+    """
 
     entry_point: str
     input_struct: str | None
@@ -48,23 +73,57 @@ class ShaderSignature:
     source: str  # the module with @vertex removed and IO attributes stripped from its structs
 
     def input(self, key: str) -> Member | None:
+        """The input with a semantic key.
+
+        Arguments:
+            key (str): the upper-case semantic name + index (``POSITION0``).
+
+        Returns:
+            The :class:`Member`, or None when the shader has no such input.
+        """
         for m in self.inputs:
             if m.key == key:
                 return m
         return None
 
     def output(self, key: str) -> Member | None:
+        """The output with a semantic key.
+
+        Arguments:
+            key (str): the upper-case semantic name + index (``SV_POSITION0``).
+
+        Returns:
+            The :class:`Member`, or None when the shader has no such output.
+        """
         for m in self.outputs:
             if m.key == key:
                 return m
         return None
 
     def uses(self, system_value: str) -> bool:
+        """Whether the shader reads a system value.
+
+        Arguments:
+            system_value (str): an upper-case semantic name without index, such as
+                ``"SV_VERTEXID"`` (one of :data:`SYSTEM_INPUTS`).
+
+        Returns:
+            True when an input has that semantic name.
+        """
         return any(m.semantic == system_value for m in self.inputs)
 
     def check_layout(self, layout: InputLayout) -> None:
-        """Every non-system input must be provided by a layout element (rulebook 3.8);
-        extra elements are allowed."""
+        """Check that ``layout`` provides every input of this (vertex) shader: each input other
+        than :data:`SYSTEM_INPUTS` needs an element of the same semantic name and index, names
+        compared ignoring case (rules 3.7, 3.8). Elements the shader does not read are allowed;
+        types are not compared with formats (rules 2.12).
+
+        Arguments:
+            layout (InputLayout): the input layout.
+
+        Raises:
+            InvalidDescError: an input no element provides, naming the input and its semantic.
+        """
         keys = set(layout.keys)
         for m in self.inputs:
             if m.semantic in SYSTEM_INPUTS:

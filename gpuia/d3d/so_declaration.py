@@ -1,4 +1,4 @@
-"""Stream Output declarations, validated as CreateGraphicsPipelineState does (rulebook section 8).
+"""Stream Output declarations, validated as CreateGraphicsPipelineState does (rules section 8).
 
 :func:`resolve_stream_output` checks a :class:`~gpuia.d3d.desc.StreamOutputDesc` against the vertex
 shader's output signature and returns a :class:`ResolvedStreamOutput`: per output slot, its
@@ -22,15 +22,27 @@ __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
            "SO_BUFFER_SLOT_COUNT", "SO_BUFFER_MAX_STRIDE_IN_BYTES"]
 
 SO_BUFFER_SLOT_COUNT = 4
+"""D3D12_SO_BUFFER_SLOT_COUNT: the output slots 0-3, and the most buffer strides (rules 8.1)."""
 SO_STREAM_COUNT = 4
 SO_BUFFER_MAX_STRIDE_IN_BYTES = 2048
+"""D3D12_SO_BUFFER_MAX_STRIDE_IN_BYTES: the largest stride of an output slot (rules 8.8)."""
 SO_OUTPUT_COMPONENT_COUNT = 128  # per stream, D3D11 FL11 / D3D12 (rulebook 8.9)
 SO_BUFFER_MAX_WRITE_BYTES = 512  # per buffer per vertex (rulebook 8.9)
 
 
 @dataclass(frozen=True)
 class SOEntry:
-    """One resolved declaration entry: ``member`` is None for a gap."""
+    """One resolved declaration entry: a frozen value :func:`resolve_stream_output` makes.
+
+    Arguments:
+        index (int): the entry's position in the declaration.
+        slot (int): its OutputSlot.
+        byte_offset (int): where its first component goes within the slot's vertex record:
+            the bytes of the slot's earlier entries, gaps included (rules 8.5).
+        member (Member): the vertex shader output it reads, or None for a gap.
+        start_component (int): StartComponent (0 for a gap).
+        component_count (int): ComponentCount: the words it writes, or a gap skips.
+    """
 
     index: int
     slot: int
@@ -41,11 +53,26 @@ class SOEntry:
 
     @property
     def is_gap(self) -> bool:
+        """Whether the entry is a gap: it skips its bytes and leaves them untouched (rules
+        8.4)."""
         return self.member is None
 
 
 @dataclass(frozen=True)
 class SOSlot:
+    """One output slot the declaration writes: a frozen value :func:`resolve_stream_output`
+    makes.
+
+    Arguments:
+        slot (int): the output slot, 0-3.
+        stride (int): the bytes from one vertex record to the next: pBufferStrides[slot], or
+            the declared size when no strides were given (rules 8.8).
+        declared_size (int): the bytes the slot's entries cover, gaps included (at most 512,
+            rules 8.9); bytes between it and the stride are left untouched.
+        entries (tuple): the slot's :class:`SOEntry` values, in declaration order, at least one
+            of them not a gap (rules 8.7).
+    """
+
     slot: int
     stride: int
     declared_size: int
@@ -54,8 +81,13 @@ class SOSlot:
 
 @dataclass(frozen=True)
 class ResolvedStreamOutput:
-    """A validated declaration: the slots written (each with its stride and entries) and the
-    rasterized stream."""
+    """A validated declaration: a frozen value :func:`resolve_stream_output` makes.
+
+    Arguments:
+        slots (tuple): the :class:`SOSlot` of every slot the declaration writes, in slot order
+            (empty for an empty declaration).
+        rasterized_stream (int): RasterizedStream, 0-3 or ``SO_NO_RASTERIZED_STREAM``.
+    """
 
     slots: tuple[SOSlot, ...]
     rasterized_stream: int
@@ -68,9 +100,19 @@ class ResolvedStreamOutput:
 
     @property
     def empty(self) -> bool:
+        """Whether the declaration writes nothing: no slot, and no SO statistics counted
+        (rules 10.3)."""
         return not self.slots
 
     def slot(self, slot: int) -> SOSlot | None:
+        """The slot ``slot`` of the declaration.
+
+        Arguments:
+            slot (int): an output slot number.
+
+        Returns:
+            Its :class:`SOSlot`, or None when the declaration does not write it.
+        """
         for s in self.slots:
             if s.slot == slot:
                 return s
@@ -83,7 +125,36 @@ def _entry_where(i: int, e: SODeclarationEntry) -> str:
 
 
 def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) -> ResolvedStreamOutput:
-    """Validate ``desc`` for a vertex shader with ``signature`` (see module docstring)."""
+    """Validate a Stream Output declaration for a vertex shader and lay out its slots.
+
+    Follows the feature level 11 / D3D12 rules: entries of stream 0 only (a vertex shader's,
+    rules 8.12), outputs named by semantic name (ignoring case) and index (rules 8.3), each
+    entry's offset the sum of the earlier entries of its slot (rules 8.5). The strides of
+    slots the declaration does not write are not checked (rules 8.8), and the D3D10 / feature
+    level 10 rule of one entry per buffer does not apply (rules 8.11).
+
+    Arguments:
+        desc (StreamOutputDesc): the declaration, strides and rasterized stream.
+        signature (ShaderSignature): the vertex shader's signature; its ``outputs`` are what
+            entries may name.
+
+    Returns:
+        The :class:`ResolvedStreamOutput`.
+
+    Raises:
+        InvalidDescError: ``desc`` is no StreamOutputDesc; RasterizedStream is not 0-3 or
+            NO_RASTERIZED_STREAM (rules 8.10); more than 4 strides, or an entry's Stream or
+            OutputSlot past 3, StartComponent past 3 or ComponentCount outside 1-4 (rules
+            8.1; a gap's ComponentCount may exceed 4); an entry of stream 1-3 (rules 8.12); a
+            gap with a StartComponent or SemanticIndex (rules 8.4); an entry naming no output
+            (rules 8.3), reaching past its output's components (rules 8.2) or overlapping
+            another entry's components of the same output (rules 8.6); more than 128 named
+            components or more than 512 declared bytes in a slot (rules 8.9); a slot of gaps
+            only (rules 8.7); a used slot without a stride, several slots without strides, or
+            a stride below the slot's declared size, not a multiple of 4 or above 2048
+            (rules 8.8). The error names the entry (``SO entry 2 (COLOR0)``) or slot, the
+            field, the value and the rule.
+    """
     if not isinstance(desc, StreamOutputDesc):
         raise InvalidDescError("StreamOutput", None, desc, "expected a StreamOutputDesc")
     rs = desc.rasterized_stream

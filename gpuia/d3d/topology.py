@@ -2,7 +2,7 @@
 
 The row is the single source of what a topology is: its primitive kind, how many vertices one
 output primitive has (adjacency vertices excluded), how many input vertices one list primitive
-consumes, whether it is a strip (strip-cut indices apply only to strips in D3D12, rulebook 5.2),
+consumes, whether it is a strip (strip-cut indices apply only to strips in D3D12, rules 5.2),
 whether it carries adjacency, and the WebGPU topology that draws its non-adjacent primitives.
 The assembly rules themselves live in ``gpuia.reference.assembly``.
 """
@@ -18,11 +18,28 @@ __all__ = ["TopologyInfo", "TOPOLOGIES", "topology_info"]
 
 @dataclass(frozen=True)
 class TopologyInfo:
-    """One topology. ``step``, ``span`` and ``picks`` describe where output primitive ``p`` of a
-    cut-free run finds its vertices: positions ``step * p + picks[p % 2][k]``; a run of ``L``
-    vertices holds ``(L - 1 - span) // step + 1`` complete primitives when ``L > span`` (span:
-    the last position a primitive touches, adjacency included). The GPU's Stream Output uses this
-    closed form; the CPU reference (``reference.assembly``) derives primitives independently."""
+    """One topology: a frozen row of :data:`TOPOLOGIES`.
+
+    ``step``, ``span`` and ``picks`` describe where output primitive ``p`` of a cut-free run
+    finds its vertices: positions ``step * p + picks[p % 2][k]``; a run of ``L`` vertices holds
+    ``(L - 1 - span) // step + 1`` complete primitives when ``L > span`` (span: the last
+    position a primitive touches, adjacency included; rules 4.9, 9.3). The GPU's Stream Output
+    and list streams use this closed form; the CPU reference (``reference.assembly``) derives
+    primitives independently.
+
+    Arguments:
+        topology (PrimitiveTopology): the D3D topology.
+        kind (str): ``"point"``, ``"line"`` or ``"triangle"``.
+        vertices (int): the vertices of one output primitive, adjacency excluded.
+        strip (bool): whether it is a strip (strip cuts apply, rules 5.2).
+        adjacency (bool): whether it carries adjacency vertices.
+        webgpu (str): the wgpu PrimitiveTopology that draws the same primitives, adjacency
+            dropped.
+        step (int): positions between the first vertices of consecutive primitives. Default 1.
+        span (int): the last position one primitive touches, adjacency included. Default 0.
+        picks (tuple): the positions, relative to ``step * p``, of the output vertices of even
+            and of odd primitives, in D3D's order. Default ``((0,), (0,))``.
+    """
 
     topology: PrimitiveTopology
     kind: str  # "point", "line" or "triangle"
@@ -36,6 +53,7 @@ class TopologyInfo:
 
     @property
     def name(self) -> str:
+        """The topology's D3D name without prefix (``TRIANGLESTRIP_ADJ``)."""
         return self.topology.name
 
     @property
@@ -44,7 +62,15 @@ class TopologyInfo:
         return self.webgpu.replace("-strip", "-list")
 
     def primitive_count(self, run_length: int) -> int:
-        """Complete primitives in a cut-free run of ``run_length`` vertices."""
+        """Complete primitives in a cut-free run of vertices; the incomplete rest is dropped
+        (rules 4.9).
+
+        Arguments:
+            run_length (int): the vertices of the run.
+
+        Returns:
+            ``(run_length - 1 - span) // step + 1``, or 0 when ``run_length <= span``.
+        """
         if run_length <= self.span:
             return 0
         return (run_length - 1 - self.span) // self.step + 1
@@ -66,11 +92,26 @@ TOPOLOGIES: dict[PrimitiveTopology, TopologyInfo] = {row.topology: row for row i
     TopologyInfo(_T.TRIANGLESTRIP_ADJ, "triangle", 3,   True,  True,  "triangle-list",  2, 5, ((0, 2, 4), (0, 4, 2))),
 ]}
 # fmt: on
+"""The topologies gpuia draws, one :class:`TopologyInfo` per :class:`PrimitiveTopology`
+member other than UNDEFINED."""
 
 
 def topology_info(value) -> TopologyInfo:
-    """The row of a topology given as enum, name or D3D value. UNDEFINED and patch lists are
-    refused: a draw needs a topology, and gpuia has no tessellation stages."""
+    """The row of a topology. UNDEFINED and patch lists are refused: a draw needs a topology,
+    and gpuia has no tessellation stages.
+
+    Arguments:
+        value: the topology, in any form :meth:`PrimitiveTopology.of` takes (member, name or
+            D3D value).
+
+    Returns:
+        Its :class:`TopologyInfo` row of :data:`TOPOLOGIES`.
+
+    Raises:
+        ValueError: ``value`` names no topology, or names UNDEFINED (callers that take a
+            topology from users, such as :func:`gpuia.reference.run_ia` and the case reader,
+            re-raise it as :class:`~gpuia.errors.InvalidDescError`).
+    """
     topo = PrimitiveTopology.of(value)
     if topo not in TOPOLOGIES:
         raise ValueError(f"{topo.name} cannot be drawn: set a point, line or triangle topology")
