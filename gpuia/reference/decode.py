@@ -4,7 +4,7 @@ An element is read as little-endian 32-bit words (the last one partly for 1- and
 the extra bytes ignored); each channel is ``(word >> shift) & mask`` and is converted by its
 channel kind, then the row's swizzle places channels and constants in x, y, z, w. The output of
 every decoder is the four 32-bit patterns the shader sees, so float results are exact bits, not
-approximations (rulebook section 2):
+approximations (rules section 2):
 
 * UNORM: ``c / (2**n - 1)`` in float32, correctly rounded (IEEE division).
 * SNORM: ``max(c / (2**(n-1) - 1), -1)``: the two most negative codes both give -1.0.
@@ -71,9 +71,18 @@ _DECODERS = {"un": _unorm, "sn": _snorm, "u": _uint, "s": _sint, "f": _float, "u
 
 
 def decode_words(fmt: FormatInfo, words: np.ndarray) -> np.ndarray:
-    """Decode ``words`` (shape ``(n, fmt.words)``, uint32, little-endian element words) into the
-    shader's four components, returned as their 32-bit patterns (shape ``(n, 4)``, uint32),
-    default fill included."""
+    """Decode elements into the four components the shader receives, exactly as the module
+    docstring states, default fill included (rules 2.11). Bits of a word outside the format's
+    channels are ignored.
+
+    Arguments:
+        fmt (FormatInfo): the elements' format row.
+        words (numpy.ndarray): uint32, shape ``(n, fmt.words)``: each element's little-endian
+            32-bit words (as :func:`gather_words` reads them).
+
+    Returns:
+        uint32, shape ``(n, 4)``: the components' 32-bit patterns.
+    """
     n = words.shape[0]
     channel_values = []
     for c in fmt.channels:
@@ -99,9 +108,18 @@ def decode_words(fmt: FormatInfo, words: np.ndarray) -> np.ndarray:
 
 
 def gather_words(data: np.ndarray, addresses: np.ndarray, nwords: int) -> np.ndarray:
-    """Read ``nwords`` little-endian 32-bit words at each byte address of ``data`` (a uint8
-    array). Addresses need no alignment. Bytes past the end of ``data`` read as zero (callers
-    only ask for them in the unused tail of a 1- or 2-byte element's word)."""
+    """Read little-endian 32-bit words at byte addresses. Addresses need no alignment. Bytes
+    past the end of ``data`` read as zero (callers only ask for them in the unused tail of a 1-
+    or 2-byte element's word); bounds of a view are the caller's check (rules 6.3).
+
+    Arguments:
+        data (numpy.ndarray): a one-dimensional uint8 array (:func:`gpuia.reference.ia.as_bytes`).
+        addresses (numpy.ndarray): non-negative integer byte addresses, one per element to read.
+        nwords (int): the words to read at each address.
+
+    Returns:
+        uint32, shape ``(len(addresses), nwords)``: a new array, never a view of ``data``.
+    """
     n = addresses.shape[0]
     nbytes = 4 * nwords
     if n == 0:
@@ -126,5 +144,16 @@ def gather_words(data: np.ndarray, addresses: np.ndarray, nwords: int) -> np.nda
 
 
 def bits_to_values(bits: np.ndarray, shader_type: str) -> np.ndarray:
-    """View 32-bit patterns as the shader's values: float32, uint32 or int32."""
+    """View 32-bit patterns as the shader's values.
+
+    Arguments:
+        bits (numpy.ndarray): uint32 patterns, any shape.
+        shader_type (str): ``"float"``, ``"uint"`` or ``"sint"``.
+
+    Returns:
+        The same memory viewed as float32, uint32 or int32 (no copy).
+
+    Raises:
+        KeyError: ``shader_type`` is none of the three.
+    """
     return bits.view({"float": np.float32, "uint": np.uint32, "sint": np.int32}[shader_type])

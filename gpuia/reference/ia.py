@@ -1,7 +1,8 @@
 """The CPU reference Input Assembler: what D3D12's IA delivers to the vertex shader, exactly.
 
 :func:`run_ia` executes ``DrawInstanced`` / ``DrawIndexedInstanced`` calls over a resolved
-:class:`~gpuia.d3d.layout.InputLayout` and bound views, following the rulebook:
+:class:`~gpuia.d3d.layout.InputLayout` and bound views, following the rules of ``docs/rules.md``
+(the numbers below are its rules):
 
 * vertex order: draw by draw, instance-major, then vertex (or index position) order;
 * non-indexed per-vertex fetch index ``StartVertexLocation + i``; indexed
@@ -44,7 +45,20 @@ _WRAP = np.int64(0xFFFFFFFF)
 
 
 def as_bytes(buffer) -> np.ndarray:
-    """A read-only uint8 view of a bytes-like object (no copy)."""
+    """A flat uint8 view of a bytes-like object, without a copy (writable only when the
+    object is).
+
+    Arguments:
+        buffer: bytes, bytearray, memoryview, a C-contiguous numpy array of any dtype, or
+            another object with the buffer protocol.
+
+    Returns:
+        A one-dimensional ``uint8`` array over the same memory.
+
+    Raises:
+        ValueError: ``buffer`` is a numpy array that is not C-contiguous.
+        TypeError: ``buffer`` has no buffer protocol (a gpuia GPU buffer included).
+    """
     if isinstance(buffer, np.ndarray):
         if not buffer.flags.c_contiguous:
             raise ValueError("vertex data must be a C-contiguous array")
@@ -54,15 +68,21 @@ def as_bytes(buffer) -> np.ndarray:
 
 @dataclass
 class ElementData:
-    """What one input element delivered: its shader type and, per invocation, four 32-bit
-    patterns (``bits``, shape ``(n, 4)``, uint32)."""
+    """What one input element delivered, per invocation.
+
+    Arguments:
+        type (str): the element's shader type, ``"float"``, ``"uint"`` or ``"sint"`` (its
+            format's, rules 2.12).
+        bits (numpy.ndarray): the four components' 32-bit patterns per invocation, shape
+            ``(n, 4)``, uint32, default fill included (rules 2.11, 6.1, 6.2).
+    """
 
     type: str
     bits: np.ndarray
 
     @property
     def values(self) -> np.ndarray:
-        """The same data as float32, uint32 or int32."""
+        """The same data viewed as float32, uint32 or int32 by ``type`` (no copy)."""
         return bits_to_values(self.bits, self.type)
 
 
@@ -70,12 +90,34 @@ class ElementData:
 class IAResult:
     """Everything the Input Assembler delivered for a sequence of draws.
 
-    Per invocation (vertex shader input), in IA order: ``draw``, ``instance`` (= SV_InstanceID),
-    ``vertex`` (position ``i`` of a non-indexed draw, index position ``j`` of an indexed one),
-    ``vertex_id`` (SV_VertexID), ``fetch_index`` (the per-vertex element index actually fetched,
-    32-bit) and ``inputs`` (key -> :class:`ElementData`). Per complete primitive: ``primitives``
-    (invocation numbers in D3D order) and ``adjacency`` (adjacency topologies) and
-    ``primitive_draw``.
+    One row per invocation (vertex shader input), in IA order: draw by draw, instance by
+    instance, then vertex or index position; a strip-cut index delivers no row (rules 5.4).
+    Then one row per complete primitive, in D3D's order (rules 4.9, 9.3, 9.4). ``len()`` is the
+    number of invocations. :func:`run_ia` makes it; the GPU harness fills the same fields from
+    a capture (:class:`gpuia.harness.run_gpu.GPUResult`).
+
+    Arguments:
+        topology (TopologyInfo): the topology the draws ran with.
+        draw (numpy.ndarray): uint32 per invocation: the draw's position in the list of draws.
+        instance (numpy.ndarray): uint32 per invocation: SV_InstanceID (rules 4.6).
+        vertex (numpy.ndarray): uint32 per invocation: position ``i`` of a non-indexed draw,
+            index position ``j`` of an indexed one (counted from StartIndexLocation, cut
+            positions included in the count).
+        vertex_id (numpy.ndarray): uint32 per invocation: SV_VertexID (rules 4.5).
+        fetch_index (numpy.ndarray): uint32 per invocation: the per-vertex element index
+            fetched, ``StartVertexLocation + i`` or ``BaseVertexLocation + index``, wrapped to
+            32 bits (rules 4.1, 4.2, 4.8).
+        inputs (dict): element key (``POSITION0``) -> :class:`ElementData`, one per layout
+            element, in layout order.
+        primitives (numpy.ndarray): int64 ``(primitives, vertices per primitive)``: each
+            complete primitive's invocations (row numbers), in D3D's vertex order, adjacency
+            vertices excluded.
+        adjacency (numpy.ndarray): for adjacency topologies, int64 ``(primitives, 2 or 3)``:
+            each primitive's adjacency invocations, one per edge in the geometry shader's input
+            order; None for the others.
+        primitive_draw (numpy.ndarray): uint32 per primitive: the draw of its first vertex.
+        statistics (dict): ``IAVertices`` (the invocations) and ``IAPrimitives`` (the complete
+            primitives), rules 4.10.
     """
 
     topology: TopologyInfo
@@ -92,6 +134,7 @@ class IAResult:
 
     @property
     def instance_id(self) -> np.ndarray:
+        """SV_InstanceID per invocation: the same array as ``instance``."""
         return self.instance
 
     def __len__(self) -> int:
@@ -171,20 +214,41 @@ def _fetch(e: ResolvedElement, view: VertexBufferView | None, indices: np.ndarra
 def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
            draws, *, topology="TRIANGLELIST", index_buffer: IndexBufferView | None = None,
            strip_cut_value=StripCutValue.DISABLED) -> IAResult:
-    """Run draws through the reference Input Assembler.
+    """Run draws through the reference Input Assembler: exactly what D3D12 delivers (see the
+    module docstring for the rules it follows).
+
+    Host data only: a buffer that is read must be bytes-like (a GPU buffer is refused).
+    Nothing is limited here: the cost is proportional to the vertices the draws deliver (a draw
+    with a count of 0 costs nothing, whatever its other count), so callers that take counts
+    from users bound them first (:func:`gpuia.harness.reference_run.check_size`). Strides and
+    bind offsets are not checked against the layout (rules 3.2, 3.3); views of slots the
+    layout does not use are validated but never read.
 
     Arguments:
-        layout (InputLayout): the resolved input layout.
-        vertex_buffers: slot -> :class:`VertexBufferView` (or None: unbound), or a sequence
-            indexed by slot. Slots the layout uses but that are missing are unbound.
+        layout (InputLayout): the resolved input layout, or anything :class:`InputLayout`
+            takes as its elements.
+        vertex_buffers: slot -> view (or None: unbound), or a sequence indexed by slot; each
+            view is anything :meth:`VertexBufferView.of` takes. Slots the layout uses but that
+            are missing are unbound (rules 6.2).
         draws: one draw or a list of draws (:class:`DrawInstanced`,
             :class:`DrawIndexedInstanced` or their case-file dicts), run in order.
-        topology: a D3D_PRIMITIVE_TOPOLOGY.
-        index_buffer (IndexBufferView): for indexed draws; None is the NULL view (indices read 0).
-        strip_cut_value: D3D12_INDEX_BUFFER_STRIP_CUT_VALUE of the pipeline.
+        topology: a D3D_PRIMITIVE_TOPOLOGY, in any form :meth:`PrimitiveTopology.of` takes.
+            Default TRIANGLELIST.
+        index_buffer: for indexed draws, anything :meth:`IndexBufferView.of` takes; None (the
+            default) and a view without a buffer are the NULL view, every index reads 0
+            (rules 5.5).
+        strip_cut_value: the pipeline's D3D12_INDEX_BUFFER_STRIP_CUT_VALUE, in any form
+            :meth:`StripCutValue.of` takes. Default DISABLED.
 
     Returns:
-        IAResult
+        The :class:`IAResult` of all draws.
+
+    Raises:
+        InvalidDescError: the layout, a view or a draw is invalid (as their constructors say),
+            or the topology is UNDEFINED or unknown (naming IASetPrimitiveTopology).
+        ValueError: an unknown strip cut value, or vertex or index data that is read from a
+            numpy array that is not C-contiguous.
+        TypeError: a buffer that is read and is not bytes-like.
     """
     if not isinstance(layout, InputLayout):
         layout = InputLayout(layout)

@@ -3,7 +3,7 @@
 Given what the Input Assembler delivered (:class:`~gpuia.reference.IAResult`, which already lists
 every complete primitive in D3D's order, strips expanded and adjacency dropped), the vertex
 shader's outputs per invocation, a validated declaration and the bound targets,
-:func:`stream_output` writes draw by draw (rulebook section 9):
+:func:`stream_output` writes draw by draw (rules section 9):
 
 * every complete primitive goes to every slot of stream 0 at ``filled + v * stride``, vertex by
   vertex, each entry's components as raw 32-bit words at its offset; gaps skip their bytes and
@@ -33,24 +33,43 @@ __all__ = ["SOTarget", "SOResult", "stream_output", "pass_through_outputs", "pyt
 
 @dataclass
 class SOTarget:
-    """A bound D3D12_STREAM_OUTPUT_BUFFER_VIEW: ``data`` holds SizeInBytes bytes (initial
-    contents), ``filled_size`` the initial BufferFilledSize."""
+    """A bound D3D12_STREAM_OUTPUT_BUFFER_VIEW, as the reference sees it.
+
+    Arguments:
+        data (bytes): the buffer's initial contents, SizeInBytes bytes long (any bytes-like
+            object :func:`bytearray` copies).
+        filled_size (int): the initial BufferFilledSize, a multiple of 4 (the case reader
+            checks it; rules 9.6). Default 0.
+    """
 
     data: bytes
     filled_size: int = 0
 
     @property
     def size(self) -> int:
+        """SizeInBytes: the length of ``data``."""
         return len(self.data)
 
 
 @dataclass
 class SOResult:
     """Stream Output's results: every target's bytes and BufferFilledSize, the statistics.
-    ``shader_words`` (reference results of a real shader only): per slot, a boolean mask over
-    the buffer's 32-bit words, true where a float output the shader computed was written, which
-    a comparison with a GPU allows a stated tolerance (shader arithmetic is not bit-exact across
-    back ends)."""
+    :func:`stream_output` makes it; the GPU harness reads the same fields back from a GPU
+    (:func:`gpuia.harness.run_gpu.run_case_so_gpu`).
+
+    Arguments:
+        buffers (dict): output slot -> the target's bytes after the draws (SizeInBytes long),
+            for every bound target, written or not.
+        filled_size (dict): output slot -> its BufferFilledSize after the draws.
+        statistics (dict): ``NumPrimitivesWritten`` and ``PrimitivesStorageNeeded`` of stream
+            0 over the draws (rules 10.1-10.3).
+        written_per_draw (list): the primitives each draw wrote, one entry per draw up to the
+            last one that delivered a vertex.
+        shader_words (dict): reference results of a real shader only: per slot, a boolean mask
+            over the buffer's 32-bit words, true where a float output the shader computed was
+            written, which a comparison with a GPU allows a stated tolerance (shader arithmetic
+            is not bit-exact across back ends); only slots with such a word have an entry.
+    """
 
     buffers: dict[int, bytes]
     filled_size: dict[int, int]
@@ -60,8 +79,20 @@ class SOResult:
 
 
 def pass_through_outputs(ia: IAResult, layout) -> dict[str, np.ndarray]:
-    """Outputs of the pass-through shader: every input element (4 words), SV_VertexID,
-    SV_InstanceID and SV_Position, as uint32 bit patterns shaped (n, components)."""
+    """Outputs of the case format's pass-through vertex shader, as :func:`stream_output`
+    takes them.
+
+    Arguments:
+        ia (IAResult): what the Input Assembler delivered.
+        layout: the input layout the draws ran with; the outputs are read from ``ia`` alone,
+            which keys every element.
+
+    Returns:
+        Output key -> uint32 bit patterns shaped ``(n, components)``: every input element
+        under its key (4 words, as delivered), ``SV_VERTEXID0`` and ``SV_INSTANCEID0`` (1
+        word), and ``SV_POSITION0``: the element of that key if the layout has one, else
+        (0, 0, 0, 1.0).
+    """
     out = {key: data.bits for key, data in ia.inputs.items()}
     n = len(ia)
     out["SV_VERTEXID0"] = ia.vertex_id.astype(np.uint32).reshape(n, 1)
@@ -77,9 +108,24 @@ def python_outputs(ia: IAResult, shader: Callable) -> dict[str, np.ndarray]:
     """Run a Python vertex shader over the IA's invocations.
 
     ``shader(inputs, sv_vertex_id, sv_instance_id)`` receives ``inputs`` as {key: (n, 4) array}
-    of float32 / uint32 / int32 (the element's shader type) and must return
-    {semantic key: (n, components) array of float32, uint32 or int32}. Keys are upper-case
-    semantic + index (``"POSITION0"``); the returned arrays are taken as their bit patterns.
+    of float32 / uint32 / int32 (the element's shader type) and copies of the two uint32 ID
+    arrays, and must return {semantic key: (n, components) array of float32, uint32 or int32}.
+    Keys are upper-case semantic + index (``"POSITION0"``; returned keys are upper-cased); the
+    returned arrays are taken as their bit patterns.
+
+    Arguments:
+        ia (IAResult): what the Input Assembler delivered.
+        shader: the Python vertex shader, a callable as above.
+
+    Returns:
+        Output key -> uint32 bit patterns shaped ``(n, components)``, as
+        :func:`stream_output` takes them.
+
+    Raises:
+        TypeError: an output's dtype is not float32, uint32 or int32.
+        ValueError: an output's size is not a multiple of the invocation count, or the IA
+            delivered no invocation and the shader returned an output (numpy cannot infer
+            the component count of an empty array).
     """
     inputs = {key: data.values for key, data in ia.inputs.items()}
     result = shader(inputs, ia.vertex_id.copy(), ia.instance.copy())
@@ -96,10 +142,30 @@ def python_outputs(ia: IAResult, shader: Callable) -> dict[str, np.ndarray]:
 def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, np.ndarray],
                   targets: Mapping[int, SOTarget | None],
                   computed: frozenset = frozenset()) -> SOResult:
-    """Write the IA's primitives to the targets (see module docstring). ``targets`` maps output
-    slot -> :class:`SOTarget` (None or absent: unbound). ``computed``: output keys whose float
-    components a real shader computed; the words they fill are listed in
-    :attr:`SOResult.shader_words`."""
+    """Write the IA's primitives to the targets, as the module docstring states (rules
+    section 9). The targets are bound for this call: overflow in one draw stops the writes of
+    every later draw of the call (rules 9.7). An empty declaration writes nothing and counts no
+    statistics (rules 10.3); a bound target whose slot the declaration does not write is
+    returned unchanged (rules 9.8). The inputs are not modified.
+
+    Arguments:
+        ia (IAResult): what the Input Assembler delivered, its primitives included.
+        so (ResolvedStreamOutput): the validated declaration
+            (:func:`gpuia.d3d.so_declaration.resolve_stream_output`).
+        outputs: output key -> uint32 bit patterns ``(n, components)`` per invocation
+            (:func:`pass_through_outputs`, :func:`python_outputs`); every output an entry names
+            must be there.
+        targets: output slot -> :class:`SOTarget`; None or absent is an unbound slot, which
+            the declaration's writes see as full (rules 9.8).
+        computed: output keys whose float components a real shader computed; the words they
+            fill are listed in :attr:`SOResult.shader_words`. Default: none.
+
+    Returns:
+        The :class:`SOResult`.
+
+    Raises:
+        KeyError: ``outputs`` lacks an output that a written entry names.
+    """
     buffers = {s: bytearray(t.data) for s, t in targets.items() if t is not None}
     filled = {s: t.filled_size for s, t in targets.items() if t is not None}
     vpp = ia.topology.vertices
