@@ -397,3 +397,63 @@ def test_stdin_case_keeps_its_name():
     proc = gpuia("run", "-", stdin=TRIANGLE.read_text())
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["case"] == "triangle_two_slots"
+
+
+# -- the command line's structure --------------------------------------------------------------
+def test_every_command_is_one_module_of_one_convention():
+    """Each module of gpuia/cli/commands/ is a command, listed once in COMMANDS, with
+    add_parser(subparsers) returning its parser and run(args); gpuia --help lists the commands
+    in the table's order."""
+    import argparse
+    import pkgutil
+
+    from gpuia.cli import build_parser, commands
+
+    names = sorted(m.name for m in pkgutil.iter_modules(commands.__path__))
+    assert sorted(m.__name__.rsplit(".", 1)[1] for m in commands.COMMANDS) == names
+    assert len(set(commands.COMMANDS)) == len(commands.COMMANDS)
+    for module in commands.COMMANDS:
+        sub = argparse.ArgumentParser().add_subparsers()
+        assert isinstance(module.add_parser(sub), argparse.ArgumentParser), module.__name__
+        assert callable(module.run), module.__name__
+    text = build_parser().format_help()
+    positions = [text.index(f"\n    {m.__name__.rsplit('.', 1)[1]} ") for m in commands.COMMANDS]
+    assert positions == sorted(positions), text
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["validate", "-q", str(TRIANGLE)], ["formats"]])
+def test_commands_that_draw_nothing_start_without_wgpu(argv):
+    """gpuia --help, validate and formats import neither wgpu nor the GPU side."""
+    code = ("import sys\nfrom gpuia.cli import main\n"
+            "try:\n    status = main(sys.argv[1:])\nexcept SystemExit as e:\n"
+            "    status = e.code\n"
+            "loaded = sorted(m for m in sys.modules if m == 'wgpu' or m.startswith('gpuia.gpu'))\n"
+            "print('loaded:', loaded, file=sys.stderr)\nsys.exit(status)")
+    proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-1] == "loaded: []", proc.stderr
+
+
+def test_check_takes_its_devices_from_a_given_pool(gpu_device, capsys):
+    """main(argv, devices=pool): check makes a device per adapter once, in the pool, and
+    later command lines take it from there; an adapter whose device cannot be made is one
+    'unavailable' line, and with no device left check is one error line (exit 2)."""
+    from gpuia.cli import main
+    from gpuia.errors import UnsupportedError
+    from gpuia.gpu.device import DevicePool
+
+    made = []
+    pool = DevicePool(make=lambda adapter: made.append(adapter) or gpu_device)
+    argv = ["check", str(TRIANGLE), "--adapter", gpu_device.info["summary"]]
+    assert [main(argv, devices=pool) for _ in range(3)] == [0, 0, 0]
+    assert len(made) == 1 and len(pool) == 1
+    capsys.readouterr()
+
+    def refuse(adapter):
+        raise UnsupportedError("no device today")
+
+    assert main(argv, devices=DevicePool(make=refuse)) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [f"{gpu_device.info['summary']}: unavailable: no device today"]
+    assert err.splitlines() == ["error: check: no selected adapter could create a device"]

@@ -21,7 +21,7 @@ import pytest
 
 import gpuia.demos
 from gpuia.cli import main
-from gpuia.commands.demo import window_unavailable
+from gpuia.cli.commands.demo import window_unavailable
 from gpuia.demos import common, demo_module, image_diff, render_all
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.util.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png

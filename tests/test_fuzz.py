@@ -128,7 +128,7 @@ def test_bounded_invalid_run_finds_nothing(gpu_device, tmp_path):
 
 _ABORTING_WORKER = """
 import base64, os, sys
-import gpuia.fuzz.worker as w
+import gpuia.cli.fuzz_child as w
 
 def wrap(handler):
     def handle(req):
@@ -139,6 +139,24 @@ def wrap(handler):
 
 sys.exit(w.main(wrap))
 """
+
+
+def test_invalid_mode_needs_children_that_run_the_command_line():
+    """Invalid mode judges what the command line prints, so a Fuzzer without a runner is given
+    the children's command (gpuia fuzz gives python -m gpuia.cli.fuzz_child)."""
+    with pytest.raises(ValueError, match="gpuia.cli.fuzz_child"):
+        Fuzzer(FuzzConfig(mode="invalid", cases=1))
+
+
+def test_fuzzing_does_not_import_the_command_line():
+    """The fuzzer sits beside the command line, not above it: importing the engine, the pool
+    and the valid-mode child imports nothing of gpuia.cli (its invalid-mode child is the
+    command line's own module)."""
+    code = ("import sys, gpuia.fuzz, gpuia.fuzz.engine, gpuia.fuzz.pool, gpuia.fuzz.runs, "
+            "gpuia.fuzz.worker\n"
+            "print(sorted(m for m in sys.modules if m.startswith('gpuia.cli')))")
+    out = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
 
 
 def test_invalid_mode_reports_a_crashing_child_with_its_case(gpu_device, tmp_path):
@@ -337,7 +355,7 @@ def test_out_of_memory_on_a_small_case_is_a_finding():
     from gpuia.fuzz.pool import Outcome
 
     def judged(demand):
-        answer = {"rc": 2, "stdout": "", "command": "check",
+        answer = {"rc": 2, "stdout": "", "command": "check", "host_out_of_memory": True,
                   "stderr": "error: c: out of host memory: Unable to allocate 16.0 GiB\n"}
         if demand is not None:
             answer["demand"] = demand
@@ -349,37 +367,51 @@ def test_out_of_memory_on_a_small_case_is_a_finding():
     assert judged(None) is None  # the case did not even load under the cap
 
 
-def test_invalid_children_keep_their_devices_between_checks(gpu_device, monkeypatch):
+def test_invalid_children_keep_their_devices_between_checks(gpu_device):
     """A child creates one device per adapter for all its checks, not one per check, and starts
     on a new one after a check whose device was really lost (destroyed under it), so the cases
     after it are not turned into findings."""
     import base64
 
-    import gpuia.cli as cli
-    import gpuia.gpu
-    from gpuia.fuzz.worker import make_handler
+    from gpuia.cli.fuzz_child import make_handler
+    from gpuia.gpu import Device
+    from gpuia.gpu.device import DevicePool
 
     made = []
-    real_device = gpuia.gpu.Device
 
-    def counting(*args, **kwargs):
+    def counting(adapter):
         # Private: the test destroys it, which must not take an adapter-shared device along.
-        made.append(real_device(*args, private=True, **kwargs))
+        made.append(Device(adapter, private=True))
         return made[-1]
 
-    monkeypatch.setattr(gpuia.gpu, "Device", counting)
-    handle, _ = make_handler({"mode": "cli"})
+    handle, ready = make_handler({"mode": "cli", "adapter": gpu_device.info["summary"]},
+                                 devices=DevicePool(make=counting))
+    assert ready["adapters"] == [gpu_device.info["summary"]] and len(made) == 1
     content = (DATA / "empty_draws_with_huge_counts.json").read_bytes()
     req = {"content": base64.b64encode(content).decode()}
-    try:
-        answers = [handle(req) for _ in range(3)]
-        assert [a["rc"] for a in answers] == [0, 0, 0], answers[0]["stderr"]
-        assert len(made) == 1
-        made[0].device.destroy()
-        lost = handle(req)
-        assert lost["rc"] == 2 and "device was lost" in lost["stderr"], lost
-        assert "traceback" not in lost
-        after = [handle(req) for _ in range(2)]
-        assert [a["rc"] for a in after] == [0, 0] and len(made) == 2
-    finally:
-        cli.keep_devices(False)
+    answers = [handle(req) for _ in range(3)]
+    assert [a["rc"] for a in answers] == [0, 0, 0], answers[0]["stderr"]
+    assert [a["command"] for a in answers] == ["check"] * 3
+    assert len(made) == 1
+    made[0].device.destroy()
+    lost = handle(req)
+    assert lost["rc"] == 2 and "device was lost" in lost["stderr"], lost
+    assert "traceback" not in lost and not lost["host_out_of_memory"]
+    after = [handle(req) for _ in range(2)]
+    assert [a["rc"] for a in after] == [0, 0] and len(made) == 2
+
+
+def test_invalid_child_answers_a_case_that_does_not_load_with_validate(gpu_device, tmp_path):
+    """A case file gpuia refuses to load is answered by ``gpuia validate`` (exit 2, one error
+    line): no check runs, so no device is made for it."""
+    import base64
+
+    from gpuia.cli.fuzz_child import make_handler
+    from gpuia.gpu.device import DevicePool
+
+    handle, _ = make_handler({"mode": "cli", "adapter": gpu_device.info["summary"]},
+                             devices=DevicePool(make=lambda adapter: gpu_device))
+    answer = handle({"content": base64.b64encode(b'{"gpuia_case": 1}').decode()})
+    assert answer["command"] == "validate" and answer["rc"] == 2, answer
+    errors = [line for line in answer["stderr"].splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, answer["stderr"]

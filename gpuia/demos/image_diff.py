@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_INVALID, EXIT_OK, error_line
+from ..cli.common import EXIT_INVALID, EXIT_OK, error_line
 from ..errors import CaseError, GpuiaError
 from ..util.image import compare_images, diff_image, read_png, write_png
 

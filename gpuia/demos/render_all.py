@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
-from ..commands.demo import parse_frames, parse_size
+from ..cli.commands.demo import parse_frames, parse_size
+from ..cli.common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
 from ..errors import GpuiaError, InvalidDescError
 from ..gpu import get_device
 from ..util.image import check_png_support, write_png

@@ -17,6 +17,7 @@ digest during a shrink, so hypothesis's final replay of the minimal case always 
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import json
@@ -32,9 +33,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
-from ..cli import HOST_OUT_OF_MEMORY
 from ..util.files import write_atomic
+from .corrupt import corrupted_cases
 from .pool import Outcome, Pool
+from .runs import run_valid_case
+from .strategies import cases
 
 __all__ = [
     "CHUNK_SIZES",
@@ -140,13 +143,7 @@ def _drive(strategy, hseed: int, max_examples: int, on_value: Callable[[object],
 
 
 def _strategy(mode: str, so: bool):
-    if mode == "invalid":
-        from .corrupt import corrupted_cases
-
-        return corrupted_cases(so=so)
-    from .strategies import cases
-
-    return cases(so=so)
+    return corrupted_cases(so=so) if mode == "invalid" else cases(so=so)
 
 
 def generate(run_seed: int, count: int, *, mode: str = "valid", so: bool = False) -> list:
@@ -202,9 +199,10 @@ def valid_judge(value, outcome: Outcome) -> str | None:
 
 def invalid_outcome(outcome: Outcome) -> Outcome:
     """Classify a ``gpuia check`` run of a corrupted case: ``ran`` (exit 0), ``refused`` (exit 2
-    with exactly one ``error:`` line on stderr), ``out-of-memory`` (the same, the line naming the
-    host's MemoryError), ``different`` (exit 1), or ``error`` (a traceback, another exit status,
-    or exit 2 without exactly one error line). Crashes and hangs stay as they are."""
+    with exactly one ``error:`` line on stderr), ``out-of-memory`` (the same, the child saying
+    the line named the host's MemoryError: ``host_out_of_memory``), ``different`` (exit 1), or
+    ``error`` (a traceback, another exit status, or exit 2 without exactly one error line).
+    Crashes and hangs stay as they are."""
     if outcome.status in ("crash", "hang"):
         return outcome
     a = outcome.answer
@@ -215,7 +213,7 @@ def invalid_outcome(outcome: Outcome) -> Outcome:
     elif rc == 0:
         status, detail = "ran", ""
     elif rc == 2 and len(errors) == 1:
-        status = "out-of-memory" if HOST_OUT_OF_MEMORY in errors[0] else "refused"
+        status = "out-of-memory" if a.get("host_out_of_memory") else "refused"
         detail = errors[0]
     elif rc == 2:
         status, detail = "error", f"exit 2 with {len(errors)} error lines"
@@ -252,8 +250,6 @@ class ReferenceRunner:
     generator's own check, and the runner tests use. Outcomes carry the reference result."""
 
     def __call__(self, value) -> Outcome:
-        from .worker import run_valid_case
-
         t = time.monotonic()
         answer, ref = run_valid_case(value, [], [])
         return Outcome(answer["status"], answer.get("detail", ""), answer,
@@ -379,14 +375,20 @@ def _rss_mib(pid: int | None = None) -> int:
 class Fuzzer:
     """One fuzz run. ``runner(value) -> Outcome`` replaces the worker pool (tests give
     :class:`ReferenceRunner`); ``judge(value, outcome) -> kind | None`` replaces the mode's
-    judge (tests inject a fake difference with it); ``worker_command`` replaces the child's
-    command line; ``out``: where progress and findings are printed (stdout), ``err``: where the
-    progress line goes (stderr)."""
+    judge (tests inject a fake difference with it); ``worker_command`` is the children's
+    command line (default ``python -m gpuia.fuzz.worker``, the valid mode's child). Invalid mode
+    judges what gpuia's command line prints, so its children must run the command line:
+    ``gpuia fuzz --invalid`` gives ``python -m gpuia.cli.fuzz_child``, and without a runner or
+    a worker command invalid mode is refused (ValueError). ``out``: where progress and findings
+    are printed (stdout), ``err``: where the progress line goes (stderr)."""
 
     def __init__(self, config: FuzzConfig, *, runner=None, judge=None, worker_command=None,
                  out=None, err=None, record_digests: bool = False):
         if config.seconds is None and config.cases is None:
             raise ValueError("give a time limit (seconds) or a case count")
+        if config.mode == "invalid" and runner is None and worker_command is None:
+            raise ValueError("invalid mode runs cases through the command line: give the "
+                             "children's worker_command (python -m gpuia.cli.fuzz_child)")
         self.config = config
         self.judge = judge or (invalid_judge if config.mode == "invalid" else valid_judge)
         self.runner = runner
@@ -410,8 +412,6 @@ class Fuzzer:
     @staticmethod
     def _request(i: int, value) -> dict:
         if isinstance(value, tuple):
-            import base64
-
             return {"id": i, "content": base64.b64encode(value[1]).decode()}
         return {"id": i, "case": dict(value, name=f"fuzz{i}")}
 

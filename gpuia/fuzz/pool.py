@@ -23,6 +23,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..util.interrupt import worker_env
+
 __all__ = ["Outcome", "Pool", "Worker", "WorkerStartError"]
 
 
@@ -82,8 +84,6 @@ class Worker:
 
     def launch(self) -> None:
         """Start the child without waiting for it (see :meth:`wait_ready`)."""
-        from ..util.interrupt import worker_env
-
         env = worker_env()
         env.setdefault("XDG_RUNTIME_DIR", "/tmp")
         env["PYTHONFAULTHANDLER"] = "1"  # a Python-level fatal error prints its stack

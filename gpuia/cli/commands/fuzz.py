@@ -12,7 +12,14 @@ import random
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
+from ...errors import GpuiaError
+from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
+
+__all__ = ["add_parser", "run", "INVALID_WORKER"]
+
+INVALID_WORKER = "gpuia.cli.fuzz_child"
+"""The module the invalid fuzzer's children run (``python -m``): it serves the fuzzer's worker
+protocol with command lines run through :func:`gpuia.cli.main`."""
 
 _PATHS = ("native", "pulling", "auto")
 
@@ -70,7 +77,7 @@ def _memory(text: str) -> int | None:
     return value
 
 
-def register(subparsers) -> None:
+def add_parser(subparsers):
     p = subparsers.add_parser(
         "fuzz", help="random valid cases, CPU reference vs GPU paths (or --invalid: corrupted "
                      "cases must be refused cleanly); exit 1 on a finding",
@@ -109,19 +116,18 @@ def register(subparsers) -> None:
     p.add_argument("--progress-interval", type=_positive(float), default=10.0, metavar="S",
                    help="seconds between progress lines when stderr is not a terminal (10)")
     gpu_options(p, allow_all=True)
-    p.set_defaults(func=cmd_fuzz)
+    return p
 
 
-def cmd_fuzz(args) -> int:
-    from ..errors import GpuiaError
-
+def run(args) -> int:
+    # gpuia.fuzz needs hypothesis, the optional 'fuzz' extra: imported only here, so that the
+    # other commands run without it and this one says which extra is missing.
     try:
-        from ..fuzz import FuzzConfig, Fuzzer
-    except GpuiaError as e:  # hypothesis (the fuzz extra) is missing
+        from ...fuzz import FuzzConfig, Fuzzer, ReferenceRunner
+        from ...fuzz.pool import WorkerStartError
+    except GpuiaError as e:
         error_line("fuzz", e)
         return EXIT_INVALID
-    from ..fuzz.engine import ReferenceRunner
-    from ..fuzz.pool import WorkerStartError
 
     seconds = args.seconds if args.seconds is not None or args.cases else 60.0
     run_seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
@@ -137,11 +143,13 @@ def cmd_fuzz(args) -> int:
                         shrink_seconds=args.shrink_seconds, memory_limit_mb=args.memory_limit,
                         progress_interval=args.progress_interval)
     runner = ReferenceRunner() if mode == "valid" and not args.paths else None
+    # Invalid mode judges the command line itself, so its children run gpuia's command line.
+    worker = [sys.executable, "-m", INVALID_WORKER] if mode == "invalid" else None
     print(f"fuzz: {mode} cases, seed {run_seed}"
           f"{f', {seconds:g} s' if seconds else ''}{f', {args.cases} cases' if args.cases else ''}",
           file=sys.stderr)
     try:
-        report = Fuzzer(config, runner=runner).run()
+        report = Fuzzer(config, runner=runner, worker_command=worker).run()
     except WorkerStartError as e:
         error_line("fuzz", e)
         return EXIT_INVALID

@@ -26,8 +26,12 @@ import os
 import re
 from pathlib import Path
 
-from ..demos import DEMOS, demo_module
-from ..errors import GpuiaError, InvalidDescError, UnsupportedError
+from ...demos import DEMOS, demo_module
+from ...errors import GpuiaError, InvalidDescError, UnsupportedError
+from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
+
+__all__ = ["add_parser", "run", "parse_size", "parse_frames", "window_unavailable",
+           "run_window", "WindowUnavailable"]
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -76,11 +80,12 @@ def run_window(demo_class, device, size, frames, options, title: str) -> int:
     ``frames`` frames; returns the number of frames shown. The demo draws straight into the
     window's surface texture, in its preferred format without sRGB encoding (the demos' pixel
     shaders encode gamma themselves)."""
+    # glfw and rendercanvas are the optional 'window' extra; the GPU side imports wgpu.
     from rendercanvas.glfw import RenderCanvas, loop
 
-    from ..gpu import Context, Texture
-    from ..demos import common
-    from ..gpu.targets import TARGET_FORMATS
+    from ...demos import common
+    from ...gpu import Context, Texture
+    from ...gpu.targets import TARGET_FORMATS
 
     try:
         canvas = RenderCanvas(size=size, title=f"{title} ($fps)", update_mode="continuous",
@@ -116,10 +121,7 @@ def run_window(demo_class, device, size, frames, options, title: str) -> int:
     return state["frame"]
 
 
-def cmd_demo(args) -> int:
-    from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
-    from ..util.image import check_png_support, write_png
-
+def run(args) -> int:
     try:
         name = _demo_name(args.name)
         size, frames = parse_size(args.size), parse_frames(args.frames)
@@ -130,11 +132,14 @@ def cmd_demo(args) -> int:
         if out.suffix.lower() != ".png":
             raise InvalidDescError("arguments", "--out", str(out), "the picture is a PNG: name a "
                                                               ".png file")
+        # PNG writing (5 ms of imports) and the demos, which draw through the GPU side and so
+        # import wgpu, are imported only when the command runs: every gpuia command imports
+        # this module to build its parser.
+        from ...util.image import check_png_support, write_png
+
         check_png_support()
-        # The demos draw through the GPU side, which imports wgpu: only once the arguments
-        # are known to be good.
-        from ..demos import common, geometry
-        from ..gpu import get_device
+        from ...demos import common, geometry
+        from ...gpu import get_device
 
         module = demo_module(name)
         # A mesh file is read once, before any window opens.
@@ -169,7 +174,7 @@ def cmd_demo(args) -> int:
     return EXIT_DIFF if demo.differences else EXIT_OK
 
 
-def register(subparsers) -> None:
+def add_parser(subparsers):
     p = subparsers.add_parser(
         "demo", help="draw a demo in a window (or headless) and write a PNG of its last frame",
         description="Draw one of gpuia's demos: real draws driven by D3D12 input layouts. "
@@ -191,4 +196,4 @@ def register(subparsers) -> None:
     p.add_argument("--gpu-backend", metavar="NAME", default=None,
                    help="only adapters of this wgpu backend: Vulkan, OpenGL, Metal, D3D12 "
                         "(env GPUIA_BACKEND)")
-    p.set_defaults(func=cmd_demo)
+    return p

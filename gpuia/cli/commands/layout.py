@@ -15,20 +15,26 @@ CPU/GPU difference, or with ``--werror`` any warning; else 0.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
-from ..errors import CaseError, GpuiaError, UnsupportedError
-from ..util.files import OutputError, read_text, safe_stem, write_atomic
+from ...errors import CaseError, GpuiaError, UnsupportedError
+from ...harness.case import _vertex_shader
+from ...harness.report.text import layout_table, render_table
+from ...util.files import OutputError, read_text, safe_stem, write_atomic
+from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options, open_devices
 
-__all__ = ["register", "run"]
+__all__ = ["add_parser", "run"]
 
+# Every gpuia command imports this module to build its parser, so what only running it needs
+# is imported where it is used: linting, C/C++ extraction and WGSL parsing cost about 45 ms of
+# start-up together (measured with -X importtime), and the harness's GPU runs import wgpu.
 
 _MAX_GENERATED = 1 << 24  # vertices x instances of generated data
 
 
-def register(subparsers) -> None:
+def add_parser(subparsers):
     p = subparsers.add_parser(
         "layout", help="extract D3D input layouts and SO declarations from C/C++ or JSON, "
                        "lint them, and cross-check them on the GPU")
@@ -64,16 +70,14 @@ def register(subparsers) -> None:
                    default="column_major",
                    help="--shader's default matrix packing (row_major is fxc/dxc's /Zpr)")
     gpu_options(p, allow_all=True)
-    p.set_defaults(func=run)
+    return p
 
 
 class _Shader:
     """The ``--shader`` of a run: its case-format object, signature and a description."""
 
     def __init__(self, spec: str, defines: list[str], matrix_layout: str):
-        from ..harness.case import _vertex_shader
-        from ..errors import CaseError
-        from ..wgsl.signature import parse_vertex_shader
+        from ...wgsl.signature import parse_vertex_shader
 
         path, entry = spec, ""
         if not Path(spec).is_file() and ":" in spec:  # FILE:ENTRY
@@ -114,8 +118,6 @@ class _Shader:
     def case_doc(self, save_dir: Path | None) -> dict:
         """The case-format object, its file relative to ``save_dir`` when a case is saved."""
         if "hlsl_file" in self.doc and save_dir is not None:
-            import os
-
             return dict(self.doc, hlsl_file=os.path.relpath(self.doc["hlsl_file"],
                                                             save_dir.resolve()))
         return self.doc
@@ -124,23 +126,10 @@ class _Shader:
 def _adapters(args):
     """(labels and caps to plan with, devices to check on); raises GpuiaError."""
     if args.no_gpu:
-        from ..harness.lint import webgpu_default_caps
+        from ...harness.lint import webgpu_default_caps
 
         return [("WebGPU default limits", webgpu_default_caps())], []
-    from ..gpu import Device
-    from ..gpu.device import select_adapter, select_adapters
-
-    if args.adapter:
-        chosen = select_adapters(None if args.adapter == "all" else args.adapter,
-                                 args.gpu_backend)
-    else:
-        chosen = [select_adapter(None, args.gpu_backend)]
-    devices = []
-    for a in chosen:
-        try:
-            devices.append(Device(a))
-        except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
-            print(f"{a.summary}: unavailable: {' '.join(str(exc).split())}", file=sys.stderr)
+    devices, _ = open_devices(args, sys.stderr)
     if not devices:
         raise UnsupportedError("no selected adapter could create a device (use --no-gpu to "
                                "lint against WebGPU's default limits)")
@@ -168,7 +157,7 @@ def run(args) -> int:
     if args.shader_info is not None and not args.json:
         print("\n".join(args.shader_info.describe()))
         print()
-    from ..source import extract
+    from ...source import extract
 
     status = EXIT_OK
     docs = []
@@ -275,7 +264,7 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
         if case is None:
             say("check: not run: " + doc.get("check_skipped", "no case"))
         else:
-            from ..harness.crosscheck import cross_check
+            from ...harness.crosscheck import cross_check
 
             paths = ["native", "pulling"] if args.path == "all" else [args.path]
             result = cross_check(case, devices, paths, capture_route=args.capture)
@@ -299,7 +288,7 @@ def _flush(out, args) -> None:
 def _case_name(arr, args) -> str:
     """``<file stem>_<array>``, with ``_L<line>`` when that name was already given (C test
     files often name every function's array alike)."""
-    from ..source.cases import case_name
+    from ...source.cases import case_name
 
     name = case_name(arr)
     if name in args.case_names:
@@ -309,9 +298,8 @@ def _case_name(arr, args) -> str:
 
 
 def _layout(arr, args, adapters, doc, say):
-    from ..harness.crosscheck import layout_case
-    from ..harness.lint import lint_layout
-    from ..harness.report.text import _render, layout_table
+    from ...harness.lint import lint_layout
+
     shader = args.shader_info
     report = lint_layout(arr.elements, adapters, profile=arr.profile, strides=arr.strides,
                          signature=None if shader is None else shader.signature)
@@ -326,7 +314,7 @@ def _layout(arr, args, adapters, doc, say):
         rows.append([str(s), "instance" if info.per_instance else "vertex", str(info.step_rate),
                      str(info.extent), f"{stride} ({'from the source' if origin == 'source' else 'tightest: no stride in the source'})"])
     say()
-    say(_render(["slot", "class", "step", "extent", "stride"], rows, right={0, 3}))
+    say(render_table(["slot", "class", "step", "extent", "stride"], rows, right={0, 3}))
     doc["resolved"] = [{"semantic": e.key, "format": e.format.name, "slot": e.slot,
                         "offset": e.offset, "class": "instance" if e.per_instance else "vertex",
                         "step_rate": e.step_rate} for e in layout.elements]
@@ -341,6 +329,8 @@ def _layout(arr, args, adapters, doc, say):
             say(f"  - {r}")
     case = None
     if (args.check or args.save_case) and not report.errors:
+        from ...harness.crosscheck import layout_case
+
         case = layout_case(layout, vertices=args.vertices, instances=args.instances,
                            name=_case_name(arr, args),
                            vertex_shader=None if shader is None else shader.doc)
@@ -348,9 +338,8 @@ def _layout(arr, args, adapters, doc, say):
 
 
 def _so(arr, args, doc, say):
-    from ..harness.lint import lint_so
-    from ..harness.report.text import _render
-    from ..source.cases import so_case
+    from ...harness.lint import lint_so
+    from ...source.cases import so_case
 
     shader = args.shader_info
     report = lint_so(arr.elements, buffer_strides=arr.buffer_strides,
@@ -367,10 +356,10 @@ def _so(arr, args, doc, say):
             rows.append([str(e.index), str(raw["Stream"]), semantic, str(e.start_component),
                          str(e.component_count), str(e.slot), str(e.byte_offset)])
     rows.sort(key=lambda r: int(r[0]))
-    say(_render(["#", "stream", "semantic", "start", "count", "slot", "offset"], rows,
+    say(render_table(["#", "stream", "semantic", "start", "count", "slot", "offset"], rows,
                 right={0, 1, 3, 4, 5, 6}))
     say()
-    say(_render(["slot", "declared", "stride"],
+    say(render_table(["slot", "declared", "stride"],
                 [[str(s.slot), str(s.declared_size), f"{s.stride} ({report.strides_from})"]
                  for s in report.resolved.slots], right={0, 1}))
     if shader is None:

@@ -1,0 +1,29 @@
+"""``gpuia validate CASE...``: load each case as ``gpuia run`` and ``gpuia check`` would, and
+say what it holds; nothing is drawn.
+
+Prints ``ok: <case>: <n> elements, <n> draw(s), <topology>`` per valid case (none with
+``--quiet``). Exit status: 0 every case valid; 2 a case broke a rule (one ``error:`` line
+each, the other cases still read).
+"""
+
+from __future__ import annotations
+
+from ..common import case_arguments, each_case
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("validate", help="validate case files (exit 2 on the first rule "
+                                               "broken)")
+    case_arguments(p)
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    return p
+
+
+def run(args) -> int:
+    def action(path, case):
+        if not args.quiet:
+            print(f"ok: {case.name}: {len(case.layout)} elements, {len(case.draws)} draw(s), "
+                  f"{case.topology.name}")
+    return each_case(args.cases, action)

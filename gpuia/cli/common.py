@@ -1,0 +1,150 @@
+"""What every ``gpuia`` command shares: exit statuses, the one ``error:`` line, the option groups,
+reading case arguments, output-file checks and the devices of the GPU commands.
+
+Exit status: :data:`EXIT_OK` (0) success, :data:`EXIT_DIFF` (1) a difference was found,
+:data:`EXIT_INVALID` (2) invalid input. Invalid input prints exactly one line per failing case,
+``error: <case>: <where>: <rule>``, on stderr (:func:`error_line`), and no traceback.
+
+Nothing here imports wgpu: ``gpuia --help`` and ``gpuia validate`` run without it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import GpuiaError
+from ..harness.case import load_case, load_case_text
+from ..util.files import OutputError, printable, read_text
+from ..util.progress import Progress, wanted
+
+__all__ = ["EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY", "error_line",
+           "case_arguments", "gpu_options", "progress_option", "row_count", "load_case_arg",
+           "each_case", "case_progress", "writable", "open_devices"]
+
+EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
+
+HOST_OUT_OF_MEMORY = "out of host memory"
+"""How an ``error:`` line names a :class:`MemoryError` of the host (numpy's, or an address-space
+cap's), apart from gpuia's own refusals and the adapter's out-of-memory."""
+
+
+def error_line(label: str, exc: BaseException) -> None:
+    """Print the one ``error:`` line of an invalid input (exit status 2). An error that carries
+    a compiler's multi-line ``diagnostic`` (gpuia.wgsl.diagnostics.ShaderCompileError) prints
+    its one-line ``summary`` there, then the diagnostic's lines indented by four spaces."""
+    detail = getattr(exc, "diagnostic", ())
+    message = getattr(exc, "summary", None) if detail else None
+    text = printable(" ".join((message or str(exc)).split())) or type(exc).__name__
+    # wgpu's GPUOutOfMemoryError is a MemoryError too, but of the adapter, not the host.
+    if isinstance(exc, MemoryError) and not isinstance(exc, GpuiaError) \
+            and not type(exc).__module__.startswith("wgpu"):
+        text = f"{HOST_OUT_OF_MEMORY}: {text}"
+    print(f"error: {printable(label)}: {text}", file=sys.stderr)
+    for line in detail:
+        print(f"    {printable(line)}", file=sys.stderr)
+
+
+# -- option groups ---------------------------------------------------------------------------
+def case_arguments(p) -> None:
+    """The case files a command reads (one or more; ``-`` is standard input)."""
+    p.add_argument("cases", nargs="+", metavar="CASE", help="case file ('-' for stdin)")
+
+
+def gpu_options(p, allow_all: bool = False) -> None:
+    """How a GPU command chooses its adapters and capture route."""
+    extra = " ('all' for every adapter)" if allow_all else ""
+    p.add_argument("--capture", choices=["auto", "storage", "targets"], default="auto",
+                   help="how the GPU reports what vertex shaders received: storage writes from "
+                        "the vertex stage (needs vertex-writable-storage), points rendered into "
+                        "rgba32uint targets, or auto")
+    p.add_argument("--adapter", metavar="SUBSTRING", default=None,
+                   help=f"GPU adapter whose name contains SUBSTRING (env GPUIA_ADAPTER){extra}")
+    p.add_argument("--gpu-backend", metavar="NAME", default=None,
+                   help="only adapters of this wgpu backend: Vulkan, OpenGL, Metal, D3D12 "
+                        "(env GPUIA_BACKEND)")
+
+
+def progress_option(p) -> None:
+    """``--progress`` / ``--no-progress`` (see :mod:`gpuia.util.progress`)."""
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress on stderr over cases (and the runs of large cases); default: "
+                        "only when stderr is a terminal")
+
+
+def row_count(text: str) -> int:
+    """An argparse type: a count of table rows, 0 or more."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: a row count is 0 or more")
+    return value
+
+
+# -- cases -----------------------------------------------------------------------------------
+def _case_label(path: str) -> str:
+    return Path(path).stem if path != "-" else "stdin"
+
+
+def load_case_arg(path: str):
+    """The case a ``CASE`` argument names: a case file, or ``-``, standard input, which is
+    always JSON text (never a path, whatever it starts with)."""
+    if path == "-":
+        return load_case_text(read_text("-"), default_name="stdin")
+    return load_case(Path(path))
+
+
+def each_case(paths, action, progress=None, on_error=None) -> int:
+    """Run ``action(path, case)`` for every case, returning the worst exit status; an invalid
+    case prints its error line (and is passed to ``on_error(line)``) and the others still run.
+    ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases."""
+    status = EXIT_OK
+    for path in paths:
+        label = _case_label(path)
+        try:
+            case = load_case_arg(path)
+            label = case.name
+            status = max(status, action(path, case) or EXIT_OK)
+        except (GpuiaError, MemoryError) as exc:
+            error_line(getattr(exc, "case_name", label), exc)
+            if on_error is not None:
+                on_error(f"{getattr(exc, 'case_name', label)}: {' '.join(str(exc).split())}")
+            status = EXIT_INVALID
+        if progress is not None:
+            progress.update(1, label)
+    return status
+
+
+def case_progress(args, desc: str) -> Progress:
+    """The progress over a command's cases: shown for several cases only, and only where
+    :func:`gpuia.util.progress.wanted` says so (``--progress``, or stderr a terminal)."""
+    return Progress(len(args.cases), desc, "case",
+                    enabled=wanted(args.progress) and len(args.cases) > 1)
+
+
+# -- outputs and devices ---------------------------------------------------------------------
+def writable(option: str, target: str | None) -> None:
+    """Refuse (:class:`~gpuia.util.files.OutputError`), before any GPU work, an output file
+    that names a folder or whose folder does not exist."""
+    if target is None:
+        return
+    if Path(target).is_dir():
+        raise OutputError(f"{option} {target}: is a folder, not a file name")
+    if not Path(target).resolve().parent.is_dir():
+        raise OutputError(f"{option} {target}: the folder {Path(target).parent} does not exist")
+
+
+def open_devices(args, unavailable_to) -> tuple[list, list[str]]:
+    """The devices of the adapters ``--adapter`` / ``--gpu-backend`` select, taken from the
+    :class:`~gpuia.gpu.device.DevicePool` given to :func:`gpuia.cli.main` (else a pool of this
+    command's own), and ``"<summary>: <reason>"`` for each adapter where no device could be
+    made; each of those also prints ``<summary>: unavailable: <reason>`` on ``unavailable_to``.
+    Raises :class:`~gpuia.errors.UnsupportedError` when no adapter matches."""
+    # The GPU side imports wgpu, which only the commands that draw may cost.
+    from ..gpu.device import DevicePool
+
+    pool = args.device_pool if args.device_pool is not None else DevicePool()
+    devices, unavailable = pool.select(args.adapter, args.gpu_backend)
+    for summary, reason in unavailable:
+        print(f"{summary}: unavailable: {reason}", file=unavailable_to)
+    return devices, [f"{summary}: {reason}" for summary, reason in unavailable]
