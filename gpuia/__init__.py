@@ -28,6 +28,7 @@ from .reference import IAResult, run_ia
 from .d3d.topology import TOPOLOGIES, topology_info
 
 __version__ = "0.1.0"
+"""The package's version (PEP 440)."""
 
 _moved.install()  # gpuia 0.1 import paths, for one release
 

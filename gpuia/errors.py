@@ -10,14 +10,26 @@ from __future__ import annotations
 
 
 class GpuiaError(Exception):
-    """Base class of every exception gpuia raises on purpose."""
+    """Base class of gpuia's own exceptions. Refusals of user input and adapter failures are
+    GpuiaErrors, except where a docstring names a plain ``ValueError``, ``TypeError`` or
+    ``KeyError`` (an enumeration's ``of()``, the numpy helpers, lookups by key)."""
 
 
 class InvalidDescError(GpuiaError, ValueError):
-    """A descriptor, binding or draw that D3D12 would reject (E_INVALIDARG).
+    """A descriptor, binding or draw that D3D12 would reject (E_INVALIDARG), or an argument
+    gpuia refuses before it reaches wgpu. Also a ``ValueError``.
 
-    ``where`` locates the offending item (``"element 2 (TEXCOORD0)"``, ``"draw 0"``), ``field`` is
-    the D3D field name, ``value`` the value given and ``rule`` the violated rule in words.
+    The message is ``where: field=value: rule`` (``where: rule`` without a field), and the
+    four parts stay readable as attributes of the same names. An HLSL shader that Slang
+    refuses also carries Slang's diagnostics, mapped to the user's lines, as ``diagnostics``;
+    an error raised by :func:`gpuia.harness.case.load_case` carries the case's name as
+    ``case_name``.
+
+    Arguments:
+        where (str): locates the offending item (``"element 2 (TEXCOORD0)"``, ``"draw 0"``).
+        field (str): the D3D field name (``"AlignedByteOffset"``), or None.
+        value: the value given (shown with ``repr``).
+        rule (str): the violated rule in words, citing ``rules N.M`` where one applies.
     """
 
     def __init__(self, where: str, field: str | None, value: object, rule: str):
@@ -32,7 +44,16 @@ class InvalidDescError(GpuiaError, ValueError):
 
 
 class CaseError(GpuiaError, ValueError):
-    """A case file that cannot be read: bad JSON, a missing key, a wrong type or bad data."""
+    """A case file that cannot be read: bad JSON, a missing key, a wrong type or bad data.
+    Also a ``ValueError``.
+
+    The message is ``where: rule``; both parts stay readable as attributes. An error raised by
+    :func:`gpuia.harness.case.load_case` carries the case's name as ``case_name``.
+
+    Arguments:
+        where (str): where in the case (``input_layout[2].Format``, ``vertex_buffers[0].data``).
+        rule (str): what is wrong, in words.
+    """
 
     def __init__(self, where: str, rule: str):
         self.where = where
@@ -41,13 +62,15 @@ class CaseError(GpuiaError, ValueError):
 
 
 class UnsupportedError(GpuiaError, NotImplementedError):
-    """Valid D3D input that no gpuia path can run on the chosen backend or adapter."""
+    """Valid D3D input that no gpuia path can run on the chosen backend or adapter, with the
+    reason; also a missing tool or adapter that a run needs. Also a ``NotImplementedError``."""
 
 
 class DeviceLostError(GpuiaError, RuntimeError):
     """The GPU device was lost (destroyed, reset or removed): nothing more runs on it; create a
-    new :class:`gpuia.gpu.Device`."""
+    new :class:`gpuia.gpu.Device`. Also a ``RuntimeError``."""
 
 
 class GpuOutOfMemoryError(GpuiaError, MemoryError):
-    """The adapter could not allocate what a call needed (buffer, texture, pipeline)."""
+    """The adapter could not allocate what a call needed (buffer, texture, pipeline). Also a
+    ``MemoryError``."""

@@ -1,4 +1,4 @@
-"""Case files and result files: the fixed JSON contract of ``spec/case-format.md`` (version 1).
+"""Case files and result files: the fixed JSON contract of ``docs/case-format.md`` (version 1).
 
 :func:`load_case` reads a case (a path, a JSON string or an already parsed dict) into a
 :class:`Case` holding gpuia's own descriptor values; every problem raises :class:`CaseError`
@@ -35,8 +35,9 @@ __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "js
 CASE_VERSION = 1
 RESULT_VERSION = 1
 DEFAULT_MAX_INVOCATIONS = 1 << 26
-"""Cases delivering more vertices than this are refused (exit 2) unless the caller raises it:
-the result lists every invocation, and a typo in a count must not exhaust memory."""
+"""Cases delivering more vertices than this are refused (exit 2;
+:func:`gpuia.harness.reference_run.check_size`) unless the caller raises it: the result lists
+every invocation, and a typo in a count must not exhaust memory."""
 DEFAULT_MAX_SO_BYTES = 1 << 30
 """Largest SO target ``size`` a case file may ask for."""
 
@@ -54,7 +55,35 @@ WebGPU's 12 per stage."""
 
 @dataclass
 class Case:
-    """A parsed case: D3D12 state plus the draws to run with it."""
+    """A parsed case: D3D12 state plus the draws to run with it.
+
+    :func:`load_case` makes it, and guarantees what it holds: a valid layout, views inside
+    their data, at least one draw (an indexed draw only with an ``index_buffer`` key), a vertex
+    shader that parses and whose inputs the layout provides (rules 3.8), the constant buffers
+    the shader reads, and a Stream Output declaration validated against the shader's outputs.
+
+    Arguments:
+        name (str): the case's name, one line of printable text.
+        layout (InputLayout): the input layout (``input_layout``).
+        vertex_buffers (dict): slot -> :class:`~gpuia.d3d.desc.VertexBufferView` over the
+            case's bytes, or None for a slot bound to null data (unbound).
+        index_buffer (IndexBufferView): the index buffer view, a view without a buffer for
+            null data (the NULL view, rules 5.5), or None without an ``index_buffer`` key.
+        strip_cut_value (StripCutValue): the pipeline's IBStripCutValue.
+        topology (TopologyInfo): the primitive topology's row.
+        draws (list): the :class:`~gpuia.d3d.desc.DrawInstanced` and
+            :class:`~gpuia.d3d.desc.DrawIndexedInstanced` values, in order.
+        vertex_shader (dict): the ``vertex_shader`` object as written, or None (the
+            pass-through shader).
+        stream_output (dict): the ``stream_output`` object as written, or None.
+        source (dict): the whole case document.
+        so (ResolvedStreamOutput): the validated Stream Output declaration, or None.
+        so_desc (StreamOutputDesc): the declaration as a descriptor, or None.
+        so_targets (dict): output slot -> :class:`~gpuia.reference.so_output.SOTarget`: each
+            target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
+        hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
+        constant_buffers (dict): root constant buffer slot (0-7) -> its bytes.
+    """
 
     name: str
     layout: InputLayout
@@ -73,8 +102,16 @@ class Case:
     constant_buffers: dict = field(default_factory=dict)  # root constant buffer -> bytes
 
     def shader_signature(self):
-        """The vertex shader's signature: the case's WGSL or HLSL, or the pass-through
-        shader's."""
+        """The vertex shader's signature: the case's WGSL or HLSL shader's, or the pass-through
+        shader's (every layout element in, every element plus the system values out).
+
+        Returns:
+            The :class:`~gpuia.d3d.signature.ShaderSignature`.
+
+        Raises:
+            InvalidDescError: the WGSL shader does not parse (never for a case
+                :func:`load_case` made, which parsed it).
+        """
         from ..wgsl.signature import parse_vertex_shader, pass_through_signature
 
         if self.vertex_shader is None:
@@ -93,6 +130,9 @@ class Case:
 
     @property
     def entry_point(self) -> str | None:
+        """The WGSL shader's ``entry_point`` as the case gives it; None for the pass-through
+        shader, an HLSL shader (compiled for its entry point already) or a WGSL shader without
+        one (its only ``@vertex`` function)."""
         if self.vertex_shader is None or self.hlsl is not None:
             return None
         return self.vertex_shader.get("entry_point")
@@ -128,7 +168,24 @@ def _float_value(v):
 
 
 def decode_data(block: Any, where: str) -> bytes:
-    """Bytes of a DATA block (see module docstring)."""
+    """The bytes of a DATA block (``docs/case-format.md``, "DATA: bytes in a case").
+
+    Arguments:
+        block: the parsed JSON value: an object with exactly ``hex`` (whitespace ignored),
+            ``base64`` (standard, validated) or ``dtype`` and ``values`` (a numeric numpy scalar
+            dtype; values nested lists flattened in C order, stored little-endian; float dtypes
+            also take ``"nan"``, ``"inf"``, ``"-inf"``, integer dtypes integer values only).
+        where (str): where the block is in the case (``vertex_buffers[0].data``), for errors.
+
+    Returns:
+        The bytes.
+
+    Raises:
+        CaseError: at ``where`` (or a key under it): not an object, another set of keys, bad
+            hex or base64, a dtype that is not a numeric scalar dtype, values that are not
+            numbers (ragged lists included), a non-integer value for an integer dtype, or an
+            integer out of the dtype's range.
+    """
     if not isinstance(block, dict):
         raise CaseError(where, "data must be an object with 'hex', 'base64' or 'dtype'+'values'")
     keys = set(block)
@@ -173,6 +230,14 @@ def decode_data(block: Any, where: str) -> bytes:
 
 
 def encode_data(data: bytes) -> dict:
+    """A DATA block holding ``data``, which :func:`decode_data` reads back.
+
+    Arguments:
+        data: a bytes-like object.
+
+    Returns:
+        ``{"hex": ...}``, lower-case hex digits without spaces.
+    """
     return {"hex": bytes(data).hex()}
 
 
@@ -257,11 +322,35 @@ def _index_buffer(value, where: str) -> IndexBufferView | None:
 
 def load_case(source: str | Path | dict, name: str | None = None,
               default_name: str | None = None) -> Case:
-    """Parse and validate a case (path, JSON text or dict). A ``str`` starting with ``{`` is
-    JSON text, any other ``str`` a path (:func:`load_case_text` takes text only). ``name``
-    overrides the case's ``name`` field; without either, the file stem (or ``default_name``)
-    names it. Errors raised after the name is known carry it as ``case_name``. Files are read
-    as :func:`gpuia.util.files.read_text` reads them (regular files, bounded size)."""
+    """Parse and validate a case against the contract of ``docs/case-format.md``.
+
+    Everything D3D12 would check for the case's layout, views, pipeline state and Stream
+    Output declaration is checked here, before anything runs (see :class:`Case` for what a
+    returned case guarantees). A shader's relative ``hlsl_file`` and includes are found from
+    the case file's folder (the current folder for text and dicts). Errors raised after the
+    name is known carry it as their ``case_name`` attribute.
+
+    Arguments:
+        source: a :class:`~pathlib.Path`; a ``str`` starting with ``{`` (after white space),
+            read as JSON text; any other ``str``, read as a path (``"-"``: standard input) as
+            :func:`gpuia.util.files.read_text` reads files (regular files, bounded size); or an
+            already parsed dict. :func:`load_case_text` takes text only.
+        name (str): overrides the case's ``name`` field.
+        default_name (str): the name when neither ``name`` nor the case gives one, for JSON
+            text and dicts (a path's default is its file stem; without any, ``"case"``).
+
+    Returns:
+        The :class:`Case`.
+
+    Raises:
+        CaseError: a file that cannot be read, text that is not JSON, or a case that is not
+            well formed (a missing or unknown key, a wrong type, bad data, a name that is not
+            one printable line); ``where`` points into the file.
+        InvalidDescError: something D3D12 would reject (``where`` such as
+            ``input_layout: element 1 (COLOR0)``), or a shader that does not compile (with
+            its ``diagnostics``).
+        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
+    """
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
         path = Path(source)
         return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent)
@@ -272,7 +361,20 @@ def load_case(source: str | Path | dict, name: str | None = None,
 
 def load_case_text(text: str, name: str | None = None, default_name: str | None = None) -> Case:
     """:func:`load_case` of JSON text (never taken as a path: what standard input gives).
-    Relative shader files are found from the current folder."""
+    Relative shader files are found from the current folder.
+
+    Arguments:
+        text (str): the case as JSON text.
+        name (str): overrides the case's ``name`` field.
+        default_name (str): the name when neither ``name`` nor the case gives one (else
+            ``"case"``).
+
+    Returns:
+        The :class:`Case`.
+
+    Raises:
+        CaseError, InvalidDescError, UnsupportedError: as :func:`load_case` raises them.
+    """
     return _load_doc(loads_json(text), name, default_name, Path.cwd())
 
 
@@ -407,7 +509,22 @@ def _vertex_shader(vs, base: Path):
 
 def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[int, ...]:
     """The root constant buffers a case-format ``vertex_shader`` object reads (its HLSL
-    ``register(bN)`` cbuffers, or its WGSL ``@group(3) @binding(N)`` uniforms)."""
+    ``register(bN)`` cbuffers, or its WGSL ``@group(3) @binding(N)`` uniforms). An HLSL shader
+    is compiled to find them; a WGSL one is only scanned.
+
+    Arguments:
+        vertex_shader (dict): the ``vertex_shader`` object (``docs/case-format.md``).
+        base: the folder a relative ``hlsl_file`` and includes are found from; None (the
+            default) is the current folder.
+
+    Returns:
+        The slot numbers, ascending.
+
+    Raises:
+        CaseError: the object is not well formed.
+        InvalidDescError: the HLSL shader does not compile.
+        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
+    """
     from ..wgsl.signature import uniform_slots
 
     hlsl = _vertex_shader(vertex_shader, base or Path.cwd())
@@ -546,8 +663,16 @@ def _stream_output(case: Case, so) -> None:
 
 # -- results ---------------------------------------------------------------------------------
 def json_value(bits: int, shader_type: str):
-    """One component as a JSON value: floats as floats (NaN and infinities as strings),
-    integers as integers."""
+    """One component as the result format writes its ``value``.
+
+    Arguments:
+        bits (int): the component's 32-bit pattern.
+        shader_type (str): ``"float"``, ``"sint"``, or anything else for unsigned.
+
+    Returns:
+        For ``float``, the float32 value as a Python float, or the string ``"nan"``, ``"inf"``
+        or ``"-inf"``; for ``sint``, the signed integer; else ``bits`` as an integer.
+    """
     if shader_type == "float":
         v = float(np.uint32(bits).view(np.float32))
         if math.isnan(v):
@@ -579,7 +704,22 @@ def _values_list(bits: np.ndarray, shader_type: str) -> list:
 def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "reference",
                 adapter: dict | None = None, stream_output: dict | None = None) -> dict:
     """The result document for an :class:`~gpuia.reference.IAResult` (or any object with the
-    same fields)."""
+    same fields): version 1 of ``docs/case-format.md``'s "Result", every invocation in IA
+    order with its IDs and each input's type, bits and value.
+
+    Arguments:
+        case_name (str): the ``case`` field.
+        ia: the :class:`~gpuia.reference.IAResult` (on the GPU, ``GPUResult.ia``).
+        backend (str): the ``backend`` field, ``"cpu"`` (the default) or ``"gpu"``.
+        path (str): the ``path`` field: ``"reference"`` (the default), ``native``,
+            ``pulling`` or both joined by ``/``.
+        adapter (dict): the ``adapter`` field; None (the default) for the CPU backend.
+        stream_output (dict): the ``stream_output`` field (:func:`so_result_json`), or None
+            (the default) to leave it out.
+
+    Returns:
+        The document as a dict of JSON values.
+    """
     n = len(ia)
     per_key = {k: (d.type, d.bits.tolist(), _values_list(d.bits, d.type)) for k, d in ia.inputs.items()}
     draw, inst, vert, vid = (a.tolist() for a in (ia.draw, ia.instance, ia.vertex, ia.vertex_id))
@@ -605,7 +745,15 @@ def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "refere
 
 
 def so_result_json(so) -> dict:
-    """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`."""
+    """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`.
+
+    Arguments:
+        so: the :class:`~gpuia.reference.so_output.SOResult` (CPU or GPU).
+
+    Returns:
+        ``{"buffers": [{"slot", "hex", "filled_size"}, ...], "statistics": {...}}``, the
+        buffers in slot order with their full contents.
+    """
     return {
         "buffers": [{"slot": s, "hex": bytes(so.buffers[s]).hex(), "filled_size": so.filled_size[s]}
                     for s in sorted(so.buffers)],

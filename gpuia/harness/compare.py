@@ -3,10 +3,10 @@
 The comparison is bit-exact: every component's 32-bit pattern must be equal, with two
 allowances, both reported separately so they stay visible:
 
-* a float component that is NaN on both sides matches whatever its payload (rulebook 2.5: NaN
+* a float component that is NaN on both sides matches whatever its payload (rules 2.5: NaN
   stays NaN; payloads are not specified);
 * on the **native** path only, a UNORM or SNORM component may differ from the exact quotient by
-  one unit in the last place. The reference divides exactly (rulebook 2.2, 2.3), but Direct3D's
+  one unit in the last place. The reference divides exactly (rules 2.2, 2.3), but Direct3D's
   own conversion rules state SNORM as ``c * (1.0f / (2^(n-1) - 1))`` (a reciprocal multiply, up to
   1 ULP from the quotient; Microsoft "Data type conversion"), and fixed-function vertex fetch
   does the same for UNORM on real adapters (lavapipe, measured). The pulling path decodes with
@@ -34,7 +34,26 @@ __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component
 
 @dataclass
 class Comparison:
-    """The outcome of comparing a reference result with a GPU result of the same case."""
+    """The outcome of comparing a reference result with a GPU result of the same case:
+    :func:`compare` makes it.
+
+    Arguments:
+        invocations (int): the invocations the reference delivers.
+        bad_rows (numpy.ndarray): bool per invocation: a component, an ID or the record
+            itself differs (tolerated components do not count).
+        element_mismatches (dict): element key -> bool ``(n, 4)``: the components that differ
+            beyond the allowances.
+        id_mismatch (numpy.ndarray): bool per invocation: SV_VertexID or SV_InstanceID
+            differs.
+        missing (numpy.ndarray): bool per invocation: the GPU delivered no record of it.
+        unexpected (int): GPU invocations at vertex indices D3D does not fetch.
+        tolerated (int): components accepted by the 1-ULP normalized-format tolerance.
+        tolerated_mask (dict): element key -> bool ``(n, 4)``: the components the tolerance
+            accepted (differing, yet not a mismatch); only elements it applies to have one.
+        tolerance_rows (dict): element key -> bool per invocation: the rows where the
+            tolerance applies to that element (UNORM/SNORM elements of draws that took the
+            native path).
+    """
 
     invocations: int
     bad_rows: np.ndarray  # bool per invocation
@@ -52,9 +71,14 @@ class Comparison:
 
     @property
     def ok(self) -> bool:
+        """Whether the runs agree: no bad row and no unexpected invocation (tolerated
+        components are counted in :attr:`tolerated`, not as differences)."""
         return not self.bad_rows.any() and self.unexpected == 0
 
     def summary(self) -> str:
+        """One line: ``M/N invocations match``, then per differing element how many rows
+        differ, differing system values, invocations the GPU did not deliver, unexpected
+        invocations and tolerated components, each only when there are some."""
         bad = int(self.bad_rows.sum())
         parts = [f"{self.invocations - bad}/{self.invocations} invocations match"]
         for key, m in self.element_mismatches.items():
@@ -91,9 +115,21 @@ def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def compare(ref, gpu, layout=None) -> Comparison:
     """Compare an :class:`~gpuia.reference.IAResult` with a
-    :class:`~gpuia.harness.run_gpu.GPUResult` of the same case. ``layout`` (the case's
-    :class:`~gpuia.d3d.layout.InputLayout`) enables the native-path tolerance for UNORM/SNORM
-    elements; without it the comparison is exact everywhere (NaN by class)."""
+    :class:`~gpuia.harness.run_gpu.GPUResult` of the same case by the module docstring's
+    rules: every component's bits, SV_VertexID and SV_InstanceID, and that every invocation
+    was delivered. The inputs are not modified.
+
+    Arguments:
+        ref (IAResult): the reference result.
+        gpu (GPUResult): the GPU result of the same case (the same invocations and element
+            keys; nothing checks that it is).
+        layout (InputLayout): the case's layout. It enables the 1-ULP tolerance for
+            UNORM/SNORM elements of draws whose plan took the native path; None (the
+            default) compares exactly everywhere (NaN by class).
+
+    Returns:
+        The :class:`Comparison`.
+    """
     g = gpu.ia
     n = len(ref)
     bad = np.zeros(n, dtype=bool)
@@ -126,7 +162,17 @@ def compare(ref, gpu, layout=None) -> Comparison:
 def component_errors(cpu_bits: np.ndarray, gpu_bits: np.ndarray,
                      shader_type: str) -> tuple[np.ndarray, np.ndarray]:
     """Per-component error between two arrays of 32-bit patterns of one shader type, as
-    ``(ulp, absolute)`` arrays of the input's shape.
+    ``(ulp, absolute)`` arrays of the input's shape (for reports and plots; :func:`compare`
+    judges).
+
+    Arguments:
+        cpu_bits: the reference's 32-bit patterns (anything ``numpy.asarray`` makes uint32).
+        gpu_bits: the GPU's, of the same shape.
+        shader_type (str): ``"float"``, ``"sint"``, or anything else for unsigned.
+
+    Returns:
+        ``(ulp, absolute)`` as described below: int64 and float64 arrays.
+
 
     ``ulp``: for floats, the distance in float32 units in the last place on the ordered integer
     line (+0 and -0 are both 0 there, so 0 apart though their patterns differ); 0 where both
@@ -152,7 +198,22 @@ def component_errors(cpu_bits: np.ndarray, gpu_bits: np.ndarray,
 
 def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
                      only_differences: bool = False) -> str:
-    """Per-invocation table: CPU values, and ``!= GPU values`` where a component differs."""
+    """The RenderDoc-style table of a comparison: one row per invocation (draw, instance,
+    vertex, SV_VertexID), one column per element with the CPU values, and ``!= GPU values``
+    where a component differs (``!= (not delivered)`` for a missing record); differing rows
+    are flagged ``!``.
+
+    Arguments:
+        ref (IAResult): the reference result.
+        gpu (GPUResult): the GPU result.
+        cmp (Comparison): their comparison (:func:`compare`).
+        max_rows (int): the most rows shown, then a ``... N more`` line; None shows all.
+            Default 32.
+        only_differences (bool): show only the differing rows. Default False.
+
+    Returns:
+        The table as text.
+    """
     g = gpu.ia
     rows_idx = np.flatnonzero(cmp.bad_rows) if only_differences else np.arange(cmp.invocations)
     shown = rows_idx if max_rows is None else rows_idx[:max_rows]
@@ -182,7 +243,15 @@ def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
 
 def so_byte_differences(cpu: bytes, gpu: bytes) -> np.ndarray:
     """Byte offsets where two SO buffers differ; bytes present on one side only count as
-    differing."""
+    differing.
+
+    Arguments:
+        cpu (bytes): one buffer (the reference's).
+        gpu (bytes): the other.
+
+    Returns:
+        The offsets in ascending order, an int64 array (empty when the buffers are equal).
+    """
     a = np.frombuffer(cpu, np.uint8)
     b = np.frombuffer(gpu, np.uint8)
     common = min(a.shape[0], b.shape[0])
@@ -194,18 +263,27 @@ def so_byte_differences(cpu: bytes, gpu: bytes) -> np.ndarray:
 class ShaderTolerance:
     """How far a GPU's float result of a real shader may lie from the CPU reference's: within
     ``ulps`` units in the last place, or within ``absolute`` (results near zero come from
-    cancellation, where ULPs mean nothing). NaN matches NaN. Applies only to words the
-    reference marks as computed by a shader (``SOResult.shader_words``); everything else, the
-    IA's values included, stays exact."""
+    cancellation, where ULPs mean nothing). NaN matches NaN; an infinity only matches within
+    ``ulps``. Applies only to words the reference marks as computed by a shader
+    (``SOResult.shader_words``); everything else, the IA's values included, stays exact. A
+    frozen value.
+
+    Arguments:
+        ulps (int): the largest distance in float32 units in the last place. Default 64.
+        absolute (float): the largest absolute difference of finite values. Default 2**-16.
+    """
 
     ulps: int = 64
     absolute: float = 2.0 ** -16
 
     def text(self) -> str:
+        """The tolerance as reports write it: ``64 ULP or 1.52588e-05 absolute``."""
         return f"{self.ulps} ULP or {self.absolute:g} absolute"
 
 
 SHADER_TOLERANCE = ShaderTolerance()
+"""The default :class:`ShaderTolerance` (64 ULP or 2**-16 absolute) of :func:`compare_so` and
+``gpuia check``."""
 
 
 def _within(a: np.ndarray, b: np.ndarray, tol: ShaderTolerance) -> tuple[np.ndarray, np.ndarray]:
@@ -221,8 +299,20 @@ def _within(a: np.ndarray, b: np.ndarray, tol: ShaderTolerance) -> tuple[np.ndar
 
 def shader_word_check(ref, slot: int, a: bytes, b: bytes, tolerance: ShaderTolerance):
     """The differing words of an SO buffer that the reference marks as a shader's float
-    results: (their word indices, within tolerance?, ULP distances). Empty when the reference
-    marks none or the buffers' sizes differ."""
+    results, and whether each lies within the tolerance.
+
+    Arguments:
+        ref (SOResult): the reference result (its ``shader_words``).
+        slot (int): the output slot.
+        a (bytes): the slot's reference buffer.
+        b (bytes): the slot's GPU buffer.
+        tolerance (ShaderTolerance): the tolerance.
+
+    Returns:
+        ``(words, ok, ulps)``: the word indices (int64), within tolerance (bool) and the ULP
+        distances, one per such word; all empty when the reference marks no word of the slot,
+        the buffers are equal or their sizes differ.
+    """
     shader = getattr(ref, "shader_words", {}).get(slot)
     empty = np.zeros(0, np.int64)
     if shader is None or len(a) != len(b) or a == b:
@@ -237,7 +327,20 @@ def shader_word_check(ref, slot: int, a: bytes, b: bytes, tolerance: ShaderToler
 
 def tolerated_bytes(ref, slot: int, a: bytes, b: bytes,
                     tolerance: ShaderTolerance = SHADER_TOLERANCE) -> np.ndarray:
-    """Mask of the bytes of an SO buffer that differ only within the shader tolerance."""
+    """Mask of the bytes of an SO buffer that differ only within the shader tolerance (for
+    reports that show such bytes apart from real differences).
+
+    Arguments:
+        ref (SOResult): the reference result (its ``shader_words``).
+        slot (int): the output slot.
+        a (bytes): the slot's reference buffer.
+        b (bytes): the slot's GPU buffer.
+        tolerance (ShaderTolerance): the tolerance. Default :data:`SHADER_TOLERANCE`.
+
+    Returns:
+        A bool array of ``max(len(a), len(b))`` entries, true for the four bytes of each word
+        :func:`shader_word_check` finds within the tolerance.
+    """
     mask = np.zeros(max(len(a), len(b)), bool)
     tolerant, ok, _ = shader_word_check(ref, slot, a, b, tolerance)
     for k in range(4):
@@ -248,11 +351,22 @@ def tolerated_bytes(ref, slot: int, a: bytes, b: bytes,
 def compare_so(ref, gpu, tolerance: ShaderTolerance = SHADER_TOLERANCE,
                notes: list | None = None) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
-    (written and untouched alike), every BufferFilledSize and both statistics must be equal,
-    except words the reference marks as a real shader's float results, which must be within
-    ``tolerance``. Returns human-readable lines, empty when they match; ``notes`` (a list)
-    receives one line per slot saying how many words used the tolerance and the largest ULP
-    distance."""
+    (written and untouched alike), every BufferFilledSize and the reference's statistics must
+    be equal, and both sides must have the same slots, except words the reference marks as a
+    real shader's float results, which must be within ``tolerance``.
+
+    Arguments:
+        ref (SOResult): the reference result.
+        gpu (SOResult): the GPU result.
+        tolerance (ShaderTolerance): the tolerance of shader float words. Default
+            :data:`SHADER_TOLERANCE`.
+        notes (list): when given, receives one line per slot where the tolerance accepted
+            words: how many, and the largest ULP distance.
+
+    Returns:
+        Human-readable lines (``SO slot 0: 12 bytes differ, first at byte 48 (CPU word ...,
+        GPU ...)``), empty when the results match.
+    """
     out = []
     for slot in sorted(set(ref.buffers) | set(gpu.buffers)):
         a, b = ref.buffers.get(slot), gpu.buffers.get(slot)

@@ -4,14 +4,15 @@ This is what ``gpuia check`` prints and what the pytest plugin's ``gpuia_check``
 with. Each GPU run is one :class:`CheckLine`: ``OK``, ``DIFFERENT`` (with a RenderDoc-style
 table of the differing invocations, or SO problems), ``not applicable`` (the path cannot do this
 draw on this adapter, with the reason) or ``not compared`` (a Stream Output case whose vertex
-shader the CPU reference does not run: a WGSL one; HLSL shaders run on the CPU). Comparison rules are those of :mod:`gpuia.harness.compare`:
-bit-exact, except the documented 1-ULP tolerance on normalized components of the native path
-and the stated tolerance of an HLSL shader's computed float outputs in Stream Output.
+shader the CPU reference does not run: a WGSL one; HLSL shaders run on the CPU). Comparison
+rules are those of :mod:`gpuia.harness.compare`: bit-exact, except the documented 1-ULP
+tolerance on normalized components of the native path and the stated tolerance of an HLSL
+shader's computed float outputs in Stream Output.
 
 With ``keep=True`` the result also keeps what the HTML report and the error plots need: the
-case, the CPU reference, every GPU result with its :class:`~gpuia.harness.compare.Comparison`, the SO
-buffers of both sides and the facts of each adapter. It is off by default because a large
-capture's results would otherwise stay in memory after their comparison.
+case, the CPU reference, every GPU result with its :class:`~gpuia.harness.compare.Comparison`,
+the SO buffers of both sides and the facts of each adapter. It is off by default because a
+large capture's results would otherwise stay in memory after their comparison.
 """
 
 from __future__ import annotations
@@ -42,7 +43,26 @@ KEY_LIMITS = ("max_vertex_buffers", "max_vertex_attributes", "max_vertex_buffer_
 
 @dataclass
 class CheckLine:
-    """One GPU run of a case: ``label`` is ``case: adapter: path``."""
+    """One GPU run of a case, as ``gpuia check`` prints it: :func:`cross_check` makes it.
+
+    Arguments:
+        label (str): ``case: adapter summary: path``.
+        status (str): ``OK``, ``DIFFERENT``, ``not applicable`` or ``not compared``.
+        detail (str): the comparison's summary, the SO statistics, the raster check's result
+            per draw, or the reason the run was not applicable or not compared.
+        table (str): the comparison table (differences only, unless all rows were asked for);
+            empty when none was made. Default empty.
+        problems (list): the Stream Output or raster differences, one line each. Default
+            empty.
+        path (str): ``native``, ``pulling``, ``auto``, ``raster`` or ``stream output``.
+            Default empty.
+        adapter (str): the adapter's summary. Default empty.
+        gpu (GPUResult): the GPU run of an IA line, kept only by ``cross_check(keep=True)``;
+            else None (the default).
+        comparison (Comparison): that run's comparison, kept the same way.
+        so_gpu (SOResult): the GPU's Stream Output result of the stream output line, kept the
+            same way.
+    """
 
     label: str
     status: str  # OK, DIFFERENT, not applicable, not compared
@@ -58,6 +78,8 @@ class CheckLine:
     so_gpu: object = field(default=None, repr=False)
 
     def text(self) -> str:
+        """The line as ``gpuia check`` prints it: ``label: status: detail``, each problem
+        indented below it, then the table."""
         lines = [f"{self.label}: {self.status}: {self.detail}"]
         lines += [f"  {p}" for p in self.problems]
         if self.table:
@@ -67,8 +89,21 @@ class CheckLine:
 
 @dataclass
 class CheckResult:
-    """Every GPU run of one case. ``ok``: nothing differed (runs that were not applicable or
-    not compared do not count as differences; ``compared`` says how many runs were)."""
+    """Every GPU run of one case: :func:`cross_check` makes it.
+
+    Arguments:
+        case (str): the case's name.
+        lines (list): one :class:`CheckLine` per run, in the order they ran. Default empty.
+        case_data (Case): the parsed case, kept only by ``cross_check(keep=True)``; else None
+            (the default).
+        reference (IAResult): the CPU reference's IA result, kept the same way.
+        so_reference (SOResult): the CPU reference's Stream Output result (None without one),
+            kept the same way.
+        adapters (dict): adapter summary -> :func:`adapter_facts`, kept the same way.
+            Default empty.
+        tolerance (ShaderTolerance): the tolerance the Stream Output lines were compared
+            with. Default None.
+    """
 
     case: str
     lines: list[CheckLine] = field(default_factory=list)
@@ -82,20 +117,33 @@ class CheckResult:
 
     @property
     def ok(self) -> bool:
+        """Whether nothing differed: no line is ``DIFFERENT`` (runs that were not applicable
+        or not compared do not count as differences; :attr:`compared` says how many runs
+        were). True for no line at all."""
         return all(line.status != "DIFFERENT" for line in self.lines)
 
     @property
     def compared(self) -> int:
+        """The lines that compared something: those ``OK`` or ``DIFFERENT``."""
         return sum(line.status in ("OK", "DIFFERENT") for line in self.lines)
 
     def text(self) -> str:
+        """Every line's :meth:`CheckLine.text`, one after another."""
         return "\n".join(line.text() for line in self.lines)
 
 
 def adapter_facts(device) -> dict:
-    """What a report says about the adapter behind a :class:`~gpuia.gpu.Device`: name, backend,
-    type, summary, driver (the adapter's description, e.g. the Mesa version), vendor and PCI
-    ids, the key limits (:data:`KEY_LIMITS`) and gpuia's known quirks of it."""
+    """What a report says about the adapter behind a :class:`~gpuia.gpu.Device`.
+
+    Arguments:
+        device (Device): the device.
+
+    Returns:
+        A dict: the device's ``info`` (name, backend, type, summary), ``driver`` (the
+        adapter's description, e.g. the Mesa version; ``?`` when empty), ``vendor``,
+        ``vendor_id`` and ``device_id`` (the PCI ids), ``limits`` (the key limits,
+        :data:`KEY_LIMITS`) and ``quirks`` (gpuia's known quirks of it).
+    """
     info = dict(getattr(device.adapter, "info", {}) or {})
     caps = device.caps.as_dict()
     return dict(device.info, driver=str(info.get("description", "") or "?"),
@@ -110,19 +158,48 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
                 on_run=None, tolerance=None, raster: bool | None = None) -> CheckResult:
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
-    ``paths``: any of ``native``, ``pulling``, ``auto``. ``table``: include the full table for
-    matching runs too (differing runs always carry theirs, up to ``rows`` rows). ``keep``: keep
-    the case, the reference and every GPU result in the :class:`CheckResult` (for reports).
-    ``on_run``: called with each :class:`CheckLine` as soon as its run is done (progress).
-    ``tolerance``: the :class:`~gpuia.harness.compare.ShaderTolerance` of an HLSL shader's computed
-    float outputs in Stream Output (default :data:`~gpuia.harness.compare.SHADER_TOLERANCE`).
-    ``raster``: also check the primitives each device rasterizes (:mod:`gpuia.harness.raster_check`),
-    one ``raster`` line per device; ``None`` (the default): for cases with an indexed draw, a
-    strip or an adjacency topology, where primitive assembly has something to get wrong.
-    ``devices`` is an iterable of :class:`~gpuia.gpu.Device` (or one Device).
-    Invalid arguments raise :class:`~gpuia.errors.InvalidDescError` naming the argument, and
-    invalid cases raise (from the reference), before anything runs; nothing here aborts the
-    process."""
+    For each device, in order: one line per path (``not applicable`` when the path cannot do
+    a draw exactly on the adapter, with the reason), then the raster line, then, for a case
+    with Stream Output, the ``stream output`` line (``not compared`` for a WGSL shader, which
+    the CPU reference does not run). Invalid arguments raise before anything runs, and so does
+    a case the reference refuses; nothing here aborts the process.
+
+    Arguments:
+        case (Case): the parsed case (:func:`~gpuia.harness.case.load_case`).
+        devices: an iterable of :class:`~gpuia.gpu.Device`, or one Device.
+        paths: a sequence of path names, each ``native``, ``pulling`` or ``auto``. Default
+            ``("native", "pulling")``.
+        capture_route (str): ``auto`` (the default), ``storage`` or ``targets``
+            (``Context.begin_capture``).
+        table (bool): include the full table for matching runs too (differing runs always
+            carry theirs). Default False.
+        rows (int): the most table rows per run; None shows all. Default 32.
+        max_invocations (int): the most vertices the case's draws may deliver.
+        keep (bool): keep the case, the reference and every GPU result in the
+            :class:`CheckResult` (for reports). Default False.
+        on_run: called with each :class:`CheckLine` as soon as its run is done (progress), or
+            None (the default).
+        tolerance (ShaderTolerance): the tolerance of an HLSL shader's computed float outputs
+            in Stream Output; None (the default) is
+            :data:`~gpuia.harness.compare.SHADER_TOLERANCE`.
+        raster (bool): also check the primitives each device rasterizes
+            (:mod:`gpuia.harness.raster_check`), one ``raster`` line per device; None (the
+            default): for cases :func:`raster_by_default` selects.
+
+    Returns:
+        The :class:`CheckResult`.
+
+    Raises:
+        InvalidDescError: an invalid argument, naming it: ``case`` no Case, ``devices`` a str,
+            not iterable or holding something other than a Device, ``paths`` a str or naming
+            an unknown path, an unknown ``capture_route``, ``rows`` or ``max_invocations`` not
+            a non-negative integer (``rows`` may be None), ``on_run`` not callable, ``raster``
+            not a bool or None. Also a draw the GPU side refuses as D3D would.
+        CaseError: the draws may deliver more than ``max_invocations`` vertices.
+        UnsupportedError: the CPU build of an HLSL shader for Stream Output cannot be made or
+            run, or a device cannot run the case's Stream Output exactly (those runs are not
+            turned into ``not applicable`` lines).
+    """
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run)
     if raster is not None and not isinstance(raster, bool):
@@ -181,7 +258,14 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
 def raster_by_default(case: Case) -> bool:
     """Whether ``gpuia check`` runs the raster check of ``case`` unless told: an indexed draw, a
     strip or an adjacency topology (the draws whose assembly WebGPU or an adapter can get
-    wrong)."""
+    wrong).
+
+    Arguments:
+        case (Case): the parsed case.
+
+    Returns:
+        True when the case's topology is a strip or has adjacency, or a draw is indexed.
+    """
     topo = case.topology
     return topo.strip or topo.adjacency or any(d.indexed for d in case.draws)
 
@@ -249,15 +333,37 @@ def _check_arguments(case, devices, paths, capture_route, rows, max_invocations,
 
 def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0,
                 name: str = "layout", vertex_shader: dict | None = None) -> Case:
-    """A case that draws ``layout`` (an InputLayout or D3D12 element descriptions) as
-    ``vertices`` points per instance, ``instances`` instances, every slot bound with the
+    """A case that draws a layout with every slot bound: one ``DrawInstanced`` of
+    ``vertices`` points per instance and ``instances`` instances, every slot bound with the
     smallest stride its elements allow (their extent, rounded up to 4 bytes) and seeded random
-    bytes (NaN and denormal codes included: the comparison classes NaNs as the rulebook says).
-    Per-instance slots hold one row per instance, whatever their step rate. ``vertex_shader``
-    (a case-format ``vertex_shader`` object: WGSL or HLSL) draws with that shader instead of the
-    pass-through one; the layout must then provide its inputs, and every constant buffer it
-    reads is bound zero-filled. Invalid layouts raise as :class:`gpuia.d3d.layout.InputLayout`
-    does."""
+    bytes (NaN and denormal codes included: the comparison classes NaNs, rules 2.5).
+    Per-instance slots hold one row per instance, whatever their step rate. The case goes
+    through :func:`~gpuia.harness.case.load_case`, so it is checked as a case file is; its
+    layout uses the d3d12 profile.
+
+    Arguments:
+        layout: an :class:`~gpuia.d3d.layout.InputLayout`, or D3D12 element descriptions
+            (anything it takes).
+        vertices (int): the vertices per instance, at least 1. Default 64.
+        instances (int): the instances, at least 1. Default 3.
+        seed (int): the seed of the random bytes. Default 0.
+        name (str): the case's name. Default ``"layout"``.
+        vertex_shader (dict): a case-format ``vertex_shader`` object (WGSL or HLSL) to draw
+            with instead of the pass-through shader; the layout must then provide its inputs,
+            and every constant buffer it reads is bound zero-filled. Default None.
+
+    Returns:
+        The :class:`~gpuia.harness.case.Case`.
+
+    Raises:
+        ValueError: ``vertices`` or ``instances`` is below 1.
+        InvalidDescError: the layout is invalid (as :class:`~gpuia.d3d.layout.InputLayout`
+            refuses it), or the shader is refused: WGSL that does not parse, HLSL that does not
+            compile, or an input the layout lacks.
+        CaseError: ``name`` is not one printable line, or ``vertex_shader`` is not well
+            formed.
+        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
+    """
     if vertices < 1 or instances < 1:
         raise ValueError(f"vertices ({vertices}) and instances ({instances}) must be >= 1")
     layout = layout if isinstance(layout, InputLayout) else InputLayout(layout)

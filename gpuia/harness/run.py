@@ -2,8 +2,9 @@
 
 The CPU backend is the reference (``gpuia.reference``). It runs the pass-through vertex shader
 and HLSL shaders (on the CPU, ``gpuia.hlsl.cpu``); a case carrying a WGSL shader is refused with
-:class:`UnsupportedError`, as the case format allows. The GPU backend draws the case through wgpu (``gpuia.gpu``) on a chosen adapter and
-path, with capture on.
+:class:`UnsupportedError`, as the case format allows. The GPU backend draws the case through
+wgpu (``gpuia.gpu``) on a chosen adapter and path, with capture on, and runs its Stream Output
+on the GPU too.
 """
 
 from __future__ import annotations
@@ -22,7 +23,21 @@ __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
     """The CPU backend: the reference Input Assembler over a case with the pass-through shader
-    or an HLSL one (which the CPU runs, ``gpuia.hlsl.cpu``); WGSL shaders are refused."""
+    or an HLSL one (which the CPU runs, ``gpuia.hlsl.cpu``); WGSL shaders are refused.
+
+    Arguments:
+        case (Case): the parsed case.
+        max_invocations (int): the most vertices the draws may deliver
+            (:data:`~gpuia.harness.case.DEFAULT_MAX_INVOCATIONS` by default).
+
+    Returns:
+        The :class:`~gpuia.reference.IAResult`.
+
+    Raises:
+        CaseError: the draws may deliver more than ``max_invocations`` vertices (checked
+            first).
+        UnsupportedError: the case has a WGSL vertex shader.
+    """
     check_size(case, max_invocations)
     if case.vertex_shader is not None and case.hlsl is None:
         raise UnsupportedError("vertex_shader: the cpu backend runs the pass-through shader and "
@@ -43,7 +58,22 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
 def reference_so(case: Case, ia: IAResult):
     """The CPU reference Stream Output of a case, or None without one. The pass-through
     shader's outputs are exact; an HLSL shader runs on the CPU and its computed float outputs
-    are marked for a tolerant comparison; a WGSL shader has no CPU reference (None)."""
+    are marked for a tolerant comparison (``SOResult.shader_words``); a WGSL shader has no CPU
+    reference (None).
+
+    Arguments:
+        case (Case): the parsed case.
+        ia (IAResult): the case's reference Input Assembler result
+            (:func:`~gpuia.harness.reference_run.reference_ia`).
+
+    Returns:
+        The :class:`~gpuia.reference.so_output.SOResult`, or None for a case without
+        ``stream_output`` or with a WGSL shader.
+
+    Raises:
+        UnsupportedError: the HLSL shader's CPU build needs a C++ compiler and there is none,
+            or the build or its run failed.
+    """
     from ..reference.so_output import pass_through_outputs, stream_output
 
     if case.so is None:
@@ -61,8 +91,37 @@ def reference_so(case: Case, ia: IAResult):
 
 def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=None,
              max_invocations: int = DEFAULT_MAX_INVOCATIONS, capture_route: str = "auto"):
-    """Run a case; returns ``(result, result document)``: an IAResult for the CPU backend, a
-    :class:`~gpuia.gpu.GPUResult` for the GPU backend."""
+    """Run a case on a backend and make its result document (``docs/case-format.md``).
+
+    The CPU backend is :func:`run_reference` plus :func:`reference_so`. The GPU backend
+    computes the reference Input Assembler first (for D3D's invocation order; the values come
+    from the GPU), then draws with capture (:func:`~gpuia.harness.run_gpu.run_case_gpu`) and,
+    for a case with ``stream_output``, runs its Stream Output on the GPU
+    (:func:`~gpuia.harness.run_gpu.run_case_so_gpu`, stored in the result's ``so``).
+
+    Arguments:
+        case (Case): the parsed case.
+        backend (str): ``"cpu"`` (the default) or ``"gpu"``.
+        path (str): the GPU path: ``"auto"`` (the default), ``"native"`` or ``"pulling"``;
+            not read by the CPU backend.
+        device: the :class:`~gpuia.gpu.Device` of the GPU backend; None (the default) is
+            :func:`gpuia.gpu.get_device`'s.
+        max_invocations (int): the most vertices the draws may deliver.
+        capture_route (str): the GPU capture route: ``"auto"`` (the default), ``"storage"``
+            or ``"targets"``.
+
+    Returns:
+        ``(result, document)``: the :class:`~gpuia.reference.IAResult` for the CPU backend, the
+        :class:`~gpuia.harness.run_gpu.GPUResult` for the GPU backend; the document as a dict.
+
+    Raises:
+        UnsupportedError: another backend; as :func:`run_reference` and :func:`reference_so`
+            raise it (CPU); no adapter, or a path, capture route or Stream Output the adapter
+            cannot do exactly, with the reason (GPU).
+        CaseError: the draws may deliver more than ``max_invocations`` vertices.
+        InvalidDescError: an unknown path or capture route, or a draw the GPU side refuses as
+            D3D would.
+    """
     if backend == "cpu":
         ia = run_reference(case, max_invocations)
         so = reference_so(case, ia)

@@ -31,7 +31,25 @@ __all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case", "case_
 @dataclass
 class GPUResult:
     """A GPU run of a case: the IA result filled from the GPU, the per-draw plans, and the
-    problems the capture itself saw."""
+    problems the capture itself saw. :func:`run_case_gpu` makes it.
+
+    Arguments:
+        ia (IAResult): the invocations in D3D's IA order. ``draw``, ``vertex``,
+            ``fetch_index``, the primitives and ``IAPrimitives`` are the reference's (WebGPU
+            has no IA statistics query, rules 4.10); ``vertex_id``, ``instance``, every input
+            and ``IAVertices`` come from the GPU's records.
+        path (str): the paths the draws took (``native``, ``pulling``), sorted and joined by
+            ``/``.
+        plans (list): the :class:`~gpuia.gpu.plan.Plan` of each draw, in order.
+        missing (numpy.ndarray): bool per invocation: the GPU wrote no record for it (its
+            inputs and SV_VertexID then read 0 and its instance is the reference's, so rows
+            stay readable).
+        unexpected (int): vertex shader invocations at vertex indices D3D would not fetch.
+        unexpected_max_vertex_index (int): the largest such vertex index.
+        adapter (dict): the device's ``info`` (name, backend, type, summary).
+        so (SOResult): the Stream Output read back from the GPU, for cases with Stream Output
+            when :func:`gpuia.harness.run.run_case` ran it; else None (the default).
+    """
 
     ia: IAResult
     path: str
@@ -44,7 +62,25 @@ class GPUResult:
 
 
 def upload_case(case: Case, device: Device):
-    """GPU buffers for a case's vertex and index data, and views over them."""
+    """GPU buffers for a case's vertex and index data, and views over them: one buffer per
+    distinct data object (slots that share the case's bytes share the buffer), with the
+    ``vertex_buffer`` or ``index_buffer`` bind flag, and views with the case's strides, offsets
+    and sizes.
+
+    Arguments:
+        case (Case): the parsed case.
+        device (Device): the device to create the buffers on.
+
+    Returns:
+        ``(views, index_view)``: slot -> :class:`~gpuia.d3d.desc.VertexBufferView` over a GPU
+        buffer, or None for an unbound slot; and the index buffer view over a GPU buffer, or
+        the case's own view when it has no data (None or the NULL view).
+
+    Raises:
+        UnsupportedError: a buffer larger than the adapter allows.
+        GpuOutOfMemoryError: the adapter could not allocate a buffer.
+        DeviceLostError: the device was lost.
+    """
     views = {}
     cache = {}
     for slot, v in case.vertex_buffers.items():
@@ -65,14 +101,38 @@ def upload_case(case: Case, device: Device):
 
 def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineState:
     """The pipeline state a case draws with: its layout, vertex shader (WGSL, compiled HLSL or
-    the pass-through), strip cut and, with ``stream_output``, its Stream Output declaration."""
+    the pass-through), strip cut and, with ``stream_output``, its Stream Output declaration.
+
+    Arguments:
+        case (Case): the parsed case.
+        stream_output (bool): include the case's Stream Output declaration. Default False.
+
+    Returns:
+        The :class:`~gpuia.gpu.PipelineState`.
+
+    Raises:
+        InvalidDescError: as :class:`~gpuia.gpu.PipelineState` refuses a field (never for a
+            case :func:`~gpuia.harness.case.load_case` made).
+    """
     return PipelineState(case.layout, case.shader, case.entry_point, case.strip_cut_value,
                          case.so_desc if stream_output else None)
 
 
 def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
-    """Root constant buffer N of the context holds the case's ``constant_buffers`` slot N,
-    zero-filled to a full 64 KiB constant buffer (reads past the case's bytes see zeros)."""
+    """Bind the case's root constant buffers: root constant buffer N of the context holds the
+    case's ``constant_buffers`` slot N, zero-filled to a full 64 KiB constant buffer (reads
+    past the case's bytes see zeros). Other root constant buffers keep their bindings.
+
+    Arguments:
+        ctx (Context): the context to bind on.
+        case (Case): the parsed case.
+        device (Device): the context's device, which creates the buffers.
+
+    Raises:
+        UnsupportedError: a buffer larger than the adapter allows.
+        GpuOutOfMemoryError: the adapter could not allocate a buffer.
+        DeviceLostError: the device was lost.
+    """
     for slot, data in case.constant_buffers.items():
         padded = bytes(data) + bytes(MAX_CONSTANT_BUFFER_BYTES - len(data))
         ctx.set_graphics_root_constant_buffer_view(slot, device.create_buffer(
@@ -85,10 +145,40 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     """Draw a case on ``device`` through ``path`` with capture on.
 
     ``reference`` (the CPU result of the same case) supplies the D3D invocation order; it is
-    computed when not given. Only IA order and fetch indices are taken from it: every value in
-    the returned result comes from the GPU. ``timings``, when given, receives seconds per step
-    (upload, plan_and_encode, encode_and_gpu, readback, assemble; gpu_and_readback
-    together on the render-target route).
+    computed when not given. Only IA order, fetch indices and primitives are taken from it:
+    every delivered value in the returned result (IDs and inputs) comes from the GPU, and an
+    invocation the GPU did not record is reported in ``missing``, never filled in. The context
+    gets the case's pipeline state, topology, constant buffers, index buffer and path, and
+    every input slot of the layout's profile is set (a slot the case leaves out is unbound,
+    whatever the context had). Stream Output is not run here (:func:`run_case_so_gpu`).
+
+    Arguments:
+        case (Case): the parsed case.
+        device (Device): the device to draw on.
+        path (str): ``"auto"`` (the default: the plan picks per draw), ``"native"`` or
+            ``"pulling"``.
+        reference (IAResult): the case's reference Input Assembler result; None (the default)
+            computes it with the default invocation limit.
+        context (Context): a context of ``device`` to draw with; None (the default) makes
+            one.
+        capture_route (str): ``"auto"`` (the default), ``"storage"`` or ``"targets"``
+            (``Context.begin_capture``).
+        timings (dict): when given, receives seconds per step (upload, plan_and_encode,
+            encode_and_gpu, readback, assemble; gpu_and_readback together on the
+            render-target route).
+
+    Returns:
+        The :class:`GPUResult`.
+
+    Raises:
+        UnsupportedError: the path or capture route cannot do a draw exactly on this adapter
+            (with the reason); nothing of that draw is encoded.
+        InvalidDescError: an unknown path or capture route, or state or a draw the GPU side
+            refuses as D3D would.
+        CaseError: ``reference`` is None and the draws may deliver more vertices than
+            :data:`~gpuia.harness.case.DEFAULT_MAX_INVOCATIONS`.
+        GpuOutOfMemoryError: the adapter ran out of memory.
+        DeviceLostError: the device was lost.
     """
     import time
 
@@ -159,9 +249,28 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
 
 
 def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
-    """Run a case's draws with its Stream Output on the GPU; returns a
-    :class:`~gpuia.reference.so_output.SOResult` read back from the GPU (buffers, filled sizes,
-    statistics). Each target's BufferFilledSize lives in a GPU counter buffer, as in D3D12."""
+    """Run a case's draws with its Stream Output on the GPU and read the targets back. Each
+    target's BufferFilledSize lives in a GPU counter buffer, as in D3D12 (rules 9.6),
+    initialized with the case's ``filled_size``; slots without a target are unbound.
+
+    Arguments:
+        case (Case): the parsed case; it must have a ``stream_output`` section.
+        device (Device): the device to draw on.
+        context (Context): a context of ``device`` to draw with; None (the default) makes
+            one.
+
+    Returns:
+        A :class:`~gpuia.reference.so_output.SOResult` read back from the GPU: each bound
+        target's SizeInBytes bytes and BufferFilledSize, and the SO statistics (no
+        ``written_per_draw``, no ``shader_words``).
+
+    Raises:
+        UnsupportedError: the case has no ``stream_output`` section, or the adapter cannot run
+            a draw with Stream Output exactly (with the reason).
+        InvalidDescError: state or a draw the GPU side refuses as D3D would.
+        GpuOutOfMemoryError: the adapter ran out of memory.
+        DeviceLostError: the device was lost.
+    """
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")
     ctx = context or Context(device)
