@@ -171,15 +171,16 @@ def component_errors(cpu_bits: np.ndarray, gpu_bits: np.ndarray,
         shader_type (str): ``"float"``, ``"sint"``, or anything else for unsigned.
 
     Returns:
-        ``(ulp, absolute)`` as described below: int64 and float64 arrays.
+        ``(ulp, absolute)``, an int64 and a float64 array.
 
+        ``ulp``: for floats, the distance in float32 units in the last place on the ordered
+        integer line (+0 and -0 are both 0 there, so 0 apart though their patterns differ); 0
+        where both are NaN (the comparison classes NaNs, rules 2.5). For integers, the
+        difference of the integer values.
 
-    ``ulp``: for floats, the distance in float32 units in the last place on the ordered integer
-    line (+0 and -0 are both 0 there, so 0 apart though their patterns differ); 0 where both
-    are NaN (the comparison classes NaNs, rulebook 2.5). For integers, the difference of the
-    integer values.
-    ``absolute``: ``|gpu - cpu|`` of the values as float64; NaN where either float is NaN or
-    infinite (no finite distance exists), so callers drop those from magnitudes."""
+        ``absolute``: ``|gpu - cpu|`` of the values as float64; NaN where either float is NaN
+        or infinite (no finite distance exists), so callers drop those from magnitudes.
+    """
     a = np.asarray(cpu_bits, dtype=np.uint32)
     b = np.asarray(gpu_bits, dtype=np.uint32)
     if shader_type == "float":
