@@ -22,7 +22,8 @@ from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.topology import TOPOLOGIES, topology_info
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu.index_pass import (ARGS_DISPATCH, ARGS_KEPT, ARGS_LIST, ARGS_NEEDED,
-                                  ARGS_PRIMITIVES, IndexStreams, encode_index_pass, index_window)
+                                  ARGS_PRIMITIVES, IndexStreams, encode_index_pass,
+                                  index_pass_spec, index_window)
 from gpuia.reference import run_ia
 from gpuia.wgsl.index_pass import (BLOCK, ENTRY_POINTS, IndexPassSpec, IndexSource,
                                    index_pass_program, scan_levels)
@@ -450,6 +451,35 @@ def test_which_specs_can_cut():
     assert not IndexPassSpec(strip, IndexSource.UINT16, 0xFFFFFFFF).cuts  # 5.3
     assert not IndexPassSpec(strip, IndexSource.NULL, 0xFFFF).cuts  # 5.5: only zeros
     assert not IndexPassSpec(strip, IndexSource.UINT16, None).cuts
+
+
+def test_the_spec_of_a_draw():
+    """index_pass_spec is what the pass runs for a draw (no device): the cut literal only for a
+    strip of an indexed draw (5.2), ``cuts`` only where a value can equal it (5.3, 5.5)."""
+    strip, lst = topology_info("TRIANGLESTRIP"), topology_info("TRIANGLELIST")
+    ib16 = IndexBufferView(b"\0" * 8, "R16_UINT")
+    ib32 = IndexBufferView(b"\0" * 8, "R32_UINT")
+    draw = DrawIndexedInstanced(4)
+
+    def spec(topo=strip, ib=ib16, cut=CUT16, d=draw):
+        return index_pass_spec(d, topo, index_buffer=ib, strip_cut_value=cut)
+
+    assert spec().cuts and spec().source is IndexSource.UINT16 and spec().cut == C16
+    assert spec(ib=ib32, cut=CUT16).cuts  # 0xFFFF cuts 32-bit indices
+    assert not spec(cut=CUT32).cuts  # and 0xFFFFFFFF never 16-bit ones
+    assert spec(ib=ib32, cut=CUT32).cuts
+    assert spec(topo=lst).cut is None and not spec(topo=lst).cuts  # lists never cut
+    assert not spec(cut=OFF).cuts
+    for null in (None, IndexBufferView(None, "R32_UINT")):  # a NULL view reads only 0
+        assert spec(ib=null).source is IndexSource.NULL and not spec(ib=null).cuts
+    assert spec(d=DrawInstanced(4)).source is IndexSource.SEQUENTIAL
+    assert spec(d=DrawInstanced(4)).cut is None
+    with pytest.raises(InvalidDescError, match="IBStripCutValue"):
+        spec(cut=7)
+    with pytest.raises(InvalidDescError, match="draw"):
+        spec(d=(4, 1))
+    with pytest.raises(InvalidDescError, match="index_buffer"):
+        spec(ib=b"\0" * 8)
 
 
 def test_scan_levels():

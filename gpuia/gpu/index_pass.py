@@ -51,8 +51,9 @@ from ..wgsl.index_pass import (ARGS_DISPATCH, ARGS_KEPT, ARGS_LIST, ARGS_NEEDED,
 from .cache import remember
 from .device import Buffer, wgpu_call
 
-__all__ = ["IndexPass", "encode_index_pass", "index_window", "IndexStreams", "ARGS_LIST",
-           "ARGS_KEPT", "ARGS_PRIMITIVES", "ARGS_NEEDED", "ARGS_DISPATCH", "ARGS_WORDS"]
+__all__ = ["IndexPass", "encode_index_pass", "index_pass_spec", "index_window", "IndexStreams",
+           "ARGS_LIST", "ARGS_KEPT", "ARGS_PRIMITIVES", "ARGS_NEEDED", "ARGS_DISPATCH",
+           "ARGS_WORDS"]
 
 _U32 = 0xFFFFFFFF
 _SOURCES = {s.size: s for s in IndexSource if s.size}  # index bytes -> how the program reads it
@@ -193,11 +194,16 @@ def _check_size(what: str, nbytes: int, caps) -> int:
     return max(16, (nbytes + 15) // 16 * 16)
 
 
-def _source(draw, view: IndexBufferView | None, device) -> IndexSource:
+def _source(draw, view: IndexBufferView | None) -> IndexSource:
     if not draw.indexed:
         return IndexSource.SEQUENTIAL
     if view is None or view.buffer is None:
         return IndexSource.NULL
+    return _SOURCES[view.index_size]
+
+
+def _check_buffer(view: IndexBufferView, device) -> None:
+    """The view's buffer is one the pass can bind: a live gpuia Buffer of ``device``."""
     buf = view.buffer
     if not isinstance(buf, Buffer):
         raise InvalidDescError("index pass", "index_buffer", buf,
@@ -209,7 +215,31 @@ def _source(draw, view: IndexBufferView | None, device) -> IndexSource:
     if buf.released:
         raise InvalidDescError("index pass", "index_buffer", buf,
                                "this Buffer was released; create a new one")
-    return _SOURCES[view.index_size]
+
+
+def index_pass_spec(draw, topology: TopologyInfo, *, index_buffer: IndexBufferView | None = None,
+                    strip_cut_value=StripCutValue.DISABLED, rotate: bool = False,
+                    streams: IndexStreams = IndexStreams.LIST | IndexStreams.KEPT
+                    ) -> IndexPassSpec:
+    """The :class:`~gpuia.wgsl.index_pass.IndexPassSpec` :func:`encode_index_pass` runs for
+    these arguments (the same meaning; no device needed): where the values come from, and the
+    cut literal only for a strip of an indexed draw (rules 5.2). Its ``cuts`` says whether any
+    value of the draw can cut. Refused with :class:`InvalidDescError`: arguments of the wrong
+    type, a cut value that is no D3D12_INDEX_BUFFER_STRIP_CUT_VALUE."""
+    if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
+        raise InvalidDescError("index pass", "draw", draw,
+                               "expected a DrawInstanced or DrawIndexedInstanced")
+    if index_buffer is not None and not isinstance(index_buffer, IndexBufferView):
+        raise InvalidDescError("index pass", "index_buffer", index_buffer,
+                               "expected an IndexBufferView or None")
+    if not isinstance(topology, TopologyInfo):
+        raise InvalidDescError("index pass", "topology", topology, "expected a TopologyInfo row")
+    try:
+        cut = StripCutValue.of(strip_cut_value)
+    except ValueError as e:
+        raise InvalidDescError("index pass", "IBStripCutValue", strip_cut_value, str(e)) from None
+    literal = cut.index if (topology.strip and draw.indexed) else None
+    return IndexPassSpec(topology, _source(draw, index_buffer), literal, rotate, streams)
 
 
 def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
@@ -241,18 +271,11 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     Returns:
         IndexPass
     """
-    if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
-        raise InvalidDescError("index pass", "draw", draw,
-                               "expected a DrawInstanced or DrawIndexedInstanced")
-    if not isinstance(topology, TopologyInfo):
-        raise InvalidDescError("index pass", "topology", topology, "expected a TopologyInfo row")
-    if index_buffer is not None and not isinstance(index_buffer, IndexBufferView):
-        raise InvalidDescError("index pass", "index_buffer", index_buffer,
-                               "expected an IndexBufferView or None")
-    try:
-        cut = StripCutValue.of(strip_cut_value)
-    except ValueError as e:
-        raise InvalidDescError("index pass", "IBStripCutValue", strip_cut_value, str(e)) from None
+    spec = index_pass_spec(draw, topology, index_buffer=index_buffer,
+                           strip_cut_value=strip_cut_value, rotate=rotate, streams=streams)
+    source = spec.source
+    if source.size:
+        _check_buffer(index_buffer, device)
     if type(items_per_group) is not int or not 0 <= items_per_group <= _U32:
         raise InvalidDescError("index pass", "items_per_group", items_per_group,
                                "a non-negative 32-bit count")
@@ -261,9 +284,6 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
         raise InvalidDescError("index pass", "base_vertex", base_vertex,
                                "a signed 32-bit value (drawIndexedIndirect's baseVertex)")
     caps = device.caps
-    source = _source(draw, index_buffer, device)
-    literal = cut.index if (topology.strip and draw.indexed) else None
-    spec = IndexPassSpec(topology, source, literal, rotate, streams)
     n = 0 if delivers_nothing(draw) else draw.count
     if draw.start_instance_location and not caps.indirect_first_instance:
         raise UnsupportedError(f"StartInstanceLocation {draw.start_instance_location} in indirect "
