@@ -9,7 +9,8 @@ dropped, rulebook 4.9 and 5.4), or rotated so that D3D's first vertex comes last
 
 The positions come from the topology table's closed form (:class:`gpuia.d3d.topology.TopologyInfo`
 ``step``, ``span``, ``picks``), not from the CPU reference's assembly, so that the raster
-cross-check compares two independent derivations.
+cross-check compares two independent derivations. Where only the GPU holds the indices, the GPU
+index pass (:mod:`gpuia.gpu.index_pass`) builds the same list there, from the same table.
 """
 
 from __future__ import annotations

@@ -4,16 +4,28 @@ One place for what decides the primitives the GPU assembles, shared by every ren
 :class:`gpuia.gpu.Context` and by the raster cross-check (:mod:`gpuia.harness.raster_check`), so that the
 check exercises exactly what draws: the topology (a strip drawn from a list stream is drawn as the
 list), the strip index format WebGPU restarts by, the index buffer bound, and the draw calls.
+
+A draw whose indices the GPU index pass lists (:class:`~gpuia.gpu.plan.IndexMode` ``gpu``)
+needs that pass encoded before the render pass that draws it (a compute pass cannot be inside
+a render pass): :func:`encode_gpu_indices` records it, and :func:`issue_draw` then draws its
+list stream with indirect arguments the GPU filled.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 
 from ..d3d.topology import TopologyInfo
-from .plan import IndexPlan
+from ..errors import UnsupportedError
+from .index_pass import ARGS_LIST, IndexStreams, encode_index_pass
+from .plan import IndexMode, IndexPlan
 
-__all__ = ["webgpu_topology", "strip_index_format", "issue_draw"]
+__all__ = ["webgpu_topology", "strip_index_format", "instance_runs", "GPUIndices",
+           "encode_gpu_indices", "issue_draw"]
+
+_U32 = 0xFFFFFFFF
 
 
 def webgpu_topology(topo: TopologyInfo, listed: bool, capture: bool) -> str:
@@ -29,29 +41,92 @@ def strip_index_format(topo: TopologyInfo, index: IndexPlan, draw, capture: bool
     pipeline names; lists, captures and non-indexed strips have none."""
     if capture or index.listed or topo.adjacency or not topo.strip:
         return None
-    return index.index_format if (draw.indexed or index.mode == "host") else None
+    return index.index_format if (draw.indexed or index.mode == IndexMode.HOST) else None
 
 
-def issue_draw(rp, draw, index: IndexPlan, index_view, upload) -> None:
+def instance_runs(draw) -> list[tuple[int, int]]:
+    """(first instance, instance count) of each WebGPU draw call of ``draw``: one, or two when
+    the instances wrap past 2**32 - 1. D3D's instance counter wraps at 32 bits (rules 4.8);
+    WebGPU's instance_index does not wrap within a draw, so instances past 2**32 - 1 are drawn
+    again from instance 0. The per-draw block keeps StartInstanceLocation, so SV_InstanceID and
+    pulled fetches (both ``ii - first_instance`` in wrapping u32) stay D3D's."""
+    si, ic = draw.start_instance_location, draw.instance_count
+    if si + ic <= 1 << 32:
+        return [(si, ic)]
+    return [(si, (1 << 32) - si), (0, si + ic - (1 << 32))]
+
+
+@dataclass(frozen=True, eq=False)
+class GPUIndices:
+    """What a ``gpu`` plan draws with, once :func:`encode_gpu_indices` has recorded the index
+    pass: ``index_buffer``, the uint32 list stream (a wgpu buffer), and ``runs``, one
+    ``(args buffer, byte offset)`` of drawIndexedIndirect arguments per instance run
+    (:func:`instance_runs`). ``keepalive``: the wgpu objects the recorded commands use; hold
+    them until the encoder is submitted."""
+
+    index_buffer: object
+    runs: tuple[tuple[object, int], ...]
+    keepalive: tuple
+
+
+def encode_gpu_indices(device, encoder, draw, topo: TopologyInfo, index: IndexPlan,
+                       index_view) -> GPUIndices:
+    """Record, into ``encoder`` (no pass open), the GPU index pass of a ``gpu`` plan's draw:
+    its list stream, with the plan's cut value and rotation, over the bound ``index_view``
+    (a view of a gpuia Buffer). Each instance run gets drawIndexedIndirect arguments: the
+    pass writes the first's; a second run (instances wrapping past 2**32) gets its own
+    20 bytes, its index count copied from the first's on the GPU.
+
+    Raises what :func:`gpuia.gpu.index_pass.encode_index_pass` refuses, before anything is
+    recorded (streams over a storage binding, StartInstanceLocation without
+    ``indirect-first-instance``), and :class:`UnsupportedError` for a plan of another mode."""
+    if index.mode is not IndexMode.GPU:
+        raise UnsupportedError(f"the index pass lists draws planned as gpu, not {index.mode}")
+    runs = instance_runs(draw)
+    first = draw if len(runs) == 1 else replace(draw, instance_count=runs[0][1])
+    ip = encode_index_pass(device, encoder, first, topo, index_buffer=index_view,
+                           strip_cut_value=index.cut, rotate=index.rotate,
+                           streams=IndexStreams.LIST)
+    args = [(ip.args, ARGS_LIST)]
+    keep = [ip.keepalive]
+    if len(runs) > 1:
+        # Only indexCount is known on the GPU alone; the buffer is made holding the other
+        # words (instanceCount, firstIndex 0, baseVertex, firstInstance 0), and the copy
+        # recorded after the pass overwrites the first word with the pass's count.
+        words = np.array([0, runs[1][1], 0, draw.base_vertex_location & _U32, 0], np.uint32)
+        second = device.device.create_buffer_with_data(data=words, usage="INDIRECT|COPY_DST")
+        encoder.copy_buffer_to_buffer(ip.args, ARGS_LIST, second, 0, 4)
+        args.append((second, 0))
+        keep.append(second)
+    return GPUIndices(ip.list, tuple(args), tuple(keep))
+
+
+def issue_draw(rp, draw, index: IndexPlan, index_view, upload,
+               gpu_indices: GPUIndices | None = None) -> None:
     """Bind the indices and issue the draw calls of ``draw`` as ``index`` plans it.
     ``index_view``: the bound :class:`~gpuia.d3d.desc.IndexBufferView` (its buffer a gpuia Buffer)
     for a ``direct`` plan; ``upload(uint32 array)`` returns a wgpu index buffer holding a host
-    stream (the caller keeps it alive until the work is submitted)."""
-    # D3D's instance counter wraps at 32 bits (rulebook 4.8); WebGPU's instance_index does not
-    # wrap within a draw, so instances past 2**32 - 1 are drawn again from instance 0. The
-    # per-draw block keeps StartInstanceLocation, so SV_InstanceID and pulled fetches (both
-    # ``ii - first_instance`` in wrapping u32) stay D3D's.
-    si, ic = draw.start_instance_location, draw.instance_count
-    runs = ([(si, ic)] if si + ic <= 1 << 32
-            else [(si, (1 << 32) - si), (0, si + ic - (1 << 32))])
-    if index.mode == "none" and draw.indexed:
+    stream (the caller keeps it alive until the work is submitted); ``gpu_indices``: for a
+    ``gpu`` plan, what :func:`encode_gpu_indices` recorded before this render pass (refused
+    with :class:`UnsupportedError` without it)."""
+    runs = instance_runs(draw)
+    if index.mode is IndexMode.NONE and draw.indexed:
         return  # an indexed draw that delivers nothing: no index buffer to bind
-    if not draw.indexed and index.mode != "host":
+    if index.mode is IndexMode.GPU:
+        if gpu_indices is None:
+            raise UnsupportedError("a draw listed by the GPU index pass needs the pass recorded "
+                                   "before its render pass (encode_gpu_indices)")
+        lst = gpu_indices.index_buffer
+        rp.set_index_buffer(lst, "uint32", 0, lst.size)
+        for args, offset in gpu_indices.runs:
+            rp.draw_indexed_indirect(args, offset)
+        return
+    if not draw.indexed and index.mode is not IndexMode.HOST:
         for first, count in runs:
             rp.draw(draw.vertex_count_per_instance, count,
                     draw.start_vertex_location - index.vertex_shift, first)
         return
-    if index.mode == "direct":
+    if index.mode is IndexMode.DIRECT:
         v = index_view
         rp.set_index_buffer(v.buffer.wgpu, index.index_format, v.offset, v.size_in_bytes)
         for first, count in runs:

@@ -2,10 +2,11 @@
 
 :func:`plan_draw` looks at the resolved layout, the views bound at draw time, the draw's arguments
 and the device's :class:`~gpuia.gpu.device.Caps`, and returns a :class:`Plan`: the path
-(``native`` or ``pulling``), the human-readable reasons that ruled the native path out (what
-``gpuia run --explain`` prints), and how indices reach the GPU. Nothing here touches wgpu, so
-every rule WebGPU would enforce is checked before anything is submitted (a validation error at
-submit aborts the process in wgpu-py 0.32).
+(:class:`DrawPath` ``native`` or ``pulling``), the human-readable reasons that ruled the native
+path out (what ``gpuia run --explain`` prints), and how indices reach the GPU
+(:class:`IndexPlan`, its :class:`IndexMode`). Nothing here touches wgpu, so every rule WebGPU
+would enforce is checked before anything is submitted (a validation error at submit aborts the
+process in wgpu-py 0.32).
 
 The native path needs, for every slot the layout uses: a bound view; a format with a WebGPU
 vertex format; per-vertex data or per-instance data at step rate 1; a stride that is a multiple
@@ -18,6 +19,7 @@ elements than the adapter's vertex buffers and attributes. Everything else is pu
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -32,9 +34,9 @@ from .assembly import list_stream
 from .quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, SIGNED_FIRST_VERTEX,
                      has_effect)
 
-__all__ = ["Plan", "IndexPlan", "Assembly", "plan_draw", "plan_resolved_draw", "plan_indices",
-           "host_index_values", "shift_first_vertex", "last_whole_index", "native_last_indices",
-           "CAPTURE_BINDINGS"]
+__all__ = ["Plan", "IndexPlan", "IndexMode", "DrawPath", "Assembly", "plan_draw",
+           "plan_resolved_draw", "plan_indices", "host_index_values", "shift_first_vertex",
+           "last_whole_index", "native_last_indices", "CAPTURE_BINDINGS"]
 
 CAPTURE_BINDINGS = 3
 """Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
@@ -45,36 +47,99 @@ HOST_INDEX_LIMIT = 1 << 27
 """Indices per instance gpuia reads on the host (to apply D3D's index rules) at the most."""
 
 
+class _Named(str, enum.Enum):
+    """A mode named by its string: members equal, hash and print as their values, so code and
+    files that compare with the strings keep working."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    @classmethod
+    def of(cls, value, where: str, field_name: str):
+        """The member ``value`` names (a member or its value); anything else raises
+        :class:`InvalidDescError` naming ``where`` and ``field_name``."""
+        if isinstance(value, cls):
+            return value
+        try:
+            return cls(value)
+        except (ValueError, TypeError):
+            raise InvalidDescError(where, field_name, value, "must be " + ", ".join(
+                m.value for m in list(cls)[:-1]) + f" or {list(cls)[-1].value}") from None
+
+
+class DrawPath(_Named):
+    """How a draw fetches its vertices: ``auto`` picks ``native`` (WebGPU's vertex fetch) when
+    it is exact for the draw, else ``pulling`` (gpuia's WGSL fetch from storage buffers);
+    forcing ``native`` where it is not exact is refused with the reasons. A :class:`Plan`'s
+    path is ``native`` or ``pulling``. Every public entry taking a path takes a member or its
+    string."""
+
+    AUTO = "auto"
+    NATIVE = "native"
+    PULLING = "pulling"
+
+
+class IndexMode(_Named):
+    """How a draw's vertices are sequenced on the GPU (:class:`IndexPlan`):
+
+    ``none``: a non-indexed draw (or one that delivers nothing), drawn as is; ``direct``: the
+    user's index buffer bound as is; ``host``: gpuia uploads a uint32 stream it built from the
+    indices on the host; ``gpu``: the indices are only on the GPU and WebGPU cannot draw them as
+    they are, so the GPU index pass (:mod:`gpuia.gpu.index_pass`) lists the draw's complete
+    primitives there and the matching list topology draws them indirectly."""
+
+    NONE = "none"
+    DIRECT = "direct"
+    HOST = "host"
+    GPU = "gpu"
+
+
 @dataclass(eq=False)
 class IndexPlan:
     """How a draw's vertices are sequenced on the GPU.
 
-    ``mode``: ``none`` (non-indexed draw), ``direct`` (bind the user's index buffer as is), or
-    ``host`` (gpuia uploads ``values``: the index values D3D delivers, cuts removed or rewritten).
-    ``fetch`` holds the per-vertex fetch indices of one instance when known on the host (capture
-    keys and native bounds checks need them).
+    ``mode``: an :class:`IndexMode` (or its value, stored as the member). ``values``: the
+    uint32 stream a ``host`` plan uploads (the index values D3D delivers, cuts removed,
+    rewritten or listed). ``fetch`` holds the per-vertex fetch indices of one instance when
+    known on the host (capture keys and native bounds checks need them; never for ``gpu``).
+    ``listed``: drawn with the topology's list (a stream of complete primitives), not as is.
+    ``cut`` and ``rotate``: what the index pass applies for a ``gpu`` plan (the pipeline's
+    strip cut value; each primitive rotated for an adapter whose provoking vertex is the last).
     """
 
-    mode: str
+    mode: IndexMode | str
     values: np.ndarray | None = None
     index_format: str = "uint32"
     fetch: np.ndarray | None = None
     reasons: list[str] = field(default_factory=list)
     span: tuple[int, int] | None = None  # (min, max) per-vertex fetch index; None: nothing/unknown
-    listed: bool = False  # host stream of a list topology (topology.webgpu's list), not a strip
+    listed: bool = False  # drawn with topology.webgpu_list from a stream of whole primitives
     vertex_shift: int = 0  # part of StartVertexLocation added in the vertex stage, not the draw
+    cut: StripCutValue = StripCutValue.DISABLED  # applied by the index pass (gpu mode)
+    rotate: bool = False  # applied by the index pass (gpu mode)
 
     def __post_init__(self):
+        if type(self.mode) is not IndexMode:
+            self.mode = IndexMode.of(self.mode, "IndexPlan", "mode")
         if self.span is None and self.fetch is not None and self.fetch.shape[0]:
             self.span = (int(self.fetch.min()), int(self.fetch.max()))
 
 
 @dataclass
 class Plan:
-    path: str
+    """One planned draw: ``path`` (:class:`DrawPath` ``native`` or ``pulling``, or its value,
+    stored as the member), the ``reasons`` the native path was ruled out (or forced), how the
+    indices reach the GPU (``index``) and the D3D slots the layout uses, ascending (the
+    compacted WebGPU order)."""
+
+    path: DrawPath | str
     reasons: list[str]
     index: IndexPlan
-    slots: tuple[int, ...]  # D3D slots the layout uses, ascending (compacted WebGPU order)
+    slots: tuple[int, ...]
+
+    def __post_init__(self):
+        if type(self.path) is not DrawPath:
+            self.path = DrawPath.of(self.path, "Plan", "path")
 
     def explain(self) -> str:
         lines = [f"path: {self.path}"]
@@ -136,9 +201,14 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
     vertices (every delivered vertex shaded exactly, cuts applied on the host when present).
     A rendering draw WebGPU (or this adapter, ``assembly``) would assemble unlike D3D is drawn
-    as the matching list from a host stream (:func:`gpuia.gpu.assembly.list_stream`)."""
+    as the matching list: from a host stream (:func:`gpuia.gpu.assembly.list_stream`) when the
+    indices are on the host, else from the GPU index pass (mode ``gpu``).
+
+    Refused (:class:`UnsupportedError`): a capture of indices only on the GPU that would need
+    them rewritten (reads past the view, a strip cut value WebGPU does not restart at), more
+    indices per instance than :data:`HOST_INDEX_LIMIT` where the host reads them."""
     if delivers_nothing(draw):  # whatever the other count, or where the indices live
-        return IndexPlan("none", fetch=np.zeros(0, np.int64) if capture else None,
+        return IndexPlan(IndexMode.NONE, fetch=np.zeros(0, np.int64) if capture else None,
                          reasons=["the draw delivers nothing (a count is 0)"])
     rotate = assembly.rotate and topo.kind != "point" and not capture
     if not draw.indexed:
@@ -150,27 +220,7 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     host = None if ib is None or ib.buffer is None else _host(ib.buffer)
     listed = not capture and (topo.adjacency or rotate)
     if ib is not None and ib.buffer is not None and host is None:
-        # Only the GPU holds the indices: bind them as they are when D3D and WebGPU agree.
-        if listed:
-            why = ("WebGPU has no adjacency topologies" if topo.adjacency else
-                   "this adapter takes flat pixel inputs from a primitive's last vertex")
-            raise UnsupportedError(f"{topo.name} is drawn as a list gpuia builds from the "
-                                   f"indices ({why}), and they are only on the GPU")
-        end = (draw.start_index_location + draw.index_count_per_instance) * ib.index_size
-        if draw.index_count_per_instance and end > ib.size_in_bytes:
-            raise UnsupportedError(
-                f"the draw reads indices up to byte {end} of a {ib.size_in_bytes}-byte index "
-                f"view; D3D reads 0 past the view, which needs the indices on the host")
-        if topo.strip and not _cut_matches(ib.format, cut):
-            raise UnsupportedError(
-                f"strip cut {cut} with {ib.format} indices differs from WebGPU's restart and the "
-                f"indices are not on the host to rewrite")
-        if topo.strip and cut.index is not None and assembly.no_restart and not capture:
-            raise UnsupportedError(
-                "this adapter draws strips as if no index restarted them, and the indices are "
-                "only on the GPU to find the cuts")
-        return IndexPlan("direct", index_format=_wgpu_index_format(ib.format),
-                         reasons=["bound as is (indices only on the GPU)"])
+        return _gpu_only(draw, ib, topo, cut, capture, assembly, rotate)
     if draw.index_count_per_instance > HOST_INDEX_LIMIT:
         raise UnsupportedError(f"{draw.index_count_per_instance} indices per instance: more than "
                                f"gpuia resolves on the host ({HOST_INDEX_LIMIT})")
@@ -192,12 +242,13 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     if capture:
         # Capture draws are point lists: every delivered vertex once, cut positions removed.
         if bound and in_range and not has_cuts:
-            return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
-                             reasons=reasons or ["bound as is"])
+            return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(ib.format),
+                             fetch=fetch, reasons=reasons or ["bound as is"])
         if has_cuts:
             reasons.append(f"{int(is_cut.sum())} strip-cut indices removed on the host for the "
                            f"capture")
-        return IndexPlan("host", values=kept, index_format="uint32", fetch=fetch, reasons=reasons)
+        return IndexPlan(IndexMode.HOST, values=kept, index_format="uint32", fetch=fetch,
+                         reasons=reasons)
     if listed or (has_cuts and assembly.no_restart):
         if not listed:
             reasons.append("this adapter draws strips as if no index restarted them: "
@@ -212,10 +263,10 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     else:
         restarts_agree = bound
     if bound and in_range and restarts_agree:
-        return IndexPlan("direct", index_format=_wgpu_index_format(ib.format), fetch=fetch,
-                         reasons=reasons or ["bound as is"])
+        return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(ib.format),
+                         fetch=fetch, reasons=reasons or ["bound as is"])
     if not topo.strip:
-        return IndexPlan("host", values=all_values, index_format="uint32", fetch=fetch,
+        return IndexPlan(IndexMode.HOST, values=all_values, index_format="uint32", fetch=fetch,
                          reasons=reasons)
     # A strip drawn from gpuia's own uint32 stream: D3D's cuts become WebGPU's restart value,
     # which must not also be an ordinary index there; if it is, the strip is drawn as a list.
@@ -225,7 +276,45 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
         return _as_list(all_values, is_cut, topo, False, draw.base_vertex_location, reasons)
     stream = all_values if is_cut is None else np.where(is_cut, np.uint32(_U32), all_values)
     reasons.append("strip cuts rewritten to WebGPU's uint32 restart value")
-    return IndexPlan("host", values=stream, index_format="uint32", fetch=fetch, reasons=reasons)
+    return IndexPlan(IndexMode.HOST, values=stream, index_format="uint32", fetch=fetch,
+                     reasons=reasons)
+
+
+def _gpu_only(draw, ib: IndexBufferView, topo: TopologyInfo, cut: StripCutValue, capture: bool,
+              assembly: Assembly, rotate: bool) -> IndexPlan:
+    """The plan of an indexed draw whose indices only the GPU holds: bound as they are where
+    D3D and WebGPU agree on them, else (rendering) listed by the GPU index pass. Nothing on
+    the host knows the values, so there are no fetch indices (the native path's bounds check
+    then routes the draw to pulling)."""
+    end = (draw.start_index_location + draw.index_count_per_instance) * ib.index_size
+    why = []  # what WebGPU would do unlike D3D with the buffer bound as is
+    if end > ib.size_in_bytes:
+        why.append(f"the draw reads indices up to byte {end} of a {ib.size_in_bytes}-byte index "
+                   f"view, and D3D reads 0 past the view")
+    if topo.strip and not _cut_matches(ib.format, cut):
+        why.append(f"strip cut {cut} with {ib.format} indices differs from WebGPU's restart")
+    if capture:
+        # A capture is a point list, so only the values matter: the host must rewrite them
+        # here, and read them as fetch indices in any case (the capture refuses a draw whose
+        # fetch indices it does not have).
+        if why:
+            raise UnsupportedError("a capture of this draw needs its indices on the host ("
+                                   + "; ".join(why) + "), and they are only on the GPU")
+        return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(ib.format),
+                         reasons=["bound as is (indices only on the GPU)"])
+    if topo.adjacency:
+        why.append("WebGPU has no adjacency topologies")
+    if rotate:
+        why.append("this adapter takes flat pixel inputs from a primitive's last vertex")
+    if topo.strip and cut.index is not None and assembly.no_restart:
+        why.append("this adapter draws strips as if no index restarted them")
+    if not why:
+        return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(ib.format),
+                         reasons=["bound as is (indices only on the GPU)"])
+    return IndexPlan(IndexMode.GPU, reasons=why + [
+        f"{topo.name} drawn as a {topo.webgpu_list} the GPU index pass builds from the indices "
+        f"on the GPU" + (" (each primitive rotated)" if rotate else "")],
+        listed=True, cut=cut, rotate=rotate)
 
 
 def _as_list(values: np.ndarray, cuts, topo: TopologyInfo, rotate: bool, base: int,
@@ -246,7 +335,7 @@ def _as_list(values: np.ndarray, cuts, topo: TopologyInfo, rotate: bool, base: i
     if rotate:
         why.append("each primitive's vertices rotated: this adapter takes flat pixel inputs from "
                    "the last vertex, D3D from the first")
-    return IndexPlan("host", values=listed, index_format="uint32", fetch=fetch,
+    return IndexPlan(IndexMode.HOST, values=listed, index_format="uint32", fetch=fetch,
                      reasons=reasons + why, listed=True)
 
 
@@ -261,11 +350,11 @@ def _non_indexed(start: int, count: int, with_fetch: bool) -> IndexPlan:
     """Vertices ``start .. start + count - 1`` (32-bit wrapping); the fetch array is built only
     when asked (capture keys), the span always."""
     if count == 0:
-        return IndexPlan("none", fetch=np.zeros(0, np.int64) if with_fetch else None)
+        return IndexPlan(IndexMode.NONE, fetch=np.zeros(0, np.int64) if with_fetch else None)
     last = start + count - 1
     span = (start, last) if last <= _U32 else (0, _U32)
     fetch = (start + np.arange(count, dtype=np.int64)) & _U32 if with_fetch else None
-    return IndexPlan("none", fetch=fetch, span=span)
+    return IndexPlan(IndexMode.NONE, fetch=fetch, span=span)
 
 
 def _wgpu_index_format(fmt: str) -> str:
@@ -328,7 +417,7 @@ def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
             lo = draw.start_instance_location
             hi = lo + ((draw.instance_count - 1) // b.rate if b.rate else 0)
         elif index.span is None:
-            if index.fetch is None and index.mode != "none":
+            if index.fetch is None and index.mode is not IndexMode.NONE:
                 out.append(f"slot {b.slot}: fetch indices unknown on the host (out-of-bounds "
                            f"reads would not be D3D's zeros)")
             continue
@@ -342,17 +431,21 @@ def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
     return out
 
 
-def choose_path(static: StaticPlan, dynamic: list[str], path: str) -> tuple[str, list[str]]:
-    """(chosen path, reasons) from the obstacles; raises when the forced or only path fails."""
+def choose_path(static: StaticPlan, dynamic: list[str],
+                path: DrawPath | str) -> tuple[DrawPath, list[str]]:
+    """(chosen path, reasons) from the obstacles and the asked ``path`` (a :class:`DrawPath` or
+    its value); raises :class:`UnsupportedError` when the forced or only path fails."""
+    path = DrawPath.of(path, "draw", "path")
     reasons = static.native_obstacles + dynamic
-    if path == "native" and reasons:
+    if path is DrawPath.NATIVE and reasons:
         raise UnsupportedError("the native path cannot do this draw exactly: " + "; ".join(reasons))
-    chosen = "native" if (path == "native" or (path == "auto" and not reasons)) else "pulling"
-    if chosen == "pulling" and static.pulling_obstacles:
+    chosen = (DrawPath.NATIVE if path is DrawPath.NATIVE or (path is DrawPath.AUTO and not reasons)
+              else DrawPath.PULLING)
+    if chosen is DrawPath.PULLING and static.pulling_obstacles:
         raise UnsupportedError("the pulling path cannot do this draw: "
                                + "; ".join(static.pulling_obstacles)
                                + (f" (native path: {'; '.join(reasons)})" if reasons else ""))
-    if path == "pulling":
+    if path is DrawPath.PULLING:
         reasons = ["forced by path=pulling"] + reasons
     return chosen, reasons
 
@@ -385,7 +478,7 @@ def shift_first_vertex(index: IndexPlan, draw, quirks) -> IndexPlan:
     with StartVertexLocation >= 2**31 is drawn from vertex 0 (or, drawn from a host list, with
     base vertex 0 rather than a negative one, which OpenGL leaves undefined when base vertex
     plus index is negative) and its vertex stage adds the shift. Unchanged elsewhere."""
-    if (draw.indexed or index.mode not in ("none", "host")
+    if (draw.indexed or index.mode not in (IndexMode.NONE, IndexMode.HOST)
             or draw.start_vertex_location < _SIGNED_LIMIT
             or not has_effect(quirks, SIGNED_FIRST_VERTEX)):
         return index
@@ -397,14 +490,23 @@ def shift_first_vertex(index: IndexPlan, draw, quirks) -> IndexPlan:
 
 def plan_resolved_draw(static: StaticPlan, draw, topo: TopologyInfo, caps: Caps,
                        index_buffer: IndexBufferView | None, strip_cut_value: StripCutValue,
-                       path: str, capture: bool, assembly: Assembly = EXACT_ASSEMBLY) -> Plan:
+                       path: DrawPath | str, capture: bool,
+                       assembly: Assembly = EXACT_ASSEMBLY) -> Plan:
     """Plan one draw over an already resolved :class:`StaticPlan`: how its indices reach the
     GPU (:func:`plan_indices`, the adapter's first-vertex limit), its per-draw native obstacles
     (:func:`bounds_obstacles`) and the path. The one composition every draw runs:
-    :meth:`gpuia.gpu.Context.draw` calls it, and :func:`plan_draw` is it for a layout and views."""
+    :meth:`gpuia.gpu.Context.draw` calls it, and :func:`plan_draw` is it for a layout and views.
+    A draw the GPU index pass lists (mode ``gpu``) is drawn indirectly, so a nonzero
+    StartInstanceLocation is refused on an adapter without ``indirect-first-instance``."""
     index = shift_first_vertex(
         plan_indices(draw, index_buffer, topo, strip_cut_value, capture, assembly),
         draw, caps.quirks)
+    if (index.mode is IndexMode.GPU and draw.start_instance_location
+            and not caps.indirect_first_instance):
+        raise UnsupportedError(
+            f"{index.reasons[-1]} ({'; '.join(index.reasons[:-1])}) as an indirect draw, which "
+            f"cannot start at instance {draw.start_instance_location}: the adapter lacks "
+            f"indirect-first-instance")
     dynamic = bounds_obstacles(static, draw, index)
     if index.vertex_shift:
         dynamic.append(index.reasons[-1] + ", which the native path's fetch cannot follow")
@@ -414,23 +516,24 @@ def plan_resolved_draw(static: StaticPlan, draw, topo: TopologyInfo, caps: Caps,
 
 def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], draw,
               topo: TopologyInfo, caps: Caps, *, index_buffer: IndexBufferView | None = None,
-              strip_cut_value: StripCutValue = StripCutValue.DISABLED, path: str = "auto",
+              strip_cut_value: StripCutValue = StripCutValue.DISABLED,
+              path: DrawPath | str = DrawPath.AUTO,
               capture: bool = False, stream_output: bool = False) -> Plan:
     """Choose the path of one draw, exactly as :meth:`gpuia.gpu.Context.draw` does for the same
     layout, views and adapter (``caps``; a rendering draw's primitive assembly as for a
     pipeline without flat pixel inputs).
 
     Arguments:
-        path: ``auto``, or ``native`` / ``pulling`` to force one; forcing native where it
-            cannot be exact raises :class:`UnsupportedError` with the reasons.
+        path: a :class:`DrawPath` or its value: ``auto``, or ``native`` / ``pulling`` to force
+            one; forcing native where it cannot be exact raises :class:`UnsupportedError`
+            with the reasons; anything else raises :class:`InvalidDescError`.
         capture: plan the draw as a capture draw (point list over the delivered vertices).
         stream_output: the pipeline state streams out (its pass takes storage bindings).
 
     Returns:
         The :class:`Plan`: the path, the reasons, and how the indices reach the GPU.
     """
-    if path not in ("auto", "native", "pulling"):
-        raise InvalidDescError("draw", "path", path, "must be auto, native or pulling")
+    path = DrawPath.of(path, "draw", "path")
     static = static_plan(layout, views, caps, capture, stream_output)
     assembly = EXACT_ASSEMBLY if capture else Assembly.of(caps.quirks, False)
     return plan_resolved_draw(static, delivering(draw), topo, caps, index_buffer,

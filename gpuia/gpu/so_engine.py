@@ -7,31 +7,41 @@ the compute pipelines of ``gpuia.wgsl.so_pass``. For each draw the context hands
 a prepare dispatch and a main dispatch into the context's command encoder, in submission order,
 so consecutive draws append and later draws (DrawAuto included) see the counters on the GPU.
 
+The output vertices of a draw come in closed form from the topology table (non-indexed draws,
+and indexed draws none of whose values can cut: a list topology, no cut value, 16-bit indices
+under 0xFFFFFFFF, a NULL view) or, for an indexed strip whose values may cut, from the GPU
+index pass (:mod:`gpuia.gpu.index_pass`) over the index buffer where it lives: its list stream
+gives one instance's SV_VertexIDs, and its args the primitive counts and the main dispatch's
+size, so nothing is read back (except for targets larger than a storage binding, whose chunks
+are sized on the host).
+
 Targets given without a counter buffer get one of gpuia's own (D3D11 style), initialized to the
 offset passed to :meth:`set_targets` (-1: keep appending where the buffer's counter stands).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..d3d.desc import IndexBufferView, StreamOutputBufferView
-from ..errors import InvalidDescError, UnsupportedError
-from ..reference.assembly import assemble
-from ..reference.ia import _sequence
+from ..d3d.desc import StreamOutputBufferView
 from ..d3d.so_declaration import ResolvedStreamOutput
+from ..errors import InvalidDescError, UnsupportedError
 from ..wgsl.program import load_shader_source
 from ..wgsl.so_pass import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
-                              SOProgramSpec, so_program)
+                            SOProgramSpec, SOVertexOrder, so_program)
 from .cache import remember
 from .device import Buffer
+from .index_pass import (ARGS_DISPATCH, ARGS_NEEDED, ARGS_PRIMITIVES, IndexStreams,
+                         encode_index_pass, index_pass_spec)
 from .pipelines import checked_create, compile_module, pulled_bindings, vertex_text
+from .plan import DrawPath
 
 __all__ = ["SOEngine", "SOTargetBinding"]
 
 _U32 = 0xFFFFFFFF
+_SO_PRIMITIVES_WORD, _SO_NEEDED_WORD = 1, 2  # in the gpuia_so block (gpuia.wgsl.so_pass)
 
 
 class _NoDraw:
@@ -215,43 +225,41 @@ class SOEngine:
             slots.append(None if t is None else (index_of(t.buffer.wgpu), index_of(t.counter)))
         return unique, tuple(slots)
 
-    def _plan(self, state, draw, index_plan, cut):
-        """(mode, needed primitives, primitives per instance, aux data) for one draw."""
-        topo = state.topology
+    def _order(self, topo, draw, cut) -> SOVertexOrder:
+        """Where the main pass finds each output vertex: in closed form, unless the draw's
+        index values can cut (the index pass's own rule: an indexed strip, a cut value, indices
+        wide enough to hold it, a bound view); cut runs are irregular, so the pass lists them."""
         if not draw.indexed:
-            ppi = topo.primitive_count(draw.vertex_count_per_instance)
-            return "direct", ppi * draw.instance_count, ppi, None
-        ib = self.ia.index
-        host = None if ib is None or ib.buffer is None else ib.buffer.host
-        if ib is not None and ib.buffer is not None and host is None:
-            if topo.strip and cut.index is not None:
-                raise UnsupportedError("Stream Output of an indexed strip with strip cuts needs "
-                                       "the indices on the host")
-            ppi = topo.primitive_count(draw.index_count_per_instance)
-            return "direct", ppi * draw.instance_count, ppi, None
-        view = None if host is None else IndexBufferView(host, ib.format, ib.offset,
-                                                         ib.size_in_bytes)
-        seq = _sequence(draw, topo, view, cut)
-        if seq.positions.shape[0] == draw.index_count_per_instance and ib is not None \
-                and ib.buffer is not None:
-            ppi = topo.primitive_count(draw.index_count_per_instance)
-            return "direct", ppi * draw.instance_count, ppi, None
-        # Cuts (or a NULL index buffer): list every output vertex as (SV_VertexID, instance).
-        prims, _ = assemble(topo, seq.segment_starts, seq.segment_lengths)
-        vids = seq.vertex_id[prims.reshape(-1)].astype(np.uint32)
-        per = vids.shape[0]
-        pairs = np.empty((per * draw.instance_count, 2), np.uint32)
-        pairs[:, 0] = np.tile(vids, draw.instance_count)
-        pairs[:, 1] = np.repeat(np.arange(draw.instance_count, dtype=np.uint32), per)
-        return "list", prims.shape[0] * draw.instance_count, prims.shape[0], pairs
+            return SOVertexOrder.DIRECT
+        spec = index_pass_spec(draw, topo, index_buffer=self.ia.index, strip_cut_value=cut,
+                               streams=IndexStreams.LIST)
+        return SOVertexOrder.LIST if spec.cuts else SOVertexOrder.DIRECT
 
-    def encode(self, state, so: ResolvedStreamOutput, draw, index_plan, cut) -> None:
-        """Encode the Stream Output of one draw: a prepare and a main dispatch, or, for targets
-        larger than a storage binding, a host prepare step and one main dispatch per chunk."""
+    def encode(self, state, so: ResolvedStreamOutput, draw, cut) -> None:
+        """Encode the Stream Output of one draw: a prepare and a main dispatch (after the GPU
+        index pass, in the list order), or, for targets larger than a storage binding, a host
+        prepare step and one main dispatch per chunk.
+
+        Refused with :class:`UnsupportedError` before anything is recorded: more storage
+        buffers than one compute stage has; 2**32 primitives or more (a draw's primitives are
+        counted in 32 bits on the GPU; in the list order, the most the draw has without cuts);
+        more output vertices than one dispatch holds."""
         rec = self.recorder
         ring = rec.ring
         dev = self.device
-        mode, needed, ppi, pairs = self._plan(state, draw, index_plan, cut)
+        topo = state.topology
+        vpp = topo.vertices
+        mode = self._order(topo, draw, cut)
+        ib = self.ia.index
+        # Primitives per instance: exact in the direct order; in the list order the cut-free
+        # count, the most there can be (the index pass counts the real ones on the GPU).
+        ppi = topo.primitive_count(draw.count)
+        most = ppi * draw.instance_count
+        if most > _U32:
+            raise UnsupportedError(
+                f"Stream Output of {draw.instance_count} instances of {ppi} primitives "
+                f"({most}{' at most' if mode is SOVertexOrder.LIST else ''}): the pass counts a "
+                f"draw's primitives in 32 bits (at most {_U32})")
         unique, slot_bindings = self._bindings(so)
         vertex_bindings = 1 if state.static.arena else len(state.static.slots)
         storage = vertex_bindings + len(unique) + 3  # + state, statistics, aux
@@ -262,41 +270,59 @@ class SOEngine:
                 f"buffers, 3 of gpuia's), the adapter has "
                 f"{dev.caps.max_storage_buffers_per_shader_stage}")
         pulled = pulled_bindings(state.static.slots, state.static.arena)
-        index_size = 0 if not draw.indexed or mode == "list" else self.ia.index.index_size
-        spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled,
-                             slot_bindings, max(1, len(unique)), mode, index_size, state.aligned,
+        index_size = 0
+        if draw.indexed and mode is SOVertexOrder.DIRECT:
+            # A NULL view reads 0 everywhere (rules 5.5): the closed form with a view of 0 bytes
+            # reads nothing, whatever the index size.
+            index_size = 2 if ib is None else ib.index_size
+        spec = SOProgramSpec(state.layout, state.signature, so, topo, pulled, slot_bindings,
+                             max(1, len(unique)), mode, index_size, state.aligned,
                              state.aligned16)
         prepare, main = self._pipeline(spec, len(pulled), state.cbvs)
         chunked = any(b.size > dev.caps.max_storage_buffer_binding_size for b in unique)
+        groups = self._dispatch_size(most * vpp) if most and not chunked else None
         # Uniform blocks: the vertex-pulling block, then the SO block (then one per chunk).
         # A chunked draw first submits what is pending: its prepare step reads counters back.
         if chunked or ring.room() < 2:
             self.flush()
-        draw_offset = rec.next_block(state, "pulling", draw, None)
-        so_offset = rec.next_block(state, "pulling", draw, None)
+        ip = None
+        if mode is SOVertexOrder.LIST:
+            # The args' first instance is not read here (the per-draw block has it), so any
+            # adapter can run it.
+            ip = encode_index_pass(dev, rec.compute_encoder(),
+                                   replace(draw, start_instance_location=0), topo,
+                                   index_buffer=ib, strip_cut_value=cut,
+                                   streams=IndexStreams.LIST,
+                                   items_per_group=WORKGROUP * VERTICES_PER_THREAD)
+            rec.keep(ip.keepalive)
+            if chunked:  # the chunks are sized on the host: the pass's counts are read back
+                self.flush()
+                words = np.frombuffer(dev.device.queue.read_buffer(ip.args), np.uint32)
+                ppi = int(words[ARGS_PRIMITIVES])
+        needed = ppi * draw.instance_count
+        draw_offset = rec.next_block(state, DrawPath.PULLING, draw, None)
+        so_offset = rec.next_block(state, DrawPath.PULLING, draw, None)
         block = ring.block(so_offset)
         block[:] = 0
-        block[0:4] = (draw.instance_count, ppi, needed,
+        gpu_counts = ip is not None and not chunked  # filled from the pass's args on the GPU
+        block[0:4] = (draw.instance_count, 0 if gpu_counts else ppi, 0 if gpu_counts else needed,
                       draw.start_index_location if draw.indexed else 0)
-        if index_size:
-            ib = self.ia.index
+        if index_size and ib is not None and ib.buffer is not None:
             block[4:6] = (ib.offset, ib.size_in_bytes)
         for s in so.slots:
             t = self.targets.get(s.slot)
             if t is not None:
                 off = SO_HEADER_WORDS + SO_SLOT_WORDS * s.slot
                 block[off:off + 3] = (t.view.offset, t.view.size_in_bytes, t.counter_offset)
-        if pairs is not None:
-            aux = dev.device.create_buffer_with_data(data=pairs if pairs.size else
-                                                     np.zeros(2, np.uint32), usage="STORAGE")
-            rec.keep(aux)
-        elif index_size:
-            aux = self.ia.index.buffer.wgpu
+        if ip is not None:
+            aux = ip.list
+        elif index_size and ib is not None and ib.buffer is not None:
+            aux = ib.buffer.wgpu
         else:
             aux = self._dummy
         n_pulled = max(1, len(pulled))
         key0 = (aux, ring.buffer, n_pulled)
-        if pairs is not None or self._group0 is None or self._group0[0] != key0:
+        if ip is not None or self._group0 is None or self._group0[0] != key0:
             common = [
                 {"binding": 0, "resource": {"buffer": ring.buffer, "offset": 0,
                                             "size": self.pipelines.draw_block_size(n_pulled)}},
@@ -304,21 +330,23 @@ class SOEngine:
                                             "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
                 {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
             ]
-            g0 = dev.device.create_bind_group(layout=self.pipelines.so_group0_layout(n_pulled), entries=[
-                *common,
-                {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
-                {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
+            g0 = dev.device.create_bind_group(
+                layout=self.pipelines.so_group0_layout(n_pulled), entries=[
+                    *common,
+                    {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
+                    {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
             g0_main = dev.device.create_bind_group(
                 layout=self.pipelines.so_group0_layout(n_pulled, main=True), entries=[
                     *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
                                                          "size": 32}}])
-            self._group0 = None if pairs is not None else (key0, (g0, g0_main))
+            # A list stream is this draw's own: its groups are not worth keeping.
+            self._group0 = None if ip is not None else (key0, (g0, g0_main))
         else:
             g0, g0_main = self._group0[1]
         if state.static.arena:
             rec.fill_arena(state)
         g1 = rec.pulled_group(state, compute=True)
-        rec.keep((g0, g0_main, g1, unique))
+        rec.keep((g0, g0_main, g1, unique, aux))
         if chunked:  # binds windows of the targets, never a whole one (over the binding limit)
             self._encode_chunked(state, so, needed, main, g0_main, g1, unique, slot_bindings,
                                  draw_offset, so_offset)
@@ -332,6 +360,12 @@ class SOEngine:
         g2 = self._group2[1]
         rec.keep(g2)
         enc = rec.compute_encoder()
+        if gpu_counts:
+            # Primitives per instance and needed exist only in the pass's args. The ring is
+            # uploaded at submit, before these commands run, so the copies win over the zeros.
+            for word, to in ((ARGS_PRIMITIVES, _SO_PRIMITIVES_WORD),
+                             (ARGS_NEEDED, _SO_NEEDED_WORD)):
+                enc.copy_buffer_to_buffer(ip.args, 4 * word, ring.buffer, so_offset + 4 * to, 4)
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
         cp.set_pipeline(prepare)
@@ -341,16 +375,19 @@ class SOEngine:
         if state.cbvs:
             cp.set_bind_group(3, self.cbv_group())
         cp.dispatch_workgroups(1)
-        total = needed * state.topology.vertices
-        if total:
-            x, y = self._dispatch_size(total)
+        if groups is not None:
             cp.set_pipeline(main)
             cp.set_bind_group(0, g0_main, offsets)
             cp.set_bind_group(1, g1)
             cp.set_bind_group(2, g2)
             if state.cbvs:
                 cp.set_bind_group(3, self.cbv_group())
-            cp.dispatch_workgroups(x, y)
+            if gpu_counts:
+                # Sized by the pass for every vertex of its primitives; the host bound above
+                # (the cut-free count) keeps it within one dispatch.
+                cp.dispatch_workgroups_indirect(ip.args, ARGS_DISPATCH)
+            else:
+                cp.dispatch_workgroups(*groups)
         cp.end()
 
     def encode_draw_auto_args(self, counter, counter_offset: int, location: int, ia_offset: int,
@@ -448,7 +485,7 @@ class SOEngine:
         for t0 in range(0, total, chunk):
             t1 = min(total, t0 + chunk)
             windows = {}
-            block_offset = rec.next_block(state, "pulling", _NO_DRAW, None)
+            block_offset = rec.next_block(state, DrawPath.PULLING, _NO_DRAW, None)
             block = ring.block(block_offset)
             block[:] = base_block
             block[6:8] = (t0, t1)

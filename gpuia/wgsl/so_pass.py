@@ -14,8 +14,14 @@ Two entry points per draw:
   readback) and accumulates the SO statistics (10.1, 10.2) as 64-bit counts.
 * ``gpuia_so_main`` (one invocation per output vertex) computes which delivered vertex it is —
   in closed form from the topology table (``step * p + picks[p % 2][k]``, reading the index
-  buffer for indexed draws), or from a host-made list when strip cuts make runs irregular — runs
-  the vertex shader and writes.
+  buffer for indexed draws), or, where strip cuts can make the runs irregular, from the list
+  stream of the GPU index pass (:mod:`gpuia.wgsl.index_pass`: one instance's primitives'
+  SV_VertexIDs in output order, repeated for every instance) — runs the vertex shader and
+  writes.
+
+In the list order the primitives per instance and the primitives needed exist only on the GPU:
+the engine copies them from the index pass's args into the ``gpuia_so`` block before the
+dispatches, and the main dispatch is sized by the pass's dispatch arguments.
 """
 
 from __future__ import annotations
@@ -41,7 +47,8 @@ VERTICES_PER_THREAD = 4
 """Output vertices each ``gpuia_so_main`` invocation streams (a dispatch-wide stride apart)."""
 SO_HEADER_WORDS = 8
 """u32 words before the per-slot entries in the ``gpuia_so`` block: InstanceCount, primitives
-per instance, primitives needed, StartIndexLocation, the index view's offset and SizeInBytes,
+per instance, primitives needed (both words copied from the index pass's args in the list
+order, so they stay adjacent), StartIndexLocation, the index view's offset and SizeInBytes,
 and the chunk of output vertices this dispatch covers (first, end; end 0: no bound)."""
 SO_SLOT_WORDS = 4
 """Per SO slot in the ``gpuia_so`` block: BufferLocation (byte offset in its binding),
@@ -55,7 +62,7 @@ class SOVertexOrder(enum.Enum):
     """Where ``gpuia_so_main`` finds each output vertex's SV_VertexID and SV_InstanceID."""
 
     DIRECT = "direct"  # in closed form from the topology table (index buffer read if indexed)
-    LIST = "list"  # from a host-made list of (SV_VertexID, instance) pairs (irregular runs)
+    LIST = "list"  # from one instance's SV_VertexIDs in output order (the index pass's list)
 
     @classmethod
     def of(cls, value) -> "SOVertexOrder":
@@ -76,10 +83,10 @@ class SOProgramSpec:
 
     ``slots``: per declared SO slot (in declaration order of slots), ``(data binding, counter
     binding)`` into group 2, or None when no target is bound there. ``mode``: a
-    :class:`SOVertexOrder` or its value (``"direct"``: closed-form vertex order, ``"list"``: a
-    host list of (SV_VertexID, instance) pairs), stored as the member; anything else raises
-    :class:`~gpuia.errors.InvalidDescError`. ``index_size`` is 0 for non-indexed draws (and
-    the list order), else 2 or 4.
+    :class:`SOVertexOrder` or its value (``"direct"``: closed-form vertex order, ``"list"``:
+    one instance's SV_VertexIDs per output vertex, bound as the aux buffer), stored as the
+    member; anything else raises :class:`~gpuia.errors.InvalidDescError`. ``index_size`` is 0
+    for non-indexed draws (and the list order), else 2 or 4.
     """
 
     layout: InputLayout
@@ -241,9 +248,12 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
         f"  let k = t % {vertices}u;",
     ]
     if spec.mode is SOVertexOrder.LIST:
+        # Every instance repeats the list (each restarts the topology, rules 4.9). t is live,
+        # so the instance has primitives and per is not 0.
         lines += [
-            "  let sv_vertex_id = gpuia_so_aux[2u * t];",
-            "  let sv_instance_id = gpuia_so_aux[2u * t + 1u];",
+            f"  let per = gpuia_so.prims_per_instance * {vertices}u;",
+            "  let sv_instance_id = t / per;",
+            "  let sv_vertex_id = gpuia_so_aux[t % per];",
         ]
     else:
         lines += [

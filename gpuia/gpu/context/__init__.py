@@ -48,7 +48,7 @@ from .. import _ffi
 from ..device import (RELEASES, Buffer, ContextWork, Device, device_error, is_released,
                       released_error, wgpu_call)
 from ..pipelines import TARGET_FORMAT, PipelineCache
-from ..plan import Plan, non_indexed_plan, plan_resolved_draw
+from ..plan import DrawPath, IndexMode, Plan, non_indexed_plan, plan_resolved_draw
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 from ..so_engine import SOEngine
 from ..targets import Texture
@@ -136,7 +136,8 @@ class Context:
 
     Attributes:
         device (Device): the device.
-        path (str): ``auto``, ``native`` or ``pulling`` (:meth:`set_path`).
+        path (DrawPath): ``auto``, ``native`` or ``pulling`` (:meth:`set_path`); a str enum,
+            equal to its string.
         last_plan (Plan | None): the plan of the last draw.
         draw_count (int): draws planned by this context.
         timings (dict | None): set a dict to have :meth:`end_capture` fill in where its time
@@ -153,7 +154,7 @@ class Context:
         self._owner = None  # the thread inside a public call
         self.device = device
         self.cache = PipelineCache(device)
-        self.path = "auto"
+        self.path = DrawPath.AUTO
         self.last_plan: Plan | None = None
         self.draw_count = 0
         self._states = StateCache(device)
@@ -352,11 +353,11 @@ class Context:
         self._states.invalidate()
 
     @_exclusive
-    def set_path(self, path: str) -> None:
-        """``auto`` (default), ``native`` or ``pulling`` for the following draws."""
-        if path not in ("auto", "native", "pulling"):
-            raise InvalidDescError("set_path", "path", path, "must be auto, native or pulling")
-        self.path = path
+    def set_path(self, path: DrawPath | str) -> None:
+        """The :class:`~gpuia.gpu.plan.DrawPath` of the following draws, a member or its
+        string: ``auto`` (default), ``native`` or ``pulling``. Anything else raises
+        :class:`InvalidDescError` and changes nothing."""
+        self.path = DrawPath.of(path, "set_path", "path")
         self._states.invalidate()
 
     # -- draws -------------------------------------------------------------------------------
@@ -477,10 +478,10 @@ class Context:
             if state.static.pulling_obstacles:
                 raise UnsupportedError("Stream Output pulls the draw's vertices: "
                                        + "; ".join(state.static.pulling_obstacles))
-            self._so().encode(state, state.so, draw, index, pso.strip_cut_value)
+            self._so().encode(state, state.so, draw, pso.strip_cut_value)
             if not state.so.rasterizes:
                 return plan  # NO_RASTERIZED_STREAM: the draw rasterizes nothing
-        count = index.values.shape[0] if index.mode == "host" else draw.count
+        count = index.values.shape[0] if index.mode is IndexMode.HOST else draw.count
         if count == 0 or draw.instance_count == 0:
             return plan
         self._rec.encode(state, plan.path, draw, index,
@@ -565,7 +566,7 @@ class Context:
                         if view0.stride_in_bytes else 1)
         elements = len(self._states.pso.input_layout.elements)
         draw = DrawInstanced(0, 1, 0, 0)
-        plan = Plan("pulling", ["DrawAuto: the vertex count is on the GPU"],
+        plan = Plan(DrawPath.PULLING, ["DrawAuto: the vertex count is on the GPU"],
                     non_indexed_plan(0, min(max_vertices, self._capture.limit(elements)),
                                      with_fetch=state.capture), state.static.slots)
         self.last_plan = plan
@@ -573,18 +574,19 @@ class Context:
         args = (counter, counter_offset, location, view0.offset, view0.stride_in_bytes)
         if state.capture:
             if self._rec.capture_route != "targets":
-                self._rec.pipeline(state, "pulling")
+                self._rec.pipeline(state, DrawPath.PULLING)
             self._capture.record(CaptureRecord(
                 state, draw, plan, plan.index.fetch.astype(np.uint32), auto=args,
                 cbv_group=self._om.cbv_group(state.cbvs) if state.cbvs else None))
             return plan
-        self._encode_auto(state, draw, args, self._rec.next_block(state, "pulling", draw, None))
+        self._encode_auto(state, draw, args,
+                          self._rec.next_block(state, DrawPath.PULLING, draw, None))
         return plan
 
     def _encode_auto(self, state, draw, args, block_offset, capture_bufs=None,
                      cbv_group=None) -> None:
         indirect = self._so().encode_draw_auto_args(*args)
-        self._rec.encode(state, "pulling", draw, non_indexed_plan(0, 0), block_offset,
+        self._rec.encode(state, DrawPath.PULLING, draw, non_indexed_plan(0, 0), block_offset,
                          self._ia.index, capture_bufs, indirect=indirect, cbv_group=cbv_group)
 
     def _encode_record(self, r: CaptureRecord, bufs) -> None:
@@ -592,9 +594,10 @@ class Context:
         d = r.draw
         if r.auto is not None:
             self._encode_auto(r.state, d, r.auto,
-                              self._rec.next_block(r.state, "pulling", d, r), bufs, r.cbv_group)
+                              self._rec.next_block(r.state, DrawPath.PULLING, d, r), bufs,
+                              r.cbv_group)
             return
-        count = r.plan.index.values.shape[0] if r.plan.index.mode == "host" else d.count
+        count = r.plan.index.values.shape[0] if r.plan.index.mode is IndexMode.HOST else d.count
         if count == 0 or d.instance_count == 0:
             return
         offset = self._rec.next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)

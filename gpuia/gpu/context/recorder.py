@@ -15,8 +15,9 @@ import numpy as np
 
 from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from .. import _ffi
-from ..drawcall import issue_draw, strip_index_format, webgpu_topology
+from ..drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
 from ..pipelines import NativeKey, PullingKey
+from ..plan import DrawPath, IndexMode
 
 __all__ = ["Recorder", "UniformRing", "RING_DRAWS", "MAX_PULLED"]
 
@@ -156,9 +157,9 @@ class Recorder:
         return True
 
     # -- per-draw blocks ----------------------------------------------------------------------
-    def next_block(self, state, path: str, draw, record, shift: int = 0) -> int | None:
+    def next_block(self, state, path: DrawPath | str, draw, record, shift: int = 0) -> int | None:
         """Fill the next per-draw uniform block; returns its byte offset (None if unused)."""
-        if path == "native" and not state.constants:
+        if path == DrawPath.NATIVE and not state.constants:
             return None
         if not self.ring.room():
             self.flush()
@@ -176,7 +177,7 @@ class Recorder:
             block[5] = 1 if contiguous else 0
             block[6] = int(keys[0]) if keys.shape[0] else 0
             block[7] = self.capture_rows
-        if path == "pulling":
+        if path == DrawPath.PULLING:
             if state.pulled_slot_words is None:
                 words = np.zeros(SLOT_WORDS * len(state.static.slots), dtype=np.uint32)
                 arena = {id(v): pos - start for v, start, _, pos in state.arena_layout}
@@ -192,7 +193,8 @@ class Recorder:
         return offset
 
     # -- pipelines and bind groups -------------------------------------------------------------
-    def pipeline(self, state, path: str, strip_fmt: str | None = None, listed: bool = False):
+    def pipeline(self, state, path: DrawPath | str, strip_fmt: str | None = None,
+                 listed: bool = False):
         """The render pipeline of ``state`` on ``path``; ``listed``: drawing a strip's
         primitives from a list stream (:func:`gpuia.gpu.assembly.list_stream`)."""
         group, per_group = (self.capture_group, self.capture_targets) if state.capture else (-1, 0)
@@ -200,7 +202,7 @@ class Recorder:
         if pipe is not None:
             return pipe
         topo = webgpu_topology(state.topology, listed, state.capture)
-        if path == "native":
+        if path == DrawPath.NATIVE:
             layout = state.layout
             buffers = tuple((state.views[s].stride_in_bytes,
                              "instance" if layout.slots[s].per_instance else "vertex")
@@ -298,12 +300,19 @@ class Recorder:
         return buf
 
     # -- draws --------------------------------------------------------------------------------
-    def encode(self, state, path: str, draw, index, block_offset, index_view, capture_bufs=None,
-               indirect=None, cbv_group=None) -> None:
+    def encode(self, state, path: DrawPath | str, draw, index, block_offset, index_view,
+               capture_bufs=None, indirect=None, cbv_group=None) -> None:
         """Encode one planned draw into the open pass (opened if needed). ``index_view``: the
-        index buffer view it draws with; ``indirect``: a DrawAuto args buffer."""
-        if path == "pulling" and state.static.arena:
+        index buffer view it draws with; ``indirect``: a DrawAuto args buffer. A draw whose
+        indices the GPU index pass lists (mode ``gpu``) first ends the open pass and records
+        the index pass, which the reopened pass then draws from."""
+        if path == DrawPath.PULLING and state.static.arena:
             self.fill_arena(state)
+        gpu_indices = None
+        if index.mode is IndexMode.GPU and indirect is None:
+            gpu_indices = encode_gpu_indices(self.device, self.compute_encoder(), draw,
+                                             state.topology, index, index_view)
+            self.keep(gpu_indices.keepalive)
         rp = self.open_pass()
         # WebGPU strips take the index format for restart; adjacency strips are drawn as lists.
         strip_fmt = strip_index_format(state.topology, index, draw, state.capture)
@@ -313,23 +322,23 @@ class Recorder:
             self.bound_pipeline = pipeline
             self.bound_g1 = None
         if block_offset is not None:
-            n = len(state.static.slots) if path == "pulling" else 1
+            n = len(state.static.slots) if path == DrawPath.PULLING else 1
             rp.set_bind_group(0, self.group0(state.capture, max(1, n), capture_bufs),
                               [block_offset])
-        if path == "pulling":
+        if path == DrawPath.PULLING:
             g1 = self.pulled_group(state)
             if g1 is not self.bound_g1:
                 rp.set_bind_group(1, g1)
                 self.bound_g1 = g1
         if state.cbvs:
             # Groups below 3 that this path's layout leaves empty still need a (empty) group.
-            used = 2 if path == "pulling" else (1 if block_offset is not None else 0)
+            used = 2 if path == DrawPath.PULLING else (1 if block_offset is not None else 0)
             for g in range(used, 3):
                 rp.set_bind_group(g, self.om.empty_group())
             if used <= 1:
                 self.bound_g1 = None
             rp.set_bind_group(3, cbv_group or self.om.cbv_group(state.cbvs))
-        if path != "pulling":
+        if path != DrawPath.PULLING:
             bound = self.bound_vb
             for j, b in enumerate(state.native_buffers):
                 if bound[j] is not b:
@@ -338,4 +347,4 @@ class Recorder:
         if indirect is not None:
             rp.draw_indirect(indirect, 0)
             return
-        issue_draw(rp, draw, index, index_view, self.upload_indices)
+        issue_draw(rp, draw, index, index_view, self.upload_indices, gpu_indices)

@@ -220,8 +220,9 @@ fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {
   if (!gpuia_so_live(t)) { return f; }
   let prim = t / 2u;
   let k = t % 2u;
-  let sv_vertex_id = gpuia_so_aux[2u * t];
-  let sv_instance_id = gpuia_so_aux[2u * t + 1u];
+  let per = gpuia_so.prims_per_instance * 2u;
+  let sv_instance_id = t / per;
+  let sv_vertex_id = gpuia_so_aux[t % per];
   let vi = gpuia_draw.vertex_base + sv_vertex_id;
   let ii = gpuia_draw.first_instance + sv_instance_id;
   let e0 = gpuia_fetch_0(vi, ii);
