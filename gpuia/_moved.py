@@ -87,7 +87,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 def install() -> None:
     """Put the alias finder on ``sys.meta_path`` (once)."""
     if not any(isinstance(f, _Alias) for f in sys.meta_path):
-        sys.meta_path.append(_Alias())
+        sys.meta_path.insert(0, _Alias())  # before the path finder: a moved package's
+        # submodules must alias too, not load again from its new folder under the old name
 
 
 def moved_name(package: str, name: str):

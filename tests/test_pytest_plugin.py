@@ -70,7 +70,7 @@ def test_nothing_compared(gpuia_check):
                 path="native")
 
 def test_differs(gpuia_check, monkeypatch):
-    import gpuia.gpu as g
+    import gpuia.harness.crosscheck as g  # where cross_check takes its GPU run from
 
     real = g.run_case_gpu
 

@@ -30,7 +30,7 @@ from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo, topology_info
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
-           "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads"]
+           "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads", "case_vertex_shader"]
 
 CASE_VERSION = 1
 RESULT_VERSION = 1
@@ -445,7 +445,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
                                "null for a NULL index buffer view)")
 
     vs = doc.get("vertex_shader")
-    hlsl = _vertex_shader(vs, base or Path.cwd()) if vs is not None else None
+    hlsl = case_vertex_shader(vs, base or Path.cwd()) if vs is not None else None
     so = doc.get("stream_output")
     case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl)
     if vs is not None:
@@ -456,8 +456,22 @@ def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
     return case
 
 
-def _vertex_shader(vs, base: Path):
-    """Check the ``vertex_shader`` object; returns the compiled HLSL shader (None for WGSL)."""
+def case_vertex_shader(vs, base: Path):
+    """Check a case's ``vertex_shader`` object (docs/case-format.md) and compile it if it is
+    HLSL.
+
+    Arguments:
+        vs (dict): the object: ``{"wgsl": ...}`` or ``{"hlsl": ...}`` or ``{"hlsl_file": ...}``
+            with their optional fields.
+        base (Path): the folder ``hlsl_file`` and ``#include`` paths are relative to.
+
+    Returns:
+        The compiled :class:`gpuia.hlsl.HlslShader`, or None for a WGSL shader.
+
+    Raises:
+        CaseError: the object or one of its fields is malformed (naming the field), or the
+            HLSL does not compile.
+    """
     if not isinstance(vs, dict):
         raise CaseError("vertex_shader", "expected {\"wgsl\": ...} or {\"hlsl\": ...}")
     if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
@@ -527,7 +541,7 @@ def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[
     """
     from ..wgsl.signature import uniform_slots
 
-    hlsl = _vertex_shader(vertex_shader, base or Path.cwd())
+    hlsl = case_vertex_shader(vertex_shader, base or Path.cwd())
     if hlsl is not None:
         return hlsl.constant_buffer_slots
     return uniform_slots(vertex_shader["wgsl"], 3)

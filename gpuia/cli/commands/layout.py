@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from ...errors import CaseError, GpuiaError, UnsupportedError
-from ...harness.case import _vertex_shader
+from ...harness.case import case_vertex_shader
 from ...harness.report.text import layout_table, render_table
 from ...util.files import OutputError, read_text, safe_stem, write_atomic
 from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options, open_devices
@@ -101,7 +101,7 @@ class _Shader:
             self.doc = {"hlsl_file": str(self.path.resolve()), "entry_point": entry or "main",
                         "defines": defs, "matrix_layout": matrix_layout}
             try:
-                self.signature = _vertex_shader(self.doc, Path.cwd()).signature
+                self.signature = case_vertex_shader(self.doc, Path.cwd()).signature
             except CaseError as e:
                 raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
             self.language = "HLSL"
