@@ -80,14 +80,6 @@ def _imports(module: str, path: Path):
 
 EDGES = {m: list(_imports(m, p)) for m, p in MODULES.items()}
 
-# Known violations still to remove, each with what removes it. The tests fail on any violation
-# not listed here and on a listed one that is gone, so this list can only shrink.
-KNOWN_PRIVATE: set[str] = set()
-KNOWN_CYCLES = {
-    # Device creates Textures and targets uses device's release machinery: to be split into a
-    # module of its own that both import.
-    ("gpuia.gpu.device", "gpuia.gpu.targets"),
-}
 
 
 def test_every_module_is_in_a_layer():
@@ -109,18 +101,13 @@ def test_no_module_imports_a_layer_above_it():
 
 
 def test_no_module_imports_private_names_of_another():
-    wrong, seen = [], set()
+    wrong = []
     for m, edges in EDGES.items():
         for target, name, line, _ in edges:
             if name and name.startswith("_") and not name.startswith("__") and target != m:
-                found = f"{m} -> {target}.{name}"
-                if found in KNOWN_PRIVATE:
-                    seen.add(found)
-                    continue
                 wrong.append(f"{MODULES[m].relative_to(ROOT.parent)}:{line} imports "
                              f"{target}.{name}")
     assert not wrong, "private names imported across modules:\n" + "\n".join(wrong)
-    assert seen == KNOWN_PRIVATE, f"fixed, remove from KNOWN_PRIVATE: {KNOWN_PRIVATE - seen}"
 
 
 def test_no_import_cycles():
@@ -157,10 +144,7 @@ def test_no_import_cycles():
     for v in graph:
         if v not in index:
             visit(v)
-    known = {tuple(c) for c in cycles} & KNOWN_CYCLES
-    cycles = [c for c in cycles if tuple(c) not in KNOWN_CYCLES]
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
-    assert known == KNOWN_CYCLES, f"fixed, remove from KNOWN_CYCLES: {KNOWN_CYCLES - known}"
 
 
 @pytest.mark.parametrize("layer", range(len(LAYERS)))

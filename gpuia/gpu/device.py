@@ -31,12 +31,16 @@ from typing import Iterable
 
 import numpy as np
 
-from ..errors import (DeviceLostError, GpuiaError, GpuOutOfMemoryError, InvalidDescError,
-                      UnsupportedError)
+from ..errors import GpuiaError, InvalidDescError, UnsupportedError
+from .lifetime import (RELEASES, ContextWork, device_error, import_wgpu, intercept_destroy,
+                       is_released, release_resource, released_error, wgpu_call)
+from .quirks import ONE_DEVICE, has_effect, quirks_for
+from .targets import TARGET_FORMATS, Texture, texture_usage
 
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
            "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES",
-           "ContextWork", "is_released", "DevicePool"]
+           "ContextWork", "is_released", "released_error", "release_resource", "intercept_destroy",
+           "DevicePool"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -51,30 +55,6 @@ _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer
                "max-bind-groups", "max-color-attachments", "max-color-attachment-bytes-per-sample",
                "max-texture-dimension-2d")
 _FEATURES = ("vertex-writable-storage", "indirect-first-instance")
-
-
-def device_error(exc: BaseException, what: str) -> GpuiaError | None:
-    """The gpuia exception for a wgpu error caused by the device rather than by the input: a lost
-    device (:class:`DeviceLostError`) or an allocation failure (:class:`GpuOutOfMemoryError`);
-    None for anything else."""
-    text = " ".join(str(exc).split())
-    if "device is lost" in text.lower() or "device lost" in text.lower():
-        return DeviceLostError(f"{what}: the GPU device was lost; create a new Device ({text[:300]})")
-    if isinstance(exc, MemoryError):
-        return GpuOutOfMemoryError(f"{what}: the adapter is out of memory ({text[:300]})")
-    return None
-
-
-def wgpu_call(fn, what: str):
-    """Run ``fn()``; a wgpu error becomes a gpuia exception (gpuia validates its input before
-    calling wgpu, so what remains is the device's doing, or a refusal reported as
-    :class:`UnsupportedError`)."""
-    wgpu = _wgpu()
-    try:
-        return fn()
-    except wgpu.GPUError as e:
-        raise device_error(e, what) or UnsupportedError(
-            f"{what}: wgpu refused it: {' '.join(str(e).split())[:300]}") from None
 
 
 @dataclass(frozen=True)
@@ -167,12 +147,7 @@ class AdapterInfo:
                 "summary": self.summary}
 
 
-def _wgpu():
-    try:
-        import wgpu  # noqa: PLC0415 - the GPU side is optional at import time
-    except ImportError as e:  # pragma: no cover - wgpu is a core dependency
-        raise UnsupportedError(f"wgpu is not installed: {e}") from None
-    return wgpu
+_wgpu = import_wgpu
 
 
 _ENUMERATED: list | None = None
@@ -224,8 +199,6 @@ def _renderable_formats(device) -> frozenset:
     """The formats of gpuia's target table that ``device`` creates render targets of, found by
     creating a 1x1 one of each (wgpu's downlevel OpenGL refuses some, e.g. rgba32float, with a
     validation error, never an abort)."""
-    from .targets import TARGET_FORMATS, texture_usage
-
     out = set()
     for f in TARGET_FORMATS.values():
         try:
@@ -266,8 +239,6 @@ def _request_device(adapter, features, private: bool):
     """A wgpu device on ``adapter``: a new one, or where dropping a device breaks the others
     (quirks.ONE_DEVICE) the adapter's shared one, or with ``private`` a new one kept alive for
     the process. A shared device found lost is replaced; the lost one is kept too."""
-    from .quirks import ONE_DEVICE, has_effect, quirks_for
-
     if not has_effect(quirks_for(adapter.summary), ONE_DEVICE):
         return adapter.request_device_sync(required_features=features)
     with _SHARED_LOCK:
@@ -286,8 +257,6 @@ def _request_device(adapter, features, private: bool):
 
 def _info(i: int, a) -> AdapterInfo:
     from dataclasses import replace
-
-    from .quirks import quirks_for
 
     caps = replace(Caps.from_wgpu(a.limits, a.features), quirks=quirks_for(a.summary))
     return AdapterInfo(i, a.summary, a.info.get("device", a.summary), a.info.get("backend_type", "?"),
@@ -375,110 +344,6 @@ def host_bytes(data, where: str = "Buffer", field_name: str = "data") -> np.ndar
     return arr.reshape(-1).view(np.uint8)
 
 
-RELEASES = [0]
-"""How many Buffers and Textures were released in this process; a context whose last resolved
-draw state is older re-checks what it has bound before its next draw (one comparison per draw)."""
-
-
-class _Retiring:
-    """The wgpu objects of a released Buffer or Texture, destroyed once each context that may
-    have encoded them (ids in ``waiting``) has submitted or dropped its work; then ``after``
-    runs (it drops the host copy)."""
-
-    __slots__ = ("objects", "waiting", "after")
-
-    def __init__(self, objects: tuple, waiting: set, after):
-        self.objects, self.waiting, self.after = objects, waiting, after
-
-    def done(self, ctx_id: int) -> None:
-        self.waiting.discard(ctx_id)
-        if not self.waiting and self.objects:
-            objects, self.objects = self.objects, ()  # once, if two contexts finish together
-            _destroy(objects)
-            if self.after is not None:
-                self.after()
-
-
-def _destroy(objects) -> None:
-    for obj in objects:
-        destroy = getattr(type(obj), "destroy", None)  # the class's: past gpuia's hook
-        if destroy is not None:
-            try:
-                destroy(obj)
-            except Exception:  # pragma: no cover - a lost device: nothing left to free
-                pass
-
-
-def is_released(wobj) -> bool:
-    """Whether ``wobj``, a wgpu object gpuia created, belongs to a released Buffer or Texture
-    (for checks that hold only the wgpu object, such as a Stream Output counter)."""
-    return getattr(wobj, "_gpuia_released", False)
-
-
-class ContextWork:
-    """What a context tells its device about its unsubmitted work: ``may_hold_work()`` (it may
-    hold encoded draws not yet submitted, or is inside a call), and ``retiring``, the released
-    resources waiting for its next submit (each told ``done(id(this))`` then)."""
-
-    __slots__ = ("may_hold_work", "retiring", "__weakref__")
-
-    def __init__(self, may_hold_work):
-        self.may_hold_work = may_hold_work
-        self.retiring: list = []
-
-    def retire(self) -> None:
-        """After a submit (or when the context is dropped): release what waited for it. In
-        place: pop is atomic, so an entry another thread appends meanwhile is not lost."""
-        entries = self.retiring
-        while entries:
-            entries.pop().done(id(self))
-
-
-def release_resource(owner, objects: tuple, after=None) -> None:
-    """Retire ``objects`` (the wgpu objects of ``owner``, a gpuia Buffer or Texture already
-    marked released): destroyed now when no context of its device may have encoded them,
-    otherwise after those contexts' next submit (:meth:`Context.flush`, end_capture); then
-    ``after()``. The owner keeps its references (``.wgpu``): a draw that passed its checks
-    on another thread just before the release still reads them."""
-    for obj in objects:
-        try:
-            obj._gpuia_released = True  # seen by is_released, which holds only the wgpu object
-        except AttributeError:  # pragma: no cover - a wgpu-py without instance attributes
-            pass
-    RELEASES[0] += 1
-    if not objects:
-        return
-    device = owner.device
-    waiting = [work for work in device.context_work() if work.may_hold_work()]
-    entry = _Retiring(objects, {id(work) for work in waiting}, after)
-    if not waiting:
-        entry.done(0)
-        return
-    for work in waiting:
-        work.retiring.append(entry)
-
-
-def intercept_destroy(owner, wobj) -> None:
-    """Make ``wobj.destroy()`` on a wgpu object gpuia created do ``owner.release()``: a plain
-    destroy would abort the process at the next submit of a draw that uses it (wgpu-py cannot
-    tell gpuia it happened). Weak references only: no cycle keeps GPU memory alive."""
-    owner_ref, wobj_ref = weakref.ref(owner), weakref.ref(wobj)
-
-    def destroy():
-        o = owner_ref()
-        if o is not None:
-            o.release()
-            return
-        w = wobj_ref()
-        if w is not None and not is_released(w):
-            _destroy((w,))  # its gpuia owner is gone, and with it every draw that used it
-
-    try:
-        wobj.destroy = destroy
-    except AttributeError:  # pragma: no cover - a wgpu-py without instance attributes
-        pass
-
-
 def _bind_flags(bind) -> frozenset:
     if isinstance(bind, str):
         bind = (bind,)
@@ -492,13 +357,6 @@ def _bind_flags(bind) -> frozenset:
         raise InvalidDescError("Buffer", "bind", odd, f"bind flags are the strings "
                                f"{', '.join(BIND_FLAGS)}")
     return flags
-
-
-def released_error(where: str, field_name: str, obj) -> InvalidDescError:
-    kind = type(obj).__name__
-    return InvalidDescError(where, field_name, obj,
-                            f"this {kind} was released ({kind}.release(), or its .wgpu "
-                            f"destroyed); create a new one")
 
 
 class Buffer:
@@ -668,8 +526,6 @@ class Device:
             raise UnsupportedError(f"cannot create a device on {adapter.summary}: {text}") from None
         from dataclasses import replace
 
-        from .quirks import quirks_for
-
         self.caps = replace(Caps.from_wgpu(self.device.limits, self.device.features),
                             quirks=quirks_for(adapter.summary),
                             target_formats=_renderable_formats(self.device),
@@ -725,14 +581,10 @@ class Device:
 
     def create_render_target(self, width: int, height: int, format="R8G8B8A8_UNORM"):
         """A color :class:`~gpuia.gpu.targets.Texture` to render into (and read back)."""
-        from .targets import Texture
-
         return Texture.create(self, width, height, format, depth=False)
 
     def create_depth_stencil(self, width: int, height: int, format="D32_FLOAT"):
         """A depth(-stencil) :class:`~gpuia.gpu.targets.Texture`."""
-        from .targets import Texture
-
         return Texture.create(self, width, height, format, depth=True)
 
 

@@ -453,7 +453,7 @@ def choose_path(static: StaticPlan, dynamic: list[str],
 def last_whole_index(b: SlotBounds) -> int:
     """The highest element index of a natively fetched slot whose fetch lies wholly inside its
     view (-1: none does; every index with stride 0 when the elements fit): the native path's
-    bounds rule (rules 6.x: D3D reads zeros past the view, WebGPU would not), used by both the
+    bounds rule (rules 6.1 and 6.3: D3D reads zeros past the view, WebGPU would not), used by the
     per-draw check and the fast path's precomputed limits."""
     if b.extent > b.size:
         return -1

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..d3d.desc import d3d_key
 from ..errors import InvalidDescError, UnsupportedError
-from .device import intercept_destroy, release_resource, released_error, wgpu_call
+from .lifetime import intercept_destroy, release_resource, released_error, wgpu_call
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
            "texture_usage", "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
