@@ -388,7 +388,7 @@ def case_sv_ids() -> VSCase:
     rows = []
     for i in range(instances):
         for k in indices:
-            vid = int(k)  # SV_VertexID excludes BaseVertexLocation (rulebook 4.5)
+            vid = int(k)  # SV_VertexID excludes BaseVertexLocation (rules 4.5)
             pos = h(p[k + base_vertex])
             rows.append((vid, i, pos, h(inst[start_instance + i])))
     vids = np.array([[r[0], r[1]] for r in rows], np.uint32)
@@ -410,7 +410,7 @@ VSOut main(VSIn v) {
                                        "StartInstanceLocation": start_instance}},
         index=("R16_UINT", indices), instances=instances,
         covers="SV_VertexID without BaseVertexLocation, SV_InstanceID without "
-               "StartInstanceLocation, per-instance element (rulebook 4.5, 4.6)")
+               "StartInstanceLocation, per-instance element (rules 4.3, 4.5, 4.6)")
 
 
 def case_out_params() -> VSCase:
@@ -474,7 +474,7 @@ struct VSOut { float4 pos : SV_Position; float4 copy : TEXCOORD0; };
 VSOut main(VSIn v) { VSOut o; o.pos = v.pos * 2; o.copy = v.pos.wzyx; return o; }
 """, [el("SV_Position", "R32G32B32A32_FLOAT")], {0: (16, p)},
         {"SV_POSITION0": h(p) * 2, "TEXCOORD0": h(p)[:, ::-1]},
-        covers="SV_Position as a vertex shader input, an ordinary element (rulebook 3.8)")
+        covers="SV_Position as a vertex shader input, an ordinary element (rules 3.8)")
 
 
 def case_unused_inputs() -> VSCase:
@@ -570,7 +570,7 @@ struct VSIn { float2 v : TEXCOORD0; };
 struct VSOut { uint2 bits : TEXCOORD0; };
 VSOut main(VSIn i) { VSOut o; o.bits = asuint(i.v); return o; }
 """, [el("TEXCOORD", "R32G32_UINT")], {0: (8, bits)}, {"TEXCOORD0": bits},
-        covers="a float input fed by a UINT format receives the raw bits (rulebook 2.12)")
+        covers="a float input fed by a UINT format receives the raw bits (rules 2.12)")
 
 
 def case_packoffset() -> VSCase:

@@ -1,5 +1,5 @@
 """Primitive assembly (gpuia.reference.assembly.assemble) and run_ia's primitives, topology by
-topology, against the rulebook (/work/shared/reference/d3d-ia-so-rules.md, 4.9 and 9.3).
+topology, against rules 4.9 and 9.3 (docs/rules.md).
 
 Hand derivations used below (0-based vertex numbers within one segment of L vertices):
 

@@ -1,4 +1,4 @@
-"""load_case / decode_data / result_json against the fixed contract of spec/case-format.md.
+"""load_case / decode_data / result_json against the fixed contract of docs/case-format.md.
 
 Expected values are derived by hand from the spec (and from IEEE-754 / little-endian encoding
 worked out with ``struct``), never pasted from gpuia's own output.

@@ -1,4 +1,4 @@
-"""The ``gpuia`` command line end to end, through subprocesses (spec/case-format.md, "Command
+"""The ``gpuia`` command line end to end, through subprocesses (docs/case-format.md, "Command
 line"). Expected values are derived by hand in the tests, never pasted from gpuia's output."""
 
 from __future__ import annotations

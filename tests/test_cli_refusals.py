@@ -96,19 +96,19 @@ _LIMIT_CASE = {
 
 @pytest.mark.parametrize("change, line", [
     (lambda d: d["vertex_buffers"][0].update(slot=32),
-     "error: limits: vertex_buffers[0]: slot=32: D3D12's input slots are 0..31 (rulebook 3.1)"),
+     "error: limits: vertex_buffers[0]: slot=32: D3D12's input slots are 0..31 (rules 3.1)"),
     (lambda d: d["vertex_buffers"][0].update(stride=2049),
      "error: limits: vertex_buffers[0]: StrideInBytes=2049: vertex buffer strides are 0..2048 "
-     "bytes (rulebook 3.3)"),
+     "bytes (rules 3.3)"),
     (lambda d: d.update(index_buffer={"format": "R16_UINT", "offset": 3, "data": {"hex": "0000 0000"}},
                         draw={"DrawIndexedInstanced": {"IndexCountPerInstance": 1}}),
      "error: limits: index_buffer: offset=3: an index buffer view starts at a multiple of its "
-     "index size (2 bytes for R16_UINT; rulebook 7.4)"),
+     "index size (2 bytes for R16_UINT; rules 7.4)"),
 ])
 @pytest.mark.parametrize("command", ["validate", "run"])
 def test_d3d_binding_limits_are_one_error_line(tmp_path, command, change, line):
     """D3D's binding limits in a case file: exit 2 and one line naming the slot or field, the
-    value and the rule, before anything reaches a device (rulebook 3.1, 3.3, 7.4)."""
+    value and the rule, before anything reaches a device (rules 3.1, 3.3, 7.4)."""
     import copy
     import json
     doc = copy.deepcopy(_LIMIT_CASE)

@@ -180,7 +180,7 @@ def test_real_layouts_verdicts(rendered):
     assert len(lines) == 23
     refused = [line for line in lines if "refused by CreateInputLayout" in line]
     assert len(refused) == 1 and refused[0].startswith("meshshader_model_attributes:")
-    assert "InstanceDataStepRate=1" in refused[0] and "rulebook 3.6" in refused[0]
+    assert "InstanceDataStepRate=1" in refused[0] and "rules 3.6" in refused[0]
     others = [line for line in lines if line not in refused]
     assert all(": OK: " in line and "pulling OK" in line for line in others), lines
     assert demo.differences == 0

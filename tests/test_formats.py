@@ -1,6 +1,6 @@
-"""The DXGI vertex format table and the exact numpy decoder (rulebook sections 1 and 2).
+"""The DXGI vertex format table and the exact numpy decoder (rules sections 1 and 2).
 
-Every expected value here is written out by hand or derived in this file from the rulebook:
+Every expected value here is written out by hand or derived in this file from docs/rules.md:
 integers as literals, floats as explicit IEEE-754 bit patterns or as exact fractions rounded to
 float32 by ``f32_bits`` below (a pure-Python correctly rounded conversion that does not use the
 code under test). Nothing was produced by running gpuia and pasting its output.
@@ -63,7 +63,7 @@ def f32_bits(q, exact: bool = False) -> int:
 
 def q(num, den=1) -> int:
     """float32 bits of num/den, correctly rounded (how UNORM/SNORM conversion is specified,
-    rulebook 2.2/2.3: exact to 1/2 ULP)."""
+    rules 2.2/2.3: exact to 1/2 ULP)."""
     return f32_bits(Fraction(num, den))
 
 
@@ -102,7 +102,7 @@ def decode(name: str, element_bytes: list[bytes], pad: int = 0) -> list[tuple[in
 
 
 # ---------------------------------------------------------------------------------------------
-# The table as the rulebook states it (1.1, 2.x, 3.2), written out independently
+# The table as rules 1.1, 2.1-2.12 and 3.2 state it, written out independently
 # ---------------------------------------------------------------------------------------------
 
 # name: (DXGI enum value from dxgiformat.h, byte size, component count, shader type,
@@ -160,7 +160,7 @@ OPTIONAL = {"B5G6R5_UNORM", "B5G5R5A1_UNORM", "B4G4R4A4_UNORM"}
 NO_WEBGPU = {"R11G11B10_FLOAT", "R10G10B10A2_UINT", "B8G8R8X8_UNORM",
              "B5G6R5_UNORM", "B5G5R5A1_UNORM", "B4G4R4A4_UNORM"}
 
-# wgpu-py 0.32 `list(wgpu.VertexFormat)` as recorded in shared/reference/wgpu-notes.md.
+# wgpu-py 0.32 `list(wgpu.VertexFormat)`, in its own order.
 WGPU_VERTEX_FORMATS = [
     "uint8", "uint8x2", "uint8x4", "sint8", "sint8x2", "sint8x4", "unorm8", "unorm8x2", "unorm8x4",
     "snorm8", "snorm8x2", "snorm8x4", "uint16", "uint16x2", "uint16x4", "sint16", "sint16x2",
@@ -185,7 +185,7 @@ def _bits_from_name(name: str) -> int:
 # 1.1: the 47 formats
 # ---------------------------------------------------------------------------------------------
 
-def test_table_has_exactly_the_47_rulebook_formats():
+def test_table_has_exactly_the_47_formats_of_rules_1_1():
     assert len(TABLE) == 47
     assert set(VERTEX_FORMATS) == set(TABLE)
     assert len(VERTEX_FORMATS) == 47
@@ -208,7 +208,7 @@ def test_format_row(name):
     assert isinstance(fmt, FormatInfo)
     assert fmt.name == name
     assert fmt.size == size
-    assert fmt.alignment == min(4, size)  # rulebook 3.2 (sizes are 1, 2, 4, 8, 12, 16)
+    assert fmt.alignment == min(4, size)  # rules 3.2 (sizes are 1, 2, 4, 8, 12, 16)
     assert fmt.words == (size + 3) // 4
     assert fmt.component_count == ncomp
     assert fmt.shader_type == stype
@@ -227,7 +227,7 @@ def test_shader_type_follows_dxgi_suffix(name):
     assert format_info(name).shader_type == expected
 
 
-def test_alignment_values_rulebook_3_2():
+def test_alignment_values_rules_3_2():
     assert format_info("R8_UNORM").alignment == 1
     assert format_info("R8G8_UINT").alignment == 2
     assert format_info("R16_FLOAT").alignment == 2

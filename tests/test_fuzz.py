@@ -1,7 +1,7 @@
 """gpuia fuzz: reproducible generation, the shrinker, bounded runs on the GPU (the CI bound),
 crash and hang handling, and the minimal cases of the defects the fuzzer found.
 
-Expected values come from the rulebook and from the injected faults themselves, never from the
+Expected values come from docs/rules.md and from the injected faults themselves, never from the
 code under test. tests/data/fuzz/ holds the minimal cases of the defects the fuzzer found; each
 has a regression test below (a defect still open would be a strict xfail naming it).
 """
@@ -244,13 +244,13 @@ def test_found_deeply_nested_case_is_refused(capsys):
 def test_found_stream_output_index_position_wraps(gpu_device):
     """Found by the fuzzer: the Stream Output pass computed the index position's byte address
     in 32 bits, which wrapped past 2^32 to the start of the index buffer; D3D and the reference
-    read 0 past the view (rulebook 5.6)."""
+    read 0 past the view (rules 5.6)."""
     _check_ok(DATA / "so_index_position_wraps.json", gpu_device)
 
 
 def test_found_so_filled_size_past_32_bits_is_refused(capsys):
     """Found by the invalid fuzzer: a filled_size of 2^32 reached the GPU path's 32-bit counters
-    and raised OverflowError (a traceback); BufferFilledSize is a 32-bit counter (rulebook 9.6)."""
+    and raised OverflowError (a traceback); BufferFilledSize is a 32-bit counter (rules 9.6)."""
     assert cli_main(["check", str(DATA / "so_filled_size_past_32_bits.json")]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "BufferFilledSize is a 32-bit counter" in err[0], err

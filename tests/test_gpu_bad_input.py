@@ -787,8 +787,8 @@ BAD_CASES = [
     x("state", "native out-of-bounds instances", UNS, "slot 1", "past the view"),
     x("state", "native unbound slot", UNS, "slot 1", "unbound"),
     x("state", "native view offset 2", UNS, "offset 2"),
-    x("state", "stride 2049", INV, "StrideInBytes", "2049", "0..2048", "rulebook 3.3"),
-    x("state", "stride 4096 through ia_set_vertex_buffers", INV, "4096", "rulebook 3.3"),
+    x("state", "stride 2049", INV, "StrideInBytes", "2049", "0..2048", "rules 3.3"),
+    x("state", "stride 4096 through ia_set_vertex_buffers", INV, "4096", "rules 3.3"),
     x("state", "native stride below the extent", UNS, "stride 8", "extent"),
     # -- shaders
     x("shaders", "signature: shader reads a semantic the layout lacks", INV, "NORMAL0", "3.8"),
@@ -810,9 +810,9 @@ BAD_CASES = [
       for what in ("type error", "syntax error", "unknown identifier")
       for path in ("native", "pulling") for cap in (False, True)],
     # -- indices
-    x("indices", "case: index offset 1", INV, "index_buffer", "offset=1", "rulebook 7.4"),
-    x("indices", "view: R16 offset 1", INV, "offset=1", "2 bytes for R16_UINT", "rulebook 7.4"),
-    x("indices", "view: R32 offset 2", INV, "offset=2", "4 bytes for R32_UINT", "rulebook 7.4"),
+    x("indices", "case: index offset 1", INV, "index_buffer", "offset=1", "rules 7.4"),
+    x("indices", "view: R16 offset 1", INV, "offset=1", "2 bytes for R16_UINT", "rules 7.4"),
+    x("indices", "view: R32 offset 2", INV, "offset=2", "4 bytes for R32_UINT", "rules 7.4"),
     x("indices", "GPU-only indices in a capture", UNS, "capture"),
     x("indices", "GPU-only indices, native", UNS, "fetch indices unknown"),
     # -- huge

@@ -457,7 +457,7 @@ def test_compare_flags_system_values_missing_and_unexpected(triangle):
 
 
 def test_compare_nan_payloads_match(triangle):
-    """Rulebook 2.5: a float NaN on both sides matches whatever its payload."""
+    """Rules 2.5: a float NaN on both sides matches whatever its payload."""
     from gpuia.harness.compare import compare
 
     case, ref, res = triangle

@@ -73,7 +73,7 @@ INDICES = {
     "R32_UINT": [3, 4, 5, 0xFFFF, 6, 7, 8, U32, 9, 10, U32, U32, 11, 0xFFFF, 12, 13],
 }
 CUTS = {"DISABLED": None, "0xFFFF": 0xFFFF, "0xFFFFFFFF": U32}
-TOPOLOGIES = {  # name: is a strip (D3D12 cuts only strips, rulebook 5.2)
+TOPOLOGIES = {  # name: is a strip (D3D12 cuts only strips, rules 5.2)
     "TRIANGLELIST": False, "TRIANGLESTRIP": True, "LINESTRIP": True, "POINTLIST": False,
     "TRIANGLESTRIP_ADJ": True,
 }
@@ -193,7 +193,7 @@ def _indexed(count, start_index=0, base=0, instances=2, start_instance=1):
 @pytest.mark.parametrize("path", ["native", "pulling"])
 def test_index_reads_past_the_view_read_zero(ctx, gpu_device, path):
     """The view holds 5 R16 indices (SizeInBytes 10 of a 32-byte buffer); draws read up to 12:
-    the rest read 0, i.e. vertex BaseVertexLocation (rulebook 5.6)."""
+    the rest read 0, i.e. vertex BaseVertexLocation (rules 5.6)."""
     data = np.array([7, 8, 9, 10, 11, 0xFFFF, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29], "<u2")
     case = _index_case("index-past-view", {"format": "R16_UINT", "size": 10,
                                            "data": _b64(data.tobytes())},
@@ -219,9 +219,9 @@ def test_index_view_with_offset_and_size(ctx, gpu_device, path):
 
 @pytest.mark.parametrize("fmt, offset", [("R32_UINT", 2), ("R16_UINT", 1), ("R32_UINT", 6)])
 def test_index_view_offset_off_the_index_size_is_refused(fmt, offset):
-    """An index view must start at a multiple of its index size (rulebook 7.4): refused when
+    """An index view must start at a multiple of its index size (rules 7.4): refused when
     the case is read, naming the field, the value and the rule."""
-    with pytest.raises(InvalidDescError, match=rf"offset={offset}: .*rulebook 7\.4"):
+    with pytest.raises(InvalidDescError, match=rf"offset={offset}: .*rules 7\.4"):
         load_case(_index_case("index-unaligned-view", {"format": fmt, "offset": offset,
                                                        "data": _b64(bytes(16))}, [_indexed(2)]))
 
@@ -229,7 +229,7 @@ def test_index_view_offset_off_the_index_size_is_refused(fmt, offset):
 @pytest.mark.parametrize("fmt", ["R16_UINT", "R32_UINT"])
 @pytest.mark.parametrize("path", ["native", "pulling"])
 def test_null_index_buffer_reads_zero(ctx, gpu_device, path, fmt):
-    """A NULL index buffer view: every index reads 0 (rulebook 5.5), in every draw."""
+    """A NULL index buffer view: every index reads 0 (rules 5.5), in every draw."""
     case = _index_case("null-index-buffer", {"format": fmt, "data": None},
                        [_indexed(4), _indexed(3, start_index=100, base=9, instances=3)],
                        topology="TRIANGLELIST", cut="DISABLED")
@@ -240,7 +240,7 @@ def test_null_index_buffer_reads_zero(ctx, gpu_device, path, fmt):
 
 @pytest.mark.parametrize("path", ["native", "pulling"])
 def test_mixed_draw_list(ctx, gpu_device, path):
-    """Non-indexed and indexed draws in one case: ids restart per draw (rulebook 4.5, 4.6)."""
+    """Non-indexed and indexed draws in one case: ids restart per draw (rules 4.5, 4.6)."""
     data = np.array([9, 8, 7, 0xFFFF, 6, 5, 4, 3], "<u2")
     draws = [
         {"DrawInstanced": {"VertexCountPerInstance": 5, "InstanceCount": 2,
@@ -375,7 +375,7 @@ def _unbound_case():
 
 def test_unbound_slots_read_zero(gpu_device):
     """A slot bound to NULL and a slot with no entry read 0 in all four components, w included
-    (rulebook 6.2): only the pulling path can do that."""
+    (rules 6.2): only the pulling path can do that."""
     case = _unbound_case()
     check_native_refused(case, gpu_device, "unbound")
     _, ref, res = check_gpu(case, gpu_device, "pulling")
@@ -568,7 +568,7 @@ def test_context_d3d_binding_forms(gpu_device):
     ctx.ia_set_vertex_buffers(0, [gpu["pos"], gpu["col"]], [12, 4], [4, 8])
     ctx.ia_set_vertex_buffers(2, [VertexBufferView(gpu["tex"], 4, 0),
                                   VertexBufferView(gpu["blend"], 4, 4, 16)])
-    ctx.ia_set_vertex_buffers(0, None)  # D3D12: a NULL array is ignored (rulebook 6.4)
+    ctx.ia_set_vertex_buffers(0, None)  # D3D12: a NULL array is ignored (rules 6.4)
     views = {0: VertexBufferView(host["pos"], 12, 4), 1: VertexBufferView(host["col"], 4, 8),
              2: VertexBufferView(host["tex"], 4, 0), 3: VertexBufferView(host["blend"], 4, 4, 16)}
     refs = []  # (reference of one draw, its capture draw number)

@@ -27,7 +27,7 @@ every cell.
 The exhaustive tests draw every code of the narrow channel kinds: through the pulling path
 bit-exact, and through the native path for the formats WebGPU fetches itself.
 
-Known native-path defects (GPU side wrong against rulebook 2.3 / 2.2) are strict xfails with the
+Known native-path defects (GPU side wrong against rules 2.3 / 2.2) are strict xfails with the
 measured values in their reasons: see ``known_native_failure``.
 """
 
@@ -221,7 +221,7 @@ def build_format_case(group: str, stride_kind: str, step: str, vertex_formats=No
 NATIVE_SNORM_MIN_ON_LAVAPIPE = (
     "lavapipe's fixed-function fetch does not clamp the SNORM minimum code: R8_SNORM 0x80 -> "
     "-1.00787401 (-128/127, 0xbf810204) and R16_SNORM 0x8000 -> -1.00003052 (0xbf800100) where "
-    "D3D delivers -1.0 (rulebook 2.3; far outside the 1-ulp native allowance). Its per-vertex "
+    "D3D delivers -1.0 (rules 2.3; far outside the 1-ulp native allowance). Its per-vertex "
     "fetch clamps; its per-instance fetch does not. gpuia's plan still routes per-instance "
     "SNORM data natively")
 NATIVE_NOT_EXACT_ON_LAVAPIPE = (
@@ -229,7 +229,7 @@ NATIVE_NOT_EXACT_ON_LAVAPIPE = (
     "are 1 ulp off c/(2^n-1) (R8_UNORM 3 -> 0x3c40c0c2, reference 0x3c40c0c1; R16_UNORM 0x101 -> "
     "0x3b808080, reference 0x3b808081; R8_SNORM 9 -> 0x3d912244, reference 0x3d912245), which "
     "gpuia's compare() tolerates on the native path only when given the layout; exact per "
-    "rulebook 2.2/2.3 it is not")
+    "rules 2.2/2.3 it is not")
 
 
 def _vertex_formats(device):
@@ -268,7 +268,7 @@ def check_gpu(case_dict, device, path, context=None, exact=False):
 
     The comparison is gpuia's own (``compare(ref, res, layout)``): bit-exact, NaN by class, plus
     the documented 1-ulp allowance for UNORM/SNORM elements on the native path only. ``exact``
-    drops that allowance (``compare(ref, res)``, the rulebook's 2.2/2.3 reading)."""
+    drops that allowance (``compare(ref, res)``, the reading of rules 2.2/2.3)."""
     case = load_case(case_dict)
     ref = reference_ia(case)
     res = run_case_gpu(case, device, path, ref, context=context)
@@ -384,7 +384,7 @@ def test_exhaustive_decode_pulling(gpu_device):
     }
     ref, res, _ = check_gpu(case, gpu_device, "pulling", exact=True)
     assert len(ref) == n
-    # Sanity of the oracle on a few codes the rulebook states outright (2.3, 2.5, 2.7).
+    # Sanity of the oracle on a few codes rules 2.3, 2.5 and 2.7 state outright.
     f = {k: d.bits for k, d in ref.inputs.items()}
     as_f32 = lambda bits: bits.view(np.float32)  # noqa: E731
     assert as_f32(f["WORD1"][0x8000, :1])[0] == -1.0 and as_f32(f["WORD1"][0x8001, :1])[0] == -1.0
@@ -445,7 +445,7 @@ def test_exhaustive_decode_native_normalized_within_allowance(request, gpu_devic
 
 
 def test_exhaustive_decode_native_normalized_exact(request, gpu_device):
-    """Every UNORM/SNORM 8/16-bit code through WebGPU's own fetch, bit-exact (rulebook 2.2,
+    """Every UNORM/SNORM 8/16-bit code through WebGPU's own fetch, bit-exact (rules 2.2,
     2.3: correctly rounded quotients, as the pulling path delivers)."""
     if _is_lavapipe(gpu_device):
         request.node.add_marker(pytest.mark.xfail(reason=NATIVE_NOT_EXACT_ON_LAVAPIPE, strict=True))

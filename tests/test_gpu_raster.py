@@ -3,7 +3,7 @@ primitives, on every adapter wgpu lists; the list streams gpuia draws what WebGP
 assemble with; the adapter quirks that need them, measured.
 
 Expected values are hand-derived: pixel counts of triangles, lines and points placed by hand,
-list streams written out from the rulebook's orders (9.3), and the hash checked against a
+list streams written out from the orders of rules 9.3, and the hash checked against a
 plain-int implementation of its published steps.
 """
 
@@ -101,7 +101,7 @@ def test_point_coverage_by_hand():
     assert required.tolist() == [] and sorted(allowed.tolist()) == [_px(10, 20), _px(11, 20)]
 
 
-# -- list streams (rulebook 9.3, 4.9, 5.4) ----------------------------------------------------
+# -- list streams (rules 9.3, 4.9, 5.4) ----------------------------------------------------
 
 CUT = M
 
@@ -123,7 +123,7 @@ def _stream(values, topology, rotate=False, cut=CUT):
     ("LINESTRIP_ADJ", [0, 1, 2, 3, 4], [1, 2, 2, 3]),
     ("TRIANGLELIST_ADJ", list(range(12)), [0, 2, 4, 6, 8, 10]),
     # Triangle strip with adjacency over 8 vertices: (0, 2, 4), then (2, 6, 4): vertex 2i
-    # stays first, the strip's odd order (rulebook 9.3).
+    # stays first, the strip's odd order (rules 9.3).
     ("TRIANGLESTRIP_ADJ", list(range(8)), [0, 2, 4, 2, 6, 4]),
     ("TRIANGLESTRIP_ADJ", [0, 1, 2, 3, 4, 5, CUT, 6, 7, 8, 9, 10], [0, 2, 4]),
 ])
@@ -371,7 +371,7 @@ def test_quirk_rows_are_measured(devices, monkeypatch, effect):
 
 def test_fetch_quirk_is_measured(devices, monkeypatch):
     """llvmpipe's per-instance SNORM fetch, forced native with the quirk table emptied: the
-    most negative code reads -128/127, not D3D's -1.0 (rulebook 2.3)."""
+    most negative code reads -128/127, not D3D's -1.0 (rules 2.3)."""
     import dataclasses
 
     from gpuia.harness.compare import compare
@@ -408,7 +408,7 @@ def _start_vertex_case(start, stride=4, topology="TRIANGLESTRIP"):
 
 @pytest.mark.parametrize("start", [(1 << 31) - 2, 1 << 31, 3_000_000_000, M - 1])
 def test_start_vertex_past_2_31_draws_d3ds_vertices_on_every_adapter(devices, start):
-    """StartVertexLocation up to 2**32 - 1, vertex ids wrapping past it (rulebook 4.8): the
+    """StartVertexLocation up to 2**32 - 1, vertex ids wrapping past it (rules 4.8): the
     pulled values, system values and rasterized primitives are D3D's everywhere; the native
     path, where its fetches are in bounds (stride 0), too, except where the adapter's first
     vertex is signed: refused there with the reason."""

@@ -236,7 +236,7 @@ def test_pulled_views_in_a_buffer_over_the_binding_limit_bind_a_window(gpu_devic
     """A view inside a buffer larger than the adapter's storage-binding limit is pulled through
     a binding of just its window (the buffer whole would be refused by wgpu): four R32_UINT
     vertices from a view at an offset past the limit that is not a multiple of 16, plus one
-    vertex past the view's end, which reads 0 by the D3D12 rule (rulebook 5.3)."""
+    vertex past the view's end, which reads 0 by the D3D12 rule (rules 6.3)."""
     caps = gpu_device.caps
     edge = caps.max_storage_buffer_binding_size // 16 * 16
     big = gpu_device.create_buffer(size=edge + 4096, bind=("vertex_buffer",))
@@ -267,7 +267,7 @@ def test_pulled_views_in_a_buffer_over_the_binding_limit_bind_a_window(gpu_devic
 
 @pytest.mark.parametrize("indexed", [False, True])
 def test_instance_counter_wraps_at_32_bits(gpu_device, indexed):
-    """StartInstanceLocation + InstanceCount past 2**32: D3D's counter wraps (rulebook 4.8), so
+    """StartInstanceLocation + InstanceCount past 2**32: D3D's counter wraps (rules 4.8), so
     instances 2 and 3 of a draw starting at 2**32 - 2 fetch per-instance elements 0 and 1, and
     SV_InstanceID still counts 0..3 (found by gpuia fuzz: the GPU dropped the wrapped
     instances)."""
@@ -300,7 +300,7 @@ def test_instance_counter_wraps_at_32_bits(gpu_device, indexed):
 
 def test_so_offsets_past_the_32_bit_counter_are_refused(gpu_device):
     """A D3D11-style SO offset of 2**32 raised OverflowError deep in gpuia (found next to the
-    fuzzer's filled_size case); the counter is 32-bit (rulebook 9.6)."""
+    fuzzer's filled_size case); the counter is 32-bit (rules 9.6)."""
     ctx = Context(gpu_device)
     t = gpu_device.create_buffer(size=64, bind="stream_output")
     with pytest.raises(InvalidDescError, match="32-bit counter"):

@@ -420,7 +420,7 @@ def test_d3d12_view_with_counter_in_the_same_buffer(gpu_device):
 
 
 def test_overflow_stops_writes_until_targets_are_set_again(gpu_device):
-    """Rulebook 9.7: once a primitive did not fit, writes stop for the rest of the draws, even
+    """Rules 9.7: once a primitive did not fit, writes stop for the rest of the draws, even
     a later smaller primitive (a point after a triangle) that would fit; SOSetTargets clears
     it."""
     ctx = _rec_context(gpu_device, topology="TRIANGLELIST")
@@ -488,7 +488,7 @@ def test_two_d3d12_views_into_one_buffer_with_their_counters(gpu_device):
 
 
 def test_append_position_survives_a_pipeline_without_stream_output(gpu_device):
-    """Rulebook 9.5 (WINE test_stream_output_resume): drawing with a pipeline without SO between
+    """Rules 9.5 (WINE test_stream_output_resume): drawing with a pipeline without SO between
     SO draws does not reset the append position."""
     ctx = _rec_context(gpu_device)
     so_pso = PipelineState(POS2_LAYOUT, stream_output=REC_DESC)
@@ -632,7 +632,7 @@ def test_draw_auto_round_trip(gpu_device, ia_offset):
     ctx.begin_capture()
     ctx.draw_auto()
     cap = ctx.end_capture()
-    n = (9 * SO_STRIDE - ia_offset) // SO_STRIDE  # rulebook 10.5
+    n = (9 * SO_STRIDE - ia_offset) // SO_STRIDE  # rules 10.5
     words = cap.words.reshape(-1, record_words(cap.element_count))
     (r,) = cap.records
     keys = r.keys.tolist()
@@ -655,7 +655,7 @@ def test_draw_auto_round_trip(gpu_device, ia_offset):
 
 def test_draw_auto_other_slots_follow_the_bounds_rule(gpu_device):
     """DrawAuto with a per-vertex element in IA slot 1 whose buffer holds 5 vertices: the 9
-    drawn vertices read it in bounds for k < 5 and (0, 0, 0, 1) beyond (rulebook 10.5, 6.5,
+    drawn vertices read it in bounds for k < 5 and (0, 0, 0, 1) beyond (rules 10.5, 6.5,
     6.1)."""
     ctx, buf, _ = _draw_auto_source(gpu_device)
     ctx.so_set_targets([])

@@ -1,5 +1,5 @@
 """HLSL vertex shaders in case files through the command line: validate, run --backend cpu
-and check (spec/case-format.md, ``vertex_shader`` with ``hlsl`` / ``hlsl_file`` and
+and check (docs/case-format.md, ``vertex_shader`` with ``hlsl`` / ``hlsl_file`` and
 ``constant_buffers``), and every refusal as one ``error:`` line with exit status 2."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``gpuia layout FILE --shader vs.hlsl[:entry]``: layouts linked with a real vertex shader's
-input signature as CreateGraphicsPipelineState does (rulebook 3.7-3.9), SO declarations resolved
+input signature as CreateGraphicsPipelineState does (rules 3.7-3.9), SO declarations resolved
 against its outputs, and ``--check`` drawing with it. Expected findings are the rules' own."""
 
 from __future__ import annotations

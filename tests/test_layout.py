@@ -1,7 +1,7 @@
-"""InputLayout: CreateInputLayout's resolution and validation (rulebook section 3).
+"""InputLayout: CreateInputLayout's resolution and validation (rules section 3).
 
-Expected offsets are derived by hand in the comments from rulebook 3.2/3.4 (or transcribed from
-the notes of shared/reference/real-layouts.json, which quote the sources); nothing here was
+Expected offsets are derived by hand in the comments from rules 3.2/3.4 (or transcribed from
+the notes of tests/data/layouts/reference/real-layouts.json, which quote the sources); nothing here was
 obtained by running gpuia and pasting its output.
 """
 
@@ -279,7 +279,7 @@ def test_same_name_different_index_accepted():
 
 
 def test_semantic_keys_are_unambiguous():
-    # SemanticName 'TEXCOORD1' is not parsed into name + index (rulebook 3.7), so these two
+    # SemanticName 'TEXCOORD1' is not parsed into name + index (rules 3.7), so these two
     # elements have different semantics; D3D accepts the layout (3.12 only forbids equal pairs).
     try:
         layout = InputLayout([el("TEXCOORD1", "R32_FLOAT", index=0),
@@ -606,7 +606,7 @@ def test_elements_from_plain_dtype_rejected():
 
 
 # ---------------------------------------------------------------------------------------------
-# Real layouts (shared/reference/real-layouts.json)
+# Real layouts (tests/data/layouts/reference/real-layouts.json)
 # ---------------------------------------------------------------------------------------------
 
 def _find_real_layouts() -> Path | None:
@@ -657,7 +657,7 @@ def _d3d_element(e: dict) -> dict:
 
 
 def test_real_layouts_file_found():
-    assert _REAL_PATH is not None, "shared/reference/real-layouts.json not found"
+    assert _REAL_PATH is not None, "tests/data/layouts/reference/real-layouts.json not found"
     assert len(REAL) >= 10
     for name in list(STATED_OFFSETS) + list(STATED_STRIDES):
         assert name in {L["name"] for L in REAL}
@@ -668,7 +668,7 @@ def test_real_layout(real):
     elements = [_d3d_element(e) for e in real["elements"]]
     if "quirk_step_rate_on_per_vertex" in real.get("tags", []):
         # Mesh-shader descs with InstanceDataStepRate 1 on PER_VERTEX data: an IA PSO must
-        # refuse them (rulebook 3.6).
+        # refuse them (rules 3.6).
         i = next(i for i, e in enumerate(real["elements"])
                  if e["input_slot_class"] == "PER_VERTEX" and e["instance_data_step_rate"] != 0)
         err = rejected(elements)

@@ -4,7 +4,7 @@ The C/C++ files in tests/data/layouts reconstruct the arrays of the real-world s
 the project's reference files real-layouts.json and real-so-decls.json transcribe (DirectX-Graphics-
 Samples, MiniEngine, DirectXTK12, Dear ImGui, vkd3d-proton, GlareEngine). Those JSON files are
 the independent source the extracted elements are compared with; offsets are compared with the
-values the JSON notes state or the rulebook (3.4) derives by hand.
+values the JSON notes state or rules 3.4 derives by hand.
 """
 
 import json
@@ -20,7 +20,7 @@ from gpuia.harness.lint import LINT_CODES, lint_layout, webgpu_default_caps
 from gpuia.source import SourceError, extract
 
 DATA = Path(__file__).parent / "data" / "layouts"
-# Copies of shared/reference/real-layouts.json and real-so-decls.json, kept with the tests so
+# real-layouts.json and real-so-decls.json (layouts and SO declarations of real applications), kept with the tests so
 # they run wherever the repository is cloned.
 REAL_LAYOUTS = DATA / "reference" / "real-layouts.json"
 REAL_SO = DATA / "reference" / "real-so-decls.json"
@@ -121,7 +121,7 @@ def test_extracted_so_declaration_equals_real_so_decls_json(entry):
     assert arr.buffer_strides == tuple(entry["buffer_strides"])
 
 
-# Resolved offsets and strides the JSON notes (or rulebook 3.4 by hand) give.
+# Resolved offsets and strides the JSON notes (or rules 3.4 by hand) give.
 @pytest.mark.parametrize("file,name,offsets,extent", [
     ("Renderer.cpp", "vertexLayout", [0, 12, 16, 20, 24, 28, 36], {0: 44}),
     ("ModelLoadCMO.cpp", "VertexPositionNormalTangentColorTexture::InputElements",
@@ -263,7 +263,7 @@ def test_lint_messages_name_the_bytes_and_reasons():
                              ["slot 1 steps every 2 instances (WebGPU has no step rate)"])]
     _, report = _codes("misaligned")
     assert report.layout is None
-    assert "rulebook 3.2" in report.findings[0].message
+    assert "rules 3.2" in report.findings[0].message
 
 
 def test_lint_stated_strides():

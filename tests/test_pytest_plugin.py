@@ -181,7 +181,7 @@ def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester, plugin_ar
     pytester.makepyfile(MISSING_INPUT)
     result = pytester.runpytest(*plugin_args)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*gpuia: *COLOR1*rulebook 3.8*"])
+    result.stdout.fnmatch_lines(["*gpuia: *COLOR1*rules 3.8*"])
     assert "Traceback" not in result.stdout.str()
 
 

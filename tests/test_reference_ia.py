@@ -1,6 +1,6 @@
-"""The numpy reference Input Assembler (gpuia.reference.ia.run_ia) against the rulebook.
+"""The numpy reference Input Assembler (gpuia.reference.ia.run_ia) against docs/rules.md.
 
-Rule numbers refer to /work/shared/reference/d3d-ia-so-rules.md. Every expected value below is
+Rule numbers refer to docs/rules.md. Every expected value below is
 derived by hand from the vertex data each test writes; the data is chosen so that the fetched
 element is readable directly:
 
@@ -24,7 +24,7 @@ from gpuia import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, InputLa
                    StripCutValue, VertexBufferView, run_ia)
 
 U32MAX = 0xFFFFFFFF
-ONE_F = 0x3F800000  # float32 1.0: the default fill "1" of float formats (rulebook 2.11)
+ONE_F = 0x3F800000  # float32 1.0: the default fill "1" of float formats (rules 2.11)
 ONE_I = 1  # the default fill "1" of UINT/SINT formats
 CUT16 = StripCutValue.CUT_0xFFFF
 CUT32 = StripCutValue.CUT_0xFFFFFFFF
@@ -857,7 +857,7 @@ EMPTY_DRAWS = {"vertices-no-instance": "DrawInstanced(0xFFFFFFFF, 0)",
 @pytest.mark.parametrize("empty", list(EMPTY_DRAWS))
 def test_a_draw_delivering_nothing_ignores_its_other_count(empty, capped_python):
     """A draw with one count 0 delivers nothing, however large the other: vertices 0..count-1
-    of instances 0..InstanceCount-1 (rulebook 4.1, 4.6) is an empty set (found by the fuzzer:
+    of instances 0..InstanceCount-1 (rules 4.1, 4.6) is an empty set (found by the fuzzer:
     the index list of 2^31 indices and no instance was built, 16 GiB). Run under a 4 GiB cap:
     materializing the other count would need 32 GiB or more and fails there at once."""
     code = f"""

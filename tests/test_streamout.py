@@ -1,4 +1,4 @@
-"""Stream Output without a GPU: declaration validation (rulebook section 8) and the CPU reference
+"""Stream Output without a GPU: declaration validation (rules section 8) and the CPU reference
 (sections 9 and 10), through the Python API, case files and the command line.
 
 Every expected byte is derived by hand here (``struct.pack`` of the values D3D writes), never
@@ -140,7 +140,7 @@ def desc(entries, strides=(), rasterized=0) -> StreamOutputDesc:
 
 def _rules(message: str) -> set[str]:
     out = set()
-    for m in re.finditer(r"rulebook (\d+\.\d+(?:\s*,\s*\d+\.\d+)*)", message):
+    for m in re.finditer(r"rules (\d+\.\d+(?:\s*,\s*\d+\.\d+)*)", message):
         out |= {s.strip() for s in m.group(1).split(",")}
     return out
 
@@ -547,7 +547,7 @@ def test_cli_validate_accepts_stream_output_examples():
     assert proc.returncode == 0, proc.stderr
 
 
-# -- CPU reference: what gets written (rulebook 9) -------------------------------------------------
+# -- CPU reference: what gets written (rules 9) -------------------------------------------------
 
 # topology, vertex count, the drawn vertices D3D streams (hand derived: 9.2, 9.3), primitives
 TOPOLOGY_ORDER = [

@@ -471,7 +471,7 @@ class VertexBufferView(_IdentityBufferMixin):
         if self.stride_in_bytes > MAX_VERTEX_STRIDE:
             raise InvalidDescError(where, "StrideInBytes", self.stride_in_bytes,
                                    f"vertex buffer strides are 0..{MAX_VERTEX_STRIDE} bytes "
-                                   f"(rulebook 3.3)")
+                                   f"(rules 3.3)")
         object.__setattr__(self, "size_in_bytes",
                            _check_view_range(where, self.buffer, self.offset, self.size_in_bytes))
 
@@ -554,7 +554,7 @@ class IndexBufferView(_IdentityBufferMixin):
         if self.offset % INDEX_FORMATS[name]:
             raise InvalidDescError(where, "offset", self.offset,
                                    f"an index buffer view starts at a multiple of its index size "
-                                   f"({INDEX_FORMATS[name]} bytes for {name}; rulebook 7.4)")
+                                   f"({INDEX_FORMATS[name]} bytes for {name}; rules 7.4)")
 
     @property
     def index_size(self) -> int:

@@ -298,9 +298,9 @@ _ROWS = [
     _row("R11G11B10_FLOAT",     "uf11 uf11 uf10",    None),
     _row("B8G8R8A8_UNORM",      "un8 un8 un8 un8",   "unorm8x4-bgra", "zyxw"),
     # The X byte is not a component; w is 1.0 per SPEC 19.1.3.3 (AMD returns garbage, WINE
-    # does not check it; rulebook 2.9).
+    # does not check it; rules 2.9).
     _row("B8G8R8X8_UNORM",      "un8 un8 un8 x8",    None,              "zyx1"),
-    # Optional formats (rulebook 1.1, 2.10); bit order inferred from DXGI naming.
+    # Optional formats (rules 1.1, 2.10); bit order inferred from DXGI naming.
     _row("B5G6R5_UNORM",        "un5 un6 un5",       None,              "zyx1", optional=True),
     _row("B5G5R5A1_UNORM",      "un5 un5 un5 un1",   None,              "zyxw", optional=True),
     _row("B4G4R4A4_UNORM",      "un4 un4 un4 un4",   None,              "zyxw", optional=True),

@@ -201,7 +201,7 @@ class InputLayout:
 
     def __init__(self, elements: Iterable = (), profile: str | Profile = "d3d12"):
         if elements is None:
-            # D3D: a NULL element array is E_INVALIDARG even with 0 elements (rulebook 3.10).
+            # D3D: a NULL element array is E_INVALIDARG even with 0 elements (rules 3.10).
             raise InvalidDescError("input layout", "pInputElementDescs", None,
                                    "NULL element array (use an empty list for no elements)")
         self.profile = PROFILES[profile] if isinstance(profile, str) else profile
@@ -238,9 +238,9 @@ class InputLayout:
             if (d.input_slot_class == InputClassification.PER_VERTEX_DATA
                     and d.instance_data_step_rate != 0):
                 raise InvalidDescError(where, "InstanceDataStepRate", d.instance_data_step_rate,
-                                       "must be 0 for PER_VERTEX_DATA elements (rulebook 3.6)")
+                                       "must be 0 for PER_VERTEX_DATA elements (rules 3.6)")
             # APPEND_ALIGNED_ELEMENT: right after the previous element of the same slot, aligned
-            # to this element's own alignment (rulebook 3.4; DXVK and vkd3d-proton agree).
+            # to this element's own alignment (rules 3.4; DXVK and vkd3d-proton agree).
             if d.is_append_aligned:
                 offset = _align(slot_end.get(d.input_slot, 0), fmt.alignment)
             else:
@@ -249,7 +249,7 @@ class InputLayout:
                     raise InvalidDescError(
                         where, "AlignedByteOffset", offset,
                         f"not a multiple of {fmt.alignment}, the alignment of {fmt.name} "
-                        f"(min(4, element size); rulebook 3.2)")
+                        f"(min(4, element size); rules 3.2)")
             if offset + fmt.size > 0xFFFFFFFF:
                 raise InvalidDescError(where, "AlignedByteOffset", offset,
                                        "the element would end past 2**32 - 1")
@@ -259,7 +259,7 @@ class InputLayout:
                 raise InvalidDescError(
                     where, "SemanticName", d.semantic_name,
                     f"semantic {sem[0]}{sem[1]} already used by element {seen[sem]}; a semantic "
-                    f"name and index must be unique, compared case-insensitively (rulebook 3.12)")
+                    f"name and index must be unique, compared case-insensitively (rules 3.12)")
             seen[sem] = i
             out.append(ResolvedElement(i, d, fmt, offset))
         keys: dict[str, int] = {}
@@ -271,7 +271,7 @@ class InputLayout:
                 raise InvalidDescError(
                     e.label(), "SemanticName", e.desc.semantic_name,
                     f"names the same semantic as element {keys[e.key]} ({e.key}); a SemanticName "
-                    f"ending in a digit is ambiguous with a semantic index (rulebook 3.7)")
+                    f"ending in a digit is ambiguous with a semantic index (rules 3.7)")
             keys[e.key] = e.index
         return tuple(out)
 
@@ -286,13 +286,13 @@ class InputLayout:
                         e.label(), "InputSlotClass", e.desc.input_slot_class.name,
                         f"slot {e.slot} already holds {first.desc.input_slot_class.name} "
                         f"{first.label()}; all elements of a slot share one classification "
-                        f"(rulebook 3.5)")
+                        f"(rules 3.5)")
                 if e.step_rate != first.step_rate:
                     raise InvalidDescError(
                         e.label(), "InstanceDataStepRate", e.step_rate,
                         f"slot {e.slot} already steps at rate {first.step_rate} "
                         f"({first.label()}); all elements of a slot share one step rate "
-                        f"(rulebook 3.5)")
+                        f"(rules 3.5)")
             group.append(e)
         return {
             s: SlotInfo(s, g[0].desc.input_slot_class, g[0].step_rate, tuple(g))

@@ -132,5 +132,5 @@ class ShaderSignature:
                 raise InvalidDescError(
                     "vertex shader", "input", m.name,
                     f"the shader reads {m.key} but the input layout has no element with "
-                    f"that semantic (every vertex shader input must be provided; rulebook 3.8)")
+                    f"that semantic (every vertex shader input must be provided; rules 3.8)")
 

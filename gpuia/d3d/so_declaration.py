@@ -26,8 +26,8 @@ SO_BUFFER_SLOT_COUNT = 4
 SO_STREAM_COUNT = 4
 SO_BUFFER_MAX_STRIDE_IN_BYTES = 2048
 """D3D12_SO_BUFFER_MAX_STRIDE_IN_BYTES: the largest stride of an output slot (rules 8.8)."""
-SO_OUTPUT_COMPONENT_COUNT = 128  # per stream, D3D11 FL11 / D3D12 (rulebook 8.9)
-SO_BUFFER_MAX_WRITE_BYTES = 512  # per buffer per vertex (rulebook 8.9)
+SO_OUTPUT_COMPONENT_COUNT = 128  # per stream, D3D11 FL11 / D3D12 (rules 8.9)
+SO_BUFFER_MAX_WRITE_BYTES = 512  # per buffer per vertex (rules 8.9)
 
 
 @dataclass(frozen=True)
@@ -160,10 +160,10 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
     rs = desc.rasterized_stream
     if rs != SO_NO_RASTERIZED_STREAM and rs >= SO_STREAM_COUNT:
         raise InvalidDescError("StreamOutput", "RasterizedStream", rs,
-                               "must be 0-3 or NO_RASTERIZED_STREAM (rulebook 8.10)")
+                               "must be 0-3 or NO_RASTERIZED_STREAM (rules 8.10)")
     if len(desc.buffer_strides) > SO_BUFFER_SLOT_COUNT:
         raise InvalidDescError("StreamOutput", "NumStrides", len(desc.buffer_strides),
-                               f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rulebook 8.1)")
+                               f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rules 8.1)")
     # Matched on (name, index) pairs: a SemanticName ending in digits is not split (rule 3.7).
     outputs = {(m.semantic, m.index): m for m in signature.outputs}
     used: dict[str, list[tuple[int, int, int]]] = {}  # output key -> [(start, end, entry)]
@@ -173,30 +173,30 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
     for i, e in enumerate(desc.so_declaration):
         where = _entry_where(i, e)
         if e.stream >= SO_STREAM_COUNT:
-            raise InvalidDescError(where, "Stream", e.stream, "must be 0-3 (rulebook 8.1)")
+            raise InvalidDescError(where, "Stream", e.stream, "must be 0-3 (rules 8.1)")
         if e.stream != 0:
             raise InvalidDescError(where, "Stream", e.stream,
-                                   "a vertex shader writes stream 0 only (rulebook 8.12)")
+                                   "a vertex shader writes stream 0 only (rules 8.12)")
         if e.output_slot >= SO_BUFFER_SLOT_COUNT:
-            raise InvalidDescError(where, "OutputSlot", e.output_slot, "must be 0-3 (rulebook 8.1)")
+            raise InvalidDescError(where, "OutputSlot", e.output_slot, "must be 0-3 (rules 8.1)")
         if e.component_count < 1:
             raise InvalidDescError(where, "ComponentCount", e.component_count,
-                                   "must be at least 1 (rulebook 8.1, 8.4)")
+                                   "must be at least 1 (rules 8.1, 8.4)")
         if e.is_gap:
             if e.start_component != 0:
                 raise InvalidDescError(where, "StartComponent", e.start_component,
-                                       "must be 0 for a gap (rulebook 8.4)")
+                                       "must be 0 for a gap (rules 8.4)")
             if e.semantic_index != 0:
                 raise InvalidDescError(where, "SemanticIndex", e.semantic_index,
-                                       "must be 0 for a gap (rulebook 8.4)")
+                                       "must be 0 for a gap (rules 8.4)")
             member = None
         else:
             if e.start_component > 3:
                 raise InvalidDescError(where, "StartComponent", e.start_component,
-                                       "must be 0-3 (rulebook 8.1)")
+                                       "must be 0-3 (rules 8.1)")
             if e.component_count > 4:
                 raise InvalidDescError(where, "ComponentCount", e.component_count,
-                                       "must be 1-4 (rulebook 8.1)")
+                                       "must be 1-4 (rules 8.1)")
             key = f"{e.semantic_name.upper()}{e.semantic_index}"
             member = outputs.get((e.semantic_name.upper(), e.semantic_index))
             if member is None:
@@ -204,18 +204,18 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
                 raise InvalidDescError(where, "SemanticName", e.semantic_name,
                                        f"the vertex shader has no output with semantic "
                                        f"{e.semantic_name} index {e.semantic_index} (outputs: "
-                                       f"{names}; rulebook 8.3)")
+                                       f"{names}; rules 8.3)")
             end = e.start_component + e.component_count
             if end > member.components:
                 raise InvalidDescError(where, "ComponentCount", e.component_count,
                                        f"StartComponent {e.start_component} + ComponentCount "
                                        f"{e.component_count} exceeds the {member.components} "
-                                       f"components of output {key} (rulebook 8.2)")
+                                       f"components of output {key} (rules 8.2)")
             for start, stop, j in used.get(key, []):
                 if e.start_component < stop and start < end:
                     raise InvalidDescError(where, "StartComponent", e.start_component,
                                            f"components {e.start_component}..{end - 1} of {key} "
-                                           f"overlap SO entry {j} (rulebook 8.6)")
+                                           f"overlap SO entry {j} (rules 8.6)")
             used.setdefault(key, []).append((e.start_component, end, i))
             components += e.component_count
         per_slot.setdefault(e.output_slot, []).append(SOEntry(
@@ -225,7 +225,7 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
     if components > SO_OUTPUT_COMPONENT_COUNT:
         raise InvalidDescError("StreamOutput", "NumEntries", components,
                                f"more than {SO_OUTPUT_COMPONENT_COUNT} components in stream 0 "
-                               f"(rulebook 8.9)")
+                               f"(rules 8.9)")
     slots = []
     strides = desc.buffer_strides
     for slot in sorted(per_slot):
@@ -233,31 +233,31 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) ->
         declared = offsets[slot]
         if all(x.is_gap for x in entries):
             raise InvalidDescError(f"SO slot {slot}", "OutputSlot", slot,
-                                   "receives only gaps (rulebook 8.7)")
+                                   "receives only gaps (rules 8.7)")
         if declared > SO_BUFFER_MAX_WRITE_BYTES:
             raise InvalidDescError(f"SO slot {slot}", "ComponentCount", declared // 4,
                                    f"{declared} bytes per vertex exceed the "
-                                   f"{SO_BUFFER_MAX_WRITE_BYTES} one buffer takes (rulebook 8.9)")
+                                   f"{SO_BUFFER_MAX_WRITE_BYTES} one buffer takes (rules 8.9)")
         if strides:
             stride = strides[slot] if slot < len(strides) else 0
             if stride == 0:
                 raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                       "a used slot needs a stride (rulebook 8.8)")
+                                       "a used slot needs a stride (rules 8.8)")
         elif len(per_slot) > 1:
             raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", None,
                                    "strides are required when several slots are used "
-                                   "(rulebook 8.8)")
+                                   "(rules 8.8)")
         else:
             stride = declared
         if stride < declared:
             raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
                                    f"smaller than the {declared} bytes declared for the slot "
-                                   f"(rulebook 8.8)")
+                                   f"(rules 8.8)")
         if stride % 4:
             raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                   "not a multiple of 4 (rulebook 8.8)")
+                                   "not a multiple of 4 (rules 8.8)")
         if stride > SO_BUFFER_MAX_STRIDE_IN_BYTES:
             raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                   f"exceeds {SO_BUFFER_MAX_STRIDE_IN_BYTES} (rulebook 8.8)")
+                                   f"exceeds {SO_BUFFER_MAX_STRIDE_IN_BYTES} (rules 8.8)")
         slots.append(SOSlot(slot, stride, declared, entries))
     return ResolvedStreamOutput(tuple(slots), rs)

@@ -84,7 +84,7 @@ TOPOLOGIES: dict[PrimitiveTopology, TopologyInfo] = {row.topology: row for row i
     TopologyInfo(_T.LINELIST,          "line",     2,   False, False, "line-list",      2, 1, ((0, 1), (0, 1))),
     TopologyInfo(_T.LINESTRIP,         "line",     2,   True,  False, "line-strip",     1, 1, ((0, 1), (0, 1))),
     TopologyInfo(_T.TRIANGLELIST,      "triangle", 3,   False, False, "triangle-list",  3, 2, ((0, 1, 2), (0, 1, 2))),
-    # D3D strip order: odd triangles swap their last two vertices (rulebook 9.3).
+    # D3D strip order: odd triangles swap their last two vertices (rules 9.3).
     TopologyInfo(_T.TRIANGLESTRIP,     "triangle", 3,   True,  False, "triangle-strip", 1, 2, ((0, 1, 2), (0, 2, 1))),
     TopologyInfo(_T.LINELIST_ADJ,      "line",     2,   False, True,  "line-list",      4, 3, ((1, 2), (1, 2))),
     TopologyInfo(_T.LINESTRIP_ADJ,     "line",     2,   True,  True,  "line-list",      1, 3, ((1, 2), (1, 2))),

@@ -27,7 +27,7 @@ one changes:
   value (stride = the slot's extent rounded up to 4, data that covers every fetch, zero bytes).
 
 Cases stay small (a few dozen vertices, a few instances) so many run per second. Offsets are
-resolved here with the rulebook's rules (3.4), independently of gpuia's layout code, so that the
+resolved here with rules 3.4, independently of gpuia's layout code, so that the
 generator does not inherit its mistakes.
 """
 
@@ -232,7 +232,7 @@ def _element(draw, plain: bool = False) -> dict:
 
 
 def _resolve_offsets(elements: list[dict]) -> dict[int, int]:
-    """Resolve offsets per rulebook 3.4 (APPEND_ALIGNED_ELEMENT: after the previous element of
+    """Resolve offsets per rules 3.4 (APPEND_ALIGNED_ELEMENT: after the previous element of
     the same slot, explicit or not, aligned to min(4, this element's size)); returns each slot's
     extent (the end of its furthest element)."""
     prev_end: dict[int, int] = {}
@@ -275,7 +275,7 @@ def _index_recipe(draw):
     return {
         "bound_anyway": _rare(draw, 8), "format": draw(_one_of(tuple(INDEX_FORMATS))),
         "null": _rare(draw, 10), "count": draw(_ints(0, 50)) if _rare(draw, 6) else None,
-        "offset": _pick(draw, _ZERO, (2, 1, 3), 8),  # in whole indices (rulebook 7.4)
+        "offset": _pick(draw, _ZERO, (2, 1, 3), 8),  # in whole indices (rules 7.4)
         "tail": _pick(draw, _ZERO, (1, 2, 5), 8),
         "fill": draw(_FILL_RECIPE),
     }
@@ -291,7 +291,7 @@ def _index_buffer(draw, recipe: dict, draws: list[dict], cut: int | None):
     isize = INDEX_FORMATS[fmt]
     view: dict = {"format": fmt}
     if recipe["null"]:
-        view["data"] = None  # the NULL view: every index reads 0 (rulebook 5.5)
+        view["data"] = None  # the NULL view: every index reads 0 (rules 5.5)
         return view, [0]
     needed = max([d["StartIndexLocation"] + d["IndexCountPerInstance"] for d in indexed
                   if d["StartIndexLocation"] < MAX_INDICES] or [0])
@@ -345,7 +345,7 @@ def _vertex_buffer(r: dict, slot: int, extent: int, rows_needed: int) -> dict | 
     if r["binding"] == 2:
         return None  # no entry: unbound
     if r["binding"] == 1:
-        return {"slot": slot, "data": None}  # explicitly unbound: all zeros (rulebook 6.2)
+        return {"slot": slot, "data": None}  # explicitly unbound: all zeros (rules 6.2)
     k = r["stride"]
     stride = (_align(extent, 4), extent, 0)[k] if k < 3 else (
         extent + k - 2 if k < 12 else (4 * (k - 12) if k < 38 else 2048))
@@ -404,14 +404,14 @@ def _stream_output(draw, elements: list[dict]) -> dict:
         lower, stream = _rare(draw, 8), _rare(draw, 8)
         if not present:
             continue
-        if gap:  # a gap: skips bytes, writes nothing (rulebook 8.4)
+        if gap:  # a gap: skips bytes, writes nothing (rules 8.4)
             entries.append({"SemanticName": None, "ComponentCount": gap_count, "OutputSlot": slot})
             continue
         start = start_raw % comps
         count = 1 + count_raw % (comps - start)
         comps_used = used.setdefault(f"{name.upper()}{index}", set())
         wanted = set(range(start, start + count))
-        if comps_used & wanted:  # overlapping ranges are invalid (rulebook 8.6): skip it
+        if comps_used & wanted:  # overlapping ranges are invalid (rules 8.6): skip it
             continue
         comps_used |= wanted
         entry = {"SemanticName": name.lower() if lower else name, "SemanticIndex": index,
@@ -420,7 +420,7 @@ def _stream_output(draw, elements: list[dict]) -> dict:
             entry["Stream"] = 0
         entries.append(entry)
     named_slots = sorted({e["OutputSlot"] for e in entries if e["SemanticName"] is not None})
-    # A slot fed only by gaps is refused (rulebook 8.7): such gaps move to the first named slot.
+    # A slot fed only by gaps is refused (rules 8.7): such gaps move to the first named slot.
     for e in entries:
         if e["OutputSlot"] not in named_slots:
             e["OutputSlot"] = named_slots[0]
@@ -430,7 +430,7 @@ def _stream_output(draw, elements: list[dict]) -> dict:
     explicit_strides = _rare(draw, 3)
     extra = [4 * draw(_ints(0, 3)) if _rare(draw, 3) else 0 for _ in range(4)]
     unused = [draw(_one_of((0, 64, 63))) for _ in range(4)]
-    # Strides of unused slots are not checked (rulebook 8.8).
+    # Strides of unused slots are not checked (rules 8.8).
     strides = [declared[s] + extra[s] if s in declared else unused[s]
                for s in range(max(named_slots) + 1)]
     if len(named_slots) > 1 or explicit_strides:
@@ -441,7 +441,7 @@ def _stream_output(draw, elements: list[dict]) -> dict:
         so["rasterized_stream"] = raster
     targets = []
     for s in range(4):
-        # A declared slot without a target counts as full (rulebook 9.8); a target on an
+        # A declared slot without a target counts as full (rules 9.8); a target on an
         # undeclared slot is left as it was.
         present = not _rare(draw, 8) if s in declared else _present(draw, 8)
         stride = strides[s] if s < len(strides) and strides[s] else 16
@@ -481,7 +481,7 @@ def cases(draw, so: bool = False) -> dict:
         present = _present(draw, 2 if dense or i < 4 else 6)
         e = draw(_PLAIN_ELEMENT if plain else _ELEMENT)
         key = (e["name"].upper(), e["index"])
-        if present and key not in keys:  # semantics are unique in a layout (rulebook 3.12)
+        if present and key not in keys:  # semantics are unique in a layout (rules 3.12)
             keys.add(key)
             raw.append(e)
     extent = _resolve_offsets(raw)

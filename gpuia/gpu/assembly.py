@@ -4,8 +4,9 @@ WebGPU has no adjacency topologies, restarts strips only at 0xFFFF / 0xFFFFFFFF,
 adapters ignore restart altogether or take a primitive's last vertex as its provoking vertex
 (:mod:`gpuia.gpu.quirks`). Such draws are drawn as the matching *list* topology from an index
 stream gpuia builds on the host: every complete primitive of each cut-free run, its vertices in
-D3D's order (rulebook 9.3: a strip's odd triangles ``(t, t+2, t+1)``; adjacency vertices
-dropped, rulebook 4.9 and 5.4), or rotated so that D3D's first vertex comes last.
+D3D's order (rules 9.3: a strip's odd triangles ``(t, t+2, t+1)``; adjacency vertices
+dropped, rules 9.2; runs end at cuts and instances, rules 4.9 and 5.4), or
+rotated so that D3D's first vertex comes last.
 
 The positions come from the topology table's closed form (:class:`gpuia.d3d.topology.TopologyInfo`
 ``step``, ``span``, ``picks``), not from the CPU reference's assembly, so that the raster

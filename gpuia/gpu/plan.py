@@ -180,8 +180,8 @@ EXACT_ASSEMBLY = Assembly()
 
 def host_index_values(draw, host, ib: IndexBufferView | None) -> np.ndarray:
     """The index values D3D delivers for one instance of ``draw``, as uint32: from ``host``
-    (the index buffer's bytes; None: a NULL view, every index 0, rulebook 5.5), 0 for reads past
-    the view's SizeInBytes (rulebook 5.6)."""
+    (the index buffer's bytes; None: a NULL view, every index 0, rules 5.5), 0 for reads past
+    the view's SizeInBytes (rules 5.6)."""
     n = draw.index_count_per_instance
     out = np.zeros(n, np.uint32)
     if host is None or ib is None:

@@ -73,7 +73,7 @@ def _per_instance_snorm(e) -> bool:
 QUIRKS: tuple[Quirk, ...] = (
     Quirk("llvmpipe", FETCH,
           "llvmpipe's per-instance fetch does not clamp the most negative SNORM code to -1.0 "
-          "(rulebook 2.3)",
+          "(rules 2.3)",
           "tests/test_gpu_raster.py::test_fetch_quirk_is_measured",
           _per_instance_snorm),
     # wgpu's GL backend is OpenGL ES 3, which has no glProvokingVertex (gpuweb issue 4489).

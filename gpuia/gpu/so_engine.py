@@ -150,7 +150,7 @@ class SOEngine:
                 if type(off) is not int or off < 0 or off % 4 or off > _U32:
                     raise InvalidDescError(where, "pOffsets", off,
                                            "a byte offset (multiple of 4, a 32-bit counter: "
-                                           "rulebook 9.6) or -1 to append")
+                                           "rules 9.6) or -1 to append")
             checked.append((slot, v, buf, counter, coff, off))
         # Every view is valid: only now change state.
         for slot, v, buf, counter, coff, off in checked:
@@ -160,7 +160,7 @@ class SOEngine:
                     c = dev.device.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
                     known = (buf, c, 0)
                     remember(self._counters, id(buf), known)
-                    writes.append((c, 0, 0))  # new buffers start at 0 (rulebook 9.5)
+                    writes.append((c, 0, 0))  # new buffers start at 0 (rules 9.5)
                 counter, coff = known[1], known[2]
             if off is not None and off != -1 and off != _U32:
                 writes.append((counter, coff, off))

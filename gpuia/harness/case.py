@@ -279,7 +279,7 @@ def _vertex_buffers(value, where: str) -> dict[int, VertexBufferView | None]:
             raise CaseError(w, "missing required key 'slot'")
         if slot >= INPUT_SLOTS:
             raise InvalidDescError(w, "slot", slot, f"D3D12's input slots are 0.."
-                                                    f"{INPUT_SLOTS - 1} (rulebook 3.1)")
+                                                    f"{INPUT_SLOTS - 1} (rules 3.1)")
         if slot in views:
             raise CaseError(f"{w}.slot", f"slot {slot} is bound twice")
         if "data" not in entry:
@@ -667,7 +667,7 @@ def _stream_output(case: Case, so) -> None:
         filled = _uint(t, "filled_size", w, 0)
         if filled > 0xFFFFFFFF:
             raise InvalidDescError(w, "filled_size", filled,
-                                   "BufferFilledSize is a 32-bit counter (rulebook 9.6)")
+                                   "BufferFilledSize is a 32-bit counter (rules 9.6)")
         if filled % 4:
             raise InvalidDescError(w, "filled_size", filled,
                                    "BufferFilledSize must be a multiple of 4 (SO writes 32-bit "

@@ -33,7 +33,7 @@ __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint
 LINT_CODES = {
     "E001": ("invalid-layout", "CreateInputLayout would return E_INVALIDARG"),
     "E002": ("invalid-so", "CreateGraphicsPipelineState would reject the SO declaration"),
-    "W001": ("overlap", "two elements of one slot share bytes (legal, rulebook 3.3)"),
+    "W001": ("overlap", "two elements of one slot share bytes (legal, rules 3.3)"),
     "W002": ("padding", "bytes of a slot's vertex that no element reads"),
     "W003": ("pulling", "the layout takes gpuia's vertex-pulling path on this adapter"),
     "W004": ("slot-count", "a slot number or a slot count past the adapter's vertex buffers"),
@@ -47,7 +47,7 @@ LINT_CODES = {
                              "overlap)"),
     "W010": ("so-stream", "SO entries on streams 1-3: only a geometry shader writes them"),
     "E003": ("missing-input", "the vertex shader reads a semantic no element provides "
-                              "(CreateGraphicsPipelineState: E_INVALIDARG, rulebook 3.8)"),
+                              "(CreateGraphicsPipelineState: E_INVALIDARG, rules 3.8)"),
     "W011": ("input-type", "an element's format class differs from the shader input's type "
                            "(float fed by UINT/SINT or the reverse): the shader sees the raw "
                            "bits; D3D12's debug layer warns"),
@@ -175,7 +175,7 @@ def _digit_names(elements) -> list[Finding]:
             out.append(Finding("W008", label, f"SemanticName {name!r} ends in digits: an HLSL "
                                               f"input {name} is name {base} index {digits}, so "
                                               f"this element matches no shader input "
-                                              f"(rulebook 3.7)"))
+                                              f"(rules 3.7)"))
         key = f"{name.upper()}{index}"
         if key in keys:
             first = elements[keys[key]]
@@ -235,10 +235,10 @@ _KIND_WORDS = {"float": "float", "uint": "UINT", "sint": "SINT"}
 
 
 def link_findings(layout: InputLayout, signature) -> list[Finding]:
-    """The layout linked with a vertex shader's input signature (rulebook 3.7-3.9): E003 for
+    """The layout linked with a vertex shader's input signature (rules 3.7-3.9): E003 for
     every input no element provides (system-generated SV_VertexID / SV_InstanceID aside; an
     SV_Position input is an ordinary one), W011 for every input whose type class differs from
-    its element's format (raw bits reach the shader, rulebook 2.12). Elements the shader does
+    its element's format (raw bits reach the shader, rules 2.12). Elements the shader does
     not read are allowed and not reported."""
     from ..d3d.signature import SYSTEM_INPUTS
 
@@ -252,14 +252,14 @@ def link_findings(layout: InputLayout, signature) -> list[Finding]:
             out.append(Finding("E003", f"shader input {m.key}",
                                f"the vertex shader reads {m.key} ({m.wgsl_type}) and no element "
                                f"of the layout provides it (CreateGraphicsPipelineState would "
-                               f"return E_INVALIDARG, rulebook 3.8)"))
+                               f"return E_INVALIDARG, rules 3.8)"))
             continue
         kind = e.format.shader_type
         if kind != m.type:
             out.append(Finding("W011", e.label(),
                                f"{e.format.name} delivers {_KIND_WORDS[kind]} values to the "
                                f"shader's {m.type} input {m.key} ({m.wgsl_type}): it sees their "
-                               f"raw bits (rulebook 2.12; D3D12's debug layer warns)"))
+                               f"raw bits (rules 2.12; D3D12's debug layer warns)"))
     return out
 
 

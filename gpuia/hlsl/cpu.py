@@ -107,7 +107,7 @@ class CpuShader:
             if leaf.semantic not in ("SV_VERTEXID", "SV_INSTANCEID") and leaf.key not in inputs:
                 raise InvalidDescError("vertex shader", leaf.declaration, leaf.key,
                                        f"the shader reads {leaf.key} but the input layout has "
-                                       f"no element with that semantic (rulebook 3.8)")
+                                       f"no element with that semantic (rules 3.8)")
         groups = max(1, -(-n // CPU_GROUP))
         rows = groups * CPU_GROUP
         regions, blobs = [], []

@@ -48,7 +48,7 @@ _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.pipelines.CBV_GROUP)
 _QUIET = "39029,39001,38052,15601"  # register/binding notes, SO-only VS, ignored pragma
 
-_VS_ORDINARY_INPUTS = ("SV_POSITION", "SV_CLIPDISTANCE", "SV_CULLDISTANCE")  # rulebook 3.8
+_VS_ORDINARY_INPUTS = ("SV_POSITION", "SV_CLIPDISTANCE", "SV_CULLDISTANCE")  # rules 3.8
 
 
 @dataclass(frozen=True)
@@ -175,7 +175,7 @@ def _check_stage(stage: str, what: str, sig: EntrySignature) -> None:
                                    "a vertex shader's system-value inputs are SV_VertexID and "
                                    "SV_InstanceID (SV_Position, SV_ClipDistance and "
                                    "SV_CullDistance are ordinary elements of the input layout, "
-                                   "rulebook 3.8)")
+                                   "rules 3.8)")
         if lf.components != 1 or lf.kind not in ("uint", "sint"):
             raise InvalidDescError(what, lf.declaration, lf.hlsl_type,
                                    f"{lf.semantic} is a scalar uint")

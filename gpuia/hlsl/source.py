@@ -9,7 +9,7 @@ others change text within a line), so Slang's diagnostics point at the user's ow
   its ``half`` is 16-bit).
 * **System-value semantics** (``SV_Position``, ``SV_ClipDistance0``, ...) are renamed
   ``GPUIA_SV_...``: D3D lets a vertex shader read ``SV_Position`` from the input layout
-  (rulebook 3.8) and write any ``SV_ClipDistance`` vector, Slang refuses both, and gpuia's own
+  (rules 3.8) and write any ``SV_ClipDistance`` vector, Slang refuses both, and gpuia's own
   wrapper decides what each system value is anyway.
 * **noperspective with centroid or sample** (Slang refuses the pair) becomes the sampling
   modifier alone, and the declaration's semantic carries a mark gpuia reads back.

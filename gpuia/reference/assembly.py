@@ -2,11 +2,11 @@
 
 Input is a list of *segments*: runs of consecutive delivered vertices that one topology walks
 without interruption. A segment ends at a draw boundary, an instance boundary (every instance
-restarts the topology, rulebook 4.9) or a strip-cut index (5.4). Output is, per complete primitive,
+restarts the topology, rules 4.9) or a strip-cut index (5.4). Output is, per complete primitive,
 its vertices as positions in the delivered-vertex sequence, in D3D's order, and its adjacency
 vertices (adjacency topologies only). Incomplete primitives at a segment's end are dropped (4.9).
 
-Orders (rulebook 9.3): a triangle strip's triangle ``t`` is ``(t, t+1, t+2)`` for even ``t`` and
+Orders (rules 9.3): a triangle strip's triangle ``t`` is ``(t, t+1, t+2)`` for even ``t`` and
 ``(t, t+2, t+1)`` for odd ``t`` (winding kept, vertex ``t`` stays first); line strip segment ``t``
 is ``(t, t+1)``. Adjacency topologies give the same primitives over their non-adjacent vertices.
 Adjacency vertices are listed per edge, in the order of the D3D geometry shader's input

@@ -30,7 +30,7 @@ def case_name(arr: SourceArray) -> str:
 
 
 def declared_sizes(entries) -> dict[int, int]:
-    """Bytes per vertex declared for each output slot (gaps included, rulebook 8.5)."""
+    """Bytes per vertex declared for each output slot (gaps included, rules 8.5)."""
     sizes: dict[int, int] = {}
     for e in entries:
         sizes[e.output_slot] = sizes.get(e.output_slot, 0) + 4 * e.component_count
@@ -75,7 +75,7 @@ def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, se
             values[:, 4 * i:4 * i + 4] = rng.integers(0, 64, size=(vertices, 4)).astype(
                 np.uint32).view(np.float32)
     sizes = declared_sizes(desc.so_declaration)
-    # Without pBufferStrides a single slot's stride is its declared size (rulebook 8.8).
+    # Without pBufferStrides a single slot's stride is its declared size (rules 8.8).
     stride_of = {s: desc.buffer_strides[s] if desc.buffer_strides else sizes[s] for s in sizes}
     targets = [{"slot": s, "size": stride_of[s] * vertices * instances}
                for s in sorted(sizes) if s < SO_BUFFER_SLOT_COUNT]

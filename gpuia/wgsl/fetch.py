@@ -4,10 +4,10 @@ Every pulled slot is a ``var<storage, read> array<vec4<u32>>`` (group 1); severa
 one binding (an arena buffer). Each element gets a fetch function ``gpuia_fetch_<element>(vi,
 ii) -> vec4<u32>`` that
 
-* picks the vertex or instance index by the element's classification and step rate (rulebook
+* picks the vertex or instance index by the element's classification and step rate (rules
   4.3; rate 0: every instance reads the draw's first instance's data, rate N: instance
   ``first + (ii - first) / N``);
-* bounds the element as D3D12 does, the whole element against the view's SizeInBytes (rulebook
+* bounds the element as D3D12 does, the whole element against the view's SizeInBytes (rules
   6.3): an unbound slot reads (0, 0, 0, 0) (6.2), an element not wholly inside the view reads 0
   for the format's components and the (0, 0, 0, 1) fill for the others (6.1);
 * loads its little-endian words: one load per word when every address the draw uses is a

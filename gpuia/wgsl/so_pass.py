@@ -8,7 +8,7 @@ functions and writing each declaration entry's components where D3D would.
 Two entry points per draw:
 
 * ``gpuia_so_prepare`` (one invocation) decides how many primitives fit: every declared slot must
-  hold the whole primitive (rulebook 9.7), an unbound slot holds nothing (9.8), and once a
+  hold the whole primitive (rules 9.7), an unbound slot holds nothing (9.8), and once a
   primitive did not fit nothing more is written until the targets are set again. It records each
   slot's BufferFilledSize, advances the counters (which live in GPU buffers, so DrawAuto needs no
   readback) and accumulates the SO statistics (10.1, 10.2) as 64-bit counts.
@@ -268,7 +268,7 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
         if spec.index_size:
             mask = "0xffffu" if spec.index_size == 2 else "0xffffffffu"
             lines += [
-                "  // index read (D3D: outside the index view reads 0, rulebook 5.6). The position",
+                "  // index read (D3D: outside the index view reads 0, rules 5.6). The position",
                 "  // must not wrap past 2^32 (p < start_index), and is compared in indices, not",
                 "  // bytes, so that p * size cannot overflow either.",
                 "  let p_index = gpuia_so.start_index + j;",
@@ -298,7 +298,7 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
                      f"{_filled_before(slot.slot)} + t * {slot.stride}u) / 4u;")
         for e in slot.entries:
             if e.is_gap:
-                continue  # gaps leave their bytes untouched (rulebook 8.4)
+                continue  # gaps leave their bytes untouched (rules 8.4)
             words = [_output_word(e.member, e.start_component + c)
                      for c in range(e.component_count)]
             scalar = [f"w = r{j} + {e.byte_offset // 4 + c}u; "

@@ -5,9 +5,9 @@ unchanged. The generated ``gpuia_vs`` gets each input element as the four 32-bit
 delivers, ``e<element>``: on the **native** path from one ``@location`` input per element, typed
 by the element's format class (WebGPU requires the class to match) and bit cast back; on the
 pulling path from the element's fetch function (:mod:`gpuia.wgsl.fetch`). Struct members take
-them by bit cast (a float input fed by a UINT format sees raw bits, rulebook 2.12), truncated to
+them by bit cast (a float input fed by a UINT format sees raw bits, rules 2.12), truncated to
 the member's width. SV_VertexID and SV_InstanceID are the builtins minus the draw's start values,
-which WebGPU includes and D3D does not (rulebook 4.5, 4.6).
+which WebGPU includes and D3D does not (rules 4.5, 4.6).
 
 The result is the shader's SV_Position (or a position outside every clip volume when nothing is
 to be rasterized), or the varyings a linked pixel shader reads (:mod:`gpuia.wgsl.pixel`). A
@@ -49,7 +49,7 @@ def entry_prologue_lines(layout: InputLayout, native: bool, constants: bool) -> 
     """``vi`` (the fetched vertex index), ``sv_vertex_id`` and ``sv_instance_id`` (with the
     per-draw block: ``constants``), and ``e<element>`` for every element."""
     # vertex_shift: the part of a non-indexed draw's first vertex an adapter could not take
-    # (quirks.SIGNED_FIRST_VERTEX); 0 elsewhere. Wrapping u32 addition, as D3D's (rulebook 4.8).
+    # (quirks.SIGNED_FIRST_VERTEX); 0 elsewhere. Wrapping u32 addition, as D3D's (rules 4.8).
     body = [
         "  let vi = gpu_vi + gpuia_draw.vertex_shift;",
         "  let sv_vertex_id = vi - gpuia_draw.vertex_base;",

@@ -196,7 +196,7 @@ class PipelineState:
     @property
     def so(self):
         """The validated Stream Output declaration (None without one; empty declarations mean
-        no Stream Output, rulebook 10.3)."""
+        no Stream Output, rules 10.3)."""
         if self.stream_output is None:
             return None
         key = (self.signature, self.stream_output)

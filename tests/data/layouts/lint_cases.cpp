@@ -33,18 +33,18 @@ const D3D12_INPUT_ELEMENT_DESC digit_name[] = {
     { "TEXCOORD1", 0, DXGI_FORMAT_R32G32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
 };
 
-// E001: R32_FLOAT at offset 2 (alignment 4, rulebook 3.2).
+// E001: R32_FLOAT at offset 2 (alignment 4, rules 3.2).
 const D3D12_INPUT_ELEMENT_DESC misaligned[] = {
     { "PSIZE", 0, DXGI_FORMAT_R32_FLOAT, 0, 2, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
 };
 
-// E001: the same semantic twice, in two spellings (rulebook 3.12).
+// E001: the same semantic twice, in two spellings (rules 3.12).
 const D3D12_INPUT_ELEMENT_DESC duplicate[] = {
     { "COLOR", 0, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
     { "color", 0, DXGI_FORMAT_R8G8B8A8_UNORM, 1, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
 };
 
-// E002: components 2..4 of a 4-component output: StartComponent + ComponentCount > 4 (rulebook 8.2).
+// E002: components 2..4 of a 4-component output: StartComponent + ComponentCount > 4 (rules 8.2).
 const D3D12_SO_DECLARATION_ENTRY so_range[] = {
     { 0, "TEXCOORD", 0, 2, 3, 0 },
 };

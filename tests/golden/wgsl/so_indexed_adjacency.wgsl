@@ -228,7 +228,7 @@ fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {
     p = prim % gpuia_so.prims_per_instance;
   }
   let j = 2u * p + select(select(select(0u, 2u, k == 1u), 4u, k == 2u), select(select(0u, 4u, k == 1u), 2u, k == 2u), (p & 1u) == 1u);
-  // index read (D3D: outside the index view reads 0, rulebook 5.6). The position
+  // index read (D3D: outside the index view reads 0, rules 5.6). The position
   // must not wrap past 2^32 (p < start_index), and is compared in indices, not
   // bytes, so that p * size cannot overflow either.
   let p_index = gpuia_so.start_index + j;
