@@ -5,11 +5,12 @@ whole case files is the harness's job (:mod:`gpuia.harness.run_gpu`)."""
 from .._moved import moved_name
 from .context import Capture, Context, PipelineState
 from .device import AdapterInfo, Buffer, Caps, Device, get_device, list_adapters, select_adapter
-from .plan import Plan, plan_draw
+from .plan import DrawPath, IndexMode, Plan, plan_draw
 from .targets import TARGET_FORMATS, Texture
 
 __all__ = ["Capture", "Context", "PipelineState", "AdapterInfo", "Buffer", "Caps", "Device",
-           "get_device", "list_adapters", "select_adapter", "Plan", "plan_draw", "Texture",
+           "get_device", "list_adapters", "select_adapter", "Plan", "plan_draw", "DrawPath",
+           "IndexMode", "Texture",
            "TARGET_FORMATS"]
 
 
