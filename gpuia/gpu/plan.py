@@ -56,8 +56,21 @@ class _Named(str, enum.Enum):
 
     @classmethod
     def of(cls, value, where: str, field_name: str):
-        """The member ``value`` names (a member or its value); anything else raises
-        :class:`InvalidDescError` naming ``where`` and ``field_name``."""
+        """The member ``value`` names: a member is returned as it is, a string by its value
+        (exact case: ``"auto"``, not ``"AUTO"``).
+
+        Arguments:
+            value: a member, or a member's value.
+            where (str): the call or descriptor to name in the error (``"set_path"``).
+            field_name (str): the field to name in the error (``"path"``).
+
+        Returns:
+            The member.
+
+        Raises:
+            InvalidDescError: ``value`` is neither a member nor a member's value; the message
+                lists the values.
+        """
         if isinstance(value, cls):
             return value
         try:
@@ -68,11 +81,15 @@ class _Named(str, enum.Enum):
 
 
 class DrawPath(_Named):
-    """How a draw fetches its vertices: ``auto`` picks ``native`` (WebGPU's vertex fetch) when
-    it is exact for the draw, else ``pulling`` (gpuia's WGSL fetch from storage buffers);
-    forcing ``native`` where it is not exact is refused with the reasons. A :class:`Plan`'s
-    path is ``native`` or ``pulling``. Every public entry taking a path takes a member or its
-    string."""
+    """How a draw fetches its vertices.
+
+    ``auto`` picks ``native`` (WebGPU's vertex fetch) when it is exact for the draw, else
+    ``pulling`` (gpuia's WGSL fetch from storage buffers); forcing ``native`` where it is not
+    exact is refused with the reasons (:class:`~gpuia.errors.UnsupportedError`), and so is
+    forcing ``pulling`` where the adapter's storage limits rule it out. A :class:`Plan`'s path
+    is ``native`` or ``pulling``, never ``auto``. A str enum: members equal, hash and print as
+    their strings, and every public entry taking a path takes a member or its string
+    (:meth:`of`; anything else is an :class:`~gpuia.errors.InvalidDescError`)."""
 
     AUTO = "auto"
     NATIVE = "native"
@@ -80,13 +97,14 @@ class DrawPath(_Named):
 
 
 class IndexMode(_Named):
-    """How a draw's vertices are sequenced on the GPU (:class:`IndexPlan`):
+    """How a draw's vertices are sequenced on the GPU (:class:`IndexPlan`).
 
-    ``none``: a non-indexed draw (or one that delivers nothing), drawn as is; ``direct``: the
+    A str enum like :class:`DrawPath` (members equal their strings). ``none``: a non-indexed draw (or one that delivers nothing), drawn as is; ``direct``: the
     user's index buffer bound as is; ``host``: gpuia uploads a uint32 stream it built from the
     indices on the host; ``gpu``: the indices are only on the GPU and WebGPU cannot draw them as
     they are, so the GPU index pass (:mod:`gpuia.gpu.index_pass`) lists the draw's complete
-    primitives there and the matching list topology draws them indirectly."""
+    primitives there and the matching list topology draws them indirectly (D3D's cuts, rules
+    5.2-5.4, applied there)."""
 
     NONE = "none"
     DIRECT = "direct"
@@ -127,10 +145,23 @@ class IndexPlan:
 
 @dataclass
 class Plan:
-    """One planned draw: ``path`` (:class:`DrawPath` ``native`` or ``pulling``, or its value,
-    stored as the member), the ``reasons`` the native path was ruled out (or forced), how the
-    indices reach the GPU (``index``) and the D3D slots the layout uses, ascending (the
-    compacted WebGPU order)."""
+    """One planned draw: which path fetches its vertices, why, and how its indices reach the
+    GPU. What :func:`plan_draw` and the ``draw_*`` calls of :class:`~gpuia.gpu.Context` return,
+    and what ``gpuia run --explain`` prints (:meth:`explain`).
+
+    Arguments:
+        path (DrawPath | str): ``native`` or ``pulling`` (a :class:`DrawPath` or its value,
+            stored as the member).
+        reasons (list of str): why the native path was ruled out, or ``"forced by
+            path=pulling"`` first when it was forced; empty for a native draw.
+        index (IndexPlan): how the draw's vertices are sequenced on the GPU
+            (``index.mode``, an :class:`IndexMode`, and ``index.reasons``).
+        slots (tuple of int): the D3D input slots the layout uses, ascending (the compacted
+            WebGPU vertex buffer order).
+
+    Raises:
+        InvalidDescError: ``path`` is no :class:`DrawPath` value.
+    """
 
     path: DrawPath | str
     reasons: list[str]
@@ -142,6 +173,13 @@ class Plan:
             self.path = DrawPath.of(self.path, "Plan", "path")
 
     def explain(self) -> str:
+        """The plan as text: a ``path: ...`` line, then one indented line per reason (``every
+        slot is expressible natively`` when there is none) and one per index reason, prefixed
+        ``indices:``.
+
+        Returns:
+            The lines joined with newlines (no trailing newline).
+        """
         lines = [f"path: {self.path}"]
         lines += [f"  - {r}" for r in self.reasons] or ["  - every slot is expressible natively"]
         lines += [f"  - indices: {r}" for r in self.index.reasons]
@@ -521,9 +559,30 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
               capture: bool = False, stream_output: bool = False) -> Plan:
     """Choose the path of one draw, exactly as :meth:`gpuia.gpu.Context.draw` does for the same
     layout, views and adapter (``caps``; a rendering draw's primitive assembly as for a
-    pipeline without flat pixel inputs).
+    pipeline without flat pixel inputs). Touches no GPU: the plan is what every WebGPU rule
+    gpuia knows says, decided before anything could be submitted.
+
+    With ``auto`` the native path is chosen only where it is exact, by the rules the module
+    docstring lists (every fetch of the draw inside its view among them: D3D reads zeros past
+    a view, rules 6.1 and 6.3, and WebGPU would not). Indices D3D reads past the index view read 0 (rules 5.6), a NULL
+    index view reads 0 everywhere (rules 5.5), and strip cuts follow ``strip_cut_value``
+    (rules 5.2-5.4): where WebGPU would draw the user's index buffer otherwise, gpuia builds
+    its own stream (on the host when the buffer has a host copy, else with the GPU index
+    pass).
 
     Arguments:
+        layout (InputLayout): the pipeline state's input layout.
+        views (dict): input slot -> :class:`~gpuia.d3d.desc.VertexBufferView` (or None: a
+            NULL binding) at draw time; slots not listed are unbound.
+        draw: the :class:`~gpuia.d3d.desc.DrawInstanced` or
+            :class:`~gpuia.d3d.desc.DrawIndexedInstanced` (a draw that delivers nothing is
+            planned as its empty form).
+        topo (TopologyInfo): the primitive topology's row
+            (:func:`gpuia.d3d.topology.topology_info`).
+        caps (Caps): the adapter's limits, features and quirks (``Device.caps``).
+        index_buffer (IndexBufferView | None): the bound index buffer view of an indexed
+            draw (None: a NULL view).
+        strip_cut_value (StripCutValue): the pipeline state's IBStripCutValue (a member).
         path: a :class:`DrawPath` or its value: ``auto``, or ``native`` / ``pulling`` to force
             one; forcing native where it cannot be exact raises :class:`UnsupportedError`
             with the reasons; anything else raises :class:`InvalidDescError`.
@@ -532,6 +591,15 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
 
     Returns:
         The :class:`Plan`: the path, the reasons, and how the indices reach the GPU.
+
+    Raises:
+        InvalidDescError: ``path`` is no :class:`DrawPath` value.
+        UnsupportedError: the forced native path is not exact, the pulling path the draw
+            needs exceeds the adapter's storage limits, the draw has more indices (or
+            captured vertices) per instance than gpuia reads on the host
+            (:data:`HOST_INDEX_LIMIT`), a capture needs rewritten indices that only the GPU
+            holds, or a draw the GPU index pass lists starts at an instance other than 0 on
+            an adapter without ``indirect-first-instance``; each message says which.
     """
     path = DrawPath.of(path, "draw", "path")
     static = static_plan(layout, views, caps, capture, stream_output)
