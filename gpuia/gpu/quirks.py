@@ -47,18 +47,50 @@ __all__ = ["Quirk", "QUIRKS", "FETCH", "NO_PRIMITIVE_RESTART", "LAST_PROVOKING_V
            "UNIFORM_TWO_ROW_MATRICES", "EFFECTS", "quirks_for", "has_effect"]
 
 FETCH = "fetch"
+"""Effect: WebGPU's vertex fetch of some elements (a row's ``affects``) differs; draws of those
+elements are pulled."""
 NO_PRIMITIVE_RESTART = "no-primitive-restart"
+"""Effect: strips are drawn as if no index restarted them; a rendering strip draw with a cut is
+drawn as the matching list."""
 LAST_PROVOKING_VERTEX = "last-provoking-vertex"
+"""Effect: flat pixel inputs come from a primitive's last vertex; a draw whose pixel shader
+reads one is drawn as a list with each primitive rotated."""
 SIGNED_FIRST_VERTEX = "signed-first-vertex"
+"""Effect: a non-indexed draw's first vertex is signed 32-bit; from StartVertexLocation >= 2**31
+the vertex stage adds it, and the native path refuses such draws."""
 ONE_DEVICE = "one-device"
+"""Effect: dropping one wgpu device of the adapter breaks the others; every gpuia Device there
+shares one, kept for the process."""
 DEPTH_REMAP = "depth-remap"
+"""Effect: depth goes through OpenGL's [-1, 1] clip range and may lose its lowest bits;
+documented only (nothing in WebGPU routes around it)."""
 UNIFORM_TWO_ROW_MATRICES = "uniform-two-row-matrices"
+"""Effect: a uniform's 2-row matrices read wrong values; a pipeline state whose shaders declare
+one is refused on the adapter."""
 EFFECTS = (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERTEX, ONE_DEVICE,
            DEPTH_REMAP, UNIFORM_TWO_ROW_MATRICES)
+"""Every effect a :class:`Quirk` may have (the module docstring says what each one does)."""
 
 
 @dataclass(frozen=True)
 class Quirk:
+    """One measured difference between an adapter and Direct3D: which adapters, what the
+    planner does about it (its effect), why, and what shows it. A frozen value; the rows are
+    :data:`QUIRKS`, and a :class:`~gpuia.gpu.device.Caps` holds those of its adapter
+    (:func:`quirks_for`). Nothing is validated when a row is made.
+
+    Arguments:
+        adapter (str): a case-insensitive substring of the summaries of the adapters it
+            applies to (``"llvmpipe"``, ``"via OpenGL"``).
+        effect (str): one of :data:`EFFECTS`.
+        reason (str): what differs, in words: ``Caps.as_dict`` (``gpuia adapters``) lists
+            it, and a :data:`FETCH` row's reason is among the plan reasons of the draws it
+            sends to pulling.
+        shown_by (str): the case file or test that shows the difference.
+        affects: for :data:`FETCH`, a callable taking a resolved layout element and returning
+            whether its fetch differs; None for the other effects.
+    """
+
     adapter: str  # case-insensitive substring of the adapter summary
     effect: str  # one of the effects above
     reason: str
@@ -103,14 +135,33 @@ QUIRKS: tuple[Quirk, ...] = (
           "column strides (GLSL's std140), not WGSL's 8: the values come out wrong",
           "tests/test_wgsl_bounds.py::test_two_row_uniform_matrix_quirk_is_measured"),
 )
+"""Every known quirk, one row per (adapters, effect); the measurements are in
+docs/known-adapter-issues.md."""
 
 
 def quirks_for(summary: str) -> tuple[Quirk, ...]:
-    """The quirks of the adapter with this summary."""
+    """The quirks of the adapter with this summary: the rows of :data:`QUIRKS` whose
+    ``adapter`` occurs in it, compared case-insensitively.
+
+    Arguments:
+        summary (str): the adapter's summary (``wgpu.GPUAdapter.summary``, such as
+            ``"llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via Vulkan"``).
+
+    Returns:
+        The matching :class:`Quirk` rows, in :data:`QUIRKS` order (empty when none applies).
+    """
     s = summary.lower()
     return tuple(q for q in QUIRKS if q.adapter.lower() in s)
 
 
 def has_effect(quirks, effect: str) -> bool:
-    """Whether any of ``quirks`` has ``effect``."""
+    """Whether any of ``quirks`` has ``effect``.
+
+    Arguments:
+        quirks: :class:`Quirk` rows (``Caps.quirks``, or what :func:`quirks_for` returns).
+        effect (str): one of :data:`EFFECTS`.
+
+    Returns:
+        True when at least one row has that effect.
+    """
     return any(q.effect == effect for q in quirks)
