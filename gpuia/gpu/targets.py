@@ -58,6 +58,12 @@ TARGET_FORMATS: dict[str, TargetFormat] = {f.name: f for f in (
     TargetFormat("D24_UNORM_S8_UINT", "depth24plus-stencil8", 4, "<u4", 1, depth=True,
                  stencil=True, readable=False),
 )}
+"""DXGI format name (without ``DXGI_FORMAT_``) -> :class:`TargetFormat`: every render-target and
+depth-stencil format gpuia renders into, with its WebGPU texture format, texel size and the numpy
+type :meth:`Texture.read` returns. Formats not listed are refused where a target format is
+named (:class:`~gpuia.errors.InvalidDescError`); a device may render into fewer
+(``Caps.target_formats``: OpenGL ES lacks some), which its target creation refuses
+(:class:`~gpuia.errors.UnsupportedError`). D24_UNORM_S8_UINT cannot be read back."""
 _BY_WEBGPU = {f.webgpu: f for f in TARGET_FORMATS.values()}
 
 CULL_MODES = {"NONE": "none", "FRONT": "front", "BACK": "back"}
@@ -120,11 +126,29 @@ class Texture:
     """A 2-D render target or depth-stencil buffer on a gpuia device.
 
     Create with :meth:`Device.create_render_target` / :meth:`Device.create_depth_stencil`, or wrap
-    a texture made elsewhere with :meth:`from_wgpu`. ``view`` is the wgpu view draws render into.
-    Free it with :meth:`release` or a ``with`` block (``wgpu`` and ``view`` then name the
-    destroyed wgpu objects: do not use them). On textures gpuia created, ``wgpu.destroy()`` is
-    routed to :meth:`release`; destroying the wgpu texture any other way is unsupported (the
-    next submit that uses it aborts the process).
+    a texture made elsewhere with :meth:`from_wgpu`; those validate, the constructor itself
+    does not (it trusts its caller to pass a texture of ``fmt`` on ``device``). ``view`` is the
+    wgpu view draws render into (a default view of the whole texture). Free it with
+    :meth:`release` or a ``with`` block (``wgpu`` and ``view`` then name the destroyed wgpu
+    objects: do not use them). On textures gpuia created, ``wgpu.destroy()`` is routed to
+    :meth:`release`; destroying the wgpu texture any other way is unsupported (the next submit
+    that uses it aborts the process).
+
+    Arguments:
+        device (Device): the gpuia device the texture belongs to.
+        texture: the ``wgpu.GPUTexture``.
+        fmt (TargetFormat): its format's row of :data:`TARGET_FORMATS`.
+        owned (bool): whether gpuia made it and so destroys it on :meth:`release` (False for
+            :meth:`from_wgpu`: its owner destroys it).
+
+    Attributes:
+        device (Device): the device.
+        wgpu: the ``wgpu.GPUTexture``.
+        view: the ``wgpu.GPUTextureView`` draws render into.
+        format (TargetFormat): the format.
+        width, height (int): the size in texels.
+        owned (bool): see above.
+        released (bool): True once :meth:`release` was called.
     """
 
     released = False  # set by release(): every later use raises InvalidDescError
@@ -152,17 +176,48 @@ class Texture:
         destroyed at once when no context of the device has unsubmitted work, else after each
         such context's next submit (as :meth:`gpuia.gpu.Buffer.release`), so draws recorded
         into it still run. A texture wrapped with :meth:`from_wgpu` is not destroyed (its owner
-        decides; flush first)."""
+        decides; flush first). Raises nothing."""
         if self.device.mark_released(self):
             release_resource(self, (self.wgpu, self.view) if self.owned else ())
 
     def check_live(self, where: str, field_name: str = "texture") -> None:
-        """InvalidDescError naming ``where`` and ``field_name`` if the texture was released."""
+        """Refuse a released texture: what every binding of it calls first.
+
+        Arguments:
+            where (str): the call to name in the error (``"OMSetRenderTargets"``).
+            field_name (str): the field to name in the error.
+
+        Raises:
+            InvalidDescError: the texture was released (:meth:`release`, or its ``.wgpu``
+                destroyed).
+        """
         if self.released:
             raise released_error(where, field_name, self)
 
     @classmethod
     def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> "Texture":
+        """A new texture gpuia owns, validated before wgpu is called: what
+        :meth:`Device.create_render_target` and :meth:`Device.create_depth_stencil` run. Its
+        usage lets it be rendered into, bound and, where WebGPU allows, copied out.
+
+        Arguments:
+            device (Device): the gpuia device to create it on.
+            width, height (int): the size in texels, each in 1..``max-texture-dimension-2d``.
+            fmt: a format of :data:`TARGET_FORMATS` (a :class:`TargetFormat` or its DXGI name,
+                ``DXGI_FORMAT_`` prefix optional).
+            depth (bool): True for a depth-stencil format, False for a color format.
+
+        Returns:
+            The :class:`Texture` (owned: :meth:`release` destroys it).
+
+        Raises:
+            InvalidDescError: ``fmt`` is no format of the table or of the wrong kind, or a
+                size is no integer in range.
+            UnsupportedError: the device cannot render into the format (the message lists
+                those of the same kind it can), or wgpu refused the texture.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         fmt = target_format(fmt, "Format", depth=depth)
         limit = device.caps.max_texture_dimension_2d
         for name, v in (("Width", width), ("Height", height)):
@@ -188,7 +243,21 @@ class Texture:
         :data:`TARGET_FORMATS`: single-sampled, one mip level, one layer, with
         RENDER_ATTACHMENT usage, of ``device``. Flush every context that drew into it before
         presenting or destroying it: WebGPU aborts the process when a submission uses a
-        destroyed texture, and gpuia cannot see a texture it did not create go away."""
+        destroyed texture, and gpuia cannot see a texture it did not create go away.
+
+        Arguments:
+            device (Device): the gpuia device whose wgpu device made ``texture``.
+            texture: the ``wgpu.GPUTexture``.
+
+        Returns:
+            A :class:`Texture` that does not own ``texture`` (:meth:`release` marks it
+            released and leaves the wgpu texture to its owner).
+
+        Raises:
+            InvalidDescError: the format is not in the table, or the texture lacks
+                RENDER_ATTACHMENT usage, has several samples, mip levels or layers, or
+                belongs to another wgpu device (the message names which).
+        """
         import wgpu
 
         fmt = _BY_WEBGPU.get(str(texture.format))
@@ -218,7 +287,20 @@ class Texture:
     def read(self) -> np.ndarray:
         """The texture's contents, ``(height, width, channels)`` of the format's numpy type
         (``(height, width)`` for one channel); waits for the GPU. Refused for formats WebGPU
-        cannot copy out (D24_UNORM_S8_UINT) and after :meth:`release`."""
+        cannot copy out (D24_UNORM_S8_UINT) and after :meth:`release`. Reads what has been
+        submitted: flush the contexts that draw into it first.
+
+        Returns:
+            A C-contiguous numpy array (the rows without WebGPU's 256-byte copy padding);
+            a depth format's depth aspect only.
+
+        Raises:
+            InvalidDescError: the texture was released, or its format cannot be copied out.
+            UnsupportedError: a depth texture on a device that cannot copy depth to a buffer
+                (``Caps.depth_copies`` False: wgpu's OpenGL backend), or wgpu refused the copy.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         self.check_live("Texture.read")
         if not self.format.readable:
             raise InvalidDescError("Texture.read", "Format", self.format.name,
