@@ -304,7 +304,46 @@ class Context:
         else:
             self._owner = _get_ident()
         try:
-            self._ia.set_vertex_buffers(start_slot, buffers, strides, offsets)
+            ia = self._ia
+            states = self._states
+            # The common rebind, inlined here (the hottest call with draw_instanced: a call into
+            # IAState costs as much as the rest): D3D11 form, plain ints, every (buffer, stride,
+            # offset) validated before, so found in the IA's view cache. Views are applied only
+            # once all are found (a failing call changes nothing); anything else is IAState's.
+            if (strides is not None and type(start_slot) is int
+                    and (type(buffers) is list or type(buffers) is tuple)
+                    and (type(strides) is list or type(strides) is tuple)):
+                n = len(buffers)
+                if (0 <= start_slot and start_slot + n <= ia.slot_count and len(strides) >= n
+                        and (offsets is None
+                             or ((type(offsets) is list or type(offsets) is tuple)
+                                 and len(offsets) >= n))):
+                    cache = ia.view_cache
+                    found = []
+                    for i in range(n):
+                        st = strides[i]
+                        off = 0 if offsets is None else offsets[i]
+                        if type(st) is not int or type(off) is not int:
+                            break
+                        b = buffers[i]
+                        v = cache.get((id(b), st, off))
+                        if v is None or v.buffer is not b or b.released:
+                            break
+                        found.append(v)
+                    else:
+                        if not ia.so_bound or not any(id(v.buffer) in ia.so_bound for v in found):
+                            views, ids, pos = ia.views, states.bound_ids, states.slot_pos
+                            slot = start_slot
+                            for v in found:
+                                if views.get(slot) is not v:
+                                    views[slot] = v
+                                    j = pos.get(slot)
+                                    if j is not None:
+                                        ids[j] = id(v)  # the state key, updated in place
+                                    states.dirty = True
+                                slot += 1
+                            return
+            ia.set_vertex_buffers(start_slot, buffers, strides, offsets)
         finally:
             if lock is not None:
                 self._owner = None

@@ -63,47 +63,12 @@ class IAState:
         self.states.invalidate()
 
     def set_vertex_buffers(self, start_slot: int, buffers, strides=None, offsets=None) -> None:
-        """IASetVertexBuffers (see :meth:`gpuia.gpu.Context.ia_set_vertex_buffers`). A call that
-        fails changes nothing."""
+        """IASetVertexBuffers (see :meth:`gpuia.gpu.Context.ia_set_vertex_buffers`, which first
+        tries the rebind of views already in :attr:`view_cache` itself). A call that fails
+        changes nothing."""
         if buffers is None:
             return
         states = self.states
-        # The common rebind first (the hottest call with draw_instanced): D3D11 form, plain
-        # ints, every (buffer, stride, offset) validated before, so found in the view cache.
-        # Views are applied only once all are found (a failing call changes nothing).
-        if (strides is not None and type(start_slot) is int
-                and (type(buffers) is list or type(buffers) is tuple)
-                and (type(strides) is list or type(strides) is tuple)):
-            n = len(buffers)
-            if (0 <= start_slot and start_slot + n <= self.slot_count and len(strides) >= n
-                    and (offsets is None
-                         or ((type(offsets) is list or type(offsets) is tuple)
-                             and len(offsets) >= n))):
-                cache = self.view_cache
-                found = []
-                for i in range(n):
-                    st = strides[i]
-                    off = 0 if offsets is None else offsets[i]
-                    if type(st) is not int or type(off) is not int:
-                        break
-                    b = buffers[i]
-                    v = cache.get((id(b), st, off))
-                    if v is None or v.buffer is not b or b.released:
-                        break
-                    found.append(v)
-                else:
-                    if not self.so_bound or not any(id(v.buffer) in self.so_bound for v in found):
-                        views, ids, pos = self.views, states.bound_ids, states.slot_pos
-                        slot = start_slot
-                        for v in found:
-                            if views.get(slot) is not v:
-                                views[slot] = v
-                                j = pos.get(slot)
-                                if j is not None:
-                                    ids[j] = id(v)  # the state key, updated in place
-                                states.dirty = True
-                            slot += 1
-                        return
         if type(buffers) is not list and type(buffers) is not tuple:
             buffers = as_list(buffers, "ppVertexBuffers")
         if strides is not None and type(strides) is not list and type(strides) is not tuple:
