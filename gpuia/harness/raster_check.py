@@ -15,7 +15,7 @@ for such pixel shaders: that is checked too.
 
 Refused with a reason (the check reports ``not run``): a draw of more than
 :data:`MAX_RASTER_PRIMITIVES` primitives or :data:`MAX_RASTER_FRAGMENTS` fragments, and what the
-rendering path itself refuses (indices only on the GPU where gpuia must rewrite them).
+rendering path itself refuses (its reason is reported).
 """
 
 from __future__ import annotations
