@@ -59,7 +59,41 @@ _FEATURES = ("vertex-writable-storage", "indirect-first-instance")
 
 @dataclass(frozen=True)
 class Caps:
-    """The limits and features of a device that gpuia's decisions depend on."""
+    """The limits and features of a device that gpuia's decisions depend on: every planner
+    and check reads them from here, never assumes them. A frozen value. A :class:`Device`'s
+    caps are read from its wgpu device and also probe what the limits do not say
+    (``target_formats``, ``depth_copies``); an adapter listing's (:func:`list_adapters`) are
+    read from the adapter and probe nothing.
+
+    Arguments:
+        max_vertex_buffers, max_vertex_attributes (int): WebGPU's limits of those names
+            (hyphenated in WebGPU: ``max-vertex-buffers``, ...), as every limit below.
+        max_vertex_buffer_array_stride (int): the largest native vertex buffer stride.
+        max_storage_buffers_per_shader_stage (int): storage buffers one stage binds.
+        max_storage_buffer_binding_size, max_buffer_size (int): bytes of one storage
+            binding, of one buffer.
+        max_uniform_buffer_binding_size (int): bytes of one uniform binding.
+        min_uniform_buffer_offset_alignment (int): alignment of a uniform binding's offset.
+        min_storage_buffer_offset_alignment (int): alignment of a storage binding's offset.
+        max_compute_workgroups_per_dimension (int): workgroups of one dispatch, per dimension.
+        max_inter_stage_shader_variables (int): vertex-to-pixel shader variables.
+        max_bind_groups (int): bind groups of one pipeline layout.
+        max_color_attachments (int): color targets of one render pass.
+        max_color_attachment_bytes_per_sample (int): bytes of one sample over all of them.
+        max_texture_dimension_2d (int): the largest 2-D texture side.
+        vertex_writable_storage (bool): the ``vertex-writable-storage`` feature (a capture's
+            ``storage`` route).
+        indirect_first_instance (bool): the ``indirect-first-instance`` feature (an indirect
+            draw's first instance other than 0).
+        vertex_formats (frozenset): WebGPU vertex formats this wgpu build can use
+            (:func:`supported_vertex_formats`).
+        quirks (tuple): the :class:`~gpuia.gpu.quirks.Quirk` rows of the adapter.
+        target_formats (frozenset | None): WebGPU formats of
+            :data:`~gpuia.gpu.targets.TARGET_FORMATS` the device renders into; None where
+            not probed.
+        depth_copies (bool | None): whether the device copies a depth texture to a buffer;
+            None where not probed.
+    """
 
     max_vertex_buffers: int
     max_vertex_attributes: int
@@ -89,12 +123,33 @@ class Caps:
 
     @classmethod
     def from_wgpu(cls, limits: dict, features: Iterable[str]) -> "Caps":
+        """The caps of wgpu's ``limits`` and ``features`` (a ``GPUAdapter``'s or a
+        ``GPUDevice``'s), with this wgpu build's vertex formats; no quirks, nothing probed.
+
+        Arguments:
+            limits (dict): wgpu's limits, keyed by WebGPU's hyphenated names.
+            features: wgpu's feature names.
+
+        Returns:
+            The :class:`Caps`.
+
+        Raises:
+            KeyError: ``limits`` lacks a limit gpuia reads.
+        """
         features = set(features)
         kw = {k.replace("-", "_"): int(limits[k]) for k in _LIMIT_KEYS}
         kw.update({f.replace("-", "_"): f in features for f in _FEATURES})
         return cls(**kw, vertex_formats=supported_vertex_formats())
 
     def as_dict(self) -> dict:
+        """The caps as JSON-ready values (what ``gpuia adapters --json`` prints as
+        ``limits``): every field by name, ``vertex_formats`` and ``target_formats`` as sorted
+        lists, ``quirks`` as their reasons; ``target_formats`` and ``depth_copies`` left out
+        where not probed.
+
+        Returns:
+            A new dict.
+        """
         d = dict(self.__dict__)
         d["vertex_formats"] = sorted(self.vertex_formats)
         for probed in ("target_formats", "depth_copies"):  # what only a Device knows
@@ -132,7 +187,18 @@ def supported_vertex_formats() -> frozenset:
 
 @dataclass(frozen=True)
 class AdapterInfo:
-    """What ``gpuia adapters`` prints for one adapter."""
+    """What ``gpuia adapters`` prints for one adapter (:func:`list_adapters`). A frozen value.
+
+    Arguments:
+        index (int): the adapter's position in wgpu's enumeration (the same in every call
+            of one process).
+        summary (str): wgpu's summary of the adapter (what ``--adapter`` matches).
+        name (str): the device name wgpu reports.
+        backend (str): the wgpu backend (``Vulkan``, ``OpenGL``, ...; ``?`` if unknown).
+        type (str): the adapter type (``DiscreteGPU``, ``CPU``, ...; ``?`` if unknown).
+        caps (Caps): the adapter's limits, features and quirks (not probed).
+        features (tuple of str): every feature the adapter has, sorted.
+    """
 
     index: int
     summary: str
@@ -143,6 +209,7 @@ class AdapterInfo:
     features: tuple[str, ...] = field(default=(), repr=False)
 
     def as_dict(self) -> dict:
+        """The adapter's ``name``, ``backend``, ``type`` and ``summary`` as a new dict."""
         return {"name": self.name, "backend": self.backend, "type": self.type,
                 "summary": self.summary}
 
@@ -264,7 +331,16 @@ def _info(i: int, a) -> AdapterInfo:
 
 
 def list_adapters() -> list[AdapterInfo]:
-    """Every adapter wgpu can enumerate on this machine."""
+    """Every adapter wgpu can enumerate on this machine. wgpu enumerates them once per process
+    (enumerating again breaks an existing OpenGL device); later calls describe the same
+    adapters. Makes no device.
+
+    Returns:
+        An :class:`AdapterInfo` per adapter, in wgpu's order.
+
+    Raises:
+        UnsupportedError: wgpu cannot enumerate adapters at all.
+    """
     return [_info(i, a) for i, a in enumerate(_adapters())]
 
 
@@ -289,9 +365,24 @@ def select_adapters(substring: str | None = None, backend: str | None = None):
 
 
 def select_adapter(substring: str | None = None, backend: str | None = None):
-    """The adapter to use: the first match of ``substring`` (default env ``GPUIA_ADAPTER``) and
-    ``backend`` (default env ``GPUIA_BACKEND``), preferring Vulkan, Metal and D3D12 over OpenGL
-    when nothing is asked (wgpu's GL backend ignores primitive restart)."""
+    """The adapter to use: among the adapters whose summary contains ``substring`` and whose
+    backend is ``backend``, the preferred one: any backend before OpenGL (wgpu's GL backend
+    ignores primitive restart and takes flat inputs from the last vertex: gpuia works around
+    both at a cost), then a discrete GPU, an integrated one, a virtual one, a CPU one.
+
+    Arguments:
+        substring (str | None): a case-insensitive substring of the adapter's summary;
+            ``"all"`` or empty matches every adapter. Default: env ``GPUIA_ADAPTER``.
+        backend (str | None): the wgpu backend name, compared case-insensitively
+            (``Vulkan``, ``OpenGL``, ``Metal``, ``D3D12``). Default: env ``GPUIA_BACKEND``.
+
+    Returns:
+        The ``wgpu.GPUAdapter`` (no device is made).
+
+    Raises:
+        UnsupportedError: no adapter matches (the message lists them all), or wgpu cannot
+            enumerate adapters.
+    """
     substring = substring if substring is not None else os.environ.get("GPUIA_ADAPTER") or None
     backend = backend if backend is not None else os.environ.get("GPUIA_BACKEND") or None
     chosen = select_adapters(substring, backend)
@@ -364,9 +455,32 @@ class Buffer:
 
     Arguments:
         device (Device): the owner.
-        size (int): bytes (rounded up to a multiple of 4 on the GPU, as WebGPU requires).
-        bind (iterable of str): D3D bind flags from :data:`BIND_FLAGS`.
-        data: optional initial contents (see :func:`host_bytes`); kept as the host copy.
+        size (int): bytes, 0 or more (the wgpu buffer is rounded up to a multiple of 16, at
+            least 16: shaders read it as 16-byte units).
+        bind (iterable of str): D3D bind flags from :data:`BIND_FLAGS` (a single flag may be
+            given as a str).
+        data: optional initial contents of exactly ``size`` bytes (see :func:`host_bytes`);
+            kept as the host copy, read-only.
+        label (str): the wgpu buffer's label.
+
+    Raises:
+        InvalidDescError: ``device`` is no gpuia Device, a bind flag is unknown, ``size`` is
+            no integer or negative, ``label`` no str, or ``data`` is no host bytes or not
+            ``size`` bytes.
+        UnsupportedError: the buffer exceeds the adapter's ``max-buffer-size`` (a constant
+            buffer: ``max-uniform-buffer-binding-size``), or wgpu refused it.
+        DeviceLostError: the device was lost.
+        GpuOutOfMemoryError: the adapter is out of memory.
+
+    Attributes:
+        device (Device): the owner.
+        size (int): the size asked for, in bytes.
+        bind (frozenset): the bind flags.
+        host (numpy.ndarray | None): the read-only host copy (uint8, ``size`` bytes), kept in
+            step with :meth:`write`; None for a buffer made without data, once it was bound as
+            a Stream Output target (the GPU writes it), and once a released buffer's wgpu
+            buffer is destroyed.
+        released (bool): True once :meth:`release` was called.
 
     ``wgpu`` is the wgpu buffer. Free it with :meth:`release` or a ``with`` block, not with
     ``wgpu.destroy()``: wgpu-py has no destroyed flag gpuia could check before a submit, so on
@@ -448,7 +562,7 @@ class Buffer:
         the host copy dropped) at once only when no context of the device has unsubmitted work
         or is inside a call on another thread; otherwise after each such context has submitted
         (its next :meth:`~gpuia.gpu.Context.flush`, or end_capture for a capture in progress).
-        ``wgpu`` keeps naming the (destroyed) wgpu buffer: do not use it."""
+        ``wgpu`` keeps naming the (destroyed) wgpu buffer: do not use it. Raises nothing."""
         if self.device.mark_released(self):  # two threads releasing one buffer: one retires it
             release_resource(self, (self.wgpu,), self._drop_host)
 
@@ -456,19 +570,41 @@ class Buffer:
         self.host = None
 
     def check_live(self, where: str) -> None:
-        """InvalidDescError naming ``where`` if the buffer was released."""
+        """Refuse a released buffer: what every binding of it calls first.
+
+        Arguments:
+            where (str): the call to name in the error (``"IASetIndexBuffer"``).
+
+        Raises:
+            InvalidDescError: the buffer was released (:meth:`release`, or its ``.wgpu``
+                destroyed).
+        """
         if self.released:
             raise released_error(where, "buffer", self)
 
     @property
     def nbytes(self) -> int:
+        """The buffer's size in bytes (:attr:`size`, the size asked for, not the padded one)."""
         return self.size
 
     def write(self, data, offset: int = 0) -> None:
         """Replace bytes ``offset .. offset + len(data)`` (queued: draws submitted later see
         them; draws already encoded but not flushed see them too, as with UpdateSubresource on a
         deferred context, so flush between frames that differ). Both ends must be multiples of 4
-        (WebGPU's copy alignment); the host copy, if any, follows."""
+        (WebGPU's copy alignment); the host copy, if any, follows (as a new read-only array).
+
+        Arguments:
+            data: the bytes (bytes-like or a numpy array, as :func:`host_bytes` takes).
+            offset (int): the first byte written.
+
+        Raises:
+            InvalidDescError: the buffer was released, ``data`` is no host bytes, ``offset``
+                or the length is negative or no multiple of 4, or the bytes run past the
+                buffer's size; nothing is written then.
+            UnsupportedError: wgpu refused the write.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         self.check_live("Buffer.write")
         raw = host_bytes(data, "Buffer.write")
         if type(offset) is not int or offset < 0 or offset % 4 or raw.shape[0] % 4:
@@ -486,7 +622,18 @@ class Buffer:
             self.host = host
 
     def read(self) -> bytes:
-        """The buffer's current GPU contents (blocks until the GPU is done with it)."""
+        """The buffer's current GPU contents (blocks until the GPU is done with it). What a
+        context has encoded but not submitted is not in them: flush first.
+
+        Returns:
+            ``size`` bytes.
+
+        Raises:
+            InvalidDescError: the buffer was released.
+            UnsupportedError: wgpu refused the read.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         self.check_live("Buffer.read")
         data = wgpu_call(lambda: self.device.device.queue.read_buffer(
             self.wgpu, 0, (self.size + 3) // 4 * 4), "Buffer.read")
@@ -496,14 +643,34 @@ class Buffer:
 class Device:
     """A wgpu device on a chosen adapter, with what gpuia needs from it.
 
+    The device is made with the features gpuia uses where the adapter has them
+    (``vertex-writable-storage``, ``indirect-first-instance``); :attr:`caps` then holds its
+    limits and features, the adapter's quirks, and two probes: the target formats it renders
+    into and whether it copies depth out. On an adapter with the
+    :data:`~gpuia.gpu.quirks.ONE_DEVICE` quirk, Devices share one wgpu device per adapter for
+    the whole process (a lost one is replaced when the next Device is made); each Device still
+    has its own caches and contexts. Buffers, textures and contexts belong to one Device and
+    are refused on another. A Device may be shared by threads.
+
     Arguments:
         adapter: a ``wgpu.GPUAdapter``, or None to use :func:`select_adapter`.
-        adapter_name (str): substring to select the adapter (see :func:`select_adapter`).
-        backend (str): backend to select the adapter.
+        adapter_name (str): substring to select the adapter (see :func:`select_adapter`);
+            ignored when ``adapter`` is given.
+        backend (str): backend to select the adapter; ignored when ``adapter`` is given.
         private (bool): a wgpu device of its own even on an adapter whose Devices share one
             (:data:`~gpuia.gpu.quirks.ONE_DEVICE`: wgpu's OpenGL backend); there gpuia keeps
             it alive until the process ends, since dropping it would break the adapter's other
             devices. For code that destroys ``.device`` on purpose; make few.
+
+    Raises:
+        UnsupportedError: no adapter matches, or wgpu makes no device on it (the message
+            names the adapter and wgpu's reason, and the cause where it is known).
+
+    Attributes:
+        adapter: the ``wgpu.GPUAdapter``.
+        device: the ``wgpu.GPUDevice``.
+        caps (Caps): what gpuia's decisions depend on.
+        info (dict): the adapter's ``name``, ``backend``, ``type`` and ``summary``.
     """
 
     def __init__(self, adapter=None, *, adapter_name: str | None = None, backend: str | None = None,
@@ -543,18 +710,35 @@ class Device:
         return f"<gpuia.Device {self.info['summary']}>"
 
     def register_context(self, work: ContextWork) -> None:
-        """A context of this device: released resources wait for its submits (kept weakly)."""
+        """Register a context of this device: from now on, a released resource waits for its
+        submits (:meth:`Buffer.release`). Called by :class:`~gpuia.gpu.Context`; kept weakly,
+        so a dropped context leaves by itself.
+
+        Arguments:
+            work (ContextWork): what the context tells the device of its unsubmitted work.
+        """
         with self._lock:
             self._contexts.add(work)
 
     def context_work(self) -> list:
-        """The :class:`ContextWork` of every live context of this device."""
+        """The :class:`ContextWork` of every live context of this device.
+
+        Returns:
+            A new list (a snapshot, in no particular order).
+        """
         with self._lock:
             return list(self._contexts)
 
     def mark_released(self, resource) -> bool:
-        """Set ``resource.released`` (a Buffer or Texture of this device); False if it already
-        was (two threads releasing one resource: exactly one gets True and retires it)."""
+        """Set ``resource.released``, atomically with every other call on this device (two
+        threads releasing one resource: exactly one gets True and retires it).
+
+        Arguments:
+            resource: a :class:`Buffer` or :class:`~gpuia.gpu.targets.Texture` of this device.
+
+        Returns:
+            True if this call released it, False if it already was released.
+        """
         with self._lock:
             if resource.released:
                 return False
@@ -566,7 +750,25 @@ class Device:
         """A :class:`Buffer` with the given D3D bind flags, from ``data`` or zero-filled of
         ``size`` bytes. ``data`` is bytes-like or a numpy array of a numeric or structured
         dtype; an array that is not C-contiguous is copied in C order first. Python lists,
-        str and object/string/datetime arrays are refused (:func:`host_bytes`)."""
+        str and object/string/datetime arrays are refused (:func:`host_bytes`).
+
+        Arguments:
+            data: the initial contents, kept as the buffer's read-only host copy; None for a
+                zero-filled buffer without one.
+            size (int): bytes; with ``data`` it must equal ``data``'s byte count.
+            bind: D3D bind flags from :data:`BIND_FLAGS`, one str or an iterable of them.
+            label (str): the wgpu buffer's label.
+
+        Returns:
+            The :class:`Buffer`.
+
+        Raises:
+            InvalidDescError: neither ``data`` nor ``size`` given, ``size`` no integer or not
+                ``data``'s length, or any refusal of the :class:`Buffer` constructor.
+            UnsupportedError: the buffer exceeds the adapter's limits, or wgpu refused it.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         if data is not None:
             data = host_bytes(data)
             n = data.shape[0]
@@ -580,11 +782,46 @@ class Device:
         return Buffer(self, size, bind, data, label)
 
     def create_render_target(self, width: int, height: int, format="R8G8B8A8_UNORM"):
-        """A color :class:`~gpuia.gpu.targets.Texture` to render into (and read back)."""
+        """A color :class:`~gpuia.gpu.targets.Texture` to render into (and read back), owned by
+        gpuia (:meth:`~gpuia.gpu.targets.Texture.release` frees it).
+
+        Arguments:
+            width, height (int): the size in texels, each in 1..``max-texture-dimension-2d``.
+            format: a color format of :data:`~gpuia.gpu.targets.TARGET_FORMATS` (DXGI name,
+                ``DXGI_FORMAT_`` prefix optional).
+
+        Returns:
+            The :class:`~gpuia.gpu.targets.Texture`.
+
+        Raises:
+            InvalidDescError: the format is unknown or a depth format, or a size is out of
+                range.
+            UnsupportedError: this device cannot render into the format (the message lists
+                those it can), or wgpu refused the texture.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         return Texture.create(self, width, height, format, depth=False)
 
     def create_depth_stencil(self, width: int, height: int, format="D32_FLOAT"):
-        """A depth(-stencil) :class:`~gpuia.gpu.targets.Texture`."""
+        """A depth(-stencil) :class:`~gpuia.gpu.targets.Texture`, owned by gpuia.
+
+        Arguments:
+            width, height (int): the size in texels, each in 1..``max-texture-dimension-2d``.
+            format: a depth format of :data:`~gpuia.gpu.targets.TARGET_FORMATS` (``D32_FLOAT``,
+                ``D16_UNORM`` or ``D24_UNORM_S8_UINT``; ``DXGI_FORMAT_`` prefix optional).
+
+        Returns:
+            The :class:`~gpuia.gpu.targets.Texture`.
+
+        Raises:
+            InvalidDescError: the format is unknown or a color format, or a size is out of
+                range.
+            UnsupportedError: this device cannot render into the format, or wgpu refused the
+                texture.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         return Texture.create(self, width, height, format, depth=True)
 
 
@@ -593,7 +830,23 @@ _DEFAULT_LOCK = threading.Lock()  # threads asking at once get the same Device
 
 
 def get_device(adapter_name: str | None = None, backend: str | None = None) -> Device:
-    """A shared :class:`Device` per (adapter substring, backend), created on first use."""
+    """A shared :class:`Device` per (adapter substring, backend), created on first use; later
+    calls with the same pair (after the env defaults) return the same Device, from any thread.
+    A Device that was lost is returned as it is (make a new :class:`Device`, or use a
+    :class:`DevicePool` and clear it).
+
+    Arguments:
+        adapter_name (str | None): substring of the adapter summary (see
+            :func:`select_adapter`). Default: env ``GPUIA_ADAPTER``.
+        backend (str | None): the wgpu backend. Default: env ``GPUIA_BACKEND``.
+
+    Returns:
+        The :class:`Device`.
+
+    Raises:
+        UnsupportedError: no adapter matches, or no device can be made on it (nothing is
+            kept then: the next call tries again).
+    """
     key = (adapter_name or os.environ.get("GPUIA_ADAPTER"), backend or os.environ.get("GPUIA_BACKEND"))
     with _DEFAULT_LOCK:
         if key not in _DEFAULT:
@@ -628,8 +881,19 @@ class DevicePool:
             return len(self._kept)
 
     def get(self, adapter) -> Device:
-        """The kept device of ``adapter`` (a wgpu adapter), made now when there is none. Raises
-        what making it raises (:class:`~gpuia.errors.UnsupportedError` naming the adapter)."""
+        """The kept device of ``adapter``, made now when there is none.
+
+        Arguments:
+            adapter: a ``wgpu.GPUAdapter`` (one of :func:`select_adapter`'s).
+
+        Returns:
+            The :class:`Device` (the same one until :meth:`clear`).
+
+        Raises:
+            UnsupportedError: the default factory cannot make a device on ``adapter`` (the
+                message names it); a factory of the caller's raises what it raises. Nothing
+                is kept then.
+        """
         with self._lock:
             kept = self._kept.get(id(adapter))
             if kept is None:
@@ -641,10 +905,21 @@ class DevicePool:
         """The devices of the adapters an ``--adapter`` option selects: with ``adapter`` (a
         substring of the summary, or ``"all"``) every adapter matching it and ``backend``;
         without, the one :func:`select_adapter` prefers (env ``GPUIA_ADAPTER``,
-        ``GPUIA_BACKEND``). Returns ``(devices, unavailable)``: the devices that could be made
-        or were kept, in adapter order, and ``(summary, reason)`` for each adapter where none
-        could be made. Raises :class:`~gpuia.errors.UnsupportedError` when no adapter
-        matches."""
+        ``GPUIA_BACKEND``). An adapter whose device cannot be made (a gpuia exception) is
+        reported, not raised.
+
+        Arguments:
+            adapter (str | None): the ``--adapter`` value.
+            backend (str | None): the wgpu backend (``--gpu-backend``); None: env
+                ``GPUIA_BACKEND`` where no ``adapter`` is given, any backend otherwise.
+
+        Returns:
+            ``(devices, unavailable)``: the devices that could be made or were kept, in
+            adapter order, and ``(summary, reason)`` for each adapter where none could be made.
+
+        Raises:
+            UnsupportedError: no adapter matches, or wgpu cannot enumerate adapters.
+        """
         chosen = select_adapters(adapter, backend) if adapter else [select_adapter(None, backend)]
         devices, unavailable = [], []
         for a in chosen:

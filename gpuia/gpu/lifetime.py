@@ -155,6 +155,19 @@ def intercept_destroy(owner, wobj) -> None:
 
 
 def released_error(where: str, field_name: str, obj) -> InvalidDescError:
+    """The error for a use of a released resource (returned, not raised: the caller raises
+    it, so the traceback ends where the use was found).
+
+    Arguments:
+        where (str): the call that found it (``"draw"``).
+        field_name (str): the binding that holds it (``"IA slot 0 buffer"``).
+        obj: the released :class:`~gpuia.gpu.device.Buffer` or
+            :class:`~gpuia.gpu.targets.Texture`.
+
+    Returns:
+        An :class:`InvalidDescError` naming ``where``, ``field_name`` and the object, telling
+        the user to create a new one.
+    """
     kind = type(obj).__name__
     return InvalidDescError(where, field_name, obj,
                             f"this {kind} was released ({kind}.release(), or its .wgpu "
