@@ -489,7 +489,7 @@ def test_a_capture_spec_that_cannot_be_generated_is_refused(capture, group, per_
 
 
 def test_an_so_order_that_is_not_one_is_refused():
-    with pytest.raises(InvalidDescError, match="'direct' or 'list'"):
+    with pytest.raises(InvalidDescError, match="must be direct or list"):
         replace(_so_host_list(), mode="closed")
 
 

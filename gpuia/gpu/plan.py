@@ -19,7 +19,6 @@ elements than the adapter's vertex buffers and attributes. Everything else is pu
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -27,6 +26,7 @@ import numpy as np
 from ..d3d.desc import (IndexBufferView, StripCutValue, VertexBufferView, delivering,
                         delivers_nothing)
 from ..errors import InvalidDescError, UnsupportedError
+from ..util.named import NamedMode
 from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo
 from .device import Caps
@@ -47,40 +47,7 @@ HOST_INDEX_LIMIT = 1 << 27
 """Indices per instance gpuia reads on the host (to apply D3D's index rules) at the most."""
 
 
-class _Named(str, enum.Enum):
-    """A mode named by its string: members equal, hash and print as their values, so code and
-    files that compare with the strings keep working."""
-
-    def __str__(self) -> str:
-        return self.value
-
-    @classmethod
-    def of(cls, value, where: str, field_name: str):
-        """The member ``value`` names: a member is returned as it is, a string by its value
-        (exact case: ``"auto"``, not ``"AUTO"``).
-
-        Arguments:
-            value: a member, or a member's value.
-            where (str): the call or descriptor to name in the error (``"set_path"``).
-            field_name (str): the field to name in the error (``"path"``).
-
-        Returns:
-            The member.
-
-        Raises:
-            InvalidDescError: ``value`` is neither a member nor a member's value; the message
-                lists the values.
-        """
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(value)
-        except (ValueError, TypeError):
-            raise InvalidDescError(where, field_name, value, "must be " + ", ".join(
-                m.value for m in list(cls)[:-1]) + f" or {list(cls)[-1].value}") from None
-
-
-class DrawPath(_Named):
+class DrawPath(NamedMode):
     """How a draw fetches its vertices.
 
     ``auto`` picks ``native`` (WebGPU's vertex fetch) when it is exact for the draw, else
@@ -96,7 +63,7 @@ class DrawPath(_Named):
     PULLING = "pulling"
 
 
-class IndexMode(_Named):
+class IndexMode(NamedMode):
     """How a draw's vertices are sequenced on the GPU (:class:`IndexPlan`).
 
     A str enum like :class:`DrawPath` (members equal their strings). ``none``: a non-indexed draw (or one that delivers nothing), drawn as is; ``direct``: the

@@ -20,10 +20,10 @@ place. The routes (:class:`CaptureRoute`):
 
 from __future__ import annotations
 
-import enum
 
 from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError
+from ..util.named import NamedMode
 
 __all__ = ["CaptureRoute", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH", "record_words",
            "target_values", "capture_binding_lines", "capture_lines",
@@ -36,23 +36,17 @@ CAPTURE_TARGET_WIDTH = 256
 """Texels per row of the render-target capture route (a multiple of 16: 256-byte rows)."""
 
 
-class CaptureRoute(enum.Enum):
+class CaptureRoute(NamedMode):
     """How a capture leaves the vertex stage (see the module doc)."""
 
     STORAGE = "storage"
     TARGETS = "targets"
 
     @classmethod
-    def of(cls, value) -> "CaptureRoute":
-        """A member, or its value (``"storage"``, ``"targets"``); anything else raises
-        :class:`~gpuia.errors.InvalidDescError`."""
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(value)
-        except (ValueError, TypeError):
-            raise InvalidDescError("capture", "route", value, "expected "
-                                   + " or ".join(repr(m.value) for m in cls)) from None
+    def of(cls, value, where: str = "capture", field_name: str = "route") -> "CaptureRoute":
+        """A member, or its value; anything else raises
+        :class:`~gpuia.errors.InvalidDescError` (:meth:`gpuia.util.named.NamedMode.of`)."""
+        return super().of(value, where, field_name)
 
 
 def record_words(element_count: int) -> int:

@@ -26,7 +26,6 @@ dispatches, and the main dispatch is sized by the pass's dispatch arguments.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 
 from ..d3d.layout import InputLayout
@@ -34,6 +33,7 @@ from ..d3d.signature import Member, ShaderSignature
 from ..d3d.so_declaration import ResolvedStreamOutput
 from ..d3d.topology import TopologyInfo
 from ..errors import InvalidDescError
+from ..util.named import NamedMode
 from .draw_block import draw_block_lines
 from .fetch import fetch_call, load_function, pulling_lines
 from .vertex import shader_call_lines, user_shader_lines
@@ -58,23 +58,18 @@ SizeInBytes, byte offset of its BufferFilledSize counter in the counter's bindin
 _AS_U32 = {"float": "bitcast<u32>({})", "sint": "bitcast<u32>({})", "uint": "{}"}
 
 
-class SOVertexOrder(enum.Enum):
+class SOVertexOrder(NamedMode):
     """Where ``gpuia_so_main`` finds each output vertex's SV_VertexID and SV_InstanceID."""
 
     DIRECT = "direct"  # in closed form from the topology table (index buffer read if indexed)
     LIST = "list"  # from one instance's SV_VertexIDs in output order (the index pass's list)
 
     @classmethod
-    def of(cls, value) -> "SOVertexOrder":
-        """A member, or its value (``"direct"``, ``"list"``); anything else raises
-        :class:`~gpuia.errors.InvalidDescError`."""
-        if isinstance(value, cls):
-            return value
-        try:
-            return cls(value)
-        except (ValueError, TypeError):
-            raise InvalidDescError("Stream Output program", "mode", value, "expected "
-                                   + " or ".join(repr(m.value) for m in cls)) from None
+    def of(cls, value, where: str = "Stream Output program",
+           field_name: str = "mode") -> "SOVertexOrder":
+        """A member, or its value; anything else raises
+        :class:`~gpuia.errors.InvalidDescError` (:meth:`gpuia.util.named.NamedMode.of`)."""
+        return super().of(value, where, field_name)
 
 
 @dataclass(frozen=True)
