@@ -144,6 +144,13 @@ class Context:
             went (encode_and_gpu, readback).
         cache (PipelineCache): the context's pipelines.
 
+    Raises:
+        InvalidDescError: ``device`` is no gpuia Device, or ``target`` is none of the forms
+            above (or a released Texture, or of another device; the message names what).
+        UnsupportedError: wgpu refused the context's own resources.
+        DeviceLostError: the device was lost.
+        GpuOutOfMemoryError: the adapter is out of memory.
+
     Not thread-safe: one thread at a time (see the module docstring).
     """
 
@@ -174,6 +181,9 @@ class Context:
 
     @property
     def timings(self) -> dict | None:
+        """None (the default), or a dict that each :meth:`end_capture` with recorded draws
+        updates with ``encode_and_gpu`` and ``readback`` (seconds; on the ``storage`` route
+        only). Settable."""
         return self._capture.timings
 
     @timings.setter
@@ -233,7 +243,15 @@ class Context:
         built by its cache; ``so_counters`` (BufferFilledSize counters gpuia made); and
         ``bound``: the vertex buffer slots, index buffer, root constant buffers, render targets,
         depth-stencil target and Stream Output targets bound now, the topology and the path,
-        and whether a capture is running."""
+        and whether a capture is running.
+
+        Returns:
+            A new dict (``bound`` a new dict in it).
+
+        Raises:
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         ia, om, so = self._ia, self._om, self._so_engine
         out = {"draws": self.draw_count, "submits": self._states.flushes,
                "pending_blocks": self._rec.ring.used, "ring_capacity": self._rec.ring.capacity,
@@ -259,9 +277,15 @@ class Context:
         CreateGraphicsPipelineState would (the shader against the layout, the declaration
         against the shader, the pixel shader against the targets).
 
+        Arguments:
+            pso (PipelineState): the pipeline state.
+
         Raises:
-            InvalidDescError: ``pso`` is no PipelineState, or does not validate.
-            UnsupportedError: the adapter cannot draw it as D3D would (a quirk, named)."""
+            InvalidDescError: ``pso`` is no PipelineState, or does not validate
+                (:attr:`PipelineState.signature`, :attr:`PipelineState.so`,
+                :meth:`PipelineState.output_state`); the pipeline state in use stays.
+            UnsupportedError: the adapter cannot draw it as D3D would (a quirk, named), or
+                another thread is inside a call of this context."""
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         pso.signature  # parse and check the shader against the layout now
@@ -280,7 +304,18 @@ class Context:
 
     @_exclusive
     def ia_set_primitive_topology(self, topology) -> None:
-        """IASetPrimitiveTopology: a :class:`~gpuia.d3d.desc.PrimitiveTopology` or its name."""
+        """IASetPrimitiveTopology: the topology of the following draws.
+
+        Arguments:
+            topology: a :class:`~gpuia.d3d.desc.PrimitiveTopology`, its name (prefix
+                optional) or its D3D value.
+
+        Raises:
+            InvalidDescError: ``topology`` names no topology gpuia draws (UNDEFINED and patch
+                lists included), naming PrimitiveTopology; the topology set stays.
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         self._ia.set_primitive_topology(topology)
 
     def ia_set_vertex_buffers(self, start_slot: int, buffers, strides=None, offsets=None) -> None:
@@ -289,12 +324,26 @@ class Context:
         form, strides and offsets then not allowed) or :class:`Buffer` objects with parallel
         ``strides`` and ``offsets`` lists (D3D10/11 form; offsets default to 0). None unbinds a
         slot. ``buffers`` None is ignored (D3D12, rules 6.4). A call that fails changes
-        nothing; a buffer bound as a Stream Output target is bound as NULL, with a warning.
+        nothing; a buffer bound as a Stream Output target is bound as NULL, with a warning
+        (a ``UserWarning``; rules 7.3). Bindings are checked against the layout only at the
+        draw (rules 6.2: a slot the layout reads that is unbound reads zeros).
+
+        Arguments:
+            start_slot (int): the first slot bound (D3D's StartSlot).
+            buffers: a sequence of :class:`~gpuia.d3d.desc.VertexBufferView` or None (D3D12
+                form), or of :class:`~gpuia.gpu.Buffer` or None (D3D10/11 form); None as a
+                whole binds nothing.
+            strides: the D3D10/11 form's strides in bytes, one per buffer (None: D3D12 form).
+            offsets: the D3D10/11 form's byte offsets, one per buffer (None: all 0).
 
         Raises:
             InvalidDescError: a slot past the pipeline state's input slots, a buffer of another
                 device or without the vertex_buffer bind flag, a released buffer, a stride or
-                offset that is no valid view (naming the slot and field)."""
+                offset that is no valid view, views mixed with strides, buffers without
+                strides, or fewer strides or offsets than buffers (naming the slot and field).
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         # One thread at a time (see _exclusive), inlined: this is a hot call.
         lock = self._lock
         if not lock.acquire(False):
@@ -352,7 +401,18 @@ class Context:
     @_exclusive
     def ia_set_index_buffer(self, view: IndexBufferView | None) -> None:
         """IASetIndexBuffer: the index buffer view of following indexed draws (None: a NULL
-        view, every index reads 0, rules 5.5)."""
+        view, every index reads 0, rules 5.5).
+
+        Arguments:
+            view (IndexBufferView | None): the view; one without a buffer is a NULL view too.
+
+        Raises:
+            InvalidDescError: ``view`` is no IndexBufferView, or its buffer is no gpuia Buffer
+                of this device, lacks the index_buffer bind flag or was released; the view
+                bound stays.
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         self._ia.set_index_buffer(view)
 
     # -- output merger and root constants ----------------------------------------------------
@@ -361,7 +421,22 @@ class Context:
         """OMSetRenderTargets: the color targets (up to 8 :class:`~gpuia.gpu.targets.Texture`s)
         and the depth-stencil target following draws render into. Every target must be of this
         device and of one size; a draw's pipeline state must name the same formats (RTVFormats,
-        DSVFormat). With none bound, draws go to the context's own target."""
+        DSVFormat), checked at the draw. With none bound, draws go to the context's own target.
+        Ends the open render pass: later draws render into the new targets.
+
+        Arguments:
+            rtvs: a :class:`~gpuia.gpu.targets.Texture` or a sequence of up to 8 color ones
+                (empty or None: no color target).
+            dsv (Texture | None): the depth-stencil target.
+
+        Raises:
+            InvalidDescError: more than 8 color targets, one texture bound twice, a target
+                that is no Texture of this device, released, or of the wrong kind (a depth
+                format as a color target or the reverse), or targets of different sizes; the
+                targets bound stay.
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         self._om.set_render_targets(rtvs, dsv)
         self._rec.end_pass()
         self._states.invalidate()
@@ -369,12 +444,40 @@ class Context:
     @_guarded
     def clear_render_target_view(self, rtv: Texture, color) -> None:
         """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
-        the draws around it."""
+        the draws around it (submitted with them, at the next :meth:`flush`).
+
+        Arguments:
+            rtv (Texture): a color target of this device (bound or not).
+            color: red, green, blue and alpha, four numbers.
+
+        Raises:
+            InvalidDescError: ``rtv`` is no color Texture of this device or was released, or
+                ``color`` is not four numbers.
+            UnsupportedError: wgpu refused the clear, or another thread is inside a call of
+                this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         self._rec.clear_pass(color_attachments=[self._om.clear_color(rtv, color)])
 
     @_guarded
     def clear_depth_stencil_view(self, dsv: Texture, depth: float = 1.0, stencil: int = 0) -> None:
-        """ClearDepthStencilView: fill a depth(-stencil) target (depth in [0, 1])."""
+        """ClearDepthStencilView: fill a depth(-stencil) target, in order with the draws around
+        it (submitted with them, at the next :meth:`flush`).
+
+        Arguments:
+            dsv (Texture): a depth target of this device (bound or not).
+            depth (float): the depth, in [0, 1].
+            stencil (int): the stencil value, 0..255 (cleared only in a format with stencil).
+
+        Raises:
+            InvalidDescError: ``dsv`` is no depth Texture of this device or was released,
+                ``depth`` is no number in [0, 1], or ``stencil`` no integer in 0..255.
+            UnsupportedError: wgpu refused the clear, or another thread is inside a call of
+                this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         self._rec.clear_pass(color_attachments=[],
                              depth_stencil_attachment=self._om.clear_depth(dsv, depth, stencil))
 
@@ -387,7 +490,21 @@ class Context:
         alignment) as ``@group(3) @binding(root_parameter_index)``. The buffer needs the
         ``constant_buffer`` bind flag. Per-draw constants go in slices of one buffer bound at
         different offsets, as with D3D12 constant rings: ``Buffer.write`` is queued, so
-        writing one slice between draws of one flush changes what earlier draws read too."""
+        writing one slice between draws of one flush changes what earlier draws read too.
+        That a bound view holds what the shaders read is checked at the draw.
+
+        Arguments:
+            root_parameter_index (int): the root parameter, 0..7 (the shaders' ``@binding``).
+            buffer (Buffer | None): the constant buffer; None unbinds the parameter.
+            offset (int): the byte offset in ``buffer``.
+
+        Raises:
+            InvalidDescError: ``root_parameter_index`` is not 0..7, ``buffer`` is no gpuia
+                Buffer of this device, lacks the constant_buffer bind flag or was released,
+                or ``offset`` is no multiple of the alignment inside the buffer.
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         self._om.set_root_constant_buffer_view(root_parameter_index, buffer, offset)
         self._states.invalidate()
 
@@ -395,14 +512,45 @@ class Context:
     def set_path(self, path: DrawPath | str) -> None:
         """The :class:`~gpuia.gpu.plan.DrawPath` of the following draws, a member or its
         string: ``auto`` (default), ``native`` or ``pulling``. Anything else raises
-        :class:`InvalidDescError` and changes nothing."""
+        :class:`InvalidDescError` and changes nothing. A forced path a draw cannot take is
+        refused at that draw.
+
+        Arguments:
+            path (DrawPath | str): the path.
+
+        Raises:
+            InvalidDescError: ``path`` is no DrawPath value.
+            UnsupportedError: another thread is inside a call of this context (nothing is
+                changed).
+        """
         self.path = DrawPath.of(path, "set_path", "path")
         self._states.invalidate()
 
     # -- draws -------------------------------------------------------------------------------
     def draw_instanced(self, vertex_count_per_instance: int, instance_count: int = 1,
                        start_vertex_location: int = 0, start_instance_location: int = 0) -> Plan:
-        """DrawInstanced. Returns the draw's :class:`Plan` (see :meth:`draw`)."""
+        """DrawInstanced: what :meth:`draw` does with a
+        :class:`~gpuia.d3d.desc.DrawInstanced` of these arguments. A draw whose state is native
+        everywhere with nothing per draw, and whose every fetch is inside the views, is
+        encoded without building the draw value (the same result, a few calls cheaper).
+
+        Arguments:
+            vertex_count_per_instance (int): VertexCountPerInstance.
+            instance_count (int): InstanceCount.
+            start_vertex_location (int): StartVertexLocation.
+            start_instance_location (int): StartInstanceLocation.
+
+        Returns:
+            The draw's :class:`Plan`.
+
+        Raises:
+            InvalidDescError: an argument is no 32-bit unsigned integer, or what
+                :meth:`draw` raises it for.
+            UnsupportedError: what :meth:`draw` raises it for, or another thread is inside a
+                call of this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         # One thread at a time (see _exclusive), inlined: this is a hot call.
         lock = self._lock
         if not lock.acquire(False):
@@ -466,7 +614,27 @@ class Context:
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
                                start_index_location: int = 0, base_vertex_location: int = 0,
                                start_instance_location: int = 0) -> Plan:
-        """DrawIndexedInstanced. Returns the draw's :class:`Plan` (see :meth:`draw`)."""
+        """DrawIndexedInstanced: what :meth:`draw` does with a
+        :class:`~gpuia.d3d.desc.DrawIndexedInstanced` of these arguments.
+
+        Arguments:
+            index_count_per_instance (int): IndexCountPerInstance.
+            instance_count (int): InstanceCount.
+            start_index_location (int): StartIndexLocation.
+            base_vertex_location (int): BaseVertexLocation (signed 32-bit).
+            start_instance_location (int): StartInstanceLocation.
+
+        Returns:
+            The draw's :class:`Plan`.
+
+        Raises:
+            InvalidDescError: an argument is out of its range, or what :meth:`draw` raises
+                it for.
+            UnsupportedError: what :meth:`draw` raises it for, or another thread is inside a
+                call of this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         return self.draw(DrawIndexedInstanced(index_count_per_instance, instance_count,
                                               start_index_location, base_vertex_location,
                                               start_instance_location))
@@ -476,14 +644,28 @@ class Context:
         """Plan and encode one draw: a :class:`DrawInstanced`, a :class:`DrawIndexedInstanced`
         or their case-file dict form.
 
+        The draw is checked against the state first: a pipeline state and a topology must be
+        set, the render targets must match its RTVFormats/DSVFormat, every root constant
+        buffer its shaders read must be bound and hold what they read, and nothing bound may
+        have been released. A draw that delivers nothing (a count of 0) encodes nothing. A
+        draw of a pipeline state with Stream Output also streams out (rules section 9);
+        with NO_RASTERIZED_STREAM it renders nothing. During a capture the draw is recorded
+        and encoded at :meth:`end_capture`. Encoded draws are submitted by :meth:`flush`.
+
+        Arguments:
+            draw: the draw, in one of the forms above.
+
         Returns:
             The :class:`Plan` (:func:`gpuia.gpu.plan.plan_resolved_draw`): the path, why, and
             how the indices reach the GPU.
 
         Raises:
             InvalidDescError: the state or the draw is not valid D3D (naming the field).
-            UnsupportedError: gpuia cannot draw it exactly on this adapter (with the reason);
-                nothing is encoded then."""
+            UnsupportedError: gpuia cannot draw it exactly on this adapter (with the reason),
+                or another thread is inside a call of this context; nothing is encoded then.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
             draw = draw_of(draw)
         draw = delivering(draw)
@@ -541,8 +723,30 @@ class Context:
         """SOSetTargets: bind :class:`~gpuia.d3d.desc.StreamOutputBufferView`s to output slots
         0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
         sets each target's BufferFilledSize, -1 appending where it stands; views with their own
-        counter buffer (D3D12) keep it. A target buffer bound in the IA is unbound there, with a
-        warning, as the D3D runtime does. Views over released buffers are refused."""
+        counter buffer (D3D12) keep it; a buffer first bound without one gets a gpuia counter
+        starting at 0 (rules 9.5). A target buffer bound in the IA is unbound there, with a
+        warning, as the D3D runtime does (rules 7.3); the buffer's host copy is dropped (the
+        GPU writes it). Views over released buffers are refused. Pending draws are submitted
+        first, so that the new filled sizes apply only to later draws. A call that fails
+        changes nothing.
+
+        Arguments:
+            views: a sequence of up to 4 :class:`~gpuia.d3d.desc.StreamOutputBufferView` or
+                None, for slots 0 up; None as a whole unbinds every slot.
+            offsets: one BufferFilledSize per view (bytes, a multiple of 4; -1 or 0xFFFFFFFF:
+                append), or None to keep the counters as they are.
+
+        Raises:
+            InvalidDescError: ``views`` is no sequence or holds more than 4, fewer offsets
+                than views, a view that is no StreamOutputBufferView, a buffer that is no
+                gpuia Buffer of this device, lacks the stream_output bind flag or was
+                released, a BufferLocation offset or counter location that is no multiple of
+                4 inside its buffer, or an offset that is none of the values above.
+            UnsupportedError: wgpu refused the submit, or another thread is inside a call of
+                this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         try:
             views = list(views or [])
         except TypeError:
@@ -560,13 +764,40 @@ class Context:
 
     @_guarded
     def so_statistics(self) -> dict[str, int]:
-        """SO statistics of stream 0 over every draw of this context (waits for the GPU)."""
+        """SO statistics of stream 0 over every draw of this context (waits for the GPU):
+        D3D12_QUERY_DATA_SO_STATISTICS (rules 10.1, 10.2). Pending draws are submitted first.
+
+        Returns:
+            ``{"NumPrimitivesWritten": n, "PrimitivesStorageNeeded": m}`` (64-bit counts).
+
+        Raises:
+            UnsupportedError: wgpu refused the submit or the read, or another thread is inside
+                a call of this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         return self._so().statistics()
 
     @_guarded
     def so_filled_size(self, slot: int) -> int:
         """The BufferFilledSize of the SO target at ``slot`` (waits for the GPU). Refused when
-        its counter is in a released buffer (reading it back would submit a destroyed one)."""
+        its counter is in a released buffer (reading it back would submit a destroyed one).
+        Pending draws are submitted first.
+
+        Arguments:
+            slot (int): the Stream Output slot, 0..3.
+
+        Returns:
+            The filled size in bytes (rules 9.5, 9.6).
+
+        Raises:
+            InvalidDescError: no target is bound at ``slot``, or its counter's buffer was
+                released.
+            UnsupportedError: wgpu refused the read, or another thread is inside a call of
+                this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         t = self._so().targets.get(slot) if type(slot) is int else None
         counter = None if t is None else t.view.filled_size_buffer
         if isinstance(counter, Buffer) and counter.released:
@@ -579,7 +810,21 @@ class Context:
         """DrawAuto: draw the vertices the Stream Output wrote into the buffer bound at IA slot 0,
         ``(BufferLocation + BufferFilledSize - IA offset) // stride`` of them, counted on the GPU
         (an indirect draw; no readback). Always pulled: the count is unknown on the host, and the
-        fetch still follows D3D's bounds for every slot (rules 10.5, 6.5)."""
+        fetch still follows D3D's bounds for every slot (rules 10.5, 6.5). The count is that
+        of the last Stream Output view bound over the buffer, whether it is bound now or not.
+
+        Returns:
+            A :class:`Plan` of path ``pulling`` (its vertex count is not known on the host).
+
+        Raises:
+            InvalidDescError: no buffer is bound at IA slot 0, that buffer was never a Stream
+                Output target, its counter's buffer was released, or the state is not valid
+                for a draw (as :meth:`draw`).
+            UnsupportedError: the pipeline state has Stream Output, the draw cannot be
+                pulled on this adapter, or another thread is inside a call of this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         state = self._states.current()
         if state.so is not None:
             raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
@@ -647,7 +892,15 @@ class Context:
     @_guarded
     def flush(self) -> None:
         """Submit every draw encoded since the last flush; then destroy what was released while
-        they were pending (:meth:`gpuia.gpu.Buffer.release`)."""
+        they were pending (:meth:`gpuia.gpu.Buffer.release`). Does not wait for the GPU. With
+        nothing encoded it submits nothing.
+
+        Raises:
+            UnsupportedError: wgpu refused the encoded draws (nothing was submitted, and they
+                are dropped), or another thread is inside a call of this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         try:
             submitted = self._rec.submit()
         except Exception as e:  # wgpu validation at finish(): nothing was submitted
@@ -663,9 +916,24 @@ class Context:
     def begin_capture(self, route: str = "auto") -> None:
         """Start recording what vertex shaders receive. Pending draws are submitted first.
 
-        ``route``: ``storage`` (vertex shaders write records to a storage buffer; needs the
-        adapter feature vertex-writable-storage), ``targets`` (one point per record rendered into
-        rgba32uint color targets; works on any adapter), or ``auto`` (storage when available)."""
+        Until :meth:`end_capture`, draws are recorded instead of encoded (each as a point list
+        over the vertices D3D delivers, cuts applied), so the record buffer can be sized once
+        every draw is known; the draws of one capture must share one input layout. A capture
+        already running is dropped, its recorded draws with it.
+
+        Arguments:
+            route (str): ``storage`` (vertex shaders write records to a storage buffer; needs
+                the adapter feature vertex-writable-storage), ``targets`` (one point per
+                record rendered into rgba32uint color targets; works on any adapter), or
+                ``auto`` (storage when available).
+
+        Raises:
+            InvalidDescError: ``route`` is none of the three.
+            UnsupportedError: ``storage`` on an adapter without vertex-writable-storage, wgpu
+                refused the submit, or another thread is inside a call of this context.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         if route not in ("auto", "storage", "targets"):
             raise InvalidDescError("begin_capture", "route", route,
                                    "must be auto, storage or targets")
@@ -683,7 +951,17 @@ class Context:
 
         Returns:
             The :class:`Capture`: per recorded draw its records, and the invocations D3D would
-            not have made (``unexpected``)."""
+            not have made (``unexpected``). Empty (no ``words``) when no draw was recorded.
+
+        Raises:
+            InvalidDescError: :meth:`begin_capture` was not called.
+            UnsupportedError: the recorded draws have different input layouts, or need more
+                than one storage binding (``storage``) or texture (``targets``) holds, or wgpu
+                refused them, or another thread is inside a call of this context. The capture
+                is over either way.
+            DeviceLostError: the device was lost.
+            GpuOutOfMemoryError: the adapter is out of memory.
+        """
         if not self._capture.active:
             raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
         self._states.capturing = False

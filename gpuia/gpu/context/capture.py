@@ -50,11 +50,24 @@ class CaptureRecord:
 
 @dataclass
 class Capture:
-    """What the GPU's vertex shaders received during a capture, per recorded draw.
+    """What the GPU's vertex shaders received during a capture, per recorded draw: what
+    :meth:`gpuia.gpu.Context.end_capture` returns, compared with the CPU reference by the
+    harness. Made empty by :meth:`~gpuia.gpu.Context.begin_capture` and filled at the end.
 
-    ``records``: the :class:`CaptureRecord` of each draw, in order; ``words``: every record's
-    32-bit words (``gpuia.wgsl.program.record_words`` per record); ``unexpected``: vertex
-    shader invocations D3D would not have made (with the highest such vertex index)."""
+    A draw's records start at its :class:`CaptureRecord`'s ``capture_base``: record
+    ``capture_base + i * len(keys) + k`` is what instance ``i`` (counted from 0) received for
+    the ``k``-th of the draw's distinct fetch indices (``keys``, ascending).
+
+    Arguments:
+        records (list): the :class:`CaptureRecord` of each draw, in order.
+        words (numpy.ndarray | None): every record's 32-bit words, uint32
+            (``gpuia.wgsl.program.record_words`` per record); None when no draw was recorded.
+        unexpected (int): vertex shader invocations D3D would not have made; on the
+            ``targets`` route 1 when there was any (the count is not kept there).
+        unexpected_max_vertex_index (int): the highest vertex index of those invocations.
+        element_count (int): the elements of the draws' input layout (the record size
+            follows from it).
+    """
 
     records: list = field(default_factory=list)
     words: np.ndarray | None = None

@@ -49,6 +49,41 @@ class PipelineState:
 
     Either shader may also be a compiled HLSL shader (:func:`gpuia.hlsl.compile_shader`); its
     gpuia-convention WGSL is then what the fields hold and what every path draws with.
+
+    A frozen, hashable value: construction checks each field and stores it normalized (the
+    layout as an :class:`~gpuia.d3d.layout.InputLayout`, the strip cut value as a member, the
+    cull mode, depth write mask and depth function by their names without prefixes, formats as
+    :class:`~gpuia.gpu.targets.TargetFormat` rows). What involves the
+    shaders' text (the vertex shader against the layout, rules 3.8; the Stream Output
+    declaration against the shader, rules section 8; the pixel shader against the vertex
+    shader and the targets) is checked by :meth:`Context.set_pipeline_state`, through
+    :attr:`signature`, :attr:`so` and :meth:`output_state`.
+
+    Arguments:
+        input_layout (InputLayout): the input layout, or the elements ``InputLayout`` takes.
+        vertex_shader (str | None): WGSL source, a compiled HLSL vertex shader, or None.
+        entry_point (str | None): the ``@vertex`` function (None: the only one).
+        strip_cut_value (StripCutValue): IBStripCutValue, a member or anything
+            :meth:`~gpuia.d3d.desc.StripCutValue.of` takes (default DISABLED).
+        stream_output (StreamOutputDesc | None): the Stream Output declaration.
+        pixel_shader (str | None): WGSL source, a compiled HLSL pixel shader, or None.
+        ps_entry_point (str | None): the ``@fragment`` function (None: the only one).
+        rtv_formats (sequence): RTVFormats, at most 8 color formats of ``TARGET_FORMATS``.
+        dsv_format: DSVFormat, a depth format of ``TARGET_FORMATS``, or None.
+        cull_mode (str): ``NONE``, ``FRONT`` or ``BACK`` (prefix optional).
+        front_counter_clockwise (bool): FrontCounterClockwise.
+        depth_enable (bool): DepthEnable.
+        depth_write_mask (str): ``ZERO`` or ``ALL`` (``D3D12_DEPTH_WRITE_MASK_`` optional).
+        depth_func (str): a D3D12_COMPARISON_FUNC name (prefix optional).
+        constant_buffers (int): root constant buffer views, 0..8 (0: as many as the shaders
+            read).
+
+    Raises:
+        InvalidDescError: the layout does not validate, a field has a value outside those
+            above (naming its D3D field: IBStripCutValue, StreamOutput, RTVFormats,
+            NumRenderTargets, DSVFormat, CullMode, DepthWriteMask, DepthFunc, ...), an HLSL
+            shader is of the other stage, or the shaders read a root constant buffer past 7
+            or past a nonzero ``constant_buffers``.
     """
 
     input_layout: InputLayout
@@ -156,7 +191,22 @@ class PipelineState:
 
     def output_state(self, max_varyings: int) -> OutputState:
         """The pipeline's :class:`~gpuia.gpu.targets.OutputState` (pixel shader linked to the
-        vertex shader; refused with the member named when they do not fit)."""
+        vertex shader; refused with the member named when they do not fit). Cached per
+        (pipeline state, ``max_varyings``), shared by every context.
+
+        Arguments:
+            max_varyings (int): the adapter's ``max-inter-stage-shader-variables``.
+
+        Returns:
+            The output state; without render target or depth formats, the context's own
+            target's (:data:`~gpuia.gpu.targets.INTERNAL_OUTPUT`).
+
+        Raises:
+            InvalidDescError: a pixel shader without target formats, a pixel shader that does
+                not parse, reads an input the vertex shader does not write (or of another
+                type), needs more varyings than ``max_varyings``, or writes targets that do
+                not match RTVFormats; or the vertex shader does not validate (:attr:`signature`).
+        """
         key = (self, max_varyings)
         out = _OUTPUTS.get(key)
         if out is None:
@@ -183,6 +233,15 @@ class PipelineState:
 
     @property
     def signature(self) -> ShaderSignature:
+        """The vertex shader's :class:`~gpuia.d3d.signature.ShaderSignature`, checked against
+        the input layout: every input other than a system value needs an element of its
+        semantic (rules 3.8). Without a vertex shader, the pass-through shader's signature of
+        the layout. Parsed once per (layout, shader, entry point), shared by every context.
+
+        Raises:
+            InvalidDescError: the shader does not parse as a gpuia vertex shader, or reads an
+                input the layout does not provide (naming it).
+        """
         key = (self.input_layout, self.vertex_shader, self.entry_point)
         sig = _SIGNATURES.get(key)
         if sig is None:
@@ -196,7 +255,15 @@ class PipelineState:
     @property
     def so(self):
         """The validated Stream Output declaration (None without one; empty declarations mean
-        no Stream Output, rules 10.3)."""
+        no Stream Output, rules 10.3): a
+        :class:`~gpuia.d3d.so_declaration.ResolvedStreamOutput`, resolved once per (shader
+        signature, declaration) and shared by every context.
+
+        Raises:
+            InvalidDescError: the declaration breaks a rule of rules section 8 against the
+                vertex shader's outputs (:func:`~gpuia.d3d.so_declaration.resolve_stream_output`
+                names the entry, field and rule), or the vertex shader does not validate.
+        """
         if self.stream_output is None:
             return None
         key = (self.signature, self.stream_output)
