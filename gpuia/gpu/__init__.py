@@ -1,6 +1,19 @@
 """The GPU side of gpuia: devices and buffers, per-draw planning, pipelines for the native and
 vertex-pulling paths, a D3D-style context, render targets and Stream Output on the GPU. Running
-whole case files is the harness's job (:mod:`gpuia.harness.run_gpu`)."""
+whole case files is the harness's job (:mod:`gpuia.harness.run_gpu`).
+
+The public API is what ``__all__`` exports: :class:`Context` (with :class:`PipelineState` and
+:class:`Capture`), :class:`Device`, :class:`Buffer`, :class:`Texture` and
+:data:`TARGET_FORMATS`, the adapters (:func:`get_device`, :func:`list_adapters`,
+:func:`select_adapter`, :class:`AdapterInfo`, :class:`Caps`) and planning (:func:`plan_draw`,
+:class:`Plan`, :class:`DrawPath`, :class:`IndexMode`); besides them
+:class:`gpuia.gpu.device.DevicePool` and the quirk table, :mod:`gpuia.gpu.quirks`. Input gpuia
+refuses raises a :mod:`gpuia.errors` exception before anything reaches wgpu
+(:class:`~gpuia.errors.InvalidDescError` for what D3D would reject,
+:class:`~gpuia.errors.UnsupportedError` for what gpuia cannot do exactly on the adapter); a
+call that reaches wgpu raises :class:`~gpuia.errors.DeviceLostError` or
+:class:`~gpuia.errors.GpuOutOfMemoryError` for what the device does (lost, out of memory), not
+wgpu's exceptions."""
 
 from .._moved import moved_name
 from .context import Capture, Context, PipelineState
