@@ -66,12 +66,13 @@ class DrawPath(NamedMode):
 class IndexMode(NamedMode):
     """How a draw's vertices are sequenced on the GPU (:class:`IndexPlan`).
 
-    A str enum like :class:`DrawPath` (members equal their strings). ``none``: a non-indexed draw (or one that delivers nothing), drawn as is; ``direct``: the
-    user's index buffer bound as is; ``host``: gpuia uploads a uint32 stream it built from the
-    indices on the host; ``gpu``: the indices are only on the GPU and WebGPU cannot draw them as
-    they are, so the GPU index pass (:mod:`gpuia.gpu.index_pass`) lists the draw's complete
-    primitives there and the matching list topology draws them indirectly (D3D's cuts, rules
-    5.2-5.4, applied there)."""
+    A str enum like :class:`DrawPath` (members equal their strings). ``none``: a non-indexed
+    draw (or one that delivers nothing), drawn as is; ``direct``: the user's index buffer bound
+    as is; ``host``: gpuia uploads a uint32 stream it built from the indices on the host;
+    ``gpu``: the indices are only on the GPU and WebGPU cannot draw them as they are, so the
+    GPU index pass (:mod:`gpuia.gpu.index_pass`) lists the draw's complete primitives there
+    and the matching list topology draws them indirectly (D3D's cuts, rules 5.2-5.4, applied
+    there)."""
 
     NONE = "none"
     DIRECT = "direct"
