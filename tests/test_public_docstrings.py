@@ -2,7 +2,10 @@
 
 The public API is what ``gpuia``'s ``__all__`` exports and what the core modules below export in
 theirs (a module without ``__all__``, such as ``gpuia.errors``, exports its public top-level
-definitions). For each such module:
+definitions), the GPU side's included: ``gpuia.gpu`` (the context, its pipeline state and
+capture, devices, buffers, adapters, planning, targets) and ``gpuia.gpu.quirks``; of a module
+whose ``__all__`` also lists internals shared between the GPU side's modules, the names in
+:data:`PUBLIC_NAMES` (``gpuia.gpu.device``'s DevicePool). For each such module:
 
 * the module has a docstring;
 * every exported name has one: a class or function its own (a dataclass's generated signature
@@ -57,7 +60,16 @@ MODULES = [
     "gpuia.harness.compare",
     "gpuia.harness.crosscheck",
     "gpuia.errors",
+    "gpuia.gpu",
+    "gpuia.gpu.quirks",
+    "gpuia.gpu.device",
 ]
+
+PUBLIC_NAMES = {
+    # The rest of its __all__ is what the GPU side's modules share (resource lifetime, wgpu's
+    # error mapping, host bytes); DevicePool is for callers that run many checks in one process.
+    "gpuia.gpu.device": ["DevicePool"],
+}
 
 
 # -- reading docstrings ---------------------------------------------------------------------
@@ -127,6 +139,8 @@ def constant_docstring(module_name: str, name: str) -> str | None:
 
 # -- what the public API holds --------------------------------------------------------------
 def exported(module_name: str) -> list[str]:
+    if module_name in PUBLIC_NAMES:
+        return list(PUBLIC_NAMES[module_name])
     module = importlib.import_module(module_name)
     names = getattr(module, "__all__", None)
     if names is not None:
@@ -321,3 +335,27 @@ def test_checker_finds_constructors_and_constants():
     # A constant re-exported by the package is found where it is assigned.
     assert constant_docstring("gpuia", "APPEND_ALIGNED_ELEMENT").startswith(
         "D3D12_APPEND_ALIGNED_ELEMENT")
+
+
+def test_checker_covers_the_gpu_side():
+    # Names of gpuia.gpu's API written out by hand: a context method behind its thread guard,
+    # a property, a buffer's property, DevicePool and its methods, constants found where they
+    # are assigned, and the of() DrawPath and IndexMode inherit from a gpuia base class.
+    items = {qual: args for module in ("gpuia.gpu", "gpuia.gpu.quirks", "gpuia.gpu.device")
+             for qual, _, args, _ in documented_items(module)}
+    for qual in ("gpuia.gpu.Context", "gpuia.gpu.context.Context.draw_indexed_instanced",
+                 "gpuia.gpu.context.Context.timings", "gpuia.gpu.device.Buffer.nbytes",
+                 "gpuia.gpu.device.DevicePool", "gpuia.gpu.device.DevicePool.select",
+                 "gpuia.gpu.TARGET_FORMATS",
+                 "gpuia.gpu.quirks.QUIRKS", "gpuia.gpu.quirks.ONE_DEVICE"):
+        assert qual in items, qual
+    assert items["gpuia.gpu.Context"] == ["device", "target"]
+    assert items["gpuia.gpu.context.Context.set_path"] == ["path"]  # through the guard
+    inherited = [qual for qual in items if qual.startswith("gpuia.gpu.plan.")
+                 and qual.endswith(".of")]
+    assert inherited, "DrawPath.of is not checked"
+    assert all(items[qual] == ["value", "where", "field_name"] for qual in inherited)
+    # A module listed in PUBLIC_NAMES contributes those names only, each one it exports.
+    assert exported("gpuia.gpu.device") == ["DevicePool"]
+    for module_name, names in PUBLIC_NAMES.items():
+        assert set(names) <= set(importlib.import_module(module_name).__all__), module_name
