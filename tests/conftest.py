@@ -7,6 +7,7 @@ which the editable install registers.
 """
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -30,12 +31,18 @@ def pytest_configure(config):
                                        "every software adapter; `-m gpu` selects them)")
 
 
+GPU_DIR = Path(__file__).resolve().parent / "gpu"
+
+
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that draws on a GPU: those using a device fixture, and every test of a
-    ``test_gpu_*`` module (their subprocesses draw on the adapter ``GPUIA_BACKEND`` names)."""
+    """Mark every test that draws on a GPU: every test under tests/gpu/, those using a device
+    fixture, and every test of a ``test_gpu_*`` module (their subprocesses draw on the adapter
+    ``GPUIA_BACKEND`` names)."""
     for item in items:
-        module = item.path.name if hasattr(item, "path") else ""
-        if GPU_FIXTURES & set(getattr(item, "fixturenames", ())) or module.startswith("test_gpu_"):
+        path = Path(item.path) if hasattr(item, "path") else None
+        in_gpu = path is not None and GPU_DIR in path.parents
+        named = path is not None and path.name.startswith("test_gpu_")
+        if in_gpu or named or GPU_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.gpu)
 
 

@@ -3,7 +3,7 @@ gpuia/progress.py) and the comparison details they rest on.
 
 The reports are parsed with the standard library's html.parser into a small tree, so the tests
 assert structure (tables, highlighted cells, escaped text), not formatting. Differences are
-injected into real GPU results the way tests/test_pytest_plugin.py does; every expected bit
+injected into real GPU results the way tests/tools/test_pytest_plugin.py does; every expected bit
 pattern below is derived by hand from the case data (IEEE 754 single precision, little-endian).
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from gpuia.cli import main
 
-CASES = Path(__file__).resolve().parent.parent / "examples" / "cases"
+CASES = Path(__file__).resolve().parents[2] / "examples" / "cases"
 EXAMPLES = sorted(CASES.glob("*.json"))
 TRIANGLE = CASES / "triangle_two_slots.json"
 SO_STRIP = CASES / "stream_output_strip_overflow.json"

@@ -29,7 +29,7 @@ from gpuia.reference.so_output import python_outputs, stream_output
 from gpuia.harness.run import reference_ia, reference_so
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
 
-CASES = Path(__file__).resolve().parents[1] / "examples" / "cases"
+CASES = Path(__file__).resolve().parents[2] / "examples" / "cases"
 GUARD = 0xAB
 U32 = 0xFFFFFFFF
 

@@ -539,7 +539,7 @@ def test_cli_validate_rejects_stream_output(tmp_path):
 def test_cli_validate_accepts_stream_output_examples():
     from pathlib import Path
 
-    cases = sorted((Path(__file__).resolve().parents[1] / "examples" / "cases")
+    cases = sorted((Path(__file__).resolve().parents[2] / "examples" / "cases")
                    .glob("stream_output_*.json"))
     assert len(cases) >= 3
     proc = subprocess.run([sys.executable, "-m", "gpuia", "validate", *map(str, cases)],

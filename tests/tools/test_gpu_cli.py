@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "examples" / "cases"
 EXAMPLES = sorted(CASES.glob("*.json"))
 STEMS = [p.stem for p in EXAMPLES]

@@ -611,7 +611,7 @@ def test_elements_from_plain_dtype_rejected():
 
 def _find_real_layouts() -> Path | None:
     here = Path(__file__).resolve()
-    candidates = [os.environ.get("GPUIA_REFERENCE_DIR"), here.parent / "data/layouts/reference",
+    candidates = [os.environ.get("GPUIA_REFERENCE_DIR"), here.parents[1] / "data/layouts/reference",
                   here.parents[1] / "shared/reference",
                   here.parents[2] / "shared/reference", "/work/shared/reference"]
     for c in candidates:

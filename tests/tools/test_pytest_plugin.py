@@ -17,7 +17,7 @@ import pytest
 from gpuia.harness.crosscheck import CheckLine, CheckResult, layout_case
 from gpuia.pytest_plugin import _adapter_ids
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "examples" / "cases"
 TWO_SLOTS = [
     {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
@@ -117,7 +117,7 @@ def test_gpuia_check_fails_with_the_table(pytester, plugin_args):
 
 def test_the_documented_example_layout_passes(gpuia_check):
     """docs/pytest-plugin.md's example layout is valid and agrees on this adapter."""
-    text = (Path(__file__).resolve().parent.parent / "docs" / "pytest-plugin.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "pytest-plugin.md").read_text()
     example = text.split("```python\n")[1].split("def test_skinned_layout")[0]
     namespace = {}
     exec(example, namespace)

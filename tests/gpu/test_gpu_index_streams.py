@@ -38,7 +38,7 @@ from gpuia.harness.compare import compare_so
 from gpuia.reference import run_ia
 from gpuia.reference.so_output import SOResult, SOTarget, pass_through_outputs, stream_output
 
-CASES = Path(__file__).resolve().parents[1] / "examples" / "cases"
+CASES = Path(__file__).resolve().parents[2] / "examples" / "cases"
 C16, C32 = 0xFFFF, 0xFFFFFFFF
 U32 = 0xFFFFFFFF
 GUARD = 0xAB

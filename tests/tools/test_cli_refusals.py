@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CPP = str(ROOT / "tests/data/layouts/imgui_impl_dx12.cpp")
 
 

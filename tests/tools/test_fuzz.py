@@ -23,7 +23,7 @@ from gpuia.cli import main as cli_main
 from gpuia.fuzz import FuzzConfig, Fuzzer, ReferenceRunner, case_digest, generate
 from gpuia.fuzz.pool import Worker
 
-DATA = Path(__file__).parent / "data" / "fuzz"
+DATA = Path(__file__).resolve().parents[1] / "data" / "fuzz"
 PY = sys.executable
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "examples" / "cases"
 EXAMPLES = sorted(CASES.glob("*.json"))
 TRIANGLE = CASES / "triangle_two_slots.json"

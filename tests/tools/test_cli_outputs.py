@@ -20,7 +20,7 @@ from gpuia.util import files
 from gpuia.errors import CaseError
 from gpuia.util.files import OutputError, loads_json, read_input, safe_stem, write_atomic
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRIANGLE = ROOT / "examples/cases/triangle_two_slots.json"
 
 

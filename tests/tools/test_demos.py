@@ -4,7 +4,7 @@ Image regression: each demo is rendered headless at 160x120 on the test adapter 
 and compared with ``tests/data/images/NAME.png`` (generated on lavapipe): a pixel differs when a
 channel is more than THRESHOLD away, and at most MAX_FRACTION of the pixels may differ. On a
 failure the test writes ``NAME.actual.png`` and ``NAME.diff.png`` (the difference, amplified)
-into its tmp_path and names them. ``GPUIA_REGENERATE_IMAGES=1 pytest tests/test_demos.py``
+into its tmp_path and names them. ``GPUIA_REGENERATE_IMAGES=1 pytest tests/tools/test_demos.py``
 rewrites the reference images from this run and fails, saying so: a regenerating run compares
 nothing, so it must not pass; run the tests again without the variable to compare.
 
@@ -26,7 +26,7 @@ from gpuia.demos import common, demo_module, image_diff, render_all
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.util.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png
 
-IMAGES = Path(__file__).resolve().parent / "data" / "images"
+IMAGES = Path(__file__).resolve().parents[1] / "data" / "images"
 SIZE = (160, 120)
 THRESHOLD = 2
 MAX_FRACTION = 0.002   # 38 of the 19200 pixels
@@ -123,7 +123,7 @@ def test_image_matches_reference(name, rendered, tmp_path, gpu_device):
         pytest.fail(f"{name}: the reference image {ref_path} was rewritten from this run, so "
                     f"nothing was compared; run the test again without GPUIA_REGENERATE_IMAGES")
     assert ref_path.is_file(), (f"no reference image {ref_path}; create it with "
-                                f"GPUIA_REGENERATE_IMAGES=1 pytest tests/test_demos.py")
+                                f"GPUIA_REGENERATE_IMAGES=1 pytest tests/tools/test_demos.py")
     d = compare_images(image, read_png(ref_path), THRESHOLD, MAX_FRACTION)
     if not d.ok:
         actual = write_png(tmp_path / f"{name}.actual.png", image)

@@ -45,7 +45,7 @@ from gpuia.gpu import Buffer, Context, Device, PipelineState, Texture
 from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "examples" / "cases"
 TIMEOUT = 300
 MEMORY_GUARD = 8 << 30

@@ -19,7 +19,7 @@ from gpuia.d3d.layout import InputLayout
 from gpuia.harness.lint import LINT_CODES, lint_layout, webgpu_default_caps
 from gpuia.source import SourceError, extract
 
-DATA = Path(__file__).parent / "data" / "layouts"
+DATA = Path(__file__).resolve().parents[1] / "data" / "layouts"
 # real-layouts.json and real-so-decls.json (layouts and SO declarations of real applications), kept with the tests so
 # they run wherever the repository is cloned.
 REAL_LAYOUTS = DATA / "reference" / "real-layouts.json"

@@ -30,7 +30,7 @@ from gpuia.reference.coverage import (SUBPIXEL, coverage_at, key_positions, lowb
 from gpuia.harness.run import reference_ia
 from gpuia.d3d.topology import topology_info
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "examples" / "cases"
 M = 0xFFFFFFFF
 

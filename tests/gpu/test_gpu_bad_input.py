@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CASES = REPO / "examples" / "cases"
 TIMEOUT = 300
 MEMORY_GUARD = 8 << 30  # bytes of address space per script; lavapipe runs fine under it
