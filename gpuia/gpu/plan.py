@@ -23,8 +23,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..d3d.desc import (IndexBufferView, StripCutValue, VertexBufferView, delivering,
-                        delivers_nothing)
+from ..d3d.desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
+                        VertexBufferView, delivering, delivers_nothing, draw_of)
 from ..errors import InvalidDescError, UnsupportedError
 from ..util.named import NamedMode
 from ..d3d.layout import InputLayout
@@ -543,14 +543,15 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
         views (dict): input slot -> :class:`~gpuia.d3d.desc.VertexBufferView` (or None: a
             NULL binding) at draw time; slots not listed are unbound.
         draw: the :class:`~gpuia.d3d.desc.DrawInstanced` or
-            :class:`~gpuia.d3d.desc.DrawIndexedInstanced` (a draw that delivers nothing is
-            planned as its empty form).
+            :class:`~gpuia.d3d.desc.DrawIndexedInstanced`, or its case-file dict form (a draw
+            that delivers nothing is planned as its empty form).
         topo (TopologyInfo): the primitive topology's row
             (:func:`gpuia.d3d.topology.topology_info`).
         caps (Caps): the adapter's limits, features and quirks (``Device.caps``).
         index_buffer (IndexBufferView | None): the bound index buffer view of an indexed
             draw (None: a NULL view).
-        strip_cut_value (StripCutValue): the pipeline state's IBStripCutValue (a member).
+        strip_cut_value (StripCutValue): the pipeline state's IBStripCutValue: a member or
+            what :meth:`~gpuia.d3d.desc.StripCutValue.of` takes (``"0xFFFF"``).
         path: a :class:`DrawPath` or its value: ``auto``, or ``native`` / ``pulling`` to force
             one; forcing native where it cannot be exact raises :class:`UnsupportedError`
             with the reasons; anything else raises :class:`InvalidDescError`.
@@ -561,7 +562,8 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
         The :class:`Plan`: the path, the reasons, and how the indices reach the GPU.
 
     Raises:
-        InvalidDescError: ``path`` is no :class:`DrawPath` value.
+        InvalidDescError: ``path`` is no :class:`DrawPath` value, ``draw`` no draw, or
+            ``strip_cut_value`` no strip cut value (each naming the field).
         UnsupportedError: the forced native path is not exact, the pulling path the draw
             needs exceeds the adapter's storage limits, the draw has more indices (or
             captured vertices) per instance than gpuia reads on the host
@@ -570,6 +572,12 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
             an adapter without ``indirect-first-instance``; each message says which.
     """
     path = DrawPath.of(path, "draw", "path")
+    if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
+        draw = draw_of(draw)  # the case-file dict form; anything else is an InvalidDescError
+    try:
+        strip_cut_value = StripCutValue.of(strip_cut_value)
+    except ValueError as e:
+        raise InvalidDescError("draw", "IBStripCutValue", strip_cut_value, str(e)) from None
     static = static_plan(layout, views, caps, capture, stream_output)
     assembly = EXACT_ASSEMBLY if capture else Assembly.of(caps.quirks, False)
     return plan_resolved_draw(static, delivering(draw), topo, caps, index_buffer,

@@ -919,7 +919,7 @@ class Context:
         Until :meth:`end_capture`, draws are recorded instead of encoded (each as a point list
         over the vertices D3D delivers, cuts applied), so the record buffer can be sized once
         every draw is known; the draws of one capture must share one input layout. A capture
-        already running is dropped, its recorded draws with it.
+        already running is refused (its recorded draws would be lost).
 
         Arguments:
             route (str): ``storage`` (vertex shaders write records to a storage buffer; needs
@@ -928,7 +928,7 @@ class Context:
                 ``auto`` (storage when available).
 
         Raises:
-            InvalidDescError: ``route`` is none of the three.
+            InvalidDescError: ``route`` is none of the three, or a capture is running.
             UnsupportedError: ``storage`` on an adapter without vertex-writable-storage, wgpu
                 refused the submit, or another thread is inside a call of this context.
             DeviceLostError: the device was lost.
@@ -940,6 +940,10 @@ class Context:
         if route == "storage" and not self.device.caps.vertex_writable_storage:
             raise UnsupportedError("the storage capture route needs the adapter feature "
                                    "vertex-writable-storage; use route='targets'")
+        if self._capture.active:
+            raise InvalidDescError("begin_capture", None, None,
+                                   "a capture is running; end_capture first (its recorded draws "
+                                   "would be lost)")
         self.flush()
         self._capture.begin(route)
         self._states.capturing = True
