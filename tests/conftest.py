@@ -54,6 +54,12 @@ def gpu_device(gpuia_device):
 
 
 @pytest.fixture
+def regenerate(request) -> bool:
+    """Whether ``--regenerate-golden`` was given (the golden WGSL tests then write and fail)."""
+    return bool(request.config.getoption("--regenerate-golden"))
+
+
+@pytest.fixture
 def capped_python():
     """``capped_python(*args, cap_gib=8)``: run ``python *args`` (from the repository root) with
     its address space capped, so that a regression that sizes work by a huge count fails fast

@@ -7,7 +7,8 @@ math and the data written here, never from gpuia's reference. Constant buffers a
 hand from D3D's rules (offsets written out in the comments), so a packing or remap mistake in
 gpuia shows as a wrong number.
 
-Used by test_hlsl_vertex.py (GPU Stream Output and the CPU reference against ``expected``).
+Used by tests/unit/test_hlsl_vertex.py (the CPU reference against ``expected``) and
+tests/gpu/test_hlsl_vertex_gpu.py (GPU Stream Output and draws).
 """
 
 from __future__ import annotations
@@ -601,3 +602,33 @@ ALL = [case_packoffset, case_cb_column_major, case_cb_row_major_modifier, case_c
        case_skinning, case_cb_packing, case_texcoords, case_integers, case_min16, case_sv_ids,
        case_out_params, case_matrix_input, case_matrix_input_row_major, case_sv_position_input,
        case_unused_inputs, case_so_only, case_bool_defines, case_arrays_nested, case_raw_bits]
+
+BY_NAME = {f.__name__.removeprefix("case_"): f for f in ALL}
+
+
+def decode_outputs(so_bytes: bytes, case: VSCase) -> dict:
+    """The Stream Output records of ``case`` (every output, in declaration order) by output key,
+    as float32, int32 or uint32 arrays."""
+    layout = case.layout_of_outputs()
+    stride = sum(c for _, c, _ in layout)
+    words = np.frombuffer(so_bytes, "<u4").reshape(-1, stride)
+    out, col = {}, 0
+    for key, comps, kind in layout:
+        part = words[:, col:col + comps]
+        out[key] = {"float": part.view(np.float32), "sint": part.view(np.int32),
+                    "uint": part}[kind]
+        col += comps
+    return out
+
+
+def check_outputs(got: dict, case: VSCase, who: str) -> None:
+    """Assert ``got`` (decoded outputs) equals ``case.expected``: floats to a relative 1e-5 and
+    an absolute 2e-6 (float32 shader arithmetic against numpy's float64), integers exactly."""
+    for key, want in case.expected.items():
+        have = got[key]
+        assert have.shape == want.shape, f"{who} {key}: shape {have.shape} != {want.shape}"
+        if want.dtype.kind == "f":
+            np.testing.assert_allclose(have.astype(np.float64), want, rtol=1e-5, atol=2e-6,
+                                       err_msg=f"{who} {key} ({case.covers})")
+        else:
+            np.testing.assert_array_equal(have, want, err_msg=f"{who} {key} ({case.covers})")

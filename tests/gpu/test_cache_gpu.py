@@ -1,22 +1,12 @@
 """Bounded caches (gpuia/gpu/cache.py): a long-lived process meeting ever new layouts and buffers
-keeps a bounded amount of cached state."""
+keeps a bounded amount of cached state (the eviction rule alone: tests/unit/test_cache.py)."""
 
 import numpy as np
 
 from gpuia.gpu import Context, PipelineState
-from gpuia.gpu.cache import remember
 from gpuia.gpu.context import ia_state
 from gpuia.gpu.context.pso import shared_cache_sizes
 from gpuia.gpu.context.resolve import SWEEP_EVERY
-
-
-def test_remember_drops_the_oldest_entry_at_the_limit():
-    cache: dict = {}
-    for i in range(10):
-        assert remember(cache, i, i * i, limit=4) == i * i
-    assert list(cache) == [6, 7, 8, 9]
-    remember(cache, 7, "again", limit=4)  # a present key is replaced, nothing dropped
-    assert list(cache) == [6, 7, 8, 9] and cache[7] == "again"
 
 
 def test_views_and_pipeline_states_stay_bounded(gpu_device, monkeypatch):
@@ -56,3 +46,4 @@ def test_buffers_dropped_by_the_user_are_not_kept_alive(gpu_device):
     # At most the last two sweep periods' worth (SWEEP_EVERY flushes each).
     assert alive <= 2 * SWEEP_EVERY, alive
     assert refs[-1]() is not None  # the one still bound stays
+

@@ -11,32 +11,14 @@ import json
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
-from gpuia import InputLayout, SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
 from gpuia.harness.case import load_case
 from gpuia.errors import InvalidDescError
-from gpuia.gpu import Context, PipelineState
 from gpuia.wgsl.bounds import MAX_ARRAY_BYTES, MAX_SOURCE_BYTES, array_memory, check_shader_bounds
 from gpuia.wgsl.signature import parse_vertex_shader
 
-HEAD = ("struct VSIn { A: f32, SV_VertexID: u32 }\n"
-        "struct VSOut { SV_Position: vec4<f32>, B: f32 }\n")
-
-
-def shader(module: str = "", local: str = "", n: str = "N") -> str:
-    """A vertex shader filling array ``big`` (declared by ``module`` or ``local``) with
-    0, 1, 2, ... and returning B = big[(7 * SV_VertexID) % n] + A."""
-    return (HEAD + module + "@vertex fn main(input: VSIn) -> VSOut {\n"
-            f"  {local}\n"
-            "  var o: VSOut;\n"
-            f"  for (var i = 0u; i < {n}; i++) {{ big[i] = f32(i); }}\n"
-            f"  o.B = big[(input.SV_VertexID * 7u) % {n}] + input.A;\n"
-            "  o.SV_Position = vec4<f32>(0.0, 0.0, 0.0, 1.0);\n"
-            "  return o;\n"
-            "}\n")
-
+from helpers import TWO_ROW_STRUCT, array_shader, uniform_shader
 
 def refusal(source: str) -> str:
     with pytest.raises(InvalidDescError) as e:
@@ -49,14 +31,14 @@ def test_the_limits_are_what_the_docs_say():
 
 
 @pytest.mark.parametrize("source, total", [
-    (shader("var<private> big: array<f32, 1024>;\n", n="1024u"), 4096),
-    (shader(local="var big: array<f32, 1024>;", n="1024u"), 4096),
-    (shader("var<private> big: array<array<f32, 32>, 32>;\n"), 4096),  # 32 * (32 * 4)
-    (shader("const K = 1000u;\nconst M: u32 = K + 24u;\nvar<private> big: array<f32, M>;\n"), 4096),
-    (shader("var<private> big: array<vec4<f32>, (1 << 8)>;\n"), 4096),  # 256 * 16
+    (array_shader("var<private> big: array<f32, 1024>;\n", n="1024u"), 4096),
+    (array_shader(local="var big: array<f32, 1024>;", n="1024u"), 4096),
+    (array_shader("var<private> big: array<array<f32, 32>, 32>;\n"), 4096),  # 32 * (32 * 4)
+    (array_shader("const K = 1000u;\nconst M: u32 = K + 24u;\nvar<private> big: array<f32, M>;\n"), 4096),
+    (array_shader("var<private> big: array<vec4<f32>, (1 << 8)>;\n"), 4096),  # 256 * 16
     # a struct counts the arrays it holds (4 * 1024), not its other members
-    (shader("struct T { pad: vec4<f32>, a: array<u32, 1024> }\nvar<private> big: T;\n"), 4096),
-    (shader("var<private> big: array<f32, 512>;\n", "var c = big;"), 4096),  # a copy counts
+    (array_shader("struct T { pad: vec4<f32>, a: array<u32, 1024> }\nvar<private> big: T;\n"), 4096),
+    (array_shader("var<private> big: array<f32, 512>;\n", "var c = big;"), 4096),  # a copy counts
 ])
 def test_at_or_under_the_limit_passes(source, total):
     assert sum(u.array_bytes for u in array_memory(source)) == total
@@ -64,28 +46,28 @@ def test_at_or_under_the_limit_passes(source, total):
 
 
 @pytest.mark.parametrize("source, declaration, size, total", [
-    (shader("var<private> big: array<f32, 1025>;\n", n="1025u"),
+    (array_shader("var<private> big: array<f32, 1025>;\n", n="1025u"),
      "line 3: var<private> big: array<f32, 1025>", 4100, 4100),
-    (shader(local="var big: array<f32, 1025>;", n="1025u"),
+    (array_shader(local="var big: array<f32, 1025>;", n="1025u"),
      "line 4: var big: array<f32, 1025>", 4100, 4100),
-    (shader("var<private> big: array<array<f32, 32>, 33>;\n"),
+    (array_shader("var<private> big: array<array<f32, 32>, 33>;\n"),
      "line 3: var<private> big: array<array<f32, 32>, 33>", 4224, 4224),
-    (shader("const K = 1000u;\nconst M: u32 = K + 25u;\nvar<private> big: array<f32, M>;\n"),
+    (array_shader("const K = 1000u;\nconst M: u32 = K + 25u;\nvar<private> big: array<f32, M>;\n"),
      "line 5: var<private> big: array<f32, M>", 4100, 4100),
-    (shader("var<private> big: array<f32, 100000000>;\n"),
+    (array_shader("var<private> big: array<f32, 100000000>;\n"),
      "line 3: var<private> big: array<f32, 100000000>", 400000000, 400000000),
-    (shader(local="var big: array<f32, 10000000>;"),
+    (array_shader(local="var big: array<f32, 10000000>;"),
      "line 4: var big: array<f32, 10000000>", 40000000, 40000000),
-    (shader("var<private> big: array<array<array<f32, 100000>, 100000>, 100000>;\n"),
+    (array_shader("var<private> big: array<array<array<f32, 100000>, 100000>, 100000>;\n"),
      "line 3: var<private> big: array<array<array<f32, 100000>, 100000>, 100000>",
      4 * 10 ** 15, 4 * 10 ** 15),
-    (shader("struct T { pad: vec4<f32>, a: array<u32, 1025> }\nvar<private> big: T;\n"),
+    (array_shader("struct T { pad: vec4<f32>, a: array<u32, 1025> }\nvar<private> big: T;\n"),
      "line 4: var<private> big: T", 4100, 4100),
-    (shader("var<private> big: array<f32, 513>;\n", "var c = big;"),  # 2052 twice
+    (array_shader("var<private> big: array<f32, 513>;\n", "var c = big;"),  # 2052 twice
      "line 3: var<private> big: array<f32, 513>", 2052, 4104),
-    (shader("alias Big = array<f32, 2048>;\nvar<private> big: Big;\n"),
+    (array_shader("alias Big = array<f32, 2048>;\nvar<private> big: Big;\n"),
      "line 4: var<private> big: Big", 8192, 8192),
-    (shader(local="var big = array<f32, 2000>();"),
+    (array_shader(local="var big = array<f32, 2000>();"),
      "line 4: var big = array<f32, 2000>()", 8000, 8000),
 ])
 def test_over_the_limit_is_refused_naming_the_declaration(source, declaration, size, total):
@@ -103,13 +85,13 @@ def test_over_the_limit_is_refused_naming_the_declaration(source, declaration, s
     ("2.5", "'2.5' is not an integer expression gpuia evaluates"),
 ])
 def test_an_array_size_it_cannot_evaluate_is_refused(size_text, why):
-    source = shader(f"override K: u32 = 4u;\nvar<workgroup> big: array<f32, {size_text}>;\n")
+    source = array_shader(f"override K: u32 = 4u;\nvar<workgroup> big: array<f32, {size_text}>;\n")
     message = refusal(source)
     assert f"line 4: var<workgroup> big: array<f32, {size_text}>: {why}" in message, message
 
 
 def test_comments_and_uniform_buffers_hold_no_invocation_memory():
-    source = shader("struct U { a: array<vec4<f32>, 1000> }\n"  # 16000 bytes, in a buffer
+    source = array_shader("struct U { a: array<vec4<f32>, 1000> }\n"  # 16000 bytes, in a buffer
                     "@group(3) @binding(0) var<uniform> cb: U;\n"
                     "/* var<private> x: array<f32, 99999>; /* nested */ still a comment */\n"
                     "// var<private> y: array<f32, 99999>;\n"
@@ -123,7 +105,7 @@ def test_comments_and_uniform_buffers_hold_no_invocation_memory():
 
 def test_a_source_over_one_mib_is_refused():
     filler = "// " + "x" * 1000 + "\n"
-    source = shader("var<private> big: array<f32, 4>;\n")
+    source = array_shader("var<private> big: array<f32, 4>;\n")
     big = source + filler * ((MAX_SOURCE_BYTES - len(source)) // len(filler))
     check_shader_bounds(big)  # just under: fine
     over = big + "x" * (MAX_SOURCE_BYTES - len(big) + 1)
@@ -133,19 +115,19 @@ def test_a_source_over_one_mib_is_refused():
 
 @pytest.mark.parametrize("char, name", [("\0", "U+0000"), ("\ud800", "U+D800")])
 def test_nul_and_lone_surrogates_are_refused(char, name):
-    source = shader("var<private> big: array<f32, 4>;\n").replace("o.B =", char + "o.B =")
+    source = array_shader("var<private> big: array<f32, 4>;\n").replace("o.B =", char + "o.B =")
     assert f"wgsl='{name} at line 8': a WGSL source cannot hold a NUL" in refusal(source)
 
 
 def test_the_vertex_shader_parser_applies_the_bounds():
     with pytest.raises(InvalidDescError, match="over gpuia's limit of 4096 bytes"):
-        parse_vertex_shader(shader("var<private> big: array<f32, 1025>;\n", n="1025u"))
+        parse_vertex_shader(array_shader("var<private> big: array<f32, 1025>;\n", n="1025u"))
 
 
 def test_the_refusal_happens_without_wgpu():
     """In a process where ``import wgpu`` fails, the case loader and the pipeline state refuse
     the shader with the limit; nothing of wgpu was ever needed."""
-    src = shader("var<private> big: array<f32, 100000000>;\n")
+    src = array_shader("var<private> big: array<f32, 100000000>;\n")
     doc = {"gpuia_case": 1, "input_layout": [{"SemanticName": "A", "Format": "R32_FLOAT"}],
            "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "float32",
                                                                  "values": [1, 2, 3]}}],
@@ -177,60 +159,12 @@ print("wgpu loaded:", sys.modules["wgpu"] is not None)
         assert line.startswith("refused:") and "400000000 bytes" in line, line
 
 
-def test_refused_at_set_pipeline_state_before_any_shader_module(gpu_device, monkeypatch):
-    calls = []
-    for name in ("create_shader_module", "create_render_pipeline", "create_compute_pipeline"):
-        monkeypatch.setattr(gpu_device.device, name, lambda *a, _n=name, **k: calls.append(_n))
-    ctx = Context(gpu_device)
-    with pytest.raises(InvalidDescError, match="4100 bytes of arrays"):
-        ctx.set_pipeline_state(PipelineState(
-            [{"SemanticName": "A", "Format": "R32_FLOAT"}],
-            shader("var<private> big: array<f32, 1025>;\n", n="1025u")))
-    assert calls == []
-
-
-def _run_so(dev, source: str, constant_buffer=None) -> list[float]:
-    """B of vertices 0, 1, 2 (A = 1, 2, 3) through Stream Output, after a render draw of the
-    same shader (so both a render and a compute pipeline are built); ``constant_buffer`` is
-    bound as root constant buffer 0."""
-    ctx = Context(dev)
-    layout = InputLayout([{"SemanticName": "A", "Format": "R32_FLOAT"}])
-    ctx.ia_set_primitive_topology("POINTLIST")
-    ctx.ia_set_vertex_buffers(0, [dev.create_buffer(np.array([1, 2, 3], np.float32))], [4])
-    ctx.set_pipeline_state(PipelineState(layout, source))
-    if constant_buffer is not None:
-        ctx.set_graphics_root_constant_buffer_view(0, constant_buffer)
-    ctx.draw_instanced(3)
-    ctx.set_pipeline_state(PipelineState(layout, source, stream_output=StreamOutputDesc(
-        (SODeclarationEntry(semantic_name="B", component_count=1),))))
-    target = dev.create_buffer(bytes(12), bind=("stream_output",))
-    ctx.so_set_targets([StreamOutputBufferView(target)], [0])
-    ctx.draw_instanced(3)
-    ctx.flush()
-    return np.frombuffer(target.read(), np.float32).tolist()
-
-
-@pytest.mark.parametrize("module, local, n", [
-    ("var<private> big: array<f32, 1024>;\n", "", "1024u"),
-    ("", "var big: array<f32, 1024>;", "1024u"),
-    ("var<private> big: array<array<f32, 32>, 32>;\n", "", "32u"),
-])
-def test_a_shader_at_the_limit_compiles_and_runs(gpu_device, module, local, n):
-    source = shader(module, local, n)
-    if "array<array" in module:  # fill and read the first row of the nested array
-        source = source.replace("big[i] =", "big[i][i] =").replace(
-            "big[(input.SV_VertexID * 7u) % 32u]", "big[(input.SV_VertexID * 7u) % 32u]"
-            "[(input.SV_VertexID * 7u) % 32u]")
-    # B = big[(7 v) % n] + A = (7 v) % n + (v + 1), for v = 0, 1, 2
-    assert _run_so(gpu_device, source) == [1.0, 9.0, 17.0]
-
-
 def test_case_with_a_shader_over_the_limit_is_refused_by_the_loader():
     doc = {"gpuia_case": 1, "input_layout": [{"SemanticName": "A", "Format": "R32_FLOAT"}],
            "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "float32",
                                                                  "values": [1]}}],
            "primitive_topology": "POINTLIST",
-           "vertex_shader": {"wgsl": shader(local="var big: array<f32, 1025>;", n="1025u")},
+           "vertex_shader": {"wgsl": array_shader(local="var big: array<f32, 1025>;", n="1025u")},
            "draw": {"DrawInstanced": {"VertexCountPerInstance": 1}}}
     with pytest.raises(InvalidDescError, match=r"var big: array<f32, 1025> holds 4100 bytes"):
         load_case(doc)
@@ -239,23 +173,8 @@ def test_case_with_a_shader_over_the_limit_is_refused_by_the_loader():
 # -- uniform loads naga aborts the process on (gpuia/wgsl/uniforms.py) ------------------------
 # Measured with wgpu-py 0.32 in subprocesses: on Vulkan (lavapipe) each REFUSED shader aborted
 # the process (naga back/spv/writer.rs:837 panics, exit 134); OpenGL (llvmpipe) ran them all.
-# Each ALLOWED shader ran on both.
-UNIFORM_HEAD = "@group(3) @binding(0) var<uniform> cb: {t};\n"
-
-
-def uniform_shader(decls: str, t: str, use: str) -> str:
-    """A vertex shader whose B is ``r`` (computed by ``use``) + A."""
-    return (HEAD + decls + "\n" + UNIFORM_HEAD.format(t=t)
-            + "@vertex fn main(input: VSIn) -> VSOut {\n"
-            "  var o: VSOut;\n"
-            f"  {use}\n"
-            "  o.B = r + input.A;\n"
-            "  o.SV_Position = vec4<f32>(0.0, 0.0, 0.0, 1.0);\n"
-            "  return o;\n"
-            "}\n")
-
-
-S2 = "struct S { m: mat{c}x2<f32>, x: vec4<f32> }"
+# The uniform reads of tests/gpu/test_wgsl_bounds_gpu.py (ALLOWED) ran on both.
+S2 = TWO_ROW_STRUCT  # short, for the table below
 REFUSED = {
     "whole struct": (S2, "S", "let s = cb; let r = s.m[1][0];", "`cb`", "S", "cb"),
     "copied into a var": (S2, "S", "var s = cb; let r = s.m[1][0];", "`cb`", "S", "cb"),
@@ -290,66 +209,3 @@ def test_whole_uniform_loads_of_structs_with_two_row_matrices_are_refused(shape,
                               f"{struct}'s member {member} is a matrix with 2 "
                               f"rows: naga (wgpu-py 0.32) aborts the process"), message
 
-
-ALLOWED = {
-    # struct S { m: mat2x2<f32>, x: vec4<f32> } over 0, 1, 2, ...: m[1][0] = 2, x.y = 5
-    "member access": (S2.replace("{c}", "2"), "S", "let r = cb.m[1][0] + cb.x.y;", 7.0),
-    "matrix member loaded whole": (S2.replace("{c}", "2"), "S", "let mm = cb.m; let r = mm[1][0] + 5.0;",
-                                   7.0),
-    "member through a pointer": (S2.replace("{c}", "2"), "S", "let p = &cb; let r = (*p).m[1][0];", 2.0),
-    "array element member": (S2.replace("{c}", "2"), "array<S, 2>", "let r = cb[1].m[1][0];", 10.0),
-    # struct I { m: mat2x2<f32>, y: vec4<f32> } nested at byte 16 of T: m[1][0] = 6
-    "nested struct loaded whole": ("struct I { m: mat2x2<f32>, y: vec4<f32> }\n"
-                                   "struct T { x: vec4<f32>, i: I }", "T",
-                                   "let t = cb; let r = t.i.m[1][0];", 6.0),
-    "single-member struct": ("struct S { m: mat2x2<f32> }", "S",
-                             "let s = cb; let r = s.m[1][0];", 2.0),
-    # mat4x4: m[1][0] = 4, x (at byte 64) .y = 17
-    "mat4x4 struct loaded whole": ("struct S { m: mat4x4<f32>, x: vec4<f32> }", "S",
-                                   "let s = cb; let r = s.m[1][0] + s.x.y;", 21.0),
-    "mat3x3 struct loaded whole": ("struct S { m: mat3x3<f32>, x: vec4<f32> }", "S",
-                                   "let s = cb; let r = s.m[1][0];", 4.0),  # columns of 16 B
-}
-
-
-@pytest.mark.parametrize("shape", sorted(ALLOWED))
-def test_other_uniform_matrix_reads_still_run(gpu_device, shape):
-    """Run everywhere, except that an adapter which reads 2-row uniform matrices wrong
-    (quirks.UNIFORM_TWO_ROW_MATRICES) refuses every uniform holding one, naming it."""
-    from gpuia.errors import UnsupportedError
-    from gpuia.gpu.quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
-
-    decls, t, use, r = ALLOWED[shape]
-    source = uniform_shader(decls, t, use)
-    cb = gpu_device.create_buffer(np.arange(64, dtype=np.float32), bind="constant_buffer")
-    if has_effect(gpu_device.caps.quirks, UNIFORM_TWO_ROW_MATRICES) and "x2<" in decls:
-        with pytest.raises(UnsupportedError, match=r"declares var<uniform> cb: .*2-row matrix"):
-            _run_so(gpu_device, source, cb)
-        return
-    # B = r + A for A = 1, 2, 3
-    assert _run_so(gpu_device, source, cb) == [r + 1.0, r + 2.0, r + 3.0]
-
-
-def test_two_row_uniform_matrix_quirk_is_measured(monkeypatch):
-    """With the refusal off, a uniform's mat2x2 reads wrong exactly on the adapters with the
-    quirk (the row is needed, and complete for the adapters here)."""
-    import gpuia.gpu.context as context
-    from gpuia.gpu import Device
-    from gpuia.gpu.device import list_adapters
-    from gpuia.gpu.quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
-
-    monkeypatch.setattr(context, "two_row_matrix_uniforms", lambda source: [])
-    decls, t, use, r = ALLOWED["member access"]
-    source = uniform_shader(decls, t, use)
-    adapters = list_adapters()
-    assert adapters
-    from gpuia.errors import UnsupportedError
-
-    for a in adapters:
-        try:
-            dev = Device(adapter_name=a.summary, backend=a.backend)
-        except UnsupportedError:  # no device at all (test_gpu_raster.py checks the reason)
-            continue
-        cb = dev.create_buffer(np.arange(64, dtype=np.float32), bind="constant_buffer")
-        right = _run_so(dev, source, cb) == [r + 1.0, r + 2.0, r + 3.0]
-        assert right != has_effect(dev.caps.quirks, UNIFORM_TWO_ROW_MATRICES), a.summary

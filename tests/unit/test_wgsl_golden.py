@@ -4,11 +4,11 @@ Each spec below is built from public constructors only (an InputLayout from elem
 signature parsed from WGSL, a Stream Output declaration resolved against it) and names what it
 exercises. Its golden file holds a header comment naming the spec, then the exact program the
 generator produces: any change to the generated text shows as a diff of a golden file, as in
-Tint's transform tests. The text tests need no adapter and no wgpu device; the ``gpu`` tests compile
-each golden file on the adapter through gpuia's own error mapping, so a golden file naga
-rejects cannot sit in the tree.
+Tint's transform tests. These tests need no adapter and no wgpu device;
+tests/gpu/test_wgsl_golden_gpu.py compiles each golden file on the adapter through gpuia's own
+error mapping, so a golden file naga rejects cannot sit in the tree.
 
-``pytest tests/test_wgsl_golden.py --regenerate-golden`` rewrites the files. In that mode every
+``pytest tests/unit/test_wgsl_golden.py --regenerate-golden`` rewrites the files. In that mode every
 test here fails, naming the file it wrote, so that a regenerating run can never pass: review the
 diff, then rerun without the flag.
 """
@@ -36,8 +36,7 @@ from gpuia.wgsl.program import CaptureRoute, ProgramSpec, vertex_program
 from gpuia.wgsl.signature import parse_pixel_shader, parse_vertex_shader, pass_through_signature
 from gpuia.wgsl.so_pass import SOProgramSpec, SOVertexOrder, so_program
 
-GOLDEN_DIR = Path(__file__).resolve().parent / "golden" / "wgsl"
-REGENERATE = "pytest tests/test_wgsl_golden.py --regenerate-golden"
+from helpers import GOLDEN_DIR, REGENERATE_GOLDEN
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class Golden:
         """The golden file's whole content: the header naming the spec, then the program."""
         header = [f"// golden: {self.name}"]
         header += [f"// {line}" for line in textwrap.wrap(self.description, 96)]
-        header.append(f"// regenerate: {REGENERATE}")
+        header.append(f"// regenerate: {REGENERATE_GOLDEN}")
         return "\n".join(header) + "\n\n" + self.render(self.build())
 
 
@@ -373,7 +372,7 @@ def check_golden(path: Path, text: str, regenerate: bool) -> None:
         pytest.fail(f"regenerated {path}: review the diff and rerun without --regenerate-golden",
                     pytrace=False)
     if not path.is_file():
-        pytest.fail(f"missing golden file {path}: create it with `{REGENERATE}`, review it, and "
+        pytest.fail(f"missing golden file {path}: create it with `{REGENERATE_GOLDEN}`, review it, and "
                     f"rerun without --regenerate-golden", pytrace=False)
     expected = path.read_text(encoding="utf-8")
     if text != expected:
@@ -382,34 +381,14 @@ def check_golden(path: Path, text: str, regenerate: bool) -> None:
                                     lineterm="")
         shown = "\n".join(list(diff)[:200])
         pytest.fail(f"generated WGSL differs from {path}:\n{shown}\nIf the change is intended, "
-                    f"run `{REGENERATE}`, review the diff, and rerun without the flag",
+                    f"run `{REGENERATE_GOLDEN}`, review the diff, and rerun without the flag",
                     pytrace=False)
-
-
-@pytest.fixture
-def regenerate(request) -> bool:
-    return bool(request.config.getoption("--regenerate-golden"))
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
 def test_generated_wgsl_matches_golden(name, regenerate):
     entry = GOLDENS[name]
     check_golden(entry.path, entry.text(), regenerate)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("name", sorted(GOLDENS))
-def test_golden_wgsl_compiles(name, gpu_device, regenerate):
-    from gpuia.gpu.pipelines import compile_module
-
-    path = GOLDENS[name].path
-    if regenerate:
-        pytest.fail(f"--regenerate-golden given: {path} is compiled by a run without it",
-                    pytrace=False)
-    if not path.is_file():
-        pytest.fail(f"missing golden file {path}: create it with `{REGENERATE}`", pytrace=False)
-    compile_module(gpu_device.device, path.read_text(encoding="utf-8"), f"golden {name}",
-                   "does not compile")
 
 
 def test_every_golden_file_has_a_spec():
@@ -501,3 +480,4 @@ def test_the_wgsl_library_is_read_from_the_package():
     for name in ("../program.py", "shaders/ia_decode.wgsl", "missing.wgsl"):
         with pytest.raises(GpuiaError, match="no file .*it has draw_auto.wgsl, ia_decode.wgsl"):
             load_shader_source(name)
+

@@ -6,35 +6,13 @@ reference accepted the case."""
 
 import pytest
 
-from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare, compare_so
-from gpuia.harness.run_gpu import run_case_gpu
-from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.d3d.layout import InputLayout
-from gpuia.harness.run import reference_ia, reference_so
+from gpuia.harness.run import reference_ia
 from gpuia.wgsl.program import ProgramSpec, vertex_program
 from gpuia.wgsl.signature import pass_through_signature
 from gpuia.wgsl.text import wgsl_comment_text
 
-NAMES = ["A\nB", "C\rD", "E\u2028F", "G\0H", "I\u2029J", "K\x85L"]
-
-
-def _case(so: bool = False):
-    layout = [{"SemanticName": n, "Format": "R32_FLOAT", "AlignedByteOffset": 4 * i}
-              for i, n in enumerate(NAMES)]
-    doc = {"gpuia_case": 1, "name": "odd_names", "input_layout": layout,
-           "vertex_buffers": [{"slot": 0, "stride": 4 * len(NAMES),
-                               "data": {"dtype": "float32",
-                                        "values": [float(10 * v + k) for v in range(3)
-                                                   for k in range(len(NAMES))]}}],
-           "primitive_topology": "POINTLIST",
-           "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}}}
-    if so:
-        doc["stream_output"] = {"declaration": [{"SemanticName": "A\nB", "ComponentCount": 1},
-                                                {"SemanticName": "G\0H", "ComponentCount": 1}],
-                                "targets": [{"slot": 0, "size": 64}]}
-    return load_case(doc)
-
+from helpers import ODD_NAMES, odd_names_case
 
 @pytest.mark.parametrize("text, expected", [
     ("A\nB", "A\\nB"), ("C\rD", "C\\rD"), ("E\u2028F", "E\\u2028F"), ("G\0H", "G\\x00H"),
@@ -48,7 +26,7 @@ def test_comment_text_escapes_what_would_end_a_comment(text, expected):
 
 def test_generated_program_keeps_semantic_names_inside_their_comments():
     layout = InputLayout([{"SemanticName": n, "Format": "R32_FLOAT", "AlignedByteOffset": 4 * i}
-                          for i, n in enumerate(NAMES)])
+                          for i, n in enumerate(ODD_NAMES)])
     sig = pass_through_signature(layout)
     code = vertex_program(ProgramSpec(layout, sig, False, ((0, 0),), False))
     assert "\0" not in code and "\r" not in code and "\u2028" not in code
@@ -65,23 +43,10 @@ def test_generated_program_keeps_semantic_names_inside_their_comments():
 
 
 def test_the_case_loader_and_the_cpu_reference_accept_the_names():
-    ref = reference_ia(_case())
-    assert list(ref.inputs) == [n + "0" for n in NAMES]
+    ref = reference_ia(odd_names_case())
+    assert list(ref.inputs) == [n + "0" for n in ODD_NAMES]
     # element 3 ("G\0H") of vertex v is 10 * v + 3: 3.0, 13.0, 23.0, then D3D's (0, 0, 1) fill
     assert ref.inputs["G\0H0"].bits.tolist() == [[0x40400000, 0, 0, 0x3F800000],
                                                  [0x41500000, 0, 0, 0x3F800000],
                                                  [0x41B80000, 0, 0, 0x3F800000]]
 
-
-@pytest.mark.parametrize("path", ["pulling", "native"])
-def test_odd_semantic_names_run_on_the_gpu_as_on_the_cpu(gpu_device, path):
-    case = _case()
-    ref = reference_ia(case)
-    result = compare(ref, run_case_gpu(case, gpu_device, path, ref), case.layout)
-    assert result.ok, result
-
-
-def test_odd_semantic_names_in_stream_output(gpu_device):
-    case = _case(so=True)
-    ref = reference_ia(case)
-    assert compare_so(reference_so(case, ref), run_case_so_gpu(case, gpu_device)) == []

@@ -1,7 +1,7 @@
 // golden: native_no_constants
 // native path: @location inputs typed by format class (one unused by the shader), no per-draw
 // block (no system values, no capture), the shader's SV_Position out
-// regenerate: pytest tests/test_wgsl_golden.py --regenerate-golden
+// regenerate: pytest tests/unit/test_wgsl_golden.py --regenerate-golden
 
 // ---- the vertex shader ----
 

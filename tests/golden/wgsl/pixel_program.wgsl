@@ -2,7 +2,7 @@
 // the fragment entry point of a pixel shader linked to the native_varyings vertex shader:
 // SV_Position's w, an interpolation modifier, a flat integer varying, a float target and a
 // 1-component UINT target
-// regenerate: pytest tests/test_wgsl_golden.py --regenerate-golden
+// regenerate: pytest tests/unit/test_wgsl_golden.py --regenerate-golden
 
 
 struct PSIn { SV_Position: vec4<f32>,                                COLOR: vec4<f32>, TEXCOORD0: vec2<u32> }
