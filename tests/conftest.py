@@ -16,7 +16,7 @@ os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
 
 pytest_plugins = ["pytester"]
 
-GPU_FIXTURES = {"gpu_device", "gpuia_device", "devices"}
+GPU_FIXTURES = {"gpu_device", "gpuia_device", "devices"}  # and every fixture using one
 
 
 def pytest_addoption(parser):
@@ -31,19 +31,30 @@ def pytest_configure(config):
                                        "every software adapter; `-m gpu` selects them)")
 
 
-GPU_DIR = Path(__file__).resolve().parent / "gpu"
+TESTS = Path(__file__).resolve().parent
+UNIT_DIR, GPU_DIR = TESTS / "unit", TESTS / "gpu"
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that draws on a GPU: every test under tests/gpu/, those using a device
-    fixture, and every test of a ``test_gpu_*`` module (their subprocesses draw on the adapter
-    ``GPUIA_BACKEND`` names)."""
+    """Mark every test that draws on a GPU with ``gpu``: every test under tests/gpu/ (their
+    subprocesses draw on the adapter ``GPUIA_BACKEND`` names too), and anywhere a test using a
+    device fixture (``GPU_FIXTURES``, or a fixture depending on one: ``fixturenames`` is the
+    whole closure). A test under tests/unit/ that uses a device fixture or carries the marker is
+    refused before anything runs, naming it: the unit tests must pass with no adapter at all."""
+    misplaced = []
     for item in items:
-        path = Path(item.path) if hasattr(item, "path") else None
-        in_gpu = path is not None and GPU_DIR in path.parents
-        named = path is not None and path.name.startswith("test_gpu_")
-        if in_gpu or named or GPU_FIXTURES & set(getattr(item, "fixturenames", ())):
+        path = Path(item.path)
+        uses_device = bool(GPU_FIXTURES & set(getattr(item, "fixturenames", ())))
+        if UNIT_DIR in path.parents:
+            if uses_device or item.get_closest_marker("gpu") is not None:
+                misplaced.append(item.nodeid)
+            continue
+        if GPU_DIR in path.parents or uses_device:
             item.add_marker(pytest.mark.gpu)
+    if misplaced:
+        raise pytest.UsageError(
+            "tests under tests/unit/ need no GPU adapter, but these use a device fixture or the "
+            "gpu marker (move them to tests/gpu/): " + ", ".join(misplaced))
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +62,28 @@ def gpu_device(gpuia_device):
     """The gpuia Device every GPU test draws on: gpuia's own pytest plugin's ``gpuia_device``
     (``--gpuia-adapter``, ``--gpuia-backend``), which fails (never skips) without an adapter."""
     return gpuia_device
+
+
+@pytest.fixture(scope="module")
+def shared_pipelines(gpu_device):
+    """One pipeline cache for a module's contexts (pipelines are device objects), so cells of
+    one layout reuse their pipelines."""
+    from gpuia.gpu import Context
+
+    return Context(gpu_device).cache
+
+
+@pytest.fixture
+def ctx(gpu_device, shared_pipelines):
+    """A fresh Context per test sharing the module's pipeline cache: each test starts from clean
+    binding state. Not one context for the module: a reused context's capture bind group can
+    outlive its capture buffer (STALE_CAPTURE_BIND_GROUP), which would make unrelated tests fail
+    now and then."""
+    from gpuia.gpu import Context
+
+    context = Context(gpu_device)
+    context.cache = shared_pipelines
+    return context
 
 
 @pytest.fixture

@@ -9,9 +9,19 @@ a test asserts.
 
 from __future__ import annotations
 
+import json
+import signal
+import struct
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, comparison_table
+from gpuia.harness.run import reference_ia
+from gpuia.harness.run_gpu import run_case_gpu
 
 # -- paths -------------------------------------------------------------------------------------
 REPO = Path(__file__).resolve().parent.parent
@@ -19,8 +29,68 @@ TESTS = REPO / "tests"
 DATA = TESTS / "data"
 GOLDEN_DIR = TESTS / "golden" / "wgsl"
 EXAMPLE_CASES = REPO / "examples" / "cases"
+EXAMPLES = sorted(EXAMPLE_CASES.glob("*.json"))
+TRIANGLE = EXAMPLE_CASES / "triangle_two_slots.json"
 # The command that rewrites the golden WGSL files (named in each file's header and in failures).
 REGENERATE_GOLDEN = "pytest tests/unit/test_wgsl_golden.py --regenerate-golden"
+
+
+# -- the command line, as a user runs it ----------------------------------------------------------
+CLI_TIMEOUT = 300  # seconds: a bound on a hang, not a speed requirement
+
+
+def gpuia_cli(*args, stdin: str | None = None, cwd=None, timeout: float = CLI_TIMEOUT,
+              env=None) -> subprocess.CompletedProcess:
+    """``python -m gpuia ARGS`` in a child process (from the repository root unless ``cwd``),
+    its output captured as text."""
+    return subprocess.run([sys.executable, "-m", "gpuia", *map(str, args)], input=stdin,
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd or REPO,
+                          env=env, check=False)
+
+
+def assert_one_error_line(proc: subprocess.CompletedProcess, *says: str,
+                          case: str | None = None) -> str:
+    """Exit 2, exactly one stderr line ``error: ...`` (``error: <case>: ...`` when ``case`` is
+    given) holding each of ``says`` and more than its prefix, no traceback anywhere. Returns the
+    line."""
+    stdout = proc.stdout or ""  # None where the test sent stdout elsewhere
+    assert proc.returncode == 2, (proc.returncode, stdout[-2000:], proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr and "Traceback" not in stdout, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    prefix = "error: " if case is None else f"error: {case}: "
+    assert lines[0].startswith(prefix) and len(lines[0]) > len(prefix), lines[0]
+    for s in says:
+        assert s in lines[0], (s, lines[0])
+    return lines[0]
+
+
+def valid_case(**overrides) -> dict:
+    """A valid 4-point case document (no name field: a file of it is named by its stem)."""
+    doc = {
+        "gpuia_case": 1,
+        "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
+        "vertex_buffers": [{"slot": 0, "stride": 8,
+                            "data": {"dtype": "float32",
+                                     "values": [[0, 0], [1, 0], [0, 1], [1, 1]]}}],
+        "primitive_topology": "POINTLIST",
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": 4, "InstanceCount": 1,
+                                   "StartVertexLocation": 0, "StartInstanceLocation": 0}},
+    }
+    doc.update(overrides)
+    return doc
+
+
+def write_case(folder: Path, stem: str, doc) -> Path:
+    """``folder/stem.json`` holding ``doc`` (a dict as JSON, a str as it is)."""
+    p = folder / f"{stem}.json"
+    p.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return p
+
+
+def f32bits(x: float) -> int:
+    """The bits of ``x`` as a float32 (by struct, not by gpuia)."""
+    return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
 # -- WGSL vertex shaders (tests/unit/test_wgsl_bounds.py, tests/gpu/test_wgsl_bounds_gpu.py) -----
@@ -94,3 +164,116 @@ def odd_names_case(so: bool = False):
                                                 {"SemanticName": "G\0H", "ComponentCount": 1}],
                                 "targets": [{"slot": 0, "size": 64}]}
     return load_case(doc)
+
+
+# -- a case on the GPU against the reference ------------------------------------------------------
+class GpuCheck(NamedTuple):
+    case: object  # the loaded Case
+    ref: object  # the reference's IAResult
+    res: object  # the GPU's run
+    cmp: object  # the Comparison
+
+
+def check_gpu(case_dict, device, path, context=None, exact=False) -> GpuCheck:
+    """Run a case dict through ``path`` and assert that every draw was planned on ``path``, the
+    GPU delivered what the reference did, with the reference's IAVertices.
+
+    The comparison is gpuia's own (``compare(ref, res, layout)``): bit-exact, NaN by class, plus
+    the documented 1-ulp allowance for UNORM/SNORM elements on the native path only (the pulling
+    path tolerates nothing). ``exact`` drops that allowance (``compare(ref, res)``, the reading
+    of rules 2.2/2.3)."""
+    case = load_case(case_dict)
+    ref = reference_ia(case)
+    res = run_case_gpu(case, device, path, ref, context=context)
+    assert [p.path for p in res.plans] == [path] * len(case.draws), [p.path for p in res.plans]
+    cmp = compare(ref, res) if exact else compare(ref, res, case.layout)
+    assert cmp.ok, (f"{case.name} ({path}): {cmp.summary()}\n"
+                    + comparison_table(ref, res, cmp, only_differences=True))
+    if path == "pulling":
+        assert cmp.tolerated == 0
+    assert res.ia.statistics["IAVertices"] == ref.statistics["IAVertices"]
+    return GpuCheck(case, ref, res, cmp)
+
+
+# -- scripts that draw in a child process ----------------------------------------------------------
+# Whatever could reach wgpu with bad input runs in a child process: wgpu-py 0.32 aborts the whole
+# process on a validation error at submit, which must fail one test, not end the session. A
+# script is SCRIPT_PRELUDE, the test module's own definitions, then its body; it prints one line
+# per call, "KIND label | part | part", and "OK" last.
+SCRIPT_TIMEOUT = 300  # seconds per script
+SCRIPT_MEMORY = 8 << 30  # bytes of address space per script; lavapipe runs fine under it
+
+SCRIPT_PRELUDE = r'''
+import os, resource, sys
+os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
+resource.setrlimit(resource.RLIMIT_AS, (MEMORY_GUARD, MEMORY_GUARD))
+import json
+from pathlib import Path
+
+import numpy as np
+
+from gpuia import (IndexBufferView, InputElementDesc, InputLayout, SODeclarationEntry,
+                   StreamOutputBufferView, StreamOutputDesc, VertexBufferView)
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare
+from gpuia.errors import GpuiaError
+from gpuia.gpu import Context, Device, PipelineState
+from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.harness.run import reference_ia
+
+CASES = Path(CASES_DIR)
+dev = Device()
+
+
+def one_line(text):
+    return " ".join(str(text).split())[:600]
+
+
+def bad(label, fn):
+    """Run one call that must be refused; report what it raised (a gpuia error by its class
+    name, anything else by its full name)."""
+    try:
+        fn()
+    except GpuiaError as e:
+        print(f"BAD {label} | {type(e).__name__} | {one_line(e)}", flush=True)
+    except BaseException as e:
+        print(f"BAD {label} | {type(e).__module__}.{type(e).__qualname__} | {one_line(e)}",
+              flush=True)
+    else:
+        print(f"BAD {label} | - | no exception", flush=True)
+'''
+
+
+def script_text(definitions: str, body: str) -> str:
+    """The text of one child script: SCRIPT_PRELUDE, then ``definitions`` (the module's own
+    helpers for its scripts), then ``body`` (dedented)."""
+    prelude = SCRIPT_PRELUDE + textwrap.dedent(definitions)
+    prelude = (prelude.replace("MEMORY_GUARD", str(SCRIPT_MEMORY))
+               .replace("CASES_DIR", repr(str(EXAMPLE_CASES))))
+    return prelude + textwrap.dedent(body)
+
+
+def run_script(text: str) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run a child script from the repository root: the process, and its report lines by kind
+    and label (``{"BAD": {label: [part, part]}, ...}``; a kind with no line is absent)."""
+    proc = subprocess.run([sys.executable, "-c", text], capture_output=True, text=True,
+                          timeout=SCRIPT_TIMEOUT, cwd=REPO)
+    lines: dict = {}
+    for line in proc.stdout.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind.isupper() and " | " in rest:
+            label, *parts = [p.strip() for p in rest.split(" | ", 2)]
+            lines.setdefault(kind, {})[label] = parts
+    return proc, lines
+
+
+def describe(proc: subprocess.CompletedProcess) -> str:
+    """A child's exit status (by signal name when killed) and the tails of its output."""
+    rc = proc.returncode
+    what = f"rc={rc}"
+    if rc < 0:
+        what += f" (killed by {signal.Signals(-rc).name})"
+    elif rc == 134:
+        what += " (abort: e.g. a wgpu validation error reached queue.submit)"
+    return (f"{what}\n--- stdout (tail)\n{proc.stdout[-3000:]}\n"
+            f"--- stderr (tail)\n{proc.stderr[-3000:]}")

@@ -26,12 +26,7 @@ from __future__ import annotations
 
 import functools
 import json
-import signal
-import subprocess
-import sys
-import textwrap
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -46,10 +41,8 @@ from gpuia.gpu import Context, Device, PipelineState, Texture
 from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 
-REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "examples" / "cases"
-TIMEOUT = 300
-MEMORY_GUARD = 8 << 30
+from helpers import EXAMPLE_CASES as CASES
+from helpers import describe, run_script, script_text
 
 POS = InputLayout([InputElementDesc("POSITION", 0, "R32G32_FLOAT", 0, 0)])
 VERTS = np.array([[0, 0.5], [1, 2], [3, -4]], np.float32)
@@ -506,45 +499,8 @@ def test_a_call_while_another_thread_is_inside_the_context_is_refused(gpu_device
 # The subprocess scripts
 # ============================================================================================
 
-PRELUDE = r'''
-import os, resource, sys
-os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
-resource.setrlimit(resource.RLIMIT_AS, (MEMORY_GUARD, MEMORY_GUARD))
-import json
-from pathlib import Path
-
-import numpy as np
-
-from gpuia import (IndexBufferView, InputElementDesc, InputLayout, SODeclarationEntry,
-                   StreamOutputBufferView, StreamOutputDesc, VertexBufferView)
-from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare
-from gpuia.errors import GpuiaError
-from gpuia.gpu import Context, Device, PipelineState
-from gpuia.harness.run_gpu import run_case_gpu
-from gpuia.harness.run import reference_ia
-
-CASES = Path(CASES_DIR)
-dev = Device()
-
-
-def one_line(text):
-    return " ".join(str(text).split())[:600]
-
-
-def bad(label, fn):
-    """Run one call that must be refused; report what it raised."""
-    try:
-        fn()
-    except GpuiaError as e:
-        print(f"BAD {label} | {type(e).__name__} | {one_line(e)}", flush=True)
-    except BaseException as e:
-        print(f"BAD {label} | {type(e).__module__}.{type(e).__qualname__} | {one_line(e)}",
-              flush=True)
-    else:
-        print(f"BAD {label} | - | no exception", flush=True)
-
-
+# What the scripts here add to helpers.SCRIPT_PRELUDE.
+DEFINITIONS = r'''
 def good(label, fn):
     """Run one call that must work; report 'ok' or what it raised."""
     try:
@@ -1054,43 +1010,18 @@ BATCHES = {"binding": BINDING, "release": RELEASE, "threads shared 1": THREADS,
            "threads separate": THREADS, "threads release": THREADS}
 
 
-def _script(name: str) -> str:
-    body = BATCHES[name]
-    if name.startswith("threads"):
-        body = body.replace("THREAD_MODE", name.split()[1])
-    prelude = (PRELUDE.replace("MEMORY_GUARD", str(MEMORY_GUARD))
-               .replace("CASES_DIR", repr(str(CASES))))
-    return prelude + textwrap.dedent(body)
-
-
 @functools.lru_cache(maxsize=None)
 def run_batch(name: str):
     """Run one script once per session: (process, {label: (type, message)}, {label: status},
     {label: value})."""
-    proc = subprocess.run([sys.executable, "-c", _script(name)], capture_output=True, text=True,
-                          timeout=TIMEOUT, cwd=REPO)
-    bad, good, values = {}, {}, {}
-    for line in proc.stdout.splitlines():
-        kind, _, rest = line.partition(" ")
-        parts = [p.strip() for p in rest.split(" | ", 2)]
-        if kind == "BAD" and len(parts) == 3:
-            bad[parts[0]] = (parts[1], parts[2])
-        elif kind == "GOOD" and len(parts) == 2:
-            good[parts[0]] = parts[1]
-        elif kind == "VALUE" and len(parts) == 2:
-            values[parts[0]] = json.loads(parts[1])
+    body = BATCHES[name]
+    if name.startswith("threads"):
+        body = body.replace("THREAD_MODE", name.split()[1])
+    proc, lines = run_script(script_text(DEFINITIONS, body))
+    bad = {k: tuple(v) for k, v in lines.get("BAD", {}).items() if len(v) == 2}
+    good = {k: v[0] for k, v in lines.get("GOOD", {}).items() if len(v) == 1}
+    values = {k: json.loads(v[0]) for k, v in lines.get("VALUE", {}).items() if len(v) == 1}
     return proc, bad, good, values
-
-
-def _describe(proc) -> str:
-    rc = proc.returncode
-    what = f"rc={rc}"
-    if rc < 0:
-        what += f" (killed by {signal.Signals(-rc).name})"
-    elif rc == 134:
-        what += " (abort)"
-    return (f"{what}\n--- stdout (tail)\n{proc.stdout[-3000:]}\n"
-            f"--- stderr (tail)\n{proc.stderr[-3000:]}")
 
 
 @pytest.mark.parametrize("batch", list(BATCHES))
@@ -1098,27 +1029,27 @@ def test_script_survives(gpu_device, batch):
     """No abort, no signal, no traceback, no Rust panic, no glibc heap report; the script
     reaches its last line."""
     proc, _, _, _ = run_batch(batch)
-    assert proc.returncode == 0, _describe(proc)
+    assert proc.returncode == 0, describe(proc)
     for marker in ("Traceback", "panicked", "double free", "corrupted", "malloc"):
-        assert marker not in proc.stderr, _describe(proc)
-    assert proc.stdout.splitlines()[-1] == "OK", _describe(proc)
+        assert marker not in proc.stderr, describe(proc)
+    assert proc.stdout.splitlines()[-1] == "OK", describe(proc)
 
 
 def _bad(batch, label):
     proc, bad, _, _ = run_batch(batch)
-    assert label in bad, f"no line for {label!r}\n{_describe(proc)}"
+    assert label in bad, f"no line for {label!r}\n{describe(proc)}"
     return bad[label]
 
 
 def _good(batch, label):
     proc, _, good, _ = run_batch(batch)
-    assert label in good, f"no line for {label!r}\n{_describe(proc)}"
+    assert label in good, f"no line for {label!r}\n{describe(proc)}"
     return good[label]
 
 
 def _value(batch, label):
     proc, _, _, values = run_batch(batch)
-    assert label in values, f"no line for {label!r}\n{_describe(proc)}"
+    assert label in values, f"no line for {label!r}\n{describe(proc)}"
     return values[label]
 
 

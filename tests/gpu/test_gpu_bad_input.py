@@ -35,19 +35,13 @@ from __future__ import annotations
 
 import functools
 import json
-import signal
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "examples" / "cases"
-TIMEOUT = 300
-MEMORY_GUARD = 8 << 30  # bytes of address space per script; lavapipe runs fine under it
+from helpers import REPO, SCRIPT_TIMEOUT, describe, run_script, script_text
 
 GPUIA_ERRORS = ("InvalidDescError", "UnsupportedError", "CaseError")
 NO_EXCEPTION = "-"
@@ -56,43 +50,9 @@ NO_EXCEPTION = "-"
 # The scripts
 # --------------------------------------------------------------------------------------------
 
-PRELUDE = r'''
-import os, resource, sys
-os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")
-resource.setrlimit(resource.RLIMIT_AS, (MEMORY_GUARD, MEMORY_GUARD))
-import json
-from pathlib import Path
-
-import numpy as np
-
-from gpuia import IndexBufferView, InputElementDesc, InputLayout, VertexBufferView
-from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare
-from gpuia.errors import GpuiaError
-from gpuia.gpu import Context, Device, PipelineState
-from gpuia.harness.run_gpu import run_case_gpu
-from gpuia.harness.run import reference_ia
+# What the scripts here add to helpers.SCRIPT_PRELUDE.
+DEFINITIONS = r'''
 from gpuia.wgsl.program import record_words
-
-CASES = Path(CASES_DIR)
-dev = Device()
-
-
-def one_line(text):
-    return " ".join(str(text).split())[:600]
-
-
-def bad(label, fn):
-    """Run one bad call; report what it raised."""
-    try:
-        fn()
-    except GpuiaError as e:
-        print(f"BAD {label} | {type(e).__name__} | {one_line(e)}", flush=True)
-    except BaseException as e:  # anything else is reported by its full name
-        print(f"BAD {label} | {type(e).__module__}.{type(e).__qualname__} | {one_line(e)}",
-              flush=True)
-    else:
-        print(f"BAD {label} | - | no exception", flush=True)
 
 
 def good(label, case, ctx=None, path="auto"):
@@ -658,44 +618,20 @@ BATCHES = {"bindings": BINDINGS, "state": STATE, "shaders": SHADERS, "indices": 
            "huge": HUGE}
 
 
-def _script(body: str) -> str:
-    prelude = (PRELUDE.replace("MEMORY_GUARD", str(MEMORY_GUARD))
-               .replace("CASES_DIR", repr(str(CASES))))
-    return prelude + textwrap.dedent(body)
-
-
 @functools.lru_cache(maxsize=None)
 def run_batch(name: str):
     """Run one script once per session: (process, {label: (type, message)}, {label: (path,
     status)}, {label: draws recorded}, {label: ("capture", paths, records) or ("image", None,
     tags)})."""
-    proc = subprocess.run([sys.executable, "-c", _script(BATCHES[name])], capture_output=True,
-                          text=True, timeout=TIMEOUT, cwd=REPO)
-    bad, good, recorded, seen = {}, {}, {}, {}
-    for line in proc.stdout.splitlines():
-        kind, _, rest = line.partition(" ")
-        parts = [p.strip() for p in rest.split(" | ", 2)]
-        if kind == "BAD" and len(parts) == 3:
-            bad[parts[0]] = (parts[1], parts[2])
-        elif kind == "GOOD" and len(parts) == 3:
-            good[parts[0]] = (parts[1], parts[2])
-        elif kind == "RECORDED" and len(parts) == 2:
-            recorded[parts[0]] = int(parts[1])
-        elif kind == "CAPTURE" and len(parts) == 3:
-            seen[parts[0]] = ("capture", parts[1], json.loads(parts[2]))
-        elif kind == "IMAGE" and len(parts) == 2:
-            seen[parts[0]] = ("image", None, json.loads(parts[1]))
+    proc, lines = run_script(script_text(DEFINITIONS, BATCHES[name]))
+    bad = {k: tuple(v) for k, v in lines.get("BAD", {}).items() if len(v) == 2}
+    good = {k: tuple(v) for k, v in lines.get("GOOD", {}).items() if len(v) == 2}
+    recorded = {k: int(v[0]) for k, v in lines.get("RECORDED", {}).items() if len(v) == 1}
+    seen = {k: ("capture", v[0], json.loads(v[1]))
+            for k, v in lines.get("CAPTURE", {}).items() if len(v) == 2}
+    seen.update({k: ("image", None, json.loads(v[0]))
+                 for k, v in lines.get("IMAGE", {}).items() if len(v) == 1})
     return proc, bad, good, recorded, seen
-
-
-def _describe(proc) -> str:
-    rc = proc.returncode
-    what = f"rc={rc}"
-    if rc < 0:
-        what += f" (killed by {signal.Signals(-rc).name})"
-    elif rc == 134:
-        what += " (abort: a wgpu validation error reached queue.submit)"
-    return f"{what}\n--- stdout (tail)\n{proc.stdout[-3000:]}\n--- stderr (tail)\n{proc.stderr[-3000:]}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -958,10 +894,10 @@ def test_batch_survives_and_draws_correctly_afterwards(gpu_device, batch):
     """No abort, no signal, no traceback, no Rust panic, and the script reaches its last line
     having reported every bad call and every correct draw."""
     proc, bad, good, _, _ = run_batch(batch)
-    assert proc.returncode == 0, _describe(proc)
-    assert "Traceback" not in proc.stderr, _describe(proc)
-    assert "panicked" not in proc.stderr, _describe(proc)
-    assert proc.stdout.splitlines()[-1] == "OK", _describe(proc)
+    assert proc.returncode == 0, describe(proc)
+    assert "Traceback" not in proc.stderr, describe(proc)
+    assert "panicked" not in proc.stderr, describe(proc)
+    assert proc.stdout.splitlines()[-1] == "OK", describe(proc)
     expected_bad = {p.values[1] for p in BAD_CASES + VALID_CASES if p.values[0] == batch}
     assert expected_bad <= set(bad), sorted(expected_bad - set(bad))
     expected_good = {_label(g) for g in GOOD_CASES[batch]}
@@ -972,7 +908,7 @@ def test_batch_survives_and_draws_correctly_afterwards(gpu_device, batch):
 def test_bad_input_raises_gpuia_error(batch, label, allowed, substrings):
     """The bad call raised one of the allowed types, and the message says what is wrong."""
     proc, bad, _, _, _ = run_batch(batch)
-    assert label in bad, f"no line for {label!r}\n{_describe(proc)}"
+    assert label in bad, f"no line for {label!r}\n{describe(proc)}"
     kind, message = bad[label]
     assert kind in allowed, f"{label}: raised {kind}: {message}"
     for s in substrings:
@@ -985,10 +921,10 @@ def test_valid_input_gets_d3ds_result(batch, label, seen_as, result, path):
     records, or the tag target's pixels) is what the rules give; a captured draw also took the
     path its row names."""
     proc, bad, _, _, seen = run_batch(batch)
-    assert label in bad, f"no line for {label!r}\n{_describe(proc)}"
+    assert label in bad, f"no line for {label!r}\n{describe(proc)}"
     kind, message = bad[label]
     assert kind == NO_EXCEPTION, f"{label}: raised {kind}: {message}"
-    assert label in seen, f"no result for {label!r}\n{_describe(proc)}"
+    assert label in seen, f"no result for {label!r}\n{describe(proc)}"
     how, paths, got = seen[label]
     assert how == seen_as, how
     if path is not None:
@@ -1004,7 +940,7 @@ def test_correct_draw_after_bad_input_matches_reference(batch, label):
     """The correct capture draw made after the bad calls, on the same device (and where the
     label says so the same context), matches the CPU reference bit for bit."""
     proc, _, good, _, _ = run_batch(batch)
-    assert label in good, f"no line for {label!r}\n{_describe(proc)}"
+    assert label in good, f"no line for {label!r}\n{describe(proc)}"
     path, status = good[label]
     assert status == "match", f"{label} ({path}): {status}"
     assert path in ("native", "pulling", "native/pulling"), path
@@ -1019,7 +955,7 @@ def test_refused_draw_records_nothing(label):
     """A draw refused with a GpuiaError (bad arguments, or the native path forced where it
     cannot be exact) leaves nothing recorded, so nothing reaches wgpu."""
     proc, _, _, recorded, _ = run_batch("state")
-    assert label in recorded, _describe(proc)
+    assert label in recorded, describe(proc)
     assert recorded[label] == 0
 
 
@@ -1050,7 +986,6 @@ def _case(**overrides) -> dict:
     }
     doc.update(overrides)
     return doc
-
 
 
 INVALID_CASES = {
@@ -1089,16 +1024,16 @@ def test_cli_invalid_case_exits_2_with_one_error_line(gpu_device, tmp_path, stem
     path = tmp_path / f"{stem}.json"
     path.write_text(json.dumps(doc))
     proc = subprocess.run([sys.executable, "-m", "gpuia", *CLI_COMMANDS[command], str(path)],
-                          capture_output=True, text=True, timeout=TIMEOUT, cwd=REPO)
-    assert proc.returncode == 2, _describe(proc)
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, _describe(proc)
+                          capture_output=True, text=True, timeout=SCRIPT_TIMEOUT, cwd=REPO)
+    assert proc.returncode == 2, describe(proc)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, describe(proc)
     lines = proc.stderr.splitlines()
     errors = [ln for ln in lines if ln.startswith("error:")]
-    assert len(errors) == 1 and lines[0] == errors[0], _describe(proc)
+    assert len(errors) == 1 and lines[0] == errors[0], describe(proc)
     # Only a shader compiler's diagnostic follows its error line, indented (docs/case-format.md).
     rest = lines[1:]
-    assert all(ln.startswith("    ") for ln in rest), _describe(proc)
-    assert bool(rest) == ("does not compile" in errors[0]), _describe(proc)
+    assert all(ln.startswith("    ") for ln in rest), describe(proc)
+    assert bool(rest) == ("does not compile" in errors[0]), describe(proc)
     assert errors[0].startswith(f"error: {stem}: "), errors[0]
     if needle is not None:
         assert needle in errors[0], errors[0]

@@ -34,6 +34,8 @@ from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
 
+from helpers import check_gpu
+
 U32 = 0xFFFFFFFF
 NVERT = 0x10008
 INSTANCE_ELEMENTS = 8
@@ -107,35 +109,6 @@ def indexed_case(fmt: str, cut: str, topology: str, base: int) -> tuple[dict, bo
     return case, native
 
 
-@pytest.fixture(scope="module")
-def _pipelines(gpu_device):
-    return Context(gpu_device).cache
-
-
-@pytest.fixture
-def ctx(gpu_device, _pipelines):
-    """A fresh context per test sharing one pipeline cache (pipelines are device objects), so
-    cases of one layout reuse their pipelines. Not one context for the module: a reused
-    context's capture bind group can outlive its capture buffer (STALE_CAPTURE_BIND_GROUP),
-    which would make unrelated cells fail now and then."""
-    context = Context(gpu_device)
-    context.cache = _pipelines
-    return context
-
-
-def check_gpu(case_dict, device, path, context=None):
-    """Run a case through ``path``; assert the plan took it and the GPU matched the reference."""
-    case = load_case(case_dict)
-    ref = reference_ia(case)
-    res = run_case_gpu(case, device, path, ref, context=context)
-    assert [p.path for p in res.plans] == [path] * len(case.draws)
-    cmp = compare(ref, res, case.layout)
-    assert cmp.ok, (f"{case.name} ({path}): {cmp.summary()}\n"
-                    + comparison_table(ref, res, cmp, only_differences=True))
-    assert res.ia.statistics["IAVertices"] == ref.statistics["IAVertices"]
-    return case, ref, res
-
-
 def check_native_refused(case_dict, device, words: str, context=None):
     case = load_case(case_dict)
     with pytest.raises(UnsupportedError, match="native path cannot") as info:
@@ -155,7 +128,7 @@ def test_indexed_matrix(ctx, gpu_device, path, fmt, cut, topology, base):
     if path == "native" and not native:
         check_native_refused(case, gpu_device, "past the view", ctx)
         return
-    _, ref, _ = check_gpu(case, gpu_device, path, ctx)
+    ref = check_gpu(case, gpu_device, path, ctx).ref
     # The reference itself: cut positions deliver nothing, the rest deliver their raw index.
     cut_value = CUTS[cut] if TOPOLOGIES[topology] else None
     for d, (si, st) in enumerate([(si, st) for si in START_INDEX for st in START_INSTANCE]):
@@ -199,7 +172,7 @@ def test_index_reads_past_the_view_read_zero(ctx, gpu_device, path):
                                            "data": _b64(data.tobytes())},
                        [_indexed(12), _indexed(8, start_index=3, base=5),
                         _indexed(4, start_index=6)])
-    _, ref, _ = check_gpu(case, gpu_device, path, ctx)
+    ref = check_gpu(case, gpu_device, path, ctx).ref
     first = ref.vertex_id[ref.draw == 0][:12].tolist()
     assert first == [7, 8, 9, 10, 11] + [0] * 7  # the 0xFFFF past the view is no cut
     assert ref.vertex_id[ref.draw == 2].tolist() == [0] * 8
@@ -213,7 +186,7 @@ def test_index_view_with_offset_and_size(ctx, gpu_device, path):
     case = _index_case("index-offset-view", {"format": "R32_UINT", "offset": 4,
                                              "size": values.nbytes, "data": _b64(raw)},
                        [_indexed(9), _indexed(6, start_index=2, base=3)], cut="0xFFFFFFFF")
-    _, ref, _ = check_gpu(case, gpu_device, path, ctx)
+    ref = check_gpu(case, gpu_device, path, ctx).ref
     assert ref.vertex_id[ref.draw == 0][:8].tolist() == [0, 1, 2, 3, 4, 5, 6, 7]
 
 
@@ -233,7 +206,7 @@ def test_null_index_buffer_reads_zero(ctx, gpu_device, path, fmt):
     case = _index_case("null-index-buffer", {"format": fmt, "data": None},
                        [_indexed(4), _indexed(3, start_index=100, base=9, instances=3)],
                        topology="TRIANGLELIST", cut="DISABLED")
-    _, ref, res = check_gpu(case, gpu_device, path, ctx)
+    _, ref, res, _ = check_gpu(case, gpu_device, path, ctx)
     assert ref.vertex_id.tolist() == [0] * (4 * 2 + 3 * 3)
     assert res.ia.vertex_id.tolist() == [0] * (4 * 2 + 3 * 3)
 
@@ -252,7 +225,7 @@ def test_mixed_draw_list(ctx, gpu_device, path):
     ]
     case = _index_case("mixed-draws", {"format": "R16_UINT", "data": _b64(data.tobytes())}, draws,
                        topology="LINESTRIP")
-    _, ref, _ = check_gpu(case, gpu_device, path, ctx)
+    ref = check_gpu(case, gpu_device, path, ctx).ref
     assert ref.vertex_id[ref.draw == 0].tolist() == [0, 1, 2, 3, 4] * 2
     assert ref.instance[ref.draw == 0].tolist() == [0] * 5 + [1] * 5
     assert ref.vertex_id[ref.draw == 1].tolist() == [9, 8, 7, 6, 5, 4, 3] * 3
@@ -378,7 +351,7 @@ def test_unbound_slots_read_zero(gpu_device):
     (rules 6.2): only the pulling path can do that."""
     case = _unbound_case()
     check_native_refused(case, gpu_device, "unbound")
-    _, ref, res = check_gpu(case, gpu_device, "pulling")
+    _, ref, res, _ = check_gpu(case, gpu_device, "pulling")
     for key in ("SLOT1X0", "SLOT1X1", "SLOT2X0", "SLOT2X1"):
         assert not res.ia.inputs[key].bits.any() and not ref.inputs[key].bits.any()
     assert res.ia.inputs["SLOT0X0"].bits.any()

@@ -40,12 +40,12 @@ import numpy as np
 import pytest
 
 from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare, comparison_table
 from gpuia.errors import UnsupportedError
 from gpuia.d3d.formats import VERTEX_FORMATS
-from gpuia.gpu import Context
 from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
+
+from helpers import check_gpu
 
 # -- format groups ------------------------------------------------------------------------------
 
@@ -248,39 +248,6 @@ def quirk_obstacles(case_dict, device) -> list[str]:
             if q.effect == "fetch" and q.affects(e)]
 
 
-@pytest.fixture(scope="module")
-def _pipelines(gpu_device):
-    return Context(gpu_device).cache
-
-
-@pytest.fixture
-def ctx(gpu_device, _pipelines):
-    """A fresh context per test sharing one pipeline cache (pipelines are device objects), so
-    layouts shared by several cells reuse their pipelines while each cell starts from clean
-    binding state."""
-    context = Context(gpu_device)
-    context.cache = _pipelines
-    return context
-
-
-def check_gpu(case_dict, device, path, context=None, exact=False):
-    """Run a case dict through ``path`` and assert the GPU delivered what the reference did.
-
-    The comparison is gpuia's own (``compare(ref, res, layout)``): bit-exact, NaN by class, plus
-    the documented 1-ulp allowance for UNORM/SNORM elements on the native path only. ``exact``
-    drops that allowance (``compare(ref, res)``, the reading of rules 2.2/2.3)."""
-    case = load_case(case_dict)
-    ref = reference_ia(case)
-    res = run_case_gpu(case, device, path, ref, context=context)
-    assert res.plans and all(p.path == path for p in res.plans), [p.path for p in res.plans]
-    cmp = compare(ref, res) if exact else compare(ref, res, case.layout)
-    assert cmp.ok, (f"{case.name} ({path}): {cmp.summary()}\n"
-                    + comparison_table(ref, res, cmp, only_differences=True))
-    if path == "pulling":
-        assert cmp.tolerated == 0
-    return ref, res, cmp
-
-
 def test_groups_cover_the_format_table():
     names = [n for g in GROUPS.values() for n in g]
     assert sorted(names) == sorted(VERTEX_FORMATS) and len(names) == 47
@@ -382,7 +349,7 @@ def test_exhaustive_decode_pulling(gpu_device):
         "draw": {"DrawInstanced": {"VertexCountPerInstance": n, "InstanceCount": 1,
                                    "StartVertexLocation": 0, "StartInstanceLocation": 0}},
     }
-    ref, res, _ = check_gpu(case, gpu_device, "pulling", exact=True)
+    _, ref, res, _ = check_gpu(case, gpu_device, "pulling", exact=True)
     assert len(ref) == n
     # Sanity of the oracle on a few codes rules 2.3, 2.5 and 2.7 state outright.
     f = {k: d.bits for k, d in ref.inputs.items()}

@@ -5,59 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "examples" / "cases"
-EXAMPLES = sorted(CASES.glob("*.json"))
-TRIANGLE = CASES / "triangle_two_slots.json"
-
-
-def gpuia(*args, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gpuia", *map(str, args)], input=stdin,
-                          capture_output=True, text=True, timeout=120, cwd=cwd)
-
-
-def f32bits(x: float) -> int:
-    return struct.unpack("<I", struct.pack("<f", x))[0]
-
-
-def assert_invalid(proc: subprocess.CompletedProcess, case: str | None) -> str:
-    """Exit 2, exactly one stderr line 'error: <case>: ...', no traceback anywhere."""
-    assert proc.returncode == 2, (proc.returncode, proc.stderr)
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr
-    prefix = "error: " if case is None else f"error: {case}: "
-    assert lines[0].startswith(prefix), lines[0]
-    assert len(lines[0]) > len(prefix)  # it says where and why
-    return lines[0]
-
-
-def valid_case(**overrides) -> dict:
-    """A valid 4-point case (no name field: the case is named by its file stem)."""
-    doc = {
-        "gpuia_case": 1,
-        "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
-        "vertex_buffers": [{"slot": 0, "stride": 8,
-                            "data": {"dtype": "float32", "values": [[0, 0], [1, 0], [0, 1], [1, 1]]}}],
-        "primitive_topology": "POINTLIST",
-        "draw": {"DrawInstanced": {"VertexCountPerInstance": 4, "InstanceCount": 1,
-                                   "StartVertexLocation": 0, "StartInstanceLocation": 0}},
-    }
-    doc.update(overrides)
-    return doc
-
-
-def write(tmp_path: Path, stem: str, doc) -> Path:
-    p = tmp_path / f"{stem}.json"
-    p.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-    return p
+from helpers import EXAMPLE_CASES as CASES
+from helpers import (EXAMPLES, TRIANGLE, assert_one_error_line, f32bits, gpuia_cli, valid_case,
+                     write_case)
 
 
 # =============================================================================================
@@ -65,7 +21,7 @@ def write(tmp_path: Path, stem: str, doc) -> Path:
 # =============================================================================================
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_validate_every_example(path):
-    proc = gpuia("validate", path)
+    proc = gpuia_cli("validate", path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
 
@@ -75,12 +31,12 @@ def test_examples_exist():
 
 
 def test_validate_all_examples_at_once():
-    proc = gpuia("validate", *EXAMPLES)
+    proc = gpuia_cli("validate", *EXAMPLES)
     assert proc.returncode == 0, proc.stderr
 
 
 def test_run_triangle_to_stdout():
-    proc = gpuia("run", "--backend", "cpu", TRIANGLE)
+    proc = gpuia_cli("run", "--backend", "cpu", TRIANGLE)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)  # exactly one JSON document
     assert doc["gpuia_result"] == 1
@@ -116,14 +72,14 @@ def test_run_triangle_to_stdout():
 
 
 def test_run_default_backend_is_cpu():
-    proc = gpuia("run", TRIANGLE)
+    proc = gpuia_cli("run", TRIANGLE)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["backend"] == "cpu"
 
 
 def test_run_out_dir_writes_one_file_per_case(tmp_path):
     out = tmp_path / "results"
-    proc = gpuia("run", "--backend", "cpu", "--out-dir", out, *EXAMPLES)
+    proc = gpuia_cli("run", "--backend", "cpu", "--out-dir", out, *EXAMPLES)
     assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in out.iterdir()) == sorted(f"{p.stem}.json" for p in EXAMPLES)
     for p in EXAMPLES:
@@ -139,9 +95,9 @@ def test_run_out_dir_writes_one_file_per_case(tmp_path):
 
 
 def test_out_dir_file_is_named_by_file_stem_not_case_name(tmp_path):
-    src = write(tmp_path, "file_stem", valid_case(name="a different name"))
+    src = write_case(tmp_path, "file_stem", valid_case(name="a different name"))
     out = tmp_path / "out"
-    proc = gpuia("run", "--out-dir", out, src)
+    proc = gpuia_cli("run", "--out-dir", out, src)
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in out.iterdir()] == ["file_stem.json"]
     doc = json.loads((out / "file_stem.json").read_text())
@@ -149,13 +105,13 @@ def test_out_dir_file_is_named_by_file_stem_not_case_name(tmp_path):
 
 
 def test_case_name_defaults_to_file_stem(tmp_path):
-    proc = gpuia("run", write(tmp_path, "no_name_here", valid_case()))
+    proc = gpuia_cli("run", write_case(tmp_path, "no_name_here", valid_case()))
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["case"] == "no_name_here"
 
 
 def test_several_cases_without_out_dir_or_table(tmp_path):
-    proc = gpuia("run", TRIANGLE, CASES / "out_of_bounds.json")
+    proc = gpuia_cli("run", TRIANGLE, CASES / "out_of_bounds.json")
     assert proc.returncode == 2
     assert proc.stderr.startswith("error: ")
     assert "Traceback" not in proc.stderr + proc.stdout
@@ -163,7 +119,7 @@ def test_several_cases_without_out_dir_or_table(tmp_path):
 
 
 def test_run_table():
-    proc = gpuia("run", "--backend", "cpu", "--table", TRIANGLE)
+    proc = gpuia_cli("run", "--backend", "cpu", "--table", TRIANGLE)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "POSITION" in out and "COLOR" in out
@@ -173,7 +129,7 @@ def test_run_table():
 
 
 def test_run_table_several_cases():
-    proc = gpuia("run", "--table", TRIANGLE, CASES / "instance_step_rates.json")
+    proc = gpuia_cli("run", "--table", TRIANGLE, CASES / "instance_step_rates.json")
     assert proc.returncode == 0, proc.stderr
     for name in ("POSITION", "COLOR", "OFFSET", "SCALE"):
         assert name in proc.stdout
@@ -196,7 +152,7 @@ def _expected_vertex_formats() -> set[str]:
 def test_formats_lists_47_formats():
     expected = _expected_vertex_formats()
     assert len(expected) == 47
-    proc = gpuia("formats")
+    proc = gpuia_cli("formats")
     assert proc.returncode == 0, proc.stderr
     pattern = re.compile(r"^\s*(?:DXGI_FORMAT_)?([RGBAX0-9]+_(?:FLOAT|UNORM|SNORM|UINT|SINT))\b")
     found = [m.group(1) for line in proc.stdout.splitlines() if (m := pattern.match(line))]
@@ -248,9 +204,9 @@ INVALID_DOCS = {
 @pytest.fixture(scope="module")
 def invalid_files(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("invalid")
-    files = {stem: write(d, stem, doc) for stem, doc in INVALID_DOCS.items()}
-    files["bad_json"] = write(d, "bad_json", "{\"gpuia_case\": 1, \"input_layout\": [}")
-    files["empty_file"] = write(d, "empty_file", "")
+    files = {stem: write_case(d, stem, doc) for stem, doc in INVALID_DOCS.items()}
+    files["bad_json"] = write_case(d, "bad_json", "{\"gpuia_case\": 1, \"input_layout\": [}")
+    files["empty_file"] = write_case(d, "empty_file", "")
     not_utf8 = d / "not_utf8.json"
     not_utf8.write_bytes(b"\xff\xfe\x00{")
     files["not_utf8"] = not_utf8
@@ -270,8 +226,8 @@ CORE_CLASSES = ["missing_file", "bad_json", "schema_missing_draw", "misaligned_o
 @pytest.mark.parametrize("command", ["validate", "run"])
 @pytest.mark.parametrize("stem", CORE_CLASSES)
 def test_invalid_input(invalid_files, command, stem):
-    proc = gpuia(command, invalid_files[stem])
-    assert_invalid(proc, stem)
+    proc = gpuia_cli(command, invalid_files[stem])
+    assert_one_error_line(proc, case=stem)
     if command == "run":
         assert proc.stdout.strip() == ""
 
@@ -280,7 +236,7 @@ def test_invalid_input(invalid_files, command, stem):
 def test_every_invalid_class_batched(invalid_files, tmp_path, command):
     """All invalid files in one call: one error line each, in order, exit 2, no output files."""
     args = list(command) + ([tmp_path / "out"] if "--out-dir" in command else [])
-    proc = gpuia(*args, *(invalid_files[s] for s in INVALID_STEMS))
+    proc = gpuia_cli(*args, *(invalid_files[s] for s in INVALID_STEMS))
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = proc.stderr.splitlines()
@@ -297,7 +253,7 @@ def test_invalid_error_lines_name_the_rule(invalid_files):
     expected = {"misaligned_offset": "AlignedByteOffset", "srgb_format": "R8G8B8A8_UNORM_SRGB",
                 "per_vertex_step_rate": "InstanceDataStepRate",
                 "mixed_classification": "InputSlotClass"}
-    proc = gpuia("validate", *(invalid_files[s] for s in expected))
+    proc = gpuia_cli("validate", *(invalid_files[s] for s in expected))
     lines = proc.stderr.splitlines()
     assert len(lines) == len(expected)
     for (stem, word), line in zip(expected.items(), lines):
@@ -308,22 +264,22 @@ def test_error_line_uses_the_name_field(tmp_path):
     doc = _layout_case([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT",
                          "AlignedByteOffset": 2}])
     doc["name"] = "named_case"
-    assert_invalid(gpuia("validate", write(tmp_path, "file_stem", doc)), "named_case")
+    assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "file_stem", doc)), case="named_case")
 
 
 def test_draw_missing_argument_is_invalid_input(tmp_path):
     doc = valid_case(draw={"DrawInstanced": {"InstanceCount": 1}})
-    assert_invalid(gpuia("validate", write(tmp_path, "draw_missing_count", doc)), "draw_missing_count")
+    assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "draw_missing_count", doc)), case="draw_missing_count")
 
 
 def test_one_invalid_among_two_with_out_dir(tmp_path):
-    good = write(tmp_path, "good_one", valid_case())
-    bad = write(tmp_path, "bad_one", _layout_case([
+    good = write_case(tmp_path, "good_one", valid_case())
+    bad = write_case(tmp_path, "bad_one", _layout_case([
         {"SemanticName": "COLOR", "Format": "B8G8R8A8_UNORM_SRGB"}]))
     out = tmp_path / "out"
     for order in ((good, bad), (bad, good)):
-        proc = gpuia("run", "--out-dir", out, *order)
-        assert_invalid(proc, "bad_one")
+        proc = gpuia_cli("run", "--out-dir", out, *order)
+        assert_one_error_line(proc, case="bad_one")
         assert (out / "good_one.json").is_file()
         assert not (out / "bad_one.json").exists()
         doc = json.loads((out / "good_one.json").read_text())
@@ -334,17 +290,17 @@ def test_one_invalid_among_two_with_out_dir(tmp_path):
 
 
 def test_validate_two_cases_one_invalid(tmp_path):
-    good = write(tmp_path, "good_one", valid_case())
-    bad = write(tmp_path, "bad_one", valid_case(primitive_topology="UNDEFINED"))
-    assert_invalid(gpuia("validate", good, bad), "bad_one")
+    good = write_case(tmp_path, "good_one", valid_case())
+    bad = write_case(tmp_path, "bad_one", valid_case(primitive_topology="UNDEFINED"))
+    assert_one_error_line(gpuia_cli("validate", good, bad), case="bad_one")
 
 
 def test_max_invocations(tmp_path):
     # triangle_list_adjacency delivers 8 vertices x 2 instances = 16 > 10.
     src = CASES / "triangle_list_adjacency.json"
-    assert_invalid(gpuia("run", "--max-invocations", "10", src), "triangle_list_adjacency")
+    assert_one_error_line(gpuia_cli("run", "--max-invocations", "10", src), case="triangle_list_adjacency")
     # The same case under a limit it fits in runs.
-    proc = gpuia("run", "--max-invocations", "16", src)
+    proc = gpuia_cli("run", "--max-invocations", "16", src)
     assert proc.returncode == 0, proc.stderr
     assert len(json.loads(proc.stdout)["invocations"]) == 16
 
@@ -353,7 +309,7 @@ def test_huge_draw_is_refused_by_the_default_limit(tmp_path):
     doc = valid_case(draw={"DrawInstanced": {"VertexCountPerInstance": 4294967295,
                                              "InstanceCount": 4294967295,
                                              "StartVertexLocation": 0, "StartInstanceLocation": 0}})
-    assert_invalid(gpuia("run", write(tmp_path, "huge_draw", doc)), "huge_draw")
+    assert_one_error_line(gpuia_cli("run", write_case(tmp_path, "huge_draw", doc)), case="huge_draw")
 
 
 WGSL = """
@@ -364,18 +320,18 @@ struct VSOut { @builtin(position) SV_Position: vec4<f32> };
 
 
 def test_vertex_shader_refused_by_cpu_backend(tmp_path):
-    src = write(tmp_path, "with_shader", valid_case(vertex_shader={"wgsl": WGSL, "entry_point": "main"}))
-    line = assert_invalid(gpuia("run", "--backend", "cpu", src), "with_shader")
+    src = write_case(tmp_path, "with_shader", valid_case(vertex_shader={"wgsl": WGSL, "entry_point": "main"}))
+    line = assert_one_error_line(gpuia_cli("run", "--backend", "cpu", src), case="with_shader")
     assert "shader" in line.lower()
     # It is a valid case: only the cpu backend cannot run it.
-    assert gpuia("validate", src).returncode == 0
+    assert gpuia_cli("validate", src).returncode == 0
 
 
 # =============================================================================================
 # stdin
 # =============================================================================================
 def test_run_from_stdin():
-    proc = gpuia("run", "--backend", "cpu", "-", stdin=TRIANGLE.read_text())
+    proc = gpuia_cli("run", "--backend", "cpu", "-", stdin=TRIANGLE.read_text())
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert [i["inputs"]["POSITION0"]["value"] for i in doc["invocations"]] == \
@@ -384,17 +340,17 @@ def test_run_from_stdin():
 
 
 def test_validate_from_stdin():
-    proc = gpuia("validate", "-", stdin=json.dumps(valid_case()))
+    proc = gpuia_cli("validate", "-", stdin=json.dumps(valid_case()))
     assert proc.returncode == 0, proc.stderr
 
 
 @pytest.mark.parametrize("text", ["{not json", json.dumps(valid_case(primitive_topology="QUADS"))])
 def test_invalid_from_stdin(text):
-    assert_invalid(gpuia("validate", "-", stdin=text), None)
+    assert_one_error_line(gpuia_cli("validate", "-", stdin=text), case=None)
 
 
 def test_stdin_case_keeps_its_name():
-    proc = gpuia("run", "-", stdin=TRIANGLE.read_text())
+    proc = gpuia_cli("run", "-", stdin=TRIANGLE.read_text())
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["case"] == "triangle_two_slots"
 

@@ -20,24 +20,8 @@ from gpuia.util import files
 from gpuia.errors import CaseError
 from gpuia.util.files import OutputError, loads_json, read_input, safe_stem, write_atomic
 
-ROOT = Path(__file__).resolve().parents[2]
-TRIANGLE = ROOT / "examples/cases/triangle_two_slots.json"
-
-
-def _gpuia(args, cwd, **kw):
-    kw.setdefault("timeout", 120)
-    return subprocess.run([sys.executable, "-m", "gpuia", *args], cwd=cwd, capture_output=True,
-                          text=True, **kw)
-
-
-def _one_error(proc, *says):
-    assert proc.returncode == 2, (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
-    assert "Traceback" not in proc.stderr, proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
-    for s in says:
-        assert s in lines[0], (s, lines[0])
-    return lines[0]
+from helpers import REPO as ROOT
+from helpers import TRIANGLE, assert_one_error_line, gpuia_cli
 
 
 def _case(name="c", **extra) -> dict:
@@ -237,8 +221,7 @@ def test_worker_exits_when_its_parent_is_killed(tmp_path):
 ])
 def test_stdin_case_is_written_inside_out_dir(tmp_path, name, stem):
     out = tmp_path / "out"
-    proc = _gpuia(["run", "-", "--out-dir", str(out)], tmp_path,
-                  input=json.dumps(_case(name)))
+    proc = gpuia_cli("run", "-", "--out-dir", str(out), cwd=tmp_path, stdin=json.dumps(_case(name)))
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in out.iterdir()] == [f"{stem}.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # nothing outside it
@@ -256,8 +239,8 @@ def test_two_inputs_with_one_stem_are_refused_before_running(tmp_path):
         (tmp_path / d).mkdir()
         (tmp_path / d / "x.json").write_text(json.dumps(_case(d)))
     out = tmp_path / "out"
-    proc = _gpuia(["run", "a/x.json", "b/x.json", "--out-dir", str(out)], tmp_path)
-    _one_error(proc, "a/x.json and b/x.json would both write", "x.json")
+    proc = gpuia_cli("run", "a/x.json", "b/x.json", "--out-dir", str(out), cwd=tmp_path)
+    assert_one_error_line(proc, "a/x.json and b/x.json would both write", "x.json")
     assert list(out.iterdir()) == []
 
 
@@ -273,13 +256,13 @@ def test_unwritable_outputs_are_one_error_line(tmp_path, args, says):
     afile = tmp_path / "afile"
     afile.write_text("x")
     args = [a.format(dir=tmp_path, file=afile) for a in args]
-    _one_error(_gpuia(args, tmp_path), says)
+    assert_one_error_line(gpuia_cli(*args, cwd=tmp_path), says)
 
 
 def test_result_target_that_is_a_folder_is_one_error_line(tmp_path):
     out = tmp_path / "out"
     (out / "triangle_two_slots.json").mkdir(parents=True)
-    _one_error(_gpuia(["run", str(TRIANGLE), "--out-dir", str(out)], tmp_path),
+    assert_one_error_line(gpuia_cli("run", str(TRIANGLE), "--out-dir", str(out), cwd=tmp_path),
                "triangle_two_slots.json: is a folder")
 
 
@@ -293,7 +276,7 @@ def test_file_size_limit_is_one_error_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "gpuia", "run", str(case), "--out",
                            str(tmp_path / "r.json")], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120, preexec_fn=small_files)
-    _one_error(proc, "r.json: cannot write: File too large")
+    assert_one_error_line(proc, "r.json: cannot write: File too large")
     assert not (tmp_path / "r.json").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.json"]
 
@@ -303,7 +286,7 @@ def test_stdout_on_a_full_device_is_one_error_line(tmp_path):
         proc = subprocess.run([sys.executable, "-m", "gpuia", "run", str(TRIANGLE)],
                               cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True,
                               timeout=120)
-    _one_error(proc, "standard output: cannot write: No space left on device")
+    assert_one_error_line(proc, "standard output: cannot write: No space left on device")
 
 
 def test_closed_pipe_on_stdout_ends_quietly(tmp_path):
@@ -314,13 +297,14 @@ def test_closed_pipe_on_stdout_ends_quietly(tmp_path):
 
 # -- inputs ----------------------------------------------------------------------------------
 
-def test_fifo_and_devices_are_refused_not_waited_on(tmp_path):
+def test_fifo_and_devices_are_refused_not_waited_on(tmp_path, gpu_device):
+    """``check`` lists the adapters before it reads its input: it runs with one."""
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     for path in (str(fifo), "/dev/zero"):
         for command in ("validate", "run", "check"):
-            _one_error(_gpuia([command, path], tmp_path, timeout=60), "not a regular file")
-        _one_error(_gpuia(["layout", "--no-gpu", path], tmp_path, timeout=60),
+            assert_one_error_line(gpuia_cli(command, path, cwd=tmp_path, timeout=60), "not a regular file")
+        assert_one_error_line(gpuia_cli("layout", "--no-gpu", path, cwd=tmp_path, timeout=60),
                    "not a regular file")
 
 
@@ -337,13 +321,13 @@ def test_read_input_is_bounded(tmp_path):
     ("", "not valid JSON"),
 ])
 def test_stdin_is_json_text_never_a_path(tmp_path, stdin, says):
-    _one_error(_gpuia(["validate", "-"], ROOT, input=stdin), "error: stdin:", says)
+    assert_one_error_line(gpuia_cli("validate", "-", cwd=ROOT, stdin=stdin), "error: stdin:", says)
 
 
 def test_closed_stdin_is_one_error_line(tmp_path):
     proc = subprocess.run(f"{sys.executable} -m gpuia validate - <&-", shell=True, cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
-    _one_error(proc, "standard input is closed")
+    assert_one_error_line(proc, "standard input is closed")
 
 
 def test_huge_integers_are_refused_by_position():
@@ -364,7 +348,7 @@ def test_huge_integer_in_any_field_is_one_error_line(tmp_path, field):
             }[field]
     case = tmp_path / "c.json"
     case.write_text(text)
-    _one_error(_gpuia(["validate", str(case)], tmp_path), "5001 digits" if field == "name"
+    assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path), "5001 digits" if field == "name"
                else "5000 digits")
 
 
@@ -372,7 +356,7 @@ def test_huge_integer_in_layout_json_is_one_error_line(tmp_path):
     src = tmp_path / "l.json"
     src.write_text('[{"SemanticName": "P", "Format": "R32_FLOAT", "InputSlot": ' + "1" * 5000
                    + "}]")
-    _one_error(_gpuia(["layout", "--no-gpu", str(src)], tmp_path), "5000 digits")
+    assert_one_error_line(gpuia_cli("layout", "--no-gpu", str(src), cwd=tmp_path), "5000 digits")
 
 
 @pytest.mark.parametrize("where", ["name", "SemanticName"])
@@ -382,7 +366,7 @@ def test_lone_surrogate_is_one_error_line(tmp_path, where):
         text.replace('"POSITION"', '"POS\\udc00"')
     case = tmp_path / "c.json"
     case.write_text(text)
-    line = _one_error(_gpuia(["validate", str(case)], tmp_path), "lone UTF-16 surrogate")
+    line = assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path), "lone UTF-16 surrogate")
     assert ("input_layout[0].SemanticName" if where == "SemanticName" else "name") in line
 
 
@@ -390,4 +374,4 @@ def test_lone_surrogate_is_one_error_line(tmp_path, where):
 def test_case_name_with_control_characters_is_one_error_line(tmp_path, name):
     case = tmp_path / "c.json"
     case.write_text(json.dumps(_case(name)))
-    _one_error(_gpuia(["validate", str(case)], tmp_path), "a case name is one line")
+    assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path), "a case name is one line")

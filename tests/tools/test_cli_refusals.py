@@ -1,24 +1,19 @@
 """Bad arguments to the demo, layout and fuzz commands: exit 2 with one error line, no traceback,
 whatever the filesystem says (found by review: unwritable outputs and unbounded numbers)."""
 
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CPP = str(ROOT / "tests/data/layouts/imgui_impl_dx12.cpp")
+from helpers import DATA, gpuia_cli
+from helpers import REPO as ROOT
 
-
-def _run(args, cwd):
-    return subprocess.run([sys.executable, "-m", "gpuia", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+CPP = str(DATA / "layouts/imgui_impl_dx12.cpp")
 
 
 @pytest.mark.parametrize("args,says", [
     (["demo", "--headless", "--size", "32x24", "--out", "{dir}"], "name a .png file"),
-    (["demo", "--headless", "--size", "32x24", "--out", "{file}/x.png"], "cannot write the picture"),
+    pytest.param(["demo", "--headless", "--size", "32x24", "--out", "{file}/x.png"],
+                 "cannot write the picture", marks=pytest.mark.gpu),  # renders, then writes
     (["layout", "--no-gpu", "--save-case", "{file}", CPP], "cannot create the folder"),
     (["layout", "--check", "--vertices", "2000000000", CPP], "product at most"),
     (["fuzz", "--timeout", "inf", "--cases", "1"], "at most 604800 seconds"),
@@ -28,7 +23,7 @@ def test_refused_with_one_error_line(tmp_path, args, says):
     afile = tmp_path / "afile"
     afile.write_text("x")
     args = [a.format(dir=tmp_path, file=afile) for a in args]
-    proc = _run(args, tmp_path)
+    proc = gpuia_cli(*args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     errors = [line for line in proc.stderr.splitlines() if "error:" in line]
@@ -40,7 +35,7 @@ def test_a_cut_off_array_is_a_parse_error_not_nothing_found(tmp_path):
     src.write_text('D3D12_INPUT_ELEMENT_DESC l[] = { {"POSITION", 0, '
                    'DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, '
                    '0 }, {"N", 0, DXGI_FORMAT_R32G32_FLOAT, 0,\n')
-    proc = _run(["layout", "--no-gpu", str(src)], tmp_path)
+    proc = gpuia_cli("layout", "--no-gpu", str(src), cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
         f"error: layout: {src}:1:1: the file does not parse here, and it names a D3D "
@@ -50,8 +45,7 @@ def test_a_cut_off_array_is_a_parse_error_not_nothing_found(tmp_path):
 def test_check_with_nothing_compared_is_not_a_pass(gpu_device, tmp_path):
     """`check --path native` on a case only the pulling path can run: exit 2, one error line
     (a native-only CI gate must not pass silently)."""
-    proc = _run(["check", str(ROOT / "examples/cases/packed_formats.json"), "--path", "native"],
-                tmp_path)
+    proc = gpuia_cli("check", str(ROOT / "examples/cases/packed_formats.json"), "--path", "native", cwd=tmp_path)
     assert proc.returncode == 2
     assert "native: not applicable" in proc.stdout
     assert proc.stderr.splitlines() == [
@@ -61,7 +55,7 @@ def test_check_with_nothing_compared_is_not_a_pass(gpu_device, tmp_path):
 
 def test_layout_assume_false_that_matches_nothing_is_refused(tmp_path):
     src = str(ROOT / "tests/data/layouts/Renderer.cpp")
-    proc = _run(["layout", "--no-gpu", "--assume-false", "nonsense cond", src], tmp_path)
+    proc = gpuia_cli("layout", "--no-gpu", "--assume-false", "nonsense cond", src, cwd=tmp_path)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
         "error: layout: --assume-false 'nonsense cond' matched no condition of a conditionally "
@@ -116,6 +110,6 @@ def test_d3d_binding_limits_are_one_error_line(tmp_path, command, change, line):
     path = tmp_path / "limits.json"
     path.write_text(json.dumps(doc))
     args = [command, str(path)] + (["--backend", "cpu"] if command == "run" else [])
-    proc = _run(args, tmp_path)
+    proc = gpuia_cli(*args, cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert proc.stderr.splitlines() == [line]

@@ -209,7 +209,7 @@ def test_demo_data_are_package_resources():
         Path(gpuia.demos.__file__).parent
 
 
-def test_demo_command_headless(tmp_path, capsys):
+def test_demo_command_headless(tmp_path, capsys, gpu_device):
     out = tmp_path / "t.png"
     assert main(["demo", "instancing", "--headless", "--out", str(out), "--size", "64x48"]) == 0
     text = capsys.readouterr().out
@@ -218,7 +218,7 @@ def test_demo_command_headless(tmp_path, capsys):
     assert "path: native" in text and "path: pulling" in text
 
 
-def test_demo_command_mesh_file(tmp_path, capsys):
+def test_demo_command_mesh_file(tmp_path, capsys, gpu_device):
     obj = tmp_path / "tetra.obj"
     obj.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
     out = tmp_path / "m.png"
@@ -262,7 +262,7 @@ def test_window_availability(monkeypatch):
 
 
 # -- the scripts ---------------------------------------------------------------------------
-def test_render_all_and_image_diff(tmp_path, capsys):
+def test_render_all_and_image_diff(tmp_path, capsys, gpu_device):
     a = tmp_path / "a"
     assert render_all.main(["--out", str(a), "--size", "40x30", "--only", "mesh,stream_output"]) == 0
     assert sorted(p.name for p in a.iterdir()) == ["mesh.png", "notes.txt", "stream_output.png"]

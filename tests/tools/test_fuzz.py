@@ -23,14 +23,11 @@ from gpuia.cli import main as cli_main
 from gpuia.fuzz import FuzzConfig, Fuzzer, ReferenceRunner, case_digest, generate
 from gpuia.fuzz.pool import Worker
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "fuzz"
+from helpers import DATA as TEST_DATA
+from helpers import gpuia_cli
+
+DATA = TEST_DATA / "fuzz"
 PY = sys.executable
-
-
-def _gpuia(*args, timeout=120):
-    env = dict(os.environ, XDG_RUNTIME_DIR=os.environ.get("XDG_RUNTIME_DIR", "/tmp"))
-    return subprocess.run([PY, "-m", "gpuia", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, check=False)
 
 
 # -- generation ------------------------------------------------------------------------------
@@ -107,7 +104,7 @@ def test_shrinker_minimises_an_injected_difference(tmp_path):
 
 # -- bounded runs on the GPU (what CI runs) --------------------------------------------------
 def test_bounded_valid_run_on_the_gpu(gpu_device, tmp_path):
-    r = _gpuia("fuzz", "--seed", "1", "--cases", "40", "--seconds", "120", "--so",
+    r = gpuia_cli("fuzz", "--seed", "1", "--cases", "40", "--seconds", "120", "--so",
                "--adapter", gpu_device.info["summary"], "--out", str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "valid cases, seed 1: 40 cases" in r.stdout
@@ -119,7 +116,7 @@ def test_bounded_valid_run_on_the_gpu(gpu_device, tmp_path):
 
 
 def test_bounded_invalid_run_finds_nothing(gpu_device, tmp_path):
-    r = _gpuia("fuzz", "--invalid", "--seed", "3", "--cases", "60", "--seconds", "120", "--so",
+    r = gpuia_cli("fuzz", "--invalid", "--seed", "3", "--cases", "60", "--seconds", "120", "--so",
                "--adapter", gpu_device.info["summary"], "--out", str(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "invalid cases, seed 3: 60 cases" in r.stdout
@@ -248,7 +245,7 @@ def test_found_stream_output_index_position_wraps(gpu_device):
     _check_ok(DATA / "so_index_position_wraps.json", gpu_device)
 
 
-def test_found_so_filled_size_past_32_bits_is_refused(capsys):
+def test_found_so_filled_size_past_32_bits_is_refused(capsys, gpu_device):
     """Found by the invalid fuzzer: a filled_size of 2^32 reached the GPU path's 32-bit counters
     and raised OverflowError (a traceback); BufferFilledSize is a 32-bit counter (rules 9.6)."""
     assert cli_main(["check", str(DATA / "so_filled_size_past_32_bits.json")]) == 2

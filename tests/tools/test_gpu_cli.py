@@ -12,17 +12,14 @@ import functools
 import json
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-CASES = REPO / "examples" / "cases"
-EXAMPLES = sorted(CASES.glob("*.json"))
+from helpers import EXAMPLE_CASES as CASES
+from helpers import EXAMPLES, assert_one_error_line, describe, gpuia_cli
+
 STEMS = [p.stem for p in EXAMPLES]
-TIMEOUT = 300
 
 # Example cases whose draw WebGPU's vertex fetch cannot do exactly, with what the reason names.
 NATIVE_IMPOSSIBLE = {
@@ -33,47 +30,27 @@ NATIVE_IMPOSSIBLE = {
 }
 
 
-def gpuia(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "gpuia", *map(str, args)], capture_output=True,
-                          text=True, timeout=TIMEOUT, cwd=cwd or REPO)
-
-
-def _show(proc) -> str:
-    return f"rc={proc.returncode}\n--- stdout\n{proc.stdout[-3000:]}\n--- stderr\n{proc.stderr[-3000:]}"
-
-
-def assert_one_error_line(proc, *needles: str) -> str:
-    """Exit 2, exactly one stderr line starting 'error: ', no traceback."""
-    assert proc.returncode == 2, _show(proc)
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, _show(proc)
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), _show(proc)
-    for n in needles:
-        assert n in lines[0], lines[0]
-    return lines[0]
-
-
 @pytest.fixture(scope="module")
-def out_dirs(tmp_path_factory):
+def out_dirs(tmp_path_factory, gpu_device):
     """Every example case run once on each backend with --out-dir (one process per backend)."""
     dirs = {}
     for backend in ("cpu", "gpu"):
         d = tmp_path_factory.mktemp(f"run_{backend}")
-        proc = gpuia("run", "--backend", backend, "--out-dir", d, *EXAMPLES)
-        assert proc.returncode == 0, _show(proc)
-        assert "Traceback" not in proc.stderr, _show(proc)
+        proc = gpuia_cli("run", "--backend", backend, "--out-dir", d, *EXAMPLES)
+        assert proc.returncode == 0, describe(proc)
+        assert "Traceback" not in proc.stderr, describe(proc)
         dirs[backend] = d
     return dirs
 
 
 @functools.lru_cache(maxsize=None)
 def _check_all() -> subprocess.CompletedProcess:
-    return gpuia("check", *EXAMPLES)
+    return gpuia_cli("check", *EXAMPLES)
 
 
 @functools.lru_cache(maxsize=None)
 def _adapters_json() -> subprocess.CompletedProcess:
-    return gpuia("adapters", "--json")
+    return gpuia_cli("adapters", "--json")
 
 
 # --------------------------------------------------------------------------------------------
@@ -81,8 +58,8 @@ def _adapters_json() -> subprocess.CompletedProcess:
 # --------------------------------------------------------------------------------------------
 
 def test_adapters_lists_lavapipe_with_backend_type_and_limits(gpu_device):
-    proc = gpuia("adapters")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("adapters")
+    assert proc.returncode == 0, describe(proc)
     assert "Traceback" not in proc.stderr
     out = proc.stdout
     lines = out.splitlines()
@@ -113,7 +90,7 @@ def test_adapters_lists_lavapipe_with_backend_type_and_limits(gpu_device):
 
 def test_adapters_json_parses_and_matches_the_device(gpu_device):
     proc = _adapters_json()
-    assert proc.returncode == 0, _show(proc)
+    assert proc.returncode == 0, describe(proc)
     doc = json.loads(proc.stdout)
     assert isinstance(doc, list) and doc
     for a in doc:
@@ -141,9 +118,9 @@ def test_adapters_json_parses_and_matches_the_device(gpu_device):
     assert a["limits"]["max_vertex_buffers"] >= 8  # WebGPU's guaranteed minimum
 
 
-def test_adapters_json_agrees_with_the_text_listing():
+def test_adapters_json_agrees_with_the_text_listing(gpu_device):
     doc = json.loads(_adapters_json().stdout)
-    text = gpuia("adapters").stdout
+    text = gpuia_cli("adapters").stdout
     for i, a in enumerate(doc):
         assert f"[{i}] {a['summary']}" in text
         assert f"backend {a['backend']}, type {a['type']}" in text
@@ -191,7 +168,7 @@ def test_run_gpu_matches_run_cpu(out_dirs, stem):
 
 @pytest.mark.parametrize("stem", sorted(NATIVE_IMPOSSIBLE))
 def test_run_gpu_forced_native_where_impossible_exits_2(gpu_device, stem):
-    proc = gpuia("run", CASES / f"{stem}.json", "--backend", "gpu", "--path", "native")
+    proc = gpuia_cli("run", CASES / f"{stem}.json", "--backend", "gpu", "--path", "native")
     assert_one_error_line(proc, f"error: {stem}: ", "native path", NATIVE_IMPOSSIBLE[stem])
     assert proc.stdout == "", "no result document for a refused run"
 
@@ -199,33 +176,33 @@ def test_run_gpu_forced_native_where_impossible_exits_2(gpu_device, stem):
 def test_run_gpu_forced_pulling_and_native_where_possible(gpu_device):
     case = CASES / "triangle_two_slots.json"
     for path in ("native", "pulling"):
-        proc = gpuia("run", case, "--backend", "gpu", "--path", path, "--compact")
-        assert proc.returncode == 0, _show(proc)
+        proc = gpuia_cli("run", case, "--backend", "gpu", "--path", path, "--compact")
+        assert proc.returncode == 0, describe(proc)
         doc = json.loads(proc.stdout)
         assert doc["path"] == path
         assert len(proc.stdout.strip().splitlines()) == 1  # --compact: one line
 
 
 def test_run_gpu_explain_prints_path_and_reasons_on_stderr(gpu_device):
-    proc = gpuia("run", CASES / "unaligned_stride.json", "--backend", "gpu", "--explain")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("run", CASES / "unaligned_stride.json", "--backend", "gpu", "--explain")
+    assert proc.returncode == 0, describe(proc)
     json.loads(proc.stdout)  # stdout is still only the result document
     assert "unaligned_stride: draw 0: path: pulling" in proc.stderr, proc.stderr
     assert "stride 7 is not a multiple of 4" in proc.stderr
     assert "Traceback" not in proc.stderr
 
-    proc = gpuia("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--explain")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--explain")
+    assert proc.returncode == 0, describe(proc)
     assert "triangle_two_slots: draw 0: path: native" in proc.stderr, proc.stderr
     assert "every slot is expressible natively" in proc.stderr
 
-    proc = gpuia("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--path",
+    proc = gpuia_cli("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--path",
                  "pulling", "--explain")
-    assert proc.returncode == 0, _show(proc)
+    assert proc.returncode == 0, describe(proc)
     assert "path: pulling" in proc.stderr and "forced by path=pulling" in proc.stderr
 
-    proc = gpuia("run", CASES / "indexed_strip_cut.json", "--backend", "gpu", "--explain")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("run", CASES / "indexed_strip_cut.json", "--backend", "gpu", "--explain")
+    assert proc.returncode == 0, describe(proc)
     assert "indexed_strip_cut: draw 0: path:" in proc.stderr
     assert "indices:" in proc.stderr  # how the indices reach the GPU
 
@@ -236,15 +213,15 @@ def test_run_gpu_explain_one_block_per_draw(gpu_device, tmp_path):
     doc["draw"] = [draw, draw, draw]
     path = tmp_path / "three_draws.json"
     path.write_text(json.dumps(doc))
-    proc = gpuia("run", path, "--backend", "gpu", "--explain")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("run", path, "--backend", "gpu", "--explain")
+    assert proc.returncode == 0, describe(proc)
     for d in range(3):
         assert f": draw {d}: path: " in proc.stderr, proc.stderr
     assert ": draw 3: " not in proc.stderr
 
 
 def test_run_gpu_adapter_nomatch_exits_2(gpu_device):
-    proc = gpuia("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--adapter",
+    proc = gpuia_cli("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--adapter",
                  "nomatch")
     assert_one_error_line(proc, "nomatch")
     assert proc.stdout == ""
@@ -269,8 +246,8 @@ def _check_lines(proc, stem: str) -> dict[str, str]:
 
 def test_check_every_example_exits_0(gpu_device):
     proc = _check_all()
-    assert proc.returncode == 0, _show(proc)
-    assert "Traceback" not in proc.stderr and "error:" not in proc.stderr, _show(proc)
+    assert proc.returncode == 0, describe(proc)
+    assert "Traceback" not in proc.stderr and "error:" not in proc.stderr, describe(proc)
     assert "DIFFERENT" not in proc.stdout
 
 
@@ -308,24 +285,24 @@ def test_check_prints_ok_for_each_applicable_path(gpu_device, stem):
 
 def test_check_single_path_and_table(gpu_device):
     case = CASES / "triangle_two_slots.json"
-    proc = gpuia("check", case, "--path", "pulling", "--table")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("check", case, "--path", "pulling", "--table")
+    assert proc.returncode == 0, describe(proc)
     lines = _check_lines(proc, "triangle_two_slots")
     assert set(lines) == {"pulling"} and lines["pulling"].startswith("OK: ")
     # --table prints every invocation, none flagged.
     assert "SV_VertexID" in proc.stdout and "POSITION0" in proc.stdout
     assert "!=" not in proc.stdout
-    proc = gpuia("check", CASES / "unaligned_stride.json", "--path", "native")
+    proc = gpuia_cli("check", CASES / "unaligned_stride.json", "--path", "native")
     # Nothing compared is not a pass: exit 2 with one error line (the reasons are on stdout).
-    assert proc.returncode == 2, _show(proc)
+    assert proc.returncode == 2, describe(proc)
     assert _check_lines(proc, "unaligned_stride")["native"].startswith("not applicable: ")
     assert proc.stderr.count("error: ") == 1
 
 
 def test_check_every_adapter(gpu_device):
     """Every adapter is checked; one that cannot give a device is reported, not fatal."""
-    proc = gpuia("check", CASES / "triangle_two_slots.json", "--adapter", "all")
-    assert proc.returncode == 0, _show(proc)
+    proc = gpuia_cli("check", CASES / "triangle_two_slots.json", "--adapter", "all")
+    assert proc.returncode == 0, describe(proc)
     doc = json.loads(_adapters_json().stdout)
     checked = 0
     for a in doc:
@@ -337,19 +314,17 @@ def test_check_every_adapter(gpu_device):
     assert checked and f"triangle_two_slots: {gpu_device.info['summary']}: " in proc.stdout
 
 
-
-
 @pytest.mark.parametrize("option", [
     pytest.param(("--adapter", "nomatch"), id="adapter"),
     pytest.param(("--gpu-backend", "nomatch"), id="gpu-backend"),
 ])
 def test_check_adapter_nomatch_exits_2(gpu_device, option):
-    proc = gpuia("check", CASES / "triangle_two_slots.json", *option)
+    proc = gpuia_cli("check", CASES / "triangle_two_slots.json", *option)
     assert_one_error_line(proc, "nomatch")
 
 
 def test_run_gpu_backend_nomatch_exits_2(gpu_device):
-    proc = gpuia("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--gpu-backend",
+    proc = gpuia_cli("run", CASES / "triangle_two_slots.json", "--backend", "gpu", "--gpu-backend",
                  "nomatch")
     assert_one_error_line(proc, "nomatch")
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from test_cli import CASES, assert_invalid, gpuia, valid_case, write
+from helpers import EXAMPLE_CASES as CASES
+from helpers import assert_one_error_line, gpuia_cli, valid_case, write_case
 
 SKINNED = CASES / "hlsl_skinned_particles.json"
 
@@ -37,7 +38,7 @@ def hlsl_case(**overrides) -> dict:
 
 def test_run_cpu_streams_the_shaders_outputs(tmp_path):
     """Points (0,0), (1,0), (0,1), (1,1): p * 3 + (0.5, -1) and SV_VertexID * 2 + 1, by hand."""
-    proc = gpuia("run", "--backend", "cpu", write(tmp_path, "vs", hlsl_case()))
+    proc = gpuia_cli("run", "--backend", "cpu", write_case(tmp_path, "vs", hlsl_case()))
     assert proc.returncode == 0, proc.stderr
     so = json.loads(proc.stdout)["stream_output"]
     words = np.frombuffer(bytes.fromhex(so["buffers"][0]["hex"]), "<u4").reshape(4, 3)
@@ -48,17 +49,17 @@ def test_run_cpu_streams_the_shaders_outputs(tmp_path):
     assert so["statistics"] == {"NumPrimitivesWritten": 4, "PrimitivesStorageNeeded": 4}
 
 
-def test_check_compares_the_shaders_stream_output(tmp_path):
-    proc = gpuia("check", write(tmp_path, "vs", hlsl_case()))
+def test_check_compares_the_shaders_stream_output(tmp_path, gpu_device):
+    proc = gpuia_cli("check", write_case(tmp_path, "vs", hlsl_case()))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "stream output: OK" in proc.stdout
     assert "native: OK" in proc.stdout and "pulling: OK" in proc.stdout
 
 
-def test_the_example_with_an_include_a_define_and_two_cbuffers():
-    proc = gpuia("validate", SKINNED)
+def test_the_example_with_an_include_a_define_and_two_cbuffers(gpu_device):
+    proc = gpuia_cli("validate", SKINNED)
     assert proc.returncode == 0, proc.stderr
-    proc = gpuia("check", SKINNED)
+    proc = gpuia_cli("check", SKINNED)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "stream output: OK" in proc.stdout
 
@@ -66,8 +67,8 @@ def test_the_example_with_an_include_a_define_and_two_cbuffers():
 def test_hlsl_file_is_relative_to_the_case(tmp_path):
     (tmp_path / "shaders").mkdir()
     (tmp_path / "shaders" / "vs.hlsl").write_text(VS)
-    path = write(tmp_path, "filed", hlsl_case(vertex_shader={"hlsl_file": "shaders/vs.hlsl"}))
-    proc = gpuia("validate", path, cwd="/")
+    path = write_case(tmp_path, "filed", hlsl_case(vertex_shader={"hlsl_file": "shaders/vs.hlsl"}))
+    proc = gpuia_cli("validate", path, cwd="/")
     assert proc.returncode == 0, proc.stderr
 
 
@@ -75,8 +76,8 @@ def test_compile_error_is_one_line_at_the_users_line(tmp_path):
     bad = VS.replace("o.id = vid * 2 + 1;", "o.id = vid * 2 + no_such_name;")
     line = VS.splitlines().index("    O o; o.pos = float4(p, 0, 1); o.p = p * Scale + Shift; "
                                  "o.id = vid * 2 + 1; return o;") + 1
-    err = assert_invalid(gpuia("validate", write(tmp_path, "bad", hlsl_case(
-        vertex_shader={"hlsl": bad}))), "bad")
+    err = assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "bad", hlsl_case(
+        vertex_shader={"hlsl": bad}))), case="bad")
     assert f"vertex_shader.hlsl:{line}:" in err and "no_such_name" in err
 
 
@@ -104,7 +105,7 @@ def test_refusals_are_one_line(tmp_path):
             dict(SO["declaration"][0], SemanticName="COLOR")])), "COLOR"),
     }
     for stem, (doc, needle) in cases.items():
-        err = assert_invalid(gpuia("validate", write(tmp_path, stem, doc)), stem)
+        err = assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, stem, doc)), case=stem)
         assert needle in err, (stem, err)
 
 
@@ -115,9 +116,9 @@ def test_without_slang_the_error_names_the_extra(tmp_path):
 
     env = dict(os.environ, GPUIA_SLANG_LIBRARY=str(tmp_path / "no-libslang.so"))
     proc = subprocess.run([sys.executable, "-m", "gpuia", "validate",
-                           str(write(tmp_path, "vs", hlsl_case()))], capture_output=True,
+                           str(write_case(tmp_path, "vs", hlsl_case()))], capture_output=True,
                           text=True, env=env, timeout=120)
-    err = assert_invalid(proc, "vs")
+    err = assert_one_error_line(proc, case="vs")
     assert "gpuia[hlsl]" in err
 
 
@@ -125,22 +126,22 @@ def test_wgsl_shaders_still_have_no_cpu_reference(tmp_path):
     wgsl = ("struct I { POSITION: vec2<f32> }\nstruct O { SV_Position: vec4<f32> }\n"
             "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = vec4<f32>(i.POSITION, 0.0,"
             " 1.0); return o; }")
-    err = assert_invalid(gpuia("run", "--backend", "cpu", write(tmp_path, "w", valid_case(
-        vertex_shader={"wgsl": wgsl}))), "w")
+    err = assert_one_error_line(gpuia_cli("run", "--backend", "cpu", write_case(tmp_path, "w", valid_case(
+        vertex_shader={"wgsl": wgsl}))), case="w")
     assert "WGSL" in err
 
 
-def test_wgsl_case_with_a_constant_buffer(tmp_path):
+def test_wgsl_case_with_a_constant_buffer(tmp_path, gpu_device):
     """constant_buffers binds WGSL's @group(3) @binding(N) too; a missing one is refused."""
     wgsl = ("@group(3) @binding(1) var<uniform> k: vec4<f32>;\n"
             "struct I { POSITION: vec2<f32> }\nstruct O { SV_Position: vec4<f32> }\n"
             "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = vec4<f32>(i.POSITION, 0.0,"
             " 1.0) * k; return o; }")
     doc = valid_case(vertex_shader={"wgsl": wgsl})
-    err = assert_invalid(gpuia("validate", write(tmp_path, "w", doc)), "w")
+    err = assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "w", doc)), case="w")
     assert "@binding(1)" in err
     doc["constant_buffers"] = [{"slot": 1, "data": {"dtype": "<f4", "values": [1, 2, 3, 4]}}]
-    proc = gpuia("check", write(tmp_path, "w", doc))
+    proc = gpuia_cli("check", write_case(tmp_path, "w", doc))
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
@@ -151,11 +152,11 @@ def test_case_file_docs_example_is_what_the_spec_says():
     assert Path(SKINNED.parent / "hlsl" / "common.hlsli").is_file()
 
 
-def test_html_report_shows_the_hlsl_source_signature_and_cbuffers(tmp_path):
+def test_html_report_shows_the_hlsl_source_signature_and_cbuffers(tmp_path, gpu_device):
     import html
 
     report = tmp_path / "r.html"
-    proc = gpuia("check", SKINNED, "--html", report)
+    proc = gpuia_cli("check", SKINNED, "--html", report)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = report.read_text()
     assert "<h3>Vertex shader (HLSL main in hlsl/skinned_particles.hlsl, column_major, " \

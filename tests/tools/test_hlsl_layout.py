@@ -10,7 +10,7 @@ from gpuia.hlsl import compile_shader
 from gpuia.harness.lint import lint_layout, link_findings
 from gpuia.d3d.layout import InputLayout
 
-from test_cli import assert_invalid, gpuia
+from helpers import assert_one_error_line, gpuia_cli
 
 VS = """
 cbuffer K : register(b0) { float4x4 M; };
@@ -80,10 +80,10 @@ def test_sv_position_input_must_come_from_the_layout():
     assert link_findings(layout(("SV_Position", "R32G32B32A32_FLOAT")), sig) == []
 
 
-def test_layout_command_links_checks_and_saves(tmp_path):
+def test_layout_command_links_checks_and_saves(tmp_path, gpu_device):
     (tmp_path / "r.cpp").write_text(CPP)
     (tmp_path / "vs.hlsl").write_text(VS)
-    proc = gpuia("layout", tmp_path / "r.cpp", "--shader", f"{tmp_path / 'vs.hlsl'}:main",
+    proc = gpuia_cli("layout", tmp_path / "r.cpp", "--shader", f"{tmp_path / 'vs.hlsl'}:main",
                  "--check", "--save-case", tmp_path / "saved")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "shader: " in proc.stdout and "inputs: POSITION0 (vec3<f32>)" in proc.stdout
@@ -92,7 +92,7 @@ def test_layout_command_links_checks_and_saves(tmp_path):
     saved = json.loads((tmp_path / "saved" / "r_kGood.json").read_text())
     assert saved["vertex_shader"]["hlsl_file"] == "../vs.hlsl"
     assert saved["constant_buffers"] == [{"slot": 0, "data": {"hex": ""}}]
-    proc = gpuia("validate", tmp_path / "saved" / "r_kGood.json", tmp_path / "saved" /
+    proc = gpuia_cli("validate", tmp_path / "saved" / "r_kGood.json", tmp_path / "saved" /
                  "r_kStream.json")
     assert proc.returncode == 0, proc.stderr
 
@@ -103,21 +103,21 @@ def test_layout_command_errors_and_werror(tmp_path):
     (tmp_path / "bad.hlsl").write_text(VS.replace("o.n = v.n;", "o.n = v.nope;"))
     # flat() reads only POSITION: kGood's extra elements are fine; but flat writes no NORMAL,
     # so kStream cannot be resolved against its outputs (E002), and the run exits 2.
-    proc = gpuia("layout", tmp_path / "r.cpp", "--shader", f"{tmp_path / 'vs.hlsl'}:flat",
+    proc = gpuia_cli("layout", tmp_path / "r.cpp", "--shader", f"{tmp_path / 'vs.hlsl'}:flat",
                  "--no-gpu")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     good, stream = proc.stdout.split("== ")[1:3]
     assert "lint: 0 error(s)" in good
     assert "E002" in stream and "NORMAL" in stream
-    err = assert_invalid(gpuia("layout", tmp_path / "r.cpp", "--shader", tmp_path / "bad.hlsl",
-                               "--no-gpu"), "layout")
+    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp", "--shader", tmp_path / "bad.hlsl",
+                               "--no-gpu"), case="layout")
     assert "bad.hlsl:7:" in err and "nope" in err
-    err = assert_invalid(gpuia("layout", tmp_path / "r.cpp", "--shader", tmp_path / "no.hlsl",
-                               "--no-gpu"), "layout")
+    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp", "--shader", tmp_path / "no.hlsl",
+                               "--no-gpu"), case="layout")
     assert "no.hlsl" in err
     wrong = CPP.replace("DXGI_FORMAT_R32G32B32_FLOAT", "DXGI_FORMAT_R32G32B32_UINT")
     (tmp_path / "w.cpp").write_text(wrong)
-    proc = gpuia("layout", tmp_path / "w.cpp", "--shader", tmp_path / "vs.hlsl", "--no-gpu",
+    proc = gpuia_cli("layout", tmp_path / "w.cpp", "--shader", tmp_path / "vs.hlsl", "--no-gpu",
                  "--werror")
     assert proc.returncode == 1 and "W011" in proc.stdout
 
@@ -125,7 +125,7 @@ def test_layout_command_errors_and_werror(tmp_path):
 def test_so_declaration_resolved_against_the_real_outputs(tmp_path):
     (tmp_path / "r.cpp").write_text(CPP.replace('"TEXCOORD", 0, 0, 1', '"COLOR", 0, 0, 1'))
     (tmp_path / "vs.hlsl").write_text(VS)
-    proc = gpuia("layout", tmp_path / "r.cpp", "--shader", tmp_path / "vs.hlsl", "--no-gpu")
+    proc = gpuia_cli("layout", tmp_path / "r.cpp", "--shader", tmp_path / "vs.hlsl", "--no-gpu")
     assert proc.returncode == 2
     assert "E002" in proc.stdout and "COLOR" in proc.stdout
 
@@ -136,7 +136,7 @@ def test_wgsl_shader_file_and_json_output(tmp_path):
         "struct I { POSITION: vec3<f32>, COLOR: vec4<f32> }\nstruct O { SV_Position: vec4<f32> }\n"
         "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = vec4<f32>(i.POSITION, 1.0); "
         "return o; }\n")
-    proc = gpuia("layout", tmp_path / "r.cpp", "--shader", tmp_path / "vs.wgsl", "--no-gpu",
+    proc = gpuia_cli("layout", tmp_path / "r.cpp", "--shader", tmp_path / "vs.wgsl", "--no-gpu",
                  "--json")
     doc = json.loads(proc.stdout)
     assert doc["shader"]["language"] == "WGSL"

@@ -102,7 +102,7 @@ def plugin_args(pytestconfig, monkeypatch):
     return ["-p", "no:cacheprovider", "-p", "gpuia.pytest_plugin"]
 
 
-def test_gpuia_check_fails_with_the_table(pytester, plugin_args):
+def test_gpuia_check_fails_with_the_table(pytester, plugin_args, gpu_device):
     pytester.makepyfile(FAILING.replace("CASE", repr(str(CASES / "triangle_two_slots.json"))))
     result = pytester.runpytest_subprocess(*plugin_args, "-rN")  # -rN: no short summary
     result.assert_outcomes(failed=2)
@@ -131,7 +131,7 @@ def test_gpuia_check_takes_a_case_or_a_layout(gpuia_check):
         gpuia_check(CASES / "triangle_two_slots.json", layout=TWO_SLOTS)
 
 
-def test_bad_input_fails_with_one_line(pytester, plugin_args):
+def test_bad_input_fails_with_one_line(pytester, plugin_args, gpu_device):
     pytester.makepyfile(test_bad="""
 def test_layout(gpuia_check):
     gpuia_check(layout=[{"SemanticName": "C", "Format": "R8G8B8A8_UNORM", "AlignedByteOffset": 2}])
@@ -177,7 +177,8 @@ def test_missing_input(gpuia_check, tmp_path):
 '''
 
 
-def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester, plugin_args):
+def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester, plugin_args,
+                                                           gpu_device):
     pytester.makepyfile(MISSING_INPUT)
     result = pytester.runpytest(*plugin_args)
     result.assert_outcomes(failed=1)
@@ -188,8 +189,9 @@ def test_a_layout_missing_a_shader_input_fails_with_one_line(pytester, plugin_ar
 # --- adapter selection: --gpuia-adapter all, the header, refusals -------------------------------
 
 @pytest.fixture(scope="module")
-def listed():
-    """What ``gpuia adapters --json`` lists on this machine (the CLI, not the plugin)."""
+def listed(gpu_device):
+    """What ``gpuia adapters --json`` lists on this machine (the CLI, not the plugin); the tests
+    using it draw on every adapter listed."""
     out = subprocess.run([sys.executable, "-m", "gpuia", "adapters", "--json"], cwd=ROOT,
                          capture_output=True, text=True, timeout=120, check=True)
     adapters = json.loads(out.stdout)
