@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import struct
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -128,22 +131,39 @@ def test_pixel_shaders_do_not_run_on_the_cpu():
         hcpu.cpu_shader(compile_shader("float4 main() : SV_Target { return 1; }", "pixel"))
 
 
+# A fresh process (its in-memory cache empty) builds or loads the CPU build of argv[1] from
+# $GPUIA_CACHE_DIR, runs it on POSITION0 = (1, 2, 3, 4) and prints the executable, then SV_Position.
+_FRESH_PROCESS = """
+import sys
+import numpy as np
+from gpuia.hlsl import compile_shader
+from gpuia.hlsl.cpu import cpu_shader
+built = cpu_shader(compile_shader(sys.argv[1]))
+out = built.run({"POSITION0": np.array([[1, 2, 3, 4]], "<f4").view("<u4")},
+                np.zeros(1, np.uint32), np.zeros(1, np.uint32))
+print(built.executable)
+print(out["SV_POSITION0"].view(np.float32).tolist())
+"""
+
+
+def _in_a_fresh_process(src: str, cache: Path) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, src], capture_output=True,
+                          text=True, timeout=300, env=dict(os.environ, GPUIA_CACHE_DIR=str(cache)))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.splitlines()
+
+
 def test_build_is_cached_on_disk(tmp_path, monkeypatch):
+    """Another process loads the build from the disk cache: the same executable, untouched
+    (a rebuild would write it again), and it runs right."""
     monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
     src = "float4 main(float4 p : POSITION) : SV_Position { return p * 5; }"
     first = hcpu.cpu_shader(compile_shader(src))
     assert first.executable.startswith(str(tmp_path))
-    hcpu._MEMORY.clear()
-
-    def no_build(*a, **k):
-        raise AssertionError("rebuilt instead of loading the cached build")
-
-    monkeypatch.setattr(hcpu, "_build", no_build)
-    again = hcpu.cpu_shader(compile_shader(src))
-    assert again == first
-    out = again.run({"POSITION0": bits([[1, 2, 3, 4]])}, np.zeros(1, np.uint32),
-                    np.zeros(1, np.uint32))
-    np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[5, 10, 15, 20]])
+    built = os.stat(first.executable)
+    assert _in_a_fresh_process(src, tmp_path) == [first.executable, "[[5.0, 10.0, 15.0, 20.0]]"]
+    again = os.stat(first.executable)
+    assert (again.st_ino, again.st_mtime_ns) == (built.st_ino, built.st_mtime_ns)
 
 
 def test_declared_but_unread_resources_do_not_stop_the_cpu_reference():
@@ -159,17 +179,19 @@ float4 main(float4 p : POSITION) : SV_Position { return p + k; }
     np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[11, 22, 33, 44]])
 
 
-@pytest.mark.parametrize("damage", ["garbage", "empty", "exits_0", "fields"])
-def test_a_damaged_cached_build_is_rebuilt(tmp_path, monkeypatch, damage):
+# A factor of its own per damage: a shader this process has built before would come from its
+# in-memory cache, not from this test's folder.
+@pytest.mark.parametrize("damage, k", [("garbage", 11), ("empty", 17), ("exits_0", 19),
+                                       ("fields", 23)], ids=["garbage", "empty", "exits_0",
+                                                              "fields"])
+def test_a_damaged_cached_build_is_rebuilt(tmp_path, monkeypatch, damage, k):
     """A cached executable that is not what was built, or a record of the wrong shape, is
     never trusted: the shader is built again and runs right."""
     import json
 
     monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
-    hcpu._MEMORY.clear()
-    src = "float4 main(float4 p : POSITION) : SV_Position { return p * 11; }"
+    src = f"float4 main(float4 p : POSITION) : SV_Position {{ return p * {k}; }}"
     first = hcpu.cpu_shader(compile_shader(src))
-    hcpu._MEMORY.clear()
     exe = first.executable
     if damage == "garbage":
         open(exe, "wb").write(b"not an executable")
@@ -183,10 +205,8 @@ def test_a_damaged_cached_build_is_rebuilt(tmp_path, monkeypatch, damage):
         doc["value"]["in_words"] = "eight"
         entry.write_text(json.dumps(doc))
     os.chmod(exe, 0o755)
-    again = hcpu.cpu_shader(compile_shader(src))
-    out = again.run({"POSITION0": bits([[1, 2, 3, 4]])}, np.zeros(1, np.uint32),
-                    np.zeros(1, np.uint32))
-    np.testing.assert_array_equal(out["SV_POSITION0"].view(np.float32), [[11, 22, 33, 44]])
+    # a fresh process: this one's in-memory cache would hand back the first build
+    assert _in_a_fresh_process(src, tmp_path)[1] == f"[[{k}.0, {2 * k}.0, {3 * k}.0, {4 * k}.0]]"
 
 
 def test_a_runner_that_does_not_finish_its_work_is_an_error(tmp_path):
