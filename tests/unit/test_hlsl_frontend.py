@@ -30,7 +30,7 @@ import pytest
 import gpuia.hlsl.frontend as frontend
 import gpuia.hlsl.library as library
 import gpuia.hlsl.source as source
-from gpuia.errors import InvalidDescError, UnsupportedError
+from gpuia.errors import InvalidDescError
 from gpuia.hlsl import compile_shader
 from gpuia.hlsl.reflect import Leaf
 from gpuia.wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
@@ -953,28 +953,65 @@ class SlangSpy:
 
 @pytest.fixture
 def disk_cache(tmp_path, monkeypatch):
-    """An empty disk cache folder and an empty memory cache."""
+    """An empty disk cache folder of this test's own."""
     folder = tmp_path / "cache"
     monkeypatch.setenv("GPUIA_CACHE_DIR", str(folder))
-    frontend._MEMORY.clear()
-    yield folder
-    frontend._MEMORY.clear()
+    return folder
+
+
+def own(src: str, folder) -> str:
+    """``src`` with a comment naming ``folder``: a source no other test compiles, so that this
+    process's memory cache (keyed by the source) cannot answer for it."""
+    return f"{src}// {folder}\n"
+
+
+# A fresh process: its memory cache is empty, so what it gets comes from the disk cache
+# ($GPUIA_CACHE_DIR) or from Slang. It compiles each keyword set of argv[1] (JSON) and writes
+# the shaders and its count of Slang calls, pickled (argv[2] "refuse": a Slang call fails).
+FRESH_PROCESS = r"""
+import json, pickle, sys
+from gpuia.hlsl import compile_shader, library
+calls, real = [], library.compile_source
+
+def spy(*args, **kw):
+    calls.append(1)
+    if sys.argv[2] == "refuse":
+        raise AssertionError("Slang must not be called: the shader is in the cache")
+    return real(*args, **kw)
+
+library.compile_source = spy
+shaders = [compile_shader(**kw) for kw in json.loads(sys.argv[1])]
+sys.stdout.buffer.write(pickle.dumps((shaders, len(calls))))
+"""
+
+
+def in_a_fresh_process(*requests: dict, refuse=False, **env):
+    """(the shaders of ``requests``, compile_shader's keyword sets, and the number of Slang
+    calls) from a fresh process with ``env`` added to its environment."""
+    import os
+    import pickle
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", FRESH_PROCESS, json.dumps(requests),
+                           "refuse" if refuse else "count"], capture_output=True, timeout=300,
+                          env=dict(os.environ, **env))
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")[-3000:]
+    return pickle.loads(proc.stdout)
 
 
 def test_changing_an_include_invalidates_the_cache(tmp_path, disk_cache, monkeypatch):
-    """A changed include is compiled again, from disk (memory cleared) and from memory."""
+    """A changed include is compiled again, from disk (a fresh process) and from memory."""
     inc = tmp_path / "inc"
     inc.mkdir()
     header = inc / "common.hlsli"
-    src = ('#include "common.hlsli"\n'
-           "float4 main(float4 p : POSITION) : SV_Position { return p + USE; }\n")
+    src = own('#include "common.hlsli"\n'
+              "float4 main(float4 p : POSITION) : SV_Position { return p + USE; }\n", disk_cache)
     header.write_text("cbuffer C { float4 alpha; };\n#define USE alpha\n")
     assert the_cbuffer(compile_shader(src, include_dirs=[inc])).members[0].path == "C.alpha.x"
-    spy = SlangSpy(monkeypatch)
     header.write_text("cbuffer C { float4 beta; };\n#define USE beta\n")
-    frontend._MEMORY.clear()
-    assert the_cbuffer(compile_shader(src, include_dirs=[inc])).members[0].path == "C.beta.x"
-    assert spy.calls > 0
+    (shader,), calls = in_a_fresh_process({"source": src, "include_dirs": [str(inc)]})
+    assert the_cbuffer(shader).members[0].path == "C.beta.x" and calls > 0
     header.write_text("cbuffer C { float4 gamma; };\n#define USE gamma\n")  # memory kept
     assert the_cbuffer(compile_shader(src, include_dirs=[inc])).members[0].path == "C.gamma.x"
 
@@ -984,12 +1021,13 @@ def test_a_new_shadowing_include_invalidates_the_cache(tmp_path, disk_cache):
     a, b = tmp_path / "a", tmp_path / "b"
     a.mkdir()
     b.mkdir()
-    src = ('#include "common.hlsli"\n'
-           "float4 main(float4 p : POSITION) : SV_Position { return p + USE; }\n")
+    src = own('#include "common.hlsli"\n'
+              "float4 main(float4 p : POSITION) : SV_Position { return p + USE; }\n", disk_cache)
     (b / "common.hlsli").write_text("cbuffer C { float4 fromB; };\n#define USE fromB\n")
     assert the_cbuffer(compile_shader(src, include_dirs=[a, b])).members[0].path == "C.fromB.x"
     (a / "common.hlsli").write_text("cbuffer C { float4 fromA; };\n#define USE fromA\n")
-    frontend._MEMORY.clear()
+    (shader,), _ = in_a_fresh_process({"source": src, "include_dirs": [str(a), str(b)]})
+    assert the_cbuffer(shader).members[0].path == "C.fromA.x"
     assert the_cbuffer(compile_shader(src, include_dirs=[a, b])).members[0].path == "C.fromA.x"
 
 
@@ -1008,19 +1046,18 @@ def _cache_files(folder):
 
 def test_first_compile_writes_one_json_file(disk_cache):
     """One compile writes one JSON entry under <cache>/hlsl/ and nothing else there."""
-    compile_shader(CACHE_SRC)
+    compile_shader(own(CACHE_SRC, disk_cache))
     files = _cache_files(disk_cache)
     assert len(files) == 1
     assert list((disk_cache / "hlsl").iterdir()) == files  # no temporary files left
     json.loads(files[0].read_text())
 
 
-def test_a_cached_shader_loads_without_slang(disk_cache, monkeypatch):
-    """After the memory cache is cleared the shader comes from disk, equal, without Slang."""
-    first = compile_shader(CACHE_SRC)
-    frontend._MEMORY.clear()
-    SlangSpy(monkeypatch, refuse=True)
-    again = compile_shader(CACHE_SRC)
+def test_a_cached_shader_loads_without_slang(disk_cache):
+    """In a fresh process the shader comes from disk, equal, without Slang."""
+    src = own(CACHE_SRC, disk_cache)
+    first = compile_shader(src)
+    (again,), _ = in_a_fresh_process({"source": src}, refuse=True)
     assert again is not first
     assert again == first
     assert again.wgsl == first.wgsl and again.leaves == first.leaves
@@ -1033,22 +1070,22 @@ def test_a_cached_shader_loads_without_slang(disk_cache, monkeypatch):
 
 def test_the_memory_cache_returns_the_same_object(disk_cache, monkeypatch):
     """A repeated compile in the same process returns the same shader without Slang."""
-    first = compile_shader(CACHE_SRC)
+    src = own(CACHE_SRC, disk_cache)
+    first = compile_shader(src)
     SlangSpy(monkeypatch, refuse=True)
-    assert compile_shader(CACHE_SRC) is first
+    assert compile_shader(src) is first
 
 
 @pytest.mark.parametrize("damage", ["{not json", "", '{"format": 1, "key": "other"}',
                                     '{"format": 999}', '{"format": 1}'])
-def test_a_corrupted_cache_file_is_ignored(disk_cache, monkeypatch, damage):
+def test_a_corrupted_cache_file_is_ignored(disk_cache, damage):
     """An unreadable or mismatched entry is ignored: the shader is compiled again."""
-    first = compile_shader(CACHE_SRC)
+    src = own(CACHE_SRC, disk_cache)
+    first = compile_shader(src)
     [entry] = _cache_files(disk_cache)
     entry.write_text(damage)
-    frontend._MEMORY.clear()
-    spy = SlangSpy(monkeypatch)
-    again = compile_shader(CACHE_SRC)
-    assert spy.calls > 0 and again == first
+    (again,), calls = in_a_fresh_process({"source": src})
+    assert calls > 0 and again == first
     assert json.loads(entry.read_text())["key"] == entry.stem  # rewritten whole
 
 
@@ -1062,39 +1099,39 @@ DAMAGES = {
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGES))
-def test_a_wrongly_shaped_cache_file_is_ignored(disk_cache, monkeypatch, damage):
+def test_a_wrongly_shaped_cache_file_is_ignored(disk_cache, damage):
     """gpuia.hlsl.cache guarantees any unreadable entry is ignored: the shader is recompiled."""
-    first = compile_shader(CACHE_SRC)
+    src = own(CACHE_SRC, disk_cache)
+    first = compile_shader(src)
     [entry] = _cache_files(disk_cache)
     entry.write_text(json.dumps(DAMAGES[damage](json.loads(entry.read_text()))))
-    frontend._MEMORY.clear()
-    assert compile_shader(CACHE_SRC) == first
+    (again,), _ = in_a_fresh_process({"source": src})
+    assert again == first
 
 
 def test_cache_dir_none_writes_nothing(tmp_path, monkeypatch):
     """GPUIA_CACHE_DIR=none: no file anywhere; a new process-level compile calls Slang again."""
-    monkeypatch.setenv("GPUIA_CACHE_DIR", "none")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    frontend._MEMORY.clear()
-    compile_shader(CACHE_SRC)
-    frontend._MEMORY.clear()
-    spy = SlangSpy(monkeypatch)
-    compile_shader(CACHE_SRC)
-    assert spy.calls > 0
+    env = {"GPUIA_CACHE_DIR": "none", "XDG_CACHE_HOME": str(tmp_path / "xdg"),
+           "HOME": str(tmp_path / "home")}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    src = own(CACHE_SRC, tmp_path)
+    compile_shader(src)
+    _, calls = in_a_fresh_process({"source": src}, **env)
+    assert calls > 0
     assert list(tmp_path.rglob("*")) == []
-    frontend._MEMORY.clear()
 
 
-def test_defines_layout_and_entry_are_part_of_the_key(disk_cache, monkeypatch):
+def test_defines_layout_and_entry_are_part_of_the_key(disk_cache):
     """A different define, matrix layout or entry point is a different cache entry."""
+    src = own(CACHE_SRC, disk_cache)
     variants = {"base": {}, "define": {"defines": {"X": "1"}},
                 "layout": {"matrix_layout": "row_major"}, "entry": {"entry_point": "other"}}
-    shaders = {k: compile_shader(CACHE_SRC, **kw) for k, kw in variants.items()}
+    shaders = {k: compile_shader(src, **kw) for k, kw in variants.items()}
     assert len(_cache_files(disk_cache)) == 4
-    frontend._MEMORY.clear()
-    SlangSpy(monkeypatch, refuse=True)
-    loaded = {k: compile_shader(CACHE_SRC, **kw) for k, kw in variants.items()}
+    found, _ = in_a_fresh_process(*({"source": src, **kw} for kw in variants.values()),
+                                  refuse=True)
+    loaded = dict(zip(variants, found))
     assert loaded == shaders
     # float4x4 M after float a; float2 b: starts register 1 (@16). column-major M[0][1] is
     # column 1 row 0: 16 + 16 = 32; row-major it is row 0 column 1: 16 + 4 = 20.
@@ -1106,13 +1143,28 @@ def test_defines_layout_and_entry_are_part_of_the_key(disk_cache, monkeypatch):
 
 
 # -- 8. missing compiler ------------------------------------------------------------------------
-def test_missing_compiler_is_unsupported(monkeypatch):
-    """GPUIA_SLANG_LIBRARY naming no file: UnsupportedError that names gpuia[hlsl]."""
-    monkeypatch.setenv("GPUIA_SLANG_LIBRARY", "/nonexistent/libslang-compiler.so")
-    monkeypatch.setattr(library, "_IDENTITY", {})
-    with pytest.raises(UnsupportedError) as e:
-        compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 3; }")
-    assert "gpuia[hlsl]" in str(e.value) and "/nonexistent/libslang-compiler.so" in str(e.value)
+MISSING_LIBRARY = r"""
+from gpuia.errors import UnsupportedError
+from gpuia.hlsl import compile_shader
+try:
+    compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 3; }")
+except UnsupportedError as e:
+    print(e)
+"""
+
+
+def test_missing_compiler_is_unsupported():
+    """GPUIA_SLANG_LIBRARY naming no file: UnsupportedError that names gpuia[hlsl] (in a fresh
+    process: one that has loaded Slang's library keeps it)."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", MISSING_LIBRARY], capture_output=True,
+                          text=True, timeout=120,
+                          env=dict(os.environ, GPUIA_SLANG_LIBRARY="/nonexistent/libslang-compiler.so"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "gpuia[hlsl]" in proc.stdout and "/nonexistent/libslang-compiler.so" in proc.stdout
 
 
 # -- 9. the WGSL it produces --------------------------------------------------------------------
