@@ -344,14 +344,13 @@ class Context:
             UnsupportedError: another thread is inside a call of this context (nothing is
                 changed).
         """
-        # One thread at a time (see _exclusive), inlined: this is a hot call.
+        # One thread at a time (see _exclusive), inlined: this is a hot call. The cached
+        # rebind calls nothing of the context, so the owner is set only for the general path.
         lock = self._lock
         if not lock.acquire(False):
             if self._owner != _get_ident():
                 raise _concurrent("ia_set_vertex_buffers")
             lock = None  # a call from inside this context (same thread)
-        else:
-            self._owner = _get_ident()
         try:
             ia = self._ia
             states = self._states
@@ -392,6 +391,8 @@ class Context:
                                     states.dirty = True
                                 slot += 1
                             return
+            if lock is not None:
+                self._owner = _get_ident()
             ia.set_vertex_buffers(start_slot, buffers, strides, offsets)
         finally:
             if lock is not None:
@@ -552,13 +553,13 @@ class Context:
             GpuOutOfMemoryError: the adapter is out of memory.
         """
         # One thread at a time (see _exclusive), inlined: this is a hot call.
+        # The fast path calls nothing of the context, so the owner is set only before the
+        # general path (draw, a public call that checks it).
         lock = self._lock
         if not lock.acquire(False):
             if self._owner != _get_ident():
                 raise _concurrent("draw_instanced")
             lock = None  # a call from inside this context (same thread)
-        else:
-            self._owner = _get_ident()
         try:
             vc, ic, sv, si = (vertex_count_per_instance, instance_count, start_vertex_location,
                               start_instance_location)
@@ -572,7 +573,7 @@ class Context:
                     and 0 < vc <= _U32 and 0 < ic <= _U32 and 0 <= sv <= _U32 - vc + 1
                     and 0 <= si <= _U32 - ic + 1):
                 if sv + vc - 1 > state.fast_last_vertex:
-                    return self.draw(DrawInstanced(vc, ic, sv, si))
+                    return self._general_draw(lock, DrawInstanced(vc, ic, sv, si))
                 for rate, last in state.fast_instances:
                     if si + ((ic - 1) // rate if rate else 0) > last:
                         break
@@ -604,11 +605,18 @@ class Context:
                     self.last_plan = state.native_plan
                     self.draw_count += 1
                     return state.native_plan
-            return self.draw(DrawInstanced(vc, ic, sv, si))
+            return self._general_draw(lock, DrawInstanced(vc, ic, sv, si))
         finally:
             if lock is not None:
                 self._owner = None
                 lock.release()
+
+    def _general_draw(self, lock, draw) -> Plan:
+        """draw_instanced's general path: :meth:`draw`, as the lock's owner (``lock`` None:
+        the thread owned it already)."""
+        if lock is not None:
+            self._owner = _get_ident()
+        return self.draw(draw)
 
     @_exclusive
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
@@ -919,7 +927,8 @@ class Context:
         Until :meth:`end_capture`, draws are recorded instead of encoded (each as a point list
         over the vertices D3D delivers, cuts applied), so the record buffer can be sized once
         every draw is known; the draws of one capture must share one input layout. A capture
-        already running is refused (its recorded draws would be lost).
+        already running is discarded with its recorded draws: so a context whose capture was
+        cut short by an exception (a refused draw) starts the next one cleanly.
 
         Arguments:
             route (str): ``storage`` (vertex shaders write records to a storage buffer; needs
@@ -928,7 +937,7 @@ class Context:
                 ``auto`` (storage when available).
 
         Raises:
-            InvalidDescError: ``route`` is none of the three, or a capture is running.
+            InvalidDescError: ``route`` is none of the three.
             UnsupportedError: ``storage`` on an adapter without vertex-writable-storage, wgpu
                 refused the submit, or another thread is inside a call of this context.
             DeviceLostError: the device was lost.
@@ -940,10 +949,6 @@ class Context:
         if route == "storage" and not self.device.caps.vertex_writable_storage:
             raise UnsupportedError("the storage capture route needs the adapter feature "
                                    "vertex-writable-storage; use route='targets'")
-        if self._capture.active:
-            raise InvalidDescError("begin_capture", None, None,
-                                   "a capture is running; end_capture first (its recorded draws "
-                                   "would be lost)")
         self.flush()
         self._capture.begin(route)
         self._states.capturing = True
