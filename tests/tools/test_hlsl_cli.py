@@ -177,28 +177,43 @@ def test_html_report_shows_the_hlsl_source_signature_and_cbuffers(tmp_path, gpu_
 def test_report_marks_tolerated_words_apart_from_differences():
     """SO words of a shader's float outputs within the tolerance are marked 'tol', not 'diff',
     and counted apart; a word beyond it, or outside the shader's words, is a difference."""
-    import types
+    import re
 
-    import gpuia.harness.report.html as hr
+    from gpuia.harness.case import load_case
     from gpuia.harness.compare import compare_so, tolerated_bytes
+    from gpuia.harness.crosscheck import CheckLine, CheckResult
+    from gpuia.harness.report.html import case_view, render_report
+    from gpuia.harness.run import reference_ia
     from gpuia.reference.so_output import SOResult
 
+    case = load_case({"gpuia_case": 1, "name": "tol",
+                      "input_layout": [{"SemanticName": "POSITION",
+                                        "Format": "R32G32B32A32_FLOAT"}],
+                      "vertex_buffers": [{"slot": 0, "stride": 16, "data": {
+                          "dtype": "float32", "values": [1, 2, 3, 4]}}],
+                      "primitive_topology": "POINTLIST",
+                      "draw": {"DrawInstanced": {"VertexCountPerInstance": 1}},
+                      "stream_output": {"declaration": [{"SemanticName": "POSITION",
+                                                         "ComponentCount": 4}],
+                                        "targets": [{"slot": 0, "size": 16}]}})
     cpu = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
     gpu = cpu.copy()
     gpu[1] = np.nextafter(np.float32(2.0), np.float32(3.0))  # 1 ULP: tolerated
     gpu[3] = 4.5  # beyond the tolerance
-    mask = np.array([True, True, True, True])
+    mask = np.array([True, True, True, True])  # every word a float the shader computed
     ref = SOResult({0: cpu.tobytes()}, {0: 16}, {}, [], {0: mask})
     got = SOResult({0: gpu.tobytes()}, {0: 16}, {})
     tol = tolerated_bytes(ref, 0, ref.buffers[0], got.buffers[0])
     assert np.flatnonzero(tol).tolist() == [4, 5, 6, 7]
     problems = compare_so(ref, got)
     assert len(problems) == 1 and "1 shader float components beyond" in problems[0]
-    case = types.SimpleNamespace(so_targets={}, so=None)
-    (view,) = hr._so_slots(case, ref, got, None)
+    line = CheckLine("tol: A: stream output", "DIFFERENT", "", path="stream output",
+                     adapter="A", problems=problems, so_gpu=got)
+    view = case_view(CheckResult("tol", [line], case_data=case, reference=reference_ia(case),
+                                 so_reference=ref))
+    (slot,) = view.runs[0].so_slots
     # 4.0 is 0x40800000 and 4.5 0x40900000: one byte differs
-    assert (view.tolerated_bytes, view.differing_bytes) == (4, 1)
-    states = {state for _, state in view.rows[0].gpu}
-    assert states == {"", "tol", "diff"}
-    html_text = str(hr._render_hex_side(view.rows[0].gpu))
-    assert html_text.count('class="tol"') == 4 and html_text.count('class="diff"') >= 1
+    assert (slot.tolerated_bytes, slot.differing_bytes) == (4, 1)
+    assert {state for _, state in slot.rows[0].gpu} == {"", "tol", "diff"}
+    gpu_cell = re.search(r'<td class="gpu">(.*?)</td>', render_report([view]), re.S).group(1)
+    assert gpu_cell.count('class="tol"') == 4 and gpu_cell.count('class="diff"') >= 1

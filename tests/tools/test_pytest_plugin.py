@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from gpuia.harness.crosscheck import CheckLine, CheckResult, layout_case
-from gpuia.pytest_plugin import _adapter_ids
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "examples" / "cases"
@@ -199,18 +198,44 @@ def listed(gpu_device):
     return adapters
 
 
-def test_adapter_ids_name_the_device_and_backend():
-    llvmpipe = "llvmpipe (LLVM 15.0.6, 256 bits)"
-    assert _adapter_ids([(llvmpipe, "Vulkan"), (llvmpipe, "OpenGL")]) == \
-        ["gpuia:llvmpipe-Vulkan", "gpuia:llvmpipe-OpenGL"]
-    assert _adapter_ids([("AMD Radeon RX 6800 (RADV NAVI21)", "Vulkan"),
-                         ("Apple M2 Max", "Metal")]) == \
-        ["gpuia:AMD-Radeon-RX-6800-Vulkan", "gpuia:Apple-M2-Max-Metal"]
+FAKE_ADAPTERS = '''
+import wgpu.backends.wgpu_native as native
+
+
+class Fake:  # what the plugin reads of an adapter to list and name it
+    def __init__(self, device, backend):
+        self.summary = f"{device} (Unknown) via {backend}"
+        self.info = {"device": device, "backend_type": backend, "adapter_type": "Unknown"}
+
+
+native.GPU.enumerate_adapters_sync = lambda self: [Fake(d, b) for d, b in ADAPTERS]
+'''
+
+
+ADAPTER_IDS = [  # (device, backend) pairs as wgpu lists them -> the test ids
+    ([("llvmpipe (LLVM 15.0.6, 256 bits)", "Vulkan"), ("llvmpipe (LLVM 15.0.6, 256 bits)", "OpenGL")],
+     ["gpuia:llvmpipe-Vulkan", "gpuia:llvmpipe-OpenGL"]),
+    ([("AMD Radeon RX 6800 (RADV NAVI21)", "Vulkan"), ("Apple M2 Max", "Metal")],
+     ["gpuia:AMD-Radeon-RX-6800-Vulkan", "gpuia:Apple-M2-Max-Metal"]),
     # two identical GPUs: the ids stay distinct, numbered in wgpu's order
-    assert _adapter_ids([("NVIDIA GeForce RTX 4090", "Vulkan")] * 2 + [(llvmpipe, "Vulkan")]) == \
-        ["gpuia:NVIDIA-GeForce-RTX-4090-Vulkan-0", "gpuia:NVIDIA-GeForce-RTX-4090-Vulkan-1",
-         "gpuia:llvmpipe-Vulkan"]
-    assert _adapter_ids([("(unnamed)", "D3D12")]) == ["gpuia:adapter-D3D12"]
+    ([("NVIDIA GeForce RTX 4090", "Vulkan")] * 2 + [("llvmpipe (LLVM 15.0.6, 256 bits)", "Vulkan")],
+     ["gpuia:NVIDIA-GeForce-RTX-4090-Vulkan-0", "gpuia:NVIDIA-GeForce-RTX-4090-Vulkan-1",
+      "gpuia:llvmpipe-Vulkan"]),
+    ([("(unnamed)", "D3D12")], ["gpuia:adapter-D3D12"]),
+]
+
+
+def test_adapter_ids_name_the_device_and_backend(pytester, plugin_args):
+    """``--gpuia-adapter all`` names each test after its adapter's device and backend (child
+    sessions listing made-up adapters: nothing is drawn at collection)."""
+    pytester.makepyfile(GPU_AND_PLAIN)
+    for adapters, ids in ADAPTER_IDS:
+        pytester.makeconftest(FAKE_ADAPTERS.replace("ADAPTERS", repr(adapters)))
+        result = pytester.runpytest_subprocess(*plugin_args, "--collect-only", "-q",
+                                               "--gpuia-adapter", "all")
+        assert [line.split("::test_device[", 1)[1].removesuffix("]")
+                for line in result.stdout.lines if "::test_device[" in line] == ids, \
+            result.stdout.str()
 
 
 PER_ADAPTER = '''
