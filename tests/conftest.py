@@ -65,6 +65,17 @@ def gpu_device(gpuia_device):
 
 
 @pytest.fixture(scope="module")
+def devices():
+    """A gpuia Device on every adapter wgpu lists that makes one (the tests that measure a quirk
+    table or check on every adapter); fails, never skips, when none does."""
+    from helpers import every_adapter_device
+
+    made, unavailable = every_adapter_device()
+    assert made, f"no adapter made a device: these tests must run ({unavailable})"
+    return made
+
+
+@pytest.fixture(scope="module")
 def shared_pipelines(gpu_device):
     """One pipeline cache for a module's contexts (pipelines are device objects), so cells of
     one layout reuse their pipelines."""

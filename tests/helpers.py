@@ -166,6 +166,24 @@ def odd_names_case(so: bool = False):
     return load_case(doc)
 
 
+# -- every adapter ------------------------------------------------------------------------------
+def every_adapter_device() -> tuple[list, dict]:
+    """A new gpuia Device on each adapter wgpu lists that makes one, and for the others why not
+    (adapter summary -> the UnsupportedError's text; NVIDIA's OpenGL adapter makes none:
+    docs/known-adapter-issues.md). Raises UnsupportedError when wgpu lists no adapter."""
+    from gpuia.errors import UnsupportedError
+    from gpuia.gpu import Device
+    from gpuia.gpu.device import select_adapters
+
+    made, unavailable = [], {}
+    for adapter in select_adapters(None, None):
+        try:
+            made.append(Device(adapter))
+        except UnsupportedError as e:
+            unavailable[adapter.summary] = str(e)
+    return made, unavailable
+
+
 # -- a case on the GPU against the reference ------------------------------------------------------
 class GpuCheck(NamedTuple):
     case: object  # the loaded Case

@@ -17,14 +17,14 @@ import numpy as np
 import pytest
 
 from gpuia.harness.case import load_case
-from gpuia.gpu import Device
 from gpuia.gpu.assembly import list_stream
-from gpuia.gpu.device import select_adapters
 from gpuia.gpu.plan import Assembly
 from gpuia.gpu.quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART,
                               SIGNED_FIRST_VERTEX, quirks_for)
 from gpuia.harness.run import reference_ia
 from gpuia.d3d.topology import topology_info
+
+from helpers import every_adapter_device
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "examples" / "cases"
@@ -33,32 +33,10 @@ M = 0xFFFFFFFF
 
 # -- the check on every adapter ----------------------------------------------------------------
 
-_UNAVAILABLE: dict = {}  # adapter summary -> why no device could be made (said, not hidden)
-
-
-def _devices():
-    from gpuia.errors import UnsupportedError
-
-    out = []
-    for a in select_adapters(None, None):
-        try:
-            out.append(Device(a))
-        except UnsupportedError as e:  # NVIDIA's OpenGL adapter: docs/known-adapter-issues.md
-            _UNAVAILABLE[a.summary] = str(e)
-    return out
-
-
-@pytest.fixture(scope="module")
-def devices():
-    devs = _devices()
-    assert devs, f"no adapter made a device: the raster check must run ({_UNAVAILABLE})"
-    return devs
-
-
 def test_an_adapter_without_a_device_says_why(devices):
     """Adapters left out of the checks above are refused with wgpu's message and a reason,
     never silently (the H200's OpenGL adapter: no compute shaders in its GL context)."""
-    for summary, why in _UNAVAILABLE.items():
+    for summary, why in every_adapter_device()[1].items():
         assert why.startswith(f"cannot create a device on {summary}: "), why
         if "via OpenGL" in summary and "Parent device is lost" in why:
             assert "has no compute shaders" in why, why
@@ -221,7 +199,7 @@ def test_check_finds_a_wrong_provoking_vertex(devices, monkeypatch):
 # -- the quirk table, measured -----------------------------------------------------------------
 
 def _adapters_with(effect):
-    return [d for d in _devices() if any(q.effect == effect for q in d.caps.quirks)]
+    return [d for d in every_adapter_device()[0] if any(q.effect == effect for q in d.caps.quirks)]
 
 
 @pytest.mark.parametrize("effect", [NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX])

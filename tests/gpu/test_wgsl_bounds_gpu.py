@@ -103,27 +103,16 @@ def test_other_uniform_matrix_reads_still_run(gpu_device, shape):
     assert _run_so(gpu_device, source, cb) == [r + 1.0, r + 2.0, r + 3.0]
 
 
-def test_two_row_uniform_matrix_quirk_is_measured(monkeypatch):
+def test_two_row_uniform_matrix_quirk_is_measured(devices, monkeypatch):
     """With the refusal off, a uniform's mat2x2 reads wrong exactly on the adapters with the
     quirk (the row is needed, and complete for the adapters here)."""
     import gpuia.gpu.context as context
-    from gpuia.gpu import Device
-    from gpuia.gpu.device import list_adapters
     from gpuia.gpu.quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 
     monkeypatch.setattr(context, "two_row_matrix_uniforms", lambda source: [])
     decls, t, use, r = ALLOWED["member access"]
     source = uniform_shader(decls, t, use)
-    adapters = list_adapters()
-    assert adapters
-    from gpuia.errors import UnsupportedError
-
-    for a in adapters:
-        try:
-            dev = Device(adapter_name=a.summary, backend=a.backend)
-        except UnsupportedError:  # no device at all (test_gpu_raster.py checks the reason)
-            continue
+    for dev in devices:
         cb = dev.create_buffer(np.arange(64, dtype=np.float32), bind="constant_buffer")
         right = _run_so(dev, source, cb) == [r + 1.0, r + 2.0, r + 3.0]
-        assert right != has_effect(dev.caps.quirks, UNIFORM_TWO_ROW_MATRICES), a.summary
-
+        assert right != has_effect(dev.caps.quirks, UNIFORM_TWO_ROW_MATRICES), dev.info["summary"]
