@@ -57,6 +57,23 @@ def pytest_collection_modifyitems(config, items):
             "gpu marker (move them to tests/gpu/): " + ", ".join(misplaced))
 
 
+# Pointed at a file that does not exist, these hide every adapter from a new process: the Vulkan
+# loader's driver list (both spellings) and glvnd's EGL vendor list (wgpu's OpenGL backend).
+NO_ADAPTER_ENV = {"VK_ICD_FILENAMES": "/nonexistent/gpuia-unit-test.json",
+                  "VK_DRIVER_FILES": "/nonexistent/gpuia-unit-test.json",
+                  "__EGL_VENDOR_LIBRARY_FILENAMES": "/nonexistent/gpuia-unit-test.json"}
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_see_no_adapter(request, monkeypatch):
+    """A unit test runs as on a machine without a GPU: the processes it starts find no adapter,
+    and so does this one where wgpu has not listed them yet (``pytest tests/unit``). A unit test
+    that needs an adapter after all fails here too, instead of passing only where there is one."""
+    if UNIT_DIR in Path(request.node.path).parents:
+        for name, value in NO_ADAPTER_ENV.items():
+            monkeypatch.setenv(name, value)
+
+
 @pytest.fixture(scope="session")
 def gpu_device(gpuia_device):
     """The gpuia Device every GPU test draws on: gpuia's own pytest plugin's ``gpuia_device``
