@@ -387,11 +387,11 @@ def test_second_capture_on_a_context_binds_its_own_buffers(gpu_device):
         assert ctx.stats()["capture_bind_groups"] == 0
 
 
-def test_many_captures_on_a_fresh_context_each(gpu_device, _pipelines):
+def test_many_captures_on_a_fresh_context_each(gpu_device, shared_pipelines):
     """The same two cases, each on its own context (sharing pipelines): always delivered."""
     for k in range(6):
         ctx = Context(gpu_device)
-        ctx.cache = _pipelines
+        ctx.cache = shared_pipelines
         fmt, cut = (("R16_UINT", "0xFFFF"), ("R32_UINT", "0xFFFFFFFF"))[k % 2]
         case, native = indexed_case(fmt, cut, "TRIANGLESTRIP", 0)
         assert native
