@@ -107,7 +107,7 @@ def assert_self_contained(text: str, root: Node) -> None:
 
 def one_bit_off(monkeypatch, row: int, element: str = "POSITION0", component: int = 0):
     """GPU results with one bit of ``element`` flipped at invocation ``row``."""
-    import gpuia.gpu as g
+    import gpuia.harness.crosscheck as g  # where cross_check takes its GPU run from
 
     real = g.run_case_gpu
 
@@ -235,7 +235,7 @@ def test_a_one_bit_difference_is_highlighted_with_its_patterns(gpu_device, tmp_p
 
 def test_a_differing_stream_output_byte_is_highlighted(gpu_device, tmp_path, capsys,
                                                        monkeypatch):
-    import gpuia.harness.run_gpu as capture
+    import gpuia.harness.crosscheck as capture  # where cross_check takes its SO run from
 
     real = capture.run_case_so_gpu
 
