@@ -8,7 +8,7 @@ http://www.sjbaker.org/teapot/teaset.tgz (history: https://www.sjbaker.org/wiki/
 and F. Crow, "The Origins of the Teapot", IEEE CG&A 7(1), 1987). The table below keeps that file's
 layout: patches as 16 one-based control point numbers, row by row (u rows, v columns), then the
 control points as x y z with z up. The numbers were transcribed from a public copy of that file;
-tests/test_geometry.py checks the teapot's mirror symmetry and that neighbouring patches share
+tests/tools/test_geometry.py checks the teapot's mirror symmetry and that neighbouring patches share
 their boundary control points.
 
 Guarantees of :func:`teapot`:

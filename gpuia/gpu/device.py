@@ -164,7 +164,7 @@ class Caps:
 # Vertex formats that wgpu-native versions accept in their enum but abort the process on (a Rust
 # panic, not an error): "invalid vertex format for vertex attribute: 41" for unorm8x4-bgra in
 # wgpu-native 29.0.1.1 (bundled with wgpu-py 0.32). Keyed by the lib's major version; formats
-# listed here take the pulling path. tests/test_gpu_formats.py checks the abort still happens,
+# listed here take the pulling path. tests/gpu/test_gpu_formats.py checks the abort still happens,
 # so a fixed release shows up as a failing test rather than a silent slowdown.
 _ABORTING_VERTEX_FORMATS = {29: frozenset({"unorm8x4-bgra"})}
 

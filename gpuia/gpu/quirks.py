@@ -106,34 +106,34 @@ QUIRKS: tuple[Quirk, ...] = (
     Quirk("llvmpipe", FETCH,
           "llvmpipe's per-instance fetch does not clamp the most negative SNORM code to -1.0 "
           "(rules 2.3)",
-          "tests/test_gpu_raster.py::test_fetch_quirk_is_measured",
+          "tests/gpu/test_gpu_raster.py::test_fetch_quirk_is_measured",
           _per_instance_snorm),
     # wgpu's GL backend is OpenGL ES 3, which has no glProvokingVertex (gpuweb issue 4489).
     Quirk("via OpenGL", LAST_PROVOKING_VERTEX,
           "wgpu's OpenGL backend takes flat pixel inputs from a primitive's last vertex, not "
           "its first (D3D's leading vertex)",
-          "tests/test_gpu_raster.py::test_quirk_rows_are_measured[last-provoking-vertex]"),
+          "tests/gpu/test_gpu_raster.py::test_quirk_rows_are_measured[last-provoking-vertex]"),
     Quirk("via OpenGL", NO_PRIMITIVE_RESTART,
           "wgpu's OpenGL backend draws strips as if no index restarted them",
-          "tests/test_gpu_raster.py::test_quirk_rows_are_measured[no-primitive-restart]"),
+          "tests/gpu/test_gpu_raster.py::test_quirk_rows_are_measured[no-primitive-restart]"),
     # GL ES 3.2's DrawArrays* take `int first`; a negative one is INVALID_VALUE.
     Quirk("via OpenGL", SIGNED_FIRST_VERTEX,
           "wgpu's OpenGL backend passes a non-indexed draw's first vertex as a signed 32-bit "
           "value: from StartVertexLocation >= 2**31 llvmpipe's OpenGL draws no points (its "
           "triangle strips were drawn)",
-          "tests/test_gpu_raster.py::test_signed_first_vertex_quirk_is_measured"),
+          "tests/gpu/test_gpu_raster.py::test_signed_first_vertex_quirk_is_measured"),
     Quirk("via OpenGL", ONE_DEVICE,
           "on wgpu's OpenGL backend, dropping one device of an adapter breaks its other devices "
           "(measured on llvmpipe: their draws deliver nothing)",
-          "tests/test_gpu_device_churn.py::test_one_device_quirk_is_measured"),
+          "tests/gpu/test_gpu_device_churn.py::test_one_device_quirk_is_measured"),
     Quirk("via OpenGL", DEPTH_REMAP,
           "wgpu's OpenGL backend maps depth through OpenGL's [-1, 1] clip range: a depth one "
           "ULP below 0.25 is stored as 0.25",
-          "tests/test_gpu_render.py::test_depth_written_is_z_over_w_and_write_mask_zero_keeps_it"),
+          "tests/gpu/test_gpu_render.py::test_depth_written_is_z_over_w_and_write_mask_zero_keeps_it"),
     Quirk("via OpenGL", UNIFORM_TWO_ROW_MATRICES,
           "wgpu's OpenGL backend reads a WGSL uniform's mat2x2 / mat3x2 / mat4x2 with 16-byte "
           "column strides (GLSL's std140), not WGSL's 8: the values come out wrong",
-          "tests/test_wgsl_bounds.py::test_two_row_uniform_matrix_quirk_is_measured"),
+          "tests/gpu/test_wgsl_bounds_gpu.py::test_two_row_uniform_matrix_quirk_is_measured"),
 )
 """Every known quirk, one row per (adapters, effect); the measurements are in
 docs/known-adapter-issues.md."""

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent / "gpuia"
+from helpers import REPO
+
+ROOT = REPO / "gpuia"
 
 # Lowest first. A module may import its own layer and those below; the packages of one layer
 # listed as separate sets are independent siblings (neither imports the other).

@@ -13,7 +13,6 @@ tests/, else $GPUIA_ROOT, else the current folder.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from functools import lru_cache
@@ -21,16 +20,10 @@ from pathlib import Path
 
 import pytest
 
-
-def _root() -> Path:
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent, Path(os.environ.get("GPUIA_ROOT", ".")).resolve()):
-        if (cand / "gpuia").is_dir() and (cand / "docs").is_dir():
-            return cand
-    pytest.fail("cannot find the gpuia repository root (set GPUIA_ROOT)")
+from helpers import REPO
 
 
-ROOT = _root()
+ROOT = REPO
 RULES_MD = ROOT / "docs" / "rules.md"
 OLD_WORD = "rule" "book"  # in two parts, so that this file does not cite it
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".venv", ".git"}

@@ -5,9 +5,10 @@ adapter."""
 import importlib
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+
+from helpers import REPO
 
 from gpuia._moved import MODULES, NAMES
 
@@ -45,7 +46,7 @@ def test_gpuia_itself_imports_no_moved_path():
 
 
 def _gpuia_modules():
-    root = Path(__file__).resolve().parent.parent / "gpuia"
+    root = REPO / "gpuia"
     for path in root.rglob("*.py"):
         parts = list(path.relative_to(root.parent).with_suffix("").parts)
         if parts[-1] == "__init__":
