@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from gpuia.harness.crosscheck import CheckLine, CheckResult, layout_case
+from helpers import every_adapter_device
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ROOT / "examples" / "cases"
@@ -261,14 +262,20 @@ def test_plain():
 def test_all_runs_each_gpu_test_once_per_adapter(pytester, plugin_args, listed):
     pytester.makepyfile(PER_ADAPTER)
     result = pytester.runpytest_subprocess(*plugin_args, "--gpuia-adapter", "all", "-s", "-v")
-    n = len(listed)
-    result.assert_outcomes(passed=3 * n + 1)  # test_plain runs once
+    # An adapter that makes no device (NVIDIA's OpenGL one, docs/known-adapter-issues.md) is
+    # still parametrized: its three tests error with wgpu's reason, none passes silently.
+    _, unavailable = every_adapter_device()
+    n = len(listed) - len(unavailable)
+    result.assert_outcomes(passed=3 * n + 1, errors=3 * len(unavailable))  # test_plain once
     out = result.stdout.str()
+    for reason in unavailable.values():
+        assert reason.split(":")[0] in out
     seen = [line.split(" ", 3)[1:] for line in out.splitlines() if line.startswith("SEEN ")]
     assert len(seen) == 2 * n
-    # one test per listed adapter, its id naming the adapter's backend and device
+    # one test per listed adapter that makes a device, its id naming its backend and device
     summaries = {test_id: summary for test_id, _, summary in seen}
-    assert sorted(summaries.values()) == sorted(a["summary"] for a in listed)
+    assert sorted(summaries.values()) == sorted(a["summary"] for a in listed
+                                                if a["summary"] not in unavailable)
     for test_id, summary in summaries.items():
         adapter = next(a for a in listed if a["summary"] == summary)
         assert test_id.startswith("gpuia:") and test_id.endswith("-" + adapter["backend"])
@@ -284,7 +291,7 @@ def test_all_runs_each_gpu_test_once_per_adapter(pytester, plugin_args, listed):
     assert all(len(d) == 1 for d in devices.values())
     assert len(set.union(*devices.values())) == n
     # the header names every adapter with its id
-    assert f"gpuia: {n} adapter" in out and "(--gpuia-adapter all)" in out
+    assert f"gpuia: {len(listed)} adapter" in out and "(--gpuia-adapter all)" in out
     for test_id, summary in summaries.items():
         assert f"  [{test_id}] {summary}" in out.splitlines()
 
