@@ -368,20 +368,10 @@ class SOEngine:
                 enc.copy_buffer_to_buffer(ip.args, 4 * word, ring.buffer, so_offset + 4 * to, 4)
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
-        cp.set_pipeline(prepare)
-        cp.set_bind_group(0, g0, offsets)
-        cp.set_bind_group(1, g1)
-        cp.set_bind_group(2, g2)
-        if state.cbvs:
-            cp.set_bind_group(3, self.cbv_group())
+        self._bind(cp, prepare, (g0, g1, g2), offsets, state.cbvs)
         cp.dispatch_workgroups(1)
         if groups is not None:
-            cp.set_pipeline(main)
-            cp.set_bind_group(0, g0_main, offsets)
-            cp.set_bind_group(1, g1)
-            cp.set_bind_group(2, g2)
-            if state.cbvs:
-                cp.set_bind_group(3, self.cbv_group())
+            self._bind(cp, main, (g0_main, g1, g2), offsets, state.cbvs)
             if gpu_counts:
                 # Sized by the pass for every vertex of its primitives; the host bound above
                 # (the cut-free count) keeps it within one dispatch.
@@ -389,6 +379,16 @@ class SOEngine:
             else:
                 cp.dispatch_workgroups(*groups)
         cp.end()
+
+    def _bind(self, cp, pipeline, groups, offsets, cbvs: int) -> None:
+        """Set ``pipeline`` and its groups 0-2 (group 0 with the two uniform blocks' dynamic
+        ``offsets``), and group 3 when the shaders read root constant buffers."""
+        cp.set_pipeline(pipeline)
+        cp.set_bind_group(0, groups[0], offsets)
+        cp.set_bind_group(1, groups[1])
+        cp.set_bind_group(2, groups[2])
+        if cbvs:
+            cp.set_bind_group(3, self.cbv_group())
 
     def encode_draw_auto_args(self, counter, counter_offset: int, location: int, ia_offset: int,
                               stride: int):
@@ -507,12 +507,7 @@ class SOEngine:
                 layout=self.pipelines.so_group2_layout(max(1, len(unique))), entries=entries)
             rec.keep(g2)
             cp = rec.compute_encoder().begin_compute_pass()
-            cp.set_pipeline(main)
-            cp.set_bind_group(0, g0_main, [draw_offset, block_offset])
-            cp.set_bind_group(1, g1)
-            cp.set_bind_group(2, g2)
-            if state.cbvs:
-                cp.set_bind_group(3, self.cbv_group())
+            self._bind(cp, main, (g0_main, g1, g2), [draw_offset, block_offset], state.cbvs)
             cp.dispatch_workgroups(*self._dispatch_size(t1 - t0))
             cp.end()
 
