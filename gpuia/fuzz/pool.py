@@ -154,6 +154,11 @@ class Worker:
         except (BrokenPipeError, OSError):
             pass  # the read that follows sees the dead child
 
+    def has_line(self) -> bool:
+        """Whether a whole reply line is already read and waiting (receive() returns it at
+        once)."""
+        return b"\n" in self._buf
+
     def fileno(self) -> int:
         return self.proc.stdout.fileno()
 
@@ -249,7 +254,7 @@ class Pool:
             now = time.monotonic()
             sel = selectors.DefaultSelector()
             for w, _ in busy.values():
-                if w.proc is not None and b"\n" not in w._buf:
+                if w.proc is not None and not w.has_line():
                     sel.register(w.fileno(), selectors.EVENT_READ, w)
             wait = min(w.sent_at + timeout - now for w, _ in busy.values())
             events = sel.select(max(0.0, wait)) if sel.get_map() else []
@@ -257,7 +262,7 @@ class Pool:
             ready = {id(key.data) for key, _ in events}
             for key, (w, pos) in list(busy.items()):
                 due = w.sent_at + timeout <= time.monotonic()
-                if key in ready or due or b"\n" in w._buf or w.proc is None:
+                if key in ready or due or w.has_line() or w.proc is None:
                     out = w.receive(timeout)
                     del busy[key]
                     free.append(w)
