@@ -1226,3 +1226,29 @@ def test_releasing_buffers_other_threads_draw_with_is_clean():
     assert _value("threads release", "other exceptions") == []
     assert counts.get("ok", 0) > 0, counts
 
+
+
+# -- capture routes ------------------------------------------------------------------------------
+
+def test_a_capture_route_is_refused_before_anything_is_recorded(gpu_device):
+    """An unknown route is an InvalidDescError naming the field; the storage route on an adapter
+    without vertex-writable storage an UnsupportedError saying to use targets. Neither starts a
+    capture or submits the pending draws."""
+    import copy
+    import dataclasses
+
+    ctx = Context(gpu_device)
+    with pytest.raises(InvalidDescError, match=r"begin_capture: route='vertex': must be auto, "
+                                               r"storage or targets"):
+        ctx.begin_capture("vertex")
+    stats = ctx.stats()
+    assert not stats["bound"]["capturing"] and stats["submits"] == 0
+    plain = copy.copy(gpu_device)
+    plain.caps = dataclasses.replace(gpu_device.caps, vertex_writable_storage=False)
+    ctx = Context(plain)
+    with pytest.raises(UnsupportedError, match="vertex-writable-storage; use route='targets'"):
+        ctx.begin_capture("storage")
+    assert not ctx.stats()["bound"]["capturing"]
+    ctx.begin_capture("auto")  # resolves to targets there
+    assert ctx.stats()["bound"]["capturing"]
+    ctx.end_capture()

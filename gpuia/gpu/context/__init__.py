@@ -684,11 +684,12 @@ class Context:
             raise released_error("draw", "index buffer", ib.buffer)
         capture = state.capture
         pso = states.pso
-        if capture and draw.count > self._capture.limit(len(pso.input_layout.elements)):
-            raise UnsupportedError(
-                f"a capture draw of {draw.count} vertices per instance exceeds what one capture "
-                f"can hold ({self._capture.limit(len(pso.input_layout.elements))} on this "
-                f"adapter)")
+        if capture:
+            limit = self._capture.limit(len(pso.input_layout.elements))
+            if draw.count > limit:
+                raise UnsupportedError(
+                    f"a capture draw of {draw.count} vertices per instance exceeds what one "
+                    f"capture can hold ({limit} on this adapter)")
         plan = plan_resolved_draw(state.static, draw, state.topology, self.device.caps, ib,
                                   pso.strip_cut_value, self.path, capture, state.assembly)
         index = plan.index
@@ -943,12 +944,7 @@ class Context:
             DeviceLostError: the device was lost.
             GpuOutOfMemoryError: the adapter is out of memory.
         """
-        if route not in ("auto", "storage", "targets"):
-            raise InvalidDescError("begin_capture", "route", route,
-                                   "must be auto, storage or targets")
-        if route == "storage" and not self.device.caps.vertex_writable_storage:
-            raise UnsupportedError("the storage capture route needs the adapter feature "
-                                   "vertex-writable-storage; use route='targets'")
+        route = self._capture.resolve_route(route)  # refused before anything is submitted
         self.flush()
         self._capture.begin(route)
         self._states.capturing = True

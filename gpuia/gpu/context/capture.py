@@ -94,8 +94,9 @@ class CaptureSession:
     def active(self) -> bool:
         return self.current is not None
 
-    def begin(self, route: str) -> None:
-        """Start a capture on ``route`` (auto, storage or targets; validated here)."""
+    def resolve_route(self, route: str) -> str:
+        """``route`` checked (auto, storage or targets) and ``auto`` resolved for this device:
+        storage where the vertex stage may write storage, else targets."""
         if route not in ("auto", "storage", "targets"):
             raise InvalidDescError("begin_capture", "route", route,
                                    "must be auto, storage or targets")
@@ -104,6 +105,11 @@ class CaptureSession:
         if route == "storage" and not self.device.caps.vertex_writable_storage:
             raise UnsupportedError("the storage capture route needs the adapter feature "
                                    "vertex-writable-storage; use route='targets'")
+        return route
+
+    def begin(self, route: str) -> None:
+        """Start a capture on ``route`` (any value :meth:`resolve_route` takes)."""
+        route = self.resolve_route(route)
         self.current = Capture()
         self.recorder.capture_route = route
         self.records = []
