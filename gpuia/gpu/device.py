@@ -691,12 +691,58 @@ class Device:
                          "on this driver: the GL context it made has no compute shaders; "
                          "docs/known-adapter-issues.md)")
             raise UnsupportedError(f"cannot create a device on {adapter.summary}: {text}") from None
+        self._adopt(self.device, depth_copies=None)
+
+    @classmethod
+    def from_wgpu(cls, device, *, depth_copies: bool | None = None) -> "Device":
+        """A gpuia Device on a ``wgpu.GPUDevice`` the application already has (pygfx's,
+        rendercanvas's, its own), so contexts, captures and cross-checks run on that device
+        and share buffers with the application's own work.
+
+        The application keeps the device: gpuia never destroys it, and dropping the Device
+        leaves it working. gpuia's caps come from the device's own limits and features (a
+        device made without ``vertex-writable-storage`` or ``indirect-first-instance`` gets
+        the paths that need none). gpuia probes the device once: a 1x1 texture of each target
+        format, and, unless ``depth_copies`` says, one 1x1 depth-to-buffer copy (on a device
+        that refuses it, a validation error the device's uncaptured-error handler sees).
+
+        Arguments:
+            device: a ``wgpu.GPUDevice`` of wgpu-py's native backend.
+            depth_copies (bool | None): whether the device copies a depth32float texture's
+                depth aspect to a buffer, when the application knows (then no copy is
+                submitted); None probes it.
+
+        Returns:
+            Device: ``.device`` is ``device`` itself; ``.adapter`` is its adapter.
+
+        Raises:
+            UnsupportedError: ``device`` is not a wgpu-py native device, or is lost.
+        """
+        import_wgpu()
+        from wgpu.backends.wgpu_native import GPUDevice
+
+        if not isinstance(device, GPUDevice):
+            raise UnsupportedError(f"Device.from_wgpu: {type(device).__name__} is not a wgpu-py "
+                                   "GPUDevice of the wgpu_native backend (gpuia calls "
+                                   "wgpu-native directly)")
+        if not _alive(device):
+            raise UnsupportedError("Device.from_wgpu: the wgpu device is lost or destroyed")
+        self = cls.__new__(cls)
+        self.adapter = device.adapter
+        self.device = device
+        self._adopt(device, depth_copies=depth_copies)
+        return self
+
+    def _adopt(self, device, *, depth_copies: bool | None) -> None:
+        """Caps, info and the context registry for ``device`` on ``self.adapter``."""
         from dataclasses import replace
 
-        self.caps = replace(Caps.from_wgpu(self.device.limits, self.device.features),
+        adapter = self.adapter
+        self.caps = replace(Caps.from_wgpu(device.limits, device.features),
                             quirks=quirks_for(adapter.summary),
-                            target_formats=_renderable_formats(self.device),
-                            depth_copies=_copies_depth(self.device))
+                            target_formats=_renderable_formats(device),
+                            depth_copies=(_copies_depth(device) if depth_copies is None
+                                          else bool(depth_copies)))
         self.info = {"name": adapter.info.get("device", adapter.summary),
                      "backend": adapter.info.get("backend_type", "?"),
                      "type": adapter.info.get("adapter_type", "?"),

@@ -13,10 +13,8 @@ import numpy as np
 
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from ..errors import CaseError, UnsupportedError
-from ..gpu import get_device
 from ..reference import IAResult
 from .reference_run import check_size, reference_ia
-from .run_gpu import run_case_gpu, run_case_so_gpu
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
 
@@ -128,6 +126,10 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
         return ia, result_json(case.name, ia, stream_output=None if so is None else so_result_json(so))
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
+    # Imported here, so the cpu backend never loads wgpu (nor needs it installed).
+    from ..gpu import get_device
+    from .run_gpu import run_case_gpu, run_case_so_gpu
+
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)

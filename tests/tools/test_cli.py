@@ -77,6 +77,28 @@ def test_run_default_backend_is_cpu():
     assert json.loads(proc.stdout)["backend"] == "cpu"
 
 
+def test_the_cpu_backend_never_loads_wgpu():
+    """`gpuia run --backend cpu` and the harness's cpu runs work where wgpu is not even
+    importable: a machine without a GPU stack runs the reference."""
+    script = (
+        "import sys\n"
+        "class _NoWgpu:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'wgpu':\n"
+        "            raise ImportError('wgpu blocked by the test')\n"
+        "sys.meta_path.insert(0, _NoWgpu())\n"
+        "from gpuia.cli import main\n"
+        f"code = main(['run', {str(TRIANGLE)!r}, '--backend', 'cpu'])\n"
+        "assert code == 0, code\n"
+        "assert not any(m.split('.')[0] == 'wgpu' for m in sys.modules)\n"
+        "print('cpu ok')\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.rstrip().endswith("cpu ok")
+    assert '"IAVertices"' in proc.stdout
+
+
 def test_run_out_dir_writes_one_file_per_case(tmp_path):
     out = tmp_path / "results"
     proc = gpuia_cli("run", "--backend", "cpu", "--out-dir", out, *EXAMPLES)

@@ -73,12 +73,14 @@ def run(args) -> int:
             error_line("run", exc)
             return EXIT_INVALID
     bar = case_progress(args, "gpuia run")
-    # The harness's GPU runs import wgpu, which gpuia --help and validate must not cost.
-    from ...gpu import get_device
     from ...harness.run import run_case
 
     def action(path, case):
-        device = get_device(args.adapter, args.gpu_backend) if args.backend == "gpu" else None
+        device = None
+        if args.backend == "gpu":  # wgpu is loaded only here: --backend cpu never needs it
+            from ...gpu import get_device
+
+            device = get_device(args.adapter, args.gpu_backend)
         res, doc = run_case(case, args.backend, path=args.path, device=device,
                             max_invocations=args.max_invocations, capture_route=args.capture)
         ia = res.ia if args.backend == "gpu" else res

@@ -53,7 +53,6 @@ from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 from ..so_engine import SOEngine
 from ..targets import Texture
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
-from .ia_state import IAState
 from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
@@ -164,15 +163,14 @@ class Context:
         self.path = DrawPath.AUTO
         self.last_plan: Plan | None = None
         self.draw_count = 0
-        self._states = StateCache(device)
-        self._ia = IAState(device, self._states)
         self._om = OMState(device, self.cache, self._context_target(target))
-        self._states.ia, self._states.om = self._ia, self._om
+        self._so_engine: SOEngine | None = None
+        self._states = StateCache(
+            device, self._om, lambda: {} if self._so_engine is None else self._so_engine.targets)
+        self._ia = self._states.ia
         self._rec = wgpu_call(lambda: Recorder(device, self.cache, self._om, self.flush),
                               "Context")  # a lost device fails here
         self._capture = CaptureSession(device, self._rec, self._encode_record, self.flush)
-        self._so_engine: SOEngine | None = None
-        self._states.so_targets = lambda: {} if self._so_engine is None else self._so_engine.targets
         # What the device knows of this context: released resources wait for its submits. A
         # context dropped with work pending never submits it: what waited for it can go.
         self._work = ContextWork(_weak_call(self._may_hold_work))

@@ -32,8 +32,8 @@ def as_list(value, field: str, where: str = "IASetVertexBuffers") -> list:
 
 
 class IAState:
-    """IA bindings. ``states`` is the context's draw-state cache: a binding that changes marks
-    it dirty (``states.dirty``; ``states.invalidate()`` when more than a cached view changed).
+    """IA bindings. ``invalidate`` is the draw-state cache's: a binding that changes calls it
+    (the cache makes its IAState, :class:`~gpuia.gpu.context.resolve.StateCache`).
 
     Attributes (read by the draw-state cache and the Stream Output engine):
         views (dict): input slot -> VertexBufferView, or None for a NULL binding.
@@ -44,9 +44,9 @@ class IAState:
         view_cache (dict): (id(buffer), stride, offset) -> view, for cheap rebinds.
     """
 
-    def __init__(self, device, states):
+    def __init__(self, device, invalidate):
         self.device = device
-        self.states = states
+        self.invalidate = invalidate
         self.views: dict[int, VertexBufferView | None] = {}
         self.view_cache: dict = {}
         self.index: IndexBufferView | None = None
@@ -60,7 +60,7 @@ class IAState:
         except ValueError as e:
             raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology,
                                    str(e)) from None
-        self.states.invalidate()
+        self.invalidate()
 
     def set_vertex_buffers(self, start_slot: int, buffers, strides=None, offsets=None) -> None:
         """IASetVertexBuffers (see :meth:`gpuia.gpu.Context.ia_set_vertex_buffers`, which first
@@ -68,7 +68,7 @@ class IAState:
         changes nothing."""
         if buffers is None:
             return
-        states = self.states
+        invalidate = self.invalidate
         if type(buffers) is not list and type(buffers) is not tuple:
             buffers = as_list(buffers, "ppVertexBuffers")
         if strides is not None and type(strides) is not list and type(strides) is not tuple:
@@ -139,7 +139,7 @@ class IAState:
         for slot, view in new.items():
             if views.get(slot) is not view:
                 views[slot] = view
-                states.invalidate()
+                invalidate()
 
     def check_vertex_buffer(self, slot: int, buf) -> None:
         """``buf`` may be bound at IA slot ``slot``: a live gpuia Buffer of this device with the
@@ -178,4 +178,4 @@ class IAState:
                 warnings.warn(f"SOSetTargets: the buffer at IA slot {slot} is now a Stream "
                               f"Output target; the IA slot is set to NULL", stacklevel=4)
                 self.views[slot] = None
-                self.states.invalidate()
+                self.invalidate()

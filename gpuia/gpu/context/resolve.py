@@ -24,6 +24,7 @@ from ..plan import (EXACT_ASSEMBLY, Assembly, Plan, StaticPlan, arena_extent, na
                     non_indexed_plan, static_plan)
 from ..quirks import SIGNED_FIRST_VERTEX, has_effect
 from ..targets import INTERNAL_OUTPUT, OutputState
+from .ia_state import IAState
 
 __all__ = ["DrawState", "StateCache", "SWEEP_EVERY"]
 
@@ -81,11 +82,11 @@ class StateCache:
         pso: the pipeline state; capturing (bool): a capture is running.
     """
 
-    def __init__(self, device):
+    def __init__(self, device, om, so_targets):
         self.device = device
-        self.ia = None  # IAState, OMState and the SO targets' getter, set by the context
-        self.om = None
-        self.so_targets = dict
+        self.ia = IAState(device, self.invalidate)  # its own: a binding change invalidates it
+        self.om = om
+        self.so_targets = so_targets  # () -> {SO slot: StreamOutputBufferView}
         self.pso = None
         self.pso_slots: tuple = ()
         self.capturing = False
