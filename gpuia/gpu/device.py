@@ -40,7 +40,7 @@ from .targets import TARGET_FORMATS, Texture, texture_usage
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
            "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES",
            "ContextWork", "is_released", "released_error", "release_resource", "intercept_destroy",
-           "DevicePool"]
+           "DevicePool", "adapter_driver_info"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -320,6 +320,32 @@ def _request_device(adapter, features, private: bool):
             device = adapter.request_device_sync(required_features=features)
             _SHARED[id(adapter)] = (adapter, device)  # the adapter kept: its id stays its own
         return device
+
+
+def adapter_driver_info(adapter) -> dict:
+    """What identifies ``adapter`` and its driver, for reports a difference is reproduced from.
+
+    Arguments:
+        adapter: a ``wgpu.GPUAdapter``.
+
+    Returns:
+        dict: ``name``, ``backend``, ``type``, ``summary`` (str), ``driver`` (wgpu's adapter
+        ``description``: the driver's name and version, "" where wgpu has none), ``vendor``
+        (str), ``vendor_id``, ``device_id`` (int, 0 where unknown) and ``wgpu_native`` (the
+        version string of the wgpu-native library that drove it).
+    """
+    from wgpu.backends.wgpu_native import version_info
+
+    info = adapter.info
+    return {"name": info.get("device", adapter.summary),
+            "backend": info.get("backend_type", "?"),
+            "type": info.get("adapter_type", "?"),
+            "summary": adapter.summary,
+            "driver": info.get("description", ""),
+            "vendor": info.get("vendor", ""),
+            "vendor_id": int(info.get("vendor_id", 0) or 0),
+            "device_id": int(info.get("device_id", 0) or 0),
+            "wgpu_native": ".".join(str(v) for v in version_info)}
 
 
 def _info(i: int, a) -> AdapterInfo:
@@ -670,7 +696,10 @@ class Device:
         adapter: the ``wgpu.GPUAdapter``.
         device: the ``wgpu.GPUDevice``.
         caps (Caps): what gpuia's decisions depend on.
-        info (dict): the adapter's ``name``, ``backend``, ``type`` and ``summary``.
+        info (dict): the adapter's ``name``, ``backend``, ``type``, ``summary``, and what
+            reproduces a result on another machine: ``driver`` (the driver's description, e.g.
+            ``"Mesa 22.3.6 (LLVM 15.0.6)"``), ``vendor``, ``vendor_id``, ``device_id`` and
+            ``wgpu_native`` (the wgpu-native version), as :func:`adapter_driver_info` gives.
     """
 
     def __init__(self, adapter=None, *, adapter_name: str | None = None, backend: str | None = None,
@@ -743,10 +772,7 @@ class Device:
                             target_formats=_renderable_formats(device),
                             depth_copies=(_copies_depth(device) if depth_copies is None
                                           else bool(depth_copies)))
-        self.info = {"name": adapter.info.get("device", adapter.summary),
-                     "backend": adapter.info.get("backend_type", "?"),
-                     "type": adapter.info.get("adapter_type", "?"),
-                     "summary": adapter.summary}
+        self.info = adapter_driver_info(adapter)
         # The contexts on this device (weakly): a released resource waits for those with
         # unsubmitted work. The lock guards the registry and release() across threads.
         self._contexts: weakref.WeakSet = weakref.WeakSet()
