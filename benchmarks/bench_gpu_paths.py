@@ -24,11 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from gpuia import InputLayout
+from gpuia.gpu import Context, PipelineState, get_device
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare
-from gpuia.gpu import Context, PipelineState, get_device
-from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.harness.run import reference_ia
+from gpuia.harness.run_gpu import run_case_gpu
 
 LAYOUT = [
     {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},

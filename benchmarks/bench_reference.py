@@ -282,7 +282,7 @@ def main(argv=None) -> int:
 
     doc = {
         "benchmark": "reference",
-        "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "date_utc": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "quick": bool(args.quick),
         "vertices": n,
         "repeats": repeats,

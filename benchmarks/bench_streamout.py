@@ -33,8 +33,15 @@ from pathlib import Path
 
 import numpy as np
 
-from gpuia import SO_NO_RASTERIZED_STREAM, DrawInstanced, InputLayout, SODeclarationEntry, \
-    StreamOutputBufferView, StreamOutputDesc, VertexBufferView
+from gpuia import (
+    SO_NO_RASTERIZED_STREAM,
+    DrawInstanced,
+    InputLayout,
+    SODeclarationEntry,
+    StreamOutputBufferView,
+    StreamOutputDesc,
+    VertexBufferView,
+)
 from gpuia.gpu import Context, PipelineState, get_device
 
 COPY_WGSL = """
@@ -226,9 +233,9 @@ def main():
           f"{'matches' if ok else 'DIFFERS from'} input; filled after {k} draws {filled} "
           f"(expected {16 * n * k})")
     if args.cpu:
+        from gpuia.d3d.so_declaration import resolve_stream_output
         from gpuia.reference import run_ia
         from gpuia.reference.so_output import SOTarget, pass_through_outputs, stream_output
-        from gpuia.d3d.so_declaration import resolve_stream_output
         from gpuia.wgsl import pass_through_signature
 
         layout = InputLayout(LAYOUT)

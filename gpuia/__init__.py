@@ -21,11 +21,11 @@ from .d3d.desc import (
     StripCutValue,
     VertexBufferView,
 )
-from .errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
 from .d3d.formats import VERTEX_FORMATS, FormatInfo, format_info
 from .d3d.layout import InputLayout, elements_from_dtype
-from .reference import IAResult, run_ia
 from .d3d.topology import TOPOLOGIES, topology_info
+from .errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
+from .reference import IAResult, run_ia
 
 __version__ = "0.1.0"
 """The package's version (PEP 440)."""

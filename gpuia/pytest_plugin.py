@@ -227,9 +227,9 @@ def gpuia_check(gpuia_device):
     ``layout``, :func:`gpuia.harness.crosscheck.layout_case` generates the data (seeded random bytes,
     ``vertices`` points per instance, ``instances`` instances), drawn with ``vertex_shader``
     when given (see the module docstring; its constant buffers zero-filled)."""
+    from .errors import GpuiaError
     from .harness.case import Case, load_case
     from .harness.crosscheck import cross_check, layout_case
-    from .errors import GpuiaError
 
     def check(case=None, *, layout=None, vertex_shader=None, path: str = "all",
               vertices: int = 64, instances: int = 3, seed: int = 0, table: bool = False):

@@ -18,8 +18,15 @@ from .. import __version__
 from ..util import interrupt
 from ..util.files import OutputError
 from .commands import add_parsers
-from .common import (EXIT_DIFF, EXIT_INVALID, EXIT_OK, HOST_OUT_OF_MEMORY, error_line,
-                     gpu_options, progress_option)
+from .common import (
+    EXIT_DIFF,
+    EXIT_INVALID,
+    EXIT_OK,
+    HOST_OUT_OF_MEMORY,
+    error_line,
+    gpu_options,
+    progress_option,
+)
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY",
            "error_line", "gpu_options", "progress_option"]

@@ -90,7 +90,7 @@ class InputClassification(IntEnum):
     PER_INSTANCE_DATA = 1
 
     @classmethod
-    def of(cls, value) -> "InputClassification":
+    def of(cls, value) -> InputClassification:
         """The classification ``value`` names.
 
         Accepts a member, its integer value (0 or 1), or a name in any case, with or without
@@ -134,7 +134,7 @@ class PrimitiveTopology(IntEnum):
     TRIANGLESTRIP_ADJ = 13
 
     @classmethod
-    def of(cls, value) -> "PrimitiveTopology":
+    def of(cls, value) -> PrimitiveTopology:
         """The topology ``value`` names.
 
         Accepts a member, its D3D integer value (0-5, 10-13), or a name in any case, with or
@@ -173,7 +173,7 @@ class StripCutValue(IntEnum):
         return (None, 0xFFFF, 0xFFFFFFFF)[self]
 
     @classmethod
-    def of(cls, value) -> "StripCutValue":
+    def of(cls, value) -> StripCutValue:
         """The cut value ``value`` names.
 
         Accepts a member; None (DISABLED); the strings ``"DISABLED"``, ``"0xFFFF"`` and
@@ -335,7 +335,7 @@ class InputElementDesc:
             raise InvalidDescError(where, "InputSlotClass", self.input_slot_class, str(e)) from None
 
     @classmethod
-    def of(cls, obj: Any) -> "InputElementDesc":
+    def of(cls, obj: Any) -> InputElementDesc:
         """An element from what a user writes: an instance (returned as it is), a dict with the
         D3D field names (``"SemanticName"``) or the snake_case ones, or a tuple or list in the
         C struct's field order (missing trailing fields take their defaults).
@@ -476,7 +476,7 @@ class VertexBufferView(_IdentityBufferMixin):
                            _check_view_range(where, self.buffer, self.offset, self.size_in_bytes))
 
     @classmethod
-    def of(cls, obj: Any) -> "VertexBufferView | None":
+    def of(cls, obj: Any) -> VertexBufferView | None:
         """A view from what a user writes: None (returned as it is: an unbound slot), an
         instance (returned as it is), a dict whose keys are the D3D or snake_case field names
         or the short forms (``BufferLocation``/``data``/``buffer``, ``StrideInBytes``/
@@ -564,7 +564,7 @@ class IndexBufferView(_IdentityBufferMixin):
         return INDEX_FORMATS[self.format]
 
     @classmethod
-    def of(cls, obj: Any) -> "IndexBufferView | None":
+    def of(cls, obj: Any) -> IndexBufferView | None:
         """A view from what a user writes: None (returned as it is), an instance (returned as
         it is), a dict whose keys are the D3D or snake_case field names or the short forms
         (``BufferLocation``/``data``/``buffer``, ``Format``/``format``, ``SizeInBytes``/
@@ -824,7 +824,7 @@ class SODeclarationEntry:
                                                        getattr(self, name), 8))
 
     @classmethod
-    def of(cls, obj: Any) -> "SODeclarationEntry":
+    def of(cls, obj: Any) -> SODeclarationEntry:
         """An entry from an instance (returned as it is), a dict with the D3D or snake_case
         field names, or a tuple or list in the C struct's field order.
 

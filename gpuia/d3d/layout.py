@@ -14,15 +14,15 @@ state, rules 3.2/3.3), overlapping elements (legal, 3.3), elements past any stri
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable, Mapping
 
 import numpy as np
 
-from .desc import InputClassification, InputElementDesc
 from ..errors import InvalidDescError
-from .formats import FormatInfo, UnknownFormatError, format_info, VERTEX_FORMATS
+from .desc import InputClassification, InputElementDesc
+from .formats import VERTEX_FORMATS, FormatInfo, UnknownFormatError, format_info
 
 __all__ = ["Profile", "PROFILES", "ResolvedElement", "SlotInfo", "InputLayout",
            "elements_from_dtype", "parse_semantic"]

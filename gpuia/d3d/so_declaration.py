@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
 from ..errors import InvalidDescError
+from .desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
 from .signature import Member, ShaderSignature
 
 __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",

@@ -44,7 +44,6 @@ import numpy as np
 
 from .. import InputLayout
 from ..errors import CaseError, UnsupportedError
-
 from .encode import pack_records
 
 __all__ = [

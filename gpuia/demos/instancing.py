@@ -36,7 +36,6 @@ import numpy as np
 
 from .. import IndexBufferView, InputLayout, VertexBufferView
 from ..gpu import PipelineState
-
 from .common import DSV_FORMAT, FPS, Demo, camera, run
 from .encode import pack_records
 from .geometry import rotation_y, scaling, teapot, translation

@@ -27,19 +27,18 @@ import numpy as np
 
 from .. import IndexBufferView
 from ..gpu import PipelineState
-
 from .common import DSV_FORMAT, FPS, Demo, camera, run
 from .geometry import (
     MESH_LAYOUT,
     MESH_STRIDES,
     Mesh,
+    column_major_bytes,
     load_mesh,
     mesh_vertex_buffers,
     rotation_y,
     scaling,
     teapot,
     translation,
-    column_major_bytes,
 )
 
 __all__ = [

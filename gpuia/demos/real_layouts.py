@@ -41,10 +41,17 @@ from ..errors import GpuiaError
 from ..gpu import PipelineState
 from ..harness.case import encode_data, load_case
 from ..harness.crosscheck import cross_check
-
 from .common import DSV_FORMAT, FPS, Demo, run
 from .encode import pack_records
-from .geometry import normalize, rotation_x, rotation_y, scaling, teapot, translation, column_major_bytes
+from .geometry import (
+    column_major_bytes,
+    normalize,
+    rotation_x,
+    rotation_y,
+    scaling,
+    teapot,
+    translation,
+)
 
 __all__ = [
     "DEMO",

@@ -41,17 +41,16 @@ from .. import (
     StreamOutputDesc,
 )
 from ..gpu import PipelineState
-
 from .common import DSV_FORMAT, FPS, Demo, camera, run
 from .geometry import (
     MESH_LAYOUT,
     MESH_STRIDES,
+    column_major_bytes,
     mesh_vertex_buffers,
     rotation_y,
     scaling,
     teapot,
     translation,
-    column_major_bytes,
 )
 from .mesh import scene_constants
 

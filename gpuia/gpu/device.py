@@ -26,14 +26,23 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import numpy as np
 
 from ..errors import GpuiaError, InvalidDescError, UnsupportedError
-from .lifetime import (RELEASES, ContextWork, device_error, import_wgpu, intercept_destroy,
-                       is_released, release_resource, released_error, wgpu_call)
+from .lifetime import (
+    RELEASES,
+    ContextWork,
+    device_error,
+    import_wgpu,
+    intercept_destroy,
+    is_released,
+    release_resource,
+    released_error,
+    wgpu_call,
+)
 from .quirks import ONE_DEVICE, has_effect, quirks_for
 from .targets import TARGET_FORMATS, Texture, texture_usage
 
@@ -122,7 +131,7 @@ class Caps:
     depth_copies: bool | None = None
 
     @classmethod
-    def from_wgpu(cls, limits: dict, features: Iterable[str]) -> "Caps":
+    def from_wgpu(cls, limits: dict, features: Iterable[str]) -> Caps:
         """The caps of wgpu's ``limits`` and ``features`` (a ``GPUAdapter``'s or a
         ``GPUDevice``'s), with this wgpu build's vertex formats; no quirks, nothing probed.
 
@@ -516,7 +525,7 @@ class Buffer:
 
     released = False  # set by release(): every later use raises InvalidDescError
 
-    def __init__(self, device: "Device", size: int, bind: Iterable[str], data=None, label=""):
+    def __init__(self, device: Device, size: int, bind: Iterable[str], data=None, label=""):
         wgpu = _wgpu()
         if not isinstance(device, Device):
             raise InvalidDescError("Buffer", "device", device, "expected a gpuia Device")
@@ -574,7 +583,7 @@ class Buffer:
         gone = " released" if self.released else ""
         return f"<gpuia.Buffer {self.size} bytes bind={sorted(self.bind)}{gone}>"
 
-    def __enter__(self) -> "Buffer":
+    def __enter__(self) -> Buffer:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -723,7 +732,7 @@ class Device:
         self._adopt(self.device, depth_copies=None)
 
     @classmethod
-    def from_wgpu(cls, device, *, depth_copies: bool | None = None) -> "Device":
+    def from_wgpu(cls, device, *, depth_copies: bool | None = None) -> Device:
         """A gpuia Device on a ``wgpu.GPUDevice`` the application already has (pygfx's,
         rendercanvas's, its own), so contexts, captures and cross-checks run on that device
         and share buffers with the application's own work.

@@ -40,14 +40,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..d3d.desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
-                        delivers_nothing)
+from ..d3d.desc import (
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    StripCutValue,
+    delivers_nothing,
+)
 from ..d3d.topology import TopologyInfo
 from ..errors import InvalidDescError, UnsupportedError
-from ..wgsl.index_pass import (ARGS_DISPATCH, ARGS_KEPT, ARGS_LIST, ARGS_NEEDED, ARGS_PRIMITIVES,
-                               ARGS_WORDS, MAX_LEVELS, PARAMS_WORDS, WORKGROUP,
-                               IndexPassSpec,
-                               IndexSource, IndexStreams, index_pass_program, scan_levels)
+from ..wgsl.index_pass import (
+    ARGS_DISPATCH,
+    ARGS_KEPT,
+    ARGS_LIST,
+    ARGS_NEEDED,
+    ARGS_PRIMITIVES,
+    ARGS_WORDS,
+    MAX_LEVELS,
+    PARAMS_WORDS,
+    WORKGROUP,
+    IndexPassSpec,
+    IndexSource,
+    IndexStreams,
+    index_pass_program,
+    scan_levels,
+)
 from .cache import remember
 from .device import Buffer, wgpu_call
 

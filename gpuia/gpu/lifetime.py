@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import weakref
 
-from ..errors import (DeviceLostError, GpuiaError, GpuOutOfMemoryError, InvalidDescError,
-                      UnsupportedError)
+from ..errors import (
+    DeviceLostError,
+    GpuiaError,
+    GpuOutOfMemoryError,
+    InvalidDescError,
+    UnsupportedError,
+)
 
 __all__ = ["import_wgpu", "device_error", "wgpu_call", "RELEASES", "is_released", "ContextWork",
            "release_resource", "intercept_destroy", "released_error"]

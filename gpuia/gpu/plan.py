@@ -23,16 +23,29 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..d3d.desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
-                        VertexBufferView, delivering, delivers_nothing, draw_of)
-from ..errors import InvalidDescError, UnsupportedError
-from ..util.named import NamedMode
+from ..d3d.desc import (
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    StripCutValue,
+    VertexBufferView,
+    delivering,
+    delivers_nothing,
+    draw_of,
+)
 from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo
-from .device import Caps
+from ..errors import InvalidDescError, UnsupportedError
+from ..util.named import NamedMode
 from .assembly import list_stream
-from .quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, SIGNED_FIRST_VERTEX,
-                     has_effect)
+from .device import Caps
+from .quirks import (
+    FETCH,
+    LAST_PROVOKING_VERTEX,
+    NO_PRIMITIVE_RESTART,
+    SIGNED_FIRST_VERTEX,
+    has_effect,
+)
 
 __all__ = ["Plan", "IndexPlan", "IndexMode", "DrawPath", "Assembly", "plan_draw",
            "plan_resolved_draw", "plan_indices", "host_index_values", "shift_first_vertex",
@@ -176,7 +189,7 @@ class Assembly:
     rotate: bool = False  # LAST_PROVOKING_VERTEX and a flat pixel input
 
     @classmethod
-    def of(cls, quirks, flat_inputs: bool) -> "Assembly":
+    def of(cls, quirks, flat_inputs: bool) -> Assembly:
         return cls(has_effect(quirks, NO_PRIMITIVE_RESTART),
                    flat_inputs and has_effect(quirks, LAST_PROVOKING_VERTEX))
 

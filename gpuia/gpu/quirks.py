@@ -39,8 +39,8 @@ Effects (what the planner does, :mod:`gpuia.gpu.plan`):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 __all__ = ["Quirk", "QUIRKS", "FETCH", "NO_PRIMITIVE_RESTART", "LAST_PROVOKING_VERTEX",
            "SIGNED_FIRST_VERTEX", "ONE_DEVICE", "DEPTH_REMAP",

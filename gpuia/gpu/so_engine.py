@@ -29,12 +29,25 @@ from ..d3d.desc import StreamOutputBufferView
 from ..d3d.so_declaration import ResolvedStreamOutput
 from ..errors import InvalidDescError, UnsupportedError
 from ..wgsl.program import load_shader_source
-from ..wgsl.so_pass import (SO_HEADER_WORDS, SO_SLOT_WORDS, VERTICES_PER_THREAD, WORKGROUP,
-                            SOProgramSpec, SOVertexOrder, so_program)
+from ..wgsl.so_pass import (
+    SO_HEADER_WORDS,
+    SO_SLOT_WORDS,
+    VERTICES_PER_THREAD,
+    WORKGROUP,
+    SOProgramSpec,
+    SOVertexOrder,
+    so_program,
+)
 from .cache import remember
 from .device import Buffer
-from .index_pass import (ARGS_DISPATCH, ARGS_NEEDED, ARGS_PRIMITIVES, IndexStreams,
-                         encode_index_pass, index_pass_spec)
+from .index_pass import (
+    ARGS_DISPATCH,
+    ARGS_NEEDED,
+    ARGS_PRIMITIVES,
+    IndexStreams,
+    encode_index_pass,
+    index_pass_spec,
+)
 from .pipelines import checked_create, compile_module, pulled_bindings, vertex_text
 from .plan import DrawPath
 

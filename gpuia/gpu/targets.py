@@ -163,7 +163,7 @@ class Texture:
         if owned:
             intercept_destroy(self, texture)
 
-    def __enter__(self) -> "Texture":
+    def __enter__(self) -> Texture:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -195,7 +195,7 @@ class Texture:
             raise released_error(where, field_name, self)
 
     @classmethod
-    def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> "Texture":
+    def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> Texture:
         """A new texture gpuia owns, validated before wgpu is called: what
         :meth:`Device.create_render_target` and :meth:`Device.create_depth_stencil` run. Its
         usage lets it be rendered into, bound and, where WebGPU allows, copied out.
@@ -238,7 +238,7 @@ class Texture:
         return cls(device, tex, fmt)
 
     @classmethod
-    def from_wgpu(cls, device, texture) -> "Texture":
+    def from_wgpu(cls, device, texture) -> Texture:
         """Wrap a wgpu texture (e.g. a window surface's current texture) whose format is in
         :data:`TARGET_FORMATS`: single-sampled, one mip level, one layer, with
         RENDER_ATTACHMENT usage, of ``device``. Flush every context that drew into it before

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .report.text import render_table, format_value
+from .report.text import format_value, render_table
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
            "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",

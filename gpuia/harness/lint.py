@@ -23,8 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..d3d.desc import SODeclarationEntry, StreamOutputDesc, VertexBufferView
-from ..errors import InvalidDescError, UnsupportedError
 from ..d3d.layout import PROFILES, InputLayout, parse_semantic
+from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",
            "link_findings",
@@ -329,8 +329,8 @@ def _plan(report, layout, label, caps, several: bool) -> None:
 
 def derived_signature(entries):
     """The vertex shader signature an SO declaration is linted against (module docstring)."""
-    from ..source.cases import SYSTEM_OUTPUTS
     from ..d3d.signature import Member, ShaderSignature
+    from ..source.cases import SYSTEM_OUTPUTS
 
     members, seen = [], set()
     for e in entries:
@@ -354,8 +354,8 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
     shader's; everything else is :func:`gpuia.d3d.so_declaration.resolve_stream_output`, against the
     vertex shader's real output ``signature`` when given (a
     :class:`~gpuia.wgsl.signature.ShaderSignature`), else a derived one."""
-    from ..source.cases import declared_sizes
     from ..d3d.so_declaration import resolve_stream_output
+    from ..source.cases import declared_sizes
 
     findings: list[Finding] = []
     parsed = []

@@ -25,11 +25,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedError
-from ..reference.coverage import (KEY_SALT, cell_codes, expected_fragments, primitive_coverage,
-                                  split_cell, vertex_keys)
 from ..gpu.device import wgpu_call
 from ..gpu.drawcall import issue_draw, strip_index_format, webgpu_topology
 from ..gpu.plan import Assembly, plan_indices, shift_first_vertex
+from ..reference.coverage import (
+    KEY_SALT,
+    cell_codes,
+    expected_fragments,
+    primitive_coverage,
+    split_cell,
+    vertex_keys,
+)
 
 __all__ = ["RASTER_SIZE", "MAX_RASTER_PRIMITIVES", "MAX_RASTER_FRAGMENTS", "RasterDraw",
            "raster_check"]

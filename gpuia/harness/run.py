@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
-from ..errors import CaseError, UnsupportedError
+from ..errors import UnsupportedError
 from ..reference import IAResult
+from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .reference_run import check_size, reference_ia
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]

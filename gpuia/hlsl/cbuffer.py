@@ -84,7 +84,7 @@ class CType:
     cols: int = 0
     col_major: bool = True
     count: int = 0
-    element: "CType | None" = None
+    element: CType | None = None
     fields: list = field(default_factory=list)  # (name, WGSL member, CType, D3D offset)
     data: str = ""
     padded: bool = False

@@ -27,13 +27,19 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import InvalidDescError
 from ..d3d.signature import SYSTEM_INPUTS, ShaderSignature
+from ..errors import InvalidDescError
 from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
 from ..wgsl.text import wgsl_comment_text
 from . import cache, library
-from .cbuffer import (CType, ConstantBuffer, check_32bit, constant_buffer, parse_wgsl_structs,
-                      remap_wgsl)
+from .cbuffer import (
+    ConstantBuffer,
+    CType,
+    check_32bit,
+    constant_buffer,
+    parse_wgsl_structs,
+    remap_wgsl,
+)
 from .cbuffer import Member as CBMember
 from .reflect import EntrySignature, Leaf, entry_signature
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, prepare, restore

@@ -25,16 +25,23 @@ instance, then broadcast), never to the size of the bound buffers, which are onl
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
-from ..d3d.desc import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue,
-                    VertexBufferView, delivers_nothing, draw_of)
-from ..errors import InvalidDescError
+from ..d3d.desc import (
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    StripCutValue,
+    VertexBufferView,
+    delivers_nothing,
+    draw_of,
+)
 from ..d3d.layout import InputLayout, ResolvedElement
 from ..d3d.topology import TopologyInfo, topology_info
+from ..errors import InvalidDescError
 from .assembly import assemble
 from .decode import bits_to_values, decode_words, gather_words
 

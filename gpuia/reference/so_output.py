@@ -20,8 +20,8 @@ Python function over numpy arrays (:func:`python_outputs`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 import numpy as np
 

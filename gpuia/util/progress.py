@@ -144,7 +144,7 @@ class Progress:
             self._line()
         self.enabled = False
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc) -> None:

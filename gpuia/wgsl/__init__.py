@@ -5,8 +5,12 @@ Output compute program and the WGSL library gpuia ships (``gpuia/wgsl/shaders``)
 
 from .capture import CaptureRoute
 from .program import ProgramSpec, load_shader_source, vertex_program
-from .signature import (ShaderSignature, parse_vertex_shader, pass_through_shader,
-                        pass_through_signature)
+from .signature import (
+                        ShaderSignature,
+                        parse_vertex_shader,
+                        pass_through_shader,
+                        pass_through_signature,
+)
 
 __all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "CaptureRoute",
            "ShaderSignature", "parse_vertex_shader", "pass_through_shader",

@@ -20,9 +20,7 @@ place. The routes (:class:`CaptureRoute`):
 
 from __future__ import annotations
 
-
 from ..d3d.layout import InputLayout
-from ..errors import InvalidDescError
 from ..util.named import NamedMode
 
 __all__ = ["CaptureRoute", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH", "record_words",
@@ -43,7 +41,7 @@ class CaptureRoute(NamedMode):
     TARGETS = "targets"
 
     @classmethod
-    def of(cls, value, where: str = "capture", field_name: str = "route") -> "CaptureRoute":
+    def of(cls, value, where: str = "capture", field_name: str = "route") -> CaptureRoute:
         """A member, or its value; anything else raises
         :class:`~gpuia.errors.InvalidDescError` (:meth:`gpuia.util.named.NamedMode.of`)."""
         return super().of(value, where, field_name)

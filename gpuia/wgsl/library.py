@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from ..errors import GpuiaError
@@ -20,13 +20,13 @@ def _folder():
     return resources.files(__package__).joinpath("shaders")
 
 
-@lru_cache(maxsize=None)
+@cache
 def shader_names() -> tuple[str, ...]:
     """The names of the library's files, sorted."""
     return tuple(sorted(p.name for p in _folder().iterdir() if p.name.endswith(".wgsl")))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_shader_source(name: str) -> str:
     """The text of library file ``name`` (e.g. ``"ia_decode.wgsl"``). Only the library's own
     files are read: any other name (a path included) raises :class:`~gpuia.errors.GpuiaError`

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InvalidDescError
 from ..d3d.layout import InputLayout, parse_semantic
 from ..d3d.signature import SYSTEM_INPUTS, Member, ShaderSignature
+from ..errors import InvalidDescError
 from .bounds import check_shader_bounds, split_top_level
 from .scalar_types import SHADER_TYPE, WGSL_SCALAR
 from .uniforms import check_uniform_loads

@@ -32,7 +32,6 @@ from ..d3d.layout import InputLayout
 from ..d3d.signature import Member, ShaderSignature
 from ..d3d.so_declaration import ResolvedStreamOutput
 from ..d3d.topology import TopologyInfo
-from ..errors import InvalidDescError
 from ..util.named import NamedMode
 from .draw_block import draw_block_lines
 from .fetch import fetch_call, load_function, pulling_lines
@@ -66,7 +65,7 @@ class SOVertexOrder(NamedMode):
 
     @classmethod
     def of(cls, value, where: str = "Stream Output program",
-           field_name: str = "mode") -> "SOVertexOrder":
+           field_name: str = "mode") -> SOVertexOrder:
         """A member, or its value; anything else raises
         :class:`~gpuia.errors.InvalidDescError` (:meth:`gpuia.util.named.NamedMode.of`)."""
         return super().of(value, where, field_name)

@@ -32,15 +32,14 @@ import numpy as np
 import pytest
 
 from gpuia import DrawInstanced, IndexBufferView, InputElementDesc, InputLayout, VertexBufferView
-from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare
-from gpuia.harness.crosscheck import cross_check
 from gpuia.d3d.desc import StreamOutputBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, Device, PipelineState, Texture
-from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare
+from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import reference_ia
-
+from gpuia.harness.run_gpu import run_case_gpu
 from helpers import EXAMPLE_CASES as CASES
 from helpers import describe, run_script, script_text
 
@@ -1020,7 +1019,7 @@ BATCHES = {"binding": BINDING, "release": RELEASE, "threads shared 1": THREADS,
            "threads separate": THREADS, "threads release": THREADS}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_batch(name: str):
     """Run one script once per session: (process, {label: (type, message)}, {label: status},
     {label: value})."""

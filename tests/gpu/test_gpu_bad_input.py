@@ -618,7 +618,7 @@ BATCHES = {"bindings": BINDINGS, "state": STATE, "shaders": SHADERS, "indices": 
            "huge": HUGE}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_batch(name: str):
     """Run one script once per session: (process, {label: (type, message)}, {label: (path,
     status)}, {label: draws recorded}, {label: ("capture", paths, records) or ("image", None,

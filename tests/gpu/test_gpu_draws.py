@@ -26,14 +26,13 @@ import numpy as np
 import pytest
 
 from gpuia import IndexBufferView, InputLayout, VertexBufferView, run_ia
-from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare, comparison_table
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState
-from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, comparison_table
 from gpuia.harness.run import reference_ia
+from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
-
 from helpers import check_gpu
 
 U32 = 0xFFFFFFFF
@@ -333,8 +332,8 @@ def test_arena_when_the_adapter_has_few_storage_buffers(gpu_device):
                              "targets": [{"slot": 0, "size": 4096}]}
     c = load_case(case)
     from gpuia.harness.compare import compare_so
-    from gpuia.harness.run_gpu import run_case_so_gpu
     from gpuia.harness.run import reference_so
+    from gpuia.harness.run_gpu import run_case_so_gpu
 
     assert compare_so(reference_so(c, reference_ia(c)), run_case_so_gpu(c, dev8)) == []
 

@@ -39,12 +39,11 @@ import zlib
 import numpy as np
 import pytest
 
-from gpuia.harness.case import load_case
-from gpuia.errors import UnsupportedError
 from gpuia.d3d.formats import VERTEX_FORMATS
-from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.errors import UnsupportedError
+from gpuia.harness.case import load_case
 from gpuia.harness.run import reference_ia
-
+from gpuia.harness.run_gpu import run_case_gpu
 from helpers import check_gpu
 
 # -- format groups ------------------------------------------------------------------------------

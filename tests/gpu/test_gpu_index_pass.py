@@ -22,8 +22,16 @@ from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView,
 from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.topology import TOPOLOGIES, topology_info
 from gpuia.errors import InvalidDescError, UnsupportedError
-from gpuia.gpu.index_pass import (ARGS_DISPATCH, ARGS_KEPT, ARGS_LIST, ARGS_NEEDED,
-                                  ARGS_PRIMITIVES, IndexStreams, encode_index_pass, index_window)
+from gpuia.gpu.index_pass import (
+    ARGS_DISPATCH,
+    ARGS_KEPT,
+    ARGS_LIST,
+    ARGS_NEEDED,
+    ARGS_PRIMITIVES,
+    IndexStreams,
+    encode_index_pass,
+    index_window,
+)
 from gpuia.reference import run_ia
 from gpuia.wgsl.index_pass import BLOCK, scan_levels
 

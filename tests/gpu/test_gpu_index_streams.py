@@ -23,18 +23,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia import (InputLayout, InvalidDescError, SODeclarationEntry, StreamOutputBufferView,
-                   StreamOutputDesc, UnsupportedError)
+from gpuia import (
+    InputLayout,
+    InvalidDescError,
+    SODeclarationEntry,
+    StreamOutputBufferView,
+    StreamOutputDesc,
+    UnsupportedError,
+)
 from gpuia.d3d.desc import DrawIndexedInstanced, IndexBufferView, StripCutValue, VertexBufferView
 from gpuia.d3d.topology import topology_info
 from gpuia.gpu import Context, PipelineState, plan_draw
 from gpuia.gpu.plan import DrawPath, IndexMode, IndexPlan
+from gpuia.gpu.quirks import LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS, has_effect
 from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare
+from gpuia.harness.compare import compare, compare_so
 from gpuia.harness.run import reference_ia
 from gpuia.harness.run_gpu import run_case_gpu
-from gpuia.gpu.quirks import LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS, has_effect
-from gpuia.harness.compare import compare_so
 from gpuia.reference import run_ia
 from gpuia.reference.so_output import SOResult, SOTarget, pass_through_outputs, stream_output
 

@@ -16,14 +16,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia.harness.case import load_case
+from gpuia.d3d.topology import topology_info
 from gpuia.gpu.assembly import list_stream
 from gpuia.gpu.plan import Assembly
-from gpuia.gpu.quirks import (FETCH, LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART,
-                              SIGNED_FIRST_VERTEX, quirks_for)
+from gpuia.gpu.quirks import (
+    FETCH,
+    LAST_PROVOKING_VERTEX,
+    NO_PRIMITIVE_RESTART,
+    SIGNED_FIRST_VERTEX,
+    quirks_for,
+)
+from gpuia.harness.case import load_case
 from gpuia.harness.run import reference_ia
-from gpuia.d3d.topology import topology_info
-
 from helpers import every_adapter_device
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,10 +271,10 @@ def test_start_vertex_past_2_31_draws_d3ds_vertices_on_every_adapter(devices, st
     pulled values, system values and rasterized primitives are D3D's everywhere; the native
     path, where its fetches are in bounds (stride 0), too, except where the adapter's first
     vertex is signed: refused there with the reason."""
-    from gpuia.harness.compare import compare
     from gpuia.errors import UnsupportedError
-    from gpuia.harness.run_gpu import run_case_gpu
+    from gpuia.harness.compare import compare
     from gpuia.harness.raster_check import raster_check
+    from gpuia.harness.run_gpu import run_case_gpu
 
     for stride, topology in ((4, "TRIANGLESTRIP"), (0, "TRIANGLESTRIP"), (4, "POINTLIST")):
         case = load_case(_start_vertex_case(start, stride, topology))
@@ -351,13 +355,11 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     StartVertexLocation >= 2**31: on an adapter with a signed first vertex it is drawn with
     base vertex 0 and the shift in the vertex stage (OpenGL leaves a negative base vertex plus
     index undefined); everywhere its vertices and primitives are D3D's."""
+    from gpuia.d3d.desc import DrawInstanced, StripCutValue
+    from gpuia.gpu.plan import plan_indices, shift_first_vertex
     from gpuia.harness.compare import compare
-    from gpuia.d3d.desc import DrawInstanced
-    from gpuia.harness.run_gpu import run_case_gpu
-    from gpuia.gpu.plan import shift_first_vertex
-    from gpuia.d3d.desc import StripCutValue
-    from gpuia.gpu.plan import plan_indices
     from gpuia.harness.raster_check import raster_check
+    from gpuia.harness.run_gpu import run_case_gpu
 
     start = 3_000_000_000
     draw = DrawInstanced(12, 2, start, 1)

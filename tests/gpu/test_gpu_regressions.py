@@ -9,17 +9,21 @@ import sys
 import numpy as np
 import pytest
 
-from gpuia import (InputLayout, SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc,
-                   VertexBufferView)
-from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare, compare_so
+from gpuia import (
+    InputLayout,
+    SODeclarationEntry,
+    StreamOutputBufferView,
+    StreamOutputDesc,
+    VertexBufferView,
+)
 from gpuia.d3d.desc import IndexBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState
-from gpuia.harness.run_gpu import run_case_gpu
-from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.gpu.device import Device
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, compare_so
 from gpuia.harness.run import reference_ia, reference_so
+from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
 
 
 def _ctx(dev, layout=({"SemanticName": "A", "Format": "R32_UINT"},)):

@@ -19,14 +19,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia import (SO_NO_RASTERIZED_STREAM, InputLayout, InvalidDescError, SODeclarationEntry,
-                   StreamOutputBufferView, StreamOutputDesc)
+from gpuia import (
+    SO_NO_RASTERIZED_STREAM,
+    InputLayout,
+    InvalidDescError,
+    SODeclarationEntry,
+    StreamOutputBufferView,
+    StreamOutputDesc,
+)
+from gpuia.gpu import Context, PipelineState
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare_so
-from gpuia.gpu import Context, PipelineState
+from gpuia.harness.run import reference_ia, reference_so
 from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.reference.so_output import python_outputs, stream_output
-from gpuia.harness.run import reference_ia, reference_so
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
 
 CASES = Path(__file__).resolve().parents[2] / "examples" / "cases"

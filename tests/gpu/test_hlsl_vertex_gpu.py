@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import hlsl_vertex_cases as cases
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare_so
 from gpuia.harness.crosscheck import cross_check
-from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.harness.run import reference_ia, reference_so
+from gpuia.harness.run_gpu import run_case_so_gpu
 
-import hlsl_vertex_cases as cases
 
 @pytest.mark.parametrize("name", sorted(cases.BY_NAME))
 def test_gpu_stream_output_matches_numpy(name, gpu_device):

@@ -10,7 +10,6 @@ import pytest
 from gpuia import InputLayout, SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
 from gpuia.errors import InvalidDescError
 from gpuia.gpu import Context, PipelineState
-
 from helpers import TWO_ROW_STRUCT, array_shader, uniform_shader
 
 

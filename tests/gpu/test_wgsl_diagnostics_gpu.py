@@ -17,7 +17,6 @@ from gpuia import SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
 from gpuia.errors import InvalidDescError
 from gpuia.gpu import Context, PipelineState
 from gpuia.wgsl.diagnostics import ShaderCompileError
-
 from helpers import TYPE_ERROR_VS as BAD_VS
 
 GOOD_VS = BAD_VS.replace("  let x: u32 = 1.5;\n", "  o.B = input.A;\n")

@@ -10,7 +10,6 @@ import pytest
 from gpuia.harness.compare import compare, compare_so
 from gpuia.harness.run import reference_ia, reference_so
 from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
-
 from helpers import odd_names_case
 
 

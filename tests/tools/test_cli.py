@@ -12,8 +12,15 @@ from pathlib import Path
 import pytest
 
 from helpers import EXAMPLE_CASES as CASES
-from helpers import (EXAMPLES, TRIANGLE, assert_one_error_line, f32bits, gpuia_cli, valid_case,
-                     write_case)
+from helpers import (
+    EXAMPLES,
+    TRIANGLE,
+    assert_one_error_line,
+    f32bits,
+    gpuia_cli,
+    valid_case,
+    write_case,
+)
 
 
 # =============================================================================================

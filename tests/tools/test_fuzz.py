@@ -18,11 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia.harness.case import load_case
 from gpuia.cli import main as cli_main
 from gpuia.fuzz import FuzzConfig, Fuzzer, ReferenceRunner, case_digest, generate
 from gpuia.fuzz.pool import Worker
-
+from gpuia.harness.case import load_case
 from helpers import DATA as TEST_DATA
 from helpers import gpuia_cli
 
@@ -328,9 +327,9 @@ def test_plan_draw_of_a_draw_delivering_nothing(gpu_device):
     other count: no index values, no capture fetch, no fetch-bounds obstacle for a count of
     instances that would wrap past 2^32."""
     from gpuia.d3d.desc import IndexBufferView, VertexBufferView
-    from gpuia.gpu import plan_draw
     from gpuia.d3d.layout import InputLayout
     from gpuia.d3d.topology import topology_info
+    from gpuia.gpu import plan_draw
 
     layout = InputLayout([{"SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM",
                            "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}])

@@ -12,9 +12,9 @@ import sys
 import numpy as np
 import pytest
 
+from gpuia.d3d.formats import format_info
 from gpuia.demos import encode, geometry
 from gpuia.errors import CaseError, UnsupportedError
-from gpuia.d3d.formats import format_info
 from gpuia.reference.decode import decode_words
 
 

@@ -43,12 +43,12 @@ def out_dirs(tmp_path_factory, gpu_device):
     return dirs
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _check_all() -> subprocess.CompletedProcess:
     return gpuia_cli("check", *EXAMPLES)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _adapters_json() -> subprocess.CompletedProcess:
     return gpuia_cli("adapters", "--json")
 
@@ -253,8 +253,8 @@ def test_check_every_example_exits_0(gpu_device):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_check_prints_ok_for_each_applicable_path(gpu_device, stem):
-    from gpuia.harness.case import load_case
     from gpuia.errors import UnsupportedError
+    from gpuia.harness.case import load_case
     from gpuia.harness.run_gpu import run_case_gpu
 
     lines = _check_lines(_check_all(), stem)
@@ -336,8 +336,8 @@ def test_run_gpu_backend_nomatch_exits_2(gpu_device):
 @pytest.fixture(scope="module")
 def triangle(gpu_device):
     from gpuia.harness.case import load_case
-    from gpuia.harness.run_gpu import run_case_gpu
     from gpuia.harness.run import reference_ia
+    from gpuia.harness.run_gpu import run_case_gpu
 
     case = load_case(CASES / "triangle_two_slots.json")
     ref = reference_ia(case)

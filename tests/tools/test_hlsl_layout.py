@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import json
 
-from gpuia.hlsl import compile_shader
-from gpuia.harness.lint import lint_layout, link_findings
 from gpuia.d3d.layout import InputLayout
-
+from gpuia.harness.lint import link_findings, lint_layout
+from gpuia.hlsl import compile_shader
 from helpers import assert_one_error_line, gpuia_cli
 
 VS = """

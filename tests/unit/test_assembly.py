@@ -48,8 +48,8 @@ import numpy as np
 import pytest
 
 from gpuia import DrawIndexedInstanced, DrawInstanced, InputLayout, VertexBufferView, run_ia
-from gpuia.reference.assembly import assemble
 from gpuia.d3d.topology import topology_info
+from gpuia.reference.assembly import assemble
 
 TOPOLOGIES = ["POINTLIST", "LINELIST", "LINESTRIP", "TRIANGLELIST", "TRIANGLESTRIP",
               "LINELIST_ADJ", "LINESTRIP_ADJ", "TRIANGLELIST_ADJ", "TRIANGLESTRIP_ADJ"]

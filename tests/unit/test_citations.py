@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from helpers import REPO
-
 
 ROOT = REPO
 RULES_MD = ROOT / "docs" / "rules.md"
@@ -65,7 +64,7 @@ def _lines(*roots: str):
             yield rel, n, line
 
 
-@lru_cache(maxsize=None)
+@cache
 def rule_numbers() -> frozenset[str]:
     """Every section ("9") and rule ("9.7") number docs/rules.md defines, from its headings
     ("## 9. ..." and "### 9.7 ...")."""

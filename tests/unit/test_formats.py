@@ -14,8 +14,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from gpuia.errors import GpuiaError
 from gpuia.d3d.formats import VERTEX_FORMATS, FormatInfo, UnknownFormatError, format_info
+from gpuia.errors import GpuiaError
 from gpuia.reference.decode import decode_words, gather_words
 
 # ---------------------------------------------------------------------------------------------

@@ -33,8 +33,12 @@ import gpuia.hlsl.source as source
 from gpuia.errors import InvalidDescError
 from gpuia.hlsl import compile_shader
 from gpuia.hlsl.reflect import Leaf
-from gpuia.wgsl.signature import (ShaderSignature, parse_pixel_shader, parse_vertex_shader,
-                                  uniform_slots)
+from gpuia.wgsl.signature import (
+    ShaderSignature,
+    parse_pixel_shader,
+    parse_vertex_shader,
+    uniform_slots,
+)
 
 
 # -- helpers ------------------------------------------------------------------------------------

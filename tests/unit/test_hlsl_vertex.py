@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+import hlsl_vertex_cases as cases
 from gpuia.harness.case import load_case
 from gpuia.harness.run import reference_ia, reference_so
-
-import hlsl_vertex_cases as cases
 
 
 def test_the_table_covers_what_the_issue_names():

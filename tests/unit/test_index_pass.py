@@ -14,8 +14,14 @@ from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView,
 from gpuia.d3d.topology import topology_info
 from gpuia.errors import InvalidDescError
 from gpuia.gpu.index_pass import IndexStreams, index_pass_spec
-from gpuia.wgsl.index_pass import (BLOCK, ENTRY_POINTS, IndexPassSpec, IndexSource,
-                                   index_pass_program, scan_levels)
+from gpuia.wgsl.index_pass import (
+    BLOCK,
+    ENTRY_POINTS,
+    IndexPassSpec,
+    IndexSource,
+    index_pass_program,
+    scan_levels,
+)
 
 C16 = 0xFFFF
 C32 = 0xFFFFFFFF

@@ -8,9 +8,8 @@ import sys
 
 import pytest
 
-from helpers import REPO
-
 from gpuia._moved import MODULES, NAMES
+from helpers import REPO
 
 
 @pytest.mark.parametrize("old", sorted(MODULES))

@@ -13,12 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gpuia.d3d.topology import topology_info
 from gpuia.gpu.assembly import list_stream, run_bounds
 from gpuia.gpu.quirks import EFFECTS, FETCH, QUIRKS, quirks_for
-from gpuia.reference.coverage import (SUBPIXEL, coverage_at, key_positions, lowbias32,
-                                      vertex_keys)
-from gpuia.d3d.topology import topology_info
-
+from gpuia.reference.coverage import SUBPIXEL, coverage_at, key_positions, lowbias32, vertex_keys
 from helpers import REPO
 
 M = 0xFFFFFFFF

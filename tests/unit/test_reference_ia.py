@@ -20,8 +20,15 @@ import struct
 import numpy as np
 import pytest
 
-from gpuia import (DrawIndexedInstanced, DrawInstanced, IndexBufferView, InputLayout,
-                   StripCutValue, VertexBufferView, run_ia)
+from gpuia import (
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    InputLayout,
+    StripCutValue,
+    VertexBufferView,
+    run_ia,
+)
 
 U32MAX = 0xFFFFFFFF
 ONE_F = 0x3F800000  # float32 1.0: the default fill "1" of float formats (rules 2.11)

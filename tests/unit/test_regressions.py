@@ -3,9 +3,9 @@ its fix (the ones that draw: tests/gpu/test_gpu_regressions.py)."""
 
 import pytest
 
-from gpuia.harness.case import load_case
 from gpuia.errors import InvalidDescError
 from gpuia.gpu import PipelineState
+from gpuia.harness.case import load_case
 
 
 @pytest.mark.parametrize("where", ["vertex_buffers", "index_buffer", "targets"])

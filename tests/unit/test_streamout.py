@@ -19,12 +19,17 @@ import sys
 import numpy as np
 import pytest
 
-from gpuia import (SO_NO_RASTERIZED_STREAM, CaseError, InvalidDescError, SODeclarationEntry,
-                   StreamOutputDesc)
-from gpuia.harness.case import load_case, so_result_json
-from gpuia.reference.so_output import SOTarget, python_outputs, stream_output
-from gpuia.harness.run import reference_ia, reference_so, run_case
+from gpuia import (
+    SO_NO_RASTERIZED_STREAM,
+    CaseError,
+    InvalidDescError,
+    SODeclarationEntry,
+    StreamOutputDesc,
+)
 from gpuia.d3d.so_declaration import resolve_stream_output
+from gpuia.harness.case import load_case, so_result_json
+from gpuia.harness.run import reference_ia, reference_so, run_case
+from gpuia.reference.so_output import SOTarget, python_outputs, stream_output
 from gpuia.wgsl.signature import parse_vertex_shader
 
 GUARD = 0xAB

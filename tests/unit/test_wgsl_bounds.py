@@ -13,12 +13,12 @@ import sys
 
 import pytest
 
-from gpuia.harness.case import load_case
 from gpuia.errors import InvalidDescError
+from gpuia.harness.case import load_case
 from gpuia.wgsl.bounds import MAX_ARRAY_BYTES, MAX_SOURCE_BYTES, array_memory, check_shader_bounds
 from gpuia.wgsl.signature import parse_vertex_shader
-
 from helpers import TWO_ROW_STRUCT, array_shader, uniform_shader
+
 
 def refusal(source: str) -> str:
     with pytest.raises(InvalidDescError) as e:

@@ -8,8 +8,8 @@ the errors of real draws and of the command line: tests/gpu/test_wgsl_diagnostic
 
 from gpuia.wgsl.diagnostics import UserText, shader_diagnostic
 from gpuia.wgsl.signature import parse_vertex_shader
-
 from helpers import TYPE_ERROR_VS as BAD_VS
+
 
 def test_the_rewritten_shader_keeps_every_line_and_column():
     sig = parse_vertex_shader(BAD_VS)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import difflib
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -35,7 +35,6 @@ from gpuia.wgsl.pixel import link_stages, pixel_program
 from gpuia.wgsl.program import CaptureRoute, ProgramSpec, vertex_program
 from gpuia.wgsl.signature import parse_pixel_shader, parse_vertex_shader, pass_through_signature
 from gpuia.wgsl.so_pass import SOProgramSpec, SOVertexOrder, so_program
-
 from helpers import GOLDEN_DIR, REGENERATE_GOLDEN
 
 

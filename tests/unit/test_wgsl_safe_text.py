@@ -11,8 +11,8 @@ from gpuia.harness.run import reference_ia
 from gpuia.wgsl.program import ProgramSpec, vertex_program
 from gpuia.wgsl.signature import pass_through_signature
 from gpuia.wgsl.text import wgsl_comment_text
-
 from helpers import ODD_NAMES, odd_names_case
+
 
 @pytest.mark.parametrize("text, expected", [
     ("A\nB", "A\\nB"), ("C\rD", "C\\rD"), ("E\u2028F", "E\\u2028F"), ("G\0H", "G\\x00H"),

@@ -33,8 +33,6 @@ use it, before anything reaches wgpu.
 
 from __future__ import annotations
 
-from __future__ import annotations
-
 import functools
 import threading
 import weakref
@@ -45,8 +43,16 @@ from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView, de
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.uniforms import two_row_matrix_uniforms
 from .. import _ffi
-from ..device import (RELEASES, Buffer, ContextWork, Device, device_error, is_released,
-                      released_error, wgpu_call)
+from ..device import (
+    RELEASES,
+    Buffer,
+    ContextWork,
+    Device,
+    device_error,
+    is_released,
+    released_error,
+    wgpu_call,
+)
 from ..pipelines import TARGET_FORMAT, PipelineCache
 from ..plan import DrawPath, IndexMode, Plan, non_indexed_plan, plan_resolved_draw
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect

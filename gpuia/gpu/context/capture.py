@@ -208,7 +208,7 @@ class CaptureSession:
         out = np.zeros((rows * width, 4 * vec4s), dtype=np.uint32)
         rec.capture_rows = rows
         try:
-            for group in range(0, (vec4s + per_group - 1) // per_group):
+            for group in range((vec4s + per_group - 1) // per_group):
                 n = min(per_group, vec4s - group * per_group)
                 textures = [self.device.device.create_texture(
                     size=(width, rows, 1), format="rgba32uint",

@@ -14,8 +14,12 @@ from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import resolve_stream_output
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
-from ...wgsl.signature import (parse_pixel_shader, parse_vertex_shader, pass_through_signature,
-                               uniform_slots)
+from ...wgsl.signature import (
+    parse_pixel_shader,
+    parse_vertex_shader,
+    pass_through_signature,
+    uniform_slots,
+)
 from ...wgsl.uniforms import uniform_sizes
 from ..cache import remember
 from ..pipelines import CBV_GROUP

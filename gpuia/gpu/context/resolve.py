@@ -20,8 +20,16 @@ from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from .. import _ffi
 from ..device import RELEASES, Buffer, released_error
-from ..plan import (EXACT_ASSEMBLY, Assembly, Plan, StaticPlan, arena_extent, native_last_indices,
-                    non_indexed_plan, static_plan)
+from ..plan import (
+    EXACT_ASSEMBLY,
+    Assembly,
+    Plan,
+    StaticPlan,
+    arena_extent,
+    native_last_indices,
+    non_indexed_plan,
+    static_plan,
+)
 from ..quirks import SIGNED_FIRST_VERTEX, has_effect
 from ..targets import INTERNAL_OUTPUT, OutputState
 from .ia_state import IAState
