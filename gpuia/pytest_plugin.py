@@ -32,8 +32,8 @@ Fixtures
     element descriptions) with generated data and, with ``vertex_shader=`` (an ``.hlsl`` or
     ``.wgsl`` path, optionally ``path:entry``, or a case-format ``vertex_shader`` object), the
     engine's own vertex shader, which the layout must feed as CreateGraphicsPipelineState
-    demands; it returns the :class:`gpuia.harness.crosscheck.CheckResult`. It draws on ``gpuia_device``,
-    so under ``all`` it checks on each adapter in turn.
+    demands; it returns the :class:`gpuia.harness.crosscheck.CheckResult`. It draws on
+    ``gpuia_device``, so under ``all`` it checks on each adapter in turn.
 
 Every failure message is printed once: the plugin fails tests outside its ``except`` blocks, so
 pytest does not append the caught exception ("During handling of the above exception").
@@ -167,7 +167,7 @@ def pytest_report_header(config):
     n = len(sel.adapters)
     return [f"gpuia: {n} adapter{'s' if n > 1 else ''} ({sel.asked}); each test that uses "
             f"gpuia_device runs on each:"] + \
-        [f"  [{i}] {a.summary}" for i, a in zip(sel.ids, sel.adapters)]
+        [f"  [{i}] {a.summary}" for i, a in zip(sel.ids, sel.adapters, strict=True)]
 
 
 def pytest_generate_tests(metafunc):
@@ -224,9 +224,9 @@ def gpuia_check(gpuia_device):
     difference.
 
     ``path``: ``all`` (native and pulling), ``native``, ``pulling`` or ``auto``. With
-    ``layout``, :func:`gpuia.harness.crosscheck.layout_case` generates the data (seeded random bytes,
-    ``vertices`` points per instance, ``instances`` instances), drawn with ``vertex_shader``
-    when given (see the module docstring; its constant buffers zero-filled)."""
+    ``layout``, :func:`gpuia.harness.crosscheck.layout_case` generates the data (seeded random
+    bytes, ``vertices`` points per instance, ``instances`` instances), drawn with
+    ``vertex_shader`` when given (see the module docstring; its constant buffers zero-filled)."""
     from .errors import GpuiaError
     from .harness.case import Case, load_case
     from .harness.crosscheck import cross_check, layout_case

@@ -79,7 +79,8 @@ def _enum_lookup(enum_cls, value, prefixes: tuple[str, ...], aliases: dict[str, 
         key = aliases.get(key, key)
         if key in enum_cls.__members__:
             return enum_cls[key]
-    raise ValueError(f"{value!r} is not a {what}; expected one of {', '.join(enum_cls.__members__)}")
+    raise ValueError(
+        f"{value!r} is not a {what}; expected one of {', '.join(enum_cls.__members__)}")
 
 
 class InputClassification(IntEnum):
@@ -253,8 +254,9 @@ def _fields_from(cls, obj: Any, where: str, aliases: dict[str, str]) -> dict:
     if isinstance(obj, (tuple, list)):
         if len(obj) > len(names):
             raise InvalidDescError(where, None, obj, f"{cls.__name__} has {len(names)} fields")
-        return dict(zip(names, obj))
-    raise InvalidDescError(where, None, obj, f"cannot make a {cls.__name__} from {type(obj).__name__}")
+        return dict(zip(names, obj, strict=False))
+    raise InvalidDescError(where, None, obj,
+                           f"cannot make a {cls.__name__} from {type(obj).__name__}")
 
 
 @dataclass(frozen=True)
@@ -697,7 +699,8 @@ class DrawIndexedInstanced:
     def to_dict(self) -> dict:
         """The case-file form, ``{"DrawIndexedInstanced": {D3D argument name: value}}``, which
         :func:`draw_of` reads back."""
-        return {"DrawIndexedInstanced": {d3d: getattr(self, py) for d3d, py in self._ALIASES.items()}}
+        return {"DrawIndexedInstanced": {d3d: getattr(self, py)
+                                         for d3d, py in self._ALIASES.items()}}
 
 
 _DRAW_FIELDS = ("vertex_count_per_instance", "instance_count", "start_vertex_location",
@@ -768,11 +771,12 @@ def draw_of(obj: Any) -> Draw:
         return obj
     if isinstance(obj, dict) and len(obj) == 1:
         ((kind, args),) = obj.items()
-        cls = {"DrawInstanced": DrawInstanced, "DrawIndexedInstanced": DrawIndexedInstanced}.get(kind)
+        cls = {"DrawInstanced": DrawInstanced,
+               "DrawIndexedInstanced": DrawIndexedInstanced}.get(kind)
         if cls is not None and isinstance(args, dict):
             return _construct(cls, _fields_from(cls, args, kind, cls._ALIASES), kind)
-    raise InvalidDescError("draw", None, obj,
-                           "expected {\"DrawInstanced\": {...}} or {\"DrawIndexedInstanced\": {...}}")
+    raise InvalidDescError("draw", None, obj, "expected {\"DrawInstanced\": {...}} or "
+                                              "{\"DrawIndexedInstanced\": {...}}")
 
 
 @dataclass(frozen=True)
@@ -933,4 +937,5 @@ class StreamOutputBufferView(_IdentityBufferMixin):
         object.__setattr__(self, "size_in_bytes",
                            _check_view_range(where, self.buffer, self.offset, self.size_in_bytes))
         object.__setattr__(self, "filled_size_offset",
-                           _check_uint(where, "BufferFilledSizeLocation", self.filled_size_offset, 64))
+                           _check_uint(where, "BufferFilledSizeLocation",
+                                       self.filled_size_offset, 64))

@@ -47,7 +47,8 @@ __all__ = [
 _CHANNEL_RE = re.compile(r"^(un|sn|uf|u|s|f|x)(\d+)$")
 
 # The shader-side type of each channel kind (padding has none).
-_KIND_SHADER_TYPE = {"un": "float", "sn": "float", "f": "float", "uf": "float", "u": "uint", "s": "sint"}
+_KIND_SHADER_TYPE = {"un": "float", "sn": "float", "f": "float", "uf": "float", "u": "uint",
+                     "s": "sint"}
 
 ONE_BITS = {"float": 0x3F800000, "uint": 1, "sint": 1}
 """The bit pattern of the default-fill "1" for each shader type (rules 2.11): 1.0 for float

@@ -124,7 +124,8 @@ def _entry_where(i: int, e: SODeclarationEntry) -> str:
     return f"SO entry {i} ({name})"
 
 
-def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature) -> ResolvedStreamOutput:
+def resolve_stream_output(desc: StreamOutputDesc,
+                          signature: ShaderSignature) -> ResolvedStreamOutput:
     """Validate a Stream Output declaration for a vertex shader and lay out its slots.
 
     Follows the feature level 11 / D3D12 rules: entries of stream 0 only (a vertex shader's,

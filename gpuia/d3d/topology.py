@@ -79,17 +79,17 @@ class TopologyInfo:
 _T = PrimitiveTopology
 # fmt: off
 TOPOLOGIES: dict[PrimitiveTopology, TopologyInfo] = {row.topology: row for row in [
-    #             topology              kind        verts strip  adj    webgpu       step span picks (even, odd)
-    TopologyInfo(_T.POINTLIST,         "point",    1,   False, False, "point-list",     1, 0, ((0,), (0,))),
-    TopologyInfo(_T.LINELIST,          "line",     2,   False, False, "line-list",      2, 1, ((0, 1), (0, 1))),
-    TopologyInfo(_T.LINESTRIP,         "line",     2,   True,  False, "line-strip",     1, 1, ((0, 1), (0, 1))),
-    TopologyInfo(_T.TRIANGLELIST,      "triangle", 3,   False, False, "triangle-list",  3, 2, ((0, 1, 2), (0, 1, 2))),
+    #             topology              kind        verts strip  adj    webgpu       step span picks (even, odd)  # noqa: E501
+    TopologyInfo(_T.POINTLIST,         "point",    1,   False, False, "point-list",     1, 0, ((0,), (0,))),  # noqa: E501
+    TopologyInfo(_T.LINELIST,          "line",     2,   False, False, "line-list",      2, 1, ((0, 1), (0, 1))),  # noqa: E501
+    TopologyInfo(_T.LINESTRIP,         "line",     2,   True,  False, "line-strip",     1, 1, ((0, 1), (0, 1))),  # noqa: E501
+    TopologyInfo(_T.TRIANGLELIST,      "triangle", 3,   False, False, "triangle-list",  3, 2, ((0, 1, 2), (0, 1, 2))),  # noqa: E501
     # D3D strip order: odd triangles swap their last two vertices (rules 9.3).
-    TopologyInfo(_T.TRIANGLESTRIP,     "triangle", 3,   True,  False, "triangle-strip", 1, 2, ((0, 1, 2), (0, 2, 1))),
-    TopologyInfo(_T.LINELIST_ADJ,      "line",     2,   False, True,  "line-list",      4, 3, ((1, 2), (1, 2))),
-    TopologyInfo(_T.LINESTRIP_ADJ,     "line",     2,   True,  True,  "line-list",      1, 3, ((1, 2), (1, 2))),
-    TopologyInfo(_T.TRIANGLELIST_ADJ,  "triangle", 3,   False, True,  "triangle-list",  6, 5, ((0, 2, 4), (0, 2, 4))),
-    TopologyInfo(_T.TRIANGLESTRIP_ADJ, "triangle", 3,   True,  True,  "triangle-list",  2, 5, ((0, 2, 4), (0, 4, 2))),
+    TopologyInfo(_T.TRIANGLESTRIP,     "triangle", 3,   True,  False, "triangle-strip", 1, 2, ((0, 1, 2), (0, 2, 1))),  # noqa: E501
+    TopologyInfo(_T.LINELIST_ADJ,      "line",     2,   False, True,  "line-list",      4, 3, ((1, 2), (1, 2))),  # noqa: E501
+    TopologyInfo(_T.LINESTRIP_ADJ,     "line",     2,   True,  True,  "line-list",      1, 3, ((1, 2), (1, 2))),  # noqa: E501
+    TopologyInfo(_T.TRIANGLELIST_ADJ,  "triangle", 3,   False, True,  "triangle-list",  6, 5, ((0, 2, 4), (0, 2, 4))),  # noqa: E501
+    TopologyInfo(_T.TRIANGLESTRIP_ADJ, "triangle", 3,   True,  True,  "triangle-list",  2, 5, ((0, 2, 4), (0, 4, 2))),  # noqa: E501
 ]}
 # fmt: on
 """The topologies gpuia draws, one :class:`TopologyInfo` per :class:`PrimitiveTopology`

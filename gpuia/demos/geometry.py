@@ -373,7 +373,7 @@ def load_mesh(path, normalize_size: bool = True) -> Mesh:
     trimesh = _trimesh()
     try:
         tm = trimesh.load(str(p), force="mesh", process=True)
-    except Exception as exc:  # trimesh raises many kinds of errors for files it cannot parse
+    except Exception as exc:  # noqa: BLE001 - trimesh raises many kinds for unreadable files
         raise CaseError(where, f"trimesh could not read it: {' '.join(str(exc).split())}") \
             from None
     faces = np.asarray(getattr(tm, "faces", np.zeros((0, 3))), np.int64)

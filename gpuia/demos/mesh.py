@@ -1,5 +1,5 @@
-"""The mesh demo: a lit Utah teapot (or any mesh file: ``--mesh FILE``, ``options["mesh"]``) drawn from a multi-slot
-D3D12 input layout.
+"""The mesh demo: a lit Utah teapot (or any mesh file: ``--mesh FILE``, ``options["mesh"]``)
+drawn from a multi-slot D3D12 input layout.
 
 Layout (``geometry.MESH_LAYOUT``), bound with ``IASetVertexBuffers(0, 2, ...)``:
 

@@ -23,9 +23,9 @@ names the repository, commit, file and symbol it was transcribed from). For each
   vertex shader is generated from the layout: position from the position element, colour from
   the first of COLOR, NORMAL, TEXCOORD or any other element. Only layouts whose position has a
   z test depth; 2-D ones (imgui's UI vertices, the quads) draw in API order.
-* **Verdict.** The same bytes and draw, as a gpuia case, go through ``gpuia.harness.crosscheck`` on the
-  same device, on both GPU paths: one line per layout says whether what the GPU's vertex shaders
-  received matches the reference.
+* **Verdict.** The same bytes and draw, as a gpuia case, go through
+  ``gpuia.harness.crosscheck`` on the same device, on both GPU paths: one line per layout says
+  whether what the GPU's vertex shaders received matches the reference.
 """
 
 from __future__ import annotations
@@ -121,7 +121,8 @@ class Prepared:
                                   for s in sorted(self.slot_bytes)],
                "primitive_topology": self.topology}
         if self.indices is not None:
-            doc["index_buffer"] = {"format": "R16_UINT", "data": encode_data(self.indices.tobytes())}
+            doc["index_buffer"] = {"format": "R16_UINT",
+                                   "data": encode_data(self.indices.tobytes())}
             doc["draw"] = {"DrawIndexedInstanced": {"IndexCountPerInstance": self.count,
                                                     "InstanceCount": self.instances}}
         else:
@@ -163,7 +164,7 @@ def _values(role: str, element, rows: int, per_instance: bool, attrs: dict) -> n
                                + [np.ones(rows)], 1)}.get(role)
     else:
         v = attrs.get(role)
-        if role == "tangent" or role == "position":       # w: handedness, for formats with a fourth component
+        if role in ("tangent", "position"):  # w: handedness, for formats with a fourth component
             v = np.concatenate([v, np.ones((rows, 1))], 1)
     if role == "bone_weights":
         v = np.tile([0.6, 0.3, 0.1, 0.0], (rows, 1))
@@ -314,7 +315,7 @@ class RealLayoutsDemo(Demo):
 
     def draw(self, ctx, frame, aspect):
         angle = 0.7 + 0.5 * frame / FPS
-        for i, (p, gpu) in enumerate(zip(self.prepared, self.gpu)):
+        for i, (p, gpu) in enumerate(zip(self.prepared, self.gpu, strict=True)):
             if gpu is None:
                 continue
             buffers, ib, cb, pso = gpu

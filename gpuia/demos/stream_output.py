@@ -3,8 +3,9 @@ Output captures, then the captured buffer is drawn seven times with DrawAuto.
 
 **Once** (the first frame in a context): the mesh demo's teapot and multi-slot layout
 (``geometry.MESH_LAYOUT``) go through an HLSL vertex shader (``hlsl/twist.hlsl``) that fits the
-teapot to the unit box and twists it about its vertical axis (the angle grows with height; the constants come from a root
-constant buffer, which the Stream Output compute pass binds like the draw would). The pipeline
+teapot to the unit box and twists it about its vertical axis (the angle grows with height; the
+constants come from a root constant buffer, which the Stream Output compute pass binds like the
+draw would). The pipeline
 state's Stream Output declaration captures, for every vertex of every triangle in D3D's order:
 
 =====  ===========  ===============  ======
@@ -149,7 +150,7 @@ class StreamOutputDemo(Demo):
         ctx.set_pipeline_state(self.draw_pso)
         ctx.ia_set_primitive_topology("TRIANGLELIST")
         ctx.ia_set_vertex_buffers(0, [self.so_buffer], [SO_STRIDE], [0])
-        for k, (cb, color) in enumerate(zip(self.scenes, copy_colors())):
+        for k, (cb, color) in enumerate(zip(self.scenes, copy_colors(), strict=True)):
             angle = spin + 2 * np.pi * k / COPIES
             model = (rotation_y(angle) @ translation(0.0, 0.0, RING_RADIUS)
                      @ rotation_y(-2.2))

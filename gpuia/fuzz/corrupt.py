@@ -43,14 +43,16 @@ _COUNTS = (_U32, _U32 - 1, (1 << 26) + 1, -1, 1 << 40, 2.0)
 FIELD_VALUES: dict[str, tuple] = {
     "gpuia_case": (2, 0, "1", 1.0, True),
     "name": (5, "", "a/b\n"),
-    "SemanticName": ("", "POSITION1", "SV_VertexID", "SV_InstanceID", "a b", "\u00e9", 5, "SV_Position"),
+    "SemanticName": ("", "POSITION1", "SV_VertexID", "SV_InstanceID", "a b", "\u00e9", 5,
+                     "SV_Position"),
     "SemanticIndex": (_U32, -1, 1.5, "0"),
     "Format": ("R8G8B8A8_UNORM_SRGB", "BC1_UNORM", "R9G9B9E5_SHAREDEXP", "UNKNOWN", "D32_FLOAT",
                "R8G8B8_UNORM", "R10G10B10_XR_BIAS_A2_UNORM", "NOT_A_FORMAT", "DXGI_FORMAT_", 0, 29,
                116, 1000, -1),
     "InputSlot": (32, 33, 1 << 31, -1, 16, 31),
     "AlignedByteOffset": (1, 2, 3, 17, _U32 - 2, _U32, -4, "APPEND", 2049),
-    "InputSlotClass": ("PER_PRIMITIVE", 2, "PER_VERTEX", "per_instance_data", -1, "PER_INSTANCE_DATA"),
+    "InputSlotClass": ("PER_PRIMITIVE", 2, "PER_VERTEX", "per_instance_data", -1,
+                       "PER_INSTANCE_DATA"),
     "InstanceDataStepRate": (1, _U32, -1, 0),
     "slot": (32, -1, _U32, 4, "0", 31),
     "stride": (2049, _U32, -1, 1.5, 4096, 1 << 31, 2048),
@@ -78,7 +80,8 @@ FIELD_VALUES: dict[str, tuple] = {
     "vertex_shader": ({"wgsl": "fn"}, {"wgsl": ""}, "x",
                       {"wgsl": "struct O { @builtin(position) p: vec4<f32> };\n"
                                "@vertex fn main() -> O { var o: O; return o; }"},
-                      {"wgsl": "struct I { POSITION: vec4<u32> }\nstruct O { SV_Position: vec4<f32> }\n"
+                      {"wgsl": "struct I { POSITION: vec4<u32> }\n"
+                               "struct O { SV_Position: vec4<f32> }\n"
                                "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = "
                                "vec4<f32>(i.POSITION); return o; }"},
                       {"wgsl": "@vertex fn main() {}", "entry_point": "nope"}),

@@ -209,7 +209,8 @@ def invalid_outcome(outcome: Outcome) -> Outcome:
     rc, err = a.get("rc"), a.get("stderr", "")
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     if a.get("traceback") or "Traceback (most recent call last)" in err:
-        status, detail = "error", "a traceback: " + (a.get("traceback") or err).strip().splitlines()[-1]
+        last = (a.get("traceback") or err).strip().splitlines()[-1]
+        status, detail = "error", "a traceback: " + last
     elif rc == 0:
         status, detail = "ran", ""
     elif rc == 2 and len(errors) == 1:
@@ -458,7 +459,8 @@ class Fuzzer:
         if not m:
             m.update(parent_first=parent, child_first=children, parent_peak=0, child_peak=0)
         m.update(parent_last=parent, child_last=children,
-                 parent_peak=max(m["parent_peak"], parent), child_peak=max(m["child_peak"], children))
+                 parent_peak=max(m["parent_peak"], parent),
+                 child_peak=max(m["child_peak"], children))
 
     def _progress(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -505,9 +507,11 @@ class Fuzzer:
                 ahead = _Prefetch(c.mode, c.so, c.seed, k + 1)
                 if c.cases is not None:
                     values = values[: c.cases - self.report.cases]
-                stop = lambda: self._time_up() or self._distinct() >= c.max_findings
+                def stop() -> bool:
+                    return self._time_up() or self._distinct() >= c.max_findings
+
                 outcomes = self._run_many(values, stop)
-                for i, (v, o) in enumerate(zip(values, outcomes)):
+                for i, (v, o) in enumerate(zip(values, outcomes, strict=True)):
                     if o is None or self._distinct() >= c.max_findings:
                         continue
                     kind = self.judge(v, o)
@@ -610,7 +614,8 @@ class Fuzzer:
         stem = f"{c.mode}-{c.seed}-{f.chunk}-{f.index}-{f.kind}"
         desc = (f"gpuia fuzz finding ({f.kind}): {f.detail[:500]} Found by: gpuia fuzz --seed "
                 f"{c.seed}{' --invalid' if c.mode == 'invalid' else ''}{' --so' if c.so else ''} "
-                f"(chunk {f.chunk}, case {f.index}); minimal case after {f.shrink_runs} shrink runs.")
+                f"(chunk {f.chunk}, case {f.index}); minimal case after {f.shrink_runs} "
+                f"shrink runs.")
         path = out / f"{stem}.json"
         write_atomic(path, self._case_bytes(f.minimal, stem, desc))
         if f.duplicate_of is None:
@@ -622,7 +627,8 @@ class Fuzzer:
     def _finding_text(self, f: Finding, path: Path) -> str:
         o = f.outcome
         lines = [f"kind: {f.kind}", f"detail: {f.detail}",
-                 f"seed: {self.config.seed} (mode {self.config.mode}, chunk {f.chunk}, case {f.index})",
+                 f"seed: {self.config.seed} (mode {self.config.mode}, chunk {f.chunk}, "
+                 f"case {f.index})",
                  f"shrink runs: {f.shrink_runs}" + (
                      f" (not shrunk: probably the same finding as {f.duplicate_of})"
                      if f.duplicate_of else "" if f.shrunk

@@ -27,7 +27,8 @@ def clip(text: str) -> str:
     if len(text) <= _TEXT_LIMIT:
         return text
     half = _TEXT_LIMIT // 2
-    return text[:half] + f"\n... ({len(text) - _TEXT_LIMIT} characters left out) ...\n" + text[-half:]
+    left_out = f"\n... ({len(text) - _TEXT_LIMIT} characters left out) ...\n"
+    return text[:half] + left_out + text[-half:]
 
 
 def run_valid_case(doc: dict, devices, paths, capture: str = "auto") -> tuple[dict, object]:
@@ -47,7 +48,8 @@ def run_valid_case(doc: dict, devices, paths, capture: str = "auto") -> tuple[di
         return {"status": "wgpu-refused" if WGPU_REFUSED in text else "unsupported",
                 "detail": text}, ref
     except GpuiaError as e:
-        return {"status": "rejected", "detail": f"{type(e).__name__}: {' '.join(str(e).split())}"}, ref
+        detail = f"{type(e).__name__}: {' '.join(str(e).split())}"
+        return {"status": "rejected", "detail": detail}, ref
     except Exception as e:  # noqa: BLE001 - any other exception is what the fuzzer looks for
         return {"status": "error", "detail": f"{type(e).__name__}: {e}",
                 "traceback": clip(traceback.format_exc())}, ref

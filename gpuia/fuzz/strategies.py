@@ -1,16 +1,16 @@
 """Hypothesis strategies that draw random **valid** case files (``docs/case-format.md``).
 
-:func:`cases` draws a case dict that ``gpuia.harness.case.load_case`` must accept: an input layout over
-all 47 vertex formats and up to 32 slots (explicit offsets and APPEND_ALIGNED_ELEMENT, per-vertex
-and per-instance slots with step rates 0, 1 and N, now and then up to 32 elements), vertex
-buffer views with strides 0, natural, exact, unaligned and 2048, unaligned view offsets, views
-shorter than the draws need (out of bounds) and unbound slots; buffer bytes built from special
+:func:`cases` draws a case dict that ``gpuia.harness.case.load_case`` must accept: an input layout
+over all 47 vertex formats and up to 32 slots (explicit offsets and APPEND_ALIGNED_ELEMENT,
+per-vertex and per-instance slots with step rates 0, 1 and N, now and then up to 32 elements),
+vertex buffer views with strides 0, natural, exact, unaligned and 2048, unaligned view offsets,
+views shorter than the draws need (out of bounds) and unbound slots; buffer bytes built from special
 32-bit words (NaN payloads, the infinities, denormals, the SNORM minimum, all-ones, half-float
-specials) or random bytes; one to three draws of both kinds with base vertex, start
-vertex/instance (values near 2^32 included), every topology, index buffers of both formats with
-strip cuts, NULL index views, index views offset by whole indices and index reads past the view; optionally
-(``so=True``) a Stream Output declaration with gaps, several output slots, unbound declared
-slots, pre-filled targets and small targets that overflow.
+specials) or random bytes; one to three draws of both kinds with base vertex, start vertex/instance
+(values near 2^32 included), every topology, index buffers of both formats with strip cuts, NULL
+index views, index views offset by whole indices and index reads past the view; optionally
+(``so=True``) a Stream Output declaration with gaps, several output slots, unbound declared slots,
+pre-filled targets and small targets that overflow.
 
 **Shrinking.** Hypothesis shrinks the sequence of choices behind a case, so the strategy is laid
 out to make small choices mean a simple case and to keep every choice where it is when another
@@ -222,7 +222,8 @@ def _element(draw, plain: bool = False) -> dict:
         "name": name, "index": 0 if name == "SV_Position" else index, "format": fmt,
         "slot": slot, "offset": offset,
         "spell_index": spelling & 1, "spell_slot": spelling & 2,
-        "format_spelling": (spelling >> 2) & 3, "append_spelling": 0 if not spelling & 16 else 1 + (spelling & 1),
+        "format_spelling": (spelling >> 2) & 3,
+        "append_spelling": 0 if not spelling & 16 else 1 + (spelling & 1),
         "class_spelling": spelling & 32,
         # The class of its slot and its slot's buffer, used if it is the slot's first element.
         "per_instance": _rare(draw, 3),
@@ -516,7 +517,8 @@ def cases(draw, so: bool = False) -> dict:
         case["strip_cut_value"] = spellings[cut_spelling]
     elif spell_disabled:
         case["strip_cut_value"] = "DISABLED"
-    case["primitive_topology"] = f"D3D_PRIMITIVE_TOPOLOGY_{topology}" if spell_topology else topology
+    case["primitive_topology"] = (f"D3D_PRIMITIVE_TOPOLOGY_{topology}" if spell_topology
+                                  else topology)
     case["draw"] = draws if len(draws) > 1 or as_list else draws[0]
     if so and draw(_BOOL):
         case["stream_output"] = draw(_stream_output(raw))

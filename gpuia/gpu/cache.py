@@ -28,8 +28,8 @@ def remember(cache: dict, key, value, limit: int = CACHE_SIZE):
     ``limit`` or more of them and ``key`` is new; returns ``value``.
 
     Guaranteed under concurrent calls on one cache (threads): no exception, ``len(cache) <=
-    max(limit, 1)`` afterwards, and the entry under ``key`` is one of the values stored for it, never
-    a mix. When two threads store the same key at once the later store wins (both values are
+    max(limit, 1)`` afterwards, and the entry under ``key`` is one of the values stored for it,
+    never a mix. When two threads store the same key at once the later store wins (both values are
     equivalent for gpuia's caches: each is built from the key alone)."""
     with _LOCK:
         if key not in cache:

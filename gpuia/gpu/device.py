@@ -241,7 +241,7 @@ def _adapters():
         if _ENUMERATED is None:
             try:
                 _ENUMERATED = list(wgpu.gpu.enumerate_adapters_sync())
-            except Exception as e:  # wgpu raises RuntimeError when it finds nothing at all
+            except Exception as e:  # noqa: BLE001 - RuntimeError when wgpu finds nothing
                 raise UnsupportedError(f"cannot enumerate GPU adapters: {e}") from None
         return list(_ENUMERATED)
 
@@ -258,16 +258,16 @@ def _alive(device) -> bool:
     try:
         usage = _wgpu().BufferUsage
         buf = device.create_buffer_with_data(data=b"gpia", usage=usage.COPY_SRC | usage.COPY_DST)
-    except Exception:
+    except Exception:  # noqa: BLE001 - whatever a lost device raises, it does not work
         return False
     try:
         return bytes(device.queue.read_buffer(buf)) == b"gpia"
-    except Exception:
+    except Exception:  # noqa: BLE001 - likewise
         return False
     finally:
         try:
             buf.destroy()
-        except Exception:
+        except Exception:  # noqa: BLE001 - a lost device: nothing left to free
             pass
 
 
@@ -280,7 +280,7 @@ def _renderable_formats(device) -> frozenset:
         try:
             device.create_texture(size=(1, 1, 1), format=f.webgpu,
                                   usage=texture_usage(f)).destroy()
-        except Exception:
+        except Exception:  # noqa: BLE001 - a refused format, whatever wgpu raises for it
             continue
         out.add(f.webgpu)
     return frozenset(out)
@@ -301,13 +301,13 @@ def _copies_depth(device) -> bool:
                                     "rows_per_image": 1}, (1, 1, 1))
         device.queue.submit([enc.finish()])
         return True
-    except Exception:
+    except Exception:  # noqa: BLE001 - a refused copy, whatever wgpu raises for it
         return False
     finally:
         for obj in made:
             try:
                 obj.destroy()
-            except Exception:
+            except Exception:  # noqa: BLE001 - a lost device: nothing left to free
                 pass
 
 
@@ -361,8 +361,9 @@ def _info(i: int, a) -> AdapterInfo:
     from dataclasses import replace
 
     caps = replace(Caps.from_wgpu(a.limits, a.features), quirks=quirks_for(a.summary))
-    return AdapterInfo(i, a.summary, a.info.get("device", a.summary), a.info.get("backend_type", "?"),
-                       a.info.get("adapter_type", "?"), caps, tuple(sorted(a.features)))
+    return AdapterInfo(i, a.summary, a.info.get("device", a.summary),
+                       a.info.get("backend_type", "?"), a.info.get("adapter_type", "?"), caps,
+                       tuple(sorted(a.features)))
 
 
 def list_adapters() -> list[AdapterInfo]:
@@ -719,7 +720,7 @@ class Device:
         features = [f for f in _FEATURES if f in adapter.features]
         try:
             self.device = _request_device(adapter, features, private)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001 - any refusal: UnsupportedError with its text
             text = " ".join(str(e).split())
             if "Parent device is lost" in text and adapter.info.get("backend_type") == "OpenGL":
                 # Measured on NVIDIA's driver (580, EGL): wgpu-core's indirect-draw validation
@@ -928,7 +929,8 @@ def get_device(adapter_name: str | None = None, backend: str | None = None) -> D
         UnsupportedError: no adapter matches, or no device can be made on it (nothing is
             kept then: the next call tries again).
     """
-    key = (adapter_name or os.environ.get("GPUIA_ADAPTER"), backend or os.environ.get("GPUIA_BACKEND"))
+    key = (adapter_name or os.environ.get("GPUIA_ADAPTER"),
+           backend or os.environ.get("GPUIA_BACKEND"))
     with _DEFAULT_LOCK:
         if key not in _DEFAULT:
             _DEFAULT[key] = Device(adapter_name=key[0], backend=key[1])

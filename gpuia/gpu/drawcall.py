@@ -1,9 +1,10 @@
 """How a planned draw reaches a WebGPU render pass: its primitive state and its draw calls.
 
 One place for what decides the primitives the GPU assembles, shared by every rendering draw of a
-:class:`gpuia.gpu.Context` and by the raster cross-check (:mod:`gpuia.harness.raster_check`), so that the
-check exercises exactly what draws: the topology (a strip drawn from a list stream is drawn as the
-list), the strip index format WebGPU restarts by, the index buffer bound, and the draw calls.
+:class:`gpuia.gpu.Context` and by the raster cross-check (:mod:`gpuia.harness.raster_check`), so
+that the check exercises exactly what draws: the topology (a strip drawn from a list stream is
+drawn as the list), the strip index format WebGPU restarts by, the index buffer bound, and the draw
+calls.
 
 A draw whose indices the GPU index pass lists (:class:`~gpuia.gpu.plan.IndexMode` ``gpu``)
 needs that pass encoded before the render pass that draws it (a compute pass cannot be inside

@@ -37,7 +37,8 @@ def device_error(exc: BaseException, what: str) -> GpuiaError | None:
     None for anything else."""
     text = " ".join(str(exc).split())
     if "device is lost" in text.lower() or "device lost" in text.lower():
-        return DeviceLostError(f"{what}: the GPU device was lost; create a new Device ({text[:300]})")
+        return DeviceLostError(
+            f"{what}: the GPU device was lost; create a new Device ({text[:300]})")
     if isinstance(exc, MemoryError):
         return GpuOutOfMemoryError(f"{what}: the adapter is out of memory ({text[:300]})")
     return None
@@ -85,7 +86,7 @@ def _destroy(objects) -> None:
         if destroy is not None:
             try:
                 destroy(obj)
-            except Exception:  # pragma: no cover - a lost device: nothing left to free
+            except Exception:  # noqa: BLE001  # pragma: no cover - a lost device: nothing to free
                 pass
 
 

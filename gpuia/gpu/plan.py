@@ -544,12 +544,12 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], dr
     gpuia knows says, decided before anything could be submitted.
 
     With ``auto`` the native path is chosen only where it is exact, by the rules the module
-    docstring lists (every fetch of the draw inside its view among them: D3D reads zeros past
-    a view, rules 6.1 and 6.3, and WebGPU would not). Indices D3D reads past the index view read 0 (rules 5.6), a NULL
-    index view reads 0 everywhere (rules 5.5), and strip cuts follow ``strip_cut_value``
-    (rules 5.2-5.4): where WebGPU would draw the user's index buffer otherwise, gpuia builds
-    its own stream (on the host when the buffer has a host copy, else with the GPU index
-    pass).
+    docstring lists (every fetch of the draw inside its view among them: D3D reads zeros past a
+    view, rules 6.1 and 6.3, and WebGPU would not). Indices D3D reads past the index view read 0
+    (rules 5.6), a NULL index view reads 0 everywhere (rules 5.5), and strip cuts follow
+    ``strip_cut_value`` (rules 5.2-5.4): where WebGPU would draw the user's index buffer otherwise,
+    gpuia builds its own stream (on the host when the buffer has a host copy, else with the GPU
+    index pass).
 
     Arguments:
         layout (InputLayout): the pipeline state's input layout.
@@ -632,7 +632,8 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
             out.append(f"slot {s} stride {stride} exceeds max-vertex-buffer-array-stride "
                        f"{caps.max_vertex_buffer_array_stride}")
         elif stride and stride < info.extent:
-            out.append(f"slot {s} stride {stride} is smaller than its elements' extent {info.extent}")
+            out.append(f"slot {s} stride {stride} is smaller than its elements' extent "
+                       f"{info.extent}")
         elif not stride and info.extent > caps.max_vertex_buffer_array_stride:
             out.append(f"slot {s} has stride 0 and elements reaching byte {info.extent}, past "
                        f"max-vertex-buffer-array-stride {caps.max_vertex_buffer_array_stride}")
@@ -645,9 +646,9 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
 
 def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
                        so_extra: int) -> tuple[list[str], bool, dict]:
-    """(obstacles, arena, binding windows). With more slots than the stage has storage buffers (plus what the
-    capture takes, or at most what a Stream Output pass takes), the views are copied into one
-    arena buffer per draw, u_vbuf style. The Stream Output pass checks its exact need itself."""
+    """(obstacles, arena, binding windows). With more slots than the stage has storage buffers (plus
+    what the capture takes, or at most what a Stream Output pass takes), the views are copied into
+    one arena buffer per draw, u_vbuf style. The Stream Output pass checks its exact need itself."""
     out = []
     limit = caps.max_storage_buffers_per_shader_stage
     arena = len(slots) + max(capture_extra, so_extra) > limit

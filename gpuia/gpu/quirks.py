@@ -18,10 +18,10 @@ Effects (what the planner does, :mod:`gpuia.gpu.plan`):
     leading vertex, WebGPU's provoking vertex): a rendering draw whose pixel shader reads a flat
     input is drawn as a list with each primitive's vertices rotated so D3D's first comes last.
 ``SIGNED_FIRST_VERTEX``
-    A non-indexed draw's first vertex is a signed 32-bit value: from StartVertexLocation
-    >= 2**31 some draws deliver nothing. gpuia draws such a draw from vertex 0 and adds StartVertexLocation in the
-    vertex stage (the per-draw block's ``vertex_shift``), which is exact for pulled fetches and
-    system values; the native path, whose fetch would start at vertex 0, refuses such draws.
+    A non-indexed draw's first vertex is a signed 32-bit value: from StartVertexLocation >= 2**31
+    some draws deliver nothing. gpuia draws such a draw from vertex 0 and adds StartVertexLocation
+    in the vertex stage (the per-draw block's ``vertex_shift``), which is exact for pulled fetches
+    and system values; the native path, whose fetch would start at vertex 0, refuses such draws.
 ``DEPTH_REMAP``
     Depth reaches the depth buffer through OpenGL's [-1, 1] clip range (2z - w in the vertex
     stage, (z + 1) / 2 in the viewport transform), which rounds away the lowest bits of some

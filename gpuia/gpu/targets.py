@@ -23,7 +23,8 @@ from ..errors import InvalidDescError, UnsupportedError
 from .lifetime import intercept_destroy, release_resource, released_error, wgpu_call
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
-           "texture_usage", "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode", "comparison_func"]
+           "texture_usage", "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode",
+           "comparison_func"]
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ rendering path itself refuses (its reason is reported).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -109,7 +110,8 @@ def _reference_names(ref, d: int) -> tuple[np.ndarray, dict]:
     keys = vertex_keys(ref.vertex_id[prims], ref.instance[prims])
     lead = prims[:, 0]
     who = dict(zip(keys[:, 0].tolist(), zip(ref.vertex_id[lead].tolist(),
-                                             ref.instance[lead].tolist())))
+                                             ref.instance[lead].tolist(), strict=True),
+                   strict=True))
     return keys, who
 
 
@@ -196,8 +198,8 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
                                                 f"at most {MAX_RASTER_FRAGMENTS}"))
             continue
         capacity = allowed + 4096  # room to see extra fragments, not only count them
-        records, written = wgpu_call(lambda: _draw(
-            dev, module, layout, pipeline_layout, target, case.topology, draw, index, ib,
+        records, written = wgpu_call(functools.partial(
+            _draw, dev, module, layout, pipeline_layout, target, case.topology, draw, index, ib,
             capacity), "raster check")
         problems = _compare(records, expected, who, size)
         detail = f"{names.shape[0]} primitive(s), {written} fragment(s)"

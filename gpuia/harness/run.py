@@ -123,7 +123,8 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=Non
     if backend == "cpu":
         ia = run_reference(case, max_invocations)
         so = reference_so(case, ia)
-        return ia, result_json(case.name, ia, stream_output=None if so is None else so_result_json(so))
+        return ia, result_json(case.name, ia,
+                               stream_output=None if so is None else so_result_json(so))
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     # Imported here, so the cpu backend never loads wgpu (nor needs it installed).

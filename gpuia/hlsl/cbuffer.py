@@ -185,7 +185,7 @@ class _Builder:
             if members is None or len(members) != len(fields):
                 self.refuse(path, wgsl, "unexpected WGSL struct for a struct")
             out = []
-            for f, (mname, mtype, _) in zip(fields, members):
+            for f, (mname, mtype, _) in zip(fields, members, strict=True):
                 if not re.fullmatch(rf"{re.escape(f['name'])}_\d+", mname):
                     self.refuse(path, mname, f"Slang's WGSL member for {f['name']}")
                 b = f.get("binding", {})
@@ -279,7 +279,7 @@ def _leaves(t: CType, path: str, d3d: int, wgsl: int, structs: dict, out: list) 
                     structs, out)
     else:
         offsets, _, _ = _wgsl_struct(t.wgsl, structs)
-        for (name, _, ft, at), woff in zip(t.fields, offsets):
+        for (name, _, ft, at), woff in zip(t.fields, offsets, strict=True):
             _leaves(ft, f"{path}.{name}", d3d + at, wgsl + woff, structs, out)
 
 
@@ -393,7 +393,8 @@ class _Fill:
                 self.emit(ft, f"{lv}.{mname}", f"({off} + {at}u)" if at else off, indent)
 
 
-_VAR_RE = r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*uniform\s*>\s*{var}\s*:\s*([\w]+)\s*;"
+_VAR_RE = (r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*uniform\s*>\s*"
+           r"{var}\s*:\s*([\w]+)\s*;")
 
 
 def remap_wgsl(code: str, cb: ConstantBuffer, group: int, structs: dict, entry: str) -> str:
@@ -448,7 +449,7 @@ def natural_leaves(cb: ConstantBuffer, element_type: dict) -> list[tuple[int, in
             for k in range(t.count):
                 walk(t.element, r["elementType"], d3d + k * t.stride, nat + k * stride)
         else:
-            for (name, _, ft, at), f in zip(t.fields, r["fields"]):
+            for (_, _, ft, at), f in zip(t.fields, r["fields"], strict=False):
                 walk(ft, f["type"], d3d + at, nat + f["binding"]["offset"])
 
     walk(cb.ctype, element_type, 0, 0)

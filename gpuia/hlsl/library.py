@@ -72,7 +72,7 @@ def first_error(diagnostics: str) -> str:
     (``vs.hlsl:3:27: error[E30015]: undefined identifier 'x'``)."""
     lines = diagnostics.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith("error") or line.startswith("internal error"):
+        if line.startswith(("error", "internal error")):
             where, detail = "", ""
             for follow in lines[i + 1:i + 8]:
                 text = follow.strip()

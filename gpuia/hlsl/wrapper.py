@@ -61,7 +61,7 @@ class _Body:
     def lines(self, read, write) -> list[str]:
         sig = self.sig
         out = []
-        for i, (name, type_text, direction) in enumerate(sig.params):
+        for i, (_, type_text, _) in enumerate(sig.params):
             decl = type_text.split("[")[0]
             arr = type_text[len(decl):]
             out.append(f"    {decl} hlslw_a{i}{arr};")
@@ -130,8 +130,8 @@ def cpu_kernel(sig: EntrySignature, user_entry: str) -> tuple[str, int, int]:
     in_at, out_at = leaf_words(ins), leaf_words(outs)
     in_words = sum(lf.components for lf in ins)
     out_words = sum(lf.components for lf in outs)
-    ipos = {id(lf): a for lf, a in zip(ins, in_at)}
-    opos = {id(lf): a for lf, a in zip(outs, out_at)}
+    ipos = {id(lf): a for lf, a in zip(ins, in_at, strict=True)}
+    opos = {id(lf): a for lf, a in zip(outs, out_at, strict=True)}
     cast = {"float": "asfloat", "sint": "asint", "uint": "asuint", "bool": "asuint"}
 
     def read(lf):

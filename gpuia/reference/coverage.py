@@ -20,7 +20,8 @@ Bresenham and Vulkan's rectangle all light it); centers within 0.75 + :data:`MAR
 of the segment are allowed. Points: the pixel whose center is within 0.5 - :data:`MARGIN` on both
 axes is required, within 0.5 + :data:`MARGIN` allowed.
 
-Nothing here depends on the GPU code; :mod:`gpuia.harness.raster_check` implements the same hash in WGSL.
+Nothing here depends on the GPU code; :mod:`gpuia.harness.raster_check` implements the same hash
+in WGSL.
 """
 
 from __future__ import annotations

@@ -63,7 +63,8 @@ def _ufloat(raw, bits):
     normal = ((exp + U32(127 - 15)) << U32(23)) | (mant << U32(23 - mbits))
     # Denormals: mant * 2**(-14 - mbits), exact in float32.
     denorm = (mant.astype(np.float64) * 2.0 ** (-14 - mbits)).astype(np.float32).view(U32)
-    special = U32(0x7F800000) | np.where(mant != 0, U32(0x00400000) | (mant << U32(23 - mbits)), U32(0))
+    special = U32(0x7F800000) | np.where(mant != 0, U32(0x00400000) | (mant << U32(23 - mbits)),
+                                         U32(0))
     return np.where(exp == 0, denorm, np.where(exp == 31, special, normal)).astype(U32)
 
 

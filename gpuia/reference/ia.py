@@ -266,7 +266,8 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
     try:
         topo = topology_info(topology)
     except ValueError as e:
-        raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology, str(e)) from None
+        raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology,
+                               str(e)) from None
     cut = StripCutValue.of(strip_cut_value)
     index_buffer = IndexBufferView.of(index_buffer)
     if isinstance(draws, (dict, DrawInstanced, DrawIndexedInstanced)):

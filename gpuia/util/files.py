@@ -32,7 +32,8 @@ from pathlib import Path
 from ..errors import CaseError, GpuiaError
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_JSON_INT_DIGITS", "MAX_STEM_CHARS", "InputError", "OutputError",
-           "read_input", "read_text", "loads_json", "make_folder", "write_atomic", "safe_stem", "printable"]
+           "read_input", "read_text", "loads_json", "make_folder", "write_atomic", "safe_stem",
+           "printable"]
 
 MAX_INPUT_BYTES = 1 << 30
 """The largest case, layout or shader file read (1 GiB; a case at the default invocation limit

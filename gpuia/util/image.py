@@ -69,7 +69,8 @@ def as_rgba(img) -> np.ndarray:
 
 def write_png(path, img) -> Path:
     """Write ``img`` as an RGBA PNG file, atomically (parent folders are created); returns the
-    path. Raises :class:`gpuia.util.files.OutputError` (an ``OSError``) when it cannot be written."""
+    path. Raises :class:`gpuia.util.files.OutputError` (an ``OSError``) when it cannot be
+    written."""
     rgba = as_rgba(img)
     image = _pil()
     p = Path(path)

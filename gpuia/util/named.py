@@ -10,12 +10,9 @@ from ..errors import InvalidDescError
 __all__ = ["NamedMode"]
 
 
-class NamedMode(str, enum.Enum):
+class NamedMode(enum.StrEnum):
     """A mode named by its string: members equal, hash and print as their values, so code and
     files that compare with the strings keep working."""
-
-    def __str__(self) -> str:
-        return self.value
 
     @classmethod
     def of(cls, value, where: str, field_name: str):

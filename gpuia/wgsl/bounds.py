@@ -230,7 +230,8 @@ class ModuleTypes:
         try:
             tree = ast.parse(text, mode="eval")
         except (SyntaxError, ValueError):
-            raise _Unbounded(f"'{expr.strip()}' is not an integer expression gpuia evaluates")
+            raise _Unbounded(
+                f"'{expr.strip()}' is not an integer expression gpuia evaluates") from None
         return self._eval(tree.body, expr, depth)
 
     def _eval(self, node, expr: str, depth: int) -> int:
@@ -457,7 +458,7 @@ class _Module:
                 return self.sizes.get(m.group(1), 0) if not m.group(2).strip() else 0
             return self._path_bytes(t, m.group(2))
         best = 0
-        for t, size, _ in self.constructors(expr):
+        for _, size, _ in self.constructors(expr):
             best = max(best, size)
         for name in re.findall(r"\b(\w+)\s*\(", expr):
             if name in self.functions:
@@ -590,7 +591,7 @@ def check_shader_bounds(source: str, what: str = "vertex shader") -> None:
         others = f" ({len(uses)} declarations)" if len(uses) > 1 else ""
         raise InvalidDescError(
             f"{what} (line {big.line})", None, None,
-            f"{big.what} holds {big.array_bytes} bytes of arrays; the shader's arrays in private and "
-            f"function memory add up to {total} bytes per invocation{others}, over gpuia's limit "
-            f"of {MAX_ARRAY_BYTES} bytes (gpuia.wgsl.bounds.MAX_ARRAY_BYTES: larger arrays take "
-            f"llvmpipe seconds to minutes to compile)")
+            f"{big.what} holds {big.array_bytes} bytes of arrays; the shader's arrays in private "
+            f"and function memory add up to {total} bytes per invocation{others}, over gpuia's "
+            f"limit of {MAX_ARRAY_BYTES} bytes (gpuia.wgsl.bounds.MAX_ARRAY_BYTES: larger arrays "
+            f"take llvmpipe seconds to minutes to compile)")

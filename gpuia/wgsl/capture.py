@@ -104,7 +104,8 @@ def _storage_lines(layout: InputLayout) -> list[str]:
         "    atomicAdd(&gpuia_errors[0], 1u);",
         "    atomicMax(&gpuia_errors[1], vi);",
         "  } else {",
-        f"    let r = (gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank) * {words}u;",
+        "    let r = (gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank)"
+        f" * {words}u;",
         "    gpuia_capture[r] = 1u;",
         "    gpuia_capture[r + 1u] = sv_vertex_id;",
         "    gpuia_capture[r + 2u] = sv_instance_id;",

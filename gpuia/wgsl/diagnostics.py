@@ -21,8 +21,8 @@ __all__ = ["ShaderCompileError", "shader_diagnostic", "UserText"]
 
 _SPAN_RE = re.compile(r"^(\s*)┌─ (.*?):(\d+):(\d+)\s*$")
 _GUTTER_RE = re.compile(r"^( *)(\d+)( │.*)$")
-_HEAD_RE = re.compile(r"^Shader '.*?' (parsing|validation) error: ?(.*)$|^Shader (parsing|validation) "
-                      r"error: ?(.*)$")
+_HEAD_RE = re.compile(r"^Shader '.*?' (parsing|validation) error: ?(.*)$|"
+                      r"^Shader (parsing|validation) error: ?(.*)$")
 GENERATED = "gpuia's generated code"
 
 

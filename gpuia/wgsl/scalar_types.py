@@ -2,8 +2,9 @@
 
 A shader type is what the format table and shader signatures call the scalar kind of a value a
 shader sees (:attr:`gpuia.d3d.formats.FormatInfo.shader_type`,
-:attr:`gpuia.d3d.signature.Member.type`): ``float``, ``uint`` or ``sint``. WGSL spells them ``f32``, ``u32`` and ``i32``; the signature
-parser reads that spelling back, and every generator writes it, from this table.
+:attr:`gpuia.d3d.signature.Member.type`): ``float``, ``uint`` or ``sint``. WGSL spells them
+``f32``, ``u32`` and ``i32``; the signature parser reads that spelling back, and every generator
+writes it, from this table.
 """
 
 from __future__ import annotations

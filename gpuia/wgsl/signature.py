@@ -110,7 +110,8 @@ def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
         found = f"entry point {entry_point!r}" if entry_point else f"exactly one @{stage} function"
         raise InvalidDescError(what, "entry_point", entry_point,
                                f"expected {found} of the form "
-                               f"'@{stage} fn NAME(input: STRUCT) -> STRUCT' (found {len(entries)})")
+                               f"'@{stage} fn NAME(input: STRUCT) -> STRUCT' "
+                               f"(found {len(entries)})")
     m = entries[0]
     name, in_struct, out_struct = m.group(1), m.group(3), m.group(4)
     structs = {s.group(1): s for s in _STRUCT_RE.finditer(code)}
@@ -229,7 +230,7 @@ def pass_through_shader(layout: InputLayout) -> str:
     SV_Position (the element named SV_Position if there is one, else (0, 0, 0, 1))."""
     ins, outs, body = [], [], []
     names = {}
-    for i, e in enumerate(layout.elements):
+    for e in layout.elements:
         t = WGSL_SCALAR[e.format.shader_type]
         # Members are named by position: a semantic name may end in digits ("COLOR1", index 0),
         # which a semantic-named member could not say. pass_through_signature() maps them back.

@@ -267,8 +267,10 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
                 "  // bytes, so that p * size cannot overflow either.",
                 "  let p_index = gpuia_so.start_index + j;",
                 "  var sv_vertex_id = 0u;",
-                f"  if (p_index >= gpuia_so.start_index && p_index < gpuia_so.ib_size / {spec.index_size}u) {{",
-                f"    sv_vertex_id = gpuia_load_aux(gpuia_so.ib_base + p_index * {spec.index_size}u) & {mask};",
+                "  if (p_index >= gpuia_so.start_index && p_index < gpuia_so.ib_size / "
+                f"{spec.index_size}u) {{",
+                "    sv_vertex_id = gpuia_load_aux(gpuia_so.ib_base + p_index * "
+                f"{spec.index_size}u) & {mask};",
                 "  }",
             ]
         else:

@@ -85,7 +85,8 @@ def shader_call_lines(layout: InputLayout, sig: ShaderSignature) -> list[str]:
                 val = f"e{elements[m.key].index}"
                 body.append(f"  input.{m.name} = {_member_value(m, val)};")
                 continue
-            body.append(f"  input.{m.name} = {val if m.type == 'uint' else f'bitcast<i32>({val})'};")
+            value = val if m.type == "uint" else f"bitcast<i32>({val})"
+            body.append(f"  input.{m.name} = {value};")
         call = f"{sig.entry_point}(input)"
     body.append(f"  let output = {call};")
     return body

@@ -36,8 +36,9 @@ def run(args) -> int:
         print(f"    backend {a.backend}, type {a.type}")
         print(f"    vertex buffers {c.max_vertex_buffers}, vertex attributes "
               f"{c.max_vertex_attributes}, max stride {c.max_vertex_buffer_array_stride}")
-        print(f"    storage buffers per stage {c.max_storage_buffers_per_shader_stage}, max storage "
-              f"binding {c.max_storage_buffer_binding_size}, max buffer {c.max_buffer_size}")
+        print(f"    storage buffers per stage {c.max_storage_buffers_per_shader_stage}, "
+              f"max storage binding {c.max_storage_buffer_binding_size}, "
+              f"max buffer {c.max_buffer_size}")
         print(f"    vertex-writable-storage {'yes' if c.vertex_writable_storage else 'no'}, "
               f"indirect-first-instance {'yes' if c.indirect_first_instance else 'no'}")
         for q in c.quirks:

@@ -48,7 +48,8 @@ def parse_frames(text: str | None) -> int | None:
     if text is None:
         return None
     if not re.fullmatch(r"\s*\d+\s*", text) or not 1 <= int(text) <= 1_000_000:
-        raise InvalidDescError("arguments", "--frames", text, "expected an integer from 1 to 1000000")
+        raise InvalidDescError("arguments", "--frames", text,
+                               "expected an integer from 1 to 1000000")
     return int(text)
 
 
@@ -91,7 +92,7 @@ def run_window(demo_class, device, size, frames, options, title: str) -> int:
         canvas = RenderCanvas(size=size, title=f"{title} ($fps)", update_mode="continuous",
                               max_fps=60)
         context = canvas.get_context("wgpu")
-    except Exception as exc:  # glfw reports a missing or refusing display in many ways
+    except Exception as exc:  # noqa: BLE001 - glfw reports a missing display in many ways
         raise WindowUnavailable(f"the window could not open ({' '.join(str(exc).split())})") \
             from None
     surface = context.get_preferred_format(device.device.adapter).removesuffix("-srgb")

@@ -292,8 +292,8 @@ class Context:
                 another thread is inside a call of this context."""
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
-        pso.signature  # parse and check the shader against the layout now
-        pso.so  # and the Stream Output declaration against the shader
+        _ = pso.signature  # parse and check the shader against the layout now
+        _ = pso.so  # and the Stream Output declaration against the shader
         if has_effect(self.device.caps.quirks, UNIFORM_TWO_ROW_MATRICES):
             for field_name in ("vertex_shader", "pixel_shader"):
                 found = two_row_matrix_uniforms(getattr(pso, field_name) or "")
@@ -301,7 +301,8 @@ class Context:
                     raise UnsupportedError(
                         f"SetPipelineState: {field_name} declares {found[0]}, which holds a "
                         f"2-row matrix: {self.device.info['summary']} reads such uniforms with "
-                        f"GLSL's 16-byte column stride, not WGSL's 8 (docs/known-adapter-issues.md)")
+                        f"GLSL's 16-byte column stride, not WGSL's 8 "
+                        f"(docs/known-adapter-issues.md)")
         self._om.output = pso.output_state(self.device.caps.max_inter_stage_shader_variables)
         self._ia.slot_count = pso.input_layout.profile.slot_count
         self._states.set_pso(pso)
@@ -726,9 +727,9 @@ class Context:
     # -- Stream Output -----------------------------------------------------------------------
     def _so(self) -> SOEngine:
         if self._so_engine is None:
-            self._so_engine = SOEngine(self.device, self.cache, self._rec, self._ia,
-                                       lambda: self._om.cbv_group(self._states.pso.constant_buffers),
-                                       self.flush)
+            self._so_engine = SOEngine(
+                self.device, self.cache, self._rec, self._ia,
+                lambda: self._om.cbv_group(self._states.pso.constant_buffers), self.flush)
         return self._so_engine
 
     @_guarded
@@ -916,7 +917,7 @@ class Context:
         """
         try:
             submitted = self._rec.submit()
-        except Exception as e:  # wgpu validation at finish(): nothing was submitted
+        except Exception as e:  # noqa: BLE001 - wgpu validation at finish(): none submitted
             self._retire()  # nor will it be
             raise device_error(e, "flush") or UnsupportedError(
                 f"wgpu refused the encoded draws: {e}") from None

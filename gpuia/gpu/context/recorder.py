@@ -233,7 +233,7 @@ class Recorder:
             bindings = (2,) if mode == "targets" else (1, 2, 3)
             if capture:
                 entries += [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
-                            for k, b in zip(bindings, capture_bufs)]
+                            for k, b in zip(bindings, capture_bufs, strict=False)]
             g = self.device.device.create_bind_group(layout=self.pipelines.group0_layout(mode, n),
                                                      entries=entries)
             if capture:

@@ -215,7 +215,7 @@ class StateCache:
     def _new_state(self, pso, topo, capture: bool, bound: tuple) -> DrawState:
         caps = self.device.caps
         layout, sig = pso.input_layout, pso.signature
-        views = dict(zip(self.pso_slots, bound))
+        views = dict(zip(self.pso_slots, bound, strict=True))
         static = static_plan(layout, views, caps, capture, pso.so is not None)
         uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
         state = DrawState(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
