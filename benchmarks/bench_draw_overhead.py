@@ -5,7 +5,8 @@ colours in slot 1), alternating between two pairs of buffers so every draw reall
 encode and submit them and wait for the GPU. The plain side is what a careful wgpu-py user writes:
 one pipeline, set_vertex_buffer twice and draw per iteration. The gpuia side uses the D3D-style
 context: ia_set_vertex_buffers + draw_instanced per iteration, flush at the end. Reported: us per
-draw for each, and the ratio gpuia / plain (target <= 1.3). Run: python benchmarks/bench_draw_overhead.py
+draw for each, and the ratio gpuia / plain (target <= 1.3).
+Run: python benchmarks/bench_draw_overhead.py
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def bench_plain(dev, bufs, n):
     t0 = time.perf_counter()
     enc = d.create_command_encoder()
     rp = enc.begin_render_pass(color_attachments=[{"view": view, "load_op": "clear",
-                                                   "store_op": "store", "clear_value": (0, 0, 0, 0)}])
+                                                   "store_op": "store",
+                                                   "clear_value": (0, 0, 0, 0)}])
     rp.set_pipeline(pipe)
     for i in range(n):
         p, c = bufs[i & 1]

@@ -151,8 +151,10 @@ def main():
               "pulling_gverts_per_s": verts / pulling / 1e9,
               "ratio_pulling_native": pulling / native}
     print(f"empty submit+wait      : {overhead * 1e3:8.3f} ms")
-    print(f"native  {verts:>11,} verts: {native * 1e3:8.3f} ms ({result['native_gverts_per_s']:.3f} Gverts/s)")
-    print(f"pulling {verts:>11,} verts: {pulling * 1e3:8.3f} ms ({result['pulling_gverts_per_s']:.3f} Gverts/s)")
+    print(f"native  {verts:>11,} verts: {native * 1e3:8.3f} ms "
+          f"({result['native_gverts_per_s']:.3f} Gverts/s)")
+    print(f"pulling {verts:>11,} verts: {pulling * 1e3:8.3f} ms "
+          f"({result['pulling_gverts_per_s']:.3f} Gverts/s)")
     print(f"ratio pulling/native: {result['ratio_pulling_native']:.3f} (target <= 1.15)")
     cap_n = args.capture_vertices or n
     t, summary, path = capture_breakdown(dev, cap_n)

@@ -220,7 +220,8 @@ def main(argv=None) -> int:
 
     c, s = res["compile"], res["session"]
     rows = [
-        ("Slang load + session (fresh process)", f"{s['load_and_session_s'] * 1e3:.0f} ms", "reported"),
+        ("Slang load + session (fresh process)", f"{s['load_and_session_s'] * 1e3:.0f} ms",
+         "reported"),
         ("first compile, typical VS", f"{c['first_compile_s'] * 1e3:.1f} ms",
          "OK" if c["first_compile_s"] <= 0.100 else "MISSED (<= 100 ms)"),
         ("cached compile, memory", f"{c['memory_hit_s'] * 1e3:.3f} ms",

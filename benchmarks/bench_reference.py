@@ -244,7 +244,7 @@ def print_table(rows) -> None:
 
     def fmt(cells):
         return "  ".join(c.ljust(w) if i in (0, 5) else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
 
     print(fmt(header))
     print(fmt(["-" * w for w in widths]))

@@ -218,8 +218,8 @@ def main():
         "statistics": stats, "one_call_vertices": one_n, "one_call_matches": ok,
         "one_call_s": one_s,
     }
-    print(f"compute copy          : {copy_s * 1e3:8.3f} ms  {result['compute_copy_gbps']:8.1f} GB/s "
-          f"(read+write)")
+    print(f"compute copy          : {copy_s * 1e3:8.3f} ms  "
+          f"{result['compute_copy_gbps']:8.1f} GB/s (read+write)")
     print(f"copy_buffer_to_buffer : {b2b_s * 1e3:8.3f} ms  "
           f"{result['copy_buffer_to_buffer_gbps']:8.1f} GB/s")
     print(f"Stream Output         : {so_s * 1e3:8.3f} ms  {result['so_gbps']:8.1f} GB/s "
@@ -250,8 +250,8 @@ def main():
         t_cpu = _best(cpu, 3)
         result.update({"cpu_reference_s": t_cpu, "cpu_vertices_per_s": n / t_cpu,
                        "gpu_vs_cpu_vertices_per_s": t_cpu / so_s})
-        print(f"CPU reference         : {t_cpu * 1e3:8.3f} ms  ({n / t_cpu / 1e6:.1f} M vertices/s); "
-              f"GPU/CPU vertices/s ratio {t_cpu / so_s:.2f}")
+        print(f"CPU reference         : {t_cpu * 1e3:8.3f} ms  "
+              f"({n / t_cpu / 1e6:.1f} M vertices/s); GPU/CPU vertices/s ratio {t_cpu / so_s:.2f}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
 

@@ -370,7 +370,7 @@ VSOut main(VSIn v) {
     o.a = t; o.b = v.b + int2(1, -1); o.c = v.c * 2; o.d = v.d * (half)3.0;
     return o;
 }
-""", [el("TEXCOORD", "R16G16B16A16_FLOAT"), el("TEXCOORD", "R16G16_SINT", index=1),
+""", [el("TEXCOORD", "R16G16B16A16_FLOAT"), el("TEXCOORD", "R16G16_SINT", index=1),  # noqa: E501
       el("TEXCOORD", "R16_UINT", index=2), el("TEXCOORD", "R32G32_FLOAT", index=3, offset=16)],
         {0: (24, vb)},
         {"TEXCOORD0": a * 0.5, "TEXCOORD1": (vb["b"].astype(np.int32) + [1, -1]).astype(np.int32),
@@ -598,10 +598,11 @@ float4 main(float3 p : POSITION, out float4 o1 : TEXCOORD1) : TEXCOORD0 {
         {0: pk.bytes()}, covers="packoffset places members out of declaration order")
 
 
-ALL = [case_packoffset, case_cb_column_major, case_cb_row_major_modifier, case_cb_zpr, case_cb_pragma,
-       case_skinning, case_cb_packing, case_texcoords, case_integers, case_min16, case_sv_ids,
-       case_out_params, case_matrix_input, case_matrix_input_row_major, case_sv_position_input,
-       case_unused_inputs, case_so_only, case_bool_defines, case_arrays_nested, case_raw_bits]
+ALL = [case_packoffset, case_cb_column_major, case_cb_row_major_modifier, case_cb_zpr,
+       case_cb_pragma, case_skinning, case_cb_packing, case_texcoords, case_integers, case_min16,
+       case_sv_ids, case_out_params, case_matrix_input, case_matrix_input_row_major,
+       case_sv_position_input, case_unused_inputs, case_so_only, case_bool_defines,
+       case_arrays_nested, case_raw_bits]
 
 BY_NAME = {f.__name__.removeprefix("case_"): f for f in ALL}
 

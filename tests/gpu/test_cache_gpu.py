@@ -19,7 +19,7 @@ def test_views_and_pipeline_states_stay_bounded(gpu_device, monkeypatch):
         ctx.ia_set_vertex_buffers(0, [vb], [4])
     assert ctx.stats()["views"] == 16
     for i in range(1100):  # distinct layouts: the module-level signature cache stays bounded
-        PipelineState([{"SemanticName": f"S{i}X", "Format": "R32_UINT"}]).signature
+        _ = PipelineState([{"SemanticName": f"S{i}X", "Format": "R32_UINT"}]).signature
     assert shared_cache_sizes()["signatures"] <= 1024
 
 

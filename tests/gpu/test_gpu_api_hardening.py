@@ -466,7 +466,7 @@ def test_a_call_while_another_thread_is_inside_the_context_is_refused(gpu_device
     def hold():
         try:
             ctx.set_pipeline_state(_BlockingState(POS))
-        except BaseException as e:  # pragma: no cover - reported below
+        except BaseException as e:  # noqa: BLE001  # pragma: no cover - reported below
             errors.append(e)
 
     t = threading.Thread(target=hold)

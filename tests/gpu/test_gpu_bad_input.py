@@ -517,7 +517,7 @@ custom = mkcase("custom_shader", vertex_shader={"wgsl": vs(body="o.SV_Position.z
 good("after the shader errors, custom shader native", custom, path="native")
 good("after the shader errors, custom shader pulling", custom, path="pulling")
 print("OK")
-'''
+'''  # noqa: E501 - a shader written on one line
 
 INDICES = r'''
 # NULL index buffer: every index reads 0 (valid D3D12), through the context and a case file.
@@ -876,9 +876,10 @@ GOOD_CASES = {
 }
 
 
-FORCED_NATIVE = ["draws with bad arguments", "native R11G11B10_FLOAT", "native stride 7", "native step rate 2",
-                 "native out-of-bounds vertices", "native out-of-bounds instances",
-                 "native unbound slot", "native view offset 2", "native stride below the extent"]
+FORCED_NATIVE = ["draws with bad arguments", "native R11G11B10_FLOAT", "native stride 7",
+                 "native step rate 2", "native out-of-bounds vertices",
+                 "native out-of-bounds instances", "native unbound slot", "native view offset 2",
+                 "native stride below the extent"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -1004,8 +1005,8 @@ INVALID_CASES = {
                            "max-invocations", None),
     "shader_missing_semantic": (_case(vertex_shader={"wgsl": _VS % ("NORMAL: vec3<f32>,", "")}),
                                 "NORMAL0", None),
-    "shader_no_entry_point": (_case(vertex_shader={"wgsl": (_VS % ("", "")).replace("@vertex", "")}),
-                              "@vertex", None),
+    "shader_no_entry_point": (
+        _case(vertex_shader={"wgsl": (_VS % ("", "")).replace("@vertex", "")}), "@vertex", None),
     "shader_type_error": (_case(vertex_shader={"wgsl": _VS % ("", "let x: u32 = 1.5;")}),
                           None, None),
     "shader_syntax_error": (_case(vertex_shader={"wgsl": _VS % ("", "o = ;")}),

@@ -130,7 +130,7 @@ def test_indexed_matrix(ctx, gpu_device, path, fmt, cut, topology, base):
     ref = check_gpu(case, gpu_device, path, ctx).ref
     # The reference itself: cut positions deliver nothing, the rest deliver their raw index.
     cut_value = CUTS[cut] if TOPOLOGIES[topology] else None
-    for d, (si, st) in enumerate([(si, st) for si in START_INDEX for st in START_INSTANCE]):
+    for d, (si, _) in enumerate([(si, st) for si in START_INDEX for st in START_INSTANCE]):
         window = INDICES[fmt][si:si + INDEX_COUNT]
         kept = [i for i in window if i != cut_value]
         sel = ref.draw == d
@@ -486,7 +486,7 @@ def _decode_capture(cap, ref, first_draw=0):
     a draw start at its capture_base, instance-major over the draw's sorted fetch keys."""
     words = cap.words.reshape(-1, record_words(cap.element_count))
     rows = []
-    for d, inst, fetch in zip(ref.draw, ref.instance, ref.fetch_index):
+    for d, inst, fetch in zip(ref.draw, ref.instance, ref.fetch_index, strict=True):
         r = cap.records[first_draw + int(d)]
         rank = int(np.searchsorted(r.keys, fetch))
         assert r.keys[rank] == fetch

@@ -17,8 +17,9 @@ def test_the_embedding_example_runs(gpu_device, capsys):
     assert len(blocks) == 1
     # The test's adapter, not the preferred one: the same example on the adapter under test
     # (a session on OpenGL must not make a device on Vulkan, and the reverse).
-    code = blocks[0].replace('adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")',
-                             "adapter = ADAPTER")
+    code = blocks[0].replace(
+        'adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")',
+        "adapter = ADAPTER")
     assert "adapter = ADAPTER" in code
     namespace = {"ADAPTER": gpu_device.adapter, "__name__": "example"}
     _KEEP.append(namespace)

@@ -340,7 +340,7 @@ def _random_case(rng, topo: str):
     return fmt, cut, body, start, n, offset, max(0, held) * size, bool(rng.integers(2))
 
 
-@pytest.mark.parametrize("topo", list(t.name for t in TOPOLOGIES.values()))
+@pytest.mark.parametrize("topo", [t.name for t in TOPOLOGIES.values()])
 def test_random_streams_match_the_reference(gpu_device, topo):
     rng = np.random.default_rng(sum(map(ord, topo)))
     for _ in range(40):

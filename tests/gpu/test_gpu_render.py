@@ -79,7 +79,8 @@ def scene(gpu_device):
 def pso(**kw):
     kw.setdefault("rtv_formats", ["R8G8B8A8_UNORM"])
     kw.setdefault("dsv_format", "D32_FLOAT")
-    return PipelineState(LAYOUT, vertex_shader=kw.pop("vs", VS), pixel_shader=kw.pop("ps", PS), **kw)
+    return PipelineState(LAYOUT, vertex_shader=kw.pop("vs", VS), pixel_shader=kw.pop("ps", PS),
+                         **kw)
 
 
 CW = [(-1.0, -1.0), (0.0, 1.0), (1.0, -1.0)]  # clockwise on screen (y down): D3D's front face
@@ -242,7 +243,8 @@ def test_srgb_target_encodes(gpu_device):
 def test_constant_buffer_feeds_both_stages_and_updates(scene):
     dev, ctx, rt, _ = scene
     vs = VS.replace("@vertex", "@group(3) @binding(0) var<uniform> k: vec4<f32>;\n@vertex") \
-           .replace("vec4<f32>(i.POSITION, 1.0)", "vec4<f32>(i.POSITION.xy * k.x, i.POSITION.z, 1.0)")
+           .replace("vec4<f32>(i.POSITION, 1.0)",
+                    "vec4<f32>(i.POSITION.xy * k.x, i.POSITION.z, 1.0)")
     ps = """
     @group(3) @binding(1) var<uniform> tint: vec4<f32>;
     struct PSIn { COLOR: vec4<f32> }
@@ -345,9 +347,11 @@ def test_from_wgpu_wraps_a_texture(gpu_device):
 
 # -- refusals: every one before wgpu sees anything ---------------------------------------------
 BAD_PSOS = [
-    (dict(ps=PS.replace("COLOR: vec4<f32> }", "NORMAL: vec4<f32> }").replace("i.COLOR", "i.NORMAL")),
+    (dict(ps=PS.replace("COLOR: vec4<f32> }", "NORMAL: vec4<f32> }")
+               .replace("i.COLOR", "i.NORMAL")),
      "no vertex shader output has semantic NORMAL0"),
-    (dict(ps=PS.replace("COLOR: vec4<f32> }", "COLOR: vec3<f32> }").replace("= i.COLOR", "= vec4<f32>(i.COLOR, 1.0)")),
+    (dict(ps=PS.replace("COLOR: vec4<f32> }", "COLOR: vec3<f32> }")
+               .replace("= i.COLOR", "= vec4<f32>(i.COLOR, 1.0)")),
      "writes COLOR0 as vec4<f32>"),
     (dict(ps=PS.replace("SV_Target0", "SV_Target1")), "SV_Target1 has none"),
     (dict(ps=PS.replace("SV_Target0: vec4<f32>", "SV_Target0: vec4<u32>")
@@ -502,7 +506,8 @@ def test_root_constant_buffer_slices_of_one_buffer_per_draw(scene):
     in one flush; each draw reads its slice."""
     dev, ctx, rt, _ = scene
     vs = VS.replace("@vertex", "@group(3) @binding(0) var<uniform> k: vec4<f32>;\n@vertex") \
-           .replace("vec4<f32>(i.POSITION, 1.0)", "vec4<f32>(i.POSITION.xy * k.x, i.POSITION.z, 1.0)")
+           .replace("vec4<f32>(i.POSITION, 1.0)",
+                    "vec4<f32>(i.POSITION.xy * k.x, i.POSITION.z, 1.0)")
     ctx.set_pipeline_state(pso(vs=vs, constant_buffers=1, depth_enable=False))
     ring = np.zeros((2, 64), np.float32)
     ring[0, 0], ring[1, 0] = 1.0, 0.5

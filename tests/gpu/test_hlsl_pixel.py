@@ -53,7 +53,8 @@ COLORS = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, 1.0, 0.0, 0.5], [0.0, 0.0, 1.0, 0
 
 
 def clip_positions(ndc=NDC, ws=WS, zs=ZS) -> np.ndarray:
-    return np.array([[x * w, y * w, z * w, w] for (x, y), w, z in zip(ndc, ws, zs)], np.float32)
+    return np.array([[x * w, y * w, z * w, w]
+                     for (x, y), w, z in zip(ndc, ws, zs, strict=True)], np.float32)
 
 
 def snapped(ndc):
@@ -221,7 +222,8 @@ def test_constant_buffers_in_both_stages(gpu_device):
     """VS cbuffer b0 (row_major matrix), PS cbuffer b1 whose float2 follows a float (D3D
     offset 4, WGSL 8: remapped), bound as root constant buffers 0 and 1."""
     vs = VS.replace("struct VSIn", "cbuffer Xform : register(b0) { row_major float4x4 M; };\n"
-                                   "struct VSIn").replace("o.pos = v.pos;", "o.pos = mul(v.pos, M);")
+                                   "struct VSIn")
+    vs = vs.replace("o.pos = v.pos;", "o.pos = mul(v.pos, M);")
     m = np.eye(4, dtype=np.float32)
     m[3, :2] = [0.05, -0.1]  # row-major: translation in the last row, mul(v, M)
     cb0 = m.tobytes()  # rows in registers 0..3

@@ -221,7 +221,8 @@ INVALID_DOCS = {
         {"SemanticName": "OFFSET", "Format": "R32G32_FLOAT", "InputSlot": 1,
          "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}]),
     # other D3D rejections
-    "patchlist_topology": valid_case(primitive_topology="D3D_PRIMITIVE_TOPOLOGY_3_CONTROL_POINT_PATCHLIST"),
+    "patchlist_topology": valid_case(
+        primitive_topology="D3D_PRIMITIVE_TOPOLOGY_3_CONTROL_POINT_PATCHLIST"),
     "index_format_r8": valid_case(index_buffer={"format": "R8_UINT", "data": {"hex": "00"}},
                                   draw={"DrawIndexedInstanced": {"IndexCountPerInstance": 1}}),
     "key_collision": _layout_case([
@@ -270,7 +271,7 @@ def test_every_invalid_class_batched(invalid_files, tmp_path, command):
     assert "Traceback" not in proc.stderr + proc.stdout
     lines = proc.stderr.splitlines()
     assert len(lines) == len(INVALID_STEMS), proc.stderr
-    for stem, line in zip(INVALID_STEMS, lines):
+    for stem, line in zip(INVALID_STEMS, lines, strict=True):
         assert line.startswith(f"error: {stem}: ") and len(line) > len(f"error: {stem}: ")
     if "--out-dir" in command:
         out = tmp_path / "out"
@@ -285,7 +286,7 @@ def test_invalid_error_lines_name_the_rule(invalid_files):
     proc = gpuia_cli("validate", *(invalid_files[s] for s in expected))
     lines = proc.stderr.splitlines()
     assert len(lines) == len(expected)
-    for (stem, word), line in zip(expected.items(), lines):
+    for (stem, word), line in zip(expected.items(), lines, strict=True):
         assert line.startswith(f"error: {stem}: ") and word in line, line
 
 
@@ -293,12 +294,14 @@ def test_error_line_uses_the_name_field(tmp_path):
     doc = _layout_case([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT",
                          "AlignedByteOffset": 2}])
     doc["name"] = "named_case"
-    assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "file_stem", doc)), case="named_case")
+    assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "file_stem", doc)),
+                          case="named_case")
 
 
 def test_draw_missing_argument_is_invalid_input(tmp_path):
     doc = valid_case(draw={"DrawInstanced": {"InstanceCount": 1}})
-    assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "draw_missing_count", doc)), case="draw_missing_count")
+    assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "draw_missing_count", doc)),
+                          case="draw_missing_count")
 
 
 def test_one_invalid_among_two_with_out_dir(tmp_path):
@@ -327,7 +330,8 @@ def test_validate_two_cases_one_invalid(tmp_path):
 def test_max_invocations(tmp_path):
     # triangle_list_adjacency delivers 8 vertices x 2 instances = 16 > 10.
     src = CASES / "triangle_list_adjacency.json"
-    assert_one_error_line(gpuia_cli("run", "--max-invocations", "10", src), case="triangle_list_adjacency")
+    assert_one_error_line(gpuia_cli("run", "--max-invocations", "10", src),
+                          case="triangle_list_adjacency")
     # The same case under a limit it fits in runs.
     proc = gpuia_cli("run", "--max-invocations", "16", src)
     assert proc.returncode == 0, proc.stderr
@@ -338,7 +342,8 @@ def test_huge_draw_is_refused_by_the_default_limit(tmp_path):
     doc = valid_case(draw={"DrawInstanced": {"VertexCountPerInstance": 4294967295,
                                              "InstanceCount": 4294967295,
                                              "StartVertexLocation": 0, "StartInstanceLocation": 0}})
-    assert_one_error_line(gpuia_cli("run", write_case(tmp_path, "huge_draw", doc)), case="huge_draw")
+    assert_one_error_line(gpuia_cli("run", write_case(tmp_path, "huge_draw", doc)),
+                          case="huge_draw")
 
 
 WGSL = """
@@ -349,7 +354,8 @@ struct VSOut { @builtin(position) SV_Position: vec4<f32> };
 
 
 def test_vertex_shader_refused_by_cpu_backend(tmp_path):
-    src = write_case(tmp_path, "with_shader", valid_case(vertex_shader={"wgsl": WGSL, "entry_point": "main"}))
+    src = write_case(tmp_path, "with_shader",
+                     valid_case(vertex_shader={"wgsl": WGSL, "entry_point": "main"}))
     line = assert_one_error_line(gpuia_cli("run", "--backend", "cpu", src), case="with_shader")
     assert "shader" in line.lower()
     # It is a valid case: only the cpu backend cannot run it.

@@ -45,7 +45,8 @@ def test_a_cut_off_array_is_a_parse_error_not_nothing_found(tmp_path):
 def test_check_with_nothing_compared_is_not_a_pass(gpu_device, tmp_path):
     """`check --path native` on a case only the pulling path can run: exit 2, one error line
     (a native-only CI gate must not pass silently)."""
-    proc = gpuia_cli("check", str(ROOT / "examples/cases/packed_formats.json"), "--path", "native", cwd=tmp_path)
+    proc = gpuia_cli("check", str(ROOT / "examples/cases/packed_formats.json"), "--path", "native",
+                     cwd=tmp_path)
     assert proc.returncode == 2
     assert "native: not applicable" in proc.stdout
     assert proc.stderr.splitlines() == [
@@ -94,7 +95,8 @@ _LIMIT_CASE = {
     (lambda d: d["vertex_buffers"][0].update(stride=2049),
      "error: limits: vertex_buffers[0]: StrideInBytes=2049: vertex buffer strides are 0..2048 "
      "bytes (rules 3.3)"),
-    (lambda d: d.update(index_buffer={"format": "R16_UINT", "offset": 3, "data": {"hex": "0000 0000"}},
+    (lambda d: d.update(index_buffer={"format": "R16_UINT", "offset": 3,
+                                      "data": {"hex": "0000 0000"}},
                         draw={"DrawIndexedInstanced": {"IndexCountPerInstance": 1}}),
      "error: limits: index_buffer: offset=3: an index buffer view starts at a multiple of its "
      "index size (2 bytes for R16_UINT; rules 7.4)"),

@@ -264,7 +264,8 @@ def test_window_availability(monkeypatch):
 # -- the scripts ---------------------------------------------------------------------------
 def test_render_all_and_image_diff(tmp_path, capsys, gpu_device):
     a = tmp_path / "a"
-    assert render_all.main(["--out", str(a), "--size", "40x30", "--only", "mesh,stream_output"]) == 0
+    assert render_all.main(["--out", str(a), "--size", "40x30",
+                            "--only", "mesh,stream_output"]) == 0
     assert sorted(p.name for p in a.iterdir()) == ["mesh.png", "notes.txt", "stream_output.png"]
     notes = (a / "notes.txt").read_text()
     assert notes.startswith("adapter: ") and "== stream_output: stream_output.png" in notes

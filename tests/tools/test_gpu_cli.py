@@ -65,7 +65,8 @@ def test_adapters_lists_lavapipe_with_backend_type_and_limits(gpu_device):
     lines = out.splitlines()
     # The adapter gpuia draws on by default is listed, with its backend, type and limits.
     info, caps = gpu_device.info, gpu_device.caps
-    header = [i for i, ln in enumerate(lines) if ln.startswith("[") and ln.endswith(info["summary"])]
+    header = [i for i, ln in enumerate(lines)
+              if ln.startswith("[") and ln.endswith(info["summary"])]
     assert header, out
     block = "\n".join(lines[header[0]:header[0] + 5])
     assert f"backend {info['backend']}, type {info['type']}" in block
@@ -155,7 +156,7 @@ def test_run_gpu_matches_run_cpu(out_dirs, stem):
     assert cpu["backend"] == "cpu"
     assert gpu["case"] == cpu["case"]
     assert len(gpu["invocations"]) == len(cpu["invocations"]) > 0
-    for i, (g, c) in enumerate(zip(gpu["invocations"], cpu["invocations"])):
+    for i, (g, c) in enumerate(zip(gpu["invocations"], cpu["invocations"], strict=True)):
         for key in ("draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID"):
             assert g[key] == c[key], (i, key, g[key], c[key])
         assert g["inputs"].keys() == c["inputs"].keys()
@@ -276,7 +277,7 @@ def test_check_prints_ok_for_each_applicable_path(gpu_device, stem):
     if stem in NATIVE_IMPOSSIBLE:
         assert not native_possible
         assert NATIVE_IMPOSSIBLE[stem] in lines["native"]
-    for path, rest in lines.items():
+    for rest in lines.values():
         if rest.startswith("OK: "):
             assert "invocations match" in rest
             done, total = rest.split(" ")[1].split("/")

@@ -92,9 +92,9 @@ def test_refusals_are_one_line(tmp_path):
         "missing_file": (hlsl_case(vertex_shader={"hlsl_file": "nope.hlsl"}), "nope.hlsl"),
         "missing_input": (hlsl_case(vertex_shader={"hlsl": VS.replace(
             "float2 p : POSITION", "float2 p : NORMAL")}), "NORMAL0"),
-        "texture": (hlsl_case(vertex_shader={"hlsl": "Texture2D<float4> T : register(t0);\n"
-                                             + VS.replace("o.p = p * Scale",
-                                                          "o.p = T.Load(int3(0, 0, 0)).xy * Scale")}),
+        "texture": (hlsl_case(vertex_shader={
+            "hlsl": "Texture2D<float4> T : register(t0);\n"
+                    + VS.replace("o.p = p * Scale", "o.p = T.Load(int3(0, 0, 0)).xy * Scale")}),
                     "resource T"),
         "cbuffer_slot": (hlsl_case(constant_buffers=[{"slot": 9, "data": {"hex": "00"}}]),
                          "0..7"),
@@ -105,7 +105,8 @@ def test_refusals_are_one_line(tmp_path):
             dict(SO["declaration"][0], SemanticName="COLOR")])), "COLOR"),
     }
     for stem, (doc, needle) in cases.items():
-        err = assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, stem, doc)), case=stem)
+        err = assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, stem, doc)),
+                                    case=stem)
         assert needle in err, (stem, err)
 
 
@@ -126,8 +127,8 @@ def test_wgsl_shaders_still_have_no_cpu_reference(tmp_path):
     wgsl = ("struct I { POSITION: vec2<f32> }\nstruct O { SV_Position: vec4<f32> }\n"
             "@vertex fn main(i: I) -> O { var o: O; o.SV_Position = vec4<f32>(i.POSITION, 0.0,"
             " 1.0); return o; }")
-    err = assert_one_error_line(gpuia_cli("run", "--backend", "cpu", write_case(tmp_path, "w", valid_case(
-        vertex_shader={"wgsl": wgsl}))), case="w")
+    src = write_case(tmp_path, "w", valid_case(vertex_shader={"wgsl": wgsl}))
+    err = assert_one_error_line(gpuia_cli("run", "--backend", "cpu", src), case="w")
     assert "WGSL" in err
 
 

@@ -33,7 +33,7 @@ static const D3D12_INPUT_ELEMENT_DESC kGood[] = {
 static const D3D12_SO_DECLARATION_ENTRY kStream[] = {
     { 0, "SV_Position", 0, 0, 4, 0 }, { 0, "NORMAL", 0, 0, 3, 0 }, { 0, "TEXCOORD", 0, 0, 1, 0 },
 };
-"""
+"""  # noqa: E501 - one element a line, as engines write them
 
 
 def layout(*elements) -> InputLayout:
@@ -108,11 +108,13 @@ def test_layout_command_errors_and_werror(tmp_path):
     good, stream = proc.stdout.split("== ")[1:3]
     assert "lint: 0 error(s)" in good
     assert "E002" in stream and "NORMAL" in stream
-    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp", "--shader", tmp_path / "bad.hlsl",
-                               "--no-gpu"), case="layout")
+    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp",
+                                          "--shader", tmp_path / "bad.hlsl", "--no-gpu"),
+                                case="layout")
     assert "bad.hlsl:7:" in err and "nope" in err
-    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp", "--shader", tmp_path / "no.hlsl",
-                               "--no-gpu"), case="layout")
+    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp",
+                                          "--shader", tmp_path / "no.hlsl", "--no-gpu"),
+                                case="layout")
     assert "no.hlsl" in err
     wrong = CPP.replace("DXGI_FORMAT_R32G32B32_FLOAT", "DXGI_FORMAT_R32G32B32_UINT")
     (tmp_path / "w.cpp").write_text(wrong)

@@ -214,7 +214,8 @@ native.GPU.enumerate_adapters_sync = lambda self: [Fake(d, b) for d, b in ADAPTE
 
 
 ADAPTER_IDS = [  # (device, backend) pairs as wgpu lists them -> the test ids
-    ([("llvmpipe (LLVM 15.0.6, 256 bits)", "Vulkan"), ("llvmpipe (LLVM 15.0.6, 256 bits)", "OpenGL")],
+    ([("llvmpipe (LLVM 15.0.6, 256 bits)", "Vulkan"),
+      ("llvmpipe (LLVM 15.0.6, 256 bits)", "OpenGL")],
      ["gpuia:llvmpipe-Vulkan", "gpuia:llvmpipe-OpenGL"]),
     ([("AMD Radeon RX 6800 (RADV NAVI21)", "Vulkan"), ("Apple M2 Max", "Metal")],
      ["gpuia:AMD-Radeon-RX-6800-Vulkan", "gpuia:Apple-M2-Max-Metal"]),

@@ -33,7 +33,8 @@ def test_main_job_runs_and_says_where_the_picture_is(gpu_device, tmp_path):
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "gpuia", "demo", "--headless", "--size", "160x120"],
+    proc = subprocess.run([sys.executable, "-m", "gpuia", "demo", "--headless",
+                           "--size", "160x120"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     png = tmp_path / "gpuia-demo-mesh.png"

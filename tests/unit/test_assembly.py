@@ -42,6 +42,7 @@ Hand derivations used below (0-based vertex numbers within one segment of L vert
 
 from __future__ import annotations
 
+import itertools
 import struct
 
 import numpy as np
@@ -87,7 +88,8 @@ def expected(name: str, L: int):
     elif name == "LINESTRIP":
         prims = [[t, t + 1] for t in range(max(L - 1, 0))]
     elif name == "TRIANGLESTRIP":
-        prims = [[t, t + 1, t + 2] if t % 2 == 0 else [t, t + 2, t + 1] for t in range(max(L - 2, 0))]
+        prims = [[t, t + 1, t + 2] if t % 2 == 0 else [t, t + 2, t + 1]
+                 for t in range(max(L - 2, 0))]
     elif name == "LINELIST_ADJ":
         for t in range(L // 4):
             prims.append([4 * t + 1, 4 * t + 2])
@@ -198,9 +200,9 @@ def test_triangle_strip_adj_neighbours_are_consistent(L):
     # (adjacency-only) vertex; an adjacency vertex is never one of its edge's endpoints.
     prims, adj = run("TRIANGLESTRIP_ADJ", [0], [L])
     tris = [tuple(p) for p in prims.tolist()]
-    for t, (p, a) in enumerate(zip(tris, adj.tolist())):
+    for t, (p, a) in enumerate(zip(tris, adj.tolist(), strict=True)):
         edges = [(p[0], p[1]), (p[1], p[2]), (p[2], p[0])]
-        for (u, v), w in zip(edges, a):
+        for (u, v), w in zip(edges, a, strict=True):
             assert w not in (u, v)
             shared = None
             for s in (t - 1, t + 1):
@@ -221,7 +223,7 @@ def test_triangle_strip_keeps_winding_and_leading_vertex(L):
     tris = prims.tolist()
     for t, tri in enumerate(tris):
         assert tri[0] == t and sorted(tri) == [t, t + 1, t + 2]
-    for a, b in zip(tris, tris[1:]):
+    for a, b in itertools.pairwise(tris):
         ea = {(a[i], a[(i + 1) % 3]) for i in range(3)}
         eb = {(b[i], b[(i + 1) % 3]) for i in range(3)}
         shared = [(u, v) for (u, v) in ea if (v, u) in eb]
@@ -269,7 +271,7 @@ def test_several_segments_every_topology(name):
     starts, lengths = [0, 9, 9, 30, 41], [9, 0, 7, 11, 1]
     prims, adj = run(name, starts, lengths)
     want_p, want_a = [], []
-    for s, L in zip(starts, lengths):
+    for s, L in zip(starts, lengths, strict=True):
         p, a = expected(name, L)
         want_p += [[s + v for v in row] for row in p]
         if a is not None:
@@ -354,7 +356,7 @@ def test_run_ia_primitives_never_span_draws(name):
     draws = [DrawInstanced(5), DrawInstanced(7, 1, 2, 0), DrawIndexedInstanced(6, 1, 0, 1, 0)]
     r = run_ia(ID, {0: _counting(16)}, draws, topology=name)
     want_p, want_a, want_d = [], [], []
-    for d, (s, L) in enumerate(zip([0, 5, 12], [5, 7, 6])):
+    for d, (s, L) in enumerate(zip([0, 5, 12], [5, 7, 6], strict=True)):
         p, a = expected(name, L)
         want_p += [[s + v for v in row] for row in p]
         want_d += [d] * len(p)

@@ -257,7 +257,8 @@ class TestSources:
 # =============================================================================================
 class TestInputLayout:
     def test_defaults_of_absent_keys(self):
-        case = load_case(minimal(input_layout=[{"SemanticName": "POSITION", "Format": "R32_FLOAT"}]))
+        case = load_case(minimal(input_layout=[{"SemanticName": "POSITION",
+                                                "Format": "R32_FLOAT"}]))
         (e,) = case.layout.elements
         d = e.desc
         assert d.semantic_name == "POSITION"
@@ -292,12 +293,14 @@ class TestInputLayout:
         assert by_int.layout.elements[1].desc.aligned_byte_offset == APPEND
 
     def test_format_prefix(self):
-        a = load_case(minimal(input_layout=[{"SemanticName": "P", "Format": "DXGI_FORMAT_R16G16_SNORM"}]))
+        a = load_case(minimal(input_layout=[{"SemanticName": "P",
+                                             "Format": "DXGI_FORMAT_R16G16_SNORM"}]))
         b = load_case(minimal(input_layout=[{"SemanticName": "P", "Format": "R16G16_SNORM"}]))
         assert a.layout.elements[0].format.name == "R16G16_SNORM"
         assert a.layout.elements[0].format == b.layout.elements[0].format
 
-    @pytest.mark.parametrize("cls", ["PER_INSTANCE_DATA", "D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA"])
+    @pytest.mark.parametrize("cls", ["PER_INSTANCE_DATA",
+                                     "D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA"])
     def test_classification_with_and_without_prefix(self, cls):
         case = load_case(minimal(input_layout=[
             {"SemanticName": "P", "Format": "R32_FLOAT", "InputSlot": 2, "InputSlotClass": cls,
@@ -310,7 +313,8 @@ class TestInputLayout:
         case = load_case(minimal(input_layout=[
             {"SemanticName": "P", "Format": "R32_FLOAT",
              "InputSlotClass": "D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA"}]))
-        assert case.layout.elements[0].desc.input_slot_class == gpuia.InputClassification.PER_VERTEX_DATA
+        assert (case.layout.elements[0].desc.input_slot_class
+                == gpuia.InputClassification.PER_VERTEX_DATA)
 
     def test_all_fields_given(self):
         case = load_case(minimal(input_layout=[
@@ -400,7 +404,8 @@ class TestVertexBuffers:
                   {"SemanticName": "COLOR", "Format": "R32G32B32A32_FLOAT", "InputSlot": 1}]
         vb0 = {"slot": 0, "stride": 4, "data": {"hex": "0000803f"}}
         absent = load_case(minimal(input_layout=layout, vertex_buffers=[vb0]))
-        null = load_case(minimal(input_layout=layout, vertex_buffers=[vb0, {"slot": 1, "data": None}]))
+        null = load_case(minimal(input_layout=layout,
+                                 vertex_buffers=[vb0, {"slot": 1, "data": None}]))
         assert absent.vertex_buffers.get(1) is None
         _, doc_absent = run_case(absent)
         _, doc_null = run_case(null)
@@ -425,9 +430,11 @@ class TestVertexBuffers:
                                               {"slot": 0, "data": None}]))
 
     @pytest.mark.parametrize("entry", [
-        {"slot": -1, "data": None}, {"stride": 4, "data": DATA}, {"slot": 0, "stride": -4, "data": DATA},
-        {"slot": 0, "stride": 4, "offset": -1, "data": DATA}, {"slot": 0, "stride": "4", "data": DATA},
-        {"slot": 0, "stride": 4}, "slot0", {"slot": 0, "stride": 4, "data": DATA, "Stride": 4},
+        {"slot": -1, "data": None}, {"stride": 4, "data": DATA},
+        {"slot": 0, "stride": -4, "data": DATA},
+        {"slot": 0, "stride": 4, "offset": -1, "data": DATA},
+        {"slot": 0, "stride": "4", "data": DATA}, {"slot": 0, "stride": 4}, "slot0",
+        {"slot": 0, "stride": 4, "data": DATA, "Stride": 4},
     ])
     def test_malformed_entries(self, entry):
         with pytest.raises(MALFORMED):
@@ -471,7 +478,8 @@ class TestIndexBuffer:
     def test_null_view_reads_index_zero(self):
         # D3D12: a NULL index buffer view reads every index as 0.
         case = load_case(minimal(
-            vertex_buffers=[{"slot": 0, "stride": 4, "data": {"dtype": "float32", "values": [7, 8]}}],
+            vertex_buffers=[{"slot": 0, "stride": 4,
+                             "data": {"dtype": "float32", "values": [7, 8]}}],
             index_buffer={"format": "R16_UINT", "data": None}, draw=draw_indexed(2)))
         _, doc = run_case(case)
         assert [inv["SV_VertexID"] for inv in doc["invocations"]] == [0, 0]
@@ -528,9 +536,11 @@ class TestTopology:
     @pytest.mark.parametrize("name", NAMES)
     def test_every_name_with_and_without_prefix(self, name):
         assert load_case(minimal(primitive_topology=name)).topology.name == name
-        assert load_case(minimal(primitive_topology="D3D_PRIMITIVE_TOPOLOGY_" + name)).topology.name == name
+        prefixed = load_case(minimal(primitive_topology="D3D_PRIMITIVE_TOPOLOGY_" + name))
+        assert prefixed.topology.name == name
 
-    @pytest.mark.parametrize("name", ["TRIANGLEFAN", "QUADLIST", "POINTS", "", "TRIANGLE_LIST", None, 1.5])
+    @pytest.mark.parametrize("name", ["TRIANGLEFAN", "QUADLIST", "POINTS", "", "TRIANGLE_LIST",
+                                      None, 1.5])
     def test_unknown_topology(self, name):
         with pytest.raises(MALFORMED):
             load_case(minimal(primitive_topology=name))
@@ -569,7 +579,8 @@ class TestDraws:
                                                           "DrawInstanced"]
         _, doc = run_case(case)
         # draw by draw, instance-major: draw 0 (1 vertex), draw 1 (1 index), draw 2 (2 instances)
-        assert [(i["draw"], i["instance"]) for i in doc["invocations"]] == [(0, 0), (1, 0), (2, 0), (2, 1)]
+        assert [(i["draw"], i["instance"]) for i in doc["invocations"]] == [
+            (0, 0), (1, 0), (2, 0), (2, 1)]
 
     def test_base_vertex_location_int32_limits_are_accepted(self):
         ib = {"format": "R16_UINT", "data": {"hex": "0000"}}
@@ -609,7 +620,8 @@ class TestDraws:
     @pytest.mark.parametrize("draw", [
         {}, [], "DrawInstanced", {"Draw": {"VertexCountPerInstance": 1}},
         {"DrawInstanced": [1, 1, 0, 0]},
-        {"DrawInstanced": {"VertexCountPerInstance": 1}, "DrawIndexedInstanced": {"IndexCountPerInstance": 1}},
+        {"DrawInstanced": {"VertexCountPerInstance": 1},
+         "DrawIndexedInstanced": {"IndexCountPerInstance": 1}},
         {"DrawInstanced": {"VertexCountPerInstance": "3"}},
         {"DrawInstanced": {"VertexCountPerInstance": 1.5}},
         {"DrawInstanced": {"VertexCountPerInstance": 1, "Bogus": 0}},
@@ -752,9 +764,10 @@ class TestResultJson:
         assert doc["statistics"] == {"IAVertices": 2, "IAPrimitives": 2}
         assert "stream_output" not in doc
         inv0, inv1 = doc["invocations"]
-        assert {k: inv0[k] for k in ("draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID")} == \
+        keys = ("draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID")
+        assert {k: inv0[k] for k in keys} == \
             {"draw": 0, "instance": 0, "vertex": 0, "SV_VertexID": 0, "SV_InstanceID": 0}
-        assert {k: inv1[k] for k in ("draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID")} == \
+        assert {k: inv1[k] for k in keys} == \
             {"draw": 1, "instance": 3, "vertex": 2, "SV_VertexID": 9, "SV_InstanceID": 3}
         assert set(inv0["inputs"]) == {"POSITION0", "BLENDINDICES1"}
         assert inv0["inputs"]["POSITION0"] == {
@@ -776,7 +789,8 @@ class TestResultJson:
             for entry in inv["inputs"].values():
                 assert len(entry["bits"]) == 4 and len(entry["value"]) == 4
                 assert all(type(b) is int and 0 <= b <= 0xFFFFFFFF for b in entry["bits"])
-        assert all(type(v) is int for v in back["invocations"][0]["inputs"]["BLENDINDICES1"]["value"])
+        assert all(type(v) is int
+                   for v in back["invocations"][0]["inputs"]["BLENDINDICES1"]["value"])
         assert all(type(v) is float for v in back["invocations"][1]["inputs"]["POSITION0"]["value"])
 
     def test_from_a_real_run(self):

@@ -216,7 +216,7 @@ def test_format_row(name):
     assert fmt.native == (webgpu is not None)
     assert fmt.optional == (name in OPTIONAL)
     assert fmt.dxgi_value == dxgi
-    assert fmt.is_normalized == (name.endswith("_UNORM") or name.endswith("_SNORM"))
+    assert fmt.is_normalized == name.endswith(("_UNORM", "_SNORM"))
     assert str(fmt) == name
 
 
@@ -292,7 +292,8 @@ def test_garbage_names_rejected(bad):
         assert bad in str(ei.value)
 
 
-@pytest.mark.parametrize("bad", [None, 3.0, True, False, -1, 1000, 116, b"R32_FLOAT", ["R32_FLOAT"]])
+@pytest.mark.parametrize("bad", [None, 3.0, True, False, -1, 1000, 116, b"R32_FLOAT",
+                                 ["R32_FLOAT"]])
 def test_non_name_values_rejected(bad):
     with pytest.raises(UnknownFormatError):
         format_info(bad)
@@ -413,8 +414,10 @@ VECTORS: dict[str, list[tuple[bytes, tuple[int, int, int, int]]]] = {
     "B8G8R8A8_UNORM": [(u8s(0x21, 0x43, 0x65, 0x87),
                         (q(0x65, 255), q(0x43, 255), q(0x21, 255), q(0x87, 255)))],
     # 2.9: the X byte is no component; w = 1.0 (spec-consistent choice).
-    "B8G8R8X8_UNORM": [(u8s(0x21, 0x43, 0x65, 0x87), (q(0x65, 255), q(0x43, 255), q(0x21, 255), ONE)),
-                       (u8s(0x21, 0x43, 0x65, 0x00), (q(0x65, 255), q(0x43, 255), q(0x21, 255), ONE))],
+    "B8G8R8X8_UNORM": [(u8s(0x21, 0x43, 0x65, 0x87),
+                        (q(0x65, 255), q(0x43, 255), q(0x21, 255), ONE)),
+                       (u8s(0x21, 0x43, 0x65, 0x00),
+                        (q(0x65, 255), q(0x43, 255), q(0x21, 255), ONE))],
     # 2.10: B bits 0-4, G 5-10, R 11-15. 0x8408 = R 16 << 11 | G 32 << 5 | B 8.
     "B5G6R5_UNORM": [(u16s(0x8408), (q(16, 31), q(32, 63), q(8, 31), ONE)),
                      (u16s(0xF800), (ONE, 0, 0, ONE)),

@@ -168,7 +168,7 @@ float4 main(inout float4 c : COLOR, float4 p : POSITION) : SV_Position { c *= 2;
 """)
     color = [(lf.direction, lf.declaration) for lf in s.leaves if lf.key == "COLOR0"]
     assert color == [("in", "c"), ("out", "c")]
-    assert dict(((n, d) for n, _, d in s.entry.params))["c"] == "inout"
+    assert {n: d for n, _, d in s.entry.params}["c"] == "inout"
 
 
 def test_out_parameters_and_the_return_value_are_outputs():
@@ -1135,7 +1135,7 @@ def test_defines_layout_and_entry_are_part_of_the_key(disk_cache):
     assert len(_cache_files(disk_cache)) == 4
     found, _ = in_a_fresh_process(*({"source": src, **kw} for kw in variants.values()),
                                   refuse=True)
-    loaded = dict(zip(variants, found))
+    loaded = dict(zip(variants, found, strict=True))
     assert loaded == shaders
     # float4x4 M after float a; float2 b: starts register 1 (@16). column-major M[0][1] is
     # column 1 row 0: 16 + 16 = 32; row-major it is row 0 column 1: 16 + 4 = 20.
@@ -1166,7 +1166,8 @@ def test_missing_compiler_is_unsupported():
 
     proc = subprocess.run([sys.executable, "-c", MISSING_LIBRARY], capture_output=True,
                           text=True, timeout=120,
-                          env=dict(os.environ, GPUIA_SLANG_LIBRARY="/nonexistent/libslang-compiler.so"))
+                          env=dict(os.environ,
+                                   GPUIA_SLANG_LIBRARY="/nonexistent/libslang-compiler.so"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "gpuia[hlsl]" in proc.stdout and "/nonexistent/libslang-compiler.so" in proc.stdout
 

@@ -1,7 +1,7 @@
 """InputLayout: CreateInputLayout's resolution and validation (rules section 3).
 
-Expected offsets are derived by hand in the comments from rules 3.2/3.4 (or transcribed from
-the notes of tests/data/layouts/reference/real-layouts.json, which quote the sources); nothing here was
+Expected offsets are derived by hand in the comments from rules 3.2/3.4 (or transcribed from the
+notes of tests/data/layouts/reference/real-layouts.json, which quote the sources); nothing here was
 obtained by running gpuia and pasting its output.
 """
 
@@ -677,7 +677,7 @@ def test_real_layout(real):
         return
     layout = InputLayout(elements)
     assert len(layout) == len(elements)
-    for e, src in zip(layout.elements, real["elements"]):
+    for e, src in zip(layout.elements, real["elements"], strict=True):
         assert e.offset % e.format.alignment == 0
         if src["aligned_byte_offset"] != "APPEND_ALIGNED":
             assert e.offset == src["aligned_byte_offset"]

@@ -31,7 +31,7 @@ def test_a_name_a_package_used_to_export_is_the_moved_object(package, name):
 
 def test_a_name_no_package_exported_is_an_attribute_error():
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
-        importlib.import_module("gpuia.gpu").not_a_name
+        _ = importlib.import_module("gpuia.gpu").not_a_name
 
 
 def test_gpuia_itself_imports_no_moved_path():

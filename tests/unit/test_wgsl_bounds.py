@@ -34,10 +34,12 @@ def test_the_limits_are_what_the_docs_say():
     (array_shader("var<private> big: array<f32, 1024>;\n", n="1024u"), 4096),
     (array_shader(local="var big: array<f32, 1024>;", n="1024u"), 4096),
     (array_shader("var<private> big: array<array<f32, 32>, 32>;\n"), 4096),  # 32 * (32 * 4)
-    (array_shader("const K = 1000u;\nconst M: u32 = K + 24u;\nvar<private> big: array<f32, M>;\n"), 4096),
+    (array_shader("const K = 1000u;\nconst M: u32 = K + 24u;\n"
+                  "var<private> big: array<f32, M>;\n"), 4096),
     (array_shader("var<private> big: array<vec4<f32>, (1 << 8)>;\n"), 4096),  # 256 * 16
     # a struct counts the arrays it holds (4 * 1024), not its other members
-    (array_shader("struct T { pad: vec4<f32>, a: array<u32, 1024> }\nvar<private> big: T;\n"), 4096),
+    (array_shader("struct T { pad: vec4<f32>, a: array<u32, 1024> }\n"
+                  "var<private> big: T;\n"), 4096),
     (array_shader("var<private> big: array<f32, 512>;\n", "var c = big;"), 4096),  # a copy counts
 ])
 def test_at_or_under_the_limit_passes(source, total):

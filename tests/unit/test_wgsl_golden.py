@@ -71,7 +71,7 @@ def _layout(*elements) -> InputLayout:
     """An InputLayout from (semantic, format, offset[, slot[, step rate]]) rows; a step rate
     makes the element per-instance."""
     descs = []
-    for i, row in enumerate(elements):
+    for row in elements:
         semantic, fmt, offset, *rest = row
         slot = rest[0] if rest else 0
         desc = {"SemanticName": semantic, "SemanticIndex": 0, "Format": fmt, "InputSlot": slot,
@@ -246,7 +246,7 @@ struct PSOut { SV_Target0: vec4<f32>, SV_Target1: u32 }
   o.SV_Target1 = input.TEXCOORD0.x;
   return o;
 }
-"""
+"""  # noqa: E501 - the shader as written
 
 
 def _system_layout() -> InputLayout:
@@ -371,8 +371,8 @@ def check_golden(path: Path, text: str, regenerate: bool) -> None:
         pytest.fail(f"regenerated {path}: review the diff and rerun without --regenerate-golden",
                     pytrace=False)
     if not path.is_file():
-        pytest.fail(f"missing golden file {path}: create it with `{REGENERATE_GOLDEN}`, review it, and "
-                    f"rerun without --regenerate-golden", pytrace=False)
+        pytest.fail(f"missing golden file {path}: create it with `{REGENERATE_GOLDEN}`, review it, "
+                    f"and rerun without --regenerate-golden", pytrace=False)
     expected = path.read_text(encoding="utf-8")
     if text != expected:
         diff = difflib.unified_diff(expected.splitlines(), text.splitlines(),
