@@ -25,10 +25,15 @@ from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
-           "compile_module", "vertex_text", "checked_create", "pulled_bindings"]
+           "compile_module", "vertex_text", "checked_create", "pulled_bindings",
+           "SHADER_STAGE_VERTEX", "draw_block_bytes", "draw_group_entries",
+           "pulled_group_entries", "vertex_buffer_layouts"]
 
 TARGET_FORMAT = "rgba8unorm"  # the context's own target (INTERNAL_OUTPUT)
 CBV_GROUP = 3  # user constant buffers: @group(3) in every stage (0-2 are gpuia's own)
+SHADER_STAGE_VERTEX = 1
+"""``GPUShaderStage.VERTEX``: the value WebGPU's specification gives the flag (wgpu-py's
+``wgpu.ShaderStage.VERTEX``), so that bind group layout entries are data without wgpu."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,91 @@ class PullingKey:
 def pulled_bindings(slots: tuple[int, ...], arena: bool) -> tuple[tuple[int, int], ...]:
     """(slot, storage binding) of pulled slots: one binding each, or all binding 0 (arena)."""
     return tuple((s, 0 if arena else j) for j, s in enumerate(slots))
+
+
+def draw_block_bytes(n_slots: int) -> int:
+    """The size in bytes of the per-draw uniform block with ``n_slots`` pulled slots
+    (:mod:`gpuia.wgsl.draw_block`: at least one slot entry, WGSL has no empty array).
+
+    Arguments:
+        n_slots (int): the pulled slots the block describes.
+
+    Returns:
+        ``4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))``.
+    """
+    return 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
+
+
+def draw_group_entries(capture, n_slots: int, visibility: int = SHADER_STAGE_VERTEX) -> list:
+    """The entries of bind group 0 of a vertex program (wgpu-py's spelling, as
+    ``create_bind_group_layout(entries=...)`` takes them): binding 0 the per-draw uniform
+    block, bound with a dynamic offset, and the capture's buffers.
+
+    Arguments:
+        capture: False (no capture), True (the storage route: bindings 1-3) or ``"targets"``
+            (the render-target route: binding 2).
+        n_slots (int): the pulled slots the per-draw block describes (its minimum size).
+        visibility (int): the shader stage flags of every entry (default the vertex stage).
+
+    Returns:
+        A new list of entry dicts.
+    """
+    entries = [{"binding": 0, "visibility": visibility,
+                "buffer": {"type": "uniform", "has_dynamic_offset": True,
+                           "min_binding_size": draw_block_bytes(n_slots)}}]
+    if capture == "targets":
+        entries.append({"binding": 2, "visibility": visibility,
+                        "buffer": {"type": "read-only-storage"}})
+    elif capture:
+        entries += [
+            {"binding": 1, "visibility": visibility, "buffer": {"type": "storage"}},
+            {"binding": 2, "visibility": visibility, "buffer": {"type": "read-only-storage"}},
+            {"binding": 3, "visibility": visibility, "buffer": {"type": "storage"}},
+        ]
+    return entries
+
+
+def pulled_group_entries(n_bindings: int, visibility: int = SHADER_STAGE_VERTEX) -> list:
+    """The entries of bind group 1 of a pulling program (wgpu-py's spelling): the pulled
+    vertex buffers as read-only storage, bindings ``0 .. max(1, n_bindings) - 1``.
+
+    Arguments:
+        n_bindings (int): the storage bindings the program declares (one per pulled slot, or
+            1 for an arena).
+        visibility (int): the shader stage flags of every entry (default the vertex stage).
+
+    Returns:
+        A new list of entry dicts.
+    """
+    return [{"binding": j, "visibility": visibility, "buffer": {"type": "read-only-storage"}}
+            for j in range(max(1, n_bindings))]
+
+
+def vertex_buffer_layouts(layout: InputLayout, slots: tuple[int, ...], strides) -> list:
+    """The ``vertex.buffers`` of a native pipeline (wgpu-py's spelling of
+    ``GPUVertexBufferLayout``): WebGPU vertex buffer ``i`` is D3D slot ``slots[i]``, with
+    ``array_stride`` ``strides[i]``, ``step_mode`` ``instance`` for a per-instance slot (the
+    native path takes per-instance data at step rate 1 only) and one attribute per element of
+    the slot: its WebGPU vertex format, its resolved offset, and ``shader_location`` the
+    element's index in the layout.
+
+    Arguments:
+        layout (InputLayout): the resolved layout.
+        slots (tuple of int): the D3D slots, in WebGPU buffer order.
+        strides: the stride bound to each of ``slots``, in the same order.
+
+    Returns:
+        A new list of dicts, one per slot.
+    """
+    buffers = []
+    for s, stride in zip(slots, strides, strict=True):
+        info = layout.slots[s]
+        attrs = [{"format": e.format.webgpu, "offset": e.offset, "shader_location": e.index}
+                 for e in info.elements]
+        buffers.append({"array_stride": stride,
+                        "step_mode": "instance" if info.per_instance else "vertex",
+                        "attributes": attrs})
+    return buffers
 
 
 def checked_create(create, what: str, code: str | None = None, sources=()):
@@ -131,7 +221,7 @@ class PipelineCache:
 
     # -- bind group layouts ------------------------------------------------------------------
     def draw_block_size(self, n_slots: int) -> int:
-        return 4 * (DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots))
+        return draw_block_bytes(n_slots)
 
     def group0_layout(self, capture, n_slots: int):
         """``capture``: False, True (storage route) or ``"targets"`` (render-target route)."""
@@ -139,19 +229,7 @@ class PipelineCache:
         if key not in self._bgls:
             import wgpu
 
-            vs = wgpu.ShaderStage.VERTEX
-            entries = [{"binding": 0, "visibility": vs,
-                        "buffer": {"type": "uniform", "has_dynamic_offset": True,
-                                   "min_binding_size": self.draw_block_size(n_slots)}}]
-            if capture == "targets":
-                entries.append({"binding": 2, "visibility": vs,
-                                "buffer": {"type": "read-only-storage"}})
-            elif capture:
-                entries += [
-                    {"binding": 1, "visibility": vs, "buffer": {"type": "storage"}},
-                    {"binding": 2, "visibility": vs, "buffer": {"type": "read-only-storage"}},
-                    {"binding": 3, "visibility": vs, "buffer": {"type": "storage"}},
-                ]
+            entries = draw_group_entries(capture, n_slots, wgpu.ShaderStage.VERTEX)
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 
@@ -162,8 +240,7 @@ class PipelineCache:
             import wgpu
 
             stage = wgpu.ShaderStage.COMPUTE if compute else wgpu.ShaderStage.VERTEX
-            entries = [{"binding": j, "visibility": stage,
-                        "buffer": {"type": "read-only-storage"}} for j in range(max(1, n_slots))]
+            entries = pulled_group_entries(n_slots, stage)
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 
@@ -242,11 +319,9 @@ class PipelineCache:
         spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants,
                            key.capture_group, key.capture_targets,
                            varyings=key.output.varyings)
-        buffers = []
-        for s, (stride, step) in zip(slots, key.buffers):
-            attrs = [{"format": e.format.webgpu, "offset": e.offset, "shader_location": e.index}
-                     for e in key.layout.slots[s].elements]
-            buffers.append({"array_stride": stride, "step_mode": step, "attributes": attrs})
+        # The key's step modes are the layout's (per-instance slots), as vertex_buffer_layouts
+        # derives them; the strides are the ones bound when the draw was resolved.
+        buffers = vertex_buffer_layouts(key.layout, slots, [stride for stride, _ in key.buffers])
         pipe = self._build(spec, buffers, key, n_slots=0)
         remember(self._pipelines, key, pipe)
         return pipe
