@@ -91,7 +91,7 @@ class InputClassification(IntEnum):
     PER_INSTANCE_DATA = 1
 
     @classmethod
-    def of(cls, value) -> InputClassification:
+    def of(cls, value: InputClassification | str | int) -> InputClassification:
         """The classification ``value`` names.
 
         Accepts a member, its integer value (0 or 1), or a name in any case, with or without
@@ -135,7 +135,7 @@ class PrimitiveTopology(IntEnum):
     TRIANGLESTRIP_ADJ = 13
 
     @classmethod
-    def of(cls, value) -> PrimitiveTopology:
+    def of(cls, value: PrimitiveTopology | str | int) -> PrimitiveTopology:
         """The topology ``value`` names.
 
         Accepts a member, its D3D integer value (0-5, 10-13), or a name in any case, with or
@@ -174,7 +174,7 @@ class StripCutValue(IntEnum):
         return (None, 0xFFFF, 0xFFFFFFFF)[self]
 
     @classmethod
-    def of(cls, value) -> StripCutValue:
+    def of(cls, value: StripCutValue | str | int | None) -> StripCutValue:
         """The cut value ``value`` names.
 
         Accepts a member; None (DISABLED); the strings ``"DISABLED"``, ``"0xFFFF"`` and

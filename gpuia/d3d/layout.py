@@ -413,7 +413,8 @@ _CHANNEL_NAMES = "RGBA"
 
 
 def elements_from_dtype(dtype: np.dtype, slot: int = 0, *,
-                        input_slot_class="PER_VERTEX_DATA", instance_data_step_rate: int = 0,
+                        input_slot_class: InputClassification | str | int = "PER_VERTEX_DATA",
+                        instance_data_step_rate: int = 0,
                         formats: Mapping[str, str] | None = None,
                         ) -> tuple[list[InputElementDesc], int]:
     """Convert a numpy structured dtype describing one vertex of a slot into input elements.

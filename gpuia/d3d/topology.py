@@ -96,7 +96,7 @@ TOPOLOGIES: dict[PrimitiveTopology, TopologyInfo] = {row.topology: row for row i
 member other than UNDEFINED."""
 
 
-def topology_info(value) -> TopologyInfo:
+def topology_info(value: PrimitiveTopology | str | int) -> TopologyInfo:
     """The row of a topology. UNDEFINED and patch lists are refused: a draw needs a topology,
     and gpuia has no tessellation stages.
 

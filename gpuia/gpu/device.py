@@ -26,8 +26,9 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
@@ -46,10 +47,17 @@ from .lifetime import (
 from .quirks import ONE_DEVICE, has_effect, quirks_for
 from .targets import TARGET_FORMATS, Texture, texture_usage
 
+if TYPE_CHECKING:  # imported where a device is made: the cpu backend never loads wgpu
+    import wgpu
+
+HostData: TypeAlias = bytes | bytearray | memoryview | np.ndarray
+"""What a buffer's contents may be given as: bytes-like, or a numpy array of a numeric or
+structured dtype (:func:`host_bytes` refuses the rest)."""
+
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
            "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES",
            "ContextWork", "is_released", "released_error", "release_resource", "intercept_destroy",
-           "DevicePool", "adapter_driver_info"]
+           "DevicePool", "adapter_driver_info", "HostData"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -400,7 +408,7 @@ def select_adapters(substring: str | None = None, backend: str | None = None):
     return chosen
 
 
-def select_adapter(substring: str | None = None, backend: str | None = None):
+def select_adapter(substring: str | None = None, backend: str | None = None) -> wgpu.GPUAdapter:
     """The adapter to use: among the adapters whose summary contains ``substring`` and whose
     backend is ``backend``, the preferred one: any backend before OpenGL (wgpu's GL backend
     ignores primitive restart and takes flat inputs from the last vertex: gpuia works around
@@ -526,7 +534,8 @@ class Buffer:
 
     released = False  # set by release(): every later use raises InvalidDescError
 
-    def __init__(self, device: Device, size: int, bind: Iterable[str], data=None, label=""):
+    def __init__(self, device: Device, size: int, bind: Iterable[str] | str,
+                 data: HostData | None = None, label: str = ""):
         wgpu = _wgpu()
         if not isinstance(device, Device):
             raise InvalidDescError("Buffer", "device", device, "expected a gpuia Device")
@@ -623,7 +632,7 @@ class Buffer:
         """The buffer's size in bytes (:attr:`size`, the size asked for, not the padded one)."""
         return self.size
 
-    def write(self, data, offset: int = 0) -> None:
+    def write(self, data: HostData, offset: int = 0) -> None:
         """Replace bytes ``offset .. offset + len(data)`` (queued: draws submitted later see
         them; draws already encoded but not flushed see them too, as with UpdateSubresource on a
         deferred context, so flush between frames that differ). Both ends must be multiples of 4
@@ -712,7 +721,8 @@ class Device:
             ``wgpu_native`` (the wgpu-native version), as :func:`adapter_driver_info` gives.
     """
 
-    def __init__(self, adapter=None, *, adapter_name: str | None = None, backend: str | None = None,
+    def __init__(self, adapter: wgpu.GPUAdapter | None = None, *, adapter_name: str | None = None,
+                 backend: str | None = None,
                  private: bool = False):
         if adapter is None:
             adapter = select_adapter(adapter_name, backend)
@@ -733,7 +743,7 @@ class Device:
         self._adopt(self.device, depth_copies=None)
 
     @classmethod
-    def from_wgpu(cls, device, *, depth_copies: bool | None = None) -> Device:
+    def from_wgpu(cls, device: wgpu.GPUDevice, *, depth_copies: bool | None = None) -> Device:
         """A gpuia Device on a ``wgpu.GPUDevice`` the application already has (pygfx's,
         rendercanvas's, its own), so contexts, captures and cross-checks run on that device
         and share buffers with the application's own work.
@@ -811,7 +821,7 @@ class Device:
         with self._lock:
             return list(self._contexts)
 
-    def mark_released(self, resource) -> bool:
+    def mark_released(self, resource: Buffer | Texture) -> bool:
         """Set ``resource.released``, atomically with every other call on this device (two
         threads releasing one resource: exactly one gets True and retires it).
 
@@ -827,7 +837,7 @@ class Device:
             resource.released = True
             return True
 
-    def create_buffer(self, data=None, *, size: int | None = None,
+    def create_buffer(self, data: HostData | None = None, *, size: int | None = None,
                       bind: Iterable[str] | str = ("vertex_buffer",), label: str = "") -> Buffer:
         """A :class:`Buffer` with the given D3D bind flags, from ``data`` or zero-filled of
         ``size`` bytes. ``data`` is bytes-like or a numpy array of a numeric or structured
@@ -863,7 +873,8 @@ class Device:
             raise InvalidDescError("Buffer", "size", size, "must be an integer")
         return Buffer(self, size, bind, data, label)
 
-    def create_render_target(self, width: int, height: int, format="R8G8B8A8_UNORM"):
+    def create_render_target(self, width: int, height: int,
+                             format: str = "R8G8B8A8_UNORM") -> Texture:
         """A color :class:`~gpuia.gpu.targets.Texture` to render into (and read back), owned by
         gpuia (:meth:`~gpuia.gpu.targets.Texture.release` frees it).
 
@@ -885,7 +896,7 @@ class Device:
         """
         return Texture.create(self, width, height, format, depth=False)
 
-    def create_depth_stencil(self, width: int, height: int, format="D32_FLOAT"):
+    def create_depth_stencil(self, width: int, height: int, format: str = "D32_FLOAT") -> Texture:
         """A depth(-stencil) :class:`~gpuia.gpu.targets.Texture`, owned by gpuia.
 
         Arguments:
@@ -952,7 +963,7 @@ class DevicePool:
             factory of its own, e.g. one making private devices it may destroy.
     """
 
-    def __init__(self, make=None):
+    def __init__(self, make: Callable[[wgpu.GPUAdapter], Device] | None = None):
         self._make = make or Device
         # id(adapter) -> (adapter, Device); the adapter is held so that its id stays its own.
         self._kept: dict[int, tuple] = {}
@@ -963,7 +974,7 @@ class DevicePool:
         with self._lock:
             return len(self._kept)
 
-    def get(self, adapter) -> Device:
+    def get(self, adapter: wgpu.GPUAdapter) -> Device:
         """The kept device of ``adapter``, made now when there is none.
 
         Arguments:

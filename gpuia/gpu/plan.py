@@ -533,7 +533,8 @@ def plan_resolved_draw(static: StaticPlan, draw, topo: TopologyInfo, caps: Caps,
     return Plan(chosen, reasons, index, static.slots)
 
 
-def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None], draw,
+def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None],
+              draw: DrawInstanced | DrawIndexedInstanced | dict,
               topo: TopologyInfo, caps: Caps, *, index_buffer: IndexBufferView | None = None,
               strip_cut_value: StripCutValue = StripCutValue.DISABLED,
               path: DrawPath | str = DrawPath.AUTO,

@@ -39,7 +39,7 @@ Effects (what the planner does, :mod:`gpuia.gpu.plan`):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = ["Quirk", "QUIRKS", "FETCH", "NO_PRIMITIVE_RESTART", "LAST_PROVOKING_VERTEX",
@@ -154,7 +154,7 @@ def quirks_for(summary: str) -> tuple[Quirk, ...]:
     return tuple(q for q in QUIRKS if q.adapter.lower() in s)
 
 
-def has_effect(quirks, effect: str) -> bool:
+def has_effect(quirks: Iterable[Quirk], effect: str) -> bool:
     """Whether any of ``quirks`` has ``effect``.
 
     Arguments:

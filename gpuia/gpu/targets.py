@@ -15,12 +15,20 @@ still run; any later use raises :class:`~gpuia.errors.InvalidDescError` naming i
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..d3d.desc import d3d_key
 from ..errors import InvalidDescError, UnsupportedError
 from .lifetime import intercept_destroy, release_resource, released_error, wgpu_call
+
+if TYPE_CHECKING:  # imported where a texture is made: the cpu backend never loads wgpu
+    import wgpu
+
+# The gpuia Device a texture belongs to. gpuia.gpu.device imports this module, so the class is
+# not named here (the layer contract counts every import, type-checking ones too).
+DeviceLike = Any
 
 __all__ = ["OutputState", "INTERNAL_OUTPUT", "TargetFormat", "TARGET_FORMATS", "target_format",
            "texture_usage", "Texture", "CULL_MODES", "COMPARISON_FUNCS", "cull_mode",
@@ -154,7 +162,8 @@ class Texture:
 
     released = False  # set by release(): every later use raises InvalidDescError
 
-    def __init__(self, device, texture, fmt: TargetFormat, *, owned: bool = True):
+    def __init__(self, device: DeviceLike, texture: wgpu.GPUTexture, fmt: TargetFormat, *,
+                 owned: bool = True):
         self.device = device
         self.wgpu = texture
         self.format = fmt
@@ -196,7 +205,8 @@ class Texture:
             raise released_error(where, field_name, self)
 
     @classmethod
-    def create(cls, device, width: int, height: int, fmt, *, depth: bool) -> Texture:
+    def create(cls, device: DeviceLike, width: int, height: int, fmt: str, *,
+               depth: bool) -> Texture:
         """A new texture gpuia owns, validated before wgpu is called: what
         :meth:`Device.create_render_target` and :meth:`Device.create_depth_stencil` run. Its
         usage lets it be rendered into, bound and, where WebGPU allows, copied out.
@@ -239,7 +249,7 @@ class Texture:
         return cls(device, tex, fmt)
 
     @classmethod
-    def from_wgpu(cls, device, texture) -> Texture:
+    def from_wgpu(cls, device: DeviceLike, texture: wgpu.GPUTexture) -> Texture:
         """Wrap a wgpu texture (e.g. a window surface's current texture) whose format is in
         :data:`TARGET_FORMATS`: single-sampled, one mip level, one layer, with
         RENDER_ATTACHMENT usage, of ``device``. Flush every context that drew into it before

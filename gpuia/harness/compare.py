@@ -22,10 +22,17 @@ one column per element), with the CPU value and, where they differ, the GPU valu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .report.text import format_value, render_table
+
+if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the GPU side)
+    from ..d3d.layout import InputLayout
+    from ..reference.ia import IAResult
+    from ..reference.so_output import SOResult
+    from .run_gpu import GPUResult
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
            "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",
@@ -113,7 +120,7 @@ def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(ordered(a) - ordered(b))
 
 
-def compare(ref, gpu, layout=None) -> Comparison:
+def compare(ref: IAResult, gpu: GPUResult, layout: InputLayout | None = None) -> Comparison:
     """Compare an :class:`~gpuia.reference.IAResult` with a
     :class:`~gpuia.harness.run_gpu.GPUResult` of the same case by the module docstring's
     rules: every component's bits, SV_VertexID and SV_InstanceID, and that every invocation
@@ -197,7 +204,7 @@ def component_errors(cpu_bits: np.ndarray, gpu_bits: np.ndarray,
     return ulp, ulp.astype(np.float64)
 
 
-def comparison_table(ref, gpu, cmp: Comparison, max_rows: int | None = 32,
+def comparison_table(ref: IAResult, gpu: GPUResult, cmp: Comparison, max_rows: int | None = 32,
                      only_differences: bool = False) -> str:
     """The RenderDoc-style table of a comparison: one row per invocation (draw, instance,
     vertex, SV_VertexID), one column per element with the CPU values, and ``!= GPU values``
@@ -298,7 +305,8 @@ def _within(a: np.ndarray, b: np.ndarray, tol: ShaderTolerance) -> tuple[np.ndar
     return ok, ulps
 
 
-def shader_word_check(ref, slot: int, a: bytes, b: bytes, tolerance: ShaderTolerance):
+def shader_word_check(ref: SOResult, slot: int, a: bytes, b: bytes, tolerance: ShaderTolerance,
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The differing words of an SO buffer that the reference marks as a shader's float
     results, and whether each lies within the tolerance.
 
@@ -326,7 +334,7 @@ def shader_word_check(ref, slot: int, a: bytes, b: bytes, tolerance: ShaderToler
     return tolerant, ok, ulps
 
 
-def tolerated_bytes(ref, slot: int, a: bytes, b: bytes,
+def tolerated_bytes(ref: SOResult, slot: int, a: bytes, b: bytes,
                     tolerance: ShaderTolerance = SHADER_TOLERANCE) -> np.ndarray:
     """Mask of the bytes of an SO buffer that differ only within the shader tolerance (for
     reports that show such bytes apart from real differences).
@@ -349,7 +357,7 @@ def tolerated_bytes(ref, slot: int, a: bytes, b: bytes,
     return mask
 
 
-def compare_so(ref, gpu, tolerance: ShaderTolerance = SHADER_TOLERANCE,
+def compare_so(ref: SOResult, gpu: SOResult, tolerance: ShaderTolerance = SHADER_TOLERANCE,
                notes: list | None = None) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
     (written and untouched alike), every BufferFilledSize and the reference's statistics must

@@ -9,12 +9,19 @@ on the GPU too.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import UnsupportedError
 from ..reference import IAResult
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .reference_run import check_size, reference_ia
+
+if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu one loads no wgpu)
+    from ..gpu.device import Device
+    from ..reference.so_output import SOResult
+    from .run_gpu import GPUResult
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
 
@@ -53,7 +60,7 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
                                      ia.instance.astype(np.uint32), case.constant_buffers)
 
 
-def reference_so(case: Case, ia: IAResult):
+def reference_so(case: Case, ia: IAResult) -> SOResult | None:
     """The CPU reference Stream Output of a case, or None without one. The pass-through
     shader's outputs are exact; an HLSL shader runs on the CPU and its computed float outputs
     are marked for a tolerant comparison (``SOResult.shader_words``); a WGSL shader has no CPU
@@ -87,8 +94,9 @@ def reference_so(case: Case, ia: IAResult):
     return stream_output(ia, case.so, outputs, case.so_targets, computed)
 
 
-def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device=None,
-             max_invocations: int = DEFAULT_MAX_INVOCATIONS, capture_route: str = "auto"):
+def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: Device | None = None,
+             max_invocations: int = DEFAULT_MAX_INVOCATIONS, capture_route: str = "auto",
+             ) -> tuple[IAResult | GPUResult, dict]:
     """Run a case on a backend and make its result document (``docs/case-format.md``).
 
     The CPU backend is :func:`run_reference` plus :func:`reference_so`. The GPU backend

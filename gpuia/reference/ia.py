@@ -34,6 +34,7 @@ from ..d3d.desc import (
     DrawIndexedInstanced,
     DrawInstanced,
     IndexBufferView,
+    PrimitiveTopology,
     StripCutValue,
     VertexBufferView,
     delivers_nothing,
@@ -51,7 +52,7 @@ U32 = np.uint32
 _WRAP = np.int64(0xFFFFFFFF)
 
 
-def as_bytes(buffer) -> np.ndarray:
+def as_bytes(buffer: bytes | bytearray | memoryview | np.ndarray) -> np.ndarray:
     """A flat uint8 view of a bytes-like object, without a copy (writable only when the
     object is).
 
@@ -219,8 +220,12 @@ def _fetch(e: ResolvedElement, view: VertexBufferView | None, indices: np.ndarra
 
 
 def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
-           draws, *, topology="TRIANGLELIST", index_buffer: IndexBufferView | None = None,
-           strip_cut_value=StripCutValue.DISABLED) -> IAResult:
+           draws: DrawInstanced | DrawIndexedInstanced | dict
+           | Sequence[DrawInstanced | DrawIndexedInstanced | dict], *,
+           topology: PrimitiveTopology | str | int = "TRIANGLELIST",
+           index_buffer: IndexBufferView | None = None,
+           strip_cut_value: StripCutValue | str | int | None = StripCutValue.DISABLED,
+           ) -> IAResult:
     """Run draws through the reference Input Assembler: exactly what D3D12 delivers (see the
     module docstring for the rules it follows).
 

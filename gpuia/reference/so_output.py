@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..d3d.layout import InputLayout
 from ..d3d.so_declaration import ResolvedStreamOutput
 from .ia import IAResult
 
@@ -78,7 +79,7 @@ class SOResult:
     shader_words: dict[int, np.ndarray] = field(default_factory=dict)
 
 
-def pass_through_outputs(ia: IAResult, layout) -> dict[str, np.ndarray]:
+def pass_through_outputs(ia: IAResult, layout: InputLayout) -> dict[str, np.ndarray]:
     """Outputs of the case format's pass-through vertex shader, as :func:`stream_output`
     takes them.
 

@@ -4,6 +4,7 @@ how its indices reach the GPU, a capture's route, Stream Output's vertex order).
 from __future__ import annotations
 
 import enum
+from typing import Self
 
 from ..errors import InvalidDescError
 
@@ -15,7 +16,7 @@ class NamedMode(enum.StrEnum):
     files that compare with the strings keep working."""
 
     @classmethod
-    def of(cls, value, where: str, field_name: str):
+    def of(cls, value: Self | str, where: str, field_name: str) -> Self:
         """The member ``value`` names: a member is returned as it is, a string by its value
         (exact case: ``"auto"``, not ``"AUTO"``).
 

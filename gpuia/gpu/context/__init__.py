@@ -36,10 +36,21 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView, delivering, draw_of
+from ...d3d.desc import (
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    PrimitiveTopology,
+    StreamOutputBufferView,
+    VertexBufferView,
+    delivering,
+    draw_of,
+)
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.uniforms import two_row_matrix_uniforms
 from .. import _ffi
@@ -63,6 +74,9 @@ from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
 from .resolve import StateCache
+
+if TYPE_CHECKING:  # imported where a texture is wrapped: the cpu backend never loads wgpu
+    import wgpu
 
 __all__ = ["PipelineState", "Context", "Capture"]
 
@@ -159,7 +173,8 @@ class Context:
     Not thread-safe: one thread at a time (see the module docstring).
     """
 
-    def __init__(self, device: Device, *, target=None):
+    def __init__(self, device: Device, *,
+                 target: Texture | wgpu.GPUTexture | wgpu.GPUTextureView | None = None):
         if not isinstance(device, Device):
             raise InvalidDescError("Context", "device", device, "expected a gpuia Device")
         self._lock = threading.Lock()  # held during every public call (see _exclusive)
@@ -308,7 +323,7 @@ class Context:
         self._states.set_pso(pso)
 
     @_exclusive
-    def ia_set_primitive_topology(self, topology) -> None:
+    def ia_set_primitive_topology(self, topology: PrimitiveTopology | str | int) -> None:
         """IASetPrimitiveTopology: the topology of the following draws.
 
         Arguments:
@@ -323,7 +338,10 @@ class Context:
         """
         self._ia.set_primitive_topology(topology)
 
-    def ia_set_vertex_buffers(self, start_slot: int, buffers, strides=None, offsets=None) -> None:
+    def ia_set_vertex_buffers(self, start_slot: int,
+                              buffers: Sequence[VertexBufferView | Buffer | None] | None,
+                              strides: Sequence[int] | None = None,
+                              offsets: Sequence[int] | None = None) -> None:
         """IASetVertexBuffers: bind slots ``start_slot .. start_slot + len(buffers) - 1``; other
         slots keep their bindings. ``buffers`` holds :class:`VertexBufferView` values (D3D12
         form, strides and offsets then not allowed) or :class:`Buffer` objects with parallel
@@ -423,7 +441,8 @@ class Context:
 
     # -- output merger and root constants ----------------------------------------------------
     @_exclusive
-    def om_set_render_targets(self, rtvs=(), dsv: Texture | None = None) -> None:
+    def om_set_render_targets(self, rtvs: Texture | Sequence[Texture] | None = (),
+                              dsv: Texture | None = None) -> None:
         """OMSetRenderTargets: the color targets (up to 8 :class:`~gpuia.gpu.targets.Texture`s)
         and the depth-stencil target following draws render into. Every target must be of this
         device and of one size; a draw's pipeline state must name the same formats (RTVFormats,
@@ -448,7 +467,7 @@ class Context:
         self._states.invalidate()
 
     @_guarded
-    def clear_render_target_view(self, rtv: Texture, color) -> None:
+    def clear_render_target_view(self, rtv: Texture, color: Sequence[float]) -> None:
         """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
         the draws around it (submitted with them, at the next :meth:`flush`).
 
@@ -653,7 +672,7 @@ class Context:
                                               start_instance_location))
 
     @_guarded
-    def draw(self, draw) -> Plan:
+    def draw(self, draw: DrawInstanced | DrawIndexedInstanced | dict) -> Plan:
         """Plan and encode one draw: a :class:`DrawInstanced`, a :class:`DrawIndexedInstanced`
         or their case-file dict form.
 
@@ -733,7 +752,8 @@ class Context:
         return self._so_engine
 
     @_guarded
-    def so_set_targets(self, views, offsets=None) -> None:
+    def so_set_targets(self, views: Sequence[StreamOutputBufferView | None] | None,
+                       offsets: Sequence[int] | None = None) -> None:
         """SOSetTargets: bind :class:`~gpuia.d3d.desc.StreamOutputBufferView`s to output slots
         0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
         sets each target's BufferFilledSize, -1 appending where it stands; views with their own

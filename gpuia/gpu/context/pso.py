@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ...d3d.desc import StreamOutputDesc, StripCutValue
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
-from ...d3d.so_declaration import resolve_stream_output
+from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
 from ...wgsl.signature import (
@@ -257,7 +257,7 @@ class PipelineState:
         return sig
 
     @property
-    def so(self):
+    def so(self) -> ResolvedStreamOutput | None:
         """The validated Stream Output declaration (None without one; empty declarations mean
         no Stream Output, rules 10.3): a
         :class:`~gpuia.d3d.so_declaration.ResolvedStreamOutput`, resolved once per (shader
