@@ -178,7 +178,7 @@ class Context:
         if not isinstance(device, Device):
             raise InvalidDescError("Context", "device", device, "expected a gpuia Device")
         self._lock = threading.Lock()  # held during every public call (see _exclusive)
-        self._owner = None  # the thread inside a public call
+        self._owner: int | None = None  # the thread inside a public call
         self.device = device
         self.cache = PipelineCache(device)
         self.path = DrawPath.AUTO
@@ -369,6 +369,7 @@ class Context:
         """
         # One thread at a time (see _exclusive), inlined: this is a hot call. The cached
         # rebind calls nothing of the context, so the owner is set only for the general path.
+        lock: threading.Lock | None
         lock = self._lock
         if not lock.acquire(False):
             if self._owner != _get_ident():
@@ -579,6 +580,7 @@ class Context:
         # One thread at a time (see _exclusive), inlined: this is a hot call.
         # The fast path calls nothing of the context, so the owner is set only before the
         # general path (draw, a public call that checks it).
+        lock: threading.Lock | None
         lock = self._lock
         if not lock.acquire(False):
             if self._owner != _get_ident():
@@ -590,6 +592,7 @@ class Context:
             states = self._states
             state = (states.state if not states.dirty and states.releases_seen == RELEASES[0]
                      else states.resolve())
+            assert state is not None  # resolved since the last change
             # Fast path: a state whose every slot is native with nothing per draw (see
             # DrawState.fast), plain ints, every fetch in bounds. Anything else: the general path.
             if (state.fast and self.path != "pulling"
@@ -626,9 +629,11 @@ class Context:
                             bound[j] = b
                         j += 1
                     _ffi.raw_draw(rp, vc, ic, sv, si)
-                    self.last_plan = state.native_plan
+                    plan = state.native_plan
+                    assert plan is not None  # a fast state has its shared plan
+                    self.last_plan = plan
                     self.draw_count += 1
-                    return state.native_plan
+                    return plan
             return self._general_draw(lock, DrawInstanced(vc, ic, sv, si))
         finally:
             if lock is not None:
@@ -707,7 +712,7 @@ class Context:
         if draw.indexed and ib is not None and ib.buffer is not None and ib.buffer.released:
             raise released_error("draw", "index buffer", ib.buffer)
         capture = state.capture
-        pso = states.pso
+        pso = state.pso
         if capture:
             limit = self._capture.limit(len(pso.input_layout.elements))
             if draw.count > limit:
@@ -732,10 +737,15 @@ class Context:
             if state.static.pulling_obstacles:
                 raise UnsupportedError("Stream Output pulls the draw's vertices: "
                                        + "; ".join(state.static.pulling_obstacles))
-            self._so().encode(state, state.so, draw, pso.strip_cut_value)
-            if not state.so.rasterizes:
+            so = state.so
+            self._so().encode(state, so, draw, pso.strip_cut_value)
+            if not so.rasterizes:
                 return plan  # NO_RASTERIZED_STREAM: the draw rasterizes nothing
-        count = index.values.shape[0] if index.mode is IndexMode.HOST else draw.count
+        if index.mode is IndexMode.HOST:
+            assert index.values is not None  # a host stream holds its values
+            count = index.values.shape[0]
+        else:
+            count = draw.count
         if count == 0 or draw.instance_count == 0:
             return plan
         self._rec.encode(state, plan.path, draw, index,
@@ -744,11 +754,18 @@ class Context:
         return plan
 
     # -- Stream Output -----------------------------------------------------------------------
+    def _set_pso(self) -> PipelineState:
+        """The pipeline state set (the Stream Output engine asks only while it encodes a draw,
+        which has one)."""
+        pso = self._states.pso
+        assert pso is not None
+        return pso
+
     def _so(self) -> SOEngine:
         if self._so_engine is None:
             self._so_engine = SOEngine(
                 self.device, self.cache, self._rec, self._ia,
-                lambda: self._om.cbv_group(self._states.pso.constant_buffers), self.flush)
+                lambda: self._om.cbv_group(self._set_pso().constant_buffers), self.flush)
         return self._so_engine
 
     @_guarded
@@ -880,9 +897,10 @@ class Context:
         if state.static.pulling_obstacles:
             raise UnsupportedError("DrawAuto pulls its vertices: "
                                    + "; ".join(state.static.pulling_obstacles))
+        assert view0.size_in_bytes is not None  # resolved: the view has a buffer
         max_vertices = (view0.size_in_bytes // view0.stride_in_bytes + 1
                         if view0.stride_in_bytes else 1)
-        elements = len(self._states.pso.input_layout.elements)
+        elements = len(state.pso.input_layout.elements)
         draw = DrawInstanced(0, 1, 0, 0)
         plan = Plan(DrawPath.PULLING, ["DrawAuto: the vertex count is on the GPU"],
                     non_indexed_plan(0, min(max_vertices, self._capture.limit(elements)),
@@ -893,6 +911,7 @@ class Context:
         if state.capture:
             if self._rec.capture_route != "targets":
                 self._rec.pipeline(state, DrawPath.PULLING)
+            assert plan.index.fetch is not None  # planned with_fetch for a capture
             self._capture.record(CaptureRecord(
                 state, draw, plan, plan.index.fetch.astype(np.uint32), auto=args,
                 cbv_group=self._om.cbv_group(state.cbvs) if state.cbvs else None))
@@ -915,7 +934,12 @@ class Context:
                               self._rec.next_block(r.state, DrawPath.PULLING, d, r), bufs,
                               r.cbv_group)
             return
-        count = r.plan.index.values.shape[0] if r.plan.index.mode is IndexMode.HOST else d.count
+        values = r.plan.index.values
+        if r.plan.index.mode is IndexMode.HOST:
+            assert values is not None  # a host stream holds its values
+            count = values.shape[0]
+        else:
+            count = d.count
         if count == 0 or d.instance_count == 0:
             return
         offset = self._rec.next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)

@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
+from ..plan import Plan
+from .resolve import DrawState
 
 __all__ = ["Capture", "CaptureRecord", "CaptureSession", "sorted_unique"]
 
@@ -37,14 +40,14 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
 class CaptureRecord:
     """A capture draw waiting for the capture buffer to be sized."""
 
-    state: object  # the DrawState it resolved to
-    draw: object
-    plan: object  # its Plan
+    state: DrawState  # the DrawState it resolved to
+    draw: DrawInstanced | DrawIndexedInstanced
+    plan: Plan  # its Plan
     keys: np.ndarray  # sorted distinct fetch indices of one instance
     capture_base: int = 0
     key_offset: int = 0
     auto: tuple | None = None  # DrawAuto: (counter, counter offset, location, IA offset, stride)
-    index_view: object = None  # the index buffer bound when the draw was recorded
+    index_view: IndexBufferView | None = None  # the index buffer bound when the draw was recorded
     cbv_group: object = None  # the constant buffers bound when the draw was recorded
 
 

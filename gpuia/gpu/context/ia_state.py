@@ -91,7 +91,7 @@ class IAState:
             if offsets is not None and len(offsets) < n:
                 raise InvalidDescError("IASetVertexBuffers", "pOffsets", offsets,
                                        f"needs one offset per buffer ({n})")
-        new = {}
+        new: dict[int, VertexBufferView | None] = {}
         cache = self.view_cache
         for i in range(n):
             b = buffers[i]

@@ -6,7 +6,8 @@ states are cached per value, shared by every context on any thread."""
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import cast
 
 from ...d3d.desc import StreamOutputDesc, StripCutValue
 from ...d3d.layout import InputLayout
@@ -23,7 +24,14 @@ from ...wgsl.signature import (
 from ...wgsl.uniforms import uniform_sizes
 from ..cache import remember
 from ..pipelines import CBV_GROUP
-from ..targets import INTERNAL_OUTPUT, OutputState, comparison_func, cull_mode, target_format
+from ..targets import (
+    INTERNAL_OUTPUT,
+    OutputState,
+    TargetFormat,
+    comparison_func,
+    cull_mode,
+    target_format,
+)
 
 __all__ = ["PipelineState", "MAX_CBVS", "shared_cache_sizes"]
 
@@ -98,13 +106,15 @@ class PipelineState:
     pixel_shader: str | None = None
     ps_entry_point: str | None = None
     rtv_formats: tuple = ()
-    dsv_format: object = None
+    dsv_format: TargetFormat | str | None = None
     cull_mode: str = "BACK"
     front_counter_clockwise: bool = False
     depth_enable: bool = True
     depth_write_mask: str = "ALL"
     depth_func: str = "LESS"
     constant_buffers: int = 0
+    # (root constant buffer, bytes a binding needs), set by __post_init__
+    _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if not isinstance(self.input_layout, InputLayout):
@@ -227,7 +237,8 @@ class PipelineState:
                     # Generated now only for its checks (SV_Target vs RTVFormats), so they fail
                     # at set_pipeline_state; the module itself is built at the first draw.
                     pixel_program(ps, varyings, tuple(f.shader_type for f in self.rtv_formats))
-                out = OutputState(self.rtv_formats, self.dsv_format, ps, varyings or (),
+                dsv = cast("TargetFormat | None", self.dsv_format)  # resolved at construction
+                out = OutputState(self.rtv_formats, dsv, ps, varyings or (),
                                   self.cull_mode, self.front_counter_clockwise,
                                   self.depth_enable, self.depth_enable
                                   and self.depth_write_mask == "ALL", self.depth_func)

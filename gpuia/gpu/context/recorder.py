@@ -207,16 +207,17 @@ class Recorder:
             buffers = tuple((state.views[s].stride_in_bytes,
                              "instance" if layout.slots[s].per_instance else "vertex")
                             for s in state.static.slots)
-            key = NativeKey(layout, state.signature, state.capture, state.constants, buffers,
-                            topo, strip_fmt, state.output, capture_group=group,
-                            capture_targets=per_group, cbvs=state.cbvs)
-            pipe = self.pipelines.native(key, state.static.slots)
+            native = NativeKey(layout, state.signature, state.capture, state.constants, buffers,
+                               topo, strip_fmt, state.output, capture_group=group,
+                               capture_targets=per_group, cbvs=state.cbvs)
+            pipe = self.pipelines.native(native, state.static.slots)
         else:
-            key = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
-                             topo, strip_fmt, state.output, capture_group=group,
-                             capture_targets=per_group, cbvs=state.cbvs, aligned=state.aligned,
-                             aligned16=state.aligned16, arena=state.static.arena)
-            pipe = self.pipelines.pulling(key)
+            pulling = PullingKey(state.layout, state.signature, state.capture, state.static.slots,
+                                 topo, strip_fmt, state.output, capture_group=group,
+                                 capture_targets=per_group, cbvs=state.cbvs,
+                                 aligned=state.aligned, aligned16=state.aligned16,
+                                 arena=state.static.arena)
+            pipe = self.pipelines.pulling(pulling)
         state.pipelines[(path, strip_fmt, group, listed)] = pipe
         return pipe
 

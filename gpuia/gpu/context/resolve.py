@@ -16,6 +16,7 @@ import numpy as np
 
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
+from ...d3d.so_declaration import ResolvedStreamOutput
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from .. import _ffi
@@ -33,6 +34,7 @@ from ..plan import (
 from ..quirks import SIGNED_FIRST_VERTEX, has_effect
 from ..targets import INTERNAL_OUTPUT, OutputState
 from .ia_state import IAState
+from .pso import PipelineState
 
 __all__ = ["DrawState", "StateCache", "SWEEP_EVERY"]
 
@@ -46,7 +48,7 @@ class DrawState:
     capture): resolved once per combination and cached."""
 
     static: StaticPlan
-    pso: object
+    pso: PipelineState
     views: dict
     layout: InputLayout
     signature: ShaderSignature
@@ -66,7 +68,7 @@ class DrawState:
     arena_layout: tuple = ()  # (view, first byte, length, arena position) per bound pulled slot
     arena_buffer: object = None
     arena_size: int = 0
-    so: object = None  # ResolvedStreamOutput of the pipeline state, or None
+    so: ResolvedStreamOutput | None = None  # of the pipeline state
     aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
     aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
     bound: tuple = ()  # the views in slot order (the cache key holds their ids)
@@ -95,7 +97,7 @@ class StateCache:
         self.ia = IAState(device, self.invalidate)  # its own: a binding change invalidates it
         self.om = om
         self.so_targets = so_targets  # () -> {SO slot: StreamOutputBufferView}
-        self.pso = None
+        self.pso: PipelineState | None = None
         self.pso_slots: tuple = ()
         self.capturing = False
         self.dirty = True
@@ -120,6 +122,7 @@ class StateCache:
     def current(self) -> DrawState:
         """The state of the next draw (resolved if anything changed)."""
         if not self.dirty and self.releases_seen == RELEASES[0]:
+            assert self.state is not None  # resolved since the last change
             return self.state
         return self.resolve()
 
@@ -153,7 +156,7 @@ class StateCache:
         they hold their buffers (and pulled states their arena copies), so an engine that
         streams buffers in and out would otherwise keep every one it ever bound alive."""
         recent = self.flushes - SWEEP_EVERY
-        keep = set()
+        keep: set[int] = set()
         for epoch, states in list(self._states.items()):
             for key, st in list(states.items()):
                 if st.used < recent and st is not self.state:
@@ -200,6 +203,7 @@ class StateCache:
         in a submit aborts the process. Runs when the bindings changed and after any release
         (RELEASES), so the fast draw path stays one comparison."""
         pso = self.pso
+        assert pso is not None  # a draw runs with a pipeline state set
         for s in self.pso_slots:
             v = self.ia.views.get(s)
             if v is not None and v.buffer is not None and v.buffer.released:
