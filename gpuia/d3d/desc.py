@@ -386,11 +386,14 @@ class _IdentityBufferMixin:
     """Views compare and hash by the identity of their buffer object (numpy arrays are not
     hashable and two equal byte strings are still two buffers)."""
 
-    def _key(self):
+    buffer: Any  # each view's own field (the views are dataclasses; this base is not)
+
+    def _key(self) -> tuple:
         key = self.__dict__.get("_key_cache")
         if key is None:
+            view: Any = self  # a dataclass: every class using this base is one
             key = (id(self.buffer),) + tuple(
-                getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "buffer")
+                getattr(self, f.name) for f in dataclasses.fields(view) if f.name != "buffer")
             object.__setattr__(self, "_key_cache", key)
         return key
 
@@ -747,8 +750,9 @@ def delivering(draw: Draw) -> Draw:
     """
     if not delivers_nothing(draw):
         return draw
-    count = "index_count_per_instance" if draw.indexed else "vertex_count_per_instance"
-    return dataclasses.replace(draw, instance_count=0, **{count: 0})
+    if isinstance(draw, DrawIndexedInstanced):
+        return dataclasses.replace(draw, instance_count=0, index_count_per_instance=0)
+    return dataclasses.replace(draw, instance_count=0, vertex_count_per_instance=0)
 
 
 def draw_of(obj: Any) -> Draw:
@@ -771,8 +775,8 @@ def draw_of(obj: Any) -> Draw:
         return obj
     if isinstance(obj, dict) and len(obj) == 1:
         ((kind, args),) = obj.items()
-        cls = {"DrawInstanced": DrawInstanced,
-               "DrawIndexedInstanced": DrawIndexedInstanced}.get(kind)
+        cls: type[DrawInstanced] | type[DrawIndexedInstanced] | None = {
+            "DrawInstanced": DrawInstanced, "DrawIndexedInstanced": DrawIndexedInstanced}.get(kind)
         if cls is not None and isinstance(args, dict):
             return _construct(cls, _fields_from(cls, args, kind, cls._ALIASES), kind)
     raise InvalidDescError("draw", None, obj, "expected {\"DrawInstanced\": {...}} or "

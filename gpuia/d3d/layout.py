@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import cast
 
 import numpy as np
 
@@ -142,7 +143,8 @@ class SlotInfo:
 
 def _raw_label(i: int, raw) -> str:
     """Name an element that could not be built, with its semantic when one can be read."""
-    name, index = None, 0
+    name: object = None
+    index: object = 0
     if isinstance(raw, dict):
         name = raw.get("SemanticName", raw.get("semantic_name"))
         index = raw.get("SemanticIndex", raw.get("semantic_index", 0))
@@ -263,16 +265,17 @@ class InputLayout:
             seen[sem] = i
             out.append(ResolvedElement(i, d, fmt, offset))
         keys: dict[str, int] = {}
-        for e in out:
+        for el in out:
             # Results and shaders name an element NAME + INDEX ("TEXCOORD1"); D3D accepts a
             # SemanticName ending in digits ("TEXCOORD1", index 0) but it can never match a
             # shader input, and it would make that naming ambiguous.
-            if e.key in keys:
+            if el.key in keys:
                 raise InvalidDescError(
-                    e.label(), "SemanticName", e.desc.semantic_name,
-                    f"names the same semantic as element {keys[e.key]} ({e.key}); a SemanticName "
-                    f"ending in a digit is ambiguous with a semantic index (rules 3.7)")
-            keys[e.key] = e.index
+                    el.label(), "SemanticName", el.desc.semantic_name,
+                    f"names the same semantic as element {keys[el.key]} ({el.key}); a "
+                    f"SemanticName ending in a digit is ambiguous with a semantic index "
+                    f"(rules 3.7)")
+            keys[el.key] = el.index
         return tuple(out)
 
     def _group_slots(self) -> dict[int, SlotInfo]:
@@ -448,9 +451,11 @@ def elements_from_dtype(dtype: np.dtype, slot: int = 0, *,
     if dtype.names is None:
         raise ValueError("expected a structured dtype with named fields")
     formats = {k.upper(): v for k, v in (formats or {}).items()}
+    fields = dtype.fields
+    assert fields is not None  # a dtype with names has fields
     out = []
     for name in dtype.names:
-        fdtype, offset = dtype.fields[name][:2]
+        fdtype, offset = fields[name][:2]
         sem, idx = parse_semantic(name)
         fmt = formats.get(name.upper())
         if fmt is None:
@@ -464,6 +469,8 @@ def elements_from_dtype(dtype: np.dtype, slot: int = 0, *,
             if fmt not in VERTEX_FORMATS:
                 raise ValueError(f"field {name!r} ({fdtype}) would be {fmt}, which is not a "
                                  f"vertex format; pass formats=")
-        out.append(InputElementDesc(sem, idx, fmt, slot, offset, input_slot_class,
+        # InputElementDesc resolves every form InputClassification.of takes.
+        out.append(InputElementDesc(sem, idx, fmt, slot, offset,
+                                    cast(InputClassification, input_slot_class),
                                     instance_data_step_rate))
     return out, dtype.itemsize

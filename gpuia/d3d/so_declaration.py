@@ -198,6 +198,7 @@ def resolve_stream_output(desc: StreamOutputDesc,
             if e.component_count > 4:
                 raise InvalidDescError(where, "ComponentCount", e.component_count,
                                        "must be 1-4 (rules 8.1)")
+            assert e.semantic_name is not None  # not a gap
             key = f"{e.semantic_name.upper()}{e.semantic_index}"
             member = outputs.get((e.semantic_name.upper(), e.semantic_index))
             if member is None:

@@ -28,7 +28,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
@@ -154,7 +154,7 @@ class Caps:
             KeyError: ``limits`` lacks a limit gpuia reads.
         """
         features = set(features)
-        kw = {k.replace("-", "_"): int(limits[k]) for k in _LIMIT_KEYS}
+        kw: dict[str, Any] = {k.replace("-", "_"): int(limits[k]) for k in _LIMIT_KEYS}
         kw.update({f.replace("-", "_"): f in features for f in _FEATURES})
         return cls(**kw, vertex_formats=supported_vertex_formats())
 

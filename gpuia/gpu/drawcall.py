@@ -15,6 +15,7 @@ list stream with indirect arguments the GPU filled.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from ..d3d.topology import TopologyInfo
 from ..errors import UnsupportedError
 from .index_pass import ARGS_LIST, IndexStreams, encode_index_pass
 from .plan import IndexMode, IndexPlan
+
+if TYPE_CHECKING:  # imported where a device exists
+    import wgpu
 
 __all__ = ["webgpu_topology", "strip_index_format", "instance_runs", "GPUIndices",
            "encode_gpu_indices", "issue_draw"]
@@ -65,7 +69,7 @@ class GPUIndices:
     (:func:`instance_runs`). ``keepalive``: the wgpu objects the recorded commands use; hold
     them until the encoder is submitted."""
 
-    index_buffer: object
+    index_buffer: wgpu.GPUBuffer
     runs: tuple[tuple[object, int], ...]
     keepalive: tuple
 
@@ -129,12 +133,14 @@ def issue_draw(rp, draw, index: IndexPlan, index_view, upload,
         return
     if index.mode is IndexMode.DIRECT:
         v = index_view
+        assert v is not None and v.buffer is not None  # bound as is: a view with a buffer
         rp.set_index_buffer(v.buffer.wgpu, index.index_format, v.offset, v.size_in_bytes)
         for first, count in runs:
             rp.draw_indexed(draw.index_count_per_instance, count, draw.start_index_location,
                             draw.base_vertex_location, first)
         return
     values = index.values
+    assert values is not None  # the host stream
     data = np.zeros(max(1, values.shape[0]), dtype=np.uint32)
     data[: values.shape[0]] = values
     buf = upload(data)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -68,6 +69,9 @@ from ..wgsl.index_pass import (
 from .cache import remember
 from .device import Buffer, wgpu_call
 
+if TYPE_CHECKING:  # imported where a device exists
+    import wgpu
+
 __all__ = ["IndexPass", "encode_index_pass", "index_pass_spec", "index_window", "IndexStreams",
            "ARGS_LIST", "ARGS_KEPT", "ARGS_PRIMITIVES", "ARGS_NEEDED", "ARGS_DISPATCH",
            "ARGS_WORDS"]
@@ -93,9 +97,9 @@ class IndexPass:
     submitted."""
 
     spec: IndexPassSpec
-    list: object | None
-    kept: object | None
-    args: object
+    list: wgpu.GPUBuffer | None
+    kept: wgpu.GPUBuffer | None
+    args: wgpu.GPUBuffer
     max_primitives: int
     max_list: int
     max_kept: int
@@ -173,6 +177,7 @@ def index_window(view: IndexBufferView, start: int, count: int, caps) -> tuple[i
     holds (0 when the draw reads none inside it: every value is then 0 anyway, rules 5.6).
     Raises :class:`UnsupportedError` when that window exceeds the binding limit."""
     size = view.index_size
+    assert view.size_in_bytes is not None  # resolved: the view has a buffer
     held = view.size_in_bytes // size
     total = view.buffer.wgpu.size
     limit = caps.max_storage_buffer_binding_size
@@ -291,7 +296,8 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     spec = index_pass_spec(draw, topology, index_buffer=index_buffer,
                            strip_cut_value=strip_cut_value, rotate=rotate, streams=streams)
     source = spec.source
-    if source.size:
+    if source.size:  # the values come from the index buffer: one is bound
+        assert index_buffer is not None
         _check_buffer(index_buffer, device)
     if type(items_per_group) is not int or not 0 <= items_per_group <= _U32:
         raise InvalidDescError("index pass", "items_per_group", items_per_group,
@@ -322,6 +328,7 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     dev = device.device
     state = _state(dev)
     if source.size:
+        assert index_buffer is not None  # as above
         w_off, w_size, ib_base, held = index_window(index_buffer, draw.start_index_location, n,
                                                     caps)
         words = (index_buffer.buffer.wgpu, w_off, w_size)

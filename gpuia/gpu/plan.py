@@ -20,6 +20,7 @@ elements than the adapter's vertex buffers and attributes. Everything else is pu
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import numpy as np
 
@@ -206,6 +207,7 @@ def host_index_values(draw, host, ib: IndexBufferView | None) -> np.ndarray:
     if host is None or ib is None:
         return out
     size = ib.index_size
+    assert ib.size_in_bytes is not None  # resolved: the view has a buffer (host bytes)
     held = ib.size_in_bytes // size
     first, last = draw.start_index_location, min(draw.start_index_location + n, held)
     if last > first:
@@ -249,9 +251,11 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     fetch = (np.int64(draw.base_vertex_location) + kept.astype(np.int64)) & _U32
     reasons = []
     bound = ib is not None and ib.buffer is not None
-    size = ib.index_size if bound else 0
+    # The view, read only where one with a buffer is bound (its SizeInBytes then resolved).
+    view = cast(IndexBufferView, ib)
+    size = view.index_size if bound else 0
     in_range = bound and ((draw.start_index_location + draw.index_count_per_instance) * size
-                          <= ib.size_in_bytes)
+                          <= cast(int, view.size_in_bytes))
     if not bound:
         reasons.append("NULL index buffer view: every index reads 0 (uploaded by gpuia)")
     elif not in_range:
@@ -261,9 +265,10 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     if capture:
         # Capture draws are point lists: every delivered vertex once, cut positions removed.
         if bound and in_range and not has_cuts:
-            return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(ib.format),
+            return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(view.format),
                              fetch=fetch, reasons=reasons or ["bound as is"])
         if has_cuts:
+            assert is_cut is not None  # has_cuts
             reasons.append(f"{int(is_cut.sum())} strip-cut indices removed on the host for the "
                            f"capture")
         return IndexPlan(IndexMode.HOST, values=kept, index_format="uint32", fetch=fetch,
@@ -276,13 +281,13 @@ def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: Stri
     # What WebGPU would do with the user's buffer as is: restart strips at its fixed value.
     # Binding it as is is right only if it restarts exactly where D3D cuts.
     if bound and topo.strip:
-        webgpu_restarts = all_values == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[ib.format]
+        webgpu_restarts = all_values == {"R16_UINT": 0xFFFF, "R32_UINT": _U32}[view.format]
         d3d_cuts = np.zeros_like(webgpu_restarts) if is_cut is None else is_cut
         restarts_agree = bool(np.array_equal(webgpu_restarts, d3d_cuts))
     else:
         restarts_agree = bound
     if bound and in_range and restarts_agree:
-        return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(ib.format),
+        return IndexPlan(IndexMode.DIRECT, index_format=_wgpu_index_format(view.format),
                          fetch=fetch, reasons=reasons or ["bound as is"])
     if not topo.strip:
         return IndexPlan(IndexMode.HOST, values=all_values, index_format="uint32", fetch=fetch,
@@ -428,7 +433,7 @@ def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
 
 def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
     """Per-draw native obstacles: fetches outside a view, or fetch indices not known."""
-    out = []
+    out: list[str] = []
     if delivers_nothing(draw):
         return out
     for b in static.bounds:
@@ -484,7 +489,7 @@ def native_last_indices(static: StaticPlan) -> tuple[int, tuple]:
     index held), ...) per distinct rate of per-instance slots): :func:`last_whole_index` over
     the slots, so that a draw is inside every view when its last vertex and each rate's last
     instance are at most these."""
-    last = {}
+    last: dict[int | None, int] = {}
     for b in static.bounds:
         key = b.rate if b.per_instance else None
         last[key] = min(last.get(key, _U32), last_whole_index(b))

@@ -328,7 +328,8 @@ class SOEngine:
                 off = SO_HEADER_WORDS + SO_SLOT_WORDS * s.slot
                 block[off:off + 3] = (t.view.offset, t.view.size_in_bytes, t.counter_offset)
         if ip is not None:
-            aux = ip.list
+            aux = ip.list  # asked for: the pass made its list stream
+            assert aux is not None
         elif index_size and ib is not None and ib.buffer is not None:
             aux = ib.buffer.wgpu
         else:
@@ -376,6 +377,7 @@ class SOEngine:
         if gpu_counts:
             # Primitives per instance and needed exist only in the pass's args. The ring is
             # uploaded at submit, before these commands run, so the copies win over the zeros.
+            assert ip is not None  # gpu_counts: the index pass ran
             for word, to in ((ARGS_PRIMITIVES, _SO_PRIMITIVES_WORD),
                              (ARGS_NEEDED, _SO_NEEDED_WORD)):
                 enc.copy_buffer_to_buffer(ip.args, 4 * word, ring.buffer, so_offset + 4 * to, 4)
@@ -388,6 +390,7 @@ class SOEngine:
             if gpu_counts:
                 # Sized by the pass for every vertex of its primitives; the host bound above
                 # (the cut-free count) keeps it within one dispatch.
+                assert ip is not None
                 cp.dispatch_workgroups_indirect(ip.args, ARGS_DISPATCH)
             else:
                 cp.dispatch_workgroups(*groups)
@@ -462,7 +465,9 @@ class SOEngine:
                 continue
             filled = int(np.frombuffer(q.read_buffer(t.counter, t.counter_offset // 16 * 16, 16),
                                        np.uint32)[(t.counter_offset % 16) // 4])
-            room = t.view.size_in_bytes - filled if filled <= t.view.size_in_bytes else 0
+            view_size = t.view.size_in_bytes
+            assert view_size is not None  # resolved: a target view has a buffer
+            room = view_size - filled if filled <= view_size else 0
             written = min(written, room // (vpp * s.stride))
             bases[s.slot] = filled
         if written < needed:

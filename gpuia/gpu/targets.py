@@ -93,9 +93,11 @@ def texture_usage(fmt: TargetFormat) -> int:
     return usage | wgpu.TextureUsage.COPY_SRC if fmt.readable else usage
 
 
-def target_format(value, field: str = "Format", *, depth: bool | None = None) -> TargetFormat:
+def target_format(value: TargetFormat | str, field: str = "Format", *,
+                  depth: bool | None = None) -> TargetFormat:
     """The :class:`TargetFormat` named ``value`` (``DXGI_FORMAT_`` prefix optional). ``depth``
     True/False also requires a depth or a color format. Raises :class:`InvalidDescError`."""
+    fmt: TargetFormat | None
     if isinstance(value, TargetFormat):
         fmt = value
     else:
@@ -114,7 +116,7 @@ def target_format(value, field: str = "Format", *, depth: bool | None = None) ->
 
 def _enum(table: dict, value, field: str, prefixes: tuple[str, ...]) -> str:
     key = d3d_key(value, prefixes) if isinstance(value, str) else None
-    if key not in table:
+    if key is None or key not in table:
         raise InvalidDescError("PipelineState", field, value,
                                f"expected one of {', '.join(table)}")
     return key
@@ -205,7 +207,7 @@ class Texture:
             raise released_error(where, field_name, self)
 
     @classmethod
-    def create(cls, device: DeviceLike, width: int, height: int, fmt: str, *,
+    def create(cls, device: DeviceLike, width: int, height: int, fmt: TargetFormat | str, *,
                depth: bool) -> Texture:
         """A new texture gpuia owns, validated before wgpu is called: what
         :meth:`Device.create_render_target` and :meth:`Device.create_depth_stencil` run. Its
@@ -229,7 +231,7 @@ class Texture:
             DeviceLostError: the device was lost.
             GpuOutOfMemoryError: the adapter is out of memory.
         """
-        fmt = target_format(fmt, "Format", depth=depth)
+        target = target_format(fmt, "Format", depth=depth)
         limit = device.caps.max_texture_dimension_2d
         for name, v in (("Width", width), ("Height", height)):
             if type(v) is not int or not 1 <= v <= limit:
@@ -237,16 +239,16 @@ class Texture:
                                        f"must be an integer in 1..{limit} "
                                        f"(max-texture-dimension-2d)")
         renderable = device.caps.target_formats
-        if renderable is not None and fmt.webgpu not in renderable:
+        if renderable is not None and target.webgpu not in renderable:
             takes = sorted(f.name for f in TARGET_FORMATS.values()
-                           if f.webgpu in renderable and f.depth == fmt.depth)
+                           if f.webgpu in renderable and f.depth == target.depth)
             raise UnsupportedError(
-                f"render target Format {fmt.name}: {device.info['summary']} cannot render into "
-                f"{fmt.webgpu} (it renders into {', '.join(takes)})")
-        usage = texture_usage(fmt)
+                f"render target Format {target.name}: {device.info['summary']} cannot render "
+                f"into {target.webgpu} (it renders into {', '.join(takes)})")
+        usage = texture_usage(target)
         tex = wgpu_call(lambda: device.device.create_texture(
-            size=(width, height, 1), format=fmt.webgpu, usage=usage), "create_render_target")
-        return cls(device, tex, fmt)
+            size=(width, height, 1), format=target.webgpu, usage=usage), "create_render_target")
+        return cls(device, tex, target)
 
     @classmethod
     def from_wgpu(cls, device: DeviceLike, texture: wgpu.GPUTexture) -> Texture:

@@ -85,7 +85,7 @@ def decode_words(fmt: FormatInfo, words: np.ndarray) -> np.ndarray:
         uint32, shape ``(n, 4)``: the components' 32-bit patterns.
     """
     n = words.shape[0]
-    channel_values = []
+    channel_values: list[np.ndarray | None] = []
     for c in fmt.channels:
         if c.kind == "x":
             channel_values.append(None)
@@ -104,7 +104,9 @@ def decode_words(fmt: FormatInfo, words: np.ndarray) -> np.ndarray:
         elif s == "1":
             out[:, i] = one
         else:
-            out[:, i] = channel_values["xyzw".index(s)]
+            channel = channel_values["xyzw".index(s)]
+            assert channel is not None  # the swizzle reads channels the format has
+            out[:, i] = channel
     return out
 
 

@@ -166,6 +166,7 @@ def _index_values(draw: DrawIndexedInstanced, ib: IndexBufferView | None) -> np.
     if ib is None or ib.buffer is None:
         return np.zeros(count, dtype=np.int64)
     size = ib.index_size
+    assert ib.size_in_bytes is not None  # resolved: the view has a buffer
     pos = draw.start_index_location + np.arange(count, dtype=np.int64)
     rel = pos * size
     inside = rel + size <= ib.size_in_bytes
@@ -210,6 +211,7 @@ def _fetch(e: ResolvedElement, view: VertexBufferView | None, indices: np.ndarra
     if view is None or view.buffer is None:
         return np.zeros((n, 4), dtype=U32)  # unbound slot: all zeros, no default fill (6.2)
     fmt = e.format
+    assert view.size_in_bytes is not None  # resolved: the view has a buffer
     rel = (np.int64(view.stride_in_bytes) * indices + e.offset) & _WRAP
     inside = rel + fmt.size <= view.size_in_bytes
     data = as_bytes(view.buffer)[view.offset : view.offset + view.size_in_bytes]
@@ -277,13 +279,14 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
     index_buffer = IndexBufferView.of(index_buffer)
     if isinstance(draws, (dict, DrawInstanced, DrawIndexedInstanced)):
         draws = [draws]
-    draws = [draw_of(d) for d in draws]
+    draw_list = [draw_of(d) for d in draws]
 
-    parts = {name: [] for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
-    element_parts: dict[str, list[np.ndarray]] = {e.key: [] for e in layout.elements}
+    parts: dict[str, list[np.ndarray]] = {
+        name: [] for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
+    element_parts: dict[str, list[np.ndarray]] = {el.key: [] for el in layout.elements}
     seg_starts, seg_lengths, seg_draw = [], [], []
     base = 0
-    for d_index, draw in enumerate(draws):
+    for d_index, draw in enumerate(draw_list):
         if delivers_nothing(draw):
             continue  # the other count may be 2^32 - 1: not materialized
         seq = _sequence(draw, topo, index_buffer, cut)
@@ -295,16 +298,16 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
         parts["vertex"].append(np.tile(seq.positions, n_inst).astype(U32))
         parts["vertex_id"].append(np.tile(seq.vertex_id, n_inst).astype(U32))
         parts["fetch"].append(np.tile(seq.fetch_index, n_inst).astype(U32))
-        for e in layout.elements:
-            view = views.get(e.slot)
-            if e.per_instance:
-                rate = e.step_rate
+        for el in layout.elements:
+            view = views.get(el.slot)
+            if el.per_instance:
+                rate = el.step_rate
                 step = instances // rate if rate else np.zeros_like(instances)
                 idx = (draw.start_instance_location + step) & _WRAP
-                bits = np.repeat(_fetch(e, view, idx), n_pos, axis=0)
+                bits = np.repeat(_fetch(el, view, idx), n_pos, axis=0)
             else:
-                bits = np.tile(_fetch(e, view, seq.fetch_index), (n_inst, 1))
-            element_parts[e.key].append(bits)
+                bits = np.tile(_fetch(el, view, seq.fetch_index), (n_inst, 1))
+            element_parts[el.key].append(bits)
         # Every instance restarts the topology (4.9): one set of segments per instance.
         offs = base + instances * n_pos
         seg_starts.append((offs[:, None] + seq.segment_starts[None, :]).reshape(-1))

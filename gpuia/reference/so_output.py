@@ -205,6 +205,7 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
             for e in slot.entries:
                 if e.is_gap:
                     continue
+                assert e.member is not None  # resolved for every entry but a gap
                 at = slice(e.byte_offset // 4, e.byte_offset // 4 + e.component_count)
                 rows[:, at] = outputs[e.member.key][invocations, e.start_component:
                                                     e.start_component + e.component_count]
