@@ -75,9 +75,10 @@ def main(argv=None, *, devices=None) -> int:
             error_line("gpuia", OutputError(f"standard output: cannot write: "
                                             f"{exc.strerror or exc}"))
             return EXIT_INVALID
-    if interrupt.received() is not None:  # a command that ended itself cleanly (fuzz)
-        print(interrupt.describe(interrupt.received()), file=sys.stderr)
-        return interrupt.exit_status(interrupt.received())
+    received = interrupt.received()
+    if received is not None:  # a command that ended itself cleanly (fuzz)
+        print(interrupt.describe(received), file=sys.stderr)
+        return interrupt.exit_status(received)
     return status
 
 

@@ -227,6 +227,8 @@ def comparison_table(ref: IAResult, gpu: GPUResult, cmp: Comparison, max_rows: i
     shown = rows_idx if max_rows is None else rows_idx[:max_rows]
     header = ["", "draw", "inst", "vtx", "SV_VertexID"] + list(ref.inputs)
     rows = []
+    # compare() sets both for every comparison it makes.
+    assert cmp.id_mismatch is not None and cmp.missing is not None
     for r in shown:
         flag = "!" if cmp.bad_rows[r] else ""
         vid = str(int(ref.vertex_id[r]))

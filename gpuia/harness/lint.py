@@ -98,6 +98,8 @@ class Finding:
 class _Findings:
     """``errors`` and ``warnings`` of a lint result's ``findings``."""
 
+    findings: list[Finding]  # each subclass's own field
+
     @property
     def errors(self) -> list[Finding]:
         return [f for f in self.findings if f.severity == "error"]
@@ -219,10 +221,10 @@ def lint_layout(elements, adapters, *, profile: str = "d3d12",
                 "step rate 0: every instance reads the element at StartInstanceLocation"
                 if info.step_rate == 0 else
                 f"step rate {info.step_rate}: {info.step_rate} instances share one element"))
-    for e in layout.elements:
-        if e.format.webgpu is None:
-            report.findings.append(Finding("W006", e.label(), f"{e.format.name} has no WebGPU "
-                                                              f"vertex format"))
+    for el in layout.elements:
+        if el.format.webgpu is None:
+            report.findings.append(Finding("W006", el.label(), f"{el.format.name} has no WebGPU "
+                                                               f"vertex format"))
     if signature is not None:
         report.findings += link_findings(layout, signature)
     for label, caps in adapters:
@@ -301,6 +303,7 @@ def _plan(report, layout, label, caps, several: bool) -> None:
         size = max(stride, layout.slots[s].extent) * PLAN_ROWS
         views[s] = VertexBufferView(_SizedBuffer(size), stride, 0, size)
     static = static_plan(layout, views, caps, capture=False)
+    path: str
     try:
         path, reasons = choose_path(static, [], "auto")
     except UnsupportedError as e:
@@ -319,12 +322,12 @@ def _plan(report, layout, label, caps, several: bool) -> None:
         report.findings.append(Finding(
             "W004", f"{prefix}input layout", f"{len(layout.slots)} slots, the adapter has "
                                              f"{caps.max_vertex_buffers} vertex buffers"))
-    for e in layout.elements:
-        if e.format.webgpu is not None and caps.vertex_formats and \
-                e.format.webgpu not in caps.vertex_formats:
+    for el in layout.elements:
+        if el.format.webgpu is not None and caps.vertex_formats and \
+                el.format.webgpu not in caps.vertex_formats:
             report.findings.append(Finding(
-                "W006", f"{prefix}{e.label()}", f"this wgpu build cannot use vertex format "
-                                                f"{e.format.webgpu} ({e.format.name})"))
+                "W006", f"{prefix}{el.label()}", f"this wgpu build cannot use vertex format "
+                                                 f"{el.format.webgpu} ({el.format.name})"))
 
 
 def derived_signature(entries):
@@ -332,10 +335,12 @@ def derived_signature(entries):
     from ..d3d.signature import Member, ShaderSignature
     from ..source.cases import SYSTEM_OUTPUTS
 
-    members, seen = [], set()
+    members: list[Member] = []
+    seen: set[tuple[str, int]] = set()
     for e in entries:
         if e.is_gap:
             continue
+        assert e.semantic_name is not None  # not a gap
         key = (e.semantic_name.upper(), e.semantic_index)
         if key in seen:
             continue

@@ -142,9 +142,9 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
-    so = None
+    so_doc = None
     if case.so_desc is not None:
         res.so = run_case_so_gpu(case, device)
-        so = so_result_json(res.so)
+        so_doc = so_result_json(res.so)
     return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
-                            stream_output=so)
+                            stream_output=so_doc)

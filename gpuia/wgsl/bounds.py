@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
@@ -346,7 +347,8 @@ _BINARY = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
            ast.LShift: _shl, ast.RShift: lambda a, b: a >> min(max(b, 0), 128),
            ast.BitAnd: lambda a, b: a & b, ast.BitOr: lambda a, b: a | b,
            ast.BitXor: lambda a, b: a ^ b}
-_CALLS = {"u32": ((1,), lambda a: a), "i32": ((1,), lambda a: a),
+_CALLS: dict[str, tuple[tuple[int, ...], Callable[..., int]]] = {
+    "u32": ((1,), lambda a: a), "i32": ((1,), lambda a: a),
           "min": ((2,), min), "max": ((2,), max)}
 
 

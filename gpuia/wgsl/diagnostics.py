@@ -88,6 +88,7 @@ def shader_diagnostic(message: str, code: str, pieces, where: str,
             end = i
             break
     head = _HEAD_RE.match(lines[start].strip())
+    assert head is not None  # start is the line that matched it
     kind, summary = (head.group(1), head.group(2)) if head.group(1) else (head.group(3),
                                                                             head.group(4))
     out, first_span = [], None

@@ -23,6 +23,8 @@ never depends on them.
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..d3d.formats import ONE_BITS, Channel, FormatInfo
 from ..d3d.layout import InputLayout, ResolvedElement
 from .library import load_shader_source
@@ -55,7 +57,8 @@ def _channel_bits(ch: Channel) -> str:
 
 def _decode_lines(fmt: FormatInfo) -> tuple[list[str], str]:
     """(``let c<i> = ...`` per decoded channel, the swizzled ``vec4<u32>`` result)."""
-    lines, values = [], []
+    lines: list[str] = []
+    values: list[str | None] = []
     for i, ch in enumerate(fmt.channels):
         if ch.kind == "x":
             values.append(None)
@@ -64,7 +67,8 @@ def _decode_lines(fmt: FormatInfo) -> tuple[list[str], str]:
         lines.append(f"  let c{i} = {template.format(c=_channel_bits(ch), n=ch.bits)};")
         values.append(f"c{i}")
     one = f"{ONE_BITS[fmt.shader_type]}u"
-    comps = [("0u" if s == "0" else one if s == "1" else values["xyzw".index(s)])
+    # The swizzle reads only channels the format has (never a padding one's None).
+    comps = [("0u" if s == "0" else one if s == "1" else cast(str, values["xyzw".index(s)]))
              for s in fmt.swizzle]
     return lines, f"vec4<u32>({', '.join(comps)})"
 

@@ -83,7 +83,7 @@ def _members(struct_name: str, body: str, what: str = "vertex shader") -> tuple[
         sem, idx = parse_semantic(name)
         out.append(Member(name, sem, idx, scalar, comps, " ".join(wtype.split()),
                           _interpolation(raw, f"{struct_name}.{name}", what)))
-    seen = {}
+    seen: dict[str, str] = {}
     for m in out:
         if m.key in seen:
             raise InvalidDescError(what, f"{struct_name}.{m.name}", m.name,
@@ -128,6 +128,7 @@ def _parse_entry(source: str, entry_point: str | None, stage: str, what: str):
     # ``code`` has the comments blanked at the same length, so its offsets are the source's.
     text = source
     attr = re.match(rf"@\s*{stage}", code[m.start():])
+    assert attr is not None  # the entry point was found by its stage attribute
     text = _blank_span(text, m.start(), m.start() + attr.end())
     for st in {in_struct, out_struct} - {None}:
         body = structs[st]

@@ -83,10 +83,11 @@ def uniform_sizes(source: str, group: int) -> dict:
     code = _WGSL_COMMENT_RE.sub(" ", source)
     structs = {}
     for m in _WGSL_STRUCT_RE.finditer(code):
-        rows = []
+        rows: list[tuple[str, str]] | None = []
         for raw in split_top_level(m.group(2)):
             mm = _WGSL_MEMBER_RE.match(raw)
             if mm:
+                assert rows is not None  # set to None only when the loop stops
                 rows.append((mm.group(1), mm.group(2)))
             elif raw.strip():
                 rows = None
@@ -94,7 +95,7 @@ def uniform_sizes(source: str, group: int) -> dict:
         if rows is not None:
             structs[m.group(1)] = rows
     aliases = {m.group(1): m.group(2) for m in _WGSL_ALIAS_RE.finditer(code)}
-    out = {}
+    out: dict[int, int] = {}
     for m in _UNIFORM_VAR_RE.finditer(code):
         attrs = {m.group(1): int(m.group(2)), m.group(3): int(m.group(4))}
         if attrs.get("group") != group or "binding" not in attrs:
@@ -147,7 +148,9 @@ def _element_chain(t: str, types):
     if found is None:
         return None
     depth, element = found
-    name, args = type_args(" ".join(element.split()))
+    parsed = type_args(" ".join(element.split()))
+    assert parsed is not None  # _element_type parsed it
+    name, args = parsed
     members = types.structs.get(name)
     if not members or len(members) < 2 or args:
         return None
@@ -177,7 +180,8 @@ def check_uniform_loads(source: str, what: str = "vertex shader") -> None:
     one, read directly or through a pointer. Returns None when there is none."""
     code = blank_comments(source)
     types = ModuleTypes(code)
-    roots = {}  # name -> (array depth already indexed, uniform var, (k, struct, member))
+    # name -> (array depth already indexed, uniform var, (k, struct, member), declaration offset)
+    roots: dict[str, tuple[int, str, tuple, int]] = {}
     for m in _UNIFORM_DECL_RE.finditer(code):
         chain = _element_chain(m.group(2), types)
         if chain is not None:
@@ -188,8 +192,8 @@ def check_uniform_loads(source: str, what: str = "vertex shader") -> None:
             n, end = _steps(code, m.end())
             if re.compile(r"\s*\.").match(code, end):
                 continue  # a pointer to a member
-            base = roots[m.group(2)]
-            roots.setdefault("*" + m.group(1), (base[0] + n, base[1], base[2], m.start()))
+            root = roots[m.group(2)]
+            roots.setdefault("*" + m.group(1), (root[0] + n, root[1], root[2], m.start()))
     for m in re.finditer(r"(\w+)\s*:\s*ptr\s*<\s*uniform\s*,\s*([^>]+(?:>[^,>]*)*)>", code):
         chain = _element_chain(m.group(2), types)
         if chain is not None:

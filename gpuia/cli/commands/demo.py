@@ -25,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from ...demos import DEMOS, demo_module
 from ...errors import GpuiaError, InvalidDescError, UnsupportedError
@@ -104,7 +105,7 @@ def run_window(demo_class, device, size, frames, options, title: str) -> int:
     context.configure(device=device.device, format=surface)
     demo = demo_class(device, names[surface], options)
     ctx = Context(device)
-    state = {"frame": 0, "depth": None}
+    state: dict[str, Any] = {"frame": 0, "depth": None}  # the frame count, the depth target
 
     def draw():
         rt = Texture.from_wgpu(device, context.get_current_texture())
