@@ -715,6 +715,12 @@ def _values_list(bits: np.ndarray, shader_type: str) -> list:
     return out
 
 
+ADAPTER_KEYS = ("name", "backend", "type", "summary")
+"""The keys of a result's ``adapter`` object (docs/case-format.md, "Result")."""
+ADAPTER_INFO_KEYS = ("driver", "vendor", "vendor_id", "device_id", "wgpu_native")
+"""The keys of a result's ``adapter_info`` object: what reproduces the run's driver."""
+
+
 def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "reference",
                 adapter: dict | None = None, stream_output: dict | None = None) -> dict:
     """The result document for an :class:`~gpuia.reference.IAResult` (or any object with the
@@ -727,7 +733,11 @@ def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "refere
         backend (str): the ``backend`` field, ``"cpu"`` (the default) or ``"gpu"``.
         path (str): the ``path`` field: ``"reference"`` (the default), ``native``,
             ``pulling`` or both joined by ``/``.
-        adapter (dict): the ``adapter`` field; None (the default) for the CPU backend.
+        adapter (dict): the GPU's adapter (``Device.info``: ``name``, ``backend``, ``type``,
+            ``summary``, and its driver facts ``driver``, ``vendor``, ``vendor_id``,
+            ``device_id``, ``wgpu_native``); None (the default) for the CPU backend. The
+            first four make the ``adapter`` field, the driver facts the ``adapter_info``
+            field (null where ``adapter`` is).
         stream_output (dict): the ``stream_output`` field (:func:`so_result_json`), or None
             (the default) to leave it out.
 
@@ -749,7 +759,9 @@ def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "refere
         "case": case_name,
         "backend": backend,
         "path": path,
-        "adapter": adapter,
+        "adapter": None if adapter is None else {k: adapter.get(k) for k in ADAPTER_KEYS},
+        "adapter_info": None if adapter is None else {k: adapter.get(k) for k in
+                                                      ADAPTER_INFO_KEYS},
         "invocations": invocations,
         "statistics": dict(ia.statistics),
     }
