@@ -17,6 +17,7 @@ large capture's results would otherwise stay in memory after their comparison.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,7 @@ from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
 from .raster_check import raster_check
 from .run import DEFAULT_MAX_INVOCATIONS, reference_so
 from .reference_run import reference_ia
+from .report.mesh import gpu_primitives
 from .run_gpu import run_case_gpu, run_case_so_gpu
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
@@ -62,6 +64,8 @@ class CheckLine:
         comparison (Comparison): that run's comparison, kept the same way.
         so_gpu (SOResult): the GPU's Stream Output result of the stream output line, kept the
             same way.
+        seconds (float): how long the run took, wall clock (the GPU run and its comparison).
+            Default 0.
     """
 
     label: str
@@ -76,6 +80,7 @@ class CheckLine:
     gpu: object = field(default=None, repr=False)
     comparison: object = field(default=None, repr=False)
     so_gpu: object = field(default=None, repr=False)
+    seconds: float = 0.0  # wall clock of the run and its comparison (JUnit's time)
 
     def text(self) -> str:
         """The line as ``gpuia check`` prints it: ``label: status: detail``, each problem
@@ -103,6 +108,9 @@ class CheckResult:
             Default empty.
         tolerance (ShaderTolerance): the tolerance the Stream Output lines were compared
             with. Default None.
+        primitives (dict): adapter summary -> what the GPU side draws as each draw's
+            primitives there (:func:`gpuia.harness.report.mesh.gpu_primitives`), kept the same
+            way. Default empty.
     """
 
     case: str
@@ -114,6 +122,7 @@ class CheckResult:
     so_reference: object = field(default=None, repr=False)
     adapters: dict = field(default_factory=dict, repr=False)
     tolerance: object = None  # the ShaderTolerance the SO lines were compared with
+    primitives: dict = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -139,10 +148,11 @@ def adapter_facts(device) -> dict:
         device (Device): the device.
 
     Returns:
-        A dict: the device's ``info`` (name, backend, type, summary), ``driver`` (the
-        adapter's description, e.g. the Mesa version; ``?`` when empty), ``vendor``,
-        ``vendor_id`` and ``device_id`` (the PCI ids), ``limits`` (the key limits,
-        :data:`KEY_LIMITS`) and ``quirks`` (gpuia's known quirks of it).
+        A dict: the device's ``info`` (name, backend, type, summary, ``wgpu_native``: the
+        wgpu-native version), ``driver`` (the adapter's description, e.g. the Mesa version;
+        ``?`` when empty), ``vendor``, ``vendor_id`` and ``device_id`` (the PCI ids),
+        ``limits`` (the key limits, :data:`KEY_LIMITS`) and ``quirks`` (gpuia's known quirks
+        of it).
     """
     info = dict(getattr(device.adapter, "info", {}) or {})
     caps = device.caps.as_dict()
@@ -212,7 +222,11 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
 
+    started = [time.perf_counter()]
+
     def add(line: CheckLine) -> None:
+        now = time.perf_counter()
+        line.seconds, started[0] = now - started[0], now
         result.lines.append(line)
         if on_run is not None:
             on_run(line)
@@ -221,6 +235,8 @@ def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_rou
         summary = dev.info["summary"]
         if keep:
             result.adapters[summary] = adapter_facts(dev)
+            result.primitives[summary] = gpu_primitives(case, dev.caps.quirks)
+        started[0] = time.perf_counter()  # the runs of this device start here
         for p in paths:
             label = f"{case.name}: {summary}: {p}"
             try:

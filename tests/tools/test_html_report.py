@@ -500,3 +500,90 @@ def test_progress_modes(monkeypatch):
     lines = term.getvalue().splitlines()
     assert lines[0].startswith("gpuia check: 1/4 cases (25%), ") and lines[0].endswith("[first]")
     assert lines[-1].startswith("gpuia check: 1/4 cases (25%), ")
+
+
+def _cell_texts(tr: Node) -> list[str]:
+    return [td.text() for td in tr.find_all("td")]
+
+
+def test_vs_out_primitives_and_driver_facts_in_the_report(gpu_device, tmp_path, capsys):
+    adjacency = CASES / "triangle_list_adjacency.json"
+    out = tmp_path / "mesh.html"
+    rc, stdout, stderr = check(capsys, TRIANGLE, SO_STRIP, adjacency, "--path", "pulling",
+                               "--html", out)
+    assert rc == 0, stdout + stderr
+    root = parse(out.read_text(encoding="utf-8"))
+    sections = {s.find_all("h2")[0].text(): s for s in root.find_all("details", "case")}
+
+    # The adapter table names the driver: description, PCI ids, wgpu-native version.
+    adapters = root.find_all("section")[1]
+    header = [th.text() for th in adapters.find_all("table")[0].find_all("th")]
+    assert header == ["name", "backend", "type", "driver", "vendor", "PCI vendor:device",
+                      "wgpu-native"]
+    row = _cell_texts(value_rows(adapters.find_all("table")[0])[0])
+    info = gpu_device.adapter.info
+    assert row[5] == f"0x{int(info['vendor_id']):04x}:0x{int(info['device_id']):04x}"
+    assert row[6] == gpu_device.info["wgpu_native"]
+
+    # A case without Stream Output says it has no VS outputs.
+    assert "no VS outputs" in sections["triangle_two_slots"].text()
+    assert not sections["triangle_two_slots"].find_all("table", "vsout")
+
+    # The SO strip's VS Out: per output a CPU and a GPU column. The pass-through shader writes
+    # SV_POSITION (0, 0, 0, 1) and POSITION (x, y, 0, 1); the declaration streams POSITION.xy
+    # and SV_VertexID of the two triangles that fit, so the GPU side knows those of vertices
+    # 0-3 and nothing of vertex 4 ('-').
+    so = sections["stream_output_strip_overflow"]
+    (table,) = so.find_all("table", "vsout")
+    top = [th.text() for th in table.find_all("tr")[0].find_all("th")]
+    assert top == ["", "#", "draw", "inst", "vtx", "SV_POSITION", "POSITION", "SV_VERTEXID",
+                   "SV_INSTANCEID"]
+    rows = [_cell_texts(tr)[5:] for tr in value_rows(table)]
+    assert rows[0] == ["0 0 0 1", "- - - -", "0 0 0 1", "0 0 - -", "0", "0", "0", "-"]
+    assert rows[3] == ["0 0 0 1", "- - - -", "1 1 0 1", "1 1 - -", "3", "3", "0", "-"]
+    assert rows[4] == ["0 0 0 1", "- - - -", "2 0 0 1", "- - - -", "4", "-", "0", "-"]
+    assert not table.find_all("td", "diff")
+
+    # Primitives: the strip's in D3D's order (the odd one 1 3 2, rules 9.3); WebGPU assembles
+    # a non-indexed strip itself ('-'). The adjacency list: gpuia draws its own triangle list
+    # there, the same corners as the reference's, adjacency vertices 1 3 5 dropped.
+    (prims,) = so.find_all("table", "primitives")
+    assert [th.text() for th in prims.find_all("th")] == [
+        "#", "draw", "instance", "VTX", "IDX", f"GPU IDX: {gpu_device.info['summary']}"]
+    assert [_cell_texts(tr) for tr in value_rows(prims)] == [
+        ["0", "0", "0", "0 1 2", "0 1 2", "-"], ["1", "0", "0", "1 3 2", "1 3 2", "-"],
+        ["2", "0", "0", "2 3 4", "2 3 4", "-"]]
+    assert "WebGPU assembles the triangle-strip itself" in so.text()
+    (adj,) = sections["triangle_list_adjacency"].find_all("table", "primitives")
+    assert [_cell_texts(tr) for tr in value_rows(adj)] == [
+        ["0", "0", "0", "0 2 4", "0 2 4", "1 3 5", "same"],
+        ["1", "0", "1", "0 2 4", "0 2 4", "1 3 5", "same"]]
+
+
+def test_a_differing_stream_output_word_is_highlighted_in_vs_out(gpu_device, tmp_path, capsys,
+                                                                 monkeypatch):
+    import gpuia.harness.crosscheck as capture  # where cross_check takes its SO run from
+
+    real = capture.run_case_so_gpu
+
+    def patched(*args, **kwargs):
+        so = real(*args, **kwargs)
+        data = bytearray(so.buffers[0])
+        data[23] ^= 0x80  # vertex 1's POSITION.x, 1.0f = 0x3f800000, becomes -1.0f
+        so.buffers[0] = bytes(data)
+        return so
+
+    monkeypatch.setattr(capture, "run_case_so_gpu", patched)
+    out = tmp_path / "so.html"
+    rc, stdout, _ = check(capsys, SO_STRIP, "--path", "pulling", "--html", out)
+    assert rc == 1
+    root = parse(out.read_text(encoding="utf-8"))
+    (table,) = root.find_all("table", "vsout")
+    rows = value_rows(table)
+    assert [tr.attrs["class"] for tr in rows] == ["same", "diff", "same", "same", "same"]
+    cpu, gpu = rows[1].find_all("td", "diff")
+    assert "0x3f800000" in cpu.text() and "0xbf800000" in gpu.text()
+    (bad,) = gpu.find_all("span", "diff")  # only POSITION.x differs: -1, its pattern inline
+    assert bad.children[0] == "-1" and bad.find_all("code")[0].text() == "0xbf800000"
+    # .y is the same on both sides; .z and .w are not streamed: '-' on the GPU side.
+    assert [s.children[0] for s in gpu.find_all("span", "comp")][1:] == ["0", "-", "-"]

@@ -2,12 +2,15 @@
 
 One file, no external resource: inline CSS, a few lines of inline JavaScript (row filters), the
 error plot embedded as a base64 PNG when there is one. Per case it shows what RenderDoc's mesh
-viewer would: the case, the adapters it ran on (name, backend, type, driver, key limits), the
-resolved input layout (semantic, format, slot, offset, class, step rate, stride), and per GPU run
-the verdict, the statistics and a per-invocation table with the CPU and GPU values of every
-element side by side. Differing components are highlighted with their 32-bit patterns inline;
-every value shows its pattern on hover. Stream Output runs show, per slot, the filled sizes of
-both sides and a hex dump with differing bytes highlighted.
+viewer would: the case, the adapters it ran on (name, backend, type, driver, vendor, PCI ids,
+wgpu-native version, key limits), the resolved input layout (semantic, format, slot, offset,
+class, step rate, stride), where the vertex shader's outputs come from (or why there are none),
+the primitive list (the reference's, with the corners the GPU side draws per adapter:
+:mod:`.mesh`), and per GPU run the verdict, the statistics and a per-invocation table with the
+CPU and GPU values of every element side by side. Differing components are highlighted with
+their 32-bit patterns inline; every value shows its pattern on hover. Stream Output runs show
+the VS Out table (CPU outputs beside what the GPU's targets hold), then, per slot, the filled
+sizes of both sides and a hex dump with differing bytes highlighted.
 
 Row limits: a table shows the first ``rows`` invocations (or SO dump rows), plus **every**
 differing one wherever it is, plus the first ``rows`` whose differences the tolerance accepted;
@@ -31,13 +34,15 @@ from string import Template
 import numpy as np
 
 from ... import __version__
-from ..compare import so_byte_differences
+from ..compare import SHADER_TOLERANCE, so_byte_differences
+from .mesh import gpu_vs_outputs, reference_primitives, reference_vs_outputs, tolerated_outputs
 from .text import format_values
 
 __all__ = ["Html", "esc", "tag", "void", "case_view", "select_rows", "report_views",
            "render_report", "SO_ROW_BYTES"]
 
-SO_ROW_BYTES = 16  # bytes per hex dump row
+SO_ROW_BYTES = 16
+"""Bytes per row of a Stream Output hex dump."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -49,7 +54,14 @@ class Html(str):
 
 
 def esc(value) -> Html:
-    """``value`` as HTML text: escaped, unless it already is :class:`Html`."""
+    """``value`` as HTML text: escaped, unless it already is :class:`Html`.
+
+    Arguments:
+        value: anything; it is made a string first.
+
+    Returns:
+        The :class:`Html` text.
+    """
     return value if isinstance(value, Html) else Html(html.escape(str(value), quote=True))
 
 
@@ -66,12 +78,29 @@ def _open(name: str, attrs: dict) -> str:
 def tag(name: str, *children, **attrs) -> Html:
     """``<name attrs>children</name>``; children and attribute values are escaped. ``class_``
     is ``class``, other underscores become dashes (``data_table`` is ``data-table``); None and
-    False attributes are left out, True ones written bare."""
+    False attributes are left out, True ones written bare.
+
+    Arguments:
+        name (str): the element's name.
+        *children: its content, in order (escaped unless :class:`Html`).
+        **attrs: its attributes.
+
+    Returns:
+        The element as :class:`Html`.
+    """
     return Html(_open(name, attrs) + "".join(esc(c) for c in children) + f"</{name}>")
 
 
 def void(name: str, **attrs) -> Html:
-    """An element without content or end tag (``input``, ``img``), attributes as :func:`tag`."""
+    """An element without content or end tag (``input``, ``img``), attributes as :func:`tag`.
+
+    Arguments:
+        name (str): the element's name.
+        **attrs: its attributes.
+
+    Returns:
+        The element as :class:`Html`.
+    """
     return Html(_open(name, attrs))
 
 
@@ -162,6 +191,33 @@ class RunView:
     stats: list[tuple[str, str, str, bool]] = field(default_factory=list)  # name, cpu, gpu, differs
     errors: list[ErrorRow] = field(default_factory=list)
     so_slots: list[SOSlotView] = field(default_factory=list)
+    vs_out: VSOutView | None = None
+
+
+@dataclass
+class VSOutView:
+    """The vertex shader's outputs of one Stream Output run (RenderDoc's "VS Out"): per shown
+    invocation the CPU and GPU cells of every output (``cpu`` False: the CPU reference has
+    none, only GPU cells are shown). A GPU component Stream Output did not write shows ``-``."""
+
+    source: str
+    columns: list[str]
+    cpu: bool
+    rows: list[InvocationRow]
+    total_rows: int
+    omitted: int
+
+
+@dataclass
+class PrimitivesView:
+    """The primitives of a case's draws: the reference's, and per adapter the corners the GPU
+    side draws (``same``, ``!= ...`` highlighted, or ``-`` where WebGPU assembles the draw),
+    with a note per adapter and draw."""
+
+    header: list[str]
+    rows: list[list[tuple[str, str]]]  # (text, state) per cell
+    total_rows: int
+    notes: list[str]
 
 
 @dataclass
@@ -189,6 +245,8 @@ class CaseView:
     runs: list[RunView]
     reference_stats: list[tuple[str, str]]
     shader: ShaderView | None = None
+    vs_out_note: str = ""  # where the VS outputs come from, or why the case has none
+    primitives: PrimitivesView | None = None
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.runs)
@@ -252,7 +310,15 @@ def _so_declaration_rows(case) -> list[list[str]]:
 
 def select_rows(cmp, rows: int | None) -> np.ndarray:
     """Invocations a run's table shows: the first ``rows``, every differing one, and the first
-    ``rows`` with components the tolerance accepted (all of them when ``rows`` is None)."""
+    ``rows`` with components the tolerance accepted (all of them when ``rows`` is None).
+
+    Arguments:
+        cmp (Comparison): the run's comparison.
+        rows (int): the row limit, or None for every row.
+
+    Returns:
+        The invocation numbers, ascending (int64).
+    """
     n = cmp.invocations
     if rows is None:
         return np.arange(n)
@@ -396,12 +462,130 @@ def _error_rows(result, line) -> list[ErrorRow]:
                      s.beyond_one, s.max_ulp, s.max_absolute) for s in error_series([single])]
 
 
+def _output_cell(bits, known, shader_type: str, states) -> Cell:
+    texts = format_values(bits, shader_type)
+    hexes = _hex_strings(bits)
+    return _cell([t if k else "-" for t, k in zip(texts, known, strict=True)],
+                 [h if k else "" for h, k in zip(hexes, known, strict=True)], states)
+
+
+def _vs_out_view(ref, cpu, gpu, rows: int | None, tolerated: dict) -> VSOutView:
+    """The VS Out table of one Stream Output run: the first ``rows`` invocations, every one
+    where a component the GPU wrote differs from the CPU's and the first ``rows`` with
+    differences the shader tolerance accepts (``tolerated``: key -> mask)."""
+    n = len(ref)
+    differ = {c.key: np.zeros((n, c.components), bool) for c in gpu.columns}
+    if cpu is not None:
+        for c in gpu.columns:
+            differ[c.key] = gpu.known_mask(c.key) & (gpu.bits[c.key] != cpu.bits[c.key])
+    bad = np.zeros(n, bool)
+    accepted = np.zeros(n, bool)
+    for key, d in differ.items():
+        bad |= (d & ~tolerated[key]).any(axis=1)
+        accepted |= (d & tolerated[key]).any(axis=1)
+    first = np.arange(n if rows is None else min(n, rows))
+    shown = np.unique(np.concatenate([first, np.flatnonzero(bad),
+                                      np.flatnonzero(accepted & ~bad)[:len(first)]]))
+    out = []
+    for r in shown.astype(np.int64).tolist():
+        cells = []
+        for c in gpu.columns:
+            wrote = gpu.known_mask(c.key)[r].tolist()
+            states = ["tol" if t else "diff" if d else "same"
+                      for d, t in zip(differ[c.key][r].tolist(),
+                                      (differ[c.key][r] & tolerated[c.key][r]).tolist(),
+                                      strict=True)]
+            cpu_cell = None if cpu is None else _output_cell(cpu.bits[c.key][r],
+                                                             [True] * c.components, c.type,
+                                                             states)
+            cells.append((cpu_cell, _output_cell(gpu.bits[c.key][r], wrote, c.type, states)))
+        out.append(InvocationRow(r, int(ref.draw[r]), int(ref.instance[r]), int(ref.vertex[r]),
+                                 "diff" if bad[r] else "tol" if accepted[r] else "same", [],
+                                 cells))
+    source = gpu.source if cpu is None else f"{gpu.source}, against the {cpu.source}"
+    return VSOutView(source, [c.name for c in gpu.columns], cpu is not None, out, n,
+                     n - len(out))
+
+
+def _primitives_view(ref, gpu_lists: dict, rows: int | None) -> PrimitivesView:
+    """The primitive table: the first ``rows`` primitives and every one whose GPU corners
+    differ from the reference's."""
+    prims = reference_primitives(ref)
+    n = len(prims)
+    within = prims.within_instance()  # the GPU side's list is per instance
+    # Per adapter, per primitive: -1 WebGPU assembles it, 0 same, 1 differs, 2 GPU has none.
+    verdicts = {}
+    for summary, lists in gpu_lists.items():
+        v = np.full(n, -1, np.int64)
+        for g in lists:
+            if g.idx is None:
+                continue
+            sel = np.flatnonzero(prims.draw == g.draw)
+            w = within[sel]
+            has = w < g.idx.shape[0]
+            v[sel[~has]] = 2
+            same = (g.idx[w[has]] == prims.idx[sel[has]]).all(axis=1)
+            v[sel[has]] = np.where(same, 0, 1)
+        verdicts[summary] = v
+    bad = np.zeros(n, bool)
+    for v in verdicts.values():
+        bad |= v > 0
+    first = np.arange(n if rows is None else min(n, rows))
+    shown = np.unique(np.concatenate([first, np.flatnonzero(bad)])).astype(np.int64)
+    header = ["#", "draw", "instance", "VTX", "IDX"]
+    if prims.adjacency_vtx is not None:
+        header.append("adjacent VTX")
+    header += [f"GPU IDX: {summary}" for summary in gpu_lists]
+    cells = []
+    for p in shown.tolist():
+        d = int(prims.draw[p])
+        row = [(str(p), ""), (str(d), ""), (str(int(prims.instance[p])), ""),
+               (" ".join(map(str, prims.vtx[p].tolist())), ""),
+               (" ".join(map(str, prims.idx[p].tolist())), "")]
+        if prims.adjacency_vtx is not None:
+            row.append((" ".join(map(str, prims.adjacency_vtx[p].tolist())), ""))
+        for summary, lists in gpu_lists.items():
+            v = int(verdicts[summary][p])
+            if v == 1:
+                corners = lists[d].idx[within[p]]
+                row.append((" ".join(map(str, corners.tolist())), "diff"))
+            else:
+                row.append(({-1: "-", 0: "same", 2: "(none)"}[v], "diff" if v == 2 else ""))
+        cells.append(row)
+    notes = []
+    for summary, lists in gpu_lists.items():
+        for g in lists:
+            note = f"{summary}: draw {g.draw}: {g.note}"
+            sel = prims.draw == g.draw
+            expected = int(within[sel].max()) + 1 if sel.any() else 0
+            if g.idx is not None and g.idx.shape[0] != expected:
+                note += (f"; {g.idx.shape[0]} primitive(s) per instance where the reference "
+                         f"assembles {expected}")
+            notes.append(note)
+    return PrimitivesView(header, cells, n, notes)
+
+
 def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
-    """The view of one kept :class:`~gpuia.harness.crosscheck.CheckResult`. ``on_rows(n)`` is called
-    as invocation rows are prepared (progress over large tables)."""
+    """The view of one kept :class:`~gpuia.harness.crosscheck.CheckResult`: the case, its
+    adapters, layout, shader, VS outputs and primitives (:mod:`.mesh`) and every run.
+
+    Arguments:
+        result (CheckResult): a result of ``cross_check(keep=True)``.
+        rows (int): the row limit of each table (every differing row is added); None shows
+            all. Default 32.
+        on_rows: called with a count as invocation rows are prepared (progress over large
+            tables), or None (the default).
+
+    Returns:
+        The :class:`CaseView`.
+
+    Raises:
+        ValueError: ``result`` kept no case or reference (``keep`` was False).
+    """
     case, ref = result.case_data, result.reference
     if case is None or ref is None:
         raise ValueError(f"{result.case}: the HTML report needs cross_check(keep=True) results")
+    cpu_outputs, vs_out_note = reference_vs_outputs(case, ref)
     runs = []
     for line in result.lines:
         run = RunView(line.label, line.adapter, line.path, line.status, line.detail,
@@ -418,6 +602,10 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
             run.so_slots = _so_slots(case, result.so_reference, line.so_gpu, rows,
                                      result.tolerance)
             run.stats = _so_stats(result.so_reference, line.so_gpu)
+            gpu = gpu_vs_outputs(case, ref, line.so_gpu)
+            tolerated = tolerated_outputs(gpu, result.so_reference, line.so_gpu,
+                                          result.tolerance or SHADER_TOLERANCE)
+            run.vs_out = _vs_out_view(ref, cpu_outputs, gpu, rows, tolerated)
         runs.append(run)
     ref_stats = [(k, str(v)) for k, v in ref.statistics.items()]
     if result.so_reference is not None:
@@ -426,7 +614,8 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
                     case.topology.name, [_draw_text(d) for d in case.draws], _element_rows(case),
                     _so_declaration_rows(case),
                     [result.adapters[s] for s in dict.fromkeys(ln.adapter for ln in result.lines)
-                     if s in result.adapters], runs, ref_stats, shader_view(case))
+                     if s in result.adapters], runs, ref_stats, shader_view(case),
+                    vs_out_note, _primitives_view(ref, result.primitives, rows))
 
 
 SIGNATURE_HEADER = ["", "semantic", "declaration", "type", "interpolation"]
@@ -456,7 +645,16 @@ def shader_view(case) -> ShaderView | None:
 
 
 def report_views(results, rows: int | None = 32, on_rows=None) -> list[CaseView]:
-    """One :class:`CaseView` per kept check result."""
+    """One :class:`CaseView` per kept check result.
+
+    Arguments:
+        results: the :class:`~gpuia.harness.crosscheck.CheckResult` values.
+        rows (int): as :func:`case_view`. Default 32.
+        on_rows: as :func:`case_view`. Default None.
+
+    Returns:
+        The list of views.
+    """
     return [case_view(r, rows, on_rows) for r in results]
 
 
@@ -479,9 +677,10 @@ table { border-collapse: collapse; margin: .3em 0 .8em; }
 th, td { border: 1px solid var(--line); padding: 2px 6px; text-align: left; vertical-align: top; }
 th { background: var(--head); position: sticky; top: 0; }
 td.num { text-align: right; }
-.values td, .hex td { font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
-  white-space: nowrap; }
-.values th.gpu, .values td.gpu { border-right: 2px solid var(--line); }
+.values td, .vsout td, .primitives td, .hex td {
+  font: 12px/1.35 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: nowrap; }
+.values th.gpu, .values td.gpu, .vsout th.gpu, .vsout td.gpu {
+  border-right: 2px solid var(--line); }
 td.diff, td.missing { background: var(--diff); }
 td.tol, td.nan { background: var(--tol); }
 span.comp { margin-right: .7em; }
@@ -563,6 +762,7 @@ $adapters
 $elements
 $shader
 $so_declaration
+$mesh
 <h3>GPU runs</h3>
 $runs
 </details>
@@ -629,6 +829,54 @@ def _render_invocations(run: RunView, table_id: str) -> Html:
     toggle = tag("label", void("input", type="checkbox", data_table=table_id),
                  " show only rows that differ")
     return _join([tag("p", note, " ", toggle, class_="note"), table])
+
+
+def _render_vs_out(view: VSOutView, table_id: str) -> Html:
+    """The VS Out table: per output a CPU and a GPU column (GPU only without a CPU side)."""
+    sides = ["CPU", "GPU"] if view.cpu else ["GPU"]
+    top = [tag("th", h, rowspan=2) for h in ("", "#", "draw", "inst", "vtx")]
+    top += [tag("th", n, colspan=len(sides)) for n in view.columns]
+    sub = [tag("th", s, class_=s.lower()) for _ in view.columns for s in sides]
+    body = []
+    for r in view.rows:
+        cells = [tag("td", {"diff": "!", "tol": "~"}.get(r.state, ""),
+                     title={"diff": "differs", "tol": "differs within the shader tolerance"}
+                     .get(r.state)),
+                 tag("td", r.index, class_="num"), tag("td", r.draw, class_="num"),
+                 tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
+        for cpu, gpu in r.cells:
+            if view.cpu:
+                cells.append(_render_cell(cpu, "cpu"))
+            cells.append(_render_cell(gpu, "gpu"))
+        body.append(tag("tr", *cells, class_=r.state))
+    table = tag("table", tag("thead", tag("tr", *top), tag("tr", *sub)), tag("tbody", *body),
+                class_="vsout", id=table_id)
+    note = (f"{view.source}. {len(view.rows)} of {view.total_rows} invocations shown"
+            + (f"; {view.omitted} left out (every differing invocation is shown)"
+               if view.omitted else "")
+            + "; - marks a component Stream Output did not write, ~ a row whose differences the "
+              "shader tolerance accepts.")
+    return _join([tag("h4", "VS Out"), tag("p", note, class_="note"), table])
+
+
+def _render_mesh(view: CaseView) -> Html:
+    """The case's VS Out note and its primitive table."""
+    parts = [tag("h3", "Vertex shader outputs (VS Out)"), tag("p", view.vs_out_note, class_="note")]
+    pv = view.primitives
+    if pv is not None:
+        rows = [tag("tr", *(tag("td", text, class_=state or None) for text, state in r))
+                for r in pv.rows]
+        table = tag("table", tag("thead", tag("tr", *(tag("th", h) for h in pv.header))),
+                    tag("tbody", *rows), class_="primitives")
+        note = f"{len(pv.rows)} of {pv.total_rows} primitives shown"
+        if len(pv.rows) < pv.total_rows:
+            note += " (every primitive the GPU side draws otherwise is shown)"
+        parts += [tag("h3", "Primitives"),
+                  tag("p", "The CPU reference's assembly: each primitive's corners by index "
+                           "position (VTX) and index value (IDX), in D3D's order. " + note + ".",
+                      class_="note"),
+                  table, tag("ul", *(tag("li", n) for n in pv.notes)) if pv.notes else ""]
+    return _join(parts)
 
 
 def _render_hex_side(side) -> Html:
@@ -698,17 +946,24 @@ def _render_run(run: RunView, anchor: str) -> Html:
     if run.rows:
         body = _render_invocations(run, f"{anchor}-values")
     elif run.so_slots:
-        body = _render_so(run, run.status != "not compared")
+        body = _join([_render_vs_out(run.vs_out, f"{anchor}-vs-out") if run.vs_out else "",
+                      _render_so(run, run.status != "not compared")])
     return _fill(RUN, label=f"{run.adapter}: {run.path}", verdict_class=_verdict_class(run.status),
                  status=run.status, detail=run.detail, problems=problems, stats=stats,
                  errors=errors, body=body)
 
 
+def _pci_id(value) -> str:
+    return "?" if value is None else f"0x{int(value):04x}"
+
+
 def _adapter_table(adapters: list[dict], full: bool) -> Html:
     if not adapters:
         return tag("p", "none", class_="note")
-    header = ["name", "backend", "type", "driver", "vendor"]
-    rows = [[a["name"], a["backend"], a["type"], a["driver"], a["vendor"]] for a in adapters]
+    header = ["name", "backend", "type", "driver", "vendor", "PCI vendor:device", "wgpu-native"]
+    rows = [[a["name"], a["backend"], a["type"], a["driver"], a["vendor"],
+             f"{_pci_id(a.get('vendor_id'))}:{_pci_id(a.get('device_id'))}",
+             a.get("wgpu_native") or "?"] for a in adapters]
     if not full:
         return _table(header, rows)
     parts = [_table(header, rows)]
@@ -751,7 +1006,7 @@ def _render_case(view: CaseView, index: int, open_: bool) -> Html:
                  description=tag("p", view.description) if view.description else "",
                  facts=facts, adapters=_adapter_table(view.adapters, full=False),
                  elements=_table(ELEMENT_HEADER, view.elements, numeric={0, 3}),
-                 shader=shader, so_declaration=so_decl, runs=runs)
+                 shader=shader, so_declaration=so_decl, mesh=_render_mesh(view), runs=runs)
 
 
 def _versions() -> str:
@@ -770,9 +1025,21 @@ def _versions() -> str:
 def render_report(views: list[CaseView], *, title: str = "gpuia check report",
                   errors: list[str] = (), unavailable: list[str] = (),
                   plot_png: bytes | None = None, command: str | None = None) -> str:
-    """The report as one HTML string. ``errors``: lines of cases that could not be checked
-    (invalid input); ``unavailable``: adapters that gave no device; ``plot_png``: embedded as a
-    data: URL; ``command``: the command line shown in the header."""
+    """The report as one HTML string.
+
+    Arguments:
+        views (list): the :class:`CaseView` of every case.
+        title (str): the page's title. Default ``"gpuia check report"``.
+        errors (list): lines of cases that could not be checked (invalid input). Default none.
+        unavailable (list): ``"<adapter>: <reason>"`` of adapters that gave no device.
+            Default none.
+        plot_png (bytes): the error plot, embedded as a data: URL; None (the default) for
+            none.
+        command (str): the command line shown in the header; None (the default) for none.
+
+    Returns:
+        The document as text.
+    """
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     meta = f"generated {now} by {_versions()}"
     if command:

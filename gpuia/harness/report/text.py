@@ -11,12 +11,20 @@ import numpy as np
 from ...d3d.formats import VERTEX_FORMATS
 
 __all__ = ["format_value", "format_values", "invocation_table", "formats_table", "layout_table",
-           "render_table"]
+           "render_table", "vs_out_table", "primitive_table"]
 
 
 def format_value(bits: int, shader_type: str) -> str:
     """One component for display: floats with 9 significant digits (enough to round-trip a
-    float32), integers in decimal."""
+    float32), integers in decimal.
+
+    Arguments:
+        bits (int): the component's 32-bit pattern.
+        shader_type (str): ``"float"``, ``"sint"`` or anything else for unsigned.
+
+    Returns:
+        The text (``nan`` for any NaN).
+    """
     if shader_type == "float":
         v = float(np.uint32(bits).view(np.float32))
         if math.isnan(v):
@@ -29,7 +37,15 @@ def format_value(bits: int, shader_type: str) -> str:
 
 def format_values(bits: np.ndarray, shader_type: str) -> list:
     """:func:`format_value` over an array of 32-bit patterns (nested lists of the same strings,
-    in the array's shape), converting the array once instead of once per component."""
+    in the array's shape), converting the array once instead of once per component.
+
+    Arguments:
+        bits (numpy.ndarray): the patterns, any shape.
+        shader_type (str): ``"float"``, ``"sint"`` or anything else for unsigned.
+
+    Returns:
+        The texts as nested lists (a single string for a 0-d array).
+    """
     b = np.asarray(bits, dtype=np.uint32)
     if shader_type == "float":
         with np.errstate(invalid="ignore"):  # signalling NaN payloads widen quietly
@@ -52,7 +68,17 @@ def _format_float(v: float) -> str:
 
 
 def render_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
-    """A fixed-width table: ``header`` and ``rows`` of strings, columns in ``right`` right-aligned."""
+    """A fixed-width table: a header line, a line of dashes, then the rows; columns two spaces
+    apart, trailing spaces removed.
+
+    Arguments:
+        header (list): the column names.
+        rows (list): the rows, each a list of strings as long as ``header``.
+        right (set): the indices of right-aligned columns. Default none.
+
+    Returns:
+        The table as text.
+    """
     widths = [max(len(header[c]), *(len(r[c]) for r in rows)) if rows else len(header[c])
               for c in range(len(header))]
 
@@ -67,7 +93,17 @@ def render_table(header: list[str], rows: list[list[str]], right: set[int] = fro
 
 def invocation_table(ia, max_rows: int | None = 32, show_bits: bool = False) -> str:
     """The vertices an IA result delivered: one row per invocation, one column per element
-    (its four components), like RenderDoc's "VS Input" table."""
+    (its four components), like RenderDoc's "VS Input" table.
+
+    Arguments:
+        ia (IAResult): the result.
+        max_rows (int): the most rows shown, then a ``... N more`` line; None shows all.
+            Default 32.
+        show_bits (bool): components as 32-bit patterns in hex. Default False.
+
+    Returns:
+        The table as text.
+    """
     n = len(ia)
     shown = n if max_rows is None else min(n, max_rows)
     header = ["draw", "inst", "vtx", "SV_VertexID"] + list(ia.inputs)
@@ -98,7 +134,14 @@ def formats_table() -> str:
 
 
 def layout_table(layout) -> str:
-    """A resolved input layout: one row per element with its resolved offset and slot facts."""
+    """A resolved input layout: one row per element with its resolved offset and slot facts.
+
+    Arguments:
+        layout (InputLayout): the resolved layout.
+
+    Returns:
+        The table as text.
+    """
     header = ["#", "semantic", "format", "slot", "offset", "class", "step", "slot extent"]
     rows = []
     for e in layout.elements:
@@ -107,3 +150,122 @@ def layout_table(layout) -> str:
                      "instance" if e.per_instance else "vertex", str(e.step_rate),
                      str(layout.slots[e.slot].extent)])
     return render_table(header, rows, right={0, 3})
+
+
+def _components(bits, known, shader_type: str) -> str:
+    """One cell's components, ``-`` for a component whose value is not known."""
+    texts = format_values(bits, shader_type)
+    return " ".join(t if k else "-" for t, k in zip(texts, known, strict=True))
+
+
+def vs_out_table(ia, cpu=None, gpu=None, max_rows: int | None = 32,
+                 tolerated: dict | None = None) -> str:
+    """The vertex shader's outputs (RenderDoc's "VS Out"): one row per invocation in IA
+    order (draw, instance, vertex, SV_VertexID as in :func:`invocation_table`), one column
+    per output with the CPU's components, followed by ``!= GPU components`` where a component
+    the GPU wrote differs (``~ GPU components`` where the shader tolerance accepts every
+    difference of the cell), ``-`` for a component a side does not know; rows are flagged
+    ``!`` (a difference) or ``~`` (accepted ones only). With one side only, its components.
+
+    Arguments:
+        ia (IAResult): the invocations the outputs belong to.
+        cpu (VSOutputs): the CPU reference's outputs, or None (the default).
+        gpu (VSOutputs): a GPU's outputs, or None (the default).
+        max_rows (int): the most rows shown, then a ``... N more`` line; None shows all.
+            Default 32.
+        tolerated (dict): output key -> bool mask of the GPU components the shader tolerance
+            accepts (:func:`gpuia.harness.report.mesh.tolerated_outputs`); None (the default):
+            none.
+
+    Returns:
+        The table as text (a line saying there is nothing to show when both are None).
+    """
+    sides = [s for s in (cpu, gpu) if s is not None]
+    if not sides:
+        return "VS Out: no outputs"
+    columns = sides[0].columns
+    n = len(ia)
+    shown = n if max_rows is None else min(n, max_rows)
+    header = ["", "draw", "inst", "vtx", "SV_VertexID"] + [c.name for c in columns]
+    rows = []
+    for r in range(shown):
+        flag, cells = "", []
+        for c in columns:
+            first = sides[0]
+            text = _components(first.bits[c.key][r], first.known_mask(c.key)[r], c.type)
+            if cpu is not None and gpu is not None:
+                wrote = gpu.known_mask(c.key)[r]
+                differs = wrote & (gpu.bits[c.key][r] != cpu.bits[c.key][r])
+                accepted = differs & tolerated[c.key][r] if tolerated else np.zeros_like(differs)
+                if (differs & ~accepted).any():
+                    flag = "!"
+                    text += " != " + _components(gpu.bits[c.key][r], wrote, c.type)
+                elif accepted.any():
+                    flag = flag or "~"
+                    text += " ~ " + _components(gpu.bits[c.key][r], wrote, c.type)
+            cells.append(text)
+        rows.append([flag, str(int(ia.draw[r])), str(int(ia.instance[r])),
+                     str(int(ia.vertex[r])), str(int(ia.vertex_id[r]))] + cells)
+    text = render_table(header, rows, right={1, 2, 3})
+    if shown < n:
+        text += f"\n... {n - shown} more invocations (use --rows to show more)"
+    return text
+
+
+def primitive_table(prims, gpu: dict | None = None, max_rows: int | None = 32) -> str:
+    """The primitives the draws assemble: one row per primitive in D3D's order, its draw and
+    instance, its corners' index positions (VTX) and SV_VertexID (IDX), the adjacency
+    vertices' positions for adjacency topologies, and per GPU label the corners the GPU side
+    draws (``same`` when they match, ``-`` where WebGPU assembles the draw itself), then one
+    line per GPU label and draw saying how the GPU side draws it.
+
+    Arguments:
+        prims (PrimitiveList): the reference's primitives
+            (:func:`gpuia.harness.report.mesh.reference_primitives`).
+        gpu (dict): column label -> list of :class:`~gpuia.harness.report.mesh.GPUPrimitives`
+            (one per draw); None (the default) for none.
+        max_rows (int): the most rows shown; None shows all. Default 32.
+
+    Returns:
+        The table as text.
+    """
+    gpu = gpu or {}
+    n = len(prims)
+    shown = n if max_rows is None else min(n, max_rows)
+    header = ["prim", "draw", "inst", "VTX", "IDX"]
+    if prims.adjacency_vtx is not None:
+        header.append("adjacent VTX")
+    header += list(gpu)
+    within = prims.within_instance()  # the GPU side's list is per instance
+    rows = []
+    for p in range(shown):
+        d = int(prims.draw[p])
+        row = [str(p), str(d), str(int(prims.instance[p])),
+               " ".join(map(str, prims.vtx[p].tolist())), " ".join(map(str, prims.idx[p].tolist()))]
+        if prims.adjacency_vtx is not None:
+            row.append(" ".join(map(str, prims.adjacency_vtx[p].tolist())))
+        for lists in gpu.values():
+            g = lists[d].idx if d < len(lists) else None
+            if g is None:
+                row.append("-")
+            elif within[p] >= g.shape[0]:
+                row.append("(none)")
+            else:
+                corners = g[within[p]]
+                row.append("same" if np.array_equal(corners, prims.idx[p])
+                           else "!= " + " ".join(map(str, corners.tolist())))
+        rows.append(row)
+    text = render_table(header, rows, right={0, 1, 2})
+    if shown < n:
+        text += f"\n... {n - shown} more primitives (use --rows to show more)"
+    for label, lists in gpu.items():
+        for g in lists:
+            line = f"{label}: draw {g.draw}: {g.note}"
+            sel = prims.draw == g.draw
+            expected = int(within[sel].max()) + 1 if sel.any() else 0
+            if g.idx is not None and g.idx.shape[0] != expected:
+                line += (f"; {g.idx.shape[0]} primitive(s) per instance where the reference "
+                         f"assembles {expected}")
+            text += "\n" + line
+    return text
+
