@@ -16,12 +16,12 @@ from pathlib import Path
 
 from ..errors import GpuiaError
 from ..harness.case import load_case, load_case_text
-from ..util.files import OutputError, printable, read_text
+from ..util.files import OutputError, printable, read_text, safe_stem
 from ..util.progress import Progress, wanted
 
 __all__ = ["EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY", "error_line",
            "case_arguments", "gpu_options", "progress_option", "row_count", "load_case_arg",
-           "each_case", "case_progress", "writable", "open_devices"]
+           "each_case", "case_progress", "writable", "open_devices", "claim_stems", "output_stem"]
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
 
@@ -96,8 +96,9 @@ def load_case_arg(path: str):
 
 def each_case(paths, action, progress=None, on_error=None) -> int:
     """Run ``action(path, case)`` for every case, returning the worst exit status; an invalid
-    case prints its error line (and is passed to ``on_error(line)``) and the others still run.
-    ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases."""
+    case prints its error line (and is passed to ``on_error(label, message)``: the case's name,
+    or its file stem when it could not be read, and the error on one line) and the others
+    still run. ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases."""
     status = EXIT_OK
     for path in paths:
         label = _case_label(path)
@@ -108,7 +109,7 @@ def each_case(paths, action, progress=None, on_error=None) -> int:
         except (GpuiaError, MemoryError) as exc:
             error_line(getattr(exc, "case_name", label), exc)
             if on_error is not None:
-                on_error(f"{getattr(exc, 'case_name', label)}: {' '.join(str(exc).split())}")
+                on_error(getattr(exc, "case_name", label), " ".join(str(exc).split()))
             status = EXIT_INVALID
         if progress is not None:
             progress.update(1, label)
@@ -134,11 +135,12 @@ def writable(option: str, target: str | None) -> None:
         raise OutputError(f"{option} {target}: the folder {Path(target).parent} does not exist")
 
 
-def open_devices(args, unavailable_to) -> tuple[list, list[str]]:
+def open_devices(args, unavailable_to, pairs: list | None = None) -> tuple[list, list[str]]:
     """The devices of the adapters ``--adapter`` / ``--gpu-backend`` select, taken from the
     :class:`~gpuia.gpu.device.DevicePool` given to :func:`gpuia.cli.main` (else a pool of this
     command's own), and ``"<summary>: <reason>"`` for each adapter where no device could be
-    made; each of those also prints ``<summary>: unavailable: <reason>`` on ``unavailable_to``.
+    made; each of those also prints ``<summary>: unavailable: <reason>`` on ``unavailable_to``
+    and, when ``pairs`` is a list, is appended to it as ``(summary, reason)``.
     Raises :class:`~gpuia.errors.UnsupportedError` when no adapter matches."""
     # The GPU side imports wgpu, which only the commands that draw may cost.
     from ..gpu.device import DevicePool
@@ -147,4 +149,40 @@ def open_devices(args, unavailable_to) -> tuple[list, list[str]]:
     devices, unavailable = pool.select(args.adapter, args.gpu_backend)
     for summary, reason in unavailable:
         print(f"{summary}: unavailable: {reason}", file=unavailable_to)
+    if pairs is not None:
+        pairs.extend(unavailable)
     return devices, [f"{summary}: {reason}" for summary, reason in unavailable]
+
+
+def _stem(path: str, case=None) -> str:
+    return safe_stem(Path(path).stem if path != "-" else getattr(case, "name", "stdin"))
+
+
+def claim_stems(paths, option: str) -> dict:
+    """The output file stems of the case files given, refusing two inputs that would write
+    the same files (``a/x.json`` and ``b/x.json``) before anything runs; standard input is
+    named by its case, once read (:func:`output_stem`).
+
+    Raises :class:`~gpuia.util.files.OutputError` naming ``option`` and both inputs."""
+    taken: dict = {}
+    for path in paths:
+        if path == "-":
+            continue
+        stem = _stem(path)
+        if taken.setdefault(stem, path) != path:
+            raise OutputError(f"{option}: {taken[stem]} and {path} would both write the files "
+                              f"of {stem}; run them into different folders")
+    return taken
+
+
+def output_stem(path: str, case, taken: dict, option: str) -> str:
+    """The stem the outputs of ``case`` (read from ``path``) are named with: its file's stem,
+    or for standard input the case's own name, one safe file name component
+    (:func:`~gpuia.util.files.safe_stem`). ``taken`` (from :func:`claim_stems`) records it.
+
+    Raises :class:`~gpuia.util.files.OutputError` when another input already has it."""
+    stem = _stem(path, case)
+    if taken.setdefault(stem, path) != path:
+        raise OutputError(f"{option}: {taken[stem]} and {path} would both write the files of "
+                          f"{stem}")
+    return stem

@@ -246,6 +246,30 @@ def test_two_inputs_with_one_stem_are_refused_before_running(tmp_path):
     assert list(out.iterdir()) == []
 
 
+def test_two_inputs_with_one_stem_are_refused_for_csv(tmp_path):
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.json").write_text(json.dumps(_case(d)))
+    out = tmp_path / "csv"
+    proc = gpuia_cli("check", "a/x.json", "b/x.json", "--csv", str(out), cwd=tmp_path)
+    assert_one_error_line(proc, "--csv: a/x.json and b/x.json would both write", "x")
+    assert list(out.iterdir()) == []
+
+
+def test_csv_files_are_whole_and_leave_no_temporary(tmp_path):
+    """Every CSV table and the manifest are written through write_atomic: the folder holds
+    exactly the named files, none partial; a second run replaces them whole."""
+    out = tmp_path / "csv"
+    for _ in range(2):
+        proc = gpuia_cli("run", "-", "--csv", str(out), cwd=tmp_path, stdin=json.dumps(_case("p")))
+        assert proc.returncode == 0, proc.stderr
+        assert sorted(p.name for p in out.iterdir()) == ["p.cpu.draw0.instance0.vs_in.csv",
+                                                         "p.csv.json"]
+    # R32_FLOAT values 1, 2, 3: one component, so the bare name; a point list of 3.
+    assert (out / "p.cpu.draw0.instance0.vs_in.csv").read_text() == (
+        "VTX, IDX, POSITION\n0, 0,  1.00\n1, 1,  2.00\n2, 2,  3.00\n")
+
+
 @pytest.mark.parametrize("args, says", [
     (["run", str(TRIANGLE), "--out-dir", "{file}"], "is a file, not a folder"),
     (["run", str(TRIANGLE), "--out-dir", "{file}/sub"], "cannot create the folder"),
@@ -253,6 +277,10 @@ def test_two_inputs_with_one_stem_are_refused_before_running(tmp_path):
     (["run", str(TRIANGLE), "--out", "{dir}/no/r.json"], "does not exist"),
     (["run", str(TRIANGLE), str(TRIANGLE), "--out", "{dir}/r.json"], "one case"),
     (["check", str(TRIANGLE), "--html", "{dir}"], "is a folder, not a file name"),
+    (["run", str(TRIANGLE), "--csv", "{file}"], "is a file, not a folder"),
+    (["check", str(TRIANGLE), "--csv", "{file}/sub"], "cannot create the folder"),
+    (["check", str(TRIANGLE), "--junit", "{dir}"], "is a folder, not a file name"),
+    (["check", str(TRIANGLE), "--junit", "{dir}/no/r.xml"], "does not exist"),
 ])
 def test_unwritable_outputs_are_one_error_line(tmp_path, args, says):
     afile = tmp_path / "afile"

@@ -5,9 +5,12 @@ One line per case, adapter and path: ``OK``, ``DIFFERENT`` with a table of the d
 invocations (``--table``: every row), or ``not applicable`` with the reason; a case with
 Stream Output gets a line comparing its SO buffers, counters and statistics, and
 (``--raster``, the default for indexed, strip and adjacency draws) one comparing the primitives
-each GPU rasterizes (docs/raster-check.md). An adapter that cannot make a device is reported as
-``<adapter>: unavailable: <reason>`` and skipped. ``--html FILE`` and ``--plot FILE.png`` also
-write a report (docs/reports.md).
+each GPU rasterizes (docs/raster-check.md). ``--table`` also prints, per case, the vertex
+shader's outputs (Stream Output cases) and the primitives the draws assemble. An adapter that
+cannot make a device is reported as ``<adapter>: unavailable: <reason>`` and skipped.
+``--html FILE`` and ``--plot FILE.png`` also write a report (docs/reports.md); ``--csv DIR``
+writes the mesh viewer's tables in RenderDoc's CSV format and ``--junit FILE`` a JUnit XML
+report (docs/exports.md).
 
 Exit status: 0 every compared run matched; 1 a difference; 2 invalid input, no usable adapter,
 or a case no chosen path could run (one ``error:`` line each).
@@ -21,11 +24,24 @@ import sys
 from ...errors import GpuiaError, UnsupportedError
 from ...harness.case import DEFAULT_MAX_INVOCATIONS
 from ...harness.compare import SHADER_TOLERANCE, ShaderTolerance
-from ...util.files import write_atomic
+from ...util.files import make_folder, write_atomic
 from ...util.progress import LARGE_CASE_INVOCATIONS, Progress, wanted
-from ..common import (EXIT_DIFF, EXIT_INVALID, EXIT_OK, case_arguments, case_progress,
-                      each_case, error_line, gpu_options, open_devices, progress_option,
-                      row_count, writable)
+from ..common import (
+    EXIT_DIFF,
+    EXIT_INVALID,
+    EXIT_OK,
+    case_arguments,
+    case_progress,
+    claim_stems,
+    each_case,
+    error_line,
+    gpu_options,
+    open_devices,
+    output_stem,
+    progress_option,
+    row_count,
+    writable,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -47,7 +63,8 @@ def add_parser(subparsers):
     c.add_argument("--path", choices=["all", "native", "pulling"], default="all",
                    help="GPU paths to check (default all that apply)")
     c.add_argument("--table", action="store_true", help="print every invocation, not only "
-                                                        "differences")
+                                                        "differences, and the VS outputs and "
+                                                        "primitives")
     c.add_argument("--rows", type=row_count, default=32, metavar="N",
                    help="rows per table (32); the HTML report adds every differing row")
     c.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N")
@@ -59,6 +76,14 @@ def add_parser(subparsers):
                    help="also draw histograms of the per-component GPU error where a tolerance "
                         "applies or values differ (needs the plot extra: matplotlib); embedded "
                         "in --html too")
+    c.add_argument("--csv", metavar="DIR", default=None,
+                   help="also write per draw and instance the vertex shader's inputs (and "
+                        "outputs, for Stream Output) of the CPU reference and of every GPU run "
+                        "as CSV in RenderDoc's mesh viewer format, with a manifest per case "
+                        "(docs/exports.md)")
+    c.add_argument("--junit", metavar="FILE", default=None,
+                   help="also write a JUnit XML report: one test case per case, adapter and "
+                        "path (docs/exports.md)")
     c.add_argument("--shader-ulps", type=row_count, default=SHADER_TOLERANCE.ulps,
                    metavar="N", help="Stream Output of an HLSL shader: its computed float "
                                      "components may differ from the CPU's by N ULP "
@@ -76,16 +101,22 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
+    csv_dir, stems = None, {}
+    unavailable_pairs: list = []
     try:
         writable("--html", args.html)
         writable("--plot", args.plot)
+        writable("--junit", args.junit)
+        if args.csv is not None:
+            csv_dir = make_folder(args.csv, "--csv")
+            stems = claim_stems(args.cases, "--csv")
         if args.plot:
             # The plot and HTML modules are imported only for --plot and --html: each costs
             # start-up time (5 and 30 ms, measured) that every gpuia command would pay.
             from ...harness.report.plot import require_matplotlib
 
             require_matplotlib()  # before any GPU work: a missing extra is invalid input
-        devices, unavailable = open_devices(args, sys.stdout)
+        devices, unavailable = open_devices(args, sys.stdout, unavailable_pairs)
     except GpuiaError as exc:
         error_line("check", exc)
         return EXIT_INVALID
@@ -96,9 +127,11 @@ def run(args) -> int:
         error_line("check", UnsupportedError("no selected adapter could create a device"))
         return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
-    keep = bool(args.html or args.plot)
+    infos = {dev.info["summary"]: dev.info for dev in devices}  # with the driver facts
+    # --table prints the VS outputs and primitives, --csv writes them: both read kept results.
+    keep = bool(args.html or args.plot or args.table or csv_dir is not None)
     tolerance = ShaderTolerance(args.shader_ulps, args.shader_abs)
-    views, series, errors = [], [], []
+    views, series, errors, checked, invalid = [], [], [], [], []
     bar = case_progress(args, "gpuia check")
     show = wanted(args.progress)
 
@@ -116,6 +149,14 @@ def run(args) -> int:
                                  tolerance=tolerance, raster=args.raster)
         if result.lines:
             bar.write(result.text())
+        if args.table:
+            from ...harness.report.mesh import mesh_text
+
+            bar.write(mesh_text(result, args.rows))
+        if csv_dir is not None:
+            _write_csv(csv_dir, output_stem(path, case, stems, "--csv"), result, infos)
+        if args.junit:
+            checked.append(_light(result))
         if args.html:
             views.append(_case_view(result, args.rows, show, bar.enabled))
         if args.plot:
@@ -129,8 +170,12 @@ def run(args) -> int:
                                    "paths (see the lines above)")
         return EXIT_OK
 
+    def on_error(label: str, message: str) -> None:
+        errors.append(f"{label}: {message}")
+        invalid.append((label, f"error: {label}: {message}"))
+
     with bar:
-        status = each_case(args.cases, action, bar, errors.append)
+        status = each_case(args.cases, action, bar, on_error)
     try:
         png = None
         if args.plot:
@@ -144,6 +189,11 @@ def run(args) -> int:
             text = render_report(views, errors=errors, unavailable=unavailable, plot_png=png,
                                  command=getattr(args, "command_line", None))
             write_atomic(args.html, text)
+        if args.junit:
+            from ...harness.export.junit import junit_xml
+
+            write_atomic(args.junit, junit_xml(checked, errors=invalid,
+                                               unavailable=unavailable_pairs, adapters=infos))
     except (OSError, GpuiaError) as exc:
         error_line("check", exc)
         return EXIT_INVALID
@@ -159,3 +209,40 @@ def _case_view(result, rows, show: bool, nested: bool):
     with Progress(total, f"{result.case}: HTML rows", "row", enabled=show and total >= 100_000,
                   nested=nested) as bar:
         return case_view(result, rows, on_rows=bar.update)
+
+
+def _light(result):
+    """The result without the GPU values its lines may keep (JUnit needs only the verdicts)."""
+    from dataclasses import replace
+
+    from ...harness.crosscheck import CheckResult
+
+    return CheckResult(result.case, [replace(ln, gpu=None, comparison=None, so_gpu=None)
+                                     for ln in result.lines])
+
+
+def _write_csv(folder, stem: str, result, infos: dict) -> None:
+    """The CSV tables of one checked case: the CPU reference, every GPU run's inputs and every
+    GPU's Stream Output (docs/exports.md); ``infos``: adapter summary -> ``Device.info``."""
+    from ...harness.case import ADAPTER_INFO_KEYS, ADAPTER_KEYS
+    from ...harness.export.mesh_csv import CsvSide, side_tag, write_case_csv
+    from ...harness.report.mesh import gpu_vs_outputs, reference_vs_outputs
+
+    case, ref = result.case_data, result.reference
+    cpu, note = reference_vs_outputs(case, ref)
+    sides = [CsvSide("cpu", "cpu", "reference", ref, outputs=cpu, note=note)]
+    for ln in result.lines:
+        facts = infos.get(ln.adapter, {})
+        adapter = {k: facts.get(k) for k in ADAPTER_KEYS}
+        info = {k: facts.get(k) for k in ADAPTER_INFO_KEYS}
+        tag = side_tag(ln.adapter, ln.path)
+        if ln.gpu is not None:
+            sides.append(CsvSide(tag, "gpu", ln.gpu.path, ln.gpu.ia, missing=ln.gpu.missing,
+                                 note="VS Out comes from the stream output run",
+                                 adapter=adapter, adapter_info=info))
+        elif ln.so_gpu is not None:
+            # IDX and rows are the draw's own (the reference's); the values are the GPU's.
+            sides.append(CsvSide(tag, "gpu", ln.path, ref, inputs=False,
+                                 outputs=gpu_vs_outputs(case, ref, ln.so_gpu),
+                                 adapter=adapter, adapter_info=info))
+    write_case_csv(folder, stem, case, sides)

@@ -4,8 +4,11 @@ GPU (``--backend gpu``), and write their results (docs/case-format.md, "Result")
 One case writes its JSON result on stdout; several need ``--out-dir DIR`` (``DIR/<case
 stem>.json`` each, two inputs of one stem refused before anything runs) or ``--table`` (the
 layout and a per-invocation table instead). ``--out FILE`` writes the one case's result to
-FILE. ``--explain`` prints on stderr why each draw took its GPU path. Every file is written
-whole or not at all (:func:`gpuia.util.files.write_atomic`).
+FILE. ``--explain`` prints on stderr why each draw took its GPU path. ``--csv DIR`` also writes
+the vertex shader's inputs (and, for Stream Output, outputs) per draw and instance in
+RenderDoc's mesh viewer CSV format, with a manifest per case (docs/exports.md). ``--table`` adds
+the VS outputs and the primitives to the input table. Every file is written whole or not at all
+(:func:`gpuia.util.files.write_atomic`).
 
 Exit status: 0 every case ran; 2 invalid input or output (one ``error:`` line each).
 """
@@ -20,8 +23,19 @@ from ...errors import GpuiaError
 from ...harness.case import DEFAULT_MAX_INVOCATIONS
 from ...harness.report.text import invocation_table, layout_table
 from ...util.files import OutputError, make_folder, safe_stem, write_atomic
-from ..common import (EXIT_INVALID, case_arguments, case_progress, each_case, error_line,
-                      gpu_options, progress_option, row_count, writable)
+from ..common import (
+    EXIT_INVALID,
+    case_arguments,
+    case_progress,
+    claim_stems,
+    each_case,
+    error_line,
+    gpu_options,
+    output_stem,
+    progress_option,
+    row_count,
+    writable,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -38,6 +52,10 @@ def add_parser(subparsers):
     gpu_options(r)
     r.add_argument("--out-dir", metavar="DIR", help="write DIR/<case stem>.json per case")
     r.add_argument("--out", metavar="FILE", help="write the result of the one case to FILE")
+    r.add_argument("--csv", metavar="DIR",
+                   help="also write DIR/<case stem>.<side>.draw<D>.instance<I>.vs_in.csv (and "
+                        ".vs_out.csv for Stream Output) in RenderDoc's mesh viewer CSV format, "
+                        "and DIR/<case stem>.csv.json (docs/exports.md)")
     r.add_argument("--table", action="store_true",
                    help="print the layout and a per-invocation table instead of JSON on stdout")
     r.add_argument("--rows", type=row_count, default=32, metavar="N", help="rows of --table (32)")
@@ -64,14 +82,17 @@ def run(args) -> int:
     if args.out_dir is None and len(args.cases) > 1 and not args.table:
         print("error: run: several cases need --out-dir (or --table)", file=sys.stderr)
         return EXIT_INVALID
-    out_dir, written = None, {}
-    if args.out_dir:
-        try:
+    out_dir, written, csv_dir, stems = None, {}, None, {}
+    try:
+        if args.out_dir:
             out_dir = make_folder(args.out_dir, "--out-dir")
             written = _result_names(args.cases, out_dir)
-        except GpuiaError as exc:
-            error_line("run", exc)
-            return EXIT_INVALID
+        if args.csv:
+            csv_dir = make_folder(args.csv, "--csv")
+            stems = claim_stems(args.cases, "--csv")
+    except GpuiaError as exc:
+        error_line("run", exc)
+        return EXIT_INVALID
     bar = case_progress(args, "gpuia run")
     from ...harness.run import run_case
 
@@ -97,12 +118,16 @@ def run(args) -> int:
             _result_target(out_dir, path, case, written) if out_dir else None)
         if target is not None:
             write_atomic(target, json.dumps(doc, indent=None if args.compact else 1) + "\n")
+        if csv_dir is not None:
+            _write_csv(csv_dir, output_stem(path, case, stems, "--csv"), case, res,
+                       args.backend, device)
         if args.table:
             stats = ", ".join(f"{k} {v}" for k, v in doc["statistics"].items())
             lines = [(f"== {case.name}: {case.topology.name}, {len(case.draws)} draw(s), {stats} "
                       f"[{doc['backend']}/{doc['path']}]"),
                      layout_table(case.layout), "",
-                     invocation_table(ia, max_rows=args.rows, show_bits=args.bits)]
+                     invocation_table(ia, max_rows=args.rows, show_bits=args.bits), "",
+                     _mesh_tables(case, res, args.backend, device, args.rows)]
             if target is not None:
                 lines.append(f"result: {target}")
             bar.write("\n".join(lines) + "\n")
@@ -135,3 +160,62 @@ def _result_target(out_dir: Path, path: str, case, written: dict) -> Path:
     if owner != path:
         raise OutputError(f"--out-dir: {owner} and {path} would both write {target}")
     return target
+
+
+def _gpu_parts(case, res, device):
+    """A GPU run's VS outputs (from its Stream Output, for a case with one) and primitives."""
+    from ...harness.report.mesh import gpu_primitives, gpu_vs_outputs
+
+    return gpu_vs_outputs(case, res.ia, res.so), gpu_primitives(case, device.caps.quirks)
+
+
+def _mesh_tables(case, res, backend: str, device, rows: int) -> str:
+    """The VS Out table (or why there is none) and the primitive list of one run."""
+    from ...harness.report.mesh import (
+        reference_primitives,
+        reference_vs_outputs,
+        vs_outputs_note,
+    )
+    from ...harness.report.text import primitive_table, vs_out_table
+
+    gpu = None
+    if backend == "gpu":
+        ia = res.ia
+        outputs, gpu = _gpu_parts(case, res, device)
+        note = outputs.source if outputs is not None else vs_outputs_note(case)
+    else:
+        ia = res
+        outputs, note = reference_vs_outputs(case, res)
+    if outputs is None:
+        vs_out = f"VS Out: {note}"
+    else:
+        vs_out = f"VS Out ({note}; - where no value is known)\n" + vs_out_table(ia, outputs,
+                                                                                  None, rows)
+    prims = primitive_table(reference_primitives(ia), None if gpu is None else {"GPU": gpu},
+                            rows)
+    return f"{vs_out}\n\nprimitives (the CPU reference's assembly)\n{prims}"
+
+
+def _write_csv(folder, stem: str, case, res, backend: str, device) -> None:
+    """The CSV tables of one run (docs/exports.md)."""
+    from ...harness.case import ADAPTER_INFO_KEYS, ADAPTER_KEYS
+    from ...harness.export.mesh_csv import CsvSide, side_tag, write_case_csv
+    from ...harness.report.mesh import reference_vs_outputs
+
+    if backend != "gpu":
+        outputs, note = reference_vs_outputs(case, res)
+        write_case_csv(folder, stem, case, [CsvSide("cpu", "cpu", "reference", res,
+                                                    outputs=outputs, note=note)])
+        return
+    adapter = {k: res.adapter.get(k) for k in ADAPTER_KEYS}
+    info = {k: res.adapter.get(k) for k in ADAPTER_INFO_KEYS}
+    summary = res.adapter.get("summary")
+    sides = [CsvSide(side_tag(summary, res.path), "gpu", res.path, res.ia, missing=res.missing,
+                     note="VS Out comes from the stream output run" if res.so is not None
+                     else "", adapter=adapter, adapter_info=info)]
+    if res.so is not None:
+        outputs, _ = _gpu_parts(case, res, device)
+        sides.append(CsvSide(side_tag(summary, "stream output"), "gpu", "stream output",
+                             res.ia, inputs=False, outputs=outputs, adapter=adapter,
+                             adapter_info=info))
+    write_case_csv(folder, stem, case, sides)

@@ -1,0 +1,304 @@
+"""The mesh viewer's tables as CSV, written as RenderDoc's buffer viewer exports them, so that a
+RenderDoc capture of the same draw on D3D12 can be diffed against gpuia's line by line
+(``docs/exports.md``).
+
+RenderDoc (qrenderdoc/Windows/BufferViewer.cpp, ``BufferViewer::exportData``, its CSV branch)
+writes the header of the model's columns and then every row of the model, cells joined by
+``", "`` (a comma and a space), one line per row. What each cell holds follows
+``BufferItemModel::data`` and ``interpretVariant`` there, with the number formatting of
+``Formatter::Format`` (qrenderdoc/Code/QRDUtils.cpp) at its default settings (2 to 5 decimals,
+exponent form below 1e-5 and above 1e7):
+
+* the header: ``VTX, IDX``, then per column group ``NAME.x, NAME.y, ...`` (``NAME`` alone for
+  one component), names as :mod:`gpuia.harness.report.mesh` gives them;
+* one row per index position of one instance of one draw (RenderDoc shows one instance at a
+  time), ``VTX`` from 0, ``IDX`` the index value (the position, for a non-indexed draw);
+* floats: a leading space unless negative, fixed notation with 2 to 5 decimals (trailing zeros
+  trimmed to 2), ``E`` notation with 5 decimals outside [1e-5, 1e7] (``1.00000E-06``), `` NaN``,
+  `` 0.00`` for either zero; signed integers with a leading space unless negative; unsigned
+  integers bare;
+* a strip cut: ``VTX, --,  Restart, ...`` (every data cell `` Restart``);
+* a draw whose vertex or instance count is 0: a ``---, ---, No Vertices`` or ``No Instances`` row
+  (the other cells empty);
+* ``---`` (RenderDoc's out-of-bounds text) where gpuia has no value: an invocation the GPU did not
+  record, or an output component that Stream Output did not write.
+
+Every file is written whole or not at all (:func:`gpuia.util.files.write_atomic`), and each case
+gets a manifest, ``<stem>.csv.json``, that names its files and what each side ran on, the
+adapter's driver included.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...util.files import OutputError, safe_stem, write_atomic
+from ..report.mesh import InstanceRows, VSOutputs, input_columns, instance_rows, vs_outputs_note
+
+__all__ = ["RENDERDOC_CSV_SOURCE", "SEPARATOR", "CSV_VERSION", "CsvSide", "renderdoc_number",
+           "renderdoc_numbers", "vs_in_csv", "vs_out_csv", "side_tag", "write_case_csv"]
+
+RENDERDOC_CSV_SOURCE = ("https://github.com/baldurk/renderdoc/blob/"
+                        "369520d3197c76907f4d5fafbee34a053d2e9664/qrenderdoc/Windows/"
+                        "BufferViewer.cpp")
+"""The RenderDoc source whose CSV export these files follow (the commit read)."""
+
+SEPARATOR = ", "
+"""Between two cells, in the header and in every row (RenderDoc writes ``", "``)."""
+
+CSV_VERSION = 1
+"""The version of the ``<stem>.csv.json`` manifest (its ``gpuia_csv`` field)."""
+
+# RenderDoc's Formatter defaults (PersistantConfig.h: Formatter_MinFigures 2, MaxFigures 5,
+# NegExp 5, PosExp 7).
+_MIN_FIGURES, _MAX_FIGURES = 2, 5
+_EXP_BELOW, _EXP_ABOVE = 10.0 ** -5, 10.0 ** 7
+_OUT_OF_BOUNDS = "---"
+_RESTART_IDX, _RESTART = "--", " Restart"
+
+
+def _format_float(f: float) -> str:
+    """Formatter::Format(double) at its defaults."""
+    if f != 0.0 and (abs(f) < _EXP_BELOW or abs(f) > _EXP_ABOVE):
+        return f"{f:.{_MAX_FIGURES}E}"  # Qt's 'E' with 5 digits: 1.00000E-06, INF
+    text = f"{f:.{_MAX_FIGURES}f}"
+    keep = text.rfind(".") + _MIN_FIGURES  # trailing zeros go, down to 2 decimals
+    while len(text) - 1 > keep and text.endswith("0"):
+        text = text[:-1]
+    return text
+
+
+def _float_cell(f: float) -> str:
+    """interpretVariant of a float: a space in place of a missing sign, one spelling of 0."""
+    if f != f:
+        return " NaN"
+    if f == 0.0:
+        return " " + _format_float(0.0)
+    return _format_float(f) if f < 0 else " " + _format_float(f)
+
+
+def renderdoc_number(bits: int, shader_type: str) -> str:
+    """One component as RenderDoc's mesh viewer writes it (see the module docstring).
+
+    Arguments:
+        bits (int): the component's 32-bit pattern.
+        shader_type (str): ``"float"``, ``"sint"`` or ``"uint"``.
+
+    Returns:
+        The cell's text, leading space included.
+    """
+    return renderdoc_numbers(np.array([bits], np.uint32), shader_type)[0]
+
+
+def renderdoc_numbers(bits: np.ndarray, shader_type: str) -> list:
+    """:func:`renderdoc_number` over an array of 32-bit patterns.
+
+    Arguments:
+        bits (numpy.ndarray): the patterns, any shape.
+        shader_type (str): ``"float"``, ``"sint"`` or ``"uint"``.
+
+    Returns:
+        Nested lists of cell texts in the array's shape (a flat list for a 1-D array).
+    """
+    b = np.ascontiguousarray(bits, dtype=np.uint32)
+    if shader_type == "float":
+        with np.errstate(invalid="ignore"):  # signalling NaN payloads widen quietly
+            values = b.view(np.float32).astype(np.float64).tolist()
+        fmt = _float_cell
+    elif shader_type == "sint":
+        values = b.view(np.int32).tolist()
+
+        def fmt(i):
+            return f" {i}" if i >= 0 else str(i)
+    else:
+        values = b.tolist()
+        fmt = str
+
+    def walk(v):
+        return [walk(x) for x in v] if isinstance(v, list) else fmt(v)
+
+    return walk(values)
+
+
+def _csv(header: list[str], rows: list[list[str]]) -> str:
+    return "".join(SEPARATOR.join(cells) + "\n" for cells in [header] + rows)
+
+
+def _table(groups, rows: InstanceRows, vertex_id, values: dict, known: dict | None,
+           missing) -> str:
+    """The CSV text of one instance's table: ``groups`` a list of (MeshColumn, bits), bits
+    ``(invocations, components)``; ``known`` key -> mask; ``missing`` bool per invocation."""
+    header = ["VTX", "IDX"] + [h for col, _ in groups for h in col.headers]
+    width = len(header) - 2
+    if rows.no_vertices or rows.no_instances:
+        texts = (["No Vertices"] if rows.no_vertices else []) + \
+                (["No Instances"] if rows.no_instances else [])
+        # RenderDoc: '---' in VTX and IDX, the text in the first data column, nothing after.
+        body = [([_OUT_OF_BOUNDS, _OUT_OF_BOUNDS] + [t] + [""] * (width - 1))[:2 + width]
+                for t in texts]
+        return _csv(header, body)
+    inv = rows.invocation
+    delivered = inv[inv >= 0]
+    cells = [renderdoc_numbers(values[col.key][delivered], col.type) for col, _ in groups]
+    marks = [None if known is None else known[col.key][delivered].tolist() for col, _ in groups]
+    lost = (np.zeros(delivered.shape, bool) if missing is None
+            else np.asarray(missing, bool)[delivered]).tolist()
+    ids = vertex_id[delivered].astype(np.int64).tolist()
+    body, k = [], 0
+    for vtx, r in enumerate(inv.tolist()):
+        if r < 0:
+            body.append([str(vtx), _RESTART_IDX] + [_RESTART] * width)
+            continue
+        row = [str(vtx), _OUT_OF_BOUNDS if lost[k] else str(ids[k])]
+        for g, (col, _) in enumerate(groups):
+            for c in range(col.components):
+                unknown = lost[k] or (marks[g] is not None and not marks[g][k][c])
+                row.append(_OUT_OF_BOUNDS if unknown else cells[g][k][c])
+        body.append(row)
+        k += 1
+    return _csv(header, body)
+
+
+def vs_in_csv(case, ia, rows: InstanceRows, missing=None) -> str:
+    """RenderDoc's "VS Input" export of one instance of one draw: the columns of
+    :func:`~gpuia.harness.report.mesh.input_columns` (each element's format's components, as
+    delivered, default fill left out as RenderDoc shows it), one row per index position.
+
+    Arguments:
+        case (Case): the parsed case.
+        ia (IAResult): the invocations (the reference's or ``GPUResult.ia``).
+        rows (InstanceRows): the instance's rows
+            (:func:`~gpuia.harness.report.mesh.instance_rows`).
+        missing (numpy.ndarray): bool per invocation: the GPU recorded nothing (its cells are
+            ``---``); None (the default): all recorded.
+
+    Returns:
+        The CSV text, each line ended by ``\\n``.
+    """
+    groups = [(col, ia.inputs[col.key].bits) for col in input_columns(case)]
+    values = {col.key: bits[:, :col.components] for col, bits in groups}
+    return _table(groups, rows, ia.vertex_id, values, None, missing)
+
+
+def vs_out_csv(outputs: VSOutputs, ia, rows: InstanceRows) -> str:
+    """RenderDoc's "VS Output" export of one instance of one draw: the columns of
+    ``outputs``, one row per index position (``---`` for a component whose value is not
+    known).
+
+    Arguments:
+        outputs (VSOutputs): one side's outputs.
+        ia (IAResult): the invocations the outputs belong to (for IDX).
+        rows (InstanceRows): the instance's rows.
+
+    Returns:
+        The CSV text, each line ended by ``\\n``.
+    """
+    groups = [(col, outputs.bits[col.key]) for col in outputs.columns]
+    return _table(groups, rows, ia.vertex_id, outputs.bits, outputs.known, None)
+
+
+@dataclass
+class CsvSide:
+    """One side whose tables :func:`write_case_csv` writes: the CPU reference, a GPU run's
+    inputs, or a GPU's Stream Output.
+
+    Arguments:
+        tag (str): its part of the file names (:func:`side_tag`).
+        backend (str): ``"cpu"`` or ``"gpu"``.
+        path (str): ``reference``, ``native``, ``pulling`` (both joined by ``/``) or
+            ``stream output``.
+        ia (IAResult): the invocations: their rows, IDX and (with ``inputs``) the VS In
+            values.
+        inputs (bool): write VS In tables from ``ia``. Default True.
+        missing (numpy.ndarray): bool per invocation the GPU did not record; None (the
+            default) for none.
+        outputs (VSOutputs): the VS Out values to write; None (the default) writes no VS Out.
+        note (str): why there is no VS Out, recorded in the manifest. Default empty.
+        adapter (dict): the adapter (``name``, ``backend``, ``type``, ``summary``); None (the
+            default) for the CPU.
+        adapter_info (dict): the adapter's driver facts (``driver``, ``vendor``,
+            ``vendor_id``, ``device_id``, ``wgpu_native``); None (the default) for the CPU.
+    """
+
+    tag: str
+    backend: str
+    path: str
+    ia: object
+    inputs: bool = True
+    missing: np.ndarray | None = None
+    outputs: VSOutputs | None = None
+    note: str = ""
+    adapter: dict | None = None
+    adapter_info: dict | None = None
+
+
+def side_tag(summary: str | None, path: str) -> str:
+    """The file name part of a side: ``cpu`` for the reference, else the adapter's summary
+    made one safe name, a dot, and the path (``/`` as ``+``, ``stream output`` as
+    ``stream_output``).
+
+    Arguments:
+        summary (str): the adapter's summary; None for the CPU reference.
+        path (str): the side's path.
+
+    Returns:
+        The tag, e.g. ``llvmpipe_LLVM_15.0.6_256_bits_CPU_via_Vulkan.native``.
+    """
+    if summary is None:
+        return "cpu"
+    return f"{safe_stem(summary, 'adapter')}.{path.replace('/', '+').replace(' ', '_')}"
+
+
+def write_case_csv(folder, stem: str, case, sides: list[CsvSide]) -> Path:
+    """Write every table of every side of a case into ``folder``, and the case's manifest.
+
+    Files: ``<stem>.<tag>.draw<D>.instance<I>.vs_in.csv`` and ``... .vs_out.csv`` per draw
+    and instance (one, instance 0, for a draw that delivers nothing), and ``<stem>.csv.json``:
+    ``{"gpuia_csv": 1, "case", "format", "source", "sides": [{"tag", "backend", "path",
+    "adapter", "adapter_info", "vs_out"}], "files": [{"file", "table", "side", "draw",
+    "instance", "rows"}]}``, where ``vs_out`` is where the side's VS outputs come from or why it
+    has none. Each file is written atomically.
+
+    Arguments:
+        folder: the output folder (it must exist).
+        stem (str): the case's file name stem (already one safe component).
+        case (Case): the parsed case.
+        sides (list): the :class:`CsvSide` values, in the order to list them.
+
+    Returns:
+        The manifest's path.
+
+    Raises:
+        OutputError: ``stem`` is not one safe file name component, or a file could not be
+            written (naming it and why).
+    """
+    if safe_stem(stem) != stem:  # names come from inputs: none may leave the folder
+        raise OutputError(f"{stem!r}: not one safe file name component")
+    folder = Path(folder)
+    files, listed = [], []
+    for side in sides:
+        rows = instance_rows(case, side.ia)
+        tables = (["VS In"] if side.inputs else []) + \
+                 (["VS Out"] if side.outputs is not None else [])
+        for table in tables:
+            suffix = "vs_in" if table == "VS In" else "vs_out"
+            for r in rows:
+                name = f"{stem}.{side.tag}.draw{r.draw}.instance{r.instance}.{suffix}.csv"
+                text = (vs_in_csv(case, side.ia, r, side.missing) if table == "VS In"
+                        else vs_out_csv(side.outputs, side.ia, r))
+                write_atomic(folder / name, text)
+                files.append({"file": name, "table": table, "side": side.tag, "draw": r.draw,
+                              "instance": r.instance, "rows": text.count("\n") - 1})
+        vs_out = side.outputs.source if side.outputs is not None else (
+            side.note or vs_outputs_note(case) or "no VS Out from this side")
+        listed.append({"tag": side.tag, "backend": side.backend, "path": side.path,
+                       "adapter": side.adapter, "adapter_info": side.adapter_info,
+                       "vs_out": vs_out})
+    manifest = {"gpuia_csv": CSV_VERSION, "case": case.name,
+                "format": "RenderDoc mesh viewer CSV (VS In, VS Out)",
+                "source": RENDERDOC_CSV_SOURCE, "sides": listed, "files": files}
+    return write_atomic(folder / f"{stem}.csv.json", json.dumps(manifest, indent=1) + "\n")
