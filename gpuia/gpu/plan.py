@@ -50,7 +50,7 @@ from .quirks import (
 
 __all__ = ["Plan", "IndexPlan", "IndexMode", "DrawPath", "Assembly", "plan_draw",
            "plan_resolved_draw", "plan_indices", "host_index_values", "shift_first_vertex",
-           "last_whole_index", "native_last_indices", "CAPTURE_BINDINGS"]
+           "last_whole_index", "native_last_indices", "CAPTURE_BINDINGS", "SizedBuffer"]
 
 CAPTURE_BINDINGS = 3
 """Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
@@ -680,6 +680,21 @@ def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
         out.append(f"the {len(slots)} slots' views ({total} bytes) do not fit one storage binding "
                    f"of max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
     return out, arena, windows
+
+
+class SizedBuffer:
+    """A buffer the planner sees without GPU memory, for planning a layout before any buffer
+    exists (``gpuia layout``'s lint, ``gpuia translate``): the static plan reads only its size
+    (``nbytes``, and ``wgpu.size`` for a storage binding window). Binding one to a Context is
+    refused as any non-gpuia buffer is.
+
+    Arguments:
+        size (int): the buffer's size in bytes.
+    """
+
+    def __init__(self, size: int):
+        self.nbytes = self.size = size
+        self.wgpu = self  # the binding window reads ``buffer.wgpu.size``
 
 
 def binding_window(view, caps: Caps) -> tuple[int, int] | None:

@@ -47,7 +47,7 @@ from .pipelines import (
     pulled_group_entries,
     vertex_buffer_layouts,
 )
-from .plan import DrawPath, choose_path, static_plan
+from .plan import DrawPath, SizedBuffer, choose_path, static_plan
 
 __all__ = ["Translation", "PulledFetch", "translate_layout", "webgpu_spelling", "NATIVE_BOUNDS",
            "NATIVE_OFFSETS", "GENERAL_LOADS", "FETCH_ARGUMENTS"]
@@ -219,15 +219,6 @@ class Translation:
         return doc
 
 
-class _SizedBuffer:
-    """A buffer the planner sees without memory: the static plan reads sizes only (the view's,
-    and the buffer's for a storage binding window)."""
-
-    def __init__(self, size: int):
-        self.nbytes = self.size = size
-        self.wgpu = self  # the binding window reads ``buffer.wgpu.size``
-
-
 def _views(layout: InputLayout, strides: dict) -> dict:
     """One view per used slot, of the slot's stride, holding one vertex."""
     unused = sorted(set(strides) - set(layout.slots))
@@ -246,7 +237,7 @@ def _views(layout: InputLayout, strides: dict) -> dict:
                                    "a stride is an integer number of bytes (rules 3.3)")
         size = max(stride, info.extent, 4)
         try:
-            views[s] = VertexBufferView(_SizedBuffer(size), stride, 0, size)
+            views[s] = VertexBufferView(SizedBuffer(size), stride, 0, size)
         except InvalidDescError as e:  # the view's own checks, named by the slot
             raise InvalidDescError(f"slot {s}", e.field, e.value, e.rule) from None
     return views

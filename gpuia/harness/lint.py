@@ -140,18 +140,6 @@ def webgpu_default_caps():
     return Caps.from_wgpu(WEBGPU_DEFAULT_LIMITS, ())
 
 
-class _SizedBuffer:
-    """A buffer the planner sees without GPU memory: the static plan reads only its size."""
-
-    class _Wgpu:
-        def __init__(self, size):
-            self.size = size
-
-    def __init__(self, size: int):
-        self.nbytes = size
-        self.wgpu = self._Wgpu(size)
-
-
 def _dedupe(findings):
     seen, out = set(), []
     for f in findings:
@@ -295,13 +283,13 @@ def _slot_bytes(report, slot, info, stride) -> None:
 
 
 def _plan(report, layout, label, caps, several: bool) -> None:
-    from ..gpu.plan import choose_path, static_plan
+    from ..gpu.plan import SizedBuffer, choose_path, static_plan
 
     prefix = f"{label}: " if several else ""
     views = {}
     for s, (stride, _) in report.strides.items():
         size = max(stride, layout.slots[s].extent) * PLAN_ROWS
-        views[s] = VertexBufferView(_SizedBuffer(size), stride, 0, size)
+        views[s] = VertexBufferView(SizedBuffer(size), stride, 0, size)
     static = static_plan(layout, views, caps, capture=False)
     path: str
     try:

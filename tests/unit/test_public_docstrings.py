@@ -63,6 +63,7 @@ MODULES = [
     "gpuia.gpu",
     "gpuia.gpu.quirks",
     "gpuia.gpu.device",
+    "gpuia.gpu.translate",
 ]
 
 PUBLIC_NAMES = {
