@@ -207,15 +207,16 @@ def test_csv_refusals_before_anything_runs(tmp_path):
 
 # -- gpuia check --csv / --junit / --table ------------------------------------------------------
 
-# What junit-10.xsd allows, element by element: its attributes and children.
+# What the common JUnit schema (Jenkins' junit-10.xsd) allows, element by element: attributes
+# and children (the attributes every reader of it knows; gpuia writes no others).
 JUNIT_SCHEMA = {
     "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors"}, {"testsuite"}),
-    "testsuite": ({"name", "tests", "failures", "errors", "group", "time", "disabled",
-                   "skipped", "timestamp", "hostname", "id", "package", "file", "log", "url",
-                   "version"}, {"properties", "testcase", "system-out", "system-err"}),
+    "testsuite": ({"name", "tests", "failures", "errors", "time", "disabled", "skipped",
+                   "timestamp", "hostname", "id", "package"},
+                  {"properties", "testcase", "system-out", "system-err"}),
     "properties": (set(), {"property"}),
     "property": ({"name", "value"}, set()),
-    "testcase": ({"name", "assertions", "time", "classname", "status", "file", "line"},
+    "testcase": ({"name", "assertions", "time", "classname", "status"},
                  {"skipped", "error", "failure", "system-out", "system-err"}),
     "skipped": ({"message"}, set()),
     "error": ({"message", "type"}, set()),
