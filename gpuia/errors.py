@@ -32,6 +32,8 @@ class InvalidDescError(GpuiaError, ValueError):
         rule (str): the violated rule in words, citing ``rules N.M`` where one applies.
     """
 
+    diagnostics: str | None = None  # set on an HLSL shader's refusal (see above)
+
     def __init__(self, where: str, field: str | None, value: object, rule: str):
         self.where = where
         self.field = field

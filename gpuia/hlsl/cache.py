@@ -22,6 +22,7 @@ import os
 import tempfile
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 
 __all__ = ["cache_dir", "frontend_hash", "key_of", "load", "store", "encode", "decode",
@@ -91,7 +92,7 @@ def encode(value):
     return value
 
 
-def decode(value, types: dict[str, type]):
+def decode(value, types: Mapping[str, type]):
     if isinstance(value, list):
         return [decode(v, types) for v in value]
     if isinstance(value, dict):
@@ -136,7 +137,7 @@ def unchanged(recorded) -> bool:
     return all(file_digest(p) == d for p, d in recorded)
 
 
-def load(kind: str, key: str, types: dict[str, type], cls: type):
+def load(kind: str, key: str, types: Mapping[str, type], cls: type):
     """The ``cls`` object stored under ``key`` (the files it depends on unchanged), or None;
     anything unreadable or of another shape is None."""
     folder = cache_dir()

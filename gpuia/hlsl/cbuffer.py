@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
@@ -105,7 +106,7 @@ class _Builder:
     def __init__(self, structs: dict, cbuffer: str, what: str):
         self.structs, self.cbuffer, self.what = structs, cbuffer, what
 
-    def refuse(self, path: str, value, rule: str):
+    def refuse(self, path: str, value: object, rule: str) -> NoReturn:
         raise InvalidDescError(self.what, f"cbuffer {self.cbuffer}", f"{path}: {value}", rule)
 
     def scalar(self, t: dict, path: str) -> str:
@@ -152,6 +153,7 @@ class _Builder:
                 self.refuse(path, text, "unexpected WGSL storage for a matrix")
             ct = CType("matrix", wgsl, s, rows=t["rowCount"], cols=t["columnCount"],
                        col_major="ColMajor" in wgsl, data=data)
+            assert arr is not None  # vec matched inside it
             if int(arr.group(2)) != ct.vectors or int(vec.group(1)) < ct.width:
                 self.refuse(path, wgsl, "Slang's WGSL stores this matrix with another packing")
             return ct
@@ -272,7 +274,9 @@ def _leaves(t: CType, path: str, d3d: int, wgsl: int, structs: dict, out: list) 
                 out.append(Member(f"{path}[{r}][{col}]", t.scalar, d3d + REGISTER * v + 4 * c,
                                   wgsl + REGISTER * v + 4 * c))
     elif t.kind == "array":
-        el_size, el_align = _wgsl_size_align(_ARRAY_RE.match(t.array_text).group(1), structs)
+        arr = _ARRAY_RE.match(t.array_text)
+        assert arr is not None and t.element is not None  # the builder checked both
+        el_size, el_align = _wgsl_size_align(arr.group(1), structs)
         wstride = _round(el_size, el_align)
         for k in range(t.count):
             _leaves(t.element, f"{path}[{k}]", d3d + k * t.stride, wgsl + k * wstride,
@@ -364,29 +368,34 @@ class _Fill:
             comps = ", ".join(_conv(t.scalar, self.word(off, 4 * c)) for c in range(t.n))
             self.lines.append(f"{indent}{lv} = vec{t.n}<{_WGSL_OF[t.scalar]}>({comps});")
         elif t.kind == "matrix":
-            stored = int(_VEC_RE.match(_ARRAY_RE.match(
-                self.structs[t.wgsl][0][1]).group(1)).group(1))
+            arr = _ARRAY_RE.match(self.structs[t.wgsl][0][1])
+            vec = _VEC_RE.match(arr.group(1)) if arr else None
+            assert vec is not None  # the builder checked the matrix's storage
+            stored = int(vec.group(1))
             zero = "0.0" if t.scalar == "float" else ("0" if t.scalar == "sint" else "0u")
             for v in range(t.vectors):
-                comps = [_conv(t.scalar, self.word(off, REGISTER * v + 4 * c))
-                         for c in range(t.width)] + [zero] * (stored - t.width)
+                row = [_conv(t.scalar, self.word(off, REGISTER * v + 4 * c))
+                       for c in range(t.width)] + [zero] * (stored - t.width)
                 self.lines.append(f"{indent}{lv}.{t.data}[{v}] = "
-                                  f"vec{stored}<{_WGSL_OF[t.scalar]}>({', '.join(comps)});")
+                                  f"vec{stored}<{_WGSL_OF[t.scalar]}>({', '.join(row)});")
         elif t.kind == "array":
             i = f"gpuia_i{self.loops}"
             self.loops += 1
             base = f"{lv}.{t.data}" if t.data else lv
             self.lines.append(f"{indent}for (var {i} = 0u; {i} < {t.count}u; {i}++) {{")
             at = f"({off} + {i} * {t.stride}u)"
+            el = t.element
+            assert el is not None  # an array has its element type
             if t.padded:
-                el = t.element
                 zero = {"float": "0.0", "sint": "0", "uint": "0u", "bool": "false"}[el.scalar]
-                stored = int(_VEC_RE.match(el.wgsl).group(1))
-                comps = [_conv(el.scalar, self.word(at, 4 * c)) for c in range(el.n)]
-                comps += [zero] * (stored - el.n)
-                self.lines.append(f"{indent}  {base}[{i}] = {el.wgsl}({', '.join(comps)});")
+                vec = _VEC_RE.match(el.wgsl)
+                assert vec is not None  # a padded element is a vector
+                stored = int(vec.group(1))
+                parts = [_conv(el.scalar, self.word(at, 4 * c)) for c in range(el.n)]
+                parts += [zero] * (stored - el.n)
+                self.lines.append(f"{indent}  {base}[{i}] = {el.wgsl}({', '.join(parts)});")
             else:
-                self.emit(t.element, f"{base}[{i}]", at, indent + "  ")
+                self.emit(el, f"{base}[{i}]", at, indent + "  ")
             self.lines.append(f"{indent}}}")
         else:
             for _, mname, ft, at in t.fields:
@@ -446,6 +455,7 @@ def natural_leaves(cb: ConstantBuffer, element_type: dict) -> list[tuple[int, in
                                 t.scalar, 4))
         elif t.kind == "array":
             stride = r.get("uniformStride") or 0
+            assert t.element is not None  # an array has its element type
             for k in range(t.count):
                 walk(t.element, r["elementType"], d3d + k * t.stride, nat + k * stride)
         else:

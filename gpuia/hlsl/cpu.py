@@ -159,6 +159,7 @@ class CpuShader:
                     raise UnsupportedError(f"the CPU build {self.executable} ended without "
                                            f"running the shader (a damaged cache entry? "
                                            f"remove it)")
+                assert out_view is not None  # every kernel has its out parameter
                 at, nbytes = out_view
                 words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)
                 out, col = {}, 0
@@ -208,7 +209,7 @@ def _fill_cbuffer(view: np.ndarray, p: _Param, data: bytes) -> None:
             view[nat:nat + 4] = src[d3d:d3d + 4]
 
 
-_SIGNALS = {signal.SIGFPE: "an arithmetic fault (integer division by zero?)",
+_SIGNALS: dict[int, str] = {signal.SIGFPE: "an arithmetic fault (integer division by zero?)",
             signal.SIGSEGV: "a memory fault", signal.SIGILL: "an illegal instruction",
             signal.SIGBUS: "a bus error", signal.SIGABRT: "an abort"}
 
@@ -342,5 +343,6 @@ def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
                                f"{' '.join(done.stderr.split())[:400]}")
     os.replace(tmp, exe)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
-    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size,
-                     cache.file_digest(str(exe)))
+    digest = cache.file_digest(str(exe))
+    assert digest is not None  # the executable was just written
+    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size, digest)

@@ -80,7 +80,7 @@ class HlslShader:
     warnings: str = ""
     dependencies: tuple = ()
     source_path: str = ""  # where the source file is, when it is one ("" for text)
-    signature: ShaderSignature = field(default=None, compare=False, repr=False)
+    signature: ShaderSignature | None = field(default=None, compare=False, repr=False)
 
     @property
     def slang_name(self) -> str:

@@ -335,18 +335,20 @@ class _Worker:
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self._start()
+            proc = self.proc
+            assert proc is not None  # started above
             try:
-                send_message(self.proc.stdin, message)
+                send_message(proc.stdin, message)
             except (BrokenPipeError, OSError):
                 pass  # the reply (None) says the worker is gone
-            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            ready, _, _ = select.select([proc.stdout], [], [], timeout)
             if not ready:
                 self.stop()
                 raise SlangError(f"error: Slang did not finish compiling the {what} in "
                                  f"{timeout:.0f} s (GPUIA_SLANG_TIMEOUT)", what)
-            reply = receive_message(self.proc.stdout)
+            reply = receive_message(proc.stdout)
             if reply is None:
-                code = self.proc.wait()
+                code = proc.wait()
                 self.proc = None
                 how = f"signal {-code}" if code < 0 else f"exit status {code}"
                 raise SlangError(f"error: Slang's compiler crashed on this {what} ({how}); "

@@ -16,7 +16,9 @@ no ``f64``; min16/half types are 32-bit as in fxc), and anything that is not a n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
@@ -119,7 +121,7 @@ _DECL_RE = re.compile(r"^\s*((?:\w+\s+)*?)(\w+(?:\s*<[^<>]*>)?)\s+(\w+)\s*(\[[^\
                       r"(?::\s*(\w+))?\s*$")
 
 
-def _declared(text: str) -> dict[str, frozenset]:
+def _declared(text: Iterable[str]) -> dict[str, frozenset]:
     """Modifiers per declared name in a struct body or a parameter list."""
     out = {}
     for decl in text:
@@ -137,9 +139,9 @@ def declaration_modifiers(hlsl: str, entry: str) -> tuple[dict, dict]:
     for m in re.finditer(r"\bstruct\s+(\w+?)(?:_\d+)?\s*\{(.*?)\}\s*;", hlsl, re.S):
         structs[m.group(1)] = _declared(m.group(2).split(";"))
     params = {}
-    m = re.search(rf"\b{re.escape(entry)}\s*\((.*?)\)\s*(?::\s*\w+\s*)?\{{", hlsl, re.S)
-    if m:
-        params = _declared(split_top_level(m.group(1)))
+    found = re.search(rf"\b{re.escape(entry)}\s*\((.*?)\)\s*(?::\s*\w+\s*)?\{{", hlsl, re.S)
+    if found:
+        params = _declared(split_top_level(found.group(1)))
     return structs, params
 
 
@@ -155,12 +157,12 @@ class _Flattener:
         self.structs = structs
         self.leaves: list[Leaf] = []
 
-    def refuse(self, where: str, value, rule: str):
+    def refuse(self, where: str, value: object, rule: str) -> NoReturn:
         raise InvalidDescError(self.what, where, value, rule)
 
     def scalar(self, t: dict, where: str) -> str:
         st = t.get("scalarType")
-        kind = SCALARS.get(st)
+        kind = SCALARS.get(st) if isinstance(st, str) else None
         if kind is None:
             why = ("WGSL has no 64-bit types" if st in ("float64", "int64", "uint64") else
                    "gpuia's shader model takes 32-bit float, int, uint and bool values")
@@ -233,7 +235,9 @@ def _type_text(t: dict, where: str, what: str) -> str:
     if kind == "struct":
         return t.get("name") or "?"
     if kind == "scalar":
-        return _HLSL_SCALAR.get(SCALARS.get(t.get("scalarType"), "float"), "float")
+        st = t.get("scalarType")
+        return _HLSL_SCALAR.get(SCALARS.get(st, "float") if isinstance(st, str) else "float",
+                                "float")
     if kind == "vector":
         return f"{_type_text(t['elementType'], where, what)}{t['elementCount']}"
     if kind == "matrix":
@@ -302,7 +306,7 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
                                    f"a D3D shader signature has at most {SIGNATURE_REGISTERS} "
                                    f"registers (D3D11_VS_INPUT_REGISTER_COUNT, "
                                    f"D3D11_VS_OUTPUT_REGISTER_COUNT)")
-    seen = {}
+    seen: dict = {}
     for leaf in flat.leaves:
         key = (leaf.direction, leaf.key)
         if key in seen:

@@ -130,15 +130,18 @@ def _pack_matrix(text: str, default: str, file_name: str, active) -> str:
     docstring): only the pragmas numbered in ``active`` count (those the preprocessor keeps);
     refuses a file whose matrices fall under different modes."""
     code = _COMMENT_RE.sub(_blank, text)
-    events = [(m.start(), "pragma", (line, arg))
-              for k, (line, arg, m) in enumerate(_pragmas(text, file_name)) if k in active]
+    events: list[tuple[int, str, tuple[int, str] | None]] = [
+        (m.start(), "pragma", (line, arg))
+        for k, (line, arg, m) in enumerate(_pragmas(text, file_name)) if k in active]
     if not events:
         return default
     events += [(m.start(), "matrix", None) for m in _MATRIX_TOKEN_RE.finditer(code)
                if not m.group(1)]
-    mode, seen = default, {}
+    mode = default
+    seen: dict[str, int] = {}  # mode -> the first line of a matrix under it
     for pos, kind, info in sorted(events, key=lambda e: e[0]):
         if kind == "pragma":
+            assert info is not None  # a pragma's (line, mode)
             mode = info[1]
         else:
             seen.setdefault(mode, code.count("\n", 0, pos) + 1)
@@ -175,8 +178,8 @@ def prepare(source: str, file_name: str, matrix_layout: str, active=None,
         active = frozenset(range(len(pragmas)))
     if markers:
         layout = matrix_layout
-        markers = iter(range(len(pragmas)))
-        text = _PRAGMA_RE.sub(lambda m: pragma_marker(next(markers)), source)
+        numbers = iter(range(len(pragmas)))
+        text = _PRAGMA_RE.sub(lambda m: pragma_marker(next(numbers)), source)
     else:
         layout = _pack_matrix(source, matrix_layout, file_name, active)
         text = _PRAGMA_RE.sub("", source)  # Slang would only warn that it ignores them

@@ -31,6 +31,7 @@ def _wire_type(leaf: Leaf) -> str:
 
 
 def _matrix_value(leaves: list[Leaf], values: list[str]) -> str:
+    assert leaves[0].matrix is not None  # a matrix's leaves
     rows, cols, col_major, _ = leaves[0].matrix
     base = hlsl_type(leaves[0].kind, 1)
     if col_major:  # semantic index n is column n
@@ -39,6 +40,7 @@ def _matrix_value(leaves: list[Leaf], values: list[str]) -> str:
 
 
 def _matrix_vector(leaf: Leaf, value: str) -> str:
+    assert leaf.matrix is not None  # a matrix's leaf
     _, _, col_major, v = leaf.matrix
     return f"transpose({value})[{v}]" if col_major else f"({value})[{v}]"
 

@@ -64,6 +64,9 @@ MODULES = [
     "gpuia.gpu.quirks",
     "gpuia.gpu.device",
     "gpuia.gpu.translate",
+    "gpuia.harness.report.mesh",
+    "gpuia.harness.export.mesh_csv",
+    "gpuia.harness.export.junit",
 ]
 
 PUBLIC_NAMES = {
