@@ -1,5 +1,7 @@
 // Reconstructed for gpuia's tests: the scaling pass layout of DirectX-Graphics-Samples'
 // Samples/Desktop/D3D12Fullscreen/src/D3D12Fullscreen.cpp (LoadAssets).
+#include "stdafx.h"
+
 void D3D12Fullscreen::LoadAssets()
 {
     D3D12_INPUT_ELEMENT_DESC scaleInputElementDescs[] =

@@ -1,5 +1,7 @@
 // Reconstructed for gpuia's tests: the gradient layout of DirectX-Graphics-Samples'
 // Samples/Desktop/D3D12HDR/src/D3D12HDR.cpp (LoadAssets): an explicit 0 then append-aligned.
+#include "stdafx.h"
+
 void D3D12HDR::LoadAssets()
 {
     D3D12_INPUT_ELEMENT_DESC gradientElementDescs[] =

@@ -1,5 +1,7 @@
 // Reconstructed for gpuia's tests: DirectXTK12's vertex types used by Src/ModelLoadCMO.cpp,
 // defined as class-scope arrays the way DirectXTK12 defines them.
+#include "VertexTypes.h"
+
 namespace DirectX
 {
     const D3D12_INPUT_ELEMENT_DESC VertexPositionNormalTangentColorTexture::InputElements[] =

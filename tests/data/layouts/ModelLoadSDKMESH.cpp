@@ -1,6 +1,8 @@
 // Reconstructed for gpuia's tests: DirectXTK12's Src/ModelLoadSDKMESH.cpp. GetInputLayoutDesc
 // copies entries of this template table into the layout it builds; the table itself is
 // extracted here.
+#include "SDKMesh.h"
+
 namespace
 {
     void GetInputLayoutDesc(

@@ -1,6 +1,8 @@
 // Reconstructed for gpuia's tests: MiniEngine/Model/Renderer.cpp. Renderer::Initialize declares
 // fixed depth-pass layouts; Renderer::GetPSO builds the colour-pass layout from PSO flags with
 // push_back of 5-field initializers (the last two fields are zero-initialized).
+#include "pch.h"
+
 namespace PSOFlags
 {
     enum : uint16_t
@@ -54,6 +56,7 @@ uint8_t Renderer::GetPSO(uint16_t psoFlags)
         vertexLayout.push_back({ "BLENDWEIGHT", 0, DXGI_FORMAT_R16G16B16A16_UNORM, 0, D3D12_APPEND_ALIGNED_ELEMENT, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 });
     }
 
+    GraphicsPSO ColorPSO;
     ColorPSO.SetInputLayout((uint32_t)vertexLayout.size(), vertexLayout.data());
     return 0;
 }

@@ -1,4 +1,8 @@
 // Reconstructed for gpuia's tests: MiniEngine/Model/SponzaRenderer.cpp (Sponza::Startup).
+#include "pch.h"
+
+static GraphicsPSO m_DepthPSO;
+
 void Sponza::Startup( Camera& Camera )
 {
     D3D12_INPUT_ELEMENT_DESC vertElem[] =

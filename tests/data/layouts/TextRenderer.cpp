@@ -1,5 +1,9 @@
 // Reconstructed for gpuia's tests: MiniEngine/Core/TextRenderer.cpp (TextRenderer::Initialize):
 // one instance per glyph, every element per-instance.
+#include "pch.h"
+
+static GraphicsPSO s_TextPSO[2];
+
 void TextRenderer::Initialize( void )
 {
     D3D12_INPUT_ELEMENT_DESC vertElem[] =

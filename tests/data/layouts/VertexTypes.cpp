@@ -1,5 +1,7 @@
 // Reconstructed for gpuia's tests: DirectXTK12's Src/VertexTypes.cpp (one of its vertex types),
 // with the static_assert the library pairs it with.
+#include "VertexTypes.h"
+
 using namespace DirectX;
 
 static_assert(sizeof(VertexPositionDualTexture) == 28, "Vertex struct/layout mismatch");
