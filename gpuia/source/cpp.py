@@ -1,767 +1,752 @@
-"""D3D input-element arrays and stream-output declarations in C/C++ source, read with
-tree-sitter's C++ grammar (the ``source`` extra: ``tree-sitter``, ``tree-sitter-cpp``).
+"""D3D input-element arrays and Stream Output declarations in C/C++ source, read from the
+compiler's syntax tree (:mod:`gpuia.source.clang_parse`: libclang, the ``source`` extra).
+
+The preprocessor, the types, their layout and the constant values are the compiler's: ``#if``
+is evaluated with the ``-D`` definitions given, ``#pragma pack`` and the target's type sizes
+lay out structs, and ``sizeof``, ``offsetof``, enumerators, ``constexpr`` variables, macros,
+templates and casts are folded by the compiler. What gpuia adds is the D3D reading of that tree.
 
 What is found, in the scanned file only (never in its includes):
 
 - arrays of ``D3D12/D3D11/D3D10_INPUT_ELEMENT_DESC`` and ``D3D12/D3D11/D3D10_SO_DECLARATION_ENTRY``
-  with an initializer, at any scope and with any qualifiers (``static``, ``const``,
-  ``constexpr``, class-scope definitions such as ``Vertex::InputElements[]``, in-class static
-  members), ``std::array<T, N>`` and ``std::vector<T>`` initialized with a brace list;
-- ``std::vector<T>`` filled by ``push_back``/``emplace_back`` in the scope it is declared in.
+  with an initializer, at any scope and with any qualifiers (class-scope definitions such as
+  ``Vertex::InputElements[]`` are named so), and ``std::array<T, N>``, ``std::vector<T>`` and
+  the other containers of :data:`CONTAINERS` initialized with a brace list;
+- ``std::vector<T>`` filled by ``push_back``/``emplace_back`` in the block it is declared in.
   A push inside an ``if`` whose condition is not a constant is taken with the condition
   assumed true (its ``else`` branch skipped) unless the condition's text is in
-  ``assume_false``; every such assumption is listed in the array's notes. A push inside a loop
-  or a ``switch``, and any other change to the vector (``insert``, ``resize``, element
-  assignment...), is refused.
+  ``assume_false``; every such assumption is listed in the array's notes. A push inside a
+  loop, a ``switch``, a ``?:`` or a lambda, and any other change to the vector (``insert``,
+  ``resize``, element assignment...), is refused.
 
 Element initializers may be positional (C field order, missing trailing fields zero, as C
 aggregate initialization makes them), designated (``.Format = ...``), compound literals
-(``D3D12_INPUT_ELEMENT_DESC{...}``) or names of struct constants. Field values are constant
-expressions: integers in any base with suffixes, ``+ - * / % << >> & | ^ ~``, casts
-(C style, ``static_cast``), ``sizeof`` and ``offsetof`` (also the ``&((T*)0)->field`` idiom) of
-types laid out from :mod:`gpuia.source.ctypes_table` and from structs defined in the file or its
-local includes, ``_countof``/``ARRAYSIZE`` of arrays, enumerators, ``#define`` (object-like and
-simple function-like macros), ``const``/``constexpr`` variables, the D3D constants of
-:data:`D3D_CONSTANTS`, every ``DXGI_FORMAT_*`` name, string literals (concatenated too) and
-``nullptr``/``NULL``/``0`` for an SO gap. Local includes (``#include "x.h"`` found next to the
-including file) contribute definitions. Anything else raises :class:`SourceError` naming
-``file:line:column``, the array, the element and the field.
+(``D3D12_INPUT_ELEMENT_DESC{...}``), names of ``const`` struct constants, or macros expanding
+to any of these. Each field's value is what the compiler folds it to, converted to the field's
+type as C does (the field sizes are the header's). A value the compiler cannot fold, one that
+depends on a name nothing declares, and an array whose initializer does not compile are errors
+naming ``file:line:column``, the array, the element, the field and the reason. A D3D array the
+compiler dropped with the code around it (an error in an enclosing declaration) is an error
+too, naming the nearest compiler error before it.
 
-Stream-output strides and the rasterized stream are taken from the source when a
+Stream Output strides and the rasterized stream are taken from the source when a
 ``D3D12_STREAM_OUTPUT_DESC`` initializer, ``X.pSODeclaration = decl`` / ``X.pBufferStrides =
 strides`` assignments on one object, or a ``CreateGeometryShaderWithStreamOutput`` call name
-the declaration.
-
-Preprocessor conditionals are not evaluated: arrays in every ``#if`` branch are reported.
+the declaration; names resolve as the compiler resolves them (C scoping).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
 from pathlib import Path
 
+from ..d3d.desc import APPEND_ALIGNED_ELEMENT
+from ..d3d.formats import DXGI_FORMAT_VALUES
 from ..errors import CaseError
 from ..util.files import read_input
-from ..d3d.formats import DXGI_FORMAT_VALUES
-from .ctypes_table import C_TYPES, POINTER_SIZE
-from .model import STRUCTS, SourceArray, SourceError
+from .clang_parse import Parsed, ParseOptions, parse
+from .model import STRUCTS, SourceArray, SourceError, SourceFile
 
-__all__ = ["extract_cpp", "D3D_CONSTANTS", "parser"]
+__all__ = ["extract_cpp", "CONTAINERS"]
+
+CONTAINERS = ("array", "vector", "initializer_list", "span", "static_vector", "small_vector")
+"""Class templates whose first argument, a D3D struct, makes a variable an array of it."""
 
 _U32 = 0xFFFFFFFF
-
-D3D_CONSTANTS = {
-    "D3D12_APPEND_ALIGNED_ELEMENT": _U32, "D3D11_APPEND_ALIGNED_ELEMENT": _U32,
-    "D3D10_APPEND_ALIGNED_ELEMENT": _U32,
-    "D3D12_SO_NO_RASTERIZED_STREAM": _U32, "D3D11_SO_NO_RASTERIZED_STREAM": _U32,
-    "D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA": 0,
-    "D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA": 1,
-    "D3D11_INPUT_PER_VERTEX_DATA": 0, "D3D11_INPUT_PER_INSTANCE_DATA": 1,
-    "D3D10_INPUT_PER_VERTEX_DATA": 0, "D3D10_INPUT_PER_INSTANCE_DATA": 1,
-    "UINT_MAX": _U32, "TRUE": 1, "FALSE": 0, "true": 1, "false": 0,
-}
-"""Header constants a source file uses without defining them (d3d12.h, d3d11.h, d3d10.h,
-limits.h, windef.h)."""
-
+_FORMAT_NAMES = {value: name for name, value in DXGI_FORMAT_VALUES.items()}
 # How each struct field's value is read; every other field is an unsigned integer of the
-# given width (C converts the initializer to it, wrapping).
+# header's field size (C converts the initializer to it, wrapping).
 _FIELD_KINDS = {"SemanticName": "name", "Format": "format", "InputSlotClass": "classification",
                 "AlignedByteOffset": "offset"}
-_FIELD_BITS = {"StartComponent": 8, "ComponentCount": 8, "OutputSlot": 8}
 _CLASS_NAMES = {0: "PER_VERTEX_DATA", 1: "PER_INSTANCE_DATA"}
-_CONTAINERS = {"array", "vector", "initializer_list", "span", "static_vector", "small_vector"}
 _PUSH = {"push_back", "emplace_back"}
-_ELEMENT_NODES = {"initializer_list", "compound_literal_expression", "identifier"}
-_MUTATE = {"insert", "emplace", "resize", "assign", "erase", "pop_back", "clear", "swap"}
-_LOOPS = {"for_statement", "for_range_loop", "while_statement", "do_statement"}
-_COUNT_MACROS = {"_countof", "ARRAYSIZE", "ARRAY_SIZE", "_ARRAYSIZE", "IM_ARRAYSIZE", "std::size",
-                 "size"}
-_OFFSETOF = {"offsetof", "FIELD_OFFSET", "__builtin_offsetof"}
-_UNSIGNED = {"UINT", "DWORD", "BYTE", "WORD", "size_t", "SIZE_T", "UINT8", "UINT16", "UINT32",
-             "UINT64", "ULONG", "USHORT", "UCHAR", "ImU32", "ImU64"}
-_QUALIFIER_WORDS = {"const", "volatile", "struct", "class", "typename", "constexpr", "static"}
+_MUTATE = {"insert", "emplace", "resize", "assign", "erase", "pop_back", "clear", "swap",
+           "operator="}
+_LOOPS = {"FOR_STMT", "WHILE_STMT", "DO_STMT", "CXX_FOR_RANGE_STMT"}
+_REFUSED_PARENTS = {"SWITCH_STMT": "a switch: gpuia does not choose a case",
+                    "CASE_STMT": "a switch: gpuia does not choose a case",
+                    "DEFAULT_STMT": "a switch: gpuia does not choose a case",
+                    "CONDITIONAL_OPERATOR": "a ?: expression",
+                    "LAMBDA_EXPR": "a lambda: gpuia does not follow when it runs"}
+_ASSIGNMENTS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
+# Expressions that only wrap the one expression inside them (implicit conversions, parentheses,
+# casts to the struct, temporaries).
+_WRAPPERS = {"UNEXPOSED_EXPR", "PAREN_EXPR", "CXX_FUNCTIONAL_CAST_EXPR", "COMPOUND_LITERAL_EXPR",
+             "CSTYLE_CAST_EXPR", "CXX_STATIC_CAST_EXPR", "CXX_CONST_CAST_EXPR"}
 # CreateGeometryShaderWithStreamOutput argument positions: (declaration, strides, rasterized
 # stream); D3D10 passes one stride and has no rasterized stream.
 _SO_CALLS = {"CreateGeometryShaderWithStreamOutput": {11: (2, 4, 6), 10: (2, 4, None)}}
 _SO_DESC_FIELDS = ("pSODeclaration", "NumEntries", "pBufferStrides", "NumStrides",
                    "RasterizedStream")
-
-
-def parser():
-    """A tree-sitter parser for C++ (which also reads the C that D3D code is written in)."""
-    try:
-        import tree_sitter
-        import tree_sitter_cpp
-    except ImportError as e:
-        from ..errors import UnsupportedError
-
-        raise UnsupportedError(
-            f"reading C/C++ needs the 'source' extra (pip install 'gpuia[source]': tree-sitter "
-            f"and tree-sitter-cpp): {e}") from None
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cpp.language()))
-
-
-class _Str(str):
-    """A string literal's value."""
-
-
-class _Fmt(str):
-    """A DXGI_FORMAT enumerator, by its name without the prefix."""
-
-
-class _Null:
-    """A null pointer constant (an SO gap's SemanticName)."""
-
-    def __repr__(self):
-        return "NULL"
-
-
-NULL = _Null()
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+_QUALIFIER = re.compile(rb"((?:[A-Za-z_]\w*\s*::\s*)+)$")
 
 
 class _Unresolved(Exception):
-    """Raised inside evaluation; turned into a SourceError with the full location."""
+    """Raised while reading an array; turned into its SourceError with the full location."""
 
-    def __init__(self, node, rule: str):
+    def __init__(self, where, rule: str):
         super().__init__(rule)
-        self.node = node
+        self.where = where  # a cursor, or (line, column)
         self.rule = rule
 
 
-def _text(node) -> str:
-    return node.text.decode("utf-8", "replace")
+def _position(where) -> tuple[int, int]:
+    if isinstance(where, tuple):
+        return where
+    return where.extent.start.line, where.extent.start.column
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
+class _Tree:
+    """The main file's cursors in preorder, with parent links and subtree ends."""
+
+    def __init__(self, parsed: Parsed):
+        self.nodes: list = []
+        self.parent: list[int] = []
+        self.end: list[int] = []
+        top = [c for c in parsed.tu.cursor.get_children() if parsed.in_main_file(c)]
+        stack: list = [(c, -1) for c in reversed(top)]
+        while stack:
+            item, parent = stack.pop()
+            if item is None:  # the end marker of node ``parent``
+                self.end[parent] = len(self.nodes)
+                continue
+            index = len(self.nodes)
+            self.nodes.append(item)
+            self.parent.append(parent)
+            self.end.append(index + 1)
+            stack.append((None, index))
+            stack.extend((c, index) for c in reversed(list(item.get_children())))
+
+    def ancestors(self, index: int):
+        """Indices from the parent of ``index`` up to the top."""
+        index = self.parent[index]
+        while index >= 0:
+            yield index
+            index = self.parent[index]
 
 
-def _pos(node) -> tuple[int, int]:
-    return node.start_point[0] + 1, node.start_point[1] + 1
+def _children(cursor) -> list:
+    return list(cursor.get_children())
 
 
-def _last_name(node) -> str:
-    """The unqualified name of an identifier, ``A::B::name`` or a template type."""
-    while node.type in ("qualified_identifier",):
-        node = node.child_by_field_name("name")
-    if node.type == "template_type":
-        node = node.child_by_field_name("name")
-    return _text(node)
+def _expressions(cursor) -> list:
+    """The children of ``cursor`` that are expressions (type and member references left out)."""
+    return [c for c in cursor.get_children() if c.kind.is_expression()]
 
 
-@dataclass
-class _Defs:
-    """Definitions visible to the scanned file: its own and those of its local includes."""
+def _same(a, b) -> bool:
+    return a is not None and b is not None and a.canonical == b.canonical
 
-    macros: dict = field(default_factory=dict)  # name -> expression node of the body
-    fmacros: dict = field(default_factory=dict)  # name -> (param names, body node)
-    values: dict = field(default_factory=dict)  # name -> initializer node (first definition)
-    scoped: dict = field(default_factory=dict)  # name -> every initializer node of that name
-    enums: dict = field(default_factory=dict)  # name -> (enumerator_list node, position)
-    structs: dict = field(default_factory=dict)  # name -> field_declaration_list node
-    typedefs: dict = field(default_factory=dict)  # name -> type text
-    trees: list = field(default_factory=list)  # keeps parsed macro bodies alive
+
+def _literal(spelling: str) -> str:
+    """A string literal's characters from libclang's spelling of it (quoted, escaped)."""
+    body = spelling[spelling.index('"') + 1: spelling.rindex('"')]
+    if "\\" not in body:
+        return body
+    return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
 
 class _Reader:
-    def __init__(self, path: Path, assume_false=()):
-        self.path = path
-        self.label = str(path)
-        self.parser = parser()
-        self.defs = _Defs()
-        self.assume_false = {_squash(c) for c in assume_false}
-        self._seen_files: set = set()
-        self._decl_nodes: dict = {}
-        self.tree = self._parse_file(path)
-        self._collect(self.tree.root_node, path.parent)
-
-    # -- files and definitions ---------------------------------------------------------------
-    def _parse_file(self, path: Path):
-        try:
-            data = read_input(path)
-        except CaseError as e:
-            raise SourceError(str(path), e.rule) from None
-        self._seen_files.add(path.resolve())
-        return self.parser.parse(data)
-
-    def _expr_tree(self, text: str):
-        """Parse a macro body as an expression (the initializer of a dummy variable)."""
-        tree = self.parser.parse(f"auto __gpuia_macro = {text};".encode())
-        self.defs.trees.append(tree)
-        node = tree.root_node
-        for n in _walk(node):
-            if n.type == "init_declarator":
-                value = n.child_by_field_name("value")
-                if value is not None and not _has_error(value):
-                    return value
-        return None
-
-    def _collect(self, root, folder: Path) -> None:
-        d = self.defs
-        for n in _walk(root):
-            t = n.type
-            if t == "preproc_include":
-                self._include(n, folder)
-            elif t == "preproc_def":
-                value = n.child_by_field_name("value")
-                if value is not None:
-                    body = self._expr_tree(_text(value).strip())
-                    if body is not None:
-                        d.macros[_text(n.child_by_field_name("name"))] = body
-            elif t == "preproc_function_def":
-                value = n.child_by_field_name("value")
-                params = n.child_by_field_name("parameters")
-                if value is not None and params is not None:
-                    body = self._expr_tree(_text(value).strip())
-                    if body is not None:
-                        names = [_text(p) for p in params.named_children]
-                        d.fmacros[_text(n.child_by_field_name("name"))] = (names, body)
-            elif t in ("init_declarator", "field_declaration"):
-                decl = n.child_by_field_name("declarator")
-                value = n.child_by_field_name("value" if t == "init_declarator" else
-                                              "default_value")
-                if decl is not None and value is not None:
-                    name = _declared_name(decl)
-                    if name is not None:
-                        d.values.setdefault(name, value)
-                        d.values.setdefault(name.split("::")[-1], value)
-                        d.scoped.setdefault(name, []).append(value)
-            elif t == "enumerator_list":
-                for i, e in enumerate(n.named_children):
-                    if e.type == "enumerator":
-                        d.enums.setdefault(_text(e.child_by_field_name("name")), (n, i))
-            elif t in ("struct_specifier", "class_specifier"):
-                body = n.child_by_field_name("body")
-                name = n.child_by_field_name("name")
-                if body is not None and name is not None:
-                    d.structs.setdefault(_last_name(name), (body, n))
-            elif t == "type_definition":
-                typ = n.child_by_field_name("type")
-                for decl in n.children_by_field_name("declarator"):
-                    if decl.type == "type_identifier" and typ is not None:
-                        if typ.type in ("struct_specifier", "class_specifier") and \
-                                typ.child_by_field_name("body") is not None:
-                            d.structs.setdefault(_text(decl), (typ.child_by_field_name("body"),
-                                                               typ))
-                        else:
-                            d.typedefs.setdefault(_text(decl), _squash(_text(typ)))
-            elif t == "alias_declaration":
-                name = n.child_by_field_name("name")
-                typ = n.child_by_field_name("type")
-                if name is not None and typ is not None:
-                    d.typedefs.setdefault(_text(name), _squash(_text(typ)))
-
-    def _include(self, node, folder: Path) -> None:
-        path_node = node.child_by_field_name("path")
-        if path_node is None or path_node.type != "string_literal":
-            return  # <system> headers: the D3D ones are known through D3D_CONSTANTS
-        name = _text(path_node).strip('"')
-        target = folder / name
-        if target.is_file() and target.resolve() not in self._seen_files:
-            tree = self._parse_file(target)
-            self.defs.trees.append(tree)
-            self._collect(tree.root_node, target.parent)
-
-    # -- evaluation ------------------------------------------------------------------------
-    def evaluate(self, node, env=None, depth=0):
-        """The value of a constant expression: int, _Str, _Fmt or NULL."""
-        if depth > 64:
-            raise _Unresolved(node, "constant definitions nest too deeply (a recursive macro?)")
-        env = env or {}
-
-        def ev(n):
-            return self.evaluate(n, env, depth + 1)
-
-        t = node.type
-        if _has_error(node):
-            raise _Unresolved(node, f"`{_squash(_text(node))}` does not parse")
-        if t == "number_literal":
-            return _number(node)
-        if t in ("string_literal", "raw_string_literal"):
-            return _Str(_string(node))
-        if t == "concatenated_string":
-            return _Str("".join(_string(c) for c in node.named_children))
-        if t == "null" or t == "nullptr":
-            return NULL
-        if t == "true":
-            return 1
-        if t == "false":
-            return 0
-        if t == "char_literal":
-            body = _text(node)[1:-1]
-            if len(body) == 1:
-                return ord(body)
-            raise _Unresolved(node, f"character literal {_text(node)} is not supported")
-        if t in ("parenthesized_expression", "condition_clause"):
-            inner = [c for c in node.named_children if c.type != "comment"]
-            if len(inner) == 1:
-                return ev(inner[0])
-        if t in ("identifier", "qualified_identifier", "type_identifier"):
-            return self._name_value(node, env, depth)
-        if t == "cast_expression":
-            return self._cast(node.child_by_field_name("type"),
-                              ev(node.child_by_field_name("value")), node)
-        if t == "unary_expression":
-            v = self._int(ev(node.child_by_field_name("argument")), node)
-            op = _text(node.child_by_field_name("operator"))
-            return {"-": lambda x: -x, "+": lambda x: x, "~": lambda x: ~x & _U32 if x >= 0
-                    else ~x, "!": lambda x: int(not x)}[op](v)
-        if t == "binary_expression":
-            return self._binary(node, ev)
-        if t == "conditional_expression":
-            cond = self._int(ev(node.child_by_field_name("condition")), node)
-            return ev(node.child_by_field_name("consequence" if cond else "alternative"))
-        if t == "sizeof_expression":
-            return self._sizeof(node, env)
-        if t == "offsetof_expression":
-            return self._offsetof(node.child_by_field_name("type"),
-                                  node.child_by_field_name("member"), env, node)
-        if t == "pointer_expression":
-            offset = self._null_member_offset(node, env)
-            if offset is not None:
-                return offset
-        if t == "call_expression":
-            return self._call(node, env, depth)
-        raise _Unresolved(node, f"`{_squash(_text(node))}` is not a constant expression gpuia "
-                                f"can evaluate ({t})")
-
-    @staticmethod
-    def _int(v, node) -> int:
-        if isinstance(v, int) and not isinstance(v, bool):
-            return v
-        raise _Unresolved(node, f"`{_squash(_text(node))}` is not an integer (it is {v!r})")
-
-    def _binary(self, node, ev):
-        op = _text(node.child_by_field_name("operator"))
-        a = self._int(ev(node.child_by_field_name("left")), node)
-        b = self._int(ev(node.child_by_field_name("right")), node)
-        if op in ("/", "%") and b == 0:
-            raise _Unresolved(node, "division by zero")
-        ops = {"+": a + b, "-": a - b, "*": a * b, "<<": a << b if 0 <= b < 64 else None,
-               ">>": a >> b if 0 <= b < 64 else None, "&": a & b, "|": a | b, "^": a ^ b,
-               "==": int(a == b), "!=": int(a != b), "<": int(a < b), ">": int(a > b),
-               "<=": int(a <= b), ">=": int(a >= b), "&&": int(bool(a and b)),
-               "||": int(bool(a or b))}
-        if op == "/":
-            return int(a / b)  # C truncates toward zero
-        if op == "%":
-            return a - int(a / b) * b
-        value = ops.get(op)
-        if value is None:
-            raise _Unresolved(node, f"operator {op} is not supported here")
-        return value
-
-    def _cast(self, type_node, value, node):
-        """C casts keep the value; casts to 8/16/32-bit unsigned types wrap as C does."""
-        if isinstance(value, int) and type_node is not None:
-            name = _type_key(_text(type_node))
-            size = C_TYPES.get(self._resolve_typedef(name), (None,))[0]
-            unsigned = name.startswith(("unsigned", "uint")) or name in _UNSIGNED
-            if unsigned and size:
-                return value & ((1 << (8 * size)) - 1)
-        return value
-
-    def _resolve_typedef(self, name: str, depth: int = 0) -> str:
-        while name in self.defs.typedefs and depth < 32:
-            name = _type_key(self.defs.typedefs[name])
-            depth += 1
-        return name
-
-    def _name_value(self, node, env, depth):
-        raw = _squash(_text(node))
-        name = raw.split("::")[-1]
-        if raw in env:
-            return self.evaluate(env[raw][0], env[raw][1], depth + 1)
-        if name in D3D_CONSTANTS:
-            return D3D_CONSTANTS[name]
-        if name in ("NULL", "nullptr"):
-            return NULL
-        if name.startswith("DXGI_FORMAT_") and name[len("DXGI_FORMAT_"):] in DXGI_FORMAT_VALUES:
-            return _Fmt(name[len("DXGI_FORMAT_"):])
-        d = self.defs
-        if name in d.macros:
-            return self.evaluate(d.macros[name], None, depth + 1)
-        if raw in d.values or name in d.values:
-            value = d.values.get(raw, d.values.get(name))
-            if value.type == "initializer_list":
-                raise _Unresolved(node, f"`{raw}` is an aggregate, not a value")
-            return self.evaluate(value, None, depth + 1)
-        if name in d.enums:
-            return self._enumerator(*d.enums[name], depth)
-        raise _Unresolved(node, f"`{raw}` is not defined in this file or its local includes "
-                                f"(gpuia reads #define, const/constexpr variables, enumerators, "
-                                f"DXGI_FORMAT_* and the D3D constants)")
-
-    def _enumerator(self, enum_list, index, depth):
-        value = -1
-        for i, e in enumerate(enum_list.named_children):
-            if e.type != "enumerator":
-                continue
-            init = e.child_by_field_name("value")
-            value = self._int(self.evaluate(init, None, depth + 1), init) if init is not None \
-                else value + 1
-            if i == index:
-                return value
-        raise _Unresolved(enum_list, "enumerator not found")
-
-    def _call(self, node, env, depth):
-        fn = node.child_by_field_name("function")
-        args = [a for a in node.child_by_field_name("arguments").named_children
-                if a.type != "comment"]
-        if fn.type == "template_function":
-            name = _text(fn.child_by_field_name("name"))
-            if name in ("static_cast", "reinterpret_cast", "const_cast") and len(args) == 1:
-                targs = fn.child_by_field_name("arguments")
-                value = self.evaluate(args[0], env, depth + 1)
-                return self._cast(targs.named_children[0] if targs.named_child_count else None,
-                                  value, node)
-        name = _squash(_text(fn))
-        short = name.split("::")[-1]
-        if short in _OFFSETOF and len(args) == 2:
-            return self._offsetof(args[0], args[1], env, node)
-        if (name in _COUNT_MACROS or short in _COUNT_MACROS) and len(args) == 1:
-            return self._count(args[0], env, node)
-        if short in self.defs.fmacros:
-            params, body = self.defs.fmacros[short]
-            if len(params) != len(args):
-                raise _Unresolved(node, f"macro {short} takes {len(params)} arguments")
-            inner = {p: (a, env) for p, a in zip(params, args)}
-            return self.evaluate(body, inner, depth + 1)
-        if fn.type in ("primitive_type", "type_identifier", "sized_type_specifier") and \
-                len(args) == 1:  # functional cast: UINT(x)
-            return self._cast(fn, self.evaluate(args[0], env, depth + 1), node)
-        raise _Unresolved(node, f"call `{_squash(_text(node))}` is not a constant gpuia can "
-                                f"evaluate")
-
-    def _count(self, arg, env, node) -> int:
-        name = self._bound_name(arg, env)
-        value = self.defs.values.get(name) or self.defs.values.get(name.split("::")[-1])
-        if value is None or value.type != "initializer_list":
-            raise _Unresolved(node, f"`{name}` is not an array defined with an initializer here")
-        return len([c for c in value.named_children if c.type != "comment"])
-
-    def _bound_name(self, node, env) -> str:
-        """A name as written, or the macro argument it stands for."""
-        text = _squash(_text(node))
-        seen = 0
-        while text in env and seen < 16:
-            node, env = env[text]
-            text = _squash(_text(node))
-            seen += 1
-        return text
-
-    # -- sizeof / offsetof ------------------------------------------------------------------
-    def _sizeof(self, node, env) -> int:
-        typ = node.child_by_field_name("type")
-        if typ is not None:
-            return self.layout_of(self._bound_name(typ, env), node)[0]
-        value = node.child_by_field_name("value")
-        name = self._bound_name(value, env)
-        if name.startswith("(") and name.endswith(")"):
-            name = name[1:-1].strip()
-        return self.layout_of(name, node)[0]
-
-    def _offsetof(self, type_node, member_node, env, node) -> int:
-        struct = self._bound_name(type_node, env)
-        member = self._bound_name(member_node, env)
-        offset = 0
-        for part in member.split("."):
-            fields, _, _ = self._struct_layout(struct, node)
-            if part not in fields:
-                raise _Unresolved(node, f"struct {struct} has no member {part} (members: "
-                                        f"{', '.join(fields) or 'none'})")
-            field_offset, struct = fields[part]
-            offset += field_offset
-        return offset
-
-    def _null_member_offset(self, node, env):
-        """``&((T*)0)->member``: the pre-offsetof idiom for a member's offset."""
-        if _text(node.child_by_field_name("operator")) != "&":
-            return None
-        arg = node.child_by_field_name("argument")
-        while arg.type == "parenthesized_expression" and arg.named_child_count == 1:
-            arg = arg.named_children[0]
-        if arg.type != "field_expression" or _text(arg.child_by_field_name("operator")) != "->":
-            return None
-        base = arg.child_by_field_name("argument")
-        while base.type == "parenthesized_expression" and base.named_child_count == 1:
-            base = base.named_children[0]
-        if base.type != "cast_expression":
-            return None
-        typ = base.child_by_field_name("type")
-        if typ is None or typ.child_by_field_name("declarator") is None or \
-                self._int(self.evaluate(base.child_by_field_name("value"), env), base) != 0:
-            return None
-        struct = _text(typ.child_by_field_name("type"))
-        member = _text(arg.child_by_field_name("field"))
-        fields, _, _ = self._struct_layout(self._bound_name(typ.child_by_field_name("type"), env),
-                                           node)
-        if member not in fields:
-            raise _Unresolved(node, f"struct {struct} has no member {member}")
-        return fields[member][0]
-
-    def layout_of(self, type_text: str, node) -> tuple[int, int]:
-        """(size, alignment) of a type named in the source."""
-        text = _squash(type_text)
-        if text.endswith("*"):
-            return POINTER_SIZE, POINTER_SIZE
-        name = self._resolve_typedef(_type_key(text))
-        if name in C_TYPES:
-            return C_TYPES[name]
-        if name in self.defs.structs:
-            _, size, align = self._struct_layout(name, node)
-            return size, align
-        raise _Unresolved(node, f"the size of type `{text}` is unknown: it is neither a "
-                                f"built-in or DirectXMath type nor a struct defined in this file "
-                                f"or its local includes")
-
-    def _struct_layout(self, name, node, depth=0):
-        """({member: (offset, type name)}, size, alignment) of a struct defined in the source."""
-        name = self._resolve_typedef(_type_key(name))
-        if name not in self.defs.structs:
-            raise _Unresolved(node, f"struct {name} is not defined in this file or its local "
-                                    f"includes")
-        if depth > 16:
-            raise _Unresolved(node, f"struct {name} nests too deeply")
-        body, spec = self.defs.structs[name]
-        if any(c.type == "base_class_clause" for c in spec.children):
-            raise _Unresolved(node, f"struct {name} has base classes; gpuia lays out plain "
-                                    f"structs only")
-        fields, offset, align = {}, 0, 1
-        for decl in body.named_children:
-            if decl.type != "field_declaration":
-                continue
-            if any(c.type == "storage_class_specifier" for c in decl.children):
-                continue  # static members take no room in the object
-            typ = decl.child_by_field_name("type")
-            declarators = decl.children_by_field_name("declarator")
-            if typ is not None and typ.type in ("union_specifier", "struct_specifier") and \
-                    typ.child_by_field_name("body") is not None:
-                raise _Unresolved(node, f"struct {name} has a nested struct or union member; "
-                                        f"gpuia does not lay those out")
-            if any(c.type == "bitfield_clause" for c in decl.children):
-                raise _Unresolved(node, f"struct {name} has bit-fields; gpuia does not lay "
-                                        f"those out")
-            for d in declarators:
-                if d.type == "function_declarator":
-                    continue
-                count = 1
-                member_type = _text(typ)
-                while d.type in ("array_declarator", "pointer_declarator"):
-                    if d.type == "pointer_declarator":
-                        member_type += "*"
-                    else:
-                        size_node = d.child_by_field_name("size")
-                        count *= self._int(self.evaluate(size_node), size_node)
-                    d = d.child_by_field_name("declarator")
-                size, a = self.layout_of(member_type, node) if not member_type.endswith("*") \
-                    else (POINTER_SIZE, POINTER_SIZE)
-                offset = (offset + a - 1) // a * a
-                fields[_text(d)] = (offset, member_type)
-                offset += size * count
-                align = max(align, a)
-        size = (offset + align - 1) // align * align
-        return fields, size, align
+    def __init__(self, parsed: Parsed, assume_false=()):
+        self.p = parsed
+        self.ci = parsed.ci
+        self.kinds = parsed.ci.CursorKind
+        self.tree = _Tree(parsed)
+        self.assume_false = {" ".join(c.split()) for c in assume_false}
+        self._missing: dict = {}
 
     # -- arrays ------------------------------------------------------------------------------
     def arrays(self) -> list[SourceArray]:
-        out = []
-        root = self.tree.root_node
-        for n in _walk(root):
-            if n.type in ("declaration", "field_declaration"):
-                out.extend(self._declaration(n))
-        self._so_strides(root, out)
-        if not out and root.has_error:
-            # A file that names a D3D struct but does not parse (an initializer cut off, say)
-            # must not pass as "nothing found".
-            text = _text(root)
-            if any(name in text for name in STRUCTS):
-                bad = next(n for n in _walk(root) if n.type == "ERROR" or n.is_missing)
-                line, col = _pos(bad)
-                raise SourceError(f"{self.label}:{line}:{col}",
-                                  "the file does not parse here, and it names a D3D input-element "
-                                  "or SO declaration type: no array could be read")
+        out, decls = [], {}
+        for index, c in enumerate(self.tree.nodes):
+            if c.kind not in (self.kinds.VAR_DECL, self.kinds.FIELD_DECL):
+                continue
+            found = self._d3d_type(c.type)
+            if found is None:
+                continue
+            arr = self._array(index, *found)
+            if arr is not None:
+                out.append(arr)
+                decls[id(arr)] = c
+        self._so_strides(out, decls)
+        out += self._dropped()
+        out.sort(key=lambda a: (a.line or 0, a.column or 0))
         return out
 
-    def _declaration(self, node) -> list[SourceArray]:
-        typ = node.child_by_field_name("type")
-        if typ is None:
-            return []
-        container = None
-        struct_name = _last_name(typ) if typ.type in ("type_identifier", "qualified_identifier") \
-            else None
-        if typ.type == "qualified_identifier" and struct_name not in STRUCTS:
-            inner = typ
-            while inner.type == "qualified_identifier":
-                inner = inner.child_by_field_name("name")
-            typ = inner
-        if typ.type == "template_type":
-            container = _text(typ.child_by_field_name("name"))
-            targs = typ.child_by_field_name("arguments")
-            first = targs.named_children[0] if targs is not None and targs.named_child_count \
-                else None
-            struct_name = _last_name(first.child_by_field_name("type")) if first is not None \
-                and first.type == "type_descriptor" else None
-            if container not in _CONTAINERS:
-                return []
-        if struct_name not in STRUCTS:
-            return []
-        kind = STRUCTS[struct_name]
-        out = []
-        if node.type == "field_declaration":
-            pairs = [(d, node.child_by_field_name("default_value"))
-                     for d in node.children_by_field_name("declarator")]
-        else:
-            pairs = []
-            for d in node.children_by_field_name("declarator"):
-                if d.type == "init_declarator":
-                    pairs.append((d.child_by_field_name("declarator"),
-                                  d.child_by_field_name("value")))
-                else:
-                    pairs.append((d, None))
-        for decl, value in pairs:
-            is_array = decl.type == "array_declarator"
-            if not is_array and container is None:
-                continue  # a single struct, not an array
-            name = _declared_name(decl)
+    def _d3d_type(self, typ):
+        """(struct name, container or None) when ``typ`` is an array or container of a D3D
+        struct."""
+        t = typ.get_canonical()
+        k = self.ci.TypeKind
+        if t.kind in (k.CONSTANTARRAY, k.INCOMPLETEARRAY, k.VARIABLEARRAY,
+                      k.DEPENDENTSIZEDARRAY):
+            name = self._struct_name(t.get_array_element_type())
+            return None if name is None else (name, None)
+        if t.kind == k.RECORD:
+            container = t.get_declaration().spelling
+            if container in CONTAINERS and t.get_num_template_arguments() > 0:
+                name = self._struct_name(t.get_template_argument_type(0))
+                return None if name is None else (name, container)
+        return None
+
+    @staticmethod
+    def _struct_name(element) -> str | None:
+        decl = element.get_canonical().get_declaration()
+        for name in (decl.spelling, element.spelling.replace("const ", "").strip()):
+            if name in STRUCTS:
+                return name
+        return None
+
+    def _name(self, c) -> str:
+        """The array's name as written: a definition outside its class keeps the qualifier
+        it is written with (``Vertex::InputElements``)."""
+        offset = c.location.offset
+        if not self.p.in_main_file(c) or \
+                self.p.data[offset:offset + len(c.spelling)] != c.spelling.encode():
+            return c.spelling
+        written = _QUALIFIER.search(self.p.data[max(0, offset - 512):offset])
+        if written is None:
+            return c.spelling
+        return "::".join(re.findall(r"[A-Za-z_]\w*", written.group(1).decode()) + [c.spelling])
+
+    def _array(self, index: int, struct: str, container: str | None) -> SourceArray | None:
+        c = self.tree.nodes[index]
+        kind = STRUCTS[struct]
+        loc = c.location
+        arr = SourceArray(kind.kind, self._name(c), self.p.label, struct, kind.profile,
+                          loc.line, loc.column)
+        try:
+            items = self._items(index, container, arr, kind)
+            if items is None:
+                return None
+            sizes = self._field_sizes(c, struct, kind)
+            self._missing = {}
+            arr.elements = [self._element(item, kind, i, arr, sizes)
+                            for i, item in enumerate(items)]
+            for missing, indices in self._missing.items():
+                arr.notes.append(f"element(s) {', '.join(map(str, indices))}: "
+                                 f"{', '.join(missing)} not given, so zero (C aggregate "
+                                 f"initialization)")
+        except _Unresolved as e:
+            line, col = _position(e.where)
+            arr.error = SourceError(f"{self.p.label}:{line}:{col}: array {arr.name}", e.rule)
+            arr.elements = []
+        return arr
+
+    def _field_sizes(self, c, struct: str, kind) -> dict[str, int]:
+        """Each field's size in bytes, from the struct as the header declares it."""
+        t = c.type.get_canonical()
+        element = t.get_array_element_type() if t.kind != self.ci.TypeKind.RECORD else \
+            t.get_template_argument_type(0)
+        record = element.get_canonical().get_declaration()
+        sizes = {f.spelling: f.type.get_size() for f in record.get_children()
+                 if f.kind == self.kinds.FIELD_DECL}
+        if tuple(sizes) != kind.fields:
+            raise _Unresolved(c, f"the D3D header declares {struct} with the fields "
+                                 f"{', '.join(sizes) or 'none'}, not {', '.join(kind.fields)}")
+        return sizes
+
+    def _items(self, index, container, arr, kind):
+        """The element initializers of one declared array or container, in order: cursors,
+        or lists of argument cursors (``emplace_back(fields...)``)."""
+        c = self.tree.nodes[index]
+        init = self.p.initializer(c) if c.kind == self.kinds.VAR_DECL else next(
+            (k for k in _children(c) if k.kind == self.kinds.INIT_LIST_EXPR), None)
+        items: list = []
+        if init is not None:
+            items = self._brace_items(init, container, arr)
+        elif self._initializer_follows(c):
+            raise self._dropped_initializer(c, arr, kind)
+        if container == "vector":
+            pushed = self._pushes(index, arr)
+            if init is None and not pushed:
+                return None
+            return items + pushed
+        return items if init is not None else None
+
+    def _brace_items(self, init, container, arr) -> list:
+        node = init
+        while node.kind != self.kinds.INIT_LIST_EXPR:
+            inner = _expressions(node)
+            if node.kind == self.kinds.CALL_EXPR and not inner:
+                return []  # std::vector<T> v; (the default constructor)
+            if len(inner) != 1 or (node.kind.name not in _WRAPPERS
+                                   and node.kind != self.kinds.CALL_EXPR):
+                raise _Unresolved(init, f"{arr.name} is initialized from "
+                                        f"`{self.p.text(init)}`, not a brace list")
+            node = inner[0]
+        items = _children(node)
+        # std::array<T, N> a = {{ {...}, {...} }}: the outer braces hold the C array member.
+        if container == "array" and len(items) == 1 and \
+                items[0].kind == self.kinds.INIT_LIST_EXPR and \
+                items[0].type.get_canonical().kind == self.ci.TypeKind.CONSTANTARRAY:
+            items = _children(items[0])
+        for item in items:
+            if self._designator(item) is not None:
+                raise _Unresolved(item, "an array designator ([i] = ...) is not read; list "
+                                        "the elements in order")
+        return items
+
+    def _initializer_follows(self, c) -> bool:
+        """Whether the source gives ``c`` an initializer the compiler did not keep."""
+        if not self.p.has_errors():
+            return False  # only an error makes the compiler drop an initializer
+        tokens = self.p.tokens()
+        at = self.p.token_index(c.extent.end.offset)
+        return at < len(tokens) and tokens[at].spelling in ("=", "{")
+
+    # -- elements ----------------------------------------------------------------------------
+    def _designator(self, cursor):
+        """The member a designated initializer names, or None for a positional one."""
+        kids = _children(cursor)
+        if cursor.kind == self.kinds.UNEXPOSED_EXPR and len(kids) >= 2 and \
+                kids[0].kind == self.kinds.MEMBER_REF:
+            return kids
+        if cursor.kind == self.kinds.UNEXPOSED_EXPR and cursor.type.spelling == "void" and \
+                len(kids) >= 2:
+            return kids  # [i] = ...
+        return None
+
+    def _brace_element(self, item, where: str, arr):
+        """The INIT_LIST_EXPR an element initializer comes down to."""
+        node = item
+        for _ in range(32):
+            if node.kind == self.kinds.INIT_LIST_EXPR:
+                return node
+            if node.kind == self.kinds.DECL_REF_EXPR and node.referenced is not None and \
+                    node.referenced.kind == self.kinds.VAR_DECL:
+                var = node.referenced
+                init = self.p.initializer(var)
+                if init is None or not var.type.is_const_qualified():
+                    raise _Unresolved(item, f"{where}: `{var.spelling}` is not a const struct "
+                                            f"defined with a brace list")
+                node = init
+                continue
+            inner = _expressions(node)
+            constructor = node.kind == self.kinds.CALL_EXPR and node.referenced is not None \
+                and node.referenced.kind == self.kinds.CONSTRUCTOR
+            if len(inner) == 1 and (node.kind.name in _WRAPPERS or constructor):
+                node = inner[0]
+                continue
+            break
+        raise _Unresolved(item, f"{where}: `{self.p.text(item)}` is not a brace initializer of "
+                                f"{arr.struct}")
+
+    def _element(self, item, kind, index, arr, sizes) -> dict:
+        """One element's fields, by name, from its initializer."""
+        where = f"element {index}"
+        entries = item if isinstance(item, list) else _children(
+            self._brace_element(item, where, arr))
+        given: dict[str, object] = {}
+        position = 0
+        for child in entries:
+            value = child
+            designated = self._designator(child)
+            if designated is not None:
+                names = [k.spelling for k in designated[:-1]]
+                if len(names) != 1 or names[0] not in kind.fields:
+                    raise _Unresolved(child, f"{where}: {arr.struct} has no field "
+                                             f"{'.'.join(names)}")
+                position = kind.fields.index(names[0])
+                value = designated[-1]
+            if position >= len(kind.fields):
+                raise _Unresolved(child, f"{where}: more initializers than the "
+                                         f"{len(kind.fields)} fields of {arr.struct}")
+            fname = kind.fields[position]
+            try:
+                given[fname] = self._field(fname, value, sizes[fname])
+            except _Unresolved as e:
+                raise _Unresolved(e.where, f"{where}: {fname}: {e.rule}") from None
+            position += 1
+        self._compiles(item, kind, where)
+        missing = tuple(f for f in kind.fields if f not in given)
+        if missing:
+            self._missing.setdefault(missing, []).append(index)
+        out = {f: given[f] if f in given else self._convert(f, 0, sizes[f])
+               for f in kind.fields}
+        if kind.kind == "so_declaration" and "Stream" not in out:
+            out = {"Stream": 0, **out}  # D3D10 entries have no Stream: its one stream is 0
+        return out
+
+    def _compiles(self, item, kind, where: str) -> None:
+        """Refuse an element with a compiler error inside it that no field's value holds (the
+        compiler's recovery replaced the expression it was in), naming the field from the
+        element's tokens."""
+        node = item[0] if isinstance(item, list) else item
+        errors = self.p.errors_in(node if not isinstance(item, list) else
+                                  self._call_of(node))
+        if not errors:
+            return
+        d = errors[0]
+        start, end = node.extent.start.offset, node.extent.end.offset
+        span = self.p.tokens_between(start, end)
+        at = self.p.offset_of(d)
+        fname, token = _field_at(span, at, kind) if at is not None else (None, None)
+        if token is None:
+            raise _Unresolved((d.line, d.column), f"{where}: does not compile: {d}")
+        raise _Unresolved((token.line, token.column),
+                          f"{where}: {fname}: `{_field_text(self.p, span, token)}` does not "
+                          f"compile: {d}")
+
+    def _call_of(self, argument):
+        """The call an ``emplace_back`` argument belongs to."""
+        index = next(i for i, n in enumerate(self.tree.nodes) if n == argument)
+        for a in self.tree.ancestors(index):
+            if self.tree.nodes[a].kind == self.kinds.CALL_EXPR:
+                return self.tree.nodes[a]
+        return argument
+
+    def _trusted(self, value) -> None:
+        """Refuse a value the compiler did not compile cleanly: one that depends on a
+        placeholder, holds an error, or refers to a declaration with errors. (Its recovery
+        can still fold such a value, to a number the source does not mean.)"""
+        name = self.p.placeholder_in(value)
+        if name is not None:
+            raise _Unresolved(value, self._undeclared(value, name))
+        errors = self.p.errors_in(value)
+        if errors:
+            raise _Unresolved(value, f"`{self.p.text(value)}` does not compile: {errors[0]}")
+        k = self.kinds
+        for _, ref in self.p.references(value):
+            decl = ref.semantic_parent if ref.kind == k.FIELD_DECL else ref
+            if decl is not None and decl.kind.is_declaration() and self.p.invalid(decl):
+                errors = self.p.errors_in(decl)
+                reason = f": {errors[0]}" if errors else ""
+                raise _Unresolved(value, f"`{self.p.text(value)}` is not a constant: "
+                                         f"{decl.spelling} does not compile{reason}")
+
+    def _field(self, fname: str, value, size: int):
+        self._trusted(value)
+        if _FIELD_KINDS.get(fname) == "name":
+            return self._semantic_name(value)
+        v = self.p.evaluate(value)
+        if not isinstance(v, int):
+            raise _Unresolved(value, self._why(value))
+        return self._convert(fname, v, size)
+
+    def _undeclared(self, value, name: str) -> str:
+        d = self.p.undeclared.get(name)
+        said = f" ({d})" if d else ""
+        text = self.p.text(value)
+        if text == name:
+            return f"`{name}` is not declared{said}"
+        return f"`{text}` depends on `{name}`, which is not declared{said}"
+
+    @staticmethod
+    def _convert(fname: str, value: int, size: int):
+        """``value`` converted to the field's type as C does, in the case-file form."""
+        kind = _FIELD_KINDS.get(fname, "uint")
+        if kind == "name":
+            return None  # a zero pointer
+        value &= (1 << (8 * size)) - 1
+        if kind == "format":
+            return _FORMAT_NAMES.get(value, value)
+        if kind == "classification":
+            return _CLASS_NAMES.get(value, value)
+        if kind == "offset" and value == APPEND_ALIGNED_ELEMENT:
+            return "APPEND_ALIGNED_ELEMENT"
+        return value
+
+    def _semantic_name(self, value):
+        """A string literal's characters, or None for a null pointer."""
+        node = value
+        for _ in range(32):
+            folded = self.p.evaluate(node)
+            if isinstance(folded, str):
+                return folded
+            if node.kind == self.kinds.STRING_LITERAL:
+                return _literal(node.spelling)
+            if folded == 0 or node.kind in (self.kinds.CXX_NULL_PTR_LITERAL_EXPR,
+                                            self.kinds.GNU_NULL_EXPR):
+                return None
+            ref = node.referenced if node.kind == self.kinds.DECL_REF_EXPR else None
+            if ref is not None and ref.kind == self.kinds.VAR_DECL and \
+                    ref.type.is_const_qualified() and self.p.initializer(ref) is not None:
+                node = self.p.initializer(ref)
+                continue
+            inner = _expressions(node)
+            if len(inner) == 1 and node.kind.name in _WRAPPERS:
+                node = inner[0]
+                continue
+            break
+        raise _Unresolved(value, f"a semantic name must be a string literal or NULL, not "
+                                 f"`{self.p.text(value)}`")
+
+    def _why(self, value) -> str:
+        """Why the compiler does not fold ``value`` to an integer, as precisely as it says."""
+        text = self.p.text(value)
+        k = self.kinds
+        for node, ref in self.p.references(value):
+            if node.kind == k.DECL_REF_EXPR and ref.kind in (k.VAR_DECL, k.PARM_DECL) and \
+                    not ref.type.is_const_qualified():
+                return (f"`{text}` is not a constant: `{ref.spelling}` is a variable whose "
+                        f"value is known only when the code runs")
+            if node.kind == k.CALL_EXPR and ref.kind in (k.FUNCTION_DECL, k.CXX_METHOD):
+                return (f"`{text}` calls `{ref.spelling}`, which the compiler does not "
+                        f"evaluate at compile time")
+        folded = self.p.evaluate(value)
+        if folded is not None:
+            return f"`{text}` is {folded!r}, not an integer"
+        return f"`{text}` is not a constant expression the compiler can evaluate"
+
+    # -- what the compiler did not keep -------------------------------------------------------
+    def _dropped_initializer(self, c, arr, kind) -> _Unresolved:
+        """The error of an array whose initializer does not compile: the first compiler error
+        in it, with the element and field it is in when the braces say so."""
+        tokens = self.p.tokens()
+        start = self.p.token_index(c.extent.end.offset)
+        depth, end = 0, len(tokens)
+        for i in range(start, len(tokens)):
+            s = tokens[i].spelling
+            depth += s in ("(", "{", "[")
+            depth -= s in (")", "}", "]")
+            if depth == 0 and s in ("}", ";", ","):
+                end = i
+                break
+        span = tokens[start:end + 1]
+        # An initializer cut off by the end of the file has its error at the end.
+        last = span[-1].offset + 1 if end < len(tokens) else len(self.p.data) + 1
+        errors = self.p.errors_between(span[0].offset, last)
+        if not errors:
+            before = self.p.errors_before(span[0].offset)
+            reason = f": the nearest compiler error before it is {before[-1][0]}" if before \
+                else ""
+            return _Unresolved(c, f"the compiler did not keep its initializer{reason}")
+        diag, at = errors[0]
+        located = self._locate(span, at, kind)
+        if located is None:
+            return _Unresolved((diag.line, diag.column),
+                               f"its initializer does not compile: {diag}")
+        element, fname, token = located
+        field = f"{fname}: " if fname else ""
+        return _Unresolved((token.line, token.column),
+                           f"element {element}: {field}does not compile: {diag}")
+
+    @staticmethod
+    def _locate(span, at: int, kind):
+        """(element index, field name or None, first token of the field or element) of the
+        byte offset ``at`` in an initializer's tokens, counted from its braces and commas;
+        None when a preprocessor directive inside makes the tokens differ from what the
+        compiler read."""
+        if any(t.spelling == "#" for t in span):
+            return None
+        opening = next((i for i, t in enumerate(span) if t.spelling == "{"), None)
+        if opening is None:
+            return None
+        depth, element, first = 0, 0, None
+        for i in range(opening, len(span)):
+            t = span[i]
+            if t.offset > at:
+                break
+            s = t.spelling
+            if depth == 1 and first is None and s not in (",", "}"):
+                first = i
+            if s in ("{", "(", "["):
+                depth += 1
+            elif s in ("}", ")", "]"):
+                depth -= 1
+            elif s == "," and depth == 1:
+                element, first = element + 1, None
+        if first is None:
+            return None
+        end, depth = first, 0
+        for end in range(first, len(span)):
+            depth += span[end].spelling in ("{", "(", "[")
+            depth -= span[end].spelling in ("}", ")", "]")
+            if depth <= 0 and span[end].spelling in ("}", ","):
+                break
+        fname, token = _field_at(span[first:end + 1], at, kind)
+        return element, fname, token or span[first]
+
+    def _dropped(self) -> list[SourceArray]:
+        """D3D arrays in code the compiler did not keep (an error in an enclosing
+        declaration), each as an unresolved array naming the nearest error before it."""
+        out: list[SourceArray] = []
+        if not self.p.has_errors():
+            return out  # only an error makes the compiler drop code
+        tokens = self.p.tokens()
+        for i, t in enumerate(tokens):
+            if t.spelling not in STRUCTS:
+                continue
+            cursor = self.p.cursor_at(t.offset)
+            if cursor.kind.is_reference() or (cursor.kind.is_declaration()
+                                              and cursor.spelling == t.spelling):
+                continue
+            name, at = _declared_after(tokens, i)
             if name is None:
                 continue
-            line, col = _pos(decl)
-            arr = SourceArray(kind.kind, name, self.label, struct_name, kind.profile, line, col)
-            self._decl_nodes[id(arr)] = decl
-            try:
-                items = self._items(node, decl, value, container, name, arr)
-                if items is None:
-                    continue
-                self._missing = {}
-                arr.elements = [self._element(item, kind, i, arr) for i, item in enumerate(items)]
-                for missing, indices in self._missing.items():
-                    arr.notes.append(f"element(s) {', '.join(map(str, indices))}: "
-                                     f"{', '.join(missing)} not given, so zero (C aggregate "
-                                     f"initialization)")
-            except _Unresolved as e:
-                arr.error = self._error(arr, e)
-                arr.elements = []
-            except SourceError as e:
-                arr.error = e
-                arr.elements = []
+            kind = STRUCTS[t.spelling]
+            arr = SourceArray(kind.kind, name, self.p.label, t.spelling, kind.profile,
+                              at.line, at.column)
+            before = self.p.errors_before(t.offset)
+            reason = f": the nearest compiler error before it is {before[-1][0]}" if before \
+                else ""
+            arr.error = SourceError(f"{self.p.label}:{at.line}:{at.column}: array {name}",
+                                    f"the compiler did not keep this declaration (the code "
+                                    f"around it does not compile){reason}")
             out.append(arr)
         return out
 
-    def _error(self, arr, e: _Unresolved, what: str = "") -> SourceError:
-        line, col = _pos(e.node)
-        where = f"{self.label}:{line}:{col}: array {arr.name}" + (f": {what}" if what else "")
-        return SourceError(where, e.rule)
-
-    def _items(self, decl_node, decl, value, container, name, arr):
-        """The element initializers of one declared array or container, in order."""
-        items = []
-        if value is not None:
-            if value.type == "argument_list":  # std::vector<T> v({...}) or v(n)
-                inner = value.named_children
-                value = inner[0] if len(inner) == 1 and inner[0].type == "initializer_list" \
-                    else None
-                if value is None:
-                    raise _Unresolved(decl, f"{name} is constructed from something other than a "
-                                            f"brace list")
-            if value.type != "initializer_list":
-                raise _Unresolved(value, f"{name} is initialized from `{_squash(_text(value))}`,"
-                                         f" not a brace list")
-            items = [c for c in value.named_children if c.type != "comment"]
-            # std::array<T, N> a = {{ {...}, {...} }}: the outer braces hold the C array.
-            if container == "array" and len(items) == 1 and items[0].type == "initializer_list":
-                inner = [c for c in items[0].named_children if c.type != "comment"]
-                if inner and all(c.type in _ELEMENT_NODES for c in inner) and any(
-                        c.type != "identifier" for c in inner):
-                    items = inner
-        if container == "vector":
-            pushed = self._pushes(decl_node, name, arr)
-            if value is None and not pushed:
-                return None
-            items = items + pushed
-        elif value is None:
-            return None
-        return items
-
-    def _pushes(self, decl_node, name, arr) -> list:
-        """Elements added by push_back/emplace_back in the declaring scope, in source order."""
-        scope = decl_node.parent
-        while scope is not None and scope.type not in ("compound_statement", "translation_unit"):
-            scope = scope.parent
-        if scope is None:
-            return []
+    # -- vectors filled in code --------------------------------------------------------------
+    def _pushes(self, index: int, arr) -> list:
+        """Elements added by push_back/emplace_back in the declaring block, in source order."""
+        var = self.tree.nodes[index]
+        scope = next((a for a in self.tree.ancestors(index)
+                      if self.tree.nodes[a].kind == self.kinds.COMPOUND_STMT), None)
+        lo, hi = (scope + 1, self.tree.end[scope]) if scope is not None else \
+            (0, len(self.tree.nodes))
+        after = var.extent.end.offset
         out = []
-        for n in _walk(scope):
-            if n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                if left.type == "subscript_expression" and \
-                        _text(left.child_by_field_name("argument")) == name:
-                    raise _Unresolved(n, f"{name} is changed by element assignment; gpuia reads "
-                                         f"only push_back/emplace_back")
-            if n.type != "call_expression" or n.start_byte < decl_node.end_byte:
+        for i in range(lo, hi):
+            n = self.tree.nodes[i]
+            if n.kind != self.kinds.CALL_EXPR or n.extent.start.offset < after:
                 continue
-            fn = n.child_by_field_name("function")
-            if fn.type != "field_expression":
+            method, obj = self._member_call(n)
+            if obj is None or not self._refers_to(obj, var):
                 continue
-            target = fn.child_by_field_name("argument")
-            method = _text(fn.child_by_field_name("field"))
-            if _text(target) != name:
-                continue
+            if method == "operator[]" and self._assigned(i):
+                raise _Unresolved(n, f"{arr.name} is changed by element assignment; gpuia "
+                                     f"reads only push_back/emplace_back")
             if method in _MUTATE:
-                raise _Unresolved(n, f"{name}.{method}(...) changes the vector in a way gpuia "
-                                     f"does not follow (only push_back/emplace_back)")
-            if method not in _PUSH:
+                raise _Unresolved(n, f"{arr.name}.{method}(...) changes the vector in a way "
+                                     f"gpuia does not follow (only push_back/emplace_back)")
+            if method not in _PUSH or not self._taken(i, scope, arr):
                 continue
-            if not self._taken(n, scope, name, arr):
-                continue
-            args = [a for a in n.child_by_field_name("arguments").named_children
-                    if a.type != "comment"]
-            if method == "push_back" or (len(args) == 1 and args[0].type in (
-                    "initializer_list", "compound_literal_expression", "identifier")):
+            args = list(n.get_arguments())
+            if method == "push_back" or (len(args) == 1 and self._d3d_type_of(args[0])):
                 if len(args) != 1:
-                    raise _Unresolved(n, f"{name}.{method} takes one element")
+                    raise _Unresolved(n, f"{arr.name}.{method} takes one element")
                 out.append(args[0])
             else:
-                out.append(n.child_by_field_name("arguments"))  # emplace_back(fields...)
+                out.append(args)  # emplace_back(fields...)
+        self._check_pushes_read(arr, var, scope, lo, hi)
         return out
 
-    def _taken(self, call, scope, name, arr) -> bool:
+    def _d3d_type_of(self, expr) -> bool:
+        return self._struct_name(expr.type) is not None
+
+    def _member_call(self, call):
+        """(method name, object expression) of a member call, or (None, None)."""
+        kids = _children(call)
+        if call.spelling == "operator[]" and kids:
+            return "operator[]", kids[0]
+        if call.spelling == "operator=" and kids:
+            return "operator=", kids[0]
+        if kids and kids[0].kind == self.kinds.MEMBER_REF_EXPR:
+            inner = _children(kids[0])
+            return kids[0].spelling, inner[0] if inner else None
+        return None, None
+
+    def _refers_to(self, expr, var) -> bool:
+        node = expr
+        while node.kind.name in _WRAPPERS:
+            inner = _expressions(node)
+            if len(inner) != 1:
+                return False
+            node = inner[0]
+        return node.kind in (self.kinds.DECL_REF_EXPR, self.kinds.MEMBER_REF_EXPR) and \
+            _same(node.referenced, var)
+
+    def _assigned(self, index: int) -> bool:
+        """Whether the expression at ``index`` is on the left of an assignment."""
+        child = index
+        for a in self.tree.ancestors(index):
+            node = self.tree.nodes[a]
+            if node.kind in (self.kinds.BINARY_OPERATOR,
+                             self.kinds.COMPOUND_ASSIGNMENT_OPERATOR):
+                if self.p.binary_operator(node) in _ASSIGNMENTS:
+                    return child == a + 1  # the left operand is the first child
+            if node.kind == self.kinds.CALL_EXPR and node.spelling == "operator=":
+                return child == a + 1
+            if node.kind.is_statement():
+                return False
+            child = a
+        return False
+
+    def _check_pushes_read(self, arr, var, scope, lo: int, hi: int) -> None:
+        """Refuse a vector whose push calls in the source outnumber those the compiler kept
+        (the others are in statements that do not compile)."""
+        if not self.p.has_errors():
+            return
+        if scope is None:
+            start, end = 0, len(self.p.data)
+        else:
+            extent = self.tree.nodes[scope].extent
+            start, end = extent.start.offset, extent.end.offset
+        tokens = self.p.tokens()
+        written = sum(1 for i in range(max(2, self.p.token_index(start)),
+                                       self.p.token_index(end))
+                      if tokens[i].spelling in _PUSH and tokens[i - 1].spelling in (".", "->")
+                      and tokens[i - 2].spelling == var.spelling)
+        kept = self._pushes_kept(var, lo, hi)
+        if written > kept:
+            errors = self.p.errors_between(start, end)
+            said = f" (the first error: {errors[0][0]})" if errors else ""
+            raise _Unresolved(var, f"{written - kept} of its push_back/emplace_back calls do "
+                                   f"not compile{said}, so its elements are not known")
+
+    def _pushes_kept(self, var, lo: int, hi: int) -> int:
+        """Push calls on ``var`` the compiler kept, taken or not."""
+        count = 0
+        for i in range(lo, hi):
+            n = self.tree.nodes[i]
+            if n.kind == self.kinds.CALL_EXPR:
+                method, obj = self._member_call(n)
+                if method in _PUSH and obj is not None and self._refers_to(obj, var):
+                    count += 1
+        return count
+
+    def _taken(self, call: int, scope, arr) -> bool:
         """Whether a push is executed, given the conditions around it (see module doc)."""
-        node, taken = call, True
-        while node is not None and node != scope:
-            parent = node.parent
-            if parent is None:
+        taken, child = True, call
+        for a in self.tree.ancestors(call):
+            if scope is not None and a == scope:
                 break
-            if parent.type in _LOOPS:
-                raise _Unresolved(call, f"{name} is filled inside a loop: the number of elements "
-                                        f"is not known without running the code")
-            if parent.type in ("switch_statement", "case_statement"):
-                raise _Unresolved(call, f"{name} is filled inside a switch: gpuia does not "
-                                        f"choose a case")
-            if parent.type == "conditional_expression":
-                raise _Unresolved(call, f"{name} is filled inside a ?: expression")
-            branch = None
-            if parent.type == "if_statement":
-                branch = "then" if node == parent.child_by_field_name("consequence") else None
-            elif parent.type == "else_clause" and parent.parent is not None and \
-                    parent.parent.type == "if_statement":
-                parent = parent.parent
-                branch = "else"
-            if branch is not None:
-                cond = parent.child_by_field_name("condition")
-                value = self._condition(cond, arr)
-                taken = taken and (value if branch == "then" else not value)
-            node = parent
+            node = self.tree.nodes[a]
+            kind = node.kind.name
+            if kind in _LOOPS:
+                raise _Unresolved(self.tree.nodes[call],
+                                  f"{arr.name} is filled inside a loop: the number of elements "
+                                  f"is not known without running the code")
+            if kind in _REFUSED_PARENTS:
+                raise _Unresolved(self.tree.nodes[call],
+                                  f"{arr.name} is filled inside {_REFUSED_PARENTS[kind]}")
+            if kind == "IF_STMT":
+                branch = self._branch(a, child)
+                if branch is not None:
+                    cond, then = branch
+                    value = self._condition(cond, arr)
+                    taken = taken and (value if then else not value)
+            child = a
         return taken
+
+    def _branch(self, if_index: int, child: int):
+        """(condition, True for the then branch / False for else) of the branch of an if
+        statement that holds node ``child``; None when ``child`` is its condition."""
+        kids = [i for i in range(if_index + 1, self.tree.end[if_index])
+                if self.tree.parent[i] == if_index]
+        nodes = self.tree.nodes
+        has_else = len(kids) >= 3 and any(
+            t.spelling == "else" for t in self.p.tokens_between(
+                nodes[kids[-2]].extent.end.offset, nodes[kids[-1]].extent.start.offset))
+        then_at = len(kids) - 2 if has_else else len(kids) - 1
+        position = kids.index(child)
+        if position == then_at:
+            return nodes[kids[then_at - 1]], True
+        if has_else and position == len(kids) - 1:
+            return nodes[kids[then_at - 1]], False
+        return None
 
     def _condition(self, cond, arr) -> bool:
         try:
-            value = self.evaluate(cond)
-            if isinstance(value, int):
-                return bool(value)
+            self._trusted(cond)
+            value = self.p.evaluate(cond)
         except _Unresolved:
-            pass
-        text = _squash(_text(cond))
+            value = None  # not a constant: the condition is assumed, as a run-time one
+        if isinstance(value, int):
+            return bool(value)
+        text = self.p.text(cond)
         if text.startswith("(") and text.endswith(")"):
             text = text[1:-1].strip()
         assumed = text not in self.assume_false
@@ -770,255 +755,189 @@ class _Reader:
             arr.notes.append(note)
         return assumed
 
-    def _element(self, item, kind, index, arr) -> dict:
-        """One element's fields, by name, from its initializer."""
-        where = f"element {index}"
-        node = item
-        if node.type == "compound_literal_expression":
-            node = node.child_by_field_name("value")
-        if node.type == "identifier":
-            value = self.defs.values.get(_text(node))
-            if value is None or value.type != "initializer_list":
-                raise _Unresolved(item, f"{where}: `{_text(node)}` is not a struct constant "
-                                        f"defined with a brace list here")
-            node = value
-        if node.type not in ("initializer_list", "argument_list"):
-            raise _Unresolved(item, f"{where}: `{_squash(_text(item))}` is not a brace "
-                                    f"initializer of {arr.struct}")
-        given: dict[str, object] = {}
-        position = 0
-        for child in node.named_children:
-            if child.type == "comment":
-                continue
-            if child.type == "initializer_pair":
-                designators = child.children_by_field_name("designator")
-                fname = _text(designators[0]).lstrip(".") if designators else ""
-                if fname not in kind.fields:
-                    raise _Unresolved(child, f"{where}: {arr.struct} has no field {fname}")
-                position = kind.fields.index(fname)
-                value_node = child.child_by_field_name("value")
-            else:
-                value_node = child
-            if position >= len(kind.fields):
-                raise _Unresolved(child, f"{where}: more initializers than the "
-                                         f"{len(kind.fields)} fields of {arr.struct}")
-            fname = kind.fields[position]
-            try:
-                given[fname] = self._field(fname, self.evaluate(value_node), value_node)
-            except _Unresolved as e:
-                raise _Unresolved(e.node, f"{where}: {fname}: {e.rule}") from None
-            position += 1
-        missing = tuple(f for f in kind.fields if f not in given)
-        if missing:
-            self._missing.setdefault(missing, []).append(index)
-        out = {f: given[f] if f in given else self._field(f, 0, node) for f in kind.fields}
-        if kind.kind == "so_declaration" and "Stream" not in out:
-            out = {"Stream": 0, **out}  # D3D10 entries have no Stream: its one stream is 0
-        return out
-
-    def _field(self, fname, value, node):
-        kind = _FIELD_KINDS.get(fname, "uint")
-        if kind == "name":
-            if value is NULL or (isinstance(value, int) and value == 0):
-                return None
-            if isinstance(value, _Str):
-                return str(value)
-            raise _Unresolved(node, f"a semantic name must be a string literal or NULL, not "
-                                    f"{value!r}")
-        if kind == "format":
-            if isinstance(value, _Fmt):
-                return str(value)
-            if isinstance(value, int) and not isinstance(value, _Fmt):
-                return value & _U32
-            raise _Unresolved(node, f"a DXGI_FORMAT must be a DXGI_FORMAT_* name or an integer, "
-                                    f"not {value!r}")
-        if not isinstance(value, int) or isinstance(value, (_Fmt,)):
-            raise _Unresolved(node, f"expected an integer, got {value!r}")
-        if kind == "classification":
-            value &= _U32
-            return _CLASS_NAMES.get(value, value)
-        bits = _FIELD_BITS.get(fname, 32)
-        value &= (1 << bits) - 1  # C converts the initializer to the field's unsigned type
-        if kind == "offset" and value == _U32:
-            return "APPEND_ALIGNED_ELEMENT"
-        return value
-
     # -- stream-output strides ------------------------------------------------------------
-    def _so_strides(self, root, arrays) -> None:
-        so = [a for a in arrays if a.kind == "so_declaration" and a.error is None]
+    def _so_strides(self, arrays, decls) -> None:
+        so = [(a, decls[id(a)]) for a in arrays if a.kind == "so_declaration" and a.error is None]
         if not so:
             return
-        groups: dict[str, dict] = {}
-        for n in _walk(root):
-            if n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                if left.type == "field_expression":
-                    fname = _text(left.child_by_field_name("field"))
-                    if fname in _SO_DESC_FIELDS:
-                        obj = _squash(_text(left.child_by_field_name("argument")))
-                        key = f"{_enclosing_block(n).start_byte}:{obj}"
-                        group = groups.setdefault(key, {"@": n})
-                        group[fname] = n.child_by_field_name("right")
-            elif n.type == "init_declarator":
-                value = n.child_by_field_name("value")
-                decl_type = n.parent.child_by_field_name("type") if n.parent else None
-                if value is not None and value.type == "initializer_list" and decl_type is not \
-                        None and _last_name(decl_type).endswith("_STREAM_OUTPUT_DESC"):
-                    fields = {}
-                    pos = 0
-                    for c in value.named_children:
-                        if c.type == "initializer_pair":
-                            ds = c.children_by_field_name("designator")
-                            fname = _text(ds[0]).lstrip(".") if ds else ""
-                            if fname in _SO_DESC_FIELDS:
-                                pos = _SO_DESC_FIELDS.index(fname)
-                                fields[fname] = c.child_by_field_name("value")
-                        elif pos < len(_SO_DESC_FIELDS):
-                            fields[_SO_DESC_FIELDS[pos]] = c
+        k = self.kinds
+        groups: dict = {}
+        for n in self.tree.nodes:
+            if n.kind == k.BINARY_OPERATOR and self.p.binary_operator(n) == "=":
+                left = _children(n)[0]
+                if left.kind == k.MEMBER_REF_EXPR and left.spelling in _SO_DESC_FIELDS:
+                    obj = _children(left)
+                    if obj:
+                        base = next((x.referenced for x in obj[0].walk_preorder()
+                                     if x.kind == k.DECL_REF_EXPR), None)
+                        key = (base.hash if base is not None else None, self.p.text(obj[0]))
+                        group = groups.setdefault(key, {})
+                        group[left.spelling] = _children(n)[1]
+            elif n.kind == k.VAR_DECL and n.type.get_canonical().get_declaration().spelling \
+                    .endswith("_STREAM_OUTPUT_DESC"):
+                init = self.p.initializer(n)
+                if init is not None and init.kind == k.INIT_LIST_EXPR:
+                    fields, pos = {}, 0
+                    for child in _children(init):
+                        designated = self._designator(child)
+                        if designated is not None:
+                            name = designated[0].spelling
+                            if name in _SO_DESC_FIELDS:
+                                pos = _SO_DESC_FIELDS.index(name)
+                            child = designated[-1]
+                        if pos < len(_SO_DESC_FIELDS):
+                            fields[_SO_DESC_FIELDS[pos]] = child
                         pos += 1
-                    fields["@"] = n
-                    groups[f"{n.start_byte}"] = fields
-            elif n.type == "call_expression":
-                fn = n.child_by_field_name("function")
-                short = _squash(_text(fn)).split("->")[-1].split(".")[-1]
-                if short in _SO_CALLS:
-                    args = [a for a in n.child_by_field_name("arguments").named_children
-                            if a.type != "comment"]
-                    version = 11 if len(args) >= 9 else 10
-                    d, s, r = _SO_CALLS[short][version]
-                    fields = {"pSODeclaration": args[d] if d < len(args) else None}
-                    if version == 11:
-                        fields["pBufferStrides"] = args[s] if s < len(args) else None
-                        if r is not None and r < len(args):
-                            fields["RasterizedStream"] = args[r]
-                    elif s < len(args):
-                        fields["OneStride"] = args[s]
-                    fields["@"] = n
-                    groups[f"{n.start_byte}"] = fields
+                    groups[n.hash] = fields
+            elif n.kind == k.CALL_EXPR and n.spelling in _SO_CALLS:
+                args = list(n.get_arguments())
+                version = 11 if len(args) >= 9 else 10
+                d, s, r = _SO_CALLS[n.spelling][version]
+                fields = {"pSODeclaration": args[d] if d < len(args) else None}
+                if version == 11:
+                    fields["pBufferStrides"] = args[s] if s < len(args) else None
+                    if r is not None and r < len(args):
+                        fields["RasterizedStream"] = args[r]
+                elif s < len(args):
+                    fields["OneStride"] = args[s]
+                groups[n.hash] = fields
         for fields in groups.values():
             decl = fields.get("pSODeclaration")
-            if decl is None:
-                continue
-            at = fields["@"]
-            candidates = [(a, self._decl_nodes[id(a)]) for a in so if a.name == _array_ref(decl)]
-            arr = _innermost_visible(candidates, at)
+            var = self._var_in(decl)
+            arr = next((a for a, c in so if _same(c, var)), None)
             if arr is None:
                 continue
             try:
-                if "pBufferStrides" in fields and fields["pBufferStrides"] is not None:
-                    ref = _array_ref(fields["pBufferStrides"])
-                    init = _innermost_visible([(v, v) for v in self.defs.scoped.get(ref, [])], at)
-                    if init is not None and init.type == "initializer_list":
-                        arr.buffer_strides = tuple(
-                            self._int(self.evaluate(c), c) & _U32 for c in init.named_children
-                            if c.type != "comment")
-                        arr.notes.append(f"pBufferStrides {list(arr.buffer_strides)} from "
-                                         f"`{ref}`")
-                if "OneStride" in fields:
-                    stride = self._int(self.evaluate(fields["OneStride"]), fields["OneStride"])
-                    arr.buffer_strides = (stride & _U32,)
-                    arr.notes.append(f"OutputStreamStride {stride} from the D3D10 call")
-                if fields.get("RasterizedStream") is not None:
-                    node = fields["RasterizedStream"]
-                    arr.rasterized_stream = self._int(self.evaluate(node), node) & _U32
+                self._strides_of(arr, fields)
             except _Unresolved as e:
                 arr.notes.append(f"stream-output strides not resolved: {e.rule}")
 
-
-def _enclosing_block(node):
-    """The innermost ``{...}`` block (or the file) a node is declared in."""
-    node = node.parent
-    while node is not None and node.type not in ("compound_statement", "translation_unit"):
-        node = node.parent
-    return node
-
-
-def _innermost_visible(candidates, at):
-    """Of (item, declaration node) pairs, the item declared in the innermost block enclosing
-    ``at`` (C scoping, which matters when every test function names its array alike)."""
-    best, best_size = None, None
-    for item, node in candidates:
-        block = _enclosing_block(node)
-        if block is None or not block.start_byte <= at.start_byte < block.end_byte:
-            continue
-        size = block.end_byte - block.start_byte
-        if best_size is None or size < best_size:
-            best, best_size = item, size
-    return best
-
-
-def _array_ref(node) -> str:
-    """The array an expression points at: ``decl``, ``&decl[0]``, ``decl.data()``."""
-    text = _squash(_text(node))
-    for prefix in ("&",):
-        text = text.removeprefix(prefix)
-    for suffix in ("[0]", ".data()"):
-        text = text.removesuffix(suffix)
-    return text.strip("() ")
-
-
-def _type_key(text: str) -> str:
-    words = [w for w in _squash(text).replace("*", " * ").split() if w not in _QUALIFIER_WORDS]
-    name = " ".join(words)
-    return name.split("::")[-1].strip() if "::" in name else name
-
-
-def _declared_name(decl) -> str | None:
-    """The name a declarator declares (``name``, ``Class::name``), through arrays/pointers."""
-    while decl is not None and decl.type in ("array_declarator", "pointer_declarator",
-                                             "reference_declarator", "init_declarator"):
-        decl = decl.child_by_field_name("declarator") or (
-            decl.named_children[-1] if decl.type == "reference_declarator" else None)
-    if decl is None or decl.type not in ("identifier", "qualified_identifier",
-                                         "field_identifier"):
+    def _var_in(self, expr):
+        """The variable an expression points at (``decl``, ``&decl[0]``, ``decl.data()``)."""
+        if expr is None:
+            return None
+        for node in expr.walk_preorder():
+            if node.kind == self.kinds.DECL_REF_EXPR and node.referenced is not None and \
+                    node.referenced.kind == self.kinds.VAR_DECL:
+                return node.referenced
         return None
-    return _squash(_text(decl))
+
+    def _uint(self, expr) -> int:
+        self._trusted(expr)
+        value = self.p.evaluate(expr)
+        if isinstance(value, int):
+            return value & _U32
+        raise _Unresolved(expr, self._why(expr))
+
+    def _strides_of(self, arr, fields) -> None:
+        strides = fields.get("pBufferStrides")
+        var = self._var_in(strides)
+        if var is not None:
+            init = self.p.initializer(var)
+            if init is not None and init.kind == self.kinds.INIT_LIST_EXPR:
+                arr.buffer_strides = tuple(self._uint(c) for c in _children(init))
+                arr.notes.append(f"pBufferStrides {list(arr.buffer_strides)} from "
+                                 f"`{var.spelling}`")
+        if "OneStride" in fields:
+            stride = self._uint(fields["OneStride"])
+            arr.buffer_strides = (stride,)
+            arr.notes.append(f"OutputStreamStride {stride} from the D3D10 call")
+        if fields.get("RasterizedStream") is not None:
+            arr.rasterized_stream = self._uint(fields["RasterizedStream"])
 
 
-def _number(node) -> int:
-    text = _text(node).replace("'", "")
-    body = text.rstrip("uUlLzZ")
-    try:
-        if body.lower().startswith(("0x", "0b")):
-            return int(body, 0)
-        if len(body) > 1 and body.startswith("0") and body.isdigit():
-            return int(body, 8)
-        return int(body)
-    except ValueError:
-        raise _Unresolved(node, f"{text} is not an integer literal") from None
+def _field_at(span, at: int, kind):
+    """(field name, first token of the field) of the byte offset ``at`` in one element's
+    tokens (``{`` to ``}``), from its commas and designators; (None, None) when the tokens
+    are not a brace list or hold a preprocessor directive."""
+    if not span or span[0].spelling != "{" or any(t.spelling == "#" for t in span):
+        return None, None
+    depth, position, first = 0, 0, None
+    for i, t in enumerate(span):
+        if t.offset > at:
+            break
+        s = t.spelling
+        if depth == 1 and first is None and s not in (",", "}", ")", "]"):
+            first = t
+            if s == "." and i + 2 < len(span) and span[i + 2].spelling == "=" and \
+                    span[i + 1].spelling in kind.fields:
+                position = kind.fields.index(span[i + 1].spelling)
+        if s in ("{", "(", "["):
+            depth += 1
+        elif s in ("}", ")", "]"):
+            depth -= 1
+        elif s == "," and depth == 1:
+            position, first = position + 1, None
+    if first is None or position >= len(kind.fields):
+        return None, None
+    return kind.fields[position], first
 
 
-def _string(node) -> str:
-    """A string literal's characters (escapes beyond \\\\ and \\\" are kept as written)."""
-    if node.type == "raw_string_literal":
-        raw = _text(node)
-        return raw[raw.index("(") + 1: raw.rindex(")")]
-    parts = []
-    for c in node.named_children:
-        if c.type == "string_content":
-            parts.append(_text(c))
-        elif c.type == "escape_sequence":
-            parts.append({"\\\\": "\\", '\\"': '"', "\\n": "\n", "\\t": "\t"}.get(_text(c),
-                                                                               _text(c)))
-    return "".join(parts)
+def _field_text(parsed, span, first) -> str:
+    """The source text of the field starting at token ``first`` of an element's tokens."""
+    start = span.index(first)
+    depth, last = 0, first
+    for t in span[start:]:
+        if depth == 0 and t.spelling in (",", "}"):
+            break
+        depth += t.spelling in ("{", "(", "[")
+        depth -= t.spelling in ("}", ")", "]")
+        last = t
+    raw = parsed.data[first.offset:last.offset + len(last.spelling.encode())]
+    return " ".join(raw.decode("utf-8", "replace").split())
 
 
-def _walk(root):
-    """Every node below ``root`` in source order (iterative: deep files do not recurse)."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(n.named_children))
+def _declared_after(tokens, i: int):
+    """(the name, its token) an array or container declaration with the type at token ``i``
+    declares, or (None, None) when the tokens around it are not one."""
+    j = i + 1
+    container = i >= 1 and tokens[i - 1].spelling == "<"
+    if container:
+        depth = 1
+        while j < len(tokens) and depth:
+            depth += {"<": 1, ">": -1, ">>": -2}.get(tokens[j].spelling, 0)
+            j += 1
+    while j < len(tokens) and tokens[j].spelling in ("const", "constexpr", "volatile"):
+        j += 1
+    if j >= len(tokens) or not _IDENTIFIER.match(tokens[j].spelling):
+        return None, None
+    at, parts = tokens[j], [tokens[j].spelling]
+    j += 1
+    while j + 1 < len(tokens) and tokens[j].spelling == "::" and \
+            _IDENTIFIER.match(tokens[j + 1].spelling):
+        parts.append(tokens[j + 1].spelling)
+        j += 2
+    follow = tokens[j].spelling if j < len(tokens) else ""
+    if (container and follow in ("=", "{", "(", ";")) or (not container and follow == "["):
+        return "::".join(parts), at
+    return None, None
 
 
-def _has_error(node) -> bool:
-    return node.has_error
-
-
-def extract_cpp(path: str | Path, assume_false=()) -> list[SourceArray]:
+def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = None
+                ) -> SourceFile:
     """Every D3D input-element array and SO declaration in one C/C++ file (see the module
-    docstring). An array that cannot be resolved is returned with ``error`` set; a file that
-    cannot be read raises :class:`SourceError`."""
-    reader = _Reader(Path(path), assume_false)
-    return reader.arrays()
+    docstring), with the compiler's diagnostics and the D3D header it read.
+
+    Arguments:
+        path: the file.
+        assume_false: texts of ``if`` conditions to take as false where a vector is filled
+            conditionally.
+        options: ``-D``, ``-I`` and the target (:class:`gpuia.source.clang_parse.ParseOptions`);
+            None for the defaults.
+
+    Returns:
+        The :class:`gpuia.source.model.SourceFile`: an array that cannot be resolved has its
+        ``error`` set.
+
+    Raises:
+        SourceError: the file cannot be read, or an option is malformed.
+        UnsupportedError: libclang (the ``source`` extra) is missing.
+    """
+    label = str(path)
+    try:
+        data = read_input(path)
+    except CaseError as e:
+        raise SourceError(label, e.rule) from None
+    parsed = parse(label, data, options)
+    arrays = _Reader(parsed, assume_false).arrays()
+    return SourceFile(label, parsed.language, arrays, parsed.diagnostics, parsed.d3d_header)

@@ -1,4 +1,5 @@
-"""What the source readers return: one :class:`SourceArray` per D3D array found, and the
+"""What the source readers return: a :class:`SourceFile` per file read, with one
+:class:`SourceArray` per D3D array found and the compiler's :class:`Diagnostic` lines, and the
 :class:`SourceError` raised for anything that cannot be resolved."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ from dataclasses import dataclass, field
 
 from ..errors import CaseError
 
-__all__ = ["SourceArray", "SourceError", "INPUT_FIELDS", "SO_FIELDS", "SO10_FIELDS", "StructKind",
-           "STRUCTS"]
+__all__ = ["SourceArray", "SourceError", "SourceFile", "Diagnostic", "INPUT_FIELDS", "SO_FIELDS",
+           "SO10_FIELDS", "StructKind", "STRUCTS"]
 
 INPUT_FIELDS = ("SemanticName", "SemanticIndex", "Format", "InputSlot", "AlignedByteOffset",
                 "InputSlotClass", "InstanceDataStepRate")
@@ -80,3 +81,54 @@ class SourceArray:
         if self.line is None:
             return self.file
         return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One compiler diagnostic of a C/C++ file: where it is and what the compiler said.
+
+    Arguments:
+        file (str): the file it is in (a header's path for a diagnostic in a header).
+        line, column (int): its position, 1-based.
+        severity (str): ``"warning"``, ``"error"`` or ``"fatal"``.
+        message (str): the compiler's text.
+    """
+
+    file: str
+    line: int
+    column: int
+    severity: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.message}"
+
+
+@dataclass
+class SourceFile:
+    """What one file yielded: its arrays, and for C/C++ the compiler's diagnostics and the D3D
+    header the compiler read.
+
+    Arguments:
+        file (str): the path as given.
+        language (str): ``"C"``, ``"C++"`` or ``"JSON"``.
+        arrays (list[SourceArray]): every array found, in source order.
+        diagnostics (list[Diagnostic]): the compiler's warnings and errors (C/C++; arrays
+            that do not depend on what they are about are still read).
+        d3d_header (str | None): the real D3D12 header the compiler read (a path found
+            through the include path), or None when it read gpuia's generated stub (or for
+            JSON).
+    """
+
+    file: str
+    language: str
+    arrays: list[SourceArray] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    d3d_header: str | None = None
+
+    @property
+    def header_text(self) -> str:
+        """Which D3D header was read, in words (C/C++ files)."""
+        if self.d3d_header is not None:
+            return self.d3d_header
+        return "gpuia's generated stub (no d3d12.h on the include path)"

@@ -1,4 +1,5 @@
-"""``gpuia layout``: arrays taken from C/C++ and JSON, linted, saved as cases and checked on the GPU.
+"""``gpuia layout``: arrays taken from C/C++ and JSON, linted, saved as cases and checked on the
+GPU.
 
 The C/C++ files in tests/data/layouts reconstruct the arrays of the real-world sources that
 the project's reference files real-layouts.json and real-so-decls.json transcribe (DirectX-Graphics-
@@ -20,8 +21,8 @@ from gpuia.harness.lint import LINT_CODES, lint_layout, webgpu_default_caps
 from gpuia.source import SourceError, extract
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "layouts"
-# real-layouts.json and real-so-decls.json (layouts and SO declarations of real applications), kept with the tests so
-# they run wherever the repository is cloned.
+# real-layouts.json and real-so-decls.json (layouts and SO declarations of real applications),
+# kept with the tests so they run wherever the repository is cloned.
 REAL_LAYOUTS = DATA / "reference" / "real-layouts.json"
 REAL_SO = DATA / "reference" / "real-so-decls.json"
 
@@ -149,6 +150,8 @@ def test_conditional_pushes_are_noted():
 
 def test_expressions_macros_and_containers(tmp_path):
     (tmp_path / "vertex.h").write_text(
+        "#include <DirectXPackedVector.h>\nusing namespace DirectX;\n"
+        "using namespace DirectX::PackedVector;\n"
         "typedef unsigned int U32;\nstruct V { XMFLOAT3 pos; U32 col; XMHALF2 uv[2]; };\n")
     src = tmp_path / "exprs.cpp"
     src.write_text('''#include "vertex.h"
@@ -157,23 +160,31 @@ def test_expressions_macros_and_containers(tmp_path):
 constexpr UINT kNormalOffset = sizeof(float) * 3;
 enum class Slot { Main, Extra = SLOT_BASE + 1 };
 static const char* const kTex = "TEX" "COORD";
-const D3D12_INPUT_ELEMENT_DESC kColor = { "COLOR", 0, DXGI_FORMAT_B8G8R8A8_UNORM, 0, 12 };
+const D3D11_INPUT_ELEMENT_DESC kColor = { "COLOR", 0, DXGI_FORMAT_B8G8R8A8_UNORM, 0, 12 };
 std::array<D3D11_INPUT_ELEMENT_DESC, 4> arr = {{
-    { "POSITION", 0, DXGI_FORMAT::DXGI_FORMAT_R32G32B32_FLOAT, 0, static_cast<UINT>(OFFSET_OF(V, pos)), D3D11_INPUT_PER_VERTEX_DATA, 0 },
-    { .SemanticName = "NORMAL", .Format = DXGI_FORMAT_R8G8B8A8_SNORM, .InputSlot = (UINT)Slot::Extra, .AlignedByteOffset = kNormalOffset },
-    { "TEXCOORD", 1, DXGI_FORMAT_R16G16_FLOAT, 0, (size_t)(&((V*)0)->uv) + 0x4u, D3D11_INPUT_PER_INSTANCE_DATA, 010 },
+    { "POSITION", 0, DXGI_FORMAT::DXGI_FORMAT_R32G32B32_FLOAT, 0,
+      static_cast<UINT>(OFFSET_OF(V, pos)), D3D11_INPUT_PER_VERTEX_DATA, 0 },
+    { .SemanticName = "NORMAL", .Format = DXGI_FORMAT_R8G8B8A8_SNORM,
+      .InputSlot = (UINT)Slot::Extra, .AlignedByteOffset = kNormalOffset },
+    { "TEXCOORD", 1, DXGI_FORMAT_R16G16_FLOAT, 0, (UINT)((size_t)(&((V*)0)->uv) + 0x4u),
+      D3D11_INPUT_PER_INSTANCE_DATA, 010 },
     kColor,
 }};
 void f(bool wide) {
     std::vector<D3D12_INPUT_ELEMENT_DESC> v;
-    v.emplace_back(D3D12_INPUT_ELEMENT_DESC{ "A", 0, DXGI_FORMAT_R32_FLOAT, 0, -1 });
-    if (1) v.push_back({ "B", 0, DXGI_FORMAT_R32_FLOAT }); else v.push_back({ "C", 0, DXGI_FORMAT_R32_FLOAT });
+    v.emplace_back(D3D12_INPUT_ELEMENT_DESC{ "A", 0, DXGI_FORMAT_R32_FLOAT, 0, (UINT)-1 });
+    if (1) v.push_back({ "B", 0, DXGI_FORMAT_R32_FLOAT });
+    else v.push_back({ "C", 0, DXGI_FORMAT_R32_FLOAT });
 }
 const D3D10_SO_DECLARATION_ENTRY so10[] = { { "SV_POSITION", 0, 0, 4, 0 }, { NULL, 0, 0, 2, 0 } };
 void g(ID3D10Device* d) { d->CreateGeometryShaderWithStreamOutput(code, size, so10, 2, 24, &gs); }
-const D3D11_SO_DECLARATION_ENTRY so11[] = { { 0, "POSITION", 0, 0, 3, 0 }, { 0, "COLOR", 0, 0, 4, 1 } };
+const D3D11_SO_DECLARATION_ENTRY so11[] = { { 0, "POSITION", 0, 0, 3, 0 },
+                                            { 0, "COLOR", 0, 0, 4, 1 } };
 UINT strides11[2] = { 12, 16 };
-void h(ID3D11Device* d) { d->CreateGeometryShaderWithStreamOutput(code, size, so11, 2, strides11, 2, D3D11_SO_NO_RASTERIZED_STREAM, nullptr, &gs); }
+void h(ID3D11Device* d) {
+    d->CreateGeometryShaderWithStreamOutput(code, size, so11, 2, strides11, 2,
+                                            D3D11_SO_NO_RASTERIZED_STREAM, nullptr, &gs);
+}
 ''')
     arrays = {a.name: a for a in extract(src)}
     assert set(arrays) == {"arr", "v", "so10", "so11"}
@@ -188,7 +199,7 @@ void h(ID3D11Device* d) { d->CreateGeometryShaderWithStreamOutput(code, size, so
         ("TEXCOORD", "R16G16_FLOAT", 0, 20, "PER_INSTANCE_DATA", 8),  # uv at 16, + 4; 010 octal
         ("COLOR", "B8G8R8A8_UNORM", 0, 12, "PER_VERTEX_DATA", 0),
     ]
-    # -1 converts to UINT 0xFFFFFFFF: D3D12_APPEND_ALIGNED_ELEMENT. if (1) is constant: no note.
+    # (UINT)-1 wraps to 0xFFFFFFFF: D3D12_APPEND_ALIGNED_ELEMENT. if (1) is constant: no note.
     assert [(e["SemanticName"], e["AlignedByteOffset"]) for e in arrays["v"].elements] == [
         ("A", "APPEND_ALIGNED_ELEMENT"), ("B", 0)]
     assert not any(n.startswith("condition") for n in arrays["v"].notes)
@@ -201,7 +212,7 @@ void h(ID3D11Device* d) { d->CreateGeometryShaderWithStreamOutput(code, size, so
 
 @pytest.mark.parametrize("name,line,column,field,words", [
     ("from_call", 6, 54, "AlignedByteOffset", "GetOffset()"),
-    ("unknown_struct", 10, 50, "AlignedByteOffset", "struct Unknown is not defined"),
+    ("unknown_struct", 10, 50, "AlignedByteOffset", "unknown type name 'Unknown'"),
     ("looped", 21, 9, None, "inside a loop"),
     ("runtime_format", 25, 22, "Format", "g_positionFormat"),
 ])
@@ -220,10 +231,10 @@ def test_offsetof_of_a_struct_in_the_file():
 
 
 def test_missing_source_extra_names_it(monkeypatch):
-    monkeypatch.setitem(sys.modules, "tree_sitter_cpp", None)  # import fails as if not installed
+    monkeypatch.setitem(sys.modules, "clang.cindex", None)  # import fails as if not installed
     from gpuia.errors import UnsupportedError
 
-    with pytest.raises(UnsupportedError, match=r"'source' extra .*tree-sitter-cpp"):
+    with pytest.raises(UnsupportedError, match=r"'source' extra .*libclang"):
         extract(DATA / "TextRenderer.cpp")
 
 
