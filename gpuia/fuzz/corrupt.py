@@ -31,7 +31,7 @@ __all__ = ["FIELD_VALUES", "NASTY_VALUES", "corrupted_cases"]
 
 _U32 = 1 << 32
 
-NASTY_VALUES = (
+NASTY_VALUES: tuple = (
     None, True, False, 0, -1, 1, 3, 0.5, -0.0, 1e300, float("inf"), float("nan"),
     (1 << 31) - 1, 1 << 31, _U32 - 1, _U32, (1 << 53) + 1, 1 << 64, -(1 << 63) - 1, 1 << 30,
     "", "x", "NaN", "-1", "0xFFFF", "APPEND_ALIGNED_ELEMENT", "PER_INSTANCE_DATA", "\u00e9\u0000",
@@ -154,13 +154,15 @@ def _corrupt_once(draw, doc):
         del node[i]
         return doc, f"dropped {_show(path + (i,))}"
     key = next((p for p in reversed(path) if isinstance(p, str)), None)
-    choices = FIELD_VALUES.get(key, ()) if path and isinstance(path[-1], str) else ()
+    choices = (FIELD_VALUES.get(key, ()) if key is not None and path and isinstance(path[-1], str)
+               else ())
     if choices and draw(st.booleans()) is False:
         value = copy.deepcopy(draw(st.sampled_from(choices)))
     else:
         value = copy.deepcopy(draw(st.sampled_from(NASTY_VALUES)))
     if not path:
         return value, f"replaced the document with {_short(value)}"
+    assert parent is not None  # a path has a parent
     parent[path[-1]] = value
     return doc, f"set {_show(path)} to {_short(value)}"
 

@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
@@ -399,6 +400,7 @@ class Fuzzer:
         self.record_digests = record_digests
         self.pool: Pool | None = None
         self.report = FuzzReport(config)
+        self._last_progress = -1e9  # when progress was last written (monotonic seconds)
         self._seen_minimal: dict[str, str] = {}
         self._signatures: dict[str, str] = {}
         self._tty = hasattr(self.err, "isatty") and self.err.isatty()
@@ -430,6 +432,7 @@ class Fuzzer:
                 self._account(v, outcomes[i])
             return outcomes
         reqs = (self._request(i, v) for i, v in enumerate(values))
+        assert self.pool is not None  # run() made it: there is no runner
         for pos, outcome in self.pool.run(reqs, self.config.timeout, stop_when):
             outcomes[pos] = self._finish(outcome)
             self._account(values[pos], outcomes[pos])
@@ -438,6 +441,7 @@ class Fuzzer:
     def _run_one(self, value) -> Outcome:
         if self.runner is not None:
             return self._finish(self.runner(value))
+        assert self.pool is not None  # as in _run_many
         w = self.pool.workers[0]
         return self._finish(w.run(self._request(0, value), self.config.timeout))
 
@@ -543,7 +547,7 @@ class Fuzzer:
         target = case_digest(target_value)
         deadline = time.monotonic() + c.shrink_seconds
         memo: dict[str, tuple[bool, Outcome]] = {}
-        state = {"reached": False, "best": (target_value, original), "runs": 0}
+        state: dict[str, Any] = {"reached": False, "best": (target_value, original), "runs": 0}
 
         def on_value(v):
             d = case_digest(v)
@@ -647,6 +651,7 @@ class Fuzzer:
         return "\n".join(lines) + "\n"
 
     def _print_finding(self, f: Finding) -> None:
+        assert f.path is not None  # saved before it is printed
         data = Path(f.path).read_bytes()
         lines = [f"FINDING {f.kind}: {f.detail[:500]}",
                  f"  minimal case: {f.path} ({len(data)} bytes, {f.shrink_runs} shrink runs)",

@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import IO
 
 from ..util.interrupt import worker_env
 
@@ -87,15 +88,17 @@ class Worker:
         env = worker_env()
         env.setdefault("XDG_RUNTIME_DIR", "/tmp")
         env["PYTHONFAULTHANDLER"] = "1"  # a Python-level fatal error prints its stack
-        self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env)
+        proc = self.proc = subprocess.Popen(self.command, stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            env=env)
+        assert proc.stdin is not None  # PIPE: the three streams exist
         self.starts += 1
         self._buf = b""
         self._stderr = collections.deque(maxlen=40)
-        threading.Thread(target=self._drain, args=(self.proc.stderr, self._stderr),
+        threading.Thread(target=self._drain, args=(proc.stderr, self._stderr),
                          daemon=True).start()
-        self.proc.stdin.write((json.dumps(self.config) + "\n").encode())
-        self.proc.stdin.flush()
+        proc.stdin.write((json.dumps(self.config) + "\n").encode())
+        proc.stdin.flush()
 
     def wait_ready(self) -> dict:
         msg = self._read(time.monotonic() + self.start_timeout)
@@ -125,6 +128,7 @@ class Worker:
         p, self.proc = self.proc, None
         if p is None:
             return
+        assert p.stdin is not None and p.stdout is not None  # PIPE: the streams exist
         try:
             p.stdin.close()
         except OSError:
@@ -140,6 +144,7 @@ class Worker:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait()
+            assert self.proc.stdout is not None  # PIPE
             self.proc.stdout.close()
             self.proc = None
 
@@ -148,9 +153,11 @@ class Worker:
         if not self.alive():
             self.start()
         self.sent_at = time.monotonic()
+        proc = self.proc
+        assert proc is not None and proc.stdin is not None  # started above, PIPE
         try:
-            self.proc.stdin.write((json.dumps(request) + "\n").encode())
-            self.proc.stdin.flush()
+            proc.stdin.write((json.dumps(request) + "\n").encode())
+            proc.stdin.flush()
         except (BrokenPipeError, OSError):
             pass  # the read that follows sees the dead child
 
@@ -159,12 +166,17 @@ class Worker:
         once)."""
         return b"\n" in self._buf
 
+    def _stdout(self) -> IO[bytes]:
+        """The running child's stdout."""
+        assert self.proc is not None and self.proc.stdout is not None  # running, PIPE
+        return self.proc.stdout
+
     def fileno(self) -> int:
-        return self.proc.stdout.fileno()
+        return self._stdout().fileno()
 
     def _read(self, deadline: float):
         """The next message, ``"eof"`` when the child's stdout closed, ``"timeout"``."""
-        fd = self.proc.stdout.fileno()
+        fd = self._stdout().fileno()
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -191,8 +203,10 @@ class Worker:
             return Outcome("hang", f"no answer within {timeout:g} s (the child was killed)",
                            stderr=self._stderr_tail(), seconds=seconds)
         if msg == "eof":
+            stdout = self._stdout()
+            assert self.proc is not None  # as _stdout checked
             rc = self.proc.wait()
-            self.proc.stdout.close()
+            stdout.close()
             self.proc = None
             return Outcome("crash", f"the child process {_signal_name(rc)}",
                            answer={"rc": rc}, stderr=self._stderr_tail(), seconds=seconds)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import traceback
 
+from ..d3d.desc import IndexBufferView, VertexBufferView
 from ..errors import GpuiaError, UnsupportedError
 from ..harness.case import load_case
 from ..harness.crosscheck import cross_check
@@ -75,7 +76,8 @@ def case_demand(path: str) -> dict:
     vertices the size limit checks) and ``buffer_bytes`` (vertex, index and SO target bytes).
     The invalid-mode judge sets an out-of-memory refusal against it."""
     case = load_case(path)
-    views = [v for v in case.vertex_buffers.values() if v is not None]
+    views: list[VertexBufferView | IndexBufferView] = [
+        v for v in case.vertex_buffers.values() if v is not None]
     views += [case.index_buffer] if case.index_buffer is not None else []
     data = sum(as_bytes(v.buffer).nbytes for v in views if v.buffer is not None)
     data += sum(t.size for t in case.so_targets.values())

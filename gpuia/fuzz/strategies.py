@@ -486,7 +486,7 @@ def cases(draw, so: bool = False) -> dict:
             keys.add(key)
             raw.append(e)
     extent = _resolve_offsets(raw)
-    first = {}
+    first: dict[int, dict] = {}
     for e in raw:
         first.setdefault(e["slot"], e)  # the slot's first element decides its class and buffer
     slot_class = {s: (e["per_instance"], e["rate"] if e["per_instance"] else 0)
