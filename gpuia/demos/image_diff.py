@@ -31,9 +31,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     a, b = Path(args.a), Path(args.b)
     try:
-        for d in (a, b):
-            if not d.is_dir():
-                raise CaseError(str(d), "no such folder")
+        for folder in (a, b):
+            if not folder.is_dir():
+                raise CaseError(str(folder), "no such folder")
         names_a = {f.name for f in a.glob("*.png")}
         names_b = {f.name for f in b.glob("*.png")}
         common = sorted(names_a & names_b)

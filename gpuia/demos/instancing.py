@@ -90,10 +90,10 @@ def instance_data(mesh):
             world = translation(x, 0.0, z) @ rotation_y(turn) @ scaling(rng.uniform(0.8, 1.2)) @ fit
             worlds.append(world)
             colors.append((*_hsv(col / COLUMNS * 0.8 + row / ROWS * 0.2, 0.75, 1.0), 1.0))
-    worlds = np.array(worlds, np.float32)
+    world_rows = np.array(worlds, np.float32)
     slot1 = pack_records(NATIVE_LAYOUT, 1, STRIDES[1], 2 * HALF, {
-        "WORLD0": worlds[:, 0], "WORLD1": worlds[:, 1], "WORLD2": worlds[:, 2],
-        "WORLD3": worlds[:, 3], "COLOR0": np.array(colors)})
+        "WORLD0": world_rows[:, 0], "WORLD1": world_rows[:, 1], "WORLD2": world_rows[:, 2],
+        "WORLD3": world_rows[:, 3], "COLOR0": np.array(colors)})
     groups = [(*_hsv(k / (HALF // GROUP), 0.85 if k % 2 else 0.55, 1.0), 1.0)
               for k in range(HALF // GROUP)]
     slot2 = pack_records(PULLED_LAYOUT, 2, STRIDES[2], HALF // GROUP, {"COLOR0": np.array(groups)})

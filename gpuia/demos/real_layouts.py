@@ -115,6 +115,7 @@ class Prepared:
 
     def case(self):
         """The same bytes and draw as a gpuia case (for the cross-check)."""
+        assert self.layout is not None  # asked only of a layout that was not refused
         doc = {"gpuia_case": 1, "name": self.name, "input_layout": self.layout.to_dicts(),
                "vertex_buffers": [{"slot": s, "stride": self.strides[s],
                                    "data": encode_data(self.slot_bytes[s].tobytes())}
@@ -149,6 +150,7 @@ def _values(role: str, element, rows: int, per_instance: bool, attrs: dict) -> n
     """Synthetic values for ``rows`` records of one element (see the module docstring)."""
     fmt = element.format
     k = np.arange(rows)
+    v: np.ndarray | None
     if fmt.shader_type != "float":
         if role == "texcoord":      # glyph rectangles: x, y, width, height in texels
             v = np.stack([(k % 16) * 8, (k // 16) * 12, np.full(rows, 8), np.full(rows, 12)], 1)
@@ -298,11 +300,12 @@ class RealLayoutsDemo(Demo):
     def __init__(self, device, rtv_format, options=None):
         super().__init__(device, rtv_format, options)
         self.prepared = [prepare(e) for e in load_layouts()]
-        self.gpu = []
+        self.gpu: list[tuple | None] = []  # per layout: buffers, index buffer, cbuffer, state
         for p in self.prepared:
             if p.refused:
                 self.gpu.append(None)
                 continue
+            assert p.layout is not None  # not refused: resolved
             buffers = {s: device.create_buffer(b) for s, b in p.slot_bytes.items()}
             ib = device.create_buffer(p.indices, bind="index_buffer") \
                 if p.indices is not None else None

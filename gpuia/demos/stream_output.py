@@ -31,6 +31,7 @@ always pulled (its plan says why).
 from __future__ import annotations
 
 import colorsys
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from .. import (
     SO_NO_RASTERIZED_STREAM,
     IndexBufferView,
     InputLayout,
+    SODeclarationEntry,
     StreamOutputBufferView,
     StreamOutputDesc,
 )
@@ -68,10 +70,10 @@ __all__ = [
 SO_STRIDE = 32
 COPIES = 7
 SO_DESC = StreamOutputDesc(
-    [{"SemanticName": "POSITION", "ComponentCount": 3},
-     {"SemanticName": "NORMAL", "ComponentCount": 3},
-     {"SemanticName": "TEXCOORD", "ComponentCount": 2}],
-    buffer_strides=[SO_STRIDE], rasterized_stream=SO_NO_RASTERIZED_STREAM)
+    (SODeclarationEntry(semantic_name="POSITION", component_count=3),
+     SODeclarationEntry(semantic_name="NORMAL", component_count=3),
+     SODeclarationEntry(semantic_name="TEXCOORD", component_count=2)),
+    buffer_strides=(SO_STRIDE,), rasterized_stream=SO_NO_RASTERIZED_STREAM)
 AUTO_LAYOUT = InputLayout([
     {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
     {"SemanticName": "NORMAL", "Format": "R32G32B32_FLOAT"},
@@ -108,7 +110,7 @@ class StreamOutputDemo(Demo):
         self.so_size = self.mesh.index_count * SO_STRIDE
         self.so_buffer = device.create_buffer(size=self.so_size,
                                               bind=("stream_output", "vertex_buffer"))
-        targets = dict(rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT)
+        targets: dict[str, Any] = dict(rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT)
         self.so_pso = PipelineState(MESH_LAYOUT, vertex_shader=self.hlsl("twist.hlsl",
                                                                            "vs_twist"),
                                     stream_output=SO_DESC, constant_buffers=1, **targets)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from ...demos import DEMOS, demo_module
 from ...errors import GpuiaError, InvalidDescError, UnsupportedError
@@ -44,6 +44,10 @@ def parse_size(text: str) -> tuple[int, int]:
     return int(m.group(1)), int(m.group(2))
 
 
+@overload
+def parse_frames(text: str) -> int: ...
+@overload
+def parse_frames(text: None) -> None: ...
 def parse_frames(text: str | None) -> int | None:
     """A frame count 1..1000000 from its text; None stays None (``InvalidDescError``)."""
     if text is None:
