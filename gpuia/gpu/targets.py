@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..d3d.desc import d3d_key
+from ..d3d.signature import ShaderSignature
 from ..errors import InvalidDescError, UnsupportedError
 from .lifetime import intercept_destroy, release_resource, released_error, wgpu_call
 
@@ -356,7 +357,7 @@ class OutputState:
 
     rtv_formats: tuple[TargetFormat, ...]
     dsv_format: TargetFormat | None = None
-    pixel_shader: object = None  # ShaderSignature of the pixel shader, or None
+    pixel_shader: ShaderSignature | None = None  # of the pixel shader
     varyings: tuple = ()  # gpuia.wgsl.pixel.Varying rows
     cull_mode: str = "NONE"
     front_counter_clockwise: bool = False
