@@ -243,12 +243,20 @@ class Parsed:
 
     # -- cursors ---------------------------------------------------------------------------
     def in_main_file(self, cursor) -> bool:
-        """Whether ``cursor`` is located in the parsed file (not in an include)."""
+        """Whether ``cursor`` is located in the parsed file (not in an include).
+
+        Arguments:
+            cursor: any cursor.
+        """
         f = cursor.location.file
         return f is not None and f.name == self.label
 
     def text(self, cursor) -> str:
-        """The source text of ``cursor``'s extent, whitespace collapsed."""
+        """The source text of ``cursor``'s extent, whitespace collapsed.
+
+        Arguments:
+            cursor: a cursor of the main file (another gives its spelling).
+        """
         start, end = cursor.extent.start, cursor.extent.end
         if start.file is None or start.file.name != self.label:
             return cursor.spelling
@@ -282,19 +290,35 @@ class Parsed:
             lib.clang_EvalResult_dispose(result)
 
     def binary_operator(self, cursor) -> str | None:
-        """The operator of a ``BINARY_OPERATOR``/``COMPOUND_ASSIGNMENT_OPERATOR`` cursor."""
+        """The operator of a ``BINARY_OPERATOR``/``COMPOUND_ASSIGNMENT_OPERATOR`` cursor.
+
+        Arguments:
+            cursor: a binary or compound-assignment operator cursor.
+        """
         return _BINARY_OPERATORS.get(self.ci.conf.lib.clang_getCursorBinaryOperatorKind(cursor))
 
     def initializer(self, cursor):
-        """A variable's initializer expression, or None."""
+        """A variable's initializer expression, or None.
+
+        Arguments:
+            cursor: a variable declaration.
+        """
         return self.ci.conf.lib.clang_Cursor_getVarDeclInitializer(cursor)
 
     def invalid(self, cursor) -> bool:
-        """Whether the compiler marked a declaration invalid (it has errors)."""
+        """Whether the compiler marked a declaration invalid (it has errors).
+
+        Arguments:
+            cursor: a declaration.
+        """
         return bool(self.ci.conf.lib.clang_isInvalidDeclaration(cursor))
 
     def references(self, cursor):
-        """(node, declaration) for every node under ``cursor`` that names a declaration."""
+        """(node, declaration) for every node under ``cursor`` that names a declaration.
+
+        Arguments:
+            cursor: the subtree to look in.
+        """
         for node in cursor.walk_preorder():
             if node.kind.name in _REFERRING:
                 ref = node.referenced
@@ -302,7 +326,11 @@ class Parsed:
                     yield node, ref
 
     def placeholder_in(self, cursor) -> str | None:
-        """The first name under ``cursor`` that only a placeholder declares, or None."""
+        """The first name under ``cursor`` that only a placeholder declares, or None.
+
+        Arguments:
+            cursor: the subtree to look in.
+        """
         found = None
         for _, ref in self.references(cursor):
             if ref.location.file is not None and \
@@ -323,13 +351,21 @@ class Parsed:
         return self._tokens
 
     def token_index(self, offset: int) -> int:
-        """The index in :meth:`tokens` of the first token at or after a byte offset."""
+        """The index in :meth:`tokens` of the first token at or after a byte offset.
+
+        Arguments:
+            offset: a byte offset of the main file.
+        """
         self.tokens()
         return bisect.bisect_left(self._token_offsets, offset)
 
     def tokens_between(self, start: int, end: int) -> list[Token]:
         """The tokens from byte offset ``start`` up to ``end``, which must both lie between
-        tokens (not inside a comment or a literal)."""
+        tokens (not inside a comment or a literal).
+
+        Arguments:
+            start, end: byte offsets of the main file.
+        """
         if self._tokens is not None:
             return self._tokens[self.token_index(start):self.token_index(end)]
         return self._lex(start, end)
@@ -340,7 +376,11 @@ class Parsed:
                    for d, at in zip(self.diagnostics, self._offsets, strict=True))
 
     def position(self, offset: int) -> tuple[int, int]:
-        """The 1-based line and column of a byte offset of the main file."""
+        """The 1-based line and column of a byte offset of the main file.
+
+        Arguments:
+            offset: a byte offset of the main file.
+        """
         if self._lines is None:
             self._lines = [i for i, b in enumerate(self.data) if b == 0x0A]
         line = bisect.bisect_left(self._lines, offset)
@@ -378,28 +418,48 @@ class Parsed:
             lib.clang_disposeSourceRangeList(ranges)
 
     def cursor_at(self, offset: int):
-        """The most specific cursor at a byte offset of the main file."""
+        """The most specific cursor at a byte offset of the main file.
+
+        Arguments:
+            offset: a byte offset of the main file.
+        """
         return self.ci.Cursor.from_location(self.tu, self.tu.get_location(self.label, offset))
 
     def errors_between(self, start: int, end: int) -> list[tuple[Diagnostic, int]]:
         """The error diagnostics between two byte offsets of the main file, each with its
-        offset, in order."""
+        offset, in order.
+
+        Arguments:
+            start, end: byte offsets of the main file.
+        """
         return [(d, at) for d, at in zip(self.diagnostics, self._offsets, strict=True)
                 if d.severity != "warning" and at is not None and start <= at < end]
 
     def errors_before(self, offset: int) -> list[tuple[Diagnostic, int]]:
-        """The error diagnostics of the main file before a byte offset, nearest last."""
+        """The error diagnostics of the main file before a byte offset, nearest last.
+
+        Arguments:
+            offset: a byte offset of the main file.
+        """
         return self.errors_between(0, offset)
 
     def offset_of(self, d: Diagnostic) -> int | None:
-        """The byte offset of a diagnostic in the main file, or None for one elsewhere."""
+        """The byte offset of a diagnostic in the main file, or None for one elsewhere.
+
+        Arguments:
+            d: one of :attr:`diagnostics`.
+        """
         for other, at in zip(self.diagnostics, self._offsets, strict=True):
             if other is d:
                 return at
         return None
 
     def errors_in(self, cursor) -> list[Diagnostic]:
-        """The error diagnostics inside ``cursor``'s extent, in whichever file it is."""
+        """The error diagnostics inside ``cursor``'s extent, in whichever file it is.
+
+        Arguments:
+            cursor: any cursor.
+        """
         if not self._any_error:
             return []
         start, end = cursor.extent.start, cursor.extent.end
