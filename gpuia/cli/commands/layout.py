@@ -4,12 +4,17 @@ JSON, resolved, linted, and (``--check``) run on the GPU against the CPU referen
 For every array found (:func:`gpuia.source.extract`) it prints the location, the resolved table,
 the slot strides, the path each adapter's plan takes and why, the lint findings
 (:mod:`gpuia.harness.lint`), and with ``--check`` one line per adapter and path from
-:func:`gpuia.harness.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the generated
-case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
+:func:`gpuia.harness.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the
+generated case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
+
+C/C++ is compiled by libclang as the application's build would (``-D``/``--define``,
+``-I``/``--include``, ``--target``; :mod:`gpuia.source.clang_parse`); each file's report starts
+with its language, target and the D3D header read (a real one on the include path, or gpuia's
+generated stub), then the compiler's diagnostics as warnings.
 
 Exit status: 2 when a file cannot be read or parsed, an array cannot be resolved, or D3D would
 reject an array (each prints one ``error:`` line on stderr); else 1 when a check found a
-CPU/GPU difference, or with ``--werror`` any warning; else 0.
+CPU/GPU difference, or with ``--werror`` any warning (a compiler diagnostic included); else 0.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from ...errors import CaseError, GpuiaError, UnsupportedError
 from ...harness.case import case_vertex_shader
@@ -52,6 +58,15 @@ def add_parser(subparsers):
     p.add_argument("--no-gpu", action="store_true",
                    help="plan and lint against WebGPU's default limits instead of an adapter")
     p.add_argument("--werror", action="store_true", help="exit 1 when there is any warning")
+    p.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a preprocessor definition for C/C++ files, as the build passes it "
+                        "(repeatable)")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="a folder searched for #include in C/C++ files, such as the folder of "
+                        "a real d3d12.h (repeatable, searched in order)")
+    p.add_argument("--target", default=None, metavar="TRIPLE",
+                   help="the target C/C++ is compiled for, which sets type sizes and struct "
+                        "layout (default x86_64-pc-windows-msvc, as D3D12 code is built)")
     p.add_argument("--assume-false", action="append", default=[], metavar="CONDITION",
                    help="the text of an if condition to take as false where a vector is filled "
                         "conditionally (repeatable; conditions are otherwise assumed true)")
@@ -90,11 +105,12 @@ class _Shader:
                 text = read_text(self.path)
             except CaseError as e:
                 raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
-            self.doc = {"wgsl": text, **({"entry_point": entry} if entry else {})}
+            self.doc: dict[str, object] = {"wgsl": text,
+                                           **({"entry_point": entry} if entry else {})}
             self.signature = parse_vertex_shader(text, entry or None)
             self.language = "WGSL"
         else:
-            defs = {}
+            defs: dict[str, str] = {}
             for d in defines:
                 name, _, value = d.partition("=")
                 defs[name] = value or "1"
@@ -118,7 +134,7 @@ class _Shader:
     def case_doc(self, save_dir: Path | None) -> dict:
         """The case-format object, its file relative to ``save_dir`` when a case is saved."""
         if "hlsl_file" in self.doc and save_dir is not None:
-            return dict(self.doc, hlsl_file=os.path.relpath(self.doc["hlsl_file"],
+            return dict(self.doc, hlsl_file=os.path.relpath(str(self.doc["hlsl_file"]),
                                                             save_dir.resolve()))
         return self.doc
 
@@ -157,7 +173,15 @@ def run(args) -> int:
     if args.shader_info is not None and not args.json:
         print("\n".join(args.shader_info.describe()))
         print()
-    from ...source import extract
+    from ...source import DEFAULT_TARGET, read_source
+    from ...source.clang_parse import ParseOptions
+
+    target = args.target or DEFAULT_TARGET
+    try:  # malformed options are refused once, before any file is read
+        ParseOptions(tuple(args.define), tuple(args.include), target).arguments()
+    except GpuiaError as exc:
+        error_line("layout", exc)
+        return EXIT_INVALID
 
     status = EXIT_OK
     docs = []
@@ -170,22 +194,28 @@ def run(args) -> int:
                                                   f"folder: {exc.strerror or exc}"))
             return EXIT_INVALID
     args.case_names = set()  # case names given so far: arrays of one name get their line added
+    files = []
     for path in args.files:
         try:
-            arrays = extract(path, assume_false=args.assume_false)
+            source = read_source(path, assume_false=args.assume_false, defines=args.define,
+                                 include_dirs=args.include, target=target)
         except GpuiaError as exc:  # the exception names the file (and line, column)
             error_line("layout", exc)
             status = max(status, EXIT_INVALID)
             continue
-        if not arrays and not args.json:
+        files.append(_file_doc(source, target, args))
+        if source.diagnostics and args.werror:
+            status = max(status, EXIT_DIFF)
+        if not source.arrays and not args.json:
             print(f"{path}: no D3D input-element arrays or SO declarations found")
-        for arr in arrays:
+        for arr in source.arrays:
             doc, code = _one(arr, args, adapters, devices, save_dir)
             docs.append(doc)
             status = max(status, code)
     if args.json:
         shader = args.shader_info
         json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
+                   "files": files,
                    "shader": None if shader is None else {
                        "file": str(shader.path), "language": shader.language,
                        "entry_point": shader.entry,
@@ -208,13 +238,33 @@ def run(args) -> int:
     return status
 
 
+def _file_doc(source, target: str, args) -> dict:
+    """Print (text) what the compiler made of a C/C++ file: its language and target, the D3D
+    header read and each compiler diagnostic, as a warning; returns the file's JSON document."""
+    c_family = source.language != "JSON"
+    doc = {"file": source.file, "language": source.language,
+           "target": target if c_family else None,
+           "d3d_header": source.d3d_header if c_family else None,
+           "d3d_header_stub": c_family and source.d3d_header is None,
+           "diagnostics": [{"file": d.file, "line": d.line, "column": d.column,
+                            "severity": d.severity, "message": d.message}
+                           for d in source.diagnostics]}
+    if c_family and not args.json:
+        print(f"-- {source.file}: {source.language} for {target}, D3D header: "
+              f"{source.header_text}")
+        for d in source.diagnostics:
+            print(f"  warning: {d}")
+        print()
+    return doc
+
+
 def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
     """Report one array; returns its JSON document and exit status."""
     doc = {"file": arr.file, "line": arr.line, "column": arr.column, "name": arr.name,
            "struct": arr.struct, "kind": arr.kind, "elements": arr.elements,
            "notes": list(arr.notes), "error": None, "findings": [], "check": [],
            "case_file": None, "resolved": None, "slots": None, "paths": None}
-    out = None if args.json else []
+    out: list[str] | None = None if args.json else []
 
     def say(text=""):
         if out is not None:
@@ -311,8 +361,9 @@ def _layout(arr, args, adapters, doc, say):
     rows = []
     for s, info in layout.slots.items():
         stride, origin = report.strides[s]
+        where = "from the source" if origin == "source" else "tightest: no stride in the source"
         rows.append([str(s), "instance" if info.per_instance else "vertex", str(info.step_rate),
-                     str(info.extent), f"{stride} ({'from the source' if origin == 'source' else 'tightest: no stride in the source'})"])
+                     str(info.extent), f"{stride} ({where})"])
     say()
     say(render_table(["slot", "class", "step", "extent", "stride"], rows, right={0, 3}))
     doc["resolved"] = [{"semantic": e.key, "format": e.format.name, "slot": e.slot,
@@ -346,10 +397,11 @@ def _so(arr, args, doc, say):
                      rasterized_stream=arr.rasterized_stream,
                      signature=None if shader is None else shader.signature)
     doc["findings"] = [f.as_dict() for f in report.findings]
-    if report.resolved is None:
+    resolved: Any = report.resolved  # the lint types it as object
+    if resolved is None:
         return EXIT_OK, None
     rows = []
-    for slot in report.resolved.slots:
+    for slot in resolved.slots:
         for e in slot.entries:
             raw = arr.elements[e.index]
             semantic = "(gap)" if e.is_gap else f"{raw['SemanticName']}{raw['SemanticIndex']}"
@@ -361,14 +413,14 @@ def _so(arr, args, doc, say):
     say()
     say(render_table(["slot", "declared", "stride"],
                 [[str(s.slot), str(s.declared_size), f"{s.stride} ({report.strides_from})"]
-                 for s in report.resolved.slots], right={0, 1}))
+                 for s in resolved.slots], right={0, 1}))
     if shader is None:
         say("signature: derived (each declared semantic a 4-component float output; "
             "SV_VertexID and SV_InstanceID one uint)")
     else:
         say(f"signature: the outputs of {shader.path} ({shader.entry})")
     doc["slots"] = [{"slot": s.slot, "declared_size": s.declared_size, "stride": s.stride,
-                     "stride_from": report.strides_from} for s in report.resolved.slots]
+                     "stride_from": report.strides_from} for s in resolved.slots]
     if any(f.code == "W010" for f in report.findings):
         doc["check_skipped"] = "entries on streams 1-3 need a geometry shader"
         return EXIT_OK, None

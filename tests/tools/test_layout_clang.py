@@ -1,0 +1,434 @@
+"""``gpuia layout`` reads C/C++ through libclang: the compiler's preprocessor, struct layout and
+constant evaluation, the D3D header on the include path or gpuia's stub, and the compiler's
+diagnostics.
+
+Every expected offset and size is derived by hand from the C layout rules (each member at the
+next multiple of its alignment, the struct's size a multiple of its largest alignment; MSVC x64:
+``long`` 4 bytes, ``wchar_t`` 2; x86_64 Linux, LP64: ``long`` 8, ``wchar_t`` 4; ``#pragma
+pack(1)``: alignment 1) and written in a comment next to it. Several tests are the defects the
+hand-written front end had: each names it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpuia.cli import main
+from gpuia.errors import UnsupportedError
+from gpuia.source import SourceError, read_source
+from gpuia.source.d3d_header import stub_headers
+
+VKD3D = Path("/usr/include/vkd3d")
+DATA = Path(__file__).resolve().parents[1] / "data" / "layouts"
+
+
+def _source(tmp_path, text: str, name: str = "a.cpp", **options):
+    path = tmp_path / name
+    path.write_text(text)
+    return read_source(path, **options)
+
+
+def _array(source, name: str):
+    found = [a for a in source.arrays if a.name == name]
+    assert len(found) == 1, [a.name for a in source.arrays]
+    return found[0]
+
+
+def _offsets(arr) -> list:
+    assert arr.error is None, arr.error
+    return [e["AlignedByteOffset"] for e in arr.elements]
+
+
+def _element(semantic: str, offset: str) -> str:
+    return f'{{ "{semantic}", 0, DXGI_FORMAT_R32_FLOAT, 0, {offset} }},'
+
+
+# -- the preprocessor and the layout are the compiler's ---------------------------------------
+def test_pragma_pack_1_puts_the_member_after_a_byte_at_25_not_26(tmp_path):
+    # Defect: #pragma pack was ignored (the hand-written layout gave 26 with no note).
+    source = _source(tmp_path, """
+#pragma pack(push, 1)
+struct Packed { float pos[3]; float nrm[3]; unsigned char tag; float uv[2]; };
+#pragma pack(pop)
+struct Natural { float pos[3]; float nrm[3]; unsigned char tag; float uv[2]; };
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+""" + _element("PACKED", "offsetof(Packed, uv)") + _element("NATURAL", "offsetof(Natural, uv)")
+        + _element("SIZE", "sizeof(Packed)") + "};\n")
+    # pos 0..11, nrm 12..23, tag 24; packed: uv at 25, size 25 + 8 = 33;
+    # natural: uv at the next multiple of 4 after 25, 28.
+    assert _offsets(_array(source, "layout")) == [25, 28, 33]
+    assert source.diagnostics == []
+
+
+def test_only_the_if_branch_the_defines_choose_is_reported(tmp_path):
+    # Defect: both branches of #if USE_HALF were reported as two arrays.
+    text = """
+#if USE_HALF
+const D3D12_INPUT_ELEMENT_DESC layout[] = { { "TEXCOORD", 0, DXGI_FORMAT_R16G16_FLOAT } };
+#else
+const D3D12_INPUT_ELEMENT_DESC layout[] = { { "TEXCOORD", 0, DXGI_FORMAT_R32G32_FLOAT } };
+#endif
+"""
+    plain = _source(tmp_path, text)
+    assert [a.elements[0]["Format"] for a in plain.arrays] == ["R32G32_FLOAT"]
+    half = _source(tmp_path, text, defines=["USE_HALF=1"])
+    assert [a.elements[0]["Format"] for a in half.arrays] == ["R16G16_FLOAT"]
+
+
+def test_an_if_inside_a_struct_moves_offsetof_as_the_compiler_does(tmp_path):
+    # Defect: an #if inside a struct dropped both branches: offsetof(Vertex, uv) read 12 even
+    # when the tangent is compiled in.
+    text = """
+struct Vertex {
+    float pos[3];
+#ifdef WITH_TANGENT
+    float tangent[3];
+#endif
+    float uv[2];
+};
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+""" + _element("TEXCOORD", "offsetof(Vertex, uv)") + "};\n"
+    # pos is 12 bytes; the tangent adds 12 more: uv at 12 without it, 24 with it.
+    assert _offsets(_array(_source(tmp_path, text), "layout")) == [12]
+    assert _offsets(_array(_source(tmp_path, text, defines=["WITH_TANGENT"]), "layout")) == [24]
+
+
+def test_token_pasting_stringizing_and_variadic_macros(tmp_path):
+    # Defect: `#define FMT(x) DXGI_FORMAT_##x` failed with an error inside gpuia's own parse.
+    source = _source(tmp_path, """
+#define FMT(x) DXGI_FORMAT_##x
+#define SEMANTIC(x) #x
+#define ELEMENT(...) { __VA_ARGS__ }
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+    ELEMENT(SEMANTIC(POSITION), 0, FMT(R32G32B32_FLOAT), 0, 0),
+    { SEMANTIC(TEXCOORD), 1, FMT(R16G16_FLOAT), 0, 12 },
+};
+""")
+    arr = _array(source, "layout")
+    assert [(e["SemanticName"], e["SemanticIndex"], e["Format"], e["AlignedByteOffset"])
+            for e in arr.elements] == [("POSITION", 0, "R32G32B32_FLOAT", 0),
+                                       ("TEXCOORD", 1, "R16G16_FLOAT", 12)]
+
+
+def test_an_ifdef_inside_an_initializer_and_a_macro_for_a_whole_element(tmp_path):
+    # Defect: both were refused.
+    text = """
+#define NORMAL_ELEMENT { "NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, D3D12_APPEND_ALIGNED_ELEMENT }
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0 },
+#ifdef WITH_COLOR
+    { "COLOR", 0, DXGI_FORMAT_R8G8B8A8_UNORM, 0, D3D12_APPEND_ALIGNED_ELEMENT },
+#endif
+    NORMAL_ELEMENT,
+};
+"""
+    without = _array(_source(tmp_path, text), "layout")
+    assert [e["SemanticName"] for e in without.elements] == ["POSITION", "NORMAL"]
+    with_color = _array(_source(tmp_path, text, defines=["WITH_COLOR"]), "layout")
+    assert [e["SemanticName"] for e in with_color.elements] == ["POSITION", "COLOR", "NORMAL"]
+    assert with_color.elements[2]["AlignedByteOffset"] == "APPEND_ALIGNED_ELEMENT"
+
+
+def test_constexpr_templates_and_static_assert_are_the_compilers(tmp_path):
+    text = """
+#include <DirectXMath.h>
+using namespace DirectX;
+template <class T> struct Skinned { T base; uint32_t bones; };
+struct Plain { XMFLOAT3 pos; XMFLOAT2 uv; };
+template <class T> constexpr UINT kStride = sizeof(T);
+constexpr UINT AlignUp4(UINT x) { return (x + 3) & ~3u; }
+static_assert(sizeof(Plain) == 20, "Plain is 20 bytes");
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+""" + _element("BONES", "offsetof(Skinned<Plain>, bones)") + _element(
+        "STRIDE", "kStride<Skinned<Plain>>") + _element("ALIGNED", "AlignUp4(13)") + "};\n"
+    # Plain: XMFLOAT3 (12) + XMFLOAT2 (8) = 20, 4-byte aligned; Skinned<Plain>: bones at 20,
+    # size 24; AlignUp4(13) = 16.
+    source = _source(tmp_path, text)
+    assert _offsets(_array(source, "layout")) == [20, 24, 16]
+    assert source.diagnostics == []
+    failing = _source(tmp_path, text.replace("== 20", "== 24"))
+    assert [d.message for d in failing.diagnostics if "static assertion" in d.message]
+    assert _offsets(_array(failing, "layout")) == [20, 24, 16]  # the arrays are still read
+
+
+@pytest.mark.parametrize("target,expected", [
+    # MSVC x64: c 0; long (4) at 4; wchar_t (2) at 8; float at 12 (10 rounded up to 4);
+    # size 16.
+    ("x86_64-pc-windows-msvc", [4, 8, 12, 16]),
+    # x86_64 Linux (LP64): long (8) at 8; wchar_t (4) at 16; float at 20; size 24.
+    ("x86_64-linux-gnu", [8, 16, 20, 24]),
+])
+def test_long_and_wchar_t_follow_the_target(tmp_path, target, expected):
+    # Defect: long and wchar_t had MSVC's sizes whatever the source was built for.
+    source = _source(tmp_path, """
+struct S { char c; long l; wchar_t w; float f; };
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+""" + "".join(_element(n, e) for n, e in [("L", "offsetof(S, l)"), ("W", "offsetof(S, w)"),
+                                          ("F", "offsetof(S, f)"), ("SIZE", "sizeof(S)")])
+        + "};\n", target=target)
+    assert _offsets(_array(source, "layout")) == expected
+
+
+def test_c_conversions_wrap_as_c_does(tmp_path):
+    source = _source(tmp_path, """
+static const D3D12_SO_DECLARATION_ENTRY so[] = {
+    { 0, "POSITION", 0, 0, 0x104, 0 },
+};
+static const D3D12_INPUT_ELEMENT_DESC layout[] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, -1 },
+};
+""", name="a.c")
+    # ComponentCount is a BYTE: 0x104 becomes 4. -1 becomes UINT 0xFFFFFFFF, which is
+    # D3D12_APPEND_ALIGNED_ELEMENT.
+    assert _array(source, "so").elements[0]["ComponentCount"] == 4
+    assert _offsets(_array(source, "layout")) == ["APPEND_ALIGNED_ELEMENT"]
+    assert source.language == "C"
+
+
+def test_a_constant_condition_around_a_push_is_evaluated(tmp_path):
+    source = _source(tmp_path, """
+constexpr bool kWithTangent = WITH_TANGENT;
+void f() {
+    std::vector<D3D12_INPUT_ELEMENT_DESC> v;
+    v.push_back({ "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT });
+    if (kWithTangent)
+        v.push_back({ "TANGENT", 0, DXGI_FORMAT_R32G32B32_FLOAT });
+}
+""", defines=["WITH_TANGENT=0"])
+    arr = _array(source, "v")
+    assert [e["SemanticName"] for e in arr.elements] == ["POSITION"]
+    assert not any(n.startswith("condition") for n in arr.notes)
+
+
+# -- the D3D header -----------------------------------------------------------------------------
+def test_the_stub_header_is_reported_and_holds_the_real_values(tmp_path):
+    source = _source(tmp_path, """
+#include <d3d12.h>
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+    { "A", 0, DXGI_FORMAT_R10G10B10A2_UNORM, (UINT)DXGI_FORMAT_R10G10B10A2_UNORM,
+      D3D12_APPEND_ALIGNED_ELEMENT, D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA, 1 },
+};
+""")
+    assert source.d3d_header is None and "stub" in source.header_text
+    # dxgiformat.h: DXGI_FORMAT_R10G10B10A2_UNORM = 24; D3D12_APPEND_ALIGNED_ELEMENT is
+    # 0xffffffff; D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA = 1.
+    assert _array(source, "layout").elements == [
+        {"SemanticName": "A", "SemanticIndex": 0, "Format": "R10G10B10A2_UNORM",
+         "InputSlot": 24, "AlignedByteOffset": "APPEND_ALIGNED_ELEMENT",
+         "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}]
+    assert source.diagnostics == []
+
+
+def test_the_stub_headers_compile_without_a_diagnostic(tmp_path):
+    includes = "".join(f"#include <{name}>\n" for name in stub_headers())
+    for name in ("a.cpp", "a.c"):
+        assert _source(tmp_path, includes, name=name).diagnostics == []
+
+
+def _own_header(folder: Path, fields: str) -> Path:
+    folder.mkdir()
+    (folder / "d3d12.h").write_text(f"""
+#pragma once
+typedef unsigned int UINT;
+typedef enum DXGI_FORMAT {{ DXGI_FORMAT_R32_FLOAT = 41 }} DXGI_FORMAT;
+typedef enum D3D12_INPUT_CLASSIFICATION {{ D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA = 0 }}
+    D3D12_INPUT_CLASSIFICATION;
+typedef struct D3D12_INPUT_ELEMENT_DESC {{ {fields} }} D3D12_INPUT_ELEMENT_DESC;
+""")
+    return folder / "d3d12.h"
+
+
+def test_the_users_own_d3d12_header_is_found_through_include(tmp_path):
+    header = _own_header(tmp_path / "sdk", "const char *SemanticName; UINT SemanticIndex; "
+                         "DXGI_FORMAT Format; UINT InputSlot; UINT AlignedByteOffset; "
+                         "D3D12_INPUT_CLASSIFICATION InputSlotClass; UINT InstanceDataStepRate;")
+    source = _source(tmp_path, """
+#include <d3d12.h>
+const D3D12_INPUT_ELEMENT_DESC layout[] = { { "A", 0, DXGI_FORMAT_R32_FLOAT, 0, 4 } };
+""", include_dirs=[tmp_path / "sdk"])
+    assert source.d3d_header == str(header)
+    assert _offsets(_array(source, "layout")) == [4]
+
+
+def test_a_header_whose_struct_differs_is_an_error_naming_its_fields(tmp_path):
+    _own_header(tmp_path / "sdk", "const char *SemanticName; DXGI_FORMAT Format;")
+    source = _source(tmp_path, """
+#include <d3d12.h>
+const D3D12_INPUT_ELEMENT_DESC layout[] = { { "A", DXGI_FORMAT_R32_FLOAT } };
+""", include_dirs=[tmp_path / "sdk"])
+    error = str(_array(source, "layout").error)
+    assert "declares D3D12_INPUT_ELEMENT_DESC with the fields SemanticName, Format" in error
+
+
+@pytest.mark.skipif(not (VKD3D / "vkd3d_d3d12.h").is_file(),
+                    reason="Debian's libvkd3d-headers are not installed (.ci/setup installs them)")
+def test_debians_vkd3d_header_is_used_for_a_linux_build():
+    with_vkd3d = read_source(DATA / "d3d12_pso.c", include_dirs=[VKD3D],
+                             target="x86_64-linux-gnu")
+    assert with_vkd3d.d3d_header == str(VKD3D / "vkd3d_d3d12.h")
+    assert with_vkd3d.diagnostics == []
+    stub = read_source(DATA / "d3d12_pso.c")
+    assert [(a.name, a.elements, a.buffer_strides) for a in with_vkd3d.arrays] == \
+        [(a.name, a.elements, a.buffer_strides) for a in stub.arrays]
+
+
+# -- files that do not compile --------------------------------------------------------------
+BROKEN = """#include "missing_engine_header.h"
+struct Known { float p[3]; unsigned int c; };
+const D3D12_INPUT_ELEMENT_DESC good[] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0 },
+    { "COLOR", 0, DXGI_FORMAT_R8G8B8A8_UNORM, 0, offsetof(Known, c) },
+};
+void Setup(Engine& engine) { engine.Start(); }
+const D3D12_INPUT_ELEMENT_DESC bad[] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0 },
+    { "NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, kNormalOffset + 4 },
+};
+template <class T> void Outer<T>::Build()
+{
+    D3D12_INPUT_ELEMENT_DESC lost[] = { { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT } };
+}
+"""
+
+
+def test_a_file_that_does_not_compile_still_yields_every_readable_array(tmp_path):
+    source = _source(tmp_path, BROKEN)
+    where = str(tmp_path / "a.cpp")
+    assert [(d.line, d.severity) for d in source.diagnostics] == [
+        (1, "error"), (7, "error"), (10, "error"), (12, "error")]
+    assert all(str(d).startswith(f"{where}:{d.line}:") for d in source.diagnostics)
+    # Known: p is 12 bytes, so c is at 12.
+    assert _offsets(_array(source, "good")) == [0, 12]
+
+
+def test_a_value_that_depends_on_an_undeclared_name_names_array_element_field_and_name(
+        tmp_path):
+    arr = _array(_source(tmp_path, BROKEN), "bad")
+    text = str(arr.error)
+    assert text.startswith(f"{tmp_path / 'a.cpp'}:10:52: array bad: element 1: "
+                           f"AlignedByteOffset: ")
+    assert "`kNormalOffset + 4` depends on `kNormalOffset`, which is not declared" in text
+    assert arr.elements == []
+
+
+def test_an_array_in_code_the_compiler_did_not_keep_is_an_error(tmp_path):
+    text = str(_array(_source(tmp_path, BROKEN), "lost").error)
+    assert text.startswith(f"{tmp_path / 'a.cpp'}:14:30: array lost: the compiler did not keep")
+    assert "12:25: error: no template named 'Outer'" in text
+
+
+def test_a_push_with_an_error_in_it_refuses_the_vector(tmp_path):
+    arr = _array(_source(tmp_path, """
+void f() {
+    std::vector<D3D12_INPUT_ELEMENT_DESC> v;
+    v.push_back({ "A", 0, DXGI_FORMAT_R32_FLOAT });
+    v.push_back({ "B", 0, DXGI_FORMAT_R32_FLOAT, 0, static_cast<Unknown>(4) });
+}
+"""), "v")
+    # The compiler keeps the call, and its recovery folds the cast to 4: a value with an error
+    # in it is refused all the same.
+    assert str(arr.error).startswith(
+        f"{tmp_path / 'a.cpp'}:5:53: array v: element 1: AlignedByteOffset: "
+        f"`static_cast<Unknown>(4)` does not compile: ")
+    assert str(arr.error).endswith("5:65: error: unknown type name 'Unknown'")
+
+
+def test_a_push_the_compiler_did_not_keep_refuses_the_vector(tmp_path):
+    # offsetof of an unknown type: the compiler drops the whole statement.
+    arr = _array(_source(tmp_path, """
+void f() {
+    std::vector<D3D12_INPUT_ELEMENT_DESC> v;
+    v.push_back({ "A", 0, DXGI_FORMAT_R32_FLOAT });
+    v.push_back({ "B", 0, DXGI_FORMAT_R32_FLOAT, 0, offsetof(Unknown, c) });
+}
+"""), "v")
+    assert arr.elements == []
+    assert str(arr.error) == (
+        f"{tmp_path / 'a.cpp'}:3:5: array v: 1 of its push_back/emplace_back calls do not "
+        f"compile (the first error: {tmp_path / 'a.cpp'}:5:53: error: unknown type name "
+        f"'Unknown'), so its elements are not known")
+
+
+def test_malformed_options_are_refused_before_the_compiler_runs(tmp_path):
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    with pytest.raises(SourceError, match="C identifier"):
+        read_source(tmp_path / "a.cpp", defines=["1X=2"])
+    with pytest.raises(SourceError, match="no such folder"):
+        read_source(tmp_path / "a.cpp", include_dirs=[tmp_path / "nope"])
+    with pytest.raises(SourceError, match="not a target triple"):
+        read_source(tmp_path / "a.cpp", target="msvc")
+
+
+# -- the command line ---------------------------------------------------------------------------
+def run_cli(capsys, *args):
+    code = main(["layout", *map(str, args)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_define_include_and_target_reach_the_compiler(capsys, tmp_path):
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "vertex.h").write_text(
+        "struct Vertex { char c; long id;\n#ifdef WITH_UV\nfloat uv[2];\n#endif\nfloat w; };\n")
+    (tmp_path / "a.cpp").write_text('#include <vertex.h>\nconst D3D12_INPUT_ELEMENT_DESC '
+                                    'layout[] = { { "W", 0, DXGI_FORMAT_R32_FLOAT, 0, '
+                                    'offsetof(Vertex, w) } };\n')
+    code, out, err = run_cli(capsys, tmp_path / "a.cpp", "--no-gpu", "--json", "-I",
+                             tmp_path / "inc", "--define", "WITH_UV", "--target",
+                             "x86_64-linux-gnu")
+    assert code == 0, err
+    doc = json.loads(out)
+    # LP64: c 0, long id at 8, uv (8 bytes) at 16, w at 24.
+    assert doc["arrays"][0]["elements"][0]["AlignedByteOffset"] == 24
+    assert doc["files"] == [{"file": str(tmp_path / "a.cpp"), "language": "C++",
+                             "target": "x86_64-linux-gnu", "d3d_header": None,
+                             "d3d_header_stub": True, "diagnostics": []}]
+    code, out, _ = run_cli(capsys, tmp_path / "a.cpp", "--no-gpu", "--json", "-I",
+                           tmp_path / "inc")
+    # MSVC x64 without WITH_UV: long id at 4, w at 8.
+    assert json.loads(out)["arrays"][0]["elements"][0]["AlignedByteOffset"] == 8
+
+
+def test_cli_prints_the_header_and_each_diagnostic_as_a_warning(capsys, tmp_path):
+    (tmp_path / "a.cpp").write_text(BROKEN)
+    code, out, err = run_cli(capsys, tmp_path / "a.cpp", "--no-gpu")
+    assert f"-- {tmp_path / 'a.cpp'}: C++ for x86_64-pc-windows-msvc, D3D header: gpuia's " \
+           f"generated stub" in out
+    assert f"  warning: {tmp_path / 'a.cpp'}:7:12: error: unknown type name 'Engine'" in out
+    assert code == 2  # bad and lost cannot be resolved: one error line each
+    assert [line.split(": array ")[1].split(":")[0] for line in err.splitlines()] == \
+        ["bad", "lost"]
+
+
+def test_cli_werror_counts_the_compilers_diagnostics(capsys, tmp_path):
+    (tmp_path / "a.cpp").write_text('void f(Engine& e);\nconst D3D12_INPUT_ELEMENT_DESC '
+                                    'layout[] = { { "P", 0, DXGI_FORMAT_R32_FLOAT } };\n')
+    assert run_cli(capsys, tmp_path / "a.cpp", "--no-gpu")[0] == 0
+    assert run_cli(capsys, tmp_path / "a.cpp", "--no-gpu", "--werror")[0] == 1
+
+
+@pytest.mark.parametrize("option,words", [
+    (["--define", "1X"], "--define 1X: the name before '=' must be a C identifier"),
+    (["--include", "/no/such/folder"], "--include /no/such/folder: no such folder"),
+    (["--target", "msvc"], "--target msvc: not a target triple (such as x86_64-pc-windows-msvc "
+                           "or x86_64-linux-gnu)"),
+])
+def test_cli_malformed_options_one_error_line(capsys, tmp_path, option, words):
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    code, _, err = run_cli(capsys, tmp_path / "a.cpp", "--no-gpu", *option)
+    assert code == 2 and err == f"error: layout: {words}\n"
+
+
+def test_cli_without_libclang_one_error_line_names_the_extra(capsys, monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "clang.cindex", None)  # import fails as if not installed
+    (tmp_path / "a.cpp").write_text("int x;\n")
+    code, _, err = run_cli(capsys, tmp_path / "a.cpp", "--no-gpu")
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith("error: layout: ")
+    assert "'source' extra (pip install 'gpuia[source]': libclang)" in err
+    with pytest.raises(UnsupportedError):
+        read_source(tmp_path / "a.cpp")
