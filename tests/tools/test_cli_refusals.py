@@ -37,9 +37,13 @@ def test_a_cut_off_array_is_a_parse_error_not_nothing_found(tmp_path):
                    '0 }, {"N", 0, DXGI_FORMAT_R32G32_FLOAT, 0,\n')
     proc = gpuia_cli("layout", "--no-gpu", str(src), cwd=tmp_path)
     assert proc.returncode == 2
-    assert proc.stderr.splitlines() == [
-        f"error: layout: {src}:1:1: the file does not parse here, and it names a D3D "
-        f"input-element or SO declaration type: no array could be read"]
+    # One line, at the cut-off element (column 134: where its "{" stands), with the
+    # compiler's own diagnostic of the cut (column 171: the end of the text).
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"error: layout: {src}:1:134: array l: element 1: does not "
+                               f"compile: {src}:1:171: error: "), lines[0]
+    assert "expected expression" in lines[0]
 
 
 def test_check_with_nothing_compared_is_not_a_pass(gpu_device, tmp_path):
