@@ -66,6 +66,35 @@ def gpu_options(p, allow_all: bool = False) -> None:
                         "(env GPUIA_BACKEND)")
 
 
+def compile_options(p) -> None:
+    """The options C/C++ sources are compiled with (libclang), as the application's build
+    passes them: ``-D``/``--define``, ``-I``/``--include``, ``--target``."""
+    p.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a preprocessor definition for C/C++ files, as the build passes it "
+                        "(repeatable)")
+    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="a folder searched for #include in C/C++ files, such as the folder of "
+                        "a real d3d12.h (repeatable, searched in order)")
+    p.add_argument("--target", default=None, metavar="TRIPLE",
+                   help="the target C/C++ is compiled for, which sets type sizes and struct "
+                        "layout (default x86_64-pc-windows-msvc, as D3D12 code is built)")
+
+
+def compile_settings(args) -> dict:
+    """The :func:`gpuia.source.read_source` keywords of :func:`compile_options`' options,
+    checked once before any file is read.
+
+    Raises:
+        GpuiaError: a malformed definition, include folder or target (the message names it).
+    """
+    from ..source import DEFAULT_TARGET
+    from ..source.clang_parse import ParseOptions
+
+    target = args.target or DEFAULT_TARGET
+    ParseOptions(tuple(args.define), tuple(args.include), target).arguments()
+    return {"defines": args.define, "include_dirs": args.include, "target": target}
+
+
 def progress_option(p) -> None:
     """``--progress`` / ``--no-progress`` (see :mod:`gpuia.util.progress`)."""
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

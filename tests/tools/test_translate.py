@@ -141,6 +141,37 @@ def test_cpp_source(tmp_path, capsys):
         {"format": "float32x3", "offset": 12, "shader_location": 1}]}]
 
 
+def test_cpp_defines_choose_the_branch_the_build_compiles(tmp_path, capsys):
+    """-D reaches the compiler as in `gpuia layout`: with HALF_NORMALS the normal is
+    R16G16B16A16_FLOAT (float16x4), without it R32G32B32_FLOAT (float32x3); the stride follows
+    (12 + 8 = 20, rounded to 4: 20; 12 + 12 = 24)."""
+    src = tmp_path / "mesh.cpp"
+    src.write_text(
+        "D3D12_INPUT_ELEMENT_DESC layout[] = {\n"
+        "  { \"POSITION\", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0,\n"
+        "    D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },\n"
+        "#ifdef HALF_NORMALS\n"
+        "  { \"NORMAL\", 0, DXGI_FORMAT_R16G16B16A16_FLOAT, 0, 12,\n"
+        "#else\n"
+        "  { \"NORMAL\", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12,\n"
+        "#endif\n"
+        "    D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },\n"
+        "};\n")
+    for argv, fmt, stride in (([], "float32x3", 24), (["-D", "HALF_NORMALS"], "float16x4", 20)):
+        status, out, err = _translate(capsys, src, *argv)
+        assert status == 0, err
+        _, t = _only(json.loads(out))
+        (buffer,) = t["wgpu_py"]["vertex"]["buffers"]
+        assert (buffer["array_stride"], buffer["attributes"][1]["format"]) == (stride, fmt)
+
+
+def test_a_malformed_target_is_one_error_line(tmp_path):
+    src = tmp_path / "mesh.cpp"
+    src.write_text("int x;\n")
+    proc = gpuia_cli("translate", str(src), "--target", "not a triple")
+    assert_one_error_line(proc, "--target")
+
+
 def test_array_chooses_one_layout_of_a_collection(tmp_path, capsys):
     doc = {"layouts": [
         {"name": "first", "elements": [{"semantic": "A", "format": "R32_FLOAT"}]},

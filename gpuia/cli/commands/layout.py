@@ -29,7 +29,8 @@ from ...errors import CaseError, GpuiaError, UnsupportedError
 from ...harness.case import case_vertex_shader
 from ...harness.report.text import layout_table, render_table
 from ...util.files import OutputError, read_text, safe_stem, write_atomic
-from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options, open_devices
+from ..common import (EXIT_DIFF, EXIT_INVALID, EXIT_OK, compile_options, compile_settings,
+                      error_line, gpu_options, open_devices)
 
 __all__ = ["add_parser", "run"]
 
@@ -58,15 +59,7 @@ def add_parser(subparsers):
     p.add_argument("--no-gpu", action="store_true",
                    help="plan and lint against WebGPU's default limits instead of an adapter")
     p.add_argument("--werror", action="store_true", help="exit 1 when there is any warning")
-    p.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
-                   help="a preprocessor definition for C/C++ files, as the build passes it "
-                        "(repeatable)")
-    p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
-                   help="a folder searched for #include in C/C++ files, such as the folder of "
-                        "a real d3d12.h (repeatable, searched in order)")
-    p.add_argument("--target", default=None, metavar="TRIPLE",
-                   help="the target C/C++ is compiled for, which sets type sizes and struct "
-                        "layout (default x86_64-pc-windows-msvc, as D3D12 code is built)")
+    compile_options(p)
     p.add_argument("--assume-false", action="append", default=[], metavar="CONDITION",
                    help="the text of an if condition to take as false where a vector is filled "
                         "conditionally (repeatable; conditions are otherwise assumed true)")
@@ -173,12 +166,10 @@ def run(args) -> int:
     if args.shader_info is not None and not args.json:
         print("\n".join(args.shader_info.describe()))
         print()
-    from ...source import DEFAULT_TARGET, read_source
-    from ...source.clang_parse import ParseOptions
+    from ...source import read_source
 
-    target = args.target or DEFAULT_TARGET
     try:  # malformed options are refused once, before any file is read
-        ParseOptions(tuple(args.define), tuple(args.include), target).arguments()
+        compile_kw = compile_settings(args)
     except GpuiaError as exc:
         error_line("layout", exc)
         return EXIT_INVALID
@@ -197,13 +188,12 @@ def run(args) -> int:
     files = []
     for path in args.files:
         try:
-            source = read_source(path, assume_false=args.assume_false, defines=args.define,
-                                 include_dirs=args.include, target=target)
+            source = read_source(path, assume_false=args.assume_false, **compile_kw)
         except GpuiaError as exc:  # the exception names the file (and line, column)
             error_line("layout", exc)
             status = max(status, EXIT_INVALID)
             continue
-        files.append(_file_doc(source, target, args))
+        files.append(_file_doc(source, compile_kw["target"], args))
         if source.diagnostics and args.werror:
             status = max(status, EXIT_DIFF)
         if not source.arrays and not args.json:

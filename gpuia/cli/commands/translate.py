@@ -23,7 +23,8 @@ import sys
 from ...errors import GpuiaError, InvalidDescError, UnsupportedError
 from ...harness.report.text import layout_table, render_table
 from ...util.files import write_atomic
-from ..common import EXIT_INVALID, EXIT_OK, error_line, open_devices, writable
+from ..common import (EXIT_INVALID, EXIT_OK, compile_options, compile_settings, error_line,
+                      open_devices, writable)
 
 __all__ = ["add_parser", "run"]
 
@@ -43,6 +44,7 @@ def add_parser(subparsers):
                         "the slot's extent rounded up to 4)")
     p.add_argument("--array", metavar="NAME", default=None,
                    help="translate only the input-element array of this name")
+    compile_options(p)
     p.add_argument("--path", choices=["auto", "native", "pulling"], default="auto",
                    help="the planner's choice (auto), or force one path")
     p.add_argument("--adapter", metavar="SUBSTRING", default=None,
@@ -92,7 +94,8 @@ def _arrays(args):
     """The input-element arrays to translate; raises GpuiaError."""
     from ...source import extract
 
-    arrays = [a for a in extract(args.layout) if a.kind == "input_layout"]
+    arrays = [a for a in extract(args.layout, **compile_settings(args))
+              if a.kind == "input_layout"]
     if args.array is not None:
         chosen = [a for a in arrays if a.name == args.array]
         if not chosen:
