@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import InvalidDescError
 from ..d3d.layout import InputLayout
-from ..wgsl import ProgramSpec, vertex_program
-from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
-from ..wgsl.pixel import null_pixel_program, pixel_program
-from ..wgsl.so_pass import SO_HEADER_WORDS, SO_SLOT_WORDS
-from ..wgsl.diagnostics import UserText, shader_diagnostic
 from ..d3d.signature import ShaderSignature
+from ..errors import InvalidDescError
+from ..wgsl import ProgramSpec, vertex_program
+from ..wgsl.diagnostics import UserText, shader_diagnostic
+from ..wgsl.pixel import null_pixel_program, pixel_program
+from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
+from ..wgsl.so_pass import SO_HEADER_WORDS, SO_SLOT_WORDS
 from .cache import remember
 from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState

@@ -22,12 +22,21 @@ from typing import Any
 
 import numpy as np
 
-from ..d3d.desc import (INPUT_SLOTS, DrawIndexedInstanced, DrawInstanced, IndexBufferView,
-                   SODeclarationEntry, StreamOutputDesc, StripCutValue, VertexBufferView, draw_of)
-from ..errors import CaseError, InvalidDescError
-from ..util.files import loads_json, printable, read_text
+from ..d3d.desc import (
+    INPUT_SLOTS,
+    DrawIndexedInstanced,
+    DrawInstanced,
+    IndexBufferView,
+    SODeclarationEntry,
+    StreamOutputDesc,
+    StripCutValue,
+    VertexBufferView,
+    draw_of,
+)
 from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo, topology_info
+from ..errors import CaseError, InvalidDescError
+from ..util.files import loads_json, printable, read_text
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
            "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads", "case_vertex_shader"]
@@ -95,7 +104,7 @@ class Case:
     vertex_shader: dict | None = None
     stream_output: dict | None = None
     source: dict = field(default_factory=dict, repr=False)
-    so: "ResolvedStreamOutput | None" = None  # the validated declaration
+    so: ResolvedStreamOutput | None = None  # the validated declaration
     so_desc: StreamOutputDesc | None = None
     so_targets: dict = field(default_factory=dict)  # output slot -> SOTarget
     hlsl: object = None  # the compiled HLSL vertex shader (gpuia.hlsl.HlslShader), if any
@@ -604,8 +613,8 @@ _SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}
 
 def _stream_output(case: Case, so) -> None:
     """Parse and validate the ``stream_output`` section (CreateGraphicsPipelineState rules)."""
-    from ..reference.so_output import SOTarget
     from ..d3d.so_declaration import resolve_stream_output
+    from ..reference.so_output import SOTarget
 
     if not isinstance(so, dict):
         raise CaseError("stream_output", "expected an object")

@@ -28,9 +28,9 @@ from ..gpu.device import Device
 from .case import Case, encode_data, load_case, vertex_shader_reads
 from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
 from .raster_check import raster_check
-from .run import DEFAULT_MAX_INVOCATIONS, reference_so
 from .reference_run import reference_ia
 from .report.mesh import gpu_primitives
+from .run import DEFAULT_MAX_INVOCATIONS, reference_so
 from .run_gpu import run_case_gpu, run_case_so_gpu
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",

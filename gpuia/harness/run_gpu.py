@@ -13,16 +13,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .case import MAX_CONSTANT_BUFFER_BYTES, Case
-from .reference_run import reference_ia
 from ..d3d.desc import IndexBufferView, StreamOutputBufferView, VertexBufferView
 from ..errors import UnsupportedError
-from ..reference.ia import ElementData, IAResult
-from ..reference.so_output import SOResult
-from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
 from ..gpu.context import Context, PipelineState
 from ..gpu.device import Device
 from ..gpu.plan import Plan
+from ..reference.ia import ElementData, IAResult
+from ..reference.so_output import SOResult
+from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
+from .case import MAX_CONSTANT_BUFFER_BYTES, Case
+from .reference_run import reference_ia
 
 __all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case", "case_pipeline_state",
            "bind_constant_buffers"]

@@ -13,8 +13,8 @@ import re
 
 import numpy as np
 
-from ..harness.case import Case, encode_data, load_case
 from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT
+from ..harness.case import Case, encode_data, load_case
 from .model import SourceArray
 
 __all__ = ["case_name", "declared_sizes", "so_case", "SYSTEM_OUTPUTS"]

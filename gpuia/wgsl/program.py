@@ -22,14 +22,25 @@ from typing import NamedTuple
 from ..d3d.layout import InputLayout
 from ..d3d.signature import ShaderSignature
 from ..errors import InvalidDescError
-from .capture import (CAPTURE_HEADER_WORDS, CAPTURE_TARGET_WIDTH, CaptureRoute,
-                      capture_binding_lines, capture_lines, capture_target_entry_points,
-                      record_words)
+from .capture import (
+    CAPTURE_HEADER_WORDS,
+    CAPTURE_TARGET_WIDTH,
+    CaptureRoute,
+    capture_binding_lines,
+    capture_lines,
+    capture_target_entry_points,
+    record_words,
+)
 from .draw_block import DRAW_HEADER_WORDS, SLOT_WORDS, draw_block_lines
 from .fetch import load_function, pulling_lines
 from .library import load_shader_source
-from .vertex import (entry_parameters, entry_prologue_lines, shader_call_lines, user_shader_lines,
-                     vertex_entry_points)
+from .vertex import (
+    entry_parameters,
+    entry_prologue_lines,
+    shader_call_lines,
+    user_shader_lines,
+    vertex_entry_points,
+)
 
 __all__ = ["ProgramSpec", "vertex_program", "load_shader_source", "record_words", "CaptureRoute",
            "DRAW_HEADER_WORDS", "SLOT_WORDS", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH",

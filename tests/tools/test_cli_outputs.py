@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuia.util import files
 from gpuia.errors import CaseError
+from gpuia.util import files
 from gpuia.util.files import OutputError, loads_json, read_input, safe_stem, write_atomic
-
 from helpers import REPO as ROOT
 from helpers import TRIANGLE, assert_one_error_line, gpuia_cli
 

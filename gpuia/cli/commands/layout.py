@@ -29,8 +29,16 @@ from ...errors import CaseError, GpuiaError, UnsupportedError
 from ...harness.case import case_vertex_shader
 from ...harness.report.text import layout_table, render_table
 from ...util.files import OutputError, read_text, safe_stem, write_atomic
-from ..common import (EXIT_DIFF, EXIT_INVALID, EXIT_OK, compile_options, compile_settings,
-                      error_line, gpu_options, open_devices)
+from ..common import (
+    EXIT_DIFF,
+    EXIT_INVALID,
+    EXIT_OK,
+    compile_options,
+    compile_settings,
+    error_line,
+    gpu_options,
+    open_devices,
+)
 
 __all__ = ["add_parser", "run"]
 

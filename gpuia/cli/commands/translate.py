@@ -23,8 +23,15 @@ import sys
 from ...errors import GpuiaError, InvalidDescError, UnsupportedError
 from ...harness.report.text import layout_table, render_table
 from ...util.files import write_atomic
-from ..common import (EXIT_INVALID, EXIT_OK, compile_options, compile_settings, error_line,
-                      open_devices, writable)
+from ..common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    compile_options,
+    compile_settings,
+    error_line,
+    open_devices,
+    writable,
+)
 
 __all__ = ["add_parser", "run"]
 

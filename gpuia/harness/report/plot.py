@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..compare import component_errors
 from ...errors import UnsupportedError
+from ..compare import component_errors
 
 __all__ = ["ErrorSeries", "error_series", "plot_png", "require_matplotlib", "MAX_PANELS"]
 
