@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import datetime
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from string import Template
 
@@ -138,7 +139,9 @@ class InvocationRow:
     vertex: int
     state: str  # same, diff, tol
     ids: list[tuple[Cell, Cell]]  # SV_VertexID, SV_InstanceID: (CPU, GPU)
-    cells: list[tuple[Cell, Cell]]  # per element: (CPU, GPU)
+    # per element: (CPU, GPU); the CPU cell is None where the CPU side has no value (VS Out of
+    # a shader the CPU reference does not run)
+    cells: Sequence[tuple[Cell | None, Cell]]
 
 
 @dataclass
@@ -363,7 +366,7 @@ def _invocation_rows(ref, gpu, cmp, shown, on_rows=None) -> list[InvocationRow]:
                               _missing_cell()))
                 continue
             states = ["diff" if m else "tol" if t else "nan" if u else "same"
-                      for m, t, u in zip(mism[i], tol[i], unequal[i])]
+                      for m, t, u in zip(mism[i], tol[i], unequal[i], strict=True)]
             accepted |= "tol" in states or "nan" in states
             cells.append((_cell(cpu_txt[i], cpu_hex[i], states),
                           _cell(gpu_txt[i], gpu_hex[i], states)))
@@ -545,12 +548,13 @@ def _primitives_view(ref, gpu_lists: dict, rows: int | None) -> PrimitivesView:
         if prims.adjacency_vtx is not None:
             row.append((" ".join(map(str, prims.adjacency_vtx[p].tolist())), ""))
         for summary, lists in gpu_lists.items():
-            v = int(verdicts[summary][p])
-            if v == 1:
+            verdict = int(verdicts[summary][p])
+            if verdict == 1:
                 corners = lists[d].idx[within[p]]
                 row.append((" ".join(map(str, corners.tolist())), "diff"))
             else:
-                row.append(({-1: "-", 0: "same", 2: "(none)"}[v], "diff" if v == 2 else ""))
+                row.append(({-1: "-", 0: "same", 2: "(none)"}[verdict],
+                            "diff" if verdict == 2 else ""))
         cells.append(row)
     notes = []
     for summary, lists in gpu_lists.items():
@@ -603,9 +607,10 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
                                      result.tolerance)
             run.stats = _so_stats(result.so_reference, line.so_gpu)
             gpu = gpu_vs_outputs(case, ref, line.so_gpu)
-            tolerated = tolerated_outputs(gpu, result.so_reference, line.so_gpu,
-                                          result.tolerance or SHADER_TOLERANCE)
-            run.vs_out = _vs_out_view(ref, cpu_outputs, gpu, rows, tolerated)
+            if gpu is not None:  # None only for a case without Stream Output
+                tolerated = tolerated_outputs(gpu, result.so_reference, line.so_gpu,
+                                              result.tolerance or SHADER_TOLERANCE)
+                run.vs_out = _vs_out_view(ref, cpu_outputs, gpu, rows, tolerated)
         runs.append(run)
     ref_stats = [(k, str(v)) for k, v in ref.statistics.items()]
     if result.so_reference is not None:
@@ -691,7 +696,8 @@ table.only-differing tr.same { display: none; }
 .hex td { white-space: pre; } .hex span.diff { background: var(--diff-strong); color: #fff; }
 .hex span.tol { background: var(--tol); }
 .verdict { font-weight: bold; padding: 0 .4em; border-radius: 3px; }
-.verdict.OK { color: var(--ok); } .verdict.DIFFERENT { color: #fff; background: var(--diff-strong); }
+.verdict.OK { color: var(--ok); }
+.verdict.DIFFERENT { color: #fff; background: var(--diff-strong); }
 .verdict.na { color: var(--na); }
 details.case { border: 1px solid var(--line); border-radius: 4px; padding: .5em .8em;
   margin: .8em 0; }
@@ -797,7 +803,7 @@ def _render_cell(cell: Cell, side: str) -> Html:
     if cell.state == "same":  # the common case, kept small: patterns on hover only
         return tag("td", " ".join(cell.texts), class_=side, title=patterns)
     comps = []
-    for text, hex_, state in zip(cell.texts, cell.hexes, cell.states):
+    for text, hex_, state in zip(cell.texts, cell.hexes, cell.states, strict=True):
         inline = tag("code", hex_) if state != "same" else ""
         comps.append(tag("span", text, inline, class_=f"comp {state}", title=hex_))
     return tag("td", *comps, class_=f"{side} {cell.state}", title=patterns)
@@ -816,7 +822,8 @@ def _render_invocations(run: RunView, table_id: str) -> Html:
                      .get(r.state)),
                  tag("td", r.index, class_="num"), tag("td", r.draw, class_="num"),
                  tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
-        for cpu, gpu in r.ids + r.cells:
+        for cpu, gpu in [*r.ids, *r.cells]:
+            assert cpu is not None  # an IA run's rows have both sides: only VS Out lacks one
             cells += [_render_cell(cpu, "cpu"), _render_cell(gpu, "gpu")]
         body.append(tag("tr", *cells, class_=r.state))
     table = tag("table", tag("thead", tag("tr", *top), tag("tr", *sub)), tag("tbody", *body),
@@ -845,7 +852,7 @@ def _render_vs_out(view: VSOutView, table_id: str) -> Html:
                  tag("td", r.index, class_="num"), tag("td", r.draw, class_="num"),
                  tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
         for cpu, gpu in r.cells:
-            if view.cpu:
+            if cpu is not None:  # every row has a CPU cell exactly when view.cpu
                 cells.append(_render_cell(cpu, "cpu"))
             cells.append(_render_cell(gpu, "gpu"))
         body.append(tag("tr", *cells, class_=r.state))
@@ -861,7 +868,8 @@ def _render_vs_out(view: VSOutView, table_id: str) -> Html:
 
 def _render_mesh(view: CaseView) -> Html:
     """The case's VS Out note and its primitive table."""
-    parts = [tag("h3", "Vertex shader outputs (VS Out)"), tag("p", view.vs_out_note, class_="note")]
+    parts: list[Html | str] = [tag("h3", "Vertex shader outputs (VS Out)"),
+                               tag("p", view.vs_out_note, class_="note")]
     pv = view.primitives
     if pv is not None:
         rows = [tag("tr", *(tag("td", text, class_=state or None) for text, state in r))
@@ -892,15 +900,15 @@ def _render_hex_side(side) -> Html:
 def _render_so(run: RunView, compared: bool) -> Html:
     parts = []
     for s in run.so_slots:
-        facts = [["size (SizeInBytes)", s.size], ["stride", "not written by the declaration"
-                                                   if s.stride is None else s.stride],
-                 ["initial BufferFilledSize", s.initial_filled],
-                 ["BufferFilledSize CPU", "(not compared)" if s.filled_cpu is None
-                  else s.filled_cpu],
-                 ["BufferFilledSize GPU", s.filled_gpu],
-                 ["differing bytes", s.differing_bytes if compared else "(not compared)"]]
+        facts: list[tuple[str, object]] = [
+            ("size (SizeInBytes)", s.size),
+            ("stride", "not written by the declaration" if s.stride is None else s.stride),
+            ("initial BufferFilledSize", s.initial_filled),
+            ("BufferFilledSize CPU", "(not compared)" if s.filled_cpu is None else s.filled_cpu),
+            ("BufferFilledSize GPU", s.filled_gpu),
+            ("differing bytes", s.differing_bytes if compared else "(not compared)")]
         if s.tolerated_bytes:
-            facts.append(["bytes within the shader tolerance", s.tolerated_bytes])
+            facts.append(("bytes within the shader tolerance", s.tolerated_bytes))
         rows = []
         for fact, value in facts:
             differs = (fact == "BufferFilledSize GPU" and s.filled_cpu is not None
@@ -1023,7 +1031,7 @@ def _versions() -> str:
 
 
 def render_report(views: list[CaseView], *, title: str = "gpuia check report",
-                  errors: list[str] = (), unavailable: list[str] = (),
+                  errors: Sequence[str] = (), unavailable: Sequence[str] = (),
                   plot_png: bytes | None = None, command: str | None = None) -> str:
     """The report as one HTML string.
 
@@ -1055,7 +1063,7 @@ def render_report(views: list[CaseView], *, title: str = "gpuia check report",
         items = [tag("li", "invalid: ", e) for e in errors]
         items += [tag("li", "unavailable adapter: ", u) for u in unavailable]
         problems = tag("section", tag("h3", "Not checked"), tag("ul", *items), id="problems")
-    adapters = {}
+    adapters: dict[str, dict] = {}  # summary -> adapter_facts, each adapter once
     for v in views:
         for a in v.adapters:
             adapters.setdefault(a["summary"], a)

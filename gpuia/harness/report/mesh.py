@@ -26,11 +26,21 @@ what this module derives, so the three agree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ...errors import UnsupportedError
+
+if TYPE_CHECKING:  # annotations only: the modules whose values these functions read
+    from ...d3d.signature import ShaderSignature
+    from ...gpu.quirks import Quirk
+    from ...reference import IAResult
+    from ...reference.so_output import SOResult
+    from ..case import Case
+    from ..compare import ShaderTolerance
 
 __all__ = ["MeshColumn", "InstanceRows", "VSOutputs", "PrimitiveList", "GPUPrimitives",
            "input_columns", "output_columns", "instance_rows", "vs_outputs_note",
@@ -184,7 +194,7 @@ class GPUPrimitives:
     note: str
 
 
-def input_columns(case) -> list[MeshColumn]:
+def input_columns(case: Case) -> list[MeshColumn]:
     """VS In's columns: every layout element the vertex shader reads, in layout order, with its
     format's component count, named as RenderDoc's D3D12 pipeline state names vertex inputs:
     the SemanticName as the layout spells it, followed by the SemanticIndex only when another
@@ -210,7 +220,7 @@ def input_columns(case) -> list[MeshColumn]:
     return out
 
 
-def output_columns(signature) -> list[MeshColumn]:
+def output_columns(signature: ShaderSignature) -> list[MeshColumn]:
     """VS Out's columns: every output of the vertex shader's signature, named as RenderDoc's
     D3D shader reflection names signature parameters: the semantic name followed by the
     semantic index when another output has the same name or the index is not 0
@@ -235,7 +245,7 @@ def output_columns(signature) -> list[MeshColumn]:
     return position + [c for c in cols if c.key != "SV_POSITION0"]
 
 
-def instance_rows(case, ia) -> list[InstanceRows]:
+def instance_rows(case: Case, ia: IAResult) -> list[InstanceRows]:
     """The mesh viewer's rows of every draw and instance of a case: for each draw, one
     :class:`InstanceRows` per instance (one, flagged, for a draw that delivers nothing).
 
@@ -265,7 +275,7 @@ def instance_rows(case, ia) -> list[InstanceRows]:
     return out
 
 
-def vs_outputs_note(case) -> str | None:
+def vs_outputs_note(case: Case) -> str | None:
     """Why a case has no vertex shader outputs to show, or None when it has them.
 
     Arguments:
@@ -280,7 +290,7 @@ def vs_outputs_note(case) -> str | None:
     return None
 
 
-def reference_vs_outputs(case, ref) -> tuple[VSOutputs | None, str]:
+def reference_vs_outputs(case: Case, ref: IAResult) -> tuple[VSOutputs | None, str]:
     """The CPU reference's vertex shader outputs of a case with Stream Output.
 
     Arguments:
@@ -321,7 +331,7 @@ def reference_vs_outputs(case, ref) -> tuple[VSOutputs | None, str]:
     return VSOutputs(source, columns, bits), source
 
 
-def gpu_vs_outputs(case, ia, so) -> VSOutputs | None:
+def gpu_vs_outputs(case: Case, ia: IAResult, so: SOResult | None) -> VSOutputs | None:
     """A GPU's vertex shader outputs as its Stream Output targets hold them, per invocation.
 
     Each target's written vertices are the bytes from its initial BufferFilledSize to its
@@ -336,11 +346,11 @@ def gpu_vs_outputs(case, ia, so) -> VSOutputs | None:
         ia (IAResult): a result of the case whose ``primitives`` are the reference's (the
             reference itself, or ``GPUResult.ia``).
         so (SOResult): the Stream Output the GPU wrote
-            (:func:`gpuia.harness.run_gpu.run_case_so_gpu`).
+            (:func:`gpuia.harness.run_gpu.run_case_so_gpu`), or None (none was read back).
 
     Returns:
         The :class:`VSOutputs`, ``known`` where the GPU wrote a component; None for a case
-        without Stream Output.
+        without Stream Output or for ``so`` None.
     """
     if case.so is None or so is None:
         return None
@@ -367,18 +377,20 @@ def gpu_vs_outputs(case, ia, so) -> VSOutputs | None:
         rows = words[start // 4: start // 4 + written * width].reshape(written, width)
         invocation, first = np.unique(corners[:written], return_index=True)
         for e in slot.entries:
-            if e.is_gap or e.member.key not in bits:
+            if e.member is None or e.member.key not in bits:  # a gap, or no such output
                 continue
+            key = e.member.key
             at = e.byte_offset // 4
             comps = slice(e.start_component, e.start_component + e.component_count)
-            bits[e.member.key][invocation, comps] = rows[first, at:at + e.component_count]
-            known[e.member.key][invocation, comps] = True
+            bits[key][invocation, comps] = rows[first, at:at + e.component_count]
+            known[key][invocation, comps] = True
             word = start // 4 + first[:, None] * width + at + np.arange(e.component_count)
-            origin[e.member.key][invocation, comps] = (np.int64(slot.slot) << 32) | word
+            origin[key][invocation, comps] = (np.int64(slot.slot) << 32) | word
     return VSOutputs("GPU: Stream Output read back", columns, bits, known, origin)
 
 
-def tolerated_outputs(gpu: VSOutputs, ref_so, gpu_so, tolerance) -> dict[str, np.ndarray]:
+def tolerated_outputs(gpu: VSOutputs, ref_so: SOResult | None, gpu_so: SOResult,
+                      tolerance: ShaderTolerance | None) -> dict[str, np.ndarray]:
     """The components of a GPU's VS outputs that differ from the reference only within the
     shader tolerance: those read from a Stream Output word the SO comparison accepts
     (:func:`gpuia.harness.compare.tolerated_bytes`: a float an HLSL shader computed), so the
@@ -416,7 +428,7 @@ def tolerated_outputs(gpu: VSOutputs, ref_so, gpu_so, tolerance) -> dict[str, np
     return out
 
 
-def reference_primitives(ia) -> PrimitiveList:
+def reference_primitives(ia: IAResult) -> PrimitiveList:
     """The primitives of an IA result (the reference's assembly; a GPU run's ``ia`` carries the
     same).
 
@@ -436,7 +448,7 @@ def reference_primitives(ia) -> PrimitiveList:
                          vertex[prims], ia.vertex_id.astype(np.int64)[prims], prims, adjacency)
 
 
-def gpu_primitives(case, quirks=()) -> list[GPUPrimitives]:
+def gpu_primitives(case: Case, quirks: Iterable[Quirk] = ()) -> list[GPUPrimitives]:
     """What the GPU side draws as each draw's primitives on an adapter with ``quirks``: the
     rendering draw's index plan (:func:`gpuia.gpu.plan.plan_indices`, no flat pixel input).
     Where gpuia draws a list it built (:mod:`gpuia.gpu.assembly`: adjacency vertices dropped,
@@ -475,7 +487,44 @@ def gpu_primitives(case, quirks=()) -> list[GPUPrimitives]:
     return out
 
 
-def mesh_text(result, max_rows: int | None = 32) -> str:
+class _StreamOutputRun(Protocol):
+    """What :func:`mesh_text` reads of a :class:`~gpuia.harness.crosscheck.CheckLine`."""
+
+    @property
+    def adapter(self) -> str: ...
+
+    @property
+    def so_gpu(self) -> SOResult | None: ...
+
+
+class _KeptCheck(Protocol):
+    """What :func:`mesh_text` reads of a :class:`~gpuia.harness.crosscheck.CheckResult`, as a
+    structural type: crosscheck imports this module, so this module names none of its
+    classes (the layer contract allows no import cycle)."""
+
+    @property
+    def case(self) -> str: ...
+
+    @property
+    def lines(self) -> Sequence[_StreamOutputRun]: ...
+
+    @property
+    def case_data(self) -> Case | None: ...
+
+    @property
+    def reference(self) -> IAResult | None: ...
+
+    @property
+    def so_reference(self) -> SOResult | None: ...
+
+    @property
+    def tolerance(self) -> ShaderTolerance | None: ...
+
+    @property
+    def primitives(self) -> Mapping[str, list[GPUPrimitives]]: ...
+
+
+def mesh_text(result: _KeptCheck, max_rows: int | None = 32) -> str:
     """What ``gpuia check --table`` prints of a case beside its input tables: the VS Out table
     of each Stream Output run (CPU against GPU), or the reason the case has none, and the
     primitive list with a column per adapter (``GPU0``, ``GPU1``, ... named below it).
@@ -487,21 +536,28 @@ def mesh_text(result, max_rows: int | None = 32) -> str:
 
     Returns:
         The text, sections headed ``== <case>: ...``.
+
+    Raises:
+        ValueError: ``result`` kept no case or reference (``keep`` was False).
     """
     from .text import primitive_table, vs_out_table
 
     case, ref = result.case_data, result.reference
+    if case is None or ref is None:
+        raise ValueError(f"{result.case}: the mesh tables need cross_check(keep=True) results")
     parts = []
     cpu, note = reference_vs_outputs(case, ref)
-    so_lines = [ln for ln in result.lines if ln.so_gpu is not None]
+    so_runs = [(ln.adapter, ln.so_gpu) for ln in result.lines if ln.so_gpu is not None]
     if case.so is None:
         parts.append(f"== {result.case}: VS Out: {note}")
-    for ln in so_lines:
-        gpu = gpu_vs_outputs(case, ref, ln.so_gpu)
-        tolerated = tolerated_outputs(gpu, result.so_reference, ln.so_gpu, result.tolerance)
+    for adapter, so_gpu in so_runs:
+        gpu = gpu_vs_outputs(case, ref, so_gpu)
+        if gpu is None:  # a case without Stream Output: the note above says so
+            continue
+        tolerated = tolerated_outputs(gpu, result.so_reference, so_gpu, result.tolerance)
         against = (note if cpu is None else f"against the {cpu.source}, rows marked ! differ, ~ "
                                             f"within the shader tolerance")
-        parts.append(f"== {result.case}: VS Out: {ln.adapter}: {gpu.source} ({against}; - "
+        parts.append(f"== {result.case}: VS Out: {adapter}: {gpu.source} ({against}; - "
                      f"where a side has no value)")
         parts.append(vs_out_table(ref, cpu, gpu, max_rows, tolerated))
     labels = {f"GPU{i}": summary for i, summary in enumerate(result.primitives)}

@@ -2,10 +2,10 @@
 
 :func:`error_series` (numpy only) collects, per GPU run and input element, the per-component
 error in ULP and in absolute value, for the elements where a tolerance applies (UNORM/SNORM
-elements of draws on the native path, 1 ULP: :mod:`gpuia.harness.compare`) and for every element that
-differs. :func:`plot_png` draws them with matplotlib, the optional ``plot`` extra, imported only
-when a plot is asked for (:func:`require_matplotlib` says clearly when it is missing). When no
-component differs, the figure says so instead of drawing empty axes.
+elements of draws on the native path, 1 ULP: :mod:`gpuia.harness.compare`) and for every element
+that differs. :func:`plot_png` draws them with matplotlib, the optional ``plot`` extra, imported
+only when a plot is asked for (:func:`require_matplotlib` says clearly when it is missing). When
+no component differs, the figure says so instead of drawing empty axes.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ class ErrorSeries:
 
     ``label``: ``case: adapter: path: ELEMENT``. ``rule``: ``1 ULP`` when the native-path
     tolerance applies to the element, else ``exact``. ``ulp``: per compared component (int64),
-    see :func:`gpuia.harness.compare.component_errors`. ``absolute``: the finite absolute errors of the
-    same components (NaN and infinities dropped). ``mismatches``: components the comparison
+    see :func:`gpuia.harness.compare.component_errors`. ``absolute``: the finite absolute errors of
+    the same components (NaN and infinities dropped). ``mismatches``: components the comparison
     refused."""
 
     label: str
@@ -146,7 +146,7 @@ def plot_png(series: list[ErrorSeries], title: str = "gpuia check: GPU - CPU err
     shown = differing[:MAX_PANELS]
     fig = Figure(figsize=(11, 2.8 * len(shown) + 0.8), layout="constrained")
     axes = fig.subplots(len(shown), 2, squeeze=False)
-    for (ax_ulp, ax_abs), s in zip(axes, shown):
+    for (ax_ulp, ax_abs), s in zip(axes, shown, strict=True):  # one row of axes per series
         bins, log = _ulp_bins(s.ulp)
         data = s.ulp[s.ulp > 0] if log else s.ulp
         ax_ulp.hist(data, bins=bins, color="#c0392b", edgecolor="black", linewidth=0.4, rwidth=0.8)

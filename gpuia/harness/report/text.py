@@ -5,6 +5,8 @@ be diffed, pasted in an issue and asserted in tests."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Set
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +37,7 @@ def format_value(bits: int, shader_type: str) -> str:
     return str(int(bits))
 
 
-def format_values(bits: np.ndarray, shader_type: str) -> list:
+def format_values(bits: np.ndarray, shader_type: str) -> list[Any] | str:
     """:func:`format_value` over an array of 32-bit patterns (nested lists of the same strings,
     in the array's shape), converting the array once instead of once per component.
 
@@ -47,6 +49,7 @@ def format_values(bits: np.ndarray, shader_type: str) -> list:
         The texts as nested lists (a single string for a 0-d array).
     """
     b = np.asarray(bits, dtype=np.uint32)
+    fmt: Callable[[Any], str]
     if shader_type == "float":
         with np.errstate(invalid="ignore"):  # signalling NaN payloads widen quietly
             values = b.view(np.float32).astype(np.float64).tolist()
@@ -67,7 +70,7 @@ def _format_float(v: float) -> str:
     return "nan" if v != v else f"{v:.9g}"
 
 
-def render_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()) -> str:
+def render_table(header: list[str], rows: list[list[str]], right: Set[int] = frozenset()) -> str:
     """A fixed-width table: a header line, a line of dashes, then the rows; columns two spaces
     apart, trailing spaces removed.
 
@@ -84,7 +87,9 @@ def render_table(header: list[str], rows: list[list[str]], right: set[int] = fro
 
     def line(cells):
         return "  ".join(cell.rjust(w) if c in right else cell.ljust(w)
-                         for c, (cell, w) in enumerate(zip(cells, widths))).rstrip()
+                         # a row's cells past the header's are not shown
+                         for c, (cell, w) in enumerate(zip(cells, widths, strict=False))
+                         ).rstrip()
 
     out = [line(header), line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
