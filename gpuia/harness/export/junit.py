@@ -25,6 +25,11 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the results written
+    from ..crosscheck import CheckResult
 
 __all__ = ["junit_xml"]
 
@@ -51,7 +56,8 @@ def _properties(suite, adapters: dict) -> None:
         ET.SubElement(props, "property", name=_text(f"adapter: {summary}"), value=_text(value))
 
 
-def junit_xml(results, *, errors=(), unavailable=(), adapters: dict | None = None,
+def junit_xml(results: Iterable[CheckResult], *, errors: Iterable[tuple[str, str]] = (),
+              unavailable: Sequence[tuple[str, str]] = (), adapters: dict | None = None,
               name: str = "gpuia check") -> str:
     """The JUnit XML document of ``gpuia check`` runs (see the module docstring).
 
@@ -105,12 +111,12 @@ def junit_xml(results, *, errors=(), unavailable=(), adapters: dict | None = Non
             ET.SubElement(case, "skipped", message=_text(f"unavailable: {reason}"))
             counts["tests"] += 1
             counts["skipped"] += 1
-    for label, line in errors:
+    for label, message in errors:
         suite, counts, _ = suite_for(label)
         case = ET.SubElement(suite, "testcase", classname=_text(f"gpuia.{label}"), name="case",
                              time=_seconds(0))
-        error = ET.SubElement(case, "error", message=_text(line), type="not checked")
-        error.text = _text(line)
+        error = ET.SubElement(case, "error", message=_text(message), type="not checked")
+        error.text = _text(message)
         counts["tests"] += 1
         counts["errors"] += 1
     total_time = 0.0

@@ -31,13 +31,20 @@ adapter's driver included.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...util.files import OutputError, safe_stem, write_atomic
 from ..report.mesh import InstanceRows, VSOutputs, input_columns, instance_rows, vs_outputs_note
+
+if TYPE_CHECKING:  # annotations only: the case and the results whose tables are written
+    from ...reference import IAResult
+    from ..case import Case
 
 __all__ = ["RENDERDOC_CSV_SOURCE", "SEPARATOR", "CSV_VERSION", "CsvSide", "renderdoc_number",
            "renderdoc_numbers", "vs_in_csv", "vs_out_csv", "side_tag", "write_case_csv"]
@@ -81,6 +88,11 @@ def _float_cell(f: float) -> str:
     return _format_float(f) if f < 0 else " " + _format_float(f)
 
 
+def _sint_cell(i: int) -> str:
+    """interpretVariant of a signed integer: a space in place of a missing sign."""
+    return f" {i}" if i >= 0 else str(i)
+
+
 def renderdoc_number(bits: int, shader_type: str) -> str:
     """One component as RenderDoc's mesh viewer writes it (see the module docstring).
 
@@ -105,15 +117,14 @@ def renderdoc_numbers(bits: np.ndarray, shader_type: str) -> list:
         Nested lists of cell texts in the array's shape (a flat list for a 1-D array).
     """
     b = np.ascontiguousarray(bits, dtype=np.uint32)
+    fmt: Callable[[Any], str]
     if shader_type == "float":
         with np.errstate(invalid="ignore"):  # signalling NaN payloads widen quietly
             values = b.view(np.float32).astype(np.float64).tolist()
         fmt = _float_cell
     elif shader_type == "sint":
         values = b.view(np.int32).tolist()
-
-        def fmt(i):
-            return f" {i}" if i >= 0 else str(i)
+        fmt = _sint_cell
     else:
         values = b.tolist()
         fmt = str
@@ -155,15 +166,17 @@ def _table(groups, rows: InstanceRows, vertex_id, values: dict, known: dict | No
             continue
         row = [str(vtx), _OUT_OF_BOUNDS if lost[k] else str(ids[k])]
         for g, (col, _) in enumerate(groups):
+            mark = marks[g]
             for c in range(col.components):
-                unknown = lost[k] or (marks[g] is not None and not marks[g][k][c])
+                unknown = lost[k] or (mark is not None and not mark[k][c])
                 row.append(_OUT_OF_BOUNDS if unknown else cells[g][k][c])
         body.append(row)
         k += 1
     return _csv(header, body)
 
 
-def vs_in_csv(case, ia, rows: InstanceRows, missing=None) -> str:
+def vs_in_csv(case: Case, ia: IAResult, rows: InstanceRows,
+              missing: np.ndarray | None = None) -> str:
     """RenderDoc's "VS Input" export of one instance of one draw: the columns of
     :func:`~gpuia.harness.report.mesh.input_columns` (each element's format's components, as
     delivered, default fill left out as RenderDoc shows it), one row per index position.
@@ -184,7 +197,7 @@ def vs_in_csv(case, ia, rows: InstanceRows, missing=None) -> str:
     return _table(groups, rows, ia.vertex_id, values, None, missing)
 
 
-def vs_out_csv(outputs: VSOutputs, ia, rows: InstanceRows) -> str:
+def vs_out_csv(outputs: VSOutputs, ia: IAResult, rows: InstanceRows) -> str:
     """RenderDoc's "VS Output" export of one instance of one draw: the columns of
     ``outputs``, one row per index position (``---`` for a component whose value is not
     known).
@@ -227,7 +240,7 @@ class CsvSide:
     tag: str
     backend: str
     path: str
-    ia: object
+    ia: IAResult
     inputs: bool = True
     missing: np.ndarray | None = None
     outputs: VSOutputs | None = None
@@ -253,7 +266,8 @@ def side_tag(summary: str | None, path: str) -> str:
     return f"{safe_stem(summary, 'adapter')}.{path.replace('/', '+').replace(' ', '_')}"
 
 
-def write_case_csv(folder, stem: str, case, sides: list[CsvSide]) -> Path:
+def write_case_csv(folder: str | os.PathLike[str], stem: str, case: Case,
+                   sides: list[CsvSide]) -> Path:
     """Write every table of every side of a case into ``folder``, and the case's manifest.
 
     Files: ``<stem>.<tag>.draw<D>.instance<I>.vs_in.csv`` and ``... .vs_out.csv`` per draw
@@ -264,7 +278,7 @@ def write_case_csv(folder, stem: str, case, sides: list[CsvSide]) -> Path:
     has none. Each file is written atomically.
 
     Arguments:
-        folder: the output folder (it must exist).
+        folder (str | os.PathLike): the output folder (it must exist).
         stem (str): the case's file name stem (already one safe component).
         case (Case): the parsed case.
         sides (list): the :class:`CsvSide` values, in the order to list them.
@@ -282,14 +296,16 @@ def write_case_csv(folder, stem: str, case, sides: list[CsvSide]) -> Path:
     files, listed = [], []
     for side in sides:
         rows = instance_rows(case, side.ia)
-        tables = (["VS In"] if side.inputs else []) + \
-                 (["VS Out"] if side.outputs is not None else [])
-        for table in tables:
-            suffix = "vs_in" if table == "VS In" else "vs_out"
+        # (table, the VS outputs it shows): None for VS In, whose values are side.ia's
+        tables: list[tuple[str, VSOutputs | None]] = [("VS In", None)] if side.inputs else []
+        if side.outputs is not None:
+            tables.append(("VS Out", side.outputs))
+        for table, outputs in tables:
+            suffix = "vs_in" if outputs is None else "vs_out"
             for r in rows:
                 name = f"{stem}.{side.tag}.draw{r.draw}.instance{r.instance}.{suffix}.csv"
-                text = (vs_in_csv(case, side.ia, r, side.missing) if table == "VS In"
-                        else vs_out_csv(side.outputs, side.ia, r))
+                text = (vs_in_csv(case, side.ia, r, side.missing) if outputs is None
+                        else vs_out_csv(outputs, side.ia, r))
                 write_atomic(folder / name, text)
                 files.append({"file": name, "table": table, "side": side.tag, "draw": r.draw,
                               "instance": r.instance, "rows": text.count("\n") - 1})
