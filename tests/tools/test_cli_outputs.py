@@ -123,7 +123,8 @@ def test_signal_while_writing_a_result_leaves_old_or_whole_file(tmp_path, sig, s
         proc = subprocess.Popen([sys.executable, "-m", "gpuia", "run", str(case), "--out",
                                  str(out)], cwd=tmp_path, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        assert _wait_for(lambda: _handles_sigterm(proc.pid)), "the handler was never installed"
+        installed = _wait_for(lambda pid=proc.pid: _handles_sigterm(pid))
+        assert installed, "the handler was never installed"
         time.sleep(delay)
         proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=120)
@@ -175,8 +176,9 @@ def test_fuzz_ends_on_a_signal_with_its_summary_and_no_orphans(gpu_device, tmp_p
     """`gpuia fuzz` with two workers: the signal ends it with the summary, one interrupted
     line, the conventional status, and every worker it started gone."""
     pytest.importorskip("hypothesis")
-    proc = subprocess.Popen([sys.executable, "-m", "gpuia", "fuzz", "--jobs", "2", "--seconds", "300", "--seed", "5", "--out",
-                             str(tmp_path / "findings")], cwd=tmp_path, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "gpuia", "fuzz", "--jobs", "2", "--seconds",
+                             "300", "--seed", "5", "--out", str(tmp_path / "findings")],
+                            cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         assert _wait_for(lambda: len(_children(proc.pid)) >= 2, 120), "no workers started"
@@ -201,7 +203,8 @@ def test_worker_exits_when_its_parent_is_killed(tmp_path):
         "import subprocess, sys, time\n"
         "from gpuia.util.interrupt import worker_env\n"
         "child = subprocess.Popen([sys.executable, '-c', 'import time; "
-        "from gpuia.util.interrupt import exit_with_parent; exit_with_parent(0.1); time.sleep(600)'],"
+        "from gpuia.util.interrupt import exit_with_parent; exit_with_parent(0.1); "
+        "time.sleep(600)'],"
         " env=worker_env())\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(600)\n")
@@ -332,7 +335,8 @@ def test_fifo_and_devices_are_refused_not_waited_on(tmp_path, gpu_device):
     os.mkfifo(fifo)
     for path in (str(fifo), "/dev/zero"):
         for command in ("validate", "run", "check"):
-            assert_one_error_line(gpuia_cli(command, path, cwd=tmp_path, timeout=60), "not a regular file")
+            assert_one_error_line(gpuia_cli(command, path, cwd=tmp_path, timeout=60),
+                                  "not a regular file")
         assert_one_error_line(gpuia_cli("layout", "--no-gpu", path, cwd=tmp_path, timeout=60),
                    "not a regular file")
 
@@ -377,8 +381,8 @@ def test_huge_integer_in_any_field_is_one_error_line(tmp_path, field):
             }[field]
     case = tmp_path / "c.json"
     case.write_text(text)
-    assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path), "5001 digits" if field == "name"
-               else "5000 digits")
+    assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path),
+                          "5001 digits" if field == "name" else "5000 digits")
 
 
 def test_huge_integer_in_layout_json_is_one_error_line(tmp_path):
@@ -395,7 +399,8 @@ def test_lone_surrogate_is_one_error_line(tmp_path, where):
         text.replace('"POSITION"', '"POS\\udc00"')
     case = tmp_path / "c.json"
     case.write_text(text)
-    line = assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path), "lone UTF-16 surrogate")
+    line = assert_one_error_line(gpuia_cli("validate", str(case), cwd=tmp_path),
+                                 "lone UTF-16 surrogate")
     assert ("input_layout[0].SemanticName" if where == "SemanticName" else "name") in line
 
 
