@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..d3d.desc import VertexBufferView
 from ..d3d.layout import InputLayout
@@ -75,7 +76,7 @@ FETCH_ARGUMENTS = ("gpuia_fetch_<element>(vi, ii) takes WebGPU's @builtin(vertex
 _CAMEL = re.compile(r"_([a-z])")
 
 
-def webgpu_spelling(value):
+def webgpu_spelling(value: Any) -> Any:  # a JSON-like structure in, the same shape out
     """``value`` with every dict key in the WebGPU JavaScript API's spelling: wgpu-py's
     snake_case members become camelCase (``array_stride`` -> ``arrayStride``,
     ``min_binding_size`` -> ``minBindingSize``); values (enum strings, numbers) are the same in

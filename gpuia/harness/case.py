@@ -18,7 +18,7 @@ import binascii
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,13 @@ from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import CaseError, InvalidDescError
 from ..util.files import loads_json, printable, read_text
+
+if TYPE_CHECKING:  # annotations only: the shader and SO modules load where a case uses them
+    from ..d3d.signature import ShaderSignature
+    from ..d3d.so_declaration import ResolvedStreamOutput
+    from ..hlsl import HlslShader
+    from ..reference import IAResult
+    from ..reference.so_output import SOResult, SOTarget
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
            "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads", "case_vertex_shader"]
@@ -101,16 +108,16 @@ class Case:
     strip_cut_value: StripCutValue
     topology: TopologyInfo
     draws: list[DrawInstanced | DrawIndexedInstanced]
-    vertex_shader: dict | None = None
-    stream_output: dict | None = None
-    source: dict = field(default_factory=dict, repr=False)
+    vertex_shader: dict[str, Any] | None = None
+    stream_output: dict[str, Any] | None = None
+    source: dict[str, Any] = field(default_factory=dict, repr=False)
     so: ResolvedStreamOutput | None = None  # the validated declaration
     so_desc: StreamOutputDesc | None = None
-    so_targets: dict = field(default_factory=dict)  # output slot -> SOTarget
-    hlsl: object = None  # the compiled HLSL vertex shader (gpuia.hlsl.HlslShader), if any
-    constant_buffers: dict = field(default_factory=dict)  # root constant buffer -> bytes
+    so_targets: dict[int, SOTarget] = field(default_factory=dict)  # output slot -> SOTarget
+    hlsl: HlslShader | None = None  # the compiled HLSL vertex shader, if any
+    constant_buffers: dict[int, bytes] = field(default_factory=dict)  # root CB slot -> bytes
 
-    def shader_signature(self):
+    def shader_signature(self) -> ShaderSignature:
         """The vertex shader's signature: the case's WGSL or HLSL shader's, or the pass-through
         shader's (every layout element in, every element plus the system values out).
 
@@ -126,11 +133,14 @@ class Case:
         if self.vertex_shader is None:
             return pass_through_signature(self.layout)
         if self.hlsl is not None:
+            # compile_shader reads the signature of every shader it returns
+            assert self.hlsl.signature is not None
             return self.hlsl.signature
-        return parse_vertex_shader(self.vertex_shader["wgsl"], self.vertex_shader.get("entry_point"))
+        return parse_vertex_shader(self.vertex_shader["wgsl"],
+                                   self.vertex_shader.get("entry_point"))
 
     @property
-    def shader(self):
+    def shader(self) -> HlslShader | str | None:
         """What a :class:`~gpuia.gpu.PipelineState` takes as its vertex shader: the compiled
         HLSL shader, the WGSL text, or None (the pass-through shader)."""
         if self.vertex_shader is None:
@@ -157,14 +167,16 @@ def _require(obj, key, where, kind=None):
         raise CaseError(where, f"missing required key {key!r}")
     value = obj[key]
     if kind is not None and not isinstance(value, kind):
-        raise CaseError(f"{where}.{key}", f"expected {_kind_name(kind)}, got {type(value).__name__}")
+        raise CaseError(f"{where}.{key}",
+                        f"expected {_kind_name(kind)}, got {type(value).__name__}")
     return value
 
 
 def _kind_name(kind) -> str:
     if isinstance(kind, tuple):
         return " or ".join(_kind_name(k) for k in kind)
-    return {dict: "an object", list: "a list", str: "a string", int: "an integer"}.get(kind, kind.__name__)
+    names = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
+    return names.get(kind, kind.__name__)
 
 
 def _float_value(v):
@@ -214,7 +226,8 @@ def decode_data(block: Any, where: str) -> bytes:
             try:
                 dtype = np.dtype(block["dtype"])
             except (TypeError, ValueError):
-                raise CaseError(f"{where}.dtype", f"{block['dtype']!r} is not a numpy dtype") from None
+                raise CaseError(f"{where}.dtype",
+                                f"{block['dtype']!r} is not a numpy dtype") from None
             if dtype.kind not in "fiub" or dtype.fields is not None or dtype.subdtype is not None:
                 raise CaseError(f"{where}.dtype", f"{block['dtype']!r}: use a numeric scalar dtype")
             values = block["values"]
@@ -235,7 +248,8 @@ def decode_data(block: Any, where: str) -> bytes:
         raise
     except (ValueError, TypeError, OverflowError, binascii.Error) as e:
         raise CaseError(where, f"bad data: {e}") from None
-    raise CaseError(where, f"data must have exactly 'hex', 'base64' or 'dtype'+'values', got {sorted(keys)}")
+    raise CaseError(where, f"data must have exactly 'hex', 'base64' or 'dtype'+'values', "
+                           f"got {sorted(keys)}")
 
 
 def encode_data(data: bytes) -> dict:
@@ -360,7 +374,8 @@ def load_case(source: str | Path | dict, name: str | None = None,
             its ``diagnostics``).
         UnsupportedError: an HLSL shader on a machine without Slang's compiler.
     """
-    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
+    if isinstance(source, Path) or (isinstance(source, str)
+                                    and not source.lstrip().startswith("{")):
         path = Path(source)
         return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent)
     if isinstance(source, str):
@@ -405,12 +420,13 @@ def _load_doc(doc, name: str | None, stem: str | None, base: Path) -> Case:
     try:
         return _parse(doc, case_name, base)
     except (CaseError, InvalidDescError) as e:
-        e.case_name = case_name
+        # case_name is an attribute both classes document (gpuia.errors) without declaring it
+        e.case_name = case_name  # type: ignore[union-attr]
         raise
     except RecursionError:  # a dict nested thousands of levels deep where a value is expected
-        e = CaseError("case", "nested too deeply to be a case")
-        e.case_name = case_name
-        raise e from None
+        err = CaseError("case", "nested too deeply to be a case")
+        err.case_name = case_name  # type: ignore[attr-defined]  # as above
+        raise err from None
 
 
 def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
@@ -431,7 +447,8 @@ def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
     try:
         cut = StripCutValue.of(doc.get("strip_cut_value", "DISABLED"))
     except ValueError as e:
-        raise InvalidDescError("strip_cut_value", None, doc.get("strip_cut_value"), str(e)) from None
+        raise InvalidDescError("strip_cut_value", None, doc.get("strip_cut_value"),
+                               str(e)) from None
     topo_value = _require(doc, "primitive_topology", "case")
     try:
         topo = topology_info(topo_value)
@@ -465,7 +482,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
     return case
 
 
-def case_vertex_shader(vs, base: Path):
+def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
     """Check a case's ``vertex_shader`` object (docs/case-format.md) and compile it if it is
     HLSL.
 
@@ -650,7 +667,8 @@ def _stream_output(case: Case, so) -> None:
     case.so_desc = desc
     targets = so.get("targets", [])
     if not isinstance(targets, list):
-        raise CaseError("stream_output.targets", "expected a list of {slot, size, filled_size, data}")
+        raise CaseError("stream_output.targets",
+                        "expected a list of {slot, size, filled_size, data}")
     for i, t in enumerate(targets):
         w = f"stream_output.targets[{i}]"
         if not isinstance(t, dict):
@@ -685,7 +703,7 @@ def _stream_output(case: Case, so) -> None:
 
 
 # -- results ---------------------------------------------------------------------------------
-def json_value(bits: int, shader_type: str):
+def json_value(bits: int, shader_type: str) -> float | int | str:
     """One component as the result format writes its ``value``.
 
     Arguments:
@@ -718,7 +736,7 @@ def _values_list(bits: np.ndarray, shader_type: str) -> list:
     out = vals.tolist()
     bad = ~np.isfinite(vals)
     if bad.any():
-        for r, c in zip(*np.nonzero(bad)):
+        for r, c in zip(*np.nonzero(bad), strict=True):
             v = vals[r, c]
             out[r][c] = "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
     return out
@@ -730,7 +748,7 @@ ADAPTER_INFO_KEYS = ("driver", "vendor", "vendor_id", "device_id", "wgpu_native"
 """The keys of a result's ``adapter_info`` object: what reproduces the run's driver."""
 
 
-def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "reference",
+def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str = "reference",
                 adapter: dict | None = None, stream_output: dict | None = None) -> dict:
     """The result document for an :class:`~gpuia.reference.IAResult` (or any object with the
     same fields): version 1 of ``docs/case-format.md``'s "Result", every invocation in IA
@@ -754,14 +772,16 @@ def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "refere
         The document as a dict of JSON values.
     """
     n = len(ia)
-    per_key = {k: (d.type, d.bits.tolist(), _values_list(d.bits, d.type)) for k, d in ia.inputs.items()}
+    per_key = {k: (d.type, d.bits.tolist(), _values_list(d.bits, d.type))
+               for k, d in ia.inputs.items()}
     draw, inst, vert, vid = (a.tolist() for a in (ia.draw, ia.instance, ia.vertex, ia.vertex_id))
     invocations = []
     for r in range(n):
         invocations.append({
             "draw": draw[r], "instance": inst[r], "vertex": vert[r],
             "SV_VertexID": vid[r], "SV_InstanceID": inst[r],
-            "inputs": {k: {"type": t, "bits": b[r], "value": v[r]} for k, (t, b, v) in per_key.items()},
+            "inputs": {k: {"type": t, "bits": b[r], "value": v[r]}
+                       for k, (t, b, v) in per_key.items()},
         })
     doc = {
         "gpuia_result": RESULT_VERSION,
@@ -779,7 +799,7 @@ def result_json(case_name: str, ia, *, backend: str = "cpu", path: str = "refere
     return doc
 
 
-def so_result_json(so) -> dict:
+def so_result_json(so: SOResult) -> dict:
     """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`.
 
     Arguments:

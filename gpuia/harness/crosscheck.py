@@ -18,20 +18,31 @@ large capture's results would otherwise stay in memory after their comparison.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 import numpy as np
 
 from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
+from ..reference import IAResult
+from ..reference.so_output import SOResult
 from .case import Case, encode_data, load_case, vertex_shader_reads
-from .compare import SHADER_TOLERANCE, compare, compare_so, comparison_table
+from .compare import (
+    SHADER_TOLERANCE,
+    Comparison,
+    ShaderTolerance,
+    compare,
+    compare_so,
+    comparison_table,
+)
 from .raster_check import raster_check
 from .reference_run import reference_ia
-from .report.mesh import gpu_primitives
+from .report.mesh import GPUPrimitives, gpu_primitives
 from .run import DEFAULT_MAX_INVOCATIONS, reference_so
-from .run_gpu import run_case_gpu, run_case_so_gpu
+from .run_gpu import GPUResult, run_case_gpu, run_case_so_gpu
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -77,9 +88,9 @@ class CheckLine:
     adapter: str = ""  # the adapter's summary
     # Kept only by cross_check(keep=True): the GPU run and its comparison (IA runs), or the
     # GPU's Stream Output result (the stream output line).
-    gpu: object = field(default=None, repr=False)
-    comparison: object = field(default=None, repr=False)
-    so_gpu: object = field(default=None, repr=False)
+    gpu: GPUResult | None = field(default=None, repr=False)
+    comparison: Comparison | None = field(default=None, repr=False)
+    so_gpu: SOResult | None = field(default=None, repr=False)
     seconds: float = 0.0  # wall clock of the run and its comparison (JUnit's time)
 
     def text(self) -> str:
@@ -117,12 +128,12 @@ class CheckResult:
     lines: list[CheckLine] = field(default_factory=list)
     # Kept only by cross_check(keep=True): the parsed case, the CPU reference (IA and Stream
     # Output) and adapter summary -> adapter_facts().
-    case_data: object = field(default=None, repr=False)
-    reference: object = field(default=None, repr=False)
-    so_reference: object = field(default=None, repr=False)
-    adapters: dict = field(default_factory=dict, repr=False)
-    tolerance: object = None  # the ShaderTolerance the SO lines were compared with
-    primitives: dict = field(default_factory=dict, repr=False)
+    case_data: Case | None = field(default=None, repr=False)
+    reference: IAResult | None = field(default=None, repr=False)
+    so_reference: SOResult | None = field(default=None, repr=False)
+    adapters: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    tolerance: ShaderTolerance | None = None  # the tolerance the SO lines were compared with
+    primitives: dict[str, list[GPUPrimitives]] = field(default_factory=dict, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -141,7 +152,7 @@ class CheckResult:
         return "\n".join(line.text() for line in self.lines)
 
 
-def adapter_facts(device) -> dict:
+def adapter_facts(device: Device) -> dict[str, Any]:
     """What a report says about the adapter behind a :class:`~gpuia.gpu.Device`.
 
     Arguments:
@@ -162,10 +173,13 @@ def adapter_facts(device) -> dict:
                 limits={k: caps[k] for k in KEY_LIMITS}, quirks=list(caps["quirks"]))
 
 
-def cross_check(case: Case, devices, paths=("native", "pulling"), *, capture_route: str = "auto",
+def cross_check(case: Case, devices: Device | Iterable[Device],
+                paths: Sequence[str] = ("native", "pulling"), *, capture_route: str = "auto",
                 table: bool = False, rows: int | None = 32,
                 max_invocations: int = DEFAULT_MAX_INVOCATIONS, keep: bool = False,
-                on_run=None, tolerance=None, raster: bool | None = None) -> CheckResult:
+                on_run: Callable[[CheckLine], object] | None = None,
+                tolerance: ShaderTolerance | None = None,
+                raster: bool | None = None) -> CheckResult:
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
     For each device, in order: one line per path (``not applicable`` when the path cannot do
@@ -305,13 +319,15 @@ _PATHS = ("native", "pulling", "auto")
 _ROUTES = ("auto", "storage", "targets")
 
 
-def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run):
+def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run,
+                     ) -> tuple[list[Device], tuple[str, ...]]:
     """cross_check's arguments, validated before any run: (device list, path tuple)."""
-    def refuse(field_name, value, rule):
+    def refuse(field_name, value, rule) -> NoReturn:
         raise InvalidDescError("cross_check", field_name, value, rule)
 
     if not isinstance(case, Case):
-        refuse("case", type(case).__name__, "expected a gpuia Case (gpuia.harness.case.load_case)")
+        refuse("case", type(case).__name__,
+               "expected a gpuia Case (gpuia.harness.case.load_case)")
     if isinstance(devices, Device):
         devices = [devices]
     elif isinstance(devices, (str, bytes)):
@@ -347,8 +363,9 @@ def _check_arguments(case, devices, paths, capture_route, rows, max_invocations,
     return devices, paths
 
 
-def layout_case(layout, *, vertices: int = 64, instances: int = 3, seed: int = 0,
-                name: str = "layout", vertex_shader: dict | None = None) -> Case:
+def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, instances: int = 3,
+                seed: int = 0, name: str = "layout",
+                vertex_shader: dict[str, Any] | None = None) -> Case:
     """A case that draws a layout with every slot bound: one ``DrawInstanced`` of
     ``vertices`` points per instance and ``instances`` instances, every slot bound with the
     smallest stride its elements allow (their extent, rounded up to 4 bytes) and seeded random

@@ -52,9 +52,12 @@ def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) ->
 
 def shader_outputs(case: Case, ia: IAResult) -> dict:
     """The case's HLSL vertex shader run on the CPU over what the IA delivered: {output key:
-    (n, components) uint32 bit patterns}."""
+    (n, components) uint32 bit patterns}. A case without an HLSL shader is refused
+    (UnsupportedError): the CPU runs no other shader."""
     from ..hlsl.cpu import cpu_shader
 
+    if case.hlsl is None:
+        raise UnsupportedError("the CPU runs a case's vertex shader only when it is HLSL")
     inputs = {key: data.bits for key, data in ia.inputs.items()}
     return cpu_shader(case.hlsl).run(inputs, ia.vertex_id.astype(np.uint32),
                                      ia.instance.astype(np.uint32), case.constant_buffers)

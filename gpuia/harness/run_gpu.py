@@ -10,13 +10,14 @@ wrote, or a vertex index the GPU shaded that D3D would not fetch, is reported, n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..d3d.desc import IndexBufferView, StreamOutputBufferView, VertexBufferView
 from ..errors import UnsupportedError
 from ..gpu.context import Context, PipelineState
-from ..gpu.device import Device
+from ..gpu.device import Buffer, Device
 from ..gpu.plan import Plan
 from ..reference.ia import ElementData, IAResult
 from ..reference.so_output import SOResult
@@ -57,11 +58,12 @@ class GPUResult:
     missing: np.ndarray  # bool per invocation: the GPU wrote no record for it
     unexpected: int  # vertex shader invocations at vertex indices D3D would not fetch
     unexpected_max_vertex_index: int
-    adapter: dict
-    so: object = None  # SOResult read back from the GPU, for cases with Stream Output
+    adapter: dict[str, Any]
+    so: SOResult | None = None  # read back from the GPU, for cases with Stream Output
 
 
-def upload_case(case: Case, device: Device):
+def upload_case(case: Case, device: Device,
+                ) -> tuple[dict[int, VertexBufferView | None], IndexBufferView | None]:
     """GPU buffers for a case's vertex and index data, and views over them: one buffer per
     distinct data object (slots that share the case's bytes share the buffer), with the
     ``vertex_buffer`` or ``index_buffer`` bind flag, and views with the case's strides, offsets
@@ -81,8 +83,8 @@ def upload_case(case: Case, device: Device):
         GpuOutOfMemoryError: the adapter could not allocate a buffer.
         DeviceLostError: the device was lost.
     """
-    views = {}
-    cache = {}
+    views: dict[int, VertexBufferView | None] = {}
+    cache: dict[int, Buffer] = {}
     for slot, v in case.vertex_buffers.items():
         if v is None or v.buffer is None:
             views[slot] = None
@@ -114,7 +116,9 @@ def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineStat
         InvalidDescError: as :class:`~gpuia.gpu.PipelineState` refuses a field (never for a
             case :func:`~gpuia.harness.case.load_case` made).
     """
-    return PipelineState(case.layout, case.shader, case.entry_point, case.strip_cut_value,
+    # PipelineState takes a compiled HLSL shader too (its field holds the WGSL it draws with)
+    return PipelineState(case.layout, case.shader,  # type: ignore[arg-type]
+                         case.entry_point, case.strip_cut_value,
                          case.so_desc if stream_output else None)
 
 
@@ -214,14 +218,16 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
 def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
     n = len(ref)
     words = record_words(cap.element_count)
-    recs = cap.words.reshape(-1, words) if cap.words.size >= words else np.zeros((0, words), np.uint32)
+    recs = (cap.words.reshape(-1, words) if cap.words.size >= words
+            else np.zeros((0, words), np.uint32))
     record_index = np.zeros(n, dtype=np.int64)
     for d, r in enumerate(cap.records):
         sel = np.flatnonzero(ref.draw == d)
         if sel.size == 0:
             continue
         rank = np.searchsorted(r.keys, ref.fetch_index[sel])
-        record_index[sel] = r.capture_base + ref.instance[sel].astype(np.int64) * r.keys.shape[0] + rank
+        record_index[sel] = (r.capture_base
+                             + ref.instance[sel].astype(np.int64) * r.keys.shape[0] + rank)
     if recs.shape[0]:
         got = recs[np.minimum(record_index, recs.shape[0] - 1)]
     else:
@@ -232,7 +238,8 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
     inputs = {}
     for e in case.layout.elements:
         base = CAPTURE_HEADER_WORDS + 4 * e.index
-        inputs[e.key] = ElementData(e.format.shader_type, np.ascontiguousarray(got[:, base:base + 4]))
+        inputs[e.key] = ElementData(e.format.shader_type,
+                                    np.ascontiguousarray(got[:, base:base + 4]))
     ia = IAResult(topology=ref.topology, draw=ref.draw, instance=got[:, 2].copy(),
                   vertex=ref.vertex, vertex_id=got[:, 1].copy(), fetch_index=ref.fetch_index,
                   inputs=inputs, primitives=ref.primitives, adjacency=ref.adjacency,
@@ -248,7 +255,7 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
                      dict(device.info))
 
 
-def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
+def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) -> SOResult:
     """Run a case's draws with its Stream Output on the GPU and read the targets back. Each
     target's BufferFilledSize lives in a GPU counter buffer, as in D3D12 (rules 9.6),
     initialized with the case's ``filled_size``; slots without a target are unbound.
@@ -284,16 +291,17 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None):
     for slot, t in case.so_targets.items():
         initial[slot] = t.filled_size
     counters = device.create_buffer(initial, bind=("stream_output",), label="SO counters")
-    targets = []
-    buffers = {}
+    targets: list[StreamOutputBufferView | None] = []
+    buffers: dict[int, Buffer] = {}
     for slot in range(4):
-        t = case.so_targets.get(slot)
-        if t is None:
+        target = case.so_targets.get(slot)
+        if target is None:
             targets.append(None)
             continue
-        buffers[slot] = device.create_buffer(t.data if t.size else b"\0\0\0\0",
+        buffers[slot] = device.create_buffer(target.data if target.size else b"\0\0\0\0",
                                              bind=("stream_output",), label=f"SO slot {slot}")
-        targets.append(StreamOutputBufferView(buffers[slot], t.size, 0, counters, 4 * slot))
+        targets.append(StreamOutputBufferView(buffers[slot], target.size, 0, counters,
+                                              4 * slot))
     while targets and targets[-1] is None:
         targets.pop()
     ctx.so_set_targets(targets)

@@ -1,10 +1,10 @@
 """Case files for arrays taken from source code (``gpuia layout --check`` / ``--save-case``).
 
-An input layout becomes :func:`gpuia.harness.crosscheck.layout_case` (random bytes, a point list, every
-slot bound with its tightest 4-byte-multiple stride). A Stream Output declaration alone has no
-layout, so :func:`so_case` builds one: an ``R32G32B32A32_FLOAT`` input element per declared
-(name, index) pair, finite values, and the pass-through shader, whose outputs are those elements
-(``SV_VertexID``/``SV_InstanceID`` are system values and come from the draw).
+An input layout becomes :func:`gpuia.harness.crosscheck.layout_case` (random bytes, a point
+list, every slot bound with its tightest 4-byte-multiple stride). A Stream Output declaration
+alone has no layout, so :func:`so_case` builds one: an ``R32G32B32A32_FLOAT`` input element per
+declared (name, index) pair, finite values, and the pass-through shader, whose outputs are those
+elements (``SV_VertexID``/``SV_InstanceID`` are system values and come from the draw).
 """
 
 from __future__ import annotations

@@ -118,9 +118,12 @@ class _Shader:
             self.doc = {"hlsl_file": str(self.path.resolve()), "entry_point": entry or "main",
                         "defines": defs, "matrix_layout": matrix_layout}
             try:
-                self.signature = case_vertex_shader(self.doc, Path.cwd()).signature
+                shader = case_vertex_shader(self.doc, Path.cwd())
             except CaseError as e:
                 raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
+            # an hlsl_file object compiles to a shader, and compile_shader reads its signature
+            assert shader is not None and shader.signature is not None
+            self.signature = shader.signature
             self.language = "HLSL"
         self.entry = entry or ("main" if self.language == "HLSL" else self.signature.entry_point)
 

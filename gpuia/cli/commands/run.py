@@ -22,6 +22,7 @@ from pathlib import Path
 from ...errors import GpuiaError
 from ...harness.case import DEFAULT_MAX_INVOCATIONS
 from ...harness.report.text import invocation_table, layout_table
+from ...reference import IAResult
 from ...util.files import OutputError, make_folder, safe_stem, write_atomic
 from ..common import (
     EXIT_INVALID,
@@ -62,7 +63,8 @@ def add_parser(subparsers):
     r.add_argument("--bits", action="store_true", help="--table shows bit patterns in hex")
     r.add_argument("--compact", action="store_true", help="write JSON on one line")
     r.add_argument("--max-invocations", type=int, default=DEFAULT_MAX_INVOCATIONS, metavar="N",
-                   help=f"refuse cases delivering more vertices (default {DEFAULT_MAX_INVOCATIONS})")
+                   help=f"refuse cases delivering more vertices "
+                        f"(default {DEFAULT_MAX_INVOCATIONS})")
     progress_option(r)
     return r
 
@@ -104,12 +106,13 @@ def run(args) -> int:
             device = get_device(args.adapter, args.gpu_backend)
         res, doc = run_case(case, args.backend, path=args.path, device=device,
                             max_invocations=args.max_invocations, capture_route=args.capture)
-        ia = res.ia if args.backend == "gpu" else res
+        # the cpu backend's result is the IAResult itself; the gpu backend's holds one
+        ia, plans = (res, []) if isinstance(res, IAResult) else (res.ia, res.plans)
         if args.explain:
             if args.backend != "gpu":
                 bar.write(f"{case.name}: cpu backend: the numpy reference (no GPU path)",
                           file=sys.stderr)
-            for d, plan in enumerate(res.plans if args.backend == "gpu" else []):
+            for d, plan in enumerate(plans):
                 bar.write(f"{case.name}: draw {d}: {plan.explain()}", file=sys.stderr)
         if to_stdout:
             json.dump(doc, sys.stdout, indent=None if args.compact else 1)
