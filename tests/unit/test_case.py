@@ -793,10 +793,11 @@ class TestResultJson:
                    for v in back["invocations"][0]["inputs"]["BLENDINDICES1"]["value"])
         assert all(type(v) is float for v in back["invocations"][1]["inputs"]["POSITION0"]["value"])
 
-    def test_from_a_real_run(self):
+    @staticmethod
+    def _real_case():
         # POSITION: R32G32B32A32_FLOAT holding nan, inf, -inf, 2.5; TEXCOORD: R16G16_SINT
         # holding -1, 300 (default fill 0, 1); COLOR: R8G8B8A8_UINT holding 1 2 3 255.
-        case = load_case(minimal(
+        return load_case(minimal(
             name="real",
             input_layout=[
                 {"SemanticName": "POSITION", "Format": "R32G32B32A32_FLOAT"},
@@ -808,11 +809,14 @@ class TestResultJson:
                  "data": {"hex": "0000c07f 0000807f 000080ff 00002040  ffff 2c01"}},
                 {"slot": 1, "stride": 4, "data": {"dtype": "uint8", "values": [1, 2, 3, 255]}},
             ]))
-        _, doc = run_case(case)
-        assert set(doc) == {"gpuia_result", "case", "backend", "path", "adapter", "invocations",
-                            "statistics"}
-        assert (doc["gpuia_result"], doc["case"], doc["backend"], doc["path"], doc["adapter"]) == \
-            (1, "real", "cpu", "reference", None)
+
+    def test_from_a_real_run(self):
+        _, doc = run_case(self._real_case())
+        assert set(doc) == {"gpuia_result", "case", "backend", "path", "adapter",
+                            "adapter_info", "invocations", "statistics"}
+        # docs/case-format.md, "Result": the CPU backend has no adapter, and so no driver facts
+        assert (doc["gpuia_result"], doc["case"], doc["backend"], doc["path"], doc["adapter"],
+                doc["adapter_info"]) == (1, "real", "cpu", "reference", None, None)
         assert doc["statistics"] == {"IAVertices": 1, "IAPrimitives": 1}
         (inv,) = doc["invocations"]
         assert set(inv) == {"draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID", "inputs"}
@@ -826,3 +830,20 @@ class TestResultJson:
         col = inv["inputs"]["COLOR0"]
         assert col == {"type": "uint", "bits": [1, 2, 3, 255], "value": [1, 2, 3, 255]}
         json.dumps(doc, allow_nan=False)
+
+    def test_adapter_and_adapter_info_from_the_device_info(self):
+        # A Device.info as adapter_driver_info makes it on lavapipe. docs/case-format.md,
+        # "Result": adapter holds its name, backend, type and summary; adapter_info the
+        # driver facts, nothing else of the info (an extra key stays out of both).
+        info = {"name": "llvmpipe (LLVM 15.0.6, 256 bits)", "backend": "Vulkan", "type": "CPU",
+                "summary": "llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via Vulkan",
+                "driver": "Mesa 22.3.6 (LLVM 15.0.6)", "vendor": "", "vendor_id": 0x10005,
+                "device_id": 0, "wgpu_native": "29.0.1.1", "limits": {"max_vertex_buffers": 8}}
+        doc = result_json("my case", _FakeIA(), backend="gpu", path="native", adapter=info)
+        assert doc["adapter"] == {"name": "llvmpipe (LLVM 15.0.6, 256 bits)",
+                                  "backend": "Vulkan", "type": "CPU",
+                                  "summary": "llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via Vulkan"}
+        assert doc["adapter_info"] == {"driver": "Mesa 22.3.6 (LLVM 15.0.6)", "vendor": "",
+                                       "vendor_id": 0x10005, "device_id": 0,
+                                       "wgpu_native": "29.0.1.1"}
+        assert (doc["backend"], doc["path"]) == ("gpu", "native")
