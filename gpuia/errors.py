@@ -14,6 +14,8 @@ class GpuiaError(Exception):
     GpuiaErrors, except where a docstring names a plain ``ValueError``, ``TypeError`` or
     ``KeyError`` (an enumeration's ``of()``, the numpy helpers, lookups by key)."""
 
+    case_name: str | None = None  # the case's name, on errors load_case raises
+
 
 class InvalidDescError(GpuiaError, ValueError):
     """A descriptor, binding or draw that D3D12 would reject (E_INVALIDARG), or an argument

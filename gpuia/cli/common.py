@@ -136,9 +136,9 @@ def each_case(paths, action, progress=None, on_error=None) -> int:
             label = case.name
             status = max(status, action(path, case) or EXIT_OK)
         except (GpuiaError, MemoryError) as exc:
-            error_line(getattr(exc, "case_name", label), exc)
+            error_line(getattr(exc, "case_name", None) or label, exc)
             if on_error is not None:
-                on_error(getattr(exc, "case_name", label), " ".join(str(exc).split()))
+                on_error(getattr(exc, "case_name", None) or label, " ".join(str(exc).split()))
             status = EXIT_INVALID
         if progress is not None:
             progress.update(1, label)

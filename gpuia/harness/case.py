@@ -420,12 +420,11 @@ def _load_doc(doc, name: str | None, stem: str | None, base: Path) -> Case:
     try:
         return _parse(doc, case_name, base)
     except (CaseError, InvalidDescError) as e:
-        # case_name is an attribute both classes document (gpuia.errors) without declaring it
-        e.case_name = case_name  # type: ignore[union-attr]
+        e.case_name = case_name
         raise
     except RecursionError:  # a dict nested thousands of levels deep where a value is expected
         err = CaseError("case", "nested too deeply to be a case")
-        err.case_name = case_name  # type: ignore[attr-defined]  # as above
+        err.case_name = case_name
         raise err from None
 
 
