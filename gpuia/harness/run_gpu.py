@@ -221,20 +221,30 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
     recs = (cap.words.reshape(-1, words) if cap.words.size >= words
             else np.zeros((0, words), np.uint32))
     record_index = np.zeros(n, dtype=np.int64)
+    one_draw = len(cap.records) == 1
     for d, r in enumerate(cap.records):
-        sel = np.flatnonzero(ref.draw == d)
-        if sel.size == 0:
+        sel = slice(None) if one_draw else np.flatnonzero(ref.draw == d)
+        keys = r.keys
+        fetched = ref.fetch_index[sel]
+        if fetched.size == 0:
             continue
-        rank = np.searchsorted(r.keys, ref.fetch_index[sel])
+        if keys.size and int(keys[-1]) - int(keys[0]) == keys.size - 1:
+            # Distinct sorted keys without a gap (every draw without indices, and index
+            # buffers that use every vertex of a range): a key's rank is its distance from
+            # the first, no search needed (clipped as searchsorted places one outside them).
+            rank = np.clip(fetched.astype(np.int64) - int(keys[0]), 0, keys.size)
+        else:
+            rank = np.searchsorted(keys, fetched)
         record_index[sel] = (r.capture_base
-                             + ref.instance[sel].astype(np.int64) * r.keys.shape[0] + rank)
+                             + ref.instance[sel].astype(np.int64) * keys.shape[0] + rank)
     if recs.shape[0]:
+        # Fancy indexing makes a new array: the records stay as read back.
         got = recs[np.minimum(record_index, recs.shape[0] - 1)]
     else:
         got = np.zeros((n, words), np.uint32)
     missing = got[:, 0] != 1 if n else np.zeros(0, bool)
-    got = got.copy()
-    got[missing] = 0
+    if missing.any():
+        got[missing] = 0
     inputs = {}
     for e in case.layout.elements:
         base = CAPTURE_HEADER_WORDS + 4 * e.index
