@@ -237,13 +237,20 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
             rank = np.searchsorted(keys, fetched)
         record_index[sel] = (r.capture_base
                              + ref.instance[sel].astype(np.int64) * keys.shape[0] + rank)
-    if recs.shape[0]:
+    if n and recs.shape[0] >= n and record_index[0] == 0 and record_index[-1] == n - 1 \
+            and (np.diff(record_index) == 1).all():
+        # The records already lie in IA order (one draw without indices, the common capture):
+        # read them in place, copied only where a missing one must be zeroed.
+        got, in_place = recs[:n], True
+    elif recs.shape[0]:
         # Fancy indexing makes a new array: the records stay as read back.
-        got = recs[np.minimum(record_index, recs.shape[0] - 1)]
+        got, in_place = recs[np.minimum(record_index, recs.shape[0] - 1)], False
     else:
-        got = np.zeros((n, words), np.uint32)
+        got, in_place = np.zeros((n, words), np.uint32), False
     missing = got[:, 0] != 1 if n else np.zeros(0, bool)
     if missing.any():
+        if in_place:  # the capture's own words stay as read back
+            got = got.copy()
         got[missing] = 0
     inputs = {}
     for e in case.layout.elements:
