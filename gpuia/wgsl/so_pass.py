@@ -220,8 +220,11 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
         # paid once for several vertices. All their inputs are fetched before any output is
         # stored, so the loads are in flight together: a store to a storage buffer may alias a
         # later load, which would otherwise keep the compiler from issuing loads early.
+        # ``live``: the vertex is one this draw writes (false, as a zeroed struct, otherwise),
+        # decided once in the fetch and reused by the emit.
         "struct GpuiaSOFetched {",
         *[f"  {x}: {'vec4<u32>' if x.startswith('e') else 'u32'}," for x in fetched],
+        "  live: bool,",
         "}",
         f"@compute @workgroup_size({WORKGROUP})",
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
@@ -282,16 +285,22 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
     lines += [f"  let e{e.index} = {fetch_call(e)};" for e in spec.layout.elements]
     lines += [f"  f.{x} = {x};" for x in fetched]
     lines += [
+        "  f.live = true;",
         "  return f;",
         "}",
         "fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {",
-        "  if (!gpuia_so_live(t)) { return; }",
+        "  if (!f.live) { return; }",
         *[f"  let {x} = f.{x};" for x in fetched],
     ]
     lines += shader_call_lines(spec.layout, spec.signature)
     for j, slot, data, _ in _bound_slots(spec):
-        lines.append(f"  let r{j} = (gpuia_so.slots[{slot.slot}].location + "
-                     f"{_filled_before(slot.slot)} + t * {slot.stride}u) / 4u;")
+        first = f"gpuia_so.slots[{slot.slot}].location + {_filled_before(slot.slot)}"
+        lines.append(f"  let r{j} = ({first} + t * {slot.stride}u) / 4u;")
+        # With a stride of whole 16-byte units every record of the draw has the first one's
+        # alignment (the byte sum wraps mod 2^32, which keeps its low 4 bits), so the vec4 test
+        # reads only uniforms: one branch for the whole dispatch instead of one per vertex.
+        aligned = (f"((({first}) / 4u) & 3u) == 0u" if slot.stride % 16 == 0
+                   else f"(r{j} & 3u) == 0u")
         for e in slot.entries:
             if e.is_gap:
                 continue  # gaps leave their bytes untouched (rules 8.4)
@@ -301,7 +310,7 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
                       f"gpuia_so_buf_{data}[w >> 2u][w & 3u] = {v};" for c, v in enumerate(words)]
             if e.component_count == 4 and e.byte_offset % 16 == 0:
                 lines += [
-                    f"  if ((r{j} & 3u) == 0u) {{",
+                    f"  if ({aligned}) {{",
                     f"    gpuia_so_buf_{data}[(r{j} >> 2u) + {e.byte_offset // 16}u] = "
                     f"vec4<u32>({', '.join(words)});",
                     "  } else {",

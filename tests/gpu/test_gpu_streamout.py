@@ -818,3 +818,26 @@ def test_targets_larger_than_a_storage_binding_are_written_in_chunks(gpu_device)
     got = run_case_so_gpu(case, small)
     assert compare_so(ref, got) == []
     assert got.statistics == {"NumPrimitivesWritten": 1007, "PrimitivesStorageNeeded": 1007}
+
+
+def test_whole_vec4_records_at_aligned_and_unaligned_starts(gpu_device):
+    """Stride 16, one 4-component entry: a record starting on a 16-byte boundary is written
+    whole, one starting 4 or 8 bytes past one word by word, to the same bytes (rules 9.6: the
+    record goes at BufferLocation + BufferFilledSize), the bytes around it untouched."""
+    layout = InputLayout([{"SemanticName": "POSITION", "Format": "R32G32B32A32_FLOAT"}])
+    desc = StreamOutputDesc((SODeclarationEntry(semantic_name="POSITION", component_count=4),),
+                            (16,))
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=desc))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    vertices = [f32(k, k + 0.5, -k, 7) for k in range(4)]
+    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(b"".join(vertices))], [16], [0])
+    buf = gpu_device.create_buffer(bytes([GUARD]) * 128, bind=("stream_output",))
+    for location, filled in ((0, 4), (0, 16), (8, 0), (16, 32)):
+        ctx.so_set_targets([StreamOutputBufferView(buf, 128 - location, offset=location)],
+                           [filled])
+        buf.write(bytes([GUARD]) * 128)
+        ctx.draw_instanced(3, 1, 1)
+        at = location + filled
+        assert read(ctx, buf) == guarded(128, {at: b"".join(vertices[1:4])}), (location, filled)
+        assert ctx.so_filled_size(0) == filled + 48

@@ -197,6 +197,7 @@ struct GpuiaSOFetched {
   e1: vec4<u32>,
   sv_vertex_id: u32,
   sv_instance_id: u32,
+  live: bool,
 }
 @compute @workgroup_size(256)
 fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,
@@ -244,10 +245,11 @@ fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {
   f.e1 = e1;
   f.sv_vertex_id = sv_vertex_id;
   f.sv_instance_id = sv_instance_id;
+  f.live = true;
   return f;
 }
 fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {
-  if (!gpuia_so_live(t)) { return; }
+  if (!f.live) { return; }
   let e0 = f.e0;
   let e1 = f.e1;
   let sv_vertex_id = f.sv_vertex_id;
