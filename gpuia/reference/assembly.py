@@ -26,20 +26,31 @@ from ..d3d.topology import TopologyInfo
 __all__ = ["assemble"]
 
 
-def _ramp(counts: np.ndarray):
-    """For per-segment primitive counts, return (segment of each primitive, local index t)."""
-    counts = counts.astype(np.int64)
+def _ramp(starts: np.ndarray, counts: np.ndarray, per: int, local: bool = False):
+    """For segment starts and per-segment primitive counts, return ``(base, t)``: per primitive
+    ``base = start of its segment + per * t``, where ``t`` is its local index within its
+    segment, both int64 and in order (``t`` only when ``local``, else None). Built without a
+    per-primitive segment lookup: ``base = per * k + (start - per * first)``, where ``k``
+    counts all primitives and ``first`` is the segment's first ``k``."""
+    counts = counts.astype(np.int64, copy=False)
     total = int(counts.sum())
-    seg = np.repeat(np.arange(counts.shape[0]), counts)
+    if counts.shape[0] == 1:  # one segment: an arithmetic sequence
+        s0 = int(starts[0])
+        base = np.arange(s0, s0 + per * total, per, dtype=np.int64)
+        return base, (np.arange(total, dtype=np.int64) if local else None)
+    k = np.arange(total, dtype=np.int64)
     first = np.cumsum(counts) - counts
-    t = np.arange(total, dtype=np.int64) - first[seg]
-    return seg, t
+    base = k * per
+    base += np.repeat(starts - per * first, counts)
+    if not local:
+        return base, None
+    k -= np.repeat(first, counts)
+    return base, k
 
 
 def _list(starts, lengths, per, picks, adj_picks=None):
-    seg, t = _ramp(lengths // per)
-    base = starts[seg] + per * t
-    prims = base[:, None] + np.asarray(picks)
+    base, _ = _ramp(starts, lengths // per, per)
+    prims = base[:, None] if picks == [0] else base[:, None] + np.asarray(picks)
     adj = None if adj_picks is None else base[:, None] + np.asarray(adj_picks)
     return prims, adj
 
@@ -67,34 +78,33 @@ def _triangle_list_adj(starts, lengths):
 
 
 def _line_strip(starts, lengths):
-    seg, t = _ramp(np.maximum(lengths - 1, 0))
-    base = starts[seg] + t
+    base, _ = _ramp(starts, np.maximum(lengths - 1, 0), 1)
     return base[:, None] + np.array([0, 1]), None
 
 
 def _line_strip_adj(starts, lengths):
-    seg, t = _ramp(np.maximum(lengths - 3, 0))
-    base = starts[seg] + t
+    base, _ = _ramp(starts, np.maximum(lengths - 3, 0), 1)
     return base[:, None] + np.array([1, 2]), base[:, None] + np.array([0, 3])
 
 
 def _triangle_strip(starts, lengths):
-    seg, t = _ramp(np.maximum(lengths - 2, 0))
-    base = starts[seg] + t
-    odd = (t & 1).astype(bool)
+    base, t = _ramp(starts, np.maximum(lengths - 2, 0), 1, local=True)
+    odd = t & 1
     prims = np.empty((t.shape[0], 3), dtype=np.int64)
     prims[:, 0] = base
-    prims[:, 1] = base + np.where(odd, 2, 1)
-    prims[:, 2] = base + np.where(odd, 1, 2)
+    # (t, t+1, t+2) for even t, (t, t+2, t+1) for odd t: t+1+odd and t+2-odd.
+    np.add(base, 1, out=prims[:, 1])
+    prims[:, 1] += odd
+    np.add(base, 2, out=prims[:, 2])
+    prims[:, 2] -= odd
     return prims, None
 
 
 def _triangle_strip_adj(starts, lengths):
     # n triangles need 2n + 4 vertices; even positions are the strip, odd ones adjacency.
     counts = np.maximum((lengths - 4) // 2, 0)
-    seg, t = _ramp(counts)
-    n = counts[seg]
-    b = starts[seg] + 2 * t
+    b, t = _ramp(starts, counts, 2, local=True)
+    n = np.repeat(counts, counts)
     odd = (t & 1).astype(bool)
     first = t == 0
     last = t == n - 1

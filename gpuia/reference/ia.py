@@ -25,7 +25,10 @@ instance, then broadcast), never to the size of the bound buffers, which are onl
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -44,7 +47,7 @@ from ..d3d.layout import InputLayout, ResolvedElement
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import InvalidDescError
 from .assembly import assemble
-from .decode import bits_to_values, decode_words, gather_words
+from .decode import bits_to_values, decode_elements, decode_words, gather_words
 
 __all__ = ["IAResult", "ElementData", "run_ia", "as_bytes"]
 
@@ -149,76 +152,203 @@ class IAResult:
         return int(self.draw.shape[0])
 
 
+_CHUNK_ROWS = 1 << 20
+"""Rows one decode task covers. A draw with more delivered vertices than this is decoded in
+chunks of this many rows on a thread pool of ``os.cpu_count()`` threads (numpy releases the
+GIL in the copies, gathers and conversions); a smaller one is decoded on the calling thread."""
+
+_pool_lock = threading.Lock()
+_pool_state: dict[str, object] = {}
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The decode thread pool, made on first use and again in a forked child (whose copy of
+    the parent's pool has no threads)."""
+    with _pool_lock:
+        if _pool_state.get("pid") != os.getpid():
+            _pool_state["pid"] = os.getpid()
+            _pool_state["pool"] = ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
+                                                     thread_name_prefix="gpuia-reference")
+        pool = _pool_state["pool"]
+        assert isinstance(pool, ThreadPoolExecutor)
+        return pool
+
+
+def _run_tasks(tasks: list, rows: int) -> None:
+    """Run the decode tasks: on the pool when there are several and the draws deliver more than
+    one chunk of rows, else in order on this thread. Every task writes rows no other one does."""
+    if len(tasks) > 1 and rows > _CHUNK_ROWS:
+        for future in [_pool().submit(task) for task in tasks]:
+            future.result()
+    else:
+        for task in tasks:
+            task()
+
+
+def _chunks(n: int):
+    return [(a, min(n, a + _CHUNK_ROWS)) for a in range(0, n, _CHUNK_ROWS)]
+
+
 @dataclass
 class _Sequence:
     """One draw's delivered vertices within a single instance (identical for every instance)."""
 
-    positions: np.ndarray  # i or j per delivered vertex
-    vertex_id: np.ndarray  # SV_VertexID
-    fetch_index: np.ndarray  # per-vertex fetch index (uint32 semantics, stored as int64)
-    segment_starts: np.ndarray  # starts of cut-free runs within the instance's sequence
-    segment_lengths: np.ndarray
+    positions: np.ndarray  # uint32: i or j per delivered vertex
+    vertex_id: np.ndarray  # uint32: SV_VertexID
+    fetch_index: np.ndarray  # uint32: the per-vertex fetch index, wrapped (4.8)
+    segment_starts: np.ndarray  # int64: starts of cut-free runs within the instance's sequence
+    segment_lengths: np.ndarray  # int64
+    first_fetch: int | None  # fetch_index[k] == first_fetch + k for every k (no wrap), or None
 
 
 def _index_values(draw: DrawIndexedInstanced, ib: IndexBufferView | None) -> np.ndarray:
-    """The index values of one instance (int64), 0 for reads outside the view (5.5, 5.6)."""
+    """The index values of one instance (uint32), 0 for reads outside the view (5.5, 5.6)."""
     count = draw.index_count_per_instance
     if ib is None or ib.buffer is None:
-        return np.zeros(count, dtype=np.int64)
+        return np.zeros(count, dtype=U32)
     size = ib.index_size
     assert ib.size_in_bytes is not None  # resolved: the view has a buffer
-    pos = draw.start_index_location + np.arange(count, dtype=np.int64)
-    rel = pos * size
-    inside = rel + size <= ib.size_in_bytes
+    # Index position p is read whole inside the view exactly when p < SizeInBytes // size, so
+    # the positions read are a prefix of the draw's; alignment of the view is not required.
+    inside = max(0, min(count, ib.size_in_bytes // size - draw.start_index_location))
     data = as_bytes(ib.buffer)[ib.offset : ib.offset + ib.size_in_bytes]
-    # Alignment of the view is not required here: gather by bytes when needed.
-    words = gather_words(data, np.where(inside, rel, 0), 1)[:, 0]
-    values = words & U32(0xFFFF) if size == 2 else words
-    return np.where(inside, values.astype(np.int64), 0)
+    read = np.ndarray((inside,), dtype=f"<u{size}", buffer=data,
+                      offset=draw.start_index_location * size if inside else 0)
+    if inside == count:
+        return read.astype(U32)
+    values = np.zeros(count, dtype=U32)
+    values[:inside] = read
+    return values
 
 
 def _sequence(draw, topo: TopologyInfo, ib: IndexBufferView | None,
               cut: StripCutValue) -> _Sequence:
     if not draw.indexed:
         n = draw.vertex_count_per_instance
-        positions = np.arange(n, dtype=np.int64)
-        fetch = (draw.start_vertex_location + positions) & _WRAP
-        return _Sequence(positions, positions, fetch, np.array([0]), np.array([n]))
+        positions = np.arange(n, dtype=U32)
+        start = draw.start_vertex_location
+        fetch = positions + U32(start)  # uint32 arithmetic wraps (4.8)
+        regular = start if start + n - 1 <= 0xFFFFFFFF else None
+        return _Sequence(positions, positions, fetch, np.array([0], dtype=np.int64),
+                         np.array([n], dtype=np.int64), regular)
     values = _index_values(draw, ib)
+    count = values.shape[0]
     cut_index = cut.index if topo.strip else None
-    if cut_index is None:
-        is_cut = np.zeros(values.shape, dtype=bool)
+    cuts = (np.flatnonzero(values == U32(cut_index)) if cut_index is not None
+            else np.zeros(0, dtype=np.int64))
+    if cuts.size:
+        keep = np.ones(count, dtype=bool)
+        keep[cuts] = False
+        positions = np.flatnonzero(keep).astype(U32)
+        vid = values[keep]
+        # The k-th cut ends a segment after cuts[k] - k delivered vertices; empty segments
+        # (consecutive cuts, a cut first or last) are dropped.
+        bounds = cuts - np.arange(cuts.shape[0])
+        starts = np.concatenate(([0], bounds)).astype(np.int64)
+        lengths = np.concatenate((bounds, [count - cuts.shape[0]])) - starts
+        starts, lengths = starts[lengths > 0], lengths[lengths > 0]
     else:
-        is_cut = values == cut_index
-    positions = np.flatnonzero(~is_cut).astype(np.int64)
-    vid = values[positions]
-    fetch = (np.int64(draw.base_vertex_location) + vid) & _WRAP
-    # Segments between cuts, in the numbering of delivered vertices.
-    cuts_before = np.cumsum(is_cut)[positions] if positions.size else positions
-    if positions.size:
-        new = np.ones(positions.shape[0], dtype=bool)
-        new[1:] = cuts_before[1:] != cuts_before[:-1]
-        starts = np.flatnonzero(new)
-        lengths = np.diff(np.append(starts, positions.shape[0]))
-    else:
-        starts = lengths = np.zeros(0, dtype=np.int64)
-    return _Sequence(positions, vid, fetch, starts, lengths)
+        positions = np.arange(count, dtype=U32)
+        vid = values
+        starts = np.array([0] if count else [], dtype=np.int64)
+        lengths = np.array([count] if count else [], dtype=np.int64)
+    fetch = vid + U32(draw.base_vertex_location & 0xFFFFFFFF)  # wraps (4.2, 4.8)
+    return _Sequence(positions, vid, fetch, starts, lengths, None)
 
 
 def _fetch(e: ResolvedElement, view: VertexBufferView | None, indices: np.ndarray) -> np.ndarray:
-    """Decode element ``e`` at the given fetch indices (int64 holding uint32 values)."""
+    """Decode element ``e`` at the given fetch indices (any integers holding uint32 values),
+    address by address: every bounds rule applies to every row (4.2, 6.1-6.3)."""
     n = indices.shape[0]
     if view is None or view.buffer is None:
         return np.zeros((n, 4), dtype=U32)  # unbound slot: all zeros, no default fill (6.2)
     fmt = e.format
     assert view.size_in_bytes is not None  # resolved: the view has a buffer
-    rel = (np.int64(view.stride_in_bytes) * indices + e.offset) & _WRAP
+    rel = (np.int64(view.stride_in_bytes) * indices.astype(np.int64) + e.offset) & _WRAP
     inside = rel + fmt.size <= view.size_in_bytes
     data = as_bytes(view.buffer)[view.offset : view.offset + view.size_in_bytes]
     words = gather_words(data, np.where(inside, rel, 0), fmt.words)
     if not inside.all():
         words[~inside] = 0  # out of bounds: the format's components read 0, then default fill
     return decode_words(fmt, words)
+
+
+def _out_of_bounds_row(e: ResolvedElement) -> np.ndarray:
+    """What an out-of-bounds fetch of ``e`` delivers: its components decoded from zero bytes,
+    which read 0, and the default fill (6.1)."""
+    return decode_elements(e.format, np.zeros((1, e.format.size), dtype=np.uint8),
+                           np.empty((1, 4), dtype=U32))[0]
+
+
+def _regular_tasks(e: ResolvedElement, view: VertexBufferView, first: int, n: int,
+                   out: np.ndarray) -> list | None:
+    """Tasks decoding ``e`` for fetch indices ``first .. first + n - 1`` into ``out`` straight
+    from a strided view of the buffer, or None when an address wraps (then the rows take the
+    address-by-address path). Addresses grow with the index, so the rows in bounds are a
+    prefix; the rows after it get the out-of-bounds value (6.1, 6.3)."""
+    stride, size = view.stride_in_bytes, e.format.size
+    assert view.size_in_bytes is not None  # resolved: the view has a buffer
+    first_address = stride * first + e.offset
+    if stride * (first + n - 1) + e.offset > 0xFFFFFFFF:
+        return None  # 32-bit wrapping (4.2): an address may come back into the view
+    room = view.size_in_bytes - size - first_address  # how far the last row may start
+    if room < 0:
+        inside = 0
+    else:
+        inside = n if stride == 0 else min(n, room // stride + 1)
+    if inside < n:
+        out[inside:] = _out_of_bounds_row(e)
+    if not inside:
+        return []
+    data = as_bytes(view.buffer)[view.offset : view.offset + view.size_in_bytes]
+    rows = np.ndarray((inside, size), dtype=np.uint8, buffer=data, offset=first_address,
+                      strides=(stride, 1))
+    return [lambda a=a, b=b: decode_elements(e.format, rows[a:b], out[a:b])
+            for a, b in _chunks(inside)]
+
+
+def _gather_tasks(elements: list[ResolvedElement], view: VertexBufferView, fetch: np.ndarray,
+                  outs: list[np.ndarray]) -> list | None:
+    """Tasks decoding the per-vertex elements of one slot at arbitrary fetch indices: each
+    chunk gathers whole ``stride``-byte vertex rows with one ``np.take`` and decodes every
+    element from the gathered rows. None unless every fetch of every element lies inside the
+    view without wrapping, and the elements fit in one stride (then each element takes the
+    address-by-address path)."""
+    stride = view.stride_in_bytes
+    assert view.size_in_bytes is not None  # resolved: the view has a buffer
+    lo = min(e.offset for e in elements)
+    hi = max(e.offset + e.format.size for e in elements)
+    if stride == 0 or hi - lo > stride or not fetch.shape[0]:
+        return None
+    last = int(fetch.max())
+    if stride * last + hi > view.size_in_bytes:
+        return None  # some fetch is out of bounds (6.3) or wraps (4.2)
+    data = as_bytes(view.buffer)[view.offset : view.offset + view.size_in_bytes]
+    # The row of fetch index f is the ``stride`` bytes from stride * f + origin: it holds every
+    # element's bytes. Rows past ``whole`` would run past the view's end, where the elements
+    # still lie inside: those few indices are copied byte by byte into zero-padded rows.
+    origin = max(0, hi - stride)
+    whole = min(last + 1, (view.size_in_bytes - origin) // stride)
+    if not whole:
+        return None  # a view shorter than one stride: nothing to gather whole rows from
+    table = np.ndarray((whole, stride), dtype=np.uint8, buffer=data, offset=origin)
+    tail = {}
+    for f in range(whole, last + 1):
+        row = np.zeros(stride, dtype=np.uint8)
+        part = data[stride * f + origin : stride * f + origin + stride]
+        row[: part.shape[0]] = part
+        tail[f] = row
+
+    def task(a: int, b: int) -> None:
+        idx = fetch[a:b].astype(np.intp)
+        rows = np.take(table, np.minimum(idx, whole - 1) if tail else idx, axis=0)
+        for f, row in tail.items():
+            rows[idx == f] = row
+        for e, out in zip(elements, outs, strict=True):
+            k = e.offset - origin
+            decode_elements(e.format, rows[:, k : k + e.format.size], out[a:b])
+
+    return [lambda a=a, b=b: task(a, b) for a, b in _chunks(fetch.shape[0])]
 
 
 def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
@@ -281,58 +411,102 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
         draws = [draws]
     draw_list = [draw_of(d) for d in draws]
 
-    parts: dict[str, list[np.ndarray]] = {
-        name: [] for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
-    element_parts: dict[str, list[np.ndarray]] = {el.key: [] for el in layout.elements}
-    seg_starts, seg_lengths, seg_draw = [], [], []
-    base = 0
+    plan = []  # (draw position, draw, sequence, first row) of the draws that deliver
+    total = 0
     for d_index, draw in enumerate(draw_list):
         if delivers_nothing(draw):
             continue  # the other count may be 2^32 - 1: not materialized
         seq = _sequence(draw, topo, index_buffer, cut)
+        plan.append((d_index, draw, seq, total))
+        total += draw.instance_count * seq.positions.shape[0]
+
+    # One draw of one instance (the common case) hands its sequence's arrays over as they are;
+    # otherwise each draw's rows are written into arrays of all rows.
+    single = len(plan) == 1 and plan[0][1].instance_count == 1
+    ids = {name: np.empty(total if not single else 0, dtype=U32)
+           for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
+    if single:
+        d_index, _, seq, _ = plan[0]
+        ids["draw"] = np.full(total, d_index, dtype=U32) if d_index else np.zeros(total, U32)
+        ids["instance"] = np.zeros(total, dtype=U32)
+        ids["vertex"] = seq.positions
+        ids["vertex_id"] = (seq.vertex_id.copy() if seq.vertex_id is seq.positions
+                            else seq.vertex_id)
+        ids["fetch"] = seq.fetch_index
+    bits = {el.key: np.empty((total, 4), dtype=U32) for el in layout.elements}
+    tasks: list = []
+    after: list = []  # run once the tasks are done: copies of instance 0 to the others
+    seg_starts, seg_lengths = [], []
+    for d_index, draw, seq, base in plan:
         n_inst = draw.instance_count
         n_pos = seq.positions.shape[0]
-        instances = np.arange(n_inst, dtype=np.int64)
-        parts["draw"].append(np.full(n_inst * n_pos, d_index, dtype=U32))
-        parts["instance"].append(np.repeat(instances, n_pos).astype(U32))
-        parts["vertex"].append(np.tile(seq.positions, n_inst).astype(U32))
-        parts["vertex_id"].append(np.tile(seq.vertex_id, n_inst).astype(U32))
-        parts["fetch"].append(np.tile(seq.fetch_index, n_inst).astype(U32))
+        block = slice(base, base + n_inst * n_pos)
+        if not single:
+            ids["draw"][block] = d_index
+            ids["instance"][block].reshape(n_inst, n_pos)[:] = np.arange(n_inst, dtype=U32)[:, None]
+            for name, per_vertex in (("vertex", seq.positions), ("vertex_id", seq.vertex_id),
+                                     ("fetch", seq.fetch_index)):
+                ids[name][block].reshape(n_inst, n_pos)[:] = per_vertex
+        per_slot: dict[int, list[ResolvedElement]] = {}
         for el in layout.elements:
             view = views.get(el.slot)
+            out = bits[el.key][block].reshape(n_inst, n_pos, 4)
             if el.per_instance:
+                instances = np.arange(n_inst, dtype=np.int64)
                 rate = el.step_rate
                 step = instances // rate if rate else np.zeros_like(instances)
                 idx = (draw.start_instance_location + step) & _WRAP
-                bits = np.repeat(_fetch(el, view, idx), n_pos, axis=0)
+                out[:] = _fetch(el, view, idx)[:, None, :]
+                continue
+            if n_inst > 1:
+                after.append(lambda out=out: out.__setitem__(slice(1, None), out[0]))
+            if view is None or view.buffer is None:
+                out[0] = 0  # unbound slot: all zeros, no default fill (6.2)
+            elif seq.first_fetch is not None and (
+                    regular := _regular_tasks(el, view, seq.first_fetch, n_pos, out[0]))\
+                    is not None:
+                tasks += regular
             else:
-                bits = np.tile(_fetch(el, view, seq.fetch_index), (n_inst, 1))
-            element_parts[el.key].append(bits)
+                per_slot.setdefault(el.slot, []).append(el)
+        for slot, elements in per_slot.items():
+            view = views[slot]
+            assert view is not None
+            outs = [bits[el.key][block][:n_pos] for el in elements]
+            gathered = _gather_tasks(elements, view, seq.fetch_index, outs)
+            if gathered is not None:
+                tasks += gathered
+                continue
+            for el, out in zip(elements, outs, strict=True):
+                tasks.append(lambda el=el, view=view, out=out, fetch=seq.fetch_index:
+                             out.__setitem__(slice(None), _fetch(el, view, fetch)))
         # Every instance restarts the topology (4.9): one set of segments per instance.
-        offs = base + instances * n_pos
+        offs = base + np.arange(n_inst, dtype=np.int64) * n_pos
         seg_starts.append((offs[:, None] + seq.segment_starts[None, :]).reshape(-1))
         seg_lengths.append(np.tile(seq.segment_lengths, n_inst))
-        seg_draw.append(np.full(n_inst * seq.segment_starts.shape[0], d_index, dtype=U32))
-        base += n_inst * n_pos
+    _run_tasks(tasks, total)
+    for copy in after:
+        copy()
 
-    def cat(chunks, dtype, shape=(0,)):
-        return np.concatenate(chunks) if chunks else np.zeros(shape, dtype=dtype)
+    def cat(chunks):
+        if len(chunks) == 1:
+            return chunks[0]
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
 
-    starts = cat(seg_starts, np.int64)
-    lengths = cat(seg_lengths, np.int64)
-    prims, adj = assemble(topo, starts, lengths)
+    prims, adj = assemble(topo, cat(seg_starts), cat(seg_lengths))
     # The draw of each primitive: the draw of its first vertex.
-    draw_arr = cat(parts["draw"], U32)
-    prim_draw = draw_arr[prims[:, 0]] if prims.shape[0] else np.zeros(0, dtype=U32)
-    inputs = {e.key: ElementData(e.format.shader_type, cat(element_parts[e.key], U32, (0, 4)))
-              for e in layout.elements}
+    draw_arr = ids["draw"]
+    if len(plan) == 1:
+        prim_draw = np.full(prims.shape[0], plan[0][0], dtype=U32)
+    else:
+        prim_draw = draw_arr[prims[:, 0]] if prims.shape[0] else np.zeros(0, dtype=U32)
+    inputs = {e.key: ElementData(e.format.shader_type, bits[e.key]) for e in layout.elements}
     return IAResult(
         topology=topo,
         draw=draw_arr,
-        instance=cat(parts["instance"], U32),
-        vertex=cat(parts["vertex"], U32),
-        vertex_id=cat(parts["vertex_id"], U32),
-        fetch_index=cat(parts["fetch"], U32),
+        instance=ids["instance"],
+        vertex=ids["vertex"],
+        vertex_id=ids["vertex_id"],
+        fetch_index=ids["fetch"],
         inputs=inputs,
         primitives=prims,
         adjacency=adj,

@@ -29,6 +29,8 @@ from gpuia import (
     VertexBufferView,
     run_ia,
 )
+from gpuia.d3d.formats import VERTEX_FORMATS
+from gpuia.reference.decode import decode_words
 
 U32MAX = 0xFFFFFFFF
 ONE_F = 0x3F800000  # float32 1.0: the default fill "1" of float formats (rules 2.11)
@@ -953,3 +955,113 @@ def test_slots_have_independent_bounds():
                DrawInstanced(3), topology="POINTLIST")
     assert xs(r, "A0") == [0, 1, 2]
     assert rows(r, "B0") == [[0, 0, 0, 1], [1, 0, 0, 1], OOB_U]
+
+
+# -- the decode paths agree with the rules address by address ---------------------------------
+# run_ia reads a per-vertex element straight from a strided view when its addresses are a
+# regular stride, gathers whole vertex rows when every indexed fetch is in bounds, and reads
+# address by address otherwise. Each case below is checked against the rules applied one
+# invocation at a time in Python: address = Stride * fetch index + AlignedByteOffset in 32-bit
+# arithmetic (4.2, 4.8), in bounds only if the whole element is inside SizeInBytes (6.3), else
+# zero bytes (6.1), decoded by decode_words (tested on its own in test_formats.py).
+
+def _expected_bits(fmt, data: bytes, stride: int, offset: int, fetches) -> list[list[int]]:
+    out = []
+    for f in fetches:
+        address = (stride * f + offset) & U32MAX
+        element = (data[address : address + fmt.size] if address + fmt.size <= len(data)
+                   else bytes(fmt.size))
+        words = np.frombuffer(element + bytes(4 * fmt.words - fmt.size), dtype="<u4")
+        out.append(decode_words(fmt, words.reshape(1, fmt.words))[0].tolist())
+    return out
+
+
+def _random_bytes(n: int, seed: int) -> bytes:
+    return np.random.default_rng(seed).integers(0, 256, size=n, dtype=np.uint8).tobytes()
+
+
+@pytest.mark.parametrize("name", sorted(VERTEX_FORMATS))
+@pytest.mark.parametrize("start,count,tail", [(0, 40, 0), (3, 40, 2), (5, 30, 30)])
+def test_regular_stride_decode_matches_the_rules_every_format(name, start, count, tail):
+    # Non-indexed: fetch indices start .. start + count - 1. The stride is odd, so addresses
+    # are unaligned; ``tail`` rows at the end run past SizeInBytes (the last one partly).
+    fmt = VERTEX_FORMATS[name]
+    offset = fmt.alignment
+    stride = offset + fmt.size + 3
+    size = stride * (start + count - tail) + offset + fmt.size // 2 * (tail > 0)
+    data = _random_bytes(size, len(name) + start)
+    r = run_ia(layout(el("A", name, offset=offset)),
+               {0: VertexBufferView(data, stride)}, DrawInstanced(count, 1, start, 0),
+               topology="POINTLIST")
+    assert rows(r, "A0") == _expected_bits(fmt, data, stride, offset,
+                                           range(start, start + count))
+
+
+@pytest.mark.parametrize("name", sorted(VERTEX_FORMATS))
+@pytest.mark.parametrize("oob", [False, True])
+def test_indexed_decode_matches_the_rules_every_format(name, oob):
+    # Two elements of one slot fetched at scattered indices, every index in bounds (the
+    # buffer ends exactly at the last vertex's second element), or one index past the end.
+    fmt = VERTEX_FORMATS[name]
+    second = 4 + 4 * fmt.words
+    stride = second + fmt.size + 1
+    n = 25
+    size = stride * (n - 1) + second + fmt.size
+    data = _random_bytes(size, len(name))
+    indices = [int(v) for v in np.random.default_rng(7).permutation(n)] + [n - 1, 0, n - 1]
+    if oob:
+        indices[5] = n + 3
+    r = run_ia(layout(el("A", name, offset=4), el("B", name, offset=second)),
+               {0: VertexBufferView(data, stride)}, DrawIndexedInstanced(len(indices)),
+               topology="POINTLIST", index_buffer=ib32(indices))
+    assert rows(r, "A0") == _expected_bits(fmt, data, stride, 4, indices)
+    assert rows(r, "B0") == _expected_bits(fmt, data, stride, second, indices)
+
+
+@pytest.mark.parametrize("stride", [0, 20])
+def test_decode_paths_with_instances_and_step_rates(stride):
+    # Per-vertex POSITION plus a per-instance R16G16_UNORM at step rate 2, three instances
+    # (4.3: element StartInstanceLocation + InstanceID // 2); stride 0 reads one vertex for all,
+    # and with stride 20 index 3 (fetch 4, bytes 80..91) is past the 72 bytes: out of bounds.
+    pos = positions(6)
+    inst = _random_bytes(4 * 5, 3)
+    lay = layout(el("POSITION", "R32G32B32_FLOAT"), el("C", "R16G16_UNORM", slot=1, rate=2))
+    views = {0: VertexBufferView(pos, stride), 1: VertexBufferView(inst, 4)}
+    r = run_ia(lay, views, DrawIndexedInstanced(4, 3, 0, 1, 2), topology="POINTLIST",
+               index_buffer=ib16([3, 0, 2, 3]))
+    fmt = VERTEX_FORMATS["R16G16_UNORM"]
+    fetched = [1 + v for v in (3, 0, 2, 3)] * 3
+    expected_pos = _expected_bits(VERTEX_FORMATS["R32G32B32_FLOAT"], pos, stride, 0, fetched)
+    assert rows(r, "POSITION0") == expected_pos
+    per_instance = _expected_bits(fmt, inst, 4, 0, [2 + i // 2 for i in range(3)])
+    assert rows(r, "C0") == [per_instance[i] for i in range(3) for _ in range(4)]
+    assert r.instance.tolist() == [0] * 4 + [1] * 4 + [2] * 4
+
+
+def test_decode_in_chunks_on_threads_matches_the_rules(monkeypatch):
+    # Chunks of 64 rows, so this draw is decoded by several tasks on the thread pool; the
+    # result is the same, row for row.
+    monkeypatch.setattr("gpuia.reference.ia._CHUNK_ROWS", 64)
+    fmt = VERTEX_FORMATS["R8G8B8A8_SNORM"]
+    n = 1000
+    data = _random_bytes(8 * n, 11)
+    indices = [int(v) for v in np.random.default_rng(5).permutation(n)]
+    lay = layout(el("A", "R8G8B8A8_SNORM", offset=4), el("B", "R16G16_SINT"))
+    vb = {0: VertexBufferView(data, 8)}
+    r = run_ia(lay, vb, DrawIndexedInstanced(n, 2), topology="POINTLIST",
+               index_buffer=ib32(indices))
+    assert rows(r, "A0") == _expected_bits(fmt, data, 8, 4, indices) * 2
+    sint = VERTEX_FORMATS["R16G16_SINT"]
+    assert rows(r, "B0") == _expected_bits(sint, data, 8, 0, indices) * 2
+    r = run_ia(lay, vb, DrawInstanced(n - 3, 1, 3, 0), topology="POINTLIST")
+    assert rows(r, "A0") == _expected_bits(fmt, data, 8, 4, range(3, n))
+
+
+def test_two_draws_out_of_bounds_each_read_their_own_indices():
+    # Two indexed draws whose fetches run out of bounds (address by address): each draw's rows
+    # come from its own indices, in draw order.
+    r = run_ia(ID, vb_count(4, base=1000), [DrawIndexedInstanced(2, 1, 0, 0, 0),
+                                           DrawIndexedInstanced(2, 1, 2, 0, 0)],
+               topology="POINTLIST", index_buffer=ib32([9, 1, 2, 8]))
+    assert rows(r) == [OOB_U, [1001, 0, 0, 1], [1002, 0, 0, 1], OOB_U]
+    assert r.draw.tolist() == [0, 0, 1, 1]
