@@ -19,6 +19,9 @@ elements than the adapter's vertex buffers and attributes. Everything else is pu
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import cast
 
@@ -217,8 +220,65 @@ def host_index_values(draw, host, ib: IndexBufferView | None) -> np.ndarray:
     return out
 
 
+# Host index plans of large draws, remembered: planning reads every index (D3D's values, cuts,
+# the fetch range the native bounds rule needs), which a mesh drawn every frame would pay at
+# every draw. A host copy gpuia made is a read-only array replaced on every Buffer.write, so
+# the array itself (weakly held, checked by identity) and the draw's fields determine the plan.
+_PLAN_CACHE_MIN_INDICES = 4096  # below this, planning costs less than remembering
+_PLAN_CACHE_INDICES = 1 << 26  # indices the remembered plans may cover (their arrays' memory)
+_plan_cache: OrderedDict = OrderedDict()
+_plan_cache_lock = threading.Lock()
+
+
 def plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo, cut: StripCutValue,
                  capture: bool, assembly: Assembly = EXACT_ASSEMBLY) -> IndexPlan:
+    """How a draw's indices reach the GPU: bound as they are, a stream gpuia builds on the host,
+    or the GPU index pass (the rules are :func:`_plan_indices`'). Large indexed draws whose
+    indices are a read-only host copy (what gpuia's Buffers hold; rewritten, the copy is a new
+    array) are planned once and remembered; the plan is then shared by the draws that repeat
+    it, so it must not be modified (gpuia never does).
+
+    Arguments:
+        draw: the DrawInstanced or DrawIndexedInstanced.
+        ib (IndexBufferView | None): the bound index buffer view.
+        topo (TopologyInfo): the primitive topology.
+        cut (StripCutValue): the pipeline's strip cut value.
+        capture (bool): planned for a capture (a point list over the delivered vertices).
+        assembly (Assembly): the adapter's primitive-assembly workarounds.
+
+    Returns:
+        IndexPlan: the plan.
+
+    Raises:
+        UnsupportedError: as :func:`_plan_indices` refuses a draw.
+    """
+    if (not draw.indexed or ib is None or ib.buffer is None
+            or draw.index_count_per_instance < _PLAN_CACHE_MIN_INDICES):
+        return _plan_indices(draw, ib, topo, cut, capture, assembly)
+    host = _host(ib.buffer)
+    if not isinstance(host, np.ndarray) or host.flags.writeable:
+        return _plan_indices(draw, ib, topo, cut, capture, assembly)
+    key = (id(host), ib.offset, ib.size_in_bytes, ib.format, draw.start_index_location,
+           draw.index_count_per_instance, draw.base_vertex_location, topo, cut, capture,
+           assembly)
+    with _plan_cache_lock:
+        hit = _plan_cache.get(key)
+        if hit is not None and hit[0]() is host:
+            _plan_cache.move_to_end(key)
+            return hit[1]
+    plan = _plan_indices(draw, ib, topo, cut, capture, assembly)
+    with _plan_cache_lock:
+        for k in [k for k, (ref, _) in _plan_cache.items() if ref() is None]:
+            del _plan_cache[k]  # plans of index buffers gone or rewritten
+        _plan_cache[key] = (weakref.ref(host), plan)
+        while sum(k[5] for k in _plan_cache) > _PLAN_CACHE_INDICES and len(_plan_cache) > 1:
+            _plan_cache.popitem(last=False)
+    return plan
+
+
+def _plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo,
+                          cut: StripCutValue, capture: bool,
+                          assembly: Assembly = EXACT_ASSEMBLY) -> IndexPlan:
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
     vertices (every delivered vertex shaded exactly, cuts applied on the host when present).
     A rendering draw WebGPU (or this adapter, ``assembly``) would assemble unlike D3D is drawn
