@@ -252,11 +252,12 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
         if in_place:  # the capture's own words stay as read back
             got = got.copy()
         got[missing] = 0
+    # Each element's words are a view of the records (a strided copy of every column would cost
+    # more than the rest of the assembly); the records stay alive with the result.
     inputs = {}
     for e in case.layout.elements:
         base = CAPTURE_HEADER_WORDS + 4 * e.index
-        inputs[e.key] = ElementData(e.format.shader_type,
-                                    np.ascontiguousarray(got[:, base:base + 4]))
+        inputs[e.key] = ElementData(e.format.shader_type, got[:, base:base + 4])
     ia = IAResult(topology=ref.topology, draw=ref.draw, instance=got[:, 2].copy(),
                   vertex=ref.vertex, vertex_id=got[:, 1].copy(), fetch_index=ref.fetch_index,
                   inputs=inputs, primitives=ref.primitives, adjacency=ref.adjacency,
