@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..util.parallel import for_row_chunks
 from .report.text import format_value, render_table
 
 if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the GPU side)
@@ -107,7 +108,11 @@ def _component_mismatch(a: np.ndarray, b: np.ndarray, shader_type: str) -> np.nd
     """Components whose bits differ, NaN against NaN not counted for floats. Equal bits are
     equal under every rule, so the NaN classing runs on the differing components only (a
     bulk word comparison: most runs differ nowhere)."""
-    diff = a != b
+    diff = np.empty(a.shape, dtype=bool)  # a and b: (n, 4) each
+    # Row chunks on the thread pool for large runs (the comparison is memory-bound: one core
+    # does not saturate a GPU host's memory).
+    for_row_chunks(len(diff), lambda lo, hi: np.not_equal(a[lo:hi], b[lo:hi],
+                                                               out=diff[lo:hi]))
     if shader_type == "float" and diff.any():
         at = np.flatnonzero(diff)
         if at.size:

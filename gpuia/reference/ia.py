@@ -25,10 +25,7 @@ instance, then broadcast), never to the size of the bound buffers, which are onl
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -46,6 +43,7 @@ from ..d3d.desc import (
 from ..d3d.layout import InputLayout, ResolvedElement
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import InvalidDescError
+from ..util.parallel import row_chunks, run_tasks
 from .assembly import assemble
 from .decode import bits_to_values, decode_elements, decode_words, gather_words
 
@@ -150,43 +148,6 @@ class IAResult:
 
     def __len__(self) -> int:
         return int(self.draw.shape[0])
-
-
-_CHUNK_ROWS = 1 << 20
-"""Rows one decode task covers. A draw with more delivered vertices than this is decoded in
-chunks of this many rows on a thread pool of ``os.cpu_count()`` threads (numpy releases the
-GIL in the copies, gathers and conversions); a smaller one is decoded on the calling thread."""
-
-_pool_lock = threading.Lock()
-_pool_state: dict[str, object] = {}
-
-
-def _pool() -> ThreadPoolExecutor:
-    """The decode thread pool, made on first use and again in a forked child (whose copy of
-    the parent's pool has no threads)."""
-    with _pool_lock:
-        if _pool_state.get("pid") != os.getpid():
-            _pool_state["pid"] = os.getpid()
-            _pool_state["pool"] = ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
-                                                     thread_name_prefix="gpuia-reference")
-        pool = _pool_state["pool"]
-        assert isinstance(pool, ThreadPoolExecutor)
-        return pool
-
-
-def _run_tasks(tasks: list, rows: int) -> None:
-    """Run the decode tasks: on the pool when there are several and the draws deliver more than
-    one chunk of rows, else in order on this thread. Every task writes rows no other one does."""
-    if len(tasks) > 1 and rows > _CHUNK_ROWS:
-        for future in [_pool().submit(task) for task in tasks]:
-            future.result()
-    else:
-        for task in tasks:
-            task()
-
-
-def _chunks(n: int):
-    return [(a, min(n, a + _CHUNK_ROWS)) for a in range(0, n, _CHUNK_ROWS)]
 
 
 @dataclass
@@ -304,7 +265,7 @@ def _regular_tasks(e: ResolvedElement, view: VertexBufferView, first: int, n: in
     rows = np.ndarray((inside, size), dtype=np.uint8, buffer=data, offset=first_address,
                       strides=(stride, 1))
     return [lambda a=a, b=b: decode_elements(e.format, rows[a:b], out[a:b])
-            for a, b in _chunks(inside)]
+            for a, b in row_chunks(inside)]
 
 
 def _gather_tasks(elements: list[ResolvedElement], view: VertexBufferView, fetch: np.ndarray,
@@ -348,7 +309,7 @@ def _gather_tasks(elements: list[ResolvedElement], view: VertexBufferView, fetch
             k = e.offset - origin
             decode_elements(e.format, rows[:, k : k + e.format.size], out[a:b])
 
-    return [lambda a=a, b=b: task(a, b) for a, b in _chunks(fetch.shape[0])]
+    return [lambda a=a, b=b: task(a, b) for a, b in row_chunks(fetch.shape[0])]
 
 
 def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
@@ -483,7 +444,7 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
         offs = base + np.arange(n_inst, dtype=np.int64) * n_pos
         seg_starts.append((offs[:, None] + seq.segment_starts[None, :]).reshape(-1))
         seg_lengths.append(np.tile(seq.segment_lengths, n_inst))
-    _run_tasks(tasks, total)
+    run_tasks(tasks, total)
     for copy in after:
         copy()
 

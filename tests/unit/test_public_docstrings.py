@@ -67,6 +67,7 @@ MODULES = [
     "gpuia.harness.report.mesh",
     "gpuia.harness.export.mesh_csv",
     "gpuia.harness.export.junit",
+    "gpuia.util.parallel",
 ]
 
 PUBLIC_NAMES = {

@@ -1041,7 +1041,7 @@ def test_decode_paths_with_instances_and_step_rates(stride):
 def test_decode_in_chunks_on_threads_matches_the_rules(monkeypatch):
     # Chunks of 64 rows, so this draw is decoded by several tasks on the thread pool; the
     # result is the same, row for row.
-    monkeypatch.setattr("gpuia.reference.ia._CHUNK_ROWS", 64)
+    monkeypatch.setattr("gpuia.util.parallel.CHUNK_ROWS", 64)
     fmt = VERTEX_FORMATS["R8G8B8A8_SNORM"]
     n = 1000
     data = _random_bytes(8 * n, 11)
