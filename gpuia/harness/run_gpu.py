@@ -9,6 +9,7 @@ wrote, or a vertex index the GPU shaded that D3D would not fetch, is reported, n
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from ..gpu.device import Buffer, Device
 from ..gpu.plan import Plan
 from ..reference.ia import ElementData, IAResult
 from ..reference.so_output import SOResult
+from ..util.parallel import for_row_chunks
 from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
 from .case import MAX_CONSTANT_BUFFER_BYTES, Case
 from .reference_run import reference_ia
@@ -215,6 +217,22 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     return result
 
 
+def _with_rows(place, sel: np.ndarray, lo: int, hi: int) -> None:
+    place(lo, hi, sel)
+
+
+def _in_order(record_index: np.ndarray) -> bool:
+    """Whether ``record_index`` is ``0, 1, 2, ...`` (checked in row chunks on the pool)."""
+    ok = [True]
+
+    def check(lo: int, hi: int) -> None:
+        if not np.array_equal(record_index[lo:hi], np.arange(lo, hi)):
+            ok[0] = False
+
+    for_row_chunks(len(record_index), check)
+    return ok[0]
+
+
 def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
     n = len(ref)
     words = record_words(cap.element_count)
@@ -223,28 +241,36 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
     record_index = np.zeros(n, dtype=np.int64)
     one_draw = len(cap.records) == 1
     for d, r in enumerate(cap.records):
-        sel = slice(None) if one_draw else np.flatnonzero(ref.draw == d)
         keys = r.keys
-        fetched = ref.fetch_index[sel]
-        if fetched.size == 0:
-            continue
-        if keys.size and int(keys[-1]) - int(keys[0]) == keys.size - 1:
-            # Distinct sorted keys without a gap (every draw without indices, and index
-            # buffers that use every vertex of a range): a key's rank is its distance from
-            # the first, no search needed (clipped as searchsorted places one outside them).
-            rank = np.clip(fetched.astype(np.int64) - int(keys[0]), 0, keys.size)
+        gap_free = bool(keys.size) and int(keys[-1]) - int(keys[0]) == keys.size - 1
+
+        def place(lo: int, hi: int, sel=None, r=r, keys=keys, gap_free=gap_free) -> None:
+            rows = slice(lo, hi) if sel is None else sel[lo:hi]
+            fetched = ref.fetch_index[rows]
+            if gap_free:
+                # Distinct sorted keys without a gap (every draw without indices, and index
+                # buffers that use every vertex of a range): a key's rank is its distance from
+                # the first, no search (clipped as searchsorted places one outside them).
+                rank = np.clip(fetched.astype(np.int64) - int(keys[0]), 0, keys.size)
+            else:
+                rank = np.searchsorted(keys, fetched)
+            record_index[rows] = (r.capture_base
+                                  + ref.instance[rows].astype(np.int64) * keys.shape[0] + rank)
+
+        if one_draw:
+            for_row_chunks(n, place)
         else:
-            rank = np.searchsorted(keys, fetched)
-        record_index[sel] = (r.capture_base
-                             + ref.instance[sel].astype(np.int64) * keys.shape[0] + rank)
-    if n and recs.shape[0] >= n and record_index[0] == 0 and record_index[-1] == n - 1 \
-            and (np.diff(record_index) == 1).all():
+            sel = np.flatnonzero(ref.draw == d)
+            for_row_chunks(sel.size, functools.partial(_with_rows, place, sel))
+    last = recs.shape[0] - 1
+    if n and last >= n - 1 and _in_order(record_index):
         # The records already lie in IA order (one draw without indices, the common capture):
         # read them in place, copied only where a missing one must be zeroed.
         got, in_place = recs[:n], True
     elif recs.shape[0]:
-        # Fancy indexing makes a new array: the records stay as read back.
-        got, in_place = recs[np.minimum(record_index, recs.shape[0] - 1)], False
+        got, in_place = np.empty((n, words), np.uint32), False
+        for_row_chunks(n, lambda lo, hi: np.take(recs, np.minimum(record_index[lo:hi], last),
+                                                 axis=0, out=got[lo:hi]))
     else:
         got, in_place = np.zeros((n, words), np.uint32), False
     missing = got[:, 0] != 1 if n else np.zeros(0, bool)
