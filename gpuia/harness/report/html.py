@@ -556,16 +556,8 @@ def _primitives_view(ref, gpu_lists: dict, rows: int | None) -> PrimitivesView:
                 row.append(({-1: "-", 0: "same", 2: "(none)"}[verdict],
                             "diff" if verdict == 2 else ""))
         cells.append(row)
-    notes = []
-    for summary, lists in gpu_lists.items():
-        for g in lists:
-            note = f"{summary}: draw {g.draw}: {g.note}"
-            sel = prims.draw == g.draw
-            expected = int(within[sel].max()) + 1 if sel.any() else 0
-            if g.idx is not None and g.idx.shape[0] != expected:
-                note += (f"; {g.idx.shape[0]} primitive(s) per instance where the reference "
-                         f"assembles {expected}")
-            notes.append(note)
+    notes = [g.describe(summary, prims, within)
+             for summary, lists in gpu_lists.items() for g in lists]
     return PrimitivesView(header, cells, n, notes)
 
 

@@ -193,6 +193,27 @@ class GPUPrimitives:
     idx: np.ndarray | None
     note: str
 
+    def describe(self, adapter: str, prims: PrimitiveList, within: np.ndarray) -> str:
+        """The line the text and HTML reports show for this draw: ``adapter: draw N: note``,
+        and, where the GPU side's list has another primitive count per instance than the
+        reference assembles, both counts.
+
+        Arguments:
+            adapter (str): the adapter's summary.
+            prims (PrimitiveList): the reference's primitives.
+            within (numpy.ndarray): ``prims.within_instance()``.
+
+        Returns:
+            The line.
+        """
+        line = f"{adapter}: draw {self.draw}: {self.note}"
+        sel = prims.draw == self.draw
+        expected = int(within[sel].max()) + 1 if sel.any() else 0
+        if self.idx is not None and self.idx.shape[0] != expected:
+            line += (f"; {self.idx.shape[0]} primitive(s) per instance where the reference "
+                     f"assembles {expected}")
+        return line
+
 
 def input_columns(case: Case) -> list[MeshColumn]:
     """VS In's columns: every layout element the vertex shader reads, in layout order, with its

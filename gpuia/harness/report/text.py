@@ -265,12 +265,6 @@ def primitive_table(prims, gpu: dict | None = None, max_rows: int | None = 32) -
         text += f"\n... {n - shown} more primitives (use --rows to show more)"
     for label, lists in gpu.items():
         for g in lists:
-            line = f"{label}: draw {g.draw}: {g.note}"
-            sel = prims.draw == g.draw
-            expected = int(within[sel].max()) + 1 if sel.any() else 0
-            if g.idx is not None and g.idx.shape[0] != expected:
-                line += (f"; {g.idx.shape[0]} primitive(s) per instance where the reference "
-                         f"assembles {expected}")
-            text += "\n" + line
+            text += "\n" + g.describe(label, prims, within)
     return text
 
