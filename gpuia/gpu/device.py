@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -797,9 +797,34 @@ class Device:
         # unsubmitted work. The lock guards the registry and release() across threads.
         self._contexts: weakref.WeakSet = weakref.WeakSet()
         self._lock = threading.Lock()
+        self._held: dict = {}
+        self._held_lock = threading.RLock()  # make() may ask for another held object
 
     def __repr__(self):
         return f"<gpuia.Device {self.info['summary']}>"
+
+    def held(self, key: Hashable, make: Callable[[], object]) -> Any:
+        """The object this device keeps under ``key``, made by ``make()`` on first use: for
+        what gpuia's layers keep per device (the pipeline cache its contexts share, the raster
+        probe). It lives and goes with the device (a table keyed by devices would keep every
+        device alive, since these objects refer to it). Thread-safe: ``make`` runs at most once
+        per key; an exception from it leaves nothing stored.
+
+        Arguments:
+            key: what the object is kept under (the keeping module's own class, or a tuple
+                starting with it, so that modules never share a key).
+            make: called without arguments, on first use only.
+
+        Returns:
+            The object kept under ``key``.
+
+        Raises:
+            Exception: whatever ``make`` raised (nothing is kept then).
+        """
+        with self._held_lock:
+            if key not in self._held:
+                self._held[key] = make()
+            return self._held[key]
 
     def register_context(self, work: ContextWork) -> None:
         """Register a context of this device: from now on, a released resource waits for its

@@ -6,6 +6,11 @@ mode); a rebinding with the same strides finds the pipeline in the cache and cre
 Pulling pipelines read strides, offsets and sizes from the per-draw uniform block, so their key
 has none of them. The shader module of a program is shared by every pipeline built from it.
 :attr:`PipelineCache.stats` counts what was created, so tests can assert that nothing was.
+
+Pipelines are device objects, as D3D12's pipeline state objects are: every
+:class:`~gpuia.gpu.Context` of a gpuia Device shares the device's cache
+(:meth:`PipelineCache.of`), so a second context, or the next case of a ``gpuia check`` run,
+draws a known layout without compiling anything.
 """
 
 from __future__ import annotations
@@ -210,7 +215,18 @@ class CacheStats:
 
 
 class PipelineCache:
-    """Builds and remembers everything a draw's pipeline needs on one device."""
+    """Builds and remembers everything a draw's pipeline needs on one device.
+
+    Safe to share across threads: every store goes through :func:`~gpuia.gpu.cache.remember`;
+    two threads missing the same key at once may both build it (equivalent objects: one is
+    kept), and :attr:`stats` then counts both."""
+
+    @classmethod
+    def of(cls, device) -> PipelineCache:
+        """The cache every context of the gpuia ``device`` shares (made on first use; it goes
+        with the device: :meth:`~gpuia.gpu.Device.held`)."""
+        cache: PipelineCache = device.held(cls, lambda: cls(device))
+        return cache
 
     def __init__(self, device):
         self.device = device  # gpuia Device

@@ -161,7 +161,8 @@ class Context:
         draw_count (int): draws planned by this context.
         timings (dict | None): set a dict to have :meth:`end_capture` fill in where its time
             went (encode_and_gpu, readback).
-        cache (PipelineCache): the context's pipelines.
+        cache (PipelineCache): the pipelines it draws with: the device's, shared by every
+            context of the device (:meth:`PipelineCache.of`).
 
     Raises:
         InvalidDescError: ``device`` is no gpuia Device, or ``target`` is none of the forms
@@ -180,7 +181,7 @@ class Context:
         self._lock = threading.Lock()  # held during every public call (see _exclusive)
         self._owner: int | None = None  # the thread inside a public call
         self.device = device
-        self.cache = PipelineCache(device)
+        self.cache = PipelineCache.of(device)
         self.path = DrawPath.AUTO
         self.last_plan: Plan | None = None
         self.draw_count = 0
