@@ -1,0 +1,100 @@
+"""Reading GPU buffers back to the host: several ranges in one submission and one map.
+
+``queue.read_buffer`` of wgpu-py makes a staging buffer, submits one copy and waits on one map
+per call, then copies the mapped bytes on one thread. A capture reads its records and its error
+words, the raster check its counters and fragments: :func:`read_ranges` copies every range into
+one staging buffer in one command buffer, maps it once, and copies large mappings out in row
+chunks on the worker threads (:mod:`gpuia.util.parallel`: numpy's copy releases the GIL).
+
+Guaranteed: each returned array holds exactly the bytes of its range as the GPU had them after
+all work submitted before the call; the arrays are the caller's own (nothing refers to the
+staging buffer, which is destroyed before returning). Refused: a range that is not inside its
+buffer or whose offset is not a multiple of 4 (ValueError, before anything is encoded: wgpu
+would abort on a copy out of bounds).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..util.parallel import CHUNK_ROWS, run_tasks
+
+__all__ = ["read_ranges"]
+
+_ALIGN = 256  # staging offset of each range: COPY_BUFFER_ALIGNMENT (4) and map alignment (8)
+_CHUNK_BYTES = 16 * CHUNK_ROWS  # bytes one thread copies out of the mapping at a time
+
+
+def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
+                into: Sequence[np.ndarray | None] | None = None) -> list[np.ndarray]:
+    """The bytes of each ``(wgpu buffer, offset, size)`` range of ``device`` (a
+    ``wgpu.GPUDevice``), as uint8 arrays, read in one submission and one map.
+
+    Arguments:
+        device: the ``wgpu.GPUDevice`` owning every buffer.
+        ranges: ``(buffer, offset, size)``, each buffer with ``COPY_SRC`` usage; ``offset`` a
+            multiple of 4, ``size`` any length (the copy is rounded up to 4 bytes within the
+            buffer, then cut back).
+        into: per range, None or a C-contiguous uint8 array of exactly ``size`` bytes to
+            receive it (a slice of the caller's larger array: no second copy).
+
+    Returns:
+        One uint8 array per range, in order (the ``into`` array where one was given).
+
+    Raises:
+        ValueError: a range outside its buffer, a negative size or an offset that is not a
+            multiple of 4, or an ``into`` array of another size or kind.
+    """
+    targets = list(into) if into is not None else [None] * len(ranges)
+    if len(targets) != len(ranges):
+        raise ValueError("read_ranges: one 'into' entry per range")
+    starts, total, copies = [], 0, []
+    for (buf, offset, size), dst in zip(ranges, targets, strict=True):
+        length = -(-size // 4) * 4
+        if offset < 0 or offset % 4 or size < 0 or offset + length > buf.size:
+            raise ValueError(f"read_ranges: {size} bytes at {offset} do not lie in a buffer of "
+                             f"{buf.size} bytes at a multiple of 4")
+        if dst is not None and (dst.dtype != np.uint8 or dst.shape != (size,)
+                                or not dst.flags.c_contiguous or not dst.flags.writeable):
+            raise ValueError(f"read_ranges: 'into' must be a writable contiguous uint8 array of "
+                             f"{size} bytes")
+        starts.append(total)
+        copies.append((buf, offset, length))
+        total += -(-length // _ALIGN) * _ALIGN
+    if total == 0:
+        return [np.zeros(0, np.uint8) if dst is None else dst for dst in targets]
+    staging = device.create_buffer(size=total, usage="MAP_READ|COPY_DST")
+    try:
+        encoder = device.create_command_encoder()
+        for (buf, offset, length), start in zip(copies, starts, strict=True):
+            if length:
+                encoder.copy_buffer_to_buffer(buf, offset, staging, start, length)
+        device.queue.submit([encoder.finish()])
+        staging.map_sync("READ")
+        try:
+            mapped = np.frombuffer(staging.read_mapped(copy=False), np.uint8)
+            out = []
+            for (_buf, _offset, size), start, dst in zip(ranges, starts, targets, strict=True):
+                dst = np.empty(size, np.uint8) if dst is None else dst
+                _copy_out(dst, mapped[start:start + size])
+                out.append(dst)
+        finally:
+            staging.unmap()
+    finally:
+        staging.destroy()
+    return out
+
+
+def _copy_out(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src``, in :data:`_CHUNK_BYTES` pieces on the worker threads when large."""
+    n = src.shape[0]
+
+    def copy(lo: int, hi: int) -> None:
+        dst[lo:hi] = src[lo:hi]
+
+    run_tasks([functools.partial(copy, a, min(n, a + _CHUNK_BYTES))
+               for a in range(0, n, _CHUNK_BYTES)], n)
