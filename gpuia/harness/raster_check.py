@@ -25,15 +25,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..d3d.desc import Draw, DrawIndexedInstanced
+from ..d3d.topology import TopologyInfo
 from ..errors import UnsupportedError
+from ..gpu.cache import remember
 from ..gpu.device import wgpu_call
 from ..gpu.drawcall import issue_draw, strip_index_format, webgpu_topology
-from ..gpu.plan import Assembly, plan_indices, shift_first_vertex
+from ..gpu.plan import Assembly, IndexPlan, plan_indices, shift_first_vertex
+from ..gpu.readback import read_ranges
 from ..reference.coverage import (
     KEY_SALT,
     cell_codes,
-    expected_fragments,
-    primitive_coverage,
+    coverage_cells,
     split_cell,
     vertex_keys,
 )
@@ -154,30 +157,32 @@ def _compare(records: np.ndarray, expected, who: dict, size: int) -> list[str]:
 
 
 def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
-                 max_problems: int = 8) -> list[RasterDraw]:
+                 max_problems: int = 8, uploaded: tuple | None = None) -> list[RasterDraw]:
     """Check the primitives ``device`` rasterizes for every draw of ``case`` against ``ref``
     (the CPU reference of the case). A draw gpuia cannot check is not raised for: that draw's
     result says ``not run`` and why. Raises :class:`~gpuia.errors.UnsupportedError` when the
     case's buffers cannot be made on the device or wgpu refuses the probe (``gpuia check``
-    prints the raster line as not applicable), and DeviceLostError on a lost device."""
-    import wgpu
+    prints the raster line as not applicable), and DeviceLostError on a lost device.
 
+    The probe's shader, layouts, target and pipelines are built once per device and size and
+    kept (:class:`_Probe`); the draws of a case go in one submission and come back in one
+    read, batched by :data:`_BATCH_BYTES` of records. ``uploaded``: what
+    :func:`~gpuia.harness.run_gpu.upload_case` returned for the case and device (None: upload
+    here)."""
     from .run_gpu import upload_case
 
-    dev = device.device
-    _views, ib = upload_case(case, device)
+    _views, ib = uploaded if uploaded is not None else upload_case(case, device)
     assembly = Assembly.of(device.caps.quirks, flat_inputs=True)
-    module = wgpu_call(lambda: dev.create_shader_module(code=_shader(size)), "raster check")
-    stages = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT
-    layout = dev.create_bind_group_layout(entries=[
-        {"binding": 0, "visibility": stages, "buffer": {"type": "uniform"}},
-        {"binding": 1, "visibility": wgpu.ShaderStage.FRAGMENT, "buffer": {"type": "storage"}},
-        {"binding": 2, "visibility": wgpu.ShaderStage.FRAGMENT, "buffer": {"type": "storage"}},
-    ])
-    pipeline_layout = dev.create_pipeline_layout(bind_group_layouts=[layout])
-    target = dev.create_texture(size=(size, size, 1), format="r8unorm",
-                                usage="RENDER_ATTACHMENT")
-    out = []
+    probe = wgpu_call(lambda: _Probe.of(device, size), "raster check")
+    out: list[RasterDraw | None] = []
+    batch: list[_ProbeDraw] = []
+
+    def run_batch():
+        if batch:
+            wgpu_call(functools.partial(probe.run, batch, ib), "raster check")
+            batch.clear()
+
+    pending: list[_ProbeDraw] = []
     for d, draw in enumerate(case.draws):
         names, who = _reference_names(ref, d)
         if names.shape[0] > MAX_RASTER_PRIMITIVES:
@@ -191,73 +196,159 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
         except UnsupportedError as e:
             out.append(RasterDraw(d, "not run", str(e)))
             continue
-        expected = expected_fragments(primitive_coverage(names, size), size)
+        expected = coverage_cells(names, size)
         allowed = int(expected[2].sum())
         if allowed > MAX_RASTER_FRAGMENTS:
             out.append(RasterDraw(d, "not run", f"{allowed} fragments: the raster check takes "
                                                 f"at most {MAX_RASTER_FRAGMENTS}"))
             continue
-        capacity = allowed + 4096  # room to see extra fragments, not only count them
-        records, written = wgpu_call(functools.partial(
-            _draw, dev, module, layout, pipeline_layout, target, case.topology, draw, index, ib,
-            capacity), "raster check")
-        problems = _compare(records, expected, who, size)
-        detail = f"{names.shape[0]} primitive(s), {written} fragment(s)"
-        if written > allowed:
-            problems.insert(0, f"{written} fragments: more than the {allowed} any conforming "
-                               f"rasterizer writes for D3D's primitives")
-        status = "DIFFERENT" if problems else "OK"
-        if problems:
-            detail += f", {len(problems)} difference(s)"
-        out.append(RasterDraw(d, status, detail, names.shape[0], written,
-                              problems[:max_problems]))
-    return out
+        # room to see extra fragments, not only count them
+        job = _ProbeDraw(d, draw, index, case.topology, allowed + 4096, names.shape[0],
+                         allowed, expected, who)
+        if batch and sum(j.capacity for j in batch) + job.capacity > _BATCH_BYTES // 8:
+            run_batch()
+        batch.append(job)
+        pending.append(job)
+        out.append(None)  # filled in below, in draw order
+    run_batch()
+    done = iter(pending)
+    return [r if r is not None else _judge(next(done), size, max_problems) for r in out]
 
 
-def _draw(dev, module, layout, pipeline_layout, target, topo, draw, index, ib,
-          capacity: int) -> tuple[np.ndarray, int]:
-    """One draw through the probe: the records it kept, shape (n, 2), and how many fragments
-    it counted (more than it kept when past ``capacity``)."""
-    primitive = {"topology": webgpu_topology(topo, index.listed, False),
-                 "cull_mode": "none", "front_face": "cw"}
-    fmt = strip_index_format(topo, index, draw, False)
-    if fmt is not None:
-        primitive["strip_index_format"] = fmt
-    pipeline = dev.create_render_pipeline(
-        layout=pipeline_layout, vertex={"module": module, "entry_point": "vs", "buffers": []},
-        primitive=primitive,
-        fragment={"module": module, "entry_point": "fs", "targets": [{"format": "r8unorm"}]})
-    sub_vertex = (draw.base_vertex_location if draw.indexed
-                  else draw.start_vertex_location - index.vertex_shift)
-    params = np.array([sub_vertex & 0xFFFFFFFF, draw.start_instance_location, capacity, 0],
-                      np.uint32)
-    uniform = dev.create_buffer_with_data(data=params, usage="UNIFORM")
-    records = dev.create_buffer(size=capacity * 8, usage="STORAGE|COPY_SRC")
-    counter = dev.create_buffer_with_data(data=np.zeros(4, np.uint32), usage="STORAGE|COPY_SRC")
-    group = dev.create_bind_group(layout=layout, entries=[
-        {"binding": 0, "resource": {"buffer": uniform}},
-        {"binding": 1, "resource": {"buffer": records}},
-        {"binding": 2, "resource": {"buffer": counter}}])
-    keep = []
+_BATCH_BYTES = 64 << 20
+"""Records of the draws one submission probes, at most (one draw alone may exceed it)."""
 
-    def upload(data):
-        buf = dev.create_buffer_with_data(data=data, usage="INDEX")
-        keep.append(buf)
-        return buf
 
-    encoder = dev.create_command_encoder()
-    rp = encoder.begin_render_pass(color_attachments=[{
-        "view": target.create_view(), "load_op": "clear", "store_op": "discard",
-        "clear_value": (0, 0, 0, 0)}])
-    rp.set_pipeline(pipeline)
-    rp.set_bind_group(0, group)
-    if draw.instance_count and (index.mode != "host" or index.values.shape[0]):
-        issue_draw(rp, draw, index, ib, upload)
-    rp.end()
-    dev.queue.submit([encoder.finish()])
-    n = int(np.frombuffer(dev.queue.read_buffer(counter), np.uint32)[0])
-    kept = min(n, capacity)
-    if kept == 0:
-        return np.zeros((0, 2), np.uint32), n
-    data = dev.queue.read_buffer(records, 0, kept * 8)
-    return np.frombuffer(data, np.uint32).reshape(-1, 2), n
+@dataclass(eq=False)
+class _ProbeDraw:
+    """One draw to probe, and once run, what it wrote: ``records`` (n, 2) and ``written``."""
+
+    draw_number: int
+    draw: Draw
+    index: IndexPlan
+    topology: TopologyInfo
+    capacity: int
+    primitives: int
+    allowed: int
+    expected: tuple
+    who: dict
+    records: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.uint32))
+    written: int = 0
+
+
+def _judge(job: _ProbeDraw, size: int, max_problems: int) -> RasterDraw:
+    problems = _compare(job.records, job.expected, job.who, size)
+    detail = f"{job.primitives} primitive(s), {job.written} fragment(s)"
+    if job.written > job.allowed:
+        problems.insert(0, f"{job.written} fragments: more than the {job.allowed} any "
+                           f"conforming rasterizer writes for D3D's primitives")
+    status = "DIFFERENT" if problems else "OK"
+    if problems:
+        detail += f", {len(problems)} difference(s)"
+    return RasterDraw(job.draw_number, status, detail, job.primitives, job.written,
+                      problems[:max_problems])
+
+
+class _Probe:
+    """The probe's wgpu objects on one device for one target size: shader module, layouts,
+    the target, and one pipeline per primitive state. Built once (:meth:`of`) and shared by
+    every raster check on the device; the pipelines are a bounded cache."""
+
+    def __init__(self, device, size: int):
+        import wgpu
+
+        dev = device.device
+        self.device, self.size = device, size
+        self.module = dev.create_shader_module(code=_shader(size), label="gpuia raster check")
+        stages = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT
+        self.group_layout = dev.create_bind_group_layout(entries=[
+            {"binding": 0, "visibility": stages, "buffer": {"type": "uniform"}},
+            {"binding": 1, "visibility": wgpu.ShaderStage.FRAGMENT, "buffer": {"type": "storage"}},
+            {"binding": 2, "visibility": wgpu.ShaderStage.FRAGMENT, "buffer": {"type": "storage"}},
+        ])
+        self.layout = dev.create_pipeline_layout(bind_group_layouts=[self.group_layout])
+        self.target = dev.create_texture(size=(size, size, 1), format="r8unorm",
+                                         usage="RENDER_ATTACHMENT")
+        self.pipelines: dict = {}
+
+    @classmethod
+    def of(cls, device, size: int) -> _Probe:
+        """The probe of ``size`` on the gpuia ``device`` (kept with it:
+        :meth:`~gpuia.gpu.Device.held`)."""
+        probe: _Probe = device.held((cls, size), lambda: cls(device, size))
+        return probe
+
+    def pipeline(self, primitive: dict):
+        key = tuple(sorted(primitive.items()))
+        pipe = self.pipelines.get(key)
+        if pipe is None:
+            pipe = self.device.device.create_render_pipeline(
+                layout=self.layout,
+                vertex={"module": self.module, "entry_point": "vs", "buffers": []},
+                primitive=primitive,
+                fragment={"module": self.module, "entry_point": "fs",
+                          "targets": [{"format": "r8unorm"}]})
+            remember(self.pipelines, key, pipe, _PIPELINE_LIMIT)
+        return pipe
+
+    def run(self, jobs: list[_ProbeDraw], ib) -> None:
+        """Draw ``jobs`` in one render pass and one submission; read every draw's counter
+        and records back in one read, and fill in each job's ``records`` and ``written``."""
+        dev = self.device.device
+        align = max(16, self.device.caps.min_storage_buffer_offset_alignment)
+        starts, total = [], 0
+        for job in jobs:  # per draw: a 16-byte counter, then its records, each aligned
+            starts.append(total)
+            total += _round_up(_round_up(16, align) + job.capacity * 8, align)
+        # WebGPU zeroes a new buffer: every counter starts at 0.
+        storage = dev.create_buffer(size=total, usage="STORAGE|COPY_SRC")
+        keep: list = []
+
+        def upload(data):
+            buf = dev.create_buffer_with_data(data=data, usage="INDEX")
+            keep.append(buf)
+            return buf
+
+        encoder = dev.create_command_encoder()
+        rp = encoder.begin_render_pass(color_attachments=[{
+            "view": self.target.create_view(), "load_op": "clear", "store_op": "discard",
+            "clear_value": (0, 0, 0, 0)}])
+        for job, start in zip(jobs, starts, strict=True):
+            draw, index = job.draw, job.index
+            primitive = {"topology": webgpu_topology(job.topology, index.listed, False),
+                         "cull_mode": "none", "front_face": "cw"}
+            fmt = strip_index_format(job.topology, index, draw, False)
+            if fmt is not None:
+                primitive["strip_index_format"] = fmt
+            sub_vertex = (draw.base_vertex_location if isinstance(draw, DrawIndexedInstanced)
+                          else draw.start_vertex_location - index.vertex_shift)
+            params = np.array([sub_vertex & 0xFFFFFFFF, draw.start_instance_location,
+                               job.capacity, 0], np.uint32)
+            uniform = dev.create_buffer_with_data(data=params, usage="UNIFORM")
+            records_at = start + _round_up(16, align)
+            group = dev.create_bind_group(layout=self.group_layout, entries=[
+                {"binding": 0, "resource": {"buffer": uniform}},
+                {"binding": 1, "resource": {"buffer": storage, "offset": records_at,
+                                            "size": job.capacity * 8}},
+                {"binding": 2, "resource": {"buffer": storage, "offset": start, "size": 16}}])
+            keep += [uniform, group]
+            rp.set_pipeline(self.pipeline(primitive))
+            rp.set_bind_group(0, group)
+            if draw.instance_count and (index.mode != "host" or (
+                    index.values is not None and index.values.shape[0])):
+                issue_draw(rp, draw, index, ib, upload)
+        rp.end()
+        dev.queue.submit([encoder.finish()])
+        words = read_ranges(dev, [(storage, 0, total)])[0].view(np.uint32)
+        for job, start in zip(jobs, starts, strict=True):
+            job.written = int(words[start // 4])
+            kept = min(job.written, job.capacity)
+            at = (start + _round_up(16, align)) // 4
+            job.records = words[at:at + 2 * kept].reshape(-1, 2)
+
+
+_PIPELINE_LIMIT = 64  # primitive states per probe: topologies x strip index formats
+
+
+def _round_up(x: int, a: int) -> int:
+    return -(-x // a) * a

@@ -141,3 +141,24 @@ def test_quirk_rows_name_their_effect_and_evidence():
         set(EFFECTS)
     assert quirks_for("NVIDIA H200 (DiscreteGPU) via Vulkan") == ()
 
+
+
+@pytest.mark.parametrize("corners", [1, 2, 3])
+@pytest.mark.parametrize("size", [64, 16])
+def test_coverage_cells_is_the_per_primitive_coverage(corners, size):
+    """The batched coverage (boxes padded, grouped and masked) gives exactly the cells, least
+    and most counts of the per-primitive definition, for random primitives (clipped by the
+    target's edges at size 16), a degenerate one (every corner one key) and none at all."""
+    from gpuia.reference.coverage import coverage_cells, expected_fragments, primitive_coverage
+
+    rng = np.random.default_rng(corners * 100 + size)
+    for n in (0, 1, 7, 300):
+        keys = rng.integers(0, 2**32, (n, corners), dtype=np.uint64).astype(np.uint32)
+        if n > 3:
+            keys[3] = keys[3, 0]
+        got = coverage_cells(keys, size)
+        want = expected_fragments(primitive_coverage(keys, size), size)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        if n:
+            assert got[0].shape[0] > 0
