@@ -10,7 +10,10 @@ place. The routes (:class:`CaptureRoute`):
 * **storage**: the entry point writes the record to ``gpuia_capture`` (flag 1) and counts a
   vertex without a place in ``gpuia_errors`` (how many, the largest index); its position is
   outside every clip volume, so nothing is rasterized. Needs writable storage in the vertex
-  stage.
+  stage. ``gpuia_capture`` may hold a window of the records (a capture larger than one storage
+  binding runs its draws once per window): ``capture_base`` is then the draw's first record
+  minus the window's first, in wrapping u32 arithmetic, and a record outside the window is not
+  written.
 * **targets**: for adapters without it. The record is split into groups of ``per_group`` vec4
   values (the header ``(flag, SV_VertexID, SV_InstanceID, vi)``, then one per element), one
   pipeline per group; each vertex is a point on its record's texel of a
@@ -100,12 +103,14 @@ def _key_search_lines() -> list[str]:
 def _storage_lines(layout: InputLayout) -> list[str]:
     words = record_words(len(layout.elements))
     lines = _key_search_lines() + [
+        # The record's place in the bound window of records (capture_base is the draw's first
+        # record minus the window's, wrapping: a record before the window lands past its end).
+        "  let rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;",
         "  if (!found) {",
         "    atomicAdd(&gpuia_errors[0], 1u);",
         "    atomicMax(&gpuia_errors[1], vi);",
-        "  } else {",
-        "    let r = (gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank)"
-        f" * {words}u;",
+        f"  }} else if (rec < arrayLength(&gpuia_capture) / {words}u) {{",
+        f"    let r = rec * {words}u;",
         "    gpuia_capture[r] = 1u;",
         "    gpuia_capture[r + 1u] = sv_vertex_id;",
         "    gpuia_capture[r + 2u] = sv_instance_id;",

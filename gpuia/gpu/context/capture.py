@@ -18,8 +18,11 @@ import numpy as np
 from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
-from ..plan import Plan
+from ..plan import HOST_INDEX_LIMIT, Plan
+from ..readback import read_ranges
 from .resolve import DrawState
+
+_U32 = 0xFFFFFFFF
 
 __all__ = ["Capture", "CaptureRecord", "CaptureSession", "sorted_unique"]
 
@@ -136,7 +139,12 @@ class CaptureSession:
         self.records.append(record)
 
     def limit(self, elements: int) -> int:
-        """Most vertices one capture draw can record (one record per vertex at the least)."""
+        """Most vertices one capture draw can record (one record per vertex at the least): on
+        the storage route as many as the host resolves fetch indices for (windows of records
+        take what one binding cannot), on the targets route what one storage binding's worth
+        of texels holds."""
+        if self.recorder.capture_route == "storage":
+            return HOST_INDEX_LIMIT
         return self.device.caps.max_storage_buffer_binding_size // (4 * record_words(elements))
 
     def end(self) -> Capture:
@@ -161,26 +169,52 @@ class CaptureSession:
             self._to_targets(records, cap, total, key_buf)
             return cap
         words = record_words(cap.element_count)
-        size = max(4, total * words * 4)
-        if size > self.device.caps.max_storage_buffer_binding_size:
-            raise UnsupportedError(
-                f"the capture needs {size} bytes, more than max-storage-buffer-binding-size "
-                f"{self.device.caps.max_storage_buffer_binding_size}; capture fewer vertices "
-                f"per call")
+        if total > _U32:
+            raise UnsupportedError(f"the capture needs {total} records, more than the 2^32 - 1 "
+                                   f"a capture numbers; capture fewer vertices per call")
+        window = self.window_records(cap.element_count)
         wgpu_dev = self.device.device
-        bufs = (wgpu_dev.create_buffer(size=size, usage="STORAGE|COPY_SRC"), key_buf,
-                wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
-        self.recorder.capture_rows = 0
+        rec = self.recorder
+        rec.capture_rows = 0
         clock = time.perf_counter
-        t0 = clock()
-        self._encode_all(records, bufs)
+        encode_s = read_s = 0.0
+        out = np.empty(total * words, np.uint32) if total > window else None
+        try:
+            for first in range(0, max(total, 1), window):
+                n = min(window, total - first)
+                bufs = (wgpu_dev.create_buffer(size=max(4, n * words * 4),
+                                               usage="STORAGE|COPY_SRC"),
+                        key_buf, wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
+                rec.capture_window = first
+                t0 = clock()
+                self._encode_all(records, bufs)
+                if self.timings is not None:
+                    self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
+                t1 = clock()
+                part = Capture()
+                self._read(part, bufs, None if out is None
+                           else out[first * words:(first + n) * words].view(np.uint8))
+                read_s += clock() - t1
+                encode_s += t1 - t0
+                if out is None:
+                    cap.words = part.words
+                if first == 0:  # every window's draws run every vertex: count them once
+                    cap.unexpected = part.unexpected
+                    cap.unexpected_max_vertex_index = part.unexpected_max_vertex_index
+        finally:
+            rec.capture_window = 0
+        if out is not None:
+            cap.words = out
         if self.timings is not None:
-            self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
-            t1 = clock()
-        self._read(cap, bufs)
-        if self.timings is not None:
-            self.timings.update({"encode_and_gpu": t1 - t0, "readback": clock() - t1})
+            self.timings.update({"encode_and_gpu": encode_s, "readback": read_s})
         return cap
+
+    def window_records(self, elements: int) -> int:
+        """Records one storage-route window holds: as many as one storage binding (and one
+        buffer) takes. A capture with more runs its draws once per window."""
+        caps = self.device.caps
+        most = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+        return max(1, most // (4 * record_words(elements)))
 
     def _encode_all(self, records, bufs) -> None:
         rec = self.recorder
@@ -249,10 +283,13 @@ class CaptureSession:
         recs = out[:total]
         cap.words = np.concatenate([recs[:, :3], recs[:, 4:]], axis=1).reshape(-1)
 
-    def _read(self, cap: Capture, bufs) -> None:
+    def _read(self, cap: Capture, bufs, into: np.ndarray | None = None) -> None:
+        """Read a storage-route capture's records (into ``into``, uint8, when given: exactly
+        the window's records, without the padding a window of no records has) and errors."""
         cap_buf, _, err_buf = bufs
-        q = self.device.device.queue
-        cap.words = np.frombuffer(q.read_buffer(cap_buf), dtype=np.uint32)
-        errs = np.frombuffer(q.read_buffer(err_buf), dtype=np.uint32)
+        records = (cap_buf, 0, cap_buf.size if into is None else into.shape[0])
+        words, errs = (a.view(np.uint32) for a in read_ranges(
+            self.device.device, [records, (err_buf, 0, err_buf.size)], [into, None]))
+        cap.words = words
         cap.unexpected = int(errs[0])
         cap.unexpected_max_vertex_index = int(errs[1])

@@ -91,6 +91,7 @@ class Recorder:
         self.capture_targets = 0
         self.capture_views = None
         self.capture_rows = 0
+        self.capture_window = 0  # first record of the storage route's window being encoded
         self.capture_encoding = False
         self._group0_cache: dict = {}
         self._dummy = None
@@ -170,7 +171,7 @@ class Recorder:
         block[8] = shift  # see gpuia.gpu.plan.shift_first_vertex
         if record is not None:
             keys = record.keys
-            block[2] = record.capture_base
+            block[2] = (record.capture_base - self.capture_window) & _U32
             block[3] = record.key_offset
             block[4] = keys.shape[0]
             contiguous = keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]

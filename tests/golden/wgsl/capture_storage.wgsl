@@ -169,11 +169,12 @@ struct VSOutput {
     rank = lo;
     found = lo < gpuia_draw.key_count && gpuia_keys[gpuia_draw.key_offset + lo] == vi;
   }
+  let rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;
   if (!found) {
     atomicAdd(&gpuia_errors[0], 1u);
     atomicMax(&gpuia_errors[1], vi);
-  } else {
-    let r = (gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank) * 11u;
+  } else if (rec < arrayLength(&gpuia_capture) / 11u) {
+    let r = rec * 11u;
     gpuia_capture[r] = 1u;
     gpuia_capture[r + 1u] = sv_vertex_id;
     gpuia_capture[r + 2u] = sv_instance_id;
