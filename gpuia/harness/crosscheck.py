@@ -42,7 +42,7 @@ from .raster_check import raster_check
 from .reference_run import reference_ia
 from .report.mesh import GPUPrimitives, gpu_primitives
 from .run import DEFAULT_MAX_INVOCATIONS, reference_so
-from .run_gpu import GPUResult, run_case_gpu, run_case_so_gpu
+from .run_gpu import GPUResult, run_case_gpu, run_case_so_gpu, upload_case
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -251,10 +251,12 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             result.adapters[summary] = adapter_facts(dev)
             result.primitives[summary] = gpu_primitives(case, dev.caps.quirks)
         started[0] = time.perf_counter()  # the runs of this device start here
+        uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
             label = f"{case.name}: {summary}: {p}"
             try:
-                res = run_case_gpu(case, dev, p, ref, capture_route=capture_route)
+                res = run_case_gpu(case, dev, p, ref, capture_route=capture_route,
+                                   uploaded=uploads())
             except UnsupportedError as e:
                 add(CheckLine(label, "not applicable", str(e), path=p, adapter=summary))
                 continue
@@ -266,7 +268,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
                           adapter=summary, gpu=res if keep else None,
                           comparison=cmp if keep else None))
         if raster if raster is not None else raster_by_default(case):
-            add(_raster_line(case, dev, ref, summary))
+            add(_raster_line(case, dev, ref, summary, uploads))
         if case.so_desc is not None:
             label = f"{case.name}: {summary}: stream output"
             got = run_case_so_gpu(case, dev)
@@ -300,10 +302,32 @@ def raster_by_default(case: Case) -> bool:
     return topo.strip or topo.adjacency or any(d.indexed for d in case.draws)
 
 
-def _raster_line(case: Case, dev, ref, summary: str) -> CheckLine:
+class _Uploads:
+    """A case's buffers on one device, uploaded on the first call and shared by the runs that
+    follow; an upload that failed raises the same error again on every call (each run reports
+    it as its own line)."""
+
+    def __init__(self, case: Case, device: Device):
+        self.case, self.device = case, device
+        self.result: tuple | None = None
+        self.error: UnsupportedError | None = None
+
+    def __call__(self) -> tuple:
+        if self.error is not None:
+            raise self.error
+        if self.result is None:
+            try:
+                self.result = upload_case(self.case, self.device)
+            except UnsupportedError as e:
+                self.error = e
+                raise
+        return self.result
+
+
+def _raster_line(case: Case, dev, ref, summary: str, uploads: _Uploads) -> CheckLine:
     label = f"{case.name}: {summary}: raster"
     try:
-        draws = raster_check(case, dev, ref)
+        draws = raster_check(case, dev, ref, uploaded=uploads())
     except UnsupportedError as e:  # the case's buffers on this adapter, or wgpu's refusal
         return CheckLine(label, "not applicable", str(e), path="raster", adapter=summary)
     run = [r for r in draws if r.status != "not run"]

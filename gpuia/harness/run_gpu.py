@@ -147,7 +147,7 @@ def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,
                  context: Context | None = None, capture_route: str = "auto",
-                 timings: dict | None = None) -> GPUResult:
+                 timings: dict | None = None, uploaded: tuple | None = None) -> GPUResult:
     """Draw a case on ``device`` through ``path`` with capture on.
 
     ``reference`` (the CPU result of the same case) supplies the D3D invocation order; it is
@@ -172,6 +172,8 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
         timings (dict): when given, receives seconds per step (upload, plan_and_encode,
             encode_and_gpu, readback, assemble; gpu_and_readback together on the
             render-target route).
+        uploaded (tuple): what :func:`upload_case` returned for this case and device, to
+            draw from buffers another run already made; None (the default) uploads.
 
     Returns:
         The :class:`GPUResult`.
@@ -196,7 +198,7 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     ctx.set_pipeline_state(case_pipeline_state(case))
     ctx.ia_set_primitive_topology(case.topology.topology)
     bind_constant_buffers(ctx, case, device)
-    views, ib = upload_case(case, device)
+    views, ib = uploaded if uploaded is not None else upload_case(case, device)
     t1 = clock()
     # Every slot is set: a slot the case leaves out is unbound, whatever the context had.
     ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
