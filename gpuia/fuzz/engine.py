@@ -21,6 +21,7 @@ import base64
 import contextlib
 import hashlib
 import json
+import os
 import random
 import re
 import sys
@@ -189,6 +190,53 @@ class _Prefetch:
         if self._error is not None:
             raise self._error
         return self._values
+
+
+class _Drawn:
+    """Chunk ``k`` drawn by a process of a :class:`_Drawers` pool."""
+
+    def __init__(self, pending):
+        self._pending = pending
+
+    def result(self) -> list:
+        values: list = self._pending.get()
+        return values
+
+
+class _Drawers:
+    """Processes drawing chunks ahead of the run, ``processes`` of them, each chunk whole in
+    one process: drawing is pure Python (hypothesis), so on this process's threads it would hold
+    the GIL against the parent's pipe I/O and cap a campaign at one core's drawing. A chunk's
+    values depend on (mode, so, seed, k) alone (:func:`chunk_seed`), so any process draws the
+    same ones. Spawned, not forked: the parent may hold a wgpu device and threads.
+    :meth:`close` ends the processes at once (a chunk being drawn is dropped)."""
+
+    def __init__(self, mode: str, so: bool, run_seed: int, processes: int):
+        import multiprocessing
+
+        self.args = (mode, so, run_seed)
+        self.ahead = processes
+        self._pool = multiprocessing.get_context("spawn").Pool(processes)
+        self._pending: dict[int, _Drawn] = {}
+
+    def chunk(self, k: int) -> _Drawn:
+        """Chunk ``k`` (drawing it and the next ones, one per process, if not yet asked)."""
+        for j in range(k, k + self.ahead):
+            if j not in self._pending:
+                self._pending[j] = _Drawn(self._pool.apply_async(_chunk, (*self.args, j)))
+        return self._pending.pop(k)
+
+    def close(self) -> None:
+        self._pool.terminate()
+        self._pool.join()
+
+
+def _drawing_processes(config: FuzzConfig) -> int:
+    """How many processes draw chunks ahead: none for a run that ends within chunk 0 (a thread
+    draws it, without a process's start-up), else the cores the case children leave, 1 to 4."""
+    if config.cases is not None and config.cases <= CHUNK_SIZES[0]:
+        return 0
+    return max(1, min(4, (os.cpu_count() or 1) - config.jobs))
 
 
 # -- judging -----------------------------------------------------------------------------------
@@ -496,6 +544,7 @@ class Fuzzer:
         c = self.config
         self._t0 = time.monotonic()
         self._last_progress = -1e9
+        drawers: _Drawers | None = None
         try:
             if self.runner is None:
                 self.pool = Pool(self._worker_config(), c.jobs, self.worker_command)
@@ -504,11 +553,15 @@ class Fuzzer:
                 for line in ready.get("unavailable", []):
                     self.out.write(f"{line}: unavailable\n")
             k = 0
-            ahead = _Prefetch(c.mode, c.so, c.seed, 0)
+            processes = _drawing_processes(c)
+            ahead: _Prefetch | _Drawn = _Prefetch(c.mode, c.so, c.seed, 0)
             while not self._time_up() and self._distinct() < c.max_findings:
                 values = ahead.result()
                 # The next chunk is drawn while this one runs (the workers would wait for it).
-                ahead = _Prefetch(c.mode, c.so, c.seed, k + 1)
+                if processes and drawers is None:
+                    drawers = _Drawers(c.mode, c.so, c.seed, processes)
+                ahead = (drawers.chunk(k + 1) if drawers is not None
+                         else _Prefetch(c.mode, c.so, c.seed, k + 1))
                 if c.cases is not None:
                     values = values[: c.cases - self.report.cases]
                 def stop() -> bool:
@@ -520,13 +573,17 @@ class Fuzzer:
                         continue
                     kind = self.judge(v, o)
                     if kind:
-                        ahead.result()  # one hypothesis run at a time: shrinking runs one too
+                        if drawers is None:  # one hypothesis run per process: shrinking is one
+                            ahead.result()
                         self._found(k, i, v, o, kind)
                 k += 1
-            ahead.result()
+            if drawers is None:
+                ahead.result()
         except KeyboardInterrupt:
             self.report.interrupted = True
         finally:
+            if drawers is not None:
+                drawers.close()
             if self.pool is not None:
                 self.report.restarts = self.pool.restarts
                 self._sample_memory()
