@@ -55,6 +55,8 @@ def test_seed_reproduces_in_another_process():
 
 
 def test_a_run_executes_the_generated_cases_in_order():
+    """30 cases: chunk 0 (16) drawn on a thread, chunk 1 by a spawned drawing process; both
+    are the cases generate() draws in this process."""
     report = Fuzzer(FuzzConfig(seed=3, cases=30, paths=()), runner=ReferenceRunner(),
                     record_digests=True, out=io.StringIO(), err=io.StringIO()).run()
     assert report.cases == 30 and not report.findings
