@@ -809,11 +809,7 @@ def _render_invocations(run: RunView, table_id: str) -> Html:
         sub += [tag("th", "CPU", class_="cpu"), tag("th", "GPU", class_="gpu")]
     body = []
     for r in run.rows:
-        cells = [tag("td", {"diff": "!", "tol": "~"}.get(r.state, ""),
-                     title={"diff": "differs", "tol": "differs within the allowances"}
-                     .get(r.state)),
-                 tag("td", r.index, class_="num"), tag("td", r.draw, class_="num"),
-                 tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
+        cells = _row_lead(r, "differs within the allowances")
         for cpu, gpu in [*r.ids, *r.cells]:
             assert cpu is not None  # an IA run's rows have both sides: only VS Out lacks one
             cells += [_render_cell(cpu, "cpu"), _render_cell(gpu, "gpu")]
@@ -830,6 +826,15 @@ def _render_invocations(run: RunView, table_id: str) -> Html:
     return _join([tag("p", note, " ", toggle, class_="note"), table])
 
 
+def _row_lead(r, tolerated: str) -> list:
+    """The five cells every invocation row starts with: its mark (``!`` differs, ``~``
+    ``tolerated``), then #, draw, instance and vertex."""
+    return [tag("td", {"diff": "!", "tol": "~"}.get(r.state, ""),
+                title={"diff": "differs", "tol": tolerated}.get(r.state)),
+            tag("td", r.index, class_="num"), tag("td", r.draw, class_="num"),
+            tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
+
+
 def _render_vs_out(view: VSOutView, table_id: str) -> Html:
     """The VS Out table: per output a CPU and a GPU column (GPU only without a CPU side)."""
     sides = ["CPU", "GPU"] if view.cpu else ["GPU"]
@@ -838,11 +843,7 @@ def _render_vs_out(view: VSOutView, table_id: str) -> Html:
     sub = [tag("th", s, class_=s.lower()) for _ in view.columns for s in sides]
     body = []
     for r in view.rows:
-        cells = [tag("td", {"diff": "!", "tol": "~"}.get(r.state, ""),
-                     title={"diff": "differs", "tol": "differs within the shader tolerance"}
-                     .get(r.state)),
-                 tag("td", r.index, class_="num"), tag("td", r.draw, class_="num"),
-                 tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
+        cells = _row_lead(r, "differs within the shader tolerance")
         for cpu, gpu in r.cells:
             if cpu is not None:  # every row has a CPU cell exactly when view.cpu
                 cells.append(_render_cell(cpu, "cpu"))
