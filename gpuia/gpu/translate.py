@@ -11,7 +11,7 @@
 * on the **pulling** path, no vertex buffers, and a :class:`PulledFetch`: the WGSL of gpuia's
   per-draw block and fetch functions (:mod:`gpuia.wgsl.fetch`), the bind group layouts of
   groups 0 and 1 (:mod:`gpuia.gpu.pipelines`) and the block's fields
-  (:func:`gpuia.wgsl.program.draw_block_fields`);
+  (:func:`gpuia.wgsl.draw_block.draw_block_fields`);
 * the path and the planner's reasons for it.
 
 The layout, the strides and the limits decide the path; what they cannot decide is said as
@@ -38,7 +38,8 @@ from typing import Any
 from ..d3d.desc import VertexBufferView
 from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError
-from ..wgsl.program import draw_block_fields, draw_block_lines, pulling_lines
+from ..wgsl.draw_block import draw_block_fields, draw_block_lines
+from ..wgsl.program import pulling_lines
 from ..wgsl.scalar_types import WGSL_SCALAR
 from .device import Caps
 from .pipelines import (

@@ -13,7 +13,10 @@ indices: where they start in ``gpuia_keys``, how many, whether they are one run 
 
 from __future__ import annotations
 
-__all__ = ["DRAW_HEADER_WORDS", "SLOT_WORDS", "draw_block_lines"]
+import re
+from typing import NamedTuple
+
+__all__ = ["DRAW_HEADER_WORDS", "SLOT_WORDS", "draw_block_lines", "BlockField", "draw_block_fields"]
 
 DRAW_HEADER_WORDS = 12
 """u32 words before the per-slot entries in the per-draw uniform block."""
@@ -35,3 +38,93 @@ def draw_block_lines(n_slots: int) -> list[str]:
         "}",
         "@group(0) @binding(0) var<uniform> gpuia_draw: GpuiaDraw;",
     ]
+
+
+class BlockField(NamedTuple):
+    """One field of the per-draw uniform block (``gpuia_draw``, group 0 binding 0).
+
+    Arguments:
+        name (str): the WGSL member, a slot entry's as ``slots[j].base``.
+        wgsl_type (str): its WGSL type (``u32``).
+        offset (int): its byte offset in the block.
+        meaning (str): what gpuia writes there for a draw.
+    """
+
+    name: str
+    wgsl_type: str
+    offset: int
+    meaning: str
+
+
+# What gpuia writes into each member of the block for a draw (gpuia.gpu.context.recorder fills
+# it); slot members are those of each slots[j] entry, pulled slot j in ascending D3D slot order.
+_BLOCK_MEANINGS = {
+    "vertex_base": "BaseVertexLocation of an indexed draw, StartVertexLocation of a non-indexed "
+                   "one: SV_VertexID is the vertex index minus it (rules 4.5)",
+    "first_instance": "StartInstanceLocation: SV_InstanceID is the instance index minus it "
+                      "(rules 4.6); per-instance data at step rate 0 or above 1 is fetched from "
+                      "it (rules 4.3)",
+    "capture_base": "captures only: the draw's first capture record, minus the first record "
+                    "of the window being captured (wrapping u32)",
+    "key_offset": "captures only: where the draw's sorted fetch indices start in gpuia_keys",
+    "key_count": "captures only: how many fetch indices the draw has",
+    "key_contiguous": "captures only: 1 when the fetch indices are one run from key_first",
+    "key_first": "captures only: the first of the draw's fetch indices",
+    "pad0": "the render-target capture route only: the capture texture's height",
+    "vertex_shift": "the part of a non-indexed draw's StartVertexLocation the adapter could "
+                    "not take, added to the vertex index in the vertex stage (0 elsewhere)",
+    "pad1": "padding", "pad2": "padding", "pad3": "padding",
+    "base": "the byte address of the slot's view (BufferLocation) in the storage buffer bound "
+            "for the slot",
+    "stride": "the view's StrideInBytes",
+    "size": "the view's SizeInBytes: an element not wholly inside it reads 0 (rules 6.1, 6.3)",
+    "bound": "1 when a view is bound to the slot; 0 when none is, and every element of the "
+             "slot reads (0, 0, 0, 0) (rules 6.2)",
+}
+_SCALAR_BYTES = {"u32": 4, "i32": 4, "f32": 4}
+_MEMBER = re.compile(r"(\w+)\s*:\s*(array<\s*(\w+)\s*,\s*(\d+)\s*>|\w+)")
+
+
+def draw_block_fields(n_slots: int) -> list[BlockField]:
+    """The per-draw uniform block's fields, in order, read from the block's own WGSL
+    declaration (:func:`draw_block_lines`), so that names, types and offsets are the ones
+    every generated program declares. Offsets follow WGSL's uniform layout: scalars of 4 bytes,
+    the slot array at a multiple of 16 with 16-byte entries.
+
+    Arguments:
+        n_slots (int): the pulled slots the block describes (it has at least one entry).
+
+    Returns:
+        A new list of :class:`BlockField`, the header's members and then each slot entry's.
+
+    Raises:
+        RuntimeError: the declaration disagrees with :data:`DRAW_HEADER_WORDS` and
+            :data:`SLOT_WORDS` (a member that is no 4-byte scalar, or a size that differs),
+            so that no wrong offset is ever handed out.
+    """
+    text = "\n".join(draw_block_lines(n_slots))
+    structs = {name: _MEMBER.findall(body)
+               for name, body in re.findall(r"struct (\w+) \{(.*?)\}", text, re.S)}
+
+    def layout(struct: str, prefix: str, start: int) -> tuple[list[BlockField], int]:
+        out, offset = [], start
+        for name, wgsl_type, element, count in structs[struct]:
+            if element:
+                offset = (offset + 15) // 16 * 16
+                for j in range(int(count)):
+                    fields, offset = layout(element, f"{prefix}{name}[{j}].", offset)
+                    out += fields
+                continue
+            if wgsl_type not in _SCALAR_BYTES:
+                raise RuntimeError(f"per-draw block member {name}: {wgsl_type} is no 4-byte "
+                                   f"scalar")
+            out.append(BlockField(prefix + name, wgsl_type, offset, _BLOCK_MEANINGS[name]))
+            offset += _SCALAR_BYTES[wgsl_type]
+        return out, offset
+
+    fields, size = layout("GpuiaDraw", "", 0)
+    words = DRAW_HEADER_WORDS + SLOT_WORDS * max(1, n_slots)
+    if size != 4 * words:
+        raise RuntimeError(f"the per-draw block declares {size} bytes, DRAW_HEADER_WORDS and "
+                           f"SLOT_WORDS make {4 * words}")
+    return fields
