@@ -92,30 +92,53 @@ def locate(span, at: int, kind):
     opening = next((i for i, t in enumerate(span) if t.spelling == "{"), None)
     if opening is None:
         return None
-    depth, element, first = 0, 0, None
+    element, first = _item_at(span, opening, at)
+    if first is None:
+        return None
+    fname, token = field_at(span[first:_item_last(span, first) + 1], at, kind)
+    return element, fname, token or span[first]
+
+
+_OPENERS = ("{", "(", "[")
+_CLOSERS = ("}", ")", "]")
+
+
+def _item_at(span, opening: int, at: int, start_item=None) -> tuple[int, int | None]:
+    """Walk the brace list opened at ``span[opening]`` up to byte offset ``at``: (the position
+    of the item ``at`` is in, the index of that item's first token or None). Positions count
+    the top-level commas; ``start_item(i, position)``, called at each item's first token,
+    may return another position (a designator naming a field)."""
+    depth, position, first = 0, 0, None
     for i in range(opening, len(span)):
         t = span[i]
         if t.offset > at:
             break
         s = t.spelling
-        if depth == 1 and first is None and s not in (",", "}"):
+        if depth == 1 and first is None and s not in (",", *_CLOSERS):
             first = i
-        if s in ("{", "(", "["):
+            if start_item is not None:
+                position = start_item(i, position)
+        if s in _OPENERS:
             depth += 1
-        elif s in ("}", ")", "]"):
+        elif s in _CLOSERS:
             depth -= 1
         elif s == "," and depth == 1:
-            element, first = element + 1, None
-    if first is None:
-        return None
-    end, depth = first, 0
-    for end in range(first, len(span)):
-        depth += span[end].spelling in ("{", "(", "[")
-        depth -= span[end].spelling in ("}", ")", "]")
-        if depth <= 0 and span[end].spelling in ("}", ","):
+            position, first = position + 1, None
+    return position, first
+
+
+def _item_last(span, first: int) -> int:
+    """The index of the last token of the item starting at ``span[first]``: before the comma
+    or closing brace that ends it at its own level."""
+    depth, last = 0, first
+    for j in range(first, len(span)):
+        s = span[j].spelling
+        if depth == 0 and s in (",", "}"):
             break
-    fname, token = field_at(span[first:end + 1], at, kind)
-    return element, fname, token or span[first]
+        depth += s in _OPENERS
+        depth -= s in _CLOSERS
+        last = j
+    return last
 
 
 def dropped_arrays(parsed) -> list[SourceArray]:
@@ -169,25 +192,16 @@ def field_at(span, at: int, kind):
     """
     if not span or span[0].spelling != "{" or any(t.spelling == "#" for t in span):
         return None, None
-    depth, position, first = 0, 0, None
-    for i, t in enumerate(span):
-        if t.offset > at:
-            break
-        s = t.spelling
-        if depth == 1 and first is None and s not in (",", "}", ")", "]"):
-            first = t
-            if s == "." and i + 2 < len(span) and span[i + 2].spelling == "=" and \
-                    span[i + 1].spelling in kind.fields:
-                position = kind.fields.index(span[i + 1].spelling)
-        if s in ("{", "(", "["):
-            depth += 1
-        elif s in ("}", ")", "]"):
-            depth -= 1
-        elif s == "," and depth == 1:
-            position, first = position + 1, None
+    def designated(i: int, position: int) -> int:
+        if span[i].spelling == "." and i + 2 < len(span) and span[i + 2].spelling == "=" and \
+                span[i + 1].spelling in kind.fields:
+            return kind.fields.index(span[i + 1].spelling)
+        return position
+
+    position, first = _item_at(span, 0, at, designated)
     if first is None or position >= len(kind.fields):
         return None, None
-    return kind.fields[position], first
+    return kind.fields[position], span[first]
 
 
 def field_text(parsed, span, first) -> str:
@@ -201,14 +215,7 @@ def field_text(parsed, span, first) -> str:
     Returns:
         The text up to the comma or brace that ends the field.
     """
-    start = span.index(first)
-    depth, last = 0, first
-    for t in span[start:]:
-        if depth == 0 and t.spelling in (",", "}"):
-            break
-        depth += t.spelling in ("{", "(", "[")
-        depth -= t.spelling in ("}", ")", "]")
-        last = t
+    last = span[_item_last(span, span.index(first))]
     raw = parsed.data[first.offset:last.offset + len(last.spelling.encode())]
     return " ".join(raw.decode("utf-8", "replace").split())
 
