@@ -40,9 +40,10 @@ def test_chunked_host_work_matches(gpu_device, path, monkeypatch):
 @pytest.mark.parametrize("path", ["native", "pulling"])
 def test_capture_windows_match_one_capture(gpu_device, path, monkeypatch):
     """A capture of more records than one storage binding holds runs its draws once per window
-    of records; with windows of 7 records (this case has 88 records: 10 distinct fetch indices
-    x 3 instances, 25 x 2 and 4 x 2, so windows end inside draws and instances) every invocation is delivered as one capture delivers it, and
-    the vertices D3D would not fetch are counted once, not once per window."""
+    of records. With windows of 7 records (this case has 88 records: 10 distinct fetch indices
+    x 3 instances, 25 x 2 and 4 x 2, so windows end inside draws and instances) every invocation
+    is delivered as one capture delivers it, and the vertices D3D would not fetch are counted
+    once, not once per window."""
     if not gpu_device.caps.vertex_writable_storage:
         pytest.skip("windows are the storage capture route's; this adapter captures to targets")
     from gpuia.gpu.context.capture import CaptureSession
