@@ -178,8 +178,14 @@ def expected_fragments(coverage: list[PrimitiveCoverage], size: int):
                  for c in coverage]
         return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
-    cells, most = np.unique(codes("allowed"), return_counts=True)
-    req, req_n = np.unique(codes("required"), return_counts=True)
+    return _cell_counts(codes("allowed"), codes("required"))
+
+
+def _cell_counts(allowed: np.ndarray, required: np.ndarray):
+    """``(cells, least, most)`` of :func:`expected_fragments` from every primitive's allowed and
+    required cell codes (a code once per primitive that allows or requires the cell)."""
+    cells, most = np.unique(allowed, return_counts=True)
+    req, req_n = np.unique(required, return_counts=True)
     least = np.zeros_like(most)
     least[np.searchsorted(cells, req)] = req_n  # required pixels are allowed ones
     return cells, least, most
@@ -191,19 +197,20 @@ _GROUP = 256  # primitives evaluated at once by coverage_cells (bounds its tempo
 def coverage_cells(corner_keys: np.ndarray, size: int):
     """``expected_fragments(primitive_coverage(corner_keys, size), size)``, computed for many
     primitives at once: the same arithmetic as :func:`coverage_at`, in the same order, on every
-    primitive's pixel box (padded to the largest box of a chunk and masked), so the result is
+    primitive's pixel box (padded to the largest box of a group and masked), so the result is
     bit for bit the per-primitive one (the unit tests compare both)."""
     corner_keys = np.asarray(corner_keys, np.uint32)
     n, k = corner_keys.shape if corner_keys.ndim == 2 else (0, 1)
-    allowed_parts, required_parts = [], []
+    allowed_parts, required_parts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
     if n:
         pos = key_positions(corner_keys, size) / SUBPIXEL
-        pad = {1: 1, 2: 2, 3: 1}[k]
-        lo = np.floor(pos.min(axis=1) - pad).astype(np.int64)
-        hi = np.ceil(pos.max(axis=1) + pad).astype(np.int64)
-        if k == 1:  # the point's 3 x 3 block around floor(x), floor(y)
+        if k == 1:  # the point's 3 x 3 block around floor(x), floor(y), as _point takes it
             lo = np.floor(pos[:, 0]).astype(np.int64) - 1
             hi = lo + 2
+        else:  # the bounding box, 1 pixel around for triangles and 2 for lines
+            pad = 2 if k == 2 else 1
+            lo = np.floor(pos.min(axis=1) - pad).astype(np.int64)
+            hi = np.ceil(pos.max(axis=1) + pad).astype(np.int64)
         lo, hi = np.maximum(lo, 0), np.minimum(hi, size - 1)
         extent = np.maximum(hi - lo + 1, 0)
         # Primitives in order of box size, in groups that pad little to their largest box.
@@ -217,23 +224,15 @@ def coverage_cells(corner_keys: np.ndarray, size: int):
             group = order[a:b]
             a = b
             px, py, valid = _box_grid(lo[group], extent[group])
-            req, allowed, front = _boxes(pos[group], px, py, valid, k)
-            name = (corner_keys[group, 0].astype(np.int64) << 1) | front.astype(np.int64)
-            code = name[:, None] * (size * size) + (py * size + px)
-            allowed_parts.append(code[allowed])
-            required_parts.append(code[req])
-    empty = np.zeros(0, np.int64)
-    cells, most = np.unique(np.concatenate(allowed_parts) if allowed_parts else empty,
-                            return_counts=True)
-    req, req_n = np.unique(np.concatenate(required_parts) if required_parts else empty,
-                           return_counts=True)
-    least = np.zeros_like(most)
-    least[np.searchsorted(cells, req)] = req_n
-    return cells, least, most
+            required, allowed, front = _RASTERIZE_BOXES[k](pos[group], px + 0.5, py + 0.5)
+            code = cell_codes(corner_keys[group, 0:1], front[:, None], py * size + px, size)
+            allowed_parts.append(code[valid & allowed])
+            required_parts.append(code[valid & required])
+    return _cell_counts(np.concatenate(allowed_parts), np.concatenate(required_parts))
 
 
 def _box_grid(lo, extent):
-    """Pixel coordinates (px, py) of each primitive's box padded to the chunk's largest box,
+    """Pixel coordinates (px, py) of each primitive's box padded to the group's largest box,
     shape (n, H * W), and the mask of those inside the primitive's own box."""
     w, h = int(extent[:, 0].max()), int(extent[:, 1].max())
     gx = np.tile(np.arange(w), h)
@@ -244,47 +243,52 @@ def _box_grid(lo, extent):
     return px, py, inside
 
 
-def _boxes(p, px, py, valid, k: int):
-    """(required, allowed, front) masks over the padded boxes (pixels ``px``, ``py``, those of
-    the primitive's own box ``valid``) of ``n`` primitives at ``p`` (n, k, 2): :func:`_triangle`,
-    :func:`_line` and :func:`_point` on arrays."""
-    qx, qy = px + 0.5, py + 0.5
+# The per-primitive rules (_triangle, _line, _point) on arrays: n primitives at p (n, k, 2),
+# pixel centers qx, qy (n, H * W); each returns (required, allowed, front per primitive).
+def _triangle_boxes(p, qx, qy):
+    (ax, ay), (bx, by), (cx, cy) = [(p[:, v, 0:1], p[:, v, 1:2]) for v in range(3)]
+    area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+    sign = np.where(area2 > 0, 1.0, -1.0)
+    inside = np.broadcast_to(area2 != 0, qx.shape).copy()  # no area: no fragment anywhere
+    maybe = inside.copy()
     with np.errstate(divide="ignore", invalid="ignore"):
-        if k == 3:
-            (ax, ay), (bx, by), (cx, cy) = [(p[:, v, 0:1], p[:, v, 1:2]) for v in range(3)]
-            area2 = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
-            sign = np.where(area2 > 0, 1.0, -1.0)
-            inside = valid & (area2 != 0)
-            maybe = inside.copy()
-            for (ex, ey), (fx, fy) in (((ax, ay), (bx, by)), ((bx, by), (cx, cy)),
-                                       ((cx, cy), (ax, ay))):
-                length = np.hypot(fx - ex, fy - ey)
-                dist = sign * ((fx - ex) * (qy - ey) - (fy - ey) * (qx - ex)) / length
-                inside &= dist >= MARGIN
-                maybe &= dist > -MARGIN
-            return inside, maybe, (area2 > 0)[:, 0] | (area2 == 0)[:, 0]
-        if k == 2:
-            (ax, ay), (bx, by) = [(p[:, v, 0:1], p[:, v, 1:2]) for v in range(2)]
-            dx, dy = bx - ax, by - ay
-            length2 = dx * dx + dy * dy
-            valid = valid & (length2 != 0)
-            t = np.clip(((qx - ax) * dx + (qy - ay) * dy) / length2, 0.0, 1.0)
-            euclid = np.hypot(qx - (ax + t * dx), qy - (ay + t * dy))
-            allowed = valid & (euclid <= 0.75 + MARGIN)
-            xmajor = np.abs(dx) >= np.abs(dy)
-            major, minor = np.where(xmajor, qx, qy), np.where(xmajor, qy, qx)
-            a_major, a_minor = np.where(xmajor, ax, ay), np.where(xmajor, ay, ax)
-            d_major, d_minor = np.where(xmajor, dx, dy), np.where(xmajor, dy, dx)
-            m_lo = np.minimum(a_major, a_major + d_major)
-            m_hi = np.maximum(a_major, a_major + d_major)
-            spans = (major - 0.5 - MARGIN >= m_lo) & (major + 0.5 + MARGIN <= m_hi)
-            at = a_minor + (major - a_major) * d_minor / d_major
-            required = valid & spans & (np.abs(minor - at) <= 0.5 - MARGIN)
-            return required, allowed, np.ones(p.shape[0], bool)
-        x, y = p[:, 0, 0:1], p[:, 0, 1:2]
-        d = np.maximum(np.abs(qx - x), np.abs(qy - y))
-        return (valid & (d <= 0.5 - MARGIN), valid & (d < 0.5 + MARGIN),
-                np.ones(p.shape[0], bool))
+        for (ex, ey), (fx, fy) in (((ax, ay), (bx, by)), ((bx, by), (cx, cy)),
+                                   ((cx, cy), (ax, ay))):
+            length = np.hypot(fx - ex, fy - ey)
+            dist = sign * ((fx - ex) * (qy - ey) - (fy - ey) * (qx - ex)) / length
+            inside &= dist >= MARGIN
+            maybe &= dist > -MARGIN
+    return inside, maybe, area2[:, 0] >= 0  # no area: front, as _triangle says
+
+
+def _line_boxes(p, qx, qy):
+    (ax, ay), (bx, by) = [(p[:, v, 0:1], p[:, v, 1:2]) for v in range(2)]
+    dx, dy = bx - ax, by - ay
+    length2 = dx * dx + dy * dy
+    some = length2 != 0  # no length: no fragment anywhere
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.clip(((qx - ax) * dx + (qy - ay) * dy) / length2, 0.0, 1.0)
+        euclid = np.hypot(qx - (ax + t * dx), qy - (ay + t * dy))
+        allowed = some & (euclid <= 0.75 + MARGIN)
+        xmajor = np.abs(dx) >= np.abs(dy)
+        major, minor = np.where(xmajor, qx, qy), np.where(xmajor, qy, qx)
+        a_major, a_minor = np.where(xmajor, ax, ay), np.where(xmajor, ay, ax)
+        d_major, d_minor = np.where(xmajor, dx, dy), np.where(xmajor, dy, dx)
+        m_lo = np.minimum(a_major, a_major + d_major)
+        m_hi = np.maximum(a_major, a_major + d_major)
+        spans = (major - 0.5 - MARGIN >= m_lo) & (major + 0.5 + MARGIN <= m_hi)
+        at = a_minor + (major - a_major) * d_minor / d_major
+        required = some & spans & (np.abs(minor - at) <= 0.5 - MARGIN)
+    return required, allowed, np.ones(p.shape[0], bool)
+
+
+def _point_boxes(p, qx, qy):
+    x, y = p[:, 0, 0:1], p[:, 0, 1:2]
+    d = np.maximum(np.abs(qx - x), np.abs(qy - y))
+    return d <= 0.5 - MARGIN, d < 0.5 + MARGIN, np.ones(p.shape[0], bool)
+
+
+_RASTERIZE_BOXES = {1: _point_boxes, 2: _line_boxes, 3: _triangle_boxes}
 
 
 def cell_codes(keys, front, pixels, size: int) -> np.ndarray:
