@@ -191,20 +191,15 @@ class CaptureSession:
                 if self.timings is not None:
                     self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
                 t1 = clock()
-                part = Capture()
-                self._read(part, bufs, None if out is None
-                           else out[first * words:(first + n) * words].view(np.uint8))
+                got, errs = self._read(bufs, None if out is None
+                                       else out[first * words:(first + n) * words].view(np.uint8))
                 read_s += clock() - t1
                 encode_s += t1 - t0
-                if out is None:
-                    cap.words = part.words
                 if first == 0:  # every window's draws run every vertex: count them once
-                    cap.unexpected = part.unexpected
-                    cap.unexpected_max_vertex_index = part.unexpected_max_vertex_index
+                    cap.unexpected, cap.unexpected_max_vertex_index = int(errs[0]), int(errs[1])
         finally:
             rec.capture_window = 0
-        if out is not None:
-            cap.words = out
+        cap.words = got if out is None else out
         if self.timings is not None:
             self.timings.update({"encode_and_gpu": encode_s, "readback": read_s})
         return cap
@@ -283,13 +278,12 @@ class CaptureSession:
         recs = out[:total]
         cap.words = np.concatenate([recs[:, :3], recs[:, 4:]], axis=1).reshape(-1)
 
-    def _read(self, cap: Capture, bufs, into: np.ndarray | None = None) -> None:
-        """Read a storage-route capture's records (into ``into``, uint8, when given: exactly
-        the window's records, without the padding a window of no records has) and errors."""
+    def _read(self, bufs, into: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(record words, error words) of a storage-route capture window, read together; the
+        records go into ``into`` (uint8) when given: exactly the window's records, without the
+        padding a window of no records has."""
         cap_buf, _, err_buf = bufs
         records = (cap_buf, 0, cap_buf.size if into is None else into.shape[0])
         words, errs = (a.view(np.uint32) for a in read_ranges(
             self.device.device, [records, (err_buf, 0, err_buf.size)], [into, None]))
-        cap.words = words
-        cap.unexpected = int(errs[0])
-        cap.unexpected_max_vertex_index = int(errs[1])
+        return words, errs
