@@ -176,11 +176,14 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
     probe = wgpu_call(lambda: _Probe.of(device, size), "raster check")
     out: list[RasterDraw | None] = []
     batch: list[_ProbeDraw] = []
+    batch_records = 0  # the records the batch's draws have room for
 
     def run_batch():
+        nonlocal batch_records
         if batch:
             wgpu_call(functools.partial(probe.run, batch, ib), "raster check")
             batch.clear()
+            batch_records = 0
 
     pending: list[_ProbeDraw] = []
     for d, draw in enumerate(case.draws):
@@ -205,9 +208,10 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
         # room to see extra fragments, not only count them
         job = _ProbeDraw(d, draw, index, case.topology, allowed + 4096, names.shape[0],
                          allowed, expected, who)
-        if batch and sum(j.capacity for j in batch) + job.capacity > _BATCH_BYTES // 8:
+        if batch and batch_records + job.capacity > _BATCH_BYTES // 8:
             run_batch()
         batch.append(job)
+        batch_records += job.capacity
         pending.append(job)
         out.append(None)  # filled in below, in draw order
     run_batch()
@@ -296,10 +300,11 @@ class _Probe:
         and records back in one read, and fill in each job's ``records`` and ``written``."""
         dev = self.device.device
         align = max(16, self.device.caps.min_storage_buffer_offset_alignment)
+        head = _round_up(16, align)  # per draw: a 16-byte counter, then its records, aligned
         starts, total = [], 0
-        for job in jobs:  # per draw: a 16-byte counter, then its records, each aligned
+        for job in jobs:
             starts.append(total)
-            total += _round_up(_round_up(16, align) + job.capacity * 8, align)
+            total += _round_up(head + job.capacity * 8, align)
         # WebGPU zeroes a new buffer: every counter starts at 0.
         storage = dev.create_buffer(size=total, usage="STORAGE|COPY_SRC")
         keep: list = []
@@ -325,7 +330,7 @@ class _Probe:
             params = np.array([sub_vertex & 0xFFFFFFFF, draw.start_instance_location,
                                job.capacity, 0], np.uint32)
             uniform = dev.create_buffer_with_data(data=params, usage="UNIFORM")
-            records_at = start + _round_up(16, align)
+            records_at = start + head
             group = dev.create_bind_group(layout=self.group_layout, entries=[
                 {"binding": 0, "resource": {"buffer": uniform}},
                 {"binding": 1, "resource": {"buffer": storage, "offset": records_at,
@@ -343,7 +348,7 @@ class _Probe:
         for job, start in zip(jobs, starts, strict=True):
             job.written = int(words[start // 4])
             kept = min(job.written, job.capacity)
-            at = (start + _round_up(16, align)) // 4
+            at = (start + head) // 4
             job.records = words[at:at + 2 * kept].reshape(-1, 2)
 
 
