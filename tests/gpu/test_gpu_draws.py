@@ -625,3 +625,38 @@ def test_context_native_capture_decoded(gpu_device):
         topology="TRIANGLELIST", index_buffer=IndexBufferView(indices, "R32_UINT"))
     assert ref.vertex_id[ref.draw == 1].tolist() == indices.tolist() * 2
     _assert_capture_matches(cap, ref, layout)
+
+
+def test_contexts_of_a_device_share_its_pipelines(gpu_device):
+    """Pipelines are the device's (PipelineCache.of): a second context drawing a layout the
+    first built builds nothing, and Device.held makes each kept object once, keeping nothing
+    when making it raised."""
+    from gpuia.gpu.pipelines import PipelineCache
+
+    first, buf = _cache_setup(gpu_device)
+    first.set_path("native")
+    first.ia_set_vertex_buffers(0, [buf(16 * 6), buf(8 * 2)], [16, 8])
+    first.draw_instanced(6, 2)
+    first.flush()
+    second, _ = _cache_setup(gpu_device)
+    assert second.cache is first.cache is PipelineCache.of(gpu_device)
+    built = _stats(second)
+    second.set_path("native")
+    second.ia_set_vertex_buffers(0, [buf(16 * 6), buf(8 * 2)], [16, 8])
+    second.draw_instanced(6, 2)
+    second.flush()
+    assert _stats(second) == built
+
+    calls = []
+
+    def failing():
+        calls.append(1)
+        raise RuntimeError("no")
+
+    key = ("test_contexts_of_a_device_share_its_pipelines", id(calls))
+    for _ in range(2):
+        with pytest.raises(RuntimeError):
+            gpu_device.held(key, failing)
+    assert len(calls) == 2  # nothing was kept: made again
+    made = gpu_device.held(key, lambda: object())
+    assert gpu_device.held(key, lambda: object()) is made
