@@ -21,12 +21,13 @@ one column per element), with the CPU value and, where they differ, the GPU valu
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..util.parallel import for_row_chunks
+from ..util.parallel import row_chunks, run_tasks
 from .report.text import format_value, render_table
 
 if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the GPU side)
@@ -104,32 +105,12 @@ class Comparison:
         return ", ".join(parts)
 
 
-def _component_mismatch(a: np.ndarray, b: np.ndarray, shader_type: str) -> np.ndarray:
-    """Components whose bits differ, NaN against NaN not counted for floats. Equal bits are
-    equal under every rule, so the NaN classing runs on the differing components only (a
-    bulk word comparison: most runs differ nowhere)."""
-    diff = np.empty(a.shape, dtype=bool)  # a and b: (n, 4) each
-    # Row chunks on the thread pool for large runs (the comparison is memory-bound: one core
-    # does not saturate a GPU host's memory).
-    for_row_chunks(len(diff), lambda lo, hi: np.not_equal(a[lo:hi], b[lo:hi],
-                                                               out=diff[lo:hi]))
-    if shader_type == "float" and diff.any():
-        at = np.flatnonzero(diff)
-        if at.size:
-            fa = a.reshape(-1)[at].view(np.float32)
-            fb = b.reshape(-1)[at].view(np.float32)
-            diff.reshape(-1)[at[np.isnan(fa) & np.isnan(fb)]] = False
-    return diff
-
-
-def _within_one_ulp(a: np.ndarray, b: np.ndarray, where: np.ndarray) -> np.ndarray:
-    """Bool of ``where``'s shape: True where ``where`` is and ``a``, ``b`` are at most 1 ULP
-    apart (computed at those components only)."""
-    near = np.zeros(where.shape, dtype=bool)
-    at = np.flatnonzero(where)
-    if at.size:
-        near.reshape(-1)[at] = _ulp_distance(a.reshape(-1)[at], b.reshape(-1)[at]) <= 1
-    return near
+def _unmark_nan_pairs(a: np.ndarray, b: np.ndarray, diff: np.ndarray) -> None:
+    """Clear ``diff`` where both floats are NaN (rules 2.5: payloads are not specified). It
+    runs on the differing components only: equal bits are equal under every rule."""
+    at = np.flatnonzero(diff)  # diff is C-contiguous; a and b may be strided views
+    both = np.isnan(a[diff].view(np.float32)) & np.isnan(b[diff].view(np.float32))
+    diff.reshape(-1)[at[both]] = False
 
 
 def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -160,36 +141,57 @@ def compare(ref: IAResult, gpu: GPUResult, layout: InputLayout | None = None) ->
     """
     g = gpu.ia
     n = len(ref)
-    bad = np.zeros(n, dtype=bool)
-    mism = {}
-    tolerated = 0
     native_rows = None
     if layout is not None and getattr(gpu, "plans", None):
         paths = np.array([p.path == "native" for p in gpu.plans] + [False])
         native_rows = paths[np.minimum(ref.draw.astype(np.int64), len(gpu.plans))]
     normalized = {e.key for e in layout.elements if e.format.is_normalized} if layout else set()
-    tolerated_mask, tolerance_rows = {}, {}
-    for key, data in ref.inputs.items():
-        m = _component_mismatch(data.bits, g.inputs[key].bits, data.type)
-        if key in normalized and native_rows is not None and native_rows.any():
-            tolerance_rows[key] = native_rows
-            if not m.any():  # nothing differs: nothing to tolerate, no row to mark
-                tolerated_mask[key] = np.zeros(m.shape, dtype=bool)
-                mism[key] = m
-                continue
-            near = _within_one_ulp(data.bits, g.inputs[key].bits, m & native_rows[:, None])
-            tolerated_mask[key] = m & near
-            tolerated += int(tolerated_mask[key].sum())
-            m &= ~near
-        mism[key] = m
-        if m.any():
-            bad |= m.any(axis=1)
-    ids = (ref.vertex_id != g.vertex_id) | (ref.instance != g.instance)
-    bad |= ids
+    # The 1-ULP tolerance applies to normalized elements where some draw took the native path.
+    tolerant = ({k for k in ref.inputs if k in normalized}
+                if native_rows is not None and native_rows.any() else set())
+    # Every mask starts as zeros and a chunk writes its part only where something differs:
+    # pages never written stay unmapped, so a run that agrees costs no memory for its masks.
+    mism = {key: np.zeros((n, 4), dtype=bool) for key in ref.inputs}
+    tolerated_mask = {key: np.zeros((n, 4), dtype=bool) for key in tolerant}
+    ids = np.zeros(n, dtype=bool)
+    bad = np.zeros(n, dtype=bool)
     missing = np.asarray(gpu.missing, dtype=bool)
-    bad |= missing
-    return Comparison(n, bad, mism, ids, missing, int(gpu.unexpected), tolerated, tolerated_mask,
-                      tolerance_rows)
+    chunks = row_chunks(n)
+    tolerated = [0] * len(chunks)
+
+    def rows(i: int, lo: int, hi: int) -> None:
+        # Every check of a chunk of rows at once, on the pool: the comparison is memory-bound
+        # and one core does not saturate a GPU host's memory.
+        id_rows = ref.vertex_id[lo:hi] != g.vertex_id[lo:hi]
+        id_rows |= ref.instance[lo:hi] != g.instance[lo:hi]
+        if id_rows.any():
+            ids[lo:hi] = id_rows
+        bad_rows = id_rows | missing[lo:hi]
+        for key, data in ref.inputs.items():
+            a, b = data.bits[lo:hi], g.inputs[key].bits[lo:hi]
+            m = a != b
+            if not m.any():  # most runs differ nowhere: a bulk word comparison is all
+                continue
+            if data.type == "float":
+                _unmark_nan_pairs(a, b, m)
+            if key in tolerant:
+                assert native_rows is not None
+                near = m & native_rows[lo:hi, None]
+                if near.any():
+                    near &= _ulp_distance(a, b) <= 1
+                    tolerated_mask[key][lo:hi] = near
+                    tolerated[i] += int(np.count_nonzero(near))
+                    m &= ~near
+            if m.any():
+                mism[key][lo:hi] = m
+                bad_rows |= m.any(axis=1)
+        if bad_rows.any():
+            bad[lo:hi] = bad_rows
+
+    run_tasks([functools.partial(rows, i, lo, hi) for i, (lo, hi) in enumerate(chunks)], n)
+    tolerance_rows = {key: native_rows for key in tolerant if native_rows is not None}
+    return Comparison(n, bad, mism, ids, missing, int(gpu.unexpected), sum(tolerated),
+                      tolerated_mask, tolerance_rows)
 
 
 def component_errors(cpu_bits: np.ndarray, gpu_bits: np.ndarray,

@@ -57,6 +57,14 @@ def _layout(normalized=("A0",)):
         is_normalized=k in normalized)) for k in keys])
 
 
+@pytest.fixture(autouse=True, params=["one piece", "chunks of 64 rows"])
+def _chunking(request, monkeypatch):
+    """Every rule holds whether the rows are compared in one piece or in row chunks on the
+    thread pool (the differences then sit in different chunks, the counts summed over them)."""
+    if request.param != "one piece":
+        monkeypatch.setattr("gpuia.util.parallel.CHUNK_ROWS", 64)
+
+
 def test_equal_bits_agree_everywhere():
     cmp = compare(*_runs([]), _layout())
     assert cmp.ok and cmp.tolerated == 0 and not cmp.bad_rows.any()
