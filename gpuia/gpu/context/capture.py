@@ -10,6 +10,7 @@ targets, a group of record columns per pass (route ``targets``, any adapter)."""
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -17,6 +18,7 @@ import numpy as np
 
 from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
+from ...util.parallel import for_row_chunks, row_chunks, run_tasks
 from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
 from ..plan import HOST_INDEX_LIMIT, Plan
 from ..readback import read_ranges
@@ -39,14 +41,29 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     Returns:
         numpy.ndarray: the distinct values, ascending, uint32.
     """
-    v = np.asarray(values).reshape(-1).astype(np.uint32)
+    v = np.asarray(values).reshape(-1)
     if v.shape[0] < 2:
-        return v
-    lo, hi = int(v.min()), int(v.max())
+        return v.astype(np.uint32)
+    # The bounds and the presence mask in row chunks on the pool (the mask's writes are all
+    # True, so chunks may set the same entry).
+    chunks = row_chunks(v.shape[0])
+    bounds = [(0, 0)] * len(chunks)
+
+    def bound(i: int, a: int, b: int) -> None:
+        bounds[i] = (int(v[a:b].min()), int(v[a:b].max()))
+
+    run_tasks([functools.partial(bound, i, a, b) for i, (a, b) in enumerate(chunks)],
+              v.shape[0])
+    lo, hi = min(b[0] for b in bounds), max(b[1] for b in bounds)
     if hi - lo + 1 <= 4 * v.shape[0]:
         present = np.zeros(hi - lo + 1, dtype=bool)
-        present[v - np.uint32(lo)] = True
+
+        def mark(a: int, b: int) -> None:
+            present[v[a:b] - lo] = True
+
+        for_row_chunks(v.shape[0], mark)
         return np.flatnonzero(present).astype(np.uint32) + np.uint32(lo)
+    v = v.astype(np.uint32)
     s = np.sort(v, kind="stable")
     keep = np.empty(s.shape[0], dtype=bool)
     keep[0] = True
