@@ -504,7 +504,8 @@ class Buffer:
         bind (iterable of str): D3D bind flags from :data:`BIND_FLAGS` (a single flag may be
             given as a str).
         data: optional initial contents of exactly ``size`` bytes (see :func:`host_bytes`);
-            kept as the host copy, read-only.
+            kept as the host copy, read-only (``bytes`` are kept as they are, anything else
+            is copied).
         label (str): the wgpu buffer's label.
 
     Raises:
@@ -578,12 +579,23 @@ class Buffer:
             if raw.shape[0] != size:
                 raise InvalidDescError("Buffer", "data", f"{raw.shape[0]} bytes",
                                        f"does not match size {size}")
-            host = np.zeros(padded, dtype=np.uint8)
-            host[:size] = raw
-            self.wgpu = wgpu_call(lambda: device.device.create_buffer_with_data(
-                data=host, usage=usage, label=label), "create_buffer")
-            self.host = host[:size]
-            self.host.flags.writeable = False
+            # The buffer is made mapped (zero-filled, so its padding reads 0) and the data
+            # copied straight into the mapping: no padded host copy. Immutable bytes are their
+            # own host copy; anything else is copied, so a later change of the caller's array
+            # cannot change it.
+            host = raw if isinstance(data, bytes) else raw.copy()
+            host.flags.writeable = False
+
+            def made():
+                buf = device.device.create_buffer(size=padded, usage=usage, label=label,
+                                                  mapped_at_creation=True)
+                if size:
+                    buf.write_mapped(host, 0)
+                buf.unmap()
+                return buf
+
+            self.wgpu = wgpu_call(made, "create_buffer")
+            self.host = host
         else:
             self.wgpu = wgpu_call(lambda: device.device.create_buffer(
                 size=padded, usage=usage, label=label), "create_buffer")

@@ -103,8 +103,9 @@ class IndexPlan:
 
     ``mode``: an :class:`IndexMode` (or its value, stored as the member). ``values``: the
     uint32 stream a ``host`` plan uploads (the index values D3D delivers, cuts removed,
-    rewritten or listed). ``fetch`` holds the per-vertex fetch indices of one instance when
-    known on the host (capture keys and native bounds checks need them; never for ``gpu``).
+    rewritten or listed). ``fetch`` holds the per-vertex fetch indices of one instance
+    (uint32, wrapped) when known on the host (capture keys and native bounds checks need them;
+    never for ``gpu``).
     ``listed``: drawn with the topology's list (a stream of complete primitives), not as is.
     ``cut`` and ``rotate``: what the index pass applies for a ``gpu`` plan (the pipeline's
     strip cut value; each primitive rotated for an adapter whose provoking vertex is the last).
@@ -201,20 +202,36 @@ class Assembly:
 EXACT_ASSEMBLY = Assembly()
 
 
+def wrapped_fetch(values: np.ndarray, base: int) -> np.ndarray:
+    """``(base + values) mod 2**32`` as uint32 (rules 4.8: fetch indices wrap at 32 bits):
+    uint32 arithmetic wraps by itself, so no wider copy is made; ``values`` itself when ``base``
+    is 0 (plans never modify their arrays)."""
+    values = values.astype(np.uint32, copy=False)
+    return values + np.uint32(base & _U32) if base & _U32 else values
+
+
 def host_index_values(draw, host, ib: IndexBufferView | None) -> np.ndarray:
     """The index values D3D delivers for one instance of ``draw``, as uint32: from ``host``
     (the index buffer's bytes; None: a NULL view, every index 0, rules 5.5), 0 for reads past
-    the view's SizeInBytes (rules 5.6)."""
+    the view's SizeInBytes (rules 5.6). A read-only view of ``host`` where it is immutable
+    (``bytes`` or a read-only array) and holds every index as uint32, else a new array;
+    callers never modify it."""
     n = draw.index_count_per_instance
-    out = np.zeros(n, np.uint32)
     if host is None or ib is None:
-        return out
+        return np.zeros(n, np.uint32)
     size = ib.index_size
     assert ib.size_in_bytes is not None  # resolved: the view has a buffer (host bytes)
     held = ib.size_in_bytes // size
     first, last = draw.start_index_location, min(draw.start_index_location + n, held)
+    dtype = {2: "<u2", 4: "<u4"}[size]
+    if (size == 4 and last - first == n and np.dtype(dtype) == np.uint32
+            and (isinstance(host, bytes)
+                 or (isinstance(host, np.ndarray) and not host.flags.writeable))):
+        # Every index inside the view, 32-bit and this host's byte order, in immutable bytes or
+        # a gpuia host copy (read-only, replaced on a write, never changed): those bytes.
+        return np.frombuffer(host, np.uint32, count=n, offset=ib.offset + first * size)
+    out = np.zeros(n, np.uint32)
     if last > first:
-        dtype = {2: "<u2", 4: "<u4"}[size]
         out[: last - first] = np.frombuffer(host, dtype, count=last - first,
                                             offset=ib.offset + first * size)
     return out
@@ -289,7 +306,7 @@ def _plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo,
     them rewritten (reads past the view, a strip cut value WebGPU does not restart at), more
     indices per instance than :data:`HOST_INDEX_LIMIT` where the host reads them."""
     if delivers_nothing(draw):  # whatever the other count, or where the indices live
-        return IndexPlan(IndexMode.NONE, fetch=np.zeros(0, np.int64) if capture else None,
+        return IndexPlan(IndexMode.NONE, fetch=np.zeros(0, np.uint32) if capture else None,
                          reasons=["the draw delivers nothing (a count is 0)"])
     rotate = assembly.rotate and topo.kind != "point" and not capture
     if not draw.indexed:
@@ -308,7 +325,7 @@ def _plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo,
     all_values = host_index_values(draw, host, ib)  # D3D's values, 0 outside the view
     is_cut = (all_values == cut.index) if (topo.strip and cut.index is not None) else None
     kept = all_values if is_cut is None else all_values[~is_cut]
-    fetch = (np.int64(draw.base_vertex_location) + kept.astype(np.int64)) & _U32
+    fetch = wrapped_fetch(kept, draw.base_vertex_location)
     reasons = []
     bound = ib is not None and ib.buffer is not None
     # The view, read only where one with a buffer is bound (its SizeInBytes then resolved).
@@ -409,7 +426,7 @@ def _as_list(values: np.ndarray, cuts, topo: TopologyInfo, rotate: bool, base: i
         raise UnsupportedError(f"{n} vertices per instance: more than gpuia expands on the host "
                                f"({HOST_INDEX_LIMIT})")
     listed = list_stream(values, cuts, topo, rotate)
-    fetch = (np.int64(base) + listed.astype(np.int64)) & _U32
+    fetch = wrapped_fetch(listed, base)
     why = []
     if topo.adjacency:
         why.append(f"{topo.name} drawn as its {topo.webgpu} (adjacency vertices dropped, as D3D "
@@ -434,10 +451,10 @@ def _non_indexed(start: int, count: int, with_fetch: bool) -> IndexPlan:
     """Vertices ``start .. start + count - 1`` (32-bit wrapping); the fetch array is built only
     when asked (capture keys), the span always."""
     if count == 0:
-        return IndexPlan(IndexMode.NONE, fetch=np.zeros(0, np.int64) if with_fetch else None)
+        return IndexPlan(IndexMode.NONE, fetch=np.zeros(0, np.uint32) if with_fetch else None)
     last = start + count - 1
     span = (start, last) if last <= _U32 else (0, _U32)
-    fetch = (start + np.arange(count, dtype=np.int64)) & _U32 if with_fetch else None
+    fetch = wrapped_fetch(np.arange(count, dtype=np.uint32), start) if with_fetch else None
     return IndexPlan(IndexMode.NONE, fetch=fetch, span=span)
 
 
