@@ -882,8 +882,8 @@ class Device:
         str and object/string/datetime arrays are refused (:func:`host_bytes`).
 
         Arguments:
-            data: the initial contents, kept as the buffer's read-only host copy; None for a
-                zero-filled buffer without one.
+            data: the initial contents, kept as the buffer's read-only host copy (``bytes``
+                as they are, anything else copied); None for a zero-filled buffer without one.
             size (int): bytes; with ``data`` it must equal ``data``'s byte count.
             bind: D3D bind flags from :data:`BIND_FLAGS`, one str or an iterable of them.
             label (str): the wgpu buffer's label.
@@ -899,11 +899,13 @@ class Device:
             GpuOutOfMemoryError: the adapter is out of memory.
         """
         if data is not None:
-            data = host_bytes(data)
-            n = data.shape[0]
+            raw = host_bytes(data)
+            n = raw.shape[0]
             if size is not None and size != n:
                 raise InvalidDescError("Buffer", "size", size, f"data has {n} bytes")
             size = n
+            if not isinstance(data, bytes):  # bytes go as they are: the Buffer keeps them
+                data = raw
         if size is None:
             raise InvalidDescError("Buffer", "size", None, "give data or a size")
         if type(size) is not int:

@@ -89,6 +89,23 @@ def test_create_buffer_copies_a_strided_memoryview(gpu_device):
     assert buf.read() == np.array([0, 2, 4, 6], np.uint32).tobytes()
 
 
+@pytest.mark.parametrize("size", [1, 5, 16, 21])
+def test_create_buffer_keeps_bytes_and_copies_arrays(gpu_device, size):
+    """Immutable bytes are the host copy as they are (no second copy of a large buffer); an
+    array is copied, so changing it later changes neither the host copy nor the GPU's bytes.
+    The wgpu buffer's padding past ``size`` (to a multiple of 16) reads 0."""
+    data = bytes(range(1, size + 1))
+    kept = gpu_device.create_buffer(data, bind="vertex_buffer")
+    assert np.shares_memory(kept.host, np.frombuffer(data, np.uint8))
+    assert kept.read() == data and not kept.host.flags.writeable
+    words = np.arange(1, size + 1, dtype=np.uint8)
+    copied = gpu_device.create_buffer(words, bind="vertex_buffer")
+    words[:] = 0
+    assert bytes(copied.host) == data and copied.read() == data
+    padded = -(-size // 16) * 16
+    assert gpu_device.device.queue.read_buffer(kept.wgpu) == data + bytes(padded - size)
+
+
 def test_buffer_write_copies_non_contiguous_arrays(gpu_device):
     buf = gpu_device.create_buffer(bytes(16), bind="vertex_buffer")  # with a host copy
     buf.write(np.arange(8, dtype=np.float32)[::2])
