@@ -1,4 +1,5 @@
-"""Reading GPU buffers back to the host: several ranges in one submission and one map.
+"""Reading GPU buffers back to the host: several ranges in one submission and one map (in
+batches through one staging buffer of at most 256 MiB when they are larger).
 
 ``queue.read_buffer`` of wgpu-py makes a staging buffer, submits one copy and waits on one map
 per call, then copies the mapped bytes on one thread. A capture reads its records and its error
@@ -27,12 +28,15 @@ __all__ = ["read_ranges"]
 
 _ALIGN = 256  # staging offset of each range: COPY_BUFFER_ALIGNMENT (4) and map alignment (8)
 _CHUNK_BYTES = 16 * CHUNK_ROWS  # bytes one thread copies out of the mapping at a time
+_STAGING_BYTES = 1 << 28  # the most host memory one read maps at a time (256 MiB)
 
 
 def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
                 into: Sequence[np.ndarray | None] | None = None) -> list[np.ndarray]:
     """The bytes of each ``(wgpu buffer, offset, size)`` range of ``device`` (a
-    ``wgpu.GPUDevice``), as uint8 arrays, read in one submission and one map.
+    ``wgpu.GPUDevice``), as uint8 arrays, read in one submission and one map where they total
+    at most 256 MiB, else in batches of that size through one staging buffer (so a large read
+    maps at most 256 MiB of host memory besides its result).
 
     Arguments:
         device: the ``wgpu.GPUDevice`` owning every buffer.
@@ -52,7 +56,10 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
     targets = list(into) if into is not None else [None] * len(ranges)
     if len(targets) != len(ranges):
         raise ValueError("read_ranges: one 'into' entry per range")
-    starts, total, copies = [], 0, []
+    # Each range is cut into pieces of at most _STAGING_BYTES, and the pieces are read in
+    # batches that fill one staging buffer of at most that size: small reads stay one
+    # submission and one map, and a read of gigabytes never maps more than _STAGING_BYTES of
+    # host memory beside its result.
     for (buf, offset, size), dst in zip(ranges, targets, strict=True):
         length = -(-size // 4) * 4
         if offset < 0 or offset % 4 or size < 0 or offset + length > buf.size:
@@ -62,28 +69,38 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
                                 or not dst.flags.c_contiguous or not dst.flags.writeable):
             raise ValueError(f"read_ranges: 'into' must be a writable contiguous uint8 array of "
                              f"{size} bytes")
-        starts.append(total)
-        copies.append((buf, offset, length))
-        total += -(-length // _ALIGN) * _ALIGN
-    if total == 0:
-        return [np.zeros(0, np.uint8) if dst is None else dst for dst in targets]
-    staging = device.create_buffer(size=total, usage="MAP_READ|COPY_DST")
+    out = [np.empty(size, np.uint8) if dst is None else dst
+           for (_buf, _offset, size), dst in zip(ranges, targets, strict=True)]
+    batches: list[list[tuple]] = [[]]
+    filled = 0
+    for (buf, offset, size), dst in zip(ranges, out, strict=True):
+        length = -(-size // 4) * 4
+        for at in range(0, length, _STAGING_BYTES):
+            piece = min(_STAGING_BYTES, length - at)
+            staged = -(-piece // _ALIGN) * _ALIGN
+            if filled + staged > _STAGING_BYTES:
+                batches.append([])
+                filled = 0
+            # (source, its offset, bytes copied, staging offset, destination slice)
+            batches[-1].append((buf, offset + at, piece, filled, dst[at:at + piece]))
+            filled += staged
+    size = max(sum(-(-p[2] // _ALIGN) * _ALIGN for p in batch) for batch in batches)
+    if size == 0:
+        return out
+    staging = device.create_buffer(size=size, usage="MAP_READ|COPY_DST")
     try:
-        encoder = device.create_command_encoder()
-        for (buf, offset, length), start in zip(copies, starts, strict=True):
-            if length:
-                encoder.copy_buffer_to_buffer(buf, offset, staging, start, length)
-        device.queue.submit([encoder.finish()])
-        staging.map_sync("READ")
-        try:
-            mapped = np.frombuffer(staging.read_mapped(copy=False), np.uint8)
-            out = []
-            for (_buf, _offset, size), start, dst in zip(ranges, starts, targets, strict=True):
-                dst = np.empty(size, np.uint8) if dst is None else dst
-                _copy_out(dst, mapped[start:start + size])
-                out.append(dst)
-        finally:
-            staging.unmap()
+        for batch in batches:
+            encoder = device.create_command_encoder()
+            for buf, offset, piece, start, _dst in batch:
+                encoder.copy_buffer_to_buffer(buf, offset, staging, start, piece)
+            device.queue.submit([encoder.finish()])
+            staging.map_sync("READ")
+            try:
+                mapped = np.frombuffer(staging.read_mapped(copy=False), np.uint8)
+                for _buf, _offset, _piece, start, dst in batch:
+                    _copy_out(dst, mapped[start:start + dst.shape[0]])
+            finally:
+                staging.unmap()
     finally:
         staging.destroy()
     return out

@@ -39,3 +39,32 @@ def test_a_range_outside_its_buffer_is_refused(devices, offset, size):
         buf = _buffer(dev, np.zeros(1000, np.uint8))
         with pytest.raises(ValueError, match="do not lie in a buffer of 1000 bytes"):
             read_ranges(dev.device, [(buf, offset, size)])
+
+
+def test_reads_larger_than_the_staging_buffer_go_in_batches(devices, monkeypatch):
+    """With a staging buffer of 1 KiB: a 5,000-byte range is read in pieces across batches,
+    ranges beside it (one not a multiple of 4, one into the caller's array) share batches, and
+    each map holds at most 1 KiB; every byte is the one written."""
+    monkeypatch.setattr(readback, "_STAGING_BYTES", 1024)
+    maps = []
+    rng = np.random.default_rng(11)
+    for dev in devices:
+        a = rng.integers(0, 256, 5000, dtype=np.uint8)
+        b = rng.integers(0, 256, 300, dtype=np.uint8)
+        ba, bb = _buffer(dev, a), _buffer(dev, b)
+        into = np.zeros(300, np.uint8)
+        create = dev.device.create_buffer
+
+        def counting(*args, create=create, **kw):
+            if "MAP_READ" in str(kw.get("usage")):
+                maps.append(kw["size"])
+            return create(*args, **kw)
+
+        monkeypatch.setattr(dev.device, "create_buffer", counting)
+        got = read_ranges(dev.device, [(bb, 4, 13), (ba, 0, 5000), (bb, 0, 300)],
+                          into=[None, None, into])
+        np.testing.assert_array_equal(got[0], b[4:17])
+        np.testing.assert_array_equal(got[1], a)
+        assert got[2] is into
+        np.testing.assert_array_equal(into, b)
+        assert maps and max(maps) <= 1024
