@@ -103,7 +103,9 @@ class IAResult:
     instance, then vertex or index position; a strip-cut index delivers no row (rules 5.4).
     Then one row per complete primitive, in D3D's order (rules 4.9, 9.3, 9.4). ``len()`` is the
     number of invocations. :func:`run_ia` makes it; the GPU harness fills the same fields from
-    a capture (:class:`gpuia.harness.run_gpu.GPUResult`).
+    a capture (:class:`gpuia.harness.run_gpu.GPUResult`). Per-invocation arrays that hold the
+    same numbers may be one read-only array (``vertex``, ``vertex_id`` and ``fetch_index`` of
+    one draw from vertex 0); copy one before changing it.
 
     Arguments:
         topology (TopologyInfo): the topology the draws ran with.
@@ -162,6 +164,13 @@ class _Sequence:
     first_fetch: int | None  # fetch_index[k] == first_fetch + k for every k (no wrap), or None
 
 
+def _shared(values: np.ndarray) -> np.ndarray:
+    """``values`` made read-only: one array held as several of a result's fields (positions,
+    SV_VertexID and fetch indices are often the same numbers), so none can change another."""
+    values.flags.writeable = False
+    return values
+
+
 def _index_values(draw: DrawIndexedInstanced, ib: IndexBufferView | None) -> np.ndarray:
     """The index values of one instance (uint32), 0 for reads outside the view (5.5, 5.6)."""
     count = draw.index_count_per_instance
@@ -186,9 +195,10 @@ def _sequence(draw, topo: TopologyInfo, ib: IndexBufferView | None,
               cut: StripCutValue) -> _Sequence:
     if not draw.indexed:
         n = draw.vertex_count_per_instance
-        positions = np.arange(n, dtype=U32)
+        positions = _shared(np.arange(n, dtype=U32))
         start = draw.start_vertex_location
-        fetch = positions + U32(start)  # uint32 arithmetic wraps (4.8)
+        # uint32 arithmetic wraps (4.8); from 0 the fetch indices are the positions themselves.
+        fetch = positions + U32(start) if start else positions
         regular = start if start + n - 1 <= 0xFFFFFFFF else None
         return _Sequence(positions, positions, fetch, np.array([0], dtype=np.int64),
                          np.array([n], dtype=np.int64), regular)
@@ -213,7 +223,8 @@ def _sequence(draw, topo: TopologyInfo, ib: IndexBufferView | None,
         vid = values
         starts = np.array([0] if count else [], dtype=np.int64)
         lengths = np.array([count] if count else [], dtype=np.int64)
-    fetch = vid + U32(draw.base_vertex_location & 0xFFFFFFFF)  # wraps (4.2, 4.8)
+    base = draw.base_vertex_location & 0xFFFFFFFF
+    fetch = vid + U32(base) if base else _shared(vid)  # wraps (4.2, 4.8)
     return _Sequence(positions, vid, fetch, starts, lengths, None)
 
 
@@ -391,8 +402,7 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
         ids["draw"] = np.full(total, d_index, dtype=U32) if d_index else np.zeros(total, U32)
         ids["instance"] = np.zeros(total, dtype=U32)
         ids["vertex"] = seq.positions
-        ids["vertex_id"] = (seq.vertex_id.copy() if seq.vertex_id is seq.positions
-                            else seq.vertex_id)
+        ids["vertex_id"] = seq.vertex_id
         ids["fetch"] = seq.fetch_index
     bits = {el.key: np.empty((total, 4), dtype=U32) for el in layout.elements}
     tasks: list = []
