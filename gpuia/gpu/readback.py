@@ -59,22 +59,22 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
     # Each range is cut into pieces of at most _STAGING_BYTES, and the pieces are read in
     # batches that fill one staging buffer of at most that size: small reads stay one
     # submission and one map, and a read of gigabytes never maps more than _STAGING_BYTES of
-    # host memory beside its result.
+    # host memory beside its result. Nothing is encoded before every range is checked.
+    out: list[np.ndarray] = []
+    batches: list[list[tuple]] = [[]]
+    filled = staging_size = 0
     for (buf, offset, size), dst in zip(ranges, targets, strict=True):
         length = -(-size // 4) * 4
         if offset < 0 or offset % 4 or size < 0 or offset + length > buf.size:
             raise ValueError(f"read_ranges: {size} bytes at {offset} do not lie in a buffer of "
                              f"{buf.size} bytes at a multiple of 4")
-        if dst is not None and (dst.dtype != np.uint8 or dst.shape != (size,)
-                                or not dst.flags.c_contiguous or not dst.flags.writeable):
+        if dst is None:
+            dst = np.empty(size, np.uint8)
+        elif (dst.dtype != np.uint8 or dst.shape != (size,) or not dst.flags.c_contiguous
+              or not dst.flags.writeable):
             raise ValueError(f"read_ranges: 'into' must be a writable contiguous uint8 array of "
                              f"{size} bytes")
-    out = [np.empty(size, np.uint8) if dst is None else dst
-           for (_buf, _offset, size), dst in zip(ranges, targets, strict=True)]
-    batches: list[list[tuple]] = [[]]
-    filled = 0
-    for (buf, offset, size), dst in zip(ranges, out, strict=True):
-        length = -(-size // 4) * 4
+        out.append(dst)
         for at in range(0, length, _STAGING_BYTES):
             piece = min(_STAGING_BYTES, length - at)
             staged = -(-piece // _ALIGN) * _ALIGN
@@ -84,10 +84,10 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
             # (source, its offset, bytes copied, staging offset, destination slice)
             batches[-1].append((buf, offset + at, piece, filled, dst[at:at + piece]))
             filled += staged
-    size = max(sum(-(-p[2] // _ALIGN) * _ALIGN for p in batch) for batch in batches)
-    if size == 0:
+            staging_size = max(staging_size, filled)
+    if staging_size == 0:
         return out
-    staging = device.create_buffer(size=size, usage="MAP_READ|COPY_DST")
+    staging = device.create_buffer(size=staging_size, usage="MAP_READ|COPY_DST")
     try:
         for batch in batches:
             encoder = device.create_command_encoder()
