@@ -17,11 +17,12 @@ from pathlib import Path
 from ..errors import GpuiaError
 from ..harness.case import load_case, load_case_text
 from ..util.files import OutputError, printable, read_text, safe_stem
+from ..util.lanes import MAX_LANES
 from ..util.progress import Progress, wanted
 
 __all__ = ["EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY", "error_line",
            "case_arguments", "gpu_options", "progress_option", "row_count", "load_case_arg",
-           "each_case", "case_progress", "writable", "open_devices", "claim_stems", "output_stem"]
+           "each_case", "each_case_at_once", "lanes_option", "case_progress", "writable", "open_devices", "claim_stems", "output_stem"]
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
 
@@ -135,6 +136,74 @@ def each_case(paths, action, progress=None, on_error=None) -> int:
             case = load_case_arg(path)
             label = case.name
             status = max(status, action(path, case) or EXIT_OK)
+        except (GpuiaError, MemoryError) as exc:
+            error_line(getattr(exc, "case_name", None) or label, exc)
+            if on_error is not None:
+                on_error(getattr(exc, "case_name", None) or label, " ".join(str(exc).split()))
+            status = EXIT_INVALID
+        if progress is not None:
+            progress.update(1, label)
+    return status
+
+
+LANE_INVOCATIONS = 1 << 16
+"""A case delivering this many vertices or more runs by itself in :func:`each_case_at_once`
+(its own work is large enough to use the cores through row chunks)."""
+
+
+def lanes_option(p) -> None:
+    """``--jobs N``: cases worked on at once, on threads of this process."""
+    p.add_argument("--jobs", type=_lanes, default=None, metavar="N",
+                   help="cases worked on at once, on threads of this process (default: one per "
+                        f"core, at most {MAX_LANES}); their output stays in case order")
+
+
+def _lanes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: --jobs takes a whole number of 1 or more")
+    return value
+
+
+def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,
+                      on_error=None) -> int:
+    """:func:`each_case` with the work of several cases at once: ``work(case)`` runs for up to
+    ``lanes`` cases at a time on threads (:func:`gpuia.util.lanes.in_order`; None: one lane
+    per core, at most :data:`~gpuia.util.lanes.MAX_LANES`), and ``emit(path, case, value)``
+    on this thread, case after case in the order given, so the output is what one-by-one
+    runs print. Cases are read on this thread; one that cannot be read, and one of
+    :data:`LANE_INVOCATIONS` vertices or more, runs with nothing else in flight. Returns the
+    worst exit status; invalid cases are reported as :func:`each_case` reports them."""
+    from ..util.lanes import default_lanes, in_order
+
+    def loaded():
+        for path in paths:
+            label = _case_label(path)
+            try:
+                case = load_case_arg(path)
+            except (GpuiaError, MemoryError) as exc:
+                yield path, label, None, exc
+                continue
+            yield path, case.name, case, None
+
+    def run(item):
+        _path, _label, case, exc = item
+        if exc is not None:
+            raise exc
+        return work(case)
+
+    def alone(item) -> bool:
+        return item[2] is None or item[2].invocation_count >= LANE_INVOCATIONS
+
+    status = EXIT_OK
+    count = default_lanes() if lanes is None else lanes
+    for out in in_order(loaded(), run, count, alone):
+        path, label, case, _ = out.item
+        try:
+            status = max(status, emit(path, case, out.get()) or EXIT_OK)
         except (GpuiaError, MemoryError) as exc:
             error_line(getattr(exc, "case_name", None) or label, exc)
             if on_error is not None:

@@ -121,9 +121,17 @@ def _reference_names(ref, d: int) -> tuple[np.ndarray, dict]:
 def _compare(records: np.ndarray, expected, who: dict, size: int) -> list[str]:
     """One line per primitive name whose fragments fall outside what D3D's primitives allow."""
     cells, least, most = expected
-    got_cells, got_n = np.unique(cell_codes(records[:, 1], records[:, 0] >> 31,
-                                            records[:, 0] & 0x7FFFFFFF, size),
-                                 return_counts=True)
+    codes = cell_codes(records[:, 1], records[:, 0] >> 31, records[:, 0] & 0x7FFFFFFF, size)
+    # The common case first: every fragment on an expected cell (cells are sorted and
+    # distinct), every cell's count within its bounds. Only a draw that fails this is named.
+    at = np.minimum(np.searchsorted(cells, codes), max(cells.shape[0] - 1, 0))
+    if cells.shape[0] and bool((cells[at] == codes).all()):
+        counts = np.bincount(at, minlength=cells.shape[0])
+        if bool((counts >= least).all() and (counts <= most).all()):
+            return []
+    elif not codes.shape[0] and not bool(least.any()):
+        return []
+    got_cells, got_n = np.unique(codes, return_counts=True)
     every = np.union1d(cells, got_cells)
     lo = np.zeros(every.shape, np.int64)
     hi = np.zeros(every.shape, np.int64)

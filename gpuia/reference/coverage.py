@@ -26,6 +26,7 @@ in WGSL.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,13 +193,19 @@ def _cell_counts(allowed: np.ndarray, required: np.ndarray):
 
 
 _GROUP = 256  # primitives evaluated at once by coverage_cells (bounds its temporaries)
+_BAND = 5
+"""Pixels across a line's band (:func:`_line_band`): the rows (x-major) or columns around the
+line's minor coordinate at each pixel of its major axis that can hold an allowed cell."""
 
 
 def coverage_cells(corner_keys: np.ndarray, size: int):
     """``expected_fragments(primitive_coverage(corner_keys, size), size)``, computed for many
-    primitives at once: the same arithmetic as :func:`coverage_at`, in the same order, on every
-    primitive's pixel box (padded to the largest box of a group and masked), so the result is
-    bit for bit the per-primitive one (the unit tests compare both)."""
+    primitives at once: the same arithmetic as :func:`coverage_at`, in the same order, on
+    every primitive's candidate pixels (padded to the largest of a group and masked), so the
+    result is bit for bit the per-primitive one (the unit tests compare both). A triangle's or
+    a point's candidates are its pixel box; a line's are the band of :data:`_BAND` pixels
+    around it along its major axis (:func:`_line_band`), which holds every pixel of its box
+    that the rules can allow, at a fraction of the box's area."""
     corner_keys = np.asarray(corner_keys, np.uint32)
     n, k = corner_keys.shape if corner_keys.ndim == 2 else (0, 1)
     allowed_parts, required_parts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
@@ -213,17 +220,14 @@ def coverage_cells(corner_keys: np.ndarray, size: int):
             hi = np.ceil(pos.max(axis=1) + pad).astype(np.int64)
         lo, hi = np.maximum(lo, 0), np.minimum(hi, size - 1)
         extent = np.maximum(hi - lo + 1, 0)
-        # Primitives in order of box size, in groups that pad little to their largest box.
-        order = np.argsort(extent[:, 0] * extent[:, 1], kind="stable")
-        a = 0
-        while a < n:
-            first = extent[order[a]]
-            b = a + 1
-            while b < n and b - a < _GROUP and (extent[order[b]] <= 2 * first + 2).all():
-                b += 1
-            group = order[a:b]
-            a = b
-            px, py, valid = _box_grid(lo[group], extent[group])
+        if k == 2:
+            candidates = functools.partial(_line_band, pos)
+            spans = _line_spans(pos, extent)
+        else:
+            candidates = _box_grid
+            spans = extent
+        for group in _groups(spans):
+            px, py, valid = candidates(lo[group], extent[group], group)
             required, allowed, front = _RASTERIZE_BOXES[k](pos[group], px + 0.5, py + 0.5)
             code = cell_codes(corner_keys[group, 0:1], front[:, None], py * size + px, size)
             allowed_parts.append(code[valid & allowed])
@@ -231,7 +235,22 @@ def coverage_cells(corner_keys: np.ndarray, size: int):
     return _cell_counts(np.concatenate(allowed_parts), np.concatenate(required_parts))
 
 
-def _box_grid(lo, extent):
+def _groups(spans: np.ndarray) -> list[np.ndarray]:
+    """Primitives in groups of at most :data:`_GROUP` whose candidate spans (n, 2) are at
+    most twice the group's first plus 2, in order of span area, so a group pads little to its
+    largest: each group found with one comparison over the next :data:`_GROUP` primitives."""
+    order = np.argsort(spans[:, 0] * spans[:, 1], kind="stable")
+    ranked = spans[order]
+    out, a, n = [], 0, order.shape[0]
+    while a < n:
+        fits = (ranked[a:a + _GROUP] <= 2 * ranked[a] + 2).all(axis=1)
+        b = a + (int(np.argmin(fits)) if not fits.all() else fits.shape[0])
+        out.append(order[a:b])
+        a = b
+    return out
+
+
+def _box_grid(lo, extent, _group=None):
     """Pixel coordinates (px, py) of each primitive's box padded to the group's largest box,
     shape (n, H * W), and the mask of those inside the primitive's own box."""
     w, h = int(extent[:, 0].max()), int(extent[:, 1].max())
@@ -241,6 +260,44 @@ def _box_grid(lo, extent):
     py = lo[:, 1:2] + gy[None, :]
     inside = (gx[None, :] < extent[:, 0:1]) & (gy[None, :] < extent[:, 1:2])
     return px, py, inside
+
+
+def _line_spans(pos: np.ndarray, extent: np.ndarray) -> np.ndarray:
+    """(pixels along the major axis, :data:`_BAND`) per line: the size of its candidates."""
+    d = np.abs(pos[:, 1] - pos[:, 0])
+    major = np.where(d[:, 0] >= d[:, 1], extent[:, 0], extent[:, 1])
+    return np.stack([major, np.full_like(major, _BAND)], axis=1)
+
+
+def _line_band(pos, lo, extent, group):
+    """A line's candidate pixels: at each pixel of its box along the major axis (x when
+    ``|dx| >= |dy|``, as :func:`_line` decides), the :data:`_BAND` pixels of the minor axis
+    around the line's minor coordinate there, kept inside the box. Every pixel of the box it
+    leaves out lies 2.5 pixels or more from the line along the minor axis, so at least
+    2.5 / sqrt(2) from it (the major axis is the longer), farther than any allowed or required
+    pixel (0.75 + MARGIN); a line without length has no pixel at all (both rules say none).
+    Returns (px, py, valid) as :func:`_box_grid` does, shape (n, W * _BAND)."""
+    p = pos[group]
+    (ax, ay), (bx, by) = [(p[:, v, 0:1], p[:, v, 1:2]) for v in range(2)]
+    dx, dy = bx - ax, by - ay
+    xmajor = np.abs(dx) >= np.abs(dy)
+    lo_major = np.where(xmajor, lo[:, 0:1], lo[:, 1:2])
+    lo_minor = np.where(xmajor, lo[:, 1:2], lo[:, 0:1])
+    n_major = np.where(xmajor, extent[:, 0:1], extent[:, 1:2])
+    n_minor = np.where(xmajor, extent[:, 1:2], extent[:, 0:1])
+    a_major, a_minor = np.where(xmajor, ax, ay), np.where(xmajor, ay, ax)
+    d_major, d_minor = np.where(xmajor, dx, dy), np.where(xmajor, dy, dx)
+    width = int(n_major.max())
+    step = np.repeat(np.arange(width), _BAND)[None, :]
+    across = np.tile(np.arange(_BAND) - _BAND // 2, width)[None, :]
+    major = lo_major + step
+    some = d_major != 0  # |d_major| >= |d_minor|: 0 only for a line without length
+    with np.errstate(divide="ignore", invalid="ignore"):
+        at = a_minor + (major + 0.5 - a_major) * np.where(some, d_minor / d_major, 0.0)
+    minor = np.floor(at).astype(np.int64) + across
+    valid = (some & (step < n_major) & (minor >= lo_minor)
+             & (minor < lo_minor + n_minor))
+    return np.where(xmajor, major, minor), np.where(xmajor, minor, major), valid
 
 
 # The per-primitive rules (_triangle, _line, _point) on arrays: n primitives at p (n, k, 2),

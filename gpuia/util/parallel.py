@@ -46,6 +46,8 @@ def row_chunks(n: int) -> list[tuple[int, int]]:
     Returns:
         list: the half-open row ranges, in order (empty for ``n == 0``).
     """
+    if n <= CHUNK_ROWS // 16:  # one piece whatever the cores (no os.cpu_count() per call)
+        return [(0, n)] if n else []
     spread = -(-n // (2 * (os.cpu_count() or 1)))
     step = max(1, min(CHUNK_ROWS, max(CHUNK_ROWS // 16, spread)))
     return [(a, min(n, a + step)) for a in range(0, n, step)]

@@ -443,3 +443,28 @@ def test_compare_nan_payloads_match(triangle):
     assert compare(ref2, bad).ok
     bad.ia.inputs["POSITION0"].bits[0, 0] = 0x3F800000  # 1.0 is not NaN
     assert not compare(ref2, bad).ok
+
+
+def test_check_prints_the_same_whatever_the_cases_at_once(gpu_device, tmp_path):
+    """``--jobs`` only changes how many cases are worked on at once: every line, the error line
+    of an unreadable case in the middle, and the exit status are those of one case at a time,
+    in the order the cases were given."""
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"gpuia_case": 1, "input_layout": 7}')
+    cases = [*EXAMPLES[:4], broken, *EXAMPLES[4:]]
+    one = gpuia_cli("check", "--jobs", "1", *cases)
+    many = gpuia_cli("check", "--jobs", "3", *cases)
+    assert one.returncode == 2, describe(one)
+    assert (many.returncode, many.stdout, many.stderr) == (one.returncode, one.stdout,
+                                                           one.stderr)
+    assert one.stderr.count("error: ") == 1 and "broken" in one.stderr
+    # the broken case sits between the fourth and fifth example's lines
+    names = [ln.split(":", 1)[0] for ln in one.stdout.splitlines() if ": OK: " in ln]
+    assert names.index(json.loads(EXAMPLES[4].read_text())["name"]) > \
+        names.index(json.loads(EXAMPLES[3].read_text())["name"])
+
+
+def test_check_jobs_must_be_a_whole_number_of_one_or_more(tmp_path):
+    for bad in ("0", "-2", "two"):
+        proc = gpuia_cli("check", "--jobs", bad, EXAMPLES[0])
+        assert proc.returncode == 2 and "--jobs" in proc.stderr, describe(proc)

@@ -33,9 +33,10 @@ from ..common import (
     case_arguments,
     case_progress,
     claim_stems,
-    each_case,
+    each_case_at_once,
     error_line,
     gpu_options,
+    lanes_option,
     open_devices,
     output_stem,
     progress_option,
@@ -95,6 +96,7 @@ def add_parser(subparsers):
                    help="also check the primitives each GPU rasterizes against the reference's "
                         "(docs/raster-check.md); default: for cases with an indexed draw, a "
                         "strip or an adjacency topology")
+    lanes_option(c)
     progress_option(c)
     gpu_options(c, allow_all=True)
     return c
@@ -135,18 +137,20 @@ def run(args) -> int:
     bar = case_progress(args, "gpuia check")
     show = wanted(args.progress)
 
-    def action(path, case):
+    def work(case):
         rasters = args.raster if args.raster is not None else raster_by_default(case)
         runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None) + rasters),
                         case.name, "run",
                         enabled=show and case.invocation_count >= LARGE_CASE_INVOCATIONS,
                         nested=bar.enabled)
         with runs:
-            result = cross_check(case, devices, paths, capture_route=args.capture,
-                                 table=args.table, rows=args.rows,
-                                 max_invocations=args.max_invocations, keep=keep,
-                                 on_run=lambda line: runs.update(1, line.path),
-                                 tolerance=tolerance, raster=args.raster)
+            return cross_check(case, devices, paths, capture_route=args.capture,
+                               table=args.table, rows=args.rows,
+                               max_invocations=args.max_invocations, keep=keep,
+                               on_run=lambda line: runs.update(1, line.path),
+                               tolerance=tolerance, raster=args.raster)
+
+    def emit(path, case, result):
         if result.lines:
             bar.write(result.text())
         if args.table:
@@ -175,7 +179,7 @@ def run(args) -> int:
         invalid.append((label, f"error: {label}: {message}"))
 
     with bar:
-        status = each_case(args.cases, action, bar, on_error)
+        status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error)
     try:
         png = None
         if args.plot:

@@ -28,27 +28,36 @@ MAX_PULLED = 32  # pulled slots one block describes
 
 class UniformRing:
     """Per-draw uniform blocks in one host array and one UNIFORM buffer, each block aligned to
-    the adapter's uniform offset alignment (dynamic offsets)."""
+    the adapter's uniform offset alignment (dynamic offsets). The buffer holds ``draws``
+    blocks; the host array starts at :data:`_FIRST_ROWS` and doubles as blocks are taken (a
+    context that draws a few times, as each run of a small case does, never pays for
+    megabytes of host rows)."""
 
     def __init__(self, device, draws: int = RING_DRAWS):
         words = DRAW_HEADER_WORDS + SLOT_WORDS * MAX_PULLED
         align = device.caps.min_uniform_buffer_offset_alignment // 4
         self.block_words = (words + align - 1) // align * align
-        self.rows = np.zeros((draws, self.block_words), dtype=np.uint32)
+        self._capacity = draws
+        self.rows = np.zeros((min(draws, _FIRST_ROWS), self.block_words), dtype=np.uint32)
         self.used = 0
-        self.buffer = device.device.create_buffer(size=self.rows.nbytes, usage="UNIFORM|COPY_DST")
+        self.buffer = device.device.create_buffer(size=draws * self.block_words * 4,
+                                                  usage="UNIFORM|COPY_DST")
 
     @property
     def capacity(self) -> int:
-        return self.rows.shape[0]
+        return self._capacity
 
     def room(self) -> int:
         """Blocks left before the ring must be submitted."""
-        return self.rows.shape[0] - self.used
+        return self._capacity - self.used
 
     def take(self) -> tuple[int, np.ndarray]:
         """(byte offset, the block's words) of the next free block (the caller checks room)."""
         i = self.used
+        if i == self.rows.shape[0]:
+            grown = np.zeros((min(self._capacity, 2 * i), self.block_words), dtype=np.uint32)
+            grown[:i] = self.rows
+            self.rows = grown
         self.used += 1
         return i * self.block_words * 4, self.rows[i]
 
@@ -59,6 +68,9 @@ class UniformRing:
     def upload(self, queue) -> None:
         if self.used:
             queue.write_buffer(self.buffer, 0, self.rows[:self.used])
+
+
+_FIRST_ROWS = 16  # host rows a new ring starts with
 
 
 class Recorder:
