@@ -43,25 +43,40 @@ def write_cases(folder: Path, n: int, seed: int) -> list[str]:
     return paths
 
 
-def run_gpuia(tree: Path, args: list[str]) -> tuple[float, str, int]:
-    """(seconds, output, exit status) of ``python -m gpuia ARGS`` importing gpuia from ``tree``."""
+# Drivers keep compiled shaders on disk between processes (NVIDIA's shader cache, Mesa's): a
+# later run would find the pipelines an earlier one compiled and look faster for it. Off by
+# default, so every run, of either tree, compiles what it draws, as a first run does.
+DRIVER_CACHE_OFF = {"__GL_SHADER_DISK_CACHE": "0", "MESA_SHADER_CACHE_DISABLE": "true",
+                    "MESA_DISK_CACHE_SINGLE_FILE": "0"}
+
+
+def run_gpuia(tree: Path, args: list[str], driver_cache: bool = False,
+              ) -> tuple[float, str, int]:
+    """(seconds, output, exit status) of ``python -m gpuia ARGS`` importing gpuia from ``tree``,
+    with the drivers' shader disk caches off unless ``driver_cache``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(tree)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    if not driver_cache:
+        env.update(DRIVER_CACHE_OFF)
     t = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "gpuia", *args], env=env, capture_output=True,
                        text=True, cwd=tree)
     return time.perf_counter() - t, p.stdout + p.stderr, p.returncode
 
 
-def measure(tree: Path, cases: list[str], warm: int, adapter: list[str], seed: int) -> dict:
-    full, out, rc = run_gpuia(tree, ["check", *cases, "--no-progress", *adapter])
+def measure(tree: Path, cases: list[str], warm: int, adapter: list[str], seed: int,
+            extra: list[str], driver_cache: bool) -> dict:
+    full, out, rc = run_gpuia(tree, ["check", *cases, "--no-progress", *adapter, *extra],
+                              driver_cache)
     statuses = {k: len(re.findall(rf": {k}\b", out)) for k in ("OK", "DIFFERENT")}
     if rc not in (0, 1):  # 2: a case refused; its line is in the output
         statuses["exit_status"] = rc
-    few, _, _ = run_gpuia(tree, ["check", *cases[:warm], "--no-progress", *adapter])
+    few, _, _ = run_gpuia(tree, ["check", *cases[:warm], "--no-progress", *adapter, *extra],
+                          driver_cache)
     n = len(cases)
     fuzz_s, fuzz_out, _ = run_gpuia(tree, ["fuzz", "--cases", str(n), "--seed", str(seed),
-                                           "--out", tempfile.mkdtemp(), *adapter])
+                                           "--out", tempfile.mkdtemp(), *adapter],
+                                    driver_cache)
     rate = re.search(r"\(([\d.]+) cases/s", fuzz_out)
     return {"check_seconds": full, "check_warm_seconds": few,
             "check_cases_per_s": n / full,
@@ -78,6 +93,11 @@ def main() -> int:
     ap.add_argument("--adapter", default=None)
     ap.add_argument("--before", default=None, metavar="DIR",
                     help="an earlier checkout of gpuia (its root) to measure side by side")
+    ap.add_argument("--check-jobs", type=int, default=None, metavar="N",
+                    help="this tree's check with --jobs N (default: its default)")
+    ap.add_argument("--driver-cache", action="store_true",
+                    help="leave the drivers' shader disk caches on (default off: every run "
+                         "compiles its pipelines)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "small_cases.json"))
     args = ap.parse_args()
     adapter = ["--adapter", args.adapter] if args.adapter else []
@@ -88,9 +108,13 @@ def main() -> int:
             trees = {"before": Path(args.before).resolve(), **trees}
         result: dict = {"machine": platform.node(), "cpus": os.cpu_count(),
                         "adapter": args.adapter, "cases": args.cases, "seed": args.seed,
+                        "check_jobs": args.check_jobs, "driver_cache": args.driver_cache,
                         "trees": {}}
         for name, tree in trees.items():
-            result["trees"][name] = measure(tree, cases, args.warm, adapter, args.seed)
+            extra = (["--jobs", str(args.check_jobs)]
+                     if args.check_jobs is not None and name == "this tree" else [])
+            result["trees"][name] = measure(tree, cases, args.warm, adapter, args.seed, extra,
+                                            args.driver_cache)
     print(f"{args.cases} fuzz cases (seed {args.seed}) on {args.adapter or 'the default adapter'}")
     print(f"{'tree':10s} {'check cases/s':>14s} {'marginal':>9s} {'fuzz cases/s':>13s}")
     for name, r in result["trees"].items():

@@ -22,7 +22,8 @@ from ..util.progress import Progress, wanted
 
 __all__ = ["EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY", "error_line",
            "case_arguments", "gpu_options", "progress_option", "row_count", "load_case_arg",
-           "each_case", "each_case_at_once", "lanes_option", "case_progress", "writable", "open_devices", "claim_stems", "output_stem"]
+           "each_case", "each_case_at_once", "lanes_option", "case_progress", "writable",
+           "open_devices", "claim_stems", "output_stem"]
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
 

@@ -24,7 +24,7 @@ from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.diagnostics import UserText, shader_diagnostic
 from ..wgsl.pixel import null_pixel_program, pixel_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
-from ..wgsl.so_pass import SO_HEADER_WORDS, SO_SLOT_WORDS
+from ..wgsl.so_pass import SO_BLOCK_WORDS
 from .cache import remember
 from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
@@ -275,7 +275,7 @@ class PipelineCache:
                     "min_binding_size": self.draw_block_size(n_slots)}},
                 {"binding": 1, "visibility": cs, "buffer": {
                     "type": "uniform", "has_dynamic_offset": True,
-                    "min_binding_size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
+                    "min_binding_size": 4 * SO_BLOCK_WORDS}},
                 {"binding": 4, "visibility": cs, "buffer": {"type": "read-only-storage"}},
             ]
             if main:

@@ -17,6 +17,14 @@ are sized on the host).
 
 Targets given without a counter buffer get one of gpuia's own (D3D11 style), initialized to the
 offset passed to :meth:`set_targets` (-1: keep appending where the buffer's counter stands).
+
+The host keeps a copy of what the prepare step reads where it knows it: the value of each of
+gpuia's own counters, the overflow flag and the statistics (:class:`_HostState`). Set by
+:meth:`set_targets`, advanced by each draw in the closed-form order, learnt again from a
+readback; a draw in the list order (its primitives are counted on the GPU) or a target with the
+application's own counter buffer (which anything may write) makes them unknown. While every
+value a draw reads is known, the host computes the prepare step itself (the same rules) and the
+draw is one dispatch (``gpuia_so_fused``), not two.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from ..d3d.so_declaration import ResolvedStreamOutput
 from ..errors import InvalidDescError, UnsupportedError
 from ..wgsl.program import load_shader_source
 from ..wgsl.so_pass import (
+    SO_BLOCK_WORDS,
     SO_HEADER_WORDS,
     SO_SLOT_WORDS,
     VERTICES_PER_THREAD,
@@ -78,6 +87,70 @@ class SOTargetBinding:
     counter_offset: int
 
 
+class _HostState:
+    """What the host knows of the prepare step's inputs (module docstring): ``counters``,
+    id(counter wgpu buffer) -> (that buffer, its value), for gpuia's own counters only;
+    ``overflowed`` and ``stats`` (NumPrimitivesWritten, PrimitivesStorageNeeded), None where
+    only the GPU knows them."""
+
+    def __init__(self):
+        self.counters: dict[int, tuple] = {}
+        self.overflowed: bool | None = False
+        self.stats: tuple[int, int] | None = (0, 0)
+
+    def counter(self, t: SOTargetBinding) -> int | None:
+        known = self.counters.get(id(t.counter))
+        return known[1] if known is not None and known[0] is t.counter else None
+
+    def set_counter(self, t: SOTargetBinding, value: int | None) -> None:
+        if value is None:
+            self.counters.pop(id(t.counter), None)
+        else:
+            remember(self.counters, id(t.counter), (t.counter, value))
+
+    def prepare(self, so: ResolvedStreamOutput, targets: dict, vertices: int, needed: int):
+        """The prepare step of a draw needing ``needed`` primitives, on the host:
+        ``(written, overflowed after, {slot: BufferFilledSize before}, statistics after)``, or
+        None when a value it reads is not known. The rules of ``gpuia_so_prepare`` (9.7, 9.8,
+        10.1, 10.2)."""
+        if self.overflowed is None or self.stats is None:
+            return None
+        written = 0 if self.overflowed else needed
+        filled: dict[int, int] = {}
+        for s in so.slots:
+            t = targets.get(s.slot)
+            if t is None:
+                written = 0  # no target: full (9.8)
+                continue
+            f = self.counter(t)
+            if f is None:
+                return None
+            size = t.view.size_in_bytes
+            room = size - f if f <= size else 0
+            written = min(written, room // (vertices * s.stride))
+            filled[s.slot] = f
+        stats = ((self.stats[0] + written) % (1 << 64), (self.stats[1] + needed) % (1 << 64))
+        return written, self.overflowed or written < needed, filled, stats
+
+    def advance(self, so: ResolvedStreamOutput, targets: dict, vertices: int, result) -> None:
+        """After a draw whose prepare step :meth:`prepare` computed (``result``)."""
+        written, overflowed, filled, stats = result
+        for s in so.slots:
+            t = targets.get(s.slot)
+            if t is not None:
+                self.set_counter(t, filled[s.slot] + written * vertices * s.stride)
+        self.overflowed, self.stats = overflowed, stats
+
+    def forget(self, so: ResolvedStreamOutput, targets: dict) -> None:
+        """After a draw the GPU counted: its targets' counters, the flag and the statistics
+        are the GPU's alone."""
+        for s in so.slots:
+            t = targets.get(s.slot)
+            if t is not None:
+                self.set_counter(t, None)
+        self.overflowed = self.stats = None
+
+
 class SOEngine:
     """Stream Output of one context (see the module docstring), through a narrow interface:
 
@@ -115,6 +188,9 @@ class SOEngine:
         self._dummy_target = dev.create_buffer(size=16, usage="STORAGE")
         self._auto_pipeline = None
         self._last_view: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter, offset, location)
+        self._modules: dict = {}
+        self.host = _HostState()
+        self.draws = {"fused": 0, "prepared": 0}  # how each draw's prepare step ran
 
     # -- targets -----------------------------------------------------------------------------
     def set_targets(self, views, offsets=None) -> None:
@@ -166,14 +242,17 @@ class SOEngine:
                                            "rules 9.6) or -1 to append")
             checked.append((slot, v, buf, counter, coff, off))
         # Every view is valid: only now change state.
+        host = []  # (binding, gpuia's own counter, the offset set or None)
         for slot, v, buf, counter, coff, off in checked:
-            if counter is None:
+            own = counter is None
+            if own:
                 known = self._counters.get(id(buf))
                 if known is None or known[0] is not buf:
                     c = dev.device.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
                     known = (buf, c, 0)
                     remember(self._counters, id(buf), known)
                     writes.append((c, 0, 0))  # new buffers start at 0 (rules 9.5)
+                    self.host.set_counter(SOTargetBinding(v, buf, c, 0), 0)
                 counter, coff = known[1], known[2]
             if off is not None and off != -1 and off != _U32:
                 writes.append((counter, coff, off))
@@ -181,6 +260,8 @@ class SOEngine:
             # and the reference must not read stale bytes).
             buf.host = None
             new[slot] = SOTargetBinding(v, buf, counter, coff)
+            explicit = off is not None and off != -1 and off != _U32
+            host.append((new[slot], own, off if explicit else None))
             # DrawAuto reads the filled size of the buffer's last SO view, after unbinding too.
             remember(self._last_view, id(buf), (buf, counter, coff, v.offset))
         self.flush()  # counter writes must land after every draw already encoded
@@ -188,6 +269,12 @@ class SOEngine:
         for counter, offset, value in writes:
             q.write_buffer(counter, offset, np.array([value], np.uint32))
         q.write_buffer(self.state, 0, np.zeros(8, np.uint32))  # clears the overflow flag
+        for binding, own, set_to in host:
+            if not own:  # the application's counter buffer may be written by anything
+                self.host.set_counter(binding, None)
+            elif set_to is not None:  # else appending where a known counter stands keeps it
+                self.host.set_counter(binding, set_to)
+        self.host.overflowed = False
         self.targets = new
         self._group2 = None
 
@@ -208,8 +295,9 @@ class SOEngine:
         """D3D12_QUERY_DATA_SO_STATISTICS of stream 0 since the context was created."""
         self.flush()
         w = np.frombuffer(self.device.device.queue.read_buffer(self.stats), np.uint32)
-        return {"NumPrimitivesWritten": int(w[0]) | int(w[1]) << 32,
-                "PrimitivesStorageNeeded": int(w[2]) | int(w[3]) << 32}
+        stats = (int(w[0]) | int(w[1]) << 32, int(w[2]) | int(w[3]) << 32)
+        self.host.stats = stats  # read back: known again
+        return {"NumPrimitivesWritten": stats[0], "PrimitivesStorageNeeded": stats[1]}
 
     def filled_size(self, slot: int) -> int:
         """The BufferFilledSize of the target bound at ``slot`` (reads it back)."""
@@ -218,7 +306,10 @@ class SOEngine:
             raise InvalidDescError("filled_size", "slot", slot, "no SO target bound there")
         self.flush()
         data = self.device.device.queue.read_buffer(t.counter, t.counter_offset, 4)
-        return int(np.frombuffer(data, np.uint32)[0])
+        value = int(np.frombuffer(data, np.uint32)[0])
+        if any(k[1] is t.counter for k in self._counters.values()):  # one of gpuia's own
+            self.host.set_counter(t, value)
+        return value
 
     # -- per draw ----------------------------------------------------------------------------
     def _bindings(self, so: ResolvedStreamOutput):
@@ -249,9 +340,10 @@ class SOEngine:
         return SOVertexOrder.LIST if spec.cuts else SOVertexOrder.DIRECT
 
     def encode(self, state, so: ResolvedStreamOutput, draw, cut) -> None:
-        """Encode the Stream Output of one draw: a prepare and a main dispatch (after the GPU
-        index pass, in the list order), or, for targets larger than a storage binding, a host
-        prepare step and one main dispatch per chunk.
+        """Encode the Stream Output of one draw: one fused dispatch where the host knows what
+        the prepare step reads (module docstring), else a prepare and a main dispatch (after
+        the GPU index pass, in the list order), or, for targets larger than a storage binding,
+        a host prepare step and one main dispatch per chunk.
 
         Refused with :class:`UnsupportedError` before anything is recorded: more storage
         buffers than one compute stage has; 2**32 primitives or more (a draw's primitives are
@@ -291,9 +383,23 @@ class SOEngine:
         spec = SOProgramSpec(state.layout, state.signature, so, topo, pulled, slot_bindings,
                              max(1, len(unique)), mode, index_size, state.aligned,
                              state.aligned16)
-        prepare, main = self._pipeline(spec, len(pulled), state.cbvs)
         chunked = any(b.size > dev.caps.max_storage_buffer_binding_size for b in unique)
-        groups = self._dispatch_size(most * vpp) if most and not chunked else None
+        # The host's prepare step, where it knows every value it reads (the closed-form order
+        # needs exactly `most` primitives): one fused dispatch sized by what is written.
+        host = (self.host.prepare(so, self.targets, vpp, most)
+                if mode is SOVertexOrder.DIRECT and not chunked else None)
+        if host is not None:
+            fused = self._pipeline(spec, len(pulled), state.cbvs, "gpuia_so_fused")
+            written = host[0]
+            if written == 0 and most == 0:  # nothing written, nothing counted: nothing changes
+                self.host.advance(so, self.targets, vpp, host)
+                self.draws["fused"] += 1
+                return
+            groups: tuple[int, int] | None = self._dispatch_size(max(1, written * vpp))
+        else:
+            main = self._pipeline(spec, len(pulled), state.cbvs, "gpuia_so_main")
+            prepare = self._pipeline(spec, len(pulled), state.cbvs, "gpuia_so_prepare")
+            groups = self._dispatch_size(most * vpp) if most and not chunked else None
         # Uniform blocks: the vertex-pulling block, then the SO block (then one per chunk).
         # A chunked draw first submits what is pending: its prepare step reads counters back.
         if chunked or ring.room() < 2:
@@ -327,6 +433,14 @@ class SOEngine:
             if t is not None:
                 off = SO_HEADER_WORDS + SO_SLOT_WORDS * s.slot
                 block[off:off + 3] = (t.view.offset, t.view.size_in_bytes, t.counter_offset)
+                if host is not None:
+                    block[off + 3] = host[2][s.slot]
+        if host is not None:
+            tail = SO_HEADER_WORDS + 4 * SO_SLOT_WORDS
+            (n_written, n_needed) = host[3]
+            block[tail:tail + 2] = (host[0], int(host[1]))
+            block[tail + 4:tail + 8] = (n_written & _U32, n_written >> 32, n_needed & _U32,
+                                        n_needed >> 32)
         if ip is not None:
             aux = ip.list  # asked for: the pass made its list stream
             assert aux is not None
@@ -341,7 +455,7 @@ class SOEngine:
                 {"binding": 0, "resource": {"buffer": ring.buffer, "offset": 0,
                                             "size": self.pipelines.draw_block_size(n_pulled)}},
                 {"binding": 1, "resource": {"buffer": ring.buffer, "offset": 0,
-                                            "size": 4 * (SO_HEADER_WORDS + 4 * SO_SLOT_WORDS)}},
+                                            "size": 4 * SO_BLOCK_WORDS}},
                 {"binding": 4, "resource": {"buffer": aux, "offset": 0, "size": aux.size}},
             ]
             g0 = dev.device.create_bind_group(
@@ -364,7 +478,14 @@ class SOEngine:
         if chunked:  # binds windows of the targets, never a whole one (over the binding limit)
             self._encode_chunked(state, so, needed, main, g0_main, g1, unique, slot_bindings,
                                  draw_offset, so_offset)
+            self.draws["prepared"] += 1
             return
+        if host is not None:
+            self.host.advance(so, self.targets, vpp, host)
+            self.draws["fused"] += 1
+        else:
+            self.host.forget(so, self.targets)
+            self.draws["prepared"] += 1
         key = tuple(unique)
         if self._group2 is None or self._group2[0] != key:
             entries = [{"binding": k, "resource": {"buffer": b, "offset": 0, "size": b.size}}
@@ -383,6 +504,12 @@ class SOEngine:
                 enc.copy_buffer_to_buffer(ip.args, 4 * word, ring.buffer, so_offset + 4 * to, 4)
         cp = enc.begin_compute_pass()
         offsets = [draw_offset, so_offset]
+        if host is not None:
+            assert groups is not None  # sized by what the host prepare step writes
+            self._bind(cp, fused, (g0, g1, g2), offsets, state.cbvs)
+            cp.dispatch_workgroups(*groups)
+            cp.end()
+            return
         self._bind(cp, prepare, (g0, g1, g2), offsets, state.cbvs)
         cp.dispatch_workgroups(1)
         if groups is not None:
@@ -473,14 +600,19 @@ class SOEngine:
         if written < needed:
             st[1] = 1
         st[0] = written
+        own = {id(k[1]) for k in self._counters.values()}
         for slot, filled in bases.items():
             st[4 + slot] = filled
             t = self.targets[slot]
-            q.write_buffer(t.counter, t.counter_offset,
-                           np.array([filled + written * vpp * so.slot(slot).stride], np.uint32))
+            value = filled + written * vpp * so.slot(slot).stride
+            q.write_buffer(t.counter, t.counter_offset, np.array([value], np.uint32))
+            # read back and written here: exact (the application's own counters stay unknown)
+            self.host.set_counter(t, value if id(t.counter) in own else None)
         q.write_buffer(self.state, 0, st)
         total64 = [int(stats[0]) | int(stats[1]) << 32, int(stats[2]) | int(stats[3]) << 32]
         total64 = [total64[0] + written, total64[1] + needed]
+        self.host.overflowed = bool(st[1])
+        self.host.stats = (total64[0] % (1 << 64), total64[1] % (1 << 64))
         q.write_buffer(self.stats, 0, np.array([total64[0] & 0xFFFFFFFF, total64[0] >> 32,
                                                 total64[1] & 0xFFFFFFFF, total64[1] >> 32],
                                                np.uint32))
@@ -529,27 +661,31 @@ class SOEngine:
             cp.dispatch_workgroups(*self._dispatch_size(t1 - t0))
             cp.end()
 
-    def _pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: int = 0):
-        pair = self._pipelines.get((spec, cbvs))
-        if pair is None:
+    def _pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: int, entry: str):
+        """The compute pipeline of ``entry`` (``gpuia_so_prepare``, ``gpuia_so_main`` or
+        ``gpuia_so_fused``) for ``spec``, built on first use: a context that only ever draws
+        with known counters never builds the other two."""
+        pipe = self._pipelines.get((spec, cbvs, entry))
+        if pipe is None:
             cache = self.pipelines
             dev = self.device.device
-            code = so_program(spec)
-            mod = compile_module(dev, code, "gpuia SO", "does not compile for Stream Output",
-                                 [vertex_text(spec.signature)])
+            mod = self._modules.get(spec)
+            if mod is None:
+                mod = compile_module(dev, so_program(spec), "gpuia SO",
+                                     "does not compile for Stream Output",
+                                     [vertex_text(spec.signature)])
+                remember(self._modules, spec, mod)
+                cache.stats.shader_modules += 1
             n_bindings = len({b for _, b in spec.pulled_slots}) or 1
-
-            def layout(main):
-                return dev.create_pipeline_layout(bind_group_layouts=cache.with_cbvs([
-                    cache.so_group0_layout(max(1, n_pulled), main),
-                    cache.group1_layout(n_bindings, compute=True),
-                    cache.so_group2_layout(spec.buffers)], cbvs))
-
-            pair = tuple(checked_create(lambda ep=ep, main=main: dev.create_compute_pipeline(
-                layout=layout(main), compute={"module": mod, "entry_point": ep}),
+            # The main pass reads the prepare step's state as a uniform; the prepare step and
+            # the fused pass write it (and the statistics) as storage.
+            layout = dev.create_pipeline_layout(bind_group_layouts=cache.with_cbvs([
+                cache.so_group0_layout(max(1, n_pulled), entry == "gpuia_so_main"),
+                cache.group1_layout(n_bindings, compute=True),
+                cache.so_group2_layout(spec.buffers)], cbvs))
+            pipe = checked_create(lambda: dev.create_compute_pipeline(
+                layout=layout, compute={"module": mod, "entry_point": entry}),
                 "cannot be linked into a Stream Output pipeline")
-                for ep, main in (("gpuia_so_prepare", False), ("gpuia_so_main", True)))
-            cache.stats.shader_modules += 1
-            cache.stats.pipelines += 2
-            remember(self._pipelines, (spec, cbvs), pair)
-        return pair
+            cache.stats.pipelines += 1
+            remember(self._pipelines, (spec, cbvs, entry), pipe)
+        return pipe

@@ -27,6 +27,7 @@ in WGSL.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -220,6 +221,7 @@ def coverage_cells(corner_keys: np.ndarray, size: int):
             hi = np.ceil(pos.max(axis=1) + pad).astype(np.int64)
         lo, hi = np.maximum(lo, 0), np.minimum(hi, size - 1)
         extent = np.maximum(hi - lo + 1, 0)
+        candidates: Callable
         if k == 2:
             candidates = functools.partial(_line_band, pos)
             spans = _line_spans(pos, extent)

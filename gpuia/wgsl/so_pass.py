@@ -5,7 +5,7 @@ invocation per vertex of every complete primitive of the draw (strips expanded i
 adjacency dropped, instance after instance), fetching its inputs with the vertex-pulling
 functions and writing each declaration entry's components where D3D would.
 
-Two entry points per draw:
+Two entry points per draw, or one (``gpuia_so_fused``) where the host knows the counters:
 
 * ``gpuia_so_prepare`` (one invocation) decides how many primitives fit: every declared slot must
   hold the whole primitive (rules 9.7), an unbound slot holds nothing (9.8), and once a
@@ -18,6 +18,12 @@ Two entry points per draw:
   stream of the GPU index pass (:mod:`gpuia.wgsl.index_pass`: one instance's primitives'
   SV_VertexIDs in output order, repeated for every instance) — runs the vertex shader and
   writes.
+
+* ``gpuia_so_fused`` is ``gpuia_so_main`` with the prepare step's results given in the
+  ``gpuia_so`` block by the host, which computed them from counters it knows (targets gpuia set
+  with offsets, then draws in the closed-form order: :mod:`gpuia.gpu.so_engine`): invocation 0
+  also stores what ``gpuia_so_prepare`` would have (the counters, the state, the statistics),
+  and no invocation reads what it stores. One dispatch per draw instead of two.
 
 In the list order the primitives per instance and the primitives needed exist only on the GPU:
 the engine copies them from the index pass's args into the ``gpuia_so`` block before the
@@ -38,7 +44,7 @@ from .fetch import fetch_call, load_function, pulling_lines
 from .vertex import shader_call_lines, user_shader_lines
 
 __all__ = ["SOProgramSpec", "SOVertexOrder", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS",
-           "WORKGROUP", "VERTICES_PER_THREAD"]
+           "SO_FUSED_WORDS", "SO_BLOCK_WORDS", "WORKGROUP", "VERTICES_PER_THREAD"]
 
 WORKGROUP = 256
 """Invocations per workgroup of ``gpuia_so_main``."""
@@ -51,7 +57,14 @@ order, so they stay adjacent), StartIndexLocation, the index view's offset and S
 and the chunk of output vertices this dispatch covers (first, end; end 0: no bound)."""
 SO_SLOT_WORDS = 4
 """Per SO slot in the ``gpuia_so`` block: BufferLocation (byte offset in its binding),
-SizeInBytes, byte offset of its BufferFilledSize counter in the counter's binding, unused."""
+SizeInBytes, byte offset of its BufferFilledSize counter in the counter's binding, and, for the
+fused pass, BufferFilledSize before the draw."""
+SO_FUSED_WORDS = 8
+"""u32 words after the slot entries, read by the fused pass only: primitives written, the
+overflow flag after the draw, two unused, then the statistics after the draw (lo, hi of
+NumPrimitivesWritten, then of PrimitivesStorageNeeded)."""
+SO_BLOCK_WORDS = SO_HEADER_WORDS + 4 * SO_SLOT_WORDS + SO_FUSED_WORDS
+"""u32 words of the ``gpuia_so`` block."""
 
 # A shader output component as the u32 word Stream Output stores: its bits, unchanged.
 _AS_U32 = {"float": "bitcast<u32>({})", "sint": "bitcast<u32>({})", "uint": "{}"}
@@ -113,12 +126,18 @@ def so_program(spec: SOProgramSpec) -> str:
     vertices = topo.vertices  # per output primitive
     out = draw_block_lines(len(spec.pulled_slots))
     out += [
-        "struct GpuiaSOSlot { location: u32, size: u32, counter: u32, pad: u32 }",
+        "struct GpuiaSOSlot { location: u32, size: u32, counter: u32, filled: u32 }",
         "struct GpuiaSO {",
         "  instance_count: u32, prims_per_instance: u32, needed: u32, start_index: u32,",
         "  ib_base: u32, ib_size: u32, t_base: u32, t_end: u32,  // t_*: a chunk of vertices",
         "  slots: array<GpuiaSOSlot, 4>,",
+        "  // the fused pass: (written, overflowed after the draw, -, -), statistics after it",
+        "  fused: vec4<u32>,",
+        "  stats: vec4<u32>,",
         "}",
+        "// What the main work reads of the prepare step: primitives written, each slot's",
+        "// BufferFilledSize before the draw.",
+        "struct GpuiaSOBase { written: u32, filled: vec4<u32> }",
         "@group(0) @binding(1) var<uniform> gpuia_so: GpuiaSO;",
         "// [primitives written, overflowed, -, -, BufferFilledSize of slots 0..3 before the draw]",
         "@group(0) @binding(2) var<storage, read_write> gpuia_so_state: array<u32>;",
@@ -152,9 +171,9 @@ def _bound_slots(spec: SOProgramSpec):
 
 
 def _filled_before(slot: int) -> str:
-    """BufferFilledSize of SO slot ``slot`` before the draw: state word 4 + slot, which the
-    uniform view of the state reads as ``base[0][slot]`` (a vec4 array starts at byte 16)."""
-    return f"gpuia_so_state_u.base[0][{slot}]"
+    """BufferFilledSize of SO slot ``slot`` before the draw, from the entry point's
+    ``GpuiaSOBase``."""
+    return f"base.filled[{slot}]"
 
 
 def _pick_expr(topo: TopologyInfo) -> str:
@@ -214,6 +233,22 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
     n = VERTICES_PER_THREAD
     # What gpuia_so_fetch hands gpuia_so_emit: every element's words and the two system values.
     fetched = [f"e{e.index}" for e in spec.layout.elements] + ["sv_vertex_id", "sv_instance_id"]
+    # The fused pass's invocation 0 stores what the prepare step would: the state (read by a
+    # later prepare step and the chunked path), each bound slot's counter, the statistics.
+    fused_stores = ["    gpuia_so_state[0] = gpuia_so.fused.x;",
+                    "    gpuia_so_state[1] = gpuia_so.fused.y;"]
+    for j, slot in enumerate(spec.so.slots):
+        if spec.slots[j] is not None:
+            fused_stores.append(f"    gpuia_so_state[{4 + slot.slot}u] = "
+                                f"gpuia_so.slots[{slot.slot}].filled;")
+    for j, slot, _, counter in _bound_slots(spec):
+        fused_stores += [
+            f"    let cw{j} = gpuia_so.slots[{slot.slot}].counter / 4u;",
+            f"    gpuia_so_buf_{counter}[cw{j} >> 2u][cw{j} & 3u] = "
+            f"gpuia_so.slots[{slot.slot}].filled + gpuia_so.fused.x * "
+            f"{vertices * slot.stride}u;",
+        ]
+    fused_stores += [f"    gpuia_so_stats[{k}] = gpuia_so.stats[{k}];" for k in range(4)]
     lines = [
         # Each invocation streams VERTICES_PER_THREAD vertices, a dispatch-wide stride apart
         # (neighbouring invocations stay on neighbouring vertices): the per-invocation setup is
@@ -226,21 +261,35 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
         *[f"  {x}: {'vec4<u32>' if x.startswith('e') else 'u32'}," for x in fetched],
         "  live: bool,",
         "}",
+        "fn gpuia_so_run(gid: vec3<u32>, nwg: vec3<u32>, base: GpuiaSOBase) {",
+        f"  let threads = nwg.x * nwg.y * {WORKGROUP}u;",
+        f"  let i = gid.x + gid.y * nwg.x * {WORKGROUP}u + gpuia_so.t_base;",
+        *[f"  let f{u} = gpuia_so_fetch(i + {u}u * threads, base);" for u in range(n)],
+        *[f"  gpuia_so_emit(i + {u}u * threads, f{u}, base);" for u in range(n)],
+        "}",
         f"@compute @workgroup_size({WORKGROUP})",
         "fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,",
         "                 @builtin(num_workgroups) nwg: vec3<u32>) {",
-        f"  let threads = nwg.x * nwg.y * {WORKGROUP}u;",
-        f"  let i = gid.x + gid.y * nwg.x * {WORKGROUP}u + gpuia_so.t_base;",
-        *[f"  let f{u} = gpuia_so_fetch(i + {u}u * threads);" for u in range(n)],
-        *[f"  gpuia_so_emit(i + {u}u * threads, f{u});" for u in range(n)],
+        "  gpuia_so_run(gid, nwg, GpuiaSOBase(gpuia_so_state_u.written, "
+        "gpuia_so_state_u.base[0]));",
         "}",
-        "fn gpuia_so_live(t: u32) -> bool {",
+        f"@compute @workgroup_size({WORKGROUP})",
+        "fn gpuia_so_fused(@builtin(global_invocation_id) gid: vec3<u32>,",
+        "                  @builtin(num_workgroups) nwg: vec3<u32>) {",
+        "  if (gid.x == 0u && gid.y == 0u) {",
+        *fused_stores,
+        "  }",
+        "  let s = gpuia_so.slots;",
+        "  gpuia_so_run(gid, nwg, GpuiaSOBase(gpuia_so.fused.x, "
+        "vec4<u32>(s[0].filled, s[1].filled, s[2].filled, s[3].filled)));",
+        "}",
+        "fn gpuia_so_live(t: u32, written: u32) -> bool {",
         "  return (gpuia_so.t_end == 0u || t < gpuia_so.t_end)",
-        f"      && t < gpuia_so_state_u.written * {vertices}u;",
+        f"      && t < written * {vertices}u;",
         "}",
-        "fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {",
+        "fn gpuia_so_fetch(t: u32, base: GpuiaSOBase) -> GpuiaSOFetched {",
         "  var f: GpuiaSOFetched;",
-        "  if (!gpuia_so_live(t)) { return f; }",
+        "  if (!gpuia_so_live(t, base.written)) { return f; }",
         f"  let prim = t / {vertices}u;",
         f"  let k = t % {vertices}u;",
     ]
@@ -288,7 +337,7 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
         "  f.live = true;",
         "  return f;",
         "}",
-        "fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {",
+        "fn gpuia_so_emit(t: u32, f: GpuiaSOFetched, base: GpuiaSOBase) {",
         "  if (!f.live) { return; }",
         *[f"  let {x} = f.{x};" for x in fetched],
     ]

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from gpuia import (
+    IndexBufferView,
     SO_NO_RASTERIZED_STREAM,
     InputLayout,
     InvalidDescError,
@@ -841,3 +842,82 @@ def test_whole_vec4_records_at_aligned_and_unaligned_starts(gpu_device):
         at = location + filled
         assert read(ctx, buf) == guarded(128, {at: b"".join(vertices[1:4])}), (location, filled)
         assert ctx.so_filled_size(0) == filled + 48
+
+
+# -- the fused pass: one dispatch where the host knows the counters -------------------------------
+
+STRIP_LAYOUT = POS2_LAYOUT
+
+
+def _fused_scenario(dev, d3d12: bool):
+    """One sequence of Stream Output draws with D3D11-style targets (gpuia's own counters,
+    set with offsets: the host knows them, so draws in the closed-form order are fused) or
+    with D3D12 views over counter buffers of the test's own (the GPU's prepare step). Two
+    declared slots; instanced, indexed and list-order draws; appending, an unbound slot, an
+    overflow, SOSetTargets clearing it. Returns everything observable, and the context's
+    ``so_draws``."""
+    desc = StreamOutputDesc((SODeclarationEntry(semantic_name="POSITION", component_count=2),
+                             SODeclarationEntry(semantic_name="SV_VertexID", component_count=1,
+                                                output_slot=1)), (8, 4))
+    ctx = _rec_context(dev, desc, topology="TRIANGLESTRIP")
+    a = dev.create_buffer(bytes([GUARD]) * 200, bind=("stream_output",))
+    b = dev.create_buffer(bytes([GUARD]) * 96, bind=("stream_output",))
+    counters = dev.create_buffer(u32(8, 4, 0, 0), bind=("stream_output",))
+
+    def bind(first, second, offsets):
+        if d3d12:
+            views = [StreamOutputBufferView(a, filled_size_buffer=counters, filled_size_offset=0),
+                     StreamOutputBufferView(b, filled_size_buffer=counters, filled_size_offset=4)]
+            views = [views[0] if first else None, views[1] if second else None]
+            # D3D12 offsets are written into the application's counters, as D3D11's are
+            ctx.so_set_targets(views, offsets)
+        else:
+            views = [StreamOutputBufferView(a) if first else None,
+                     StreamOutputBufferView(b) if second else None]
+            ctx.so_set_targets(views, offsets)
+
+    got = []
+    bind(True, True, [8, 4])
+    ctx.draw_instanced(4, 2, 1)  # 2 triangles per instance, 2 instances
+    got.append((ctx.so_filled_size(0), ctx.so_filled_size(1)))
+    ib = dev.create_buffer(np.array([3, 1, 0xFFFF, 5, 6, 7], "<u2").tobytes(),
+                           bind=("index_buffer",))
+    ctx.ia_set_index_buffer(IndexBufferView(ib, "R16_UINT"))
+    ctx.set_pipeline_state(PipelineState(POS2_LAYOUT, stream_output=desc,
+                                         strip_cut_value=0xFFFF))
+    ctx.draw_indexed_instanced(6)  # a cut: the list order (the index pass counts on the GPU)
+    got.append((ctx.so_filled_size(0), ctx.so_filled_size(1)))
+    bind(True, True, [-1, -1])  # append where the counters stand
+    ctx.set_pipeline_state(PipelineState(POS2_LAYOUT, stream_output=desc))
+    ctx.draw_indexed_instanced(3, 1, 3)  # no cut value: the closed form, indices read
+    ctx.draw_instanced(9, 1, 2)  # overflows slot 1: nothing more is written
+    ctx.draw_instanced(3)
+    got.append((ctx.so_filled_size(0), ctx.so_filled_size(1)))
+    bind(True, False, [0, 0])  # slot 1 unbound: full (9.8), clears the overflow
+    ctx.draw_instanced(3)
+    bind(True, True, [-1, 0])
+    ctx.draw_instanced(3, 1, 5)
+    got.append((ctx.so_filled_size(0), ctx.so_filled_size(1)))
+    got.append(ctx.so_statistics())
+    # the filled sizes and statistics read back, the flag cleared: the host knows all again
+    bind(True, True, [-1, -1])
+    ctx.draw_instanced(4)
+    got.append(ctx.so_statistics())
+    got += [read(ctx, a), read(ctx, b)]
+    return got, ctx.stats()["so_draws"]
+
+
+def test_fused_draws_write_what_the_gpus_prepare_step_writes(gpu_device):
+    """The same draws with gpuia's own counters (fused where the host knows them) and with the
+    application's counter buffers (always the GPU's prepare step): the same bytes, filled
+    sizes and statistics, and each took the way the host's knowledge allows."""
+    fused, fused_draws = _fused_scenario(gpu_device, d3d12=False)
+    prepared, prepared_draws = _fused_scenario(gpu_device, d3d12=True)
+    assert fused == prepared
+    assert prepared_draws == {"fused": 0, "prepared": 8}
+    # the list-order draw's counts are the GPU's: it and the draws after it are prepared on
+    # the GPU until the statistics and filled sizes are read back and the flag cleared
+    assert fused_draws == {"fused": 2, "prepared": 6}
+    # hand-checked fragments: the first draw's 4 triangles of slot 0 from byte 8
+    assert fused[0] == (8 + 4 * 3 * 8, 4 + 4 * 3 * 4)
+    assert fused[-3]["PrimitivesStorageNeeded"] > fused[-3]["NumPrimitivesWritten"]

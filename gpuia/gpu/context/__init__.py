@@ -260,7 +260,10 @@ class Context:
         ``draws`` planned and ``submits``; ``draw_states``, ``state_epochs`` and ``views``
         cached; ``pending_blocks`` (per-draw uniform blocks not yet submitted) of
         ``ring_capacity``; ``capture_bind_groups`` held for a running capture; ``pipelines``
-        built by its cache; ``so_counters`` (BufferFilledSize counters gpuia made); and
+        built by its cache; ``so_counters`` (BufferFilledSize counters gpuia made);
+        ``so_draws``: Stream Output draws encoded as one fused dispatch (``fused``: the host
+        knew the counters) and with a prepare step of their own (``prepared``: on the GPU, or
+        on the host after a readback for targets larger than a storage binding); and
         ``bound``: the vertex buffer slots, index buffer, root constant buffers, render targets,
         depth-stencil target and Stream Output targets bound now, the topology and the path,
         and whether a capture is running.
@@ -277,7 +280,8 @@ class Context:
                "pending_blocks": self._rec.ring.used, "ring_capacity": self._rec.ring.capacity,
                "capture_bind_groups": self._rec.capture_group_count(),
                "pipelines": self.cache.stats.pipelines,
-               "so_counters": 0 if so is None else so.counter_count()}
+               "so_counters": 0 if so is None else so.counter_count(),
+               "so_draws": {"fused": 0, "prepared": 0} if so is None else dict(so.draws)}
         out.update(self._states.counts())
         out["bound"] = {
             "vertex_buffers": sorted(s for s, v in ia.views.items() if v is not None),

@@ -13,12 +13,18 @@ struct GpuiaDraw {
   slots: array<GpuiaSlot, 1>,
 }
 @group(0) @binding(0) var<uniform> gpuia_draw: GpuiaDraw;
-struct GpuiaSOSlot { location: u32, size: u32, counter: u32, pad: u32 }
+struct GpuiaSOSlot { location: u32, size: u32, counter: u32, filled: u32 }
 struct GpuiaSO {
   instance_count: u32, prims_per_instance: u32, needed: u32, start_index: u32,
   ib_base: u32, ib_size: u32, t_base: u32, t_end: u32,  // t_*: a chunk of vertices
   slots: array<GpuiaSOSlot, 4>,
+  // the fused pass: (written, overflowed after the draw, -, -), statistics after it
+  fused: vec4<u32>,
+  stats: vec4<u32>,
 }
+// What the main work reads of the prepare step: primitives written, each slot's
+// BufferFilledSize before the draw.
+struct GpuiaSOBase { written: u32, filled: vec4<u32> }
 @group(0) @binding(1) var<uniform> gpuia_so: GpuiaSO;
 // [primitives written, overflowed, -, -, BufferFilledSize of slots 0..3 before the draw]
 @group(0) @binding(2) var<storage, read_write> gpuia_so_state: array<u32>;
@@ -207,27 +213,50 @@ struct GpuiaSOFetched {
   sv_instance_id: u32,
   live: bool,
 }
+fn gpuia_so_run(gid: vec3<u32>, nwg: vec3<u32>, base: GpuiaSOBase) {
+  let threads = nwg.x * nwg.y * 256u;
+  let i = gid.x + gid.y * nwg.x * 256u + gpuia_so.t_base;
+  let f0 = gpuia_so_fetch(i + 0u * threads, base);
+  let f1 = gpuia_so_fetch(i + 1u * threads, base);
+  let f2 = gpuia_so_fetch(i + 2u * threads, base);
+  let f3 = gpuia_so_fetch(i + 3u * threads, base);
+  gpuia_so_emit(i + 0u * threads, f0, base);
+  gpuia_so_emit(i + 1u * threads, f1, base);
+  gpuia_so_emit(i + 2u * threads, f2, base);
+  gpuia_so_emit(i + 3u * threads, f3, base);
+}
 @compute @workgroup_size(256)
 fn gpuia_so_main(@builtin(global_invocation_id) gid: vec3<u32>,
                  @builtin(num_workgroups) nwg: vec3<u32>) {
-  let threads = nwg.x * nwg.y * 256u;
-  let i = gid.x + gid.y * nwg.x * 256u + gpuia_so.t_base;
-  let f0 = gpuia_so_fetch(i + 0u * threads);
-  let f1 = gpuia_so_fetch(i + 1u * threads);
-  let f2 = gpuia_so_fetch(i + 2u * threads);
-  let f3 = gpuia_so_fetch(i + 3u * threads);
-  gpuia_so_emit(i + 0u * threads, f0);
-  gpuia_so_emit(i + 1u * threads, f1);
-  gpuia_so_emit(i + 2u * threads, f2);
-  gpuia_so_emit(i + 3u * threads, f3);
+  gpuia_so_run(gid, nwg, GpuiaSOBase(gpuia_so_state_u.written, gpuia_so_state_u.base[0]));
 }
-fn gpuia_so_live(t: u32) -> bool {
+@compute @workgroup_size(256)
+fn gpuia_so_fused(@builtin(global_invocation_id) gid: vec3<u32>,
+                  @builtin(num_workgroups) nwg: vec3<u32>) {
+  if (gid.x == 0u && gid.y == 0u) {
+    gpuia_so_state[0] = gpuia_so.fused.x;
+    gpuia_so_state[1] = gpuia_so.fused.y;
+    gpuia_so_state[4u] = gpuia_so.slots[0].filled;
+    gpuia_so_state[5u] = gpuia_so.slots[1].filled;
+    let cw0 = gpuia_so.slots[0].counter / 4u;
+    gpuia_so_buf_1[cw0 >> 2u][cw0 & 3u] = gpuia_so.slots[0].filled + gpuia_so.fused.x * 120u;
+    let cw1 = gpuia_so.slots[1].counter / 4u;
+    gpuia_so_buf_1[cw1 >> 2u][cw1 & 3u] = gpuia_so.slots[1].filled + gpuia_so.fused.x * 48u;
+    gpuia_so_stats[0] = gpuia_so.stats[0];
+    gpuia_so_stats[1] = gpuia_so.stats[1];
+    gpuia_so_stats[2] = gpuia_so.stats[2];
+    gpuia_so_stats[3] = gpuia_so.stats[3];
+  }
+  let s = gpuia_so.slots;
+  gpuia_so_run(gid, nwg, GpuiaSOBase(gpuia_so.fused.x, vec4<u32>(s[0].filled, s[1].filled, s[2].filled, s[3].filled)));
+}
+fn gpuia_so_live(t: u32, written: u32) -> bool {
   return (gpuia_so.t_end == 0u || t < gpuia_so.t_end)
-      && t < gpuia_so_state_u.written * 3u;
+      && t < written * 3u;
 }
-fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {
+fn gpuia_so_fetch(t: u32, base: GpuiaSOBase) -> GpuiaSOFetched {
   var f: GpuiaSOFetched;
-  if (!gpuia_so_live(t)) { return f; }
+  if (!gpuia_so_live(t, base.written)) { return f; }
   let prim = t / 3u;
   let k = t % 3u;
   var sv_instance_id = 0u;
@@ -249,7 +278,7 @@ fn gpuia_so_fetch(t: u32) -> GpuiaSOFetched {
   f.live = true;
   return f;
 }
-fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {
+fn gpuia_so_emit(t: u32, f: GpuiaSOFetched, base: GpuiaSOBase) {
   if (!f.live) { return; }
   let e0 = f.e0;
   let e1 = f.e1;
@@ -260,7 +289,7 @@ fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {
   input.COLOR = bitcast<vec4<f32>>(e1);
   input.SV_VertexID = sv_vertex_id;
   let output = main(input);
-  let r0 = (gpuia_so.slots[0].location + gpuia_so_state_u.base[0][0] + t * 40u) / 4u;
+  let r0 = (gpuia_so.slots[0].location + base.filled[0] + t * 40u) / 4u;
   if ((r0 & 3u) == 0u) {
     gpuia_so_buf_0[(r0 >> 2u) + 0u] = vec4<u32>(bitcast<u32>(output.SV_Position[0]), bitcast<u32>(output.SV_Position[1]), bitcast<u32>(output.SV_Position[2]), bitcast<u32>(output.SV_Position[3]));
   } else {
@@ -271,7 +300,7 @@ fn gpuia_so_emit(t: u32, f: GpuiaSOFetched) {
   }
   { let w = r0 + 5u; gpuia_so_buf_0[w >> 2u][w & 3u] = bitcast<u32>(output.TEXCOORD0[0]); }
   { let w = r0 + 6u; gpuia_so_buf_0[w >> 2u][w & 3u] = bitcast<u32>(output.TEXCOORD0[1]); }
-  let r1 = (gpuia_so.slots[1].location + gpuia_so_state_u.base[0][1] + t * 16u) / 4u;
+  let r1 = (gpuia_so.slots[1].location + base.filled[1] + t * 16u) / 4u;
   { let w = r1 + 0u; gpuia_so_buf_2[w >> 2u][w & 3u] = bitcast<u32>(output.COLOR[1]); }
   { let w = r1 + 1u; gpuia_so_buf_2[w >> 2u][w & 3u] = bitcast<u32>(output.COLOR[2]); }
   { let w = r1 + 2u; gpuia_so_buf_2[w >> 2u][w & 3u] = bitcast<u32>(output.COLOR[3]); }
