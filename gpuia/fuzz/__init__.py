@@ -31,10 +31,11 @@ from .engine import (
     FuzzReport,
     ReferenceRunner,
     case_digest,
+    default_jobs,
     generate,
     invalid_judge,
     valid_judge,
 )
 
 __all__ = ["Finding", "FuzzConfig", "FuzzReport", "Fuzzer", "ReferenceRunner", "case_digest",
-           "generate", "invalid_judge", "valid_judge"]
+           "default_jobs", "generate", "invalid_judge", "valid_judge"]

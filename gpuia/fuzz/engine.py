@@ -231,12 +231,26 @@ class _Drawers:
         self._pool.join()
 
 
+MAX_DRAWING_PROCESSES = 8
+"""The most processes drawing chunks ahead. A chunk is drawn whole by one process (its cases
+depend on its seed alone), and the later chunks are 256 cases, several seconds of hypothesis
+each: enough processes draw the next chunks while the current one runs, so the children rarely
+wait for cases."""
+
+
+def default_jobs() -> int:
+    """Case children for this machine: one per four cores, 1 to 4 (the rest draw cases and
+    keep the parent's pipe I/O going)."""
+    return max(1, min(4, (os.cpu_count() or 1) // 4))
+
+
 def _drawing_processes(config: FuzzConfig) -> int:
     """How many processes draw chunks ahead: none for a run that ends within chunk 0 (a thread
-    draws it, without a process's start-up), else the cores the case children leave, 1 to 4."""
+    draws it, without a process's start-up), else the cores the case children leave, 1 to
+    :data:`MAX_DRAWING_PROCESSES`."""
     if config.cases is not None and config.cases <= CHUNK_SIZES[0]:
         return 0
-    return max(1, min(4, (os.cpu_count() or 1) - config.jobs))
+    return max(1, min(MAX_DRAWING_PROCESSES, (os.cpu_count() or 1) - config.jobs))
 
 
 # -- judging -----------------------------------------------------------------------------------

@@ -23,9 +23,11 @@ __all__ = ["Outcome", "in_order", "default_lanes", "MAX_LANES"]
 
 T = TypeVar("T")
 
-MAX_LANES = 4
-"""The most lanes :func:`default_lanes` picks: past a few, the Python of the cases (one GIL)
-is the limit and more threads only contend for it."""
+MAX_LANES = 8
+"""The most lanes :func:`default_lanes` picks. The Python of the cases shares one GIL, but a
+driver compiling a pipeline does not hold it, and a first run of new layouts compiles one for
+most cases (tens of milliseconds each on a GPU driver): lanes let those compiles run side by
+side."""
 
 
 def default_lanes() -> int:

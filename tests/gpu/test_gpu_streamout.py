@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from gpuia import (
-    IndexBufferView,
     SO_NO_RASTERIZED_STREAM,
+    IndexBufferView,
     InputLayout,
     InvalidDescError,
     SODeclarationEntry,

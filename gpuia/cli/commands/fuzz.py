@@ -101,9 +101,9 @@ def add_parser(subparsers):
                    help="invalid-input fuzzing: corrupted cases through 'gpuia check' in a child")
     p.add_argument("--out", default="fuzz-out", metavar="DIR",
                    help="where findings are saved (default ./fuzz-out)")
-    p.add_argument("--jobs", type=_positive(int), default=1, metavar="N",
+    p.add_argument("--jobs", type=_positive(int), default=None, metavar="N",
                    help="child processes running cases at once, each with its own device "
-                        "(default 1)")
+                        "(default: one per four cores, 1 to 4)")
     p.add_argument("--timeout", type=_positive(float), default=120.0, metavar="S",
                    help="seconds one case may take before it counts as a hang (default 120)")
     p.add_argument("--max-findings", type=_positive(int), default=1, metavar="N",
@@ -123,7 +123,7 @@ def run(args) -> int:
     # gpuia.fuzz needs hypothesis, the optional 'fuzz' extra: imported only here, so that the
     # other commands run without it and this one says which extra is missing.
     try:
-        from ...fuzz import FuzzConfig, Fuzzer, ReferenceRunner
+        from ...fuzz import FuzzConfig, Fuzzer, ReferenceRunner, default_jobs
         from ...fuzz.pool import WorkerStartError
     except GpuiaError as e:
         error_line("fuzz", e)
@@ -139,7 +139,8 @@ def run(args) -> int:
     config = FuzzConfig(mode=mode, seed=run_seed, seconds=seconds, cases=args.cases,
                         paths=args.paths, so=args.so, adapter=args.adapter,
                         gpu_backend=args.gpu_backend, capture=args.capture, out=Path(args.out),
-                        jobs=args.jobs, timeout=args.timeout, max_findings=args.max_findings,
+                        jobs=args.jobs if args.jobs is not None else default_jobs(),
+                        timeout=args.timeout, max_findings=args.max_findings,
                         shrink_seconds=args.shrink_seconds, memory_limit_mb=args.memory_limit,
                         progress_interval=args.progress_interval)
     runner = ReferenceRunner() if mode == "valid" and not args.paths else None
