@@ -129,22 +129,11 @@ def each_case(paths, action, progress=None, on_error=None) -> int:
     """Run ``action(path, case)`` for every case, returning the worst exit status; an invalid
     case prints its error line (and is passed to ``on_error(label, message)``: the case's name,
     or its file stem when it could not be read, and the error on one line) and the others
-    still run. ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases."""
-    status = EXIT_OK
-    for path in paths:
-        label = _case_label(path)
-        try:
-            case = load_case_arg(path)
-            label = case.name
-            status = max(status, action(path, case) or EXIT_OK)
-        except (GpuiaError, MemoryError) as exc:
-            error_line(getattr(exc, "case_name", None) or label, exc)
-            if on_error is not None:
-                on_error(getattr(exc, "case_name", None) or label, " ".join(str(exc).split()))
-            status = EXIT_INVALID
-        if progress is not None:
-            progress.update(1, label)
-    return status
+    still run. ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases. One
+    case at a time: :func:`each_case_at_once` with one lane and nothing done off this thread."""
+    return each_case_at_once(paths, lambda case: None,
+                             lambda path, case, _nothing: action(path, case), 1, progress,
+                             on_error)
 
 
 LANE_INVOCATIONS = 1 << 16
