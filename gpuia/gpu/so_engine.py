@@ -87,6 +87,31 @@ class SOTargetBinding:
     counter_offset: int
 
 
+def _prepare_step(so: ResolvedStreamOutput, targets: dict, vertices: int, needed: int,
+                  overflowed: bool, stats: tuple[int, int], filled_of):
+    """The prepare step of a draw needing ``needed`` primitives, on the host, from the overflow
+    flag, the statistics and ``filled_of(binding)`` (each bound slot's BufferFilledSize, or
+    None when it is not known): ``(written, overflowed after, {slot: BufferFilledSize before},
+    statistics after)``, or None when a BufferFilledSize is not known. The rules of
+    ``gpuia_so_prepare`` (9.7, 9.8, 10.1, 10.2)."""
+    written = 0 if overflowed else needed
+    filled: dict[int, int] = {}
+    for s in so.slots:
+        t = targets.get(s.slot)
+        if t is None:
+            written = 0  # no target: full (9.8)
+            continue
+        f = filled_of(t)
+        if f is None:
+            return None
+        size = t.view.size_in_bytes
+        room = size - f if f <= size else 0
+        written = min(written, room // (vertices * s.stride))
+        filled[s.slot] = f
+    after = ((stats[0] + written) % (1 << 64), (stats[1] + needed) % (1 << 64))
+    return written, overflowed or written < needed, filled, after
+
+
 class _HostState:
     """What the host knows of the prepare step's inputs (module docstring): ``counters``,
     id(counter wgpu buffer) -> (that buffer, its value), for gpuia's own counters only;
@@ -102,35 +127,19 @@ class _HostState:
         known = self.counters.get(id(t.counter))
         return known[1] if known is not None and known[0] is t.counter else None
 
-    def set_counter(self, t: SOTargetBinding, value: int | None) -> None:
+    def set_counter(self, counter, value: int | None) -> None:
+        """What the host knows of the counter wgpu buffer ``counter``: ``value``, or nothing."""
         if value is None:
-            self.counters.pop(id(t.counter), None)
+            self.counters.pop(id(counter), None)
         else:
-            remember(self.counters, id(t.counter), (t.counter, value))
+            remember(self.counters, id(counter), (counter, value))
 
     def prepare(self, so: ResolvedStreamOutput, targets: dict, vertices: int, needed: int):
-        """The prepare step of a draw needing ``needed`` primitives, on the host:
-        ``(written, overflowed after, {slot: BufferFilledSize before}, statistics after)``, or
-        None when a value it reads is not known. The rules of ``gpuia_so_prepare`` (9.7, 9.8,
-        10.1, 10.2)."""
+        """:func:`_prepare_step` from what the host knows, or None where it does not."""
         if self.overflowed is None or self.stats is None:
             return None
-        written = 0 if self.overflowed else needed
-        filled: dict[int, int] = {}
-        for s in so.slots:
-            t = targets.get(s.slot)
-            if t is None:
-                written = 0  # no target: full (9.8)
-                continue
-            f = self.counter(t)
-            if f is None:
-                return None
-            size = t.view.size_in_bytes
-            room = size - f if f <= size else 0
-            written = min(written, room // (vertices * s.stride))
-            filled[s.slot] = f
-        stats = ((self.stats[0] + written) % (1 << 64), (self.stats[1] + needed) % (1 << 64))
-        return written, self.overflowed or written < needed, filled, stats
+        return _prepare_step(so, targets, vertices, needed, self.overflowed, self.stats,
+                             self.counter)
 
     def advance(self, so: ResolvedStreamOutput, targets: dict, vertices: int, result) -> None:
         """After a draw whose prepare step :meth:`prepare` computed (``result``)."""
@@ -138,7 +147,7 @@ class _HostState:
         for s in so.slots:
             t = targets.get(s.slot)
             if t is not None:
-                self.set_counter(t, filled[s.slot] + written * vertices * s.stride)
+                self.set_counter(t.counter, filled[s.slot] + written * vertices * s.stride)
         self.overflowed, self.stats = overflowed, stats
 
     def forget(self, so: ResolvedStreamOutput, targets: dict) -> None:
@@ -147,7 +156,7 @@ class _HostState:
         for s in so.slots:
             t = targets.get(s.slot)
             if t is not None:
-                self.set_counter(t, None)
+                self.set_counter(t.counter, None)
         self.overflowed = self.stats = None
 
 
@@ -242,9 +251,13 @@ class SOEngine:
                                            "rules 9.6) or -1 to append")
             checked.append((slot, v, buf, counter, coff, off))
         # Every view is valid: only now change state.
-        host = []  # (binding, gpuia's own counter, the offset set or None)
+        # (counter, gpuia's own, its value now where the host sets it: None keeps what the
+        # host knew of it; the application's counter buffer may be written by anything)
+        host = []
         for slot, v, buf, counter, coff, off in checked:
             own = counter is None
+            given = off if off is not None and off != -1 and off != _U32 else None  # not append
+            value = given
             if own:
                 known = self._counters.get(id(buf))
                 if known is None or known[0] is not buf:
@@ -252,16 +265,15 @@ class SOEngine:
                     known = (buf, c, 0)
                     remember(self._counters, id(buf), known)
                     writes.append((c, 0, 0))  # new buffers start at 0 (rules 9.5)
-                    self.host.set_counter(SOTargetBinding(v, buf, c, 0), 0)
+                    value = 0 if given is None else given
                 counter, coff = known[1], known[2]
-            if off is not None and off != -1 and off != _U32:
-                writes.append((counter, coff, off))
+            if given is not None:
+                writes.append((counter, coff, given))
             # A buffer the GPU writes has no valid host copy any more (index planning, DrawAuto
             # and the reference must not read stale bytes).
             buf.host = None
             new[slot] = SOTargetBinding(v, buf, counter, coff)
-            explicit = off is not None and off != -1 and off != _U32
-            host.append((new[slot], own, off if explicit else None))
+            host.append((counter, own, value))
             # DrawAuto reads the filled size of the buffer's last SO view, after unbinding too.
             remember(self._last_view, id(buf), (buf, counter, coff, v.offset))
         self.flush()  # counter writes must land after every draw already encoded
@@ -269,11 +281,9 @@ class SOEngine:
         for counter, offset, value in writes:
             q.write_buffer(counter, offset, np.array([value], np.uint32))
         q.write_buffer(self.state, 0, np.zeros(8, np.uint32))  # clears the overflow flag
-        for binding, own, set_to in host:
-            if not own:  # the application's counter buffer may be written by anything
-                self.host.set_counter(binding, None)
-            elif set_to is not None:  # else appending where a known counter stands keeps it
-                self.host.set_counter(binding, set_to)
+        for counter, own, value in host:
+            if not own or value is not None:
+                self.host.set_counter(counter, value if own else None)
         self.host.overflowed = False
         self.targets = new
         self._group2 = None
@@ -307,9 +317,13 @@ class SOEngine:
         self.flush()
         data = self.device.device.queue.read_buffer(t.counter, t.counter_offset, 4)
         value = int(np.frombuffer(data, np.uint32)[0])
-        if any(k[1] is t.counter for k in self._counters.values()):  # one of gpuia's own
-            self.host.set_counter(t, value)
+        if self._own(t.counter):
+            self.host.set_counter(t.counter, value)
         return value
+
+    def _own(self, counter) -> bool:
+        """Whether the counter wgpu buffer is one gpuia made (never the application's)."""
+        return any(k[1] is counter for k in self._counters.values())
 
     # -- per draw ----------------------------------------------------------------------------
     def _bindings(self, so: ResolvedStreamOutput):
@@ -582,37 +596,27 @@ class SOEngine:
         vpp = state.topology.vertices
         q = dev.device.queue
         st = np.frombuffer(q.read_buffer(self.state), np.uint32).copy()
-        stats = np.frombuffer(q.read_buffer(self.stats), np.uint32).copy()
-        written = 0 if st[1] else needed
-        bases = {}
-        for s in so.slots:
-            t = self.targets.get(s.slot)
-            if t is None:
-                written = 0
-                continue
-            filled = int(np.frombuffer(q.read_buffer(t.counter, t.counter_offset // 16 * 16, 16),
-                                       np.uint32)[(t.counter_offset % 16) // 4])
-            view_size = t.view.size_in_bytes
-            assert view_size is not None  # resolved: a target view has a buffer
-            room = view_size - filled if filled <= view_size else 0
-            written = min(written, room // (vpp * s.stride))
-            bases[s.slot] = filled
-        if written < needed:
-            st[1] = 1
-        st[0] = written
-        own = {id(k[1]) for k in self._counters.values()}
+        stats = np.frombuffer(q.read_buffer(self.stats), np.uint32)
+
+        def read_counter(t) -> int:
+            return int(np.frombuffer(q.read_buffer(t.counter, t.counter_offset // 16 * 16, 16),
+                                     np.uint32)[(t.counter_offset % 16) // 4])
+
+        step = _prepare_step(so, self.targets, vpp, needed, bool(st[1]),
+                             (int(stats[0]) | int(stats[1]) << 32,
+                              int(stats[2]) | int(stats[3]) << 32), read_counter)
+        assert step is not None  # every counter was read back
+        written, overflowed, bases, total64 = step
+        st[0], st[1] = written, int(overflowed)
         for slot, filled in bases.items():
             st[4 + slot] = filled
             t = self.targets[slot]
             value = filled + written * vpp * so.slot(slot).stride
             q.write_buffer(t.counter, t.counter_offset, np.array([value], np.uint32))
             # read back and written here: exact (the application's own counters stay unknown)
-            self.host.set_counter(t, value if id(t.counter) in own else None)
+            self.host.set_counter(t.counter, value if self._own(t.counter) else None)
         q.write_buffer(self.state, 0, st)
-        total64 = [int(stats[0]) | int(stats[1]) << 32, int(stats[2]) | int(stats[3]) << 32]
-        total64 = [total64[0] + written, total64[1] + needed]
-        self.host.overflowed = bool(st[1])
-        self.host.stats = (total64[0] % (1 << 64), total64[1] % (1 << 64))
+        self.host.overflowed, self.host.stats = overflowed, total64
         q.write_buffer(self.stats, 0, np.array([total64[0] & 0xFFFFFFFF, total64[0] >> 32,
                                                 total64[1] & 0xFFFFFFFF, total64[1] >> 32],
                                                np.uint32))
