@@ -1,7 +1,9 @@
 """Ending on SIGINT and SIGTERM the conventional way: one line, exit status 128 + the signal.
 
 Inside :func:`ending_on_signals` (the command line installs it first thing), the first SIGINT or
-SIGTERM raises :class:`Interrupted` in the main thread. It is a :class:`KeyboardInterrupt`, so
+SIGTERM raises :class:`Interrupted` in the main thread (a signal that lands inside importlib,
+where an exception may be dropped with a printed traceback, is delivered to the main thread
+again a moment later). It is a :class:`KeyboardInterrupt`, so
 every ``finally`` and ``with`` on the way out runs: temporary output files are removed
 (:func:`gpuia.util.files.write_atomic`), worker processes are stopped (the fuzzer's pool, Slang's
 worker), and code that already ends cleanly on Ctrl-C (the fuzzer prints its summary) does so
@@ -12,6 +14,7 @@ Child processes that outlive their parent anyway (a SIGKILL) end themselves: see
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import os
 import signal
@@ -34,12 +37,25 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(signal.Signals(signum).name)
 
 
+_deferred = False  # the first signal landed in the import machinery and comes again
+_REDELIVER_SECONDS = 0.01
+
+
 def _handler(signum, frame):
-    global _received
-    if _received is not None:  # a second signal: clean-up takes too long for the user
+    global _received, _deferred
+    if _received is not None and not _deferred:
+        # a second signal: clean-up takes too long for the user
         os.write(2, f"gpuia: {signal.Signals(signum).name} again: stopping now\n".encode())
         os._exit(128 + signum)
     _received = signum
+    if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        # Landed inside importlib (a module lock's weakref callback, for one), where an
+        # exception can be printed as "Exception ignored" and dropped instead of ending the
+        # command: the main thread gets the signal again in a moment, past the import.
+        _deferred = True
+        threading.Timer(_REDELIVER_SECONDS, _thread.interrupt_main, (signum,)).start()
+        return
+    _deferred = False
     raise Interrupted(signum)
 
 
@@ -47,11 +63,11 @@ def _handler(signum, frame):
 def ending_on_signals():
     """Install the handlers for the block (main thread only; elsewhere a no-op) and restore the
     previous ones after it."""
-    global _received
+    global _received, _deferred
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    _received = None
+    _received, _deferred = None, False
     previous = {s: signal.signal(s, _handler) for s in _SIGNALS}
     try:
         yield

@@ -110,6 +110,28 @@ def _wait_for(predicate, seconds=60.0, step=0.05):
     return False
 
 
+def test_a_signal_landing_inside_an_import_ends_the_command_just_after_it():
+    """A signal whose handler runs inside importlib (where CPython can drop the exception,
+    printing "Exception ignored in ... cb") does not raise there: the main thread gets it
+    again a moment later and ends with Interrupted, the same signal, as usual."""
+    from gpuia.util import interrupt
+
+    class Code:
+        co_filename = "<frozen importlib._bootstrap>"
+
+    class Frame:
+        f_code = Code()
+
+    with interrupt.ending_on_signals():
+        handler = signal.getsignal(signal.SIGTERM)
+        handler(signal.SIGTERM, Frame())  # returns: nothing raised inside the import
+        assert interrupt.received() == signal.SIGTERM
+        with pytest.raises(interrupt.Interrupted) as raised:
+            for _ in range(500):
+                time.sleep(0.01)
+    assert raised.value.signum == signal.SIGTERM
+
+
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_while_writing_a_result_leaves_old_or_whole_file(tmp_path, sig, status):
     """Killed while the CPU backend runs and writes a large result: exit 128 + signal, one
