@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import GpuiaError
 from ..harness.case import load_case, load_case_text
-from ..util.files import OutputError, printable, read_text, safe_stem
+from ..util.files import OutputError, check_output, printable, read_text, safe_stem
 from ..util.lanes import MAX_LANES
 from ..util.progress import Progress, wanted
 
@@ -214,13 +214,13 @@ def case_progress(args, desc: str) -> Progress:
 # -- outputs and devices ---------------------------------------------------------------------
 def writable(option: str, target: str | None) -> None:
     """Refuse (:class:`~gpuia.util.files.OutputError`), before any GPU work, an output file
-    that names a folder or whose folder does not exist."""
+    that :func:`gpuia.util.files.check_output` refuses, naming ``option``."""
     if target is None:
         return
-    if Path(target).is_dir():
-        raise OutputError(f"{option} {target}: is a folder, not a file name")
-    if not Path(target).resolve().parent.is_dir():
-        raise OutputError(f"{option} {target}: the folder {Path(target).parent} does not exist")
+    try:
+        check_output(target)
+    except OutputError as e:
+        raise OutputError(f"{option} {e}") from None
 
 
 def open_devices(args, unavailable_to, pairs: list | None = None) -> tuple[list, list[str]]:

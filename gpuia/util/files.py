@@ -11,8 +11,13 @@ Guaranteed:
 * :func:`write_atomic` writes an output file under a temporary name in the same folder and
   renames it over the target, so a reader, a crash or a kill at any moment sees the old file or
   the new one, never a part. A SIGKILL can leave only the hidden temporary (``.NAME.*.part``).
-  Failures (a folder that is a file, permission, a full disk, the file-size limit) raise
-  :class:`OutputError` naming the file and the reason.
+  It renames over regular files only: a symbolic link is followed to the file it names, which is
+  replaced (the link stays a link); a character device (``/dev/null``, a terminal) or a FIFO
+  with a reader is written through, as a shell redirection writes it (not atomic: such a target
+  has no old contents to keep); a FIFO without a reader, a block device, a socket and a link
+  that never ends are refused by name. A replaced file keeps its permission bits (and its owner
+  where the process may set it). Failures (a folder that is a file, permission, a full disk, the
+  file-size limit) raise :class:`OutputError` naming the file and the reason.
 * :func:`safe_stem` turns a name that comes from inside an input (a case's own ``name``) into
   one file name component: no folder separators, no ``..``, no control characters, bounded
   length, so an output never lands outside the folder it was asked for.
@@ -21,6 +26,7 @@ Guaranteed:
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -32,7 +38,8 @@ from pathlib import Path
 from ..errors import CaseError, GpuiaError
 
 __all__ = ["MAX_INPUT_BYTES", "MAX_JSON_INT_DIGITS", "MAX_STEM_CHARS", "InputError", "OutputError",
-           "read_input", "read_text", "loads_json", "make_folder", "write_atomic", "safe_stem",
+           "read_input", "read_text", "loads_json", "make_folder", "write_atomic",
+           "check_output", "safe_stem",
            "printable"]
 
 MAX_INPUT_BYTES = 1 << 30
@@ -167,18 +174,24 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
     target = Path(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
-    if target.is_dir():
-        raise OutputError(f"{target}: is a folder, not a file name")
+    real, info = _output_target(target)
+    if info is not None and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
+        _write_through(target, real, data)
+        return target
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:MAX_STEM_CHARS]}.", suffix=".part",
-                                   dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name[:MAX_STEM_CHARS]}.", suffix=".part",
+                                   dir=real.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp's 0600 would make results private
-        os.replace(tmp, target)
+        # mkstemp's 0600 would make results private; a file replaced keeps its own mode
+        os.chmod(tmp, stat.S_IMODE(info.st_mode) & 0o777 if info else 0o666 & ~_UMASK)
+        if info is not None and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):  # only a privileged process may give it away
+                os.chown(tmp, info.st_uid, info.st_gid)
+        os.replace(tmp, real)
         tmp = None
     except OSError as e:
         raise OutputError(f"{target}: cannot write: {_describe_os_error(e)}") from None
@@ -187,6 +200,64 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     return target
+
+
+_NOT_WRITTEN = ((stat.S_ISDIR, "is a folder, not a file name"),
+                (stat.S_ISBLK, "is a block device: gpuia writes no output onto a disk"),
+                (stat.S_ISSOCK, "is a socket, not a file"),
+                (stat.S_ISLNK, "is a symbolic link that never ends (a loop)"))
+"""What an output path may not be, each with the reason its refusal gives."""
+
+
+def _output_target(target: Path) -> tuple[Path, os.stat_result | None]:
+    """The real path an output to ``target`` replaces (symbolic links followed) and what is
+    there now (None: nothing); refuses what :data:`_NOT_WRITTEN` names."""
+    try:
+        real = Path(os.path.realpath(target))
+        info: os.stat_result | None = os.lstat(real)
+    except FileNotFoundError:
+        info = None
+    except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+        why = _describe_os_error(e) if isinstance(e, OSError) else str(e)
+        raise OutputError(f"{target}: cannot write: {why}") from None
+    if info is not None:
+        for test, why in _NOT_WRITTEN:
+            if test(info.st_mode):
+                shown = target if real == target else f"{target} (which is {real})"
+                raise OutputError(f"{shown}: {why}")
+    return real, info
+
+
+def check_output(path: str | Path) -> None:
+    """Refuse (:class:`OutputError`), before any work, an output path that
+    :func:`write_atomic` would refuse (a folder, a block device, a socket, a link loop) or whose
+    folder does not exist. Whether a FIFO has a reader is left to the write: one may start
+    later."""
+    target = Path(path)
+    real, _ = _output_target(target)
+    if not real.parent.is_dir():
+        raise OutputError(f"{target}: the folder {target.parent} does not exist")
+
+
+def _write_through(target: Path, real: Path, data: bytes) -> None:
+    """Write ``data`` into a character device or a FIFO in place. A FIFO is opened without
+    waiting: one that no process reads is refused instead of blocking forever."""
+    try:
+        fd = os.open(real, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno == errno.ENXIO:
+            raise OutputError(f"{target}: a FIFO that no process reads (start its reader "
+                              f"first)") from None
+        raise OutputError(f"{target}: cannot write: {_describe_os_error(e)}") from None
+    try:
+        os.set_blocking(fd, True)  # a reader is there: wait for it, as a redirection does
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    except OSError as e:
+        raise OutputError(f"{target}: cannot write: {_describe_os_error(e)}") from None
+    finally:
+        os.close(fd)
 
 
 def make_folder(path: str | Path, option: str) -> Path:

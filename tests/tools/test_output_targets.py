@@ -1,0 +1,138 @@
+"""What an output path is decides how it is written: a regular file is replaced atomically, a
+symbolic link's file is replaced (the link stays), a character device or a FIFO with a reader is
+written through, and nothing that is not a regular file is ever renamed over (a device node, a
+FIFO or a link replaced by a plain file was the defect)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import threading
+
+import pytest
+
+from gpuia.util.files import OutputError, write_atomic
+from helpers import TRIANGLE, assert_one_error_line, gpuia_cli
+
+
+def _kind(path) -> str:
+    mode = os.lstat(path).st_mode
+    for test, name in ((stat.S_ISLNK, "link"), (stat.S_ISREG, "file"), (stat.S_ISFIFO, "fifo"),
+                       (stat.S_ISCHR, "char"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "other"
+
+
+def test_a_symlink_stays_a_link_and_its_file_is_replaced_whole(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    inode = real.stat().st_ino
+    link = tmp_path / "link.json"
+    link.symlink_to("real.json")
+    write_atomic(link, "new")
+    assert _kind(link) == "link" and os.readlink(link) == "real.json"
+    assert real.read_text() == "new"
+    assert real.stat().st_ino != inode  # replaced by rename, not rewritten in place
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.json", "real.json"]
+
+
+def test_a_chain_of_links_and_a_dangling_link_write_the_file_they_name(tmp_path):
+    (tmp_path / "sub").mkdir()
+    a, b = tmp_path / "a", tmp_path / "b"
+    b.symlink_to("sub/out.txt")  # dangling: writing through it creates the file, as open() does
+    a.symlink_to("b")
+    write_atomic(a, "x")
+    assert _kind(a) == _kind(b) == "link"
+    assert (tmp_path / "sub" / "out.txt").read_text() == "x"
+
+
+def test_a_link_loop_is_refused_by_name(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.symlink_to("b")
+    b.symlink_to("a")
+    with pytest.raises(OutputError, match="never ends"):
+        write_atomic(a, "x")
+    assert _kind(a) == _kind(b) == "link"
+
+
+def test_a_replaced_file_keeps_its_permission_bits(tmp_path):
+    target = tmp_path / "private.json"
+    target.write_text("old")
+    target.chmod(0o600)
+    write_atomic(target, "new")
+    assert target.read_text() == "new"
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_fifo_with_a_reader_is_written_through_and_stays_a_fifo(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    opened = threading.Event()
+
+    def read():
+        with open(fifo, "rb") as f:
+            opened.set()
+            got.append(f.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    # the reader's open blocks until a writer comes; a writer that opens first without
+    # waiting finds no reader, so give the reader its open first
+    fd = os.open(fifo, os.O_WRONLY)  # meets the reader's open
+    opened.wait(10)
+    write_atomic(fifo, b"through the pipe")
+    os.close(fd)
+    reader.join(10)
+    assert got == [b"through the pipe"]
+    assert _kind(fifo) == "fifo"
+
+
+def test_a_fifo_nobody_reads_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match="no process reads"):
+        write_atomic(fifo, "x")
+    assert _kind(fifo) == "fifo"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_character_devices_are_written_through_never_replaced():
+    write_atomic("/dev/null", "discarded")
+    assert _kind("/dev/null") == "char"
+    if os.path.exists("/dev/full"):  # Linux: every write fails with ENOSPC
+        with pytest.raises(OutputError, match="/dev/full: cannot write: No space left"):
+            write_atomic("/dev/full", "x")
+        assert _kind("/dev/full") == "char"
+
+
+def test_a_socket_is_refused_by_name(tmp_path):
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as s:
+        s.bind(str(path))
+        with pytest.raises(OutputError, match="is a socket"):
+            write_atomic(path, "x")
+        assert _kind(path) == "socket"
+
+
+def test_a_link_to_a_folder_is_refused_as_a_folder(tmp_path):
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "l").symlink_to("dir")
+    with pytest.raises(OutputError, match=r"l \(which is .*dir\): is a folder"):
+        write_atomic(tmp_path / "l", "x")
+
+
+def test_run_out_to_dev_null_and_to_a_fifo_without_reader(tmp_path):
+    """The command line's outputs take the same path: ``--out /dev/null`` keeps the device
+    node; ``--out FIFO`` with no reader is one error line, exit 2, the FIFO left as it is."""
+    case = TRIANGLE
+    done = gpuia_cli("run", str(case), "--out", "/dev/null")
+    assert done.returncode == 0, done.stderr
+    assert _kind("/dev/null") == "char"
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = gpuia_cli("run", str(case), "--out", str(fifo))
+    assert_one_error_line(done, "no process reads")
+    assert _kind(fifo) == "fifo"
