@@ -21,6 +21,7 @@ from ..cli.commands.demo import parse_frames, parse_size
 from ..cli.common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
 from ..errors import GpuiaError, InvalidDescError
 from ..gpu import get_device
+from ..util.files import write_atomic
 from ..util.image import check_png_support, write_png
 from . import DEMOS, common, demo_module
 
@@ -61,7 +62,7 @@ def main(argv=None) -> int:
         differences += demo.differences
         notes += ["", f"== {name}: {path.name}, {frames} frame(s) in {seconds:.3f} s", *lines]
         print(f"{name}: {path} ({seconds:.3f} s)")
-    (out / "notes.txt").write_text("\n".join(notes) + "\n", encoding="utf-8")
+    write_atomic(out / "notes.txt", "\n".join(notes) + "\n")
     print(f"notes: {out / 'notes.txt'}")
     return EXIT_DIFF if differences else EXIT_OK
 
