@@ -23,6 +23,16 @@ exponent form below 1e-5 and above 1e7):
 * ``---`` (RenderDoc's out-of-bounds text) where gpuia has no value: an invocation the GPU did not
   record, or an output component that Stream Output did not write.
 
+RenderDoc quotes nothing; gpuia's files are RFC 4180 CSV (comma-separated, each cell after the
+first starting with the separator's space) written by the :mod:`csv` module, so a column name
+holding a comma, a double quote or a line break is quoted (the space inside the quotes, a quote
+doubled) and every row keeps its cells; a file with nothing to quote is RenderDoc's, byte for
+byte. Column names come from the input: one starting with ``=``, ``+``, ``-``, ``@``, a tab or
+a carriage return (after any spaces), which a spreadsheet would evaluate as a formula, is
+written behind a ``'`` and quoted (OWASP's CSV-injection advice; :func:`text_cell`). Every other
+cell is gpuia's own (numbers such as ``-1.50``, ``-INF``, markers such as ``---``) and written
+as RenderDoc writes it.
+
 Every file is written whole or not at all (:func:`gpuia.util.files.write_atomic`), and each case
 gets a manifest, ``<stem>.csv.json``, that names its files and what each side ran on, the
 adapter's driver included.
@@ -30,6 +40,8 @@ adapter's driver included.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 from collections.abc import Callable
@@ -46,8 +58,9 @@ if TYPE_CHECKING:  # annotations only: the case and the results whose tables are
     from ...reference import IAResult
     from ..case import Case
 
-__all__ = ["RENDERDOC_CSV_SOURCE", "SEPARATOR", "CSV_VERSION", "CsvSide", "renderdoc_number",
-           "renderdoc_numbers", "vs_in_csv", "vs_out_csv", "side_tag", "write_case_csv"]
+__all__ = ["RENDERDOC_CSV_SOURCE", "SEPARATOR", "CSV_VERSION", "FORMULA_PREFIXES", "CsvSide",
+           "renderdoc_number", "renderdoc_numbers", "text_cell", "vs_in_csv", "vs_out_csv",
+           "side_tag", "write_case_csv"]
 
 RENDERDOC_CSV_SOURCE = ("https://github.com/baldurk/renderdoc/blob/"
                         "369520d3197c76907f4d5fafbee34a053d2e9664/qrenderdoc/Windows/"
@@ -55,10 +68,14 @@ RENDERDOC_CSV_SOURCE = ("https://github.com/baldurk/renderdoc/blob/"
 """The RenderDoc source whose CSV export these files follow (the commit read)."""
 
 SEPARATOR = ", "
-"""Between two cells, in the header and in every row (RenderDoc writes ``", "``)."""
+"""Between two cells, in the header and in every row (RenderDoc writes ``", "``): the CSV
+comma and a space that begins the next cell, inside its quotes when it is quoted."""
 
 CSV_VERSION = 1
 """The version of the ``<stem>.csv.json`` manifest (its ``gpuia_csv`` field)."""
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV Injection")."""
 
 # RenderDoc's Formatter defaults (PersistantConfig.h: Formatter_MinFigures 2, MaxFigures 5,
 # NegExp 5, PosExp 7).
@@ -135,8 +152,54 @@ def renderdoc_numbers(bits: np.ndarray, shader_type: str) -> list:
     return walk(values)
 
 
+def text_cell(text: str) -> tuple[str, bool]:
+    """A cell of text from the input (a column name), made safe to open in a spreadsheet:
+    text starting with one of :data:`FORMULA_PREFIXES` (after any spaces, which some
+    spreadsheets trim on import) goes behind a ``'`` and is to be quoted, as OWASP asks, so
+    that it is read as text. Numbers gpuia formats itself never pass here: ``-1.50`` stays a
+    number.
+
+    Arguments:
+        text (str): the cell's text.
+
+    Returns:
+        ``(cell, always_quoted)``: ``(text, False)``, or ``("'" + text, True)``.
+    """
+    if text.lstrip(" ").startswith(FORMULA_PREFIXES):
+        return "'" + text, True
+    return text, False
+
+
+def _fields(cells: list[str]) -> list[str]:
+    """A line's RFC 4180 fields: RenderDoc's ``", "`` is the comma and a space that starts
+    the next field, so a quoted field holds that space inside its quotes."""
+    return cells[:1] + [" " + c for c in cells[1:]]
+
+
+def _quoted(field: str, always: bool) -> str:
+    """One field as the csv module writes it: quoted only when RFC 4180 asks (a comma, a
+    quote or a line break inside), or ``always``."""
+    # The writer quotes a line break only when it is in its own line end (Python 3.11), and
+    # this one writes none: CR and LF are decided here; RFC 4180 readers break lines on both.
+    breaks = "\r" in field or "\n" in field
+    out = io.StringIO()
+    writer = (csv.writer(out, lineterminator="", quoting=csv.QUOTE_ALL) if always or breaks
+              else csv.writer(out, lineterminator=""))
+    writer.writerow([field])
+    return out.getvalue()
+
+
 def _csv(header: list[str], rows: list[list[str]]) -> str:
-    return "".join(SEPARATOR.join(cells) + "\n" for cells in [header] + rows)
+    """The file: ``header`` cells are text (:func:`text_cell`); ``rows`` hold gpuia's own
+    cells (numbers, ``---``, `` Restart``, ...), which never need quoting, written by the csv
+    module all the same."""
+    cells = [text_cell(h) for h in header]
+    fields = _fields([c for c, _ in cells])
+    out = io.StringIO()
+    out.write(",".join(_quoted(f, always)
+                       for f, (_, always) in zip(fields, cells, strict=True)) + "\n")
+    csv.writer(out, lineterminator="\n").writerows(_fields(r) for r in rows)
+    return out.getvalue()
 
 
 def _table(groups, rows: InstanceRows, vertex_id, values: dict, known: dict | None,
@@ -266,6 +329,13 @@ def side_tag(summary: str | None, path: str) -> str:
     return f"{safe_stem(summary, 'adapter')}.{path.replace('/', '+').replace(' ', '_')}"
 
 
+def _row_count(rows: InstanceRows) -> int:
+    """The data rows of a file (not its lines: a quoted name may hold a line break)."""
+    if rows.no_vertices or rows.no_instances:
+        return int(rows.no_vertices) + int(rows.no_instances)
+    return len(rows.invocation)
+
+
 def write_case_csv(folder: str | os.PathLike[str], stem: str, case: Case,
                    sides: list[CsvSide]) -> Path:
     """Write every table of every side of a case into ``folder``, and the case's manifest.
@@ -308,7 +378,7 @@ def write_case_csv(folder: str | os.PathLike[str], stem: str, case: Case,
                         else vs_out_csv(outputs, side.ia, r))
                 write_atomic(folder / name, text)
                 files.append({"file": name, "table": table, "side": side.tag, "draw": r.draw,
-                              "instance": r.instance, "rows": text.count("\n") - 1})
+                              "instance": r.instance, "rows": _row_count(r)})
         vs_out = side.outputs.source if side.outputs is not None else (
             side.note or vs_outputs_note(case) or "no VS Out from this side")
         listed.append({"tag": side.tag, "backend": side.backend, "path": side.path,
