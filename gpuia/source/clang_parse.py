@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..errors import UnsupportedError
 from .d3d_header import STUB_NAMES, header_used, stub_headers
+from .kinds import kind_of
 from .model import Diagnostic, SourceError
 from .std_headers import STD_HEADERS
 
@@ -320,7 +321,7 @@ class Parsed:
             cursor: the subtree to look in.
         """
         for node in cursor.walk_preorder():
-            if node.kind.name in _REFERRING:
+            if kind_of(node).name in _REFERRING:
                 ref = node.referenced
                 if ref is not None:
                     yield node, ref
@@ -392,7 +393,7 @@ class Parsed:
             self._excluded = self._skipped_ranges() + [
                 (c.extent.start.offset, c.extent.end.offset)
                 for c in self.tu.cursor.get_children()
-                if c.kind == self.ci.CursorKind.MACRO_DEFINITION and self.in_main_file(c)]
+                if kind_of(c) == self.ci.CursorKind.MACRO_DEFINITION and self.in_main_file(c)]
         extent = self.tu.get_extent(self.label, (start, end))
         out = []
         for t in self.tu.get_tokens(extent=extent):

@@ -43,6 +43,7 @@ from pathlib import Path
 from ..errors import CaseError
 from ..util.files import read_input
 from .clang_parse import Parsed, ParseOptions, parse
+from .kinds import kind_of
 from .model import STRUCTS, SourceArray, SourceError, SourceFile
 from .pushes import Pushes
 from .recovery import dropped_arrays, dropped_initializer, field_at, field_text, initializer_follows
@@ -81,7 +82,7 @@ class _Reader:
     def arrays(self) -> list[SourceArray]:
         out, decls = [], {}
         for index, c in enumerate(self.tree.nodes):
-            if c.kind not in (self.kinds.VAR_DECL, self.kinds.FIELD_DECL):
+            if kind_of(c) not in (self.kinds.VAR_DECL, self.kinds.FIELD_DECL):
                 continue
             found = self._d3d_type(c.type)
             if found is None:
@@ -145,6 +146,15 @@ class _Reader:
             line, col = position(e.where)
             arr.error = SourceError(f"{self.p.label}:{line}:{col}: array {arr.name}", e.rule)
             arr.elements = []
+        except MemoryError:
+            raise
+        # A construct this reader does not expect (a libclang newer than the reader) costs
+        # this array only.
+        except Exception as e:  # noqa: BLE001 - becomes the array's error
+            arr.error = SourceError(f"{self.p.label}:{loc.line}:{loc.column}: array {arr.name}",
+                                    f"gpuia cannot read this array ({type(e).__name__}: {e}); "
+                                    f"the file's other arrays are read")
+            arr.elements = []
         return arr
 
     def _field_sizes(self, c, struct: str, kind) -> dict[str, int]:
@@ -154,7 +164,7 @@ class _Reader:
             t.get_template_argument_type(0)
         record = element.get_canonical().get_declaration()
         sizes = {f.spelling: f.type.get_size() for f in record.get_children()
-                 if f.kind == self.kinds.FIELD_DECL}
+                 if kind_of(f) == self.kinds.FIELD_DECL}
         if tuple(sizes) != kind.fields:
             raise Unresolved(c, f"the D3D header declares {struct} with the fields "
                                  f"{', '.join(sizes) or 'none'}, not {', '.join(kind.fields)}")
@@ -164,8 +174,8 @@ class _Reader:
         """The element initializers of one declared array or container, in order: cursors,
         or lists of argument cursors (``emplace_back(fields...)``)."""
         c = self.tree.nodes[index]
-        init = self.p.initializer(c) if c.kind == self.kinds.VAR_DECL else next(
-            (k for k in children(c) if k.kind == self.kinds.INIT_LIST_EXPR), None)
+        init = self.p.initializer(c) if kind_of(c) == self.kinds.VAR_DECL else next(
+            (k for k in children(c) if kind_of(k) == self.kinds.INIT_LIST_EXPR), None)
         items: list = []
         if init is not None:
             items = self._brace_items(init, container, arr)
@@ -180,19 +190,19 @@ class _Reader:
 
     def _brace_items(self, init, container, arr) -> list:
         node = init
-        while node.kind != self.kinds.INIT_LIST_EXPR:
+        while kind_of(node) != self.kinds.INIT_LIST_EXPR:
             inner = expressions(node)
-            if node.kind == self.kinds.CALL_EXPR and not inner:
+            if kind_of(node) == self.kinds.CALL_EXPR and not inner:
                 return []  # std::vector<T> v; (the default constructor)
-            if len(inner) != 1 or (node.kind.name not in WRAPPERS
-                                   and node.kind != self.kinds.CALL_EXPR):
+            if len(inner) != 1 or (kind_of(node).name not in WRAPPERS
+                                   and kind_of(node) != self.kinds.CALL_EXPR):
                 raise Unresolved(init, f"{arr.name} is initialized from "
                                         f"`{self.p.text(init)}`, not a brace list")
             node = inner[0]
         items = children(node)
         # std::array<T, N> a = {{ {...}, {...} }}: the outer braces hold the C array member.
         if container == "array" and len(items) == 1 and \
-                items[0].kind == self.kinds.INIT_LIST_EXPR and \
+                kind_of(items[0]) == self.kinds.INIT_LIST_EXPR and \
                 items[0].type.get_canonical().kind == self.ci.TypeKind.CONSTANTARRAY:
             items = children(items[0])
         for item in items:
@@ -206,10 +216,10 @@ class _Reader:
         """The INIT_LIST_EXPR an element initializer comes down to."""
         node = item
         for _ in range(32):
-            if node.kind == self.kinds.INIT_LIST_EXPR:
+            if kind_of(node) == self.kinds.INIT_LIST_EXPR:
                 return node
-            if node.kind == self.kinds.DECL_REF_EXPR and node.referenced is not None and \
-                    node.referenced.kind == self.kinds.VAR_DECL:
+            if kind_of(node) == self.kinds.DECL_REF_EXPR and node.referenced is not None and \
+                    kind_of(node.referenced) == self.kinds.VAR_DECL:
                 var = node.referenced
                 init = self.p.initializer(var)
                 if init is None or not var.type.is_const_qualified():
@@ -218,9 +228,9 @@ class _Reader:
                 node = init
                 continue
             inner = expressions(node)
-            constructor = node.kind == self.kinds.CALL_EXPR and node.referenced is not None \
-                and node.referenced.kind == self.kinds.CONSTRUCTOR
-            if len(inner) == 1 and (node.kind.name in WRAPPERS or constructor):
+            constructor = kind_of(node) == self.kinds.CALL_EXPR and node.referenced is not None \
+                and kind_of(node.referenced) == self.kinds.CONSTRUCTOR
+            if len(inner) == 1 and (kind_of(node).name in WRAPPERS or constructor):
                 node = inner[0]
                 continue
             break
@@ -286,7 +296,7 @@ class _Reader:
     def _call_of(self, argument):
         """The call an ``emplace_back`` argument belongs to."""
         for a in self.tree.ancestors(self.tree.index_of(argument)):
-            if self.tree.nodes[a].kind == self.kinds.CALL_EXPR:
+            if kind_of(self.tree.nodes[a]) == self.kinds.CALL_EXPR:
                 return self.tree.nodes[a]
         return argument
 

@@ -19,8 +19,8 @@ tables:
   ``FALSE``, ``_countof``, ``ARRAYSIZE`` and the SAL parameter annotations (``_In_``...),
   which expand to nothing;
 - ``DirectXMath.h`` and ``DirectXPackedVector.h`` (C++): the storage types vertices are
-  declared with (``XMFLOAT3``, ``XMHALF2``, ``XMCOLOR``...), with DirectXMath's sizes and
-  alignments.
+  declared with (``XMFLOAT3``, ``XMHALF2``, ``XMCOLOR``...), with DirectXMath's members,
+  alignments and constructors (:mod:`gpuia.source.directxmath`).
 
 The stub's ``d3d12.h`` forwards to ``vkd3d_d3d12.h`` when that is on the include path, so a
 file that includes ``<d3d12.h>`` is read with vkd3d's header (written for Linux builds: use it
@@ -36,6 +36,7 @@ from ..d3d.desc import APPEND_ALIGNED_ELEMENT, SO_NO_RASTERIZED_STREAM, InputCla
 from ..d3d.formats import DXGI_FORMAT_VALUES
 from ..d3d.layout import PROFILES
 from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT
+from .directxmath import directxmath_headers
 from .model import STRUCTS
 
 __all__ = ["STUB_NAMES", "REAL_D3D12_HEADERS", "FIELD_C_TYPES", "stub_headers", "header_used"]
@@ -90,41 +91,6 @@ _SAL = ("_In_", "_In_opt_", "_Out_", "_Out_opt_", "_Inout_", "_Inout_opt_", "_In
         "_Out_writes_bytes_(size)", "_Out_writes_to_(size, count)", "_Inout_updates_(size)",
         "_Inout_updates_bytes_(size)", "_Field_size_(size)", "_Field_size_bytes_(size)",
         "_Ret_maybenull_", "_Check_return_")
-
-# DirectXMath.h / DirectXPackedVector.h storage types: (name, member type, members, alignas).
-_DIRECTXMATH = [
-    ("XMFLOAT2", "float", "x, y", None), ("XMFLOAT3", "float", "x, y, z", None),
-    ("XMFLOAT4", "float", "x, y, z, w", None), ("XMFLOAT2A", "float", "x, y", 16),
-    ("XMFLOAT3A", "float", "x, y, z", 16), ("XMFLOAT4A", "float", "x, y, z, w", 16),
-    ("XMINT2", "int32_t", "x, y", None), ("XMINT3", "int32_t", "x, y, z", None),
-    ("XMINT4", "int32_t", "x, y, z, w", None), ("XMUINT2", "uint32_t", "x, y", None),
-    ("XMUINT3", "uint32_t", "x, y, z", None), ("XMUINT4", "uint32_t", "x, y, z, w", None),
-    ("XMFLOAT3X3", "float", "m[3][3]", None), ("XMFLOAT4X3", "float", "m[4][3]", None),
-    ("XMFLOAT3X4", "float", "m[3][4]", None), ("XMFLOAT4X4", "float", "m[4][4]", None),
-    ("XMVECTOR", "float", "v[4]", 16), ("XMMATRIX", "float", "m[4][4]", 16),
-]
-_PACKED_VECTOR = [
-    ("XMHALF2", "HALF", "x, y", None), ("XMHALF4", "HALF", "x, y, z, w", None),
-    ("XMSHORTN2", "int16_t", "x, y", None), ("XMSHORTN4", "int16_t", "x, y, z, w", None),
-    ("XMSHORT2", "int16_t", "x, y", None), ("XMSHORT4", "int16_t", "x, y, z, w", None),
-    ("XMUSHORTN2", "uint16_t", "x, y", None), ("XMUSHORTN4", "uint16_t", "x, y, z, w", None),
-    ("XMUSHORT2", "uint16_t", "x, y", None), ("XMUSHORT4", "uint16_t", "x, y, z, w", None),
-    # The byte vectors and packed words are unions with a uint32_t in DirectXPackedVector.h:
-    # 4-byte aligned.
-    ("XMBYTEN4", "int8_t", "x, y, z, w", 4), ("XMBYTE4", "int8_t", "x, y, z, w", 4),
-    ("XMUBYTEN4", "uint8_t", "x, y, z, w", 4), ("XMUBYTE4", "uint8_t", "x, y, z, w", 4),
-    ("XMCOLOR", "uint32_t", "c", None), ("XMXDECN4", "uint32_t", "v", None),
-    ("XMUDECN4", "uint32_t", "v", None), ("XMFLOAT3PK", "uint32_t", "v", None),
-]
-
-
-def _structs(rows) -> str:
-    out = []
-    for name, member_type, members, align in rows:
-        spec = f"alignas({align}) " if align else ""
-        out.append(f"struct {spec}{name} {{ {member_type} {members}; }};\n")
-    return "".join(out)
-
 
 def _dxgiformat() -> str:
     values = ",\n".join(f"    DXGI_FORMAT_{name} = {value}"
@@ -258,16 +224,10 @@ def stub_headers() -> dict[str, str]:
         ``{file name: text}`` for ``d3d12.h``, ``d3d11.h``, ``d3d10.h``, ``dxgiformat.h``,
         ``windows.h``, ``DirectXMath.h`` and ``DirectXPackedVector.h``.
     """
-    directxmath = ("#pragma once\n#include <stdint.h>\n#ifdef __cplusplus\nnamespace DirectX {\n"
-                   + _structs(_DIRECTXMATH) + "}\n#endif\n")
-    packed = ("#pragma once\n#include <DirectXMath.h>\n#ifdef __cplusplus\nnamespace DirectX {\n"
-              "namespace PackedVector {\ntypedef uint16_t HALF;\n" + _structs(_PACKED_VECTOR)
-              + "}\n}\n#endif\n")
     return {
         STUB_NAMES["d3d12"]: _d3d12(), STUB_NAMES["d3d11"]: _d3d1x("d3d11"),
         STUB_NAMES["d3d10"]: _d3d1x("d3d10"), "dxgiformat.h": _dxgiformat(),
-        "windows.h": _windows(), "DirectXMath.h": directxmath,
-        "DirectXPackedVector.h": packed,
+        "windows.h": _windows(), **directxmath_headers(),
     }
 
 

@@ -5,6 +5,7 @@ did not keep)."""
 
 from __future__ import annotations
 
+from .kinds import kind_of
 from .tree import WRAPPERS, Unresolved, children, expressions, same, struct_name
 
 __all__ = ["Pushes"]
@@ -55,14 +56,14 @@ class Pushes:
         """
         var = self.tree.nodes[index]
         scope = next((a for a in self.tree.ancestors(index)
-                      if self.tree.nodes[a].kind == self.kinds.COMPOUND_STMT), None)
+                      if kind_of(self.tree.nodes[a]) == self.kinds.COMPOUND_STMT), None)
         lo, hi = (scope + 1, self.tree.end[scope]) if scope is not None else \
             (0, len(self.tree.nodes))
         after = var.extent.end.offset
         out = []
         for i in range(lo, hi):
             n = self.tree.nodes[i]
-            if n.kind != self.kinds.CALL_EXPR or n.extent.start.offset < after:
+            if kind_of(n) != self.kinds.CALL_EXPR or n.extent.start.offset < after:
                 continue
             method, obj = self._member_call(n)
             if obj is None or not self._refers_to(obj, var):
@@ -92,19 +93,19 @@ class Pushes:
             return "operator[]", kids[0]
         if call.spelling == "operator=" and kids:
             return "operator=", kids[0]
-        if kids and kids[0].kind == self.kinds.MEMBER_REF_EXPR:
+        if kids and kind_of(kids[0]) == self.kinds.MEMBER_REF_EXPR:
             inner = children(kids[0])
             return kids[0].spelling, inner[0] if inner else None
         return None, None
 
     def _refers_to(self, expr, var) -> bool:
         node = expr
-        while node.kind.name in WRAPPERS:
+        while kind_of(node).name in WRAPPERS:
             inner = expressions(node)
             if len(inner) != 1:
                 return False
             node = inner[0]
-        return node.kind in (self.kinds.DECL_REF_EXPR, self.kinds.MEMBER_REF_EXPR) and \
+        return kind_of(node) in (self.kinds.DECL_REF_EXPR, self.kinds.MEMBER_REF_EXPR) and \
             same(node.referenced, var)
 
     def _assigned(self, index: int) -> bool:
@@ -112,13 +113,13 @@ class Pushes:
         child = index
         for a in self.tree.ancestors(index):
             node = self.tree.nodes[a]
-            if node.kind in (self.kinds.BINARY_OPERATOR,
+            if kind_of(node) in (self.kinds.BINARY_OPERATOR,
                              self.kinds.COMPOUND_ASSIGNMENT_OPERATOR):
                 if self.p.binary_operator(node) in _ASSIGNMENTS:
                     return child == a + 1  # the left operand is the first child
-            if node.kind == self.kinds.CALL_EXPR and node.spelling == "operator=":
+            if kind_of(node) == self.kinds.CALL_EXPR and node.spelling == "operator=":
                 return child == a + 1
-            if node.kind.is_statement():
+            if kind_of(node).is_statement():
                 return False
             child = a
         return False
@@ -150,7 +151,7 @@ class Pushes:
         count = 0
         for i in range(lo, hi):
             n = self.tree.nodes[i]
-            if n.kind == self.kinds.CALL_EXPR:
+            if kind_of(n) == self.kinds.CALL_EXPR:
                 method, obj = self._member_call(n)
                 if method in _PUSH and obj is not None and self._refers_to(obj, var):
                     count += 1
@@ -164,7 +165,7 @@ class Pushes:
             if scope is not None and a == scope:
                 break
             node = self.tree.nodes[a]
-            kind = node.kind.name
+            kind = kind_of(node).name
             if kind in _LOOPS:
                 raise Unresolved(self.tree.nodes[call],
                                   f"{arr.name} is filled inside a loop: the number of elements "

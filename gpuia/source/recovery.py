@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from .kinds import kind_of
 from .model import STRUCTS, SourceArray, SourceError
 from .tree import Unresolved
 
@@ -159,7 +160,7 @@ def dropped_arrays(parsed) -> list[SourceArray]:
         if t.spelling not in STRUCTS:
             continue
         cursor = parsed.cursor_at(t.offset)
-        if cursor.kind.is_reference() or (cursor.kind.is_declaration()
+        if kind_of(cursor).is_reference() or (kind_of(cursor).is_declaration()
                                           and cursor.spelling == t.spelling):
             continue
         name, at = declared_after(tokens, i)

@@ -5,6 +5,7 @@ it to D3D: a ``D3D12_STREAM_OUTPUT_DESC`` initializer, ``X.pSODeclaration = decl
 
 from __future__ import annotations
 
+from .kinds import kind_of
 from .tree import Unresolved, children, designator, same
 
 __all__ = ["StreamOutputStrides"]
@@ -45,20 +46,20 @@ class StreamOutputStrides:
         k = self.kinds
         groups: dict = {}
         for n in self.tree.nodes:
-            if n.kind == k.BINARY_OPERATOR and self.p.binary_operator(n) == "=":
+            if kind_of(n) == k.BINARY_OPERATOR and self.p.binary_operator(n) == "=":
                 left = children(n)[0]
-                if left.kind == k.MEMBER_REF_EXPR and left.spelling in _SO_DESC_FIELDS:
+                if kind_of(left) == k.MEMBER_REF_EXPR and left.spelling in _SO_DESC_FIELDS:
                     obj = children(left)
                     if obj:
                         base = next((x.referenced for x in obj[0].walk_preorder()
-                                     if x.kind == k.DECL_REF_EXPR), None)
+                                     if kind_of(x) == k.DECL_REF_EXPR), None)
                         key = (base.hash if base is not None else None, self.p.text(obj[0]))
                         group = groups.setdefault(key, {})
                         group[left.spelling] = children(n)[1]
-            elif n.kind == k.VAR_DECL and n.type.get_canonical().get_declaration().spelling \
+            elif kind_of(n) == k.VAR_DECL and n.type.get_canonical().get_declaration().spelling \
                     .endswith("_STREAM_OUTPUT_DESC"):
                 init = self.p.initializer(n)
-                if init is not None and init.kind == k.INIT_LIST_EXPR:
+                if init is not None and kind_of(init) == k.INIT_LIST_EXPR:
                     fields, pos = {}, 0
                     for child in children(init):
                         designated = designator(self.kinds, child)
@@ -71,7 +72,7 @@ class StreamOutputStrides:
                             fields[_SO_DESC_FIELDS[pos]] = child
                         pos += 1
                     groups[n.hash] = fields
-            elif n.kind == k.CALL_EXPR and n.spelling in _SO_CALLS:
+            elif kind_of(n) == k.CALL_EXPR and n.spelling in _SO_CALLS:
                 args = list(n.get_arguments())
                 version = 11 if len(args) >= 9 else 10
                 d, s, r = _SO_CALLS[n.spelling][version]
@@ -99,8 +100,8 @@ class StreamOutputStrides:
         if expr is None:
             return None
         for node in expr.walk_preorder():
-            if node.kind == self.kinds.DECL_REF_EXPR and node.referenced is not None and \
-                    node.referenced.kind == self.kinds.VAR_DECL:
+            if kind_of(node) == self.kinds.DECL_REF_EXPR and node.referenced is not None and \
+                    kind_of(node.referenced) == self.kinds.VAR_DECL:
                 return node.referenced
         return None
 
@@ -109,7 +110,7 @@ class StreamOutputStrides:
         var = self._var_in(strides)
         if var is not None:
             init = self.p.initializer(var)
-            if init is not None and init.kind == self.kinds.INIT_LIST_EXPR:
+            if init is not None and kind_of(init) == self.kinds.INIT_LIST_EXPR:
                 arr.buffer_strides = tuple(self.values.uint(c) for c in children(init))
                 arr.notes.append(f"pBufferStrides {list(arr.buffer_strides)} from "
                                  f"`{var.spelling}`")

@@ -4,6 +4,7 @@ read raises while it is read (:class:`Unresolved`), and small cursor helpers."""
 
 from __future__ import annotations
 
+from .kinds import kind_of
 from .model import STRUCTS
 
 __all__ = ["Tree", "Unresolved", "WRAPPERS", "position", "children", "expressions", "same",
@@ -116,7 +117,7 @@ def expressions(cursor) -> list:
     Returns:
         Those children, as a list.
     """
-    return [c for c in cursor.get_children() if c.kind.is_expression()]
+    return [c for c in cursor.get_children() if kind_of(c).is_expression()]
 
 
 def same(a, b) -> bool:
@@ -143,10 +144,10 @@ def designator(kinds, cursor):
         ``[i] = value``), or None for a positional initializer.
     """
     kids = children(cursor)
-    if cursor.kind == kinds.UNEXPOSED_EXPR and len(kids) >= 2 and \
-            kids[0].kind == kinds.MEMBER_REF:
+    unexposed = kind_of(cursor) == kinds.UNEXPOSED_EXPR
+    if unexposed and len(kids) >= 2 and kind_of(kids[0]) == kinds.MEMBER_REF:
         return kids
-    if cursor.kind == kinds.UNEXPOSED_EXPR and cursor.type.spelling == "void" and len(kids) >= 2:
+    if unexposed and cursor.type.spelling == "void" and len(kids) >= 2:
         return kids  # [i] = ...
     return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..d3d.desc import APPEND_ALIGNED_ELEMENT
 from ..d3d.formats import DXGI_FORMAT_VALUES
+from .kinds import kind_of
 from .tree import WRAPPERS, Unresolved, expressions
 
 __all__ = ["Values", "FIELD_KINDS", "U32"]
@@ -59,8 +60,8 @@ class Values:
             raise Unresolved(value, f"`{self.p.text(value)}` does not compile: {errors[0]}")
         k = self.kinds
         for _, ref in self.p.references(value):
-            decl = ref.semantic_parent if ref.kind == k.FIELD_DECL else ref
-            if decl is not None and decl.kind.is_declaration() and self.p.invalid(decl):
+            decl = ref.semantic_parent if kind_of(ref) == k.FIELD_DECL else ref
+            if decl is not None and kind_of(decl).is_declaration() and self.p.invalid(decl):
                 errors = self.p.errors_in(decl)
                 reason = f": {errors[0]}" if errors else ""
                 raise Unresolved(value, f"`{self.p.text(value)}` is not a constant: "
@@ -138,18 +139,18 @@ class Values:
             folded = self.p.evaluate(node)
             if isinstance(folded, str):
                 return folded
-            if node.kind == self.kinds.STRING_LITERAL:
+            if kind_of(node) == self.kinds.STRING_LITERAL:
                 return _literal(node.spelling)
-            if folded == 0 or node.kind in (self.kinds.CXX_NULL_PTR_LITERAL_EXPR,
+            if folded == 0 or kind_of(node) in (self.kinds.CXX_NULL_PTR_LITERAL_EXPR,
                                             self.kinds.GNU_NULL_EXPR):
                 return None
-            ref = node.referenced if node.kind == self.kinds.DECL_REF_EXPR else None
-            if ref is not None and ref.kind == self.kinds.VAR_DECL and \
+            ref = node.referenced if kind_of(node) == self.kinds.DECL_REF_EXPR else None
+            if ref is not None and kind_of(ref) == self.kinds.VAR_DECL and \
                     ref.type.is_const_qualified() and self.p.initializer(ref) is not None:
                 node = self.p.initializer(ref)
                 continue
             inner = expressions(node)
-            if len(inner) == 1 and node.kind.name in WRAPPERS:
+            if len(inner) == 1 and kind_of(node).name in WRAPPERS:
                 node = inner[0]
                 continue
             break
@@ -168,11 +169,11 @@ class Values:
         text = self.p.text(value)
         k = self.kinds
         for node, ref in self.p.references(value):
-            if node.kind == k.DECL_REF_EXPR and ref.kind in (k.VAR_DECL, k.PARM_DECL) and \
+            if kind_of(node) == k.DECL_REF_EXPR and kind_of(ref) in (k.VAR_DECL, k.PARM_DECL) and \
                     not ref.type.is_const_qualified():
                 return (f"`{text}` is not a constant: `{ref.spelling}` is a variable whose "
                         f"value is known only when the code runs")
-            if node.kind == k.CALL_EXPR and ref.kind in (k.FUNCTION_DECL, k.CXX_METHOD):
+            if kind_of(node) == k.CALL_EXPR and kind_of(ref) in (k.FUNCTION_DECL, k.CXX_METHOD):
                 return (f"`{text}` calls `{ref.spelling}`, which the compiler does not "
                         f"evaluate at compile time")
         folded = self.p.evaluate(value)

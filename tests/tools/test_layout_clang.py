@@ -229,6 +229,85 @@ def test_the_stub_headers_compile_without_a_diagnostic(tmp_path):
         assert _source(tmp_path, includes, name=name).diagnostics == []
 
 
+def test_directxmath_types_have_the_real_headers_constructors_and_layout(tmp_path):
+    # Defect: the stub's XMFLOAT3 had no constructors, so `XMFLOAT3 v(0, 0.25f, 0)` (common in
+    # engine code) was a C++20 parenthesized aggregate initialization, a cursor kind (155) the
+    # libclang bindings do not know: the read ended in a ValueError traceback.
+    source = _source(tmp_path, """
+#include <DirectXPackedVector.h>
+using namespace DirectX;
+using namespace DirectX::PackedVector;
+struct Half { float f; XMHALF4 h; };
+struct Aligned { float f; XMFLOAT3A a; };
+struct Colored { unsigned char tag; XMCOLOR c; };
+constexpr XMFLOAT3 kUp(0, 0.25f, 0);
+void Setup() {
+    XMFLOAT3 v(0, 0.25f, 0);
+    XMFLOAT4X4 world(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1);
+    XMFLOAT2 uv[] = { { 0, 1 }, XMFLOAT2(1, 1) };
+    (void)v; (void)world; (void)uv;
+}
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+""" + _element("HALF", "offsetof(Half, h)") + _element("ALIGNED", "offsetof(Aligned, a)")
+        + _element("COLOR", "offsetof(Colored, c)") + _element("UP", "(UINT)(kUp.y * 4)")
+        + "};\n")
+    # DirectXPackedVector.h: XMHALF4 is a union with a uint64_t v, so 8-byte aligned: h at 8.
+    # DirectXMath.h: XMFLOAT3A is XM_ALIGNED_STRUCT(16): a at 16. XMCOLOR is a union with a
+    # uint32_t c: 4-byte aligned, c at 4. The constexpr constructor makes kUp.y 0.25: 1.
+    assert _offsets(_array(source, "layout")) == [8, 16, 4, 1]
+    assert source.diagnostics == []
+
+
+def test_a_cursor_kind_the_bindings_do_not_know_is_read_as_another_construct(tmp_path):
+    # Defect: any C++20 parenthesized aggregate initialization (a kind newer than the libclang
+    # bindings) ended the whole read in a ValueError traceback, losing every array.
+    source = _source(tmp_path, """
+struct Pair { float a, b; };
+void First() {
+    Pair p(1, 2);
+    D3D12_INPUT_ELEMENT_DESC before[] = { { "A", 0, DXGI_FORMAT_R32_FLOAT, 0, 4 } };
+    (void)p; (void)before;
+}
+const D3D12_INPUT_ELEMENT_DESC one("B", 0, DXGI_FORMAT_R32_FLOAT);
+const D3D12_INPUT_ELEMENT_DESC paren[] = { one };
+void Second() {
+    std::vector<D3D12_INPUT_ELEMENT_DESC> v;
+    v.push_back({ "C", 0, DXGI_FORMAT_R32_FLOAT, 0, 8 });
+    v.push_back(D3D12_INPUT_ELEMENT_DESC("D", 0, DXGI_FORMAT_R32_FLOAT));
+}
+const D3D12_INPUT_ELEMENT_DESC after[] = { { "E", 0, DXGI_FORMAT_R32_FLOAT, 0, 12 } };
+""")
+    assert _offsets(_array(source, "before")) == [4]
+    assert _offsets(_array(source, "after")) == [12]
+    # An element initialized with parentheses is refused, by name, not misread.
+    where = tmp_path / "a.cpp"
+    assert str(_array(source, "paren").error) == (
+        f"{where}:9:44: array paren: element 0: `one` is not a brace initializer of "
+        f"D3D12_INPUT_ELEMENT_DESC")
+    assert str(_array(source, "v").error).startswith(f"{where}:13:17: array v: element 1: ")
+
+
+def test_an_array_the_reader_fails_on_costs_that_array_only(tmp_path, monkeypatch):
+    from gpuia.source import cpp
+
+    items = cpp._Reader._items
+
+    def fails_on_b(self, index, container, arr, kind):
+        if arr.name == "b":
+            raise ValueError("an unexpected construct")
+        return items(self, index, container, arr, kind)
+
+    monkeypatch.setattr(cpp._Reader, "_items", fails_on_b)
+    (tmp_path / "a.cpp").write_text("".join(
+        f'const D3D12_INPUT_ELEMENT_DESC {n}[] = {{ {{ "A", 0, DXGI_FORMAT_R32_FLOAT }} }};\n'
+        for n in "abc"))
+    source = cpp.extract_cpp(tmp_path / "a.cpp")  # in this process, where the patch is
+    assert [(a.name, len(a.elements)) for a in source.arrays] == [("a", 1), ("b", 0), ("c", 1)]
+    assert str(source.arrays[1].error) == (
+        f"{tmp_path / 'a.cpp'}:2:32: array b: gpuia cannot read this array (ValueError: an "
+        f"unexpected construct); the file's other arrays are read")
+
+
 def _own_header(folder: Path, fields: str) -> Path:
     folder.mkdir()
     (folder / "d3d12.h").write_text(f"""
