@@ -1,6 +1,6 @@
-"""Exports of hostile inputs (docs/exports.md): CSV cells quoted as RFC 4180 asks, and text
-cells that a spreadsheet would evaluate as a formula neutralised as OWASP's CSV-injection
-guidance asks.
+"""Exports of hostile inputs (docs/exports.md): CSV cells quoted as RFC 4180 asks, text cells
+that a spreadsheet would evaluate as a formula neutralised as OWASP's CSV-injection guidance
+asks, and JUnit suites that stay apart when two case files share a name.
 
 Expected texts are written by hand: RFC 4180 section 2 (a field holding a comma, a double quote
 or a line break is enclosed in double quotes, a double quote inside doubled), OWASP's "CSV
@@ -15,6 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -101,3 +103,63 @@ def test_formula_check_reads_the_name_not_its_components(tmp_path):
     doc["input_layout"][0]["Format"] = "R32G32_FLOAT"
     text, _ = _run_csv(tmp_path, doc)
     assert text.splitlines()[0] == "VTX, IDX,\" '-P.x\",\" '-P.y\""
+
+
+# -- JUnit: two case files of one name -----------------------------------------------------------
+
+def _junit(path: Path) -> dict:
+    root = ET.parse(path).getroot()
+    return {s.get("name"): [(c.get("classname"), c.get("name"), [e.tag for e in c])
+                            for c in s.findall("testcase")] for s in root.findall("testsuite")}
+
+
+def test_junit_suites_of_one_name_stay_apart_without_sources():
+    """From Python, without the files: two results of one name are two suites, numbered."""
+    from gpuia.harness.crosscheck import CheckLine, CheckResult
+    from gpuia.harness.export.junit import junit_xml
+
+    def result(case):
+        return CheckResult(case, [CheckLine("l", "OK", "3/3 match", path="native", adapter="A")])
+
+    text = junit_xml([result("x"), result("x"), result("y")],
+                     errors=[("bad", "error: bad: not a case")])
+    root = ET.fromstring(text.encode("utf-8"))
+    assert [(s.get("name"), [c.get("name") for c in s]) for s in root] == [
+        ("x #1", ["A: native"]), ("x #2", ["A: native"]), ("y", ["A: native"]),
+        ("bad", ["case"])]
+
+
+def test_two_case_files_of_one_name_are_two_suites(gpu_device, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x.json").write_text(json.dumps(_case(["P"], [1, 2, 3], "dup")))
+        (tmp_path / folder / "bad.json").write_text('{"gpuia_case": 1}')
+    (tmp_path / "u.json").write_text(json.dumps(_case(["P"], [1, 2, 3], "unique")))
+    rc = main(["check", "a/x.json", "b/x.json", "u.json", "a/bad.json", "b/bad.json",
+               "--path", "native", "--junit", "j.xml"])
+    capsys.readouterr()
+    assert rc == 2  # the two unreadable files
+    native = f"{gpu_device.info['summary']}: native"
+    # A name shared by two inputs is told apart by the file each came from; a unique name is
+    # written as before. Error-only suites come after the checked ones, as before.
+    assert _junit(tmp_path / "j.xml") == {
+        "dup (a/x.json)": [("gpuia.dup (a/x.json)", native, [])],
+        "dup (b/x.json)": [("gpuia.dup (b/x.json)", native, [])],
+        "unique": [("gpuia.unique", native, [])],
+        "bad (a/bad.json)": [("gpuia.bad (a/bad.json)", "case", ["error"])],
+        "bad (b/bad.json)": [("gpuia.bad (b/bad.json)", "case", ["error"])],
+    }
+
+
+def test_one_case_file_given_twice_is_two_numbered_suites(gpu_device, tmp_path, monkeypatch,
+                                                          capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "x.json").write_text(json.dumps(_case(["P"], [1, 2, 3], "dup")))
+    assert main(["check", "x.json", "x.json", "--path", "native", "--junit", "j.xml"]) == 0
+    capsys.readouterr()
+    native = f"{gpu_device.info['summary']}: native"
+    assert _junit(tmp_path / "j.xml") == {
+        "dup (x.json #1)": [("gpuia.dup (x.json #1)", native, [])],
+        "dup (x.json #2)": [("gpuia.dup (x.json #2)", native, [])],
+    }

@@ -24,7 +24,7 @@ import sys
 from ...errors import GpuiaError, UnsupportedError
 from ...harness.case import DEFAULT_MAX_INVOCATIONS
 from ...harness.compare import SHADER_TOLERANCE, ShaderTolerance
-from ...util.files import make_folder, write_atomic
+from ...util.files import make_folder, printable, write_atomic
 from ...util.progress import LARGE_CASE_INVOCATIONS, Progress, wanted
 from ..common import (
     EXIT_DIFF,
@@ -134,6 +134,7 @@ def run(args) -> int:
     keep = bool(args.html or args.plot or args.table or csv_dir is not None)
     tolerance = ShaderTolerance(args.shader_ulps, args.shader_abs)
     views, series, errors, checked, invalid = [], [], [], [], []
+    inputs = _Inputs(args.cases)  # which file each JUnit suite came from
     bar = case_progress(args, "gpuia check")
     show = wanted(args.progress)
 
@@ -151,6 +152,12 @@ def run(args) -> int:
                                tolerance=tolerance, raster=args.raster)
 
     def emit(path, case, result):
+        inputs.emitting(path)
+        status = _emit(path, case, result)
+        inputs.emitted()
+        return status
+
+    def _emit(path, case, result):
         if result.lines:
             bar.write(result.text())
         if args.table:
@@ -160,7 +167,7 @@ def run(args) -> int:
         if csv_dir is not None:
             _write_csv(csv_dir, output_stem(path, case, stems, "--csv"), result, infos)
         if args.junit:
-            checked.append(_light(result))
+            checked.append((_light(result), _source(path)))
         if args.html:
             views.append(_case_view(result, args.rows, show, bar.enabled))
         if args.plot:
@@ -176,7 +183,7 @@ def run(args) -> int:
 
     def on_error(label: str, message: str) -> None:
         errors.append(f"{label}: {message}")
-        invalid.append((label, f"error: {label}: {message}"))
+        invalid.append((label, f"error: {label}: {message}", _source(inputs.failed())))
 
     with bar:
         status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error)
@@ -196,12 +203,49 @@ def run(args) -> int:
         if args.junit:
             from ...harness.export.junit import junit_xml
 
-            write_atomic(args.junit, junit_xml(checked, errors=invalid,
-                                               unavailable=unavailable_pairs, adapters=infos))
+            write_atomic(args.junit, junit_xml([r for r, _ in checked], errors=invalid,
+                                               unavailable=unavailable_pairs, adapters=infos,
+                                               sources=[src for _, src in checked]))
     except (OSError, GpuiaError) as exc:
         error_line("check", exc)
         return EXIT_INVALID
     return status
+
+
+class _Inputs:
+    """Which CASE argument each verdict came from, for JUnit's suite names.
+
+    :func:`~gpuia.cli.common.each_case_at_once` takes the arguments in the order given: each is
+    emitted (and, when emitting raises, then reported as an error), or, when it could not be
+    read, reported as an error alone. So an error is the emitted argument's, if one is open,
+    else the next one's."""
+
+    def __init__(self, paths) -> None:
+        self._paths = list(paths)
+        self._next = 0
+        self._open: str | None = None
+
+    def emitting(self, path: str) -> None:
+        self._open = path
+        self._next += 1
+
+    def emitted(self) -> None:
+        self._open = None
+
+    def failed(self) -> str | None:
+        """The argument of the error being reported (None past the last: unknown)."""
+        if self._open is not None:
+            path, self._open = self._open, None
+            return path
+        self._next += 1
+        return self._paths[self._next - 1] if self._next <= len(self._paths) else None
+
+
+def _source(path: str | None) -> str | None:
+    """An input as JUnit names it: the argument as given, on one line; ``stdin`` for ``-``."""
+    if path is None:
+        return None
+    return "stdin" if path == "-" else printable(path)
 
 
 def _case_view(result, rows, show: bool, nested: bool):
