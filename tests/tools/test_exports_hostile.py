@@ -1,6 +1,7 @@
 """Exports of hostile inputs (docs/exports.md): CSV cells quoted as RFC 4180 asks, text cells
 that a spreadsheet would evaluate as a formula neutralised as OWASP's CSV-injection guidance
-asks, and JUnit suites that stay apart when two case files share a name.
+asks, JUnit suites that stay apart when two case files share a name, and every output of
+``gpuia check`` written when a case file's name is not UTF-8.
 
 Expected texts are written by hand: RFC 4180 section 2 (a field holding a comma, a double quote
 or a line break is enclosed in double quotes, a double quote inside doubled), OWASP's "CSV
@@ -15,12 +16,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
 from gpuia.cli import main
+from helpers import gpuia_cli
 
 
 def _case(semantics, values, name="hostile") -> dict:
@@ -114,7 +117,8 @@ def _junit(path: Path) -> dict:
 
 
 def test_junit_suites_of_one_name_stay_apart_without_sources():
-    """From Python, without the files: two results of one name are two suites, numbered."""
+    """From Python, without the files: two results of one name are two suites, numbered; a lone
+    surrogate (a file name's byte 0xff) is written as \\udcff and the document is UTF-8."""
     from gpuia.harness.crosscheck import CheckLine, CheckResult
     from gpuia.harness.export.junit import junit_xml
 
@@ -122,11 +126,12 @@ def test_junit_suites_of_one_name_stay_apart_without_sources():
         return CheckResult(case, [CheckLine("l", "OK", "3/3 match", path="native", adapter="A")])
 
     text = junit_xml([result("x"), result("x"), result("y")],
-                     errors=[("bad", "error: bad: not a case")])
+                     errors=[("\udcffcase", "error: \udcffcase: bad")])
     root = ET.fromstring(text.encode("utf-8"))
     assert [(s.get("name"), [c.get("name") for c in s]) for s in root] == [
         ("x #1", ["A: native"]), ("x #2", ["A: native"]), ("y", ["A: native"]),
-        ("bad", ["case"])]
+        ("\\udcffcase", ["case"])]
+    assert root[3][0][0].get("message") == "error: \\udcffcase: bad"
 
 
 def test_two_case_files_of_one_name_are_two_suites(gpu_device, tmp_path, monkeypatch, capsys):
@@ -163,3 +168,43 @@ def test_one_case_file_given_twice_is_two_numbered_suites(gpu_device, tmp_path, 
         "dup (x.json #1)": [("gpuia.dup (x.json #1)", native, [])],
         "dup (x.json #2)": [("gpuia.dup (x.json #2)", native, [])],
     }
+
+
+# -- a case file name that is not UTF-8 ----------------------------------------------------------
+
+def _undecodable(folder: Path, name: bytes) -> Path:
+    """``folder/name`` for a name holding byte 0xff, which Python spells with a surrogate
+    escape (``\\udcff``); skipped where the file system refuses such names."""
+    path = Path(os.fsdecode(os.fsencode(folder) + b"/" + name))
+    try:
+        path.write_text("")
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    return path
+
+
+def test_check_writes_every_output_for_a_file_name_that_is_not_utf8(gpu_device, tmp_path):
+    named = _undecodable(tmp_path, b"\xffnamed.json")        # a case with its own name
+    named.write_text(json.dumps(_case(["P"], [1, -2, 3], "named")))
+    unnamed = _undecodable(tmp_path, b"\xffcase.json")       # named by its file: invalid
+    unnamed.write_text(json.dumps({k: v for k, v in _case(["P"], [1, 2, 3]).items()
+                                   if k != "name"}))
+    out = tmp_path / "out"
+    out.mkdir()
+    proc = gpuia_cli("check", named, unnamed, "--path", "native", "--html", out / "r.html",
+                     "--junit", out / "j.xml", "--csv", out / "csv", "--plot", out / "p.png",
+                     cwd=tmp_path)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2, proc.stderr  # the unnamed case only
+    (line,) = proc.stderr.splitlines()
+    assert line.startswith("error: \\udcffcase: ")
+    # Every output is there; the undecodable byte is written \udcff, as the error line has it.
+    html = (out / "r.html").read_bytes().decode("utf-8")
+    assert "invalid: \\udcffcase: " in html
+    assert "\\udcffnamed.json" in html  # the command line in the header
+    assert _junit(out / "j.xml")["\\udcffcase"] == [("gpuia.\\udcffcase", "case", ["error"])]
+    assert (out / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The CSV files take a safe stem: the byte is one '_'.
+    assert sorted(p.name for p in (out / "csv").iterdir() if ".cpu." in p.name) == [
+        "_named.cpu.draw0.instance0.vs_in.csv"]
+    assert (out / "csv" / "_named.csv.json").exists()

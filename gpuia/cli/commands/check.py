@@ -182,6 +182,7 @@ def run(args) -> int:
         return EXIT_OK
 
     def on_error(label: str, message: str) -> None:
+        label = printable(label)  # as the error line shows it: a file name may not be UTF-8
         errors.append(f"{label}: {message}")
         invalid.append((label, f"error: {label}: {message}", _source(inputs.failed())))
 

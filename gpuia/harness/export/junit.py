@@ -23,7 +23,8 @@ accept: ``testsuites`` > ``testsuite`` > ``properties``, ``testcase`` > ``skippe
   used once are kept as they are, and ``classname`` is ``gpuia.<suite name>``.
 
 Text is written as XML escapes it; characters XML 1.0 cannot hold (control characters) are
-replaced by ``\\xNN`` so the file always parses.
+replaced by ``\\xNN``, and lone surrogates (how Python holds an undecodable byte of a file
+name: 0xff is U+DCFF) by ``\\uNNNN`` (``\\udcff``), so the file always parses and is UTF-8.
 """
 
 from __future__ import annotations
@@ -40,12 +41,17 @@ if TYPE_CHECKING:  # annotations only: the results written
 
 __all__ = ["junit_xml"]
 
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _text(value) -> str:
-    """``value`` as text XML 1.0 can carry."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    """``value`` as text XML 1.0 can carry and UTF-8 can encode."""
+    return _NOT_XML.sub(lambda m: _escape(m.group()), str(value))
 
 
 def _seconds(t: float) -> str:

@@ -15,7 +15,7 @@ sizes of both sides and a hex dump with differing bytes highlighted.
 Row limits: a table shows the first ``rows`` invocations (or SO dump rows), plus **every**
 differing one wherever it is, plus the first ``rows`` whose differences the tolerance accepted;
 the number left out is stated. Every string from a case (names, semantics, descriptions, errors)
-is HTML-escaped.
+is HTML-escaped, and a file name's undecodable bytes are written as codes (``\\udcff``).
 
 The module is in two layers: :func:`case_view` turns a check result into plain dataclasses
 (what to show, with a state per value: ``same``, ``diff``, ``tol``, ``nan``, ``missing``), and
@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import datetime
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from string import Template
@@ -54,8 +55,13 @@ class Html(str):
     """Markup that is already escaped (built by :func:`tag` or a template)."""
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def esc(value) -> Html:
-    """``value`` as HTML text: escaped, unless it already is :class:`Html`.
+    """``value`` as HTML text: escaped, unless it already is :class:`Html`. A lone surrogate
+    (how Python holds an undecodable byte of a file name: 0xff is U+DCFF) is written as its
+    code, ``\\udcff``, as gpuia's error lines write it, so the report is always UTF-8.
 
     Arguments:
         value: anything; it is made a string first.
@@ -63,7 +69,10 @@ def esc(value) -> Html:
     Returns:
         The :class:`Html` text.
     """
-    return value if isinstance(value, Html) else Html(html.escape(str(value), quote=True))
+    if isinstance(value, Html):
+        return value
+    text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", str(value))
+    return Html(html.escape(text, quote=True))
 
 
 def _open(name: str, attrs: dict) -> str:
