@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..errors import UnsupportedError
 from .d3d_header import STUB_NAMES, header_used, stub_headers
+from .includes import check_includes, missing_includes, stub_aliases, written_includes
 from .kinds import kind_of
 from .model import Diagnostic, SourceError
 from .std_headers import STD_HEADERS
@@ -57,6 +58,7 @@ _PLACEHOLDERS = f"{STUB_DIR}/gpuia_placeholders.h"
 # end the parse.
 _PARSE_FLAGS = 0x1 | 0x200
 _SEVERITIES = {2: "warning", 3: "error", 4: "fatal"}
+_ALIAS_ROUNDS = 4  # parses that can add generated headers in another case
 
 # CXBinaryOperatorKind (clang-c/Index.h, LLVM 17+).
 _BINARY_OPERATORS = {
@@ -543,11 +545,22 @@ def parse(path: str | Path, data: bytes, options: ParseOptions | None = None) ->
              # A header given as the file is read as its includer would read it.
              "-Wno-pragma-once-outside-header",
              "-nostdinc++", "-idirafter", STUB_DIR, "-include", _PRELUDE]
+    check_includes(label, data, options.include_dirs)
     headers = {**STD_HEADERS, **stub_headers()}
     unsaved = [(label, data), (_PRELUDE, _prelude(language))] + [
         (f"{STUB_DIR}/{name}", text) for name, text in headers.items()]
+    unsaved += stub_aliases((name for _, _, name in written_includes(data)), headers, STUB_DIR)
     index = ci.Index.create()
     tu = _translation_unit(ci, index, label, args, unsaved)
+    for _ in range(_ALIAS_ROUNDS):
+        # A generated header spelled in another case where the file does not spell it (in
+        # another header, or through a macro): parsed again with it under that name too.
+        missing = missing_includes(d.spelling for d in tu.diagnostics)
+        aliases = [a for a in stub_aliases(missing, headers, STUB_DIR) if a not in unsaved]
+        if not aliases:
+            break
+        unsaved += aliases
+        tu = _translation_unit(ci, index, label, args, unsaved)
     diagnostics, offsets = _diagnostics(tu, label)
     undeclared: dict[str, Diagnostic] = {}
     qualifiers: set[str] = set()

@@ -229,6 +229,43 @@ def test_the_stub_headers_compile_without_a_diagnostic(tmp_path):
         assert _source(tmp_path, includes, name=name).diagnostics == []
 
 
+def test_the_generated_headers_are_found_whatever_the_case_as_on_windows(tmp_path):
+    # Defect: `#include <Windows.h>` (the Windows SDK's own spelling) was not found on a
+    # case-sensitive file system, nor <D3D12.h>: UINT and the D3D types were undeclared.
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "engine.h").write_text(
+        "#include <WINDOWS.H>\n#define MATH_HEADER <directxmath.h>\n#include MATH_HEADER\n"
+        "struct V { DirectX::XMFLOAT3 p; UINT c; };\n")
+    source = _source(tmp_path, """
+#include <Windows.h>
+#include <D3D12.h>
+#include "engine.h"
+#include <Vector>
+std::vector<D3D12_INPUT_ELEMENT_DESC> layout = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0 },
+    { "COLOR", 0, DXGI_FORMAT_R8G8B8A8_UNORM, 0, offsetof(V, c) },
+};
+""", include_dirs=[tmp_path / "inc"])
+    assert source.diagnostics == []
+    # V: XMFLOAT3 (12 bytes), then c at 12.
+    assert _offsets(_array(source, "layout")) == [0, 12]
+    assert source.d3d_header is None
+
+
+def test_a_real_header_is_found_under_another_case_of_its_generated_name(tmp_path):
+    # <D3D12.h> names d3d12.h, as on Windows: the real one on the include path.
+    header = _own_header(tmp_path / "sdk", "const char *SemanticName; UINT SemanticIndex; "
+                         "DXGI_FORMAT Format; UINT InputSlot; UINT AlignedByteOffset; "
+                         "D3D12_INPUT_CLASSIFICATION InputSlotClass; UINT InstanceDataStepRate;")
+    source = _source(tmp_path, """
+#include <D3D12.h>
+const D3D12_INPUT_ELEMENT_DESC layout[] = { { "A", 0, DXGI_FORMAT_R32_FLOAT, 0, 4 } };
+""", include_dirs=[tmp_path / "sdk"])
+    assert source.d3d_header == str(header)
+    assert not [d for d in source.diagnostics if "not found" in d.message]
+    assert _offsets(_array(source, "layout")) == [4]
+
+
 def test_directxmath_types_have_the_real_headers_constructors_and_layout(tmp_path):
     # Defect: the stub's XMFLOAT3 had no constructors, so `XMFLOAT3 v(0, 0.25f, 0)` (common in
     # engine code) was a C++20 parenthesized aggregate initialization, a cursor kind (155) the
