@@ -64,6 +64,8 @@ __all__ = ["extract_cpp", "CONTAINERS"]
 
 CONTAINERS = ("array", "vector", "initializer_list", "span", "static_vector", "small_vector")
 """Class templates whose first argument, a D3D struct, makes a variable an array of it."""
+GROWABLE = ("vector", "static_vector", "small_vector")
+"""Those of :data:`CONTAINERS` that ``push_back``/``emplace_back`` fill."""
 
 _QUALIFIER = re.compile(rb"((?:[A-Za-z_]\w*\s*::\s*)+)$")
 
@@ -176,24 +178,32 @@ class _Reader:
         c = self.tree.nodes[index]
         init = self.p.initializer(c) if kind_of(c) == self.kinds.VAR_DECL else next(
             (k for k in children(c) if kind_of(k) == self.kinds.INIT_LIST_EXPR), None)
-        items: list = []
+        items = None
         if init is not None:
             items = self._brace_items(init, container, arr)
         elif initializer_follows(self.p, c):
             raise dropped_initializer(self.p, c, kind)
-        if container == "vector":
+        if container in GROWABLE:
             pushed = self.pushes.pushes(index, arr)
             if init is None and not pushed:
                 return None
-            return items + pushed
-        return items if init is not None else None
+            return (items or []) + pushed
+        if init is not None and items is None:
+            # T a[N]; or std::array<T, N> a; in C++: N elements that other code sets.
+            handed = self.pushes.handed_over(index)
+            how = f" (it is {handed[1]})" if handed is not None else ""
+            raise Unresolved(c, f"{arr.name} is declared without an initializer, so its "
+                                 f"elements are set by code gpuia does not read{how}")
+        return items
 
-    def _brace_items(self, init, container, arr) -> list:
+    def _brace_items(self, init, container, arr) -> list | None:
+        """The items of a brace-list initializer, or None for a default construction (a
+        declaration without an initializer, in C++)."""
         node = init
         while kind_of(node) != self.kinds.INIT_LIST_EXPR:
             inner = expressions(node)
             if kind_of(node) == self.kinds.CALL_EXPR and not inner:
-                return []  # std::vector<T> v; (the default constructor)
+                return None  # std::vector<T> v; (the default constructor)
             if len(inner) != 1 or (kind_of(node).name not in WRAPPERS
                                    and kind_of(node) != self.kinds.CALL_EXPR):
                 raise Unresolved(init, f"{arr.name} is initialized from "

@@ -1,7 +1,8 @@
 """``std::vector`` layouts filled in code: the ``push_back``/``emplace_back`` calls on a vector
 in the block that declares it, taken or skipped by the conditions around them, and the refusal
 of what gpuia does not follow (loops, switches, other changes to the vector, calls the compiler
-did not keep)."""
+did not keep, and the container handed to other code that can change it: a function given it by
+non-const reference or pointer, such as ``Fill(layout)``, wherever that function is defined)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ _REFUSED_PARENTS = {"SWITCH_STMT": "a switch: gpuia does not choose a case",
                     "CONDITIONAL_OPERATOR": "a ?: expression",
                     "LAMBDA_EXPR": "a lambda: gpuia does not follow when it runs"}
 _ASSIGNMENTS = {"=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|="}
+# Members whose result gives access to the elements (a pointer or reference to them).
+_ELEMENT_ACCESS = {"data", "operator[]", "at", "front", "back", "begin", "end"}
+
+
+def _writable(typ) -> bool:
+    """Whether a parameter or variable of type ``typ`` can change what it is bound to: a
+    reference or pointer to non-const, or a type the compiler leaves dependent (a template's
+    parameter pack) which may be one."""
+    t = typ.get_canonical()
+    name = t.kind.name
+    if name in ("LVALUEREFERENCE", "RVALUEREFERENCE", "POINTER"):
+        return not t.get_pointee().is_const_qualified()
+    return name in ("UNEXPOSED", "DEPENDENT", "INVALID")
 
 
 class Pushes:
@@ -55,10 +69,12 @@ class Pushes:
             Unresolved: a push gpuia does not follow (see the module docstring).
         """
         var = self.tree.nodes[index]
-        scope = next((a for a in self.tree.ancestors(index)
-                      if kind_of(self.tree.nodes[a]) == self.kinds.COMPOUND_STMT), None)
-        lo, hi = (scope + 1, self.tree.end[scope]) if scope is not None else \
-            (0, len(self.tree.nodes))
+        handed = self.handed_over(index)
+        if handed is not None:
+            raise Unresolved(handed[0], f"{arr.name} is {handed[1]}: gpuia reads only the "
+                                         f"push_back/emplace_back calls in the block that "
+                                         f"declares it, not what other code does to it")
+        scope, lo, hi = self._block(index)
         after = var.extent.end.offset
         out = []
         for i in range(lo, hi):
@@ -86,6 +102,92 @@ class Pushes:
         self._check_pushes_read(arr, var, scope, lo, hi)
         return out
 
+    def handed_over(self, index: int):
+        """The first place after a container's declaration, in the block that declares it,
+        where code gpuia does not read can change it: a call given the container, a pointer
+        or reference to it or to its elements, for a parameter of a non-const reference or
+        pointer type (or one the compiler cannot tell), or a non-const reference or pointer
+        variable bound to it.
+
+        Arguments:
+            index: the container's node in the tree.
+
+        Returns:
+            ``(cursor, how)``: where, and what happens there in words (``passed to `Fill`,
+            which can change it``); None when there is no such place.
+        """
+        var = self.tree.nodes[index]
+        _, lo, hi = self._block(index)
+        after = var.extent.end.offset
+        k = self.kinds
+        for i in range(lo, hi):
+            n = self.tree.nodes[i]
+            kind = kind_of(n)
+            if kind not in (k.CALL_EXPR, k.VAR_DECL) or n.extent.start.offset < after:
+                continue
+            if kind == k.VAR_DECL:
+                init = self.p.initializer(n)
+                if init is not None and _writable(n.type) and self._gives_access(init, var):
+                    return n, f"bound to `{n.spelling}`, through which other code can change it"
+                continue
+            _, obj = self._member_call(n)
+            if obj is not None and self._refers_to(obj, var):
+                continue  # its own member call: pushes() reads it
+            args = list(n.get_arguments())
+            for position, arg in enumerate(args):
+                if self._gives_access(arg, var) and self._writable_parameter(n, position,
+                                                                             len(args)):
+                    return n, f"passed to `{self._callee(n)}`, which can change it"
+        return None
+
+    def _block(self, index: int):
+        """(the index of the block declaring node ``index`` or None for file scope, and the
+        range of node indices it covers)."""
+        scope = next((a for a in self.tree.ancestors(index)
+                      if kind_of(self.tree.nodes[a]) == self.kinds.COMPOUND_STMT), None)
+        if scope is None:
+            return None, 0, len(self.tree.nodes)
+        return scope, scope + 1, self.tree.end[scope]
+
+    def _gives_access(self, expr, var) -> bool:
+        """Whether ``expr`` is ``var``, its address, or a pointer or reference to its
+        elements (``v.data()``, ``&v[0]``)."""
+        if self._refers_to(expr, var):
+            return True
+        node = self._unwrapped(expr)
+        if node is None:
+            return False
+        if kind_of(node) == self.kinds.ARRAY_SUBSCRIPT_EXPR:  # &a[i] of a C array
+            inner = expressions(node)
+            return bool(inner) and self._refers_to(inner[0], var)
+        if kind_of(node) != self.kinds.CALL_EXPR:
+            return False
+        method, obj = self._member_call(node)
+        return method in _ELEMENT_ACCESS and obj is not None and self._refers_to(obj, var)
+
+    def _writable_parameter(self, call, position: int, count: int) -> bool:
+        """Whether the argument at ``position`` of ``call`` (of ``count``) is bound to a
+        parameter through which the callee can change it (unknown parameters can)."""
+        ref = call.referenced
+        if ref is None:
+            return True  # the compiler did not resolve the callee
+        params = [c for c in children(ref) if kind_of(c) == self.kinds.PARM_DECL]
+        # A member operator's call lists its object first; its declaration does not.
+        shift = 1 if kind_of(ref) == self.kinds.CXX_METHOD and \
+            call.spelling.startswith("operator") and count == len(params) + 1 else 0
+        at = position - shift
+        if at < 0:
+            return False  # the object of a member operator: pushes() reads it
+        return at >= len(params) or _writable(params[at].type)  # past them: variadic
+
+    def _callee(self, call) -> str:
+        """The called function as the source names it."""
+        ref = call.referenced
+        if ref is not None and kind_of(ref) == self.kinds.CONSTRUCTOR:
+            return f"{ref.spelling}'s constructor"
+        head = self.p.text(call).split("(", 1)[0].strip()
+        return head or call.spelling
+
     def _member_call(self, call):
         """(method name, object expression) of a member call, or (None, None)."""
         kids = children(call)
@@ -98,14 +200,23 @@ class Pushes:
             return kids[0].spelling, inner[0] if inner else None
         return None, None
 
-    def _refers_to(self, expr, var) -> bool:
+    def _unwrapped(self, expr):
+        """``expr`` without the casts, parentheses and address-of (``&``) around it, or None
+        when one of them holds more than one expression."""
         node = expr
-        while kind_of(node).name in WRAPPERS:
+        while kind_of(node).name in WRAPPERS or (kind_of(node) == self.kinds.UNARY_OPERATOR
+                                                 and self.p.text(node).startswith("&")):
             inner = expressions(node)
             if len(inner) != 1:
-                return False
+                return None
             node = inner[0]
-        return kind_of(node) in (self.kinds.DECL_REF_EXPR, self.kinds.MEMBER_REF_EXPR) and \
+        return node
+
+    def _refers_to(self, expr, var) -> bool:
+        """Whether ``expr`` names ``var`` (or takes its address)."""
+        node = self._unwrapped(expr)
+        return node is not None and \
+            kind_of(node) in (self.kinds.DECL_REF_EXPR, self.kinds.MEMBER_REF_EXPR) and \
             same(node.referenced, var)
 
     def _assigned(self, index: int) -> bool:

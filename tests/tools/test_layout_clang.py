@@ -469,6 +469,98 @@ void f() {
         f"'Unknown'), so its elements are not known")
 
 
+# -- containers filled by code gpuia does not read ----------------------------------------------
+FILLERS = """
+#include <vector>
+void Fill(std::vector<D3D12_INPUT_ELEMENT_DESC>& out);
+void Defined(std::vector<D3D12_INPUT_ELEMENT_DESC>& out) {
+    out.push_back({ "X", 0, DXGI_FORMAT_R32_FLOAT });
+}
+template <class T> void Generic(T& out) { }
+struct Builder { void Into(std::vector<D3D12_INPUT_ELEMENT_DESC>* out); };
+void Patch(D3D12_INPUT_ELEMENT_DESC* e, UINT n);
+"""
+
+
+@pytest.mark.parametrize("code,callee", [
+    ("Fill(v);", "Fill"),
+    ("Defined(v);", "Defined"),  # defined in the same file: still not followed
+    ("Generic(v);", "Generic"),
+    ("NotDeclared(v);", "NotDeclared"),
+    ("Builder b; b.Into(&v);", "b.Into"),
+    ('v.push_back({ "A", 0, DXGI_FORMAT_R32_FLOAT }); Patch(v.data(), 1);', "Patch"),
+])
+def test_a_vector_handed_to_a_function_that_can_change_it_is_unresolved(tmp_path, code,
+                                                                        callee):
+    # Defect: `std::vector<...> v; Fill(v);` was a valid, empty layout (exit 0), though the
+    # function fills it.
+    source = _source(tmp_path, FILLERS + "void Build() {\n"
+                     "    std::vector<D3D12_INPUT_ELEMENT_DESC> v;\n    " + code + "\n}\n")
+    arr = _array(source, "v")
+    assert arr.elements == []
+    assert f"v is passed to `{callee}`, which can change it" in str(arr.error)
+
+
+def test_a_vector_bound_to_a_non_const_reference_is_unresolved(tmp_path):
+    arr = _array(_source(tmp_path, FILLERS + """void Build() {
+    std::vector<D3D12_INPUT_ELEMENT_DESC> v;
+    auto& alias = v;
+    alias.push_back({ "A", 0, DXGI_FORMAT_R32_FLOAT });
+}
+"""), "v")
+    assert "v is bound to `alias`, through which other code can change it" in str(arr.error)
+
+
+def test_a_vector_handed_to_code_that_only_reads_it_is_read(tmp_path):
+    source = _source(tmp_path, FILLERS + """
+void Use(const std::vector<D3D12_INPUT_ELEMENT_DESC>& in);
+void Copy(std::vector<D3D12_INPUT_ELEMENT_DESC> copy);
+void Reads(const D3D12_INPUT_ELEMENT_DESC* e, UINT n);
+void Build() {
+    std::vector<D3D12_INPUT_ELEMENT_DESC> v;
+    v.push_back({ "A", 0, DXGI_FORMAT_R32_FLOAT, 0, 4 });
+    Use(v);
+    Copy(v);
+    Reads(v.data(), (UINT)v.size());
+    Reads(&v[0], 1);
+    D3D12_INPUT_LAYOUT_DESC desc = { v.data(), (UINT)v.size() };
+    (void)desc;
+}
+""")
+    assert _offsets(_array(source, "v")) == [4]
+
+
+@pytest.mark.parametrize("declaration", ["D3D12_INPUT_ELEMENT_DESC a[2];",
+                                         "std::array<D3D12_INPUT_ELEMENT_DESC, 2> a;"])
+def test_a_fixed_array_without_an_initializer_is_unresolved_not_empty(tmp_path, declaration):
+    # Defect: an array of 2 elements that Fill sets was reported as a valid layout of 0.
+    source = _source(tmp_path, """
+void Fill(D3D12_INPUT_ELEMENT_DESC* out);
+void Build() {
+    """ + declaration + """
+    Fill(&a[0]);
+}
+""")
+    arr = _array(source, "a")
+    assert arr.elements == []
+    assert str(arr.error) == (
+        f"{tmp_path / 'a.cpp'}:4:5: array a: a is declared without an initializer, so its "
+        f"elements are set by code gpuia does not read (it is passed to `Fill`, which can "
+        f"change it)")
+
+
+def test_cli_a_vector_filled_by_a_function_exits_2_naming_it(capsys, tmp_path):
+    (tmp_path / "a.cpp").write_text(FILLERS + "void Build() {\n"
+                                    "    std::vector<D3D12_INPUT_ELEMENT_DESC> layout;\n"
+                                    "    Fill(layout);\n}\n")
+    code, out, err = run_cli(capsys, tmp_path / "a.cpp", "--no-gpu")
+    assert code == 2
+    assert err.splitlines() == [
+        f"error: layout: {tmp_path / 'a.cpp'}:12:5: array layout: layout is passed to `Fill`, "
+        f"which can change it: gpuia reads only the push_back/emplace_back calls in the block "
+        f"that declares it, not what other code does to it"]
+
+
 def test_malformed_options_are_refused_before_the_compiler_runs(tmp_path):
     (tmp_path / "a.cpp").write_text("int x;\n")
     with pytest.raises(SourceError, match="C identifier"):
