@@ -41,6 +41,7 @@ from .cbuffer import (
     remap_wgsl,
 )
 from .cbuffer import Member as CBMember
+from .escapes import refuse_escapes
 from .reflect import EntrySignature, Leaf, entry_signature
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, prepare, restore
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
@@ -293,6 +294,10 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                                    f"{file_name} has no function {entry_point}")
 
     args = slang_args(matrix_layout)
+    # Before Slang compiles anything: none of Slang's ways out of a shader (gpuia.hlsl.escapes)
+    # in what its preprocessor makes of the source, its includes and the defines.
+    refuse_escapes(run(prepared.text, entry_point, library.PREPROCESS).code.decode(
+        "utf-8", "replace"), what, source, file_name, source_path, include_dirs, defs)
     if prepared.pragmas:  # which #pragma pack_matrix lines does the preprocessor keep?
         probe = run(prepared.text, entry_point, "hlsl", no_entry)
         active = frozenset(int(p["name"][len(PRAGMA_MARKER):])

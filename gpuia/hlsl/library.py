@@ -39,7 +39,7 @@ from pathlib import Path
 from ..errors import GpuiaError, UnsupportedError
 
 __all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
-           "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT"]
+           "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT", "PREPROCESS"]
 
 VERIFIED_VERSION = "2026.12"
 """Slang's build tag in the slangpy 0.43.1 wheel: the compiler gpuia's rewrites are verified
@@ -51,7 +51,13 @@ INSTALL_HINT = ("HLSL shaders need Slang's compiler: pip install 'gpuia[hlsl]' (
 STAGES = {"vertex": 1, "fragment": 5, "compute": 6}
 """SlangStage values of the stages gpuia compiles."""
 
+PREPROCESS = "preprocess"
+"""The ``target`` of :func:`compile_source` that runs only Slang's preprocessor (its ``-E``,
+``-output-preprocessor``): the reply's code is the token stream Slang's parser would read (the
+defines, includes and ``##`` pastes applied, comments gone), one space after every token."""
+
 _LANGUAGE_HLSL = 2  # SLANG_SOURCE_LANGUAGE_HLSL
+_WRITER_STD_OUTPUT = 1  # SLANG_WRITER_CHANNEL_STD_OUTPUT: where -E writes
 _NAMES = {"linux": ("libslang-compiler.so*", "libslang.so"),
           "darwin": ("libslang-compiler*.dylib", "libslang.dylib"),
           "win32": ("slang-compiler*.dll", "slang.dll")}
@@ -170,6 +176,7 @@ class _Library:
             "spGetDependencyFileCount": (ci, [vp]),
             "spGetDependencyFilePath": (cp, [vp, ci]),
             "spGetBuildTagString": (cp, []),
+            "spSetWriter": (None, [vp, ci, vp]),
         }
         for name, (res, args) in sigs.items():
             fn = getattr(lib, name)
@@ -213,6 +220,51 @@ def _blob(ptr) -> bytes:
     return data
 
 
+class _TextWriter:
+    """An ``ISlangWriter`` that keeps what Slang writes. Slang's default writer of a request's
+    standard output is this process's stdout, which in the worker is the protocol's pipe: the
+    preprocessor's output must land here instead. COM vtable order: queryInterface, addRef,
+    release, beginAppendBuffer, endAppendBuffer, write, flush, isConsole, setMode; the object
+    is owned here (addRef/release count nothing) and outlives the request."""
+
+    def __init__(self):
+        vp, sz, i32 = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int32
+        self.chunks: list[bytes] = []
+        self._buffer = ctypes.create_string_buffer(1)
+
+        def query(this, guid, out):
+            out[0] = None
+            return -2147467262  # E_NOINTERFACE: Slang only stores and calls the writer
+
+        def begin(this, n):
+            if n > len(self._buffer):
+                self._buffer = ctypes.create_string_buffer(n)
+            return ctypes.addressof(self._buffer)
+
+        def write(this, chars, n):
+            self.chunks.append(ctypes.string_at(chars, n))
+            return 0
+
+        self._functions = (
+            ctypes.CFUNCTYPE(i32, vp, vp, ctypes.POINTER(vp))(query),
+            ctypes.CFUNCTYPE(ctypes.c_uint32, vp)(lambda this: 1),
+            ctypes.CFUNCTYPE(ctypes.c_uint32, vp)(lambda this: 1),
+            ctypes.CFUNCTYPE(vp, vp, sz)(begin),
+            ctypes.CFUNCTYPE(i32, vp, vp, sz)(write),
+            ctypes.CFUNCTYPE(i32, vp, vp, sz)(write),
+            ctypes.CFUNCTYPE(None, vp)(lambda this: None),
+            ctypes.CFUNCTYPE(ctypes.c_bool, vp)(lambda this: False),
+            ctypes.CFUNCTYPE(i32, vp, ctypes.c_int)(lambda this, mode: 0),
+        )
+        self._vtable = (vp * len(self._functions))(*[ctypes.cast(f, vp)
+                                                      for f in self._functions])
+        self._object = vp(ctypes.addressof(self._vtable))
+        self.pointer = ctypes.addressof(self._object)
+
+    def text(self) -> bytes:
+        return b"".join(self.chunks)
+
+
 def compile_in_this_process(source: str, file_name: str, entry_point: str, stage: str,
                             target: str, args, defines, include_dirs, what: str) -> dict:
     """One compile in this process (the worker's side of :func:`compile_source`): a JSON-able
@@ -221,11 +273,14 @@ def compile_in_this_process(source: str, file_name: str, entry_point: str, stage
         lib = _library()
         lib_ = lib.lib
         req = lib_.spCreateCompileRequest(lib.session)
+        writer = _TextWriter() if target == PREPROCESS else None
         try:
-            argv = ["-target", target, *args]
+            argv = ["-E", *args] if writer else ["-target", target, *args]
             arr = (ctypes.c_char_p * len(argv))(*[a.encode() for a in argv])
             if lib_.spProcessCommandLineArguments(req, arr, len(argv)) < 0:
                 raise SlangError(f"error: Slang refused the options {argv}", what)
+            if writer:
+                lib_.spSetWriter(req, _WRITER_STD_OUTPUT, writer.pointer)
             for name, value in defines:
                 lib_.spAddPreprocessorDefine(req, name.encode(), value.encode())
             for folder in include_dirs:
@@ -233,11 +288,18 @@ def compile_in_this_process(source: str, file_name: str, entry_point: str, stage
             unit = lib_.spAddTranslationUnit(req, _LANGUAGE_HLSL, b"gpuia")
             lib_.spAddTranslationUnitSourceString(req, unit, file_name.encode(),
                                                   source.encode("utf-8"))
-            lib_.spAddEntryPoint(req, unit, entry_point.encode(), STAGES[stage])
+            if not writer:
+                lib_.spAddEntryPoint(req, unit, entry_point.encode(), STAGES[stage])
             rc = lib_.spCompile(req)
             diagnostics = (lib_.spGetDiagnosticOutput(req) or b"").decode("utf-8", "replace")
-            if rc < 0:
+            if rc < 0 or (writer and re.search(r"^(internal )?error", diagnostics, re.M)):
+                # -E ends well even after a preprocessor error (a missing include): its output
+                # would be short of what the compile reads
                 raise SlangError(diagnostics or f"error: Slang failed ({rc:#x})", what)
+            if writer:  # no reflection, no dependency list (Slang has none after -E)
+                return {"ok": True, "code": base64.b64encode(writer.text()).decode(),
+                        "reflection": {}, "diagnostics": diagnostics, "dependencies": [],
+                        "session_seconds": lib.session_seconds, "version": lib.version}
             size = ctypes.c_size_t()
             code = lib_.spGetEntryPointCode(req, 0, ctypes.byref(size))
             blob = ctypes.c_void_p()
@@ -258,8 +320,9 @@ def compile_source(source: str, file_name: str, entry_point: str, stage: str, ta
                    args: tuple[str, ...] = (), defines: tuple[tuple[str, str], ...] = (),
                    include_dirs: tuple[str, ...] = (), what: str = "shader") -> SlangOutput:
     """Compile one entry point of HLSL ``source`` (named ``file_name`` in diagnostics) for
-    ``target`` (``hlsl``, ``wgsl``, ``cpp``) with extra command-line ``args``, in gpuia's Slang
-    worker process (``gpuia.hlsl.worker``): a source that crashes Slang or keeps it busy past
+    ``target`` (``hlsl``, ``wgsl``, ``cpp``; :data:`PREPROCESS`: the preprocessed tokens only)
+    with extra command-line ``args``, in gpuia's Slang worker process
+    (``gpuia.hlsl.worker``): a source that crashes Slang or keeps it busy past
     ``GPUIA_SLANG_TIMEOUT`` seconds (default 300) is refused, never the caller's crash. Raises
     :class:`SlangError` when Slang refuses the source."""
     if stage not in STAGES:
