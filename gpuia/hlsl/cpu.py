@@ -8,7 +8,9 @@ stage for a CPU target (it crashes), so gpuia wraps the user's entry point in a 
 with the host's C++ compiler (``$CXX``, else ``g++``) into a small executable together with
 gpuia's runner (``runner.cpp``). The executable runs in its own process: a shader that divides
 an integer by zero or loops forever on the CPU ends in a clear error, never in a crash of the
-caller. It uses every core.
+caller. It uses every core. What Slang turns into C++ is checked for Slang's ways out of a shader
+first (``gpuia.hlsl.escapes``), and the build and the run are contained (``gpuia.hlsl.sandbox``,
+the runner's seccomp filter): docs/hlsl.md.
 
 Constant buffers arrive as D3D packs them; Slang's C++ lays a cbuffer out by natural C rules,
 so every scalar is copied from its D3D offset to its C++ offset first
@@ -37,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidDescError, UnsupportedError
-from . import cache, library
+from . import cache, escapes, library, sandbox
 from .cbuffer import natural_leaves
 from .frontend import HlslShader, slang_args
 from .source import prepare, restore
@@ -209,30 +211,61 @@ def _fill_cbuffer(view: np.ndarray, p: _Param, data: bytes) -> None:
             view[nat:nat + 4] = src[d3d:d3d + 4]
 
 
-_SIGNALS: dict[int, str] = {signal.SIGFPE: "an arithmetic fault (integer division by zero?)",
-            signal.SIGSEGV: "a memory fault", signal.SIGILL: "an illegal instruction",
-            signal.SIGBUS: "a bus error", signal.SIGABRT: "an abort"}
+_SIGNALS: dict[int, str] = {
+    signal.SIGFPE: "the shader stopped on the CPU with an arithmetic fault (integer division by "
+                   "zero?)",
+    signal.SIGSEGV: "the shader stopped on the CPU with a memory fault",
+    signal.SIGILL: "the shader stopped on the CPU with an illegal instruction",
+    signal.SIGBUS: "the shader stopped on the CPU with a bus error",
+    signal.SIGABRT: "the shader stopped on the CPU with an abort",
+    sandbox.FORBIDDEN_SYSCALL: "the CPU reference tried a system call gpuia forbids (opening a "
+                               "file, starting a program, the network...): its sandbox ended it",
+    signal.SIGXCPU: "the shader used more CPU time than its limit allows (an endless loop?)",
+    signal.SIGXFSZ: "the CPU reference tried to write a file: its sandbox ended it",
+}
+
+
+def _runner_limits(limit: float, size: int, threads: int) -> sandbox.Limits:
+    """The runner's resources: CPU time past the wall-clock limit on every thread (so only a
+    runner nobody waits for meets it), its file, code and thread stacks with room to spare,
+    no file written, a few descriptors; no network."""
+    return sandbox.Limits(cpu_seconds=int(limit * threads) + 10,
+                          address_space=(2 << 30) + 2 * size + threads * (256 << 20),
+                          file_size=0, open_files=16, isolate=True)
 
 
 def _execute(executable: str, path: str, n: int, timeout: float | None) -> None:
+    """Run the CPU build on the shared file at ``path``, given as its standard input (the
+    runner opens nothing), contained (``gpuia.hlsl.sandbox``); every way it can end badly is
+    one error."""
     limit = timeout if timeout is not None else 60.0 + n / 1e6
+    fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
     try:
-        done = subprocess.run([executable, path], capture_output=True, timeout=limit,
-                              check=False)
+        size = os.fstat(fd).st_size
+        done = sandbox.run([executable, str(size)], _runner_limits(limit, size, _threads()),
+                           limit, stdin=fd, keep_stderr=False)
     except OSError as e:  # not an executable any more (a damaged cache entry)
         raise UnsupportedError(f"cannot run the CPU build {executable}: {e}") from None
     except subprocess.TimeoutExpired:
         raise InvalidDescError("vertex shader", "CPU reference", f"{limit:.0f} s",
                                "the shader did not finish on the CPU (an endless loop?)") \
             from None
+    finally:
+        os.close(fd)
     if done.returncode < 0:
         sig = -done.returncode
-        why = _SIGNALS.get(sig, f"signal {sig}")
         raise InvalidDescError("vertex shader", "CPU reference", f"signal {sig}",
-                               f"the shader stopped on the CPU with {why}")
+                               _SIGNALS.get(sig, f"the shader stopped on the CPU with signal "
+                                                 f"{sig}"))
     if done.returncode != 0:
         raise UnsupportedError(f"gpuia's CPU shader runner failed (exit {done.returncode})")
 
+
+_BUILD_SECONDS = 600
+_BUILD_LIMITS = sandbox.Limits(cpu_seconds=_BUILD_SECONDS, address_space=16 << 30,
+                               file_size=1 << 30)
+"""The C++ compiler's: its time, 16 GiB of address space, files of at most 1 GiB. Its network
+stays (a $CXX may be a distributed compiler); what it compiles was checked first."""
 
 _MEMORY = cache.MemoryCache(64)
 _BUILD_LOCK = threading.Lock()
@@ -291,6 +324,10 @@ def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
     # Slang's C++ structs ignore packoffset while its C++ reflection reports it: without it
     # the reflection gives the real C++ offsets, which the D3D bytes are copied to.
     text = _PACKOFFSET_RE.sub("", prepared.text)
+    # What Slang turns into C++ is checked again, as it is now (its includes are read again).
+    escapes.refuse_escapes_in(text + kernel, shader.slang_name, slang_args(
+        prepared.matrix_layout), shader.defines, shader.include_dirs, what, shader.source,
+        shader.file_name, shader.source_path)
     try:
         out = library.compile_source(text + kernel, shader.slang_name, CPU_ENTRY,
                                      "compute", "cpp", slang_args(prepared.matrix_layout),
@@ -336,11 +373,18 @@ def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
     if not cache.write_atomic(src, source.encode("utf-8")):
         raise UnsupportedError(f"cannot write the CPU shader's source in {folder}")
     tmp = folder / f".{key[:32]}.{os.getpid()}.build"
-    done = subprocess.run([cxx, *CXX_FLAGS, "-o", str(tmp), str(src)], capture_output=True,
-                          text=True, check=False, timeout=600)
+    try:  # contained too: bounded time, memory and output, ended with gpuia (gpuia.hlsl.sandbox)
+        done = sandbox.run([cxx, *CXX_FLAGS, "-o", str(tmp), str(src)], _BUILD_LIMITS,
+                           _BUILD_SECONDS)
+    except OSError as e:
+        raise UnsupportedError(f"cannot run the C++ compiler {cxx}: {e}") from None
+    except subprocess.TimeoutExpired:
+        raise UnsupportedError(f"{cxx} did not build the CPU reference of the shader in "
+                               f"{_BUILD_SECONDS} s") from None
     if done.returncode != 0:
+        stderr = done.stderr.decode("utf-8", "replace")
         raise UnsupportedError(f"{cxx} could not build the CPU reference of the shader: "
-                               f"{' '.join(done.stderr.split())[:400]}")
+                               f"{' '.join(stderr.split())[:400]}")
     os.replace(tmp, exe)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
     digest = cache.file_digest(str(exe))

@@ -12,8 +12,11 @@ whose tokens merely look like a refused construct (a product, a bitwise and, a v
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
+import gpuia.hlsl.cpu as hcpu
 import gpuia.hlsl.escapes as escapes
 import gpuia.hlsl.library as library
 from gpuia.errors import InvalidDescError
@@ -224,3 +227,28 @@ def test_real_hlsl_that_looks_like_a_refused_construct_compiles():
     shader = compile_shader(LOOK_ALIKES, file_name="vs.hlsl")
     assert [lf.semantic for lf in shader.entry.outputs()] == ["SV_POSITION", "COLOR", "TEXCOORD"]
 
+
+def test_the_cpu_build_checks_the_text_it_compiles_before_the_compiler_runs(monkeypatch):
+    """A compiled shader whose source is not what was checked (a stale or planted record) is
+    refused when its CPU build is made, before Slang emits C++ and before g++ runs."""
+    shader = compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 3; }",
+                            file_name="vs.hlsl")
+    planted = dataclasses.replace(shader, source="float4 main(float4 p : POSITION) : SV_Position"
+                                                 "\n{ __intrinsic_asm \"($0)\"; }")
+    asked = []
+    real = library.compile_source
+
+    def spy(source, file_name, entry_point, stage, target, *args, **kw):
+        asked.append(target)
+        return real(source, file_name, entry_point, stage, target, *args, **kw)
+
+    def no_compiler(*args, **kw):
+        raise AssertionError("the C++ compiler must not run")
+
+    monkeypatch.setattr(library, "compile_source", spy)
+    monkeypatch.setattr(hcpu.sandbox, "run", no_compiler)
+    monkeypatch.setenv("GPUIA_CACHE_DIR", "none")
+    with pytest.raises(InvalidDescError) as info:
+        hcpu.cpu_shader(planted)
+    assert (info.value.field, info.value.value) == ("vs.hlsl:2", "__intrinsic_asm")
+    assert asked == [library.PREPROCESS]
