@@ -2,7 +2,9 @@
 
 :func:`read_source` reads one file: C or C++ (``D3D12/D3D11/D3D10_INPUT_ELEMENT_DESC`` and
 ``..._SO_DECLARATION_ENTRY`` arrays, parsed by libclang as the application's build would: the
-``source`` extra) or JSON (case files, collections of transcribed layouts, element lists). It
+``source`` extra, in a worker process with time and memory limits:
+:mod:`gpuia.source.isolated`) or JSON (case files, collections of transcribed layouts, element
+lists). It
 returns a :class:`SourceFile` with one :class:`SourceArray` per array, its elements in the
 case-file form, ready for :class:`gpuia.InputLayout` / :class:`gpuia.StreamOutputDesc`, and for
 C/C++ the compiler's diagnostics and the D3D header it read. :func:`extract` returns the arrays
@@ -41,8 +43,9 @@ def read_source(path: str | Path, *, assume_false=(), defines=(), include_dirs=(
         The :class:`SourceFile`.
 
     Raises:
-        SourceError: the file cannot be read, JSON of no known shape, or a malformed
-            definition, include folder or target.
+        SourceError: the file cannot be read, JSON of no known shape, a malformed
+            definition, include folder or target, or a C/C++ file that passed a limit of
+            :mod:`gpuia.source.isolated` (the reason is said).
         UnsupportedError: a C/C++ file without libclang (the ``source`` extra).
     """
     path = Path(path)
@@ -51,11 +54,10 @@ def read_source(path: str | Path, *, assume_false=(), defines=(), include_dirs=(
 
         return SourceFile(str(path), "JSON", extract_json(path))
     from .clang_parse import ParseOptions
-    from .cpp import extract_cpp
-
+    from .isolated import read_cpp
 
     options = ParseOptions(tuple(defines), tuple(str(d) for d in include_dirs), target)
-    return extract_cpp(path, assume_false, options)
+    return read_cpp(path, assume_false, options)
 
 
 def extract(path: str | Path, *, assume_false=(), defines=(), include_dirs=(),

@@ -9,7 +9,10 @@ D3D12 code is built for), and its constant evaluation.
   (:mod:`gpuia.source.d3d_header`), and the standard headers the wheel lacks from
   :mod:`gpuia.source.std_headers`; both are given to the compiler in memory and searched after
   every real folder, and a prelude includes the D3D headers and, in C++, ``<vector>`` and
-  ``<array>`` first, so code that gets them from a precompiled header reads too;
+  ``<array>`` first, so code that gets them from a precompiled header reads too; they are
+  found whatever the case of their name (:mod:`gpuia.source.includes`), and an include of
+  the file that names a FIFO, a device or an oversized file is refused before the compiler
+  runs;
 - the compiler keeps going after errors, and reports each as a :class:`Diagnostic`;
 - when the file uses names that nothing declares, it is parsed a second time with a
   placeholder declaration for each (a value of a type that converts to anything, or an empty
@@ -38,7 +41,11 @@ from .kinds import kind_of
 from .model import Diagnostic, SourceError
 from .std_headers import STD_HEADERS
 
-__all__ = ["DEFAULT_TARGET", "C_SUFFIXES", "ParseOptions", "Parsed", "Token", "cindex", "parse"]
+__all__ = ["DEFAULT_TARGET", "C_SUFFIXES", "SOURCE_EXTRA", "ParseOptions", "Parsed", "Token",
+           "cindex", "parse"]
+
+SOURCE_EXTRA = "reading C/C++ needs the 'source' extra (pip install 'gpuia[source]': libclang)"
+"""The start of the refusal when libclang is missing."""
 
 DEFAULT_TARGET = "x86_64-pc-windows-msvc"
 """The target triple D3D12 code is built for: MSVC on x64 (``long`` and ``wchar_t`` are 4 and
@@ -112,13 +119,11 @@ def cindex():
 
         _bind(ci)
     except (ImportError, OSError, AttributeError) as e:
-        raise UnsupportedError(f"reading C/C++ needs the 'source' extra (pip install "
-                               f"'gpuia[source]': libclang): {e}") from None
+        raise UnsupportedError(f"{SOURCE_EXTRA}: {e}") from None
     except Exception as e:  # cindex.LibclangError: the library is missing or too old
         if type(e).__name__ != "LibclangError":
             raise
-        raise UnsupportedError(f"reading C/C++ needs the 'source' extra (pip install "
-                               f"'gpuia[source]': libclang): {e}") from None
+        raise UnsupportedError(f"{SOURCE_EXTRA}: {e}") from None
     return ci
 
 

@@ -17,7 +17,13 @@ What is found, in the scanned file only (never in its includes):
   assumed true (its ``else`` branch skipped) unless the condition's text is in
   ``assume_false``; every such assumption is listed in the array's notes. A push inside a
   loop, a ``switch``, a ``?:`` or a lambda, and any other change to the vector (``insert``,
-  ``resize``, element assignment...), is refused.
+  ``resize``, element assignment...), is refused, and so is a vector handed to code that can
+  change it (a function given it by non-const reference or pointer, wherever that function is
+  defined: :meth:`gpuia.source.pushes.Pushes.handed_over`).
+
+A C++ array or ``std::array`` defined without an initializer (default-constructed) is refused:
+its elements are set by code gpuia does not read. An array this reader fails on for any other
+reason (a construct it does not expect) is refused alone; the file's other arrays are read.
 
 Element initializers may be positional (C field order, missing trailing fields zero, as C
 aggregate initialization makes them), designated (``.Format = ...``), compound literals
@@ -60,7 +66,7 @@ from .tree import (
 )
 from .values import Values
 
-__all__ = ["extract_cpp", "CONTAINERS"]
+__all__ = ["extract_cpp", "read_source_bytes", "CONTAINERS", "GROWABLE"]
 
 CONTAINERS = ("array", "vector", "initializer_list", "span", "static_vector", "small_vector")
 """Class templates whose first argument, a D3D struct, makes a variable an array of it."""
@@ -310,8 +316,26 @@ class _Reader:
                 return self.tree.nodes[a]
         return argument
 
-def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = None
-                ) -> SourceFile:
+def read_source_bytes(path: str | Path) -> bytes:
+    """A C/C++ file's bytes, read as every input file is (:func:`gpuia.util.files.read_input`).
+
+    Arguments:
+        path: the file.
+
+    Returns:
+        Its bytes.
+
+    Raises:
+        SourceError: naming the file and why it cannot be read.
+    """
+    try:
+        return read_input(path)
+    except CaseError as e:
+        raise SourceError(str(path), e.rule) from None
+
+
+def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = None,
+                data: bytes | None = None) -> SourceFile:
     """Every D3D input-element array and SO declaration in one C/C++ file (see the module
     docstring), with the compiler's diagnostics and the D3D header it read.
 
@@ -321,6 +345,7 @@ def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None 
             conditionally.
         options: ``-D``, ``-I`` and the target (:class:`gpuia.source.clang_parse.ParseOptions`);
             None for the defaults.
+        data: the file's bytes, already read (:func:`read_source_bytes`); None to read them.
 
     Returns:
         The :class:`gpuia.source.model.SourceFile`: an array that cannot be resolved has its
@@ -331,10 +356,8 @@ def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None 
         UnsupportedError: libclang (the ``source`` extra) is missing.
     """
     label = str(path)
-    try:
-        data = read_input(path)
-    except CaseError as e:
-        raise SourceError(label, e.rule) from None
+    if data is None:
+        data = read_source_bytes(path)
     parsed = parse(label, data, options)
     arrays = _Reader(parsed, assume_false).arrays()
     return SourceFile(label, parsed.language, arrays, parsed.diagnostics, parsed.d3d_header)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..errors import CaseError
 
 __all__ = ["SourceArray", "SourceError", "SourceFile", "Diagnostic", "INPUT_FIELDS", "SO_FIELDS",
-           "SO10_FIELDS", "StructKind", "STRUCTS"]
+           "SO10_FIELDS", "StructKind", "STRUCTS", "source_file_doc", "source_file_from_doc"]
 
 INPUT_FIELDS = ("SemanticName", "SemanticIndex", "Format", "InputSlot", "AlignedByteOffset",
                 "InputSlotClass", "InstanceDataStepRate")
@@ -132,3 +132,49 @@ class SourceFile:
         if self.d3d_header is not None:
             return self.d3d_header
         return "gpuia's generated stub (no d3d12.h on the include path)"
+
+
+def source_file_doc(source: SourceFile) -> dict:
+    """A :class:`SourceFile` as JSON-able data (what the C/C++ worker process sends back).
+
+    Arguments:
+        source: the file's result.
+
+    Returns:
+        The document :func:`source_file_from_doc` reads back to an equal SourceFile.
+    """
+    def array(a: SourceArray) -> dict:
+        return {"kind": a.kind, "name": a.name, "file": a.file, "struct": a.struct,
+                "profile": a.profile, "line": a.line, "column": a.column,
+                "elements": a.elements, "strides": [[s, v] for s, v in a.strides.items()],
+                "buffer_strides": None if a.buffer_strides is None else list(a.buffer_strides),
+                "rasterized_stream": a.rasterized_stream, "notes": a.notes,
+                "error": None if a.error is None else [a.error.where, a.error.rule]}
+
+    return {"file": source.file, "language": source.language,
+            "arrays": [array(a) for a in source.arrays],
+            "diagnostics": [[d.file, d.line, d.column, d.severity, d.message]
+                            for d in source.diagnostics],
+            "d3d_header": source.d3d_header}
+
+
+def source_file_from_doc(doc: dict) -> SourceFile:
+    """The :class:`SourceFile` of a :func:`source_file_doc` document.
+
+    Arguments:
+        doc: the document.
+
+    Returns:
+        The SourceFile.
+    """
+    arrays = []
+    for a in doc["arrays"]:
+        error = a["error"]
+        arrays.append(SourceArray(
+            a["kind"], a["name"], a["file"], a["struct"], a["profile"], a["line"], a["column"],
+            a["elements"], dict(a["strides"]),
+            None if a["buffer_strides"] is None else tuple(a["buffer_strides"]),
+            a["rasterized_stream"], a["notes"],
+            None if error is None else SourceError(error[0], error[1])))
+    return SourceFile(doc["file"], doc["language"], arrays,
+                      [Diagnostic(*d) for d in doc["diagnostics"]], doc["d3d_header"])

@@ -8,7 +8,8 @@ the slot strides, the path each adapter's plan takes and why, the lint findings
 generated case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
 
 C/C++ is compiled by libclang as the application's build would (``-D``/``--define``,
-``-I``/``--include``, ``--target``; :mod:`gpuia.source.clang_parse`); each file's report starts
+``-I``/``--include``, ``--target``; :mod:`gpuia.source.clang_parse`), in a worker process with
+time and memory limits (:mod:`gpuia.source.isolated`); each file's report starts
 with its language, target and the D3D header read (a real one on the include path, or gpuia's
 generated stub), then the compiler's diagnostics as warnings.
 
@@ -167,6 +168,12 @@ def run(args) -> int:
             f"--vertices and --instances must be at least 1, and their product at most "
             f"{_MAX_GENERATED} (generated data is held in memory twice: CPU and GPU results)"))
         return EXIT_INVALID
+    from ...source import JSON_SUFFIXES
+
+    if any(Path(f).suffix.lower() not in JSON_SUFFIXES for f in args.files):
+        from ...source.isolated import start_worker
+
+        start_worker()  # C/C++ is read in a worker: its start-up overlaps what follows
     try:
         args.shader_info = None if args.shader is None else _Shader(
             args.shader, args.shader_define, args.matrix_layout)
