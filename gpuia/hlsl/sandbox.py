@@ -30,11 +30,15 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import resource
 import signal
 import subprocess
 import sys
 from dataclasses import dataclass
+
+try:
+    import resource
+except ImportError:  # not a POSIX system: no limits to set
+    resource = None  # type: ignore[assignment]
 
 __all__ = ["Limits", "run", "FORBIDDEN_SYSCALL"]
 
@@ -75,6 +79,8 @@ class Limits:
     def settings(self) -> list[tuple[int, int, int]]:
         """(resource, soft, hard) to set, clamped to the hard limits this process has (a limit
         can only be lowered)."""
+        if resource is None:
+            return []
         wanted = [(resource.RLIMIT_CORE, 0, 0),
                   (resource.RLIMIT_CPU, self.cpu_seconds, self.cpu_seconds + 5),
                   (resource.RLIMIT_FSIZE, self.file_size, self.file_size)]
@@ -100,7 +106,10 @@ def _contain(settings: list[tuple[int, int, int]], isolate: bool, parent: int) -
         if os.getppid() != parent:  # gpuia died before the setting: nothing would end this
             os._exit(1)
     for res, soft, hard in settings:
-        resource.setrlimit(res, (soft, hard))
+        try:
+            resource.setrlimit(res, (soft, hard))
+        except (OSError, ValueError):  # a limit this system does not take (RLIMIT_AS on macOS)
+            pass
     if isolate and _UNSHARE is not None:
         _UNSHARE(_CLONE_NEWUSER | _CLONE_NEWNET)  # best effort: refused in many containers
 
