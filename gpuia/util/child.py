@@ -29,6 +29,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -191,12 +192,14 @@ class Child:
         self.module = module
         self.proc: subprocess.Popen | None = None
         self._stderr: IO[bytes] | None = None  # the worker's standard error, kept for its end
+        self._lock = threading.Lock()  # one request at a time
 
     def start(self) -> None:
         """Start the worker now, without waiting for it, so that its start-up overlaps the
         caller's work (a no-op when it runs)."""
-        if self.proc is None or self.proc.poll() is not None:
-            self._start()
+        with self._lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._start()
 
     def _start(self) -> subprocess.Popen:
         self.stop()  # the remains of one that ended
@@ -245,6 +248,10 @@ class Child:
             ChildTimeout: no reply in ``timeout`` seconds (the worker is killed).
             ChildFailed: the worker died without replying.
         """
+        with self._lock:
+            return self._request(message, timeout)
+
+    def _request(self, message: dict, timeout: float) -> dict:
         proc = self.proc if self.proc is not None and self.proc.poll() is None else \
             self._start()
         assert proc.stdin is not None and proc.stdout is not None  # both are pipes
@@ -282,4 +289,7 @@ class Child:
             how = f"killed by {_describe_signal(signum)}"
         else:
             how = "no exit status" if code is None else f"exit status {code}"
+        said = [line.strip() for line in tail.splitlines() if line.strip()]
+        if said:
+            how += f": {said[-1]}"  # its last word (a fatal error, an exception)
         return ChildFailed(how, signum, memory)
