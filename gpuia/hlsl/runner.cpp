@@ -45,8 +45,8 @@ const uint32_t X32_BIT = 0x40000000u;  // x86-64's x32 numbers: never this progr
 
 // The system calls the runner needs once it runs: memory (the file's mapping, malloc, thread
 // stacks), threads (clone with CLONE_THREAD, futex, their start and exit), signal masks (a
-// thread's start, abort()), time and yielding, writing to standard output or error, and
-// exiting.
+// thread's start, abort()), time, yielding and random bytes, writing to standard output or
+// error, and exiting.
 const long ALLOWED[] = {
     SYS_close, SYS_munmap, SYS_mremap, SYS_madvise, SYS_msync, SYS_brk, SYS_futex,
     SYS_set_robust_list, SYS_rt_sigprocmask, SYS_rt_sigaction, SYS_rt_sigreturn,
@@ -58,7 +58,11 @@ const long ALLOWED[] = {
 #ifdef SYS_futex_waitv
     SYS_futex_waitv,
 #endif
+#ifdef SYS_getrandom
+    SYS_getrandom,
+#endif
 };
+const uint32_t PR_SET_VMA_NAME = 0x53564d41;  // PR_SET_VMA: a C library naming its mappings
 
 #define GPUIA_LOAD(field) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, field))
 #define GPUIA_ARG_LO(n) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[n]))
@@ -114,7 +118,13 @@ void install() {
     emit(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
     emit(GPUIA_RETURN(SECCOMP_RET_ERRNO | ENOSYS));
 #endif
-    // tgkill/tkill: only this process (abort() signals itself).
+    // prctl: only naming memory (a newer C library may name thread stacks and heaps).
+    emit(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 4));
+    emit(GPUIA_ARG_LO(0));
+    emit(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PR_SET_VMA_NAME, 0, 1));
+    emit(GPUIA_RETURN(ALLOW));
+    emit(GPUIA_RETURN(KILL));
+    // tgkill: only this process (abort() signals itself).
     const uint32_t self = (uint32_t)getpid();
     emit(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 4));
     emit(GPUIA_ARG_LO(0));
