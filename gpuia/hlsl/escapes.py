@@ -300,8 +300,8 @@ class _Context:
         return not _operand_end(self.at(i - 1)) or self.cast_before(i)
 
     def pointer_type(self, i: int) -> bool:
-        if self.is_type(i - 1) or self.text(i - 1) in _CLOSERS:
-            return True
+        if (self.is_type(i - 1) and self.text(i - 2) != ".") or self.text(i - 1) in _CLOSERS:
+            return True  # (a member named as a type, s.Light * 2, is a value)
         if self.text(i + 1) in _AFTER_POINTER:
             return True
         # Name * name = ... where a statement starts: a declaration, never a product

@@ -205,8 +205,9 @@ def test_a_name_inside_a_string_counts_too():
 
 LOOK_ALIKES = """
 struct O { float4 p : SV_Position; float4 c : COLOR0; float4 m : TEXCOORD0; };
-cbuffer K : register(b0) { float4x4 World; float Scale; };
 struct Light { float3 dir; float power; };
+struct Holder { float Light; };
+cbuffer K : register(b0) { float4x4 World; float Scale; Holder h; };
 float shade(Light l, float3 n) { return saturate(dot(n, -l.dir)) * l.power; }
 O main(float3 pos : POSITION, float3 n : NORMAL, uint vid : SV_VertexID) {
     float module = 2.0; float COM = pos.x * module; float implementing = 1; float import = 3;
@@ -215,7 +216,7 @@ O main(float3 pos : POSITION, float3 n : NORMAL, uint vid : SV_VertexID) {
     float lit = shade(light, n) * (float)mask;
     O o; o.p = mul(World, float4(pos * COM, 1)) * Scale;
     o.c = float4(both ? 1 : 0, lit, implementing, (float)(vid & 1) * import);
-    o.m = float4(sizeof(float) * 0.25, 0, 0, 1);
+    o.m = float4(sizeof(float) * 0.25, h.Light * 2, 0, 1);
     return o;
 }
 """
@@ -223,7 +224,8 @@ O main(float3 pos : POSITION, float3 n : NORMAL, uint vid : SV_VertexID) {
 
 def test_real_hlsl_that_looks_like_a_refused_construct_compiles():
     """Products after a cast and between names, a bitwise and, && and sizeof(float) * k; a
-    struct named and used as a type; variables named module, implementing, import and COM."""
+    struct named and used as a type, and a member named as that type (h.Light * 2); variables
+    named module, implementing, import and COM."""
     shader = compile_shader(LOOK_ALIKES, file_name="vs.hlsl")
     assert [lf.semantic for lf in shader.entry.outputs()] == ["SV_POSITION", "COLOR", "TEXCOORD"]
 
