@@ -141,12 +141,16 @@ def _wait_gone(pid: int, seconds: float = 10) -> bool:
 
 
 @pytest.mark.skipif(not LINUX, reason="PR_SET_PDEATHSIG is Linux's")
-def test_a_process_dies_with_gpuia_even_on_sigkill(tmp_path):
+@pytest.mark.parametrize("isolate", [False, True], ids=["plain", "isolated"])
+def test_a_process_dies_with_gpuia_even_on_sigkill(tmp_path, isolate):
+    """Also in namespaces of its own, as the runner is (a change of credentials could have
+    cleared the setting)."""
     pidfile = tmp_path / "pid"
     parent = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         from gpuia.hlsl import sandbox
         sandbox.run(["sh", "-c", "echo $$ > {pidfile}; exec sleep 60"],
-                    sandbox.Limits(cpu_seconds=60, address_space=None, file_size=1 << 20), 120)
+                    sandbox.Limits(cpu_seconds=60, address_space=None, file_size=1 << 20,
+                                   isolate={isolate}), 120)
         """)])
     try:
         end = time.monotonic() + 60
