@@ -7,28 +7,50 @@ entry also records every file the source included, with a hash of its contents: 
 whose includes changed is compiled again.
 
 The folder is ``$GPUIA_CACHE_DIR`` (``none`` turns the disk cache off), else
-``$XDG_CACHE_HOME/gpuia``, else ``~/.cache/gpuia``. Files are written atomically (a temporary
-file renamed into place); a folder that cannot be written only costs the compile next time.
-Guaranteed: a cache entry is never trusted unless its key, format and includes match; any
-unreadable entry is ignored.
+``$XDG_CACHE_HOME/gpuia``, else ``~/.cache/gpuia``; each kind of entry has a subfolder
+(``hlsl``, ``cpu``). Files are written atomically (a temporary file renamed into place); a folder
+that cannot be written only costs the compile next time.
+
+Every entry is untrusted input. Guaranteed:
+
+* a subfolder is used only when it is a folder owned by this user that no other user may write
+  (:func:`private_folder`; gpuia makes it with mode 0700): a folder another user planted or can
+  change is never read from, written to or run from;
+* an entry is read only when it is a regular file of at most :data:`MAX_ENTRY_BYTES` (a FIFO,
+  a device, ``/dev/zero`` behind a link are not read), and the files it depends on are hashed
+  under the same rule;
+* an entry is trusted only when its format, its key and the whole request it was made for (the
+  source text included, not only the key's hash) are the ones asked for, and every field of the
+  stored object has the type its class declares (:func:`decode`); anything else is ignored, as
+  if there were no entry.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
-import tempfile
+import stat
 import threading
+import types
+import typing
 from collections import OrderedDict
-from collections.abc import Mapping
 from pathlib import Path
 
-__all__ = ["cache_dir", "frontend_hash", "key_of", "load", "store", "encode", "decode",
-           "file_digest", "digests", "unchanged", "write_atomic", "MemoryCache"]
+from ..errors import GpuiaError
+from ..util.files import OutputError, read_input
+from ..util.files import write_atomic as _write_output
 
-_FORMAT = 1
+__all__ = ["cache_dir", "private_folder", "entry_folder", "frontend_hash", "key_of",
+           "request_of", "load", "store", "encode", "decode", "file_digest", "digests",
+           "unchanged", "write_atomic", "MemoryCache", "MAX_ENTRY_BYTES"]
+
+_FORMAT = 2
+MAX_ENTRY_BYTES = 64 << 20
+"""The largest cache entry read, and the largest file hashed for one (64 MiB: an entry is a few
+kilobytes, an executable of the CPU reference well under a megabyte)."""
 
 
 def cache_dir() -> Path | None:
@@ -38,6 +60,29 @@ def cache_dir() -> Path | None:
         return None if named.strip().lower() in ("", "none", "off", "0") else Path(named)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "gpuia"
+
+
+def private_folder(folder: Path, create: bool = True) -> bool:
+    """Whether ``folder`` is a folder owned by this process's user that no other user may
+    write (group and others have no write bit), made first with mode 0700 when ``create``."""
+    try:
+        if create:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.stat(folder)
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and \
+        not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def entry_folder(kind: str) -> Path | None:
+    """The subfolder of ``kind``'s entries, or None without a disk cache or when it is not
+    :func:`private_folder`."""
+    root = cache_dir()
+    if root is None:
+        return None
+    folder = root / kind
+    return folder if private_folder(folder) else None
 
 
 _FRONTEND: str | None = None
@@ -59,25 +104,33 @@ def frontend_hash() -> str:
     return _FRONTEND
 
 
+def _canonical(parts) -> str:
+    return json.dumps(parts, sort_keys=True, default=str)
+
+
 def key_of(*parts) -> str:
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    """The key of a request: a hash of ``parts`` (JSON, anything else by its ``str``)."""
+    return hashlib.sha256(_canonical(parts).encode()).hexdigest()
+
+
+def request_of(*parts):
+    """``parts`` as an entry records them: what :func:`load` compares, whole."""
+    return json.loads(_canonical(parts))
 
 
 def file_digest(path: str) -> str | None:
+    """The SHA-256 of a regular file of at most :data:`MAX_ENTRY_BYTES`; None for anything
+    else (absent, a FIFO, a device, too large, unreadable)."""
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_input(path, MAX_ENTRY_BYTES)).hexdigest()
+    except GpuiaError:
         return None
 
 
 # -- a small codec for gpuia's frozen dataclasses -----------------------------------------------
-_TYPES: dict[str, type] = {}
-
-
 def encode(value):
     """JSON-able form of dataclasses, tuples, lists and plain values."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        _TYPES.setdefault(type(value).__name__, type(value))
         out = {"__type": type(value).__name__}
         for f in dataclasses.fields(value):
             if f.compare:  # fields that are not compared are derived again on load
@@ -92,38 +145,83 @@ def encode(value):
     return value
 
 
-def decode(value, types: Mapping[str, type]):
-    if isinstance(value, list):
-        return [decode(v, types) for v in value]
-    if isinstance(value, dict):
-        if "__tuple" in value:
-            return tuple(decode(v, types) for v in value["__tuple"])
-        if "__dict" in value:
-            return {decode(k, types): decode(v, types) for k, v in value["__dict"]}
-        cls = types[value["__type"]]
-        return cls(**{k: decode(v, types) for k, v in value.items() if k != "__type"})
-    return value
+@functools.cache
+def _hints(cls: type) -> dict[str, typing.Any]:
+    return typing.get_type_hints(cls)
+
+
+def _fail(value, hint) -> typing.NoReturn:
+    raise ValueError(f"{str(value)[:60]!r} is not {hint}")
+
+
+def decode(value, hint):
+    """``value`` as :func:`encode` wrote it, rebuilt as an object of the type ``hint`` (a
+    dataclass, ``str``, ``int``, ``float``, ``bool``, ``None``, a union, ``tuple[X, ...]``,
+    ``tuple[X, Y]``, ``list[X]`` or ``dict[K, V]``); every field is checked against its class's
+    annotation, recursively. Raises ValueError for anything else (a field missing, extra or of
+    another type, an ``int`` where a ``bool`` is declared, a container whose elements are not
+    declared)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is None or hint is type(None):
+        return None if value is None else _fail(value, hint)
+    if origin in (typing.Union, types.UnionType):
+        for arm in args:
+            try:
+                return decode(value, arm)
+            except ValueError:
+                pass
+        _fail(value, hint)
+    if hint is bool or hint is str:
+        return value if type(value) is hint else _fail(value, hint)
+    if hint is int:
+        return value if type(value) is int else _fail(value, hint)
+    if hint is float:
+        return float(value) if type(value) in (int, float) else _fail(value, hint)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        declared = [f for f in dataclasses.fields(hint) if f.compare]
+        if not isinstance(value, dict) or value.get("__type") != hint.__name__ or \
+                set(value) - {"__type"} - {f.name for f in declared}:
+            _fail(value, hint)
+        hints = _hints(hint)
+        given = {f.name: decode(value[f.name], hints[f.name]) for f in declared
+                 if f.name in value}
+        try:
+            return hint(**given)
+        except TypeError:  # a field without a default is missing
+            _fail(value, hint)
+    if origin is tuple and args:
+        if not isinstance(value, dict) or set(value) != {"__tuple"} or \
+                not isinstance(value["__tuple"], list):
+            _fail(value, hint)
+        items = value["__tuple"]
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(v, args[0]) for v in items)
+        if len(items) != len(args):
+            _fail(value, hint)
+        return tuple(decode(v, a) for v, a in zip(items, args, strict=True))
+    if origin is list and args:
+        return [decode(v, args[0]) for v in value] if isinstance(value, list) \
+            else _fail(value, hint)
+    if origin is dict and args:
+        if not isinstance(value, dict) or set(value) != {"__dict"} or \
+                not isinstance(value["__dict"], list):
+            _fail(value, hint)
+        out = {}
+        for pair in value["__dict"]:
+            if not isinstance(pair, list) or len(pair) != 2:
+                _fail(value, hint)
+            out[decode(pair[0], args[0])] = decode(pair[1], args[1])
+        return out
+    raise TypeError(f"gpuia's cache cannot check the type {hint!r}: declare its elements")
 
 
 def write_atomic(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` through a temporary file in the same folder; False when the
-    folder cannot be written."""
+    """Write ``data`` to ``path`` (:func:`gpuia.util.files.write_atomic`); False when it
+    cannot be written."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.chmod(tmp, 0o644 if path.suffix != "" else 0o755)
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        _write_output(path, data)
         return True
-    except OSError:
+    except OutputError:
         return False
 
 
@@ -137,31 +235,34 @@ def unchanged(recorded) -> bool:
     return all(file_digest(p) == d for p, d in recorded)
 
 
-def load(kind: str, key: str, types: Mapping[str, type], cls: type):
-    """The ``cls`` object stored under ``key`` (the files it depends on unchanged), or None;
-    anything unreadable or of another shape is None."""
-    folder = cache_dir()
+def load(kind: str, key: str, cls: type, request):
+    """The ``cls`` object stored under ``key`` for ``request`` (the parts ``key`` was made
+    of), the files it depends on unchanged; None for no entry, or for any entry not exactly
+    that (see the module docstring)."""
+    folder = entry_folder(kind)
     if folder is None:
         return None
     try:
-        doc = json.loads((folder / kind / f"{key}.json").read_text(encoding="utf-8"))
-        if not isinstance(doc, dict) or doc.get("format") != _FORMAT or doc.get("key") != key:
+        doc = json.loads(read_input(folder / f"{key}.json", MAX_ENTRY_BYTES))
+        if not isinstance(doc, dict) or doc.get("format") != _FORMAT or doc.get("key") != key \
+                or key != key_of(*request) or doc.get("request") != request_of(*request):
             return None
-        if not unchanged([(str(p), d) for p, d in doc.get("includes", [])]):
+        if not unchanged(decode(doc.get("includes"), tuple[tuple[str, str | None], ...])):
             return None
-        value = decode(doc["value"], types)
-        return value if isinstance(value, cls) else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return decode(doc["value"], cls)
+    except (GpuiaError, ValueError, KeyError, RecursionError):
         return None
 
 
-def store(kind: str, key: str, value, depends_on=()) -> None:
-    folder = cache_dir()
+def store(kind: str, key: str, value, request, depends_on=()) -> None:
+    """Keep ``value`` under ``key`` for ``request`` (see :func:`load`) with the hashes of the
+    files it depends on; nothing happens without a usable folder."""
+    folder = entry_folder(kind)
     if folder is None:
         return
-    doc = {"format": _FORMAT, "key": key, "value": encode(value),
-           "includes": [list(pd) for pd in digests(depends_on)]}
-    write_atomic(folder / kind / f"{key}.json", json.dumps(doc).encode())
+    doc = {"format": _FORMAT, "key": key, "request": request_of(*request),
+           "value": encode(value), "includes": encode(tuple(digests(depends_on)))}
+    write_atomic(folder / f"{key}.json", json.dumps(doc).encode())
 
 
 class MemoryCache:

@@ -86,7 +86,8 @@ class CType:
     col_major: bool = True
     count: int = 0
     element: CType | None = None
-    fields: list = field(default_factory=list)  # (name, WGSL member, CType, D3D offset)
+    fields: list[tuple[str, str, CType, int]] = field(default_factory=list)  # (name, WGSL
+    # member, CType, D3D offset) per struct member
     data: str = ""
     padded: bool = False
     array_text: str = ""  # arrays: the WGSL array<E, N> type (inside the wrapper, if any)
@@ -398,8 +399,9 @@ class _Fill:
                 self.emit(el, f"{base}[{i}]", at, indent + "  ")
             self.lines.append(f"{indent}}}")
         else:
-            for _, mname, ft, at in t.fields:
-                self.emit(ft, f"{lv}.{mname}", f"({off} + {at}u)" if at else off, indent)
+            for _, mname, ft, member_at in t.fields:
+                self.emit(ft, f"{lv}.{mname}", f"({off} + {member_at}u)" if member_at else off,
+                          indent)
 
 
 _VAR_RE = (r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*uniform\s*>\s*"

@@ -24,11 +24,13 @@ inputs the shader receives are the reference's exact IA values.
 
 from __future__ import annotations
 
+import atexit
 import mmap
 import os
 import re
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import tempfile
@@ -42,6 +44,7 @@ from ..errors import InvalidDescError, UnsupportedError
 from . import cache, escapes, library, sandbox
 from .cbuffer import natural_leaves
 from .frontend import HlslShader, slang_args
+from .reflect import Leaf
 from .source import prepare, restore
 from .wrapper import CPU_ENTRY, CPU_GROUP, cpu_kernel
 
@@ -78,7 +81,8 @@ class _Param:
     gp_offset: int
     slot: int = -1
     size: int = 0  # natural bytes of a cbuffer
-    copy: tuple = ()  # (D3D offset, natural offset, natural size) per scalar of a cbuffer
+    copy: tuple[tuple[int, int, int], ...] = ()  # (D3D offset, natural offset, natural size)
+    # per scalar of a cbuffer
 
 
 @dataclass(frozen=True)
@@ -88,9 +92,9 @@ class CpuShader:
     executable: str
     in_words: int
     out_words: int
-    inputs: tuple  # Leaf per input, in wrapper order
-    outputs: tuple  # Leaf per output
-    params: tuple  # _Param
+    inputs: tuple[Leaf, ...]  # in wrapper order
+    outputs: tuple[Leaf, ...]
+    params: tuple[_Param, ...]
     gp_size: int
     digest: str = ""  # sha256 of the executable, checked before a cached build is trusted
 
@@ -269,53 +273,71 @@ stays (a $CXX may be a distributed compiler); what it compiles was checked first
 
 _MEMORY = cache.MemoryCache(64)
 _BUILD_LOCK = threading.Lock()
-_TYPES = {c.__name__: c for c in (CpuShader, _Param)}
+_OWN_FOLDER: list[tuple[int, Path]] = []  # (pid, folder): this process's private build folder
 
 
 def cpu_shader(shader: HlslShader) -> CpuShader:
     """The CPU build of a compiled HLSL vertex shader (cached in memory and on disk like the
     shader itself). Raises UnsupportedError without a C++ compiler."""
-    from .reflect import Leaf
-
     if shader.stage != "vertex":
         raise InvalidDescError("CPU reference", "stage", shader.stage,
                                "only vertex shaders run on the CPU")
     cxx = compiler()
     st = os.stat(cxx)
-    key = cache.key_of("cpu", cache.frontend_hash(), library.library_identity(), cxx,
-                       st.st_size, st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point,
-                       shader.defines, shader.matrix_layout, shader.file_name,
-                       shader.include_dirs, shader.source_path,
-                       [cache.file_digest(p) for p in shader.dependencies])
+    request = ("cpu", cache.frontend_hash(), library.library_identity(), cxx, st.st_size,
+               st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point, shader.defines,
+               shader.matrix_layout, shader.file_name, shader.include_dirs, shader.source_path,
+               [cache.file_digest(p) for p in shader.dependencies])
+    key = cache.key_of(*request)
     hit = _MEMORY.get(key)
     if hit is not None and os.path.isfile(hit.executable):
         return hit
-    types = dict(_TYPES, Leaf=Leaf)
     with _BUILD_LOCK:
-        built = cache.load("cpu", key, types, CpuShader)
-        if not _sound(built):
-            built = _build(shader, cxx, key)
-            cache.store("cpu", key, built)
+        folder = _build_folder()
+        built = cache.load("cpu", key, CpuShader, request)
+        if not _sound(built, folder / key[:32]):
+            built = _build(shader, cxx, key, folder)
+            cache.store("cpu", key, built, request)
     return _MEMORY.put(key, built)
 
 
-def _sound(built) -> bool:
-    """A cached build is used only when its fields have their types and its executable is
-    the one built (same hash)."""
-    if built is None:
+def _build_folder() -> Path:
+    """Where builds go and run from: the disk cache's ``cpu`` folder when it is private to
+    this user (:func:`gpuia.hlsl.cache.private_folder`), else a folder of this process's own
+    (``mkdtemp``: a new name, mode 0700), removed when the process ends. Never a shared,
+    predictable folder another user could plant files in."""
+    folder = cache.entry_folder("cpu")
+    if folder is not None:
+        return folder
+    if not _OWN_FOLDER or _OWN_FOLDER[0][0] != os.getpid():  # a forked child makes its own
+        own = Path(tempfile.mkdtemp(prefix="gpuia-cpu-"))
+        _OWN_FOLDER[:] = [(os.getpid(), own)]
+        atexit.register(_remove_own_folder, os.getpid(), own)
+    return _OWN_FOLDER[0][1]
+
+
+def _remove_own_folder(pid: int, folder: Path) -> None:
+    if os.getpid() == pid:  # not in a forked child, whose parent still builds there
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _sound(built: CpuShader | None, exe: Path) -> bool:
+    """A cached build is used only when its executable is the one its key builds (``exe``,
+    in the private folder), a regular file of this user's that no other user may write, with
+    the hash recorded when it was built. (:func:`gpuia.hlsl.cache.load` checked every field's
+    type and the request.)"""
+    if built is None or built.executable != str(exe):
         return False
     try:
-        if not (isinstance(built.executable, str) and isinstance(built.in_words, int)
-                and isinstance(built.out_words, int) and isinstance(built.gp_size, int)
-                and all(isinstance(p, _Param) for p in built.params)):
-            return False
-        return cache.file_digest(built.executable) == built.digest and \
-            os.access(built.executable, os.X_OK)
-    except (TypeError, AttributeError):
+        info = os.lstat(exe)
+    except OSError:
         return False
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and \
+        not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and os.access(exe, os.X_OK) and \
+        cache.file_digest(str(exe)) == built.digest
 
 
-def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
+def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     what = "vertex shader"
     # shader.matrix_layout is the packing its pragmas gave: no pragma counts again
     prepared = prepare(shader.source, shader.file_name, shader.matrix_layout, frozenset(),
@@ -365,11 +387,8 @@ def _build(shader: HlslShader, cxx: str, key: str) -> CpuShader:
                           .get("size", 0))
             params.append(_Param("zeros", at, -1, natural))
         # Anything else declared but not read (a texture, a global): its pointer stays null.
-    folder = cache.cache_dir()
-    folder = (folder / "cpu") if folder is not None else Path(tempfile.gettempdir()) / "gpuia-cpu"
     exe = folder / key[:32]
     src = folder / f"{key[:32]}.cpp"
-    folder.mkdir(parents=True, exist_ok=True)
     if not cache.write_atomic(src, source.encode("utf-8")):
         raise UnsupportedError(f"cannot write the CPU shader's source in {folder}")
     tmp = folder / f".{key[:32]}.{os.getpid()}.build"

@@ -34,13 +34,11 @@ from ..wgsl.text import wgsl_comment_text
 from . import cache, library
 from .cbuffer import (
     ConstantBuffer,
-    CType,
     check_32bit,
     constant_buffer,
     parse_wgsl_structs,
     remap_wgsl,
 )
-from .cbuffer import Member as CBMember
 from .escapes import refuse_escapes
 from .reflect import EntrySignature, Leaf, entry_signature
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, prepare, restore
@@ -72,14 +70,14 @@ class HlslShader:
     source: str
     file_name: str
     entry_point: str
-    defines: tuple
+    defines: tuple[tuple[str, str], ...]
     matrix_layout: str
-    include_dirs: tuple
+    include_dirs: tuple[str, ...]
     wgsl: str
     entry: EntrySignature
-    constant_buffers: tuple
+    constant_buffers: tuple[ConstantBuffer, ...]
     warnings: str = ""
-    dependencies: tuple = ()
+    dependencies: tuple[str, ...] = ()
     source_path: str = ""  # where the source file is, when it is one ("" for text)
     signature: ShaderSignature | None = field(default=None, compare=False, repr=False)
 
@@ -196,8 +194,6 @@ def _resources(reflection: dict) -> dict[str, dict]:
 
 
 _MEMORY = cache.MemoryCache(256)
-_TYPES = {c.__name__: c for c in (HlslShader, EntrySignature, Leaf, ConstantBuffer, CType,
-                                  CBMember)}
 
 
 VIRTUAL_FOLDER = "/gpuia-shader-source"
@@ -226,16 +222,17 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     _text(what, "file name", file_name)
     include_dirs = tuple(os.path.abspath(str(d)) for d in include_dirs)
     source_path = os.path.abspath(source_path) if source_path else ""
-    key = cache.key_of("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
-                       entry_point, defs, matrix_layout, file_name, include_dirs, source_path)
+    request = ("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
+               entry_point, defs, matrix_layout, file_name, include_dirs, source_path)
+    key = cache.key_of(*request)
     hit = _MEMORY.get(key)
     if hit is not None and cache.unchanged(hit[1]):
         return hit[0]
-    shader = _with_signature(cache.load("hlsl", key, _TYPES, HlslShader))
+    shader = _with_signature(cache.load("hlsl", key, HlslShader, request))
     if shader is None:
         shader = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
                           include_dirs, source_path, what)
-        cache.store("hlsl", key, shader, _watch(shader))
+        cache.store("hlsl", key, shader, request, _watch(shader))
     _MEMORY.put(key, (shader, cache.digests(_watch(shader))))
     return shader
 

@@ -67,7 +67,7 @@ class Leaf:
     param: int
     path: str
     declaration: str  # the user's name for it: "vi.p", "world", "return"
-    matrix: tuple | None = None
+    matrix: tuple[int, int, bool, int] | None = None
     interpolation: str | None = None
 
     @property
@@ -84,7 +84,7 @@ class EntrySignature:
     """The entry's parameters (name, HLSL type text, direction) and leaves."""
 
     name: str
-    params: tuple  # (name, hlsl type, "in"/"out"/"inout") per parameter
+    params: tuple[tuple[str, str, str], ...]  # (name, hlsl type, "in"/"out"/"inout")
     result: str | None  # HLSL type of the result, None for void
     leaves: tuple[Leaf, ...]
 
