@@ -71,7 +71,7 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         if stream is None or stream.closed:
             raise InputError("stdin", "standard input is closed")
         try:
-            data = stream.read(limit + 1)
+            data = _read_bounded(stream, 0, limit)
         except (OSError, ValueError) as e:
             raise InputError("stdin", f"cannot read: {e}") from None
         if len(data) > limit:
@@ -94,12 +94,33 @@ def read_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
         raise InputError(label, f"{info.st_size} bytes: more than {limit} (the input limit)")
     with os.fdopen(fd, "rb") as f:
         try:
-            data = f.read(limit + 1)
+            data = _read_bounded(f, info.st_size, limit)
         except OSError as e:
             raise InputError(label, f"cannot read: {_describe_os_error(e)}") from None
     if len(data) > limit:
         raise InputError(label, f"more than {limit} bytes (the input limit)")
     return data
+
+
+_CHUNK = 1 << 20
+
+
+def _read_bounded(f, expected: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of ``f``: ``read(n)`` reserves n bytes at once, so ask for
+    what the file is expected to hold, then for chunks while more comes (a file that grows, a
+    pipe, ``/proc`` files that report size 0)."""
+    data = f.read(min(limit, expected) + 1)
+    if len(data) <= expected:
+        return data
+    parts = [data]
+    got = len(data)
+    while got <= limit:
+        more = f.read(min(_CHUNK, limit + 1 - got))
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return b"".join(parts)
 
 
 def read_text(path: str | Path, limit: int = MAX_INPUT_BYTES) -> str:

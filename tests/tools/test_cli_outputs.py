@@ -373,6 +373,26 @@ def test_read_input_is_bounded(tmp_path):
         read_input(big, limit=1000)
 
 
+_SMALL_ADDRESS_SPACE = """
+import resource, sys
+from gpuia.util.files import read_input
+resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+print(len(read_input(sys.argv[1])), len(read_input("-")), len(read_input("/proc/self/stat")) > 0)
+"""
+
+
+def test_read_input_takes_memory_for_what_it_reads_not_for_its_limit(tmp_path):
+    """A small file, standard input and a /proc file (size 0 on disk, text when read) read in
+    full under a 512 MiB address-space cap, though the input limit is 1 GiB: a read never
+    reserves the whole limit up front (a worker under RLIMIT_AS failed on every file)."""
+    small = tmp_path / "small.json"
+    small.write_bytes(b"x" * 3000)
+    proc = subprocess.run([sys.executable, "-c", _SMALL_ADDRESS_SPACE, str(small)],
+                          input=b"y" * 5000, capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    assert proc.stdout.split() == [b"3000", b"5000", b"True"]
+
+
 @pytest.mark.parametrize("stdin, says", [
     ("examples/cases/triangle_two_slots.json", "not valid JSON"),  # text, never a path
     ("\x00", "not valid JSON"),
