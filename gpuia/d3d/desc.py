@@ -436,6 +436,11 @@ MAX_VERTEX_STRIDE = 2048
 does not validate it, its behaviour past it is undefined)."""
 INPUT_SLOTS = 32
 """D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT (rules 3.1)."""
+CONSTANT_BUFFER_SLOTS = 14
+"""The root constant buffers gpuia binds, registers b0..b13 of space 0: the 14 constant buffer
+slots a D3D10 or D3D11 shader stage has (D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT;
+D3D10's is 14 too). A D3D12 root signature may name any register; gpuia refuses b14 and above
+when the shader is compiled, naming the register and this limit."""
 
 
 @dataclass(frozen=True, eq=False)

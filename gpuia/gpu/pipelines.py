@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..d3d.layout import InputLayout
 from ..d3d.signature import ShaderSignature
-from ..errors import InvalidDescError
+from ..errors import InvalidDescError, UnsupportedError
 from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.diagnostics import UserText, shader_diagnostic
 from ..wgsl.pixel import null_pixel_program, pixel_program
@@ -32,10 +32,17 @@ from .targets import INTERNAL_OUTPUT, OutputState
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
            "compile_module", "vertex_text", "checked_create", "pulled_bindings",
            "SHADER_STAGE_VERTEX", "draw_block_bytes", "draw_group_entries",
-           "pulled_group_entries", "vertex_buffer_layouts"]
+           "pulled_group_entries", "vertex_buffer_layouts", "OWN_UNIFORM_BUFFERS",
+           "check_constant_buffers"]
 
 TARGET_FORMAT = "rgba8unorm"  # the context's own target (INTERNAL_OUTPUT)
 CBV_GROUP = 3  # user constant buffers: @group(3) in every stage (0-2 are gpuia's own)
+OWN_UNIFORM_BUFFERS = {"draw": 1, "Stream Output": 3}
+"""Uniform buffers gpuia's own programs bind in the one shader stage where they bind the most,
+beside the root constant buffers: a draw's vertex program, its per-draw block (@group(0)
+@binding(0)); the Stream Output pass, its pulling block, its SO block and, in its main pass,
+the prepare step's state (@group(0) bindings 0, 1 and 5). A pixel shader's stage binds none of
+gpuia's."""
 SHADER_STAGE_VERTEX = 1
 """``GPUShaderStage.VERTEX``: the value WebGPU's specification gives the flag (wgpu-py's
 ``wgpu.ShaderStage.VERTEX``), so that bind group layout entries are data without wgpu."""
@@ -53,7 +60,7 @@ class NativeKey:
     output: OutputState = INTERNAL_OUTPUT
     capture_group: int = -1
     capture_targets: int = 0
-    cbvs: int = 0  # root constant buffer views at @group(3)
+    cbvs: tuple[int, ...] = ()  # the root constant buffers the shaders read (@group(3))
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,7 @@ class PullingKey:
     output: OutputState = INTERNAL_OUTPUT
     capture_group: int = -1
     capture_targets: int = 0
-    cbvs: int = 0
+    cbvs: tuple[int, ...] = ()
     aligned: frozenset = frozenset()
     aligned16: frozenset = frozenset()
     arena: bool = False  # every slot pulled from one arena buffer (binding 0)
@@ -161,6 +168,62 @@ def vertex_buffer_layouts(layout: InputLayout, slots: tuple[int, ...], strides) 
                         "step_mode": "instance" if info.per_instance else "vertex",
                         "attributes": attrs})
     return buffers
+
+
+def check_constant_buffers(slots: tuple[int, ...], caps, adapter: str,
+                           stream_output: bool) -> None:
+    """Refuse root constant buffers that the adapter cannot bind beside gpuia's own uniform
+    blocks, before any layout reaches wgpu (which aborts the process on some validation
+    errors). Every root constant buffer the shaders read is a uniform binding of @group(3),
+    its binding number its register, visible to every stage.
+
+    Arguments:
+        slots (tuple of int): the root constant buffers the shaders read.
+        caps: the device's :class:`~gpuia.gpu.device.Caps`.
+        adapter (str): the adapter's summary, for the message.
+        stream_output (bool): whether the vertex shader also runs in the Stream Output pass.
+
+    Raises:
+        UnsupportedError: the buffers and :data:`OWN_UNIFORM_BUFFERS` of the busiest pass
+            exceed ``max-uniform-buffers-per-shader-stage``, a register reaches
+            ``max-bindings-per-bind-group``, or the device has fewer than ``CBV_GROUP + 1``
+            bind groups; the message names the registers, the limit and its value on the
+            adapter.
+    """
+    if not slots:
+        return
+    regs = _registers(slots)
+    if caps.max_bind_groups <= CBV_GROUP:
+        raise UnsupportedError(f"SetPipelineState: root constant buffers ({regs}) are bound at "
+                               f"@group({CBV_GROUP}); {adapter} has max-bind-groups "
+                               f"{caps.max_bind_groups}")
+    if max(slots) >= caps.max_bindings_per_bind_group:
+        raise UnsupportedError(f"SetPipelineState: register b{max(slots)} is binding "
+                               f"{max(slots)} of @group({CBV_GROUP}); {adapter} has "
+                               f"max-bindings-per-bind-group {caps.max_bindings_per_bind_group}")
+    pass_name = "Stream Output" if stream_output else "draw"
+    own = OWN_UNIFORM_BUFFERS[pass_name]
+    limit = caps.max_uniform_buffers_per_shader_stage
+    if len(slots) + own > limit:
+        raise UnsupportedError(
+            f"SetPipelineState: the shaders read {len(slots)} root constant buffers ({regs}) "
+            f"and gpuia's {pass_name} pass binds {own} uniform block{'s' if own > 1 else ''} of "
+            f"its own in the same shader stage: {len(slots) + own} uniform buffers, more than "
+            f"{adapter} takes "
+            f"(max-uniform-buffers-per-shader-stage {limit}: at most {limit - own} root "
+            f"constant buffers read at once{' with Stream Output' if stream_output else ''})")
+
+
+def _registers(slots: tuple[int, ...]) -> str:
+    """``b0..b3, b8``: registers, runs of three or more as ranges."""
+    runs: list[list[int]] = []
+    for s in slots:
+        if runs and s == runs[-1][-1] + 1:
+            runs[-1].append(s)
+        else:
+            runs.append([s])
+    return ", ".join(f"b{r[0]}..b{r[-1]}" if len(r) > 2 else ", ".join(f"b{x}" for x in r)
+                     for r in runs)
 
 
 def checked_create(create, what: str, code: str | None = None, sources=()):
@@ -287,24 +350,28 @@ class PipelineCache:
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=entries)
         return self._bgls[key]
 
-    def cbv_layout(self, n: int):
-        """Root constant buffer views 0..n-1, visible to every stage (the vertex shader also runs
-        in Stream Output's compute pass)."""
-        key = ("cbv", n)
+    def cbv_layout(self, slots: tuple[int, ...]):
+        """The root constant buffer views ``slots`` (binding = register), visible to every stage
+        (the vertex shader also runs in Stream Output's compute pass). Only the views the
+        shaders read are bindings: each counts against the adapter's
+        ``max-uniform-buffers-per-shader-stage`` (checked by :func:`uniform_buffers_needed`'s
+        caller before any layout is made)."""
+        key = ("cbv", slots)
         if key not in self._bgls:
             import wgpu
 
             vis = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT | wgpu.ShaderStage.COMPUTE
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=[
-                {"binding": k, "visibility": vis, "buffer": {"type": "uniform"}} for k in range(n)])
+                {"binding": k, "visibility": vis, "buffer": {"type": "uniform"}} for k in slots])
         return self._bgls[key]
 
-    def with_cbvs(self, groups: list, n: int) -> list:
-        """``groups`` padded with empty layouts up to :data:`CBV_GROUP`, then the CBV layout
-        (unchanged when ``n`` is 0)."""
-        if not n:
+    def with_cbvs(self, groups: list, slots: tuple[int, ...]) -> list:
+        """``groups`` padded with empty layouts up to :data:`CBV_GROUP`, then the layout of the
+        root constant buffers ``slots`` (unchanged when there are none)."""
+        if not slots:
             return groups
-        return groups + [self.cbv_layout(0)] * (CBV_GROUP - len(groups)) + [self.cbv_layout(n)]
+        return (groups + [self.cbv_layout(())] * (CBV_GROUP - len(groups))
+                + [self.cbv_layout(slots)])
 
     def so_group2_layout(self, n_buffers: int):
         key = ("so2", n_buffers)

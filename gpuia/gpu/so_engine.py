@@ -537,7 +537,7 @@ class SOEngine:
                 cp.dispatch_workgroups(*groups)
         cp.end()
 
-    def _bind(self, cp, pipeline, groups, offsets, cbvs: int) -> None:
+    def _bind(self, cp, pipeline, groups, offsets, cbvs: tuple[int, ...]) -> None:
         """Set ``pipeline`` and its groups 0-2 (group 0 with the two uniform blocks' dynamic
         ``offsets``), and group 3 when the shaders read root constant buffers."""
         cp.set_pipeline(pipeline)
@@ -665,7 +665,8 @@ class SOEngine:
             cp.dispatch_workgroups(*self._dispatch_size(t1 - t0))
             cp.end()
 
-    def _pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: int, entry: str):
+    def _pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: tuple[int, ...],
+                  entry: str):
         """The compute pipeline of ``entry`` (``gpuia_so_prepare``, ``gpuia_so_main`` or
         ``gpuia_so_fused``) for ``spec``, built on first use: a context that only ever draws
         with known counters never builds the other two."""

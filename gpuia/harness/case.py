@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..d3d.desc import (
+    CONSTANT_BUFFER_SLOTS,
     INPUT_SLOTS,
     DrawIndexedInstanced,
     DrawInstanced,
@@ -64,9 +65,6 @@ _WGSL_KEYS = {"wgsl", "entry_point"}
 _HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
 MAX_CONSTANT_BUFFER_BYTES = 65536
 """A D3D constant buffer holds at most 4096 16-byte registers."""
-CONSTANT_BUFFER_SLOTS = 8
-"""Root constant buffers 0..7 (register b0..b7): gpuia's own uniform blocks take the rest of
-WebGPU's 12 per stage."""
 
 
 @dataclass
@@ -98,7 +96,7 @@ class Case:
         so_targets (dict): output slot -> :class:`~gpuia.reference.so_output.SOTarget`: each
             target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
         hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
-        constant_buffers (dict): root constant buffer slot (0-7) -> its bytes.
+        constant_buffers (dict): root constant buffer slot (0-13) -> its bytes.
     """
 
     name: str
@@ -593,7 +591,9 @@ def _constant_buffers(value, case: Case) -> dict[int, bytes]:
         if slot >= CONSTANT_BUFFER_SLOTS:
             raise InvalidDescError(w, "slot", slot, f"gpuia binds root constant buffers 0.."
                                                     f"{CONSTANT_BUFFER_SLOTS - 1} (register "
-                                                    f"b0..b{CONSTANT_BUFFER_SLOTS - 1})")
+                                                    f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
+                                                    f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 "
+                                                    f"stage)")
         if slot in out:
             raise CaseError(f"{w}.slot", f"constant buffer {slot} is given twice")
         if "data" not in entry:
@@ -616,7 +616,9 @@ def _constant_buffers(value, case: Case) -> dict[int, bytes]:
         if slot >= CONSTANT_BUFFER_SLOTS:
             raise InvalidDescError("vertex_shader", "constant buffer", slot,
                                    f"{what}: gpuia binds root constant buffers 0.."
-                                   f"{CONSTANT_BUFFER_SLOTS - 1}")
+                                   f"{CONSTANT_BUFFER_SLOTS - 1} (register "
+                                   f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
+                                   f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 stage)")
         if slot not in out:
             raise InvalidDescError("constant_buffers", "slot", slot,
                                    f"the vertex shader reads {what}; the case binds no "

@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..d3d.desc import CONSTANT_BUFFER_SLOTS
 from ..d3d.signature import SYSTEM_INPUTS, ShaderSignature
 from ..errors import InvalidDescError
 from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
@@ -356,8 +357,15 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         if binding.get("space", 0) != 0:
             raise InvalidDescError(what, f"cbuffer {name}", f"space{binding['space']}",
                                    "gpuia binds root constant buffers of register space 0")
+        register = int(binding.get("index", 0))
+        if register >= CONSTANT_BUFFER_SLOTS:  # refused here, before any draw needs it
+            raise InvalidDescError(what, f"cbuffer {name}", f"register(b{register})",
+                                   f"gpuia binds root constant buffers b0.."
+                                   f"b{CONSTANT_BUFFER_SLOTS - 1}: the {CONSTANT_BUFFER_SLOTS} "
+                                   f"constant buffer slots of a D3D11 shader stage "
+                                   f"(D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT)")
         size = int(p["type"].get("elementVarLayout", {}).get("binding", {}).get("size", 0))
-        cbuffers.append(constant_buffer(name, int(binding.get("index", 0)),
+        cbuffers.append(constant_buffer(name, register,
                                         p["type"]["elementType"], size, var, type_text, structs,
                                         what))
     slots = [cb.slot for cb in cbuffers]

@@ -364,7 +364,7 @@ BAD_PSOS = [
     (dict(cull_mode="SIDEWAYS"), "CullMode"),
     (dict(depth_func="SOMETIMES"), "DepthFunc"),
     (dict(depth_write_mask="HALF"), "DepthWriteMask"),
-    (dict(constant_buffers=9), "constant_buffers"),
+    (dict(constant_buffers=15), "constant_buffers"),
     (dict(depth_enable=1), "depth_enable"),
 ]
 
@@ -427,7 +427,7 @@ def test_bad_target_bindings_are_refused(gpu_device):
     with pytest.raises(InvalidDescError, match="constant_buffer bind flag"):
         ctx.set_graphics_root_constant_buffer_view(0, dev.create_buffer(size=16))
     with pytest.raises(InvalidDescError, match="RootParameterIndex"):
-        ctx.set_graphics_root_constant_buffer_view(8, None)
+        ctx.set_graphics_root_constant_buffer_view(14, None)
     with pytest.raises(InvalidDescError, match="Width"):
         dev.create_render_target(0, 8)
     with pytest.raises(InvalidDescError, match="Format"):

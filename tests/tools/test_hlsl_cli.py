@@ -96,8 +96,8 @@ def test_refusals_are_one_line(tmp_path):
             "hlsl": "Texture2D<float4> T : register(t0);\n"
                     + VS.replace("o.p = p * Scale", "o.p = T.Load(int3(0, 0, 0)).xy * Scale")}),
                     "resource T"),
-        "cbuffer_slot": (hlsl_case(constant_buffers=[{"slot": 9, "data": {"hex": "00"}}]),
-                         "0..7"),
+        "cbuffer_slot": (hlsl_case(constant_buffers=[{"slot": 14, "data": {"hex": "00"}}]),
+                         "0..13"),
         "cbuffer_size": (hlsl_case(constant_buffers=[{"slot": 0, "data": {"hex": "00" * 65537}}]),
                          "4096 registers"),
         "cbuffer_twice": (hlsl_case(constant_buffers=[CB, CB]), "twice"),

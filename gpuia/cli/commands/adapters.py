@@ -41,6 +41,8 @@ def run(args) -> int:
               f"max buffer {c.max_buffer_size}")
         print(f"    vertex-writable-storage {'yes' if c.vertex_writable_storage else 'no'}, "
               f"indirect-first-instance {'yes' if c.indirect_first_instance else 'no'}")
+        print(f"    uniform buffers per stage {c.max_uniform_buffers_per_shader_stage}, "
+              f"bind groups {c.max_bind_groups}")
         for q in c.quirks:
             print(f"    quirk: {q.reason}")
     return EXIT_OK

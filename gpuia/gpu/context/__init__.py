@@ -64,7 +64,7 @@ from ..device import (
     released_error,
     wgpu_call,
 )
-from ..pipelines import TARGET_FORMAT, PipelineCache
+from ..pipelines import TARGET_FORMAT, PipelineCache, check_constant_buffers
 from ..plan import DrawPath, IndexMode, Plan, non_indexed_plan, plan_resolved_draw
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 from ..so_engine import SOEngine
@@ -308,12 +308,17 @@ class Context:
             InvalidDescError: ``pso`` is no PipelineState, or does not validate
                 (:attr:`PipelineState.signature`, :attr:`PipelineState.so`,
                 :meth:`PipelineState.output_state`); the pipeline state in use stays.
-            UnsupportedError: the adapter cannot draw it as D3D would (a quirk, named), or
-                another thread is inside a call of this context."""
+            UnsupportedError: the adapter cannot draw it as D3D would (a quirk, named), its
+                shaders read more root constant buffers than the adapter binds beside gpuia's
+                own uniform blocks (naming ``max-uniform-buffers-per-shader-stage``:
+                :func:`~gpuia.gpu.pipelines.check_constant_buffers`), or another thread is
+                inside a call of this context."""
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         _ = pso.signature  # parse and check the shader against the layout now
         _ = pso.so  # and the Stream Output declaration against the shader
+        check_constant_buffers(pso.constant_buffer_slots, self.device.caps,
+                               self.device.info["summary"], pso.so is not None)
         if has_effect(self.device.caps.quirks, UNIFORM_TWO_ROW_MATRICES):
             for field_name in ("vertex_shader", "pixel_shader"):
                 found = two_row_matrix_uniforms(getattr(pso, field_name) or "")
@@ -525,12 +530,12 @@ class Context:
         That a bound view holds what the shaders read is checked at the draw.
 
         Arguments:
-            root_parameter_index (int): the root parameter, 0..7 (the shaders' ``@binding``).
+            root_parameter_index (int): the root parameter, 0..13 (the shaders' ``@binding``).
             buffer (Buffer | None): the constant buffer; None unbinds the parameter.
             offset (int): the byte offset in ``buffer``.
 
         Raises:
-            InvalidDescError: ``root_parameter_index`` is not 0..7, ``buffer`` is no gpuia
+            InvalidDescError: ``root_parameter_index`` is not 0..13, ``buffer`` is no gpuia
                 Buffer of this device, lacks the constant_buffer bind flag or was released,
                 or ``offset`` is no multiple of the alignment inside the buffer.
             UnsupportedError: another thread is inside a call of this context (nothing is
@@ -770,7 +775,7 @@ class Context:
         if self._so_engine is None:
             self._so_engine = SOEngine(
                 self.device, self.cache, self._rec, self._ia,
-                lambda: self._om.cbv_group(self._set_pso().constant_buffers), self.flush)
+                lambda: self._om.cbv_group(self._set_pso().constant_buffer_slots), self.flush)
         return self._so_engine
 
     @_guarded

@@ -134,26 +134,27 @@ class OMState:
                                    f"{buffer.size} bytes")
         self.cbvs[root_parameter_index] = (buffer, offset)
 
-    def cbv_group(self, count: int):
-        """The bind group of the bound constant buffers 0..count-1 (@group(3))."""
-        # Views the shaders do not read may be unset (as in D3D12); WebGPU still wants a buffer.
-        bound = tuple(self.cbvs.get(i) or (self._unread_buffer(), 0) for i in range(count))
-        # Keyed by the buffers themselves (compared by identity) and their offsets.
+    def cbv_group(self, slots: tuple[int, ...]):
+        """The bind group of the bound constant buffers ``slots`` (@group(3), binding = root
+        parameter): the ones the pipeline state's shaders read."""
+        # check_outputs has made sure each is set; a view unset anyway still needs a buffer.
+        bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots)
+        # Keyed by the slots, the buffers themselves (compared by identity) and their offsets.
         group = self._cbv_groups.get(bound)
         if group is None:
             limit = self.device.caps.max_uniform_buffer_binding_size
             group = remember(self._cbv_groups, bound, self.device.device.create_bind_group(
-                layout=self.pipelines.cbv_layout(count), entries=[
+                layout=self.pipelines.cbv_layout(slots), entries=[
                     {"binding": i, "resource": {"buffer": b.wgpu, "offset": off,
                                                 "size": min(b.wgpu.size - off, limit)}}
-                    for i, (b, off) in enumerate(bound)]), 64)
+                    for i, b, off in bound]), 64)
         return group
 
     def empty_group(self):
         """An empty bind group, for the groups below 3 a path's pipeline layout leaves empty."""
         if self._empty_group is None:
             self._empty_group = self.device.device.create_bind_group(
-                layout=self.pipelines.cbv_layout(0), entries=[])
+                layout=self.pipelines.cbv_layout(()), entries=[])
         return self._empty_group
 
     def _unread_buffer(self) -> Buffer:
@@ -193,7 +194,7 @@ class OMState:
         """No bound target or read constant buffer was released (a destroyed one in a submit
         aborts the process)."""
         for i, (b, _) in self.cbvs.items():
-            if b.released and i < pso.constant_buffers:  # every view below n is bound
+            if b.released and i in pso.constant_buffer_slots:  # the views the group binds
                 raise released_error("draw", f"root constant buffer view {i}", b)
         if capture or self.output.internal:
             if self.target_texture is not None and self.target_texture.released:

@@ -9,7 +9,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import cast
 
-from ...d3d.desc import StreamOutputDesc, StripCutValue
+from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StreamOutputDesc, StripCutValue
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
@@ -35,7 +35,7 @@ from ..targets import (
 
 __all__ = ["PipelineState", "MAX_CBVS", "shared_cache_sizes"]
 
-MAX_CBVS = 8  # root constant buffer views gpuia binds (@group(3) bindings 0..7)
+MAX_CBVS = CONSTANT_BUFFER_SLOTS  # root constant buffer views: @group(3) bindings 0..13
 _SHARED_LOCK = threading.Lock()
 
 
@@ -87,15 +87,18 @@ class PipelineState:
         depth_enable (bool): DepthEnable.
         depth_write_mask (str): ``ZERO`` or ``ALL`` (``D3D12_DEPTH_WRITE_MASK_`` optional).
         depth_func (str): a D3D12_COMPARISON_FUNC name (prefix optional).
-        constant_buffers (int): root constant buffer views, 0..8 (0: as many as the shaders
-            read).
+        constant_buffers (int): root constant buffer views, 0..14 (0: as many as the shaders
+            read). The shaders' pipelines bind only the views they read: how many an adapter
+            takes at once is checked by :meth:`Context.set_pipeline_state` against its
+            ``max-uniform-buffers-per-shader-stage``.
 
     Raises:
         InvalidDescError: the layout does not validate, a field has a value outside those
             above (naming its D3D field: IBStripCutValue, StreamOutput, RTVFormats,
             NumRenderTargets, DSVFormat, CullMode, DepthWriteMask, DepthFunc, ...), an HLSL
-            shader is of the other stage, or the shaders read a root constant buffer past 7
-            or past a nonzero ``constant_buffers``.
+            shader is of the other stage, or the shaders read a root constant buffer past 13
+            (register b13: D3D11's 14 slots per stage) or past a nonzero
+            ``constant_buffers``.
     """
 
     input_layout: InputLayout
@@ -178,13 +181,16 @@ class PipelineState:
                                        "expected True or False")
         if type(self.constant_buffers) is not int or not 0 <= self.constant_buffers <= MAX_CBVS:
             raise InvalidDescError("PipelineState", "constant_buffers", self.constant_buffers,
-                                   f"expected 0..{MAX_CBVS} root constant buffer views (gpuia's "
-                                   f"own uniform blocks take the rest of WebGPU's 12 per stage)")
+                                   f"expected 0..{MAX_CBVS} root constant buffer views (the "
+                                   f"{MAX_CBVS} constant buffer slots of a D3D11 shader stage, "
+                                   f"D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT)")
         needed = max(reads) + 1 if reads else 0
         if needed > MAX_CBVS:
             raise InvalidDescError("PipelineState", "constant_buffers", needed,
                                    f"the shaders read root constant buffer {needed - 1} "
-                                   f"(register b{needed - 1}); gpuia binds 0..{MAX_CBVS - 1}")
+                                   f"(register b{needed - 1}); gpuia binds 0..{MAX_CBVS - 1}, "
+                                   f"the {MAX_CBVS} constant buffer slots of a D3D11 shader "
+                                   f"stage (D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT)")
         if needed > self.constant_buffers:
             if self.constant_buffers:
                 raise InvalidDescError("PipelineState", "constant_buffers",
@@ -202,6 +208,13 @@ class PipelineState:
         checks the binding against); 0 for a type gpuia cannot size (an override-sized
         array), whose binding is then not checked."""
         return self._cbv_reads
+
+    @property
+    def constant_buffer_slots(self) -> tuple[int, ...]:
+        """The root constant buffers the shaders read, ascending: the bindings of the
+        pipelines' @group(3) layout (views the shaders do not read are not bound there, so an
+        adapter's uniform buffer limit counts only these)."""
+        return tuple(slot for slot, _ in self._cbv_reads)
 
     def output_state(self, max_varyings: int) -> OutputState:
         """The pipeline's :class:`~gpuia.gpu.targets.OutputState` (pixel shader linked to the

@@ -74,7 +74,7 @@ class DrawState:
     bound: tuple = ()  # the views in slot order (the cache key holds their ids)
     output: OutputState = INTERNAL_OUTPUT  # what follows the vertex shader (capture: internal)
     assembly: Assembly = EXACT_ASSEMBLY  # what this adapter's primitive assembly needs
-    cbvs: int = 0  # root constant buffer views the shaders read (@group(3))
+    cbvs: tuple[int, ...] = ()  # root constant buffers the shaders read (@group(3))
     used: int = 0  # the cache's flush count when a draw last resolved to this state
 
 
@@ -229,7 +229,7 @@ class StateCache:
         state.output = INTERNAL_OUTPUT if capture else output
         state.assembly = (EXACT_ASSEMBLY if capture else Assembly.of(
             caps.quirks, any(v.flat for v in state.output.varyings)))
-        state.cbvs = pso.constant_buffers
+        state.cbvs = pso.constant_buffer_slots
         state.aligned = frozenset(
             s for s in static.slots if views[s] is not None and views[s].buffer is not None
             and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0
