@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidDescError, UnsupportedError
-from . import cache, escapes, library, sandbox
+from . import cache, cpu_defined, escapes, library, sandbox
 from .cbuffer import natural_leaves
 from .frontend import HlslShader, slang_args
 from .reflect import Leaf
@@ -50,14 +50,18 @@ from .wrapper import CPU_ENTRY, CPU_GROUP, cpu_kernel
 
 __all__ = ["CpuShader", "cpu_shader", "compiler", "CXX_FLAGS"]
 
-CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-pthread", "-w",
-             "-DSLANG_ENABLE_BOUND_ZERO_INDEX", "-DNDEBUG")
-"""How gpuia builds the CPU reference (no -ffast-math: IEEE arithmetic, no FMA contraction
-on the x86-64 baseline)."""
+CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-fwrapv", "-fno-finite-loops",
+             "-pthread", "-w", "-DSLANG_ENABLE_BOUND_ZERO_INDEX", "-DNDEBUG")
+"""How gpuia builds the CPU reference: no -ffast-math (IEEE arithmetic, no FMA contraction on
+the x86-64 baseline); integer arithmetic wraps as D3D's does (``-fwrapv``); a loop is never
+assumed to end (``-fno-finite-loops``: g++ may otherwise delete an endless loop without side
+effects, which on a GPU hangs). The rest of D3D's defined values: ``gpuia.hlsl.cpu_defined``."""
 
 _MAGIC = b"GPUIACPU"
 _PACKOFFSET_RE = re.compile(r":\s*packoffset\s*\([^)]*\)")
-_HEADER = struct.Struct("<8s6Q")
+_HEADER = struct.Struct("<8s7Q")  # magic, version, groups, threads, gp_size, regions,
+# undefined (what D3D leaves undefined that the shader did: cpu_defined.UNDEFINED), done
+_VERSION = 2
 _DONE = 0x454e4f44414955  # what the runner writes in the header's last word when it finished
 _REGION = struct.Struct("<4Q")
 _ALIGN = 64
@@ -141,8 +145,8 @@ class CpuShader:
             os.ftruncate(fd, offset)
             flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # no fault per page
             with mmap.mmap(fd, offset, flags=flags) as mem:
-                mem[:_HEADER.size] = _HEADER.pack(_MAGIC, 1, groups, _threads(), self.gp_size,
-                                                  len(regions), 0)
+                mem[:_HEADER.size] = _HEADER.pack(_MAGIC, _VERSION, groups, _threads(),
+                                                  self.gp_size, len(regions), 0, 0)
                 for i, r in enumerate(regions):
                     at = _HEADER.size + i * _REGION.size
                     mem[at:at + _REGION.size] = _REGION.pack(*r)
@@ -161,10 +165,17 @@ class CpuShader:
                     del view
                 mem.flush()
                 _execute(self.executable, path, n, timeout)
-                if _HEADER.unpack_from(mem, 0)[-1] != _DONE:
+                *_, undefined, done = _HEADER.unpack_from(mem, 0)
+                if done != _DONE:
                     raise UnsupportedError(f"the CPU build {self.executable} ended without "
                                            f"running the shader (a damaged cache entry? "
                                            f"remove it)")
+                if undefined:
+                    raise InvalidDescError(
+                        "vertex shader", "CPU reference", "not comparable",
+                        "the shader did what D3D leaves undefined, so no reference value "
+                        "exists to compare the GPU with: "
+                        + "; ".join(cpu_defined.undefined_reasons(undefined)))
                 assert out_view is not None  # every kernel has its out parameter
                 at, nbytes = out_view
                 words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)
@@ -216,8 +227,7 @@ def _fill_cbuffer(view: np.ndarray, p: _Param, data: bytes) -> None:
 
 
 _SIGNALS: dict[int, str] = {
-    signal.SIGFPE: "the shader stopped on the CPU with an arithmetic fault (integer division by "
-                   "zero?)",
+    signal.SIGFPE: "the shader stopped on the CPU with an arithmetic fault",
     signal.SIGSEGV: "the shader stopped on the CPU with a memory fault",
     signal.SIGILL: "the shader stopped on the CPU with an illegal instruction",
     signal.SIGBUS: "the shader stopped on the CPU with a bus error",
@@ -359,7 +369,9 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
         raise InvalidDescError(what, "CPU reference", None,
                                library.first_error(diagnostics)) from None
     runner = (Path(__file__).with_name("runner.cpp")).read_text(encoding="utf-8")
-    source = out.code.decode("utf-8") + "\n" + runner
+    # D3D's values where C++ leaves them undefined (division by zero, float-to-int overflow,
+    # shifts, subscripts out of range): gpuia.hlsl.cpu_defined
+    source = cpu_defined.prepare(out.code.decode("utf-8")) + "\n" + runner
     params, gp_size = [], 0
     by_name = {cb.name: cb for cb in shader.constant_buffers}
     for p in out.reflection.get("parameters", []):

@@ -6,7 +6,8 @@
 // GlobalParams. The runner maps the file, points the parameters at the regions, runs every
 // group on all cores and exits 0; the outputs are written in place.
 // Exit codes: 64 usage, 65 bad header, 71 cannot map, 72 region out of range.
-// A run that ends 0 has also set the header's `done` word, which the caller checks.
+// A run that ends 0 has also set the header's `done` word, which the caller checks, and its
+// `undefined` word to what the shader did that D3D leaves undefined (cpu_defined.cpp).
 //
 // Containment (Linux on x86-64 and AArch64): before anything of the shader runs, a seccomp
 // filter allows only what mapping the file, running threads and exiting need; any other system
@@ -144,7 +145,9 @@ __attribute__((constructor(101))) static void gpuia_runner_contain() { gpuia_san
 namespace gpuia_runner {
 struct Header {
     char magic[8];
-    uint64_t version, groups, threads, gp_size, regions, done;  // done: set at the very end
+    uint64_t version, groups, threads, gp_size, regions;
+    uint64_t undefined;  // what D3D leaves undefined that the shader did (gpuia_undefined)
+    uint64_t done;       // set at the very end
 };
 const uint64_t DONE = 0x454e4f44414955ULL;  // "UIADONE"
 struct Region {
@@ -163,7 +166,7 @@ int main(int argc, char** argv) {
     if (base == (char*)MAP_FAILED) return 71;
     Header h;
     memcpy(&h, base, sizeof h);
-    if (memcmp(h.magic, "GPUIACPU", 8) != 0 || h.version != 1 || h.regions > 64 ||
+    if (memcmp(h.magic, "GPUIACPU", 8) != 0 || h.version != 2 || h.regions > 64 ||
         h.gp_size > 4096 || sizeof(Header) + h.regions * sizeof(Region) > size)
         return 65;
     std::vector<uint64_t> gp(h.gp_size / 8 + 2, 0);
@@ -198,6 +201,8 @@ int main(int argc, char** argv) {
         });
     }
     for (auto& th : pool) th.join();
+    const uint64_t undefined = __atomic_load_n(&gpuia_undefined, __ATOMIC_RELAXED);
+    memcpy(base + offsetof(Header, undefined), &undefined, sizeof undefined);
     memcpy(base + offsetof(Header, done), &DONE, sizeof DONE);
     if (msync(base, size, MS_SYNC) != 0) return 71;
     munmap(base, size);
