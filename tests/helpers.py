@@ -10,11 +10,13 @@ a test asserts.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import struct
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -295,3 +297,64 @@ def describe(proc: subprocess.CompletedProcess) -> str:
         what += " (abort: e.g. a wgpu validation error reached queue.submit)"
     return (f"{what}\n--- stdout (tail)\n{proc.stdout[-3000:]}\n"
             f"--- stderr (tail)\n{proc.stderr[-3000:]}")
+
+
+# -- processes (Linux: read from /proc) --------------------------------------------------------
+def descendants(pid: int) -> set[int]:
+    """Every process under ``pid`` (children, their children...), as /proc lists them now."""
+    kids: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            kids.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in kids.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def process_name(pid: int) -> str:
+    """The process's command name (``/proc/PID/comm``), or "" when it is gone."""
+    try:
+        return (Path("/proc") / str(pid) / "comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs: a zombie has ended (nobody reaps an orphan in a container)."""
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_for(predicate, seconds: float, step: float = 0.05) -> bool:
+    """Poll ``predicate`` until it is true or ``seconds`` have passed; its last value."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(step)
+    return bool(predicate())
+
+
+def kill_all(proc: subprocess.Popen, others=()) -> None:
+    """A test's own clean-up: SIGKILL whatever is left of ``proc`` and of ``others`` (pids it
+    saw under it), and reap ``proc``."""
+    for pid in others:
+        if alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate(timeout=30)

@@ -25,6 +25,7 @@ inputs the shader receives are the reference's exact IA values.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import mmap
 import os
 import re
@@ -138,9 +139,7 @@ class CpuShader:
                 region(p, 16, 0)
             else:  # a cbuffer (copied in below) or an unread one (zeros)
                 region(p, _round(max(p.size, 16), 16), 0)
-        folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) \
-            else None
-        fd, path = tempfile.mkstemp(prefix="gpuia-cpu-", dir=folder)
+        fd = _shared_file()
         try:
             os.ftruncate(fd, offset)
             flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # no fault per page
@@ -164,7 +163,7 @@ class CpuShader:
                         out_view = (at, nbytes)
                     del view
                 mem.flush()
-                _execute(self.executable, path, n, timeout)
+                _execute(self.executable, fd, n, timeout)
                 *_, undefined, done = _HEADER.unpack_from(mem, 0)
                 if done != _DONE:
                     raise UnsupportedError(f"the CPU build {self.executable} ended without "
@@ -186,7 +185,6 @@ class CpuShader:
                 del words
         finally:
             os.close(fd)
-            os.unlink(path)
         return out
 
     def _fill_inputs(self, table: np.ndarray, n: int, inputs: dict, vertex_id, instance_id):
@@ -248,12 +246,24 @@ def _runner_limits(limit: float, size: int, threads: int) -> sandbox.Limits:
                           file_size=0, open_files=16, isolate=True)
 
 
-def _execute(executable: str, path: str, n: int, timeout: float | None) -> None:
-    """Run the CPU build on the shared file at ``path``, given as its standard input (the
-    runner opens nothing), contained (``gpuia.hlsl.sandbox``); every way it can end badly is
-    one error."""
+def _shared_file() -> int:
+    """A descriptor of a new, empty shared-memory file without a name (a memfd; where there is
+    none, a temporary file removed at once), so that nothing of it is left when gpuia is
+    killed (SIGKILL) while the runner runs."""
+    with contextlib.suppress(AttributeError, OSError):  # no memfd here (not Linux, a filter)
+        return os.memfd_create("gpuia-cpu", os.MFD_CLOEXEC)
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) \
+        else None
+    fd, path = tempfile.mkstemp(prefix="gpuia-cpu-", dir=folder)
+    os.unlink(path)
+    return fd
+
+
+def _execute(executable: str, fd: int, n: int, timeout: float | None) -> None:
+    """Run the CPU build on the shared file ``fd``, given as its standard input (the runner
+    opens nothing), contained (``gpuia.hlsl.sandbox``); every way it can end badly is one
+    error."""
     limit = timeout if timeout is not None else 60.0 + n / 1e6
-    fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
     try:
         size = os.fstat(fd).st_size
         done = sandbox.run([executable, str(size)], _runner_limits(limit, size, _threads()),
@@ -264,8 +274,6 @@ def _execute(executable: str, path: str, n: int, timeout: float | None) -> None:
         raise InvalidDescError("vertex shader", "CPU reference", f"{limit:.0f} s",
                                "the shader did not finish on the CPU (an endless loop?)") \
             from None
-    finally:
-        os.close(fd)
     if done.returncode < 0:
         sig = -done.returncode
         raise InvalidDescError("vertex shader", "CPU reference", f"signal {sig}",
@@ -351,7 +359,8 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     what = "vertex shader"
     # shader.matrix_layout is the packing its pragmas gave: no pragma counts again
     prepared = prepare(shader.source, shader.file_name, shader.matrix_layout, frozenset(),
-                       line_name=shader.slang_name)
+                       line_name=shader.slang_name, source_path=shader.source_path,
+                       include_dirs=shader.include_dirs, defines=shader.defines)
     kernel, in_words, out_words = cpu_kernel(shader.entry, shader.entry_point)
     # Slang's C++ structs ignore packoffset while its C++ reflection reports it: without it
     # the reflection gives the real C++ offsets, which the D3D bytes are copied to.

@@ -11,7 +11,8 @@ Guaranteed for every process :func:`run` starts (Linux; elsewhere only what the 
   (``close_fds``): standard input is ``/dev/null`` or the one file given, standard output goes
   to ``/dev/null``, standard error to a pipe gpuia reads (or ``/dev/null``);
 * a session of its own, ended as a whole (the compiler's own children included) on a timeout
-  or when gpuia is interrupted;
+  or at once when gpuia is interrupted (SIGINT, SIGTERM), whichever thread waits for it
+  (:func:`gpuia.util.interrupt.stopped_on_signal`);
 * ``PR_SET_PDEATHSIG``: SIGKILL when gpuia dies, even by SIGKILL (a process whose parent
   died before the setting is in place ends itself);
 * resource limits (:class:`Limits`): CPU seconds, address space, the size of any file it
@@ -34,6 +35,8 @@ import signal
 import subprocess
 import sys
 from dataclasses import dataclass
+
+from ..util import interrupt
 
 try:
     import resource
@@ -128,7 +131,8 @@ def run(argv: list[str], limits: Limits, timeout: float, stdin: int | None = Non
     """Run ``argv`` contained as the module docstring says, ``stdin`` (a file descriptor) as
     its standard input, and wait for it. Returns its exit status and standard error (bytes;
     empty unless ``keep_stderr``). Raises :class:`subprocess.TimeoutExpired` after ``timeout``
-    seconds (the process is gone by then) and OSError when ``argv[0]`` cannot be run."""
+    seconds (the process is gone by then), :class:`gpuia.util.interrupt.Interrupted` when gpuia
+    was interrupted meanwhile (likewise), and OSError when ``argv[0]`` cannot be run."""
     settings = limits.settings()
     parent = os.getpid()
     proc = subprocess.Popen(
@@ -136,9 +140,12 @@ def run(argv: list[str], limits: Limits, timeout: float, stdin: int | None = Non
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
         close_fds=True, start_new_session=True,
         preexec_fn=lambda: _contain(settings, limits.isolate, parent))
-    try:
-        _, err = proc.communicate(timeout=timeout)
-    except BaseException:  # the timeout, or gpuia interrupted: nothing is left running
-        _end(proc)
-        raise
+    # SIGINT/SIGTERM kill the session at once, whichever thread waits here (a lane of
+    # `gpuia check --jobs`), and raise Interrupted there.
+    with interrupt.stopped_on_signal(proc.pid, group=True):
+        try:
+            _, err = proc.communicate(timeout=timeout)
+        except BaseException:  # the timeout, or gpuia interrupted: nothing is left running
+            _end(proc)
+            raise
     return subprocess.CompletedProcess(argv, proc.returncode, b"", err or b"")

@@ -4,15 +4,16 @@ in the caller's process, where a signal handler cannot run until the native call
 
 Guaranteed, on the parent's side (:class:`Child`): the worker is started on the first request
 and serves every later one (one process, not one per request); each request waits at most its
-timeout, in ``select``, where SIGINT and SIGTERM are handled at once (:mod:`gpuia.util.interrupt`
-raises there); a timeout, a signal or any other exception while waiting kills the worker (the
-next request starts a new one) and is raised on; a worker that dies is reported with the reason
-its exit status and the end of its standard error give (:class:`ChildFailed`). On the worker's
-side: :func:`serve` leaves SIGINT to the parent and ends when the parent is gone
-(:func:`gpuia.util.interrupt.exit_with_parent`), keeps the protocol off standard output (stray
-prints of native code go to standard error), and :func:`limit_memory` / :func:`limit_cpu` cap
-its address space (``RLIMIT_AS``) and each request's processor time (``RLIMIT_CPU``; SIGXCPU
-ends it) and turn core dumps off.
+timeout, in ``select``; SIGINT and SIGTERM kill the worker at once and raise
+:class:`~gpuia.util.interrupt.Interrupted` there, on whichever thread waits
+(:func:`gpuia.util.interrupt.stopped_on_signal`); a timeout, a signal or any other exception
+while waiting kills the worker (the next request starts a new one) and is raised on; a worker
+that dies is reported with the reason its exit status and the end of its standard error give
+(:class:`ChildFailed`). On the worker's side: :func:`serve` leaves SIGINT to the parent and
+ends when the parent is gone (:func:`gpuia.util.interrupt.exit_with_parent`), keeps the protocol
+off standard output (stray prints of native code go to standard error), and
+:func:`limit_memory` / :func:`limit_cpu` cap its address space (``RLIMIT_AS``) and each
+request's processor time (``RLIMIT_CPU``; SIGXCPU ends it) and turn core dumps off.
 
 The protocol is length-prefixed JSON on the worker's standard input and output: one request,
 one reply (the framing of :mod:`gpuia.hlsl.worker`).
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import GpuiaError
-from .interrupt import exit_with_parent, worker_env
+from .interrupt import exit_with_parent, stopped_on_signal, worker_env
 
 try:
     import resource
@@ -256,12 +257,15 @@ class Child:
             self._start()
         assert proc.stdin is not None and proc.stdout is not None  # both are pipes
         try:
-            with contextlib.suppress(BrokenPipeError, OSError):
-                send_message(proc.stdin, message)  # a dead worker is found below
-            ready, _, _ = select.select([proc.stdout], [], [], timeout)
-            if not ready:
-                raise ChildTimeout(f"no reply in {timeout:g} s")
-            reply = receive_message(proc.stdout)
+            # SIGINT/SIGTERM kill the worker at once whichever thread waits here (only the main
+            # thread's select is interrupted), and raise Interrupted.
+            with stopped_on_signal(proc.pid):
+                with contextlib.suppress(BrokenPipeError, OSError):
+                    send_message(proc.stdin, message)  # a dead worker is found below
+                ready, _, _ = select.select([proc.stdout], [], [], timeout)
+                if not ready:
+                    raise ChildTimeout(f"no reply in {timeout:g} s")
+                reply = receive_message(proc.stdout)
         except BaseException:
             self.stop()  # a timeout, SIGINT/SIGTERM or anything else: the worker goes now
             raise

@@ -8,14 +8,20 @@ every ``finally`` and ``with`` on the way out runs: temporary output files are r
 (:func:`gpuia.util.files.write_atomic`), worker processes are stopped (the fuzzer's pool, Slang's
 worker), and code that already ends cleanly on Ctrl-C (the fuzzer prints its summary) does so
 on SIGTERM too. A second signal while that clean-up runs exits at once with the same status.
-Child processes that outlive their parent anyway (a SIGKILL) end themselves: see
-:func:`exit_with_parent`.
+
+Only the main thread gets the exception: a child process that another thread waits for (the CPU
+reference's runner in a lane of ``gpuia check --jobs``) would run on until it ends by itself, and
+the command would wait for it. So a child is registered while it is waited for
+(:func:`stopped_on_signal`), and the first signal kills every registered child at once, before
+anything else runs. Child processes that outlive their parent anyway (a SIGKILL) end themselves:
+see :func:`exit_with_parent`.
 """
 
 from __future__ import annotations
 
 import _thread
 import contextlib
+import itertools
 import os
 import signal
 import sys
@@ -23,10 +29,11 @@ import threading
 import time
 
 __all__ = ["Interrupted", "ending_on_signals", "received", "exit_status", "describe",
-           "worker_env", "exit_with_parent"]
+           "stopped_on_signal", "worker_env", "exit_with_parent"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: int | None = None
+_installed = False  # inside ending_on_signals: the handlers are this module's
 
 
 class Interrupted(KeyboardInterrupt):
@@ -45,9 +52,11 @@ def _handler(signum, frame):
     global _received, _deferred
     if _received is not None and not _deferred:
         # a second signal: clean-up takes too long for the user
+        _kill_children()
         os.write(2, f"gpuia: {signal.Signals(signum).name} again: stopping now\n".encode())
         os._exit(128 + signum)
-    _received = signum
+    _received = signum  # before the kill: a child registered from now on is killed on entry
+    _kill_children()
     if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
         # Landed inside importlib (a module lock's weakref callback, for one), where an
         # exception can be printed as "Exception ignored" and dropped instead of ending the
@@ -63,17 +72,63 @@ def _handler(signum, frame):
 def ending_on_signals():
     """Install the handlers for the block (main thread only; elsewhere a no-op) and restore the
     previous ones after it."""
-    global _received, _deferred
+    global _received, _deferred, _installed
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     _received, _deferred = None, False
     previous = {s: signal.signal(s, _handler) for s in _SIGNALS}
+    _installed = True
     try:
         yield
     finally:
+        _installed = False
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+_children: dict[int, tuple[int, bool]] = {}  # token -> (pid, whole process group)
+_tokens = itertools.count()
+
+
+def _kill_children() -> None:
+    """SIGKILL every registered child (each one's process group where asked). Runs in the
+    signal handler: a copy of the registry taken at once (a C-level copy, which no other
+    thread can interleave with under the GIL), no lock."""
+    for pid, group in list(_children.values()):
+        with contextlib.suppress(OSError):
+            if group:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def stopped_on_signal(pid: int, group: bool = False):
+    """While the block waits for child process ``pid``, the first SIGINT or SIGTERM kills it
+    (with ``group``, its whole process group: ``pid`` leads a session of its own) at once,
+    whichever thread waits. A signal that came before the block kills it on entry. When the
+    block ends without an exception after a signal, it raises :class:`Interrupted`, so that a
+    thread other than the main one stops too instead of reporting the killed child as the
+    cause of an error.
+
+    Arguments:
+        pid: the child's process id.
+        group: kill its process group rather than the process alone.
+
+    Raises:
+        Interrupted: a signal came before or while the block ran.
+    """
+    token = next(_tokens)
+    _children[token] = (pid, group)
+    try:
+        if _installed and _received is not None:  # the handler ran before this registration
+            _kill_children()
+        yield
+    finally:
+        del _children[token]
+    if _installed and _received is not None:
+        raise Interrupted(_received)
 
 
 def received() -> int | None:
