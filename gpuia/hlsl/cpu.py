@@ -6,16 +6,19 @@ stage for a CPU target (it crashes), so gpuia wraps the user's entry point in a 
 (``gpuia.hlsl.wrapper.cpu_kernel``: every invocation reads its inputs from a flat buffer of
 32-bit patterns and writes its outputs to another), has Slang emit C++ for it, and builds that
 with the host's C++ compiler (``$CXX``, else ``g++``) into a small executable together with
-gpuia's runner (``runner.cpp``). The executable runs in its own process: a shader that divides
-an integer by zero or loops forever on the CPU ends in a clear error, never in a crash of the
-caller. It uses every core. What Slang turns into C++ is checked for Slang's ways out of a shader
-first (``gpuia.hlsl.escapes``), and the build and the run are contained (``gpuia.hlsl.sandbox``,
+gpuia's runner (``runner.cpp``). The C++ computes D3D's values where C++ leaves the result
+undefined (``gpuia.hlsl.cpu_defined``: integer division by zero, float-to-int overflow, shifts,
+subscripts); what D3D leaves undefined too is one error saying the shader is not comparable.
+The executable runs in its own process: a shader that faults or loops forever on the CPU ends in
+a clear error, never in a crash of the caller. It uses every core.
+What Slang turns into C++ is checked for Slang's ways out of a shader first
+(``gpuia.hlsl.escapes``), and the build and the run are contained (``gpuia.hlsl.sandbox``,
 the runner's seccomp filter): docs/hlsl.md.
 
 Constant buffers arrive as D3D packs them; Slang's C++ lays a cbuffer out by natural C rules,
 so every scalar is copied from its D3D offset to its C++ offset first
-(``gpuia.hlsl.cbuffer.natural_leaves``). Arrays indexed out of range read element 0
-(``SLANG_ENABLE_BOUND_ZERO_INDEX``), never outside memory.
+(``gpuia.hlsl.cbuffer.natural_leaves``). A subscript out of range never reads or writes
+outside its array, vector or matrix (rules 12.4).
 
 The CPU and a GPU do not round shader arithmetic alike (fused multiply-adds, transcendental
 approximations): callers compare float results with a tolerance (``gpuia.harness.compare``); the
