@@ -21,9 +21,9 @@ import base64
 import contextlib
 import hashlib
 import json
-import os
 import random
 import re
+import shlex
 import sys
 import threading
 import time
@@ -35,6 +35,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 
+from ..util.cores import usable_cores
 from ..util.files import write_atomic
 from .corrupt import corrupted_cases
 from .pool import Outcome, Pool
@@ -239,9 +240,10 @@ wait for cases."""
 
 
 def default_jobs() -> int:
-    """Case children for this machine: one per four cores, 1 to 4 (the rest draw cases and
-    keep the parent's pipe I/O going)."""
-    return max(1, min(4, (os.cpu_count() or 1) // 4))
+    """Case children for this machine: one per four of the cores this process may use
+    (:func:`gpuia.util.cores.usable_cores`), 1 to 4 (the rest draw cases and keep the parent's
+    pipe I/O going)."""
+    return max(1, min(4, usable_cores() // 4))
 
 
 def _drawing_processes(config: FuzzConfig) -> int:
@@ -250,7 +252,7 @@ def _drawing_processes(config: FuzzConfig) -> int:
     :data:`MAX_DRAWING_PROCESSES`."""
     if config.cases is not None and config.cases <= CHUNK_SIZES[0]:
         return 0
-    return max(1, min(MAX_DRAWING_PROCESSES, (os.cpu_count() or 1) - config.jobs))
+    return max(1, min(MAX_DRAWING_PROCESSES, usable_cores() - config.jobs))
 
 
 # -- judging -----------------------------------------------------------------------------------
@@ -382,17 +384,31 @@ class FuzzReport:
         return self.cases / run if run > 0 else 0.0
 
     def command_line(self) -> str:
+        """The ``gpuia fuzz`` command line that runs this run's cases again, quoted for a POSIX
+        shell: the seed, ``--cases`` the count that ran (when none ran, which ``--cases``
+        refuses, the limit asked for), and the options that choose the cases and where they
+        run. ``gpuia fuzz``'s own parser accepts it."""
         c = self.config
-        parts = ["gpuia fuzz", f"--seed {c.seed}", f"--cases {self.cases}"]
+        parts = ["gpuia", "fuzz", "--seed", str(c.seed)]
+        if self.cases:
+            parts += ["--cases", str(self.cases)]
+        elif c.cases:
+            parts += ["--cases", str(c.cases)]
+        elif c.seconds:
+            parts += ["--seconds", str(c.seconds)]
         if c.mode == "invalid":
             parts.append("--invalid")
         if c.so:
             parts.append("--so")
         if tuple(c.paths) != ("native", "pulling") and c.mode == "valid":
-            parts.append(f"--paths {','.join(c.paths) or 'none'}")
+            parts += ["--paths", ",".join(c.paths) or "none"]
         if c.adapter:
-            parts.append(f"--adapter {c.adapter}")
-        return " ".join(parts)
+            parts += ["--adapter", c.adapter]
+        if c.gpu_backend:
+            parts += ["--gpu-backend", c.gpu_backend]
+        if c.capture != "auto":
+            parts += ["--capture", c.capture]
+        return shlex.join(parts)
 
     def summary(self) -> str:
         c = self.config
@@ -566,6 +582,9 @@ class Fuzzer:
                 self.report.adapters = list(ready.get("adapters", []))
                 for line in ready.get("unavailable", []):
                     self.out.write(f"{line}: unavailable\n")
+                # The time limit counts fuzzing, not the children's start-up: on a loaded
+                # machine that took a short run's whole time, and no case ran.
+                self._t0 = time.monotonic()
             k = 0
             processes = _drawing_processes(c)
             ahead: _Prefetch | _Drawn = _Prefetch(c.mode, c.so, c.seed, 0)
@@ -601,7 +620,7 @@ class Fuzzer:
             if self.pool is not None:
                 self.report.restarts = self.pool.restarts
                 self._sample_memory()
-                self.pool.close()
+                self.pool.close(at_once=self.report.interrupted)  # a signal: no case waited for
             self.report.seconds = time.monotonic() - self._t0
             if self._tty:
                 self.err.write("\n")

@@ -29,6 +29,10 @@ from ..util.interrupt import worker_env
 __all__ = ["Outcome", "Pool", "Worker", "WorkerStartError"]
 
 
+_STOP_SECONDS = 5.0
+"""How long children may take to exit after their stdin closes (a case in progress ends)."""
+
+
 class WorkerStartError(RuntimeError):
     """A child could not set up (no adapter, no device): the fuzz run cannot go on."""
 
@@ -123,8 +127,17 @@ class Worker:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def stop(self) -> None:
-        """End the child: close its stdin, then kill it (by its pid) if it does not exit."""
+    def close_input(self) -> None:
+        """Close the child's stdin: it exits once its case is done (see :meth:`stop`)."""
+        if self.proc is not None and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    def stop(self, deadline: float | None = None) -> None:
+        """End the child: close its stdin, then kill it (by its pid) if it has not exited by
+        ``deadline`` (monotonic seconds; default 5 s from now)."""
         p, self.proc = self.proc, None
         if p is None:
             return
@@ -133,8 +146,10 @@ class Worker:
             p.stdin.close()
         except OSError:
             pass
+        if deadline is None:
+            deadline = time.monotonic() + _STOP_SECONDS
         try:
-            p.wait(timeout=5)
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
@@ -235,9 +250,22 @@ class Pool:
             ready = w.wait_ready()
         return ready
 
-    def close(self) -> None:
+    def close(self, at_once: bool = False) -> None:
+        """End every child: with ``at_once`` (an interrupted run) kill each now; else close
+        every stdin first, so that they finish their cases side by side, and kill those that
+        have not exited :data:`_STOP_SECONDS` later (one deadline for all, not one each)."""
+        if at_once:
+            for w in self.workers:  # every one signalled first, then each reaped
+                if w.proc is not None:
+                    w.proc.kill()
+            for w in self.workers:
+                w._kill()
+            return
         for w in self.workers:
-            w.stop()
+            w.close_input()
+        deadline = time.monotonic() + _STOP_SECONDS
+        for w in self.workers:
+            w.stop(deadline)
 
     @property
     def restarts(self) -> int:

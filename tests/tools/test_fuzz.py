@@ -11,8 +11,11 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +26,7 @@ from gpuia.fuzz import FuzzConfig, Fuzzer, ReferenceRunner, case_digest, generat
 from gpuia.fuzz.pool import Worker
 from gpuia.harness.case import load_case
 from helpers import DATA as TEST_DATA
-from helpers import gpuia_cli
+from helpers import REPO, alive, descendants, gpuia_cli, kill_all, wait_for
 
 DATA = TEST_DATA / "fuzz"
 PY = sys.executable
@@ -190,6 +193,73 @@ def test_worker_timeout_and_exit_become_outcomes():
     assert out.status == "crash" and "exited with status 7" in out.detail and "bye" in out.stderr
 
 
+# -- ending the children ---------------------------------------------------------------------
+_BUSY_WORKER = textwrap.dedent("""
+    import json, os, sys, time
+    sys.stdin.readline()
+    print(json.dumps({"ready": True}), flush=True)
+    for line in sys.stdin:
+        if len(sys.argv) > 1:  # a file per child that has its case
+            open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+        time.sleep(600)  # a case that never ends
+    """)
+
+
+def test_an_interrupted_fuzz_run_kills_its_busy_children_at_once(tmp_path):
+    """Children busy with cases that do not end: SIGTERM ends the run within a second or two
+    (before: each child was given 5 s to finish its case, one after the other)."""
+    script = textwrap.dedent(f"""
+        import io, json, sys
+        from gpuia.fuzz import FuzzConfig, Fuzzer
+        from gpuia.util import interrupt
+        config = FuzzConfig(seed=1, cases=16, paths=("native",), jobs=3, timeout=600)
+        busy = [sys.executable, "-c", {_BUSY_WORKER!r}, {str(tmp_path / "busy")!r}]
+        with interrupt.ending_on_signals():
+            report = Fuzzer(config, worker_command=busy, out=io.StringIO(),
+                            err=io.StringIO()).run()
+        print(json.dumps({{"interrupted": report.interrupted}}), flush=True)
+        """)
+    (tmp_path / "busy").mkdir()
+    # -c: the gpuia of the working folder, as `python -m gpuia` imports it
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen: set[int] = set()
+    try:
+        assert wait_for(lambda: len(os.listdir(tmp_path / "busy")) == 3, 120), proc.stderr
+        seen = descendants(proc.pid)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+        assert json.loads(stdout) == {"interrupted": True}, stderr
+        assert took < 3, took
+        assert wait_for(lambda: not any(alive(q) for q in seen), 5)
+    finally:
+        kill_all(proc, seen)
+
+
+def test_a_finished_fuzz_run_lets_its_children_end_their_cases_together():
+    """Without a signal the children get their stdin closed and one shared deadline, not 5 s
+    each: three that never end are all killed about 5 s after the close, not 15."""
+    from gpuia.fuzz.pool import Pool
+
+    pool = Pool({}, 3, [sys.executable, "-c", _BUSY_WORKER])
+    pool.start()
+    try:
+        for w in pool.workers:
+            w.send({"id": 0})
+        start = time.monotonic()
+        pool.close()
+        took = time.monotonic() - start
+    finally:
+        for w in pool.workers:  # whatever is left
+            if w.proc is not None:
+                w.proc.kill()
+                w.proc.wait()
+    assert 4 < took < 8, took
+    assert all(not w.alive() for w in pool.workers)
+
+
 # -- the command line ------------------------------------------------------------------------
 @pytest.mark.parametrize("args", [["--cases", "0"], ["--paths", "native,bogus"],
                                   ["--seed", "-1"], ["--invalid", "--paths", "none"]])
@@ -198,6 +268,72 @@ def test_bad_arguments_exit_2(args, capsys):
         sys.exit(cli_main(["fuzz", *args]))
     assert e.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_a_run_in_which_no_case_ran_is_not_a_pass():
+    """A time limit that passes before the first case (drawing chunk 0 alone takes longer than
+    a millisecond): exit 2 and one error line saying so, not a pass; the reproduce line of the
+    summary is one the parser takes (before: exit 0 and `--cases 0`, which it refuses)."""
+    r = gpuia_cli("fuzz", "--seconds", "0.001", "--seed", "4", "--paths", "none")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    assert [line for line in r.stderr.splitlines() if line.startswith("error:")] == [
+        "error: fuzz: no case ran within the time limit (0.001 s): a run that tested nothing is "
+        "not a pass; give more --seconds"]
+    assert "seed 4: 0 cases" in r.stdout
+    (line,) = [ln for ln in r.stdout.splitlines() if ln.startswith("  reproduce: ")]
+    assert line == "  reproduce: gpuia fuzz --seed 4 --seconds 0.001 --paths none"
+
+
+@pytest.mark.parametrize("config, cases, expected", [
+    (FuzzConfig(seed=7, cases=40), 0, {"seed": 7, "cases": 40}),
+    (FuzzConfig(seed=7, seconds=60.0), 0, {"seed": 7, "cases": None, "seconds": 60.0}),
+    (FuzzConfig(seed=7, seconds=60.0), 12, {"seed": 7, "cases": 12}),
+    (FuzzConfig(seed=9, cases=5, so=True, mode="invalid", adapter="llvmpipe (LLVM 15.0.6, 256 "
+                "bits) (CPU) via Vulkan", gpu_backend="Vulkan", capture="targets"), 5,
+     {"seed": 9, "cases": 5, "so": True, "invalid": True,
+      "adapter": "llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via Vulkan", "gpu_backend": "Vulkan",
+      "capture": "targets"}),
+    (FuzzConfig(seed=0, cases=3, paths=()), 3, {"seed": 0, "cases": 3, "paths": ()}),
+    (FuzzConfig(seed=1, cases=3, paths=("auto",), adapter="it's \"quoted\""), 3,
+     {"seed": 1, "cases": 3, "paths": ("auto",), "adapter": "it's \"quoted\""}),
+])
+def test_the_reproduce_line_is_one_the_parser_takes(config, cases, expected):
+    """Parsed back as a shell would split it: the options that choose the cases and where they
+    run come back as the run had them (an adapter name with spaces and quotes included)."""
+    import shlex
+
+    from gpuia.cli import build_parser
+    from gpuia.fuzz import FuzzReport
+
+    line = FuzzReport(config, cases=cases).command_line()
+    argv = shlex.split(line)
+    assert argv[:2] == ["gpuia", "fuzz"]
+    args = build_parser().parse_args(argv[1:])
+    for key, value in expected.items():
+        assert getattr(args, key) == value, (key, line)
+
+
+def test_jobs_default_to_the_cores_this_process_may_use(monkeypatch):
+    """Two cores of a 64-core host (a container, taskset): one child, as for a 2-core machine
+    (one per four cores, at least one), not the 4 the host's count gives."""
+    from gpuia.fuzz import default_jobs
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert default_jobs() == 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(12)), raising=False)
+    assert default_jobs() == 3
+
+
+def test_jobs_past_the_cores_are_capped_with_a_note(gpu_device, tmp_path):
+    cores = len(os.sched_getaffinity(0))
+    r = gpuia_cli("fuzz", "--jobs", str(cores + 6), "--cases", "2", "--seed", "2",
+                  "--adapter", gpu_device.info["summary"], "--out", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"fuzz: --jobs {cores + 6} is more than the {cores} cores this process may use: " \
+           f"running {cores}" in r.stderr.splitlines()
+    assert "seed 2: 2 cases" in r.stdout
 
 
 def test_missing_hypothesis_is_one_error_line_naming_the_extra():

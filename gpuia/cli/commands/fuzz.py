@@ -2,7 +2,8 @@
 invalid-input fuzzing of the command line (``--invalid``). ``docs/fuzzing.md`` describes both.
 
 Exit status: 0 nothing found, 1 at least one finding (saved under ``--out`` and printed), 2
-invalid arguments or no usable adapter.
+invalid arguments, no usable adapter, or a run in which no case ran (the time limit passed
+first): a run that tested nothing is not a pass.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import random
 import sys
 from pathlib import Path
 
-from ...errors import GpuiaError
+from ...errors import GpuiaError, UnsupportedError
+from ...util.cores import usable_cores
 from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
 
 __all__ = ["add_parser", "run", "INVALID_WORKER"]
@@ -103,7 +105,8 @@ def add_parser(subparsers):
                    help="where findings are saved (default ./fuzz-out)")
     p.add_argument("--jobs", type=_positive(int), default=None, metavar="N",
                    help="child processes running cases at once, each with its own device "
-                        "(default: one per four cores, 1 to 4)")
+                        "(default: one per four cores, 1 to 4; at most the cores this process "
+                        "may use)")
     p.add_argument("--timeout", type=_positive(float), default=120.0, metavar="S",
                    help="seconds one case may take before it counts as a hang (default 120)")
     p.add_argument("--max-findings", type=_positive(int), default=1, metavar="N",
@@ -139,7 +142,7 @@ def run(args) -> int:
     config = FuzzConfig(mode=mode, seed=run_seed, seconds=seconds, cases=args.cases,
                         paths=args.paths, so=args.so, adapter=args.adapter,
                         gpu_backend=args.gpu_backend, capture=args.capture, out=Path(args.out),
-                        jobs=args.jobs if args.jobs is not None else default_jobs(),
+                        jobs=_jobs(args.jobs, default_jobs(), note=bool(args.paths)),
                         timeout=args.timeout, max_findings=args.max_findings,
                         shrink_seconds=args.shrink_seconds, memory_limit_mb=args.memory_limit,
                         progress_interval=args.progress_interval)
@@ -155,4 +158,27 @@ def run(args) -> int:
         error_line("fuzz", e)
         return EXIT_INVALID
     print(report.summary())
-    return EXIT_DIFF if report.findings else EXIT_OK
+    if report.findings:
+        return EXIT_DIFF
+    if not report.cases and not report.interrupted:  # (a signal ends with its own status)
+        error_line("fuzz", UnsupportedError(
+            f"no case ran within the time limit ({seconds:g} s): a run that tested nothing "
+            f"is not a pass; give more --seconds"))
+        return EXIT_INVALID
+    return EXIT_OK
+
+
+def _jobs(asked: int | None, default: int, note: bool) -> int:
+    """The children to run: ``default`` unless ``asked``, never more than the cores this
+    process may use (more only queue for them: on a loaded machine they took a short run's
+    whole time starting up), with a note on stderr when fewer than asked and ``note`` (there
+    are children: not with ``--paths none``)."""
+    if asked is None:
+        return default
+    cores = usable_cores()
+    if asked > cores:
+        if note:
+            print(f"fuzz: --jobs {asked} is more than the {cores} cores this process may "
+                  f"use: running {cores}", file=sys.stderr)
+        return cores
+    return asked
