@@ -36,9 +36,10 @@ before a CPU build. The sources the table cites are Slang's (shader-slang/slang 
 build in slangpy 0.43.1): ``source/slang/slang-parser.cpp`` (the keyword table
 ``g_parseSyntaxEntries``, the statement keywords, ``parseAttributeName``),
 ``source/slang/core.meta.slang`` and ``source/slang/hlsl.meta.slang`` (the core module), and
-``docs/user-guide/a1-04-interop.md``, ``docs/user-guide/04-modules-and-access-control.md``,
-``docs/user-guide/03-convenience-features.md`` and ``docs/cpu-target.md``. What still runs on the
-host and how it is contained: docs/hlsl.md.
+Slang's user guide (its chapters "Interoperation", "Modules and Access Control" and "Convenience
+Features") and its notes on the CPU target (Slang's Markdown files ``a1-04-interop``,
+``04-modules-and-access-control``, ``03-convenience-features`` and ``cpu-target``). What still
+runs on the host and how it is contained: docs/hlsl.md.
 """
 
 from __future__ import annotations
@@ -69,10 +70,11 @@ class Refused:
 _PARSER = "slang-parser.cpp"
 _CORE = "core.meta.slang"
 _HLSL = "hlsl.meta.slang"
-_INTEROP = "user-guide/a1-04-interop.md"
-_MODULES = "user-guide/04-modules-and-access-control.md"
-_POINTERS = "user-guide/03-convenience-features.md (Pointers)"
-_CPU = "cpu-target.md"
+# Slang's user guide chapters and CPU-target notes, by their file names in Slang's docs/
+_INTEROP = "Slang user guide, a1-04-interop"
+_MODULES = "Slang user guide, 04-modules-and-access-control"
+_POINTERS = "Slang user guide, 03-convenience-features (Pointers)"
+_CPU = "Slang docs, cpu-target"
 _BINDINGS = "host-side bindings for PyTorch or CUDA: code for the host, not a shader"
 
 
