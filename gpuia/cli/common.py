@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..d3d.feature_level import FEATURE_LEVELS
 from ..errors import GpuiaError
 from ..harness.case import load_case, load_case_text
 from ..util.files import OutputError, check_output, printable, read_text, safe_stem
@@ -23,7 +24,7 @@ from ..util.progress import Progress, wanted
 __all__ = ["EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY", "error_line",
            "case_arguments", "gpu_options", "progress_option", "row_count", "load_case_arg",
            "each_case", "each_case_at_once", "lanes_option", "case_progress", "writable",
-           "open_devices", "claim_stems", "output_stem"]
+           "open_devices", "claim_stems", "output_stem", "feature_level_option"]
 
 EXIT_OK, EXIT_DIFF, EXIT_INVALID = 0, 1, 2
 
@@ -52,6 +53,17 @@ def error_line(label: str, exc: BaseException) -> None:
 def case_arguments(p) -> None:
     """The case files a command reads (one or more; ``-`` is standard input)."""
     p.add_argument("cases", nargs="+", metavar="CASE", help="case file ('-' for stdin)")
+
+
+def feature_level_option(p) -> None:
+    """``--feature-level 10_0|10_1|11_0|12``: the Direct3D feature level whose limits the
+    command validates at (rules 11.1), over a case's own ``feature_level``; absent: the case's,
+    else D3D12's."""
+    p.add_argument("--feature-level", choices=list(FEATURE_LEVELS), default=None,
+                   metavar="LEVEL",
+                   help=f"validate at this Direct3D feature level's limits: "
+                        f"{', '.join(FEATURE_LEVELS)} (12 is D3D12); it overrides a case's "
+                        f"feature_level (default: the case's, else 12)")
 
 
 def gpu_options(p, allow_all: bool = False) -> None:
@@ -117,23 +129,25 @@ def _case_label(path: str) -> str:
     return Path(path).stem if path != "-" else "stdin"
 
 
-def load_case_arg(path: str):
+def load_case_arg(path: str, feature_level: str | None = None):
     """The case a ``CASE`` argument names: a case file, or ``-``, standard input, which is
-    always JSON text (never a path, whatever it starts with)."""
+    always JSON text (never a path, whatever it starts with); validated at ``feature_level``
+    (``--feature-level``) when given."""
     if path == "-":
-        return load_case_text(read_text("-"), default_name="stdin")
-    return load_case(Path(path))
+        return load_case_text(read_text("-"), default_name="stdin", feature_level=feature_level)
+    return load_case(Path(path), feature_level=feature_level)
 
 
-def each_case(paths, action, progress=None, on_error=None) -> int:
+def each_case(paths, action, progress=None, on_error=None, feature_level=None) -> int:
     """Run ``action(path, case)`` for every case, returning the worst exit status; an invalid
     case prints its error line (and is passed to ``on_error(label, message)``: the case's name,
     or its file stem when it could not be read, and the error on one line) and the others
-    still run. ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases. One
-    case at a time: :func:`each_case_at_once` with one lane and nothing done off this thread."""
+    still run. ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases;
+    ``feature_level`` is ``--feature-level``'s value. One case at a time:
+    :func:`each_case_at_once` with one lane and nothing done off this thread."""
     return each_case_at_once(paths, lambda case: None,
                              lambda path, case, _nothing: action(path, case), 1, progress,
-                             on_error)
+                             on_error, feature_level)
 
 
 LANE_INVOCATIONS = 1 << 16
@@ -159,21 +173,22 @@ def _lanes(text: str) -> int:
 
 
 def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,
-                      on_error=None) -> int:
+                      on_error=None, feature_level=None) -> int:
     """:func:`each_case` with the work of several cases at once: ``work(case)`` runs for up to
     ``lanes`` cases at a time on threads (:func:`gpuia.util.lanes.in_order`; None: one lane
     per core, at most :data:`~gpuia.util.lanes.MAX_LANES`), and ``emit(path, case, value)``
     on this thread, case after case in the order given, so the output is what one-by-one
     runs print. Cases are read on this thread; one that cannot be read, and one of
     :data:`LANE_INVOCATIONS` vertices or more, runs with nothing else in flight. Returns the
-    worst exit status; invalid cases are reported as :func:`each_case` reports them."""
+    worst exit status; invalid cases are reported as :func:`each_case` reports them. Cases
+    are validated at ``feature_level`` when given (:func:`load_case_arg`)."""
     from ..util.lanes import default_lanes, in_order
 
     def loaded():
         for path in paths:
             label = _case_label(path)
             try:
-                case = load_case_arg(path)
+                case = load_case_arg(path, feature_level)
             except (GpuiaError, MemoryError) as exc:
                 yield path, label, None, exc
                 continue

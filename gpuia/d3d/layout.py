@@ -2,11 +2,12 @@
 
 :class:`InputLayout` takes a list of ``D3D12_INPUT_ELEMENT_DESC`` values (or anything
 :meth:`InputElementDesc.of` accepts), resolves ``APPEND_ALIGNED_ELEMENT`` offsets per slot and
-checks every rule D3D checks when the layout is created (rules section 3). What it guarantees:
-each resolved element has a vertex format from the table, an aligned offset, a slot below the
-profile's slot count, one classification and step rate per slot, a unique semantic, and step rate
-0 on per-vertex data. What it refuses raises :class:`InvalidDescError` naming the element index,
-its semantic, the field, the value and the rule.
+checks every rule D3D checks when the layout is created (rules section 3), at a feature level
+(:mod:`gpuia.d3d.feature_level`; D3D12's by default). What it guarantees: each resolved element
+has a vertex format from the table, an aligned offset, a slot below the level's slot count, one
+classification and step rate per slot, a unique semantic, and step rate 0 on per-vertex data.
+What it refuses raises :class:`InvalidDescError` naming the element index, its semantic, the
+field, the value and the rule (and the feature level, for a limit of rules 3.1).
 
 What it does not check, because D3D does not at layout creation: strides and bind offsets (dynamic
 state, rules 3.2/3.3), overlapping elements (legal, 3.3), elements past any stride.
@@ -23,36 +24,21 @@ import numpy as np
 
 from ..errors import InvalidDescError
 from .desc import InputClassification, InputElementDesc
+from .feature_level import PROFILE_LEVELS, FeatureLevel
+from .feature_level import feature_level as _feature_level
 from .formats import VERTEX_FORMATS, FormatInfo, UnknownFormatError, format_info
 
-__all__ = ["Profile", "PROFILES", "ResolvedElement", "SlotInfo", "InputLayout",
+__all__ = ["Profile", "PROFILES", "FeatureLevel", "ResolvedElement", "SlotInfo", "InputLayout",
            "elements_from_dtype", "parse_semantic"]
 
 
-@dataclass(frozen=True)
-class Profile:
-    """API limits that differ between Direct3D versions (rules 3.1, section 11): a frozen value.
-    :data:`PROFILES` holds gpuia's three.
+Profile = FeatureLevel
+"""An API profile's limits are its feature level's (:class:`~gpuia.d3d.feature_level.FeatureLevel`,
+rules 3.1 and 11.1); the old name stays."""
 
-    Arguments:
-        name (str): the profile's name, as errors cite it.
-        slot_count (int): IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT, the number of input slots.
-        element_count (int): IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT, the most elements a
-            layout may have.
-    """
-
-    name: str
-    slot_count: int  # IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT
-    element_count: int  # IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT
-
-
-PROFILES = {
-    "d3d12": Profile("d3d12", 32, 32),
-    "d3d11": Profile("d3d11", 32, 32),
-    "d3d10": Profile("d3d10", 16, 16),
-}
-"""The profiles :class:`InputLayout` takes by name: ``d3d12`` and ``d3d11`` (32 slots, 32
-elements) and ``d3d10`` (16 and 16, Direct3D 10.0; rules 3.1)."""
+PROFILES = {name: _feature_level(level) for name, level in PROFILE_LEVELS.items()}
+"""The feature level of each API profile :class:`InputLayout` takes by name: ``d3d12`` (D3D12),
+``d3d11`` (11_0: 32 slots, 32 elements) and ``d3d10`` (10_0: 16 and 16; rules 3.1)."""
 
 
 @dataclass(frozen=True)
@@ -166,30 +152,35 @@ class InputLayout:
     """A validated, resolved input layout (the ID3D11InputLayout / PSO InputLayout equivalent).
 
     Construction runs CreateInputLayout's checks (see the module docstring) and resolves every
-    APPEND_ALIGNED_ELEMENT offset. The result holds ``profile`` (the :class:`Profile`),
-    ``descs`` (the :class:`InputElementDesc` values as given), ``elements`` (one
+    APPEND_ALIGNED_ELEMENT offset. The result holds ``feature_level`` (the
+    :class:`~gpuia.d3d.feature_level.FeatureLevel` whose limits it was checked at; ``profile``
+    is the same row), ``descs`` (the :class:`InputElementDesc` values as given), ``elements`` (one
     :class:`ResolvedElement` per desc, in order) and ``slots`` (slot -> :class:`SlotInfo`, in
     slot order, for the slots that have elements). ``len()`` and iteration give the elements.
-    Instances are immutable and hashable (by their descs and profile), so they serve as cache
-    keys.
+    Instances are immutable and hashable (by their descs and feature level), so they serve as
+    cache keys.
 
     Arguments:
         elements: an iterable of D3D12_INPUT_ELEMENT_DESC values (anything
             :meth:`InputElementDesc.of` takes: instances, dicts or tuples); empty is the empty
             layout (rules 3.10).
-        profile: ``"d3d12"`` (default), ``"d3d11"`` or ``"d3d10"`` (a key of
-            :data:`PROFILES`), or a :class:`Profile`: the slot and element limits to enforce.
+        profile: the feature level whose slot and element limits to enforce (rules 3.1, 11.1):
+            anything :func:`~gpuia.d3d.feature_level.feature_level` takes: ``"12"`` (D3D12,
+            the default), ``"11_0"``, ``"10_1"``, ``"10_0"``, an API profile's name
+            (``"d3d12"``, ``"d3d11"``, ``"d3d10"``) or a row.
+        feature_level: the same, by its own name; give one of the two.
 
     Raises:
         InvalidDescError: ``elements`` is None (a NULL array, rules 3.10), or an element breaks
             a rule: its fields (as :class:`InputElementDesc` refuses them), a format that is
-            not a vertex format (rules 1.1), too many elements or a slot past the profile's
-            (rules 3.1), a step rate on per-vertex data (rules 3.6), a misaligned offset
-            (rules 3.2), an element ending past 2**32 - 1, a repeated semantic (rules 3.12) or
-            one ambiguous with a semantic index (rules 3.7), a slot mixing classifications or
-            step rates (rules 3.5). The error names the element index and semantic, the field,
-            the value and the rule.
-        KeyError: ``profile`` names no profile.
+            not a vertex format (rules 1.1), too many elements or a slot past the feature
+            level's (rules 3.1, naming the level), a step rate on per-vertex data (rules 3.6),
+            a misaligned offset (rules 3.2), an element ending past 2**32 - 1, a repeated
+            semantic (rules 3.12) or one ambiguous with a semantic index (rules 3.7), a slot
+            mixing classifications or step rates (rules 3.5). The error names the element
+            index and semantic, the field, the value and the rule. Also: ``profile`` or
+            ``feature_level`` names no level.
+        TypeError: both ``profile`` and ``feature_level`` are given.
 
     .. code-block:: py
 
@@ -201,12 +192,17 @@ class InputLayout:
         layout.slots[0].extent   # 16
     """
 
-    def __init__(self, elements: Iterable = (), profile: str | Profile = "d3d12"):
+    def __init__(self, elements: Iterable = (), profile: str | FeatureLevel | None = None, *,
+                 feature_level: str | FeatureLevel | None = None):
+        if profile is not None and feature_level is not None:
+            raise TypeError("InputLayout takes a profile or a feature_level, not both")
         if elements is None:
             # D3D: a NULL element array is E_INVALIDARG even with 0 elements (rules 3.10).
             raise InvalidDescError("input layout", "pInputElementDescs", None,
                                    "NULL element array (use an empty list for no elements)")
-        self.profile = PROFILES[profile] if isinstance(profile, str) else profile
+        self.feature_level: FeatureLevel = _feature_level(profile if feature_level is None
+                                                          else feature_level)
+        self.profile = self.feature_level  # the older name of the same row
         descs = []
         for i, e in enumerate(elements):
             try:
@@ -219,11 +215,12 @@ class InputLayout:
 
     # -- CreateInputLayout -------------------------------------------------------------------
     def _resolve(self) -> tuple[ResolvedElement, ...]:
-        p = self.profile
+        p = self.feature_level
         if len(self.descs) > p.element_count:
-            raise InvalidDescError("input layout", "NumElements", len(self.descs),
-                                   f"more than {p.element_count} elements "
-                                   f"(IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT, {p.name})")
+            raise InvalidDescError(_label(p.element_count, self.descs[p.element_count]),
+                                   "NumElements", len(self.descs),
+                                   f"more than {p.element_count} elements at {p.label} "
+                                   f"(IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT; rules 3.1)")
         slot_end: dict[int, int] = {}
         seen: dict[tuple[str, int], int] = {}
         out = []
@@ -235,8 +232,8 @@ class InputLayout:
                 raise InvalidDescError(where, "Format", d.format, str(e)) from None
             if d.input_slot >= p.slot_count:
                 raise InvalidDescError(where, "InputSlot", d.input_slot,
-                                       f"slots are 0..{p.slot_count - 1} "
-                                       f"(IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT, {p.name})")
+                                       f"slots are 0..{p.slot_count - 1} at {p.label} "
+                                       f"(IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT; rules 3.1)")
             if (d.input_slot_class == InputClassification.PER_VERTEX_DATA
                     and d.instance_data_step_rate != 0):
                 raise InvalidDescError(where, "InstanceDataStepRate", d.instance_data_step_rate,
@@ -305,12 +302,12 @@ class InputLayout:
     # -- values ------------------------------------------------------------------------------
     def __eq__(self, other):
         return (isinstance(other, InputLayout) and self.descs == other.descs
-                and self.profile == other.profile)
+                and self.feature_level == other.feature_level)
 
     def __hash__(self):
         h = self.__dict__.get("_hash")
         if h is None:
-            h = self._hash = hash((self.descs, self.profile))
+            h = self._hash = hash((self.descs, self.feature_level))
         return h
 
     def __len__(self):
@@ -352,7 +349,7 @@ class InputLayout:
 
     def to_dicts(self) -> list[dict]:
         """The descs in the case-file form (:meth:`InputElementDesc.to_dict`), in order; the
-        profile is not part of it."""
+        feature level is not part of it."""
         return [d.to_dict() for d in self.descs]
 
     # -- numpy structured dtypes -------------------------------------------------------------

@@ -4,7 +4,9 @@
 shader's output signature and returns a :class:`ResolvedStreamOutput`: per output slot, its
 stride and the entries writing into it, each with its byte offset within a vertex record, the
 shader output it reads and the component range. gpuia emulates Stream Output of a vertex shader
-(no geometry shader), so everything goes to stream 0.
+(no geometry shader), so everything goes to stream 0. The limits that differ by feature level
+(rules 8.8-8.11) come from a :class:`~gpuia.d3d.feature_level.FeatureLevel` row (D3D12's by
+default).
 
 Every rejection is an :class:`~gpuia.errors.InvalidDescError` naming the entry index, the field,
 the value and the rule.
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidDescError
 from .desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
+from .feature_level import FeatureLevel, feature_level
 from .signature import Member, ShaderSignature
 
 __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
@@ -23,11 +26,9 @@ __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
 
 SO_BUFFER_SLOT_COUNT = 4
 """D3D12_SO_BUFFER_SLOT_COUNT: the output slots 0-3, and the most buffer strides (rules 8.1)."""
-SO_STREAM_COUNT = 4
+SO_STREAM_COUNT = 4  # D3D11 / D3D12; a feature level may have fewer (its so_streams)
 SO_BUFFER_MAX_STRIDE_IN_BYTES = 2048
 """D3D12_SO_BUFFER_MAX_STRIDE_IN_BYTES: the largest stride of an output slot (rules 8.8)."""
-SO_OUTPUT_COMPONENT_COUNT = 128  # per stream, D3D11 FL11 / D3D12 (rules 8.9)
-SO_BUFFER_MAX_WRITE_BYTES = 512  # per buffer per vertex (rules 8.9)
 
 
 @dataclass(frozen=True)
@@ -119,49 +120,72 @@ class ResolvedStreamOutput:
         return None
 
 
+def _rasterized_rule(fl: FeatureLevel) -> str:
+    """Why a RasterizedStream is refused at ``fl`` (rules 8.10)."""
+    streams = "0" if fl.so_streams == 1 else f"0-{fl.so_streams - 1}"
+    if fl.so_no_rasterized_stream:
+        return f"must be {streams} or NO_RASTERIZED_STREAM (rules 8.10)"
+    return f"must be {streams} at {fl.label}, which has no NO_RASTERIZED_STREAM (rules 8.10)"
+
+
+def _stream_rule(fl: FeatureLevel) -> str:
+    """Why an entry's Stream is refused at ``fl`` (rules 8.1)."""
+    if fl.so_streams == SO_STREAM_COUNT:
+        return f"must be 0-{SO_STREAM_COUNT - 1} (rules 8.1)"
+    return f"must be 0 at {fl.label}, which has one stream (rules 8.1, 8.10)"
+
+
 def _entry_where(i: int, e: SODeclarationEntry) -> str:
     name = "gap" if e.is_gap else f"{e.semantic_name}{e.semantic_index}"
     return f"SO entry {i} ({name})"
 
 
-def resolve_stream_output(desc: StreamOutputDesc,
-                          signature: ShaderSignature) -> ResolvedStreamOutput:
+def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
+                          level: FeatureLevel | str | None = None) -> ResolvedStreamOutput:
     """Validate a Stream Output declaration for a vertex shader and lay out its slots.
 
-    Follows the feature level 11 / D3D12 rules: entries of stream 0 only (a vertex shader's,
-    rules 8.12), outputs named by semantic name (ignoring case) and index (rules 8.3), each
-    entry's offset the sum of the earlier entries of its slot (rules 8.5). The strides of
-    slots the declaration does not write are not checked (rules 8.8), and the D3D10 / feature
-    level 10 rule of one entry per buffer does not apply (rules 8.11).
+    Entries of stream 0 only (a vertex shader's, rules 8.12), outputs named by semantic name
+    (ignoring case) and index (rules 8.3), each entry's offset the sum of the earlier entries of
+    its slot (rules 8.5). At feature level 11_0 and in D3D12 the strides of slots the
+    declaration does not write are not checked (rules 8.8); at 10_0 and 10_1 a nonzero one is
+    refused, and with several slots each slot takes exactly one entry (rules 8.11). The
+    numbers (streams, components, bytes per buffer) are the level's (rules 8.9, 8.10).
 
     Arguments:
         desc (StreamOutputDesc): the declaration, strides and rasterized stream.
         signature (ShaderSignature): the vertex shader's signature; its ``outputs`` are what
             entries may name.
+        level: the feature level (anything :func:`~gpuia.d3d.feature_level.feature_level`
+            takes; None, the default: D3D12).
 
     Returns:
         The :class:`ResolvedStreamOutput`.
 
     Raises:
-        InvalidDescError: ``desc`` is no StreamOutputDesc; RasterizedStream is not 0-3 or
-            NO_RASTERIZED_STREAM (rules 8.10); more than 4 strides, or an entry's Stream or
-            OutputSlot past 3, StartComponent past 3 or ComponentCount outside 1-4 (rules
-            8.1; a gap's ComponentCount may exceed 4); an entry of stream 1-3 (rules 8.12); a
-            gap with a StartComponent or SemanticIndex (rules 8.4); an entry naming no output
-            (rules 8.3), reaching past its output's components (rules 8.2) or overlapping
-            another entry's components of the same output (rules 8.6); more than 128 named
-            components or more than 512 declared bytes in a slot (rules 8.9); a slot of gaps
-            only (rules 8.7); a used slot without a stride, several slots without strides, or
-            a stride below the slot's declared size, not a multiple of 4 or above 2048
-            (rules 8.8). The error names the entry (``SO entry 2 (COLOR0)``) or slot, the
-            field, the value and the rule.
+        InvalidDescError: ``desc`` is no StreamOutputDesc, or ``level`` no feature level;
+            RasterizedStream is not a stream of the level or NO_RASTERIZED_STREAM where the
+            level has it (rules 8.10); more than 4 strides, or an entry's Stream past the
+            level's streams, OutputSlot past 3, StartComponent past 3 or ComponentCount outside
+            1-4 (rules 8.1; a gap's ComponentCount may exceed 4); an entry of stream 1-3 (rules
+            8.12); a gap with a StartComponent or SemanticIndex (rules 8.4); an entry naming no
+            output (rules 8.3), reaching past its output's components (rules 8.2) or
+            overlapping another entry's components of the same output (rules 8.6); more named
+            components than the level's (128; 64 at 10_x) or more declared bytes in a slot
+            (512; 256 at 10_x; rules 8.9); a second entry in a slot when several slots are
+            used, at 10_x (rules 8.11); a slot of gaps only (rules 8.7); a used slot without a
+            stride, several slots without strides, a stride below the slot's declared size, not
+            a multiple of 4 or above 2048, or at 10_x a nonzero stride for a slot no entry
+            writes (rules 8.8). The error names the entry (``SO entry 2 (COLOR0)``) or slot,
+            the field, the value and the rule, and the feature level where the rule is the
+            level's.
     """
     if not isinstance(desc, StreamOutputDesc):
         raise InvalidDescError("StreamOutput", None, desc, "expected a StreamOutputDesc")
+    fl = feature_level(level)
     rs = desc.rasterized_stream
-    if rs != SO_NO_RASTERIZED_STREAM and rs >= SO_STREAM_COUNT:
+    if not (rs < fl.so_streams or rs == SO_NO_RASTERIZED_STREAM and fl.so_no_rasterized_stream):
         raise InvalidDescError("StreamOutput", "RasterizedStream", rs,
-                               "must be 0-3 or NO_RASTERIZED_STREAM (rules 8.10)")
+                               _rasterized_rule(fl))
     if len(desc.buffer_strides) > SO_BUFFER_SLOT_COUNT:
         raise InvalidDescError("StreamOutput", "NumStrides", len(desc.buffer_strides),
                                f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rules 8.1)")
@@ -173,8 +197,8 @@ def resolve_stream_output(desc: StreamOutputDesc,
     components = 0
     for i, e in enumerate(desc.so_declaration):
         where = _entry_where(i, e)
-        if e.stream >= SO_STREAM_COUNT:
-            raise InvalidDescError(where, "Stream", e.stream, "must be 0-3 (rules 8.1)")
+        if e.stream >= fl.so_streams:
+            raise InvalidDescError(where, "Stream", e.stream, _stream_rule(fl))
         if e.stream != 0:
             raise InvalidDescError(where, "Stream", e.stream,
                                    "a vertex shader writes stream 0 only (rules 8.12)")
@@ -224,22 +248,38 @@ def resolve_stream_output(desc: StreamOutputDesc,
             i, e.output_slot, offsets[e.output_slot], member, e.start_component,
             e.component_count))
         offsets[e.output_slot] += 4 * e.component_count
-    if components > SO_OUTPUT_COMPONENT_COUNT:
+    if components > fl.so_components:
         raise InvalidDescError("StreamOutput", "NumEntries", components,
-                               f"more than {SO_OUTPUT_COMPONENT_COUNT} components in stream 0 "
-                               f"(rules 8.9)")
+                               f"more than {fl.so_components} components in stream 0 at "
+                               f"{fl.label} (rules 8.9)")
+    if fl.so_one_entry_per_buffer and len(per_slot) > 1:
+        for slot, entries_of in sorted(per_slot.items()):
+            if len(entries_of) > 1:
+                first, second = entries_of[0], entries_of[1]
+                raise InvalidDescError(
+                    _entry_where(second.index, desc.so_declaration[second.index]), "OutputSlot",
+                    slot, f"slot {slot} already holds SO entry {first.index}: with several "
+                          f"output slots, each takes exactly one entry (a gap counts) at "
+                          f"{fl.label} (rules 8.11)")
     slots = []
     strides = desc.buffer_strides
+    if fl.so_strides_of_used_slots_only:
+        for slot, stride in enumerate(strides):
+            if stride and slot not in per_slot:
+                raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                                       f"a stride for a slot no entry writes, refused at "
+                                       f"{fl.label} (rules 8.8)")
     for slot in sorted(per_slot):
         entries = tuple(per_slot[slot])
         declared = offsets[slot]
         if all(x.is_gap for x in entries):
             raise InvalidDescError(f"SO slot {slot}", "OutputSlot", slot,
                                    "receives only gaps (rules 8.7)")
-        if declared > SO_BUFFER_MAX_WRITE_BYTES:
+        if declared > fl.so_buffer_bytes:
             raise InvalidDescError(f"SO slot {slot}", "ComponentCount", declared // 4,
                                    f"{declared} bytes per vertex exceed the "
-                                   f"{SO_BUFFER_MAX_WRITE_BYTES} one buffer takes (rules 8.9)")
+                                   f"{fl.so_buffer_bytes} one buffer takes at {fl.label} "
+                                   f"(SO_BUFFER_MAX_WRITE_WINDOW_IN_BYTES; rules 8.9)")
         if strides:
             stride = strides[slot] if slot < len(strides) else 0
             if stride == 0:

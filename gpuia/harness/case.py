@@ -24,7 +24,6 @@ import numpy as np
 
 from ..d3d.desc import (
     CONSTANT_BUFFER_SLOTS,
-    INPUT_SLOTS,
     DrawIndexedInstanced,
     DrawInstanced,
     IndexBufferView,
@@ -34,6 +33,7 @@ from ..d3d.desc import (
     VertexBufferView,
     draw_of,
 )
+from ..d3d.feature_level import FEATURE_LEVELS, FeatureLevel, feature_level
 from ..d3d.layout import InputLayout
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import CaseError, InvalidDescError
@@ -60,7 +60,7 @@ DEFAULT_MAX_SO_BYTES = 1 << 30
 
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
-             "description", "constant_buffers"}
+             "description", "constant_buffers", "feature_level"}
 _WGSL_KEYS = {"wgsl", "entry_point"}
 _HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
 MAX_CONSTANT_BUFFER_BYTES = 65536
@@ -97,6 +97,9 @@ class Case:
             target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
         hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
         constant_buffers (dict): root constant buffer slot (0-13) -> its bytes.
+        feature_level (FeatureLevel): the feature level the case was validated at (rules
+            11.1): the one :func:`load_case` was given, else the case's ``feature_level``,
+            else D3D12's.
     """
 
     name: str
@@ -114,6 +117,7 @@ class Case:
     so_targets: dict[int, SOTarget] = field(default_factory=dict)  # output slot -> SOTarget
     hlsl: HlslShader | None = None  # the compiled HLSL vertex shader, if any
     constant_buffers: dict[int, bytes] = field(default_factory=dict)  # root CB slot -> bytes
+    feature_level: FeatureLevel = FEATURE_LEVELS["12"]
 
     def shader_signature(self) -> ShaderSignature:
         """The vertex shader's signature: the case's WGSL or HLSL shader's, or the pass-through
@@ -284,7 +288,8 @@ def _view_args(entry: dict, where: str, data: bytes):
     return offset, size
 
 
-def _vertex_buffers(value, where: str) -> dict[int, VertexBufferView | None]:
+def _vertex_buffers(value, where: str,
+                    level: FeatureLevel) -> dict[int, VertexBufferView | None]:
     if not isinstance(value, list):
         raise CaseError(where, "expected a list of {slot, stride, offset, size, data}")
     views: dict[int, VertexBufferView | None] = {}
@@ -298,9 +303,9 @@ def _vertex_buffers(value, where: str) -> dict[int, VertexBufferView | None]:
         slot = _uint(entry, "slot", w, None)
         if slot is None:
             raise CaseError(w, "missing required key 'slot'")
-        if slot >= INPUT_SLOTS:
-            raise InvalidDescError(w, "slot", slot, f"D3D12's input slots are 0.."
-                                                    f"{INPUT_SLOTS - 1} (rules 3.1)")
+        if slot >= level.slot_count:
+            raise InvalidDescError(w, "slot", slot, f"input slots are 0..{level.slot_count - 1} "
+                                                    f"at {level.label} (rules 3.1)")
         if slot in views:
             raise CaseError(f"{w}.slot", f"slot {slot} is bound twice")
         if "data" not in entry:
@@ -342,7 +347,8 @@ def _index_buffer(value, where: str) -> IndexBufferView | None:
 
 
 def load_case(source: str | Path | dict, name: str | None = None,
-              default_name: str | None = None) -> Case:
+              default_name: str | None = None, *,
+              feature_level: FeatureLevel | str | None = None) -> Case:
     """Parse and validate a case against the contract of ``docs/case-format.md``.
 
     Everything D3D12 would check for the case's layout, views, pipeline state and Stream
@@ -359,6 +365,9 @@ def load_case(source: str | Path | dict, name: str | None = None,
         name (str): overrides the case's ``name`` field.
         default_name (str): the name when neither ``name`` nor the case gives one, for JSON
             text and dicts (a path's default is its file stem; without any, ``"case"``).
+        feature_level: the feature level to validate at (rules 11.1; anything
+            :func:`gpuia.d3d.feature_level.feature_level` takes), over the case's own
+            ``feature_level``; None (the default): the case's, else D3D12's.
 
     Returns:
         The :class:`Case`.
@@ -366,7 +375,8 @@ def load_case(source: str | Path | dict, name: str | None = None,
     Raises:
         CaseError: a file that cannot be read, text that is not JSON, or a case that is not
             well formed (a missing or unknown key, a wrong type, bad data, a name that is not
-            one printable line); ``where`` points into the file.
+            one printable line, a ``feature_level`` that names no level); ``where`` points
+            into the file.
         InvalidDescError: something D3D12 would reject (``where`` such as
             ``input_layout: element 1 (COLOR0)``), or a shader that does not compile (with
             its ``diagnostics``).
@@ -375,13 +385,15 @@ def load_case(source: str | Path | dict, name: str | None = None,
     if isinstance(source, Path) or (isinstance(source, str)
                                     and not source.lstrip().startswith("{")):
         path = Path(source)
-        return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent)
+        return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent,
+                         feature_level)
     if isinstance(source, str):
-        return load_case_text(source, name, default_name)
-    return _load_doc(source, name, default_name, Path.cwd())
+        return load_case_text(source, name, default_name, feature_level=feature_level)
+    return _load_doc(source, name, default_name, Path.cwd(), feature_level)
 
 
-def load_case_text(text: str, name: str | None = None, default_name: str | None = None) -> Case:
+def load_case_text(text: str, name: str | None = None, default_name: str | None = None, *,
+                   feature_level: FeatureLevel | str | None = None) -> Case:
     """:func:`load_case` of JSON text (never taken as a path: what standard input gives).
     Relative shader files are found from the current folder.
 
@@ -390,6 +402,7 @@ def load_case_text(text: str, name: str | None = None, default_name: str | None 
         name (str): overrides the case's ``name`` field.
         default_name (str): the name when neither ``name`` nor the case gives one (else
             ``"case"``).
+        feature_level: as :func:`load_case` takes it.
 
     Returns:
         The :class:`Case`.
@@ -397,10 +410,11 @@ def load_case_text(text: str, name: str | None = None, default_name: str | None 
     Raises:
         CaseError, InvalidDescError, UnsupportedError: as :func:`load_case` raises them.
     """
-    return _load_doc(loads_json(text), name, default_name, Path.cwd())
+    return _load_doc(loads_json(text), name, default_name, Path.cwd(), feature_level)
 
 
-def _load_doc(doc, name: str | None, stem: str | None, base: Path) -> Case:
+def _load_doc(doc, name: str | None, stem: str | None, base: Path,
+              level: FeatureLevel | str | None = None) -> Case:
     if not isinstance(doc, dict):
         raise CaseError("case", "a case is a JSON object")
     version = doc.get("gpuia_case")
@@ -416,7 +430,7 @@ def _load_doc(doc, name: str | None, stem: str | None, base: Path) -> Case:
         raise CaseError("name", f"{printable(case_name)!r}: a case name is one line of printable "
                                 f"text (no control characters or line separators)")
     try:
-        return _parse(doc, case_name, base)
+        return _parse(doc, case_name, base, level)
     except (CaseError, InvalidDescError) as e:
         e.case_name = case_name
         raise
@@ -426,7 +440,24 @@ def _load_doc(doc, name: str | None, stem: str | None, base: Path) -> Case:
         raise err from None
 
 
-def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
+def _case_level(doc: dict, override: FeatureLevel | str | None) -> FeatureLevel:
+    """The level a case is validated at: ``override`` (the caller's), else its own
+    ``feature_level`` key, else D3D12's (rules 11.1)."""
+    if override is not None:
+        return feature_level(override)  # the caller's argument: an InvalidDescError names it
+    value = doc.get("feature_level", FEATURE_LEVELS["12"].name)
+    if not isinstance(value, str):
+        raise CaseError("feature_level", f"expected one of {', '.join(map(repr, FEATURE_LEVELS))} "
+                                         f"(a string), got {value!r}")
+    try:
+        return feature_level(value)
+    except InvalidDescError as e:
+        raise CaseError("feature_level", f"{printable(value)!r}: {e.rule}") from None
+
+
+def _parse(doc: dict, case_name: str, base: Path | None = None,
+           override: FeatureLevel | str | None = None) -> Case:
+    level = _case_level(doc, override)
 
     elements = _require(doc, "input_layout", "case", list)
     for i, e in enumerate(elements):
@@ -435,11 +466,11 @@ def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
         if "SemanticName" not in e:
             raise CaseError(f"input_layout[{i}]", "missing required key 'SemanticName'")
     try:
-        layout = InputLayout(elements)
+        layout = InputLayout(elements, feature_level=level)
     except InvalidDescError as e:
         raise InvalidDescError(f"input_layout: {e.where}", e.field, e.value, e.rule) from None
 
-    views = _vertex_buffers(doc.get("vertex_buffers", []), "vertex_buffers")
+    views = _vertex_buffers(doc.get("vertex_buffers", []), "vertex_buffers", level)
     ib = _index_buffer(doc.get("index_buffer"), "index_buffer")
     try:
         cut = StripCutValue.of(doc.get("strip_cut_value", "DISABLED"))
@@ -470,7 +501,8 @@ def _parse(doc: dict, case_name: str, base: Path | None = None) -> Case:
     vs = doc.get("vertex_shader")
     hlsl = case_vertex_shader(vs, base or Path.cwd()) if vs is not None else None
     so = doc.get("stream_output")
-    case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl)
+    case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl,
+                feature_level=level)
     if vs is not None:
         case.shader_signature().check_layout(layout)
     case.constant_buffers = _constant_buffers(doc.get("constant_buffers", []), case)
@@ -661,7 +693,7 @@ def _stream_output(case: Case, so) -> None:
     except InvalidDescError as err:
         raise InvalidDescError("stream_output", err.field, err.value, err.rule) from None
     try:
-        case.so = resolve_stream_output(desc, case.shader_signature())
+        case.so = resolve_stream_output(desc, case.shader_signature(), case.feature_level)
     except InvalidDescError as err:
         raise InvalidDescError(f"stream_output: {err.where}", err.field, err.value,
                                err.rule) from None

@@ -24,6 +24,7 @@ from typing import Any, NoReturn
 
 import numpy as np
 
+from ..d3d.feature_level import DEFAULT_FEATURE_LEVEL
 from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
@@ -395,8 +396,8 @@ def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, inst
     smallest stride its elements allow (their extent, rounded up to 4 bytes) and seeded random
     bytes (NaN and denormal codes included: the comparison classes NaNs, rules 2.5).
     Per-instance slots hold one row per instance, whatever their step rate. The case goes
-    through :func:`~gpuia.harness.case.load_case`, so it is checked as a case file is; its
-    layout uses the d3d12 profile.
+    through :func:`~gpuia.harness.case.load_case`, so it is checked as a case file is, at the
+    layout's feature level (its ``feature_level`` key where that is not D3D12's).
 
     Arguments:
         layout: an :class:`~gpuia.d3d.layout.InputLayout`, or D3D12 element descriptions
@@ -437,6 +438,8 @@ def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, inst
         "draw": {"DrawInstanced": {"VertexCountPerInstance": vertices,
                                    "InstanceCount": instances, "StartVertexLocation": 0,
                                    "StartInstanceLocation": 0}}}
+    if layout.feature_level != DEFAULT_FEATURE_LEVEL:
+        doc["feature_level"] = layout.feature_level.name
     if vertex_shader is not None:
         doc["vertex_shader"] = vertex_shader
         doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}

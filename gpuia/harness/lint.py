@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..d3d.desc import SODeclarationEntry, StreamOutputDesc, VertexBufferView
-from ..d3d.layout import PROFILES, InputLayout, parse_semantic
+from ..d3d.layout import InputLayout, parse_semantic
 from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",
@@ -181,13 +181,16 @@ def _digit_names(elements) -> list[Finding]:
 def lint_layout(elements, adapters, *, profile: str = "d3d12",
                 strides: dict[int, int] | None = None, signature=None) -> LayoutLint:
     """Lint one layout. ``elements``: D3D12_INPUT_ELEMENT_DESC values (case-file dicts);
+    ``profile``: the feature level it is checked at, or its API profile (anything
+    :func:`gpuia.d3d.feature_level.feature_level` takes: ``"10_0"``, ``"d3d10"``; a name it
+    does not take is an E001 finding);
     ``adapters``: (label, :class:`~gpuia.gpu.device.Caps`) pairs to plan for; ``strides``: the
     strides the source states, by slot; ``signature``: the vertex shader's
     :class:`~gpuia.wgsl.signature.ShaderSignature` (WGSL or HLSL) to link the layout with, as
     CreateGraphicsPipelineState does (E003, W011). Nothing here touches a GPU."""
     findings = _digit_names(elements)
     try:
-        layout = InputLayout(elements, PROFILES.get(profile, PROFILES["d3d12"]))
+        layout = InputLayout(elements, feature_level=profile)
     except InvalidDescError as e:
         findings.append(Finding("E001", e.where, f"{e.field}={e.value!r}: {e.rule}"
                                 if e.field else e.rule))
@@ -342,12 +345,13 @@ def derived_signature(entries):
 
 
 def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
-            signature=None) -> SOLint:
+            signature=None, feature_level=None) -> SOLint:
     """Lint one SO declaration (case-file dicts, header field names). Entries on streams 1-3
     are reported (W010) and validated as stream 0, since gpuia's Stream Output is a vertex
     shader's; everything else is :func:`gpuia.d3d.so_declaration.resolve_stream_output`, against the
     vertex shader's real output ``signature`` when given (a
-    :class:`~gpuia.wgsl.signature.ShaderSignature`), else a derived one."""
+    :class:`~gpuia.wgsl.signature.ShaderSignature`), else a derived one, at ``feature_level``
+    (a level or API profile name; None: D3D12's)."""
     from ..d3d.so_declaration import resolve_stream_output
     from ..source.cases import declared_sizes
 
@@ -381,7 +385,7 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
     try:
         desc = StreamOutputDesc(tuple(parsed), strides, rs)
         resolved = resolve_stream_output(desc, signature if signature is not None
-                                         else derived_signature(parsed))
+                                         else derived_signature(parsed), feature_level)
     except InvalidDescError as err:
         findings.append(Finding("E002", err.where, f"{err.field}={err.value!r}: {err.rule}"
                                 if err.field else err.rule))

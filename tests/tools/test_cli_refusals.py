@@ -95,7 +95,8 @@ _LIMIT_CASE = {
 
 @pytest.mark.parametrize("change, line", [
     (lambda d: d["vertex_buffers"][0].update(slot=32),
-     "error: limits: vertex_buffers[0]: slot=32: D3D12's input slots are 0..31 (rules 3.1)"),
+     "error: limits: vertex_buffers[0]: slot=32: input slots are 0..31 at feature level 12 "
+     "(rules 3.1)"),
     (lambda d: d["vertex_buffers"][0].update(stride=2049),
      "error: limits: vertex_buffers[0]: StrideInBytes=2049: vertex buffer strides are 0..2048 "
      "bytes (rules 3.3)"),

@@ -35,6 +35,7 @@ from ..common import (
     claim_stems,
     each_case_at_once,
     error_line,
+    feature_level_option,
     gpu_options,
     lanes_option,
     open_devices,
@@ -99,6 +100,7 @@ def add_parser(subparsers):
     lanes_option(c)
     progress_option(c)
     gpu_options(c, allow_all=True)
+    feature_level_option(c)
     return c
 
 
@@ -187,7 +189,8 @@ def run(args) -> int:
         invalid.append((label, f"error: {label}: {message}", _source(inputs.failed())))
 
     with bar:
-        status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error)
+        status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error,
+                                   args.feature_level)
     try:
         png = None
         if args.plot:

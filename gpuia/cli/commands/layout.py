@@ -37,6 +37,7 @@ from ..common import (
     compile_options,
     compile_settings,
     error_line,
+    feature_level_option,
     gpu_options,
     open_devices,
 )
@@ -87,6 +88,7 @@ def add_parser(subparsers):
                    default="column_major",
                    help="--shader's default matrix packing (row_major is fxc/dxc's /Zpr)")
     gpu_options(p, allow_all=True)
+    feature_level_option(p)
     return p
 
 
@@ -359,7 +361,8 @@ def _layout(arr, args, adapters, doc, say):
     from ...harness.lint import lint_layout
 
     shader = args.shader_info
-    report = lint_layout(arr.elements, adapters, profile=arr.profile, strides=arr.strides,
+    report = lint_layout(arr.elements, adapters, profile=args.feature_level or arr.profile,
+                         strides=arr.strides,
                          signature=None if shader is None else shader.signature)
     doc["findings"] = [f.as_dict() for f in report.findings]
     if report.layout is None:
@@ -403,7 +406,8 @@ def _so(arr, args, doc, say):
     shader = args.shader_info
     report = lint_so(arr.elements, buffer_strides=arr.buffer_strides,
                      rasterized_stream=arr.rasterized_stream,
-                     signature=None if shader is None else shader.signature)
+                     signature=None if shader is None else shader.signature,
+                     feature_level=args.feature_level or arr.profile)
     doc["findings"] = [f.as_dict() for f in report.findings]
     resolved: Any = report.resolved  # the lint types it as object
     if resolved is None:

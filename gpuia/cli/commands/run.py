@@ -31,6 +31,7 @@ from ..common import (
     claim_stems,
     each_case,
     error_line,
+    feature_level_option,
     gpu_options,
     output_stem,
     progress_option,
@@ -51,6 +52,7 @@ def add_parser(subparsers):
     r.add_argument("--explain", action="store_true",
                    help="print on stderr why each draw took its path")
     gpu_options(r)
+    feature_level_option(r)
     r.add_argument("--out-dir", metavar="DIR", help="write DIR/<case stem>.json per case")
     r.add_argument("--out", metavar="FILE", help="write the result of the one case to FILE")
     r.add_argument("--csv", metavar="DIR",
@@ -136,7 +138,7 @@ def run(args) -> int:
             bar.write("\n".join(lines) + "\n")
 
     with bar:
-        return each_case(args.cases, action, bar)
+        return each_case(args.cases, action, bar, feature_level=args.feature_level)
 
 
 def _result_names(paths, out_dir: Path) -> dict:

@@ -29,6 +29,7 @@ from ..common import (
     compile_options,
     compile_settings,
     error_line,
+    feature_level_option,
     open_devices,
     writable,
 )
@@ -60,6 +61,7 @@ def add_parser(subparsers):
     p.add_argument("--gpu-backend", metavar="NAME", default=None,
                    help="plan on the adapters of this wgpu backend (Vulkan, OpenGL, Metal, "
                         "D3D12)")
+    feature_level_option(p)
     p.add_argument("--text", action="store_true", help="readable text instead of JSON")
     p.add_argument("--out", metavar="FILE", default=None,
                    help="write the output to FILE (atomically) instead of standard output")
@@ -115,9 +117,9 @@ def _arrays(args):
     return arrays
 
 
-def _translate_array(arr, options: dict, limits, path: str):
-    """(the resolved layout, the JSON document) of one array; raises GpuiaError naming the
-    array."""
+def _translate_array(arr, options: dict, limits, path: str, options_level: str | None = None):
+    """(the resolved layout, the JSON document) of one array, checked at ``options_level``
+    (``--feature-level``) or the array's own profile; raises GpuiaError naming the array."""
     from ...gpu.translate import translate_layout
     from ...harness.lint import lint_layout
 
@@ -125,7 +127,8 @@ def _translate_array(arr, options: dict, limits, path: str):
     if arr.error is not None:
         raise arr.error
     stated = {**arr.strides, **options}
-    report = lint_layout(arr.elements, [], profile=arr.profile, strides=stated)
+    report = lint_layout(arr.elements, [], profile=options_level or arr.profile,
+                         strides=stated)
     if report.layout is None:
         first = report.errors[0]
         raise GpuiaError(f"{where}: {first.where}: {first.message}")
@@ -164,7 +167,7 @@ def run(args) -> int:
     docs, status = [], EXIT_OK
     for arr in arrays:
         try:
-            docs.append(_translate_array(arr, options, limits, args.path))
+            docs.append(_translate_array(arr, options, limits, args.path, args.feature_level))
         except GpuiaError as exc:
             error_line(_LABEL, exc)
             status = EXIT_INVALID

@@ -8,7 +8,7 @@ each, the other cases still read).
 
 from __future__ import annotations
 
-from ..common import case_arguments, each_case
+from ..common import case_arguments, each_case, feature_level_option
 
 __all__ = ["add_parser", "run"]
 
@@ -18,6 +18,7 @@ def add_parser(subparsers):
                                                "broken)")
     case_arguments(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    feature_level_option(p)
     return p
 
 
@@ -26,4 +27,4 @@ def run(args) -> int:
         if not args.quiet:
             print(f"ok: {case.name}: {len(case.layout)} elements, {len(case.draws)} draw(s), "
                   f"{case.topology.name}")
-    return each_case(args.cases, action)
+    return each_case(args.cases, action, feature_level=args.feature_level)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StreamOutputDesc, StripCutValue
+from ...d3d.feature_level import FeatureLevel, feature_level
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
@@ -91,6 +92,11 @@ class PipelineState:
             read). The shaders' pipelines bind only the views they read: how many an adapter
             takes at once is checked by :meth:`Context.set_pipeline_state` against its
             ``max-uniform-buffers-per-shader-stage``.
+        feature_level: the feature level the layout and the Stream Output declaration are
+            validated at (rules 11.1; anything :func:`gpuia.d3d.feature_level.feature_level`
+            takes). None (the default): the input layout's own (an
+            :class:`~gpuia.d3d.layout.InputLayout` carries one; elements are checked at
+            D3D12's). Stored as the :class:`~gpuia.d3d.feature_level.FeatureLevel` row.
 
     Raises:
         InvalidDescError: the layout does not validate, a field has a value outside those
@@ -98,7 +104,8 @@ class PipelineState:
             NumRenderTargets, DSVFormat, CullMode, DepthWriteMask, DepthFunc, ...), an HLSL
             shader is of the other stage, or the shaders read a root constant buffer past 13
             (register b13: D3D11's 14 slots per stage) or past a nonzero
-            ``constant_buffers``.
+            ``constant_buffers``, or ``feature_level`` names no level or differs from the
+            level an :class:`~gpuia.d3d.layout.InputLayout` given was made at (naming both).
     """
 
     input_layout: InputLayout
@@ -116,12 +123,25 @@ class PipelineState:
     depth_write_mask: str = "ALL"
     depth_func: str = "LESS"
     constant_buffers: int = 0
+    feature_level: FeatureLevel | str | None = None
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        try:
+            level = None if self.feature_level is None else feature_level(self.feature_level)
+        except InvalidDescError as e:
+            raise InvalidDescError("PipelineState", "feature_level", self.feature_level,
+                                   e.rule) from None
         if not isinstance(self.input_layout, InputLayout):
-            object.__setattr__(self, "input_layout", InputLayout(self.input_layout))
+            object.__setattr__(self, "input_layout",
+                               InputLayout(self.input_layout, feature_level=level))
+        elif level is not None and level != self.input_layout.feature_level:
+            raise InvalidDescError("PipelineState", "feature_level", level.name,
+                                   f"the input layout was made at "
+                                   f"{self.input_layout.feature_level.label}; make it at "
+                                   f"{level.label} or leave feature_level None")
+        object.__setattr__(self, "feature_level", self.input_layout.feature_level)
         try:
             object.__setattr__(self, "strip_cut_value", StripCutValue.of(self.strip_cut_value))
         except ValueError as e:
@@ -285,19 +305,20 @@ class PipelineState:
         """The validated Stream Output declaration (None without one; empty declarations mean
         no Stream Output, rules 10.3): a
         :class:`~gpuia.d3d.so_declaration.ResolvedStreamOutput`, resolved once per (shader
-        signature, declaration) and shared by every context.
+        signature, declaration, feature level) and shared by every context.
 
         Raises:
-            InvalidDescError: the declaration breaks a rule of rules section 8 against the
-                vertex shader's outputs (:func:`~gpuia.d3d.so_declaration.resolve_stream_output`
-                names the entry, field and rule), or the vertex shader does not validate.
+            InvalidDescError: the declaration breaks a rule of rules section 8, at the
+                pipeline state's feature level, against the vertex shader's outputs
+                (:func:`~gpuia.d3d.so_declaration.resolve_stream_output` names the entry,
+                field and rule), or the vertex shader does not validate.
         """
         if self.stream_output is None:
             return None
-        key = (self.signature, self.stream_output)
+        key = (self.signature, self.stream_output, self.feature_level)
         so = _SO.get(key)
         if so is None:
-            so = resolve_stream_output(self.stream_output, self.signature)
+            so = resolve_stream_output(self.stream_output, self.signature, self.feature_level)
             with _SHARED_LOCK:
                 remember(_SO, key, so)
         return None if so.empty else so
