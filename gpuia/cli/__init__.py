@@ -32,14 +32,40 @@ __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST
            "error_line", "gpu_options", "progress_option"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, its errors gpuia's one line instead of the usage: ``error: <command>:
+    <message>; see gpuia <command> --help`` on stderr, exit status 2 (SystemExit). An argument
+    that no option of the command takes is that command's error, not the top level's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, argparse.ArgumentParser] = {}  # the top level's: name -> parser
+
+    def error(self, message: str):
+        command = self.prog.split(" ", 1)[1] if " " in self.prog else self.prog
+        error_line(command, ValueError(f"{message}; see {self.prog} --help"))
+        self.exit(EXIT_INVALID)
+
+    def parse_args(self, args=None, namespace=None):
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            # argparse gives the command's leftovers to the top level: the command says so
+            owner = self.commands.get(str(getattr(parsed, "command", "")), self)
+            owner.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command (:data:`gpuia.cli.commands.COMMANDS`)."""
-    p = argparse.ArgumentParser(
+    """The parser of every command (:data:`gpuia.cli.commands.COMMANDS`); its errors are one
+    line each (:class:`_Parser`)."""
+    p = _Parser(
         prog="gpuia",
         description="Direct3D 12 Input Assembler and Stream Output through WebGPU, checked "
                     "against an exact CPU reference.")
     p.add_argument("--version", action="version", version=f"gpuia {__version__}")
-    add_parsers(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    subparsers = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    add_parsers(subparsers)  # each command's parser is a _Parser too (argparse's default)
+    p.commands = dict(subparsers.choices)
     return p
 
 
@@ -53,8 +79,8 @@ def main(argv=None, *, devices=None) -> int:
 
     SIGINT and SIGTERM end it with one line and status 130 / 143 (:mod:`gpuia.util.interrupt`);
     a standard output that cannot be written (a full disk) is one error line and status 2, a
-    closed pipe a quiet end. Bad arguments raise SystemExit(2) from argparse, after its usage
-    message."""
+    closed pipe a quiet end. Bad arguments raise SystemExit(2) from argparse, after one line
+    ``error: <command>: <message>; see gpuia <command> --help``."""
     with interrupt.ending_on_signals():
         try:
             argv = sys.argv[1:] if argv is None else list(argv)
