@@ -364,7 +364,9 @@ def load_case(source: str | Path | dict, name: str | None = None,
             already parsed dict. :func:`load_case_text` takes text only.
         name (str): overrides the case's ``name`` field.
         default_name (str): the name when neither ``name`` nor the case gives one, for JSON
-            text and dicts (a path's default is its file stem; without any, ``"case"``).
+            text and dicts (a path's default is its file stem, made printable as
+            :func:`gpuia.util.files.printable` makes it: a byte of the name that is not UTF-8
+            reads ``\\udcff``; without any, ``"case"``).
         feature_level: the feature level to validate at (rules 11.1; anything
             :func:`gpuia.d3d.feature_level.feature_level` takes), over the case's own
             ``feature_level``; None (the default): the case's, else D3D12's.
@@ -385,8 +387,9 @@ def load_case(source: str | Path | dict, name: str | None = None,
     if isinstance(source, Path) or (isinstance(source, str)
                                     and not source.lstrip().startswith("{")):
         path = Path(source)
-        return _load_doc(loads_json(read_text(path)), name, path.stem, path.resolve().parent,
-                         feature_level)
+        # The stem is the user's file name, not a name they wrote: made printable, not refused.
+        return _load_doc(loads_json(read_text(path)), name, printable(path.stem),
+                         path.resolve().parent, feature_level)
     if isinstance(source, str):
         return load_case_text(source, name, default_name, feature_level=feature_level)
     return _load_doc(source, name, default_name, Path.cwd(), feature_level)

@@ -186,9 +186,9 @@ def _undecodable(folder: Path, name: bytes) -> Path:
 def test_check_writes_every_output_for_a_file_name_that_is_not_utf8(gpu_device, tmp_path):
     named = _undecodable(tmp_path, b"\xffnamed.json")        # a case with its own name
     named.write_text(json.dumps(_case(["P"], [1, -2, 3], "named")))
-    unnamed = _undecodable(tmp_path, b"\xffcase.json")       # named by its file: invalid
-    unnamed.write_text(json.dumps({k: v for k, v in _case(["P"], [1, 2, 3]).items()
-                                   if k != "name"}))
+    unnamed = _undecodable(tmp_path, b"\xffcase.json")       # named by its file; invalid
+    unnamed.write_text(json.dumps({**{k: v for k, v in _case(["P"], [1, 2, 3]).items()
+                                      if k != "name"}, "bogus": 1}))
     out = tmp_path / "out"
     out.mkdir()
     proc = gpuia_cli("check", named, unnamed, "--path", "native", "--html", out / "r.html",
@@ -208,3 +208,21 @@ def test_check_writes_every_output_for_a_file_name_that_is_not_utf8(gpu_device, 
     assert sorted(p.name for p in (out / "csv").iterdir() if ".cpu." in p.name) == [
         "_named.cpu.draw0.instance0.vs_in.csv"]
     assert (out / "csv" / "_named.csv.json").exists()
+
+
+def test_a_case_named_by_a_file_name_that_is_not_utf8_runs(gpu_device, tmp_path):
+    """No `name`: the case takes its file's stem, the undecodable byte written \\udcff as an
+    error line would write it, and runs (before: refused, "a case name is one line of printable
+    text", a name the user never wrote)."""
+    path = _undecodable(tmp_path, b"tri\xffangle.json")
+    path.write_text(json.dumps({k: v for k, v in _case(["P"], [1, 2, 3]).items() if k != "name"}))
+    proc = gpuia_cli("validate", path, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "ok: tri\\udcffangle: 1 elements, 1 draw(s), POINTLIST\n"
+    proc = gpuia_cli("run", path, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["case"] == "tri\\udcffangle"
+    proc = gpuia_cli("check", path, "--path", "native", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines and all(line.startswith("tri\\udcffangle: ") for line in lines), lines
