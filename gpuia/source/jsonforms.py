@@ -16,14 +16,15 @@ Three shapes are read:
 - a JSON list of input elements in the case-file form.
 
 Every element comes back with all seven (or six) D3D fields, defaults filled as the case format
-defines them. A shape that is none of these raises :class:`SourceError`.
+defines them. A shape that is none of these raises :class:`SourceError`, and so does a case file
+that is not well formed, with the error ``gpuia check`` gives for it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import CaseError
+from ..errors import CaseError, GpuiaError
 from ..util.files import loads_json, read_text
 from .model import INPUT_FIELDS, SO_FIELDS, SourceArray, SourceError
 
@@ -93,6 +94,21 @@ def _list(doc, key, where):
     return value
 
 
+def _well_formed_case(path: Path, label: str) -> None:
+    """Refuse a case file that ``gpuia check`` and ``validate`` refuse as not well formed (a
+    misspelt key, a wrong type, bad data: :class:`~gpuia.errors.CaseError`), with their message:
+    read here for its layout alone, ``"input_layuot"`` gave an empty layout. What D3D rejects
+    (:class:`~gpuia.errors.InvalidDescError`) is left to the lint, which names each rule."""
+    from ..harness.case import load_case
+
+    try:
+        load_case(path)
+    except CaseError as e:
+        raise SourceError(label, str(e)) from None
+    except GpuiaError:
+        pass
+
+
 def extract_json(path: str | Path) -> list[SourceArray]:
     """The layouts and SO declarations of one JSON file (see the module docstring)."""
     path = Path(path)
@@ -110,6 +126,7 @@ def extract_json(path: str | Path) -> list[SourceArray]:
         raise SourceError(label, "expected a case file, a collection with 'layouts'/'decls', or "
                                  "a list of input elements")
     if "gpuia_case" in doc:
+        _well_formed_case(path, label)
         arr = SourceArray("input_layout", "input_layout", label, "D3D12_INPUT_ELEMENT_DESC")
         arr.elements = [_input_element(e, f"{label}: input_layout[{i}]")
                         for i, e in enumerate(_list(doc, "input_layout", label))]

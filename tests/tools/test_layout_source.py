@@ -356,6 +356,39 @@ def test_cli_json_forms_and_json_output(capsys, tmp_path):
     assert [f["code"] for f in multi["findings"]] == ["W010"]
 
 
+@pytest.mark.parametrize("command", ["layout", "translate", "validate"])
+def test_a_case_file_check_refuses_is_refused_alike(capsys, tmp_path, command):
+    """A misspelt key: validate and check refuse the file, and layout and translate too, with
+    the same words (before: layout read no `input_layout`, an empty layout, and passed)."""
+    case = tmp_path / "typo.json"
+    case.write_text(json.dumps({
+        "gpuia_case": 1, "primitive_topology": "POINTLIST",
+        "input_layuot": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
+        "vertex_buffers": [{"slot": 0, "stride": 8, "data": {"hex": ""}}],
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": 0}}}))
+    extra = ["--no-gpu"] if command == "layout" else []
+    code = main([command, str(case), *extra])
+    out, err = capsys.readouterr()
+    assert code == 2
+    label = "typo" if command == "validate" else f"{command}: {case}"
+    assert err.splitlines() == [f"error: {label}: case: unknown keys ['input_layuot']"]
+    assert "==" not in out  # no array reported
+
+
+def test_a_case_file_with_an_invalid_layout_is_the_lints_to_report(capsys, tmp_path):
+    """What D3D rejects in a well-formed case is left to the lint, which names its rule."""
+    case = tmp_path / "odd.json"
+    case.write_text(json.dumps({
+        "gpuia_case": 1, "primitive_topology": "POINTLIST",
+        "input_layout": [{"SemanticName": "A", "Format": "R32_FLOAT"},
+                         {"SemanticName": "B", "Format": "R32_FLOAT", "AlignedByteOffset": 2}],
+        "vertex_buffers": [{"slot": 0, "stride": 8, "data": {"hex": ""}}],
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": 0}}}))
+    code, out, err = run_cli(capsys, case, "--no-gpu")
+    assert code == 2
+    assert "E001 invalid-layout" in out and "AlignedByteOffset=2" in err
+
+
 def test_cli_check_refuses_no_gpu(capsys):
     code, _, err = run_cli(capsys, DATA / "TextRenderer.cpp", "--check", "--no-gpu")
     assert code == 2 and err.startswith("error: layout: --check runs on a GPU")
