@@ -326,12 +326,38 @@ def read_source_bytes(path: str | Path) -> bytes:
         Its bytes.
 
     Raises:
-        SourceError: naming the file and why it cannot be read.
+        SourceError: naming the file and why it cannot be read, or that it is not source text
+            (a NUL byte: a binary file, or text saved as UTF-16).
     """
     try:
-        return read_input(path)
+        data = read_input(path)
     except CaseError as e:
         raise SourceError(str(path), e.rule) from None
+    _refuse_binary(str(path), data)
+    return data
+
+
+def _refuse_binary(label: str, data: bytes) -> None:
+    """Refuse bytes that hold a NUL, which no C or C++ source holds: a binary file (an
+    executable, an image), or text saved as UTF-16."""
+    at = data.find(b"\0")
+    if at >= 0:
+        raise SourceError(label, f"not C or C++ source: byte {at} is NUL (a binary file, or text "
+                                 f"saved as UTF-16; gpuia reads C/C++ as UTF-8)")
+
+
+def _not_utf8(data: bytes) -> str:
+    """The rule for a file whose compiler report cannot be read: where its text is not UTF-8
+    (the compiler quotes the file's bytes in its diagnostics and tokens), or else that a file
+    it includes is not."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        return (f"not UTF-8 text (byte {e.start}, line {line}: {e.reason}): what the compiler "
+                f"reports of it cannot be read; save it as UTF-8")
+    return ("a file it includes is not UTF-8 text: what the compiler reports of it cannot be "
+            "read; save it as UTF-8")
 
 
 def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = None,
@@ -352,12 +378,18 @@ def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None 
         ``error`` set.
 
     Raises:
-        SourceError: the file cannot be read, or an option is malformed.
+        SourceError: the file cannot be read, is not source text (a NUL byte), or is not UTF-8
+            where the compiler's report of it quotes it (a comment in another encoding is
+            read), or an option is malformed.
         UnsupportedError: libclang (the ``source`` extra) is missing.
     """
     label = str(path)
     if data is None:
         data = read_source_bytes(path)
-    parsed = parse(label, data, options)
-    arrays = _Reader(parsed, assume_false).arrays()
+    _refuse_binary(label, data)
+    try:
+        parsed = parse(label, data, options)
+        arrays = _Reader(parsed, assume_false).arrays()
+    except UnicodeDecodeError:  # libclang's bindings decode what it reports as UTF-8
+        raise SourceError(label, _not_utf8(data)) from None
     return SourceFile(label, parsed.language, arrays, parsed.diagnostics, parsed.d3d_header)

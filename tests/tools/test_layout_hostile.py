@@ -181,3 +181,44 @@ def test_a_worker_outlives_no_parent_killed_beyond_clean_up(tmp_path, fifo):
         proc.kill()  # SIGKILL: no clean-up runs
         proc.wait()
     assert _gone(worker)
+
+
+# -- files that are not C/C++ text -----------------------------------------------------------
+# Before: "gpuia failed reading it (UnicodeDecodeError: ...)", as if gpuia had failed, for a
+# binary file given by mistake, a header saved as UTF-16, or a stray byte in another encoding.
+ELF = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 4  # an executable's start: NUL at byte 7
+UTF16 = "\ufeffstruct V { float p; };\n".encode("utf-16-le")  # BOM ff fe, 's', then NUL: byte 3
+STRAY = ('#include <d3d12.h>\n' + GOOD.rstrip("\n")).encode() + b" \xe9;\n"  # é in Latin-1
+
+
+@pytest.mark.parametrize("command", ["layout", "translate"])
+@pytest.mark.parametrize("name, data, rule", [
+    ("a.exe.cpp", ELF, "not C or C++ source: byte 7 is NUL (a binary file, or text saved as "
+                       "UTF-16; gpuia reads C/C++ as UTF-8)"),
+    ("v.h", UTF16, "not C or C++ source: byte 3 is NUL (a binary file, or text saved as UTF-16; "
+                   "gpuia reads C/C++ as UTF-8)"),
+    # the stray byte is 1 + the length of the text before it; it stands on line 2
+    ("stray.cpp", STRAY, f"not UTF-8 text (byte {STRAY.index(0xE9)}, line 2: invalid "
+                         f"continuation byte): what the compiler reports of it cannot be read; "
+                         f"save it as UTF-8"),
+    ("a.json", b"\xff\xd8\xff\xe0\x00\x10JFIF", "not UTF-8 text (byte 0: invalid start byte)"),
+], ids=["executable", "utf16", "stray_byte", "binary_json"])
+def test_a_file_that_is_not_source_text_is_one_error_naming_it(tmp_path, command, name, data,
+                                                               rule):
+    path = tmp_path / name
+    path.write_bytes(data)
+    args = [command, str(path)] + (["--no-gpu"] if command == "layout" else [])
+    proc = subprocess.run([sys.executable, "-m", "gpuia", *args], capture_output=True,
+                          text=True, timeout=BOUND, cwd=REPO, preexec_fn=_cap, check=False)
+    assert proc.stdout == ""
+    assert_one_error_line(proc)
+    assert proc.stderr.splitlines() == [f"error: {command}: {path}: {rule}"]
+
+
+def test_a_comment_in_another_encoding_is_read(tmp_path):
+    """The compiler skips a comment's bytes: a Latin-1 comment costs nothing."""
+    src = tmp_path / "latin.cpp"
+    src.write_bytes(b"// caf\xe9 au lait\n" + GOOD.encode())
+    proc = _layout(src)
+    assert proc.returncode == 0, proc.stderr
+    assert f"== {src}:2:32: good (D3D12_INPUT_ELEMENT_DESC, 1 elements)" in proc.stdout
