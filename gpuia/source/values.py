@@ -30,6 +30,16 @@ def _literal(spelling: str) -> str:
     return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
 
 
+def _declared(decl) -> str:
+    """A declaration as a message names it: ``struct Vertex (v.cpp:6:8)`` (its kind for a
+    struct, class or union, and where it is declared)."""
+    kind = {"STRUCT_DECL": "struct ", "CLASS_DECL": "class ", "UNION_DECL": "union "}.get(
+        kind_of(decl).name, "")
+    loc = decl.location
+    where = f" ({loc.file.name}:{loc.line}:{loc.column})" if loc.file is not None else ""
+    return f"{kind}{decl.spelling}{where}"
+
+
 class Values:
     """Reads values from one translation unit.
 
@@ -55,9 +65,8 @@ class Values:
         name = self.p.placeholder_in(value)
         if name is not None:
             raise Unresolved(value, self.undeclared(value, name))
-        errors = self.p.errors_in(value)
-        if errors:
-            raise Unresolved(value, f"`{self.p.text(value)}` does not compile: {errors[0]}")
+        # A declaration with errors first: its error is the cause, and the value's own (C++'s
+        # narrowing of an offsetof into a struct that does not compile) a knock-on one.
         k = self.kinds
         for _, ref in self.p.references(value):
             decl = ref.semantic_parent if kind_of(ref) == k.FIELD_DECL else ref
@@ -65,7 +74,10 @@ class Values:
                 errors = self.p.errors_in(decl)
                 reason = f": {errors[0]}" if errors else ""
                 raise Unresolved(value, f"`{self.p.text(value)}` is not a constant: "
-                                         f"{decl.spelling} does not compile{reason}")
+                                         f"{_declared(decl)} does not compile{reason}")
+        errors = self.p.errors_in(value)
+        if errors:
+            raise Unresolved(value, f"`{self.p.text(value)}` does not compile: {errors[0]}")
 
     def field(self, fname: str, value, size: int):
         """One field's value in the case-file form.

@@ -431,6 +431,31 @@ def test_a_value_that_depends_on_an_undeclared_name_names_array_element_field_an
     assert arr.elements == []
 
 
+def test_a_struct_that_does_not_compile_is_named_with_its_own_error(tmp_path):
+    """XMCOLOR is DirectX::PackedVector's, not DirectXMath's: the struct does not compile, and
+    C++ then refuses to narrow `offsetof` into a UINT, an error at every element. The cause is
+    the struct's error, which the refusal names with the struct (before: the narrowing, with the
+    struct's error only a warning higher up)."""
+    source = _source(tmp_path, """#include <DirectXMath.h>
+using namespace DirectX;
+struct Vertex {
+    XMFLOAT3 pos;
+    XMCOLOR color;
+};
+const D3D12_INPUT_ELEMENT_DESC layout[] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, offsetof(Vertex, pos) },
+    { "COLOR", 0, DXGI_FORMAT_B8G8R8A8_UNORM, 0, offsetof(Vertex, color) },
+};
+""")
+    where = tmp_path / "a.cpp"
+    # struct Vertex at line 3, column 8; XMCOLOR at line 5, column 5; the first element's
+    # offsetof at line 8, column 54 (after 4 spaces and `{ "POSITION", 0, DXGI_..._FLOAT, 0, `)
+    assert str(_array(source, "layout").error) == (
+        f"{where}:8:54: array layout: element 0: AlignedByteOffset: `offsetof(Vertex, pos)` is "
+        f"not a constant: struct Vertex ({where}:3:8) does not compile: {where}:5:5: error: "
+        f"unknown type name 'XMCOLOR'")
+
+
 def test_an_array_in_code_the_compiler_did_not_keep_is_an_error(tmp_path):
     text = str(_array(_source(tmp_path, BROKEN), "lost").error)
     assert text.startswith(f"{tmp_path / 'a.cpp'}:14:30: array lost: the compiler did not keep")
