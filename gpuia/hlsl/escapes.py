@@ -50,8 +50,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import GpuiaError, InvalidDescError
-from ..util.files import read_input
-from . import library
+from . import includes, library
 
 __all__ = ["Refused", "REFUSED", "refuse_escapes", "refuse_escapes_in", "first_escape",
            "preprocess", "tokens"]
@@ -226,21 +225,29 @@ class Escape:
     index: int
 
 
-def _declared_types(toks: list[Token]) -> frozenset[str]:
-    """Names the text declares as types: after struct/class/interface/enum/typealias, the last
-    name of a typedef, and the type parameters of a generic struct."""
-    names = set()
+def _declared_types(toks: list[Token]) -> tuple[frozenset[str], list[tuple[str, int, int]]]:
+    """Names the text declares as types: after struct/class/interface/enum/typealias and the
+    last name of a typedef (everywhere), and the type parameters of a template or a generic
+    struct, each as (name, first token, last token) of the declaration it belongs to (HLSL
+    2021's ``template <typename T> T f(T x)``: elsewhere ``T`` may name a variable)."""
+    names: set[str] = set()
+    scoped: list[tuple[str, int, int]] = []
     for i, t in enumerate(toks):
         if t.kind != "ident":
             continue
-        if t.text in _TYPE_KEYWORDS:
+        if t.text == "template" and i + 1 < len(toks) and toks[i + 1].text == "<":
+            end = _declaration_end(toks, i + 2)
+            scoped += [(n, i, end) for n in _type_parameters(toks, i + 2)
+                       if n not in ("typename", "class")]
+        elif t.text in _TYPE_KEYWORDS and t.text != "typename":
             k = i + 1
             if k < len(toks) and toks[k].text == "class":  # enum class X
                 k += 1
             if k < len(toks) and toks[k].kind == "ident":
                 names.add(toks[k].text)
-                if k + 1 < len(toks) and toks[k + 1].text == "<" and t.text != "typename":
-                    names.update(_type_parameters(toks, k + 2))
+                if k + 1 < len(toks) and toks[k + 1].text == "<":
+                    end = _declaration_end(toks, k + 2)
+                    scoped += [(n, i, end) for n in _type_parameters(toks, k + 2)]
         elif t.text == "typedef":
             last = None
             for u in toks[i + 1:]:
@@ -250,7 +257,24 @@ def _declared_types(toks: list[Token]) -> frozenset[str]:
                     last = u.text
             if last:
                 names.add(last)
-    return frozenset(names)
+    return frozenset(names), scoped
+
+
+def _declaration_end(toks: list[Token], k: int) -> int:
+    """The last token of the declaration whose parameter list ``<`` ends before ``k``: its
+    body's closing brace, or its ``;`` (the whole text when it never ends)."""
+    depth = 0
+    for j in range(k, len(toks)):
+        text = toks[j].text
+        if text == "{":
+            depth += 1
+        elif text == "}":
+            depth -= 1
+            if depth <= 0:
+                return j
+        elif text == ";" and depth == 0:
+            return j
+    return len(toks)
 
 
 def _type_parameters(toks: list[Token], k: int) -> set[str]:
@@ -258,7 +282,8 @@ def _type_parameters(toks: list[Token], k: int) -> set[str]:
     while k < len(toks) and depth:
         t = toks[k]
         depth += {"<": 1, ">": -1, ">>": -2}.get(t.text, 0)
-        if t.kind == "ident" and previous in ("<", ",") and t.text != "let":
+        if t.kind == "ident" and previous in ("<", ",", "typename", "class") and \
+                t.text not in ("let", "typename", "class"):
             out.add(t.text)
         previous = t.text
         k += 1
@@ -277,7 +302,7 @@ def _operand_end(t: Token | None) -> bool:
 class _Context:
     def __init__(self, toks: list[Token]):
         self.toks = toks
-        self.types = _declared_types(toks)
+        self.types, self.scoped = _declared_types(toks)
 
     def at(self, i: int) -> Token | None:
         return self.toks[i] if 0 <= i < len(self.toks) else None
@@ -289,7 +314,8 @@ class _Context:
     def is_type(self, i: int) -> bool:
         t = self.at(i)
         return t is not None and t.kind == "ident" and (
-            t.text in self.types or _BUILTIN_TYPE_RE.fullmatch(t.text) is not None)
+            t.text in self.types or _BUILTIN_TYPE_RE.fullmatch(t.text) is not None or
+            any(n == t.text and a <= i <= b for n, a, b in self.scoped))
 
     def cast_before(self, i: int) -> bool:
         """``( Type ) X`` with X at ``i``: a cast (not ``sizeof(Type)``, a call)."""
@@ -397,34 +423,20 @@ def first_escape(text: str) -> Escape | None:
 
 
 # -- where it is spelled --------------------------------------------------------------------------
-_INCLUDE_RE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"\n]+)[>"]', re.M)
-_MAX_FILES = 256
-_MAX_BYTES = 16 << 20
-
-
 def _sources(source: str, file_name: str, source_path: str, include_dirs, defines):
-    """(label, text) of the source, the files it includes (found as Slang finds them: next to
-    the including file, then in ``include_dirs``) and the defines: where a refusal points."""
+    """(label, text) of the source, the defines and the files it includes (found as gpuia
+    inlines them, ``gpuia.hlsl.includes``: next to the including file, then in
+    ``include_dirs``, whatever ``#if`` surrounds them): where a refusal points."""
     yield file_name, source
     for name, value in defines:
         yield f"defines.{name}", value
-    seen: set[str] = set()
-    todo = [(source, os.path.dirname(source_path) if source_path else "")]
-    while todo and len(seen) < _MAX_FILES:
-        text, folder = todo.pop(0)
-        for m in _INCLUDE_RE.finditer(text):
-            for base in ([folder] if folder else []) + [str(d) for d in include_dirs]:
-                path = os.path.normpath(os.path.join(base, m.group(1)))
-                if path in seen or not os.path.isfile(path):
-                    continue
-                seen.add(path)
-                try:  # a regular file of bounded size only: a FIFO would block
-                    found = read_input(path, _MAX_BYTES).decode("utf-8", "replace")
-                except GpuiaError:
-                    break
-                yield path, found
-                todo.append((found, os.path.dirname(path)))
-                break
+    folder = os.path.dirname(source_path) if source_path else None
+    try:
+        found = includes.included_files(source, folder, include_dirs)
+    except GpuiaError:  # past the include limits: the source and defines still say where
+        found = []
+    for f in found:
+        yield f.path, f.text
 
 
 def _line(text: str, at: int) -> int:

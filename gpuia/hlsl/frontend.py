@@ -6,18 +6,20 @@ named by D3D semantics) that every gpuia path uses unchanged (native and pulling
 capture, Stream Output, pixel linkage), plus the HLSL facts gpuia reports: the signature leaves
 with their HLSL declarations and the constant buffers with their D3D layout.
 
-The steps (docs/hlsl.md): the source is prepared (``gpuia.hlsl.source``); Slang compiles the
-user's entry for its HLSL target, which gives the reflection of the signature and the
-cbuffers and the preprocessed declarations; gpuia generates a wrapper entry
-(``gpuia.hlsl.wrapper``) and Slang compiles that to WGSL; gpuia renames the wrapper's members to
-their semantics, moves every cbuffer to ``@group(3) @binding(register)`` (root constant buffer N
-is ``register(bN)``) remapping those WGSL lays out unlike D3D (``gpuia.hlsl.cbuffer``), and
-checks the result with gpuia's own WGSL signature reader.
+The steps (docs/hlsl.md): the source is prepared (``gpuia.hlsl.source``, every included file
+inlined and prepared the same way by ``gpuia.hlsl.includes``); Slang compiles the user's entry
+for its HLSL target, which gives the reflection of the signature and the cbuffers and the
+preprocessed declarations; gpuia generates a wrapper entry (``gpuia.hlsl.wrapper``) and Slang
+compiles that to WGSL; gpuia renames the wrapper's members to their semantics, moves every
+cbuffer to ``@group(3) @binding(register)`` (root constant buffer N is ``register(bN)``)
+remapping those WGSL lays out unlike D3D (``gpuia.hlsl.cbuffer``), and checks the result with
+gpuia's own WGSL signature reader.
 
 Refused before any GPU work, naming the item: source Slang does not compile (Slang's
 diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
-uses (gpuia binds only constant buffers), cbuffers outside register space 0, system values a
-stage does not take, and everything ``gpuia.hlsl.reflect`` and ``gpuia.hlsl.cbuffer`` refuse.
+uses (gpuia binds only constant buffers), cbuffers outside
+register space 0, system values a stage does not take, and everything
+``gpuia.hlsl.reflect`` and ``gpuia.hlsl.cbuffer`` refuse.
 """
 
 from __future__ import annotations
@@ -25,14 +27,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..d3d.desc import CONSTANT_BUFFER_SLOTS
 from ..d3d.signature import SYSTEM_INPUTS, ShaderSignature
 from ..errors import InvalidDescError
 from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
 from ..wgsl.text import wgsl_comment_text
-from . import cache, library
+from . import cache, includes, library
 from .cbuffer import (
     ConstantBuffer,
     check_32bit,
@@ -81,6 +82,9 @@ class HlslShader:
     dependencies: tuple[str, ...] = ()
     source_path: str = ""  # where the source file is, when it is one ("" for text)
     signature: ShaderSignature | None = field(default=None, compare=False, repr=False)
+    # paths an #include searched, absent then, before the file it read: one appearing there
+    # would be read instead (the cache watches them)
+    include_candidates: tuple[str, ...] = ()
 
     @property
     def slang_name(self) -> str:
@@ -239,19 +243,9 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
 
 
 def _watch(shader: HlslShader) -> list[str]:
-    """The files a compile depends on: those it included, and the same names in every include
-    folder searched before the one they were found in (a new file there would shadow them)."""
-    out = list(shader.dependencies)
-    folders = [os.path.abspath(d) for d in shader.include_dirs]
-    if shader.source_path:  # #include "..." looks next to the including file first
-        folders.insert(0, os.path.dirname(shader.source_path))
-    for path in shader.dependencies:
-        for k, folder in enumerate(folders):
-            if path.startswith(folder + os.sep):
-                rel = os.path.relpath(path, folder)
-                out += [os.path.join(earlier, rel) for earlier in folders[:k]]
-                break
-    return out
+    """The files a compile depends on: those it included, and every path an include searched
+    before the file it read (absent then: a new file there would shadow it)."""
+    return list(shader.dependencies) + list(shader.include_candidates)
 
 
 def _with_signature(shader: HlslShader | None) -> HlslShader | None:
@@ -270,7 +264,10 @@ def _with_signature(shader: HlslShader | None) -> HlslShader | None:
 def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
              source_path, what) -> HlslShader:
     line_name = slang_name(source_path, file_name)
-    prepared = prepare(source, file_name, matrix_layout, markers=True, line_name=line_name)
+    files = includes.Reader()  # every pass reads the same included files, each read once
+    where = {"line_name": line_name, "source_path": source_path, "include_dirs": include_dirs,
+             "defines": defs, "reader": files}
+    prepared = prepare(source, file_name, matrix_layout, markers=True, **where)
     slang_stage = _SLANG_STAGE[stage]
 
     def run(text, entry, target, explain=None):
@@ -301,21 +298,11 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         active = frozenset(int(p["name"][len(PRAGMA_MARKER):])
                            for p in probe.reflection.get("parameters", [])
                            if re.fullmatch(rf"{PRAGMA_MARKER}\d+", p["name"]))
-        prepared = prepare(source, file_name, matrix_layout, active, line_name=line_name)
+        prepared = prepare(source, file_name, matrix_layout, active, **where)
     else:
-        prepared = prepare(source, file_name, matrix_layout, line_name=line_name)
+        prepared = prepare(source, file_name, matrix_layout, **where)
     args = slang_args(prepared.matrix_layout)
     first = run(prepared.text, entry_point, "hlsl", no_entry)
-    for dep in _includes(first.dependencies, line_name):
-        try:
-            pragma = "pack_matrix" in Path(dep).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            pragma = False
-        if pragma:
-            raise InvalidDescError(what, dep, "#pragma pack_matrix",
-                                   "gpuia honours #pragma pack_matrix only in the shader's own "
-                                   "file (Slang ignores it): use row_major/column_major, or "
-                                   "matrix_layout")
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                           what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)
@@ -385,12 +372,14 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     return HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
                       include_dirs, code, sig, tuple(cbuffers),
                       restore(first.diagnostics + second.diagnostics, prepared).strip(),
-                      _includes(first.dependencies + second.dependencies, line_name),
-                      source_path, parsed)
+                      _includes([f.path for f in prepared.files] + list(first.dependencies) +
+                                list(second.dependencies), line_name),
+                      source_path, parsed, prepared.candidates)
 
 
 def _includes(paths, line_name: str) -> tuple[str, ...]:
-    """The files the source included (Slang also lists the source itself, by its name)."""
+    """The files the source included: those gpuia inlined, and any Slang read itself (an
+    ``#include`` of a macro); Slang also lists the source itself, by its name."""
     return tuple(sorted({os.path.abspath(p) for p in paths
                          if os.path.abspath(p) != os.path.abspath(line_name)
                          and os.path.isfile(p)}))

@@ -1,8 +1,10 @@
-"""The user's HLSL as Slang must see it: a prelude, renamed semantics, and two fixes of Slang.
+"""The user's HLSL as Slang must see it: a prelude, renamed semantics, and fixes of Slang.
 
-Every rewrite keeps the user's line numbers (the prelude ends with ``#line 1 "<file>"``; the
-others change text within a line), so Slang's diagnostics point at the user's own lines, and
-:func:`restore` turns gpuia's names back into the user's in any text Slang prints.
+The main file and every file it includes (``gpuia.hlsl.includes`` inlines them, each between
+``#line`` markers) get the same rewrites. Every rewrite keeps the user's line numbers (the
+prelude ends with ``#line 1 "<file>"``; the others change text within a line), so Slang's
+diagnostics point at the user's own files and lines, and :func:`restore` turns gpuia's names back
+into the user's in any text Slang prints.
 
 * **min16/min10/min12 types** are typedefs of their 32-bit types and ``half`` is ``float``, as
   fxc and dxc compile them without ``-enable-16bit-types`` (Slang knows no ``min16float4``, and
@@ -17,20 +19,22 @@ others change text within a line), so Slang's diagnostics point at the user's ow
   typedef'd matrix type, which Slang honours. A modifier gpuia cannot rewrite this way (a
   matrix type spelled through a macro) is refused rather than silently ignored.
 * **#pragma pack_matrix** (Slang ignores it) sets the default matrix packing when every matrix
-  declared in the file is under the same mode; mixed modes are refused. Which pragmas count is
-  the preprocessor's answer: each is first compiled as a marker declaration, and only those
-  Slang's reflection then lists (not in an inactive ``#if``) count.
+  the shader declares falls under the same mode, the files read in the preprocessor's order
+  (an included file's pragma counts from its place on); mixed modes are refused. Which pragmas
+  count is the preprocessor's answer: each is first compiled as a marker declaration, and only
+  those Slang's reflection then lists (not in an inactive ``#if``) count.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 from ..errors import InvalidDescError
+from . import includes
 
 __all__ = ["PreparedSource", "prepare", "restore", "SV_PREFIX", "NOPERSPECTIVE_PREFIX",
-           "MATRIX_LAYOUTS",
-           "PRAGMA_MARKER", "pragma_marker"]
+           "MATRIX_LAYOUTS", "PRAGMA_MARKER", "pragma_marker"]
 
 SV_PREFIX = "GPUIA_SV_"
 NOPERSPECTIVE_PREFIX = "GPUIA_NP_"
@@ -80,6 +84,7 @@ _LEFT_MAJOR_ARRAY_RE = re.compile(r"\b(row_major|column_major)\s+(?:\w+\s+)*?(\w
 _PRAGMA_RE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack_matrix[ \t]*\(([^)]*)\)[^\n]*$", re.M)
 _MATRIX_TOKEN_RE = re.compile(rf"(\b(?:row_major|column_major)\s+)?\b{_MATRIX_TYPE}")
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_PRAGMA_MARK = "gpuia:pack_matrix "
 
 
 class PreparedSource:
@@ -94,6 +99,8 @@ class PreparedSource:
         self.typedef_vars = typedef_vars  # declared name -> generated type name (matrix arrays)
         self.pragmas = 0  # #pragma pack_matrix lines (marked when asked for, see prepare)
         self.names = ("", "")  # (the name Slang gets, the user's name) of the file
+        self.files: tuple[includes.Included, ...] = ()  # the files the source included
+        self.candidates: tuple[str, ...] = ()  # paths searched before each was found
 
 
 def _typedef_name(major: str, type_text: str) -> str:
@@ -125,30 +132,38 @@ def _pragmas(text: str, file_name: str) -> list[tuple[int, str, re.Match]]:
     return out
 
 
-def _pack_matrix(text: str, default: str, file_name: str, active) -> str:
-    """The packing ``#pragma pack_matrix`` gives every matrix of ``text`` (see the module
-    docstring): only the pragmas numbered in ``active`` count (those the preprocessor keeps);
-    refuses a file whose matrices fall under different modes."""
+def _pack_matrix(text: str, default: str, sites, active, line_name: str,
+                 file_name: str) -> str:
+    """The packing ``#pragma pack_matrix`` gives every matrix of ``text`` (the inlined source:
+    the pragmas are the comments :class:`_Rewriter` left in their place, ``sites`` says where
+    each was written): only the pragmas numbered in ``active`` count (those the preprocessor
+    keeps); refuses a shader whose matrices fall under different modes."""
     code = _COMMENT_RE.sub(_blank, text)
-    events: list[tuple[int, str, tuple[int, str] | None]] = [
-        (m.start(), "pragma", (line, arg))
-        for k, (line, arg, m) in enumerate(_pragmas(text, file_name)) if k in active]
+    events: list[tuple[int, str, int | None]] = [
+        (m.start(), "pragma", int(m.group(1)))
+        for m in re.finditer(rf"/\*{_PRAGMA_MARK}(\d+)\*/", text) if int(m.group(1)) in active]
     if not events:
         return default
     events += [(m.start(), "matrix", None) for m in _MATRIX_TOKEN_RE.finditer(code)
                if not m.group(1)]
     mode = default
-    seen: dict[str, int] = {}  # mode -> the first line of a matrix under it
-    for pos, kind, info in sorted(events, key=lambda e: e[0]):
-        if kind == "pragma":
-            assert info is not None  # a pragma's (line, mode)
-            mode = info[1]
+    seen: dict[str, int] = {}  # mode -> where the first matrix under it is
+    for pos, _, k in sorted(events, key=lambda e: e[0]):
+        if k is not None:
+            mode = sites[k][2]
         else:
-            seen.setdefault(mode, code.count("\n", 0, pos) + 1)
+            seen.setdefault(mode, pos)
     if len(seen) > 1:
-        (a, la), (b, lb) = sorted(seen.items(), key=lambda kv: kv[1])
-        raise InvalidDescError("hlsl", f"{file_name}:{lb}", "#pragma pack_matrix",
-                               f"matrices are declared under {a} (line {la}) and {b} (line "
+        (a, pa), (b, pb) = sorted(seen.items(), key=lambda kv: kv[1])
+
+        def where(pos: int) -> tuple[str, int]:
+            name, line = includes.location(text, pos, line_name)
+            return file_name if name == line_name else name, line
+
+        (fa, la), (fb, lb) = where(pa), where(pb)
+        of = "" if fa == fb else f" of {fa}"
+        raise InvalidDescError("hlsl", f"{fb}:{lb}", "#pragma pack_matrix",
+                               f"matrices are declared under {a} (line {la}{of}) and {b} (line "
                                f"{lb}); gpuia applies one packing per shader (Slang ignores "
                                f"the pragma): use row_major/column_major on the declarations")
     return next(iter(seen), mode)
@@ -164,75 +179,101 @@ def pragma_marker(k: int) -> str:
             f"{{ float {PRAGMA_MARKER}{k}_v; }};")
 
 
-def prepare(source: str, file_name: str, matrix_layout: str, active=None,
-            markers: bool = False, line_name: str | None = None) -> PreparedSource:
-    """Rewrite ``source`` for Slang (see the module docstring). ``matrix_layout`` is the
-    default packing (``column_major``, fxc/dxc's default, or ``row_major``, their /Zpr).
-    ``active``: the numbers of the ``#pragma pack_matrix`` lines the preprocessor keeps (None:
-    all of them). ``markers`` asks which instead: each pragma becomes a :func:`pragma_marker`
-    (``PreparedSource.pragmas`` counts them) for a first compile to report. ``line_name`` is
-    the name Slang gets for the file (its ``#line``; relative includes resolve next to it),
-    ``file_name`` the one refusals and :func:`restore` use."""
-    pragmas = _pragmas(source, file_name)
-    if active is None:
-        active = frozenset(range(len(pragmas)))
-    if markers:
-        layout = matrix_layout
-        numbers = iter(range(len(pragmas)))
-        text = _PRAGMA_RE.sub(lambda m: pragma_marker(next(numbers)), source)
-    else:
-        layout = _pack_matrix(source, matrix_layout, file_name, active)
-        text = _PRAGMA_RE.sub("", source)  # Slang would only warn that it ignores them
-    typedefs: dict[str, str] = {}
+class _Rewriter:
+    """The per-file rewrites (``includes.inline`` calls :meth:`file` on the main file and on
+    every included one), with what they decided across files."""
 
-    def fix(m: re.Match) -> str:
+    def __init__(self, main: tuple[str, str], markers: bool):
+        self.main = main  # (the name Slang gets for the main file, the user's name for it)
+        self.markers = markers
+        self.typedefs: dict[str, str] = {}
+        self.typedef_vars: dict[str, str] = {}
+        self.sites: list[tuple[str, int, str]] = []  # per pragma k: (file, line, mode)
+
+    def shown(self, label: str) -> str:
+        return self.main[1] if label == self.main[0] else label
+
+    def file(self, text: str, label: str) -> str:
+        shown = self.shown(label)
+        if re.search(rf"\b{SV_PREFIX}", text):
+            raise InvalidDescError("hlsl", shown, SV_PREFIX, f"names starting {SV_PREFIX} are "
+                                                             f"gpuia's own")
+        pragmas = _pragmas(text, shown)
+        first = len(self.sites)
+        self.sites += [(shown, line, arg) for line, arg, _ in pragmas]
+        numbers = iter(range(first, len(self.sites)))
+        if self.markers:
+            text = _PRAGMA_RE.sub(lambda m: pragma_marker(next(numbers)), text)
+        else:  # a comment gpuia finds again in the whole text (_pack_matrix)
+            text = _PRAGMA_RE.sub(lambda m: f"/*{_PRAGMA_MARK}{next(numbers)}*/", text)
+        text = _MAJOR_ARRAY_RE.sub(self._major_array, text)
+        text = _PAIR_RE.sub(_pair, text)
+        left = _LEFT_MAJOR_ARRAY_RE.search(_COMMENT_RE.sub(_blank, text))
+        if left:
+            line = text.count("\n", 0, left.start()) + 1
+            raise InvalidDescError("hlsl", f"{shown}:{line}", left.group(0).strip(),
+                                   f"{left.group(1)} on an array of '{left.group(2)}': Slang "
+                                   f"ignores the modifier on matrix arrays and gpuia can apply "
+                                   f"it only to a matrix type spelled out (float3x4, matrix<float, "
+                                   f"3, 4>)")
+        return _SV_RE.sub(lambda m: SV_PREFIX + m.group(1), text)
+
+    def _major_array(self, m: re.Match) -> str:
         name = _typedef_name(m.group(1), m.group(3))
-        typedefs[name] = f"{m.group(1)} {' '.join(m.group(3).split())}"
+        self.typedefs[name] = f"{m.group(1)} {' '.join(m.group(3).split())}"
+        self.typedef_vars[m.group(4).strip().rstrip("[").strip()] = name
         return f"{m.group(2).lstrip()}{name}{m.group(4)}" if m.group(2).strip() \
             else f"{name}{m.group(4)}"
 
-    typedef_vars: dict[str, str] = {}
 
-    def fix_and_note(m: re.Match) -> str:
-        out = fix(m)
-        typedef_vars[m.group(4).strip().rstrip("[").strip()] = _typedef_name(m.group(1),
-                                                                             m.group(3))
-        return out
+def _pair(m: re.Match) -> str:
+    """``noperspective centroid T x : SEM`` -> ``centroid T x : GPUIA_NP_SEM`` (the
+    declaration itself says it is screen-linear; gpuia's reflection reads it back)."""
+    kind = m.group(1) or m.group(4)
+    sampling = m.group(2) or m.group(3)
+    decl, sem = m.group("decl"), m.group("sem")
+    if sem is None:  # no semantic in sight (a comment, a macro): Slang will judge it
+        return m.group(0)
+    if kind == "noperspective":
+        decl = decl[:len(decl) - len(sem)] + NOPERSPECTIVE_PREFIX + sem
+    return sampling + decl
 
-    text = _MAJOR_ARRAY_RE.sub(fix_and_note, text)
-    def pair(m: re.Match) -> str:
-        """``noperspective centroid T x : SEM`` -> ``centroid T x : GPUIA_NP_SEM`` (the
-        declaration itself says it is screen-linear; gpuia's reflection reads it back)."""
-        kind = m.group(1) or m.group(4)
-        sampling = m.group(2) or m.group(3)
-        decl, sem = m.group("decl"), m.group("sem")
-        if sem is None:  # no semantic in sight (a comment, a macro): Slang will judge it
-            return m.group(0)
-        if kind == "noperspective":
-            decl = decl[:len(decl) - len(sem)] + NOPERSPECTIVE_PREFIX + sem
-        return sampling + decl
 
-    text = _PAIR_RE.sub(pair, text)
-    left = _LEFT_MAJOR_ARRAY_RE.search(_COMMENT_RE.sub(_blank, text))
-    if left:
-        line = text.count("\n", 0, left.start()) + 1
-        raise InvalidDescError("hlsl", f"{file_name}:{line}", left.group(0).strip(),
-                               f"{left.group(1)} on an array of '{left.group(2)}': Slang "
-                               f"ignores the modifier on matrix arrays and gpuia can apply it "
-                               f"only to a matrix type spelled out (float3x4, matrix<float, 3, "
-                               f"4>)")
-    text = _SV_RE.sub(lambda m: SV_PREFIX + m.group(1), text)
-    if re.search(rf"\b{SV_PREFIX}", source):
-        raise InvalidDescError("hlsl", file_name, SV_PREFIX, f"names starting {SV_PREFIX} are "
-                                                             f"gpuia's own")
-    prelude = list(_PRELUDE)
-    prelude += [f"typedef {spelling} {name};" for name, spelling in typedefs.items()]
+def prepare(source: str, file_name: str, matrix_layout: str, active=None,
+            markers: bool = False, line_name: str | None = None, source_path: str = "",
+            include_dirs=(), defines=(), reader: includes.Reader | None = None
+            ) -> PreparedSource:
+    """Rewrite ``source`` and every file it includes for Slang (see the module docstring),
+    the includes inlined (``gpuia.hlsl.includes``: ``source_path``'s folder, then
+    ``include_dirs``; ``defines`` are the shader's). ``matrix_layout`` is the default packing
+    (``column_major``, fxc/dxc's default, or ``row_major``, their /Zpr). ``active``: the numbers
+    of the ``#pragma pack_matrix`` lines the preprocessor keeps (None: all of them). ``markers``
+    asks which instead: each pragma becomes a :func:`pragma_marker` (``PreparedSource.pragmas``
+    counts them) for a first compile to report. ``line_name`` is the name Slang gets for the
+    file (its ``#line``), ``file_name`` the one refusals and :func:`restore` use. ``reader``
+    keeps the files of one compile (each read once)."""
     line_name = line_name or file_name
-    prelude.append(f'#line 1 "{line_name}"')
-    out = PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout, typedefs,
-                         typedef_vars)
-    out.pragmas = len(pragmas)
+    reader = reader or includes.Reader()
+    folder = os.path.dirname(source_path) if source_path else None
+    rewriter = _Rewriter((line_name, file_name), markers)
+    inlined = includes.inline(source, line_name, folder, include_dirs, rewriter.file, reader,
+                              defines)
+    text = inlined.text
+    layout = matrix_layout
+    if not markers:
+        if active is None:
+            active = frozenset(range(len(rewriter.sites)))
+        layout = _pack_matrix(text, matrix_layout, rewriter.sites, active, line_name, file_name)
+        text = re.sub(rf"/\*{_PRAGMA_MARK}\d+\*/", "", text)
+    prelude = list(_PRELUDE)
+    prelude += [f"typedef {spelling} {name};" for name, spelling in rewriter.typedefs.items()]
+    prelude.append(includes.line_marker(1, line_name))
+    out = PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout,
+                         rewriter.typedefs, rewriter.typedef_vars)
+    out.pragmas = len(rewriter.sites)
     out.names = (line_name, file_name)
+    out.files = inlined.files
+    out.candidates = inlined.candidates
     return out
 
 

@@ -254,3 +254,16 @@ def test_the_cpu_build_checks_the_text_it_compiles_before_the_compiler_runs(monk
         hcpu.cpu_shader(planted)
     assert (info.value.field, info.value.value) == ("vs.hlsl:2", "__intrinsic_asm")
     assert asked == [library.PREPROCESS]
+
+
+def test_a_template_parameter_is_a_type_only_in_its_template():
+    """HLSL 2021's template <typename T> makes T a type inside that declaration only: elsewhere
+    a variable T times a value is a product (WickedEngine's tangent frame, float3x3(T *
+    invmax, ...)), while T * inside the template is still a pointer."""
+    frame = ("template <typename T> T twice(T x) { return x * 2; }\n"
+             "float3x3 frame(float3 T, float3 B, float3 N, float invmax)\n"
+             "{ return float3x3(T * invmax, B * invmax, N); }\n")
+    assert escapes.first_escape(frame) is None
+    inside = "template <typename T> void f(T * p, T x) { }\n"
+    found = escapes.first_escape(inside)
+    assert found is not None and found.refused.match == "pointer type"

@@ -1267,13 +1267,19 @@ def test_an_inactive_pack_matrix_pragma_does_not_count():
         assert d3d_offsets(the_cbuffer(shader))["K.M[0][1]"] == off[not rows]
 
 
-def test_a_pack_matrix_pragma_in_an_include_is_refused(tmp_path):
-    (tmp_path / "pack.hlsli").write_text("#pragma pack_matrix(row_major)\n")
-    with pytest.raises(InvalidDescError) as e:
-        compile_shader('#include "pack.hlsli"\ncbuffer K : register(b0) { float4x4 M; };\n'
-                       "float4 main(float4 p : POSITION) : SV_Position { return mul(M, p); }",
-                       include_dirs=[tmp_path])
-    assert "pack.hlsli" in refusal(e) and "pack_matrix" in refusal(e)
+def test_a_pack_matrix_pragma_in_an_include_counts_where_it_is_read(tmp_path):
+    """An included file is read in place, so its pragma applies to the matrices after the
+    #include (fxc's order); one under an inactive #if does not count."""
+    (tmp_path / "pack.hlsli").write_text("#ifdef ROWS\n#pragma pack_matrix(row_major)\n#endif\n")
+    src = ('#include "pack.hlsli"\ncbuffer K : register(b0) { float4x4 M; };\n'
+           "float4 main(float4 p : POSITION) : SV_Position { return mul(M, p); }")
+    # M[0][1] (row 0, column 1): row-major at 4, column-major at 16
+    rows = compile_shader(src, include_dirs=[tmp_path], defines={"ROWS": "1"})
+    assert rows.matrix_layout == "row_major"
+    assert d3d_offsets(the_cbuffer(rows))["K.M[0][1]"] == 4
+    cols = compile_shader(src, include_dirs=[tmp_path])
+    assert cols.matrix_layout == "column_major"
+    assert d3d_offsets(the_cbuffer(cols))["K.M[0][1]"] == 16
 
 
 def test_noperspective_pairs_are_per_declaration():
