@@ -186,8 +186,9 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     For each device, in order: one line per path (``not applicable`` when the path cannot do
     a draw exactly on the adapter, with the reason), then the raster line, then, for a case
     with Stream Output, the ``stream output`` line (``not compared`` for a WGSL shader, which
-    the CPU reference does not run). Invalid arguments raise before anything runs, and so does
-    a case the reference refuses; nothing here aborts the process.
+    the CPU reference does not run, and for an HLSL shader whose CPU build cannot be made).
+    Invalid arguments raise before anything runs, and so does a case the reference refuses;
+    nothing here aborts the process.
 
     Arguments:
         case (Case): the parsed case (:func:`~gpuia.harness.case.load_case`).
@@ -221,9 +222,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             a non-negative integer (``rows`` may be None), ``on_run`` not callable, ``raster``
             not a bool or None. Also a draw the GPU side refuses as D3D would.
         CaseError: the draws may deliver more than ``max_invocations`` vertices.
-        UnsupportedError: the CPU build of an HLSL shader for Stream Output cannot be made or
-            run, or a device cannot run the case's Stream Output exactly (those runs are not
-            turned into ``not applicable`` lines).
+        UnsupportedError: the CPU build of an HLSL shader for Stream Output was made and
+            cannot run, or a device cannot run the case's Stream Output exactly (those runs are
+            not turned into ``not applicable`` lines). A build that cannot be made is a
+            ``not compared`` stream output line saying why, after the IA lines.
     """
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run)
@@ -231,7 +233,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         raise InvalidDescError("cross_check", "raster", raster, "expected True, False or None")
 
     ref = reference_ia(case, max_invocations)
-    ref_so = reference_so(case, ref) if case.so_desc is not None else None
+    ref_so, not_compared = _reference_so(case, ref) if case.so_desc is not None else (None, "")
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
     if keep:
@@ -275,7 +277,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             got = run_case_so_gpu(case, dev)
             kept = got if keep else None
             if ref_so is None:
-                add(CheckLine(label, "not compared",
+                add(CheckLine(label, "not compared", not_compared or
                               "the CPU reference runs the pass-through shader and HLSL "
                               "shaders, not WGSL ones",
                               path="stream output", adapter=summary, so_gpu=kept))
@@ -286,6 +288,25 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             add(CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
                           path="stream output", adapter=summary, so_gpu=kept))
     return result
+
+
+def _reference_so(case: Case, ref: IAResult) -> tuple[SOResult | None, str]:
+    """The CPU reference's Stream Output (:func:`~gpuia.harness.run.reference_so`), or None and
+    why when the CPU build of the case's HLSL shader cannot be made (no C++ compiler, or one
+    that refuses what Slang emitted): its Stream Output is then not compared, and every IA
+    line still is. A build that is made but fails when it runs is still raised."""
+    if case.hlsl is not None:
+        from ..hlsl.cpu import cpu_shader
+
+        try:
+            cpu_shader(case.hlsl)  # the build alone (kept for the run below)
+        except UnsupportedError as e:
+            return None, f"the CPU reference of the HLSL shader could not be built: {e}"
+        except InvalidDescError as e:
+            if e.field != "CPU reference":
+                raise
+            return None, f"the CPU reference of the HLSL shader could not be built: {e.rule}"
+    return reference_so(case, ref), ""
 
 
 def raster_by_default(case: Case) -> bool:

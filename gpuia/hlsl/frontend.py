@@ -13,12 +13,13 @@ preprocessed declarations; gpuia generates a wrapper entry (``gpuia.hlsl.wrapper
 compiles that to WGSL; gpuia renames the wrapper's members to their semantics, moves every
 cbuffer to ``@group(3) @binding(register)`` (root constant buffer N is ``register(bN)``)
 remapping those WGSL lays out unlike D3D (``gpuia.hlsl.cbuffer``), and checks the result with
-gpuia's own WGSL signature reader.
+gpuia's own WGSL signature reader and with naga (``gpuia.hlsl.naga``: WGSL naga refuses is
+refused now, at the user's line, not when it is drawn).
 
 Refused before any GPU work, naming the item: source Slang does not compile (Slang's
 diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
 uses (gpuia binds only constant buffers), cbuffers outside
-register space 0, system values a stage does not take, and everything
+register space 0, system values a stage does not take, WGSL naga refuses, and everything
 ``gpuia.hlsl.reflect`` and ``gpuia.hlsl.cbuffer`` refuse.
 """
 
@@ -33,7 +34,7 @@ from ..d3d.signature import SYSTEM_INPUTS, ShaderSignature
 from ..errors import InvalidDescError
 from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
 from ..wgsl.text import wgsl_comment_text
-from . import cache, includes, library
+from . import cache, includes, library, naga
 from .cbuffer import (
     ConstantBuffer,
     check_32bit,
@@ -270,10 +271,10 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     prepared = prepare(source, file_name, matrix_layout, markers=True, **where)
     slang_stage = _SLANG_STAGE[stage]
 
-    def run(text, entry, target, explain=None):
+    def run(text, entry, target, explain=None, more=()):
         try:
-            return library.compile_source(text, line_name, entry, slang_stage, target, args,
-                                          defs, include_dirs, what)
+            return library.compile_source(text, line_name, entry, slang_stage, target,
+                                          (*args, *more), defs, include_dirs, what)
         except library.SlangError as e:
             diagnostics = restore(e.diagnostics, prepared)
             if explain is not None:
@@ -369,12 +370,65 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     except InvalidDescError as e:
         raise InvalidDescError(what, e.where, e.value, f"{e.rule} (in gpuia's WGSL of the "
                                                        f"HLSL entry)") from None
+    # What every draw embeds, checked by naga now rather than when it is drawn.
+    _, naga_error = library.check_wgsl(parsed.source, what)
+    if naga_error is not None:
+        raise _naga_refusal(naga_error, lambda: run(
+            prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl", None,
+            ("-line-directive-mode", "standard")), prepared, source, what)
     return HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
                       include_dirs, code, sig, tuple(cbuffers),
                       restore(first.diagnostics + second.diagnostics, prepared).strip(),
                       _includes([f.path for f in prepared.files] + list(first.dependencies) +
                                 list(second.dependencies), line_name),
                       source_path, parsed, prepared.candidates)
+
+
+def _naga_refusal(message: str, with_lines, prepared, source: str, what: str
+                  ) -> InvalidDescError:
+    """The refusal of WGSL naga refused (``message``), at the user's line: Slang's WGSL is
+    compiled again with its ``#line`` directives (``with_lines()``), which are taken out and
+    kept as a map of its lines, and naga's position in that text is the user's file and line.
+    Where naga accepts that text (gpuia's own rewriting made the error) or points at Slang's
+    core module, the refusal names no line."""
+    reason = naga.summary(message)
+    where, spelled = None, None
+    try:
+        raw = with_lines().code.decode("utf-8", "replace")
+    except InvalidDescError:
+        raw = ""
+    lines, origin = [], []
+    current = ("", 0)
+    for line in raw.split("\n"):
+        m = re.match(r'\s*#line\s+(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*$', line)
+        if m:
+            current = (m.group(2) if m.group(2) is not None else current[0], int(m.group(1)))
+            continue
+        lines.append(line)
+        origin.append(current)
+        current = (current[0], current[1] + 1)
+    if lines:
+        _, again = library.check_wgsl(re.sub(r"@(vertex|fragment)\b", "", "\n".join(lines)),
+                                      what)
+        n = naga.position(again) if again else None
+        if again and n is not None and 0 < n <= len(origin) and \
+                origin[n - 1][0] not in ("", "core"):
+            name, line = origin[n - 1]
+            name = name.replace('\\"', '"').replace("\\\\", "\\")
+            where = f"{prepared.names[1] if name == prepared.names[0] else name}:{line}"
+            reason = naga.summary(again)
+            texts = {prepared.names[0]: source, **{f.path: f.text for f in prepared.files}}
+            spelled = " ".join((texts.get(name, "").split("\n")[line - 1:line] or [""])[0]
+                               .split())[:80] or None
+    if where is None:
+        err = InvalidDescError(what, "WGSL", None, f"naga refuses the WGSL gpuia made of the "
+                                                   f"shader ({reason})")
+    else:
+        err = InvalidDescError(what, where, spelled, f"Slang emits WGSL for this line that "
+                                                     f"naga refuses ({reason}); gpuia cannot "
+                                                     f"run it (write the line otherwise)")
+    err.diagnostics = message
+    return err
 
 
 def _includes(paths, line_name: str) -> tuple[str, ...]:

@@ -37,9 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GpuiaError, UnsupportedError
+from . import emitted
 
 __all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
-           "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT", "PREPROCESS"]
+           "check_wgsl", "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT",
+           "PREPROCESS"]
 
 VERIFIED_VERSION = "2026.12"
 """Slang's build tag in the slangpy 0.43.1 wheel: the compiler gpuia's rewrites are verified
@@ -323,8 +325,9 @@ def compile_source(source: str, file_name: str, entry_point: str, stage: str, ta
     ``target`` (``hlsl``, ``wgsl``, ``cpp``; :data:`PREPROCESS`: the preprocessed tokens only)
     with extra command-line ``args``, in gpuia's Slang worker process
     (``gpuia.hlsl.worker``): a source that crashes Slang or keeps it busy past
-    ``GPUIA_SLANG_TIMEOUT`` seconds (default 300) is refused, never the caller's crash. Raises
-    :class:`SlangError` when Slang refuses the source."""
+    ``GPUIA_SLANG_TIMEOUT`` seconds (default 300) is refused, never the caller's crash. The
+    code is corrected where Slang emits invalid code for valid HLSL (``gpuia.hlsl.emitted``).
+    Raises :class:`SlangError` when Slang refuses the source."""
     if stage not in STAGES:
         raise ValueError(f"stage {stage!r}")
     if "\0" in source:
@@ -344,8 +347,19 @@ def compile_source(source: str, file_name: str, entry_point: str, stage: str, ta
             warnings.warn(f"Slang {reply.get('version')} at {library_path()}: gpuia is verified "
                           f"with {VERIFIED_VERSION} (slangpy 0.43.1); its workarounds of that "
                           f"version's bugs may not fit", stacklevel=3)
-    return SlangOutput(base64.b64decode(reply["code"]), reply["reflection"],
-                       reply["diagnostics"], tuple(reply["dependencies"]))
+    code = base64.b64decode(reply["code"])
+    if any(f.target == target for f in emitted.FIXES):  # Slang's invalid output, corrected
+        code = emitted.fix(code.decode("utf-8", "replace"), target).encode("utf-8")
+    return SlangOutput(code, reply["reflection"], reply["diagnostics"],
+                       tuple(reply["dependencies"]))
+
+
+def check_wgsl(code: str, what: str = "shader") -> tuple[bool, str | None]:
+    """Naga's verdict on WGSL, from gpuia's Slang worker (``gpuia.hlsl.naga``): (whether it was
+    checked: False where the worker has no adapter, or ``GPUIA_HLSL_NAGA=0``; naga's error, or
+    None)."""
+    reply = _WORKER.request({"op": "naga", "code": code}, what)
+    return bool(reply.get("checked")), reply.get("error")
 
 
 _SESSION_SECONDS: float | None = None

@@ -8,7 +8,7 @@ into the user's in any text Slang prints.
 
 * **min16/min10/min12 types** are typedefs of their 32-bit types and ``half`` is ``float``, as
   fxc and dxc compile them without ``-enable-16bit-types`` (Slang knows no ``min16float4``, and
-  its ``half`` is 16-bit).
+  its ``half`` is 16-bit); **sampler**, fxc's legacy name of ``SamplerState``, is a typedef of it.
 * **System-value semantics** (``SV_Position``, ``SV_ClipDistance0``, ...) are renamed
   ``GPUIA_SV_...``: D3D lets a vertex shader read ``SV_Position`` from the input layout
   (rules 3.8) and write any ``SV_ClipDistance`` vector, Slang refuses both, and gpuia's own
@@ -18,6 +18,11 @@ into the user's in any text Slang prints.
 * **row_major / column_major on a matrix array** (Slang ignores the modifier there) becomes a
   typedef'd matrix type, which Slang honours. A modifier gpuia cannot rewrite this way (a
   matrix type spelled through a macro) is refused rather than silently ignored.
+* **Truncating vector casts** ``(float3)v`` of a wider vector (fxc and dxc keep the first
+  components; Slang refuses the cast) become ``(float3)gpuia_truncate3(v)``, whose overloads
+  keep the first components of a wider vector and pass anything else through, so the cast
+  does what it did. The operand is found as C parses a cast's operand; one that starts with a
+  macro (whose expansion could bind otherwise once wrapped) is left to Slang.
 * **#pragma pack_matrix** (Slang ignores it) sets the default matrix packing when every matrix
   the shader declares falls under the same mode, the files read in the preprocessor's order
   (an included file's pragma counts from its place on); mixed modes are refused. Which pragmas
@@ -34,13 +39,16 @@ from ..errors import InvalidDescError
 from . import includes
 
 __all__ = ["PreparedSource", "prepare", "restore", "SV_PREFIX", "NOPERSPECTIVE_PREFIX",
-           "MATRIX_LAYOUTS", "PRAGMA_MARKER", "pragma_marker"]
+           "MATRIX_LAYOUTS", "PRAGMA_MARKER", "pragma_marker", "CAST_HELPER"]
 
 SV_PREFIX = "GPUIA_SV_"
 NOPERSPECTIVE_PREFIX = "GPUIA_NP_"
 """On a semantic: the declaration was ``noperspective`` with ``centroid`` or ``sample``, a pair
 Slang refuses; gpuia gives Slang the sampling modifier alone and this mark."""
 MATRIX_LAYOUTS = ("column_major", "row_major")
+CAST_HELPER = "gpuia_truncate"
+"""``(float3)v`` becomes ``(float3)gpuia_truncate3(v)``: the first 3 components of a wider
+vector, anything else unchanged (fxc and dxc truncate; Slang refuses the cast)."""
 
 _MIN_TYPES = (("min16float", "float"), ("min10float", "float"), ("min16int", "int"),
               ("min12int", "int"), ("min16uint", "uint"))
@@ -54,6 +62,7 @@ def _base_prelude() -> list[str]:
         for n in _DIMS:
             lines.append(f"typedef {base}{n} {name}{n};")
             lines += [f"typedef {base}{n}x{m} {name}{n}x{m};" for m in _DIMS]
+    lines.append("typedef SamplerState sampler;  // fxc's legacy name of the sampler type")
     lines.append("#define half float")
     for n in _DIMS:
         lines.append(f"#define half{n} float{n}")
@@ -84,7 +93,13 @@ _LEFT_MAJOR_ARRAY_RE = re.compile(r"\b(row_major|column_major)\s+(?:\w+\s+)*?(\w
 _PRAGMA_RE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+pack_matrix[ \t]*\(([^)]*)\)[^\n]*$", re.M)
 _MATRIX_TOKEN_RE = re.compile(rf"(\b(?:row_major|column_major)\s+)?\b{_MATRIX_TYPE}")
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.M)
 _PRAGMA_MARK = "gpuia:pack_matrix "
+_VECTOR_SCALARS = ("float", "int", "uint", "bool", "double")
+_CAST_RE = re.compile(rf"\(\s*(?:{_SCALARS}([1-3])|vector\s*<\s*\w+\s*,\s*([1-3])\s*>)\s*\)")
+_CAST_KEYWORDS = frozenset("return else case do in out".split())
+_NUMBER_RE = re.compile(r"\.?\d(?:[eEpP][-+]|[\w.])*")
+_IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 
 
 class PreparedSource:
@@ -179,16 +194,124 @@ def pragma_marker(k: int) -> str:
             f"{{ float {PRAGMA_MARKER}{k}_v; }};")
 
 
+def _skip(code: str, i: int) -> int:
+    while i < len(code) and code[i].isspace():
+        i += 1
+    return i
+
+
+def _closing(code: str, i: int) -> int | None:
+    """The index of the bracket closing the one at ``i`` (None when it does not close)."""
+    pairs = {"(": ")", "[": "]"}
+    stack = []
+    for j in range(i, len(code)):
+        c = code[j]
+        if c in pairs:
+            stack.append(pairs[c])
+        elif c in ")]":
+            if not stack or stack.pop() != c:
+                return None
+            if not stack:
+                return j
+        elif c in ";{}":
+            return None
+    return None
+
+
+def _operand_end(code: str, i: int, macros: frozenset[str]) -> int | None:
+    """Where the operand of a cast that ends at ``i`` ends (C's unary expression: prefix
+    operators, casts, a name, number or parenthesized expression, then member accesses,
+    indexing, calls); None where gpuia cannot tell (a macro, whose expansion may bind
+    differently once wrapped in a call)."""
+    i = _skip(code, i)
+    while True:
+        if code.startswith(("++", "--"), i):
+            i = _skip(code, i + 2)
+        elif i < len(code) and code[i] in "-+!~":
+            i = _skip(code, i + 1)
+        elif cast := _CAST_RE.match(code, i):
+            i = _skip(code, cast.end())
+        else:
+            break
+    if i >= len(code):
+        return None
+    if code[i] == "(":
+        close = _closing(code, i)
+        if close is None:
+            return None
+        end = close + 1
+    elif number := _NUMBER_RE.match(code, i):
+        end = number.end()
+    else:
+        m = _IDENT_RE.match(code, i)
+        if m is None or m.group(0) in macros:
+            return None
+        end = m.end()
+    while True:
+        j = _skip(code, end)
+        member = _IDENT_RE.match(code, j + 1) if j < len(code) and code[j] == "." else None
+        if member:
+            end = member.end()
+        elif j < len(code) and code[j] in "([":
+            close = _closing(code, j)
+            if close is None:
+                return None
+            end = close + 1
+        elif code.startswith(("++", "--"), j):
+            end = j + 2
+        else:
+            return end
+
+
+def _truncating_casts(text: str, macros: frozenset[str], widths: set[int]) -> str:
+    """Every cast to a vector of 1-3 components, ``(float3)x``, becomes
+    ``(float3)gpuia_truncate3(x)`` (:data:`CAST_HELPER`), its operand found as C parses it;
+    ``widths`` collects the widths used. Within lines: line numbers stay."""
+    code = includes.mask(text)
+    edits: list[tuple[int, str]] = []
+    for m in _CAST_RE.finditer(code):
+        before = code[:m.start()].rstrip()
+        word = re.search(r"\w+$", before)
+        if before.endswith((")", "]")) or (word and word.group(0) not in _CAST_KEYWORDS):
+            continue  # a call's parentheses (sizeof(float3)), not a cast
+        end = _operand_end(code, m.end(), macros)
+        if end is None:
+            continue
+        width = int(m.group(1) or m.group(2))
+        widths.add(width)
+        edits += [(m.end(), f"{CAST_HELPER}{width}("), (end, ")")]
+    for at, insert in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:at] + insert + text[at:]
+    return text
+
+
+def _cast_helpers(width: int) -> list[str]:
+    """The overloads of ``gpuia_truncate<width>``: a wider vector's first components, any
+    other value (a narrower vector, a scalar, a matrix, a struct) unchanged."""
+    name, swizzle = f"{CAST_HELPER}{width}", "xyzw"[:width]
+    out = []
+    for s in _VECTOR_SCALARS:
+        out.append(f"{s} {name}({s} v) {{ return v; }}")
+        for n in range(1, 5):
+            vec = f"vector<{s}, {n}>"
+            out.append(f"vector<{s}, {width}> {name}({vec} v) {{ return v.{swizzle}; }}"
+                       if n > width else f"{vec} {name}({vec} v) {{ return v; }}")
+    out.append(f"T {name}<T>(T v) {{ return v; }}")
+    return out
+
+
 class _Rewriter:
     """The per-file rewrites (``includes.inline`` calls :meth:`file` on the main file and on
     every included one), with what they decided across files."""
 
-    def __init__(self, main: tuple[str, str], markers: bool):
+    def __init__(self, main: tuple[str, str], markers: bool, macros: frozenset[str]):
         self.main = main  # (the name Slang gets for the main file, the user's name for it)
         self.markers = markers
+        self.macros = macros  # every macro name of every file and define: casts leave them be
         self.typedefs: dict[str, str] = {}
         self.typedef_vars: dict[str, str] = {}
         self.sites: list[tuple[str, int, str]] = []  # per pragma k: (file, line, mode)
+        self.casts: set[int] = set()  # widths the truncating-cast helpers are needed for
 
     def shown(self, label: str) -> str:
         return self.main[1] if label == self.main[0] else label
@@ -216,6 +339,7 @@ class _Rewriter:
                                    f"ignores the modifier on matrix arrays and gpuia can apply "
                                    f"it only to a matrix type spelled out (float3x4, matrix<float, "
                                    f"3, 4>)")
+        text = _truncating_casts(text, self.macros, self.casts)
         return _SV_RE.sub(lambda m: SV_PREFIX + m.group(1), text)
 
     def _major_array(self, m: re.Match) -> str:
@@ -255,7 +379,11 @@ def prepare(source: str, file_name: str, matrix_layout: str, active=None,
     line_name = line_name or file_name
     reader = reader or includes.Reader()
     folder = os.path.dirname(source_path) if source_path else None
-    rewriter = _Rewriter((line_name, file_name), markers)
+    texts = [source] + [f.text for f in includes.included_files(source, folder, include_dirs,
+                                                                 reader)]
+    macros = frozenset(m.group(1) for t in texts for m in _DEFINE_RE.finditer(t)) | \
+        frozenset(name for name, _ in defines)
+    rewriter = _Rewriter((line_name, file_name), markers, macros)
     inlined = includes.inline(source, line_name, folder, include_dirs, rewriter.file, reader,
                               defines)
     text = inlined.text
@@ -267,6 +395,7 @@ def prepare(source: str, file_name: str, matrix_layout: str, active=None,
         text = re.sub(rf"/\*{_PRAGMA_MARK}\d+\*/", "", text)
     prelude = list(_PRELUDE)
     prelude += [f"typedef {spelling} {name};" for name, spelling in rewriter.typedefs.items()]
+    prelude += [line for n in sorted(rewriter.casts) for line in _cast_helpers(n)]
     prelude.append(includes.line_marker(1, line_name))
     out = PreparedSource("\n".join(prelude) + "\n" + text, len(prelude), layout,
                          rewriter.typedefs, rewriter.typedef_vars)
