@@ -36,7 +36,7 @@ from typing import NoReturn
 
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
-from .reflect import SCALARS
+from .reflect import SCALARS, emitted_name
 
 __all__ = ["CType", "ConstantBuffer", "Member", "constant_buffer", "parse_wgsl_structs",
            "remap_wgsl", "natural_leaves", "check_32bit", "REGISTER", "MAX_BYTES"]
@@ -189,7 +189,7 @@ class _Builder:
                 self.refuse(path, wgsl, "unexpected WGSL struct for a struct")
             out = []
             for f, (mname, mtype, _) in zip(fields, members, strict=True):
-                if not re.fullmatch(rf"{re.escape(f['name'])}_\d+", mname):
+                if not re.fullmatch(rf"{re.escape(emitted_name(f['name']))}_\d+", mname):
                     self.refuse(path, mname, f"Slang's WGSL member for {f['name']}")
                 b = f.get("binding", {})
                 out.append((f["name"], mname, self.build(f["type"], mtype, f"{path}.{f['name']}",

@@ -18,7 +18,7 @@ refused now, at the user's line, not when it is drawn).
 
 Refused before any GPU work, naming the item: source Slang does not compile (Slang's
 diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
-uses (gpuia binds only constant buffers), cbuffers outside
+uses (gpuia binds only constant buffers; refused at their declaration), cbuffers outside
 register space 0, system values a stage does not take, WGSL naga refuses, and everything
 ``gpuia.hlsl.reflect`` and ``gpuia.hlsl.cbuffer`` refuse.
 """
@@ -43,7 +43,7 @@ from .cbuffer import (
     remap_wgsl,
 )
 from .escapes import refuse_escapes
-from .reflect import EntrySignature, Leaf, entry_signature
+from .reflect import EntrySignature, Leaf, emitted_name, entry_signature
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, prepare, restore
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
@@ -196,7 +196,8 @@ def _check_stage(stage: str, what: str, sig: EntrySignature) -> None:
 
 
 def _resources(reflection: dict) -> dict[str, dict]:
-    return {p["name"]: p for p in reflection.get("parameters", [])}
+    """The reflection's global parameters by the name Slang's emitted code gives them."""
+    return {emitted_name(p["name"]): p for p in reflection.get("parameters", [])}
 
 
 _MEMORY = cache.MemoryCache(256)
@@ -279,15 +280,21 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
             diagnostics = restore(e.diagnostics, prepared)
             if explain is not None:
                 explain(diagnostics)
-            err = InvalidDescError(what, None, None, library.first_error(diagnostics))
+            err = InvalidDescError(what, None, None, _at_users_line(diagnostics))
             err.diagnostics = diagnostics
             raise err from None
 
     def no_entry(diagnostics):
+        # Slang's E38000 says so (its first error may be another, "undefined identifier"
+        # without a name or place); without defines the text says so too.
         code = _COMMENT_RE.sub(" ", source)
-        if not re.search(rf"\b{re.escape(entry_point)}\s*\(", code) and not defs:
+        if "E38000" in diagnostics or \
+                (not re.search(rf"\b{re.escape(entry_point)}\s*\(", code) and not defs):
+            hint = re.search(r"did you mean '(\w+)'", diagnostics)
             raise InvalidDescError(what, "entry_point", entry_point,
-                                   f"{file_name} has no function {entry_point}")
+                                   f"{file_name} has no function {entry_point}"
+                                   f"{' (with the defines given)' if defs else ''}"
+                                   f"{f'; did you mean {hint.group(1)}?' if hint else ''}")
 
     args = slang_args(matrix_layout)
     # Before Slang compiles anything: none of Slang's ways out of a shader (gpuia.hlsl.escapes)
@@ -308,11 +315,12 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                           what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)
     params = _resources(first.reflection)
+    _refuse_used_resources(first.reflection, prepared, what)
 
     def wide(diagnostics):  # Slang's WGSL back end fails inside on 64-bit values
-        for name, p in params.items():
+        for p in params.values():
             if p.get("type", {}).get("kind") == "constantBuffer":
-                check_32bit(p["type"]["elementType"], f"cbuffer {name}", name, what)
+                check_32bit(p["type"]["elementType"], f"cbuffer {p['name']}", p["name"], what)
         if "'double' type emitted" in diagnostics or "'int64" in diagnostics:
             raise InvalidDescError(what, None, None, "the shader computes with a 64-bit type "
                                                      "(double, int64_t); WGSL has none")
@@ -328,6 +336,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         var, type_text = m.group(4), m.group(5).strip()
         name = re.sub(r"_\d+$", "", var)
         p = params.get(name, {})
+        name = p.get("name", name)  # the user's spelling (Slang's code escapes non-ASCII)
         kind = p.get("type", {}).get("kind", "resource")
         if not p and name == "globalParams":  # Slang's home for uniforms outside a cbuffer
             loose = [q["name"] for q in params.values()
@@ -382,6 +391,59 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                       _includes([f.path for f in prepared.files] + list(first.dependencies) +
                                 list(second.dependencies), line_name),
                       source_path, parsed, prepared.candidates)
+
+
+_WRAPPER_FILE = "gpuia-wrapper.hlsl"  # the #line name of gpuia.hlsl.wrapper's text
+_USE_NOTE_RE = re.compile(r"note: see using of '([^']+)'\s*\n\s*-->\s*(\S+:\d+:\d+)")
+
+
+def _at_users_line(diagnostics: str) -> str:
+    """Slang's first error, one line; when it is placed in gpuia's wrapper (E36107: the
+    wrapper entry uses a feature WGSL lacks), at the user's line its note names instead."""
+    first = library.first_error(diagnostics)
+    if first.startswith(_WRAPPER_FILE):
+        use = _USE_NOTE_RE.search(diagnostics)
+        if use:
+            head = re.sub(r"^\S+:\d+:\d+:\s*", "", first)
+            return f"{use.group(2)}: {head} (the use of '{use.group(1)}' here)"
+    return first
+
+
+_RESOURCE_BINDINGS = ("shaderResource", "unorderedAccess", "samplerState")
+
+
+def _refuse_used_resources(reflection: dict, prepared, what: str) -> None:
+    """Refuse a texture, buffer, UAV or sampler the entry reads (Slang's reflection says
+    which), at the user's declaration of it, before Slang compiles gpuia's wrapper (whose WGSL
+    compile would otherwise fail inside the wrapper, E36107 for a typed buffer)."""
+    for entry in reflection.get("entryPoints", [])[:1]:
+        for b in entry.get("bindings", []):
+            binding = b.get("binding", {})
+            if binding.get("kind") not in _RESOURCE_BINDINGS or not binding.get("used"):
+                continue
+            name = b.get("name", "?")
+            where, spelled = _declaration(prepared, name)
+            raise InvalidDescError(where, f"resource {name}", spelled or binding["kind"],
+                                   f"the {what} reads it, and gpuia binds only constant "
+                                   f"buffers (cbuffer / ConstantBuffer<T>); textures, samplers, "
+                                   f"structured buffers and UAVs are refused until gpuia binds "
+                                   f"resources")
+
+
+def _declaration(prepared, name: str) -> tuple[str, str | None]:
+    """(``file:line``, the type as spelled) of the first declaration of global ``name`` in
+    the prepared text, found through its ``#line`` markers; (the file, None) when not found."""
+    text = prepared.text
+    start = text.find(includes.line_marker(1, prepared.names[0]))
+    code = includes.mask(text)
+    for m in re.finditer(rf"(?:([A-Za-z_][\w:]*(?:\s*<[^;<>]*(?:<[^;<>]*>[^;<>]*)?>)?)\s+)?"
+                         rf"\b{re.escape(name)}\s*(?:\[[^\]]*\]\s*)*[:;]", code):
+        if m.start() < start or code.count("{", 0, m.start()) != code.count("}", 0, m.start()):
+            continue
+        file, line = includes.location(text, m.start(), prepared.names[0])
+        file = prepared.names[1] if file == prepared.names[0] else file
+        return f"{file}:{line}", " ".join((m.group(1) or "").split()) or None
+    return prepared.names[1], None
 
 
 def _naga_refusal(message: str, with_lines, prepared, source: str, what: str

@@ -222,6 +222,21 @@ def _blob(ptr) -> bytes:
     return data
 
 
+_OCTAL_RE = re.compile(rb"\\(\\|[0-7]{3})")
+
+
+def _reflection_json(data: bytes) -> dict:
+    """Slang's reflection JSON. Slang writes a name's non-ASCII bytes as C's octal escapes
+    (``d\\303\\251calage`` for ``décalage``), which JSON does not have: they become the bytes
+    they stand for (the name's UTF-8) before the text is parsed."""
+    def byte(m: re.Match) -> bytes:
+        if m.group(1) == b"\\":
+            return b"\\\\"  # an escaped backslash stays one
+        value = int(m.group(1), 8)
+        return bytes([value]) if value >= 0x20 else b"\\u%04x" % value
+    return json.loads(_OCTAL_RE.sub(byte, data).decode("utf-8", "replace"))
+
+
 class _TextWriter:
     """An ``ISlangWriter`` that keeps what Slang writes. Slang's default writer of a request's
     standard output is this process's stdout, which in the worker is the protocol's pipe: the
@@ -311,7 +326,7 @@ def compile_in_this_process(source: str, file_name: str, entry_point: str, stage
                     for i in range(lib_.spGetDependencyFileCount(req))]
             data = ctypes.string_at(code, size.value) if code else b""
             return {"ok": True, "code": base64.b64encode(data).decode(),
-                    "reflection": json.loads(_blob(blob)), "diagnostics": diagnostics,
+                    "reflection": _reflection_json(_blob(blob)), "diagnostics": diagnostics,
                     "dependencies": deps, "session_seconds": lib.session_seconds,
                     "version": lib.version}
         finally:

@@ -25,12 +25,22 @@ from ..wgsl.signature import split_top_level
 from .source import NOPERSPECTIVE_PREFIX, SV_PREFIX
 
 __all__ = ["Leaf", "EntrySignature", "entry_signature", "SCALARS", "hlsl_type",
-           "declaration_modifiers", "INTERPOLATIONS"]
+           "declaration_modifiers", "INTERPOLATIONS", "emitted_name"]
 
 SCALARS = {"float32": "float", "int32": "sint", "uint32": "uint", "bool": "bool"}
 """Slang scalar types gpuia's shader model takes, and their gpuia kind (bool travels as uint)."""
 
 _HLSL_SCALAR = {"float": "float", "sint": "int", "uint": "uint", "bool": "bool"}
+
+
+def emitted_name(name: str) -> str:
+    """How Slang spells a name in the code it emits (HLSL, WGSL), without its ``_N`` suffix:
+    every byte of a non-ASCII character's UTF-8 as ``xHH`` (``décalage`` is ``dxC3xA9calage``);
+    its reflection keeps the name itself."""
+    if name.isascii():
+        return name
+    return "".join(c if c.isascii() else "".join(f"x{b:02X}" for b in c.encode("utf-8"))
+                   for c in name)
 
 INTERPOLATIONS = {
     frozenset(): None,
@@ -177,10 +187,10 @@ class _Flattener:
             if sem is not None:
                 self.refuse(decl, sem, "a semantic on a struct-typed value; give its members "
                                        "their own semantics")
-            fields = self.structs.get(t.get("name", ""), {})
+            fields = self.structs.get(emitted_name(t.get("name", "")), {})
             outer = frozenset(mods) & _INTERPOLATION_WORDS
             for f in t["fields"]:
-                inner = fields.get(f["name"], frozenset())
+                inner = fields.get(emitted_name(f["name"]), frozenset())
                 if _noperspective(f.get("semanticName")):
                     inner = inner | {"noperspective"}
                 if outer:  # a modifier on the struct value applies to every member (D3D)
@@ -264,14 +274,15 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
     if not eps:
         raise InvalidDescError(what, "entry_point", entry, "Slang found no such entry point")
     ep = eps[0]
-    structs, param_mods = declaration_modifiers(hlsl, entry)
+    structs, param_mods = declaration_modifiers(hlsl, emitted_name(entry))
     typedef_vars = prepared.typedef_vars if prepared is not None else {}
     for name, typedef in typedef_vars.items():  # gpuia_row_major_float4x4 M[2] : M
         major = "row_major" if "_row_major_" in typedef else "column_major"
-        param_mods[name] = param_mods.get(name, frozenset()) | {major}
+        spelled = emitted_name(name)
+        param_mods[spelled] = param_mods.get(spelled, frozenset()) | {major}
         for fields in structs.values():
-            if name in fields:
-                fields[name] = fields[name] | {major}
+            if spelled in fields:
+                fields[spelled] = fields[spelled] | {major}
     flat = _Flattener(what, default_layout, structs)
     params = []
     for i, p in enumerate(ep.get("parameters", [])):
@@ -288,7 +299,7 @@ def entry_signature(reflection: dict, hlsl: str, entry: str, what: str,
             base = typedef_vars[name]  # the argument's type must be the parameter's own
         params.append((name, base + arr,
                        "inout" if len(dirs) == 2 else ("in" if dirs == ("in",) else "out")))
-        mods = param_mods.get(name, frozenset())
+        mods = param_mods.get(emitted_name(name), frozenset())
         if _noperspective(p.get("semanticName")):
             mods = mods | {"noperspective"}
         flat.add(t, _semantic(p.get("semanticName")), p.get("semanticIndex", 0), mods, dirs, i,

@@ -28,6 +28,9 @@ into the user's in any text Slang prints.
   (an included file's pragma counts from its place on); mixed modes are refused. Which pragmas
   count is the preprocessor's answer: each is first compiled as a marker declaration, and only
   those Slang's reflection then lists (not in an inactive ``#if``) count.
+
+Refused, at the user's file and line: a name gpuia generates (:data:`RESERVED_PREFIXES`, any
+case), which would clash with gpuia's own in a text the user never wrote.
 """
 
 from __future__ import annotations
@@ -39,13 +42,18 @@ from ..errors import InvalidDescError
 from . import includes
 
 __all__ = ["PreparedSource", "prepare", "restore", "SV_PREFIX", "NOPERSPECTIVE_PREFIX",
-           "MATRIX_LAYOUTS", "PRAGMA_MARKER", "pragma_marker", "CAST_HELPER"]
+           "MATRIX_LAYOUTS", "PRAGMA_MARKER", "pragma_marker", "RESERVED_PREFIXES",
+           "RESERVED_RE", "CAST_HELPER"]
 
 SV_PREFIX = "GPUIA_SV_"
 NOPERSPECTIVE_PREFIX = "GPUIA_NP_"
 """On a semantic: the declaration was ``noperspective`` with ``centroid`` or ``sample``, a pair
 Slang refuses; gpuia gives Slang the sampling modifier alone and this mark."""
 MATRIX_LAYOUTS = ("column_major", "row_major")
+RESERVED_PREFIXES = ("hlslw_", "gpuia_")
+"""Names gpuia generates start so (any case: ``GPUIA_SV_``, ``GPUIA_NP_``, ``GPUIA_IN``,
+``GPUIA_ONCE_`` too); a user's name spelled so is refused."""
+RESERVED_RE = re.compile(r"(?<![\w$])(?:" + "|".join(RESERVED_PREFIXES) + r")\w*", re.I)
 CAST_HELPER = "gpuia_truncate"
 """``(float3)v`` becomes ``(float3)gpuia_truncate3(v)``: the first 3 components of a wider
 vector, anything else unchanged (fxc and dxc truncate; Slang refuses the cast)."""
@@ -318,9 +326,7 @@ class _Rewriter:
 
     def file(self, text: str, label: str) -> str:
         shown = self.shown(label)
-        if re.search(rf"\b{SV_PREFIX}", text):
-            raise InvalidDescError("hlsl", shown, SV_PREFIX, f"names starting {SV_PREFIX} are "
-                                                             f"gpuia's own")
+        _refuse_reserved(includes.mask(text), shown)
         pragmas = _pragmas(text, shown)
         first = len(self.sites)
         self.sites += [(shown, line, arg) for line, arg, _ in pragmas]
@@ -363,6 +369,16 @@ def _pair(m: re.Match) -> str:
     return sampling + decl
 
 
+def _refuse_reserved(code: str, shown: str) -> None:
+    """Refuse a name gpuia generates (any case), at its line: it would collide with gpuia's."""
+    m = RESERVED_RE.search(code)
+    if m:
+        line = code.count("\n", 0, m.start()) + 1
+        raise InvalidDescError("hlsl", f"{shown}:{line}", m.group(0),
+                               f"names starting {' or '.join(RESERVED_PREFIXES)} (in any case) "
+                               f"are gpuia's own (its wrapper, typedefs and renamed semantics)")
+
+
 def prepare(source: str, file_name: str, matrix_layout: str, active=None,
             markers: bool = False, line_name: str | None = None, source_path: str = "",
             include_dirs=(), defines=(), reader: includes.Reader | None = None
@@ -379,6 +395,8 @@ def prepare(source: str, file_name: str, matrix_layout: str, active=None,
     line_name = line_name or file_name
     reader = reader or includes.Reader()
     folder = os.path.dirname(source_path) if source_path else None
+    for name, value in defines:
+        _refuse_reserved(f"{name} {value}", f"defines.{name}")
     texts = [source] + [f.text for f in includes.included_files(source, folder, include_dirs,
                                                                  reader)]
     macros = frozenset(m.group(1) for t in texts for m in _DEFINE_RE.finditer(t)) | \

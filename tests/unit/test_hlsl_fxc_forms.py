@@ -1,12 +1,14 @@
 """HLSL that fxc and dxc accept and Slang 2026.12 refuses or miscompiles, taken as fxc takes it
-(gpuia.hlsl.source, gpuia.hlsl.emitted).
+(gpuia.hlsl.source, gpuia.hlsl.emitted), and refusals that name the user's name and line instead
+of something of gpuia's (a crash, a generated file, a nameless error).
 
 Expected values are fxc's rules, worked out by hand in the comments:
 
 * ``sampler`` is fxc's legacy name of ``SamplerState`` (a keyword of fxc and dxc);
 * a C-style cast of a vector to a narrower one, ``(float3)v``, keeps the first components
   (fxc warns X3206 "implicit truncation of vector type" and truncates; dxc the same);
-* ``-M`` negates every element of a matrix.
+* ``-M`` negates every element of a matrix;
+* names are Unicode identifiers: a non-ASCII name is a name like any other.
 """
 
 from __future__ import annotations
@@ -49,6 +51,16 @@ def test_the_legacy_sampler_type_is_samplerstate():
                             "sampler Sampler : register(s0);\n"
                             "float4 main(float4 p : POSITION) : SV_Position { return p; }\n")
     assert [lf.key for lf in shader.leaves] == ["POSITION0", "SV_POSITION0"]
+
+
+def test_a_sampler_the_entry_uses_is_refused_at_its_declaration():
+    """Sampling through a legacy sampler is a resource gpuia does not bind: refused naming the
+    declaration's line (2: the texture's) rather than an undefined 'sampler'."""
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader("\nTexture2D<float4> Tex : register(t0);\nsampler Samp : register(s0);\n"
+                       "float4 main(float4 p : POSITION) : SV_Position\n"
+                       "{ return Tex.SampleLevel(Samp, p.xy, 0); }\n")
+    assert re.search(r"vertex_shader\.hlsl:[23]: resource (Tex|Samp)=", message(e))
 
 
 # -- item: C-style truncating vector casts ------------------------------------------------------
@@ -116,3 +128,68 @@ def test_unary_minus_on_a_matrix_compiles_to_valid_wgsl_and_runs_on_the_cpu():
         struct.pack_into("<3f", cb, 16 * c, *[1 + c + 3 * r for r in range(3)])
     out = cpu_outputs(NEGATE, {"NORMAL0": floats4([[1.0, 0.0, -1.0]])}, 1, {0: bytes(cb)})
     np.testing.assert_array_equal(out["TEXCOORD0"].view(np.float32), [[2.0, 2.0, 2.0]])
+
+
+# -- item: refusals that name the user's name and line ------------------------------------------
+def test_non_ascii_names_compile():
+    """décalage @0 and größe @16 (a float4 fills register 0): Unicode identifiers, as fxc and
+    dxc take them; they used to end Slang's worker (its reflection JSON escapes non-ASCII
+    bytes the way C does, which is not JSON)."""
+    shader = compile_shader("cbuffer K : register(b0) { float4 décalage; float größe; };\n"
+                            "struct Sortie { float4 pos : SV_Position; float4 cölor : COLOR; };\n"
+                            "Sortie main(noperspective float4 pö : POSITION) {\n"
+                            "    Sortie o; o.pos = pö + décalage; o.cölor = pö * größe; "
+                            "return o; }\n")
+    cb = shader.constant_buffers[0]
+    assert {m.path: m.d3d for m in cb.members}["K.größe"] == 16
+    assert {m.path: m.d3d for m in cb.members}["K.décalage.w"] == 12
+    assert [lf.declaration for lf in shader.leaves] == ["pö", "return.pos", "return.cölor"]
+
+
+def test_a_missing_entry_point_with_defines_is_named():
+    """With defines a macro could make the entry's name, so only Slang can tell it is missing;
+    its first error is a nameless 'undefined identifier': the refusal names the entry."""
+    src = "float4 vs_main(float4 p : POSITION) : SV_Position { return p * SCALE; }\n"
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader(src, entry_point="main", defines={"SCALE": "2"}, file_name="mesh.hlsl")
+    assert e.value.field == "entry_point"
+    assert "mesh.hlsl has no function main" in message(e)
+
+
+@pytest.mark.parametrize("src,line,name", [
+    ("float4 main(float4 p : POSITION) : SV_Position\n{ return p; }\nstruct hlslw_in { float x; };",
+     3, "hlslw_in"),
+    ("\ntypedef float4 gpuia_row_major_float3x4;\ncbuffer K { row_major float3x4 B[2]; };\n"
+     "float4 main(float4 p : POSITION) : SV_Position { return p + B[1][0]; }", 2,
+     "gpuia_row_major_float3x4"),
+    ("float4 main(float4 p : GPUIA_SV_Position) : SV_Position { return p; }", 1,
+     "GPUIA_SV_Position"),
+])
+def test_a_name_spelled_like_gpuias_is_refused_at_its_line(src, line, name):
+    """Names starting hlslw_ or gpuia_ (any case) are gpuia's generated ones: refused at the
+    user's line, not as a clash inside a file the user does not have."""
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader(src)
+    assert f"vertex_shader.hlsl:{line}='{name}'" in message(e) and "gpuia's own" in message(e)
+
+
+def test_a_typed_buffer_is_refused_at_its_declaration():
+    """Buffer<float4> read by the entry: the refusal is at the declaration (line 3), naming the
+    type, not at gpuia's wrapper."""
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader("cbuffer K : register(b0) { float4 k; };\n\n"
+                       "Buffer<float4> Positions : register(t0);\n"
+                       "float4 main(uint id : SV_VertexID) : SV_Position "
+                       "{ return Positions[id] + k; }\n", file_name="pull.hlsl")
+    assert message(e).startswith("pull.hlsl:3: resource Positions='Buffer<float4>'")
+    assert "wrapper" not in message(e)
+
+
+def test_a_feature_webgpu_lacks_is_refused_at_the_users_use():
+    """msad4 is not available for WGSL: Slang places the error on gpuia's wrapper entry; the
+    refusal is at the user's call (line 2, column 13) that its note names."""
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader("float4 main(float4 p : POSITION, uint4 q : Q) : SV_Position {\n"
+                       " return p + msad4(q.x, q.xy, q); }\n", file_name="sad.hlsl")
+    assert "sad.hlsl:2:13" in message(e) and "msad4" in message(e)
+    assert "gpuia-wrapper" not in message(e)
