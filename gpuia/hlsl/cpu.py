@@ -45,6 +45,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidDescError, UnsupportedError
+from ..util.cores import usable_cores
 from . import cache, cpu_defined, escapes, library, sandbox
 from .cbuffer import natural_leaves
 from .frontend import HlslShader, slang_args
@@ -208,10 +209,7 @@ def _round(x: int, a: int) -> int:
 
 
 def _threads() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
+    return usable_cores()
 
 
 def _fill_cbuffer(view: np.ndarray, p: _Param, data: bytes) -> None:

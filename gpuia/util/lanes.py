@@ -12,12 +12,13 @@ and before any later one starts.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from .cores import usable_cores
 
 __all__ = ["Outcome", "in_order", "default_lanes", "MAX_LANES"]
 
@@ -31,8 +32,8 @@ side."""
 
 
 def default_lanes() -> int:
-    """Lanes for this machine: one per core, at most :data:`MAX_LANES`."""
-    return max(1, min(MAX_LANES, os.cpu_count() or 1))
+    """Lanes for this process: one per core it may run on, at most :data:`MAX_LANES`."""
+    return min(MAX_LANES, usable_cores())
 
 
 @dataclass

@@ -1,8 +1,8 @@
 """Row-chunked work on a thread pool, for the host side of large draws (the CPU reference's
 decode, the comparison): numpy releases the GIL in its copies, gathers, conversions and
-element-wise comparisons, so chunks of rows on ``os.cpu_count()`` threads use the cores a
-GPU host has. Small inputs run on the calling thread: for them a pool costs more than it
-saves."""
+element-wise comparisons, so chunks of rows on a thread per usable core
+(:func:`gpuia.util.cores.usable_cores`) use the cores a GPU host gives the process. Small
+inputs run on the calling thread: for them a pool costs more than it saves."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+
+from .cores import usable_cores
 
 __all__ = ["CHUNK_ROWS", "row_chunks", "run_tasks", "for_row_chunks"]
 
@@ -28,7 +30,7 @@ def _pool() -> ThreadPoolExecutor:
     with _pool_lock:
         if _pool_state.get("pid") != os.getpid():
             _pool_state["pid"] = os.getpid()
-            _pool_state["pool"] = ThreadPoolExecutor(max_workers=os.cpu_count() or 1,
+            _pool_state["pool"] = ThreadPoolExecutor(max_workers=usable_cores(),
                                                      thread_name_prefix="gpuia-rows")
         pool = _pool_state["pool"]
         assert isinstance(pool, ThreadPoolExecutor)
@@ -46,9 +48,9 @@ def row_chunks(n: int) -> list[tuple[int, int]]:
     Returns:
         list: the half-open row ranges, in order (empty for ``n == 0``).
     """
-    if n <= CHUNK_ROWS // 16:  # one piece whatever the cores (no os.cpu_count() per call)
+    if n <= CHUNK_ROWS // 16:  # one piece whatever the cores (no system call per call)
         return [(0, n)] if n else []
-    spread = -(-n // (2 * (os.cpu_count() or 1)))
+    spread = -(-n // (2 * usable_cores()))
     step = max(1, min(CHUNK_ROWS, max(CHUNK_ROWS // 16, spread)))
     return [(a, min(n, a + step)) for a in range(0, n, step)]
 

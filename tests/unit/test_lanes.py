@@ -104,3 +104,12 @@ def test_default_lanes_is_between_one_and_the_maximum():
     from gpuia.util.lanes import MAX_LANES
 
     assert 1 <= default_lanes() <= MAX_LANES
+
+
+def test_default_lanes_follow_the_cores_this_process_may_use(monkeypatch):
+    """Two cores of a 64-core host (a container, taskset): two lanes, not MAX_LANES."""
+    import os
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert default_lanes() == 2

@@ -13,7 +13,7 @@ from gpuia.util.parallel import row_chunks, run_tasks
 @pytest.mark.parametrize("cpus", [1, 2, 16, 64])
 @pytest.mark.parametrize("n", [0, 1, 1000, 65536, 1 << 20, 10_000_000, 100_000_001])
 def test_chunks_cover_rows_in_order(monkeypatch, cpus, n):
-    monkeypatch.setattr(parallel.os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: cpus)
     chunks = row_chunks(n)
     covered = [r for a, b in chunks for r in (a, b)]
     # (0, b0), (b0, b1), ... (bk, n): each piece starts where the last stopped.
@@ -26,10 +26,10 @@ def test_chunks_cover_rows_in_order(monkeypatch, cpus, n):
 def test_ten_million_rows_keep_sixteen_cores_busy(monkeypatch):
     """10M rows on 16 cores: 32 pieces of 312,500 rows (not 10 of 2**20, which would leave six
     cores idle); on 2 cores the pieces stay at CHUNK_ROWS (2**20 rows)."""
-    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 16)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 16)
     assert len(row_chunks(10_000_000)) == 32
     assert row_chunks(10_000_000)[0] == (0, 312_500)
-    monkeypatch.setattr(parallel.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
     assert row_chunks(10_000_000)[0] == (0, 1 << 20)
     assert len(row_chunks(10_000_000)) == 10
 
