@@ -127,7 +127,10 @@ def extract_json(path: str | Path) -> list[SourceArray]:
                                  "a list of input elements")
     if "gpuia_case" in doc:
         _well_formed_case(path, label)
-        arr = SourceArray("input_layout", "input_layout", label, "D3D12_INPUT_ELEMENT_DESC")
+        # the case's own feature level (load_case checked it), which --feature-level overrides
+        level = doc.get("feature_level") or "d3d12"
+        arr = SourceArray("input_layout", "input_layout", label, "D3D12_INPUT_ELEMENT_DESC",
+                          level)
         arr.elements = [_input_element(e, f"{label}: input_layout[{i}]")
                         for i, e in enumerate(_list(doc, "input_layout", label))]
         for vb in _list(doc, "vertex_buffers", label):
@@ -137,7 +140,7 @@ def extract_json(path: str | Path) -> list[SourceArray]:
         so = doc.get("stream_output")
         if isinstance(so, dict) and so.get("declaration"):
             decl = SourceArray("so_declaration", "stream_output", label,
-                               "D3D12_SO_DECLARATION_ENTRY")
+                               "D3D12_SO_DECLARATION_ENTRY", level)
             decl.elements = [_so_entry(e, f"{label}: stream_output.declaration[{i}]")
                              for i, e in enumerate(_list(so, "declaration", label))]
             if so.get("buffer_strides"):

@@ -76,3 +76,14 @@ def test_an_unknown_level_is_refused_by_the_parser(tmp_path):
                                     write_case(tmp_path, "c", case(1))),
                           "--feature-level", "'9_3'", "'10_0', '10_1', '11_0', '12'",
                           case="validate")
+
+
+def test_layout_and_translate_take_a_case_files_own_level(tmp_path):
+    """A case file's ``feature_level`` holds for ``layout`` and ``translate`` as for
+    ``validate``; ``--feature-level`` still overrides it."""
+    path = write_case(tmp_path, "fl10", case(17, feature_level="10_0"))
+    proc = gpuia_cli("layout", path, "--no-gpu")
+    assert proc.returncode == 2 and "E001" in proc.stdout and RULE in proc.stdout, proc.stdout
+    assert gpuia_cli("layout", path, "--no-gpu", "--feature-level", "11_0").returncode == 0
+    assert_one_error_line(gpuia_cli("translate", path), RULE, case="translate")
+    assert gpuia_cli("translate", path, "--feature-level", "11_0").returncode == 0
