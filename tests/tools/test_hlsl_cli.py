@@ -218,3 +218,46 @@ def test_report_marks_tolerated_words_apart_from_differences():
     assert {state for _, state in slot.rows[0].gpu} == {"", "tol", "diff"}
     gpu_cell = re.search(r'<td class="gpu">(.*?)</td>', render_report([view]), re.S).group(1)
     assert gpu_cell.count('class="tol"') == 4 and gpu_cell.count('class="diff"') >= 1
+
+
+def test_a_directxtk_style_header_and_legacy_forms_validate(tmp_path):
+    """The input struct (SV_Position) in an included header, fxc's `sampler`, and a C-style
+    truncating cast: what DirectXTK's effects are written with validates as fxc compiles it."""
+    (tmp_path / "Structures.fxh").write_text(
+        "struct VSIn { float4 Position : SV_Position; float4 Extra : TEXCOORD0; };\n")
+    (tmp_path / "vs.hlsl").write_text(
+        '#include "Structures.fxh"\nsampler Sampler : register(s0);\n'
+        "cbuffer K : register(b0) { float Scale; float2 Shift; };\n"
+        "struct O { float4 pos : SV_Position; float2 p : TEXCOORD0; uint id : TEXCOORD1; };\n"
+        "O main(VSIn v, uint vid : SV_VertexID) {\n"
+        "    O o; o.pos = v.Position; o.p = (float2)v.Extra * Scale + Shift; o.id = vid;"
+        " return o; }\n")
+    doc = hlsl_case(vertex_shader={"hlsl_file": "vs.hlsl"}, input_layout=[
+        {"SemanticName": "SV_Position", "Format": "R32G32_FLOAT"},
+        {"SemanticName": "TEXCOORD", "Format": "R32G32_FLOAT", "AlignedByteOffset": 0}])
+    proc = gpuia_cli("validate", write_case(tmp_path, "dtk", doc))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_missing_entry_point_with_defines_is_one_line_naming_it(tmp_path):
+    doc = hlsl_case(vertex_shader={"hlsl": VS, "entry_point": "VSMain",
+                                   "defines": {"SCALE": "2"}})
+    err = assert_one_error_line(gpuia_cli("validate", write_case(tmp_path, "entry", doc)),
+                                case="entry")
+    assert "has no function VSMain" in err
+
+
+def test_check_compares_the_ia_when_the_cpu_build_cannot_be_made(tmp_path, gpu_device):
+    """A C++ compiler that refuses every build: the IA lines are compared as ever and the
+    stream output line is 'not compared', saying why; the check still succeeds."""
+    import os
+
+    fake = tmp_path / "refusing-c++"
+    fake.write_text("#!/bin/sh\necho 'refusing-c++: this build is refused' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, CXX=str(fake), GPUIA_CACHE_DIR=str(tmp_path / "cache"))
+    proc = gpuia_cli("check", write_case(tmp_path, "vs", hlsl_case()), env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "native: OK" in proc.stdout and "pulling: OK" in proc.stdout
+    assert "stream output: not compared: the CPU reference of the HLSL shader could not be " \
+           "built" in proc.stdout and "this build is refused" in proc.stdout
