@@ -40,8 +40,10 @@ preprocessor, which reads that file as it is (without gpuia's rewrites).
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -69,9 +71,11 @@ _MASK_RE = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^
 _OPENERS = ("if", "ifdef", "ifndef")
 
 
+@functools.lru_cache(maxsize=256)
 def mask(text: str) -> str:
     """``text`` with comments blanked (newlines kept, so positions and lines stay) and string
-    and character literals blanked inside their quotes."""
+    and character literals blanked inside their quotes (kept for the texts last asked for: a
+    compile masks each file several times)."""
     def blank(m: re.Match) -> str:
         s = m.group(0)
         if s[0] in "\"'":
@@ -252,6 +256,11 @@ class _Inliner:
             start = m.start() - code.rfind("\n", 0, m.start()) - 1
             width = m.end() - m.start()
             lines[n - 1] = lines[n - 1][:start] + " " * width + lines[n - 1][start + width:]
+        # The included files first, in order (the preprocessor's): the rewrite of this file
+        # then knows every macro defined before any line of it.
+        inlined = {n: self.include(directive, n, label, folder, stack,
+                                   certain and depths[n] - guard_depth <= 0, guard)
+                   for n, directive in sorted(includes.items())}
         body = self.rewrite("\n".join(lines), label).split("\n")
         if guard is not None and guard.kind == "once":
             for m in _ONCE_RE.finditer(code):  # after the rewrite: the macro is gpuia's
@@ -259,18 +268,14 @@ class _Inliner:
         out: list[str] = []
         after_include = False
         for n, line in enumerate(body, 1):
-            directive = includes.get(n)
-            if directive is None:
+            if n not in inlined:
                 out.append(line)
                 word = re.match(r"[ \t]*#[ \t]*(\w+)", line)
                 if after_include and word and word.group(1) in ("else", "elif", "endif"):
                     out.append(line_marker(n + 1, label))
                 continue
             after_include = True
-            sure = certain and depths[n] - guard_depth <= 0
-            out.append(self.include(directive, n, label, folder, stack, sure, guard))
-            out.append(line_marker(n, label))
-            out.append(line)
+            out += [inlined[n], line_marker(n, label), line]
         result = "\n".join(out)
         if guard is not None and guard.kind == "once":
             result = f"#ifndef {guard.name}\n{line_marker(1, label)}\n{result}\n#endif"
@@ -319,6 +324,16 @@ class _Inliner:
         return f"{line_marker(1, path)}\n{inlined}"
 
 
+_WORD_RE = re.compile(r"\w+")
+
+
+@functools.lru_cache(maxsize=256)
+def _words(text: str) -> Counter:
+    """How often each identifier-like word occurs in ``text``'s code (comments and strings
+    left out)."""
+    return Counter(_WORD_RE.findall(mask(text)))
+
+
 def _error(message: str) -> str:
     """An ``#error`` line: an error only where the preprocessor reaches it."""
     return "#error " + message.replace("\n", " ")
@@ -339,15 +354,14 @@ def inline(source: str, name: str, folder: str | None, include_dirs=(),
         text = inliner.file(source, name, folder, (), True)
         # A guard macro that another file or a define names may be defined or undefined
         # elsewhere: then the file is not certainly empty after its first inclusion.
-        named = " ".join([mask(source)] + [f"{k} {v}" for k, v in defines] +
-                         [mask(f.text) for f in inliner.files.values()])
+        named = _words(source) + Counter(w for k, v in defines for w in _WORD_RE.findall(
+            f"{k} {v}"))
+        for f in inliner.files.values():
+            named += _words(f.text)
         late = frozenset(g for g, path in inliner.macro_guards.items()
-                         if len(re.findall(rf"\b{re.escape(g)}\b", named)) >
-                         len(re.findall(rf"\b{re.escape(g)}\b", mask(reader.read(path)[0] or
-                                                                       ""))))
-        late |= frozenset(g for g, path in inliner.macro_guards.items()
-                          if re.search(rf"#[ \t]*undef[ \t]+{re.escape(g)}\b",
-                                       mask(reader.read(path)[0] or "")))
+                         if named[g] > _words(reader.read(path)[0] or "")[g] or
+                         re.search(rf"#[ \t]*undef[ \t]+{re.escape(g)}\b",
+                                   mask(reader.read(path)[0] or "")))
         if late <= distrusted:
             return Inlined(text, tuple(inliner.files.values()), tuple(dict.fromkeys(
                 inliner.candidates)))

@@ -226,7 +226,7 @@ def _closing(code: str, i: int) -> int | None:
     return None
 
 
-def _operand_end(code: str, i: int, macros: frozenset[str]) -> int | None:
+def _operand_end(code: str, i: int, macros: set[str]) -> int | None:
     """Where the operand of a cast that ends at ``i`` ends (C's unary expression: prefix
     operators, casts, a name, number or parenthesized expression, then member accesses,
     indexing, calls); None where gpuia cannot tell (a macro, whose expansion may bind
@@ -271,14 +271,14 @@ def _operand_end(code: str, i: int, macros: frozenset[str]) -> int | None:
             return end
 
 
-def _truncating_casts(text: str, macros: frozenset[str], widths: set[int]) -> str:
+def _truncating_casts(text: str, macros: set[str], widths: set[int]) -> str:
     """Every cast to a vector of 1-3 components, ``(float3)x``, becomes
     ``(float3)gpuia_truncate3(x)`` (:data:`CAST_HELPER`), its operand found as C parses it;
     ``widths`` collects the widths used. Within lines: line numbers stay."""
     code = includes.mask(text)
     edits: list[tuple[int, str]] = []
     for m in _CAST_RE.finditer(code):
-        before = code[:m.start()].rstrip()
+        before = code[max(0, m.start() - 256):m.start()].rstrip()  # what precedes the "("
         word = re.search(r"\w+$", before)
         if before.endswith((")", "]")) or (word and word.group(0) not in _CAST_KEYWORDS):
             continue  # a call's parentheses (sizeof(float3)), not a cast
@@ -312,10 +312,12 @@ class _Rewriter:
     """The per-file rewrites (``includes.inline`` calls :meth:`file` on the main file and on
     every included one), with what they decided across files."""
 
-    def __init__(self, main: tuple[str, str], markers: bool, macros: frozenset[str]):
+    def __init__(self, main: tuple[str, str], markers: bool, macros: set[str]):
         self.main = main  # (the name Slang gets for the main file, the user's name for it)
         self.markers = markers
-        self.macros = macros  # every macro name of every file and define: casts leave them be
+        # every macro the defines and the files read so far define (includes.inline reads a
+        # file's includes before the file itself: a macro is defined before it is used)
+        self.macros = macros
         self.typedefs: dict[str, str] = {}
         self.typedef_vars: dict[str, str] = {}
         self.sites: list[tuple[str, int, str]] = []  # per pragma k: (file, line, mode)
@@ -327,6 +329,7 @@ class _Rewriter:
     def file(self, text: str, label: str) -> str:
         shown = self.shown(label)
         _refuse_reserved(includes.mask(text), shown)
+        self.macros.update(m.group(1) for m in _DEFINE_RE.finditer(text))
         pragmas = _pragmas(text, shown)
         first = len(self.sites)
         self.sites += [(shown, line, arg) for line, arg, _ in pragmas]
@@ -397,11 +400,7 @@ def prepare(source: str, file_name: str, matrix_layout: str, active=None,
     folder = os.path.dirname(source_path) if source_path else None
     for name, value in defines:
         _refuse_reserved(f"{name} {value}", f"defines.{name}")
-    texts = [source] + [f.text for f in includes.included_files(source, folder, include_dirs,
-                                                                 reader)]
-    macros = frozenset(m.group(1) for t in texts for m in _DEFINE_RE.finditer(t)) | \
-        frozenset(name for name, _ in defines)
-    rewriter = _Rewriter((line_name, file_name), markers, macros)
+    rewriter = _Rewriter((line_name, file_name), markers, {name for name, _ in defines})
     inlined = includes.inline(source, line_name, folder, include_dirs, rewriter.file, reader,
                               defines)
     text = inlined.text

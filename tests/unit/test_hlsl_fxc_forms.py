@@ -101,13 +101,17 @@ def test_truncating_casts_keep_the_users_line_numbers():
     assert "vertex_shader.hlsl:4" in message(e) and "nope" in message(e)
 
 
-def test_a_cast_of_a_macro_is_left_as_written():
-    """(float3)M where M is a macro: wrapping its expansion in a call could bind differently
-    (a + b would become one operand), so the cast is Slang's, as before."""
-    shader = compile_shader("#define M p.xyz + 1\n"
-                            "float4 main(float4 p : POSITION) : SV_Position\n"
-                            "{ return float4((float3)M, 1); }\n")
-    assert shader.leaves[0].key == "POSITION0"
+def test_a_cast_of_a_macro_is_left_as_written(tmp_path):
+    """(float3)HALF where HALF is `i / j`, defined in an included file: the cast applies to i
+    alone, so with i = 7, j = 2 the value is float3(7) / 2 = 3.5 each; wrapping the expansion in
+    a call would make it (float3)(7 / 2) = 3. A macro's cast is left to Slang."""
+    (tmp_path / "ratio.h").write_text("#define HALF i / j\n")
+    src = ('#include "ratio.h"\n'
+           "float3 main(int i : INDEX0, int j : INDEX1) : TEXCOORD0 { return (float3)HALF; }\n")
+    shader = hcpu.cpu_shader(compile_shader(src, include_dirs=[tmp_path]))
+    out = shader.run({"INDEX0": np.array([[7]], np.uint32), "INDEX1": np.array([[2]], np.uint32)},
+                     np.arange(1, dtype=np.uint32), np.zeros(1, np.uint32), {})
+    np.testing.assert_array_equal(out["TEXCOORD0"].view(np.float32), [[3.5, 3.5, 3.5]])
 
 
 # -- item: unary minus on a matrix ---------------------------------------------------------------
