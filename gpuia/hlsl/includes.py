@@ -40,10 +40,10 @@ preprocessor, which reads that file as it is (without gpuia's rewrites).
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -71,17 +71,48 @@ _MASK_RE = re.compile(r"//[^\n]*|/\*.*?(?:\*/|\Z)|\"(?:[^\"\\\n]|\\.)*\"?|'(?:[^
 _OPENERS = ("if", "ifdef", "ifndef")
 
 
-@functools.lru_cache(maxsize=256)
-def mask(text: str) -> str:
-    """``text`` with comments blanked (newlines kept, so positions and lines stay) and string
-    and character literals blanked inside their quotes (kept for the texts last asked for: a
-    compile masks each file several times)."""
+class _Recent:
+    """The results of a function of a text for the texts last asked for, at most
+    ``max_chars`` characters of them (a compile reads each file several times)."""
+
+    def __init__(self, compute, max_chars: int = 32 << 20):
+        self.compute, self.max_chars = compute, max_chars
+        self.kept: OrderedDict = OrderedDict()
+        self.chars = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, text: str):
+        with self.lock:
+            if text in self.kept:
+                self.kept.move_to_end(text)
+                return self.kept[text]
+        value = self.compute(text)
+        with self.lock:
+            if text not in self.kept and len(text) <= self.max_chars:
+                self.kept[text] = value
+                self.chars += len(text)
+                while self.chars > self.max_chars:
+                    old, _ = self.kept.popitem(last=False)
+                    self.chars -= len(old)
+        return value
+
+
+def _mask(text: str) -> str:
     def blank(m: re.Match) -> str:
         s = m.group(0)
         if s[0] in "\"'":
             return s[0] + re.sub(r"[^\n]", " ", s[1:-1]) + s[-1] if len(s) > 1 else s
         return re.sub(r"[^\n]", " ", s)
     return _MASK_RE.sub(blank, text)
+
+
+_MASKED = _Recent(_mask)
+
+
+def mask(text: str) -> str:
+    """``text`` with comments blanked (newlines kept, so positions and lines stay) and string
+    and character literals blanked inside their quotes."""
+    return _MASKED(text)
 
 
 def _unmask_includes(code: str, text: str) -> str:
@@ -327,11 +358,13 @@ class _Inliner:
 _WORD_RE = re.compile(r"\w+")
 
 
-@functools.lru_cache(maxsize=256)
+_WORDS = _Recent(lambda text: Counter(_WORD_RE.findall(mask(text))))
+
+
 def _words(text: str) -> Counter:
     """How often each identifier-like word occurs in ``text``'s code (comments and strings
     left out)."""
-    return Counter(_WORD_RE.findall(mask(text)))
+    return _WORDS(text)
 
 
 def _error(message: str) -> str:
