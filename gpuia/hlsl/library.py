@@ -26,9 +26,6 @@ import importlib.util
 import json
 import os
 import re
-import select
-import struct
-import subprocess
 import sys
 import threading
 import time
@@ -37,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GpuiaError, UnsupportedError
+from ..util.child import Child, ChildFailed, ChildTimeout
 from . import emitted
 
 __all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
@@ -378,75 +376,30 @@ def check_wgsl(code: str, what: str = "shader") -> tuple[bool, str | None]:
 
 
 _SESSION_SECONDS: float | None = None
-_HEADER = struct.Struct("<I")
-
-
-def send_message(stream, message: dict) -> None:
-    """One length-prefixed JSON message of the worker protocol."""
-    data = json.dumps(message).encode("utf-8")
-    stream.write(_HEADER.pack(len(data)) + data)
-    stream.flush()
-
-
-def receive_message(stream) -> dict | None:
-    """One message, or None at the end of the stream (the other side is gone)."""
-    head = stream.read(_HEADER.size)
-    if len(head) < _HEADER.size:
-        return None
-    (n,) = _HEADER.unpack(head)
-    data = stream.read(n)
-    return json.loads(data) if len(data) == n else None
 
 
 class _Worker:
-    """The process that runs Slang for this one (started on the first compile, restarted after
-    a crash or a timeout); requests are serialised."""
+    """The process that runs Slang for this one (:class:`gpuia.util.child.Child`: started on
+    the first compile, again after a crash or a timeout; requests serialised; SIGINT and
+    SIGTERM end it at once); its failures are Slang errors of the one shader."""
 
     def __init__(self):
-        self.proc = None
-        self.lock = threading.Lock()
-
-    def _start(self):
-        from ..util.interrupt import worker_env
-
-        self.proc = subprocess.Popen([sys.executable, "-m", "gpuia.hlsl.worker"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=worker_env())
+        self.child = Child("gpuia.hlsl.worker")
 
     def stop(self):
-        if self.proc is not None:
-            try:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-            self.proc = None
+        self.child.stop()
 
     def request(self, message: dict, what: str) -> dict:
         timeout = float(os.environ.get("GPUIA_SLANG_TIMEOUT") or 300)
-        with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self._start()
-            proc = self.proc
-            assert proc is not None  # started above
-            try:
-                send_message(proc.stdin, message)
-            except (BrokenPipeError, OSError):
-                pass  # the reply (None) says the worker is gone
-            ready, _, _ = select.select([proc.stdout], [], [], timeout)
-            if not ready:
-                self.stop()
-                raise SlangError(f"error: Slang did not finish compiling the {what} in "
-                                 f"{timeout:.0f} s (GPUIA_SLANG_TIMEOUT)", what)
-            reply = receive_message(proc.stdout)
-            if reply is None:
-                code = proc.wait()
-                self.proc = None
-                how = f"signal {-code}" if code < 0 else f"exit status {code}"
-                raise SlangError(f"error: Slang's compiler crashed on this {what} ({how}); "
-                                 f"gpuia ran it in a process of its own, so only this compile "
-                                 f"is lost", what)
-            return reply
+        try:
+            return self.child.request(message, timeout)
+        except ChildTimeout:
+            raise SlangError(f"error: Slang did not finish compiling the {what} in "
+                             f"{timeout:g} s (GPUIA_SLANG_TIMEOUT)", what) from None
+        except ChildFailed as e:
+            raise SlangError(f"error: Slang's compiler crashed on this {what} ({e.status}); "
+                             f"gpuia ran it in a process of its own, so only this compile "
+                             f"is lost", what) from None
 
 
 _WORKER = _Worker()

@@ -6,8 +6,9 @@ refusal of that one shader. The protocol is length-prefixed JSON on stdin and st
 per compile, a reply per request (``library.compile_in_this_process``'s dict, or
 ``{"ok": false, "kind": "slang"|"unsupported", "message": ...}``); a request ``{"op": "naga",
 "code": ...}`` asks naga about WGSL (``gpuia.hlsl.naga``: ``{"ok": true, "checked": ...,
-"error": ...}``). The process ends when its
-stdin closes, or when its parent is gone (:func:`gpuia.util.interrupt.exit_with_parent`).
+"error": ...}``). The loop is :func:`gpuia.util.child.serve`'s: the process ends when its stdin
+closes or its parent is gone, and stray output of Slang's goes to standard error, never into
+the protocol.
 """
 
 from __future__ import annotations
@@ -15,33 +16,29 @@ from __future__ import annotations
 import sys
 
 from ..errors import UnsupportedError
-from ..util.interrupt import exit_with_parent
+from ..util.child import serve
 from . import library, naga
 
 
+def handle(request: dict) -> dict:
+    """One request: a naga check of WGSL (``op: naga``), else a compile."""
+    if request.get("op") == "naga":
+        checked, error = naga.check(request["code"])
+        return {"ok": True, "checked": checked, "error": error}
+    try:
+        return library.compile_in_this_process(
+            request["source"], request["file_name"], request["entry_point"],
+            request["stage"], request["target"], tuple(request["args"]),
+            tuple(tuple(d) for d in request["defines"]), tuple(request["include_dirs"]),
+            request["what"])
+    except library.SlangError as e:
+        return {"ok": False, "kind": "slang", "message": e.diagnostics}
+    except UnsupportedError as e:
+        return {"ok": False, "kind": "unsupported", "message": str(e)}
+
+
 def main() -> int:
-    exit_with_parent()  # a compile in progress must not outlive a killed caller
-    naga.start()  # its device is made while Slang's session is
-    inp, out = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        request = library.receive_message(inp)
-        if request is None:
-            return 0
-        if request.get("op") == "naga":
-            checked, error = naga.check(request["code"])
-            library.send_message(out, {"ok": True, "checked": checked, "error": error})
-            continue
-        try:
-            reply = library.compile_in_this_process(
-                request["source"], request["file_name"], request["entry_point"],
-                request["stage"], request["target"], tuple(request["args"]),
-                tuple(tuple(d) for d in request["defines"]), tuple(request["include_dirs"]),
-                request["what"])
-        except library.SlangError as e:
-            reply = {"ok": False, "kind": "slang", "message": e.diagnostics}
-        except UnsupportedError as e:
-            reply = {"ok": False, "kind": "unsupported", "message": str(e)}
-        library.send_message(out, reply)
+    return serve(handle, naga.start)  # naga's device is made while Slang's session is
 
 
 if __name__ == "__main__":

@@ -54,13 +54,15 @@ Python's exception, C++'s exception, the system's message."""
 
 
 class ChildFailed(GpuiaError):
-    """The worker ended without replying. ``reason`` says how, in words (``killed by SIGXCPU``,
-    ``out of memory``...); ``signal`` is the signal number that ended it, or None; ``memory``
-    is true when its standard error says it ran out of memory."""
+    """The worker ended without replying. ``status`` says how it ended (``killed by SIGSEGV``,
+    ``exit status 1``); ``reason`` adds the last line of its standard error (``killed by
+    SIGXCPU: ...``, an out-of-memory message...); ``signal`` is the signal number that ended it,
+    or None; ``memory`` is true when its standard error says it ran out of memory."""
 
-    def __init__(self, reason: str, signum: int | None, memory: bool):
+    def __init__(self, reason: str, signum: int | None, memory: bool, status: str = ""):
         super().__init__(reason)
         self.reason = reason
+        self.status = status or reason
         self.signal = signum
         self.memory = memory
 
@@ -294,6 +296,6 @@ class Child:
         else:
             how = "no exit status" if code is None else f"exit status {code}"
         said = [line.strip() for line in tail.splitlines() if line.strip()]
-        if said:
-            how += f": {said[-1]}"  # its last word (a fatal error, an exception)
-        return ChildFailed(how, signum, memory)
+        # its last word (a fatal error, an exception)
+        reason = f"{how}: {said[-1]}" if said else how
+        return ChildFailed(reason, signum, memory, how)
