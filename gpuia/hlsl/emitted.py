@@ -11,6 +11,7 @@ refuses the WGSL when the shader is compiled (``gpuia.hlsl.frontend``), at the u
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Fix", "FIXES", "fix"]
@@ -19,12 +20,33 @@ __all__ = ["Fix", "FIXES", "fix"]
 @dataclass(frozen=True)
 class Fix:
     """One correction of Slang's output for ``target``: ``pattern`` (a regular expression over
-    the emitted text) becomes ``replacement``."""
+    the emitted text) becomes ``replacement`` (a template, or a function of the match)."""
 
     target: str
     pattern: re.Pattern
-    replacement: str
+    replacement: str | Callable[[re.Match], str]
     why: str
+
+
+_LITERAL = re.compile(r"\b([ui]32)\((\d+)\)")
+_VECTOR_ARGS = re.compile(r"^(vec[2-4]<[ui]32>\()(.*)\)$")
+
+
+def _masked_literal(m: re.Match) -> str:
+    """``T(k)`` as ``T(k & 31)``: D3D takes a shift count's low five bits (rules 12.3)."""
+    return f"{m.group(1)}({int(m.group(2)) & 31})"
+
+
+def _shift_amount(m: re.Match) -> str:
+    """A shift whose amount is a literal, or a vector built of literals and other components:
+    each literal masked to its low five bits (the other components WGSL masks when it runs)."""
+    amount = m.group(2)
+    vector = _VECTOR_ARGS.match(amount)
+    if vector is None:
+        return f"{m.group(1)} ({_LITERAL.sub(_masked_literal, amount)})"
+    parts = vector.group(2).split(", ")
+    parts = [_LITERAL.sub(_masked_literal, p) if _LITERAL.fullmatch(p) else p for p in parts]
+    return f"{m.group(1)} ({vector.group(1)}{', '.join(parts)}))"
 
 
 FIXES: tuple[Fix, ...] = (
@@ -38,6 +60,19 @@ FIXES: tuple[Fix, ...] = (
         "the C++ prelude's unary operators on a matrix (-M, !M, ~M: SLANG_MATRIX_UNARY_OP) index "
         "a Vector's rows and do not compile; the binary operators' macro of the same prelude "
         "writes result.rows[i][j]"),
+    Fix("cpp", re.compile(r"uint32_t U32_asint\(int32_t x\)\s*\{\s*return uint32_t\(x\);"),
+        "int32_t U32_asint(uint32_t x) { return int32_t(x);",
+        "the C++ prelude's asint of a uint (U32_asint) returns uint32_t, so what uses it "
+        "computes unsigned: asint(0x80000001u) >> 31 shifted in zeros (1, not -1) where "
+        "HLSL's asint gives an int (ishr: -1); the same bits as int32_t are asint's"),
+    Fix("wgsl", re.compile(r"(<<|>>) \(((?:[ui]32\(\d+\))|(?:vec[2-4]<[ui]32>\((?:[^()]|"
+                           r"\([^()]*\))*\)))\)"),
+        _shift_amount,
+        "a shift by a constant count of 32 or more (x << 33u, v << uint2(n, 32u)): D3D shifts "
+        "by the count's low five bits (ishl/ushr, rules 12.3) and Slang emits the count as "
+        "written, which naga refuses ('Shift amount exceeds the bit width'); a count WGSL "
+        "computes at run time it masks itself. Masking each literal count to its low five "
+        "bits gives D3D's value"),
 )
 """Every correction, by target."""
 

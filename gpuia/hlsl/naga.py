@@ -87,11 +87,16 @@ def position(message: str) -> int | None:
 
 
 def summary(message: str) -> str:
-    """Naga's error in one line: its first line that says what is wrong."""
-    for line in message.splitlines():
-        text = line.strip()
-        m = re.match(r"Shader '[^']*' (?:parsing|validation) error:\s*(.*)", text)
+    """Naga's error in one line: a parse error's own line; for a validation error, the
+    innermost cause naga notes under it (its last ``= ...`` line, "Shift amount exceeds the bit
+    width of ...", rather than "Function [0] 'main_0' is invalid")."""
+    lines = message.splitlines()
+    causes = [m.group(1).strip() for line in lines if (m := re.match(r"\s*=\s+(\S.*)$", line))]
+    for line in lines:
+        m = re.match(r"\s*Shader (?:'[^']*' )?(parsing|validation) error:\s*(.*)", line)
         if m:
-            return m.group(1)
-    lines = [x.strip() for x in message.splitlines() if x.strip() and not x.startswith(" ")]
+            return causes[-1] if m.group(1) == "validation" and causes else m.group(2).strip()
+    if causes:
+        return causes[-1]
+    lines = [x.strip() for x in lines if x.strip() and not x.startswith(" ")]
     return lines[-1] if lines else "naga refused the WGSL"

@@ -88,6 +88,21 @@ def test_wgsl_naga_refuses_is_refused_when_compiled_at_the_users_line(monkeypatc
     assert "mat3x3" in text
 
 
+def test_a_naga_validation_refusal_names_its_cause(monkeypatch):
+    """Naga's validation errors say "Function [0] 'main_0' is invalid" first and the cause in
+    a note under it: the refusal gives the cause. Without gpuia's masking of literal shift
+    counts, `v << uint2(n, 32u)` is refused for its count of 32 (rules 12.3 mask it)."""
+    import gpuia.hlsl.emitted as emitted
+
+    monkeypatch.setattr(emitted, "FIXES", tuple(f for f in emitted.FIXES
+                                                if "constant count" not in f.why))
+    src = ("uint2 main(uint n : TEXCOORD0) : TEXCOORD0\n"
+           "{ return uint2(1u, 2u) << uint2(n, 32u); }\n")
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader(src, file_name="shift.hlsl")
+    assert "Shift amount exceeds the bit width" in str(e.value), str(e.value)
+
+
 def test_a_cpu_build_that_fails_still_compares_the_ia(tmp_path, monkeypatch, gpu_device):
     """A C++ compiler that refuses the CPU build: every IA line is still compared (OK), and
     the Stream Output line is 'not compared', saying why."""

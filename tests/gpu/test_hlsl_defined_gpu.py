@@ -164,3 +164,27 @@ def test_what_d3d_leaves_undefined_is_not_compared(gpu_device):
                 .replace("O o;", "int4 v = asint(w); O o;").replace("w.", "v."), [[7, 0, 9, 2]], 1)
     with pytest.raises(InvalidDescError, match="not comparable.*signed integer division"):
         cross_check(load_case(doc), [gpu_device], ("native",))
+
+
+CONSTANT_SHIFTS = """
+struct O { uint4 u : TEXCOORD0; uint4 v : TEXCOORD1; };
+O main(uint4 w : TEXCOORD0) {
+    O o;
+    o.u = uint4(w.x << 33u, w.x >> 40u, w.y << 32u, (uint)(asint(w.y) >> 63));
+    uint2 pair = uint2(w.x, w.y) << uint2(w.z, 36u);
+    o.v = uint4(pair, w.x >> uint2(32u, 1u));
+    return o;
+}
+"""
+
+
+def test_constant_shift_counts_of_32_and_more_compile_and_match_d3d(gpu_device):
+    """A shift by a literal count of 32 or more compiles (naga refused Slang's WGSL for it) and
+    shifts by the count's low five bits on the CPU and on the GPU (ishl/ushr/ishr, rules 12.3):
+    with x = 0x81, y = 0x80000001, z = 3: x << 33 = x << 1 = 0x102, x >> 40 = x >> 8 = 0,
+    y << 32 = y, ishr(y, 63) = ishr(y, 31) = -1 (0xFFFFFFFF); (x, y) << (3, 36) = (0x408, y << 4
+    = 0x10), x >> (32, 1) = (0x81, 0x40)."""
+    cpu, gpu = _both(_case(CONSTANT_SHIFTS, [[0x81, 0x80000001, 3, 0]], 2), gpu_device, 1, 2)
+    want = [[0x102, 0, 0x80000001, 0xFFFFFFFF], [0x408, 0x10, 0x81, 0x40]]
+    assert cpu[0].tolist() == want
+    assert gpu[0].tolist() == want

@@ -219,3 +219,13 @@ def test_an_unreadable_form_is_refused_not_left_undefined():
         cpu_defined.rewrite("a /= b;")
     with pytest.raises(UnsupportedError, match="prelude"):
         cpu_defined.prepare("int main() { return 1 / 2; }")
+
+
+def test_asint_of_a_uint_is_signed_where_it_is_used():
+    """asint(u) is an int wherever it is used: asint(0x80000001) >> 31 is ishr, -1 (the C++
+    prelude's U32_asint returned uint32_t, so the shift was logical and gave 1), and
+    asint(0xFFFFFFFF) < 0 is true (1)."""
+    out = run("int2 main(uint u : TEXCOORD0, uint v : TEXCOORD1) : TEXCOORD0 "
+              "{ return int2(asint(u) >> 31, asint(v) < 0 ? 1 : 0); }",
+              {"TEXCOORD0": [[0x80000001]], "TEXCOORD1": [[0xFFFFFFFF]]})
+    assert signed(out["TEXCOORD0"][0]) == [-1, 1]
