@@ -307,8 +307,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                            for p in probe.reflection.get("parameters", [])
                            if re.fullmatch(rf"{PRAGMA_MARKER}\d+", p["name"]))
         prepared = prepare(source, file_name, matrix_layout, active, **where)
-    else:
-        prepared = prepare(source, file_name, matrix_layout, **where)
+    # else the text with markers is the text: no pragma was marked (one preparation, not two)
     args = slang_args(prepared.matrix_layout)
     first = run(prepared.text, entry_point, "hlsl", no_entry)
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
