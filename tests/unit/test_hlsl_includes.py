@@ -109,6 +109,17 @@ def test_pragma_once_reads_a_file_once_and_a_pragma_under_if_does_not_count(tmp_
     assert compile_file(vs).leaves[0].key == "POSITION0"
 
 
+def test_a_guard_undefined_elsewhere_lets_the_file_be_read_again(tmp_path):
+    """h.h's guard H is #undef'd by vs.hlsl between two inclusions: fxc reads h.h twice, and
+    the second time SECOND is defined, so both constants exist. (A guard no other file names
+    would make the second inclusion empty; this one is named elsewhere, so it is kept.)"""
+    write(tmp_path, "h.h", "#ifndef H\n#define H\n#ifdef SECOND\nstatic const float second = 2;"
+                           "\n#else\nstatic const float first = 1;\n#endif\n#endif\n")
+    vs = write(tmp_path, "vs.hlsl", '#include "h.h"\n#undef H\n#define SECOND\n#include "h.h"\n'
+               "float4 main(float4 p : POSITION) : SV_Position { return p * first * second; }\n")
+    assert compile_file(vs).leaves[0].key == "POSITION0"
+
+
 def test_an_include_under_an_inactive_if_is_not_read(tmp_path):
     """#if 0 around an #include of a missing file: the preprocessor never reads it."""
     vs = write(tmp_path, "vs.hlsl", '#if 0\n#include "nowhere.h"\n#endif\n'
