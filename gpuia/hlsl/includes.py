@@ -385,18 +385,25 @@ def _error(message: str) -> str:
     return "#error " + message.replace("\n", " ")
 
 
+def _unchanged(text: str, label: str) -> str:
+    return text
+
+
 def inline(source: str, name: str, folder: str | None, include_dirs=(),
-           rewrite: Callable[[str, str], str] = lambda text, label: text,
+           rewrite: Callable[[], Callable[[str, str], str]] = lambda: _unchanged,
            reader: Reader | None = None, defines: Iterable[tuple[str, str]] = ()) -> Inlined:
-    """``source`` (named ``name`` in ``#line`` markers and by ``rewrite``; its includes found
+    """``source`` (named ``name`` in ``#line`` markers and by the rewrite; its includes found
     from ``folder``, None for a source given as text) with every ``#include`` replaced by its
-    file, after ``rewrite(text, name)`` of every file (it must keep the number of lines); see
-    the module docstring. ``defines`` are the shader's, which may name a guard macro. Raises
-    :class:`~gpuia.errors.InvalidDescError` past :data:`MAX_FILES` or :data:`MAX_TEXT_CHARS`."""
+    file, after ``f(text, name)`` of every file, where ``f = rewrite()`` (it must keep the
+    number of lines); see the module docstring. A pass over the files is made again when a
+    guard macro turns out to be named elsewhere, and asks ``rewrite()`` for a new ``f``: what a
+    rewrite gathers across files counts the last pass only. ``defines`` are the shader's,
+    which may name a guard macro. Raises :class:`~gpuia.errors.InvalidDescError` past
+    :data:`MAX_FILES` or :data:`MAX_TEXT_CHARS`."""
     reader = reader or Reader()
     distrusted: frozenset[str] = frozenset()
     while True:
-        inliner = _Inliner(include_dirs, rewrite, reader, distrusted)
+        inliner = _Inliner(include_dirs, rewrite(), reader, distrusted)
         text = inliner.file(source, name, folder, (), True)
         # A guard macro that another file or a define names may be defined or undefined
         # elsewhere: then the file is not certainly empty after its first inclusion.

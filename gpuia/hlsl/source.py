@@ -400,9 +400,14 @@ def prepare(source: str, file_name: str, matrix_layout: str, active=None,
     folder = os.path.dirname(source_path) if source_path else None
     for name, value in defines:
         _refuse_reserved(f"{name} {value}", f"defines.{name}")
-    rewriter = _Rewriter((line_name, file_name), markers, {name for name, _ in defines})
-    inlined = includes.inline(source, line_name, folder, include_dirs, rewriter.file, reader,
-                              defines)
+    passes: list[_Rewriter] = []
+
+    def new_pass():  # includes.inline may read the files again: each pass starts afresh
+        passes[:] = [_Rewriter((line_name, file_name), markers, {name for name, _ in defines})]
+        return passes[0].file
+
+    inlined = includes.inline(source, line_name, folder, include_dirs, new_pass, reader, defines)
+    rewriter = passes[0]
     text = inlined.text
     layout = matrix_layout
     if not markers:

@@ -120,6 +120,21 @@ def test_a_guard_undefined_elsewhere_lets_the_file_be_read_again(tmp_path):
     assert compile_file(vs).leaves[0].key == "POSITION0"
 
 
+def test_a_file_read_in_a_second_pass_is_rewritten_once(tmp_path):
+    """m.h's guard M_H is named in vs.hlsl, so the files are read in a second pass: what the
+    rewrites gathered in the first (here, the one #pragma pack_matrix) must not count twice."""
+    from gpuia.hlsl.source import prepare
+
+    write(tmp_path, "m.h", "#ifndef M_H\n#define M_H\n#pragma pack_matrix(row_major)\n"
+                           "cbuffer K : register(b0) { float4x4 M; };\n#endif\n")
+    vs = write(tmp_path, "vs.hlsl", '#include "m.h"\n#ifdef M_H\n#endif\n'
+               "float4 main(float4 p : POSITION) : SV_Position { return mul(p, M); }\n")
+    prepared = prepare(vs.read_text(), "vs.hlsl", "column_major", markers=True,
+                       source_path=str(vs))
+    assert prepared.pragmas == 1
+    assert compile_file(vs).matrix_layout == "row_major"
+
+
 def test_an_include_under_an_inactive_if_is_not_read(tmp_path):
     """#if 0 around an #include of a missing file: the preprocessor never reads it."""
     vs = write(tmp_path, "vs.hlsl", '#if 0\n#include "nowhere.h"\n#endif\n'
