@@ -11,7 +11,8 @@ while waiting kills the worker (the next request starts a new one) and is raised
 that dies is reported with the reason its exit status and the end of its standard error give
 (:class:`ChildFailed`). On the worker's side: :func:`serve` leaves SIGINT to the parent and
 ends when the parent is gone (:func:`gpuia.util.interrupt.exit_with_parent`), keeps the protocol
-off standard output (stray prints of native code go to standard error), and
+off standard output and input (stray prints of native code go to standard error, stray reads
+find the end of ``/dev/null``), and
 :func:`limit_memory` / :func:`limit_cpu` cap its address space (``RLIMIT_AS``) and each
 request's processor time (``RLIMIT_CPU``; SIGXCPU ends it) and turn core dumps off.
 
@@ -167,7 +168,12 @@ def serve(handle: Callable[[dict], dict], setup: Callable[[], None] | None = Non
     exit_with_parent()  # a request in progress must not outlive a killed parent
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints (Python or native) go to standard error, not the protocol
-    inp = sys.stdin.buffer
+    # Stray reads of standard input (a compiler given the file name "-", an include of
+    # /dev/stdin) find its end at once instead of blocking on, or eating, the next request.
+    inp = os.fdopen(os.dup(0), "rb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
     if setup is not None:
         setup()
     while True:

@@ -105,6 +105,19 @@ print([a.name for a in read_source({str(tmp_path / "b.cpp")!r}).arrays])
         "['good']"]
 
 
+
+def test_an_include_of_standard_input_through_a_macro_reads_nothing_at_once(tmp_path):
+    """The worker's protocol is not its standard input: an include of /dev/stdin, which no
+    check before the compiler sees, read the parent's requests (it waited for the next one
+    until the time limit)."""
+    src = tmp_path / "a.cpp"
+    src.write_text('#define HEADER "/dev/stdin"\n#include HEADER\n' + GOOD)
+    started = time.monotonic()
+    proc = _layout(src, GPUIA_SOURCE_TIMEOUT=BOUND)
+    assert time.monotonic() - started < BOUND / 2
+    assert proc.returncode == 0, proc.stderr
+    assert f"== {src}:3:32: good (D3D12_INPUT_ELEMENT_DESC, 1 elements)" in proc.stdout
+
 @pytest.mark.parametrize("text", [
     '#define DEVICE "/dev/zero"\n#include DEVICE\n',
     # Each level passes its argument twice: 2^40 tokens, which the preprocessor expands
