@@ -3,8 +3,8 @@
 A key covers everything a compile depends on: the source, entry point, stage, defines, matrix
 layout, file name, include folders, the compiler (its library file's name, size and time) and
 gpuia's own front end (a hash of its modules, so a new gpuia never reads an old rewrite). An
-entry also records every file the source included, with a hash of its contents: an entry
-whose includes changed is compiled again.
+entry also records every file the source included, with a hash of its contents as the result
+saw them (:func:`store`'s ``recorded``): an entry whose includes changed is compiled again.
 
 The folder is ``$GPUIA_CACHE_DIR`` (``none`` turns the disk cache off), else
 ``$XDG_CACHE_HOME/gpuia``, else ``~/.cache/gpuia``; each kind of entry has a subfolder
@@ -236,9 +236,10 @@ def unchanged(recorded) -> bool:
 
 
 def load(kind: str, key: str, cls: type, request):
-    """The ``cls`` object stored under ``key`` for ``request`` (the parts ``key`` was made
-    of), the files it depends on unchanged; None for no entry, or for any entry not exactly
-    that (see the module docstring)."""
+    """``(value, recorded)``: the ``cls`` object stored under ``key`` for ``request`` (the parts
+    ``key`` was made of) and the (path, hash) it recorded of the files it depends on, every one
+    unchanged; None for no entry, or for any entry not exactly that (see the module
+    docstring)."""
     folder = entry_folder(kind)
     if folder is None:
         return None
@@ -247,21 +248,23 @@ def load(kind: str, key: str, cls: type, request):
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT or doc.get("key") != key \
                 or key != key_of(*request) or doc.get("request") != request_of(*request):
             return None
-        if not unchanged(decode(doc.get("includes"), tuple[tuple[str, str | None], ...])):
+        recorded = decode(doc.get("includes"), tuple[tuple[str, str | None], ...])
+        if not unchanged(recorded):
             return None
-        return decode(doc["value"], cls)
+        return decode(doc["value"], cls), list(recorded)
     except (GpuiaError, ValueError, KeyError, RecursionError):
         return None
 
 
-def store(kind: str, key: str, value, request, depends_on=()) -> None:
-    """Keep ``value`` under ``key`` for ``request`` (see :func:`load`) with the hashes of the
-    files it depends on; nothing happens without a usable folder."""
+def store(kind: str, key: str, value, request, recorded=()) -> None:
+    """Keep ``value`` under ``key`` for ``request`` (see :func:`load`) with ``recorded``, the
+    (path, hash or None) of the files it depends on as the result saw them (:func:`digests`
+    gives them as they are now); nothing happens without a usable folder."""
     folder = entry_folder(kind)
     if folder is None:
         return
     doc = {"format": _FORMAT, "key": key, "request": request_of(*request),
-           "value": encode(value), "includes": encode(tuple(digests(depends_on)))}
+           "value": encode(value), "includes": encode(tuple(tuple(r) for r in recorded))}
     write_atomic(folder / f"{key}.json", json.dumps(doc).encode())
 
 

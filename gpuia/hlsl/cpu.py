@@ -313,7 +313,8 @@ def cpu_shader(shader: HlslShader) -> CpuShader:
         return hit
     with _BUILD_LOCK:
         folder = _build_folder()
-        built = cache.load("cpu", key, CpuShader, request)
+        entry = cache.load("cpu", key, CpuShader, request)
+        built = entry[0] if entry is not None else None
         if not _sound(built, folder / key[:32]):
             built = _build(shader, cxx, key, folder)
             cache.store("cpu", key, built, request)

@@ -235,19 +235,26 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     hit = _MEMORY.get(key)
     if hit is not None and cache.unchanged(hit[1]):
         return hit[0]
-    shader = _with_signature(cache.load("hlsl", key, HlslShader, request))
-    if shader is None:
-        shader = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
-                          include_dirs, source_path, what)
-        cache.store("hlsl", key, shader, request, _watch(shader))
-    _MEMORY.put(key, (shader, cache.digests(_watch(shader))))
+    entry = cache.load("hlsl", key, HlslShader, request)
+    shader = _with_signature(entry[0]) if entry is not None else None
+    if shader is not None:
+        recorded = entry[1]  # checked unchanged by the load: not hashed again
+    else:
+        shader, recorded = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
+                                    include_dirs, source_path, what)
+        cache.store("hlsl", key, shader, request, recorded)
+    _MEMORY.put(key, (shader, recorded))
     return shader
 
 
-def _watch(shader: HlslShader) -> list[str]:
-    """The files a compile depends on: those it included, and every path an include searched
-    before the file it read (absent then: a new file there would shadow it)."""
-    return list(shader.dependencies) + list(shader.include_candidates)
+def _recorded(shader: HlslShader, files: includes.Reader) -> list[tuple[str, str | None]]:
+    """(path, hash) of the files a compile depends on, as the compile saw them: those gpuia
+    read, by the bytes it read (a file changed while Slang compiled is compiled again next
+    time, not recorded as it is after); every path an include searched before the file it read,
+    absent (a new file there would shadow it); a file only Slang read (an ``#include`` of a
+    macro), as it is now."""
+    return [(p, files.digests.get(p) or cache.file_digest(p)) for p in shader.dependencies] + \
+        [(p, None) for p in shader.include_candidates]
 
 
 def _with_signature(shader: HlslShader | None) -> HlslShader | None:
@@ -264,7 +271,7 @@ def _with_signature(shader: HlslShader | None) -> HlslShader | None:
 
 
 def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
-             source_path, what) -> HlslShader:
+             source_path, what) -> tuple[HlslShader, list[tuple[str, str | None]]]:
     line_name = slang_name(source_path, file_name)
     files = includes.Reader()  # every pass reads the same included files, each read once
     where = {"line_name": line_name, "source_path": source_path, "include_dirs": include_dirs,
@@ -384,12 +391,13 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         raise _naga_refusal(naga_error, lambda: run(
             prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl", None,
             ("-line-directive-mode", "standard")), prepared, source, what)
-    return HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
-                      include_dirs, code, sig, tuple(cbuffers),
-                      restore(first.diagnostics + second.diagnostics, prepared).strip(),
-                      _includes([f.path for f in prepared.files] + list(first.dependencies) +
-                                list(second.dependencies), line_name),
-                      source_path, parsed, prepared.candidates)
+    shader = HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
+                        include_dirs, code, sig, tuple(cbuffers),
+                        restore(first.diagnostics + second.diagnostics, prepared).strip(),
+                        _includes([f.path for f in prepared.files] + list(first.dependencies) +
+                                  list(second.dependencies), line_name),
+                        source_path, parsed, prepared.candidates)
+    return shader, _recorded(shader, files)
 
 
 _WRAPPER_FILE = "gpuia-wrapper.hlsl"  # the #line name of gpuia.hlsl.wrapper's text

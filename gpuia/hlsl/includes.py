@@ -40,6 +40,7 @@ preprocessor, which reads that file as it is (without gpuia's rewrites).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import threading
@@ -163,10 +164,12 @@ class Inlined:
 
 class Reader:
     """The files of one compile, each read once (a compile prepares its source more than once;
-    every pass must see the same text)."""
+    every pass must see the same text), with the SHA-256 of the bytes read (what the cache
+    records: the file as the compile saw it, not as it is once the compile is done)."""
 
     def __init__(self):
         self.texts: dict[str, tuple[str | None, str]] = {}  # path -> (text, why not)
+        self.digests: dict[str, str] = {}  # path -> SHA-256 of what was read
 
     def read(self, path: str) -> tuple[str | None, str]:
         if path not in self.texts:
@@ -175,6 +178,7 @@ class Reader:
             except GpuiaError as e:
                 self.texts[path] = (None, _why(str(e), path))
             else:
+                self.digests[path] = hashlib.sha256(data).hexdigest()
                 text = data.decode("utf-8", "replace").removeprefix("\ufeff")
                 self.texts[path] = (None, "it holds a NUL byte") if "\0" in text else (text, "")
         return self.texts[path]

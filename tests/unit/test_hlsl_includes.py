@@ -235,6 +235,29 @@ def test_a_nested_include_is_watched_where_it_was_searched(tmp_path):
     assert compile_file(vs, include_dirs=[incl]).constant_buffers[0].size == 64  # k[4]
 
 
+def test_a_header_changed_while_slang_compiles_is_compiled_again(tmp_path, monkeypatch):
+    """h.h is read as V 1 and changes to V 3 while Slang compiles: the result (k[2], 32 bytes)
+    is recorded with the hash of what the compile read, so the next compile sees the change
+    (k[4], 64 bytes) instead of serving the old result under the new file's hash."""
+    from gpuia.hlsl import library
+
+    h = write(tmp_path, "h.h", "#define V 1\n")
+    vs = write(tmp_path, "vs.hlsl", '#include "h.h"\n'
+               "cbuffer K : register(b0) { float4 k[V + 1]; };\n"
+               "float4 main(float4 p : POSITION) : SV_Position { return p + k[V]; }\n")
+    compile_source = library.compile_source
+
+    def compile_while_edited(*args, **kwargs):
+        out = compile_source(*args, **kwargs)
+        h.write_text("#define V 3\n")
+        return out
+
+    monkeypatch.setattr(library, "compile_source", compile_while_edited)
+    assert compile_file(vs).constant_buffers[0].size == 32
+    monkeypatch.setattr(library, "compile_source", compile_source)
+    assert compile_file(vs).constant_buffers[0].size == 64
+
+
 def test_a_macro_named_include_is_left_to_slang(tmp_path):
     """#include HEADER (a macro) is Slang's to resolve, as before."""
     write(tmp_path, "h.h", "#define V 2\n")
