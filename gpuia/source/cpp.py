@@ -66,7 +66,7 @@ from .tree import (
 )
 from .values import Values
 
-__all__ = ["extract_cpp", "read_source_bytes", "CONTAINERS", "GROWABLE"]
+__all__ = ["extract_cpp", "read_source_bytes", "source_label", "CONTAINERS", "GROWABLE"]
 
 CONTAINERS = ("array", "vector", "initializer_list", "span", "static_vector", "small_vector")
 """Class templates whose first argument, a D3D struct, makes a variable an array of it."""
@@ -332,9 +332,15 @@ def read_source_bytes(path: str | Path) -> bytes:
     try:
         data = read_input(path)
     except CaseError as e:
-        raise SourceError(str(path), e.rule) from None
-    _refuse_binary(str(path), data)
+        raise SourceError(source_label(path), e.rule) from None
+    _refuse_binary(source_label(path), data)
     return data
+
+
+def source_label(path: str | Path) -> str:
+    """The name a file is given to the compiler and named by: ``stdin`` for ``-`` (libclang
+    reads a main file named ``-`` from standard input, not from the bytes it is given)."""
+    return "stdin" if str(path) == "-" else str(path)
 
 
 def _refuse_binary(label: str, data: bytes) -> None:
@@ -383,7 +389,7 @@ def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None 
             read), or an option is malformed.
         UnsupportedError: libclang (the ``source`` extra) is missing.
     """
-    label = str(path)
+    label = source_label(path)
     if data is None:
         data = read_source_bytes(path)
     _refuse_binary(label, data)

@@ -32,7 +32,7 @@ from pathlib import Path
 from ..errors import UnsupportedError
 from ..util.child import Child, ChildFailed, ChildTimeout
 from .clang_parse import SOURCE_EXTRA, ParseOptions
-from .cpp import read_source_bytes
+from .cpp import read_source_bytes, source_label
 from .model import SourceError, SourceFile, source_file_from_doc
 
 __all__ = ["read_cpp", "start_worker", "TIMEOUT_VARIABLE", "MEMORY_VARIABLE", "DEFAULT_TIMEOUT",
@@ -90,7 +90,7 @@ def read_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = N
         UnsupportedError: libclang (the ``source`` extra) is missing, or a limit's setting is
             not a positive number.
     """
-    label = str(path)
+    label = source_label(path)
     options = options or ParseOptions()
     options.arguments()  # malformed options are refused before a worker starts
     if importlib.util.find_spec("clang.cindex") is None:

@@ -644,6 +644,20 @@ def test_cli_werror_counts_the_compilers_diagnostics(capsys, tmp_path):
     assert run_cli(capsys, tmp_path / "a.cpp", "--no-gpu", "--werror")[0] == 1
 
 
+
+def test_cli_standard_input_is_read_as_the_file(capsys, monkeypatch, tmp_path):
+    """``gpuia layout -``: libclang reads a main file named ``-`` from standard input, not from
+    the bytes gpuia gives it: the file read as empty ("no D3D input-element arrays"), and in
+    the worker, whose standard input was its protocol, waited for the time limit."""
+    import io
+
+    text = 'const D3D12_INPUT_ELEMENT_DESC layout[] = { { "P", 0, DXGI_FORMAT_R32_FLOAT } };\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    code, out, err = run_cli(capsys, "-", "--no-gpu")
+    assert code == 0, err
+    assert "-- stdin: C++ for x86_64-pc-windows-msvc" in out
+    assert "== stdin:1:32: layout (D3D12_INPUT_ELEMENT_DESC, 1 elements)" in out
+
 @pytest.mark.parametrize("option,words", [
     (["--define", "1X"], "--define 1X: the name before '=' must be a C identifier"),
     (["--include", "/no/such/folder"], "--include /no/such/folder: no such folder"),

@@ -217,7 +217,7 @@ def run(args) -> int:
         if source.diagnostics and args.werror:
             status = max(status, EXIT_DIFF)
         if not source.arrays and not args.json:
-            print(f"{path}: no D3D input-element arrays or SO declarations found")
+            print(f"{source.file}: no D3D input-element arrays or SO declarations found")
         for arr in source.arrays:
             doc, code = _one(arr, args, adapters, devices, save_dir)
             docs.append(doc)
