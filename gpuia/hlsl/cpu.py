@@ -415,20 +415,27 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     if not cache.write_atomic(src, source.encode("utf-8")):
         raise UnsupportedError(f"cannot write the CPU shader's source in {folder}")
     tmp = folder / f".{key[:32]}.{os.getpid()}.build"
-    try:  # contained too: bounded time, memory and output, ended with gpuia (gpuia.hlsl.sandbox)
-        done = sandbox.run([cxx, *CXX_FLAGS, "-o", str(tmp), str(src)], _BUILD_LIMITS,
-                           _BUILD_SECONDS)
-    except OSError as e:
-        raise UnsupportedError(f"cannot run the C++ compiler {cxx}: {e}") from None
-    except subprocess.TimeoutExpired:
-        raise UnsupportedError(f"{cxx} did not build the CPU reference of the shader in "
-                               f"{_BUILD_SECONDS} s") from None
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace")
-        raise UnsupportedError(f"{cxx} could not build the CPU reference of the shader: "
-                               f"{' '.join(stderr.split())[:400]}")
-    os.replace(tmp, exe)
+    try:
+        try:  # contained: bounded time, memory and output, ended with gpuia (gpuia.hlsl.sandbox)
+            done = sandbox.run([cxx, *CXX_FLAGS, "-o", str(tmp), str(src)], _BUILD_LIMITS,
+                               _BUILD_SECONDS)
+        except OSError as e:
+            raise UnsupportedError(f"cannot run the C++ compiler {cxx}: {e}") from None
+        except subprocess.TimeoutExpired:
+            raise UnsupportedError(f"{cxx} did not build the CPU reference of the shader in "
+                                   f"{_BUILD_SECONDS} s") from None
+        if done.returncode != 0:
+            stderr = done.stderr.decode("utf-8", "replace")
+            raise UnsupportedError(f"{cxx} could not build the CPU reference of the shader: "
+                                   f"{' '.join(stderr.split())[:400]}")
+        digest = cache.file_digest(str(tmp))  # of what was built, before it is in place
+        if digest is None:
+            raise UnsupportedError(f"{cxx} built no CPU reference of the shader gpuia can "
+                                   f"check (not a regular file of at most "
+                                   f"{cache.MAX_ENTRY_BYTES} bytes)")
+        os.replace(tmp, exe)
+    finally:  # what a failed, timed-out or interrupted build left behind (none once in place)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
-    digest = cache.file_digest(str(exe))
-    assert digest is not None  # the executable was just written
     return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size, digest)

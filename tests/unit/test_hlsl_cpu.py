@@ -133,6 +133,21 @@ def test_no_cpp_compiler_is_unsupported(monkeypatch):
                                        "{ return p * 3; }"))
 
 
+def test_a_failed_build_leaves_nothing_in_the_build_folder(tmp_path, monkeypatch):
+    """A compiler that writes part of its output and then fails: the error says why, and no
+    half-built file stays in the cache's cpu folder."""
+    fake = tmp_path / "half-c++"
+    fake.write_text('#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && echo half > "$2"; '
+                    "shift; done\necho 'half-c++: stopped halfway' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("CXX", str(fake))
+    monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path / "cache"))
+    with pytest.raises(UnsupportedError, match="stopped halfway"):
+        hcpu.cpu_shader(compile_shader("float4 main(float4 p : POSITION) : SV_Position "
+                                       "{ return p * 29; }"))
+    assert not [p.name for p in (tmp_path / "cache" / "cpu").iterdir() if p.suffix == ".build"]
+
+
 def test_pixel_shaders_do_not_run_on_the_cpu():
     with pytest.raises(InvalidDescError, match="vertex"):
         hcpu.cpu_shader(compile_shader("float4 main() : SV_Target { return 1; }", "pixel"))
