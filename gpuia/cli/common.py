@@ -140,11 +140,12 @@ def load_case_arg(path: str, feature_level: str | None = None):
 
 def each_case(paths, action, progress=None, on_error=None, feature_level=None) -> int:
     """Run ``action(path, case)`` for every case, returning the worst exit status; an invalid
-    case prints its error line (and is passed to ``on_error(label, message)``: the case's name,
-    or its file stem when it could not be read, and the error on one line) and the others
-    still run. ``progress`` (a :class:`gpuia.util.progress.Progress`) counts the cases;
-    ``feature_level`` is ``--feature-level``'s value. One case at a time:
-    :func:`each_case_at_once` with one lane and nothing done off this thread."""
+    case prints its error line (and is passed to ``on_error(label, message, path)``: the case's
+    name, or its file stem when it could not be read, the error on one line, and the argument
+    it came from) and the others still run. ``progress`` (a
+    :class:`gpuia.util.progress.Progress`) counts the cases; ``feature_level`` is
+    ``--feature-level``'s value. One case at a time: :func:`each_case_at_once` with one lane and
+    nothing done off this thread."""
     return each_case_at_once(paths, lambda case: None,
                              lambda path, case, _nothing: action(path, case), 1, progress,
                              on_error, feature_level)
@@ -212,7 +213,8 @@ def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,
         except (GpuiaError, MemoryError) as exc:
             error_line(getattr(exc, "case_name", None) or label, exc)
             if on_error is not None:
-                on_error(getattr(exc, "case_name", None) or label, " ".join(str(exc).split()))
+                on_error(getattr(exc, "case_name", None) or label, " ".join(str(exc).split()),
+                         path)
             status = EXIT_INVALID
         if progress is not None:
             progress.update(1, label)

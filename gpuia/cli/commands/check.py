@@ -136,7 +136,6 @@ def run(args) -> int:
     keep = bool(args.html or args.plot or args.table or csv_dir is not None)
     tolerance = ShaderTolerance(args.shader_ulps, args.shader_abs)
     views, series, errors, checked, invalid = [], [], [], [], []
-    inputs = _Inputs(args.cases)  # which file each JUnit suite came from
     bar = case_progress(args, "gpuia check")
     show = wanted(args.progress)
 
@@ -154,12 +153,6 @@ def run(args) -> int:
                                tolerance=tolerance, raster=args.raster)
 
     def emit(path, case, result):
-        inputs.emitting(path)
-        status = _emit(path, case, result)
-        inputs.emitted()
-        return status
-
-    def _emit(path, case, result):
         if result.lines:
             bar.write(result.text())
         if args.table:
@@ -183,10 +176,10 @@ def run(args) -> int:
                                    "paths (see the lines above)")
         return EXIT_OK
 
-    def on_error(label: str, message: str) -> None:
+    def on_error(label: str, message: str, path: str) -> None:
         label = printable(label)  # as the error line shows it: a file name may not be UTF-8
         errors.append(f"{label}: {message}")
-        invalid.append((label, f"error: {label}: {message}", _source(inputs.failed())))
+        invalid.append((label, f"error: {label}: {message}", _source(path)))
 
     with bar:
         status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error,
@@ -216,39 +209,8 @@ def run(args) -> int:
     return status
 
 
-class _Inputs:
-    """Which CASE argument each verdict came from, for JUnit's suite names.
-
-    :func:`~gpuia.cli.common.each_case_at_once` takes the arguments in the order given: each is
-    emitted (and, when emitting raises, then reported as an error), or, when it could not be
-    read, reported as an error alone. So an error is the emitted argument's, if one is open,
-    else the next one's."""
-
-    def __init__(self, paths) -> None:
-        self._paths = list(paths)
-        self._next = 0
-        self._open: str | None = None
-
-    def emitting(self, path: str) -> None:
-        self._open = path
-        self._next += 1
-
-    def emitted(self) -> None:
-        self._open = None
-
-    def failed(self) -> str | None:
-        """The argument of the error being reported (None past the last: unknown)."""
-        if self._open is not None:
-            path, self._open = self._open, None
-            return path
-        self._next += 1
-        return self._paths[self._next - 1] if self._next <= len(self._paths) else None
-
-
-def _source(path: str | None) -> str | None:
+def _source(path: str) -> str:
     """An input as JUnit names it: the argument as given, on one line; ``stdin`` for ``-``."""
-    if path is None:
-        return None
     return "stdin" if path == "-" else printable(path)
 
 
