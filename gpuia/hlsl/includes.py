@@ -128,6 +128,12 @@ def _unmask_includes(code: str, text: str) -> str:
     return "".join(out)
 
 
+def _code(text: str) -> str:
+    """What the directives of ``text`` are read from: :func:`mask`, the names of its ``#include
+    "..."`` lines kept."""
+    return _unmask_includes(mask(text), text)
+
+
 def line_marker(line: int, name: str) -> str:
     """A ``#line`` directive: the next line is ``line`` of file ``name``."""
     return f'#line {line} "' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
@@ -273,12 +279,11 @@ class _Inliner:
         self.macro_guards[found[0]] = path
         return _Guard("macro", found[0], found[1], True)
 
-    def file(self, text: str, label: str, folder: str | None, stack: tuple[str, ...],
-             certain: bool) -> str:
-        """``text`` (the file ``label``, found in ``folder``) rewritten, its includes inlined.
+    def file(self, text: str, code: str, guard: _Guard | None, label: str, folder: str | None,
+             stack: tuple[str, ...], certain: bool) -> str:
+        """``text`` (the file ``label``, found in ``folder``; ``code``: :func:`_code` of it,
+        ``guard``: its guard, None for the shader's own file) rewritten, its includes inlined.
         ``certain``: the preprocessor certainly reads this file (no ``#if`` around it)."""
-        code = _unmask_includes(mask(text), text)
-        guard = self.guard(label, code) if stack else None
         lines = text.split("\n")
         depths = _conditional_depths(code)
         guard_depth = 1 if guard is not None and guard.kind == "macro" else 0
@@ -343,12 +348,14 @@ class _Inliner:
             self.files[path] = Included(path, text)
         if path in self.done:
             return ""  # a guarded file included before: empty to the preprocessor
-        guard = self.guard(path, _unmask_includes(mask(text), text))
+        code = _code(text)
+        guard = self.guard(path, code)
         if path in stack and guard is not None and guard.unconditional and \
                 guard.line < self.at[path]:
             return ""  # a cycle the guard, defined above the line that led here, makes empty
         self.at[label] = n
-        inlined = self.file(text, path, os.path.dirname(path), stack + (path,), certain)
+        inlined = self.file(text, code, guard, path, os.path.dirname(path), stack + (path,),
+                            certain)
         if certain and guard is not None and guard.unconditional:
             self.done.add(path)
         self.chars += len(inlined)
@@ -408,7 +415,7 @@ def inline(source: str, name: str, folder: str | None, include_dirs=(),
     distrusted: frozenset[str] = frozenset()
     while True:
         inliner = _Inliner(include_dirs, rewrite(), reader, distrusted)
-        text = inliner.file(source, name, folder, (), True)
+        text = inliner.file(source, _code(source), None, name, folder, (), True)
         # A guard macro that another file or a define names may be defined or undefined
         # elsewhere: then the file is not certainly empty after its first inclusion.
         named = _named(inliner.macro_guards, [source, *(f.text for f in inliner.files.values())],
