@@ -52,7 +52,13 @@ _WORKER = Child("gpuia.source.worker")
 atexit.register(_WORKER.stop)
 
 
-def _setting(name: str, default: float) -> float:
+_MOST_SECONDS = 1e6
+"""The largest GPUIA_SOURCE_TIMEOUT (11.6 days): a wait of 1e10 s cannot be expressed at all."""
+_MOST_MB = float(1 << 40)
+"""The largest GPUIA_SOURCE_MEMORY_MB (an address-space limit of 2^60 bytes: none at all)."""
+
+
+def _setting(name: str, default: float, most: float) -> float:
     text = os.environ.get(name)
     if not text:
         return default
@@ -60,8 +66,8 @@ def _setting(name: str, default: float) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not 0 < value < float("inf"):
-        raise UnsupportedError(f"{name}={text}: must be a positive number")
+    if not 0 < value <= most:
+        raise UnsupportedError(f"{name}={text}: must be a positive number, at most {most:g}")
     return value
 
 
@@ -88,15 +94,15 @@ def read_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = N
         SourceError: the file cannot be read, an option is malformed, or reading it passed a
             limit or ended the worker (the reason is said).
         UnsupportedError: libclang (the ``source`` extra) is missing, or a limit's setting is
-            not a positive number.
+            not a positive number (at most 1e6 seconds, 2^40 MiB).
     """
     label = source_label(path)
     options = options or ParseOptions()
     options.arguments()  # malformed options are refused before a worker starts
     if importlib.util.find_spec("clang.cindex") is None:
         raise UnsupportedError(f"{SOURCE_EXTRA}: clang.cindex is not installed")
-    timeout = _setting(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT)
-    memory_mb = _setting(MEMORY_VARIABLE, DEFAULT_MEMORY_MB)
+    timeout = _setting(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, _MOST_SECONDS)
+    memory_mb = _setting(MEMORY_VARIABLE, DEFAULT_MEMORY_MB, _MOST_MB)
     # Read here: reading reserves the input limit's worth of address space for a moment, which
     # the worker's cap is not for.
     data = read_source_bytes(path)

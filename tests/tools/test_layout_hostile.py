@@ -132,6 +132,19 @@ def test_memory_without_end_is_refused_at_the_limit(tmp_path, text):
                           f"(GPUIA_SOURCE_MEMORY_MB)")
 
 
+
+@pytest.mark.parametrize("variable,value,most", [
+    ("GPUIA_SOURCE_TIMEOUT", "abc", "1e+06"), ("GPUIA_SOURCE_TIMEOUT", "0", "1e+06"),
+    ("GPUIA_SOURCE_TIMEOUT", "1e10", "1e+06"),  # select() cannot wait so long: a traceback
+    ("GPUIA_SOURCE_MEMORY_MB", "1e308", "1.09951e+12"),  # bytes past a float: a traceback
+    ("GPUIA_SOURCE_MEMORY_MB", "inf", "1.09951e+12"),
+])
+def test_a_limit_setting_out_of_range_is_one_error_line(tmp_path, variable, value, most):
+    src = tmp_path / "a.cpp"
+    src.write_text(GOOD)
+    assert_one_error_line(_layout(src, **{variable: value}),
+                          f"{variable}={value}: must be a positive number, at most {most}")
+
 def _worker_of(pid: int, within: float = 60) -> int:
     """The pid of gpuia's worker, a child of ``pid``, once it runs."""
     end = time.monotonic() + within
