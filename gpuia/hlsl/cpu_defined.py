@@ -379,3 +379,7 @@ def rewrite(code: str) -> str:
         raise UnsupportedError(f"the CPU reference cannot make this shader's C++ compute D3D's "
                                f"values: gpuia does not read {e} in the code Slang generated"
                                ) from None
+    except RecursionError:  # the groups are read recursively, one level per bracket
+        raise UnsupportedError("the CPU reference cannot make this shader's C++ compute D3D's "
+                               "values: the code Slang generated nests brackets deeper than "
+                               "gpuia reads") from None

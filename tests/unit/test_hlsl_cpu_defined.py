@@ -219,6 +219,9 @@ def test_an_unreadable_form_is_refused_not_left_undefined():
         cpu_defined.rewrite("a /= b;")
     with pytest.raises(UnsupportedError, match="prelude"):
         cpu_defined.prepare("int main() { return 1 / 2; }")
+    # brackets nested deeper than Python's recursion (Slang keeps a / (b / (c / ...)) so)
+    with pytest.raises(UnsupportedError, match="nests brackets deeper"):
+        cpu_defined.rewrite("x = " + "(a / " * 5000 + "b" + ")" * 5000 + ";")
 
 
 def test_asint_of_a_uint_is_signed_where_it_is_used():
