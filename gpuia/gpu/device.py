@@ -70,8 +70,7 @@ _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer
                "min-uniform-buffer-offset-alignment", "min-storage-buffer-offset-alignment",
                "max-compute-workgroups-per-dimension", "max-inter-stage-shader-variables",
                "max-bind-groups", "max-color-attachments", "max-color-attachment-bytes-per-sample",
-               "max-texture-dimension-2d", "max-uniform-buffers-per-shader-stage",
-               "max-bindings-per-bind-group")
+               "max-texture-dimension-2d", "max-uniform-buffers-per-shader-stage")
 _FEATURES = ("vertex-writable-storage", "indirect-first-instance")
 
 
@@ -101,8 +100,6 @@ class Caps:
         max_texture_dimension_2d (int): the largest 2-D texture side.
         max_uniform_buffers_per_shader_stage (int): uniform buffers one stage binds: gpuia's
             own blocks and the root constant buffers the shaders read together.
-        max_bindings_per_bind_group (int): one past the highest binding number of a group (a
-            root constant buffer's binding is its register).
         vertex_writable_storage (bool): the ``vertex-writable-storage`` feature (a capture's
             ``storage`` route).
         indirect_first_instance (bool): the ``indirect-first-instance`` feature (an indirect
@@ -133,7 +130,6 @@ class Caps:
     max_color_attachment_bytes_per_sample: int
     max_texture_dimension_2d: int
     max_uniform_buffers_per_shader_stage: int
-    max_bindings_per_bind_group: int
     vertex_writable_storage: bool
     indirect_first_instance: bool
     vertex_formats: frozenset = frozenset()

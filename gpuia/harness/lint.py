@@ -62,7 +62,6 @@ WEBGPU_DEFAULT_LIMITS = {
     "max-compute-workgroups-per-dimension": 65535, "max-inter-stage-shader-variables": 16,
     "max-bind-groups": 4, "max-color-attachments": 8, "max-color-attachment-bytes-per-sample": 32,
     "max-texture-dimension-2d": 8192, "max-uniform-buffers-per-shader-stage": 12,
-    "max-bindings-per-bind-group": 1000,
 }
 """The WebGPU specification's default limits (what every adapter guarantees)."""
 
