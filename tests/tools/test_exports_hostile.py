@@ -132,6 +132,11 @@ def test_junit_suites_of_one_name_stay_apart_without_sources():
         ("x #1", ["A: native"]), ("x #2", ["A: native"]), ("y", ["A: native"]),
         ("\\udcffcase", ["case"])]
     assert root[3][0][0].get("message") == "error: \\udcffcase: bad"
+    # A second error for a case whose suite has one already, its source unknown: a suite of
+    # its own, named without a trailing space (it was "x ").
+    text = junit_xml([result("x")], errors=[("x", "error: x: one"), ("x", "error: x: two")],
+                     sources=["a.json"])
+    assert [s.get("name") for s in ET.fromstring(text.encode("utf-8"))] == ["x (a.json)", "x"]
 
 
 def test_two_case_files_of_one_name_are_two_suites(gpu_device, tmp_path, monkeypatch, capsys):

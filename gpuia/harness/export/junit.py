@@ -111,7 +111,7 @@ def _names(suites: list[_Suite]) -> list[str]:
         if labels[s.label] == 1:
             out.append(s.label)
         elif s.source is None:
-            out.append(f"{s.label} {number}")
+            out.append(f"{s.label} {number}" if number else s.label)
         else:
             out.append(f"{s.label} ({' '.join(filter(None, (s.source, number)))})")
     return out
