@@ -244,9 +244,14 @@ def _output_target(target: Path) -> tuple[Path, os.stat_result | None]:
     if info is not None:
         for test, why in _NOT_WRITTEN:
             if test(info.st_mode):
-                shown = target if real == target else f"{target} (which is {real})"
-                raise OutputError(f"{shown}: {why}")
+                raise OutputError(f"{_shown(target, real)}: {why}")
     return real, info
+
+
+def _shown(target: Path, real: Path) -> str:
+    """``target`` as a message names it, with the path it resolves to where a link leads
+    elsewhere (not merely because ``target`` is relative)."""
+    return str(target) if real == Path(os.path.abspath(target)) else f"{target} (which is {real})"
 
 
 def check_output(path: str | Path) -> None:
@@ -257,7 +262,8 @@ def check_output(path: str | Path) -> None:
     target = Path(path)
     real, _ = _output_target(target)
     if not real.parent.is_dir():
-        raise OutputError(f"{target}: the folder {target.parent} does not exist")
+        folder = target.parent if real == Path(os.path.abspath(target)) else real.parent
+        raise OutputError(f"{_shown(target, real)}: the folder {folder} does not exist")
 
 
 def _write_through(target: Path, real: Path, data: bytes) -> None:

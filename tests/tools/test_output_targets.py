@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from gpuia.util.files import OutputError, write_atomic
+from gpuia.util.files import OutputError, check_output, write_atomic
 from helpers import TRIANGLE, assert_one_error_line, gpuia_cli
 
 
@@ -122,6 +122,25 @@ def test_a_link_to_a_folder_is_refused_as_a_folder(tmp_path):
     (tmp_path / "l").symlink_to("dir")
     with pytest.raises(OutputError, match=r"l \(which is .*dir\): is a folder"):
         write_atomic(tmp_path / "l", "x")
+
+
+def test_a_refusal_names_where_a_link_leads_and_only_then(tmp_path, monkeypatch):
+    """A dangling link's missing folder is the one it leads to (it named the link's own
+    folder, which exists); a relative path that is no link is named as given (it was shown
+    with "(which is <its absolute path>)")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone" / "x")
+    with pytest.raises(OutputError) as refused:
+        check_output("dangling")
+    assert str(refused.value) == f"dangling (which is {tmp_path / 'gone' / 'x'}): the folder " \
+                                 f"{tmp_path / 'gone'} does not exist"
+    with pytest.raises(OutputError) as refused:
+        check_output("dir")
+    assert str(refused.value) == "dir: is a folder, not a file name"
+    with pytest.raises(OutputError) as refused:
+        check_output("no/x")
+    assert str(refused.value) == "no/x: the folder no does not exist"
 
 
 def test_run_out_to_dev_null_and_to_a_fifo_without_reader(tmp_path):
