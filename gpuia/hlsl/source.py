@@ -333,11 +333,11 @@ class _Rewriter:
         pragmas = _pragmas(text, shown)
         first = len(self.sites)
         self.sites += [(shown, line, arg) for line, arg, _ in pragmas]
-        numbers = iter(range(first, len(self.sites)))
-        if self.markers:
-            text = _PRAGMA_RE.sub(lambda m: pragma_marker(next(numbers)), text)
-        else:  # a comment gpuia finds again in the whole text (_pack_matrix)
-            text = _PRAGMA_RE.sub(lambda m: f"/*{_PRAGMA_MARK}{next(numbers)}*/", text)
+        # each pragma _pragmas found (not one inside a comment) at its place: a marker, or a
+        # comment gpuia finds again in the whole text (_pack_matrix)
+        mark = pragma_marker if self.markers else (lambda k: f"/*{_PRAGMA_MARK}{k}*/")
+        for k, (_, _, m) in reversed(list(enumerate(pragmas, first))):
+            text = text[:m.start()] + mark(k) + text[m.end():]
         text = _MAJOR_ARRAY_RE.sub(self._major_array, text)
         text = _PAIR_RE.sub(_pair, text)
         left = _LEFT_MAJOR_ARRAY_RE.search(_COMMENT_RE.sub(_blank, text))

@@ -879,6 +879,20 @@ def test_prepare_without_pragma_keeps_the_given_layout():
     assert source.prepare(src, "x.hlsl", "row_major").matrix_layout == "row_major"
 
 
+@pytest.mark.parametrize("markers", [False, True])
+def test_a_pragma_in_a_block_comment_is_not_one(markers):
+    """A #pragma pack_matrix line inside /* */ is a comment (it ended in StopIteration): the
+    real pragma after it still counts, and alone it changes nothing."""
+    commented = "/*\n#pragma pack_matrix(column_major)\n*/\n"
+    real = commented + "#pragma pack_matrix(row_major)\ncbuffer K { float4x4 M; };\n"
+    alone = commented + "cbuffer K { float4x4 M; };\n"
+    assert source.prepare(real, "x.hlsl", "column_major", markers=markers).pragmas == 1
+    assert source.prepare(alone, "x.hlsl", "column_major", markers=markers).pragmas == 0
+    if not markers:
+        assert source.prepare(real, "x.hlsl", "column_major").matrix_layout == "row_major"
+        assert source.prepare(alone, "x.hlsl", "row_major").matrix_layout == "row_major"
+
+
 def test_restore_maps_gpuia_names_back():
     """restore() turns GPUIA_SV_ and the typedef names back into the user's spelling."""
     prepared = source.prepare(REWRITE_SRC, "x.hlsl", "column_major")
