@@ -350,8 +350,8 @@ class PipelineCache:
         """The root constant buffer views ``slots`` (binding = register), visible to every stage
         (the vertex shader also runs in Stream Output's compute pass). Only the views the
         shaders read are bindings: each counts against the adapter's
-        ``max-uniform-buffers-per-shader-stage`` (checked by :func:`uniform_buffers_needed`'s
-        caller before any layout is made)."""
+        ``max-uniform-buffers-per-shader-stage`` (checked by :func:`check_constant_buffers`
+        when the pipeline state is set, before any layout is made)."""
         key = ("cbv", slots)
         if key not in self._bgls:
             import wgpu
