@@ -328,8 +328,9 @@ class _Rewriter:
 
     def file(self, text: str, label: str) -> str:
         shown = self.shown(label)
-        _refuse_reserved(includes.mask(text), shown)
-        self.macros.update(m.group(1) for m in _DEFINE_RE.finditer(text))
+        code = includes.mask(text)
+        _refuse_reserved(code, shown)
+        self.macros.update(m.group(1) for m in _DEFINE_RE.finditer(code))  # not in comments
         pragmas = _pragmas(text, shown)
         first = len(self.sites)
         self.sites += [(shown, line, arg) for line, arg, _ in pragmas]

@@ -114,6 +114,15 @@ def test_a_cast_of_a_macro_is_left_as_written(tmp_path):
     np.testing.assert_array_equal(out["TEXCOORD0"].view(np.float32), [[3.5, 3.5, 3.5]])
 
 
+def test_a_define_inside_a_comment_is_no_macro():
+    """A #define line inside /* */ defines nothing: (float3)v4 of the variable v4 is still a
+    truncating cast (it was left to Slang, which refused it, E30019)."""
+    shader = compile_shader("/*\n#define v4 unused\n*/\n"
+                            "float4 main(float4 v4 : POSITION) : SV_Position "
+                            "{ return float4((float3)v4, 1); }\n")
+    assert shader.leaves[0].key == "POSITION0"
+
+
 # -- item: unary minus on a matrix ---------------------------------------------------------------
 NEGATE = """
 cbuffer K : register(b0) { float3x3 N; };
