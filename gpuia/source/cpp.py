@@ -391,8 +391,9 @@ def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None 
     """
     label = source_label(path)
     if data is None:
-        data = read_source_bytes(path)
-    _refuse_binary(label, data)
+        data = read_source_bytes(path)  # refuses a NUL byte itself
+    else:
+        _refuse_binary(label, data)
     try:
         parsed = parse(label, data, options)
         arrays = _Reader(parsed, assume_false).arrays()
