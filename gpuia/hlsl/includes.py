@@ -25,9 +25,9 @@ Guaranteed:
   ``#ifndef G``/``#define G`` pair around the whole file) makes it empty, is left out: the cycle
   Slang itself refuses (E15302) is empty in fxc and dxc. A cycle no guard ends is cut at
   :data:`MAX_DEPTH`, as a preprocessor's depth limit cuts it.
-* **Bounded**: at most :data:`MAX_DEPTH` nested includes, :data:`MAX_FILES` files and
-  :data:`MAX_TEXT_CHARS` characters of inlined text (past those, an
-  :class:`~gpuia.errors.InvalidDescError`). A guarded file whose guard is certainly defined
+* **Bounded**: at most :data:`MAX_DEPTH` nested includes (deeper, the ``#error`` above),
+  :data:`MAX_FILES` files and :data:`MAX_TEXT_CHARS` characters of inlined text (past those,
+  an :class:`~gpuia.errors.InvalidDescError`). A guarded file whose guard is certainly defined
   (an unconditional first inclusion, a guard macro no other file or define names) is inlined
   once: repeats of it are empty to the preprocessor, and are left out.
 * **What was read**: :attr:`Inlined.files` (every file read, for the cache and for refusals that
