@@ -45,8 +45,10 @@ def written_includes(data: bytes) -> list[tuple[int, bool, str]]:
         ``<name>``.
     """
     out = []
+    line, counted = 1, 0  # lines counted up to each match from the last: linear, not quadratic
     for m in _INCLUDE.finditer(data):
-        line = data.count(b"\n", 0, m.start()) + 1
+        line += data.count(b"\n", counted, m.start())
+        counted = m.start()
         out.append((line, m.group(1) == b'"', m.group(2).decode("utf-8", "replace").strip()))
     return out
 
