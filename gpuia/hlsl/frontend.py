@@ -128,6 +128,19 @@ def _text(what: str, field_name: str, value: str) -> None:
                                "contains a NUL character")
 
 
+def _path(what: str, field_name: str, path: str) -> None:
+    """Refuse a path Slang cannot take: it gets paths as UTF-8 text (a ``#line`` marker, a
+    search folder), which a name of bytes that are not UTF-8 (read as lone surrogates) or a NUL
+    is not; the worker failed on one."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidDescError(what, field_name, path, "a path whose name is not UTF-8: Slang "
+                                                       "takes paths as UTF-8 text") from None
+    if "\0" in path:
+        raise InvalidDescError(what, field_name, path, "a path with a NUL character")
+
+
 def _check_args(stage, source, entry_point, defines, matrix_layout):
     what = STAGE_NAMES.get(stage)
     if what is None:
@@ -229,6 +242,9 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     _text(what, "file name", file_name)
     include_dirs = tuple(os.path.abspath(str(d)) for d in include_dirs)
     source_path = os.path.abspath(source_path) if source_path else ""
+    for field_name, path in [("source_path", source_path)] + \
+            [(f"include_dirs[{k}]", d) for k, d in enumerate(include_dirs)]:
+        _path(what, field_name, path)
     request = ("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
                entry_point, defs, matrix_layout, file_name, include_dirs, source_path)
     key = cache.key_of(*request)

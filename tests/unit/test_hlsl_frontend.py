@@ -23,6 +23,7 @@ that no test reads or writes the user's cache.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -1362,6 +1363,20 @@ def test_a_lone_surrogate_is_refused(where):
         else:
             compile_shader(src, defines={"X": "\ud800"})
     assert "surrogate" in refusal(e)
+
+
+@pytest.mark.parametrize("where", ["source_path", "include_dirs"])
+def test_a_path_that_is_not_utf8_is_refused_by_name(where, tmp_path):
+    """A folder whose name is not UTF-8 (os.fsdecode gives lone surrogates): Slang takes
+    paths as UTF-8 text, so the path is refused by name (the worker died on it: "Slang's
+    compiler crashed")."""
+    folder = str(tmp_path / os.fsdecode(b"caf\xe9"))
+    src = "float4 main(float4 p : POSITION) : SV_Position { return p; }"
+    kw = {"source_path": folder + "/vs.hlsl"} if where == "source_path" else \
+        {"include_dirs": [folder]}
+    with pytest.raises(InvalidDescError) as e:
+        compile_shader(src, **kw)
+    assert where in refusal(e) and "not UTF-8" in refusal(e) and "crashed" not in refusal(e)
 
 
 def test_signatures_past_32_registers_are_refused():
