@@ -197,7 +197,7 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
         data = data.encode("utf-8")
     real, info = _output_target(target)
     if info is not None and (stat.S_ISCHR(info.st_mode) or stat.S_ISFIFO(info.st_mode)):
-        _write_through(target, real, data)
+        _write_through(target, data)
         return target
     tmp = None
     try:
@@ -225,20 +225,25 @@ def write_atomic(path: str | Path, data: bytes | str) -> Path:
 
 _NOT_WRITTEN = ((stat.S_ISDIR, "is a folder, not a file name"),
                 (stat.S_ISBLK, "is a block device: gpuia writes no output onto a disk"),
-                (stat.S_ISSOCK, "is a socket, not a file"),
-                (stat.S_ISLNK, "is a symbolic link that never ends (a loop)"))
+                (stat.S_ISSOCK, "is a socket, not a file"))
 """What an output path may not be, each with the reason its refusal gives."""
 
 
 def _output_target(target: Path) -> tuple[Path, os.stat_result | None]:
     """The real path an output to ``target`` replaces (symbolic links followed) and what is
-    there now (None: nothing); refuses what :data:`_NOT_WRITTEN` names."""
+    there now (None: nothing); refuses a link loop and what :data:`_NOT_WRITTEN` names. What
+    is there is asked of ``target`` itself, links followed as ``open`` follows them: a link of
+    ``/proc/self/fd`` to a pipe (``/dev/stdout`` into a pipe, a shell's ``>(jq .)``) resolves
+    to no path (``pipe:[...]``), yet opens."""
     try:
         real = Path(os.path.realpath(target))
-        info: os.stat_result | None = os.lstat(real)
+        info: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
         info = None
     except (OSError, ValueError) as e:  # ValueError: a NUL in the path
+        if isinstance(e, OSError) and e.errno == errno.ELOOP:
+            raise OutputError(f"{_shown(target, real)}: is a symbolic link that never ends "
+                              f"(a loop)") from None
         why = _describe_os_error(e) if isinstance(e, OSError) else str(e)
         raise OutputError(f"{target}: cannot write: {why}") from None
     if info is not None:
@@ -260,17 +265,17 @@ def check_output(path: str | Path) -> None:
     folder does not exist. Whether a FIFO has a reader is left to the write: one may start
     later."""
     target = Path(path)
-    real, _ = _output_target(target)
-    if not real.parent.is_dir():
+    real, info = _output_target(target)
+    if info is None and not real.parent.is_dir():
         folder = target.parent if real == Path(os.path.abspath(target)) else real.parent
         raise OutputError(f"{_shown(target, real)}: the folder {folder} does not exist")
 
 
-def _write_through(target: Path, real: Path, data: bytes) -> None:
+def _write_through(target: Path, data: bytes) -> None:
     """Write ``data`` into a character device or a FIFO in place. A FIFO is opened without
     waiting: one that no process reads is refused instead of blocking forever."""
     try:
-        fd = os.open(real, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
     except OSError as e:
         if e.errno == errno.ENXIO:
             raise OutputError(f"{target}: a FIFO that no process reads (start its reader "

@@ -155,3 +155,29 @@ def test_run_out_to_dev_null_and_to_a_fifo_without_reader(tmp_path):
     done = gpuia_cli("run", str(case), "--out", str(fifo))
     assert_one_error_line(done, "no process reads")
     assert _kind(fifo) == "fifo"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="Linux's /proc/self/fd")
+def test_a_pipe_named_through_proc_self_fd_is_written_through():
+    """``/dev/stdout`` into a pipe, and a shell's ``>(jq .)`` (``/dev/fd/63``), are links of
+    /proc/self/fd whose real path is no path (``pipe:[1234]``): the output was refused,
+    "cannot write: No such file or directory", though the pipe opens."""
+    r, w = os.pipe()
+    try:
+        write_atomic(f"/proc/self/fd/{w}", b"through the pipe")
+        os.close(w)
+        w = -1
+        with os.fdopen(r, "rb") as f:
+            r = -1
+            assert f.read() == b"through the pipe"
+    finally:
+        for fd in (r, w):
+            if fd >= 0:
+                os.close(fd)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="Linux's /proc/self/fd")
+def test_run_out_to_dev_stdout_into_a_pipe():
+    done = gpuia_cli("run", str(TRIANGLE), "--out", "/dev/stdout")  # stdout: a pipe
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith('{\n "gpuia_result": 1,'), done.stdout[:200]
