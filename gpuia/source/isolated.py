@@ -103,11 +103,16 @@ def read_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = N
         raise UnsupportedError(f"{SOURCE_EXTRA}: clang.cindex is not installed")
     timeout = _setting(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, _MOST_SECONDS)
     memory_mb = _setting(MEMORY_VARIABLE, DEFAULT_MEMORY_MB, _MOST_MB)
-    # Read here: reading reserves the input limit's worth of address space for a moment, which
-    # the worker's cap is not for.
+    # Read here: standard input ("-") is this process's (the worker's is its protocol), and a
+    # file that is not source text is refused before a worker runs.
     data = read_source_bytes(path)
+    try:
+        cwd = os.getcwd()  # the folder the worker finds relative paths from
+    except OSError as e:  # removed while gpuia runs in it
+        raise SourceError(label, f"cannot read the current folder, which relative paths are "
+                                 f"found from: {e.strerror or e}") from None
     request = {"path": label, "data": base64.b64encode(data).decode("ascii"),
-               "cwd": os.getcwd(), "assume_false": list(assume_false),
+               "cwd": cwd, "assume_false": list(assume_false),
                "defines": list(options.defines), "include_dirs": list(options.include_dirs),
                "target": options.target, "memory": int(memory_mb * (1 << 20)),
                "cpu_seconds": timeout}

@@ -158,6 +158,27 @@ def test_a_limit_setting_out_of_range_is_one_error_line(tmp_path, variable, valu
     assert_one_error_line(_layout(src, **{variable: value}),
                           f"{variable}={value}: must be a positive number, at most {most}")
 
+
+def test_a_current_folder_removed_is_one_error_line_naming_it(tmp_path):
+    """os.getcwd() failed in the parent: the FileNotFoundError reached the command line, which
+    took it for standard output ("standard output: cannot write")."""
+    src = tmp_path / "a.cpp"
+    src.write_text(GOOD)
+    gone = tmp_path / "gone"
+    gone.mkdir()
+
+    def in_removed_folder():
+        _cap()
+        os.chdir(gone)
+        os.rmdir(gone)
+
+    proc = subprocess.run([sys.executable, "-c", "import sys; from gpuia.cli import main; "
+                           "sys.exit(main(sys.argv[1:]))", "layout", "--no-gpu", str(src)],
+                          capture_output=True, text=True, timeout=BOUND,
+                          env=_env(PYTHONPATH=REPO), preexec_fn=in_removed_folder, check=False)
+    assert_one_error_line(proc, f"{src}: cannot read the current folder, which relative paths "
+                                f"are found from: No such file or directory")
+
 def _worker_of(pid: int, within: float = 60) -> int:
     """The pid of gpuia's worker, a child of ``pid``, once it runs."""
     end = time.monotonic() + within
