@@ -347,14 +347,21 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
             signature=None, feature_level=None) -> SOLint:
     """Lint one SO declaration (case-file dicts, header field names). Entries on streams 1-3
     are reported (W010) and validated as stream 0, since gpuia's Stream Output is a vertex
-    shader's; everything else is :func:`gpuia.d3d.so_declaration.resolve_stream_output`, against the
-    vertex shader's real output ``signature`` when given (a
-    :class:`~gpuia.wgsl.signature.ShaderSignature`), else a derived one, at ``feature_level``
-    (a level or API profile name; None: D3D12's)."""
+    shader's, where the feature level has those streams (at 10_0 and 10_1, which have one,
+    they are errors); everything else is
+    :func:`gpuia.d3d.so_declaration.resolve_stream_output`, against the vertex shader's real
+    output ``signature`` when given (a :class:`~gpuia.wgsl.signature.ShaderSignature`), else a
+    derived one, at ``feature_level`` (a level or API profile name; None: D3D12's)."""
+    from ..d3d.feature_level import feature_level as level_of
     from ..d3d.so_declaration import resolve_stream_output
     from ..source.cases import declared_sizes
 
     findings: list[Finding] = []
+    try:
+        streams = level_of(feature_level).so_streams
+    except InvalidDescError as err:
+        findings.append(Finding("E002", err.where, f"{err.field}={err.value!r}: {err.rule}"))
+        return SOLint(None, None, findings)
     parsed = []
     for i, raw in enumerate(entries):
         try:
@@ -363,7 +370,7 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
             findings.append(Finding("E002", f"SO entry {i}", f"{err.field}={err.value!r}: "
                                                              f"{err.rule}"))
             return SOLint(None, None, findings)
-        if 0 < e.stream < 4:
+        if 0 < e.stream < streams:  # past them, resolve_stream_output names the level's rule
             findings.append(Finding(
                 "W010", f"SO entry {i} ({e.semantic_name or 'gap'})",
                 f"Stream {e.stream}: only a geometry shader writes streams 1-3; gpuia streams "

@@ -188,6 +188,25 @@ def test_streams_of_entries(level, sig17):
         assert "a vertex shader writes stream 0 only (rules 8.12)" in str(e)
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_lint_checks_streams_of_entries_at_the_level(level):
+    """The lint takes streams 1-3 as stream 0 with a warning (W010) where the level has them;
+    at 10_x, which has one, that turned an invalid entry into a warning."""
+    from gpuia.harness.lint import lint_so
+
+    report = lint_so([{"Stream": 1, "SemanticName": "TEXCOORD", "ComponentCount": 4}],
+                     feature_level=level)
+    codes = [f.code for f in report.findings]
+    if level in D3D10:
+        assert codes == ["E002"] and report.resolved is None
+        assert f"must be 0 at feature level {level}, which has one stream" in \
+            report.findings[0].message
+    else:
+        assert codes == ["W010"] and report.resolved is not None
+    bad = lint_so([{"SemanticName": "TEXCOORD"}], feature_level="9_1")
+    assert [(f.code, f.where) for f in bad.findings] == [("E002", "feature level")]
+
+
 # Wine test_fl10_stream_output_desc's invalid declarations (ATTRIBn as TEXCOORDn), and valid
 # ones: one entry in each of several slots, or any number in a single slot.
 SEVERAL_PER_SLOT = [
