@@ -434,8 +434,6 @@ def _check_view_range(where: str, buffer, offset: int, size: int | None) -> int:
 MAX_VERTEX_STRIDE = 2048
 """The largest vertex buffer stride (D3D11.3 8.19.4, rules 3.3; D3D12's IASetVertexBuffers
 does not validate it, its behaviour past it is undefined)."""
-INPUT_SLOTS = 32
-"""D3D12_IA_VERTEX_INPUT_RESOURCE_SLOT_COUNT (rules 3.1)."""
 CONSTANT_BUFFER_SLOTS = 14
 """The root constant buffers gpuia binds, registers b0..b13 of space 0: the 14 constant buffer
 slots a D3D10 or D3D11 shader stage has (D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT;
