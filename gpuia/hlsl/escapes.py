@@ -23,8 +23,9 @@ How each construct is matched (the ``match`` column of :data:`REFUSED`):
 * ``declaration``: the keyword followed by a name or a string (``import m;``), so a variable
   named ``module`` stays;
 * ``call``: the name followed by ``(`` (``[COM("...")]``), so a variable named ``COM`` stays;
-* ``pointer type``: ``*`` after a built-in or declared type name or a closing ``>``, ``*``
-  before ``)``, ``>``, ``,``, ``]``, ``*``, ``;`` or ``const``, and ``Name * name`` followed by
+* ``pointer type``: ``*`` after a built-in or declared type name (a type parameter of a
+  template or of a generic struct or function, within it) or a closing ``>``, ``*`` before
+  ``)``, ``>``, ``,``, ``]``, ``*``, ``;`` or ``const``, and ``Name * name`` followed by
   ``=``, ``;``, ``,``, ``[`` or ``:`` where a statement starts;
 * ``address of`` / ``dereference``: ``&`` / ``*`` as a prefix operator (after an operator, an
   opening bracket, ``return``, or a cast to a type name).
@@ -229,15 +230,19 @@ class Escape:
 
 def _declared_types(toks: list[Token]) -> tuple[frozenset[str], list[tuple[str, int, int]]]:
     """Names the text declares as types: after struct/class/interface/enum/typealias and the
-    last name of a typedef (everywhere), and the type parameters of a template or a generic
-    struct, each as (name, first token, last token) of the declaration it belongs to (HLSL
-    2021's ``template <typename T> T f(T x)``: elsewhere ``T`` may name a variable)."""
+    last name of a typedef (everywhere), and the type parameters of a template, a generic
+    struct or a generic function, each as (name, first token, last token) of the declaration
+    it belongs to (HLSL 2021's ``template <typename T> T f(T x)``, Slang's ``T f<T>(T x)``:
+    elsewhere ``T`` may name a variable)."""
     names: set[str] = set()
     scoped: list[tuple[str, int, int]] = []
     for i, t in enumerate(toks):
         if t.kind != "ident":
             continue
-        if t.text == "template" and i + 1 < len(toks) and toks[i + 1].text == "<":
+        if _generic_function(toks, i):  # Type name<T, U : I>( ...
+            end = _declaration_end(toks, i + 2)
+            scoped += [(n, i, end) for n in _type_parameters(toks, i + 2)]
+        elif t.text == "template" and i + 1 < len(toks) and toks[i + 1].text == "<":
             end = _declaration_end(toks, i + 2)
             scoped += [(n, i, end) for n in _type_parameters(toks, i + 2)
                        if n not in ("typename", "class")]
@@ -262,13 +267,41 @@ def _declared_types(toks: list[Token]) -> tuple[frozenset[str], list[tuple[str, 
     return frozenset(names), scoped
 
 
+def _generic_function(toks: list[Token], i: int) -> bool:
+    """Whether the name at ``i`` declares a generic function: a type (a name that is no
+    keyword an expression follows, or a closing ``>``) before it, ``<`` after it and ``(``
+    right after the matching ``>`` (``a < b > (c)`` after an operator is a comparison)."""
+    if i == 0 or i + 1 >= len(toks) or toks[i + 1].text != "<":
+        return False
+    before = toks[i - 1]
+    if not ((before.kind == "ident" and before.text not in _EXPRESSION_KEYWORDS)
+            or before.text in _CLOSERS):
+        return False
+    depth = 0
+    for j in range(i + 1, len(toks)):
+        text = toks[j].text
+        depth += {"<": 1, ">": -1, ">>": -2}.get(text, 0)
+        if depth <= 0:
+            return j + 1 < len(toks) and toks[j + 1].text == "("
+        if text in (";", "{", "}", "(", ")"):
+            return False
+    return False
+
+
 def _declaration_end(toks: list[Token], k: int) -> int:
     """The last token of the declaration whose parameter list ``<`` ends before ``k``: its
-    body's closing brace, or its ``;`` (the whole text when it never ends)."""
-    depth = 0
+    body's closing brace, or its ``;`` (the whole text when it never ends). Braces and ``;``
+    inside parentheses (a default argument ``= {}``) do not end it."""
+    depth = parens = 0
     for j in range(k, len(toks)):
         text = toks[j].text
-        if text == "{":
+        if text == "(":
+            parens += 1
+        elif text == ")":
+            parens = max(0, parens - 1)
+        elif parens:
+            continue
+        elif text == "{":
             depth += 1
         elif text == "}":
             depth -= 1

@@ -119,6 +119,8 @@ EXAMPLES = [
      ("*", "pointer type")),
     ("pointer_of_a_struct", "struct S { float v; }; float f(float x) { S* p = 0; return x; }",
      "*", ("*", "pointer type")),
+    ("pointer_in_a_generic_function", "float g<T : IFloat>(T a = {}, T* p) { return "
+     "a.toFloat(); } float f(float x) { return x; }", "*", ("*", "pointer type")),
     ("address_of", "float f(float x) { let p = &x; return x; }", "&", ("&", "address of")),
     ("dereference", "float f(float x) { return *x; }", "*", ("*", "dereference")),
     ("reserved_name", "float __helper(float x) { return x; } float f(float x) { return "
@@ -267,3 +269,24 @@ def test_a_template_parameter_is_a_type_only_in_its_template():
     inside = "template <typename T> void f(T * p, T x) { }\n"
     found = escapes.first_escape(inside)
     assert found is not None and found.refused.match == "pointer type"
+
+
+@pytest.mark.parametrize("src", [
+    "float g<T>(T* p = {}) { return 0; }",  # Slang's generic function: T is its type
+    "float g<T : IFloat>(T a = {}, T* p) { return 0; }",  # past a default argument's braces
+    "float g<T : IFloat, let N : int>(T * p) { return 0; }",
+])
+def test_a_generic_functions_type_parameter_is_a_type_in_it(src):
+    """float g<T>(T* p): T is a type within g (it passed as a product of two names)."""
+    found = escapes.first_escape(src)
+    assert found is not None and found.refused.match == "pointer type"
+
+
+@pytest.mark.parametrize("src", [
+    "float g<T>(T x) { return 0; } float h(float T, float k) { return T * k; }",
+    "bool h(int a, int b, int c, int d) { return a < b > (c * d); }",  # comparisons
+    "bool h(int a, int b, int c, int d) { bool r = a < b > (c * d); return r; }",
+    "float h(float x) { return f<float>(x * 2); }",  # a call with a type argument
+])
+def test_a_generic_functions_type_parameter_is_no_type_elsewhere(src):
+    assert escapes.first_escape(src) is None
