@@ -86,13 +86,18 @@ def _suites(results: Iterable[CheckResult], sources: Sequence[str | None] | None
     first suite of its label and source that has no error yet (the case it belongs to)."""
     suites = [_Suite(r.case, None if sources is None else sources[i], r)
               for i, r in enumerate(results)]
+    waiting: dict[str, list[_Suite]] = {}  # label -> its suites without an error, in order
+    for s in suites:
+        waiting.setdefault(s.label, []).append(s)
     for label, message, *source in errors:
         src = source[0] if source else None
-        home = next((s for s in suites if s.label == label and not s.errors
-                     and (src is None or s.source == src)), None)
+        group = waiting.get(label, [])
+        home = next((s for s in group if src is None or s.source == src), None)
         if home is None:
             home = _Suite(label, src)
             suites.append(home)
+        else:
+            group.remove(home)
         home.errors.append(message)
     return suites
 
