@@ -410,8 +410,8 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     shader = HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
                         include_dirs, code, sig, tuple(cbuffers),
                         restore(first.diagnostics + second.diagnostics, prepared).strip(),
-                        _includes([f.path for f in prepared.files] + list(first.dependencies) +
-                                  list(second.dependencies), line_name),
+                        _includes([f.path for f in prepared.files],
+                                  first.dependencies + second.dependencies, line_name),
                         source_path, parsed, prepared.candidates)
     return shader, _recorded(shader, files)
 
@@ -516,9 +516,12 @@ def _naga_refusal(message: str, with_lines, prepared, source: str, what: str
     return err
 
 
-def _includes(paths, line_name: str) -> tuple[str, ...]:
-    """The files the source included: those gpuia inlined, and any Slang read itself (an
-    ``#include`` of a macro); Slang also lists the source itself, by its name."""
-    return tuple(sorted({os.path.abspath(p) for p in paths
+def _includes(read, slang_read, line_name: str) -> tuple[str, ...]:
+    """The files the source included: every one gpuia read and inlined (``read``: watched even
+    when it is gone by now, as the compile used it), and any Slang read itself (an ``#include``
+    of a macro; Slang's list also has the source itself, by its name, which is no file when the
+    source is text)."""
+    return tuple(sorted({os.path.abspath(p) for p in read} |
+                        {os.path.abspath(p) for p in slang_read
                          if os.path.abspath(p) != os.path.abspath(line_name)
                          and os.path.isfile(p)}))

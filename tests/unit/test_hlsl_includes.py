@@ -258,6 +258,28 @@ def test_a_header_changed_while_slang_compiles_is_compiled_again(tmp_path, monke
     assert compile_file(vs).constant_buffers[0].size == 64
 
 
+def test_a_header_removed_while_slang_compiles_is_still_watched(tmp_path, monkeypatch):
+    """h.h is read, then removed while Slang compiles: the compile used it, so it is watched;
+    the next compile finds it gone and says so instead of serving the result from the cache."""
+    from gpuia.hlsl import library
+
+    h = write(tmp_path, "h.h", "#define V 1\n")
+    vs = write(tmp_path, "vs.hlsl", '#include "h.h"\n'
+               "float4 main(float4 p : POSITION) : SV_Position { return p * V; }\n")
+    compile_source = library.compile_source
+
+    def compile_while_removed(*args, **kwargs):
+        out = compile_source(*args, **kwargs)
+        h.unlink(missing_ok=True)
+        return out
+
+    monkeypatch.setattr(library, "compile_source", compile_while_removed)
+    assert compile_file(vs).dependencies == (str(h),)
+    monkeypatch.setattr(library, "compile_source", compile_source)
+    with pytest.raises(InvalidDescError, match="cannot find include file"):
+        compile_file(vs)
+
+
 def test_a_macro_named_include_is_left_to_slang(tmp_path):
     """#include HEADER (a macro) is Slang's to resolve, as before."""
     write(tmp_path, "h.h", "#define V 2\n")
