@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ..errors import GpuiaError, UnsupportedError
 from ..util.child import Child, ChildFailed, ChildTimeout
-from . import emitted
+from . import emitted, wgsl_defined
 
 __all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
            "check_wgsl", "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT",
@@ -339,8 +339,10 @@ def compile_source(source: str, file_name: str, entry_point: str, stage: str, ta
     with extra command-line ``args``, in gpuia's Slang worker process
     (``gpuia.hlsl.worker``): a source that crashes Slang or keeps it busy past
     ``GPUIA_SLANG_TIMEOUT`` seconds (default 300) is refused, never the caller's crash. The
-    code is corrected where Slang emits invalid code for valid HLSL (``gpuia.hlsl.emitted``).
-    Raises :class:`SlangError` when Slang refuses the source."""
+    code is corrected where Slang emits invalid code for valid HLSL (``gpuia.hlsl.emitted``);
+    WGSL computes D3D's float-to-integer conversions and unsigned division
+    (``gpuia.hlsl.wgsl_defined``; what it leaves is a warning in the diagnostics). Raises
+    :class:`SlangError` when Slang refuses the source."""
     if stage not in STAGES:
         raise ValueError(f"stage {stage!r}")
     if "\0" in source:
@@ -363,8 +365,13 @@ def compile_source(source: str, file_name: str, entry_point: str, stage: str, ta
     code = base64.b64decode(reply["code"])
     if any(f.target == target for f in emitted.FIXES):  # Slang's invalid output, corrected
         code = emitted.fix(code.decode("utf-8", "replace"), target).encode("utf-8")
-    return SlangOutput(code, reply["reflection"], reply["diagnostics"],
-                       tuple(reply["dependencies"]))
+    diagnostics = reply["diagnostics"]
+    if target == "wgsl":  # D3D's conversions and unsigned division, not WGSL's (rules 12.1-2)
+        defined = wgsl_defined.rewrite(code.decode("utf-8", "replace"))
+        code = defined.code.encode("utf-8")
+        diagnostics += "".join(f"gpuia: warning: WGSL's value, not D3D's, in Slang's WGSL "
+                               f"{left}\n" for left in defined.left)
+    return SlangOutput(code, reply["reflection"], diagnostics, tuple(reply["dependencies"]))
 
 
 def check_wgsl(code: str, what: str = "shader") -> tuple[bool, str | None]:

@@ -2,13 +2,15 @@
 (tests/unit/test_hlsl_cpu_defined.py holds it to the spec) against Slang's WGSL on the adapter,
 through gpuia check's own comparison. Expected values are the D3D11.3 spec's, derived by hand.
 
-Where WGSL defines another value than D3D, the GPU path gives WGSL's (seen on lavapipe):
-- an unsigned division or remainder by zero is x / 0 = x and x % 0 = 0 in WGSL, 0xFFFFFFFF in
-  D3D (udiv, 22.12.9);
-- a float beyond the integer range converts to the largest float inside it in WGSL (i32:
-  2147483520, u32: 4294967040), to 2147483647 / 4294967295 in D3D (ftoi/ftou, 22.13.3-4); NaN
-  to int gave INT_MIN, D3D 0.
-Those tests are expected failures until gpuia's WGSL carries D3D's values.
+Where WGSL defines another value than D3D, gpuia's WGSL computes D3D's
+(gpuia/hlsl/wgsl_defined.py), so every adapter gives D3D's; before, the GPU path gave:
+- for an unsigned division or remainder by zero, WGSL's x / 0 = x and x % 0 = 0 (lavapipe),
+  D3D's is 0xFFFFFFFF (udiv, 22.12.9);
+- for a float beyond the integer range, the largest float inside it (lavapipe: i32 2147483520,
+  u32 4294967040), D3D's is 2147483647 / 4294967295 (ftoi/ftou, 22.13.3-4); NaN to int gave
+  INT_MIN on lavapipe, D3D's is 0; llvmpipe through OpenGL (wgpu's GLSL, which leaves it
+  undefined) gave 0xFFFFFFFF for uint(-2.9), D3D's and WGSL's is 0.
+CI runs the file on both adapters (GPUIA_BACKEND=Vulkan and OpenGL).
 """
 
 from __future__ import annotations
@@ -125,12 +127,51 @@ def test_conversions_beyond_the_range_are_d3d_values_on_the_cpu(gpu_device):
     assert cpu[:, 2].view(np.int32).tolist() == shifts
 
 
-@pytest.mark.xfail(strict=True, reason="the GPU path gives WGSL's conversions: 2147483520 and "
-                   "4294967040 past the range, INT_MIN for NaN on lavapipe")
 def test_conversions_beyond_the_range_are_d3d_values_on_the_gpu(gpu_device):
     _, gpu = _both(_case(CONVERT, BEYOND, 3), gpu_device, 2, 3)
     ints, uints, _ = _want(BEYOND)
     assert (gpu[:, 0].view(np.int32).tolist(), gpu[:, 1].tolist()) == (ints, uints)
+
+
+# The edges of ftoi/ftou (22.13.3-4), by hand: -2^31 is INT_MIN exactly; 2147483520 (2^31 - 128,
+# the largest float below 2^31) converts as it is; 2^31 and 2^32 - 256, 2^32 are past INT_MAX;
+# -2147483904 (the float below -2^31) clamps to INT_MIN; -0.5 truncates to 0, -1.0 to -1 (ftou:
+# clamped to 0 first); NaN of either sign, quiet or signalling (0x7F800001) and 0x7FFFFFFF is
+# 0; the infinities clamp; a denormal (0x00000001) and -0.0 are 0.
+EDGES = [[-2147483648.0, 2147483520.0, 2147483648.0, -2147483904.0],
+         [4294967040.0, 4294967296.0, -0.5, -1.0],
+         [math.nan, math.inf, -math.inf, -0.0],
+         [0xFFC00000, 0x7F800001, 0x7FFFFFFF, 0x00000001]]
+EDGE_INTS = [[INT_MIN, 2147483520, INT_MAX, INT_MIN], [INT_MAX, INT_MAX, 0, -1],
+             [0, INT_MAX, INT_MIN, 0], [0, 0, 0, 0]]
+EDGE_UINTS = [[0, 2147483520, 2147483648, 0], [4294967040, UINT_MAX, 0, 0],
+              [0, UINT_MAX, 0, 0], [0, 0, 0, 0]]
+EDGE_CONVERT = """
+struct O { int4 i : TEXCOORD0; uint4 u : TEXCOORD1; int4 si : TEXCOORD2; uint4 su : TEXCOORD3;
+           int4 m : TEXCOORD4; };
+float g(float x) { return x; }
+O main(uint4 w : TEXCOORD0) {
+    float4 f = asfloat(w);
+    O o; o.i = int4(f); o.u = uint4(f);
+    o.si = int4(int3(f.xyz), (int)g(f.w));
+    o.su = uint4(uint2(f.xy), (uint)f.z, (uint)g(f.w));
+    int2x2 m = (int2x2)float2x2(f.x, f.y, f.z, f.w);
+    o.m = int4(m[0], m[1]);
+    return o;
+}
+"""
+
+
+def test_conversions_at_the_edges_of_the_range_are_d3d_values_on_cpu_and_gpu(gpu_device):
+    """Every width gpuia's WGSL converts (scalars, int2/uint2, int3, int4/uint4, a matrix's
+    columns) at the edges of the integer range, at NaN and the infinities: D3D's values on
+    both paths."""
+    cpu, gpu = _both(_case(EDGE_CONVERT, EDGES, 5), gpu_device, 4, 5)
+    for who, got in (("CPU", cpu), ("GPU", gpu)):
+        for k, kind in ((0, "int4"), (2, "int3 + int"), (4, "int2x2")):
+            assert got[:, k].view(np.int32).tolist() == EDGE_INTS, (who, kind)
+        for k, kind in ((1, "uint4"), (3, "uint2 + uint")):
+            assert got[:, k].tolist() == EDGE_UINTS, (who, kind)
 
 
 def test_gpuia_check_agrees_end_to_end(gpu_device):
@@ -142,6 +183,25 @@ def test_gpuia_check_agrees_end_to_end(gpu_device):
     assert {ln.path: ln.status for ln in result.lines}["stream output"] == "OK", result.text()
 
 
+VECTOR_DIVIDE = """
+struct O { uint4 q : TEXCOORD0; uint4 r : TEXCOORD1; };
+O main(uint4 w : TEXCOORD0) {
+    O o; o.q = uint4(w.xz / w.yw, w.xz % w.yw); o.r = uint4(w.xy / w.y, w.zw % w.w);
+    return o;
+}
+"""
+
+
+def test_unsigned_vector_division_by_zero_is_d3d_value(gpu_device):
+    """udiv per component, a scalar divisor of a vector too: with (7, 0, 9, 2), (7, 9) / (0, 2)
+    is (0xFFFFFFFF, 4), their remainders (0xFFFFFFFF, 1); (7, 0) / 0 is 0xFFFFFFFF twice;
+    (9, 2) % 2 is (1, 0)."""
+    cpu, gpu = _both(_case(VECTOR_DIVIDE, [[7, 0, 9, 2]], 2), gpu_device, 1, 2)
+    want = [[UINT_MAX, 4, UINT_MAX, 1], [UINT_MAX, UINT_MAX, 1, 0]]
+    assert cpu[0].tolist() == want
+    assert gpu[0].tolist() == want
+
+
 DIVIDE = """
 struct O { uint4 q : TEXCOORD0; };
 O main(uint4 w : TEXCOORD0) { O o; o.q = uint4(w.x / w.y, w.x % w.y, w.z / w.w, w.z % w.w);
@@ -149,8 +209,6 @@ O main(uint4 w : TEXCOORD0) { O o; o.q = uint4(w.x / w.y, w.x % w.y, w.z / w.w, 
 """
 
 
-@pytest.mark.xfail(strict=True, reason="the GPU path gives WGSL's x / 0 = x and x % 0 = 0, "
-                   "not D3D's 0xFFFFFFFF (udiv)")
 def test_unsigned_division_by_zero_is_d3d_value_on_the_gpu(gpu_device):
     cpu, gpu = _both(_case(DIVIDE, [[7, 0, 9, 2]], 1), gpu_device, 1, 1)
     assert cpu[0, 0].tolist() == [UINT_MAX, UINT_MAX, 4, 1]  # the CPU reference: D3D's
