@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import GpuiaError, UnsupportedError
-from ..util.child import Child, ChildFailed, ChildTimeout
+from ..util.child import Child, ChildFailed, ChildTimeout, setting
 from . import emitted, wgsl_defined
 
 __all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
@@ -397,7 +397,7 @@ class _Worker:
         self.child.stop()
 
     def request(self, message: dict, what: str) -> dict:
-        timeout = float(os.environ.get("GPUIA_SLANG_TIMEOUT") or 300)
+        timeout = setting("GPUIA_SLANG_TIMEOUT", 300.0, 1e6)
         try:
             return self.child.request(message, timeout)
         except ChildTimeout:

@@ -30,7 +30,7 @@ import signal
 from pathlib import Path
 
 from ..errors import UnsupportedError
-from ..util.child import Child, ChildFailed, ChildTimeout
+from ..util.child import Child, ChildFailed, ChildTimeout, setting
 from .clang_parse import SOURCE_EXTRA, ParseOptions
 from .cpp import read_source_bytes, source_label
 from .model import SourceError, SourceFile, source_file_from_doc
@@ -56,19 +56,6 @@ _MOST_SECONDS = 1e6
 """The largest GPUIA_SOURCE_TIMEOUT (11.6 days): a wait of 1e10 s cannot be expressed at all."""
 _MOST_MB = float(1 << 40)
 """The largest GPUIA_SOURCE_MEMORY_MB (an address-space limit of 2^60 bytes: none at all)."""
-
-
-def _setting(name: str, default: float, most: float) -> float:
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= most:
-        raise UnsupportedError(f"{name}={text}: must be a positive number, at most {most:g}")
-    return value
 
 
 def start_worker() -> None:
@@ -101,8 +88,8 @@ def read_cpp(path: str | Path, assume_false=(), options: ParseOptions | None = N
     options.arguments()  # malformed options are refused before a worker starts
     if importlib.util.find_spec("clang.cindex") is None:
         raise UnsupportedError(f"{SOURCE_EXTRA}: clang.cindex is not installed")
-    timeout = _setting(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, _MOST_SECONDS)
-    memory_mb = _setting(MEMORY_VARIABLE, DEFAULT_MEMORY_MB, _MOST_MB)
+    timeout = setting(TIMEOUT_VARIABLE, DEFAULT_TIMEOUT, _MOST_SECONDS)
+    memory_mb = setting(MEMORY_VARIABLE, DEFAULT_MEMORY_MB, _MOST_MB)
     # Read here: standard input ("-") is this process's (the worker's is its protocol), and a
     # file that is not source text is refused before a worker runs.
     data = read_source_bytes(path)

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from ..errors import GpuiaError
+from ..errors import GpuiaError, UnsupportedError
 from .interrupt import exit_with_parent, stopped_on_signal, worker_env
 
 try:
@@ -44,7 +44,7 @@ try:
 except ImportError:  # not a POSIX system: no limits to set
     resource = None  # type: ignore[assignment]
 
-__all__ = ["Child", "ChildFailed", "ChildTimeout", "send_message", "receive_message",
+__all__ = ["Child", "ChildFailed", "ChildTimeout", "send_message", "receive_message", "setting",
            "serve", "mapped_bytes", "limit_memory", "limit_cpu", "OUT_OF_MEMORY"]
 
 _HEADER = struct.Struct("<I")
@@ -181,6 +181,23 @@ def serve(handle: Callable[[dict], dict], setup: Callable[[], None] | None = Non
         if request is None:
             return 0
         send_message(out, handle(request))
+
+
+def setting(name: str, default: float, most: float) -> float:
+    """The number the environment variable ``name`` holds (a worker's time or memory limit),
+    ``default`` when it is unset or empty. Raises :class:`~gpuia.errors.UnsupportedError`,
+    naming the variable, for anything but a number in (0, ``most``] (text, NaN, infinity, a
+    value no limit can take)."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= most:
+        raise UnsupportedError(f"{name}={text}: must be a positive number, at most {most:g}")
+    return value
 
 
 def _describe_signal(signum: int) -> str:

@@ -1354,6 +1354,19 @@ def test_a_compile_past_the_timeout_is_refused(monkeypatch):
     assert compile_shader("float4 main(float4 p : POSITION) : SV_Position { return p * 9; }")
 
 
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "nan", "inf", "1e10"])
+def test_a_timeout_setting_that_is_no_usable_number_is_refused_by_name(monkeypatch, value):
+    """GPUIA_SLANG_TIMEOUT=abc was a ValueError traceback and 1e10 an OverflowError in the
+    wait: each is one refusal naming the variable."""
+    from gpuia.errors import UnsupportedError
+
+    monkeypatch.setenv("GPUIA_SLANG_TIMEOUT", value)
+    with pytest.raises(UnsupportedError, match=f"GPUIA_SLANG_TIMEOUT={value}: must be a "
+                                               f"positive number"):
+        compile_shader(f"float4 main(float4 p : POSITION) : SV_Position {{ return p * 3; }}"
+                       f"// {value}\n")
+
+
 @pytest.mark.parametrize("where", ["source", "define"])
 def test_a_lone_surrogate_is_refused(where):
     src = "float4 main(float4 p : POSITION) : SV_Position { return p; }"
