@@ -35,10 +35,10 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 
 from ..gpu.device import DevicePool
+from ..util.child import limit_memory, mapped_bytes
 from ..util.interrupt import exit_with_parent
 from .runs import run_valid_case
 
@@ -51,13 +51,6 @@ def _vm_kib(field: str) -> int:
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     return 0
-
-
-def _limit_memory(limit_mb: int) -> int:
-    """Cap the address space at its current peak plus ``limit_mb``; returns the cap in MiB."""
-    cap = _vm_kib("VmPeak") * 1024 + (limit_mb << 20)
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    return cap >> 20
 
 
 def make_handler(config: dict, devices=None):
@@ -109,7 +102,9 @@ def serve(make_handler, wrap=None) -> int:
     limit = config.get("memory_limit_mb")
     if limit is None and ready.get("cpu_only"):
         limit = config.get("cpu_memory_limit_mb", 4096)
-    ready["memory_cap_mb"] = _limit_memory(limit) if limit else None
+    # the address space capped at its peak so far plus the limit
+    ready["memory_cap_mb"] = limit_memory(mapped_bytes() + (limit << 20)) >> 20 if limit \
+        else None
     ready.update({"ready": True, "pid": os.getpid()})
     if wrap is not None:
         handler = wrap(handler)
