@@ -5,7 +5,6 @@ The core (this package's top level) needs no GPU: descriptors mirroring D3D12, t
 format table, input layout resolution as CreateInputLayout does it, and the CPU reference.
 """
 
-from . import _moved
 from .d3d.desc import (
     APPEND_ALIGNED_ELEMENT,
     SO_NO_RASTERIZED_STREAM,
@@ -29,8 +28,6 @@ from .reference import IAResult, run_ia
 
 __version__ = "0.1.0"
 """The package's version (PEP 440)."""
-
-_moved.install()  # gpuia 0.1 import paths, for one release
 
 __all__ = [
     "APPEND_ALIGNED_ELEMENT", "SO_NO_RASTERIZED_STREAM", "DrawIndexedInstanced", "DrawInstanced",

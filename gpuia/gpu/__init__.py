@@ -15,7 +15,6 @@ call that reaches wgpu raises :class:`~gpuia.errors.DeviceLostError` or
 :class:`~gpuia.errors.GpuOutOfMemoryError` for what the device does (lost, out of memory), not
 wgpu's exceptions."""
 
-from .._moved import moved_name
 from .context import Capture, Context, PipelineState
 from .device import AdapterInfo, Buffer, Caps, Device, get_device, list_adapters, select_adapter
 from .plan import DrawPath, IndexMode, Plan, plan_draw
@@ -26,7 +25,3 @@ __all__ = ["Capture", "Context", "PipelineState", "AdapterInfo", "Buffer", "Caps
            "IndexMode", "Texture",
            "TARGET_FORMATS"]
 
-
-def __getattr__(name):
-    # Names this package exported before the harness split (gpuia._moved).
-    return moved_name(__name__, name)

@@ -16,14 +16,13 @@ ROOT = REPO / "gpuia"
 # Lowest first. A module may import its own layer and those below; the packages of one layer
 # listed as separate sets are independent siblings (neither imports the other).
 LAYERS = [
-    [{"gpuia.errors", "gpuia._moved", "gpuia.util"}],
+    [{"gpuia.errors", "gpuia.util"}],
     [{"gpuia.d3d"}],
     [{"gpuia.reference", "gpuia"}],  # gpuia's top level re-exports the model and the reference
     [{"gpuia.wgsl"}],
     [{"gpuia.hlsl"}, {"gpuia.gpu"}],
     [{"gpuia.harness", "gpuia.source"}],
-    [{"gpuia.cli", "gpuia.commands", "gpuia.fuzz", "gpuia.pytest_plugin", "gpuia.demos",
-      "gpuia.__main__", "gpuia._demos"}],
+    [{"gpuia.cli", "gpuia.fuzz", "gpuia.pytest_plugin", "gpuia.demos", "gpuia.__main__"}],
 ]
 
 
@@ -153,6 +152,6 @@ def test_no_import_cycles():
 def test_layer_table_names_real_packages(layer):
     for group in LAYERS[layer]:
         for name in group:
-            if name in ("gpuia._demos", "gpuia.commands", "gpuia.demos"):
-                continue  # compatibility names and packages that may not exist
+            if name == "gpuia.demos":
+                continue  # being moved out of the package to programs under demos/
             assert name in MODULES, f"{name} in LAYERS does not exist"
