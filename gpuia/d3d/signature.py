@@ -10,10 +10,12 @@ from dataclasses import dataclass
 from ..errors import InvalidDescError
 from .layout import InputLayout
 
-__all__ = ["Member", "ShaderSignature", "SYSTEM_INPUTS"]
+__all__ = ["Member", "ShaderSignature", "SYSTEM_INPUTS", "SYSTEM_OUTPUTS"]
 
 SYSTEM_INPUTS = ("SV_VERTEXID", "SV_INSTANCEID")
 """System-generated inputs: never taken from the input layout (rules 3.8)."""
+SYSTEM_OUTPUTS = {"SV_VERTEXID": 1, "SV_INSTANCEID": 1}
+"""System values a vertex shader can stream out, with their component counts."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from .feature_level import FeatureLevel, feature_level
 from .signature import Member, ShaderSignature
 
 __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
-           "SO_BUFFER_SLOT_COUNT", "SO_BUFFER_MAX_STRIDE_IN_BYTES"]
+           "declared_sizes", "SO_BUFFER_SLOT_COUNT", "SO_BUFFER_MAX_STRIDE_IN_BYTES"]
 
 SO_BUFFER_SLOT_COUNT = 4
 """D3D12_SO_BUFFER_SLOT_COUNT: the output slots 0-3, and the most buffer strides (rules 8.1)."""
@@ -118,6 +118,22 @@ class ResolvedStreamOutput:
             if s.slot == slot:
                 return s
         return None
+
+
+def declared_sizes(entries) -> dict[int, int]:
+    """Bytes per vertex declared for each output slot, gaps included (rules 8.5).
+
+    Arguments:
+        entries: the declaration's entries (:class:`~gpuia.d3d.desc.SODeclarationEntry`
+            values or anything with their ``output_slot`` and ``component_count``).
+
+    Returns:
+        A dict: output slot -> bytes, for every slot an entry names.
+    """
+    sizes: dict[int, int] = {}
+    for e in entries:
+        sizes[e.output_slot] = sizes.get(e.output_slot, 0) + 4 * e.component_count
+    return sizes
 
 
 def _rasterized_rule(fl: FeatureLevel) -> str:

@@ -323,8 +323,7 @@ def _plan(report, layout, label, caps, several: bool) -> None:
 
 def derived_signature(entries):
     """The vertex shader signature an SO declaration is linted against (module docstring)."""
-    from ..d3d.signature import Member, ShaderSignature
-    from ..source.cases import SYSTEM_OUTPUTS
+    from ..d3d.signature import SYSTEM_OUTPUTS, Member, ShaderSignature
 
     members: list[Member] = []
     seen: set[tuple[str, int]] = set()
@@ -353,8 +352,7 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
     output ``signature`` when given (a :class:`~gpuia.wgsl.signature.ShaderSignature`), else a
     derived one, at ``feature_level`` (a level or API profile name; None: D3D12's)."""
     from ..d3d.feature_level import feature_level as level_of
-    from ..d3d.so_declaration import resolve_stream_output
-    from ..source.cases import declared_sizes
+    from ..d3d.so_declaration import declared_sizes, resolve_stream_output
 
     findings: list[Finding] = []
     try:

@@ -13,28 +13,18 @@ import re
 
 import numpy as np
 
-from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT
+from ..d3d.signature import SYSTEM_OUTPUTS
+from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT, declared_sizes
 from ..harness.case import Case, encode_data, load_case
 from .model import SourceArray
 
-__all__ = ["case_name", "declared_sizes", "so_case", "SYSTEM_OUTPUTS"]
-
-SYSTEM_OUTPUTS = {"SV_VERTEXID": 1, "SV_INSTANCEID": 1}
-"""System values a vertex shader can stream out, with their component counts."""
+__all__ = ["case_name", "so_case"]
 
 
 def case_name(arr: SourceArray) -> str:
     """``<file stem>_<array name>`` with everything but letters, digits and ``_`` made ``_``."""
     stem = re.sub(r"\W", "_", arr.file.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0])
     return f"{stem}_{re.sub(r'[^0-9A-Za-z_]', '_', arr.name)}"
-
-
-def declared_sizes(entries) -> dict[int, int]:
-    """Bytes per vertex declared for each output slot (gaps included, rules 8.5)."""
-    sizes: dict[int, int] = {}
-    for e in entries:
-        sizes[e.output_slot] = sizes.get(e.output_slot, 0) + 4 * e.component_count
-    return sizes
 
 
 _INPUT_FORMATS = {"float": "R32G32B32A32_FLOAT", "uint": "R32G32B32A32_UINT",
