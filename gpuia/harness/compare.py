@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..util.parallel import row_chunks, run_tasks
-from .report.text import format_value, render_table
+from .table import format_value, render_table
 
 if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the GPU side)
     from ..d3d.layout import InputLayout

@@ -39,9 +39,9 @@ from .compare import (
     compare_so,
     comparison_table,
 )
+from .primitives import GPUPrimitives, gpu_primitives
 from .raster_check import raster_check
 from .reference_run import reference_ia
-from .report.mesh import GPUPrimitives, gpu_primitives
 from .run import DEFAULT_MAX_INVOCATIONS, reference_so
 from .run_gpu import GPUResult, run_case_gpu, run_case_so_gpu, upload_case
 
@@ -121,7 +121,7 @@ class CheckResult:
         tolerance (ShaderTolerance): the tolerance the Stream Output lines were compared
             with. Default None.
         primitives (dict): adapter summary -> what the GPU side draws as each draw's
-            primitives there (:func:`gpuia.harness.report.mesh.gpu_primitives`), kept the same
+            primitives there (:func:`gpuia.harness.primitives.gpu_primitives`), kept the same
             way. Default empty.
     """
 
