@@ -295,8 +295,9 @@ def _missing_cell() -> Cell:
 
 
 def _draw_text(d) -> str:
-    args = ", ".join(f"{name}={getattr(d, attr)}" for name, attr in type(d)._ALIASES.items())
-    return f"{type(d).__name__}({args})"
+    # The case-file form names the call and its arguments by their D3D names, in D3D's order.
+    ((call, args),) = d.to_dict().items()
+    return f"{call}({', '.join(f'{name}={value}' for name, value in args.items())})"
 
 
 def _element_rows(case) -> list[list[str]]:
