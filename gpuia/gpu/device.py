@@ -55,9 +55,10 @@ HostData: TypeAlias = bytes | bytearray | memoryview | np.ndarray
 structured dtype (:func:`host_bytes` refuses the rest)."""
 
 __all__ = ["Caps", "AdapterInfo", "list_adapters", "select_adapter", "Device", "Buffer",
-           "get_device", "BIND_FLAGS", "device_error", "wgpu_call", "host_bytes", "RELEASES",
-           "ContextWork", "is_released", "released_error", "release_resource", "intercept_destroy",
-           "DevicePool", "adapter_driver_info", "HostData"]
+           "checked_buffer", "get_device", "BIND_FLAGS", "device_error", "wgpu_call",
+           "host_bytes", "RELEASES", "ContextWork", "is_released", "released_error",
+           "release_resource", "intercept_destroy", "DevicePool", "adapter_driver_info",
+           "HostData"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -698,6 +699,40 @@ class Buffer:
         data = wgpu_call(lambda: self.device.device.queue.read_buffer(
             self.wgpu, 0, (self.size + 3) // 4 * 4), "Buffer.read")
         return bytes(data[: self.size])
+
+
+def checked_buffer(buf, device: Device, where: str, field_name: str = "buffer", *,
+                   same_wgpu_device: bool = False) -> Buffer:
+    """The ownership check of every binding of a buffer: ``buf`` is a gpuia :class:`Buffer`
+    created on ``device`` (that very Device, not another sharing its wgpu device). Whether it
+    is still live and has the binding's flag is the caller's next check.
+
+    Arguments:
+        buf: what was bound.
+        device (Device): the device the binding is on.
+        where (str): the call to name in the error (``"IASetIndexBuffer"``).
+        field_name (str): the argument to name in the error. Default ``"buffer"``.
+        same_wgpu_device (bool): compare the wgpu devices instead: a buffer of any Device on
+            ``device.device`` binds there. For the index pass, which runs on whatever carries
+            a wgpu device and its caps. Default False.
+
+    Returns:
+        ``buf``.
+
+    Raises:
+        InvalidDescError: ``buf`` is no gpuia Buffer (host bytes, a wgpu buffer, a view), or it
+            belongs to another device.
+    """
+    if not isinstance(buf, Buffer):
+        raise InvalidDescError(where, field_name, buf,
+                               "expected a gpuia Buffer created on this device "
+                               "(Device.create_buffer uploads host bytes)")
+    if (buf.device.device is not device.device if same_wgpu_device
+            else buf.device is not device):
+        raise InvalidDescError(where, field_name, buf,
+                               "expected a gpuia Buffer created on this device; this one "
+                               "belongs to another device")
+    return buf
 
 
 class Device:

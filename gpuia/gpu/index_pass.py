@@ -67,7 +67,7 @@ from ..wgsl.index_pass import (
     scan_levels,
 )
 from .cache import remember
-from .device import Buffer, wgpu_call
+from .device import checked_buffer, wgpu_call
 
 if TYPE_CHECKING:  # imported where a device exists
     import wgpu
@@ -226,14 +226,8 @@ def _source(draw, view: IndexBufferView | None) -> IndexSource:
 
 def _check_buffer(view: IndexBufferView, device) -> None:
     """The view's buffer is one the pass can bind: a live gpuia Buffer of ``device``."""
-    buf = view.buffer
-    if not isinstance(buf, Buffer):
-        raise InvalidDescError("index pass", "index_buffer", buf,
-                               "the index pass reads indices on the GPU: expected a gpuia Buffer "
-                               "(upload host bytes with Device.create_buffer first)")
-    if buf.device.device is not device.device:
-        raise InvalidDescError("index pass", "index_buffer", buf,
-                               "the buffer belongs to another device")
+    buf = checked_buffer(view.buffer, device, "index pass", "index_buffer",
+                         same_wgpu_device=True)
     if buf.released:
         raise InvalidDescError("index pass", "index_buffer", buf,
                                "this Buffer was released; create a new one")

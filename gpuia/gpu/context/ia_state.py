@@ -15,7 +15,7 @@ from ...d3d.desc import IndexBufferView, VertexBufferView
 from ...d3d.topology import TopologyInfo, topology_info
 from ...errors import InvalidDescError
 from ..cache import remember
-from ..device import Buffer
+from ..device import checked_buffer
 
 __all__ = ["IAState", "as_list"]
 
@@ -144,9 +144,7 @@ class IAState:
     def check_vertex_buffer(self, slot: int, buf) -> None:
         """``buf`` may be bound at IA slot ``slot``: a live gpuia Buffer of this device with the
         vertex_buffer (or stream_output) bind flag."""
-        if not isinstance(buf, Buffer) or buf.device is not self.device:
-            raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
-                                   "expected a gpuia Buffer created on this context's device")
+        checked_buffer(buf, self.device, f"IASetVertexBuffers slot {slot}")
         buf.check_live(f"IASetVertexBuffers slot {slot}")
         if "vertex_buffer" not in buf.bind and "stream_output" not in buf.bind:
             raise InvalidDescError(f"IASetVertexBuffers slot {slot}", "buffer", buf,
@@ -160,9 +158,7 @@ class IAState:
                                        "expected an IndexBufferView")
             buf = view.buffer
             if buf is not None:
-                if not isinstance(buf, Buffer) or buf.device is not self.device:
-                    raise InvalidDescError("IASetIndexBuffer", "buffer", buf,
-                                           "expected a gpuia Buffer created on this device")
+                checked_buffer(buf, self.device, "IASetIndexBuffer")
                 if "index_buffer" not in buf.bind:
                     raise InvalidDescError("IASetIndexBuffer", "buffer", buf,
                                            "was not created with the index_buffer bind flag")

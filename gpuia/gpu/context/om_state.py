@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...errors import InvalidDescError
 from ..cache import remember
-from ..device import Buffer, released_error
+from ..device import Buffer, checked_buffer, released_error
 from ..pipelines import TARGET_FORMAT
 from ..targets import INTERNAL_OUTPUT, OutputState, Texture
 from .ia_state import as_list
@@ -119,9 +119,7 @@ class OMState:
         if buffer is None:
             self.cbvs.pop(root_parameter_index, None)
             return
-        if not isinstance(buffer, Buffer) or buffer.device is not self.device:
-            raise InvalidDescError(where, "BufferLocation", buffer,
-                                   "expected a gpuia Buffer of this device")
+        checked_buffer(buffer, self.device, where, "BufferLocation")
         if "constant_buffer" not in buffer.bind:
             raise InvalidDescError(where, "BufferLocation", buffer,
                                    "was not created with the constant_buffer bind flag "
