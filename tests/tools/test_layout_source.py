@@ -19,12 +19,9 @@ from gpuia.cli import main
 from gpuia.d3d.layout import InputLayout
 from gpuia.harness.lint import LINT_CODES, lint_layout, webgpu_default_caps
 from gpuia.source import SourceError, extract
+from helpers import REAL_LAYOUTS, REAL_SO_DECLS
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "layouts"
-# real-layouts.json and real-so-decls.json (layouts and SO declarations of real applications),
-# kept with the tests so they run wherever the repository is cloned.
-REAL_LAYOUTS = DATA / "reference" / "real-layouts.json"
-REAL_SO = DATA / "reference" / "real-so-decls.json"
 
 # JSON entry -> (file, array name, which array of that name in the file, conditions taken false)
 LAYOUT_SOURCES = {
@@ -98,7 +95,7 @@ def _expected_element(e: dict) -> dict:
 def test_every_real_layout_has_a_reconstructed_source():
     names = {entry["name"] for entry in _json(REAL_LAYOUTS)["layouts"]}
     assert names == set(LAYOUT_SOURCES)
-    assert {d["name"] for d in _json(REAL_SO)["decls"]} == set(SO_SOURCES)
+    assert {d["name"] for d in _json(REAL_SO_DECLS)["decls"]} == set(SO_SOURCES)
 
 
 @pytest.mark.parametrize("entry", _json(REAL_LAYOUTS)["layouts"], ids=lambda e: e["name"])
@@ -109,7 +106,7 @@ def test_extracted_layout_equals_real_layouts_json(entry):
     assert arr.elements == [_expected_element(e) for e in entry["elements"]]
 
 
-@pytest.mark.parametrize("entry", _json(REAL_SO)["decls"], ids=lambda e: e["name"])
+@pytest.mark.parametrize("entry", _json(REAL_SO_DECLS)["decls"], ids=lambda e: e["name"])
 def test_extracted_so_declaration_equals_real_so_decls_json(entry):
     file, name, nth = SO_SOURCES[entry["name"]]
     arr = _array(file, name, nth)
@@ -343,7 +340,7 @@ def test_cli_json_forms_and_json_output(capsys, tmp_path):
         "vertex_buffers": [{"slot": 0, "stride": 12, "data": {"hex": ""}}],
         "draw": {"DrawInstanced": {"VertexCountPerInstance": 0}},
         "stream_output": {"declaration": [{"SemanticName": "POSITION", "ComponentCount": 2}]}}))
-    code, out, err = run_cli(capsys, case, REAL_SO, "--no-gpu", "--json")
+    code, out, err = run_cli(capsys, case, REAL_SO_DECLS, "--no-gpu", "--json")
     assert code == 0, err
     doc = json.loads(out)
     first = doc["arrays"][0]

@@ -1,17 +1,15 @@
 """InputLayout: CreateInputLayout's resolution and validation (rules section 3).
 
 Expected offsets are derived by hand in the comments from rules 3.2/3.4 (or transcribed from the
-notes of tests/data/layouts/reference/real-layouts.json, which quote the sources); nothing here was
+notes of the real-layouts demo's data/real-layouts.json, which quote the sources); nothing here was
 obtained by running gpuia and pasting its output.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import struct
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +18,7 @@ import gpuia
 from gpuia import APPEND_ALIGNED_ELEMENT, InputElementDesc, InputLayout, InvalidDescError
 from gpuia.d3d.desc import InputClassification
 from gpuia.d3d.layout import elements_from_dtype
+from helpers import REAL_LAYOUTS
 
 APPEND = 0xFFFFFFFF  # D3D12_APPEND_ALIGNED_ELEMENT
 
@@ -606,22 +605,10 @@ def test_elements_from_plain_dtype_rejected():
 
 
 # ---------------------------------------------------------------------------------------------
-# Real layouts (tests/data/layouts/reference/real-layouts.json)
+# Real layouts (helpers.REAL_LAYOUTS: the real-layouts demo's data/real-layouts.json)
 # ---------------------------------------------------------------------------------------------
 
-def _find_real_layouts() -> Path | None:
-    here = Path(__file__).resolve()
-    candidates = [os.environ.get("GPUIA_REFERENCE_DIR"), here.parents[1] / "data/layouts/reference",
-                  here.parents[1] / "shared/reference",
-                  here.parents[2] / "shared/reference", "/work/shared/reference"]
-    for c in candidates:
-        if c and (Path(c) / "real-layouts.json").is_file():
-            return Path(c) / "real-layouts.json"
-    return None
-
-
-_REAL_PATH = _find_real_layouts()
-REAL = json.loads(_REAL_PATH.read_text())["layouts"] if _REAL_PATH else []
+REAL = json.loads(REAL_LAYOUTS.read_text())["layouts"]
 
 # Resolved offsets stated in the JSON notes (transcribed here by hand), in element order.
 STATED_OFFSETS = {
@@ -657,7 +644,6 @@ def _d3d_element(e: dict) -> dict:
 
 
 def test_real_layouts_file_found():
-    assert _REAL_PATH is not None, "tests/data/layouts/reference/real-layouts.json not found"
     assert len(REAL) >= 10
     for name in list(STATED_OFFSETS) + list(STATED_STRIDES):
         assert name in {L["name"] for L in REAL}
