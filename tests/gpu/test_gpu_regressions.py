@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from gpuia import (
+    DrawInstanced,
     InputLayout,
     SODeclarationEntry,
     StreamOutputBufferView,
@@ -18,7 +19,7 @@ from gpuia import (
 )
 from gpuia.d3d.desc import IndexBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
-from gpuia.gpu import Context, PipelineState
+from gpuia.gpu import Context, IndexMode, PipelineState
 from gpuia.gpu.device import Device
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare, compare_so
@@ -109,12 +110,26 @@ def test_stride_zero_with_an_extent_past_the_stride_limit_is_pulled(gpu_device):
 
 
 def test_non_indexed_adjacency_with_a_large_start_vertex_draws(gpu_device):
+    """A non-indexed draw gpuia draws as a list it builds (LINELIST_ADJ: adjacency vertices
+    dropped) is an indexed draw whose base vertex is StartVertexLocation, which WebGPU takes as
+    a signed 32-bit value: 2**31 was refused. The draw is encoded and submitted on that path,
+    and the same draw captured delivers D3D's values."""
     ctx = _ctx(gpu_device)
     ctx.ia_set_primitive_topology("LINELIST_ADJ")
     ctx.ia_set_vertex_buffers(0, [VertexBufferView(
         gpu_device.create_buffer(np.arange(8, dtype=np.uint32)), 4)])
-    ctx.draw_instanced(4, 1, 0x80000000)  # fetches out of bounds: pulled, zeros
+    plan = ctx.draw(DrawInstanced(4, 1, 0x80000000))
     ctx.flush()
+    # The planner sees element 2**31 + i past the 8-element view and pulls.
+    assert (plan.path, plan.index.mode) == ("pulling", IndexMode.HOST), plan
+    ctx.begin_capture()
+    ctx.draw_instanced(4, 1, 0x80000000)
+    cap = ctx.end_capture()
+    # Vertex i is fetched at byte 4 * (2**31 + i), which wraps to 4 * i (rules 4.2): A = i;
+    # SV_VertexID is i, without StartVertexLocation (rules 4.5). Adjacency vertices included.
+    records = cap.words.reshape(-1, 7)  # flag, SV_VertexID, SV_InstanceID, A (x, y, z, w)
+    assert records[:, :4].tolist() == [[1, i, 0, i] for i in range(4)]
+    assert cap.unexpected == 0
 
 
 def test_semantic_names_ending_in_digits_on_the_gpu(gpu_device, tmp_path):
