@@ -50,6 +50,7 @@ from ..d3d.desc import (
 )
 from ..d3d.topology import TopologyInfo
 from ..errors import InvalidDescError, UnsupportedError
+from ..wgsl.blocks import INDEX_PARAMS
 from ..wgsl.index_pass import (
     ARGS_DISPATCH,
     ARGS_KEPT,
@@ -77,6 +78,12 @@ __all__ = ["IndexPass", "encode_index_pass", "index_pass_spec", "index_window", 
            "ARGS_WORDS"]
 
 _U32 = 0xFFFFFFFF
+# Words of a GpuiaIndexParams record, from its table.
+(_COUNT, _START, _IB_BASE, _HELD, _INSTANCE_COUNT, _BASE_VERTEX, _FIRST_INSTANCE,
+ _ITEMS_PER_GROUP, _MAX_GROUPS, _LEVEL, _SCAN, _LEVEL_OFFSET, _LEVEL_LENGTH) = (
+    INDEX_PARAMS.word(name) for name in (
+        "count", "start", "ib_base", "held", "instance_count", "base_vertex", "first_instance",
+        "items_per_group", "max_groups", "level", "scan", "level_offset", "level_length"))
 _SOURCES = {s.size: s for s in IndexSource if s.size}  # index bytes -> how the program reads it
 _PIPELINE_LIMIT = 64  # programs per device (one per topology, source, cut, rotation, streams)
 
@@ -336,18 +343,26 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     for i in range(2, len(levels)):
         offsets[i] = offsets[i - 1] + levels[i - 1]
     lengths = (levels + [0] * MAX_LEVELS)[:MAX_LEVELS]
-    base = [n, draw.start_index_location if draw.indexed else 0, ib_base, held,
-            draw.instance_count if n else 0,
-            (base_vertex if base_vertex is not None else draw.base_vertex_location
-             if draw.indexed else draw.start_vertex_location) & _U32,
-            draw.start_instance_location, items_per_group,
-            caps.max_compute_workgroups_per_dimension]
     records = [(0, 0)] + [(i, 0) for i in range(1, top)] + [(top, 0), (top, 1)]
     align = max(caps.min_uniform_buffer_offset_alignment, 4)
     stride = (4 * PARAMS_WORDS + align - 1) // align * align
     params = np.zeros((len(records), stride // 4), np.uint32)
+    params[:, _COUNT] = n
+    params[:, _START] = draw.start_index_location if draw.indexed else 0
+    params[:, _IB_BASE] = ib_base
+    params[:, _HELD] = held
+    params[:, _INSTANCE_COUNT] = draw.instance_count if n else 0
+    params[:, _BASE_VERTEX] = (base_vertex if base_vertex is not None
+                               else draw.base_vertex_location if draw.indexed
+                               else draw.start_vertex_location) & _U32
+    params[:, _FIRST_INSTANCE] = draw.start_instance_location
+    params[:, _ITEMS_PER_GROUP] = items_per_group
+    params[:, _MAX_GROUPS] = caps.max_compute_workgroups_per_dimension
+    params[:, _LEVEL_OFFSET:_LEVEL_OFFSET + MAX_LEVELS] = offsets
+    params[:, _LEVEL_LENGTH:_LEVEL_LENGTH + MAX_LEVELS] = lengths
     for r, (level, scan) in enumerate(records):
-        params[r, :PARAMS_WORDS] = base + [level, scan, 0] + offsets + lengths
+        params[r, _LEVEL] = level
+        params[r, _SCAN] = scan
     at = {rec: r * stride for r, rec in enumerate(records)}
 
     steps = []  # (entry point, record byte offset, (x, y))

@@ -24,7 +24,7 @@ from ..wgsl import ProgramSpec, vertex_program
 from ..wgsl.diagnostics import UserText, shader_diagnostic
 from ..wgsl.pixel import null_pixel_program, pixel_program
 from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
-from ..wgsl.so_pass import SO_BLOCK_WORDS
+from ..wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
 from .cache import remember
 from .device import device_error
 from .targets import INTERNAL_OUTPUT, OutputState
@@ -339,7 +339,8 @@ class PipelineCache:
             ]
             if main:
                 entries.append({"binding": 5, "visibility": cs,
-                                "buffer": {"type": "uniform", "min_binding_size": 32}})
+                                "buffer": {"type": "uniform",
+                                           "min_binding_size": 4 * SO_STATE_WORDS}})
             else:
                 entries += [{"binding": 2, "visibility": cs, "buffer": {"type": "storage"}},
                             {"binding": 3, "visibility": cs, "buffer": {"type": "storage"}}]

@@ -36,15 +36,17 @@ import numpy as np
 from ..d3d.desc import StreamOutputBufferView
 from ..d3d.so_declaration import ResolvedStreamOutput
 from ..errors import InvalidDescError, UnsupportedError
-from ..wgsl.program import load_shader_source
+from ..wgsl.blocks import DRAW_AUTO, SO_BLOCK, SO_SLOT, SO_STATE
 from ..wgsl.so_pass import (
     SO_BLOCK_WORDS,
     SO_HEADER_WORDS,
     SO_SLOT_WORDS,
+    SO_STATE_WORDS,
     VERTICES_PER_THREAD,
     WORKGROUP,
     SOProgramSpec,
     SOVertexOrder,
+    draw_auto_program,
     so_program,
 )
 from .cache import remember
@@ -63,7 +65,19 @@ from .plan import DrawPath
 __all__ = ["SOEngine", "SOTargetBinding"]
 
 _U32 = 0xFFFFFFFF
-_SO_PRIMITIVES_WORD, _SO_NEEDED_WORD = 1, 2  # in the gpuia_so block (gpuia.wgsl.so_pass)
+# Words of the SO block, its slot entries, the SO state and DrawAuto's block, from their tables.
+(_SO_INSTANCES, _SO_PRIMITIVES_WORD, _SO_NEEDED_WORD, _SO_START_INDEX, _SO_IB_BASE, _SO_IB_SIZE,
+ _SO_T_BASE, _SO_T_END, _SO_FUSED, _SO_STATS) = (SO_BLOCK.word(name) for name in (
+    "instance_count", "prims_per_instance", "needed", "start_index", "ib_base", "ib_size",
+    "t_base", "t_end", "fused", "stats"))
+_SLOT_LOCATION, _SLOT_SIZE, _SLOT_COUNTER, _SLOT_FILLED = (SO_SLOT.word(name) for name in (
+    "location", "size", "counter", "filled"))
+_STATE_WRITTEN, _STATE_OVERFLOWED, _STATE_BASE = (SO_STATE.word(name) for name in (
+    "written", "overflowed", "base"))
+_STATE_BYTES = 4 * SO_STATE_WORDS
+_AUTO_WORDS = DRAW_AUTO.words()
+_AUTO_COUNTER, _AUTO_LOCATION, _AUTO_IA_OFFSET, _AUTO_STRIDE = (DRAW_AUTO.word(name) for name in (
+    "counter_word", "location", "ia_offset", "stride"))
 
 
 class _NoDraw:
@@ -182,7 +196,8 @@ class SOEngine:
         self.flush = flush
         dev = device.device
         self.targets: dict[int, SOTargetBinding] = {}
-        self.state = dev.create_buffer(size=32, usage="STORAGE|UNIFORM|COPY_DST|COPY_SRC")
+        self.state = dev.create_buffer(size=_STATE_BYTES,
+                                       usage="STORAGE|UNIFORM|COPY_DST|COPY_SRC")
         self.stats = dev.create_buffer(size=16, usage="STORAGE|COPY_DST|COPY_SRC")
         self._counters: dict[int, tuple] = {}  # id(Buffer) -> (Buffer, counter buffer, offset)
         self._pipelines: dict = {}
@@ -280,7 +295,7 @@ class SOEngine:
         q = dev.device.queue
         for counter, offset, value in writes:
             q.write_buffer(counter, offset, np.array([value], np.uint32))
-        q.write_buffer(self.state, 0, np.zeros(8, np.uint32))  # clears the overflow flag
+        q.write_buffer(self.state, 0, np.zeros(SO_STATE_WORDS, np.uint32))  # clears overflow
         for counter, own, value in host:
             if not own or value is not None:
                 self.host.set_counter(counter, value if own else None)
@@ -438,23 +453,27 @@ class SOEngine:
         block = ring.block(so_offset)
         block[:] = 0
         gpu_counts = ip is not None and not chunked  # filled from the pass's args on the GPU
-        block[0:4] = (draw.instance_count, 0 if gpu_counts else ppi, 0 if gpu_counts else needed,
-                      draw.start_index_location if draw.indexed else 0)
+        block[_SO_INSTANCES] = draw.instance_count
+        block[_SO_PRIMITIVES_WORD] = 0 if gpu_counts else ppi
+        block[_SO_NEEDED_WORD] = 0 if gpu_counts else needed
+        block[_SO_START_INDEX] = draw.start_index_location if draw.indexed else 0
         if index_size and ib is not None and ib.buffer is not None:
-            block[4:6] = (ib.offset, ib.size_in_bytes)
+            block[_SO_IB_BASE] = ib.offset
+            block[_SO_IB_SIZE] = ib.size_in_bytes
         for s in so.slots:
             t = self.targets.get(s.slot)
             if t is not None:
-                off = SO_HEADER_WORDS + SO_SLOT_WORDS * s.slot
-                block[off:off + 3] = (t.view.offset, t.view.size_in_bytes, t.counter_offset)
+                entry = block[SO_HEADER_WORDS + SO_SLOT_WORDS * s.slot:][:SO_SLOT_WORDS]
+                entry[_SLOT_LOCATION] = t.view.offset
+                entry[_SLOT_SIZE] = t.view.size_in_bytes
+                entry[_SLOT_COUNTER] = t.counter_offset
                 if host is not None:
-                    block[off + 3] = host[2][s.slot]
+                    entry[_SLOT_FILLED] = host[2][s.slot]
         if host is not None:
-            tail = SO_HEADER_WORDS + 4 * SO_SLOT_WORDS
             (n_written, n_needed) = host[3]
-            block[tail:tail + 2] = (host[0], int(host[1]))
-            block[tail + 4:tail + 8] = (n_written & _U32, n_written >> 32, n_needed & _U32,
-                                        n_needed >> 32)
+            block[_SO_FUSED:_SO_FUSED + 2] = (host[0], int(host[1]))
+            block[_SO_STATS:_SO_STATS + 4] = (n_written & _U32, n_written >> 32,
+                                              n_needed & _U32, n_needed >> 32)
         if ip is not None:
             aux = ip.list  # asked for: the pass made its list stream
             assert aux is not None
@@ -475,12 +494,13 @@ class SOEngine:
             g0 = dev.device.create_bind_group(
                 layout=self.pipelines.so_group0_layout(n_pulled), entries=[
                     *common,
-                    {"binding": 2, "resource": {"buffer": self.state, "offset": 0, "size": 32}},
+                    {"binding": 2, "resource": {"buffer": self.state, "offset": 0,
+                                                "size": _STATE_BYTES}},
                     {"binding": 3, "resource": {"buffer": self.stats, "offset": 0, "size": 16}}])
             g0_main = dev.device.create_bind_group(
                 layout=self.pipelines.so_group0_layout(n_pulled, main=True), entries=[
                     *common, {"binding": 5, "resource": {"buffer": self.state, "offset": 0,
-                                                         "size": 32}}])
+                                                         "size": _STATE_BYTES}}])
             # A list stream is this draw's own: its groups are not worth keeping.
             self._group0 = None if ip is not None else (key0, (g0, g0_main))
         else:
@@ -552,17 +572,20 @@ class SOEngine:
         """Encode the compute step of DrawAuto; returns the indirect-args buffer it fills."""
         dev = self.device.device
         if self._auto_pipeline is None:
-            mod = dev.create_shader_module(code=load_shader_source("draw_auto.wgsl"))
+            mod = dev.create_shader_module(code=draw_auto_program())
             self._auto_pipeline = dev.create_compute_pipeline(
                 layout="auto", compute={"module": mod, "entry_point": "main"})
         args = dev.create_buffer(size=16, usage="STORAGE|INDIRECT")
-        params = dev.create_buffer_with_data(
-            data=np.array([counter_offset // 4, location, ia_offset, stride], np.uint32),
-            usage="UNIFORM")
+        words = np.zeros(_AUTO_WORDS, np.uint32)
+        words[_AUTO_COUNTER] = counter_offset // 4
+        words[_AUTO_LOCATION] = location
+        words[_AUTO_IA_OFFSET] = ia_offset
+        words[_AUTO_STRIDE] = stride
+        params = dev.create_buffer_with_data(data=words, usage="UNIFORM")
         group = dev.create_bind_group(layout=self._auto_pipeline.get_bind_group_layout(0), entries=[
             {"binding": 0, "resource": {"buffer": counter, "offset": 0, "size": counter.size}},
             {"binding": 1, "resource": {"buffer": args, "offset": 0, "size": 16}},
-            {"binding": 2, "resource": {"buffer": params, "offset": 0, "size": 16}}])
+            {"binding": 2, "resource": {"buffer": params, "offset": 0, "size": 4 * _AUTO_WORDS}}])
         self.recorder.keep((args, params, group))
         cp = self.recorder.compute_encoder().begin_compute_pass()
         cp.set_pipeline(self._auto_pipeline)
@@ -602,14 +625,14 @@ class SOEngine:
             return int(np.frombuffer(q.read_buffer(t.counter, t.counter_offset // 16 * 16, 16),
                                      np.uint32)[(t.counter_offset % 16) // 4])
 
-        step = _prepare_step(so, self.targets, vpp, needed, bool(st[1]),
+        step = _prepare_step(so, self.targets, vpp, needed, bool(st[_STATE_OVERFLOWED]),
                              (int(stats[0]) | int(stats[1]) << 32,
                               int(stats[2]) | int(stats[3]) << 32), read_counter)
         assert step is not None  # every counter was read back
         written, overflowed, bases, total64 = step
-        st[0], st[1] = written, int(overflowed)
+        st[_STATE_WRITTEN], st[_STATE_OVERFLOWED] = written, int(overflowed)
         for slot, filled in bases.items():
-            st[4 + slot] = filled
+            st[_STATE_BASE + slot] = filled
             t = self.targets[slot]
             value = filled + written * vpp * so.slot(slot).stride
             q.write_buffer(t.counter, t.counter_offset, np.array([value], np.uint32))
@@ -642,7 +665,7 @@ class SOEngine:
             block_offset = rec.next_block(state, DrawPath.PULLING, _NO_DRAW, None)
             block = ring.block(block_offset)
             block[:] = base_block
-            block[6:8] = (t0, t1)
+            block[_SO_T_BASE], block[_SO_T_END] = t0, t1
             for slot, filled in bases.items():
                 t = self.targets[slot]
                 first = t.view.offset + filled + t0 * so.slot(slot).stride
@@ -650,7 +673,8 @@ class SOEngine:
                 woff = first // align * align
                 wsize = min((last - woff + 15) // 16 * 16, t.buffer.wgpu.size - woff)
                 windows[id(t.buffer.wgpu)] = (woff, wsize)
-                block[SO_HEADER_WORDS + SO_SLOT_WORDS * slot] = (t.view.offset - woff) & _U32
+                block[SO_HEADER_WORDS + SO_SLOT_WORDS * slot + _SLOT_LOCATION] = \
+                    (t.view.offset - woff) & _U32
             entries = []
             whole = caps.max_storage_buffer_binding_size // 16 * 16
             for k, b in enumerate(unique):

@@ -23,7 +23,8 @@ from ..gpu.plan import Plan
 from ..reference.ia import ElementData, IAResult
 from ..reference.so_output import SOResult
 from ..util.parallel import for_row_chunks
-from ..wgsl.program import CAPTURE_HEADER_WORDS, record_words
+from ..wgsl.blocks import CAPTURE_RECORD
+from ..wgsl.program import record_words
 from .case import MAX_CONSTANT_BUFFER_BYTES, Case
 from .reference_run import reference_ia
 
@@ -222,6 +223,9 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
 _CACHE_ROWS = 1 << 15
 """Rows of records gathered and then read again at once: 2 MiB of 16-word records, within a
 core's L2 cache."""
+# Words of a capture record, from its table (gpuia.wgsl.blocks.CAPTURE_RECORD).
+_FLAG, _VERTEX_ID, _INSTANCE_ID, _ELEMENTS = (CAPTURE_RECORD.word(name) for name in (
+    "flag", "vertex_id", "instance_id", "elements"))
 
 
 def _with_rows(place, sel: np.ndarray, lo: int, hi: int) -> None:
@@ -285,7 +289,7 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
             b = min(hi, a + _CACHE_ROWS)
             if not in_place:
                 np.take(recs, np.minimum(record_index[a:b], last), axis=0, out=got[a:b])
-            np.not_equal(got[a:b, 0], 1, out=missing[a:b])
+            np.not_equal(got[a:b, _FLAG], 1, out=missing[a:b])
 
     if recs.shape[0]:
         for_row_chunks(n, gather)
@@ -294,22 +298,22 @@ def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
         missing[:] = True
     # SV_VertexID and SV_InstanceID are views of the records' header words (no copy), as the
     # elements' words are.
-    instance = got[:, 2]
+    instance = got[:, _INSTANCE_ID]
     if missing.any():
         if in_place:  # the capture's own words stay as read back
             got = got.copy()
         got[missing] = 0
         # Where the GPU wrote nothing, report the reference's instance so rows stay readable.
-        instance = got[:, 2].copy()
+        instance = got[:, _INSTANCE_ID].copy()
         instance[missing] = ref.instance[missing]
     # Each element's words are a view of the records (a strided copy of every column would cost
     # more than the rest of the assembly); the records stay alive with the result.
     inputs = {}
     for e in case.layout.elements:
-        base = CAPTURE_HEADER_WORDS + 4 * e.index
+        base = _ELEMENTS + 4 * e.index
         inputs[e.key] = ElementData(e.format.shader_type, got[:, base:base + 4])
     ia = IAResult(topology=ref.topology, draw=ref.draw, instance=instance,
-                  vertex=ref.vertex, vertex_id=got[:, 1], fetch_index=ref.fetch_index,
+                  vertex=ref.vertex, vertex_id=got[:, _VERTEX_ID], fetch_index=ref.fetch_index,
                   inputs=inputs, primitives=ref.primitives, adjacency=ref.adjacency,
                   primitive_draw=ref.primitive_draw,
                   # IAVertices: vertices the GPU delivered; IAPrimitives: the reference's

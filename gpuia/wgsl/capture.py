@@ -25,13 +25,15 @@ from __future__ import annotations
 
 from ..d3d.layout import InputLayout
 from ..util.named import NamedMode
+from .blocks import CAPTURE_RECORD
 
 __all__ = ["CaptureRoute", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH", "record_words",
            "target_values", "capture_binding_lines", "capture_lines",
            "capture_target_entry_points"]
 
-CAPTURE_HEADER_WORDS = 3
-"""Per capture record: written flag, SV_VertexID, SV_InstanceID; then 4 words per element."""
+CAPTURE_HEADER_WORDS = CAPTURE_RECORD.word("elements")
+"""Per capture record: written flag, SV_VertexID, SV_InstanceID; then 4 words per element
+(:data:`gpuia.wgsl.blocks.CAPTURE_RECORD`)."""
 
 CAPTURE_TARGET_WIDTH = 256
 """Texels per row of the render-target capture route (a multiple of 16: 256-byte rows)."""
@@ -52,7 +54,7 @@ class CaptureRoute(NamedMode):
 
 def record_words(element_count: int) -> int:
     """u32 words of one capture record of a layout with ``element_count`` elements."""
-    return CAPTURE_HEADER_WORDS + 4 * element_count
+    return CAPTURE_RECORD.words(4 * element_count)
 
 
 def target_values(layout: InputLayout, group: int, per_group: int) -> list[str]:
@@ -63,14 +65,16 @@ def target_values(layout: InputLayout, group: int, per_group: int) -> list[str]:
     return values[group * per_group:(group + 1) * per_group]
 
 
-def capture_binding_lines(route) -> list[str]:
-    """The route's group-0 bindings (after the per-draw block): the record buffer, the draw's
-    fetch indices and the error counters on the storage route, the fetch indices alone on the
-    targets route. ``route``: a :class:`CaptureRoute` or its value."""
+def capture_binding_lines(route, element_count: int = 0) -> list[str]:
+    """The route's group-0 bindings (after the per-draw block): the record struct of a layout
+    with ``element_count`` elements and the record buffer, the draw's fetch indices and the
+    error counters on the storage route, the fetch indices alone on the targets route.
+    ``route``: a :class:`CaptureRoute` or its value."""
     if CaptureRoute.of(route) is CaptureRoute.TARGETS:
         return ["@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;"]
     return [
-        "@group(0) @binding(1) var<storage, read_write> gpuia_capture: array<u32>;",
+        CAPTURE_RECORD.wgsl(4 * element_count),
+        "@group(0) @binding(1) var<storage, read_write> gpuia_capture: array<GpuiaRecord>;",
         "@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;",
         "@group(0) @binding(3) var<storage, read_write> gpuia_errors: array<atomic<u32>>;",
     ]
@@ -101,7 +105,6 @@ def _key_search_lines() -> list[str]:
 
 
 def _storage_lines(layout: InputLayout) -> list[str]:
-    words = record_words(len(layout.elements))
     lines = _key_search_lines() + [
         # The record's place in the bound window of records (capture_base is the draw's first
         # record minus the window's, wrapping: a record before the window lands past its end).
@@ -109,16 +112,14 @@ def _storage_lines(layout: InputLayout) -> list[str]:
         "  if (!found) {",
         "    atomicAdd(&gpuia_errors[0], 1u);",
         "    atomicMax(&gpuia_errors[1], vi);",
-        f"  }} else if (rec < arrayLength(&gpuia_capture) / {words}u) {{",
-        f"    let r = rec * {words}u;",
-        "    gpuia_capture[r] = 1u;",
-        "    gpuia_capture[r + 1u] = sv_vertex_id;",
-        "    gpuia_capture[r + 2u] = sv_instance_id;",
+        "  } else if (rec < arrayLength(&gpuia_capture)) {",
+        "    gpuia_capture[rec].flag = 1u;",
+        "    gpuia_capture[rec].vertex_id = sv_vertex_id;",
+        "    gpuia_capture[rec].instance_id = sv_instance_id;",
     ]
     for e in layout.elements:
-        base = CAPTURE_HEADER_WORDS + 4 * e.index
         for c in range(4):
-            lines.append(f"    gpuia_capture[r + {base + c}u] = e{e.index}[{c}];")
+            lines.append(f"    gpuia_capture[rec].elements[{4 * e.index + c}] = e{e.index}[{c}];")
     lines.append("  }")
     return lines
 

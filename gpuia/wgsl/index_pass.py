@@ -56,6 +56,7 @@ from dataclasses import dataclass
 
 from ..d3d.topology import TopologyInfo
 from ..errors import InvalidDescError
+from .blocks import INDEX_PARAMS
 
 __all__ = ["IndexSource", "IndexStreams", "IndexPassSpec", "index_pass_program", "scan_levels",
            "WORKGROUP", "ITEMS", "BLOCK", "MAX_LEVELS", "PARAMS_WORDS", "ARGS_WORDS",
@@ -71,8 +72,8 @@ BLOCK = WORKGROUP * ITEMS
 MAX_LEVELS = 4
 """Levels of a scan: the positions, then totals per block: 2**32 positions need 4."""
 
-PARAMS_WORDS = 20
-"""u32 words of one ``GpuiaIndexParams`` record."""
+PARAMS_WORDS = INDEX_PARAMS.words()
+"""u32 words of one ``GpuiaIndexParams`` record (:data:`gpuia.wgsl.blocks.INDEX_PARAMS`)."""
 
 # The args buffer, in u32 words. Offsets of indirect arguments are in bytes where wgpu takes them.
 ARGS_LIST = 0
@@ -208,22 +209,7 @@ def index_pass_program(spec: IndexPassSpec) -> str:
         f"// topology {topo.name}, source {spec.source.value}, "
         f"cut {'none' if spec.cut is None else hex(spec.cut)}, rotate {str(spec.rotate).lower()}, "
         f"program {'scan' if spec.cuts else 'closed'}",
-        "struct GpuiaIndexParams {",
-        "  count: u32,           // positions per instance (IndexCountPerInstance)",
-        "  start: u32,           // StartIndexLocation",
-        "  ib_base: u32,         // byte of the view's index 0 in the bound window (wrapping)",
-        "  held: u32,            // indices the view holds: SizeInBytes / index size",
-        "  instance_count: u32,",
-        "  base_vertex: u32,     // BaseVertexLocation's bits (StartVertexLocation non-indexed)",
-        "  first_instance: u32,",
-        "  items_per_group: u32, // the dispatch args' consumer: items per workgroup (0: none)",
-        "  max_groups: u32,      // max-compute-workgroups-per-dimension",
-        "  level: u32,           // the scan level this dispatch works on",
-        "  scan: u32,            // 0: the cut scan, 1: the primitive scan",
-        "  pad: u32,",
-        "  level_offset: vec4<u32>,  // first entry of totals levels 1..3 in the totals buffer",
-        "  level_length: vec4<u32>,  // entries of levels 0..3 (level 0: the positions)",
-        "}",
+        INDEX_PARAMS.wgsl(),
         "@group(0) @binding(0) var<uniform> gpuia_ix: GpuiaIndexParams;",
         "@group(0) @binding(1) var<storage, read> gpuia_ix_words: array<u32>;",
         "@group(0) @binding(2) var<storage, read_write> gpuia_ix_codes: array<u32>;",

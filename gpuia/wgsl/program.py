@@ -113,7 +113,7 @@ def vertex_program(spec: ProgramSpec) -> str:
     constants = spec.constants or route is not None or not spec.native
     out = draw_block_lines(len(spec.pulled_slots)) if constants else []
     if route is not None:
-        out += capture_binding_lines(route)
+        out += capture_binding_lines(route, len(layout.elements))
     if not spec.native:
         out += pulling_lines(layout, spec.pulled_slots, spec.aligned, spec.aligned16)
     out += user_shader_lines(sig)

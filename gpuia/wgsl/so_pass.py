@@ -39,32 +39,33 @@ from ..d3d.signature import Member, ShaderSignature
 from ..d3d.so_declaration import ResolvedStreamOutput
 from ..d3d.topology import TopologyInfo
 from ..util.named import NamedMode
+from .blocks import SO_BLOCK, SO_SLOT, SO_STATE
 from .draw_block import draw_block_lines
 from .fetch import fetch_call, load_function, pulling_lines
+from .library import load_shader_source
 from .vertex import shader_call_lines, user_shader_lines
 
 __all__ = ["SOProgramSpec", "SOVertexOrder", "so_program", "SO_HEADER_WORDS", "SO_SLOT_WORDS",
-           "SO_FUSED_WORDS", "SO_BLOCK_WORDS", "WORKGROUP", "VERTICES_PER_THREAD"]
+           "SO_FUSED_WORDS", "SO_BLOCK_WORDS", "SO_STATE_WORDS", "draw_auto_program", "WORKGROUP",
+           "VERTICES_PER_THREAD"]
 
 WORKGROUP = 256
 """Invocations per workgroup of ``gpuia_so_main``."""
 VERTICES_PER_THREAD = 4
 """Output vertices each ``gpuia_so_main`` invocation streams (a dispatch-wide stride apart)."""
-SO_HEADER_WORDS = 8
-"""u32 words before the per-slot entries in the ``gpuia_so`` block: InstanceCount, primitives
-per instance, primitives needed (both words copied from the index pass's args in the list
-order, so they stay adjacent), StartIndexLocation, the index view's offset and SizeInBytes,
-and the chunk of output vertices this dispatch covers (first, end; end 0: no bound)."""
-SO_SLOT_WORDS = 4
-"""Per SO slot in the ``gpuia_so`` block: BufferLocation (byte offset in its binding),
-SizeInBytes, byte offset of its BufferFilledSize counter in the counter's binding, and, for the
-fused pass, BufferFilledSize before the draw."""
-SO_FUSED_WORDS = 8
-"""u32 words after the slot entries, read by the fused pass only: primitives written, the
-overflow flag after the draw, two unused, then the statistics after the draw (lo, hi of
-NumPrimitivesWritten, then of PrimitivesStorageNeeded)."""
-SO_BLOCK_WORDS = SO_HEADER_WORDS + 4 * SO_SLOT_WORDS + SO_FUSED_WORDS
+SO_HEADER_WORDS = SO_BLOCK.word("slots")
+"""u32 words before the per-slot entries in the ``gpuia_so`` block (:data:`SO_BLOCK`'s table:
+InstanceCount, primitives per instance and needed, StartIndexLocation, the index view, the
+chunk of output vertices)."""
+SO_SLOT_WORDS = SO_SLOT.words()
+"""Per SO slot in the ``gpuia_so`` block (:data:`gpuia.wgsl.blocks.SO_SLOT`)."""
+SO_FUSED_WORDS = SO_BLOCK.words() - SO_BLOCK.word("fused")
+"""u32 words after the slot entries, read by the fused pass only (``fused``, ``stats``)."""
+SO_BLOCK_WORDS = SO_BLOCK.words()
 """u32 words of the ``gpuia_so`` block."""
+SO_STATE_WORDS = SO_STATE.words()
+"""u32 words of the SO state buffer (:data:`gpuia.wgsl.blocks.SO_STATE`)."""
+_WRITTEN, _OVERFLOWED, _BASE = (SO_STATE.word(n) for n in ("written", "overflowed", "base"))
 
 # A shader output component as the u32 word Stream Output stores: its bits, unchanged.
 _AS_U32 = {"float": "bitcast<u32>({})", "sint": "bitcast<u32>({})", "uint": "{}"}
@@ -126,27 +127,19 @@ def so_program(spec: SOProgramSpec) -> str:
     vertices = topo.vertices  # per output primitive
     out = draw_block_lines(len(spec.pulled_slots))
     out += [
-        "struct GpuiaSOSlot { location: u32, size: u32, counter: u32, filled: u32 }",
-        "struct GpuiaSO {",
-        "  instance_count: u32, prims_per_instance: u32, needed: u32, start_index: u32,",
-        "  ib_base: u32, ib_size: u32, t_base: u32, t_end: u32,  // t_*: a chunk of vertices",
-        "  slots: array<GpuiaSOSlot, 4>,",
-        "  // the fused pass: (written, overflowed after the draw, -, -), statistics after it",
-        "  fused: vec4<u32>,",
-        "  stats: vec4<u32>,",
-        "}",
+        SO_BLOCK.wgsl(),
         "// What the main work reads of the prepare step: primitives written, each slot's",
         "// BufferFilledSize before the draw.",
         "struct GpuiaSOBase { written: u32, filled: vec4<u32> }",
         "@group(0) @binding(1) var<uniform> gpuia_so: GpuiaSO;",
-        "// [primitives written, overflowed, -, -, BufferFilledSize of slots 0..3 before the draw]",
+        "// the words of GpuiaSOState (below), stored one by one",
         "@group(0) @binding(2) var<storage, read_write> gpuia_so_state: array<u32>;",
         "// [NumPrimitivesWritten lo, hi, PrimitivesStorageNeeded lo, hi]",
         "@group(0) @binding(3) var<storage, read_write> gpuia_so_stats: array<u32>;",
         "@group(0) @binding(4) var<storage, read> gpuia_so_aux: array<u32>;",
         "// The same state as a uniform for the main pass (another dispatch, so another usage",
         "// scope): every invocation reads these words, and uniform reads are broadcast.",
-        "struct GpuiaSOState { written: u32, overflowed: u32, base: array<vec4<u32>, 1> }",
+        SO_STATE.wgsl(),
         "@group(0) @binding(5) var<uniform> gpuia_so_state_u: GpuiaSOState;",
     ]
     out += pulling_lines(spec.layout, spec.pulled_slots, spec.aligned, spec.aligned16)
@@ -160,6 +153,13 @@ def so_program(spec: SOProgramSpec) -> str:
     out += _prepare_entry_point(spec, vertices)
     out += _main_entry_point(spec, topo, vertices)
     return "\n".join(out) + "\n"
+
+
+def draw_auto_program() -> str:
+    """DrawAuto's compute program (entry point ``main``): the vertex count of an SO target's
+    BufferFilledSize, computed on the GPU into draw-indirect arguments. Its block is
+    :data:`gpuia.wgsl.blocks.DRAW_AUTO`."""
+    return load_shader_source("draw_auto.wgsl")
 
 
 def _bound_slots(spec: SOProgramSpec):
@@ -201,7 +201,7 @@ def _prepare_entry_point(spec: SOProgramSpec, vertices: int) -> list[str]:
         "@compute @workgroup_size(1) fn gpuia_so_prepare() {",
         "  let needed = gpuia_so.needed;",
         "  var written = needed;",
-        "  if (gpuia_so_state[1] != 0u) { written = 0u; }",
+        f"  if (gpuia_so_state[{_OVERFLOWED}] != 0u) {{ written = 0u; }}",
     ]
     for j, slot in enumerate(spec.so.slots):
         binding = spec.slots[j]
@@ -216,11 +216,11 @@ def _prepare_entry_point(spec: SOProgramSpec, vertices: int) -> list[str]:
             f"  if (filled{j} <= gpuia_so.slots[{slot.slot}].size) {{ "
             f"room{j} = gpuia_so.slots[{slot.slot}].size - filled{j}; }}",
             f"  written = min(written, room{j} / {vertices * slot.stride}u);",
-            f"  gpuia_so_state[{4 + slot.slot}u] = filled{j};",
+            f"  gpuia_so_state[{_BASE + slot.slot}u] = filled{j};",
         ]
     lines += [
-        "  if (written < needed) { gpuia_so_state[1] = 1u; }",
-        "  gpuia_so_state[0] = written;",
+        f"  if (written < needed) {{ gpuia_so_state[{_OVERFLOWED}] = 1u; }}",
+        f"  gpuia_so_state[{_WRITTEN}] = written;",
     ]
     for j, slot, _, counter in _bound_slots(spec):
         lines.append(f"  gpuia_so_buf_{counter}[cw{j} >> 2u][cw{j} & 3u] = "
@@ -235,11 +235,11 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
     fetched = [f"e{e.index}" for e in spec.layout.elements] + ["sv_vertex_id", "sv_instance_id"]
     # The fused pass's invocation 0 stores what the prepare step would: the state (read by a
     # later prepare step and the chunked path), each bound slot's counter, the statistics.
-    fused_stores = ["    gpuia_so_state[0] = gpuia_so.fused.x;",
-                    "    gpuia_so_state[1] = gpuia_so.fused.y;"]
+    fused_stores = [f"    gpuia_so_state[{_WRITTEN}] = gpuia_so.fused.x;",
+                    f"    gpuia_so_state[{_OVERFLOWED}] = gpuia_so.fused.y;"]
     for j, slot in enumerate(spec.so.slots):
         if spec.slots[j] is not None:
-            fused_stores.append(f"    gpuia_so_state[{4 + slot.slot}u] = "
+            fused_stores.append(f"    gpuia_so_state[{_BASE + slot.slot}u] = "
                                 f"gpuia_so.slots[{slot.slot}].filled;")
     for j, slot, _, counter in _bound_slots(spec):
         fused_stores += [

@@ -19,12 +19,14 @@ import numpy as np
 from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...util.parallel import for_row_chunks, row_chunks, run_tasks
+from ...wgsl.blocks import CAPTURE_RECORD
 from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
 from ..plan import HOST_INDEX_LIMIT, Plan
 from ..readback import read_ranges
 from .resolve import DrawState
 
 _U32 = 0xFFFFFFFF
+_FLAG, _ELEMENTS = CAPTURE_RECORD.word("flag"), CAPTURE_RECORD.word("elements")
 
 __all__ = ["Capture", "CaptureRecord", "CaptureSession", "sorted_unique"]
 
@@ -199,7 +201,8 @@ class CaptureSession:
         try:
             for first in range(0, max(total, 1), window):
                 n = min(window, total - first)
-                bufs = (wgpu_dev.create_buffer(size=max(4, n * words * 4),
+                # At least one record: the program binds an array of records.
+                bufs = (wgpu_dev.create_buffer(size=max(1, n) * words * 4,
                                                usage="STORAGE|COPY_SRC"),
                         key_buf, wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
                 rec.capture_window = first
@@ -208,7 +211,7 @@ class CaptureSession:
                 if self.timings is not None:
                     self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
                 t1 = clock()
-                got, errs = self._read(bufs, None if out is None
+                got, errs = self._read(bufs, max(4, n * words * 4), None if out is None
                                        else out[first * words:(first + n) * words].view(np.uint8))
                 read_s += clock() - t1
                 encode_s += t1 - t0
@@ -290,17 +293,21 @@ class CaptureSession:
         finally:
             rec.capture_group, rec.capture_targets, rec.capture_views = -1, 0, None
         last = out[-1]
-        if last[0] == 2:  # vertices D3D would not fetch were shaded (count not kept)
+        if last[_FLAG] == 2:  # vertices D3D would not fetch were shaded (count not kept)
             cap.unexpected, cap.unexpected_max_vertex_index = 1, int(last[3])
         recs = out[:total]
-        cap.words = np.concatenate([recs[:, :3], recs[:, 4:]], axis=1).reshape(-1)
+        # The first vec4 is the record's header words and the vertex index: the record is the
+        # header, then the elements' vec4s.
+        cap.words = np.concatenate([recs[:, :_ELEMENTS], recs[:, 4:]], axis=1).reshape(-1)
 
-    def _read(self, bufs, into: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(record words, error words) of a storage-route capture window, read together; the
-        records go into ``into`` (uint8) when given: exactly the window's records, without the
-        padding a window of no records has."""
+    def _read(self, bufs, nbytes: int,
+              into: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(record words, error words) of a storage-route capture window, read together: the
+        first ``nbytes`` of the record buffer (a window of no records reads one zero word, not
+        the stand-in record its buffer holds); the records go into ``into`` (uint8, exactly the
+        window's records) when given."""
         cap_buf, _, err_buf = bufs
-        records = (cap_buf, 0, cap_buf.size if into is None else into.shape[0])
+        records = (cap_buf, 0, nbytes if into is None else into.shape[0])
         words, errs = (a.view(np.uint32) for a in read_ranges(
             self.device.device, [records, (err_buf, 0, err_buf.size)], [into, None]))
         return words, errs

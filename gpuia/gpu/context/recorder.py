@@ -3,16 +3,16 @@ per-draw uniform blocks, the bind groups of the vertex-pulling path, the arena c
 draw calls themselves. Submitting is :meth:`Recorder.submit`; what waits for a submit (released
 resources, cache sweeps) is the context's business.
 
-Per-draw uniform block (``gpuia.wgsl.program``'s layout, ``DRAW_HEADER_WORDS`` words of header,
-then ``SLOT_WORDS`` per pulled slot): word 0 the first vertex (base vertex of an indexed draw),
-1 StartInstanceLocation, 2-7 the capture record's placement, 8 the first-vertex shift, then per
-pulled slot (base byte, stride, size, bound). One block per draw that reads it; the ring is
+Per-draw uniform block (its table is ``gpuia.wgsl.blocks.DRAW_BLOCK``: ``DRAW_HEADER_WORDS``
+words of header, then ``SLOT_WORDS`` per pulled slot): the words written are the module-level
+constants below, read from the table by name. One block per draw that reads it; the ring is
 uploaded once per submit."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...wgsl.blocks import DRAW_BLOCK, DRAW_SLOT
 from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from .. import _ffi
 from ..drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
@@ -22,6 +22,13 @@ from ..plan import DrawPath, IndexMode
 __all__ = ["Recorder", "UniformRing", "RING_DRAWS", "MAX_PULLED"]
 
 _U32 = 0xFFFFFFFF
+# Words of the per-draw block, as plain ints: next_block indexes with them on every draw.
+(_VERTEX_BASE, _FIRST_INSTANCE, _CAPTURE_BASE, _KEY_OFFSET, _KEY_COUNT, _KEY_CONTIGUOUS,
+ _KEY_FIRST, _CAPTURE_ROWS, _VERTEX_SHIFT) = (DRAW_BLOCK.word(name) for name in (
+    "vertex_base", "first_instance", "capture_base", "key_offset", "key_count",
+    "key_contiguous", "key_first", "pad0", "vertex_shift"))
+_SLOT_BASE, _SLOT_STRIDE, _SLOT_SIZE, _SLOT_BOUND = (DRAW_SLOT.word(name) for name in (
+    "base", "stride", "size", "bound"))
 RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 MAX_PULLED = 32  # pulled slots one block describes
 
@@ -177,19 +184,19 @@ class Recorder:
         if not self.ring.room():
             self.flush()
         offset, block = self.ring.take()
-        block[0] = (draw.base_vertex_location & _U32 if draw.indexed
-                    else draw.start_vertex_location)
-        block[1] = draw.start_instance_location
-        block[8] = shift  # see gpuia.gpu.plan.shift_first_vertex
+        block[_VERTEX_BASE] = (draw.base_vertex_location & _U32 if draw.indexed
+                               else draw.start_vertex_location)
+        block[_FIRST_INSTANCE] = draw.start_instance_location
+        block[_VERTEX_SHIFT] = shift  # see gpuia.gpu.plan.shift_first_vertex
         if record is not None:
             keys = record.keys
-            block[2] = (record.capture_base - self.capture_window) & _U32
-            block[3] = record.key_offset
-            block[4] = keys.shape[0]
+            block[_CAPTURE_BASE] = (record.capture_base - self.capture_window) & _U32
+            block[_KEY_OFFSET] = record.key_offset
+            block[_KEY_COUNT] = keys.shape[0]
             contiguous = keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]
-            block[5] = 1 if contiguous else 0
-            block[6] = int(keys[0]) if keys.shape[0] else 0
-            block[7] = self.capture_rows
+            block[_KEY_CONTIGUOUS] = 1 if contiguous else 0
+            block[_KEY_FIRST] = int(keys[0]) if keys.shape[0] else 0
+            block[_CAPTURE_ROWS] = self.capture_rows
         if path == DrawPath.PULLING:
             if state.pulled_slot_words is None:
                 words = np.zeros(SLOT_WORDS * len(state.static.slots), dtype=np.uint32)
@@ -199,7 +206,11 @@ class Recorder:
                     if v is not None and v.buffer is not None:
                         window = state.static.windows.get(s, (0, 0))
                         base = v.offset + arena.get(id(v), 0) - window[0]
-                        words[4 * j:4 * j + 4] = (base, v.stride_in_bytes, v.size_in_bytes, 1)
+                        entry = words[SLOT_WORDS * j:SLOT_WORDS * (j + 1)]
+                        entry[_SLOT_BASE] = base
+                        entry[_SLOT_STRIDE] = v.stride_in_bytes
+                        entry[_SLOT_SIZE] = v.size_in_bytes
+                        entry[_SLOT_BOUND] = 1
                 state.pulled_slot_words = words
             w = state.pulled_slot_words
             block[DRAW_HEADER_WORDS:DRAW_HEADER_WORDS + w.shape[0]] = w

@@ -1,7 +1,12 @@
 // gpuia: DrawAuto's vertex count, computed on the GPU from a Stream Output counter.
 // count = (BufferLocation + BufferFilledSize - IA slot 0 offset) / IA slot 0 stride, or 0 when
 // that is negative or the stride is 0 (D3D11.3 spec 8.9: draw from the offset to the filled size).
-struct GpuiaAuto { counter_word: u32, location: u32, ia_offset: u32, stride: u32 }
+struct GpuiaAuto {
+  counter_word: u32,  // word 0
+  location: u32,  // word 1
+  ia_offset: u32,  // word 2
+  stride: u32,  // word 3
+}
 @group(0) @binding(0) var<storage, read> gpuia_counter: array<u32>;
 @group(0) @binding(1) var<storage, read_write> gpuia_args: array<u32>;
 @group(0) @binding(2) var<uniform> gpuia_auto: GpuiaAuto;
