@@ -50,7 +50,7 @@ struct GpuiaSO {
 // BufferFilledSize before the draw.
 struct GpuiaSOBase { written: u32, filled: vec4<u32> }
 @group(0) @binding(1) var<uniform> gpuia_so: GpuiaSO;
-// [primitives written, overflowed, -, -, BufferFilledSize of slots 0..3 before the draw]
+// the words of GpuiaSOState (below), stored one by one
 @group(0) @binding(2) var<storage, read_write> gpuia_so_state: array<u32>;
 // [NumPrimitivesWritten lo, hi, PrimitivesStorageNeeded lo, hi]
 @group(0) @binding(3) var<storage, read_write> gpuia_so_stats: array<u32>;
