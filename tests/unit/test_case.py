@@ -711,6 +711,20 @@ class TestTopLevelErrors:
             load_case(minimal(vertex_shader=vs))
 
 
+def test_json_null_numbers_take_their_defaults():
+    # A null vertex buffer offset, index buffer offset and SO filled size are their defaults, 0.
+    doc = {"gpuia_case": 1, "input_layout": [{"SemanticName": "A", "Format": "R32_UINT"}],
+           "vertex_buffers": [{"slot": 0, "stride": 4, "offset": None,
+                               "data": {"hex": "01000000"}}],
+           "index_buffer": {"format": "R16_UINT", "offset": None, "data": {"hex": "0000"}},
+           "primitive_topology": "POINTLIST",
+           "draw": {"DrawIndexedInstanced": {"IndexCountPerInstance": 1}},
+           "stream_output": {"declaration": [{"SemanticName": "A", "ComponentCount": 1}],
+                             "targets": [{"slot": 0, "size": 16, "filled_size": None}]}}
+    case = load_case(doc)
+    assert case.vertex_buffers[0].offset == 0 and case.index_buffer.offset == 0
+    assert case.so_targets[0].filled_size == 0
+
 # =============================================================================================
 # result documents
 # =============================================================================================

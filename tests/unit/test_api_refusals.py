@@ -2,7 +2,8 @@
 refusals and facts that need no device. A Buffer of something that is not a gpuia Device is
 refused; a PipelineState knows the bytes each WGSL uniform it reads needs (sizes derived by hand
 from the WGSL spec's alignment and size rules), so that a smaller root constant buffer view is
-refused at the draw (tests/gpu/test_gpu_api_hardening.py draws them).
+refused at the draw (tests/gpu/test_gpu_api_refusals.py draws them); a PipelineState's Stream
+Output must be a StreamOutputDesc.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ POS = InputLayout([InputElementDesc("POSITION", 0, "R32G32_FLOAT", 0, 0)])
 def test_buffer_constructor_refuses_what_is_not_a_device():
     with pytest.raises(InvalidDescError, match="device.*gpuia Device"):
         Buffer("not a device", 16, ["vertex_buffer"])
+
+
+def test_stream_output_must_be_a_desc():
+    with pytest.raises(InvalidDescError, match="StreamOutputDesc"):
+        PipelineState([{"SemanticName": "A", "Format": "R32_UINT"}],
+                      stream_output={"so_declaration": []})
 
 
 def _vs_reading(decl: str, var_type: str = "CB") -> str:
