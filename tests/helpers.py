@@ -222,6 +222,22 @@ def check_gpu(case_dict, device, path, context=None, exact=False) -> GpuCheck:
     return GpuCheck(case, ref, res, cmp)
 
 
+def so_points_context(dev, fmt: str, components: int, views):
+    """A POINTLIST Context on ``dev`` whose one element ``A`` (``fmt``) is streamed out, its first
+    ``components`` components, with ``views`` bound from IA slot 0 and no SO target yet."""
+    from gpuia import InputLayout, SODeclarationEntry, StreamOutputDesc
+    from gpuia.gpu import Context, PipelineState
+
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(
+        InputLayout([{"SemanticName": "A", "Format": fmt}]),
+        stream_output=StreamOutputDesc((SODeclarationEntry(semantic_name="A",
+                                                           component_count=components),))))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, views)
+    return ctx
+
+
 # -- scripts that draw in a child process ----------------------------------------------------------
 # Whatever could reach wgpu with bad input runs in a child process: wgpu-py 0.32 aborts the whole
 # process on a validation error at submit, which must fail one test, not end the session. A

@@ -1,5 +1,6 @@
-"""GPU draws against the CPU reference: indexed draws, strip cuts, draw lists, slots, the
-pipeline cache and the D3D-style Context API.
+"""GPU draws against the CPU reference: indexed draws, strip cuts, draw lists, slots, what a
+capture reads, fetch at the edges (stride 0, 32-bit starts and counters, buffers over a binding),
+the pipeline cache and the D3D-style Context API.
 
 Each case runs through ``run_case_gpu`` with a forced path and is compared with ``reference_ia``
 (``compare`` checks every element, SV_VertexID, SV_InstanceID and that every invocation was
@@ -21,19 +22,29 @@ from __future__ import annotations
 import base64
 import copy
 import dataclasses
+import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
-from gpuia import IndexBufferView, InputLayout, VertexBufferView, run_ia
+from gpuia import (
+    DrawInstanced,
+    IndexBufferView,
+    InputLayout,
+    StreamOutputBufferView,
+    VertexBufferView,
+    run_ia,
+)
 from gpuia.errors import InvalidDescError, UnsupportedError
-from gpuia.gpu import Context, PipelineState
+from gpuia.gpu import Context, Device, IndexMode, PipelineState
 from gpuia.harness.case import load_case
-from gpuia.harness.compare import compare, comparison_table
-from gpuia.harness.run import reference_ia
-from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.harness.compare import compare, compare_so, comparison_table
+from gpuia.harness.run import reference_ia, reference_so
+from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
-from helpers import check_gpu
+from helpers import check_gpu, so_points_context
 
 U32 = 0xFFFFFFFF
 NVERT = 0x10008
@@ -397,6 +408,53 @@ def test_many_captures_on_a_fresh_context_each(gpu_device, shared_pipelines):
         check_gpu(case, gpu_device, ("native", "pulling")[k // 3], ctx)
 
 
+# -- what a capture reads --------------------------------------------------------------------------
+
+def _ctx(dev, layout=({"SemanticName": "A", "Format": "R32_UINT"},)):
+    """A Context on ``dev`` drawing points of ``layout`` (one R32_UINT element ``A``)."""
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(list(layout)))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    return ctx
+
+
+def test_capture_uses_the_index_buffer_bound_at_draw_time(gpu_device):
+    ctx = _ctx(gpu_device)
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(
+        gpu_device.create_buffer(np.arange(100, 110, dtype=np.uint32)), 4)])
+    ib_a = gpu_device.create_buffer(np.array([1, 2, 3], np.uint16), bind="index_buffer")
+    ib_b = gpu_device.create_buffer(np.array([7, 8, 9], np.uint16), bind="index_buffer")
+    ctx.begin_capture()
+    ctx.ia_set_index_buffer(IndexBufferView(ib_a, "R16_UINT"))
+    ctx.draw_indexed_instanced(3)
+    ctx.ia_set_index_buffer(IndexBufferView(ib_b, "R16_UINT"))  # after the draw: irrelevant
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)
+    # flag, SV_VertexID (the index), SV_InstanceID, A (vertex 100 + index)
+    assert records[:, :4].tolist() == [[1, 1, 0, 101], [1, 2, 0, 102], [1, 3, 0, 103]]
+    assert cap.unexpected == 0
+
+
+# Raw wgpu devices made here live until the process ends: on wgpu's OpenGL backend dropping one
+# breaks the adapter's other devices (gpuia.gpu.quirks.ONE_DEVICE).
+_RAW_DEVICES = []
+
+
+def test_render_target_capture_on_an_adapter_without_writable_vertex_storage(gpu_device):
+    dev = Device(gpu_device.adapter)
+    dev.device = dev.adapter.request_device_sync(required_features=[])
+    _RAW_DEVICES.append(dev.device)
+    dev.caps = dataclasses.replace(dev.caps, vertex_writable_storage=False)
+    ctx = _ctx(dev)
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(
+        dev.create_buffer(np.arange(5, 9, dtype=np.uint32)), 4)])
+    ctx.begin_capture()  # auto: the render-target route
+    ctx.draw_instanced(3)
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)
+    assert records[:, [0, 1, 3]].tolist() == [[1, 0, 5], [1, 1, 6], [1, 2, 7]]
+
+
 # -- the pipeline cache ---------------------------------------------------------------------------
 
 def _cache_setup(gpu_device):
@@ -660,3 +718,132 @@ def test_contexts_of_a_device_share_its_pipelines(gpu_device):
     assert len(calls) == 2  # nothing was kept: made again
     made = gpu_device.held(key, lambda: object())
     assert gpu_device.held(key, lambda: object()) is made
+
+
+# -- fetch at the edges: stride 0, 32-bit starts and counters, buffers over a binding --------------
+
+def test_stride_zero_with_an_extent_past_the_stride_limit_is_pulled(gpu_device):
+    case = load_case({
+        "gpuia_case": 1,
+        "input_layout": [{"SemanticName": "A", "Format": "R32_UINT", "AlignedByteOffset": 4096}],
+        "vertex_buffers": [{"slot": 0, "stride": 0,
+                            "data": {"dtype": "uint32", "values": list(range(1025))}}],
+        "primitive_topology": "POINTLIST",
+        "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}}})
+    ref = reference_ia(case)
+    res = run_case_gpu(case, gpu_device, "auto", ref)
+    assert res.plans[0].path == "pulling"
+    assert "stride 0" in " ".join(res.plans[0].reasons)
+    assert compare(ref, res, case.layout).ok
+
+
+def test_non_indexed_adjacency_with_a_large_start_vertex_draws(gpu_device):
+    """A non-indexed draw gpuia draws as a list it builds (LINELIST_ADJ: adjacency vertices
+    dropped) is an indexed draw whose base vertex is StartVertexLocation, which WebGPU takes as
+    a signed 32-bit value: 2**31 was refused. The draw is encoded and submitted on that path,
+    and the same draw captured delivers D3D's values."""
+    ctx = _ctx(gpu_device)
+    ctx.ia_set_primitive_topology("LINELIST_ADJ")
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(
+        gpu_device.create_buffer(np.arange(8, dtype=np.uint32)), 4)])
+    plan = ctx.draw(DrawInstanced(4, 1, 0x80000000))
+    ctx.flush()
+    # The planner sees element 2**31 + i past the 8-element view and pulls.
+    assert (plan.path, plan.index.mode) == ("pulling", IndexMode.HOST), plan
+    ctx.begin_capture()
+    ctx.draw_instanced(4, 1, 0x80000000)
+    cap = ctx.end_capture()
+    # Vertex i is fetched at byte 4 * (2**31 + i), which wraps to 4 * i (rules 4.2): A = i;
+    # SV_VertexID is i, without StartVertexLocation (rules 4.5). Adjacency vertices included.
+    records = cap.words.reshape(-1, 7)  # flag, SV_VertexID, SV_InstanceID, A (x, y, z, w)
+    assert records[:, :4].tolist() == [[1, i, 0, i] for i in range(4)]
+    assert cap.unexpected == 0
+
+
+def test_pulled_views_in_a_buffer_over_the_binding_limit_bind_a_window(gpu_device):
+    """A view inside a buffer larger than the adapter's storage-binding limit is pulled through
+    a binding of just its window (the buffer whole would be refused by wgpu): four R32_UINT
+    vertices from a view at an offset past the limit that is not a multiple of 16, plus one
+    vertex past the view's end, which reads 0 by the D3D12 rule (rules 6.3)."""
+    caps = gpu_device.caps
+    edge = caps.max_storage_buffer_binding_size // 16 * 16
+    big = gpu_device.create_buffer(size=edge + 4096, bind=("vertex_buffer",))
+    offset = edge + 100
+    gpu_device.device.queue.write_buffer(big.wgpu, offset - 4,
+                                         np.array([99, 7, 8, 9, 10, 11], "<u4"))
+    ctx = _ctx(gpu_device)
+    ctx.set_path("pulling")
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, offset, 16)])
+    ctx.begin_capture()
+    ctx.draw_instanced(5)
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)
+    assert records[:, 3].tolist() == [7, 8, 9, 10, 0]
+    assert records[:, 0].tolist() == [1] * 5 and cap.unexpected == 0
+    # Stream Output pulls through the same window (its compute pass has its own bind group).
+    so = so_points_context(gpu_device, "R32_UINT", 1, [VertexBufferView(big, 4, offset, 16)])
+    target = gpu_device.create_buffer(size=20, bind=("stream_output",))
+    so.so_set_targets([StreamOutputBufferView(target, 20)])
+    so.draw_instanced(5)
+    so.flush()
+    assert np.frombuffer(target.read(), "<u4").tolist() == [7, 8, 9, 10, 0]
+    # A view that itself needs more than one binding is refused by name before wgpu sees it.
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(big, 4, 16, edge + 16)])
+    with pytest.raises(UnsupportedError, match="slot 0's view .* max-storage-buffer-binding"):
+        ctx.draw_instanced(3)
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_instance_counter_wraps_at_32_bits(gpu_device, indexed):
+    """StartInstanceLocation + InstanceCount past 2**32: D3D's counter wraps (rules 4.8), so
+    instances 2 and 3 of a draw starting at 2**32 - 2 fetch per-instance elements 0 and 1, and
+    SV_InstanceID still counts 0..3 (found by gpuia fuzz: the GPU dropped the wrapped
+    instances)."""
+    draw = ({"DrawIndexedInstanced": {"IndexCountPerInstance": 1, "InstanceCount": 4,
+                                      "StartInstanceLocation": 2**32 - 2}} if indexed else
+            {"DrawInstanced": {"VertexCountPerInstance": 1, "InstanceCount": 4,
+                               "StartInstanceLocation": 2**32 - 2}})
+    doc = {"gpuia_case": 1, "name": "instance_wrap",
+           "input_layout": [{"SemanticName": "A", "Format": "R32_UINT"},
+                            {"SemanticName": "B", "Format": "R32_UINT", "InputSlot": 1,
+                             "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": 1}],
+           "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "uint32", "values": [7]}},
+                              {"slot": 1, "stride": 4,
+                               "data": {"dtype": "uint32", "values": [100, 101]}}],
+           "primitive_topology": "POINTLIST", "draw": draw}
+    if indexed:
+        doc["index_buffer"] = {"format": "R32_UINT", "data": {"dtype": "uint32", "values": [0]}}
+    case = load_case(doc)
+    ref = reference_ia(case)
+    # By hand: instances 0, 1 fetch elements 2**32 - 2, 2**32 - 1 (out of bounds: 0); 2, 3
+    # fetch elements 0 and 1.
+    assert ref.inputs["B0"].values[:, 0].tolist() == [0, 0, 100, 101]
+    assert ref.instance_id.tolist() == [0, 1, 2, 3]
+    gpu = run_case_gpu(case, gpu_device, "pulling", ref)
+    assert compare(ref, gpu, case.layout).ok
+    # WebGPU's fixed-function fetch cannot wrap (nor read out of bounds as zeros): refused.
+    with pytest.raises(UnsupportedError, match="wraps past 2\\*\\*32"):
+        run_case_gpu(case, gpu_device, "native", ref)
+
+
+def test_semantic_names_ending_in_digits_on_the_gpu(gpu_device, tmp_path):
+    doc = {"gpuia_case": 1, "name": "digits",
+           "input_layout": [{"SemanticName": "COLOR1", "Format": "R32_FLOAT"},
+                            {"SemanticName": "A0", "Format": "R8_UINT", "InputSlot": 1}],
+           "vertex_buffers": [{"slot": 0, "stride": 4,
+                               "data": {"dtype": "float32", "values": [1, 2, 3]}},
+                              {"slot": 1, "stride": 1, "data": {"hex": "050607"}}],
+           "primitive_topology": "POINTLIST",
+           "draw": {"DrawInstanced": {"VertexCountPerInstance": 3}},
+           "stream_output": {"declaration": [{"SemanticName": "COLOR1", "ComponentCount": 1},
+                                             {"SemanticName": "A0", "ComponentCount": 1}],
+                             "targets": [{"slot": 0, "size": 32}]}}
+    case = load_case(doc)
+    ref = reference_ia(case)
+    assert compare(ref, run_case_gpu(case, gpu_device, "pulling", ref), case.layout).ok
+    assert compare_so(reference_so(case, ref), run_case_so_gpu(case, gpu_device)) == []
+    path = tmp_path / "digits.json"
+    path.write_text(json.dumps(doc))
+    proc = subprocess.run([sys.executable, "-m", "gpuia", "run", str(path), "--backend", "gpu"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr

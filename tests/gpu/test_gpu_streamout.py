@@ -12,6 +12,8 @@ GPU tests fail, never skip, without an adapter (conftest's ``gpu_device``).
 from __future__ import annotations
 
 import base64
+import copy
+import dataclasses
 import json
 import struct
 from pathlib import Path
@@ -27,6 +29,7 @@ from gpuia import (
     SODeclarationEntry,
     StreamOutputBufferView,
     StreamOutputDesc,
+    VertexBufferView,
 )
 from gpuia.gpu import Context, PipelineState
 from gpuia.harness.case import load_case
@@ -35,6 +38,7 @@ from gpuia.harness.run import reference_ia, reference_so
 from gpuia.harness.run_gpu import run_case_so_gpu
 from gpuia.reference.so_output import python_outputs, stream_output
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
+from helpers import so_points_context
 
 CASES = Path(__file__).resolve().parents[2] / "examples" / "cases"
 GUARD = 0xAB
@@ -844,6 +848,43 @@ def test_whole_vec4_records_at_aligned_and_unaligned_starts(gpu_device):
         assert ctx.so_filled_size(0) == filled + 48
 
 
+def test_a_target_over_the_adapters_own_binding_limit_is_written_in_chunks(gpu_device):
+    """Regression: the whole-target bind group was made before the chunked route was chosen, so
+    a target over the adapter's real storage-binding limit (not a lowered copy of the caps) was
+    refused by wgpu. Four points straddling the limit land whole; the 16 bytes on either side
+    stay zero (a new buffer is zero-filled); BufferFilledSize advances by 64."""
+    edge = gpu_device.caps.max_storage_buffer_binding_size // 16 * 16
+    size = edge + 64
+    assert size <= gpu_device.caps.max_buffer_size
+    words = np.arange(1, 17, dtype="<u4")  # four R32G32B32A32_UINT points: 1..4, 5..8, ...
+    ctx = so_points_context(gpu_device, "R32G32B32A32_UINT", 4, [VertexBufferView(
+        gpu_device.create_buffer(words, bind=("vertex_buffer",)), 16)])
+    target = gpu_device.create_buffer(size=size, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(target, size)], [edge - 32])
+    ctx.draw_instanced(4)
+    ctx.flush()
+    got = np.frombuffer(gpu_device.device.queue.read_buffer(target.wgpu, edge - 48, 96), "<u4")
+    assert got.tolist() == [0] * 4 + list(range(1, 17)) + [0] * 4
+    assert ctx.so_filled_size(0) == edge + 32
+    assert ctx.so_statistics() == {"NumPrimitivesWritten": 4, "PrimitivesStorageNeeded": 4}
+
+
+def test_chunked_draws_that_write_nothing_do_not_fill_the_uniform_ring(gpu_device):
+    small = copy.copy(gpu_device)
+    small.caps = dataclasses.replace(gpu_device.caps, max_storage_buffer_binding_size=4096)
+    layout = InputLayout([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}])
+    ctx = Context(small)
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=StreamOutputDesc(
+        (SODeclarationEntry(semantic_name="POSITION", component_count=2),))))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, [small.create_buffer(np.zeros(8, "<f4"))], [8])
+    target = small.create_buffer(size=8192, bind="stream_output")
+    ctx.so_set_targets([StreamOutputBufferView(target, 8192)])
+    for _ in range(3000):  # more than the ring holds
+        ctx.draw_instanced(0)
+    assert ctx.stats()["pending_blocks"] <= 2
+
+
 # -- the fused pass: one dispatch where the host knows the counters -------------------------------
 
 STRIP_LAYOUT = POS2_LAYOUT
@@ -921,3 +962,65 @@ def test_fused_draws_write_what_the_gpus_prepare_step_writes(gpu_device):
     # hand-checked fragments: the first draw's 4 triangles of slot 0 from byte 8
     assert fused[0] == (8 + 4 * 3 * 8, 4 + 4 * 3 * 4)
     assert fused[-3]["PrimitivesStorageNeeded"] > fused[-3]["NumPrimitivesWritten"]
+
+
+# -- targets: other slots, refused views, bind groups, 32-bit offsets ------------------------------
+
+def test_stream_output_to_another_slot_gets_its_own_targets(gpu_device):
+    layout = InputLayout([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}])
+    decl = [StreamOutputDesc((SODeclarationEntry(semantic_name="POSITION", component_count=2,
+                                                 output_slot=s),)) for s in (0, 1)]
+    vb = gpu_device.create_buffer(np.array([[1, 2], [3, 4]], "<f4"))
+    a = gpu_device.create_buffer(size=64, bind="stream_output")
+    b = gpu_device.create_buffer(size=64, bind="stream_output")
+    counters = gpu_device.create_buffer(size=16, bind="stream_output")
+    ctx = Context(gpu_device)
+    ctx.so_set_targets([StreamOutputBufferView(a, 64, 0, counters, 0),
+                        StreamOutputBufferView(b, 64, 0, counters, 4)])
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=decl[0]))
+    ctx.ia_set_vertex_buffers(0, [vb], [8])
+    ctx.draw_instanced(1)
+    ctx.set_pipeline_state(PipelineState(layout, stream_output=decl[1]))
+    ctx.draw_instanced(1, 1, 1)
+    ctx.flush()
+    assert np.frombuffer(a.read(), "<f4")[:2].tolist() == [1.0, 2.0]
+    assert np.frombuffer(b.read(), "<f4")[:2].tolist() == [3.0, 4.0]
+    assert np.frombuffer(counters.read(), "<u4")[:2].tolist() == [8, 8]
+
+
+def test_rejected_so_targets_change_nothing(gpu_device):
+    ctx = Context(gpu_device)
+    buf = gpu_device.create_buffer(np.zeros(16, np.uint8), bind=("stream_output",))
+    view = StreamOutputBufferView(buf, 16)
+    with pytest.raises(InvalidDescError):
+        ctx.so_set_targets([view, view], [0, 6])  # slot 1's offset is not a multiple of 4
+    assert buf.host is not None
+    stats = ctx.stats()
+    assert stats["so_counters"] == 0 and stats["bound"]["so_targets"] == []
+
+
+def test_so_bind_groups_follow_the_index_buffer_of_each_draw(gpu_device):
+    """The SO bind groups are reused across draws only while they bind the same buffers: two
+    indexed draws, each with its own index buffer, stream their own vertices in order."""
+    ctx = so_points_context(gpu_device, "R32_UINT", 1, [VertexBufferView(
+        gpu_device.create_buffer(np.array([10, 20, 30, 40], "<u4"), bind=("vertex_buffer",)), 4)])
+    target = gpu_device.create_buffer(size=32, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(target, 32)])
+    for indices in ([0, 1], [3, 2], [1, 1]):
+        ib = gpu_device.create_buffer(np.array(indices, "<u4"), bind=("index_buffer",))
+        ctx.ia_set_index_buffer(IndexBufferView(ib, "R32_UINT", 0, 8))
+        ctx.draw_indexed_instanced(2)
+    ctx.flush()
+    assert np.frombuffer(target.read(), "<u4").tolist() == [10, 20, 40, 30, 20, 20, 0, 0]
+
+
+def test_so_offsets_past_the_32_bit_counter_are_refused(gpu_device):
+    """A D3D11-style SO offset of 2**32 raised OverflowError deep in gpuia (found next to the
+    fuzzer's filled_size case); the counter is 32-bit (rules 9.6)."""
+    ctx = Context(gpu_device)
+    t = gpu_device.create_buffer(size=64, bind="stream_output")
+    with pytest.raises(InvalidDescError, match="32-bit counter"):
+        ctx.so_set_targets([StreamOutputBufferView(t, 64)], [2**32])
+    ctx.so_set_targets([StreamOutputBufferView(t, 64)], [8])
+    assert ctx.so_filled_size(0) == 8

@@ -119,7 +119,7 @@ def render(dev, ps_src, *, vs_src=VS, targets=("R32G32B32A32_FLOAT",), path="aut
     from gpuia.gpu.targets import TARGET_FORMATS
 
     missing = [f for f in targets if TARGET_FORMATS[f].webgpu not in dev.caps.target_formats]
-    if missing:  # create_render_target refuses them (tested in test_gpu_api_hardening.py)
+    if missing:  # create_render_target refuses them (tested in test_gpu_api_refusals.py)
         pytest.skip(f"{dev.info['summary']} cannot render into {', '.join(missing)}, which "
                     f"this test reads its float results from")
     rts = [dev.create_render_target(W, H, f) for f in targets]

@@ -1,5 +1,4 @@
-"""The Python API refuses what it cannot do, with gpuia errors, before anything reaches wgpu
-(issue 12, the adversarial list).
+"""The Python API refuses what it cannot do, with gpuia errors, before anything reaches wgpu.
 
 1. Host data: ``Device.create_buffer`` / ``Buffer.write`` copy non-contiguous numeric arrays
    into C order and refuse lists, str and object/string/datetime arrays; bad ``bind``,
@@ -19,7 +18,7 @@ Whatever could reach wgpu (draws, flushes, captures) runs in subprocesses (a val
 at submit aborts the process in wgpu-py 0.32); each script prints ``BAD label | type |
 message``, ``GOOD label | status``, ``VALUE label | json`` lines and ``OK`` last. Refusals that
 stop before any GPU work are also tested in-process (those that need no device at all:
-tests/unit/test_api_hardening.py).
+tests/unit/test_api_refusals.py).
 """
 
 from __future__ import annotations
