@@ -18,7 +18,9 @@ whose ``__all__`` also lists internals shared between the GPU side's modules, th
   section in its docstring (the class docstring for a constructor) with an entry for every
   argument (an entry names one argument, or several separated by commas, before its colon)
   and no entry for an argument it does not take;
-* every entry of a ``Raises:`` section names an exception class.
+* every entry of a ``Raises:`` section names an exception class;
+* ``gpuia.gpu.Context`` states once, in its class docstring, what every method raises and what
+  a method that reaches wgpu raises, and no method repeats it.
 
 Each failure lists what is missing, by qualified name.
 """
@@ -271,6 +273,38 @@ def test_raises_sections_name_exceptions(module_name):
         if doc:
             problems += raises_problems(qual, doc, namespace)
     assert not problems, "\n".join(problems)
+
+
+def test_context_states_once_what_every_method_raises():
+    """gpuia.gpu.Context's docstring says once what every method raises (another thread is
+    inside the context) and what a method that reaches wgpu raises (the device lost, out of
+    memory), naming exception classes; no method's own docstring repeats them, and the methods
+    it names as reaching wgpu are methods of the class and include every one that maps wgpu's
+    errors (decorated ``_guarded``)."""
+    from gpuia.gpu import Context
+
+    doc = class_docstring(Context)
+    assert doc is not None
+    namespace = vars(importlib.import_module(Context.__module__))
+    every = section_entries(doc, "Every method raises")
+    reaching = section_entries(doc, "A method that reaches wgpu raises")
+    assert every == ["UnsupportedError"], every
+    assert reaching == ["DeviceLostError", "GpuOutOfMemoryError"], reaching
+    for name in every + reaching:
+        assert not raises_problems("Context", f"S.\n\nRaises:\n    {name}: x.\n", namespace)
+    repeated = []
+    for qual, _, _, member_doc in public_members(Context):
+        own = section_entries(member_doc or "", "Raises") or []
+        if ("another thread is inside" in (member_doc or "")
+                or {"DeviceLostError", "GpuOutOfMemoryError"} & set(own)):
+            repeated.append(qual)
+    assert not repeated, f"repeat what the class docstring states once: {repeated}"
+    named = set(re.findall(r":meth:`(\w+)`", doc.split("The methods that reach wgpu:", 1)[1]))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(Context)))
+    guarded = {f.name for f in tree.body[0].body if isinstance(f, ast.FunctionDef)
+               and any(isinstance(d, ast.Name) and d.id == "_guarded" for d in f.decorator_list)}
+    assert guarded and guarded <= named, guarded - named
+    assert named <= {n for n in vars(Context) if not n.startswith("_")}, named
 
 
 # -- the checker itself, on hand-written examples -------------------------------------------

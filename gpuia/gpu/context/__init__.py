@@ -171,7 +171,22 @@ class Context:
         DeviceLostError: the device was lost.
         GpuOutOfMemoryError: the adapter is out of memory.
 
-    Not thread-safe: one thread at a time (see the module docstring).
+    Not thread-safe: one thread at a time (see the module docstring). Each method's ``Raises:``
+    names what is its own; besides that:
+
+    Every method raises:
+        UnsupportedError: another thread is inside a call of this context; the call changes
+            nothing.
+
+    A method that reaches wgpu raises:
+        DeviceLostError: the device was lost.
+        GpuOutOfMemoryError: the adapter is out of memory.
+
+    The methods that reach wgpu: :meth:`clear_render_target_view`,
+    :meth:`clear_depth_stencil_view`, :meth:`draw`, :meth:`draw_instanced`,
+    :meth:`draw_indexed_instanced`, :meth:`draw_auto`, :meth:`so_set_targets`,
+    :meth:`so_statistics`, :meth:`so_filled_size`, :meth:`flush`, :meth:`begin_capture` and
+    :meth:`end_capture`.
     """
 
     def __init__(self, device: Device, *,
@@ -270,10 +285,6 @@ class Context:
 
         Returns:
             A new dict (``bound`` a new dict in it).
-
-        Raises:
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         ia, om, so = self._ia, self._om, self._so_engine
         out = {"draws": self.draw_count, "submits": self._states.flushes,
@@ -311,8 +322,7 @@ class Context:
             UnsupportedError: the adapter cannot draw it as D3D would (a quirk, named), its
                 shaders read more root constant buffers than the adapter binds beside gpuia's
                 own uniform blocks (naming ``max-uniform-buffers-per-shader-stage``:
-                :func:`~gpuia.gpu.pipelines.check_constant_buffers`), or another thread is
-                inside a call of this context."""
+                :func:`~gpuia.gpu.pipelines.check_constant_buffers`)."""
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         _ = pso.signature  # parse and check the shader against the layout now
@@ -343,8 +353,6 @@ class Context:
         Raises:
             InvalidDescError: ``topology`` names no topology gpuia draws (UNDEFINED and patch
                 lists included), naming PrimitiveTopology; the topology set stays.
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         self._ia.set_primitive_topology(topology)
 
@@ -374,8 +382,6 @@ class Context:
                 device or without the vertex_buffer bind flag, a released buffer, a stride or
                 offset that is no valid view, views mixed with strides, buffers without
                 strides, or fewer strides or offsets than buffers (naming the slot and field).
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         # One thread at a time (see _exclusive), inlined: this is a hot call. The cached
         # rebind calls nothing of the context, so the owner is set only for the general path.
@@ -445,8 +451,6 @@ class Context:
             InvalidDescError: ``view`` is no IndexBufferView, or its buffer is no gpuia Buffer
                 of this device, lacks the index_buffer bind flag or was released; the view
                 bound stays.
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         self._ia.set_index_buffer(view)
 
@@ -470,8 +474,6 @@ class Context:
                 that is no Texture of this device, released, or of the wrong kind (a depth
                 format as a color target or the reverse), or targets of different sizes; the
                 targets bound stay.
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         self._om.set_render_targets(rtvs, dsv)
         self._rec.end_pass()
@@ -489,10 +491,7 @@ class Context:
         Raises:
             InvalidDescError: ``rtv`` is no color Texture of this device or was released, or
                 ``color`` is not four numbers.
-            UnsupportedError: wgpu refused the clear, or another thread is inside a call of
-                this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: wgpu refused the clear.
         """
         self._rec.clear_pass(color_attachments=[self._om.clear_color(rtv, color)])
 
@@ -509,10 +508,7 @@ class Context:
         Raises:
             InvalidDescError: ``dsv`` is no depth Texture of this device or was released,
                 ``depth`` is no number in [0, 1], or ``stencil`` no integer in 0..255.
-            UnsupportedError: wgpu refused the clear, or another thread is inside a call of
-                this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: wgpu refused the clear.
         """
         self._rec.clear_pass(color_attachments=[],
                              depth_stencil_attachment=self._om.clear_depth(dsv, depth, stencil))
@@ -538,8 +534,6 @@ class Context:
             InvalidDescError: ``root_parameter_index`` is not 0..13, ``buffer`` is no gpuia
                 Buffer of this device, lacks the constant_buffer bind flag or was released,
                 or ``offset`` is no multiple of the alignment inside the buffer.
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         self._om.set_root_constant_buffer_view(root_parameter_index, buffer, offset)
         self._states.invalidate()
@@ -556,8 +550,6 @@ class Context:
 
         Raises:
             InvalidDescError: ``path`` is no DrawPath value.
-            UnsupportedError: another thread is inside a call of this context (nothing is
-                changed).
         """
         self.path = DrawPath.of(path, "set_path", "path")
         self._states.invalidate()
@@ -582,10 +574,7 @@ class Context:
         Raises:
             InvalidDescError: an argument is no 32-bit unsigned integer, or what
                 :meth:`draw` raises it for.
-            UnsupportedError: what :meth:`draw` raises it for, or another thread is inside a
-                call of this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: what :meth:`draw` raises it for.
         """
         # One thread at a time (see _exclusive), inlined: this is a hot call.
         # The fast path calls nothing of the context, so the owner is set only before the
@@ -677,10 +666,7 @@ class Context:
         Raises:
             InvalidDescError: an argument is out of its range, or what :meth:`draw` raises
                 it for.
-            UnsupportedError: what :meth:`draw` raises it for, or another thread is inside a
-                call of this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: what :meth:`draw` raises it for.
         """
         return self.draw(DrawIndexedInstanced(index_count_per_instance, instance_count,
                                               start_index_location, base_vertex_location,
@@ -708,10 +694,8 @@ class Context:
 
         Raises:
             InvalidDescError: the state or the draw is not valid D3D (naming the field).
-            UnsupportedError: gpuia cannot draw it exactly on this adapter (with the reason),
-                or another thread is inside a call of this context; nothing is encoded then.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: gpuia cannot draw it exactly on this adapter (with the reason);
+                nothing is encoded then.
         """
         if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
             draw = draw_of(draw)
@@ -803,10 +787,7 @@ class Context:
                 gpuia Buffer of this device, lacks the stream_output bind flag or was
                 released, a BufferLocation offset or counter location that is no multiple of
                 4 inside its buffer, or an offset that is none of the values above.
-            UnsupportedError: wgpu refused the submit, or another thread is inside a call of
-                this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: wgpu refused the submit.
         """
         try:
             views = list(views or [])
@@ -832,10 +813,7 @@ class Context:
             ``{"NumPrimitivesWritten": n, "PrimitivesStorageNeeded": m}`` (64-bit counts).
 
         Raises:
-            UnsupportedError: wgpu refused the submit or the read, or another thread is inside
-                a call of this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: wgpu refused the submit or the read.
         """
         return self._so().statistics()
 
@@ -854,10 +832,7 @@ class Context:
         Raises:
             InvalidDescError: no target is bound at ``slot``, or its counter's buffer was
                 released.
-            UnsupportedError: wgpu refused the read, or another thread is inside a call of
-                this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: wgpu refused the read.
         """
         t = self._so().targets.get(slot) if type(slot) is int else None
         counter = None if t is None else t.view.filled_size_buffer
@@ -881,10 +856,8 @@ class Context:
             InvalidDescError: no buffer is bound at IA slot 0, that buffer was never a Stream
                 Output target, its counter's buffer was released, or the state is not valid
                 for a draw (as :meth:`draw`).
-            UnsupportedError: the pipeline state has Stream Output, the draw cannot be
-                pulled on this adapter, or another thread is inside a call of this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: the pipeline state has Stream Output, or the draw cannot be
+                pulled on this adapter.
         """
         state = self._states.current()
         if state.so is not None:
@@ -965,9 +938,7 @@ class Context:
 
         Raises:
             UnsupportedError: wgpu refused the encoded draws (nothing was submitted, and they
-                are dropped), or another thread is inside a call of this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+                are dropped).
         """
         try:
             submitted = self._rec.submit()
@@ -998,10 +969,8 @@ class Context:
 
         Raises:
             InvalidDescError: ``route`` is none of the three.
-            UnsupportedError: ``storage`` on an adapter without vertex-writable-storage, wgpu
-                refused the submit, or another thread is inside a call of this context.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+            UnsupportedError: ``storage`` on an adapter without vertex-writable-storage, or
+                wgpu refused the submit.
         """
         route = self._capture.resolve_route(route)  # refused before anything is submitted
         self.flush()
@@ -1021,10 +990,7 @@ class Context:
             InvalidDescError: :meth:`begin_capture` was not called.
             UnsupportedError: the recorded draws have different input layouts, or need more
                 than one storage binding (``storage``) or texture (``targets``) holds, or wgpu
-                refused them, or another thread is inside a call of this context. The capture
-                is over either way.
-            DeviceLostError: the device was lost.
-            GpuOutOfMemoryError: the adapter is out of memory.
+                refused them. The capture is over either way.
         """
         if not self._capture.active:
             raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
