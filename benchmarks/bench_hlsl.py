@@ -40,8 +40,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-VS = (ROOT / "gpuia" / "demos" / "hlsl" / "lit.hlsl").read_text()
-SCENE = (ROOT / "gpuia" / "demos" / "hlsl" / "scene.hlsli")
+VS = (ROOT / "demos" / "hlsl" / "lit.hlsl").read_text()
+SCENE = (ROOT / "demos" / "hlsl" / "scene.hlsli")
 
 CHECK_HLSL = """
 cbuffer K : register(b0) { float4x4 M; float4 Tint; };

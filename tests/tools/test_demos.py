@@ -1,4 +1,5 @@
-"""The demos, ``gpuia demo``, the demo scripts and gpuia.util.image.
+"""The demo programs (demos/), ``gpuia demo``, the loader that finds them (gpuia.demos), the
+scripts over them and gpuia.util.image.
 
 Image regression: each demo is rendered headless at 160x120 on the test adapter (lavapipe in CI)
 and compared with ``tests/data/images/NAME.png`` (generated on lavapipe): a pixel differs when a
@@ -9,22 +10,29 @@ rewrites the reference images from this run and fails, saying so: a regenerating
 nothing, so it must not pass; run the tests again without the variable to compare.
 
 Every demo also has checks that do not depend on a reference image: hand-derived facts about
-its picture and the paths its draws took.
+its picture and the paths its draws took. The programs run as scripts too, and draw what
+``gpuia demo`` draws; neither they nor their loader import the command line.
 """
 
+import ast
 import os
+import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import gpuia.demos
-from gpuia.cli import main
-from gpuia.cli.commands.demo import window_unavailable
-from gpuia.demos import common, demo_module, image_diff, render_all
+from gpuia.cli import build_parser, main
+from gpuia.cli.commands.demo import program_arguments
+from gpuia.demos import DEMOS, demo_module, load
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.util.image import ImageError, as_rgba, compare_images, diff_image, read_png, write_png
+from helpers import REPO
+
+common = load("_common")
 
 IMAGES = Path(__file__).resolve().parents[1] / "data" / "images"
 SIZE = (160, 120)
@@ -187,26 +195,107 @@ def test_real_layouts_verdicts(rendered):
     assert len(demo.plans) == 22
 
 
-# -- the package and the command -----------------------------------------------------------
-def test_every_listed_demo_has_its_interface():
-    assert list(gpuia.demos.DEMOS) == NAMES
+# -- the programs, their loader and the command ------------------------------------------------
+def test_every_listed_demo_is_a_program():
+    """In a checkout the programs are demos/NAME.py, loaded once each, with the helper
+    demos/_common.py as the module ``_common``; a name that is no demo is refused."""
+    assert gpuia.demos.folder() == REPO / "demos"
+    assert list(DEMOS) == NAMES
     for name in NAMES:
         mod = demo_module(name)
-        assert mod.__name__ == f"gpuia.demos.{name}"
-        assert issubclass(mod.DEMO, common.Demo) and callable(mod.render)
+        assert mod.__file__ == str(REPO / "demos" / f"{name}.py")
+        assert mod.__name__ == f"gpuia_demo_{name}" and demo_module(name) is mod
+        assert issubclass(mod.DEMO, common.Demo) and mod.DEMO.name == name
+    assert sys.modules["_common"] is common and common.__file__ == str(REPO / "demos" /
+                                                                        "_common.py")
     with pytest.raises(InvalidDescError, match="expected one of mesh, instancing"):
-        demo_module("common")  # a module of the package, not a demo
+        demo_module("_common")  # the helper, not a demo
+    with pytest.raises(InvalidDescError, match="no program nope.py"):
+        load("nope")
 
 
-def test_demo_data_are_package_resources():
-    """The demos' shaders and layouts are read as package data (importlib.resources), from the
-    package itself: the four HLSL files, the include among them, and the 23 layouts."""
+def test_demo_files_sit_beside_the_programs():
+    """The shaders (the four HLSL files, the include among them) and the data (the 23 layouts,
+    the teapot) are read from the folders beside the programs, wherever those are."""
+    assert common.HLSL_DIR == REPO / "demos" / "hlsl"
     assert sorted(f.name for f in common.HLSL_DIR.iterdir() if f.is_file()) == \
         ["instancing.hlsl", "lit.hlsl", "scene.hlsli", "twist.hlsl"]
     real_layouts = demo_module("real_layouts")
     assert len(real_layouts.load_layouts()) == 23
-    assert Path(str(real_layouts.LAYOUTS_FILE)).parent.parent == \
-        Path(gpuia.demos.__file__).parent
+    assert real_layouts.LAYOUTS_FILE.parent == common.DATA_DIR == REPO / "demos" / "data"
+
+
+def test_folder_prefers_the_wheels_copy(tmp_path, monkeypatch):
+    """Installed from a wheel, the programs are gpuia/_demos/, whatever lies beside the package;
+    with neither folder the refusal names both."""
+    package = tmp_path / "site" / "gpuia"
+    for where in (package / "_demos", tmp_path / "site" / "demos"):
+        where.mkdir(parents=True)
+        (where / "_common.py").write_text("")
+    monkeypatch.setattr(gpuia.demos, "__file__", str(package / "demos.py"))
+    assert gpuia.demos.folder() == package / "_demos"
+    (package / "_demos" / "_common.py").unlink()
+    assert gpuia.demos.folder() == tmp_path / "site" / "demos"     # a checkout's layout
+    (tmp_path / "site" / "demos" / "_common.py").unlink()
+    with pytest.raises(UnsupportedError, match="demo programs are missing: neither .*_demos"):
+        gpuia.demos.folder()
+
+
+def test_programs_never_import_the_command_line():
+    """The command line imports the demos, never the other way: no program under demos/ and not
+    the loader imports gpuia.cli, at its top or in a function (checked on the source), and
+    loading every program in a fresh process leaves gpuia.cli unimported."""
+    files = sorted((REPO / "demos").glob("*.py")) + [REPO / "gpuia" / "demos.py"]
+    assert len(files) >= len(NAMES) + 1
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                # the loader is gpuia/demos.py: its relative imports are gpuia's modules
+                base = ".".join(["gpuia"] * bool(node.level) + [node.module or ""]).strip(".")
+                names = [base] + [f"{base}.{a.name}" for a in node.names]
+            else:
+                continue
+            if any(n == "gpuia.cli" or n.startswith("gpuia.cli.") for n in names):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    assert not found, f"imports of gpuia.cli: {found}"
+    code = ("import sys, gpuia.demos as d\n"
+            "for n in [*d.DEMOS, 'render_all', 'image_diff']: d.load(n)\n"
+            "print(sorted(m for m in sys.modules if m.startswith('gpuia.cli')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[]"
+
+
+def test_command_hands_its_options_to_the_program():
+    """``gpuia demo``'s options reach the program as ``--name=value``, so a value that starts
+    with ``-`` stays a value, and options not given are left to the program's defaults."""
+    args = build_parser().parse_args(["demo", "mesh", "--out=-x.png", "--frames", "3",
+                                      "--window"])
+    assert program_arguments(args) == ["--out=-x.png", "--size=800x600", "--frames=3",
+                                       "--window"]
+    none = SimpleNamespace(out=None, size="1x1", frames=None, mesh=None, adapter=None,
+                           gpu_backend=None, headless=True, window=False)
+    assert program_arguments(none) == ["--size=1x1", "--headless"]
+
+
+def test_script_draws_what_the_command_draws(tmp_path, capsys, gpu_device):
+    """``python demos/instancing.py`` from a checkout, as a user runs it, writes the same PNG
+    and prints the same lines as ``gpuia demo instancing`` with the same options."""
+    script, command = tmp_path / "script.png", tmp_path / "command.png"
+    proc = subprocess.run([sys.executable, str(REPO / "demos" / "instancing.py"), "--headless",
+                           "--out", str(script), "--size", "64x48"],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert main(["demo", "instancing", "--headless", "--out", str(command),
+                 "--size", "64x48"]) == 0
+    printed = capsys.readouterr().out
+    assert read_png(script).shape == (48, 64, 4)
+    assert np.array_equal(read_png(script), read_png(command))
+    assert proc.stdout.replace(str(script), "OUT") == printed.replace(str(command), "OUT")
 
 
 def test_demo_command_headless(tmp_path, capsys, gpu_device):
@@ -255,14 +344,25 @@ def test_demo_command_without_pillow(tmp_path, capsys, monkeypatch):
 def test_window_availability(monkeypatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    assert "no display" in window_unavailable()
+    assert "no display" in common.window_unavailable()
     monkeypatch.setenv("DISPLAY", ":99")
     monkeypatch.setitem(sys.modules, "glfw", None)
-    assert "gpuia[window]" in window_unavailable()
+    assert "gpuia[window]" in common.window_unavailable()
 
 
-# -- the scripts ---------------------------------------------------------------------------
+def test_window_asked_for_without_one(tmp_path, capsys, monkeypatch, gpu_device):
+    """--window where no window can open is one error line saying why, and no picture."""
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["demo", "--window", "--out", str(tmp_path / "w.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["error: demo: --window: no display (DISPLAY and WAYLAND_DISPLAY are unset)"]
+    assert not list(tmp_path.iterdir())
+
+
+# -- the scripts over the demos ---------------------------------------------------------------
 def test_render_all_and_image_diff(tmp_path, capsys, gpu_device):
+    render_all, image_diff = load("render_all"), load("image_diff")
     a = tmp_path / "a"
     assert render_all.main(["--out", str(a), "--size", "40x30",
                             "--only", "mesh,stream_output"]) == 0
@@ -287,7 +387,7 @@ def test_render_all_and_image_diff(tmp_path, capsys, gpu_device):
 
 
 def test_demo_shaders_are_hlsl(rendered):
-    """The mesh, instancing and Stream Output demos draw with HLSL shaders (gpuia/demos/hlsl/),
+    """The mesh, instancing and Stream Output demos draw with HLSL shaders (demos/hlsl/),
     linked by semantic: the instancing VS reads its per-instance matrix as WORLD0..3."""
     expected = {"mesh": ["demos/hlsl/lit.hlsl: vs_mesh, ps_lit"],
                 "instancing": ["demos/hlsl/instancing.hlsl: vs_instanced, ps_color"],

@@ -1,5 +1,5 @@
-"""Demo geometry (gpuia/demos/geometry.py, gpuia/demos/encode.py): the teapot's data and
-tessellation, the packed vertex buffers of the mesh layout, mesh files through trimesh, and the
+"""Demo geometry (demos/_common.py, demos/mesh.py): the teapot's data and tessellation, the
+vertex encoder, the packed vertex buffers of the mesh layout, mesh files through trimesh, and the
 matrices.
 
 Expected values are derived by hand from Newell's published table, the DXGI bit layouts and the
@@ -13,23 +13,26 @@ import numpy as np
 import pytest
 
 from gpuia.d3d.formats import format_info
-from gpuia.demos import encode, geometry
+from gpuia.demos import load
 from gpuia.errors import CaseError, UnsupportedError
 from gpuia.reference.decode import decode_words
+
+common = load("_common")    # the teapot, the matrices and the vertex encoder
+mesh_demo = load("mesh")    # the mesh demo's layout, its vertex buffers, mesh files
 
 
 def newell(number):
     """Control point ``number`` (one-based, as in the published table), z up."""
-    return geometry.TEAPOT_CONTROL_POINTS[number - 1]
+    return common.TEAPOT_CONTROL_POINTS[number - 1]
 
 
 # -- the data table --------------------------------------------------------------------------
 def test_table_has_32_patches_over_306_points():
-    assert geometry.TEAPOT_PATCHES.shape == (32, 4, 4)
-    assert geometry.TEAPOT_CONTROL_POINTS.shape == (306, 3)
-    assert geometry.TEAPOT_PATCHES.min() == 0 and geometry.TEAPOT_PATCHES.max() == 305
+    assert common.TEAPOT_PATCHES.shape == (32, 4, 4)
+    assert common.TEAPOT_CONTROL_POINTS.shape == (306, 3)
+    assert common.TEAPOT_PATCHES.min() == 0 and common.TEAPOT_PATCHES.max() == 305
     # The four near-pole points 0.002 off the lid's axis are listed but used by no patch.
-    unused = set(range(306)) - set(geometry.TEAPOT_PATCHES.ravel().tolist())
+    unused = set(range(306)) - set(common.TEAPOT_PATCHES.ravel().tolist())
     assert {u + 1 for u in unused} == {205, 206, 216, 223}
 
 
@@ -41,12 +44,12 @@ def test_published_values_spot_checked():
 
 
 def test_teapot_is_mirror_symmetric_about_the_xz_plane():
-    pts = {tuple(p) for p in geometry.TEAPOT_CONTROL_POINTS.tolist()}
+    pts = {tuple(p) for p in common.TEAPOT_CONTROL_POINTS.tolist()}
     assert all((x, -y if y else y, z) in pts for x, y, z in pts)
 
 
 def test_neighbouring_patches_share_boundary_control_points():
-    p = geometry.TEAPOT_PATCHES + 1
+    p = common.TEAPOT_PATCHES + 1
     assert p[0][:, 3].tolist() == p[1][:, 0].tolist() == [4, 8, 12, 16]   # rim 1 | rim 2
     assert p[0][3].tolist() == p[4][0].tolist() == [13, 14, 15, 16]       # rim 1 / body 1
     assert p[4][3].tolist() == p[8][0].tolist() == [57, 58, 59, 60]       # body 1 / body 5
@@ -55,7 +58,7 @@ def test_neighbouring_patches_share_boundary_control_points():
 
 # -- tessellation ----------------------------------------------------------------------------
 def test_counts():
-    m = geometry.teapot(4)
+    m = common.teapot(4)
     assert m.vertex_count == 32 * 5 * 5
     # 2 triangles per quad, minus one per quad along the 8 collapsed edges (4 lid, 4 bottom)
     assert m.indices.shape == (32 * 2 * 4 * 4 - 8 * 4, 3)
@@ -64,7 +67,7 @@ def test_counts():
 
 def test_patch_corners_are_control_points_and_a_midpoint_is_the_bezier_average():
     n = 4
-    m = geometry.teapot(n, y_up=False)
+    m = common.teapot(n, y_up=False)
     np.testing.assert_array_equal(m.positions[0], np.float32(newell(1)))     # patch 1, u=0 v=0
     np.testing.assert_array_equal(m.positions[(n + 1) ** 2 - 1], np.float32(newell(16)))  # u=v=1
     # u=0, v=1/2 on patch 1: (P1 + 3 P2 + 3 P3 + P4) / 8 over the first row 1, 2, 3, 4
@@ -73,14 +76,14 @@ def test_patch_corners_are_control_points_and_a_midpoint_is_the_bezier_average()
 
 
 def test_y_up_is_a_rotation_of_newells_frame():
-    m = geometry.teapot(2)
+    m = common.teapot(2)
     np.testing.assert_array_equal(m.positions[0], np.float32([1.4, 2.4, 0.0]))  # (x, z, -y)
     lo, hi = m.bounds()
     assert lo[1] == 0.0 and hi[1] == np.float32(3.15)   # bottom at y=0, knob at y=3.15
 
 
 def test_normals_are_unit_and_point_outwards():
-    m = geometry.teapot(6, y_up=False)
+    m = common.teapot(6, y_up=False)
     p, nrm = m.positions.astype(np.float64), m.normals.astype(np.float64)
     np.testing.assert_allclose(np.linalg.norm(nrm, axis=1), 1.0, atol=1e-6)
     per = 7 * 7
@@ -95,7 +98,7 @@ def test_normals_are_unit_and_point_outwards():
 
 
 def test_triangles_wind_counter_clockwise_seen_from_outside():
-    m = geometry.teapot(4)
+    m = common.teapot(4)
     p = m.positions.astype(np.float64)
     a, b, c = (p[m.indices[:, k]] for k in range(3))
     face = np.cross(b - a, c - a)
@@ -106,41 +109,41 @@ def test_triangles_wind_counter_clockwise_seen_from_outside():
 @pytest.mark.parametrize("bad", [0, 65, 2.5, True, "8"])
 def test_bad_segment_count_refused(bad):
     with pytest.raises(ValueError, match="segments"):
-        geometry.teapot(bad)
+        common.teapot(bad)
 
 
 # -- the mesh layout and its packed buffers ----------------------------------------------------
 def test_mesh_layout_is_the_multi_slot_layout():
-    lay = geometry.MESH_LAYOUT
+    lay = mesh_demo.LAYOUT
     assert [(e.key, e.format.name, e.slot, e.offset) for e in lay] == [
         ("POSITION0", "R32G32B32_FLOAT", 0, 0),
         ("NORMAL0", "R10G10B10A2_UNORM", 1, 0),
         ("TEXCOORD0", "R16G16_FLOAT", 1, 4),
     ]
-    assert geometry.MESH_STRIDES == {0: 12, 1: 8}
+    assert mesh_demo.STRIDES == {0: 12, 1: 8}
 
 
 def _one_vertex(normal, uv, pos=(1.0, -2.0, 0.5)):
-    return geometry.Mesh("one", np.float32([pos]), np.float32([normal]), np.float32([uv]),
+    return common.Mesh("one", np.float32([pos]), np.float32([normal]), np.float32([uv]),
                          np.zeros((0, 3), np.uint32))
 
 
 def test_packed_normal_and_uv_bits():
-    bufs = geometry.mesh_vertex_buffers(_one_vertex((1, 0, 0), (0.5, 0.25)))
+    bufs = mesh_demo.vertex_buffers(_one_vertex((1, 0, 0), (0.5, 0.25)))
     assert bytes(bufs[0]) == struct.pack("<3f", 1.0, -2.0, 0.5)
     normal_word, uv_word = struct.unpack("<2I", bytes(bufs[1]))
     # 1 -> 1.0 * 1023 = 1023; 0 -> 0.5 * 1023 = 511.5 -> 512 (nearest, ties to even); A = 3
     assert normal_word == 1023 | (512 << 10) | (512 << 20) | (3 << 30)
     assert uv_word == 0x3800 | (0x3400 << 16)                # half 0.5 = 0x3800, 0.25 = 0x3400
-    bufs = geometry.mesh_vertex_buffers(_one_vertex((0, -1, 0), (0, 1)))
+    bufs = mesh_demo.vertex_buffers(_one_vertex((0, -1, 0), (0, 1)))
     normal_word, uv_word = struct.unpack("<2I", bytes(bufs[1]))
     assert normal_word == 512 | (0 << 10) | (512 << 20) | (3 << 30)
     assert uv_word == 0x3C00 << 16
 
 
 def test_packed_teapot_decodes_back_through_the_reference():
-    m = geometry.teapot(3)
-    rec = geometry.mesh_vertex_buffers(m)[1].view("<u4").reshape(-1, 2)
+    m = common.teapot(3)
+    rec = mesh_demo.vertex_buffers(m)[1].view("<u4").reshape(-1, 2)
     normal = decode_words(format_info("R10G10B10A2_UNORM"), rec[:, :1]).view(np.float32)
     np.testing.assert_allclose(normal[:, :3] * 2 - 1, m.normals, atol=1.0 / 1023 + 1e-7)
     assert np.all(normal[:, 3] == 1.0)
@@ -159,12 +162,12 @@ def test_packed_teapot_decodes_back_through_the_reference():
      list(struct.pack("<I", 0x3C0 | (0x3C0 << 11) | (0x1E0 << 22)))),
 ])
 def test_encoder_bit_layouts(fmt, values, expected):
-    assert encode.encode_elements(fmt, values).ravel().tolist() == expected
+    assert common.encode_elements(fmt, values).ravel().tolist() == expected
 
 
 def test_encoder_refuses_too_many_components():
     with pytest.raises(ValueError, match="R16G16_FLOAT"):
-        encode.encode_elements("R16G16_FLOAT", [[1, 2, 3]])
+        common.encode_elements("R16G16_FLOAT", [[1, 2, 3]])
 
 
 # -- mesh files through trimesh ----------------------------------------------------------------
@@ -182,14 +185,14 @@ f 2 3 4
 def test_load_obj_through_trimesh(tmp_path):
     f = tmp_path / "tetra.obj"
     f.write_text(TETRA_OBJ)
-    m = geometry.load_mesh(f)
+    m = mesh_demo.load_mesh(f)
     assert m.name == "tetra" and m.indices.shape == (4, 3) and m.vertex_count == 4
     lo, hi = m.bounds()
     # box 4 x 2 x 1 centred at (2, 1, 0.5), scaled by 2 / 4
     np.testing.assert_allclose(lo, [-1, -0.5, -0.25])
     np.testing.assert_allclose(hi, [1, 0.5, 0.25])
     np.testing.assert_allclose(np.linalg.norm(m.normals, axis=1), 1.0, atol=1e-6)
-    bufs = geometry.mesh_vertex_buffers(m)
+    bufs = mesh_demo.vertex_buffers(m)
     assert bufs[0].size == 4 * 12 and bufs[1].size == 4 * 8
 
 
@@ -198,26 +201,26 @@ def test_load_stl_written_by_trimesh(tmp_path):
 
     f = tmp_path / "box.stl"
     trimesh.creation.box().export(f)
-    m = geometry.load_mesh(f)
+    m = mesh_demo.load_mesh(f)
     assert m.indices.shape == (12, 3)
 
 
 def test_mesh_file_errors(tmp_path, monkeypatch):
     with pytest.raises(CaseError, match="no such file"):
-        geometry.load_mesh(tmp_path / "missing.obj")
+        mesh_demo.load_mesh(tmp_path / "missing.obj")
     bad = tmp_path / "mesh.xyz"
     bad.write_text("1 2 3")
     with pytest.raises(CaseError, match="unknown mesh suffix"):
-        geometry.load_mesh(bad)
+        mesh_demo.load_mesh(bad)
     empty = tmp_path / "empty.obj"
     empty.write_text("# nothing\n")
     with pytest.raises(CaseError, match=r"empty\.obj"):
-        geometry.load_mesh(empty)
+        mesh_demo.load_mesh(empty)
     monkeypatch.setitem(sys.modules, "trimesh", None)
     f = tmp_path / "tetra.obj"
     f.write_text(TETRA_OBJ)
     with pytest.raises(UnsupportedError, match=r"gpuia\[mesh\]"):
-        geometry.load_mesh(f)
+        mesh_demo.load_mesh(f)
 
 
 # -- matrices ----------------------------------------------------------------------------------
@@ -227,7 +230,7 @@ def _project(m, p):
 
 
 def test_perspective_maps_near_to_0_and_far_to_1():
-    proj = geometry.perspective(np.pi / 2, 2.0, 1.0, 10.0)
+    proj = common.perspective(np.pi / 2, 2.0, 1.0, 10.0)
     np.testing.assert_allclose(_project(proj, [0, 0, -1]), [0, 0, 0], atol=1e-7)
     np.testing.assert_allclose(_project(proj, [0, 0, -10]), [0, 0, 1], atol=1e-6)
     # fovy 90 degrees: y = -z at the top edge; aspect 2: x = -2z at the right edge
@@ -235,19 +238,19 @@ def test_perspective_maps_near_to_0_and_far_to_1():
 
 
 def test_look_at_and_rotations():
-    view = geometry.look_at((0, 0, 5), (0, 0, 0))
+    view = common.look_at((0, 0, 5), (0, 0, 0))
     np.testing.assert_allclose(view @ [0, 0, 0, 1], [0, 0, -5, 1], atol=1e-6)
-    view = geometry.look_at((3, 0, 0), (0, 0, 0))
+    view = common.look_at((3, 0, 0), (0, 0, 0))
     np.testing.assert_allclose(view @ [0, 0, 0, 1], [0, 0, -3, 1], atol=1e-6)
     np.testing.assert_allclose(view @ [3, 1, 0, 1], [0, 1, 0, 1], atol=1e-6)
-    np.testing.assert_allclose(geometry.rotation_y(np.pi / 2) @ [0, 0, 1, 1], [1, 0, 0, 1],
+    np.testing.assert_allclose(common.rotation_y(np.pi / 2) @ [0, 0, 1, 1], [1, 0, 0, 1],
                                atol=1e-7)
-    np.testing.assert_allclose(geometry.rotation_x(np.pi / 2) @ [0, 1, 0, 1], [0, 0, 1, 1],
+    np.testing.assert_allclose(common.rotation_x(np.pi / 2) @ [0, 1, 0, 1], [0, 0, 1, 1],
                                atol=1e-7)
-    np.testing.assert_allclose(geometry.rotation_z(np.pi / 2) @ [1, 0, 0, 1], [0, 1, 0, 1],
+    np.testing.assert_allclose(common.rotation_z(np.pi / 2) @ [1, 0, 0, 1], [0, 1, 0, 1],
                                atol=1e-7)
 
 
 def test_column_major_bytes_are_column_major():
-    words = np.frombuffer(geometry.column_major_bytes(geometry.translation(1, 2, 3)), np.float32)
+    words = np.frombuffer(common.column_major_bytes(common.translation(1, 2, 3)), np.float32)
     assert words.tolist() == [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1]

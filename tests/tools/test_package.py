@@ -1,5 +1,6 @@
 """gpuia as a package: the wheel ``python -m build`` makes holds the whole package (its code, the
-WGSL library, the demos' shaders and layouts, ``py.typed``) and nothing else, and the public API
+WGSL library, ``py.typed``) and the demo programs of demos/ (with their shaders and data, as
+``gpuia/_demos/``) and nothing else, and the public API
 is fully annotated, as ``py.typed`` promises.
 
 The public API is the one ``tests/unit/test_public_docstrings.py`` defines (gpuia's ``__all__``
@@ -43,15 +44,15 @@ def wheel_names(wheel) -> set[str]:
         return set(z.namelist())
 
 
-def package_files() -> list[str]:
-    """Every file of gpuia/ in the checkout that git does not ignore (caches excluded): what the
-    wheel must hold."""
-    proc = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "--", "gpuia"],
+def package_files(folder: str = "gpuia") -> list[str]:
+    """Every file of ``folder`` in the checkout that git does not ignore (caches excluded): what
+    the wheel must hold."""
+    proc = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "--", folder],
                           cwd=ROOT, capture_output=True, text=True)
     if proc.returncode == 0:
         names = proc.stdout.splitlines()
     else:  # not a git checkout: every file but caches
-        names = [p.relative_to(ROOT).as_posix() for p in (ROOT / "gpuia").rglob("*")
+        names = [p.relative_to(ROOT).as_posix() for p in (ROOT / folder).rglob("*")
                  if p.is_file()]
     return sorted(n for n in names if "__pycache__" not in n and not n.endswith(".pyc")
                   and (ROOT / n).is_file())
@@ -59,9 +60,10 @@ def package_files() -> list[str]:
 
 def test_wheel_holds_the_package_data(wheel_names):
     for name in ("gpuia/py.typed", "gpuia/wgsl/shaders/ia_decode.wgsl",
-                 "gpuia/wgsl/shaders/draw_auto.wgsl", "gpuia/demos/hlsl/lit.hlsl",
-                 "gpuia/demos/hlsl/scene.hlsli", "gpuia/demos/hlsl/twist.hlsl",
-                 "gpuia/demos/hlsl/instancing.hlsl", "gpuia/demos/data/real-layouts.json",
+                 "gpuia/wgsl/shaders/draw_auto.wgsl", "gpuia/_demos/hlsl/lit.hlsl",
+                 "gpuia/_demos/hlsl/scene.hlsli", "gpuia/_demos/hlsl/twist.hlsl",
+                 "gpuia/_demos/hlsl/instancing.hlsl", "gpuia/_demos/data/real-layouts.json",
+                 "gpuia/_demos/_common.py", "gpuia/_demos/mesh.py",
                  "gpuia/hlsl/runner.cpp"):
         assert name in wheel_names, name
 
@@ -69,6 +71,10 @@ def test_wheel_holds_the_package_data(wheel_names):
 def test_wheel_holds_every_file_of_the_package_and_nothing_else(wheel_names):
     missing = [n for n in package_files() if n not in wheel_names]
     assert not missing, f"files of gpuia/ the wheel lacks: {missing}"
+    # demos/ travels whole, as gpuia/_demos/ (pyproject.toml's force-include)
+    missing = [n for n in package_files("demos")
+               if "gpuia/_demos/" + n.removeprefix("demos/") not in wheel_names]
+    assert not missing, f"files of demos/ the wheel lacks: {missing}"
     stray = sorted(n for n in wheel_names
                    if not (n.startswith(("gpuia/", "gpuia-0"))))
     assert not stray, f"files outside the package: {stray}"

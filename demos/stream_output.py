@@ -1,8 +1,11 @@
 """The Stream Output demo: the teapot is transformed once by a vertex shader whose outputs Stream
 Output captures, then the captured buffer is drawn seven times with DrawAuto.
 
-**Once** (the first frame in a context): the mesh demo's teapot and multi-slot layout
-(``geometry.MESH_LAYOUT``) go through an HLSL vertex shader (``hlsl/twist.hlsl``) that fits the
+Run it: ``python demos/stream_output.py --out so.png`` (``--help`` lists the options; ``gpuia demo
+stream_output`` runs this same file).
+
+**Once** (the first frame in a context): the teapot, in the mesh demo's two-slot layout
+(:data:`TEAPOT_LAYOUT`), goes through an HLSL vertex shader (``hlsl/twist.hlsl``) that fits the
 teapot to the unit box and twists it about its vertical axis (the angle grows with height; the
 constants come from a root constant buffer, which the Stream Output compute pass binds like the
 draw would). The pipeline
@@ -31,11 +34,26 @@ always pulled (its plan says why).
 from __future__ import annotations
 
 import colorsys
+import sys
 from typing import Any
 
 import numpy as np
 
-from .. import (
+from _common import (
+    DSV_FORMAT,
+    FPS,
+    Demo,
+    camera,
+    column_major_bytes,
+    main,
+    pack_records,
+    rotation_y,
+    scaling,
+    scene_constants,
+    teapot,
+    translation,
+)
+from gpuia import (
     SO_NO_RASTERIZED_STREAM,
     IndexBufferView,
     InputLayout,
@@ -43,30 +61,18 @@ from .. import (
     StreamOutputBufferView,
     StreamOutputDesc,
 )
-from ..gpu import PipelineState
-from .common import DSV_FORMAT, FPS, Demo, camera, run
-from .geometry import (
-    MESH_LAYOUT,
-    MESH_STRIDES,
-    column_major_bytes,
-    mesh_vertex_buffers,
-    rotation_y,
-    scaling,
-    teapot,
-    translation,
-)
-from .mesh import scene_constants
+from gpuia.gpu import PipelineState
 
-__all__ = [
-    "AUTO_LAYOUT",
-    "COPIES",
-    "DEMO",
-    "SO_DESC",
-    "SO_STRIDE",
-    "StreamOutputDemo",
-    "render",
-]
-
+TEAPOT_LAYOUT = InputLayout([
+    {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT", "InputSlot": 0,
+     "AlignedByteOffset": 0},
+    {"SemanticName": "NORMAL", "Format": "R10G10B10A2_UNORM", "InputSlot": 1,
+     "AlignedByteOffset": 0},
+    {"SemanticName": "TEXCOORD", "Format": "R16G16_FLOAT", "InputSlot": 1,
+     "AlignedByteOffset": "APPEND_ALIGNED"},
+])
+"""The teapot going in: positions in slot 0, normals (``n * 0.5 + 0.5``) and UVs in slot 1."""
+TEAPOT_STRIDES = {0: 12, 1: 8}
 SO_STRIDE = 32
 COPIES = 7
 SO_DESC = StreamOutputDesc(
@@ -92,15 +98,19 @@ def copy_colors():
 
 
 class StreamOutputDemo(Demo):
-    """See the module docstring."""
+    """The twisted teapot, streamed out once and drawn around a ring with DrawAuto."""
 
     name = "stream_output"
 
     def __init__(self, device, rtv_format, options=None):
         super().__init__(device, rtv_format, options)
         self.mesh = teapot(SEGMENTS)
-        slots = mesh_vertex_buffers(self.mesh)
-        self.vertex_buffers = [device.create_buffer(slots[s]) for s in sorted(slots)]
+        n = self.mesh.vertex_count
+        values = {"POSITION0": self.mesh.positions, "TEXCOORD0": self.mesh.uvs,
+                  "NORMAL0": np.concatenate([self.mesh.normals * 0.5 + 0.5, np.ones((n, 1))], 1)}
+        self.vertex_buffers = [device.create_buffer(pack_records(TEAPOT_LAYOUT, s, stride, n,
+                                                                 values))
+                               for s, stride in TEAPOT_STRIDES.items()]
         self.index_buffer = device.create_buffer(self.mesh.indices.ravel(), bind="index_buffer")
         lo, hi = self.mesh.bounds()
         fit = scaling(1.0 / float((hi - lo).max())) @ translation(*(-(lo + hi) / 2))
@@ -111,7 +121,7 @@ class StreamOutputDemo(Demo):
         self.so_buffer = device.create_buffer(size=self.so_size,
                                               bind=("stream_output", "vertex_buffer"))
         targets: dict[str, Any] = dict(rtv_formats=(rtv_format,), dsv_format=DSV_FORMAT)
-        self.so_pso = PipelineState(MESH_LAYOUT, vertex_shader=self.hlsl("twist.hlsl",
+        self.so_pso = PipelineState(TEAPOT_LAYOUT, vertex_shader=self.hlsl("twist.hlsl",
                                                                            "vs_twist"),
                                     stream_output=SO_DESC, constant_buffers=1, **targets)
         self.draw_pso = PipelineState(AUTO_LAYOUT,
@@ -129,8 +139,7 @@ class StreamOutputDemo(Demo):
         ctx.set_pipeline_state(self.so_pso)
         ctx.ia_set_primitive_topology("TRIANGLELIST")
         ctx.set_graphics_root_constant_buffer_view(0, self.deform)
-        ctx.ia_set_vertex_buffers(0, self.vertex_buffers, [MESH_STRIDES[0], MESH_STRIDES[1]],
-                                  [0, 0])
+        ctx.ia_set_vertex_buffers(0, self.vertex_buffers, list(TEAPOT_STRIDES.values()), [0, 0])
         ctx.ia_set_index_buffer(IndexBufferView(self.index_buffer, "R32_UINT"))
         ctx.so_set_targets([StreamOutputBufferView(self.so_buffer, self.so_size)], offsets=[0])
         plan = ctx.draw_indexed_instanced(self.mesh.index_count, 1, 0, 0, 0)
@@ -167,9 +176,7 @@ class StreamOutputDemo(Demo):
 
 
 DEMO = StreamOutputDemo
+"""The demo this program draws (what ``gpuia demo stream_output`` runs)."""
 
-
-def render(device, size=(160, 120), frames: int = 1, options: dict | None = None) -> np.ndarray:
-    """The last of ``frames`` frames at ``size`` = (width, height), as an (h, w, 4) uint8
-    image."""
-    return run(StreamOutputDemo, device, size, frames, options)[0]
+if __name__ == "__main__":
+    sys.exit(main(DEMO))

@@ -1,9 +1,9 @@
-"""Render every demo headless into a folder: ``python -m gpuia.demos.render_all --out DIR``.
+"""Render every demo headless into a folder: ``python demos/render_all.py --out DIR``.
 
 Writes ``DIR/NAME.png`` for each demo of ``gpuia.demos.DEMOS`` (the last of ``--frames`` frames
 at ``--size``) and ``DIR/notes.txt``: the adapter, then each demo's notes (the path every draw
 took, the real-layouts verdicts) and its render time. Compare two such folders, for example
-lavapipe's and a real GPU's, with ``python -m gpuia.demos.image_diff A_DIR B_DIR``.
+lavapipe's and a real GPU's, with ``python demos/image_diff.py A_DIR B_DIR``.
 
 Options: ``--size WxH`` (default 800x600), ``--frames N`` (1), ``--adapter S``,
 ``--gpu-backend NAME``, ``--only NAME[,NAME]``. Exit status: 0 done; 1 a real-layouts verdict
@@ -17,13 +17,12 @@ import sys
 import time
 from pathlib import Path
 
-from ..cli.commands.demo import parse_frames, parse_size
-from ..cli.common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line
-from ..errors import GpuiaError, InvalidDescError
-from ..gpu import get_device
-from ..util.files import write_atomic
-from ..util.image import check_png_support, write_png
-from . import DEMOS, common, demo_module
+from _common import error_line, parse_frames, parse_size, run
+from gpuia.demos import DEMOS, demo_module
+from gpuia.errors import GpuiaError, InvalidDescError
+from gpuia.gpu import get_device
+from gpuia.util.files import write_atomic
+from gpuia.util.image import check_png_support, write_png
 
 
 def main(argv=None) -> int:
@@ -48,14 +47,14 @@ def main(argv=None) -> int:
         device = get_device(args.adapter, args.gpu_backend)
     except GpuiaError as exc:
         error_line("render_all", exc)
-        return EXIT_INVALID
+        return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     notes = [f"adapter: {device.info['summary']}", f"size: {size[0]}x{size[1]}, frames: {frames}"]
     differences = 0
     for name in names:
         start = time.perf_counter()
-        image, demo = common.run(demo_module(name).DEMO, device, size, frames)
+        image, demo = run(demo_module(name).DEMO, device, size, frames)
         seconds = time.perf_counter() - start
         path = write_png(out / f"{name}.png", image)
         lines = demo.notes()
@@ -64,7 +63,7 @@ def main(argv=None) -> int:
         print(f"{name}: {path} ({seconds:.3f} s)")
     write_atomic(out / "notes.txt", "\n".join(notes) + "\n")
     print(f"notes: {out / 'notes.txt'}")
-    return EXIT_DIFF if differences else EXIT_OK
+    return 1 if differences else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Compare two folders of PNG images: ``python -m gpuia.demos.image_diff A_DIR B_DIR``.
+"""Compare two folders of PNG images: ``python demos/image_diff.py A_DIR B_DIR``.
 
 For every file name ending in ``.png`` present in both folders, prints one line: the name, the
 size, the largest and the mean absolute difference per channel (0-255, alpha included), and the
@@ -16,9 +16,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli.common import EXIT_INVALID, EXIT_OK, error_line
-from ..errors import CaseError, GpuiaError
-from ..util.image import compare_images, diff_image, read_png, write_png
+from _common import error_line
+from gpuia.errors import CaseError, GpuiaError
+from gpuia.util.image import compare_images, diff_image, read_png, write_png
 
 
 def main(argv=None) -> int:
@@ -57,8 +57,8 @@ def main(argv=None) -> int:
             print(f"{name}: only in {b}")
     except GpuiaError as exc:
         error_line("image_diff", exc)
-        return EXIT_INVALID
-    return EXIT_OK
+        return 2
+    return 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,10 @@
 DirectXTK12, DirectX-Graphics-Samples, vkd3d-proton's tests, GlareEngine), each fed synthetic but
 plausible data, drawn in its own cell of a grid, and cross-checked against the CPU reference.
 
+Run it: ``python demos/real_layouts.py --out layouts.png`` (``--help`` lists the options; ``gpuia
+demo real_layouts`` runs this same file). Its exit status is 1 when a verdict finds a
+difference.
+
 The layouts are ``data/real-layouts.json`` (a copy of the project's reference list; every entry
 names the repository, commit, file and symbol it was transcribed from). For each one:
 
@@ -13,7 +17,7 @@ names the repository, commit, file and symbol it was transcribed from). For each
   ``v * 0.5 + 0.5`` in UNORM formats, as MiniEngine stores them), its UVs, colours from the
   normals, bone indices (0, 1, 2, 3) with weights (0.6, 0.3, 0.1, 0), glyph rectangles in
   integer texels, and small varying values for anything else (velocity, size, age...). Values are
-  encoded by the format table (``encode.py``), so every format of the list is exercised.
+  encoded by the format table (``_common.pack_records``), so every format of the list is exercised.
   Strides are the source's where it states them (imgui's 20, vkd3d's unaligned 9), otherwise
   the slot's extent rounded up to 4 bytes.
 * **Draw.** A layout with a per-vertex position draws the teapot (indexed, R16_UINT) in one
@@ -31,40 +35,34 @@ names the repository, commit, file and symbol it was transcribed from). For each
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
-from importlib.resources import files
 
 import numpy as np
 
-from .. import IndexBufferView, InputLayout, VertexBufferView
-from ..errors import GpuiaError
-from ..gpu import PipelineState
-from ..harness.case import encode_data, load_case
-from ..harness.crosscheck import cross_check
-from .common import DSV_FORMAT, FPS, Demo, run
-from .encode import pack_records
-from .geometry import (
+from _common import (
+    DATA_DIR,
+    DSV_FORMAT,
+    FPS,
+    Demo,
     column_major_bytes,
+    main,
     normalize,
+    pack_records,
     rotation_x,
     rotation_y,
     scaling,
     teapot,
     translation,
 )
+from gpuia import IndexBufferView, InputLayout, VertexBufferView
+from gpuia.errors import GpuiaError
+from gpuia.gpu import PipelineState
+from gpuia.harness.case import encode_data, load_case
+from gpuia.harness.crosscheck import cross_check
 
-__all__ = [
-    "DEMO",
-    "LAYOUTS_FILE",
-    "ROLES",
-    "RealLayoutsDemo",
-    "load_layouts",
-    "prepare",
-    "render",
-]
-
-LAYOUTS_FILE = files(__package__) / "data" / "real-layouts.json"
-"""The layouts: package data, an :mod:`importlib.resources` traversable."""
+LAYOUTS_FILE = DATA_DIR / "real-layouts.json"
+"""The layouts, beside the demos."""
 COLUMNS = 6
 BLOCK_INSTANCES = 4      # teapots per cell for layouts with per-instance elements
 QUAD_INSTANCES = 16      # quads per cell for layouts without a per-vertex position
@@ -83,8 +81,7 @@ _DIRECTIONS = {"normal", "tangent", "bitangent"}
 
 
 def load_layouts(path=LAYOUTS_FILE) -> list[dict]:
-    """The layout entries of the JSON file ``path`` (a :class:`pathlib.Path` or a traversable;
-    default :data:`LAYOUTS_FILE`)."""
+    """The layout entries of the JSON file ``path`` (default :data:`LAYOUTS_FILE`)."""
     return json.loads(path.read_text(encoding="utf-8"))["layouts"]
 
 
@@ -293,7 +290,8 @@ def cell_matrix(index: int, count: int, aspect: float, angle: float) -> np.ndarr
 
 
 class RealLayoutsDemo(Demo):
-    """See the module docstring."""
+    """Every real layout in its cell, and after the last frame each one's cross-check verdict
+    (:meth:`verdicts`)."""
 
     name = "real_layouts"
 
@@ -357,9 +355,7 @@ class RealLayoutsDemo(Demo):
 
 
 DEMO = RealLayoutsDemo
+"""The demo this program draws (what ``gpuia demo real_layouts`` runs)."""
 
-
-def render(device, size=(160, 120), frames: int = 1, options: dict | None = None) -> np.ndarray:
-    """The last of ``frames`` frames at ``size`` = (width, height), as an (h, w, 4) uint8
-    image."""
-    return run(RealLayoutsDemo, device, size, frames, options)[0]
+if __name__ == "__main__":
+    sys.exit(main(DEMO))

@@ -1,5 +1,8 @@
 """The instancing demo: 2048 small teapots, each placed by a per-instance transform, drawn in two
-``DrawIndexedInstanced`` calls whose layouts differ only in where the colour comes from.
+DrawIndexedInstanced calls whose layouts differ only in where the colour comes from.
+
+Run it: ``python demos/instancing.py --out inst.png`` (``--help`` lists the options; ``gpuia demo
+instancing`` runs this same file).
 
 Both draws share slot 0 (the teapot, per vertex) and slot 1 (per instance, step rate 1: the
 four rows of the instance's world matrix and a colour). The shaders are HLSL
@@ -31,25 +34,24 @@ Indices are R16_UINT. The vertex shader lights each vertex (Gouraud); the camera
 from __future__ import annotations
 
 import colorsys
+import sys
 
 import numpy as np
 
-from .. import IndexBufferView, InputLayout, VertexBufferView
-from ..gpu import PipelineState
-from .common import DSV_FORMAT, FPS, Demo, camera, run
-from .encode import pack_records
-from .geometry import rotation_y, scaling, teapot, translation
-
-__all__ = [
-    "COLUMNS",
-    "DEMO",
-    "GROUP",
-    "NATIVE_LAYOUT",
-    "PULLED_LAYOUT",
-    "ROWS",
-    "InstancingDemo",
-    "render",
-]
+from _common import (
+    DSV_FORMAT,
+    FPS,
+    Demo,
+    camera,
+    main,
+    pack_records,
+    rotation_y,
+    scaling,
+    teapot,
+    translation,
+)
+from gpuia import IndexBufferView, InputLayout, VertexBufferView
+from gpuia.gpu import PipelineState
 
 COLUMNS, ROWS = 64, 32          # the grid; each half is COLUMNS // 2 wide
 GROUP = 32                      # the step rate of the pulled draw's colours
@@ -69,6 +71,7 @@ PULLED_LAYOUT = InputLayout([*_MESH, *_WORLD, {
     "SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM", "InputSlot": 2,
     "AlignedByteOffset": 0, "InputSlotClass": "PER_INSTANCE_DATA",
     "InstanceDataStepRate": GROUP}])
+
 
 def _hsv(h, s, v):
     return colorsys.hsv_to_rgb(h % 1.0, s, v)
@@ -101,7 +104,8 @@ def instance_data(mesh):
 
 
 class InstancingDemo(Demo):
-    """See the module docstring."""
+    """The grid of teapots: the left half's colours fetched natively, the right half's
+    pulled."""
 
     name = "instancing"
 
@@ -149,9 +153,7 @@ class InstancingDemo(Demo):
 
 
 DEMO = InstancingDemo
+"""The demo this program draws (what ``gpuia demo instancing`` runs)."""
 
-
-def render(device, size=(160, 120), frames: int = 1, options: dict | None = None) -> np.ndarray:
-    """The last of ``frames`` frames at ``size`` = (width, height), as an (h, w, 4) uint8
-    image."""
-    return run(InstancingDemo, device, size, frames, options)[0]
+if __name__ == "__main__":
+    sys.exit(main(DEMO))
