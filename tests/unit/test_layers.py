@@ -168,12 +168,7 @@ def _path(graph, start: str, goal: str) -> list[str] | None:
 
 # Pairs of packages allowed to reach each other for now, each with why and until when. The
 # test fails when a pair listed here no longer does: delete its entry then.
-ALLOWED_PACKAGE_PAIRS = {
-    # Being removed: the demos leave the package for programs under a top-level demos/ folder,
-    # and gpuia's demo command and the demos stop importing each other; the exemption ends
-    # with the gpuia/demos package.
-    ("gpuia.cli.commands", "gpuia.demos"),
-} if (ROOT / "demos" / "__init__.py").is_file() else set()
+ALLOWED_PACKAGE_PAIRS: set[tuple[str, str]] = set()
 
 
 def test_no_two_packages_import_each_other():
@@ -388,6 +383,4 @@ def test_no_import_cycles():
 def test_layer_table_names_real_packages(layer):
     for group in LAYERS[layer]:
         for name in group:
-            if name == "gpuia.demos":
-                continue  # being moved out of the package to programs under demos/
             assert name in MODULES, f"{name} in LAYERS does not exist"
