@@ -34,11 +34,9 @@ EXAMPLE_CASES = REPO / "examples" / "cases"
 EXAMPLES = sorted(EXAMPLE_CASES.glob("*.json"))
 TRIANGLE = EXAMPLE_CASES / "triangle_two_slots.json"
 # The layouts and SO declarations of real applications, whose notes quote their sources: the
-# real-layouts demo's data is the one real-layouts.json (demos/data/, in gpuia/demos/data/ while
-# the demos are in the package); real-so-decls.json is the tests' own.
-REAL_LAYOUTS = next((p for p in (REPO / "demos" / "data" / "real-layouts.json",
-                                 REPO / "gpuia" / "demos" / "data" / "real-layouts.json")
-                     if p.is_file()), REPO / "demos" / "data" / "real-layouts.json")
+# real-layouts demo's data is the one real-layouts.json (demos/data/); real-so-decls.json is the
+# tests' own.
+REAL_LAYOUTS = REPO / "demos" / "data" / "real-layouts.json"
 REAL_SO_DECLS = DATA / "layouts" / "reference" / "real-so-decls.json"
 # The command that rewrites the golden WGSL files (named in each file's header and in failures).
 REGENERATE_GOLDEN = "pytest tests/unit/test_wgsl_golden.py --regenerate-golden"
