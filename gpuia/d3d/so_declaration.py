@@ -14,6 +14,7 @@ the value and the rule.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
@@ -120,12 +121,11 @@ class ResolvedStreamOutput:
         return None
 
 
-def declared_sizes(entries) -> dict[int, int]:
+def declared_sizes(entries: Iterable[SODeclarationEntry]) -> dict[int, int]:
     """Bytes per vertex declared for each output slot, gaps included (rules 8.5).
 
     Arguments:
-        entries: the declaration's entries (:class:`~gpuia.d3d.desc.SODeclarationEntry`
-            values or anything with their ``output_slot`` and ``component_count``).
+        entries (iterable of SODeclarationEntry): the declaration's entries.
 
     Returns:
         A dict: output slot -> bytes, for every slot an entry names.
