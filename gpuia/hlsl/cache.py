@@ -42,6 +42,7 @@ from pathlib import Path
 from ..errors import GpuiaError
 from ..util.files import OutputError, read_input
 from ..util.files import write_atomic as _write_output
+from ..util.resources import shader_names, shader_text
 
 __all__ = ["cache_dir", "private_folder", "entry_folder", "frontend_hash", "key_of",
            "request_of", "load", "store", "encode", "decode", "file_digest", "digests",
@@ -89,14 +90,19 @@ _FRONTEND: str | None = None
 
 
 def frontend_hash() -> str:
-    """A hash of gpuia's HLSL modules (what turns HLSL into gpuia's WGSL)."""
+    """A hash of gpuia's HLSL modules (what turns HLSL into gpuia's WGSL) and of the C++ the
+    CPU reference builds with (the ``.cpp`` shader files)."""
     global _FRONTEND
     if _FRONTEND is None:
         h = hashlib.sha256()
         here = Path(__file__).resolve().parent
-        for path in sorted(here.glob("*.py")) + sorted(here.glob("*.cpp")):
+        for path in sorted(here.glob("*.py")):
             h.update(path.name.encode())
             h.update(path.read_bytes())
+        for name in shader_names():
+            if name.endswith(".cpp"):
+                h.update(name.encode())
+                h.update(shader_text(name).encode())
         from ..wgsl import signature  # the reader the output must satisfy
 
         h.update(Path(signature.__file__).read_bytes())

@@ -6,7 +6,7 @@ stage for a CPU target (it crashes), so gpuia wraps the user's entry point in a 
 (``gpuia.hlsl.wrapper.cpu_kernel``: every invocation reads its inputs from a flat buffer of
 32-bit patterns and writes its outputs to another), has Slang emit C++ for it, and builds that
 with the host's C++ compiler (``$CXX``, else ``g++``) into a small executable together with
-gpuia's runner (``runner.cpp``). The C++ computes D3D's values where C++ leaves the result
+gpuia's runner (``shaders/runner.cpp``). The C++ computes D3D's values where C++ leaves the result
 undefined (``gpuia.hlsl.cpu_defined``: integer division by zero, float-to-int overflow, shifts,
 subscripts); what D3D leaves undefined too is one error saying the shader is not comparable.
 The executable runs in its own process: a shader that faults or loops forever on the CPU ends in
@@ -46,6 +46,7 @@ import numpy as np
 
 from ..errors import InvalidDescError, UnsupportedError
 from ..util.cores import usable_cores
+from ..util.resources import shader_text
 from . import cache, cpu_defined, escapes, library, sandbox
 from .cbuffer import natural_leaves
 from .frontend import HlslShader, slang_args
@@ -379,7 +380,7 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
         diagnostics = restore(e.diagnostics, prepared)
         raise InvalidDescError(what, "CPU reference", None,
                                library.first_error(diagnostics)) from None
-    runner = (Path(__file__).with_name("runner.cpp")).read_text(encoding="utf-8")
+    runner = shader_text("runner.cpp") + "\n"
     # D3D's values where C++ leaves them undefined (division by zero, float-to-int overflow,
     # shifts, subscripts out of range): gpuia.hlsl.cpu_defined
     source = cpu_defined.prepare(out.code.decode("utf-8")) + "\n" + runner

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from ..errors import UnsupportedError
+from ..util.resources import shader_text
 
 __all__ = ["OPERATORS", "CONVERSIONS", "PRELUDE_PATCHES", "UNDEFINED", "prepare",
            "undefined_reasons"]
@@ -89,7 +89,6 @@ UNDEFINED: dict[int, str] = {
 """The bits ``cpu_defined.cpp`` records (``gpuia_undefined``) -> what happened."""
 
 _PRELUDE_END = "#ifdef SLANG_PRELUDE_NAMESPACE\nusing namespace SLANG_PRELUDE_NAMESPACE;\n#endif\n"
-_HELPERS = Path(__file__).with_name("cpu_defined.cpp")
 
 
 def undefined_reasons(bits: int) -> list[str]:
@@ -114,7 +113,7 @@ def prepare(code: str) -> str:
                                    f"matches of {patch.pattern!r}, {patch.count} expected): "
                                    f"the CPU reference cannot make it D3D's (another Slang "
                                    f"version?)")
-    return _HELPERS.read_text(encoding="utf-8") + prelude + rewrite(code[at:])
+    return shader_text("cpu_defined.cpp") + "\n" + prelude + rewrite(code[at:])
 
 
 # ---- reading Slang's generated C++ ----

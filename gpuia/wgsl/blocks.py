@@ -16,10 +16,12 @@ refused the same way, so no table can hand out an offset WGSL would not use.
 
 The tables, in :data:`BLOCKS`: the per-draw block (:data:`DRAW_BLOCK`, with :data:`DRAW_SLOT`
 per pulled slot), the Stream Output block (:data:`SO_BLOCK`, :data:`SO_SLOT`) and the SO state
-the prepare step leaves (:data:`SO_STATE`), the index pass's parameters (:data:`INDEX_PARAMS`),
-the capture record (:data:`CAPTURE_RECORD`) and DrawAuto's block (:data:`DRAW_AUTO`). A block
-whose last field is an array of ``N`` entries (``array<GpuiaSlot, N>``) takes ``N`` per program:
-:meth:`Block.wgsl` and :meth:`Block.words` take it as ``count``.
+the prepare step leaves (:data:`SO_STATE`), the index pass's parameters and the arguments it
+leaves (:data:`INDEX_PARAMS`, :data:`INDEX_ARGS`), the capture record (:data:`CAPTURE_RECORD`),
+DrawAuto's block (:data:`DRAW_AUTO`) and the raster probe's parameters and fragment record
+(:data:`RASTER_PARAMS`, :data:`RASTER_RECORD`). A block whose last field is an array of ``N``
+entries (``array<GpuiaSlot, N>``) takes ``N`` per program: :meth:`Block.wgsl` and
+:meth:`Block.words` take it as ``count``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from dataclasses import dataclass
 from typing import NamedTuple, NoReturn
 
 __all__ = ["Field", "Block", "BLOCKS", "DRAW_SLOT", "DRAW_BLOCK", "SO_SLOT", "SO_BLOCK",
-           "SO_STATE", "INDEX_PARAMS", "CAPTURE_RECORD", "DRAW_AUTO"]
+           "SO_STATE", "INDEX_PARAMS", "INDEX_ARGS", "CAPTURE_RECORD", "DRAW_AUTO",
+           "RASTER_PARAMS", "RASTER_RECORD"]
 
 
 class Field(NamedTuple):
@@ -257,6 +260,25 @@ INDEX_PARAMS = Block("GpuiaIndexParams", "uniform", (
 ), "gpuia_ix, @group(0) @binding(0) of the index pass (dynamic offset): one record per level "
    "and scan of a pass, written by gpuia.gpu.index_pass")
 
+INDEX_ARGS = Block("GpuiaIndexArgs", "storage", (
+    Field("list", 0, "array<u32, 5>", "drawIndexedIndirect arguments of the list stream "
+                                      "(indexCount, instanceCount, firstIndex, baseVertex, "
+                                      "firstInstance)"),
+    Field("kept", 5, "array<u32, 5>", "drawIndexedIndirect arguments of the kept stream"),
+    Field("primitives", 10, "u32", "complete primitives per instance"),
+    Field("needed", 11, "array<u32, 2>", "primitives per instance times InstanceCount, a 64-bit "
+                                         "count (lo, hi)"),
+    Field("dispatch", 13, "array<u32, 3>", "dispatchWorkgroupsIndirect arguments (x, y, 1) "
+                                           "covering every vertex of every primitive of every "
+                                           "instance at items_per_group per workgroup (x "
+                                           "first, at most max_groups; all 0 when "
+                                           "items_per_group is 0)"),
+    Field("sums", 16, "array<u32, 4>", "the grand totals of the pass's two scans, (x, y) each: "
+                                       "cuts and the last run's start, then primitives and 0"),
+), "gpuia_ix_args, @group(0) @binding(6) of the index pass (storage, and the indirect buffer "
+   "of the draws and of Stream Output's main dispatch); read back only where the host sizes "
+   "chunks")
+
 # -- the capture record ------------------------------------------------------------------------
 CAPTURE_RECORD = Block("GpuiaRecord", "storage", (
     Field("flag", 0, "u32", "1: the vertex shader invocation wrote the record (0: none did)"),
@@ -277,8 +299,29 @@ DRAW_AUTO = Block("GpuiaAuto", "uniform", (
     Field("stride", 3, "u32", "IA slot 0's StrideInBytes"),
 ), "gpuia_auto, @group(0) @binding(2) of DrawAuto's compute step (shaders/draw_auto.wgsl)")
 
+# -- the raster probe --------------------------------------------------------------------------
+RASTER_PARAMS = Block("GpuiaRasterParams", "uniform", (
+    Field("sub_vertex", 0, "u32", "subtracted from the vertex index for SV_VertexID: "
+                                  "BaseVertexLocation (indexed), else StartVertexLocation less "
+                                  "the part the adapter could not take"),
+    Field("sub_instance", 1, "u32", "StartInstanceLocation, subtracted from the instance index "
+                                    "for SV_InstanceID"),
+    Field("capacity", 2, "u32", "the records the draw's record buffer holds: a fragment past "
+                                "them is counted, not written"),
+    Field("pad", 3, "u32", "padding"),
+), "params, @group(0) @binding(0) of the raster probe (gpuia.gpu.raster_probe), one per draw")
+
+RASTER_RECORD = Block("GpuiaRasterRecord", "storage", (
+    Field("pixel", 0, "u32", "the fragment's pixel, y * size + x, with bit 31 set when its "
+                             "primitive faces front"),
+    Field("key", 1, "u32", "the flat key of the primitive's provoking vertex"),
+), "records, array<GpuiaRasterRecord> at @group(0) @binding(1) of the raster probe: one per "
+   "fragment, in the order the fragments ran; the count of fragments is the first word at "
+   "@binding(2)")
+
 BLOCKS: tuple[Block, ...] = (
-    DRAW_BLOCK, SO_BLOCK, SO_STATE, INDEX_PARAMS, CAPTURE_RECORD, DRAW_AUTO,
+    DRAW_BLOCK, SO_BLOCK, SO_STATE, INDEX_PARAMS, INDEX_ARGS, CAPTURE_RECORD, DRAW_AUTO,
+    RASTER_PARAMS, RASTER_RECORD,
     # The geometry shader's records (to come) are one more table here, as CAPTURE_RECORD is:
     # the tests check every block of this tuple against the programs that declare it.
 )

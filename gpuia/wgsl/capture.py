@@ -19,12 +19,16 @@ place. The routes (:class:`CaptureRoute`):
   pipeline per group; each vertex is a point on its record's texel of a
   :data:`CAPTURE_TARGET_WIDTH`-wide texture and hands its group's vec4s as flat varyings to
   ``rgba32uint`` color targets. A vertex without a place lands on the last texel with flag 2.
+
+The statements and entry points are the shader files ``capture_*.wgsl``; the record is
+:data:`gpuia.wgsl.blocks.CAPTURE_RECORD`.
 """
 
 from __future__ import annotations
 
 from ..d3d.layout import InputLayout
 from ..util.named import NamedMode
+from ..util.resources import shader_text
 from .blocks import CAPTURE_RECORD
 
 __all__ = ["CaptureRoute", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH", "record_words",
@@ -71,79 +75,24 @@ def capture_binding_lines(route, element_count: int = 0) -> list[str]:
     error counters on the storage route, the fetch indices alone on the targets route.
     ``route``: a :class:`CaptureRoute` or its value."""
     if CaptureRoute.of(route) is CaptureRoute.TARGETS:
-        return ["@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;"]
-    return [
-        CAPTURE_RECORD.wgsl(4 * element_count),
-        "@group(0) @binding(1) var<storage, read_write> gpuia_capture: array<GpuiaRecord>;",
-        "@group(0) @binding(2) var<storage, read> gpuia_keys: array<u32>;",
-        "@group(0) @binding(3) var<storage, read_write> gpuia_errors: array<atomic<u32>>;",
-    ]
-
-
-def _key_search_lines() -> list[str]:
-    """Find ``rank``, the position of ``vi`` among the draw's fetch indices, and ``found``."""
-    return [
-        "  var rank = 0u;",
-        "  var found = false;",
-        "  if (gpuia_draw.key_contiguous != 0u) {",
-        "    rank = vi - gpuia_draw.key_first;",
-        "    found = rank < gpuia_draw.key_count;",
-        "  } else {",
-        "    // binary search of vi among the draw's sorted fetch indices",
-        "    var lo = 0u;",
-        "    var hi = gpuia_draw.key_count;",
-        "    loop {",
-        "      if (lo >= hi) { break; }",
-        "      let mid = lo + (hi - lo) / 2u;",
-        "      let k = gpuia_keys[gpuia_draw.key_offset + mid];",
-        "      if (k < vi) { lo = mid + 1u; } else { hi = mid; }",
-        "    }",
-        "    rank = lo;",
-        "    found = lo < gpuia_draw.key_count && gpuia_keys[gpuia_draw.key_offset + lo] == vi;",
-        "  }",
-    ]
+        return [shader_text("capture_bindings_targets.wgsl")]
+    return [shader_text("capture_bindings.wgsl",
+                        GPUIA_RECORD=CAPTURE_RECORD.wgsl(4 * element_count))]
 
 
 def _storage_lines(layout: InputLayout) -> list[str]:
-    lines = _key_search_lines() + [
-        # The record's place in the bound window of records (capture_base is the draw's first
-        # record minus the window's, wrapping: a record before the window lands past its end).
-        "  let rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;",
-        "  if (!found) {",
-        "    atomicAdd(&gpuia_errors[0], 1u);",
-        "    atomicMax(&gpuia_errors[1], vi);",
-        "  } else if (rec < arrayLength(&gpuia_capture)) {",
-        "    gpuia_capture[rec].flag = 1u;",
-        "    gpuia_capture[rec].vertex_id = sv_vertex_id;",
-        "    gpuia_capture[rec].instance_id = sv_instance_id;",
-    ]
-    for e in layout.elements:
-        for c in range(4):
-            lines.append(f"    gpuia_capture[rec].elements[{4 * e.index + c}] = e{e.index}[{c}];")
-    lines.append("  }")
-    return lines
+    stores = [f"gpuia_capture[rec].elements[{4 * e.index + c}] = e{e.index}[{c}];"
+              for e in layout.elements for c in range(4)]
+    return [shader_text("capture_search.wgsl"),
+            shader_text("capture_storage.wgsl", ELEMENT_STORES="\n".join(stores))]
 
 
 def _target_lines(layout: InputLayout, group: int, per_group: int) -> list[str]:
-    w = CAPTURE_TARGET_WIDTH
-    lines = _key_search_lines() + [
-        # pad0: the capture texture's height in rows
-        "  let texels = gpuia_draw.pad0 * " f"{w}u;",
-        "  var rec = texels - 1u;",
-        "  var gpuia_flag = 2u;",
-        "  if (found) {",
-        "    rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;",
-        "    gpuia_flag = 1u;",
-        "  }",
-        "  var gpuia_out: GpuiaCapOut;",
-        f"  let px = f32(rec % {w}u) + 0.5;",
-        f"  let py = f32(rec / {w}u) + 0.5;",
-        f"  gpuia_out.pos = vec4<f32>(px / {w}.0 * 2.0 - 1.0, "
-        "1.0 - py / f32(gpuia_draw.pad0) * 2.0, 0.0, 1.0);",
-    ]
-    for j, value in enumerate(target_values(layout, group, per_group)):
-        lines.append(f"  gpuia_out.o{j} = {value};")
-    return lines
+    outputs = [f"gpuia_out.o{j} = {value};"
+               for j, value in enumerate(target_values(layout, group, per_group))]
+    return [shader_text("capture_search.wgsl"),
+            shader_text("capture_targets.wgsl", WIDTH=CAPTURE_TARGET_WIDTH,
+                        OUTPUTS="\n".join(outputs))]
 
 
 def capture_lines(layout: InputLayout, route, group: int = -1, per_group: int = 0) -> list[str]:
@@ -162,19 +111,9 @@ def capture_target_entry_points(params: list[str], body: list[str], layout: Inpu
     :func:`capture_lines`, then returning ``gpuia_out``) and ``gpuia_fs``, which copies the
     group's flat varyings to its color targets; then an empty line."""
     count = len(target_values(layout, group, per_group))
-    members = [f"@location({j}) @interpolate(flat) o{j}: vec4<u32>" for j in range(count)]
-    return [
-        "struct GpuiaCapOut { @builtin(position) pos: vec4<f32>, " + ", ".join(members) + " }",
-        "struct GpuiaCapTargets { "
-        + ", ".join(f"@location({j}) t{j}: vec4<u32>" for j in range(count)) + " }",
-        f"@vertex fn gpuia_vs({', '.join(params)}) -> GpuiaCapOut {{",
-        *body,
-        "  return gpuia_out;",
-        "}",
-        "@fragment fn gpuia_fs(i: GpuiaCapOut) -> GpuiaCapTargets {",
-        "  var t: GpuiaCapTargets;",
-        *[f"  t.t{j} = i.o{j};" for j in range(count)],
-        "  return t;",
-        "}",
-        "",
-    ]
+    return [shader_text(
+        "capture_entry_targets.wgsl", PARAMS=", ".join(params), BODY="\n".join(body),
+        OUT_MEMBERS=", ".join(f"@location({j}) @interpolate(flat) o{j}: vec4<u32>"
+                              for j in range(count)),
+        TARGET_MEMBERS=", ".join(f"@location({j}) t{j}: vec4<u32>" for j in range(count)),
+        COPIES="\n".join(f"t.t{j} = i.o{j};" for j in range(count))), ""]

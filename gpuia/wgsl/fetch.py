@@ -14,7 +14,11 @@ ii) -> vec4<u32>`` that
   multiple of 4, two loads and a funnel shift otherwise (any stride, view offset and element
   offset D3D accepts), one 128-bit load for a 16-byte element at a 16-byte address;
 * decodes every channel exactly with one template per channel kind of the format table
-  (``gpuia/wgsl/shaders/ia_decode.wgsl`` holds the decoders), and swizzles.
+  (``shaders/ia_decode.wgsl`` holds the decoders), and swizzles.
+
+The functions' text is in the shader files ``fetch_element.wgsl``, ``fetch_load.wgsl`` and
+``fetch_load_aligned.wgsl`` (:func:`gpuia.util.resources.shader_text`); this module fills in
+each element's numbers and expressions.
 
 The result is the four 32-bit patterns D3D delivers to the shader. The slot's base, stride,
 SizeInBytes and bound flag are per-draw uniforms (:mod:`gpuia.wgsl.draw_block`), so a program
@@ -27,7 +31,7 @@ from typing import cast
 
 from ..d3d.formats import ONE_BITS, Channel, FormatInfo
 from ..d3d.layout import InputLayout, ResolvedElement
-from .library import load_shader_source
+from ..util.resources import shader_text
 from .text import wgsl_comment_text
 
 __all__ = ["load_function", "fetch_function", "fetch_call", "pulling_lines"]
@@ -64,7 +68,7 @@ def _decode_lines(fmt: FormatInfo) -> tuple[list[str], str]:
             values.append(None)
             continue
         template = _CHANNEL_DECODE[ch.kind][0 if ch.bits == 32 else 1]
-        lines.append(f"  let c{i} = {template.format(c=_channel_bits(ch), n=ch.bits)};")
+        lines.append(f"let c{i} = {template.format(c=_channel_bits(ch), n=ch.bits)};")
         values.append(f"c{i}")
     one = f"{ONE_BITS[fmt.shader_type]}u"
     # The swizzle reads only channels the format has (never a padding one's None).
@@ -101,27 +105,17 @@ def fetch_function(e: ResolvedElement, binding: int, aligned16: bool = False,
     else:
         index = "vi"
     if aligned16 and fmt.words == 4 and e.offset % 16 == 0:
-        loads = [f"  let v = gpuia_vb_{binding}[b >> 4u];",
-                 "  let w0 = v.x;", "  let w1 = v.y;", "  let w2 = v.z;", "  let w3 = v.w;"]
+        loads = [f"let v = gpuia_vb_{binding}[b >> 4u];",
+                 "let w0 = v.x;", "let w1 = v.y;", "let w2 = v.z;", "let w3 = v.w;"]
     else:
-        loads = [f"  let w{k} = gpuia_load_{slot_entry}(b + {4 * k}u);" for k in range(fmt.words)]
+        loads = [f"let w{k} = gpuia_load_{slot_entry}(b + {4 * k}u);" for k in range(fmt.words)]
     lines, result = _decode_lines(fmt)
-    return "\n".join([
-        # The semantic name is the user's text: escaped, so that no character of it ends the
-        # comment (a line break) or the program (a NUL).
-        f"// element {e.index}: {wgsl_comment_text(e.key)} {fmt.name} at offset {e.offset} "
-        f"of slot {e.slot}",
-        f"fn gpuia_fetch_{e.index}(vi: u32, ii: u32) -> vec4<u32> {{",
-        f"  let s = gpuia_draw.slots[{slot_entry}];",
-        "  if (s.bound == 0u) { return vec4<u32>(0u); }",
-        f"  let rel = s.stride * ({index}) + {e.offset}u;",
-        f"  if (rel > s.size || s.size - rel < {fmt.size}u) {{ "
-        f"return {_out_of_bounds_value(fmt)}; }}",
-        "  let b = s.base + rel;",
-        *loads, *lines,
-        f"  return {result};",
-        "}",
-    ])
+    # The semantic name is the user's text: escaped, so that no character of it ends the
+    # comment (a line break) or the program (a NUL).
+    return shader_text("fetch_element.wgsl", ELEMENT=e.index, SEMANTIC=wgsl_comment_text(e.key),
+                       FORMAT=fmt.name, OFFSET=e.offset, SLOT=e.slot, ENTRY=slot_entry,
+                       INDEX=index, SIZE=fmt.size, OUT_OF_BOUNDS=_out_of_bounds_value(fmt),
+                       LOADS="\n".join(loads), DECODE="\n".join(lines), RESULT=result)
 
 
 def load_function(name: str, array: str, aligned: bool = False, vec4: bool = False) -> str:
@@ -134,20 +128,10 @@ def load_function(name: str, array: str, aligned: bool = False, vec4: bool = Fal
         return f"{array}[{i} >> 2u][{i} & 3u]" if vec4 else f"{array}[{i}]"
 
     if aligned:
-        return f"fn {name}(b: u32) -> u32 {{ let w = b >> 2u; return {word('w')}; }}"
+        return shader_text("fetch_load_aligned.wgsl", NAME=name, WORD_W=word("w"))
     length = f"arrayLength(&{array}) * 4u" if vec4 else f"arrayLength(&{array})"
-    return "\n".join([
-        f"fn {name}(b: u32) -> u32 {{",
-        "  let sh = (b & 3u) * 8u;",
-        f"  let last = {length} - 1u;",
-        "  let w = min(b >> 2u, last);",
-        f"  let lo = {word('w')};",
-        "  if (sh == 0u) { return lo; }",
-        "  let w1 = min(w + 1u, last);",
-        f"  let hi = {word('w1')};",
-        "  return (lo >> sh) | (hi << (32u - sh));",
-        "}",
-    ])
+    return shader_text("fetch_load.wgsl", NAME=name, LENGTH=length, WORD_W=word("w"),
+                       WORD_W1=word("w1"))
 
 
 def pulling_lines(layout: InputLayout, pulled_slots: tuple[tuple[int, int], ...],
@@ -163,7 +147,7 @@ def pulling_lines(layout: InputLayout, pulled_slots: tuple[tuple[int, int], ...]
     bindings = dict(pulled_slots)
     out = [f"@group(1) @binding({b}) var<storage, read> gpuia_vb_{b}: array<vec4<u32>>;"
            for b in sorted(set(bindings.values()))]
-    out.append(load_shader_source("ia_decode.wgsl"))
+    out.append(shader_text("ia_decode.wgsl"))
     for slot, binding in pulled_slots:
         out.append(load_function(f"gpuia_load_{slot_entry[slot]}", f"gpuia_vb_{binding}",
                                  slot in aligned, vec4=True))

@@ -46,7 +46,9 @@ dispatch reads its level from a ``GpuiaIndexParams`` record at its own dynamic o
 
 Workgroups of 256 invocations and 2 KiB of workgroup memory stay within WebGPU's default limits;
 dispatches larger than ``max-compute-workgroups-per-dimension`` are laid out in two dimensions.
-This module is text only: :mod:`gpuia.gpu.index_pass` sizes, binds and dispatches it.
+This module is text only (the shader files ``index_*.wgsl``, its blocks
+:data:`gpuia.wgsl.blocks.INDEX_PARAMS` and :data:`~gpuia.wgsl.blocks.INDEX_ARGS`):
+:mod:`gpuia.gpu.index_pass` sizes, binds and dispatches it.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ from dataclasses import dataclass
 
 from ..d3d.topology import TopologyInfo
 from ..errors import InvalidDescError
-from .blocks import INDEX_PARAMS
+from ..util.resources import shader_text
+from .blocks import INDEX_ARGS, INDEX_PARAMS
 
 __all__ = ["IndexSource", "IndexStreams", "IndexPassSpec", "index_pass_program", "scan_levels",
            "WORKGROUP", "ITEMS", "BLOCK", "MAX_LEVELS", "PARAMS_WORDS", "ARGS_WORDS",
@@ -75,23 +78,25 @@ MAX_LEVELS = 4
 PARAMS_WORDS = INDEX_PARAMS.words()
 """u32 words of one ``GpuiaIndexParams`` record (:data:`gpuia.wgsl.blocks.INDEX_PARAMS`)."""
 
-# The args buffer, in u32 words. Offsets of indirect arguments are in bytes where wgpu takes them.
-ARGS_LIST = 0
+# The args buffer (:data:`gpuia.wgsl.blocks.INDEX_ARGS`). Offsets of indirect arguments are in
+# bytes where wgpu takes them.
+ARGS_LIST = 4 * INDEX_ARGS.word("list")
 """Byte offset of the list stream's drawIndexedIndirect arguments (indexCount, instanceCount,
 firstIndex, baseVertex, firstInstance)."""
-ARGS_KEPT = 20
+ARGS_KEPT = 4 * INDEX_ARGS.word("kept")
 """Byte offset of the kept stream's drawIndexedIndirect arguments."""
-ARGS_PRIMITIVES = 10
+ARGS_PRIMITIVES = INDEX_ARGS.word("primitives")
 """Word: complete primitives per instance."""
-ARGS_NEEDED = 11
-"""Words 11, 12: primitives per instance times InstanceCount, as a 64-bit count (lo, hi)."""
-ARGS_DISPATCH = 52
+ARGS_NEEDED = INDEX_ARGS.word("needed")
+"""Words ARGS_NEEDED, + 1: primitives per instance times InstanceCount, as a 64-bit count (lo,
+hi)."""
+ARGS_DISPATCH = 4 * INDEX_ARGS.word("dispatch")
 """Byte offset of dispatchWorkgroupsIndirect arguments (x, y, 1) covering every vertex of every
 primitive of every instance at ``items_per_group`` per workgroup (x first, at most
 ``max_groups``; all 0 when ``items_per_group`` is 0)."""
-ARGS_SUMS = 16
-"""Words 16..19: the pass's own grand totals of its scans (cuts, -, primitives, -)."""
-ARGS_WORDS = 20
+ARGS_SUMS = INDEX_ARGS.word("sums")
+"""Words ARGS_SUMS .. + 3: the pass's own grand totals of its scans (cuts, -, primitives, -)."""
+ARGS_WORDS = INDEX_ARGS.words()
 
 ENTRY_POINTS = ("gpuia_ix_closed", "gpuia_ix_cuts_reduce", "gpuia_ix_cuts_final",
                 "gpuia_ix_prims_reduce", "gpuia_ix_prims_final", "gpuia_ix_up", "gpuia_ix_top",
@@ -204,63 +209,23 @@ def index_pass_program(spec: IndexPassSpec) -> str:
     2 codes (one u32 per position, scan program), 3 scan totals (vec2<u32> per entry),
     4 the list stream, 5 the kept stream, 6 the args (all read-write storage)."""
     topo = spec.topology
-    out = [
-        "// gpuia index pass: D3D index sequencing, strip cuts and primitive order",
-        f"// topology {topo.name}, source {spec.source.value}, "
-        f"cut {'none' if spec.cut is None else hex(spec.cut)}, rotate {str(spec.rotate).lower()}, "
-        f"program {'scan' if spec.cuts else 'closed'}",
-        INDEX_PARAMS.wgsl(),
-        "@group(0) @binding(0) var<uniform> gpuia_ix: GpuiaIndexParams;",
-        "@group(0) @binding(1) var<storage, read> gpuia_ix_words: array<u32>;",
-        "@group(0) @binding(2) var<storage, read_write> gpuia_ix_codes: array<u32>;",
-        "@group(0) @binding(3) var<storage, read_write> gpuia_ix_totals: array<vec2<u32>>;",
-        "@group(0) @binding(4) var<storage, read_write> gpuia_ix_list: array<u32>;",
-        "@group(0) @binding(5) var<storage, read_write> gpuia_ix_kept: array<u32>;",
-        "@group(0) @binding(6) var<storage, read_write> gpuia_ix_args: array<u32>;",
-        f"var<workgroup> gpuia_ix_shared: array<vec2<u32>, {WORKGROUP}>;",
-        "",
-    ]
-    out += _value_lines(spec.source)
-    out += _common_lines(spec)
-    out += _closed_lines(spec)
-    out += _scan_lines(spec)
-    out += _finish_lines(spec)
-    return "\n".join(out) + "\n"
-
-
-def _value_lines(source: IndexSource) -> list[str]:
-    """``gpuia_ix_value(j)``: the value D3D delivers at position ``j`` of the draw."""
-    head = ["// The value D3D delivers at position j of one instance (rules 4.2, 5.5, 5.6).",
-            "fn gpuia_ix_value(j: u32) -> u32 {"]
-    if source is IndexSource.SEQUENTIAL:
-        return head + ["  return j;  // non-indexed: SV_VertexID is the position (4.5)", "}", ""]
-    if source is IndexSource.NULL:
-        return head + ["  return 0u;  // a NULL view: every index reads 0 (5.5)", "}", ""]
-    size = source.size
-    lines = head + [
-        "  let p = gpuia_ix.start + j;",
-        "  // Past the view's SizeInBytes reads 0 (5.6); p < start: the position wrapped past",
-        "  // 2^32, also past the view. Compared in indices, so p * size cannot overflow.",
-        "  if (p < gpuia_ix.start || p >= gpuia_ix.held) { return 0u; }",
-        f"  let a = gpuia_ix.ib_base + p * {size}u;  // byte address in the bound window",
-        "  let s = (a & 3u) * 8u;",
-    ]
-    if size == 2:
-        lines += [
-            "  // A 16-bit index at a 2-byte position is the high half of its word; only an odd",
-            "  // byte address (never a valid view) straddles into the next word.",
-            "  var v = gpuia_ix_words[a >> 2u] >> s;",
-            "  if (s == 24u) { v = v | (gpuia_ix_words[(a >> 2u) + 1u] << 8u); }",
-            "  return v & 0xffffu;",
-        ]
-    else:
-        lines += [
-            "  let lo = gpuia_ix_words[a >> 2u];",
-            "  if (s == 0u) { return lo; }",
-            "  // Not word-aligned: the next word holds the rest (a shift by 32 is not defined).",
-            "  return (lo >> s) | (gpuia_ix_words[(a >> 2u) + 1u] << (32u - s));",
-        ]
-    return lines + ["}", ""]
+    kept, listed = IndexStreams.KEPT in spec.streams, IndexStreams.LIST in spec.streams
+    closed_list = shader_text("index_closed_list.wgsl", SPAN=topo.span, STEP=topo.step,
+                              WRITES="\n".join(_write_primitive(spec, "p", "j", "parity")))
+    return shader_text(
+        "index_pass.wgsl", TOPOLOGY=topo.name, SOURCE=spec.source.value,
+        CUT="none" if spec.cut is None else hex(spec.cut), ROTATE=str(spec.rotate).lower(),
+        PROGRAM="scan" if spec.cuts else "closed", INDEX_PARAMS=INDEX_PARAMS.wgsl(),
+        INDEX_ARGS=INDEX_ARGS.wgsl(), WORKGROUP=WORKGROUP, LAST=WORKGROUP - 1, ITEMS=ITEMS,
+        VALUE=shader_text(f"index_value_{spec.source.value}.wgsl"),
+        IS_CUT="false" if not spec.cuts else f"v == {spec.cut:#x}u",
+        SPAN=topo.span, STEP=topo.step, VERTICES=topo.vertices,
+        CLOSED_KEPT="gpuia_ix_kept[j] = gpuia_ix_value(j);" if kept else "",
+        CLOSED_LIST=closed_list if listed else "",
+        SCAN_KEPT="gpuia_ix_kept[j - pre.x] = v;" if kept else "",
+        SCAN_LIST="\n".join(_write_primitive(spec, "pre.x", "j", "parity")),
+        BLOCK_PASSES=_block_passes(), TOP_ITEMS="\n".join(_scan_items(_LEVEL_ENTRY)),
+        TOP_WRITE="\n".join(_level_write()), COUNTS="\n".join(_counts(spec))) + "\n"
 
 
 def _pick(spec: IndexPassSpec, k: int, parity: str) -> str:
@@ -274,262 +239,70 @@ def _pick(spec: IndexPassSpec, k: int, parity: str) -> str:
 def _write_primitive(spec: IndexPassSpec, slot: str, j: str, parity: str) -> list[str]:
     """Statements writing the primitive starting at position ``j`` at list slot ``slot``."""
     vpp = spec.topology.vertices
-    return [f"    gpuia_ix_list[{slot} * {vpp}u + {k}u] = gpuia_ix_value({j} + "
+    return [f"gpuia_ix_list[{slot} * {vpp}u + {k}u] = gpuia_ix_value({j} + "
             f"{_pick(spec, k, parity)});" for k in range(vpp)]
 
 
-def _common_lines(spec: IndexPassSpec) -> list[str]:
-    topo = spec.topology
-    cut = "false" if not spec.cuts else f"v == {spec.cut:#x}u"
-    return [
-        "fn gpuia_ix_is_cut(v: u32) -> bool {",
-        f"  return {cut};  // the PSO's literal, whatever the index width (5.3)",
-        "}",
-        "// Complete primitives of a cut-free run of n positions (the topology table's form).",
-        "fn gpuia_ix_primitives(n: u32) -> u32 {",
-        f"  if (n <= {topo.span}u) {{ return 0u; }}",
-        f"  return (n - 1u - {topo.span}u) / {topo.step}u + 1u;",
-        "}",
-        "// Runs combine by (sum of cuts, max of run start); the primitive scan uses x only.",
-        "fn gpuia_ix_combine(a: vec2<u32>, b: vec2<u32>) -> vec2<u32> {",
-        "  return vec2<u32>(a.x + b.x, max(a.y, b.y));",
-        "}",
-        "struct GpuiaIxScan { before: vec2<u32>, total: vec2<u32> }",
-        "// Exclusive scan of one value per invocation over the workgroup (Hillis-Steele), and",
-        "// the workgroup's total. Every invocation must call it (it holds barriers).",
-        "fn gpuia_ix_workgroup_scan(lid: u32, value: vec2<u32>) -> GpuiaIxScan {",
-        "  gpuia_ix_shared[lid] = value;",
-        "  workgroupBarrier();",
-        f"  for (var d = 1u; d < {WORKGROUP}u; d = d << 1u) {{",
-        "    var earlier = vec2<u32>(0u, 0u);",
-        "    if (lid >= d) { earlier = gpuia_ix_shared[lid - d]; }",
-        "    workgroupBarrier();",
-        "    if (lid >= d) {",
-        "      gpuia_ix_shared[lid] = gpuia_ix_combine(earlier, gpuia_ix_shared[lid]);",
-        "    }",
-        "    workgroupBarrier();",
-        "  }",
-        "  var r: GpuiaIxScan;",
-        "  if (lid > 0u) { r.before = gpuia_ix_shared[lid - 1u]; }",
-        f"  r.total = gpuia_ix_shared[{WORKGROUP - 1}u];",
-        "  workgroupBarrier();  // everyone has read before the array is written again",
-        "  return r;",
-        "}",
-        "// Workgroups of a dispatch laid out in two dimensions, in order.",
-        "fn gpuia_ix_group(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {",
-        "  return wid.x + wid.y * nwg.x;",
-        "}",
-        "",
-    ]
+_LEVEL_ENTRY = "gpuia_ix_entry(gpuia_ix.level, {})"
 
 
-def _closed_lines(spec: IndexPassSpec) -> list[str]:
-    topo = spec.topology
-    lines = [
-        "// One run: position j keeps its value at j, and starts primitive j / step when",
-        "// j % step == 0 and the primitive's last position j + span is in the draw.",
-        f"@compute @workgroup_size({WORKGROUP})",
-        "fn gpuia_ix_closed(@builtin(workgroup_id) wid: vec3<u32>,",
-        "                   @builtin(num_workgroups) nwg: vec3<u32>,",
-        "                   @builtin(local_invocation_index) lid: u32) {",
-        f"  let j = gpuia_ix_group(wid, nwg) * {WORKGROUP}u + lid;",
-        "  let n = gpuia_ix.count;",
-        "  if (j >= n) { return; }",
-    ]
-    if IndexStreams.KEPT in spec.streams:
-        lines.append("  gpuia_ix_kept[j] = gpuia_ix_value(j);")
-    if IndexStreams.LIST in spec.streams:
-        lines += [
-            f"  if (n > {topo.span}u && j < n - {topo.span}u && j % {topo.step}u == 0u) {{",
-            f"    let p = j / {topo.step}u;",
-            "    let parity = p & 1u;",
-            *_write_primitive(spec, "p", "j", "parity"),
-            "  }",
-        ]
-    return lines + ["}", ""]
-
-
-def _block_pass(name: str, item: str, body: list[str], level0: bool) -> list[str]:
+def _block_pass(name: str, item: str, body: list[str], level0: bool) -> str:
     """A scan workgroup over one block: ``item(e)`` is entry ``e``'s value (identity past the
     level), ``body`` runs with ``pre{k}`` the exclusive prefix of this invocation's entries
     within the block (``block`` the block's index, ``first`` its first entry) and ``s.total``
     the block's total. Workgroups past the level's blocks leave at once (a uniform branch)."""
-    level = "0u" if level0 else "gpuia_ix.level"
-    lines = [
-        f"@compute @workgroup_size({WORKGROUP})",
-        f"fn {name}(@builtin(workgroup_id) wid: vec3<u32>,",
-        "           @builtin(num_workgroups) nwg: vec3<u32>,",
-        "           @builtin(local_invocation_index) lid: u32) {",
-        "  let block = gpuia_ix_group(wid, nwg);",
-        f"  if (block >= gpuia_ix.level_length[{level} + 1u]) {{ return; }}",
-        f"  let first = block * {BLOCK}u + lid * {ITEMS}u;",
-    ]
-    return lines + _scan_items(item) + body + ["}", ""]
+    return shader_text("index_block_pass.wgsl", NAME=name, WORKGROUP=WORKGROUP, BLOCK=BLOCK,
+                       ITEMS=ITEMS, LEVEL="0u" if level0 else "gpuia_ix.level",
+                       ITEM_SCAN="\n".join(_scan_items(item)), BODY="\n".join(body))
 
 
 def _scan_items(item: str) -> list[str]:
     """This invocation's ``ITEMS`` entries from ``first`` (``a{k}``), their exclusive prefixes
     among themselves (``pre{k}``) and the workgroup scan of their totals (``s``)."""
-    lines = [f"  let a{k} = {item.format(f'first + {k}u')};" for k in range(ITEMS)]
-    lines.append("  let pre0 = vec2<u32>(0u, 0u);")
-    lines += [f"  let pre{k} = gpuia_ix_combine(pre{k - 1}, a{k - 1});" for k in range(1, ITEMS)]
-    lines.append(f"  let s = gpuia_ix_workgroup_scan(lid, gpuia_ix_combine(pre{ITEMS - 1}, "
+    lines = [f"let a{k} = {item.format(f'first + {k}u')};" for k in range(ITEMS)]
+    lines.append("let pre0 = vec2<u32>(0u, 0u);")
+    lines += [f"let pre{k} = gpuia_ix_combine(pre{k - 1}, a{k - 1});" for k in range(1, ITEMS)]
+    lines.append(f"let s = gpuia_ix_workgroup_scan(lid, gpuia_ix_combine(pre{ITEMS - 1}, "
                  f"a{ITEMS - 1}));")
     return lines
 
 
-def _scan_lines(spec: IndexPassSpec) -> list[str]:
-    topo = spec.topology
-    lines = [
-        "// Scan entries: a level's entry e (identity past the level's length).",
-        "fn gpuia_ix_entry(level: u32, e: u32) -> vec2<u32> {",
-        "  if (e >= gpuia_ix.level_length[level]) { return vec2<u32>(0u, 0u); }",
-        "  return gpuia_ix_totals[gpuia_ix.level_offset[level] + e];",
-        "}",
-        "// The cut scan's value at position j: a cut at j starts the next run at j + 1.",
-        "fn gpuia_ix_cut_item(j: u32) -> vec2<u32> {",
-        "  if (j >= gpuia_ix.count || !gpuia_ix_is_cut(gpuia_ix_value(j))) {",
-        "    return vec2<u32>(0u, 0u);",
-        "  }",
-        "  return vec2<u32>(1u, j + 1u);",
-        "}",
-        "// The primitive scan's value at position j: 1 where a primitive starts.",
-        "fn gpuia_ix_prim_item(j: u32) -> vec2<u32> {",
-        "  if (j >= gpuia_ix.count || gpuia_ix_codes[j] == 0u) { return vec2<u32>(0u, 0u); }",
-        "  return vec2<u32>(1u, 0u);",
-        "}",
-    ]
-    # Position j with its exclusive prefix (cuts before j, start of j's run).
-    lines += [
-        "fn gpuia_ix_cut_emit(j: u32, pre: vec2<u32>) {",
-        "  if (j >= gpuia_ix.count) { return; }",
-        "  let v = gpuia_ix_value(j);",
-        "  var code = 0u;",
-        "  if (!gpuia_ix_is_cut(v)) {",
-    ]
-    if IndexStreams.KEPT in spec.streams:
-        lines.append("    gpuia_ix_kept[j - pre.x] = v;")
-    lines += [
-        "    let place = j - pre.y;  // position within its cut-free run",
-        f"    var whole = place % {topo.step}u == 0u && gpuia_ix.count > {topo.span}u"
-        f" && j < gpuia_ix.count - {topo.span}u;",
-        f"    for (var k = 1u; k <= {topo.span}u; k = k + 1u) {{",
-        "      if (whole && gpuia_ix_is_cut(gpuia_ix_value(j + k))) { whole = false; }",
-        "    }",
-        f"    if (whole) {{ code = 1u + ((place / {topo.step}u) & 1u); }}",
-        "  }",
-        "  gpuia_ix_codes[j] = code;",
-        "}",
-        "fn gpuia_ix_prim_emit(j: u32, pre: vec2<u32>) {",
-        "  if (j >= gpuia_ix.count) { return; }",
-        "  let code = gpuia_ix_codes[j];",
-        "  if (code != 0u) {",
-        "    let parity = code - 1u;",
-        *_write_primitive(spec, "pre.x", "j", "parity"),
-        "  }",
-        "}",
-        "",
-    ]
-    # Element passes (level 0): reduce and final, for each scan.
-    total = ["  if (lid == 0u) { gpuia_ix_totals[gpuia_ix.level_offset[1] + block] = s.total; }"]
+def _level_write() -> list[str]:
+    """A level's entries from ``first`` become ``base`` combined with their prefixes."""
+    return ["let here = gpuia_ix.level_offset[gpuia_ix.level];",
+            "let length = gpuia_ix.level_length[gpuia_ix.level];",
+            *[f"if (first + {k}u < length) {{ gpuia_ix_totals[here + first + {k}u] = "
+              f"gpuia_ix_combine(base, pre{k}); }}" for k in range(ITEMS)]]
+
+
+def _block_passes() -> str:
+    """The element passes (level 0: reduce and final, of each scan), then up and down."""
+    out = []
+    total = ["if (lid == 0u) { gpuia_ix_totals[gpuia_ix.level_offset[1] + block] = s.total; }"]
     for scan, item, emit in (("cuts", "gpuia_ix_cut_item({})", "gpuia_ix_cut_emit"),
                              ("prims", "gpuia_ix_prim_item({})", "gpuia_ix_prim_emit")):
-        lines += _block_pass(f"gpuia_ix_{scan}_reduce", item, total, True)
-        final = ["  let base = gpuia_ix_combine(gpuia_ix_entry(1u, block), s.before);"]
-        final += [f"  {emit}(first + {k}u, gpuia_ix_combine(base, pre{k}));" for k in range(ITEMS)]
-        lines += _block_pass(f"gpuia_ix_{scan}_final", item, final, True)
-    entry = "gpuia_ix_entry(gpuia_ix.level, {})"
-    write = [
-        "  let here = gpuia_ix.level_offset[gpuia_ix.level];",
-        "  let length = gpuia_ix.level_length[gpuia_ix.level];",
-        *[f"  if (first + {k}u < length) {{ gpuia_ix_totals[here + first + {k}u] = "
-          f"gpuia_ix_combine(base, pre{k}); }}" for k in range(ITEMS)],
-    ]
+        out.append(_block_pass(f"gpuia_ix_{scan}_reduce", item, total, True))
+        final = ["let base = gpuia_ix_combine(gpuia_ix_entry(1u, block), s.before);"]
+        final += [f"{emit}(first + {k}u, gpuia_ix_combine(base, pre{k}));" for k in range(ITEMS)]
+        out.append(_block_pass(f"gpuia_ix_{scan}_final", item, final, True))
     # Up: level -> one total per block at level + 1.
-    lines += _block_pass("gpuia_ix_up", entry, [
-        "  if (lid == 0u) {",
-        "    gpuia_ix_totals[gpuia_ix.level_offset[gpuia_ix.level + 1u] + block] = s.total;",
-        "  }",
-    ], False)
+    out.append(_block_pass("gpuia_ix_up", _LEVEL_ENTRY, [
+        "if (lid == 0u) {",
+        "  gpuia_ix_totals[gpuia_ix.level_offset[gpuia_ix.level + 1u] + block] = s.total;",
+        "}",
+    ], False))
     # Down: a level's blocks become exclusive prefixes, from the (scanned) level above.
-    lines += _block_pass("gpuia_ix_down", entry, [
-        "  let base = gpuia_ix_combine(gpuia_ix_entry(gpuia_ix.level + 1u, block), s.before);",
-        *write,
-    ], False)
-    # Top: the one block of the last level, in place; its total is the grand total.
-    lines += [
-        "// The last level fits one workgroup: scanned in place; the grand total is recorded.",
-        f"@compute @workgroup_size({WORKGROUP})",
-        "fn gpuia_ix_top(@builtin(local_invocation_index) lid: u32) {",
-        f"  let first = lid * {ITEMS}u;",
-    ]
-    lines += _scan_items(entry)
-    lines += [
-        "  let base = s.before;",
-        *write,
-        "  if (lid == 0u) {",
-        f"    gpuia_ix_args[{ARGS_SUMS}u + 2u * gpuia_ix.scan] = s.total.x;",
-        f"    gpuia_ix_args[{ARGS_SUMS + 1}u + 2u * gpuia_ix.scan] = s.total.y;",
-        "  }",
-        "}",
-        "",
-    ]
-    return lines
+    out.append(_block_pass("gpuia_ix_down", _LEVEL_ENTRY, [
+        "let base = gpuia_ix_combine(gpuia_ix_entry(gpuia_ix.level + 1u, block), s.before);",
+        *_level_write(),
+    ], False))
+    return "\n\n".join(out) + "\n"
 
 
-def _finish_lines(spec: IndexPassSpec) -> list[str]:
-    vpp = spec.topology.vertices
+def _counts(spec: IndexPassSpec) -> list[str]:
+    """``kept`` and ``prims`` of the draw, for the args."""
     if spec.cuts:
-        counts = [
-            "  // From the scans' grand totals (0 in a fresh args buffer when nothing ran).",
-            f"  let kept = n - gpuia_ix_args[{ARGS_SUMS}u];",
-            f"  let prims = gpuia_ix_args[{ARGS_SUMS + 2}u];",
-        ]
-    else:
-        counts = ["  let kept = n;", "  let prims = gpuia_ix_primitives(n);"]
-    words = ARGS_LIST // 4, ARGS_KEPT // 4, ARGS_DISPATCH // 4
-    return [
-        "// a * b as a 64-bit (lo, hi) pair: WGSL has no 64-bit integers.",
-        "fn gpuia_ix_mul_wide(a: u32, b: u32) -> vec2<u32> {",
-        "  let a0 = a & 0xffffu;",
-        "  let a1 = a >> 16u;",
-        "  let b0 = b & 0xffffu;",
-        "  let b1 = b >> 16u;",
-        "  let p00 = a0 * b0;",
-        "  let p01 = a0 * b1;",
-        "  let p10 = a1 * b0;",
-        "  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);",
-        "  let lo = (p00 & 0xffffu) | (mid << 16u);",
-        "  return vec2<u32>(lo, a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));",
-        "}",
-        "@compute @workgroup_size(1)",
-        "fn gpuia_ix_finish() {",
-        "  let n = gpuia_ix.count;",
-        *counts,
-        f"  gpuia_ix_args[{words[0]}u] = prims * {vpp}u;",
-        f"  gpuia_ix_args[{words[1]}u] = kept;",
-        *[f"  gpuia_ix_args[{w + 1}u] = gpuia_ix.instance_count;\n"
-          f"  gpuia_ix_args[{w + 2}u] = 0u;\n"
-          f"  gpuia_ix_args[{w + 3}u] = gpuia_ix.base_vertex;\n"
-          f"  gpuia_ix_args[{w + 4}u] = gpuia_ix.first_instance;" for w in words[:2]],
-        f"  gpuia_ix_args[{ARGS_PRIMITIVES}u] = prims;",
-        "  let needed = gpuia_ix_mul_wide(prims, gpuia_ix.instance_count);",
-        f"  gpuia_ix_args[{ARGS_NEEDED}u] = needed.x;",
-        f"  gpuia_ix_args[{ARGS_NEEDED + 1}u] = needed.y;",
-        "  // Workgroups for every vertex of every primitive: x first, then rows of x.",
-        f"  let items = gpuia_ix_mul_wide(needed.x, {vpp}u);",
-        f"  let items_hi = needed.y * {vpp}u + items.y;",
-        "  let g = gpuia_ix.items_per_group;",
-        "  var groups = 0u;",
-        "  if (g != 0u) {",
-        "    groups = items.x / g + select(0u, 1u, items.x % g != 0u);",
-        "    if (items_hi != 0u) { groups = 0xffffffffu; }  // saturated: the host bounds it",
-        "  }",
-        "  let x = min(groups, gpuia_ix.max_groups);",
-        "  var y = 0u;",
-        "  if (x != 0u) { y = min((groups - 1u) / x + 1u, gpuia_ix.max_groups); }",
-        f"  gpuia_ix_args[{words[2]}u] = x;",
-        f"  gpuia_ix_args[{words[2] + 1}u] = y;",
-        f"  gpuia_ix_args[{words[2] + 2}u] = select(0u, 1u, x != 0u);",
-        "}",
-    ]
+        return ["// From the scans' grand totals (0 in a fresh args buffer when nothing ran).",
+                "let kept = n - gpuia_ix_args.sums[0];",
+                "let prims = gpuia_ix_args.sums[2];"]
+    return ["let kept = n;", "let prims = gpuia_ix_primitives(n);"]

@@ -1,37 +1,33 @@
-"""The WGSL library gpuia ships: the files in ``gpuia/wgsl/shaders/``, package data read through
-:mod:`importlib.resources` (so they are found in a source tree, an installed wheel or a zip alike).
+"""The WGSL library as gpuia 0.1 named it: :func:`load_shader_source` and :func:`shader_names`,
+kept for their callers. Every shader file is in the top-level ``shaders/`` folder and read
+through :func:`gpuia.util.resources.shader_text`, the one reader of those files:
 
 * ``ia_decode.wgsl``: the exact channel decoders every vertex-pulling program includes
   (:mod:`gpuia.wgsl.fetch`);
-* ``draw_auto.wgsl``: DrawAuto's vertex count, computed on the GPU from a Stream Output counter.
+* the other ``.wgsl`` files: the pieces gpuia's programs are made of, most with placeholders
+  its generators fill in (``draw_auto.wgsl``: DrawAuto's vertex count, computed on the GPU from a
+  Stream Output counter, :func:`gpuia.wgsl.so_pass.draw_auto_program`).
 """
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
-
 from ..errors import GpuiaError
+from ..util import resources
 
 __all__ = ["load_shader_source", "shader_names"]
 
 
-def _folder():
-    return resources.files(__package__).joinpath("shaders")
-
-
-@cache
 def shader_names() -> tuple[str, ...]:
-    """The names of the library's files, sorted."""
-    return tuple(sorted(p.name for p in _folder().iterdir() if p.name.endswith(".wgsl")))
+    """The names of the WGSL shader files, sorted."""
+    return tuple(n for n in resources.shader_names() if n.endswith(".wgsl"))
 
 
-@cache
 def load_shader_source(name: str) -> str:
-    """The text of library file ``name`` (e.g. ``"ia_decode.wgsl"``). Only the library's own
-    files are read: any other name (a path included) raises :class:`~gpuia.errors.GpuiaError`
-    listing them."""
+    """The text of WGSL shader file ``name`` (e.g. ``"ia_decode.wgsl"``), as the file holds
+    it. Only the shader files are read, and only one without placeholders: any other name (a
+    path included) raises :class:`~gpuia.errors.GpuiaError` listing the files, and so does a
+    file whose placeholders its generator fills in."""
     if name not in shader_names():
-        raise GpuiaError(f"gpuia's WGSL library has no file {name!r} (it has "
+        raise GpuiaError(f"gpuia has no WGSL shader file {name!r} (it has "
                          f"{', '.join(shader_names())})")
-    return _folder().joinpath(name).read_text(encoding="utf-8")
+    return resources.shader_text(name) + "\n"

@@ -19,6 +19,7 @@ import re
 from ..d3d.layout import InputLayout, parse_semantic
 from ..d3d.signature import SYSTEM_INPUTS, Member, ShaderSignature
 from ..errors import InvalidDescError
+from ..util.resources import shader_text
 from .bounds import check_shader_bounds, split_top_level
 from .scalar_types import SHADER_TYPE, WGSL_SCALAR
 from .uniforms import check_uniform_loads
@@ -251,9 +252,5 @@ def pass_through_shader(layout: InputLayout) -> str:
         body.append(f"  o.SV_Position = bitcast<vec4<f32>>(input.{pos});")
     else:
         body.append("  o.SV_Position = vec4<f32>(0.0, 0.0, 0.0, 1.0);")
-    return "\n".join([
-        "// gpuia pass-through vertex shader (generated from the input layout)",
-        "struct VSInput {", *ins, "}",
-        "struct VSOutput {", *outs, "}",
-        "@vertex fn main(input: VSInput) -> VSOutput {",
-        "  var o: VSOutput;", *body, "  return o;", "}", ""])
+    return shader_text("pass_through.wgsl", INPUTS="\n".join(ins), OUTPUTS="\n".join(outs),
+                       BODY="\n".join(body)) + "\n"

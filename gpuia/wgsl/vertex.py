@@ -11,13 +11,15 @@ which WebGPU includes and D3D does not (rules 4.5, 4.6).
 
 The result is the shader's SV_Position (or a position outside every clip volume when nothing is
 to be rasterized), or the varyings a linked pixel shader reads (:mod:`gpuia.wgsl.pixel`). A
-trivial ``gpuia_fs`` comes with it for pipelines that draw to gpuia's own target.
+trivial ``gpuia_fs`` comes with it for pipelines that draw to gpuia's own target (the shader
+file ``vertex_entry.wgsl``).
 """
 
 from __future__ import annotations
 
 from ..d3d.layout import InputLayout
 from ..d3d.signature import Member, ShaderSignature
+from ..util.resources import shader_text
 from .fetch import fetch_call
 from .pixel import varyings_struct
 from .scalar_types import WGSL_SCALAR
@@ -112,10 +114,5 @@ def vertex_entry_points(params: list[str], body: list[str], sig: ShaderSignature
         body.append("  return gpuia_o;")
     else:
         body.append(f"  return {position};")
-    return out + [
-        f"@vertex fn gpuia_vs({', '.join(params)}) -> {result} {{",
-        *body,
-        "}",
-        "@fragment fn gpuia_fs() -> @location(0) vec4<f32> { return vec4<f32>(0.0); }",
-        "",
-    ]
+    return out + [shader_text("vertex_entry.wgsl", PARAMS=", ".join(params), RESULT=result,
+                              BODY="\n".join(body)), ""]

@@ -1,6 +1,7 @@
-"""gpuia as a package: the wheel ``python -m build`` makes holds the whole package (its code, the
-WGSL library, ``py.typed``) and the demo programs of demos/ (with their shaders and data, as
-``gpuia/_demos/``) and nothing else, and the public API
+"""gpuia as a package: the wheel ``python -m build`` makes holds the whole package (its code,
+``py.typed``), the shader files of shaders/ (as ``gpuia/shaders/``, where gpuia reads them) and
+the demo programs of demos/ (with their shaders and data, as ``gpuia/_demos/``) and nothing
+else, and the public API
 is fully annotated, as ``py.typed`` promises.
 
 The public API is the one ``tests/unit/test_public_docstrings.py`` defines (gpuia's ``__all__``
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import os
 import subprocess
 import sys
 import zipfile
@@ -59,12 +61,12 @@ def package_files(folder: str = "gpuia") -> list[str]:
 
 
 def test_wheel_holds_the_package_data(wheel_names):
-    for name in ("gpuia/py.typed", "gpuia/wgsl/shaders/ia_decode.wgsl",
-                 "gpuia/wgsl/shaders/draw_auto.wgsl", "gpuia/_demos/hlsl/lit.hlsl",
+    for name in ("gpuia/py.typed", "gpuia/shaders/ia_decode.wgsl",
+                 "gpuia/shaders/draw_auto.wgsl", "gpuia/_demos/hlsl/lit.hlsl",
                  "gpuia/_demos/hlsl/scene.hlsli", "gpuia/_demos/hlsl/twist.hlsl",
                  "gpuia/_demos/hlsl/instancing.hlsl", "gpuia/_demos/data/real-layouts.json",
                  "gpuia/_demos/_common.py", "gpuia/_demos/mesh.py",
-                 "gpuia/hlsl/runner.cpp"):
+                 "gpuia/shaders/runner.cpp", "gpuia/shaders/cpu_defined.cpp"):
         assert name in wheel_names, name
 
 
@@ -75,10 +77,30 @@ def test_wheel_holds_every_file_of_the_package_and_nothing_else(wheel_names):
     missing = [n for n in package_files("demos")
                if "gpuia/_demos/" + n.removeprefix("demos/") not in wheel_names]
     assert not missing, f"files of demos/ the wheel lacks: {missing}"
+    # shaders/ too, as gpuia/shaders/
+    missing = [n for n in package_files("shaders")
+               if "gpuia/shaders/" + n.removeprefix("shaders/") not in wheel_names]
+    assert not missing, f"files of shaders/ the wheel lacks: {missing}"
     stray = sorted(n for n in wheel_names
                    if not (n.startswith(("gpuia/", "gpuia-0"))))
     assert not stray, f"files outside the package: {stray}"
     assert not [n for n in wheel_names if "__pycache__" in n or n.endswith(".pyc")]
+
+
+def test_the_wheels_gpuia_reads_the_wheels_shader_files(wheel, tmp_path):
+    """gpuia.util.resources finds gpuia/shaders inside the installed package, not the
+    checkout's shaders/ (here: the wheel unpacked first on the path)."""
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(tmp_path)
+    script = ("from gpuia.util import resources; import gpuia; "
+              "print(gpuia.__file__); print(resources._folder()); "
+              "print(len(resources.shader_text('ia_decode.wgsl')))")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)}, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    where, folder, size = proc.stdout.split("\n")[:3]
+    assert Path(where).is_relative_to(tmp_path) and Path(folder) == tmp_path / "gpuia" / "shaders"
+    assert int(size) == len((ROOT / "shaders" / "ia_decode.wgsl").read_text()) - 1
 
 
 def test_wheel_declares_the_command_and_the_pytest_plugin(wheel):

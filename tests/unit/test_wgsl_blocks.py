@@ -5,6 +5,8 @@ programs)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from gpuia.d3d.desc import StreamOutputDesc
@@ -18,7 +20,10 @@ from gpuia.wgsl.blocks import (
     DRAW_AUTO,
     DRAW_BLOCK,
     DRAW_SLOT,
+    INDEX_ARGS,
     INDEX_PARAMS,
+    RASTER_PARAMS,
+    RASTER_RECORD,
     SO_BLOCK,
     SO_STATE,
     Block,
@@ -26,8 +31,21 @@ from gpuia.wgsl.blocks import (
 )
 from gpuia.wgsl.capture import CAPTURE_HEADER_WORDS, record_words
 from gpuia.wgsl.draw_block import DRAW_HEADER_WORDS, SLOT_WORDS
-from gpuia.wgsl.index_pass import PARAMS_WORDS, IndexPassSpec, IndexSource, index_pass_program
+from gpuia.wgsl.index_pass import (
+    ARGS_DISPATCH,
+    ARGS_KEPT,
+    ARGS_LIST,
+    ARGS_NEEDED,
+    ARGS_PRIMITIVES,
+    ARGS_SUMS,
+    ARGS_WORDS,
+    PARAMS_WORDS,
+    IndexPassSpec,
+    IndexSource,
+    index_pass_program,
+)
 from gpuia.wgsl.program import ProgramSpec, vertex_program
+from gpuia.wgsl.raster import raster_probe_program
 from gpuia.wgsl.signature import parse_vertex_shader, pass_through_signature
 from gpuia.wgsl.so_pass import (
     SO_BLOCK_WORDS,
@@ -81,8 +99,11 @@ DECLARED = {
     "GpuiaSO": lambda: [(_so(), 0)],
     "GpuiaSOState": lambda: [(_so(), 0)],
     "GpuiaIndexParams": lambda: [(_index_pass(), 0)],
+    "GpuiaIndexArgs": lambda: [(_index_pass(), 0)],
     "GpuiaRecord": lambda: [(_pulling(capture=True), 4 * len(_LAYOUT.elements))],
     "GpuiaAuto": lambda: [(draw_auto_program(), 0)],
+    "GpuiaRasterParams": lambda: [(raster_probe_program(64, 1, 256), 0)],
+    "GpuiaRasterRecord": lambda: [(raster_probe_program(64, 1, 256), 0)],
 }
 
 
@@ -115,6 +136,13 @@ def test_the_hosts_sizes_and_words_are_the_tables():
     assert CAPTURE_HEADER_WORDS == CAPTURE_RECORD.word("elements") == 3
     assert [record_words(e) for e in (0, 1, 2)] == [3, 7, 11]
     assert DRAW_AUTO.words() == 4
+    # The index pass's args: byte offsets where wgpu takes them (indirect draws and dispatch).
+    assert (ARGS_LIST, ARGS_KEPT, ARGS_PRIMITIVES, ARGS_NEEDED, ARGS_DISPATCH, ARGS_SUMS,
+            ARGS_WORDS) == (0, 20, 10, 11, 52, 16, 20) == (
+        4 * INDEX_ARGS.word("list"), 4 * INDEX_ARGS.word("kept"), INDEX_ARGS.word("primitives"),
+        INDEX_ARGS.word("needed"), 4 * INDEX_ARGS.word("dispatch"), INDEX_ARGS.word("sums"),
+        INDEX_ARGS.words())
+    assert (RASTER_PARAMS.words(), RASTER_RECORD.words()) == (4, 2)
 
 
 def test_a_record_without_elements_declares_no_empty_array():
@@ -157,3 +185,17 @@ def test_a_nested_struct_in_a_uniform_block_starts_on_16_bytes():
 def test_word_of_a_name_the_table_lacks_raises():
     with pytest.raises(KeyError, match="GpuiaDraw has no field 'nope'"):
         DRAW_BLOCK.word("nope")
+
+
+def _markdown(block: Block) -> str:
+    rows = [f"`{block.struct}`: {block.about}.", "",
+            "| field | word | WGSL type | meaning |", "| --- | --- | --- | --- |"]
+    rows += [f"| `{f.name}` | {f.word} | `{f.wgsl_type}` | {f.meaning} |" for f in block.fields]
+    return "\n".join(rows)
+
+
+@pytest.mark.parametrize("block", [n for b in BLOCKS for n in (*b.nested, b)],
+                         ids=lambda b: b.struct)
+def test_docs_architecture_shows_each_table_as_it_is(block):
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
+    assert _markdown(block) in docs, f"docs/architecture.md's Blocks section: {block.struct}"

@@ -1,3 +1,8 @@
+// golden: draw_auto
+// DrawAuto's compute step: the vertex count of an SO target's BufferFilledSize as draw-indirect
+// arguments
+// regenerate: pytest tests/unit/test_wgsl_golden.py --regenerate-golden
+
 // gpuia: DrawAuto's vertex count, computed on the GPU from a Stream Output counter.
 // count = (BufferLocation + BufferFilledSize - IA slot 0 offset) / IA slot 0 stride, or 0 when
 // that is negative or the stride is 0 (D3D11.3 spec 8.9: draw from the offset to the filled size).
