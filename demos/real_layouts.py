@@ -6,8 +6,9 @@ Run it: ``python demos/real_layouts.py --out layouts.png`` (``--help`` lists the
 demo real_layouts`` runs this same file). Its exit status is 1 when a verdict finds a
 difference.
 
-The layouts are ``data/real-layouts.json`` (the project's one list of real engines' layouts, which its tests read too; every entry
-names the repository, commit, file and symbol it was transcribed from). For each one:
+The layouts are ``data/real-layouts.json`` (the project's one list of real engines' layouts,
+which its tests read too; every entry names the repository, commit, file and symbol it was
+transcribed from). For each one:
 
 * **CreateInputLayout.** The elements go to ``gpuia.InputLayout`` exactly as written. One of them
   (the mesh-shader sample's template, which sets InstanceDataStepRate 1 on per-vertex elements)
