@@ -17,7 +17,7 @@ wgpu's exceptions."""
 
 from .context import Capture, Context, PipelineState
 from .device import AdapterInfo, Buffer, Caps, Device, get_device, list_adapters, select_adapter
-from .plan import DrawPath, IndexMode, Plan, plan_draw
+from .vertex.plan import DrawPath, IndexMode, Plan, plan_draw
 from .targets import TARGET_FORMATS, Texture
 
 __all__ = ["Capture", "Context", "PipelineState", "AdapterInfo", "Buffer", "Caps", "Device",

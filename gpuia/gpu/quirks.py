@@ -4,7 +4,7 @@ One row per fact. Each names the adapters it applies to (a case-insensitive subs
 adapter summary, such as ``"llvmpipe"`` or ``"via OpenGL"``), its *effect* on planning, why, and
 the case or test that shows it; the measurements are in ``docs/known-adapter-issues.md``.
 
-Effects (what the planner does, :mod:`gpuia.gpu.plan`):
+Effects (what the planner does, :mod:`gpuia.gpu.vertex.plan`):
 
 ``FETCH``
     WebGPU's vertex fetch of the elements ``affects`` picks differs: those draws take the
@@ -12,7 +12,7 @@ Effects (what the planner does, :mod:`gpuia.gpu.plan`):
     show the difference.
 ``NO_PRIMITIVE_RESTART``
     The adapter draws strips as if no index restarted them: a rendering strip draw with a cut is
-    drawn as the matching list, from a host index stream (:mod:`gpuia.gpu.assembly`).
+    drawn as the matching list, from a host index stream (:mod:`gpuia.gpu.ia.host_lists`).
 ``LAST_PROVOKING_VERTEX``
     Flat inputs of a pixel shader come from a primitive's last vertex, not its first (D3D's
     leading vertex, WebGPU's provoking vertex): a rendering draw whose pixel shader reads a flat

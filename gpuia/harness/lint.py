@@ -9,7 +9,7 @@ stable code from :data:`LINT_CODES`, so users can filter them.
 A layout alone says nothing about strides: where the source states none, a slot is planned with
 its tightest stride (the elements' extent rounded up to 4 bytes, as a C struct of those members
 would be, and as ``gpuia layout --check`` binds it). The path and its reasons come from
-:func:`gpuia.gpu.plan.static_plan` and :func:`~gpuia.gpu.plan.choose_path` with the adapter's
+:func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path` with the adapter's
 :class:`~gpuia.gpu.device.Caps`, or with WebGPU's default limits (:func:`webgpu_default_caps`).
 
 A Stream Output declaration is validated against a derived vertex shader signature: each
@@ -286,7 +286,7 @@ def _slot_bytes(report, slot, info, stride) -> None:
 
 
 def _plan(report, layout, label, caps, several: bool) -> None:
-    from ..gpu.plan import SizedBuffer, choose_path, static_plan
+    from ..gpu.vertex.plan import SizedBuffer, choose_path, static_plan
 
     prefix = f"{label}: " if several else ""
     views = {}

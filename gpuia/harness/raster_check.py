@@ -4,10 +4,10 @@ reference's primitive list (``docs/raster-check.md``).
 A capture shows what vertex shaders received; this shows what the GPU assembled from them for
 rasterization: strip cuts, restart values, adjacency, winding and the provoking vertex. Each draw
 is drawn as a rendering draw of a :class:`~gpuia.gpu.Context` would be (the same index plan,
-adapter quirks included, the same primitive state and draw calls: :mod:`gpuia.gpu.drawcall`),
+adapter quirks included, the same primitive state and draw calls: :mod:`gpuia.gpu.raster.drawcall`),
 with a generated vertex shader that places every vertex by its ``(SV_VertexID, SV_InstanceID)``
 and a pixel shader that appends one record per fragment: its pixel, the flat key of the
-primitive's provoking vertex and its facing (:mod:`gpuia.gpu.raster_probe` draws them, the
+primitive's provoking vertex and its facing (:mod:`gpuia.gpu.raster.probe` draws them, the
 program is :mod:`gpuia.wgsl.raster`'s). The CPU side (:mod:`gpuia.reference.coverage`)
 computes from the reference's primitives which pixels each must and may cover; every record
 count per (primitive name, pixel) must lie between the two. The pixel shader reads a flat input,
@@ -28,8 +28,8 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..gpu.device import wgpu_call
-from ..gpu.plan import Assembly, plan_indices, shift_first_vertex
-from ..gpu.raster_probe import ProbeDraw, RasterProbe
+from ..gpu.vertex.plan import Assembly, plan_indices, shift_first_vertex
+from ..gpu.raster.probe import ProbeDraw, RasterProbe
 from ..reference.coverage import (
     KEY_SALT,
     SUBPIXEL,

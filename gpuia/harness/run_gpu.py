@@ -19,7 +19,7 @@ from ..d3d.desc import IndexBufferView, StreamOutputBufferView, VertexBufferView
 from ..errors import UnsupportedError
 from ..gpu.context import Context, PipelineState
 from ..gpu.device import Buffer, Device
-from ..gpu.plan import Plan
+from ..gpu.vertex.plan import Plan
 from ..reference.ia import ElementData, IAResult
 from ..reference.so_output import SOResult
 from ..util.parallel import for_row_chunks
@@ -44,7 +44,7 @@ class GPUResult:
             and ``IAVertices`` come from the GPU's records.
         path (str): the paths the draws took (``native``, ``pulling``), sorted and joined by
             ``/``.
-        plans (list): the :class:`~gpuia.gpu.plan.Plan` of each draw, in order.
+        plans (list): the :class:`~gpuia.gpu.vertex.plan.Plan` of each draw, in order.
         missing (numpy.ndarray): bool per invocation: the GPU wrote no record for it (its
             inputs and SV_VertexID then read 0 and its instance is the reference's, so rows
             stay readable).

@@ -53,7 +53,7 @@ __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_ar
 STAGE_NAMES = {"vertex": "vertex shader", "pixel": "pixel shader"}
 _SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.pipelines.CBV_GROUP)
+CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.vertex.pipelines.CBV_GROUP)
 _QUIET = "39029,39001,38052,15601"  # register/binding notes, SO-only VS, ignored pragma
 
 _VS_ORDINARY_INPUTS = ("SV_POSITION", "SV_CLIPDISTANCE", "SV_CULLDISTANCE")  # rules 3.8

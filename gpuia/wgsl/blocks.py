@@ -258,7 +258,7 @@ INDEX_PARAMS = Block("GpuiaIndexParams", "uniform", (
                                            "buffer (entry 0 unused)"),
     Field("level_length", 16, "vec4<u32>", "entries of levels 0-3 (level 0: the positions)"),
 ), "gpuia_ix, @group(0) @binding(0) of the index pass (dynamic offset): one record per level "
-   "and scan of a pass, written by gpuia.gpu.index_pass")
+   "and scan of a pass, written by gpuia.gpu.ia.index_pass")
 
 INDEX_ARGS = Block("GpuiaIndexArgs", "storage", (
     Field("list", 0, "array<u32, 5>", "drawIndexedIndirect arguments of the list stream "
@@ -309,7 +309,7 @@ RASTER_PARAMS = Block("GpuiaRasterParams", "uniform", (
     Field("capacity", 2, "u32", "the records the draw's record buffer holds: a fragment past "
                                 "them is counted, not written"),
     Field("pad", 3, "u32", "padding"),
-), "params, @group(0) @binding(0) of the raster probe (gpuia.gpu.raster_probe), one per draw")
+), "params, @group(0) @binding(0) of the raster probe (gpuia.gpu.raster.probe), one per draw")
 
 RASTER_RECORD = Block("GpuiaRasterRecord", "storage", (
     Field("pixel", 0, "u32", "the fragment's pixel, y * size + x, with bit 31 set when its "

@@ -2,7 +2,7 @@
 (``gpuia_draw``, group 0 binding 0): the draw's start values, the capture search state, and one
 entry per pulled slot. Its table is :data:`gpuia.wgsl.blocks.DRAW_BLOCK` (with
 :data:`~gpuia.wgsl.blocks.DRAW_SLOT` per slot); this module declares it in a program and lists
-its fields as data for ports (:mod:`gpuia.gpu.translate`). The GPU side fills it
+its fields as data for ports (:mod:`gpuia.gpu.vertex.translate`). The GPU side fills it
 (``DRAW_HEADER_WORDS + SLOT_WORDS * slots`` u32 words per draw).
 """
 

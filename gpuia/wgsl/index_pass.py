@@ -48,7 +48,7 @@ Workgroups of 256 invocations and 2 KiB of workgroup memory stay within WebGPU's
 dispatches larger than ``max-compute-workgroups-per-dimension`` are laid out in two dimensions.
 This module is text only (the shader files ``index_*.wgsl``, its blocks
 :data:`gpuia.wgsl.blocks.INDEX_PARAMS` and :data:`~gpuia.wgsl.blocks.INDEX_ARGS`):
-:mod:`gpuia.gpu.index_pass` sizes, binds and dispatches it.
+:mod:`gpuia.gpu.ia.index_pass` sizes, binds and dispatches it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The raster probe's program: a vertex stage that places each vertex by the key of its
 (SV_VertexID, SV_InstanceID) and a fragment stage that appends one record per fragment (its
 pixel, its primitive's facing and the flat key of the provoking vertex). Text only: the
-program is the shader file ``raster_probe.wgsl``; :mod:`gpuia.gpu.raster_probe` runs it and
+program is the shader file ``raster_probe.wgsl``; :mod:`gpuia.gpu.raster.probe` runs it and
 :mod:`gpuia.harness.raster_check` compares its records with the reference's coverage. Its
 blocks are :data:`gpuia.wgsl.blocks.RASTER_PARAMS` and :data:`~gpuia.wgsl.blocks.RASTER_RECORD`.
 """

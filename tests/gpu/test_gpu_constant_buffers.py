@@ -20,7 +20,7 @@ from gpuia.harness.case import load_case
 from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run_gpu import run_case_so_gpu
 
-SO_OWN_UNIFORMS = 3  # the SO pass's pulling block, SO block and state (gpuia.gpu.pipelines)
+SO_OWN_UNIFORMS = 3  # the SO pass's pulling block, SO block and state (gpuia.gpu.vertex.pipelines)
 XS = [0.0, 100.0, -0.5]  # the POSITION.x of the three points
 
 

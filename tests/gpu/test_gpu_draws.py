@@ -6,7 +6,7 @@ Each case runs through ``run_case_gpu`` with a forced path and is compared with 
 (``compare`` checks every element, SV_VertexID, SV_InstanceID and that every invocation was
 delivered). Where gpuia's plan cannot do a draw natively, forcing ``native`` must raise
 :class:`UnsupportedError` (with the reason) and only the pulling path runs. The expected native
-decision is computed here from the rules in ``gpuia.gpu.plan``, not taken from it.
+decision is computed here from the rules in ``gpuia.gpu.vertex.plan``, not taken from it.
 
 The indexed matrix: R16/R32 indices x strip cut (DISABLED, 0xFFFF, 0xFFFFFFFF) x topology
 (TRIANGLELIST, TRIANGLESTRIP, LINESTRIP, POINTLIST, TRIANGLESTRIP_ADJ) x BaseVertexLocation
@@ -689,7 +689,7 @@ def test_contexts_of_a_device_share_its_pipelines(gpu_device):
     """Pipelines are the device's (PipelineCache.of): a second context drawing a layout the
     first built builds nothing, and Device.held makes each kept object once, keeping nothing
     when making it raised."""
-    from gpuia.gpu.pipelines import PipelineCache
+    from gpuia.gpu.vertex.pipelines import PipelineCache
 
     first, buf = _cache_setup(gpu_device)
     first.set_path("native")

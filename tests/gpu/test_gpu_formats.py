@@ -18,7 +18,7 @@ size (one byte short: out-of-bounds defaults) from the format's size. The bytes 
 special codes written at element starts: half and float NaN/Inf/denormals/-0, SNORM minimum
 codes, all-ones words, and in the last fetched element the lowest code of every channel.
 
-Whether the native path may run is computed here from the rules of ``gpuia.gpu.plan`` (a WebGPU
+Whether the native path may run is computed here from the rules of ``gpuia.gpu.vertex.plan`` (a WebGPU
 format this wgpu build can pass; per-vertex or step rate 1; stride a multiple of 4, and 0 or at
 least the slot's extent; view offset a multiple of 4; every fetch inside the view). Where it may
 not, forcing it must raise :class:`UnsupportedError` naming a reason; the pulling path runs for
@@ -192,7 +192,7 @@ def build_format_case(group: str, stride_kind: str, step: str, vertex_formats=No
                        "InstanceDataStepRate": rate})
         buffers.append({"slot": j, "stride": stride, "offset": view_off, "size": size,
                         "data": _b64(data)})
-        # The native path's conditions (gpuia.gpu.plan), slot by slot, with the words of the
+        # The native path's conditions (gpuia.gpu.vertex.plan), slot by slot, with the words of the
         # reason the plan gives when one fails.
         passable = vertex_formats is None or fmt.webgpu in vertex_formats
         for ok, words in [(fmt.webgpu is not None, "has no WebGPU vertex format"),

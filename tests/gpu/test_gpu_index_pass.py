@@ -1,4 +1,4 @@
-"""The GPU index pass (gpuia.gpu.index_pass, gpuia.wgsl.index_pass): list and kept streams and
+"""The GPU index pass (gpuia.gpu.ia.index_pass, gpuia.wgsl.index_pass): list and kept streams and
 the GPU-written args, for every topology.
 
 Expected streams are written by hand from the rules: the values a draw delivers (rules 4.2,
@@ -22,7 +22,7 @@ from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView,
 from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.topology import TOPOLOGIES, topology_info
 from gpuia.errors import InvalidDescError, UnsupportedError
-from gpuia.gpu.index_pass import (
+from gpuia.gpu.ia.index_pass import (
     ARGS_DISPATCH,
     ARGS_KEPT,
     ARGS_LIST,

@@ -34,7 +34,7 @@ from gpuia import (
 from gpuia.d3d.desc import DrawIndexedInstanced, IndexBufferView, StripCutValue, VertexBufferView
 from gpuia.d3d.topology import topology_info
 from gpuia.gpu import Context, PipelineState, plan_draw
-from gpuia.gpu.plan import DrawPath, IndexMode, IndexPlan
+from gpuia.gpu.vertex.plan import DrawPath, IndexMode, IndexPlan
 from gpuia.gpu.quirks import LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS, has_effect
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare, compare_so

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from gpuia.d3d.topology import topology_info
-from gpuia.gpu.assembly import list_stream
-from gpuia.gpu.plan import Assembly
+from gpuia.gpu.ia.host_lists import list_stream
+from gpuia.gpu.vertex.plan import Assembly
 from gpuia.gpu.quirks import (
     FETCH,
     LAST_PROVOKING_VERTEX,
@@ -179,7 +179,7 @@ def test_check_finds_a_strip_drawn_without_its_cuts(devices, monkeypatch):
 def test_check_finds_a_wrong_provoking_vertex(devices, monkeypatch):
     """Odd strip triangles in OpenGL's order (t+1, t, t+2) keep the winding but lead with
     another vertex: every odd triangle is reported."""
-    import gpuia.gpu.plan as plan
+    import gpuia.gpu.vertex.plan as plan
 
     def gl_order(values, cuts, topo, rotate=False):
         out = list_stream(values, cuts, topo, rotate).reshape(-1, 3).copy()
@@ -300,7 +300,7 @@ def test_signed_first_vertex_quirk_is_measured(devices, monkeypatch):
     """With the shift turned off, an adapter with the quirk delivers nothing for a point list
     from StartVertexLocation 2**31 (the row is needed) and one without it D3D's vertices.
     (llvmpipe's OpenGL still drew triangle strips from there: points show it.)"""
-    import gpuia.gpu.plan as plan
+    import gpuia.gpu.vertex.plan as plan
     import gpuia.harness.raster_check as raster
     from gpuia.harness.compare import compare
     from gpuia.harness.run_gpu import run_case_gpu
@@ -356,7 +356,7 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     base vertex 0 and the shift in the vertex stage (OpenGL leaves a negative base vertex plus
     index undefined); everywhere its vertices and primitives are D3D's."""
     from gpuia.d3d.desc import DrawInstanced, StripCutValue
-    from gpuia.gpu.plan import plan_indices, shift_first_vertex
+    from gpuia.gpu.vertex.plan import plan_indices, shift_first_vertex
     from gpuia.harness.compare import compare
     from gpuia.harness.raster_check import raster_check
     from gpuia.harness.run_gpu import run_case_gpu

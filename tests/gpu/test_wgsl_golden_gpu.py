@@ -18,7 +18,7 @@ from wgsl_goldens import GOLDENS, expand, files_read, split_header
 
 
 def _compile(device, name: str) -> None:
-    from gpuia.gpu.pipelines import compile_module
+    from gpuia.gpu.vertex.pipelines import compile_module
 
     path = GOLDEN_DIR / f"{name}.wgsl"
     compile_module(device.device, expand(split_header(path.read_text(encoding="utf-8"))),

@@ -20,7 +20,7 @@ import pytest
 from gpuia.cli import main
 from gpuia.d3d.layout import InputLayout
 from gpuia.errors import InvalidDescError
-from gpuia.gpu.translate import translate_layout, webgpu_spelling
+from gpuia.gpu.vertex.translate import translate_layout, webgpu_spelling
 from gpuia.harness.lint import webgpu_default_caps
 from helpers import TRIANGLE, assert_one_error_line, gpuia_cli
 

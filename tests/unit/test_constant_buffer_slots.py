@@ -6,7 +6,7 @@ an adapter binds at once is checked against its max-uniform-buffers-per-shader-s
 anything reaches wgpu (tests/gpu/test_gpu_constant_buffers.py runs them on an adapter).
 
 The expected numbers are the D3D constant (14) and WebGPU's counts: one uniform block of
-gpuia's own in a draw's vertex stage, three in the Stream Output pass (gpuia.gpu.pipelines).
+gpuia's own in a draw's vertex stage, three in the Stream Output pass (gpuia.gpu.vertex.pipelines).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu.context.pso import MAX_CBVS, PipelineState
-from gpuia.gpu.pipelines import check_constant_buffers
+from gpuia.gpu.vertex.pipelines import check_constant_buffers
 from gpuia.harness.case import load_case
 from gpuia.harness.lint import webgpu_default_caps
 from gpuia.hlsl import compile_shader

@@ -1,4 +1,4 @@
-"""The GPU index pass without an adapter (gpuia.gpu.index_pass, gpuia.wgsl.index_pass): the spec
+"""The GPU index pass without an adapter (gpuia.gpu.ia.index_pass, gpuia.wgsl.index_pass): the spec
 a draw runs, its refusals, the scan's levels and the generated program's text. The pass on the
 GPU: tests/gpu/test_gpu_index_pass.py.
 
@@ -13,7 +13,7 @@ import pytest
 from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue
 from gpuia.d3d.topology import topology_info
 from gpuia.errors import InvalidDescError
-from gpuia.gpu.index_pass import IndexStreams, index_pass_spec
+from gpuia.gpu.ia.index_pass import IndexStreams, index_pass_spec
 from gpuia.wgsl.index_pass import (
     BLOCK,
     ENTRY_POINTS,

@@ -65,7 +65,7 @@ MODULES = [
     "gpuia.gpu",
     "gpuia.gpu.quirks",
     "gpuia.gpu.device",
-    "gpuia.gpu.translate",
+    "gpuia.gpu.vertex.translate",
     "gpuia.harness.report.mesh",
     "gpuia.harness.export.mesh_csv",
     "gpuia.harness.export.junit",
@@ -390,7 +390,7 @@ def test_checker_covers_the_gpu_side():
         assert qual in items, qual
     assert items["gpuia.gpu.Context"] == ["device", "target"]
     assert items["gpuia.gpu.context.Context.set_path"] == ["path"]  # through the guard
-    inherited = [qual for qual in items if qual.startswith("gpuia.gpu.plan.")
+    inherited = [qual for qual in items if qual.startswith("gpuia.gpu.vertex.plan.")
                  and qual.endswith(".of")]
     assert inherited, "DrawPath.of is not checked"
     assert all(items[qual] == ["value", "where", "field_name"] for qual in inherited)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from gpuia.d3d.topology import topology_info
-from gpuia.gpu.assembly import list_stream, run_bounds
+from gpuia.gpu.ia.host_lists import list_stream, run_bounds
 from gpuia.gpu.quirks import EFFECTS, FETCH, QUIRKS, quirks_for
 from gpuia.reference.coverage import SUBPIXEL, coverage_at, key_positions, lowbias32, vertex_keys
 from helpers import REPO

@@ -2,7 +2,7 @@
 
 LAYOUT is read as ``gpuia layout`` reads it (:func:`gpuia.source.extract`: a case file, a JSON
 layout collection or element list, a C/C++ file); every input-element array in it (or the one
-``--array`` names) is translated by :func:`gpuia.gpu.translate.translate_layout` at its strides:
+``--array`` names) is translated by :func:`gpuia.gpu.vertex.translate.translate_layout` at its strides:
 ``--strides``, else those the source states, else the tightest (the slot's extent rounded up to
 4 bytes, as ``gpuia layout`` plans it). It plans on WebGPU's default limits, no adapter needed,
 or with ``--adapter`` / ``--gpu-backend`` on each selected adapter's limits, features and quirks.
@@ -120,7 +120,7 @@ def _arrays(args):
 def _translate_array(arr, options: dict, limits, path: str, options_level: str | None = None):
     """(the resolved layout, the JSON document) of one array, checked at ``options_level``
     (``--feature-level``) or the array's own profile; raises GpuiaError naming the array."""
-    from ...gpu.translate import translate_layout
+    from ...gpu.vertex.translate import translate_layout
     from ...harness.lint import lint_layout
 
     where = f"{arr.location}: array {arr.name}"

@@ -3,7 +3,7 @@
 State calls only store state, as D3D's do (``ia_set_vertex_buffers`` copies views into slots,
 ``ia_set_index_buffer`` the index view, ...). Each ``draw_*`` call validates the state against
 what WebGPU will accept, plans the draw (native vertex fetch or vertex pulling, see
-``gpuia.gpu.plan``) and encodes it into the open render pass; :meth:`Context.flush` submits.
+``gpuia.gpu.vertex.plan``) and encodes it into the open render pass; :meth:`Context.flush` submits.
 What depends only on the pipeline state and the bound views (the static plan, the pipeline, the
 bind groups) is resolved once and cached, so a draw after a rebind to known views costs a few
 dictionary look-ups and the wgpu calls themselves. Redundant ``set_pipeline`` and
@@ -64,10 +64,10 @@ from ..device import (
     released_error,
     wgpu_call,
 )
-from ..pipelines import TARGET_FORMAT, PipelineCache, check_constant_buffers
-from ..plan import DrawPath, IndexMode, Plan, non_indexed_plan, plan_resolved_draw
+from ..vertex.pipelines import TARGET_FORMAT, PipelineCache, check_constant_buffers
+from ..vertex.plan import DrawPath, IndexMode, Plan, non_indexed_plan, plan_resolved_draw
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
-from ..so_engine import SOEngine
+from ..so.engine import SOEngine
 from ..targets import Texture
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
 from .om_state import OMState
@@ -322,7 +322,7 @@ class Context:
             UnsupportedError: the adapter cannot draw it as D3D would (a quirk, named), its
                 shaders read more root constant buffers than the adapter binds beside gpuia's
                 own uniform blocks (naming ``max-uniform-buffers-per-shader-stage``:
-                :func:`~gpuia.gpu.pipelines.check_constant_buffers`)."""
+                :func:`~gpuia.gpu.vertex.pipelines.check_constant_buffers`)."""
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         _ = pso.signature  # parse and check the shader against the layout now
@@ -540,7 +540,7 @@ class Context:
 
     @_exclusive
     def set_path(self, path: DrawPath | str) -> None:
-        """The :class:`~gpuia.gpu.plan.DrawPath` of the following draws, a member or its
+        """The :class:`~gpuia.gpu.vertex.plan.DrawPath` of the following draws, a member or its
         string: ``auto`` (default), ``native`` or ``pulling``. Anything else raises
         :class:`InvalidDescError` and changes nothing. A forced path a draw cannot take is
         refused at that draw.
@@ -689,7 +689,7 @@ class Context:
             draw: the draw, in one of the forms above.
 
         Returns:
-            The :class:`Plan` (:func:`gpuia.gpu.plan.plan_resolved_draw`): the path, why, and
+            The :class:`Plan` (:func:`gpuia.gpu.vertex.plan.plan_resolved_draw`): the path, why, and
             how the indices reach the GPU.
 
         Raises:

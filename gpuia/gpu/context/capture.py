@@ -21,7 +21,7 @@ from ...errors import InvalidDescError, UnsupportedError
 from ...util.parallel import for_row_chunks, row_chunks, run_tasks
 from ...wgsl.blocks import CAPTURE_RECORD
 from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
-from ..plan import HOST_INDEX_LIMIT, Plan
+from ..vertex.plan import HOST_INDEX_LIMIT, Plan
 from ..readback import read_ranges
 from .resolve import DrawState
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...errors import InvalidDescError
 from ..cache import remember
 from ..device import Buffer, checked_buffer, released_error
-from ..pipelines import TARGET_FORMAT
+from ..vertex.pipelines import TARGET_FORMAT
 from ..targets import INTERNAL_OUTPUT, OutputState, Texture
 from .ia_state import as_list
 from .pso import MAX_CBVS

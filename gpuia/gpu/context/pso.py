@@ -24,7 +24,7 @@ from ...wgsl.signature import (
 )
 from ...wgsl.uniforms import uniform_sizes
 from ..cache import remember
-from ..pipelines import CBV_GROUP
+from ..vertex.pipelines import CBV_GROUP
 from ..targets import (
     INTERNAL_OUTPUT,
     OutputState,

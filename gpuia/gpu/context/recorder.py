@@ -15,9 +15,9 @@ import numpy as np
 from ...wgsl.blocks import DRAW_BLOCK, DRAW_SLOT
 from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from .. import _ffi
-from ..drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
-from ..pipelines import NativeKey, PullingKey
-from ..plan import DrawPath, IndexMode
+from ..raster.drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
+from ..vertex.pipelines import NativeKey, PullingKey
+from ..vertex.plan import DrawPath, IndexMode
 
 __all__ = ["Recorder", "UniformRing", "RING_DRAWS", "MAX_PULLED"]
 
@@ -187,7 +187,7 @@ class Recorder:
         block[_VERTEX_BASE] = (draw.base_vertex_location & _U32 if draw.indexed
                                else draw.start_vertex_location)
         block[_FIRST_INSTANCE] = draw.start_instance_location
-        block[_VERTEX_SHIFT] = shift  # see gpuia.gpu.plan.shift_first_vertex
+        block[_VERTEX_SHIFT] = shift  # see gpuia.gpu.vertex.plan.shift_first_vertex
         if record is not None:
             keys = record.keys
             block[_CAPTURE_BASE] = (record.capture_base - self.capture_window) & _U32
@@ -220,7 +220,7 @@ class Recorder:
     def pipeline(self, state, path: DrawPath | str, strip_fmt: str | None = None,
                  listed: bool = False):
         """The render pipeline of ``state`` on ``path``; ``listed``: drawing a strip's
-        primitives from a list stream (:func:`gpuia.gpu.assembly.list_stream`)."""
+        primitives from a list stream (:func:`gpuia.gpu.ia.host_lists.list_stream`)."""
         group, per_group = (self.capture_group, self.capture_targets) if state.capture else (-1, 0)
         pipe = state.pipelines.get((path, strip_fmt, group, listed))
         if pipe is not None:

@@ -21,7 +21,7 @@ from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from .. import _ffi
 from ..device import RELEASES, Buffer, released_error
-from ..plan import (
+from ..vertex.plan import (
     EXACT_ASSEMBLY,
     Assembly,
     Plan,
@@ -244,7 +244,7 @@ class StateCache:
                 for s in static.slots)
             state.native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in state.native_buffers)
             # The highest vertex and instance indices whose fetches stay inside every view: the
-            # fast path's bounds are one comparison each (the rule itself: gpuia.gpu.plan).
+            # fast path's bounds are one comparison each (the rule itself: gpuia.gpu.vertex.plan).
             state.fast_last_vertex, state.fast_instances = native_last_indices(static)
             if has_effect(caps.quirks, SIGNED_FIRST_VERTEX):
                 # Past 2**31 - 1 the general path shifts the first vertex (shift_first_vertex).

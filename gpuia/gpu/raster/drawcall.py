@@ -6,7 +6,7 @@ that the check exercises exactly what draws: the topology (a strip drawn from a 
 drawn as the list), the strip index format WebGPU restarts by, the index buffer bound, and the draw
 calls.
 
-A draw whose indices the GPU index pass lists (:class:`~gpuia.gpu.plan.IndexMode` ``gpu``)
+A draw whose indices the GPU index pass lists (:class:`~gpuia.gpu.vertex.plan.IndexMode` ``gpu``)
 needs that pass encoded before the render pass that draws it (a compute pass cannot be inside
 a render pass): :func:`encode_gpu_indices` records it, and :func:`issue_draw` then draws its
 list stream with indirect arguments the GPU filled.
@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..d3d.topology import TopologyInfo
-from ..errors import UnsupportedError
-from .index_pass import ARGS_LIST, IndexStreams, encode_index_pass
-from .plan import IndexMode, IndexPlan
+from ...d3d.topology import TopologyInfo
+from ...errors import UnsupportedError
+from ..ia.index_pass import ARGS_LIST, IndexStreams, encode_index_pass
+from ..vertex.plan import IndexMode, IndexPlan
 
 if TYPE_CHECKING:  # imported where a device exists
     import wgpu
@@ -82,7 +82,7 @@ def encode_gpu_indices(device, encoder, draw, topo: TopologyInfo, index: IndexPl
     pass writes the first's; a second run (instances wrapping past 2**32) gets its own
     20 bytes, its index count copied from the first's on the GPU.
 
-    Raises what :func:`gpuia.gpu.index_pass.encode_index_pass` refuses, before anything is
+    Raises what :func:`gpuia.gpu.ia.index_pass.encode_index_pass` refuses, before anything is
     recorded (streams over a storage binding, StartInstanceLocation without
     ``indirect-first-instance``), and :class:`UnsupportedError` for a plan of another mode."""
     if index.mode is not IndexMode.GPU:

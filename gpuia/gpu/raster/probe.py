@@ -2,7 +2,7 @@
 
 Each draw is drawn as a rendering draw of a :class:`~gpuia.gpu.Context` would be (the same
 index plan, adapter quirks included, the same primitive state and draw calls:
-:mod:`gpuia.gpu.drawcall`), with the program of :mod:`gpuia.wgsl.raster`, which places every
+:mod:`gpuia.gpu.raster.drawcall`), with the program of :mod:`gpuia.wgsl.raster`, which places every
 vertex by the key of its ``(SV_VertexID, SV_InstanceID)`` and appends a record per fragment
 (:data:`gpuia.wgsl.blocks.RASTER_RECORD`). :class:`RasterProbe` holds the probe's wgpu objects
 on one device; :meth:`RasterProbe.run` draws a batch in one submission and reads every draw's
@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..d3d.desc import Draw, DrawIndexedInstanced
-from ..d3d.topology import TopologyInfo
-from ..wgsl.blocks import RASTER_PARAMS, RASTER_RECORD
-from ..wgsl.raster import raster_probe_program
-from .cache import remember
+from ...d3d.desc import Draw, DrawIndexedInstanced
+from ...d3d.topology import TopologyInfo
+from ...wgsl.blocks import RASTER_PARAMS, RASTER_RECORD
+from ...wgsl.raster import raster_probe_program
+from ..cache import remember
 from .drawcall import issue_draw, strip_index_format, webgpu_topology
-from .plan import IndexPlan
-from .readback import read_ranges
+from ..vertex.plan import IndexPlan
+from ..readback import read_ranges
 
 __all__ = ["ProbeDraw", "RasterProbe"]
 
@@ -34,7 +34,7 @@ _SUB_VERTEX, _SUB_INSTANCE, _CAPACITY = (RASTER_PARAMS.word(name) for name in (
 
 @dataclass(eq=False)
 class ProbeDraw:
-    """One draw to probe: the draw, its index plan (:func:`gpuia.gpu.plan.plan_indices`, the
+    """One draw to probe: the draw, its index plan (:func:`gpuia.gpu.vertex.plan.plan_indices`, the
     first-vertex shift applied), its topology and the records it has room for. Once run:
     ``records``, shape (n, words of :data:`~gpuia.wgsl.blocks.RASTER_RECORD`), the first
     ``capacity`` fragments' records, and ``written``, every fragment's count."""

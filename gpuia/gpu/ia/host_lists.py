@@ -11,14 +11,14 @@ rotated so that D3D's first vertex comes last.
 The positions come from the topology table's closed form (:class:`gpuia.d3d.topology.TopologyInfo`
 ``step``, ``span``, ``picks``), not from the CPU reference's assembly, so that the raster
 cross-check compares two independent derivations. Where only the GPU holds the indices, the GPU
-index pass (:mod:`gpuia.gpu.index_pass`) builds the same list there, from the same table.
+index pass (:mod:`gpuia.gpu.ia.index_pass`) builds the same list there, from the same table.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..d3d.topology import TopologyInfo
+from ...d3d.topology import TopologyInfo
 
 __all__ = ["list_stream", "run_bounds"]
 

@@ -17,17 +17,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..d3d.layout import InputLayout
-from ..d3d.signature import ShaderSignature
-from ..errors import InvalidDescError, UnsupportedError
-from ..wgsl import ProgramSpec, vertex_program
-from ..wgsl.diagnostics import UserText, shader_diagnostic
-from ..wgsl.pixel import null_pixel_program, pixel_program
-from ..wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
-from ..wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
-from .cache import remember
-from .device import device_error
-from .targets import INTERNAL_OUTPUT, OutputState
+from ...d3d.layout import InputLayout
+from ...d3d.signature import ShaderSignature
+from ...errors import InvalidDescError, UnsupportedError
+from ...wgsl import ProgramSpec, vertex_program
+from ...wgsl.diagnostics import UserText, shader_diagnostic
+from ...wgsl.pixel import null_pixel_program, pixel_program
+from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
+from ...wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
+from ..cache import remember
+from ..device import device_error
+from ..targets import INTERNAL_OUTPUT, OutputState
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
            "compile_module", "vertex_text", "checked_create", "pulled_bindings",

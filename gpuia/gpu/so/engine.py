@@ -10,7 +10,7 @@ so consecutive draws append and later draws (DrawAuto included) see the counters
 The output vertices of a draw come in closed form from the topology table (non-indexed draws,
 and indexed draws none of whose values can cut: a list topology, no cut value, 16-bit indices
 under 0xFFFFFFFF, a NULL view) or, for an indexed strip whose values may cut, from the GPU
-index pass (:mod:`gpuia.gpu.index_pass`) over the index buffer where it lives: its list stream
+index pass (:mod:`gpuia.gpu.ia.index_pass`) over the index buffer where it lives: its list stream
 gives one instance's SV_VertexIDs, and its args the primitive counts and the main dispatch's
 size, so nothing is read back (except for targets larger than a storage binding, whose chunks
 are sized on the host).
@@ -33,11 +33,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..d3d.desc import StreamOutputBufferView
-from ..d3d.so_declaration import ResolvedStreamOutput
-from ..errors import InvalidDescError, UnsupportedError
-from ..wgsl.blocks import DRAW_AUTO, SO_BLOCK, SO_SLOT, SO_STATE
-from ..wgsl.so_pass import (
+from ...d3d.desc import StreamOutputBufferView
+from ...d3d.so_declaration import ResolvedStreamOutput
+from ...errors import InvalidDescError, UnsupportedError
+from ...wgsl.blocks import DRAW_AUTO, SO_BLOCK, SO_SLOT, SO_STATE
+from ...wgsl.so_pass import (
     SO_BLOCK_WORDS,
     SO_HEADER_WORDS,
     SO_SLOT_WORDS,
@@ -49,9 +49,9 @@ from ..wgsl.so_pass import (
     draw_auto_program,
     so_program,
 )
-from .cache import remember
-from .device import Buffer
-from .index_pass import (
+from ..cache import remember
+from ..device import Buffer
+from ..ia.index_pass import (
     ARGS_DISPATCH,
     ARGS_NEEDED,
     ARGS_PRIMITIVES,
@@ -59,8 +59,8 @@ from .index_pass import (
     encode_index_pass,
     index_pass_spec,
 )
-from .pipelines import checked_create, compile_module, pulled_bindings, vertex_text
-from .plan import DrawPath
+from ..vertex.pipelines import checked_create, compile_module, pulled_bindings, vertex_text
+from ..vertex.plan import DrawPath
 
 __all__ = ["SOEngine", "SOTargetBinding"]
 

@@ -27,7 +27,7 @@ from typing import cast
 
 import numpy as np
 
-from ..d3d.desc import (
+from ...d3d.desc import (
     DrawIndexedInstanced,
     DrawInstanced,
     IndexBufferView,
@@ -37,13 +37,13 @@ from ..d3d.desc import (
     delivers_nothing,
     draw_of,
 )
-from ..d3d.layout import InputLayout
-from ..d3d.topology import TopologyInfo
-from ..errors import InvalidDescError, UnsupportedError
-from ..util.named import NamedMode
-from .assembly import list_stream
-from .device import Caps
-from .quirks import (
+from ...d3d.layout import InputLayout
+from ...d3d.topology import TopologyInfo
+from ...errors import InvalidDescError, UnsupportedError
+from ...util.named import NamedMode
+from ..ia.host_lists import list_stream
+from ..device import Caps
+from ..quirks import (
     FETCH,
     LAST_PROVOKING_VERTEX,
     NO_PRIMITIVE_RESTART,
@@ -87,7 +87,7 @@ class IndexMode(NamedMode):
     draw (or one that delivers nothing), drawn as is; ``direct``: the user's index buffer bound
     as is; ``host``: gpuia uploads a uint32 stream it built from the indices on the host;
     ``gpu``: the indices are only on the GPU and WebGPU cannot draw them as they are, so the
-    GPU index pass (:mod:`gpuia.gpu.index_pass`) lists the draw's complete primitives there
+    GPU index pass (:mod:`gpuia.gpu.ia.index_pass`) lists the draw's complete primitives there
     and the matching list topology draws them indirectly (D3D's cuts, rules 5.2-5.4, applied
     there)."""
 
@@ -299,7 +299,7 @@ def _plan_indices(draw, ib: IndexBufferView | None, topo: TopologyInfo,
     """Decide how indices reach the GPU. Capture draws are point lists over the delivered
     vertices (every delivered vertex shaded exactly, cuts applied on the host when present).
     A rendering draw WebGPU (or this adapter, ``assembly``) would assemble unlike D3D is drawn
-    as the matching list: from a host stream (:func:`gpuia.gpu.assembly.list_stream`) when the
+    as the matching list: from a host stream (:func:`gpuia.gpu.ia.host_lists.list_stream`) when the
     indices are on the host, else from the GPU index pass (mode ``gpu``).
 
     Refused (:class:`UnsupportedError`): a capture of indices only on the GPU that would need

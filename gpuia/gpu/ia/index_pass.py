@@ -41,17 +41,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..d3d.desc import (
+from ...d3d.desc import (
     DrawIndexedInstanced,
     DrawInstanced,
     IndexBufferView,
     StripCutValue,
     delivers_nothing,
 )
-from ..d3d.topology import TopologyInfo
-from ..errors import InvalidDescError, UnsupportedError
-from ..wgsl.blocks import INDEX_PARAMS
-from ..wgsl.index_pass import (
+from ...d3d.topology import TopologyInfo
+from ...errors import InvalidDescError, UnsupportedError
+from ...wgsl.blocks import INDEX_PARAMS
+from ...wgsl.index_pass import (
     ARGS_DISPATCH,
     ARGS_KEPT,
     ARGS_LIST,
@@ -67,8 +67,8 @@ from ..wgsl.index_pass import (
     index_pass_program,
     scan_levels,
 )
-from .cache import remember
-from .device import checked_buffer, wgpu_call
+from ..cache import remember
+from ..device import checked_buffer, wgpu_call
 
 if TYPE_CHECKING:  # imported where a device exists
     import wgpu
