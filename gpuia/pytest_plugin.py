@@ -88,7 +88,7 @@ def _selection(config) -> _Selection:
         return config.stash[_SELECTION]
     from .errors import GpuiaError
     from .gpu import list_adapters
-    from .gpu.device import select_adapter, select_adapters
+    from .gpu.adapters import select_adapter, select_adapters
 
     sel = _Selection(*_asked(config))
     error = None

@@ -180,7 +180,7 @@ def every_adapter_device() -> tuple[list, dict]:
     docs/known-adapter-issues.md). Raises UnsupportedError when wgpu lists no adapter."""
     from gpuia.errors import UnsupportedError
     from gpuia.gpu import Device
-    from gpuia.gpu.device import select_adapters
+    from gpuia.gpu.adapters import select_adapters
 
     made, unavailable = [], {}
     for adapter in select_adapters(None, None):

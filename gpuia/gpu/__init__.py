@@ -15,10 +15,13 @@ call that reaches wgpu raises :class:`~gpuia.errors.DeviceLostError` or
 :class:`~gpuia.errors.GpuOutOfMemoryError` for what the device does (lost, out of memory), not
 wgpu's exceptions."""
 
+from .adapters import AdapterInfo, list_adapters, select_adapter
+from .buffers import Buffer
+from .caps import Caps
 from .context import Capture, Context, PipelineState
-from .device import AdapterInfo, Buffer, Caps, Device, get_device, list_adapters, select_adapter
-from .vertex.plan import DrawPath, IndexMode, Plan, plan_draw
+from .device import Device, get_device
 from .targets import TARGET_FORMATS, Texture
+from .vertex.plan import DrawPath, IndexMode, Plan, plan_draw
 
 __all__ = ["Capture", "Context", "PipelineState", "AdapterInfo", "Buffer", "Caps", "Device",
            "get_device", "list_adapters", "select_adapter", "Plan", "plan_draw", "DrawPath",

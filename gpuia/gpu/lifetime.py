@@ -167,7 +167,7 @@ def released_error(where: str, field_name: str, obj) -> InvalidDescError:
     Arguments:
         where (str): the call that found it (``"draw"``).
         field_name (str): the binding that holds it (``"IA slot 0 buffer"``).
-        obj: the released :class:`~gpuia.gpu.device.Buffer` or
+        obj: the released :class:`~gpuia.gpu.buffers.Buffer` or
             :class:`~gpuia.gpu.targets.Texture`.
 
     Returns:

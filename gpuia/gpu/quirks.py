@@ -34,7 +34,7 @@ Effects (what the planner does, :mod:`gpuia.gpu.vertex.plan`):
 ``ONE_DEVICE``
     Dropping one of the adapter's wgpu devices breaks the others: gpuia keeps one wgpu device
     per such adapter for the whole process and every :class:`~gpuia.gpu.Device` on the adapter
-    shares it (:mod:`gpuia.gpu.device`); a lost one is replaced.
+    shares it (:mod:`gpuia.gpu.adapters`); a lost one is replaced.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ EFFECTS = (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERT
 class Quirk:
     """One measured difference between an adapter and Direct3D: which adapters, what the
     planner does about it (its effect), why, and what shows it. A frozen value; the rows are
-    :data:`QUIRKS`, and a :class:`~gpuia.gpu.device.Caps` holds those of its adapter
+    :data:`QUIRKS`, and a :class:`~gpuia.gpu.caps.Caps` holds those of its adapter
     (:func:`quirks_for`). Nothing is validated when a row is made.
 
     Arguments:

@@ -135,7 +135,7 @@ class SOLint(_Findings):
 def webgpu_default_caps():
     """:class:`~gpuia.gpu.device.Caps` with WebGPU's default limits, no optional feature, and the
     vertex formats this wgpu build can use (read from the installed wgpu; no adapter needed)."""
-    from ..gpu.device import Caps
+    from ..gpu.caps import Caps
 
     return Caps.from_wgpu(WEBGPU_DEFAULT_LIMITS, ())
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedError
-from ..gpu.device import wgpu_call
+from ..gpu.lifetime import wgpu_call
 from ..gpu.vertex.plan import Assembly, plan_indices, shift_first_vertex
 from ..gpu.raster.probe import ProbeDraw, RasterProbe
 from ..reference.coverage import (

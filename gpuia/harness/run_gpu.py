@@ -17,8 +17,9 @@ import numpy as np
 
 from ..d3d.desc import IndexBufferView, StreamOutputBufferView, VertexBufferView
 from ..errors import UnsupportedError
+from ..gpu.buffers import Buffer
 from ..gpu.context import Context, PipelineState
-from ..gpu.device import Buffer, Device
+from ..gpu.device import Device
 from ..gpu.vertex.plan import Plan
 from ..reference.ia import ElementData, IAResult
 from ..reference.so_output import SOResult

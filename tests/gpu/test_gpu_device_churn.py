@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from gpuia.gpu.device import list_adapters
+from gpuia.gpu.adapters import list_adapters
 
 _CHILD = textwrap.dedent("""
     import gc, sys
@@ -22,7 +22,7 @@ _CHILD = textwrap.dedent("""
     from gpuia.harness.compare import compare
     from gpuia.gpu import Device
     from gpuia.harness.run_gpu import run_case_gpu
-    from gpuia.gpu.device import list_adapters
+    from gpuia.gpu.adapters import list_adapters
     from gpuia.harness.run import reference_ia
 
     index, rounds = int(sys.argv[1]), int(sys.argv[2])
@@ -98,7 +98,7 @@ _DROP_CHILD = textwrap.dedent("""
     from gpuia.harness.compare import compare
     from gpuia.gpu import Device
     from gpuia.harness.run_gpu import run_case_gpu
-    from gpuia.gpu.device import list_adapters, select_adapter
+    from gpuia.gpu.adapters import list_adapters, select_adapter
     from gpuia.harness.run import reference_ia
 
     index, shared = int(sys.argv[1]), sys.argv[2] == "shared"

@@ -435,7 +435,7 @@ print("created")
 def test_unorm8x4_bgra_still_aborts_wgpu_native_and_gpuia_avoids_it(gpu_device):
     """Why gpuia keeps B8G8R8A8_UNORM off the native path with this wgpu-native: creating a
     pipeline with ``unorm8x4-bgra`` aborts the process (run in a child). If a new release fixes
-    it, this test fails and gpuia.gpu.device._ABORTING_VERTEX_FORMATS can drop the entry."""
+    it, this test fails and gpuia.gpu.caps._ABORTING_VERTEX_FORMATS can drop the entry."""
     import subprocess
     import sys
 

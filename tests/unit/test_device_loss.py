@@ -5,7 +5,7 @@ memory from the host's. Devices really lost: tests/gpu/test_gpu_device_loss.py."
 import wgpu
 
 from gpuia.errors import DeviceLostError, GpuOutOfMemoryError
-from gpuia.gpu.device import device_error
+from gpuia.gpu.lifetime import device_error
 
 
 def test_allocation_failures_map_to_gpu_out_of_memory():

@@ -214,7 +214,7 @@ ALLOWED_PRIVATE_READS = {
         "public methods are the fallback when the module is not there)",
     ("gpuia.gpu._ffi", "_internal"):
         "the wgpu-native handle of a wgpu-py object, for the same direct calls",
-    ("gpuia.gpu.device", "wgpu.backends.wgpu_native._mappings"):
+    ("gpuia.gpu.caps", "wgpu.backends.wgpu_native._mappings"):
         "the binding's enum table: the vertex formats this wgpu-native build maps (the enum "
         "is trusted when the module is not there)",
     ("gpuia.gpu.targets", "_device"):

@@ -73,8 +73,8 @@ MODULES = [
 ]
 
 PUBLIC_NAMES = {
-    # The rest of its __all__ is what the GPU side's modules share (resource lifetime, wgpu's
-    # error mapping, host bytes); DevicePool is for callers that run many checks in one process.
+    # The rest of its __all__ (Device, get_device) is gpuia.gpu's; DevicePool is for callers
+    # that run many checks in one process.
     "gpuia.gpu.device": ["DevicePool"],
 }
 
@@ -383,7 +383,7 @@ def test_checker_covers_the_gpu_side():
     items = {qual: args for module in ("gpuia.gpu", "gpuia.gpu.quirks", "gpuia.gpu.device")
              for qual, _, args, _ in documented_items(module)}
     for qual in ("gpuia.gpu.Context", "gpuia.gpu.context.Context.draw_indexed_instanced",
-                 "gpuia.gpu.context.Context.timings", "gpuia.gpu.device.Buffer.nbytes",
+                 "gpuia.gpu.context.Context.timings", "gpuia.gpu.buffers.Buffer.nbytes",
                  "gpuia.gpu.device.DevicePool", "gpuia.gpu.device.DevicePool.select",
                  "gpuia.gpu.TARGET_FORMATS",
                  "gpuia.gpu.quirks.QUIRKS", "gpuia.gpu.quirks.ONE_DEVICE"):

@@ -54,11 +54,11 @@ from ...d3d.desc import (
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.uniforms import two_row_matrix_uniforms
 from .. import _ffi
-from ..device import (
+from ..buffers import Buffer
+from ..device import Device
+from ..lifetime import (
     RELEASES,
-    Buffer,
     ContextWork,
-    Device,
     device_error,
     is_released,
     released_error,

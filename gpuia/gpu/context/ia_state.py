@@ -14,8 +14,8 @@ import warnings
 from ...d3d.desc import IndexBufferView, VertexBufferView
 from ...d3d.topology import TopologyInfo, topology_info
 from ...errors import InvalidDescError
+from ..buffers import checked_buffer
 from ..cache import remember
-from ..device import checked_buffer
 
 __all__ = ["IAState", "as_list"]
 

@@ -8,8 +8,9 @@ abort the process."""
 from __future__ import annotations
 
 from ...errors import InvalidDescError
+from ..buffers import Buffer, checked_buffer
 from ..cache import remember
-from ..device import Buffer, checked_buffer, released_error
+from ..lifetime import released_error
 from ..vertex.pipelines import TARGET_FORMAT
 from ..targets import INTERNAL_OUTPUT, OutputState, Texture
 from .ia_state import as_list

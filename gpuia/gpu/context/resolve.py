@@ -20,7 +20,8 @@ from ...d3d.so_declaration import ResolvedStreamOutput
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from .. import _ffi
-from ..device import RELEASES, Buffer, released_error
+from ..buffers import Buffer
+from ..lifetime import RELEASES, released_error
 from ..vertex.plan import (
     EXACT_ASSEMBLY,
     Assembly,

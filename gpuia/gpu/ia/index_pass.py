@@ -67,8 +67,9 @@ from ...wgsl.index_pass import (
     index_pass_program,
     scan_levels,
 )
+from ..buffers import checked_buffer
 from ..cache import remember
-from ..device import checked_buffer, wgpu_call
+from ..lifetime import wgpu_call
 
 if TYPE_CHECKING:  # imported where a device exists
     import wgpu

@@ -49,8 +49,8 @@ from ...wgsl.so_pass import (
     draw_auto_program,
     so_program,
 )
+from ..buffers import Buffer
 from ..cache import remember
-from ..device import Buffer
 from ..ia.index_pass import (
     ARGS_DISPATCH,
     ARGS_NEEDED,

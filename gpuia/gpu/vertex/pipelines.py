@@ -26,7 +26,7 @@ from ...wgsl.pixel import null_pixel_program, pixel_program
 from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ...wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
 from ..cache import remember
-from ..device import device_error
+from ..lifetime import device_error
 from ..targets import INTERNAL_OUTPUT, OutputState
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
@@ -179,7 +179,7 @@ def check_constant_buffers(slots: tuple[int, ...], caps, adapter: str,
 
     Arguments:
         slots (tuple of int): the root constant buffers the shaders read.
-        caps: the device's :class:`~gpuia.gpu.device.Caps`.
+        caps: the device's :class:`~gpuia.gpu.caps.Caps`.
         adapter (str): the adapter's summary, for the message.
         stream_output (bool): whether the vertex shader also runs in the Stream Output pass.
 

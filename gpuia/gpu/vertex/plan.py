@@ -41,8 +41,8 @@ from ...d3d.layout import InputLayout
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError, UnsupportedError
 from ...util.named import NamedMode
+from ..caps import Caps
 from ..ia.host_lists import list_stream
-from ..device import Caps
 from ..quirks import (
     FETCH,
     LAST_PROVOKING_VERTEX,

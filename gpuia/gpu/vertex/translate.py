@@ -2,7 +2,7 @@
 
 :func:`translate_layout` plans a layout for given strides the way every gpuia draw is planned
 (:func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path`, on an adapter's
-:class:`~gpuia.gpu.device.Caps` or WebGPU's default limits) and returns a :class:`Translation`:
+:class:`~gpuia.gpu.caps.Caps` or WebGPU's default limits) and returns a :class:`Translation`:
 
 * on the **native** path, the ``GPUVertexBufferLayout`` list gpuia's pipeline is built with
   (:func:`gpuia.gpu.vertex.pipelines.vertex_buffer_layouts`): WebGPU vertex buffer ``i`` is the ``i``-th
@@ -41,7 +41,7 @@ from ...errors import InvalidDescError
 from ...wgsl.draw_block import draw_block_fields, draw_block_lines
 from ...wgsl.program import pulling_lines
 from ...wgsl.scalar_types import WGSL_SCALAR
-from ..device import Caps
+from ..caps import Caps
 from .pipelines import (
     draw_block_bytes,
     draw_group_entries,
