@@ -10,7 +10,7 @@ A layout alone says nothing about strides: where the source states none, a slot 
 its tightest stride (the elements' extent rounded up to 4 bytes, as a C struct of those members
 would be, and as ``gpuia layout --check`` binds it). The path and its reasons come from
 :func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path` with the adapter's
-:class:`~gpuia.gpu.device.Caps`, or with WebGPU's default limits (:func:`webgpu_default_caps`).
+:class:`~gpuia.gpu.caps.Caps`, or with WebGPU's default limits (:func:`webgpu_default_caps`).
 
 A Stream Output declaration is validated against a derived vertex shader signature: each
 declared (name, index) is an output of four float components, except ``SV_VertexID`` and
@@ -133,7 +133,7 @@ class SOLint(_Findings):
 
 
 def webgpu_default_caps():
-    """:class:`~gpuia.gpu.device.Caps` with WebGPU's default limits, no optional feature, and the
+    """:class:`~gpuia.gpu.caps.Caps` with WebGPU's default limits, no optional feature, and the
     vertex formats this wgpu build can use (read from the installed wgpu; no adapter needed)."""
     from ..gpu.caps import Caps
 
@@ -183,7 +183,7 @@ def lint_layout(elements, adapters, *, profile: str = "d3d12",
     ``profile``: the feature level it is checked at, or its API profile (anything
     :func:`gpuia.d3d.feature_level.feature_level` takes: ``"10_0"``, ``"d3d10"``; a name it
     does not take is an E001 finding);
-    ``adapters``: (label, :class:`~gpuia.gpu.device.Caps`) pairs to plan for; ``strides``: the
+    ``adapters``: (label, :class:`~gpuia.gpu.caps.Caps`) pairs to plan for; ``strides``: the
     strides the source states, by slot; ``signature``: the vertex shader's
     :class:`~gpuia.wgsl.signature.ShaderSignature` (WGSL or HLSL) to link the layout with, as
     CreateGraphicsPipelineState does (E003, W011). Nothing here touches a GPU."""
