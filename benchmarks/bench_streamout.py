@@ -490,7 +490,8 @@ def main():
     if args.cpu:
         from gpuia.d3d.so_declaration import resolve_stream_output
         from gpuia.reference import run_ia
-        from gpuia.reference.so_output import SOTarget, pass_through_outputs, stream_output
+        from gpuia.reference.stream_output import SOTarget, stream_output
+        from gpuia.reference.vertex import pass_through_outputs
         from gpuia.wgsl import pass_through_signature
 
         n = min(sizes) // 16

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # annotations only: the shader and SO modules load where a ca
     from ..d3d.so_declaration import ResolvedStreamOutput
     from ..hlsl import HlslShader
     from ..reference import IAResult
-    from ..reference.so_output import SOResult, SOTarget
+    from ..reference.stream_output import SOResult, SOTarget
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
            "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads", "case_vertex_shader"]
@@ -93,7 +93,7 @@ class Case:
         source (dict): the whole case document.
         so (ResolvedStreamOutput): the validated Stream Output declaration, or None.
         so_desc (StreamOutputDesc): the declaration as a descriptor, or None.
-        so_targets (dict): output slot -> :class:`~gpuia.reference.so_output.SOTarget`: each
+        so_targets (dict): output slot -> :class:`~gpuia.reference.stream_output.SOTarget`: each
             target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
         hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
         constant_buffers (dict): root constant buffer slot (0-13) -> its bytes.
@@ -667,7 +667,7 @@ _SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}
 def _stream_output(case: Case, so) -> None:
     """Parse and validate the ``stream_output`` section (CreateGraphicsPipelineState rules)."""
     from ..d3d.so_declaration import resolve_stream_output
-    from ..reference.so_output import SOTarget
+    from ..reference.stream_output import SOTarget
 
     if not isinstance(so, dict):
         raise CaseError("stream_output", "expected an object")
@@ -839,7 +839,7 @@ def so_result_json(so: SOResult) -> dict:
     """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`.
 
     Arguments:
-        so: the :class:`~gpuia.reference.so_output.SOResult` (CPU or GPU).
+        so: the :class:`~gpuia.reference.stream_output.SOResult` (CPU or GPU).
 
     Returns:
         ``{"buffers": [{"slot", "hex", "filled_size"}, ...], "statistics": {...}}``, the

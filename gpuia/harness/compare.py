@@ -33,7 +33,7 @@ from .table import format_value, render_table
 if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the GPU side)
     from ..d3d.layout import InputLayout
     from ..reference.ia import IAResult
-    from ..reference.so_output import SOResult
+    from ..reference.stream_output import SOResult
     from .run_gpu import GPUResult
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",

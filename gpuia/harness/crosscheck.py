@@ -29,7 +29,7 @@ from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
 from ..reference import IAResult
-from ..reference.so_output import SOResult
+from ..reference.stream_output import SOResult
 from .case import Case, encode_data, load_case, vertex_shader_reads
 from .compare import (
     SHADER_TOLERANCE,

@@ -15,12 +15,13 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..reference import IAResult
+from ..reference.stream_output import SOResult, stream_output
+from ..reference.vertex import pass_through_outputs, run_vertex_shader
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .reference_run import check_size, reference_ia
 
 if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu one loads no wgpu)
     from ..gpu.device import Device
-    from ..reference.so_output import SOResult
     from .run_gpu import GPUResult
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
@@ -58,16 +59,14 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
 
     if case.hlsl is None:
         raise UnsupportedError("the CPU runs a case's vertex shader only when it is HLSL")
-    inputs = {key: data.bits for key, data in ia.inputs.items()}
-    return cpu_shader(case.hlsl).run(inputs, ia.vertex_id.astype(np.uint32),
-                                     ia.instance.astype(np.uint32), case.constant_buffers)
+    return run_vertex_shader(ia, cpu_shader(case.hlsl), case.constant_buffers)
 
 
 def reference_so(case: Case, ia: IAResult) -> SOResult | None:
-    """The CPU reference Stream Output of a case, or None without one. The pass-through
-    shader's outputs are exact; an HLSL shader runs on the CPU and its computed float outputs
-    are marked for a tolerant comparison (``SOResult.shader_words``); a WGSL shader has no CPU
-    reference (None).
+    """The CPU reference Stream Output of a case, or None without one: the stages IA -> VS ->
+    SO. The pass-through shader's outputs are exact; an HLSL shader runs on the CPU and its
+    computed float outputs are marked for a tolerant comparison (``SOResult.shader_words``); a
+    WGSL shader has no CPU reference (None).
 
     Arguments:
         case (Case): the parsed case.
@@ -75,15 +74,13 @@ def reference_so(case: Case, ia: IAResult) -> SOResult | None:
             (:func:`~gpuia.harness.reference_run.reference_ia`).
 
     Returns:
-        The :class:`~gpuia.reference.so_output.SOResult`, or None for a case without
+        The :class:`~gpuia.reference.stream_output.SOResult`, or None for a case without
         ``stream_output`` or with a WGSL shader.
 
     Raises:
         UnsupportedError: the HLSL shader's CPU build needs a C++ compiler and there is none,
             or the build or its run failed.
     """
-    from ..reference.so_output import pass_through_outputs, stream_output
-
     if case.so is None:
         return None
     if case.vertex_shader is None:

@@ -22,7 +22,7 @@ from ..gpu.context import Context, PipelineState
 from ..gpu.device import Device
 from ..gpu.vertex.plan import Plan
 from ..reference.ia import ElementData, IAResult
-from ..reference.so_output import SOResult
+from ..reference.stream_output import SOResult
 from ..util.parallel import for_row_chunks
 from ..wgsl.blocks import CAPTURE_RECORD
 from ..wgsl.program import record_words
@@ -337,7 +337,7 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
             one.
 
     Returns:
-        A :class:`~gpuia.reference.so_output.SOResult` read back from the GPU: each bound
+        A :class:`~gpuia.reference.stream_output.SOResult` read back from the GPU: each bound
         target's SizeInBytes bytes and BufferFilledSize, and the SO statistics (no
         ``written_per_draw``, no ``shader_words``).
 

@@ -1,4 +1,16 @@
-"""The numpy CPU reference: what Direct3D delivers, exactly, with no GPU involved."""
+"""The numpy CPU reference: what Direct3D delivers, exactly, with no GPU involved.
+
+One module per pipeline stage, in D3D's order:
+
+* IA, the Input Assembler: ``ia`` (vertex sequencing and fetch), ``assembly`` (primitive
+  assembly), ``decode`` (format decoding);
+* VS, the vertex shader: ``vertex`` (the pass-through shader's outputs, and a shader run on the
+  CPU);
+* GS, the geometry shader: ``geometry``, to come;
+* SO, Stream Output: ``stream_output``;
+
+and ``coverage``, the rasterizer's side of the raster cross-check.
+"""
 
 from .decode import bits_to_values, decode_words, gather_words
 from .ia import ElementData, IAResult, run_ia

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from ..d3d.desc import (
+    Draw,
     DrawIndexedInstanced,
     DrawInstanced,
     IndexBufferView,
@@ -323,6 +325,140 @@ def _gather_tasks(elements: list[ResolvedElement], view: VertexBufferView, fetch
     return [lambda a=a, b=b: task(a, b) for a, b in row_chunks(fetch.shape[0])]
 
 
+class _Planned(NamedTuple):
+    """A draw that delivers vertices: its place in the list of draws and in the result."""
+
+    position: int  # the draw's position in the list of draws
+    draw: Draw
+    seq: _Sequence
+    first_row: int  # its first invocation's row in the result
+
+
+def _views(vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
+           ) -> dict[int, VertexBufferView | None]:
+    """Slot -> view, from a mapping of slots or a sequence indexed by slot."""
+    if isinstance(vertex_buffers, Mapping):
+        return {int(s): VertexBufferView.of(v) for s, v in vertex_buffers.items()}
+    return {s: VertexBufferView.of(v) for s, v in enumerate(vertex_buffers)}
+
+
+def _topology(topology: PrimitiveTopology | str | int) -> TopologyInfo:
+    """The topology's row, refused as IASetPrimitiveTopology would refuse it."""
+    try:
+        return topology_info(topology)
+    except ValueError as e:
+        raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology,
+                               str(e)) from None
+
+
+def _plan(draws: list[Draw], topo: TopologyInfo, index_buffer: IndexBufferView | None,
+          cut: StripCutValue) -> tuple[list[_Planned], int]:
+    """The draws that deliver vertices, each with its sequence and first row, and the rows
+    of all of them."""
+    plan = []
+    total = 0
+    for position, draw in enumerate(draws):
+        if delivers_nothing(draw):
+            continue  # the other count may be 2^32 - 1: not materialized
+        seq = _sequence(draw, topo, index_buffer, cut)
+        plan.append(_Planned(position, draw, seq, total))
+        total += draw.instance_count * seq.positions.shape[0]
+    return plan, total
+
+
+def _id_arrays(plan: list[_Planned], total: int) -> dict[str, np.ndarray]:
+    """The per-invocation ``draw``, ``instance``, ``vertex``, ``vertex_id`` and ``fetch``
+    arrays. One draw of one instance (the common case) hands its sequence's arrays over as they
+    are; otherwise each draw's rows are written into arrays of all rows."""
+    if len(plan) == 1 and plan[0].draw.instance_count == 1:
+        position, _, seq, _ = plan[0]
+        return {"draw": np.full(total, position, dtype=U32) if position
+                else np.zeros(total, U32),
+                "instance": np.zeros(total, dtype=U32), "vertex": seq.positions,
+                "vertex_id": seq.vertex_id, "fetch": seq.fetch_index}
+    ids = {name: np.empty(total, dtype=U32)
+           for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
+    for position, draw, seq, base in plan:
+        n_inst = draw.instance_count
+        n_pos = seq.positions.shape[0]
+        block = slice(base, base + n_inst * n_pos)
+        ids["draw"][block] = position
+        ids["instance"][block].reshape(n_inst, n_pos)[:] = np.arange(n_inst, dtype=U32)[:, None]
+        for name, per_vertex in (("vertex", seq.positions), ("vertex_id", seq.vertex_id),
+                                 ("fetch", seq.fetch_index)):
+            ids[name][block].reshape(n_inst, n_pos)[:] = per_vertex
+    return ids
+
+
+def _fetch_tasks(layout: InputLayout, views: Mapping[int, VertexBufferView | None],
+                 planned: _Planned, bits: dict[str, np.ndarray], after: list) -> list:
+    """Fill ``bits`` with one draw's elements: per-instance elements now, per-vertex ones as
+    the returned tasks. Per-vertex data is decoded for instance 0 only; the copies to the other
+    instances are appended to ``after``, to run once the tasks are done."""
+    _, draw, seq, base = planned
+    n_inst = draw.instance_count
+    n_pos = seq.positions.shape[0]
+    block = slice(base, base + n_inst * n_pos)
+    tasks: list = []
+    per_slot: dict[int, list[ResolvedElement]] = {}
+    for el in layout.elements:
+        view = views.get(el.slot)
+        out = bits[el.key][block].reshape(n_inst, n_pos, 4)
+        if el.per_instance:
+            instances = np.arange(n_inst, dtype=np.int64)
+            rate = el.step_rate
+            step = instances // rate if rate else np.zeros_like(instances)
+            idx = (draw.start_instance_location + step) & _WRAP
+            out[:] = _fetch(el, view, idx)[:, None, :]
+            continue
+        if n_inst > 1:
+            after.append(lambda out=out: out.__setitem__(slice(1, None), out[0]))
+        if view is None or view.buffer is None:
+            out[0] = 0  # unbound slot: all zeros, no default fill (6.2)
+        elif seq.first_fetch is not None and (
+                regular := _regular_tasks(el, view, seq.first_fetch, n_pos, out[0])) is not None:
+            tasks += regular
+        else:
+            per_slot.setdefault(el.slot, []).append(el)
+    for slot, elements in per_slot.items():
+        slot_view = views[slot]
+        assert slot_view is not None
+        outs = [bits[el.key][block][:n_pos] for el in elements]
+        gathered = _gather_tasks(elements, slot_view, seq.fetch_index, outs)
+        if gathered is not None:
+            tasks += gathered
+            continue
+        for el, out in zip(elements, outs, strict=True):
+            tasks.append(lambda el=el, view=slot_view, out=out, fetch=seq.fetch_index:
+                         out.__setitem__(slice(None), _fetch(el, view, fetch)))
+    return tasks
+
+
+def _segments(plan: list[_Planned]) -> tuple[np.ndarray, np.ndarray]:
+    """The starts (rows) and lengths of every cut-free run of every draw, in order. Every
+    instance restarts the topology (4.9): one set of segments per instance."""
+    starts, lengths = [], []
+    for _, draw, seq, base in plan:
+        n_inst = draw.instance_count
+        offs = base + np.arange(n_inst, dtype=np.int64) * seq.positions.shape[0]
+        starts.append((offs[:, None] + seq.segment_starts[None, :]).reshape(-1))
+        lengths.append(np.tile(seq.segment_lengths, n_inst))
+
+    def cat(chunks):
+        if len(chunks) == 1:
+            return chunks[0]
+        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
+
+    return cat(starts), cat(lengths)
+
+
+def _primitive_draws(plan: list[_Planned], draw: np.ndarray, prims: np.ndarray) -> np.ndarray:
+    """The draw of each primitive: the draw of its first vertex."""
+    if len(plan) == 1:
+        return np.full(prims.shape[0], plan[0].position, dtype=U32)
+    return draw[prims[:, 0]] if prims.shape[0] else np.zeros(0, dtype=U32)
+
+
 def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
            draws: DrawInstanced | DrawIndexedInstanced | dict
            | Sequence[DrawInstanced | DrawIndexedInstanced | dict], *,
@@ -368,108 +504,24 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
     """
     if not isinstance(layout, InputLayout):
         layout = InputLayout(layout)
-    if isinstance(vertex_buffers, Mapping):
-        views = {int(s): VertexBufferView.of(v) for s, v in vertex_buffers.items()}
-    else:
-        views = {s: VertexBufferView.of(v) for s, v in enumerate(vertex_buffers)}
-    try:
-        topo = topology_info(topology)
-    except ValueError as e:
-        raise InvalidDescError("IASetPrimitiveTopology", "PrimitiveTopology", topology,
-                               str(e)) from None
+    views = _views(vertex_buffers)
+    topo = _topology(topology)
     cut = StripCutValue.of(strip_cut_value)
     index_buffer = IndexBufferView.of(index_buffer)
     if isinstance(draws, (dict, DrawInstanced, DrawIndexedInstanced)):
         draws = [draws]
-    draw_list = [draw_of(d) for d in draws]
-
-    plan = []  # (draw position, draw, sequence, first row) of the draws that deliver
-    total = 0
-    for d_index, draw in enumerate(draw_list):
-        if delivers_nothing(draw):
-            continue  # the other count may be 2^32 - 1: not materialized
-        seq = _sequence(draw, topo, index_buffer, cut)
-        plan.append((d_index, draw, seq, total))
-        total += draw.instance_count * seq.positions.shape[0]
-
-    # One draw of one instance (the common case) hands its sequence's arrays over as they are;
-    # otherwise each draw's rows are written into arrays of all rows.
-    single = len(plan) == 1 and plan[0][1].instance_count == 1
-    ids = {name: np.empty(total if not single else 0, dtype=U32)
-           for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
-    if single:
-        d_index, _, seq, _ = plan[0]
-        ids["draw"] = np.full(total, d_index, dtype=U32) if d_index else np.zeros(total, U32)
-        ids["instance"] = np.zeros(total, dtype=U32)
-        ids["vertex"] = seq.positions
-        ids["vertex_id"] = seq.vertex_id
-        ids["fetch"] = seq.fetch_index
+    plan, total = _plan([draw_of(d) for d in draws], topo, index_buffer, cut)
+    ids = _id_arrays(plan, total)
     bits = {el.key: np.empty((total, 4), dtype=U32) for el in layout.elements}
     tasks: list = []
     after: list = []  # run once the tasks are done: copies of instance 0 to the others
-    seg_starts, seg_lengths = [], []
-    for d_index, draw, seq, base in plan:
-        n_inst = draw.instance_count
-        n_pos = seq.positions.shape[0]
-        block = slice(base, base + n_inst * n_pos)
-        if not single:
-            ids["draw"][block] = d_index
-            ids["instance"][block].reshape(n_inst, n_pos)[:] = np.arange(n_inst, dtype=U32)[:, None]
-            for name, per_vertex in (("vertex", seq.positions), ("vertex_id", seq.vertex_id),
-                                     ("fetch", seq.fetch_index)):
-                ids[name][block].reshape(n_inst, n_pos)[:] = per_vertex
-        per_slot: dict[int, list[ResolvedElement]] = {}
-        for el in layout.elements:
-            view = views.get(el.slot)
-            out = bits[el.key][block].reshape(n_inst, n_pos, 4)
-            if el.per_instance:
-                instances = np.arange(n_inst, dtype=np.int64)
-                rate = el.step_rate
-                step = instances // rate if rate else np.zeros_like(instances)
-                idx = (draw.start_instance_location + step) & _WRAP
-                out[:] = _fetch(el, view, idx)[:, None, :]
-                continue
-            if n_inst > 1:
-                after.append(lambda out=out: out.__setitem__(slice(1, None), out[0]))
-            if view is None or view.buffer is None:
-                out[0] = 0  # unbound slot: all zeros, no default fill (6.2)
-            elif seq.first_fetch is not None and (
-                    regular := _regular_tasks(el, view, seq.first_fetch, n_pos, out[0]))\
-                    is not None:
-                tasks += regular
-            else:
-                per_slot.setdefault(el.slot, []).append(el)
-        for slot, elements in per_slot.items():
-            view = views[slot]
-            assert view is not None
-            outs = [bits[el.key][block][:n_pos] for el in elements]
-            gathered = _gather_tasks(elements, view, seq.fetch_index, outs)
-            if gathered is not None:
-                tasks += gathered
-                continue
-            for el, out in zip(elements, outs, strict=True):
-                tasks.append(lambda el=el, view=view, out=out, fetch=seq.fetch_index:
-                             out.__setitem__(slice(None), _fetch(el, view, fetch)))
-        # Every instance restarts the topology (4.9): one set of segments per instance.
-        offs = base + np.arange(n_inst, dtype=np.int64) * n_pos
-        seg_starts.append((offs[:, None] + seq.segment_starts[None, :]).reshape(-1))
-        seg_lengths.append(np.tile(seq.segment_lengths, n_inst))
+    for planned in plan:
+        tasks += _fetch_tasks(layout, views, planned, bits, after)
     run_tasks(tasks, total)
     for copy in after:
         copy()
-
-    def cat(chunks):
-        if len(chunks) == 1:
-            return chunks[0]
-        return np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int64)
-
-    prims, adj = assemble(topo, cat(seg_starts), cat(seg_lengths))
-    # The draw of each primitive: the draw of its first vertex.
+    prims, adj = assemble(topo, *_segments(plan))
     draw_arr = ids["draw"]
-    if len(plan) == 1:
-        prim_draw = np.full(prims.shape[0], plan[0][0], dtype=U32)
-    else:
-        prim_draw = draw_arr[prims[:, 0]] if prims.shape[0] else np.zeros(0, dtype=U32)
     inputs = {e.key: ElementData(e.format.shader_type, bits[e.key]) for e in layout.elements}
     return IAResult(
         topology=topo,
@@ -481,6 +533,6 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
         inputs=inputs,
         primitives=prims,
         adjacency=adj,
-        primitive_draw=prim_draw,
+        primitive_draw=_primitive_draws(plan, draw_arr, prims),
         statistics={"IAVertices": int(draw_arr.shape[0]), "IAPrimitives": int(prims.shape[0])},
     )

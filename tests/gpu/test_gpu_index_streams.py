@@ -41,7 +41,8 @@ from gpuia.harness.compare import compare, compare_so
 from gpuia.harness.run import reference_ia
 from gpuia.harness.run_gpu import run_case_gpu
 from gpuia.reference import run_ia
-from gpuia.reference.so_output import SOResult, SOTarget, pass_through_outputs, stream_output
+from gpuia.reference.stream_output import SOResult, SOTarget, stream_output
+from gpuia.reference.vertex import pass_through_outputs
 
 CASES = Path(__file__).resolve().parents[2] / "examples" / "cases"
 C16, C32 = 0xFFFF, 0xFFFFFFFF

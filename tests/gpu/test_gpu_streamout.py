@@ -36,7 +36,8 @@ from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare_so
 from gpuia.harness.run import reference_ia, reference_so
 from gpuia.harness.run_gpu import run_case_so_gpu
-from gpuia.reference.so_output import python_outputs, stream_output
+from gpuia.reference.stream_output import stream_output
+from gpuia.reference.vertex import python_outputs
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
 from helpers import so_points_context
 

@@ -185,7 +185,7 @@ def test_report_marks_tolerated_words_apart_from_differences():
     from gpuia.harness.crosscheck import CheckLine, CheckResult
     from gpuia.harness.report.html import case_view, render_report
     from gpuia.harness.run import reference_ia
-    from gpuia.reference.so_output import SOResult
+    from gpuia.reference.stream_output import SOResult
 
     case = load_case({"gpuia_case": 1, "name": "tol",
                       "input_layout": [{"SemanticName": "POSITION",

@@ -29,7 +29,8 @@ from gpuia import (
 from gpuia.d3d.so_declaration import resolve_stream_output
 from gpuia.harness.case import load_case, so_result_json
 from gpuia.harness.run import reference_ia, reference_so, run_case
-from gpuia.reference.so_output import SOTarget, python_outputs, stream_output
+from gpuia.reference.stream_output import SOTarget, stream_output
+from gpuia.reference.vertex import python_outputs
 from gpuia.wgsl.signature import parse_vertex_shader
 
 GUARD = 0xAB

@@ -38,7 +38,7 @@ from ..primitives import GPUPrimitives, PrimitiveList, gpu_primitives, reference
 if TYPE_CHECKING:  # annotations only: the modules whose values these functions read
     from ...d3d.signature import ShaderSignature
     from ...reference import IAResult
-    from ...reference.so_output import SOResult
+    from ...reference.stream_output import SOResult
     from ..case import Case
     from ..compare import ShaderTolerance
     from ..crosscheck import CheckResult
@@ -246,7 +246,7 @@ def reference_vs_outputs(case: Case, ref: IAResult) -> tuple[VSOutputs | None, s
     note = vs_outputs_note(case)
     if note is not None:
         return None, note
-    from ...reference.so_output import pass_through_outputs
+    from ...reference.vertex import pass_through_outputs
 
     columns = output_columns(case.shader_signature())
     if case.vertex_shader is None:

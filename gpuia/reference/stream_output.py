@@ -14,22 +14,20 @@ shader's outputs per invocation, a validated declaration and the bound targets,
 * BufferFilledSize advances by what was written; NumPrimitivesWritten counts written primitives,
   PrimitivesStorageNeeded every primitive (10.1, 10.2).
 
-Vertex shaders are either the case format's pass-through (:func:`pass_through_outputs`) or a
-Python function over numpy arrays (:func:`python_outputs`).
+The outputs come from the vertex shader stage (:mod:`gpuia.reference.vertex`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..d3d.layout import InputLayout
 from ..d3d.so_declaration import ResolvedStreamOutput
 from .ia import IAResult
 
-__all__ = ["SOTarget", "SOResult", "stream_output", "pass_through_outputs", "python_outputs"]
+__all__ = ["SOTarget", "SOResult", "stream_output"]
 
 
 @dataclass
@@ -79,67 +77,6 @@ class SOResult:
     shader_words: dict[int, np.ndarray] = field(default_factory=dict)
 
 
-def pass_through_outputs(ia: IAResult, layout: InputLayout) -> dict[str, np.ndarray]:
-    """Outputs of the case format's pass-through vertex shader, as :func:`stream_output`
-    takes them.
-
-    Arguments:
-        ia (IAResult): what the Input Assembler delivered.
-        layout: the input layout the draws ran with; the outputs are read from ``ia`` alone,
-            which keys every element.
-
-    Returns:
-        Output key -> uint32 bit patterns shaped ``(n, components)``: every input element
-        under its key (4 words, as delivered), ``SV_VERTEXID0`` and ``SV_INSTANCEID0`` (1
-        word), and ``SV_POSITION0``: the element of that key if the layout has one, else
-        (0, 0, 0, 1.0).
-    """
-    out = {key: data.bits for key, data in ia.inputs.items()}
-    n = len(ia)
-    out["SV_VERTEXID0"] = ia.vertex_id.astype(np.uint32).reshape(n, 1)
-    out["SV_INSTANCEID0"] = ia.instance.astype(np.uint32).reshape(n, 1)
-    if "SV_POSITION0" not in out:
-        pos = np.zeros((n, 4), np.uint32)
-        pos[:, 3] = 0x3F800000
-        out["SV_POSITION0"] = pos
-    return out
-
-
-def python_outputs(ia: IAResult, shader: Callable) -> dict[str, np.ndarray]:
-    """Run a Python vertex shader over the IA's invocations.
-
-    ``shader(inputs, sv_vertex_id, sv_instance_id)`` receives ``inputs`` as {key: (n, 4) array}
-    of float32 / uint32 / int32 (the element's shader type) and copies of the two uint32 ID
-    arrays, and must return {semantic key: (n, components) array of float32, uint32 or int32}.
-    Keys are upper-case semantic + index (``"POSITION0"``; returned keys are upper-cased); the
-    returned arrays are taken as their bit patterns.
-
-    Arguments:
-        ia (IAResult): what the Input Assembler delivered.
-        shader: the Python vertex shader, a callable as above.
-
-    Returns:
-        Output key -> uint32 bit patterns shaped ``(n, components)``, as
-        :func:`stream_output` takes them.
-
-    Raises:
-        TypeError: an output's dtype is not float32, uint32 or int32.
-        ValueError: an output's size is not a multiple of the invocation count, or the IA
-            delivered no invocation and the shader returned an output (numpy cannot infer
-            the component count of an empty array).
-    """
-    inputs = {key: data.values for key, data in ia.inputs.items()}
-    result = shader(inputs, ia.vertex_id.copy(), ia.instance.copy())
-    out = {}
-    for key, value in result.items():
-        arr = np.asarray(value)
-        if arr.dtype not in (np.float32, np.uint32, np.int32):
-            raise TypeError(f"output {key}: expected float32, uint32 or int32, got {arr.dtype}")
-        arr = arr.reshape(len(ia), -1)
-        out[key.upper()] = np.ascontiguousarray(arr).view(np.uint32)
-    return out
-
-
 def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, np.ndarray],
                   targets: Mapping[int, SOTarget | None],
                   computed: frozenset = frozenset()) -> SOResult:
@@ -154,7 +91,7 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
         so (ResolvedStreamOutput): the validated declaration
             (:func:`gpuia.d3d.so_declaration.resolve_stream_output`).
         outputs: output key -> uint32 bit patterns ``(n, components)`` per invocation
-            (:func:`pass_through_outputs`, :func:`python_outputs`); every output an entry names
+            (:mod:`gpuia.reference.vertex`); every output an entry names
             must be there.
         targets: output slot -> :class:`SOTarget`; None or absent is an unbound slot, which
             the declaration's writes see as full (rules 9.8).
