@@ -136,7 +136,7 @@ def capture_breakdown(dev, n, mesh=False):
                    draw={"DrawIndexedInstanced": {"IndexCountPerInstance": len(indices)}})
     case = load_case(doc)
     # Replace the placeholder views with the real bytes (skips a hex round trip).
-    from gpuia.d3d.desc import VertexBufferView
+    from gpuia.d3d.ia_desc import VertexBufferView
 
     case.vertex_buffers[0] = VertexBufferView(data, STRIDE)
     if mesh:

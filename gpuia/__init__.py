@@ -5,23 +5,17 @@ The core (this package's top level) needs no GPU: descriptors mirroring D3D12, t
 format table, input layout resolution as CreateInputLayout does it, and the CPU reference.
 """
 
-from .d3d.desc import (
-    APPEND_ALIGNED_ELEMENT,
+from .d3d.desc import InputClassification, PrimitiveTopology, StripCutValue
+from .d3d.draws import DrawIndexedInstanced, DrawInstanced
+from .d3d.formats import VERTEX_FORMATS, FormatInfo, format_info
+from .d3d.ia_desc import APPEND_ALIGNED_ELEMENT, IndexBufferView, InputElementDesc, VertexBufferView
+from .d3d.layout import InputLayout, elements_from_dtype
+from .d3d.so_desc import (
     SO_NO_RASTERIZED_STREAM,
-    DrawIndexedInstanced,
-    DrawInstanced,
-    IndexBufferView,
-    InputClassification,
-    InputElementDesc,
-    PrimitiveTopology,
     SODeclarationEntry,
     StreamOutputBufferView,
     StreamOutputDesc,
-    StripCutValue,
-    VertexBufferView,
 )
-from .d3d.formats import VERTEX_FORMATS, FormatInfo, format_info
-from .d3d.layout import InputLayout, elements_from_dtype
 from .d3d.topology import TOPOLOGIES, topology_info
 from .errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
 from .reference import IAResult, run_ia

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from gpuia.d3d.desc import StreamOutputDesc
 from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.so_declaration import resolve_stream_output
+from gpuia.d3d.so_desc import StreamOutputDesc
 from gpuia.d3d.topology import topology_info
 from gpuia.reference.coverage import KEY_SALT, SUBPIXEL
 from gpuia.util import resources

@@ -23,10 +23,11 @@ from typing import cast
 import numpy as np
 
 from ..errors import InvalidDescError
-from .desc import InputClassification, InputElementDesc
+from .desc import InputClassification
 from .feature_level import PROFILE_LEVELS, FeatureLevel
 from .feature_level import feature_level as _feature_level
 from .formats import VERTEX_FORMATS, FormatInfo, UnknownFormatError, format_info
+from .ia_desc import InputElementDesc
 
 __all__ = ["Profile", "PROFILES", "FeatureLevel", "ResolvedElement", "SlotInfo", "InputLayout",
            "elements_from_dtype", "parse_semantic"]

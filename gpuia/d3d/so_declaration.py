@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
-from .desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
 from .feature_level import FeatureLevel, feature_level
 from .signature import Member, ShaderSignature
+from .so_desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
 
 __all__ = ["SOEntry", "SOSlot", "ResolvedStreamOutput", "resolve_stream_output",
            "declared_sizes", "SO_BUFFER_SLOT_COUNT", "SO_BUFFER_MAX_STRIDE_IN_BYTES"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import traceback
 
-from ..d3d.desc import IndexBufferView, VertexBufferView
+from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..errors import GpuiaError, UnsupportedError
 from ..harness.case import load_case
 from ..harness.crosscheck import cross_check

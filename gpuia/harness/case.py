@@ -22,19 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..d3d.desc import (
-    CONSTANT_BUFFER_SLOTS,
-    DrawIndexedInstanced,
-    DrawInstanced,
-    IndexBufferView,
-    SODeclarationEntry,
-    StreamOutputDesc,
-    StripCutValue,
-    VertexBufferView,
-    draw_of,
-)
+from ..d3d.desc import CONSTANT_BUFFER_SLOTS, StripCutValue
+from ..d3d.draws import DrawIndexedInstanced, DrawInstanced, draw_of
 from ..d3d.feature_level import FEATURE_LEVELS, FeatureLevel, feature_level
+from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.layout import InputLayout
+from ..d3d.so_desc import SODeclarationEntry, StreamOutputDesc
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import CaseError, InvalidDescError
 from ..util.files import loads_json, printable, read_text
@@ -93,7 +86,7 @@ class Case:
         source (dict): the whole case document.
         so (ResolvedStreamOutput): the validated Stream Output declaration, or None.
         so_desc (StreamOutputDesc): the declaration as a descriptor, or None.
-        so_targets (dict): output slot -> :class:`~gpuia.reference.stream_output.SOTarget`: each
+        so_targets (dict): output slot -> :class:`~gpuia.reference.so_output.SOTarget`: each
             target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
         hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
         constant_buffers (dict): root constant buffer slot (0-13) -> its bytes.
@@ -839,7 +832,7 @@ def so_result_json(so: SOResult) -> dict:
     """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`.
 
     Arguments:
-        so: the :class:`~gpuia.reference.stream_output.SOResult` (CPU or GPU).
+        so: the :class:`~gpuia.reference.so_output.SOResult` (CPU or GPU).
 
     Returns:
         ``{"buffers": [{"slot", "hex", "filled_size"}, ...], "statistics": {...}}``, the

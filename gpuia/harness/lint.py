@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..d3d.desc import SODeclarationEntry, StreamOutputDesc, VertexBufferView
+from ..d3d.ia_desc import VertexBufferView
 from ..d3d.layout import InputLayout, parse_semantic
+from ..d3d.so_desc import SODeclarationEntry, StreamOutputDesc
 from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..d3d.desc import IndexBufferView, StreamOutputBufferView, VertexBufferView
+from ..d3d.ia_desc import IndexBufferView, VertexBufferView
+from ..d3d.so_desc import StreamOutputBufferView
 from ..errors import UnsupportedError
 from ..gpu.buffers import Buffer
 from ..gpu.context import Context, PipelineState
@@ -337,7 +338,7 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
             one.
 
     Returns:
-        A :class:`~gpuia.reference.stream_output.SOResult` read back from the GPU: each bound
+        A :class:`~gpuia.reference.so_output.SOResult` read back from the GPU: each bound
         target's SizeInBytes bytes and BufferFilledSize, and the SO statistics (no
         ``written_per_draw``, no ``shader_words``).
 

@@ -31,17 +31,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..d3d.desc import (
-    Draw,
-    DrawIndexedInstanced,
-    DrawInstanced,
-    IndexBufferView,
-    PrimitiveTopology,
-    StripCutValue,
-    VertexBufferView,
-    delivers_nothing,
-    draw_of,
-)
+from ..d3d.desc import PrimitiveTopology, StripCutValue
+from ..d3d.draws import Draw, DrawIndexedInstanced, DrawInstanced, delivers_nothing, draw_of
+from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.layout import InputLayout, ResolvedElement
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import InvalidDescError

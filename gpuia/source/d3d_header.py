@@ -32,10 +32,12 @@ from __future__ import annotations
 from functools import cache
 from pathlib import PurePosixPath
 
-from ..d3d.desc import APPEND_ALIGNED_ELEMENT, SO_NO_RASTERIZED_STREAM, InputClassification
+from ..d3d.desc import InputClassification
 from ..d3d.formats import DXGI_FORMAT_VALUES
+from ..d3d.ia_desc import APPEND_ALIGNED_ELEMENT
 from ..d3d.layout import PROFILES
 from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT
+from ..d3d.so_desc import SO_NO_RASTERIZED_STREAM
 from .directxmath import directxmath_headers
 from .model import STRUCTS
 

@@ -3,8 +3,8 @@ does, and the refusal of any value the compiler did not compile cleanly."""
 
 from __future__ import annotations
 
-from ..d3d.desc import APPEND_ALIGNED_ELEMENT
 from ..d3d.formats import DXGI_FORMAT_VALUES
+from ..d3d.ia_desc import APPEND_ALIGNED_ELEMENT
 from .kinds import kind_of
 from .tree import WRAPPERS, Unresolved, expressions
 

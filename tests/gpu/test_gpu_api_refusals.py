@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 from gpuia import DrawInstanced, IndexBufferView, InputElementDesc, InputLayout, VertexBufferView
-from gpuia.d3d.desc import StreamOutputBufferView
+from gpuia.d3d.so_desc import StreamOutputBufferView
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, Device, PipelineState, Texture
 from gpuia.harness.case import load_case

@@ -18,7 +18,9 @@ import types
 import numpy as np
 import pytest
 
-from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue
+from gpuia.d3d.desc import StripCutValue
+from gpuia.d3d.draws import DrawIndexedInstanced, DrawInstanced
+from gpuia.d3d.ia_desc import IndexBufferView
 from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.topology import TOPOLOGIES, topology_info
 from gpuia.errors import InvalidDescError, UnsupportedError

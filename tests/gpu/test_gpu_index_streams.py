@@ -31,7 +31,9 @@ from gpuia import (
     StreamOutputDesc,
     UnsupportedError,
 )
-from gpuia.d3d.desc import DrawIndexedInstanced, IndexBufferView, StripCutValue, VertexBufferView
+from gpuia.d3d.desc import StripCutValue
+from gpuia.d3d.draws import DrawIndexedInstanced
+from gpuia.d3d.ia_desc import IndexBufferView, VertexBufferView
 from gpuia.d3d.topology import topology_info
 from gpuia.gpu import Context, PipelineState, plan_draw
 from gpuia.gpu.vertex.plan import DrawPath, IndexMode, IndexPlan

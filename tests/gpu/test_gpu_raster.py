@@ -355,7 +355,8 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     StartVertexLocation >= 2**31: on an adapter with a signed first vertex it is drawn with
     base vertex 0 and the shift in the vertex stage (OpenGL leaves a negative base vertex plus
     index undefined); everywhere its vertices and primitives are D3D's."""
-    from gpuia.d3d.desc import DrawInstanced, StripCutValue
+    from gpuia.d3d.desc import StripCutValue
+    from gpuia.d3d.draws import DrawInstanced
     from gpuia.gpu.vertex.plan import plan_indices, shift_first_vertex
     from gpuia.harness.compare import compare
     from gpuia.harness.raster_check import raster_check

@@ -408,7 +408,7 @@ def test_found_empty_draw_with_huge_count(gpu_device, capped_python):
 
 def _empty_draws():
     """Draws with a count 0, the other 0xFFFFFFFF (or small), indexed and not."""
-    from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced
+    from gpuia.d3d.draws import DrawIndexedInstanced, DrawInstanced
 
     return [DrawIndexedInstanced(0xFFFFFFFF, 0), DrawIndexedInstanced(3, 0),
             DrawIndexedInstanced(0, 0xFFFFFFFF), DrawInstanced(0, 0xFFFFFFFF),
@@ -423,7 +423,8 @@ def test_gpu_context_plans_a_draw_delivering_nothing_as_empty(gpu_device, indice
     what only a delivered vertex would need (indices only on the GPU with a strip cut WebGPU
     cannot express, adjacency from GPU indices). The one draw that delivers is captured."""
     import gpuia
-    from gpuia.d3d.desc import DrawInstanced, IndexBufferView
+    from gpuia.d3d.draws import DrawInstanced
+    from gpuia.d3d.ia_desc import IndexBufferView
     from gpuia.gpu import Context, PipelineState
 
     layout = [{"SemanticName": "POSITION", "Format": "R32_FLOAT"}]
@@ -464,7 +465,7 @@ def test_plan_draw_of_a_draw_delivering_nothing(gpu_device):
     """gpuia.gpu.plan_draw, the planner's public entry, plans such draws without touching the
     other count: no index values, no capture fetch, no fetch-bounds obstacle for a count of
     instances that would wrap past 2^32."""
-    from gpuia.d3d.desc import IndexBufferView, VertexBufferView
+    from gpuia.d3d.ia_desc import IndexBufferView, VertexBufferView
     from gpuia.d3d.layout import InputLayout
     from gpuia.d3d.topology import topology_info
     from gpuia.gpu import plan_draw

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView, StripCutValue
+from gpuia.d3d.desc import StripCutValue
+from gpuia.d3d.draws import DrawIndexedInstanced, DrawInstanced
+from gpuia.d3d.ia_desc import IndexBufferView
 from gpuia.d3d.topology import topology_info
 from gpuia.errors import InvalidDescError
 from gpuia.gpu.ia.index_pass import IndexStreams, index_pass_spec

@@ -46,6 +46,9 @@ import gpuia.errors
 MODULES = [
     "gpuia",
     "gpuia.d3d.desc",
+    "gpuia.d3d.ia_desc",
+    "gpuia.d3d.draws",
+    "gpuia.d3d.so_desc",
     "gpuia.d3d.layout",
     "gpuia.d3d.formats",
     "gpuia.d3d.topology",

@@ -871,7 +871,8 @@ def test_a_draw_delivering_nothing_ignores_its_other_count(empty, capped_python)
     materializing the other count would need 32 GiB or more and fails there at once."""
     code = f"""
 import json
-from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
+from gpuia.d3d.draws import DrawIndexedInstanced, DrawInstanced
+from gpuia.d3d.ia_desc import IndexBufferView
 from gpuia.reference import run_ia
 empty = {EMPTY_DRAWS[empty]}
 layout = [{{"SemanticName": "X", "Format": "R32_UINT"}}]

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from gpuia.d3d.desc import StreamOutputDesc
 from gpuia.d3d.layout import InputLayout
 from gpuia.d3d.so_declaration import resolve_stream_output
+from gpuia.d3d.so_desc import StreamOutputDesc
 from gpuia.d3d.topology import topology_info
 from gpuia.gpu.vertex.pipelines import draw_block_bytes
 from gpuia.wgsl.blocks import (

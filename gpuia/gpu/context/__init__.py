@@ -41,16 +41,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...d3d.desc import (
-    DrawIndexedInstanced,
-    DrawInstanced,
-    IndexBufferView,
-    PrimitiveTopology,
-    StreamOutputBufferView,
-    VertexBufferView,
-    delivering,
-    draw_of,
-)
+from ...d3d.desc import PrimitiveTopology
+from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivering, draw_of
+from ...d3d.ia_desc import IndexBufferView, VertexBufferView
+from ...d3d.so_desc import StreamOutputBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.uniforms import two_row_matrix_uniforms
 from .. import _ffi

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...d3d.desc import DrawIndexedInstanced, DrawInstanced, IndexBufferView
+from ...d3d.draws import DrawIndexedInstanced, DrawInstanced
+from ...d3d.ia_desc import IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...util.parallel import for_row_chunks, row_chunks, run_tasks
 from ...wgsl.blocks import CAPTURE_RECORD

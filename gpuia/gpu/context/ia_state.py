@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 
-from ...d3d.desc import IndexBufferView, VertexBufferView
+from ...d3d.ia_desc import IndexBufferView, VertexBufferView
 from ...d3d.topology import TopologyInfo, topology_info
 from ...errors import InvalidDescError
 from ..buffers import checked_buffer

@@ -9,11 +9,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import cast
 
-from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StreamOutputDesc, StripCutValue
+from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StripCutValue
 from ...d3d.feature_level import FeatureLevel, feature_level
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
+from ...d3d.so_desc import StreamOutputDesc
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
 from ...wgsl.signature import (

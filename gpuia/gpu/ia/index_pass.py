@@ -41,13 +41,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...d3d.desc import (
-    DrawIndexedInstanced,
-    DrawInstanced,
-    IndexBufferView,
-    StripCutValue,
-    delivers_nothing,
-)
+from ...d3d.desc import StripCutValue
+from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivers_nothing
+from ...d3d.ia_desc import IndexBufferView
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.blocks import INDEX_PARAMS

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...d3d.desc import Draw, DrawIndexedInstanced
+from ...d3d.draws import Draw, DrawIndexedInstanced
 from ...d3d.topology import TopologyInfo
 from ...wgsl.blocks import RASTER_PARAMS, RASTER_RECORD
 from ...wgsl.raster import raster_probe_program

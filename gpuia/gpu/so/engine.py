@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...d3d.desc import StreamOutputBufferView
 from ...d3d.so_declaration import ResolvedStreamOutput
+from ...d3d.so_desc import StreamOutputBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.blocks import DRAW_AUTO, SO_BLOCK, SO_SLOT, SO_STATE
 from ...wgsl.so_pass import (

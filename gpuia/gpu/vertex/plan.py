@@ -27,16 +27,9 @@ from typing import cast
 
 import numpy as np
 
-from ...d3d.desc import (
-    DrawIndexedInstanced,
-    DrawInstanced,
-    IndexBufferView,
-    StripCutValue,
-    VertexBufferView,
-    delivering,
-    delivers_nothing,
-    draw_of,
-)
+from ...d3d.desc import StripCutValue
+from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivering, delivers_nothing, draw_of
+from ...d3d.ia_desc import IndexBufferView, VertexBufferView
 from ...d3d.layout import InputLayout
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError, UnsupportedError

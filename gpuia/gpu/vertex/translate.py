@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...d3d.desc import VertexBufferView
+from ...d3d.ia_desc import VertexBufferView
 from ...d3d.layout import InputLayout
 from ...errors import InvalidDescError
 from ...wgsl.draw_block import draw_block_fields, draw_block_lines
