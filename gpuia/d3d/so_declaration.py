@@ -156,6 +156,146 @@ def _entry_where(i: int, e: SODeclarationEntry) -> str:
     return f"SO entry {i} ({name})"
 
 
+def _check_entry_fields(where: str, e: SODeclarationEntry, fl: FeatureLevel) -> None:
+    """Refuse an entry whose fields lie outside D3D's ranges or the level's (rules 8.1, 8.4,
+    8.12)."""
+    if e.stream >= fl.so_streams:
+        raise InvalidDescError(where, "Stream", e.stream, _stream_rule(fl))
+    if e.stream != 0:
+        raise InvalidDescError(where, "Stream", e.stream,
+                               "a vertex shader writes stream 0 only (rules 8.12)")
+    if e.output_slot >= SO_BUFFER_SLOT_COUNT:
+        raise InvalidDescError(where, "OutputSlot", e.output_slot, "must be 0-3 (rules 8.1)")
+    if e.component_count < 1:
+        raise InvalidDescError(where, "ComponentCount", e.component_count,
+                               "must be at least 1 (rules 8.1, 8.4)")
+    if e.is_gap:
+        if e.start_component != 0:
+            raise InvalidDescError(where, "StartComponent", e.start_component,
+                                   "must be 0 for a gap (rules 8.4)")
+        if e.semantic_index != 0:
+            raise InvalidDescError(where, "SemanticIndex", e.semantic_index,
+                                   "must be 0 for a gap (rules 8.4)")
+        return
+    if e.start_component > 3:
+        raise InvalidDescError(where, "StartComponent", e.start_component,
+                               "must be 0-3 (rules 8.1)")
+    if e.component_count > 4:
+        raise InvalidDescError(where, "ComponentCount", e.component_count,
+                               "must be 1-4 (rules 8.1)")
+
+
+def _entry_member(where: str, i: int, e: SODeclarationEntry,
+                  outputs: dict[tuple[str, int], Member],
+                  used: dict[str, list[tuple[int, int, int]]]) -> Member:
+    """The output entry ``i`` (not a gap) reads, refused when there is none (rules 8.3), when
+    the entry reaches past its components (rules 8.2) or overlaps an earlier entry's components
+    of the same output (rules 8.6); its components are then added to ``used`` (output key ->
+    [(start, end, entry)])."""
+    assert e.semantic_name is not None  # not a gap
+    key = f"{e.semantic_name.upper()}{e.semantic_index}"
+    member = outputs.get((e.semantic_name.upper(), e.semantic_index))
+    if member is None:
+        names = ", ".join(f"{n}{i}" for n, i in outputs) or "none"
+        raise InvalidDescError(where, "SemanticName", e.semantic_name,
+                               f"the vertex shader has no output with semantic "
+                               f"{e.semantic_name} index {e.semantic_index} (outputs: "
+                               f"{names}; rules 8.3)")
+    end = e.start_component + e.component_count
+    if end > member.components:
+        raise InvalidDescError(where, "ComponentCount", e.component_count,
+                               f"StartComponent {e.start_component} + ComponentCount "
+                               f"{e.component_count} exceeds the {member.components} "
+                               f"components of output {key} (rules 8.2)")
+    for start, stop, j in used.get(key, []):
+        if e.start_component < stop and start < end:
+            raise InvalidDescError(where, "StartComponent", e.start_component,
+                                   f"components {e.start_component}..{end - 1} of {key} "
+                                   f"overlap SO entry {j} (rules 8.6)")
+    used.setdefault(key, []).append((e.start_component, end, i))
+    return member
+
+
+def _entries_by_slot(desc: StreamOutputDesc, signature: ShaderSignature, fl: FeatureLevel,
+                     ) -> tuple[dict[int, list[SOEntry]], list[int]]:
+    """Every entry checked and resolved, by output slot, and each slot's declared bytes: the
+    entries' offsets are the sums of the earlier entries of their slot (rules 8.5). Refuses, as
+    :func:`resolve_stream_output` says, an entry, or more named components than the level's
+    (rules 8.9)."""
+    # Matched on (name, index) pairs: a SemanticName ending in digits is not split (rule 3.7).
+    outputs = {(m.semantic, m.index): m for m in signature.outputs}
+    used: dict[str, list[tuple[int, int, int]]] = {}  # output key -> [(start, end, entry)]
+    offsets = [0] * SO_BUFFER_SLOT_COUNT
+    per_slot: dict[int, list[SOEntry]] = {}
+    components = 0
+    for i, e in enumerate(desc.so_declaration):
+        where = _entry_where(i, e)
+        _check_entry_fields(where, e, fl)
+        member = None if e.is_gap else _entry_member(where, i, e, outputs, used)
+        if member is not None:
+            components += e.component_count
+        per_slot.setdefault(e.output_slot, []).append(SOEntry(
+            i, e.output_slot, offsets[e.output_slot], member, e.start_component,
+            e.component_count))
+        offsets[e.output_slot] += 4 * e.component_count
+    if components > fl.so_components:
+        raise InvalidDescError("StreamOutput", "NumEntries", components,
+                               f"more than {fl.so_components} components in stream 0 at "
+                               f"{fl.label} (rules 8.9)")
+    return per_slot, offsets
+
+
+def _check_one_entry_per_slot(desc: StreamOutputDesc, per_slot: dict[int, list[SOEntry]],
+                              fl: FeatureLevel) -> None:
+    """At a level whose slots take one entry each when several are used (10_x), refuse a
+    second entry in a slot (rules 8.11)."""
+    for slot, entries_of in sorted(per_slot.items()):
+        if len(entries_of) > 1:
+            first, second = entries_of[0], entries_of[1]
+            raise InvalidDescError(
+                _entry_where(second.index, desc.so_declaration[second.index]), "OutputSlot",
+                slot, f"slot {slot} already holds SO entry {first.index}: with several "
+                      f"output slots, each takes exactly one entry (a gap counts) at "
+                      f"{fl.label} (rules 8.11)")
+
+
+def _resolve_slot(slot: int, entries: tuple[SOEntry, ...], declared: int,
+                  strides: tuple[int, ...], n_slots: int, fl: FeatureLevel) -> SOSlot:
+    """One used slot with its stride: refused when it receives only gaps (rules 8.7), declares
+    more bytes than one buffer takes (rules 8.9), or has no stride where one is needed, or one
+    too small, not a multiple of 4 or too large (rules 8.8)."""
+    if all(x.is_gap for x in entries):
+        raise InvalidDescError(f"SO slot {slot}", "OutputSlot", slot,
+                               "receives only gaps (rules 8.7)")
+    if declared > fl.so_buffer_bytes:
+        raise InvalidDescError(f"SO slot {slot}", "ComponentCount", declared // 4,
+                               f"{declared} bytes per vertex exceed the "
+                               f"{fl.so_buffer_bytes} one buffer takes at {fl.label} "
+                               f"(SO_BUFFER_MAX_WRITE_WINDOW_IN_BYTES; rules 8.9)")
+    if strides:
+        stride = strides[slot] if slot < len(strides) else 0
+        if stride == 0:
+            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                                   "a used slot needs a stride (rules 8.8)")
+    elif n_slots > 1:
+        raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", None,
+                               "strides are required when several slots are used "
+                               "(rules 8.8)")
+    else:
+        stride = declared
+    if stride < declared:
+        raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                               f"smaller than the {declared} bytes declared for the slot "
+                               f"(rules 8.8)")
+    if stride % 4:
+        raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                               "not a multiple of 4 (rules 8.8)")
+    if stride > SO_BUFFER_MAX_STRIDE_IN_BYTES:
+        raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
+                               f"exceeds {SO_BUFFER_MAX_STRIDE_IN_BYTES} (rules 8.8)")
+    return SOSlot(slot, stride, declared, entries)
+
+
 def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
                           level: FeatureLevel | str | None = None) -> ResolvedStreamOutput:
     """Validate a Stream Output declaration for a vertex shader and lay out its slots.
@@ -205,79 +345,9 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
     if len(desc.buffer_strides) > SO_BUFFER_SLOT_COUNT:
         raise InvalidDescError("StreamOutput", "NumStrides", len(desc.buffer_strides),
                                f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rules 8.1)")
-    # Matched on (name, index) pairs: a SemanticName ending in digits is not split (rule 3.7).
-    outputs = {(m.semantic, m.index): m for m in signature.outputs}
-    used: dict[str, list[tuple[int, int, int]]] = {}  # output key -> [(start, end, entry)]
-    offsets = [0] * SO_BUFFER_SLOT_COUNT
-    per_slot: dict[int, list[SOEntry]] = {}
-    components = 0
-    for i, e in enumerate(desc.so_declaration):
-        where = _entry_where(i, e)
-        if e.stream >= fl.so_streams:
-            raise InvalidDescError(where, "Stream", e.stream, _stream_rule(fl))
-        if e.stream != 0:
-            raise InvalidDescError(where, "Stream", e.stream,
-                                   "a vertex shader writes stream 0 only (rules 8.12)")
-        if e.output_slot >= SO_BUFFER_SLOT_COUNT:
-            raise InvalidDescError(where, "OutputSlot", e.output_slot, "must be 0-3 (rules 8.1)")
-        if e.component_count < 1:
-            raise InvalidDescError(where, "ComponentCount", e.component_count,
-                                   "must be at least 1 (rules 8.1, 8.4)")
-        if e.is_gap:
-            if e.start_component != 0:
-                raise InvalidDescError(where, "StartComponent", e.start_component,
-                                       "must be 0 for a gap (rules 8.4)")
-            if e.semantic_index != 0:
-                raise InvalidDescError(where, "SemanticIndex", e.semantic_index,
-                                       "must be 0 for a gap (rules 8.4)")
-            member = None
-        else:
-            if e.start_component > 3:
-                raise InvalidDescError(where, "StartComponent", e.start_component,
-                                       "must be 0-3 (rules 8.1)")
-            if e.component_count > 4:
-                raise InvalidDescError(where, "ComponentCount", e.component_count,
-                                       "must be 1-4 (rules 8.1)")
-            assert e.semantic_name is not None  # not a gap
-            key = f"{e.semantic_name.upper()}{e.semantic_index}"
-            member = outputs.get((e.semantic_name.upper(), e.semantic_index))
-            if member is None:
-                names = ", ".join(f"{n}{i}" for n, i in outputs) or "none"
-                raise InvalidDescError(where, "SemanticName", e.semantic_name,
-                                       f"the vertex shader has no output with semantic "
-                                       f"{e.semantic_name} index {e.semantic_index} (outputs: "
-                                       f"{names}; rules 8.3)")
-            end = e.start_component + e.component_count
-            if end > member.components:
-                raise InvalidDescError(where, "ComponentCount", e.component_count,
-                                       f"StartComponent {e.start_component} + ComponentCount "
-                                       f"{e.component_count} exceeds the {member.components} "
-                                       f"components of output {key} (rules 8.2)")
-            for start, stop, j in used.get(key, []):
-                if e.start_component < stop and start < end:
-                    raise InvalidDescError(where, "StartComponent", e.start_component,
-                                           f"components {e.start_component}..{end - 1} of {key} "
-                                           f"overlap SO entry {j} (rules 8.6)")
-            used.setdefault(key, []).append((e.start_component, end, i))
-            components += e.component_count
-        per_slot.setdefault(e.output_slot, []).append(SOEntry(
-            i, e.output_slot, offsets[e.output_slot], member, e.start_component,
-            e.component_count))
-        offsets[e.output_slot] += 4 * e.component_count
-    if components > fl.so_components:
-        raise InvalidDescError("StreamOutput", "NumEntries", components,
-                               f"more than {fl.so_components} components in stream 0 at "
-                               f"{fl.label} (rules 8.9)")
+    per_slot, offsets = _entries_by_slot(desc, signature, fl)
     if fl.so_one_entry_per_buffer and len(per_slot) > 1:
-        for slot, entries_of in sorted(per_slot.items()):
-            if len(entries_of) > 1:
-                first, second = entries_of[0], entries_of[1]
-                raise InvalidDescError(
-                    _entry_where(second.index, desc.so_declaration[second.index]), "OutputSlot",
-                    slot, f"slot {slot} already holds SO entry {first.index}: with several "
-                          f"output slots, each takes exactly one entry (a gap counts) at "
-                          f"{fl.label} (rules 8.11)")
-    slots = []
+        _check_one_entry_per_slot(desc, per_slot, fl)
     strides = desc.buffer_strides
     if fl.so_strides_of_used_slots_only:
         for slot, stride in enumerate(strides):
@@ -285,37 +355,6 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
                 raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
                                        f"a stride for a slot no entry writes, refused at "
                                        f"{fl.label} (rules 8.8)")
-    for slot in sorted(per_slot):
-        entries = tuple(per_slot[slot])
-        declared = offsets[slot]
-        if all(x.is_gap for x in entries):
-            raise InvalidDescError(f"SO slot {slot}", "OutputSlot", slot,
-                                   "receives only gaps (rules 8.7)")
-        if declared > fl.so_buffer_bytes:
-            raise InvalidDescError(f"SO slot {slot}", "ComponentCount", declared // 4,
-                                   f"{declared} bytes per vertex exceed the "
-                                   f"{fl.so_buffer_bytes} one buffer takes at {fl.label} "
-                                   f"(SO_BUFFER_MAX_WRITE_WINDOW_IN_BYTES; rules 8.9)")
-        if strides:
-            stride = strides[slot] if slot < len(strides) else 0
-            if stride == 0:
-                raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                       "a used slot needs a stride (rules 8.8)")
-        elif len(per_slot) > 1:
-            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", None,
-                                   "strides are required when several slots are used "
-                                   "(rules 8.8)")
-        else:
-            stride = declared
-        if stride < declared:
-            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                   f"smaller than the {declared} bytes declared for the slot "
-                                   f"(rules 8.8)")
-        if stride % 4:
-            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                   "not a multiple of 4 (rules 8.8)")
-        if stride > SO_BUFFER_MAX_STRIDE_IN_BYTES:
-            raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
-                                   f"exceeds {SO_BUFFER_MAX_STRIDE_IN_BYTES} (rules 8.8)")
-        slots.append(SOSlot(slot, stride, declared, entries))
+    slots = [_resolve_slot(slot, tuple(per_slot[slot]), offsets[slot], strides, len(per_slot), fl)
+             for slot in sorted(per_slot)]
     return ResolvedStreamOutput(tuple(slots), rs)
