@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from gpuia import IndexBufferView, InputLayout, InvalidDescError, VertexBufferView, run_ia
-from gpuia.d3d.desc import DrawIndexedInstanced, DrawInstanced, StripCutValue
+from gpuia.d3d.desc import StripCutValue
+from gpuia.d3d.draws import DrawIndexedInstanced, DrawInstanced
 from gpuia.d3d.geometry import STREAM_TYPES, GeometryDeclaration, check_topology
 from gpuia.d3d.topology import topology_info
 from gpuia.reference.geometry import (
