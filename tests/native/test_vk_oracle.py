@@ -128,16 +128,19 @@ void main() {
 """
 
 
-def test_primitive_id_across_cut_and_instances(oracle):
+@pytest.mark.parametrize("dtype", [np.uint16, np.uint32])
+def test_primitive_id_across_cut_and_instances(oracle, dtype):
     """Rule 13.3: gl_PrimitiveIDIn counts the triangles of one instance of one draw from 0,
     through a strip cut (5.4), restarts for each instance and for each draw.
 
     Draw 1: indices 0 1 2 3 CUT 4 5 6 as a triangle strip, 2 instances. Strip 0 1 2 3 gives
     triangles (0,1,2) and (1,3,2) (9.3's odd order), the cut starts strip 4 5 6: (4,5,6). Their
     ids are 0, 1, 2 in instance 0 and again 0, 1, 2 in instance 1 (instance-major, 9.4).
-    Draw 2: indices 4 5 6 (first index 5), one instance: (4,5,6) with id 0 again."""
-    cut = 0xFFFFFFFF
-    indices = np.array([0, 1, 2, 3, cut, 4, 5, 6], np.uint32)
+    Draw 2: indices 4 5 6 (first index 5), one instance: (4,5,6) with id 0 again. The cut is the
+    all-ones index of the index width (Vulkan's fixed restart value; D3D12's IBStripCutValue
+    matching the width)."""
+    cut = np.iinfo(dtype).max
+    indices = np.array([0, 1, 2, 3, cut, 4, 5, 6], dtype)
     r = oracle.run(VS_IDS, GS_TRIANGLE_IDS, topology="triangle_strip", indices=indices,
                    primitive_restart=True, draws=[Draw(8, instance_count=2), Draw(3, first=5)],
                    xfb_sizes=[1024])
@@ -282,6 +285,34 @@ def test_triangle_strip_adjacency_gs_inputs(oracle):
                                     [10, 11, 12, 15, 14, 13]]
     assert rows[:, 6].tolist() == [0, 1, 2, 0]
     assert r.statistics["gs_invocations"] == 4
+
+
+VS_STREAMED = """#version 450
+layout(location = 0, xfb_buffer = 0, xfb_offset = 0, xfb_stride = 16) out uvec4 v;
+void main() { v = uvec4(gl_VertexIndex, 0u, 0u, 0u); gl_Position = vec4(0.0); }
+"""
+
+
+@pytest.mark.parametrize(("topology", "count", "expected"), [
+    # Rule 9.2: without a GS, adjacency topologies stream only their non-adjacent vertices, in
+    # the order of the matching topology without adjacency (9.3).
+    # Two triangles with adjacency, vertices 0..11: triangle i is 6i, 6i+2, 6i+4.
+    ("triangle_list_with_adjacency", 12, [0, 2, 4, 6, 8, 10]),
+    # A strip with adjacency of 10 vertices: the even vertices 0 2 4 6 8 form the strip, whose
+    # triangles are (0,2,4), (2,6,4) (odd: first, third, second), (4,6,8).
+    ("triangle_strip_with_adjacency", 10, [0, 2, 4, 2, 6, 4, 4, 6, 8]),
+    # A line strip with adjacency of 6 vertices: 0 and 5 are adjacency only; the segments of
+    # 1 2 3 4 are (1,2), (2,3), (3,4).
+    ("line_strip_with_adjacency", 6, [1, 2, 2, 3, 3, 4]),
+])
+def test_vs_only_adjacency_streams_without_adjacent_vertices(oracle, topology, count, expected):
+    """The vertex shader feeds transform feedback itself (no GS; D3D's SO without a GS, rules
+    8.12)."""
+    r = oracle.run(VS_STREAMED, None, topology=topology, draws=[Draw(count)], xfb_sizes=[1024])
+    assert r.records(0)[:, 0].tolist() == expected
+    primitives = len(expected) // (2 if topology.startswith("line") else 3)
+    assert r.streams[0].tolist() == [primitives, primitives]
+    assert r.statistics["gs_invocations"] == 0
 
 
 def test_refusals(oracle):
