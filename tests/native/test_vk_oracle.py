@@ -315,6 +315,31 @@ def test_vs_only_adjacency_streams_without_adjacent_vertices(oracle, topology, c
     assert r.statistics["gs_invocations"] == 0
 
 
+VS_D3D_IDS = """#version 460
+layout(location = 0, xfb_buffer = 0, xfb_offset = 0, xfb_stride = 16) out uvec4 v;
+void main() {
+    v = uvec4(gl_VertexIndex - gl_BaseVertex, gl_InstanceIndex - gl_BaseInstance,
+              gl_VertexIndex, gl_InstanceIndex);
+    gl_Position = vec4(0.0); gl_PointSize = 1.0;
+}
+"""
+
+
+def test_d3d_ids_from_vulkan_ids(oracle):
+    """Rules 4.5 and 4.6: SV_VertexID of an indexed draw is the raw index (BaseVertexLocation
+    excluded) and SV_InstanceID counts from 0 (StartInstanceLocation excluded); Vulkan's
+    gl_VertexIndex and gl_InstanceIndex include both, so the oracle's shaders subtract
+    gl_BaseVertex and gl_BaseInstance. Indices 7 9, vertex offset 100, first instance 3, two
+    instances: (7, 0), (9, 0), (7, 1), (9, 1), Vulkan's own ids 107, 109 and 3, 4."""
+    if not oracle.draw_parameters:
+        pytest.skip(f"{oracle.name} has no shaderDrawParameters")
+    r = oracle.run(VS_D3D_IDS, None, topology="point_list", indices=np.array([7, 9], np.uint32),
+                   draws=[Draw(2, instance_count=2, first_instance=3, vertex_offset=100)],
+                   xfb_sizes=[1024])
+    assert r.records(0).tolist() == [[7, 0, 107, 3], [9, 0, 109, 3], [7, 1, 107, 4],
+                                     [9, 1, 109, 4]]
+
+
 def test_refusals(oracle):
     """What the oracle refuses names the reason, before Vulkan sees anything."""
     strip = dict(topology="point_list", draws=[Draw(1)], xfb_sizes=[64])

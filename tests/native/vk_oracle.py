@@ -195,6 +195,7 @@ class NativeDevice:
     """lavapipe's Vulkan device with geometry shaders and 4-stream transform feedback.
 
     ``name``: the device's name; ``statistics``: whether pipeline statistics queries work;
+    ``draw_parameters``: whether shaders may read gl_BaseVertex and gl_BaseInstance;
     ``limits``: the transform feedback limits read from the device."""
 
     def __init__(self) -> None:
@@ -221,8 +222,12 @@ class NativeDevice:
         families = vk.vkGetPhysicalDeviceQueueFamilyProperties(self.physical)
         self.family = next(i for i, f in enumerate(families)
                            if f.queueFlags & vk.VK_QUEUE_GRAPHICS_BIT)
-        xfb = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT(transformFeedback=1,
-                                                              geometryStreams=1)
+        # gl_BaseVertex and gl_BaseInstance (GLSL 4.60), where there, give D3D's SV_VertexID
+        # and SV_InstanceID, which exclude what Vulkan's gl_VertexIndex and gl_InstanceIndex add
+        draw_parameters = vk.VkPhysicalDeviceShaderDrawParametersFeatures(
+            shaderDrawParameters=int(self.draw_parameters))
+        xfb = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT(
+            pNext=draw_parameters, transformFeedback=1, geometryStreams=1)
         features = vk.VkPhysicalDeviceFeatures(geometryShader=1,
                                                pipelineStatisticsQuery=int(self.statistics))
         with _step(vk, "creating the device"):
@@ -263,7 +268,8 @@ class NativeDevice:
         names = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(physical, None)}
         if "VK_EXT_transform_feedback" not in names:
             return ["VK_EXT_transform_feedback"]
-        xfb = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT()
+        draw_parameters = vk.VkPhysicalDeviceShaderDrawParametersFeatures()
+        xfb = vk.VkPhysicalDeviceTransformFeedbackFeaturesEXT(pNext=draw_parameters)
         features = vk.VkPhysicalDeviceFeatures2(pNext=xfb)
         vk.vkGetPhysicalDeviceFeatures2(physical, features)
         limits = vk.VkPhysicalDeviceTransformFeedbackPropertiesEXT()
@@ -274,6 +280,7 @@ class NativeDevice:
             "transformFeedbackStreamsLinesTriangles",
             "transformFeedbackRasterizationStreamSelect")}
         self.statistics = bool(features.features.pipelineStatisticsQuery)
+        self.draw_parameters = bool(draw_parameters.shaderDrawParameters)
         missing = [name for name, have in (
             ("the geometryShader feature", features.features.geometryShader),
             ("the transformFeedback feature", xfb.transformFeedback),
