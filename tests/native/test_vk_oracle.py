@@ -351,6 +351,8 @@ def test_refusals(oracle):
             oracle.run(VS_IDS, GS_INSTANCED, **strip, rasterized_stream=1)
     with pytest.raises(ValueError, match="positive multiple of 4"):
         oracle.run(VS_IDS, GS_INSTANCED, **{**strip, "xfb_sizes": [62]})
+    with pytest.raises(ValueError, match="unsigned"):
+        oracle.run(VS_IDS, GS_INSTANCED, **{**strip, "draws": [Draw(1, first=-1)]})
     with pytest.raises(ValueError, match="refused the geom shader"):
         oracle.run(VS_IDS, "#version 450\nvoid main() { undefined(); }\n", **strip)
 

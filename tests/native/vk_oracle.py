@@ -31,7 +31,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -162,6 +162,9 @@ class _Scope:
         return handle
 
     def close(self) -> None:
+        """Waits for the device (a run that failed may have left work queued), then destroys."""
+        with suppress(self.vk.VkError, self.vk.VkException):  # a lost device runs nothing
+            self.vk.vkDeviceWaitIdle(self.dev.device)
         while self._undo:  # vkDestroy* and vkFreeMemory return nothing: none of them raises
             self._undo.pop()()
 
@@ -294,7 +297,8 @@ class NativeDevice:
         """Destroys the device and the instance (at exit; safe to call twice)."""
         vk = self.vk
         if self.device is not None:
-            vk.vkDeviceWaitIdle(self.device)
+            with suppress(vk.VkError, vk.VkException):  # a lost device runs nothing
+                vk.vkDeviceWaitIdle(self.device)
             vk.vkDestroyDevice(self.device, None)
             self.device = None
         if self.instance is not None:
@@ -361,11 +365,13 @@ class _Request:
         if any(size <= 0 or size % 4 for size in xfb_sizes):
             raise ValueError(f"transform feedback buffer sizes {list(xfb_sizes)}: each a "
                              "positive multiple of 4")
-        if rasterized_stream not in (None, 0) and not (
-                dev.limits["transformFeedbackRasterizationStreamSelect"]
-                and 0 <= rasterized_stream < MAX_STREAMS):
+        if rasterized_stream not in (None, *range(MAX_STREAMS)):
+            raise ValueError(f"rasterized stream {rasterized_stream}: None or 0..3")
+        if rasterized_stream and not dev.limits["transformFeedbackRasterizationStreamSelect"]:
             raise ValueError(f"rasterized stream {rasterized_stream}: {dev.name} rasterizes "
                              "stream 0 only (transformFeedbackRasterizationStreamSelect is 0)")
+        if any(min(d.count, d.instance_count, d.first, d.first_instance) < 0 for d in draws):
+            raise ValueError(f"draws {list(draws)}: counts and firsts are unsigned")
         if indices is not None and indices.dtype not in (np.uint16, np.uint32):
             raise ValueError(f"indices of {indices.dtype}: uint16 or uint32")
         data, formats = _interleave(attributes)
