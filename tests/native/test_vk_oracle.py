@@ -252,6 +252,51 @@ def test_lavapipe_max_vertices_counts_each_stream(oracle):
     assert r.records(1)[:, 0].tolist() == [0, 1, 2]
 
 
+GS_CUT_AND_SILENT = """#version 450
+layout(points) in;
+layout(triangle_strip, max_vertices = 6) out;
+layout(location = 0, xfb_buffer = 0, xfb_offset = 0, xfb_stride = 16) out uvec4 o;
+void main() {
+    if (gl_PrimitiveIDIn == 1) return;  // emits nothing
+    for (uint k = 0u; k < 4u; ++k) { o = uvec4(k); gl_Position = vec4(0.0); EmitVertex(); }
+    EndPrimitive();
+    for (uint k = 0u; k < 2u; ++k) { o = uvec4(10u + k); gl_Position = vec4(0.0); EmitVertex(); }
+}
+"""
+
+
+def test_incomplete_gs_strips_and_silent_invocations(oracle):
+    """Rule 13.4: a strip left incomplete at the end of an invocation is discarded and counted
+    nowhere; rule 13.8: an invocation that emits nothing still counts in GSInvocations.
+
+    Three points; points 0 and 2 each emit a 4-vertex strip ((0,1,2), (1,3,2)), a cut, then 2
+    vertices (10, 11) that make no triangle; point 1 emits nothing. SO receives 4 triangles;
+    GSPrimitives 4, GSInvocations 3 (one GS instance: lavapipe's deviation does not show)."""
+    r = oracle.run(VS_IDS, GS_CUT_AND_SILENT, topology="point_list", draws=[Draw(3)],
+                   xfb_sizes=[1024])
+    assert r.records(0)[:, 0].tolist() == [0, 1, 2, 1, 3, 2] * 2
+    assert r.streams[0].tolist() == [4, 4]
+    assert (r.statistics["gs_invocations"], r.statistics["gs_primitives"]) == (3, 4)
+
+
+def test_lavapipe_ia_statistics(oracle):
+    """What lavapipe counts where the rules pin nothing down (rule 13.8: IAVertices and
+    VSInvocations for vertices of no complete primitive; hardware may reuse shaded vertices).
+
+    lavapipe counts only the vertices of complete primitives in IAVertices (3 of a 5-vertex
+    triangle list; 6 of a 7-vertex strip with adjacency) and shades a repeated index once
+    (indices 0 1 2 0 1 2: IAVertices 6, VSInvocations 3). A reference counts one of each per
+    vertex the IA delivers (rule 13.8), so these two are not compared with the oracle's."""
+    def stats(**kwargs):
+        r = oracle.run(VS_STREAMED, None, xfb_sizes=[1024], **kwargs)
+        return r.statistics["ia_vertices"], r.statistics["vs_invocations"]
+
+    assert stats(topology="triangle_list", draws=[Draw(5)]) == (3, 3)
+    assert stats(topology="triangle_strip_with_adjacency", draws=[Draw(7)]) == (6, 6)
+    assert stats(topology="triangle_list", draws=[Draw(6)],
+                 indices=np.array([0, 1, 2, 0, 1, 2], np.uint32)) == (6, 3)
+
+
 GS_ADJACENCY = """#version 450
 layout(triangles_adjacency) in;
 layout(points, max_vertices = 1) out;
