@@ -9,55 +9,59 @@ that points into the file (``input_layout[2].Format``). :func:`result_json` turn
 Data blocks (``DATA``) are ``{"hex": ...}``, ``{"base64": ...}`` or
 ``{"dtype": "<f4", "values": [...]}`` (little-endian, nested lists flattened in C order; for float
 dtypes the strings ``"nan"``, ``"inf"``, ``"-inf"`` are accepted as values).
+
+This module reads the document, its name, feature level, input layout, topology and draws, and
+is where every name of the format is imported from; each other section has its own module:
+DATA blocks (:mod:`.case_data`), the buffers (:mod:`.case_buffers`), the vertex shader
+(:mod:`.case_shader`), Stream Output (:mod:`.case_stream_output`), and the result document
+(:mod:`.results`).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from ..d3d.desc import CONSTANT_BUFFER_SLOTS, StripCutValue
+from ..d3d.desc import StripCutValue
 from ..d3d.draws import DrawIndexedInstanced, DrawInstanced, draw_of
 from ..d3d.feature_level import FEATURE_LEVELS, FeatureLevel, feature_level
 from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.layout import InputLayout
-from ..d3d.so_desc import SODeclarationEntry, StreamOutputDesc
+from ..d3d.so_desc import StreamOutputDesc
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import CaseError, InvalidDescError
 from ..util.files import loads_json, printable, read_text
+from .case_buffers import MAX_CONSTANT_BUFFER_BYTES as MAX_CONSTANT_BUFFER_BYTES
+from .case_buffers import constant_buffers, index_buffer, vertex_buffers
+from .case_data import decode_data, encode_data
+from .case_shader import case_vertex_shader, vertex_shader_reads
+from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
+from .case_stream_output import stream_output_section
+from .results import ADAPTER_INFO_KEYS as ADAPTER_INFO_KEYS
+from .results import ADAPTER_KEYS as ADAPTER_KEYS
+from .results import RESULT_VERSION as RESULT_VERSION
+from .results import json_value, result_json
+from .results import so_result_json as so_result_json
 
 if TYPE_CHECKING:  # annotations only: the shader and SO modules load where a case uses them
     from ..d3d.signature import ShaderSignature
     from ..d3d.so_declaration import ResolvedStreamOutput
     from ..hlsl import HlslShader
-    from ..reference import IAResult
-    from ..reference.stream_output import SOResult, SOTarget
+    from ..reference.stream_output import SOTarget
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
            "DEFAULT_MAX_INVOCATIONS", "vertex_shader_reads", "case_vertex_shader"]
 
 CASE_VERSION = 1
-RESULT_VERSION = 1
 DEFAULT_MAX_INVOCATIONS = 1 << 26
 """Cases delivering more vertices than this are refused (exit 2;
 :func:`gpuia.harness.reference_run.check_size`) unless the caller raises it: the result lists
 every invocation, and a typo in a count must not exhaust memory."""
-DEFAULT_MAX_SO_BYTES = 1 << 30
-"""Largest SO target ``size`` a case file may ask for."""
 
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
              "description", "constant_buffers", "feature_level"}
-_WGSL_KEYS = {"wgsl", "entry_point"}
-_HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
-MAX_CONSTANT_BUFFER_BYTES = 65536
-"""A D3D constant buffer holds at most 4096 16-byte registers."""
 
 
 @dataclass
@@ -86,7 +90,7 @@ class Case:
         source (dict): the whole case document.
         so (ResolvedStreamOutput): the validated Stream Output declaration, or None.
         so_desc (StreamOutputDesc): the declaration as a descriptor, or None.
-        so_targets (dict): output slot -> :class:`~gpuia.reference.so_output.SOTarget`: each
+        so_targets (dict): output slot -> :class:`~gpuia.reference.stream_output.SOTarget`: each
             target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
         hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
         constant_buffers (dict): root constant buffer slot (0-13) -> its bytes.
@@ -172,171 +176,6 @@ def _kind_name(kind) -> str:
         return " or ".join(_kind_name(k) for k in kind)
     names = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
     return names.get(kind, kind.__name__)
-
-
-def _float_value(v):
-    if isinstance(v, str):
-        key = v.strip().lower()
-        if key in ("nan", "inf", "+inf", "-inf", "infinity", "-infinity"):
-            return float(key.replace("infinity", "inf"))
-        raise ValueError(f"{v!r} is not a number")
-    return v
-
-
-def decode_data(block: Any, where: str) -> bytes:
-    """The bytes of a DATA block (``docs/case-format.md``, "DATA: bytes in a case").
-
-    Arguments:
-        block: the parsed JSON value: an object with exactly ``hex`` (whitespace ignored),
-            ``base64`` (standard, validated) or ``dtype`` and ``values`` (a numeric numpy scalar
-            dtype; values nested lists flattened in C order, stored little-endian; float dtypes
-            also take ``"nan"``, ``"inf"``, ``"-inf"``, integer dtypes integer values only).
-        where (str): where the block is in the case (``vertex_buffers[0].data``), for errors.
-
-    Returns:
-        The bytes.
-
-    Raises:
-        CaseError: at ``where`` (or a key under it): not an object, another set of keys, bad
-            hex or base64, a dtype that is not a numeric scalar dtype, values that are not
-            numbers (ragged lists included), a non-integer value for an integer dtype, or an
-            integer out of the dtype's range.
-    """
-    if not isinstance(block, dict):
-        raise CaseError(where, "data must be an object with 'hex', 'base64' or 'dtype'+'values'")
-    keys = set(block)
-    try:
-        if keys == {"hex"}:
-            text = block["hex"]
-            if not isinstance(text, str):
-                raise CaseError(f"{where}.hex", "expected a string of hex digits")
-            return bytes.fromhex("".join(text.split()))
-        if keys == {"base64"}:
-            if not isinstance(block["base64"], str):
-                raise CaseError(f"{where}.base64", "expected a base64 string")
-            return base64.b64decode(block["base64"], validate=True)
-        if keys == {"dtype", "values"}:
-            if not isinstance(block["dtype"], str):
-                raise CaseError(f"{where}.dtype", f"{block['dtype']!r} is not a numpy dtype string")
-            try:
-                dtype = np.dtype(block["dtype"])
-            except (TypeError, ValueError):
-                raise CaseError(f"{where}.dtype",
-                                f"{block['dtype']!r} is not a numpy dtype") from None
-            if dtype.kind not in "fiub" or dtype.fields is not None or dtype.subdtype is not None:
-                raise CaseError(f"{where}.dtype", f"{block['dtype']!r}: use a numeric scalar dtype")
-            values = block["values"]
-            if not isinstance(values, (list, int, float)):
-                raise CaseError(f"{where}.values", "expected a (nested) list of numbers")
-            flat = np.asarray(values, dtype=object).reshape(-1).tolist()
-            if dtype.kind == "f":
-                flat = [_float_value(v) for v in flat]
-            elif any(isinstance(v, (str, float)) and not float(v).is_integer() for v in flat
-                     if not isinstance(v, bool)):
-                raise ValueError("integer dtype needs integer values")
-            if any(isinstance(v, (list, dict)) or v is None for v in flat):
-                raise ValueError("ragged or non-numeric values")
-            with np.errstate(over="ignore"):
-                arr = np.array(flat, dtype=dtype)
-            return arr.astype(dtype.newbyteorder("<"), copy=False).tobytes()
-    except CaseError:
-        raise
-    except (ValueError, TypeError, OverflowError, binascii.Error) as e:
-        raise CaseError(where, f"bad data: {e}") from None
-    raise CaseError(where, f"data must have exactly 'hex', 'base64' or 'dtype'+'values', "
-                           f"got {sorted(keys)}")
-
-
-def encode_data(data: bytes) -> dict:
-    """A DATA block holding ``data``, which :func:`decode_data` reads back.
-
-    Arguments:
-        data: a bytes-like object.
-
-    Returns:
-        ``{"hex": ...}``, lower-case hex digits without spaces.
-    """
-    return {"hex": bytes(data).hex()}
-
-
-def _uint(obj, key, where, default):
-    v = obj.get(key)
-    if v is None:  # absent or JSON null: the default
-        return default
-    if isinstance(v, bool) or not isinstance(v, int):
-        raise CaseError(f"{where}.{key}", f"expected an integer, got {v!r}")
-    if v < 0:
-        raise CaseError(f"{where}.{key}", f"must not be negative, got {v}")
-    return v
-
-
-def _view_args(entry: dict, where: str, data: bytes):
-    offset = _uint(entry, "offset", where, 0)
-    size = _uint(entry, "size", where, None)
-    if offset > len(data):
-        raise CaseError(f"{where}.offset", f"{offset} is past the end of the {len(data)}-byte data")
-    if size is not None and offset + size > len(data):
-        raise CaseError(f"{where}.size", f"offset {offset} + size {size} exceeds the "
-                        f"{len(data)}-byte data")
-    return offset, size
-
-
-def _vertex_buffers(value, where: str,
-                    level: FeatureLevel) -> dict[int, VertexBufferView | None]:
-    if not isinstance(value, list):
-        raise CaseError(where, "expected a list of {slot, stride, offset, size, data}")
-    views: dict[int, VertexBufferView | None] = {}
-    for i, entry in enumerate(value):
-        w = f"{where}[{i}]"
-        if not isinstance(entry, dict):
-            raise CaseError(w, "expected an object")
-        unknown = set(entry) - {"slot", "stride", "offset", "size", "data"}
-        if unknown:
-            raise CaseError(w, f"unknown keys {sorted(unknown)}")
-        slot = _uint(entry, "slot", w, None)
-        if slot is None:
-            raise CaseError(w, "missing required key 'slot'")
-        if slot >= level.slot_count:
-            raise InvalidDescError(w, "slot", slot, f"input slots are 0..{level.slot_count - 1} "
-                                                    f"at {level.label} (rules 3.1)")
-        if slot in views:
-            raise CaseError(f"{w}.slot", f"slot {slot} is bound twice")
-        if "data" not in entry:
-            raise CaseError(w, "missing required key 'data' (null unbinds the slot)")
-        if entry["data"] is None:
-            views[slot] = None
-            continue
-        data = decode_data(entry["data"], f"{w}.data")
-        stride = _uint(entry, "stride", w, 0)
-        offset, size = _view_args(entry, w, data)
-        try:
-            views[slot] = VertexBufferView(data, stride, offset, size)
-        except InvalidDescError as e:
-            raise InvalidDescError(w, e.field, e.value, e.rule) from None
-    return views
-
-
-def _index_buffer(value, where: str) -> IndexBufferView | None:
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise CaseError(where, "expected an object {format, offset, size, data}")
-    unknown = set(value) - {"format", "offset", "size", "data"}
-    if unknown:
-        raise CaseError(where, f"unknown keys {sorted(unknown)}")
-    fmt = value.get("format", "R16_UINT")
-    data_block = value.get("data")
-    if data_block is None:
-        try:
-            return IndexBufferView(None, fmt)
-        except InvalidDescError as e:
-            raise InvalidDescError(where, "format", fmt, e.rule) from None
-    data = decode_data(data_block, f"{where}.data")
-    offset, size = _view_args(value, where, data)
-    try:
-        return IndexBufferView(data, fmt, offset, size)
-    except InvalidDescError as e:
-        raise InvalidDescError(where, e.field, e.value, e.rule) from None
 
 
 def load_case(source: str | Path | dict, name: str | None = None,
@@ -466,8 +305,8 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
     except InvalidDescError as e:
         raise InvalidDescError(f"input_layout: {e.where}", e.field, e.value, e.rule) from None
 
-    views = _vertex_buffers(doc.get("vertex_buffers", []), "vertex_buffers", level)
-    ib = _index_buffer(doc.get("index_buffer"), "index_buffer")
+    views = vertex_buffers(doc.get("vertex_buffers", []), "vertex_buffers", level)
+    ib = index_buffer(doc.get("index_buffer"), "index_buffer")
     try:
         cut = StripCutValue.of(doc.get("strip_cut_value", "DISABLED"))
     except ValueError as e:
@@ -501,345 +340,11 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
                 feature_level=level)
     if vs is not None:
         case.shader_signature().check_layout(layout)
-    case.constant_buffers = _constant_buffers(doc.get("constant_buffers", []), case)
+    case.constant_buffers = constant_buffers(doc.get("constant_buffers", []), case.hlsl,
+                                             case.vertex_shader)
     if so is not None:
-        _stream_output(case, so)
+        case.so, case.so_desc, case.so_targets = stream_output_section(
+            so, case.shader_signature, case.feature_level)
     return case
 
 
-def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
-    """Check a case's ``vertex_shader`` object (docs/case-format.md) and compile it if it is
-    HLSL.
-
-    Arguments:
-        vs (dict): the object: ``{"wgsl": ...}`` or ``{"hlsl": ...}`` or ``{"hlsl_file": ...}``
-            with their optional fields.
-        base (Path): the folder ``hlsl_file`` and ``#include`` paths are relative to.
-
-    Returns:
-        The compiled :class:`gpuia.hlsl.HlslShader`, or None for a WGSL shader.
-
-    Raises:
-        CaseError: the object or one of its fields is malformed (naming the field), or the
-            HLSL does not compile.
-    """
-    if not isinstance(vs, dict):
-        raise CaseError("vertex_shader", "expected {\"wgsl\": ...} or {\"hlsl\": ...}")
-    if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
-        raise CaseError("vertex_shader.entry_point", "expected a string")
-    forms = [k for k in ("wgsl", "hlsl", "hlsl_file") if k in vs]
-    if len(forms) != 1:
-        raise CaseError("vertex_shader", f"expected exactly one of 'wgsl', 'hlsl' or "
-                                         f"'hlsl_file', got {forms or 'none'}")
-    if forms == ["wgsl"]:
-        if not isinstance(vs["wgsl"], str):
-            raise CaseError("vertex_shader.wgsl", "expected WGSL source text")
-        unknown = set(vs) - _WGSL_KEYS
-        if unknown:
-            raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for a WGSL shader")
-        return None
-    unknown = set(vs) - _HLSL_KEYS
-    if unknown:
-        raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for an HLSL shader")
-    defines = vs.get("defines") or {}
-    if not isinstance(defines, dict):
-        raise CaseError("vertex_shader.defines", "expected an object {\"NAME\": \"VALUE\"}")
-    layout = vs.get("matrix_layout") or "column_major"
-    include_dirs = (str(base),)  # a case's shaders include from its folder
-    if "hlsl_file" in vs:
-        name = vs["hlsl_file"]
-        if not isinstance(name, str) or not name:
-            raise CaseError("vertex_shader.hlsl_file", "expected a path (relative to the case)")
-        path = base / name
-        try:
-            text = read_text(path)
-        except CaseError as e:  # names the file and why
-            raise CaseError("vertex_shader.hlsl_file", str(e)) from None
-        file_name, source_path = name, str(path.resolve())
-    else:
-        text, file_name, source_path = vs["hlsl"], "vertex_shader.hlsl", None
-        if not isinstance(text, str):
-            raise CaseError("vertex_shader.hlsl", "expected HLSL source text")
-    from ..hlsl import compile_shader
-
-    try:
-        return compile_shader(text, "vertex", vs.get("entry_point") or "main", defines, layout,
-                              file_name, include_dirs, source_path)
-    except InvalidDescError as e:
-        where = f"vertex_shader: {e.where}" if e.where != "vertex shader" else "vertex_shader"
-        err = InvalidDescError(where, e.field, e.value, e.rule)
-        err.diagnostics = getattr(e, "diagnostics", None)
-        raise err from None
-
-
-def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[int, ...]:
-    """The root constant buffers a case-format ``vertex_shader`` object reads (its HLSL
-    ``register(bN)`` cbuffers, or its WGSL ``@group(3) @binding(N)`` uniforms). An HLSL shader
-    is compiled to find them; a WGSL one is only scanned.
-
-    Arguments:
-        vertex_shader (dict): the ``vertex_shader`` object (``docs/case-format.md``).
-        base: the folder a relative ``hlsl_file`` and includes are found from; None (the
-            default) is the current folder.
-
-    Returns:
-        The slot numbers, ascending.
-
-    Raises:
-        CaseError: the object is not well formed.
-        InvalidDescError: the HLSL shader does not compile.
-        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
-    """
-    from ..wgsl.signature import uniform_slots
-
-    hlsl = case_vertex_shader(vertex_shader, base or Path.cwd())
-    if hlsl is not None:
-        return hlsl.constant_buffer_slots
-    return uniform_slots(vertex_shader["wgsl"], 3)
-
-
-def _constant_buffers(value, case: Case) -> dict[int, bytes]:
-    """The ``constant_buffers`` list: D3D-packed bytes per root constant buffer. Every buffer
-    the vertex shader reads must be there."""
-    from ..wgsl.signature import uniform_slots
-
-    if not isinstance(value, list):
-        raise CaseError("constant_buffers", "expected a list of {slot, data}")
-    out: dict[int, bytes] = {}
-    for i, entry in enumerate(value):
-        w = f"constant_buffers[{i}]"
-        if not isinstance(entry, dict):
-            raise CaseError(w, "expected an object {slot, data}")
-        unknown = set(entry) - {"slot", "data"}
-        if unknown:
-            raise CaseError(w, f"unknown keys {sorted(unknown)}")
-        slot = _uint(entry, "slot", w, None)
-        if slot is None:
-            raise CaseError(w, "missing required key 'slot'")
-        if slot >= CONSTANT_BUFFER_SLOTS:
-            raise InvalidDescError(w, "slot", slot, f"gpuia binds root constant buffers 0.."
-                                                    f"{CONSTANT_BUFFER_SLOTS - 1} (register "
-                                                    f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
-                                                    f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 "
-                                                    f"stage)")
-        if slot in out:
-            raise CaseError(f"{w}.slot", f"constant buffer {slot} is given twice")
-        if "data" not in entry:
-            raise CaseError(w, "missing required key 'data'")
-        data = decode_data(entry["data"], f"{w}.data")
-        if len(data) > MAX_CONSTANT_BUFFER_BYTES:
-            raise InvalidDescError(w, "data", f"{len(data)} bytes",
-                                   f"a constant buffer holds at most 4096 registers "
-                                   f"({MAX_CONSTANT_BUFFER_BYTES} bytes)")
-        out[slot] = data
-    if case.hlsl is not None:
-        reads = {cb.slot: f"cbuffer {cb.name} (register b{cb.slot})"
-                 for cb in case.hlsl.constant_buffers}
-    elif case.vertex_shader is not None:
-        reads = {s: f"@group(3) @binding({s})" for s in
-                 uniform_slots(case.vertex_shader["wgsl"], 3)}
-    else:
-        reads = {}
-    for slot, what in sorted(reads.items()):
-        if slot >= CONSTANT_BUFFER_SLOTS:
-            raise InvalidDescError("vertex_shader", "constant buffer", slot,
-                                   f"{what}: gpuia binds root constant buffers 0.."
-                                   f"{CONSTANT_BUFFER_SLOTS - 1} (register "
-                                   f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
-                                   f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 stage)")
-        if slot not in out:
-            raise InvalidDescError("constant_buffers", "slot", slot,
-                                   f"the vertex shader reads {what}; the case binds no "
-                                   f"constant buffer {slot}")
-    return out
-
-
-_SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}
-
-
-def _stream_output(case: Case, so) -> None:
-    """Parse and validate the ``stream_output`` section (CreateGraphicsPipelineState rules)."""
-    from ..d3d.so_declaration import resolve_stream_output
-    from ..reference.stream_output import SOTarget
-
-    if not isinstance(so, dict):
-        raise CaseError("stream_output", "expected an object")
-    unknown = set(so) - _SO_KEYS
-    if unknown:
-        raise CaseError("stream_output", f"unknown keys {sorted(unknown)}")
-    decl = so.get("declaration", [])
-    if not isinstance(decl, list):
-        raise CaseError("stream_output.declaration", "expected a list of "
-                                                     "D3D12_SO_DECLARATION_ENTRY objects")
-    entries = []
-    for i, e in enumerate(decl):
-        if not isinstance(e, dict):
-            raise CaseError(f"stream_output.declaration[{i}]", "expected an object")
-        try:
-            entries.append(SODeclarationEntry.of(e))
-        except InvalidDescError as err:
-            raise InvalidDescError(f"stream_output.declaration[{i}]", err.field, err.value,
-                                   err.rule) from None
-    strides = so.get("buffer_strides") or []
-    if not isinstance(strides, list):
-        raise CaseError("stream_output.buffer_strides", "expected a list of integers")
-    try:
-        desc = StreamOutputDesc(tuple(entries), tuple(strides),
-                                so.get("rasterized_stream", 0))
-    except InvalidDescError as err:
-        raise InvalidDescError("stream_output", err.field, err.value, err.rule) from None
-    try:
-        case.so = resolve_stream_output(desc, case.shader_signature(), case.feature_level)
-    except InvalidDescError as err:
-        raise InvalidDescError(f"stream_output: {err.where}", err.field, err.value,
-                               err.rule) from None
-    case.so_desc = desc
-    targets = so.get("targets", [])
-    if not isinstance(targets, list):
-        raise CaseError("stream_output.targets",
-                        "expected a list of {slot, size, filled_size, data}")
-    for i, t in enumerate(targets):
-        w = f"stream_output.targets[{i}]"
-        if not isinstance(t, dict):
-            raise CaseError(w, "expected an object")
-        unknown = set(t) - {"slot", "size", "filled_size", "data"}
-        if unknown:
-            raise CaseError(w, f"unknown keys {sorted(unknown)}")
-        slot = _uint(t, "slot", w, None)
-        if slot is None:
-            raise CaseError(w, "missing required key 'slot'")
-        if slot >= 4:
-            raise InvalidDescError(w, "slot", slot, "SO output slots are 0-3")
-        if slot in case.so_targets:
-            raise CaseError(f"{w}.slot", f"slot {slot} has two targets")
-        data = decode_data(t["data"], f"{w}.data") if t.get("data") is not None else b""
-        size = _uint(t, "size", w, None)
-        size = len(data) if size is None else size
-        if size > DEFAULT_MAX_SO_BYTES:
-            raise CaseError(f"{w}.size", f"{size} bytes exceed gpuia's {DEFAULT_MAX_SO_BYTES}-byte "
-                                         f"limit for case SO buffers")
-        if len(data) > size:
-            raise CaseError(f"{w}.data", f"{len(data)} bytes of data exceed SizeInBytes {size}")
-        filled = _uint(t, "filled_size", w, 0)
-        if filled > 0xFFFFFFFF:
-            raise InvalidDescError(w, "filled_size", filled,
-                                   "BufferFilledSize is a 32-bit counter (rules 9.6)")
-        if filled % 4:
-            raise InvalidDescError(w, "filled_size", filled,
-                                   "BufferFilledSize must be a multiple of 4 (SO writes 32-bit "
-                                   "components)")
-        case.so_targets[slot] = SOTarget(data + bytes(size - len(data)), filled)
-
-
-# -- results ---------------------------------------------------------------------------------
-def json_value(bits: int, shader_type: str) -> float | int | str:
-    """One component as the result format writes its ``value``.
-
-    Arguments:
-        bits (int): the component's 32-bit pattern.
-        shader_type (str): ``"float"``, ``"sint"``, or anything else for unsigned.
-
-    Returns:
-        For ``float``, the float32 value as a Python float, or the string ``"nan"``, ``"inf"``
-        or ``"-inf"``; for ``sint``, the signed integer; else ``bits`` as an integer.
-    """
-    if shader_type == "float":
-        v = float(np.uint32(bits).view(np.float32))
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return v
-    if shader_type == "sint":
-        return int(np.uint32(bits).view(np.int32))
-    return int(bits)
-
-
-def _values_list(bits: np.ndarray, shader_type: str) -> list:
-    """Vectorized json_value over an (n, 4) array."""
-    if shader_type == "uint":
-        return bits.tolist()
-    if shader_type == "sint":
-        return bits.view(np.int32).tolist()
-    vals = bits.view(np.float32).astype(np.float64)
-    out = vals.tolist()
-    bad = ~np.isfinite(vals)
-    if bad.any():
-        for r, c in zip(*np.nonzero(bad), strict=True):
-            v = vals[r, c]
-            out[r][c] = "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
-    return out
-
-
-ADAPTER_KEYS = ("name", "backend", "type", "summary")
-"""The keys of a result's ``adapter`` object (docs/case-format.md, "Result")."""
-ADAPTER_INFO_KEYS = ("driver", "vendor", "vendor_id", "device_id", "wgpu_native")
-"""The keys of a result's ``adapter_info`` object: what reproduces the run's driver."""
-
-
-def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str = "reference",
-                adapter: dict | None = None, stream_output: dict | None = None) -> dict:
-    """The result document for an :class:`~gpuia.reference.IAResult` (or any object with the
-    same fields): version 1 of ``docs/case-format.md``'s "Result", every invocation in IA
-    order with its IDs and each input's type, bits and value.
-
-    Arguments:
-        case_name (str): the ``case`` field.
-        ia: the :class:`~gpuia.reference.IAResult` (on the GPU, ``GPUResult.ia``).
-        backend (str): the ``backend`` field, ``"cpu"`` (the default) or ``"gpu"``.
-        path (str): the ``path`` field: ``"reference"`` (the default), ``native``,
-            ``pulling`` or both joined by ``/``.
-        adapter (dict): the GPU's adapter (``Device.info``: ``name``, ``backend``, ``type``,
-            ``summary``, and its driver facts ``driver``, ``vendor``, ``vendor_id``,
-            ``device_id``, ``wgpu_native``); None (the default) for the CPU backend. The
-            first four make the ``adapter`` field, the driver facts the ``adapter_info``
-            field (null where ``adapter`` is).
-        stream_output (dict): the ``stream_output`` field (:func:`so_result_json`), or None
-            (the default) to leave it out.
-
-    Returns:
-        The document as a dict of JSON values.
-    """
-    n = len(ia)
-    per_key = {k: (d.type, d.bits.tolist(), _values_list(d.bits, d.type))
-               for k, d in ia.inputs.items()}
-    draw, inst, vert, vid = (a.tolist() for a in (ia.draw, ia.instance, ia.vertex, ia.vertex_id))
-    invocations = []
-    for r in range(n):
-        invocations.append({
-            "draw": draw[r], "instance": inst[r], "vertex": vert[r],
-            "SV_VertexID": vid[r], "SV_InstanceID": inst[r],
-            "inputs": {k: {"type": t, "bits": b[r], "value": v[r]}
-                       for k, (t, b, v) in per_key.items()},
-        })
-    doc = {
-        "gpuia_result": RESULT_VERSION,
-        "case": case_name,
-        "backend": backend,
-        "path": path,
-        "adapter": None if adapter is None else {k: adapter.get(k) for k in ADAPTER_KEYS},
-        "adapter_info": None if adapter is None else {k: adapter.get(k) for k in
-                                                      ADAPTER_INFO_KEYS},
-        "invocations": invocations,
-        "statistics": dict(ia.statistics),
-    }
-    if stream_output is not None:
-        doc["stream_output"] = stream_output
-    return doc
-
-
-def so_result_json(so: SOResult) -> dict:
-    """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`.
-
-    Arguments:
-        so: the :class:`~gpuia.reference.so_output.SOResult` (CPU or GPU).
-
-    Returns:
-        ``{"buffers": [{"slot", "hex", "filled_size"}, ...], "statistics": {...}}``, the
-        buffers in slot order with their full contents.
-    """
-    return {
-        "buffers": [{"slot": s, "hex": bytes(so.buffers[s]).hex(), "filled_size": so.filled_size[s]}
-                    for s in sorted(so.buffers)],
-        "statistics": dict(so.statistics),
-    }

@@ -1,0 +1,195 @@
+"""The buffer sections of a case file: ``vertex_buffers``, ``index_buffer`` and
+``constant_buffers`` (``docs/case-format.md``).
+
+Each parser returns gpuia's own views over the decoded bytes and guarantees them valid: slots
+in range and bound once, views inside their data (D3D12's view rules, re-raised at the case's
+``where``), and every root constant buffer the vertex shader reads bound, at most
+:data:`MAX_CONSTANT_BUFFER_BYTES` bytes each. A malformed section raises
+:class:`~gpuia.errors.CaseError`, one D3D12 would reject :class:`~gpuia.errors.InvalidDescError`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..d3d.desc import CONSTANT_BUFFER_SLOTS
+from ..d3d.feature_level import FeatureLevel
+from ..d3d.ia_desc import IndexBufferView, VertexBufferView
+from ..errors import CaseError, InvalidDescError
+from .case_data import decode_data, uint_field
+
+if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses them
+    from ..hlsl import HlslShader
+
+MAX_CONSTANT_BUFFER_BYTES = 65536
+"""A D3D constant buffer holds at most 4096 16-byte registers."""
+
+
+def _view_args(entry: dict, where: str, data: bytes):
+    offset = uint_field(entry, "offset", where, 0)
+    size = uint_field(entry, "size", where, None)
+    if offset > len(data):
+        raise CaseError(f"{where}.offset", f"{offset} is past the end of the {len(data)}-byte data")
+    if size is not None and offset + size > len(data):
+        raise CaseError(f"{where}.size", f"offset {offset} + size {size} exceeds the "
+                        f"{len(data)}-byte data")
+    return offset, size
+
+
+def vertex_buffers(value, where: str,
+                   level: FeatureLevel) -> dict[int, VertexBufferView | None]:
+    """The ``vertex_buffers`` list: input slot -> its view, or None for a slot bound to null
+    data (unbound).
+
+    Arguments:
+        value: the list as written (``{slot, stride, offset, size, data}`` objects).
+        where (str): where the list is in the case, for errors.
+        level (FeatureLevel): the feature level, which sets the number of input slots.
+
+    Returns:
+        The views by slot.
+
+    Raises:
+        CaseError: a malformed list or entry, a slot bound twice, or a view past its data.
+        InvalidDescError: a slot past the level's input slots, or a view D3D12 rejects.
+    """
+    if not isinstance(value, list):
+        raise CaseError(where, "expected a list of {slot, stride, offset, size, data}")
+    views: dict[int, VertexBufferView | None] = {}
+    for i, entry in enumerate(value):
+        w = f"{where}[{i}]"
+        if not isinstance(entry, dict):
+            raise CaseError(w, "expected an object")
+        unknown = set(entry) - {"slot", "stride", "offset", "size", "data"}
+        if unknown:
+            raise CaseError(w, f"unknown keys {sorted(unknown)}")
+        slot = uint_field(entry, "slot", w, None)
+        if slot is None:
+            raise CaseError(w, "missing required key 'slot'")
+        if slot >= level.slot_count:
+            raise InvalidDescError(w, "slot", slot, f"input slots are 0..{level.slot_count - 1} "
+                                                    f"at {level.label} (rules 3.1)")
+        if slot in views:
+            raise CaseError(f"{w}.slot", f"slot {slot} is bound twice")
+        if "data" not in entry:
+            raise CaseError(w, "missing required key 'data' (null unbinds the slot)")
+        if entry["data"] is None:
+            views[slot] = None
+            continue
+        data = decode_data(entry["data"], f"{w}.data")
+        stride = uint_field(entry, "stride", w, 0)
+        offset, size = _view_args(entry, w, data)
+        try:
+            views[slot] = VertexBufferView(data, stride, offset, size)
+        except InvalidDescError as e:
+            raise InvalidDescError(w, e.field, e.value, e.rule) from None
+    return views
+
+
+def index_buffer(value, where: str) -> IndexBufferView | None:
+    """The ``index_buffer`` object's view (null data: the NULL view, rules 5.5).
+
+    Arguments:
+        value: the object as written (``{format, offset, size, data}``), or None.
+        where (str): where the object is in the case, for errors.
+
+    Returns:
+        The :class:`~gpuia.d3d.desc.IndexBufferView`, or None for None.
+
+    Raises:
+        CaseError: a malformed object or a view past its data.
+        InvalidDescError: a format or view D3D12 rejects.
+    """
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise CaseError(where, "expected an object {format, offset, size, data}")
+    unknown = set(value) - {"format", "offset", "size", "data"}
+    if unknown:
+        raise CaseError(where, f"unknown keys {sorted(unknown)}")
+    fmt = value.get("format", "R16_UINT")
+    data_block = value.get("data")
+    if data_block is None:
+        try:
+            return IndexBufferView(None, fmt)
+        except InvalidDescError as e:
+            raise InvalidDescError(where, "format", fmt, e.rule) from None
+    data = decode_data(data_block, f"{where}.data")
+    offset, size = _view_args(value, where, data)
+    try:
+        return IndexBufferView(data, fmt, offset, size)
+    except InvalidDescError as e:
+        raise InvalidDescError(where, e.field, e.value, e.rule) from None
+
+def constant_buffers(value, hlsl: HlslShader | None,
+                     vertex_shader: dict | None) -> dict[int, bytes]:
+    """The ``constant_buffers`` list: D3D-packed bytes per root constant buffer. Every buffer
+    the vertex shader reads must be there.
+
+    Arguments:
+        value: the ``constant_buffers`` value as written (a list of ``{slot, data}``).
+        hlsl: the case's compiled HLSL vertex shader, or None.
+        vertex_shader (dict): the case's ``vertex_shader`` object, or None (the pass-through
+            shader, which reads none).
+
+    Returns:
+        Root constant buffer slot -> its bytes.
+
+    Raises:
+        CaseError: a malformed list or entry, or a slot given twice.
+        InvalidDescError: a slot past the root constant buffers, data over
+            :data:`MAX_CONSTANT_BUFFER_BYTES`, or a buffer the shader reads that is not bound.
+    """
+    from ..wgsl.signature import uniform_slots
+
+    if not isinstance(value, list):
+        raise CaseError("constant_buffers", "expected a list of {slot, data}")
+    out: dict[int, bytes] = {}
+    for i, entry in enumerate(value):
+        w = f"constant_buffers[{i}]"
+        if not isinstance(entry, dict):
+            raise CaseError(w, "expected an object {slot, data}")
+        unknown = set(entry) - {"slot", "data"}
+        if unknown:
+            raise CaseError(w, f"unknown keys {sorted(unknown)}")
+        slot = uint_field(entry, "slot", w, None)
+        if slot is None:
+            raise CaseError(w, "missing required key 'slot'")
+        if slot >= CONSTANT_BUFFER_SLOTS:
+            raise InvalidDescError(w, "slot", slot, f"gpuia binds root constant buffers 0.."
+                                                    f"{CONSTANT_BUFFER_SLOTS - 1} (register "
+                                                    f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
+                                                    f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 "
+                                                    f"stage)")
+        if slot in out:
+            raise CaseError(f"{w}.slot", f"constant buffer {slot} is given twice")
+        if "data" not in entry:
+            raise CaseError(w, "missing required key 'data'")
+        data = decode_data(entry["data"], f"{w}.data")
+        if len(data) > MAX_CONSTANT_BUFFER_BYTES:
+            raise InvalidDescError(w, "data", f"{len(data)} bytes",
+                                   f"a constant buffer holds at most 4096 registers "
+                                   f"({MAX_CONSTANT_BUFFER_BYTES} bytes)")
+        out[slot] = data
+    if hlsl is not None:
+        reads = {cb.slot: f"cbuffer {cb.name} (register b{cb.slot})"
+                 for cb in hlsl.constant_buffers}
+    elif vertex_shader is not None:
+        reads = {s: f"@group(3) @binding({s})" for s in
+                 uniform_slots(vertex_shader["wgsl"], 3)}
+    else:
+        reads = {}
+    for slot, what in sorted(reads.items()):
+        if slot >= CONSTANT_BUFFER_SLOTS:
+            raise InvalidDescError("vertex_shader", "constant buffer", slot,
+                                   f"{what}: gpuia binds root constant buffers 0.."
+                                   f"{CONSTANT_BUFFER_SLOTS - 1} (register "
+                                   f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
+                                   f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 stage)")
+        if slot not in out:
+            raise InvalidDescError("constant_buffers", "slot", slot,
+                                   f"the vertex shader reads {what}; the case binds no "
+                                   f"constant buffer {slot}")
+    return out
+
+

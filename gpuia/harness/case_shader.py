@@ -1,0 +1,115 @@
+"""The ``vertex_shader`` section of a case file (``docs/case-format.md``).
+
+:func:`case_vertex_shader` checks the object (exactly one of ``wgsl``, ``hlsl``,
+``hlsl_file``, with only the fields that form takes) and compiles an HLSL shader;
+:func:`vertex_shader_reads` names the root constant buffers a shader reads. A malformed object
+raises :class:`~gpuia.errors.CaseError`, a shader that does not compile
+:class:`~gpuia.errors.InvalidDescError` (with its ``diagnostics``). The HLSL and WGSL modules
+load only where a case has a shader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import CaseError, InvalidDescError
+from ..util.files import read_text
+
+if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses them
+    from ..hlsl import HlslShader
+
+_WGSL_KEYS = {"wgsl", "entry_point"}
+_HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
+
+
+def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
+    """Check a case's ``vertex_shader`` object (docs/case-format.md) and compile it if it is
+    HLSL.
+
+    Arguments:
+        vs (dict): the object: ``{"wgsl": ...}`` or ``{"hlsl": ...}`` or ``{"hlsl_file": ...}``
+            with their optional fields.
+        base (Path): the folder ``hlsl_file`` and ``#include`` paths are relative to.
+
+    Returns:
+        The compiled :class:`gpuia.hlsl.HlslShader`, or None for a WGSL shader.
+
+    Raises:
+        CaseError: the object or one of its fields is malformed (naming the field), or the
+            HLSL does not compile.
+    """
+    if not isinstance(vs, dict):
+        raise CaseError("vertex_shader", "expected {\"wgsl\": ...} or {\"hlsl\": ...}")
+    if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
+        raise CaseError("vertex_shader.entry_point", "expected a string")
+    forms = [k for k in ("wgsl", "hlsl", "hlsl_file") if k in vs]
+    if len(forms) != 1:
+        raise CaseError("vertex_shader", f"expected exactly one of 'wgsl', 'hlsl' or "
+                                         f"'hlsl_file', got {forms or 'none'}")
+    if forms == ["wgsl"]:
+        if not isinstance(vs["wgsl"], str):
+            raise CaseError("vertex_shader.wgsl", "expected WGSL source text")
+        unknown = set(vs) - _WGSL_KEYS
+        if unknown:
+            raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for a WGSL shader")
+        return None
+    unknown = set(vs) - _HLSL_KEYS
+    if unknown:
+        raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for an HLSL shader")
+    defines = vs.get("defines") or {}
+    if not isinstance(defines, dict):
+        raise CaseError("vertex_shader.defines", "expected an object {\"NAME\": \"VALUE\"}")
+    layout = vs.get("matrix_layout") or "column_major"
+    include_dirs = (str(base),)  # a case's shaders include from its folder
+    if "hlsl_file" in vs:
+        name = vs["hlsl_file"]
+        if not isinstance(name, str) or not name:
+            raise CaseError("vertex_shader.hlsl_file", "expected a path (relative to the case)")
+        path = base / name
+        try:
+            text = read_text(path)
+        except CaseError as e:  # names the file and why
+            raise CaseError("vertex_shader.hlsl_file", str(e)) from None
+        file_name, source_path = name, str(path.resolve())
+    else:
+        text, file_name, source_path = vs["hlsl"], "vertex_shader.hlsl", None
+        if not isinstance(text, str):
+            raise CaseError("vertex_shader.hlsl", "expected HLSL source text")
+    from ..hlsl import compile_shader
+
+    try:
+        return compile_shader(text, "vertex", vs.get("entry_point") or "main", defines, layout,
+                              file_name, include_dirs, source_path)
+    except InvalidDescError as e:
+        where = f"vertex_shader: {e.where}" if e.where != "vertex shader" else "vertex_shader"
+        err = InvalidDescError(where, e.field, e.value, e.rule)
+        err.diagnostics = getattr(e, "diagnostics", None)
+        raise err from None
+
+
+def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[int, ...]:
+    """The root constant buffers a case-format ``vertex_shader`` object reads (its HLSL
+    ``register(bN)`` cbuffers, or its WGSL ``@group(3) @binding(N)`` uniforms). An HLSL shader
+    is compiled to find them; a WGSL one is only scanned.
+
+    Arguments:
+        vertex_shader (dict): the ``vertex_shader`` object (``docs/case-format.md``).
+        base: the folder a relative ``hlsl_file`` and includes are found from; None (the
+            default) is the current folder.
+
+    Returns:
+        The slot numbers, ascending.
+
+    Raises:
+        CaseError: the object is not well formed.
+        InvalidDescError: the HLSL shader does not compile.
+        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
+    """
+    from ..wgsl.signature import uniform_slots
+
+    hlsl = case_vertex_shader(vertex_shader, base or Path.cwd())
+    if hlsl is not None:
+        return hlsl.constant_buffer_slots
+    return uniform_slots(vertex_shader["wgsl"], 3)
+
