@@ -228,66 +228,84 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             ``not compared`` stream output line saying why, after the IA lines.
     """
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
-                                      max_invocations, on_run)
-    if raster is not None and not isinstance(raster, bool):
-        raise InvalidDescError("cross_check", "raster", raster, "expected True, False or None")
-
+                                      max_invocations, on_run, raster)
     ref = reference_ia(case, max_invocations)
     ref_so, not_compared = _reference_so(case, ref) if case.so_desc is not None else (None, "")
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
-
-    started = [time.perf_counter()]
-
-    def add(line: CheckLine) -> None:
-        now = time.perf_counter()
-        line.seconds, started[0] = now - started[0], now
-        result.lines.append(line)
-        if on_run is not None:
-            on_run(line)
-
+    add = _Recorder(result, on_run)
     for dev in devices:
         summary = dev.info["summary"]
         if keep:
             result.adapters[summary] = adapter_facts(dev)
             result.primitives[summary] = gpu_primitives(case, dev.caps.quirks)
-        started[0] = time.perf_counter()  # the runs of this device start here
+        add.started = time.perf_counter()  # the runs of this device start here
         uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
-            label = f"{case.name}: {summary}: {p}"
-            try:
-                res = run_case_gpu(case, dev, p, ref, capture_route=capture_route,
-                                   uploaded=uploads())
-            except UnsupportedError as e:
-                add(CheckLine(label, "not applicable", str(e), path=p, adapter=summary))
-                continue
-            cmp = compare(ref, res, case.layout)
-            text = ""
-            if not cmp.ok or table:
-                text = comparison_table(ref, res, cmp, max_rows=rows, only_differences=not table)
-            add(CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, path=p,
-                          adapter=summary, gpu=res if keep else None,
-                          comparison=cmp if keep else None))
+            add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
         if case.so_desc is not None:
-            label = f"{case.name}: {summary}: stream output"
-            got = run_case_so_gpu(case, dev)
-            kept = got if keep else None
-            if ref_so is None:
-                add(CheckLine(label, "not compared", not_compared or
-                              "the CPU reference runs the pass-through shader and HLSL "
-                              "shaders, not WGSL ones",
-                              path="stream output", adapter=summary, so_gpu=kept))
-                continue
-            notes: list[str] = []
-            problems = compare_so(ref_so, got, tolerance, notes)
-            stats = ", ".join([f"{k} {v}" for k, v in got.statistics.items()] + notes)
-            add(CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
-                          path="stream output", adapter=summary, so_gpu=kept))
+            add(_so_line(case, dev, ref_so, not_compared, tolerance, keep))
     return result
+
+
+class _Recorder:
+    """Adds each line to a result as its run ends: its ``seconds`` are those since the previous
+    line (or since ``started``, which a device's first run resets), then ``on_run`` is told."""
+
+    def __init__(self, result: CheckResult, on_run: Callable[[CheckLine], object] | None):
+        self.result, self.on_run = result, on_run
+        self.started = time.perf_counter()
+
+    def __call__(self, line: CheckLine) -> None:
+        now = time.perf_counter()
+        line.seconds, self.started = now - self.started, now
+        self.result.lines.append(line)
+        if self.on_run is not None:
+            self.on_run(line)
+
+
+def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads,
+               capture_route: str, table: bool, rows: int | None, keep: bool) -> CheckLine:
+    """The line of one GPU path on one device: ``not applicable`` with the reason, else the
+    comparison with the reference (its table when it differs or ``table`` asks)."""
+    summary = dev.info["summary"]
+    label = f"{case.name}: {summary}: {p}"
+    try:
+        res = run_case_gpu(case, dev, p, ref, capture_route=capture_route,
+                           uploaded=uploads())
+    except UnsupportedError as e:
+        return CheckLine(label, "not applicable", str(e), path=p, adapter=summary)
+    cmp = compare(ref, res, case.layout)
+    text = ""
+    if not cmp.ok or table:
+        text = comparison_table(ref, res, cmp, max_rows=rows, only_differences=not table)
+    return CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, path=p,
+                     adapter=summary, gpu=res if keep else None,
+                     comparison=cmp if keep else None)
+
+
+def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str,
+             tolerance: ShaderTolerance, keep: bool) -> CheckLine:
+    """The ``stream output`` line of one device: ``not compared`` (and why) without a CPU
+    reference, else the comparison of both sides' buffers and counters."""
+    summary = dev.info["summary"]
+    label = f"{case.name}: {summary}: stream output"
+    got = run_case_so_gpu(case, dev)
+    kept = got if keep else None
+    if ref_so is None:
+        return CheckLine(label, "not compared", not_compared or
+                         "the CPU reference runs the pass-through shader and HLSL "
+                         "shaders, not WGSL ones",
+                         path="stream output", adapter=summary, so_gpu=kept)
+    notes: list[str] = []
+    problems = compare_so(ref_so, got, tolerance, notes)
+    stats = ", ".join([f"{k} {v}" for k, v in got.statistics.items()] + notes)
+    return CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
+                     path="stream output", adapter=summary, so_gpu=kept)
 
 
 def _reference_so(case: Case, ref: IAResult) -> tuple[SOResult | None, str]:
@@ -366,7 +384,7 @@ _ROUTES = ("auto", "storage", "targets")
 
 
 def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run,
-                     ) -> tuple[list[Device], tuple[str, ...]]:
+                     raster) -> tuple[list[Device], tuple[str, ...]]:
     """cross_check's arguments, validated before any run: (device list, path tuple)."""
     def refuse(field_name, value, rule) -> NoReturn:
         raise InvalidDescError("cross_check", field_name, value, rule)
@@ -406,6 +424,8 @@ def _check_arguments(case, devices, paths, capture_route, rows, max_invocations,
         refuse("max_invocations", max_invocations, "expected a non-negative integer")
     if on_run is not None and not callable(on_run):
         refuse("on_run", on_run, "expected a callable taking a CheckLine, or None")
+    if raster is not None and not isinstance(raster, bool):
+        refuse("raster", raster, "expected True, False or None")
     return devices, paths
 
 

@@ -105,22 +105,9 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    csv_dir, stems = None, {}
     unavailable_pairs: list = []
     try:
-        writable("--html", args.html)
-        writable("--plot", args.plot)
-        writable("--junit", args.junit)
-        if args.csv is not None:
-            csv_dir = make_folder(args.csv, "--csv")
-            stems = claim_stems(args.cases, "--csv")
-        if args.plot:
-            # The plot and HTML modules are imported only for --plot and --html: each costs
-            # start-up time (5 and 30 ms, measured) that every gpuia command would pay.
-            from ...harness.report.plot import require_matplotlib
-
-            require_matplotlib()  # before any GPU work: a missing extra is invalid input
-        devices, unavailable = open_devices(args, sys.stdout, unavailable_pairs)
+        csv_dir, stems, devices, unavailable = _open(args, unavailable_pairs)
     except GpuiaError as exc:
         error_line("check", exc)
         return EXIT_INVALID
@@ -185,28 +172,56 @@ def run(args) -> int:
         status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error,
                                    args.feature_level)
     try:
-        png = None
-        if args.plot:
-            from ...harness.report.plot import plot_png
-
-            png = plot_png(series)
-            write_atomic(args.plot, png)
-        if args.html:
-            from ...harness.report.html import render_report
-
-            text = render_report(views, errors=errors, unavailable=unavailable, plot_png=png,
-                                 command=getattr(args, "command_line", None))
-            write_atomic(args.html, text)
-        if args.junit:
-            from ...harness.export.junit import junit_xml
-
-            write_atomic(args.junit, junit_xml([r for r, _ in checked], errors=invalid,
-                                               unavailable=unavailable_pairs, adapters=infos,
-                                               sources=[src for _, src in checked]))
+        _write_reports(args, views, series, errors, unavailable, checked, invalid,
+                       unavailable_pairs, infos)
     except (OSError, GpuiaError) as exc:
         error_line("check", exc)
         return EXIT_INVALID
     return status
+
+
+def _open(args, unavailable_pairs: list):
+    """Everything checked before any case runs: the report files writable, the CSV folder
+    made and its file stems claimed, matplotlib there for ``--plot``, the devices opened.
+    Returns (CSV folder or None, stems, devices, unavailable adapters); raises GpuiaError."""
+    csv_dir, stems = None, {}
+    writable("--html", args.html)
+    writable("--plot", args.plot)
+    writable("--junit", args.junit)
+    if args.csv is not None:
+        csv_dir = make_folder(args.csv, "--csv")
+        stems = claim_stems(args.cases, "--csv")
+    if args.plot:
+        # The plot and HTML modules are imported only for --plot and --html: each costs
+        # start-up time (5 and 30 ms, measured) that every gpuia command would pay.
+        from ...harness.report.plot import require_matplotlib
+
+        require_matplotlib()  # before any GPU work: a missing extra is invalid input
+    devices, unavailable = open_devices(args, sys.stdout, unavailable_pairs)
+    return csv_dir, stems, devices, unavailable
+
+
+def _write_reports(args, views, series, errors, unavailable, checked, invalid,
+                   unavailable_pairs, infos) -> None:
+    """The files written after every case ran: the plot, the HTML report, the JUnit XML."""
+    png = None
+    if args.plot:
+        from ...harness.report.plot import plot_png
+
+        png = plot_png(series)
+        write_atomic(args.plot, png)
+    if args.html:
+        from ...harness.report.html import render_report
+
+        text = render_report(views, errors=errors, unavailable=unavailable, plot_png=png,
+                             command=getattr(args, "command_line", None))
+        write_atomic(args.html, text)
+    if args.junit:
+        from ...harness.export.junit import junit_xml
+
+        write_atomic(args.junit, junit_xml([r for r, _ in checked], errors=invalid,
+                                           unavailable=unavailable_pairs, adapters=infos,
+                                           sources=[src for _, src in checked]))
 
 
 def _source(path: str) -> str:

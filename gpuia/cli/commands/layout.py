@@ -223,18 +223,30 @@ def run(args) -> int:
             docs.append(doc)
             status = max(status, code)
     if args.json:
-        shader = args.shader_info
-        json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
-                   "files": files,
-                   "shader": None if shader is None else {
-                       "file": str(shader.path), "language": shader.language,
-                       "entry_point": shader.entry,
-                       "inputs": [{"semantic": m.key, "type": m.wgsl_type}
-                                  for m in shader.signature.inputs],
-                       "outputs": [{"semantic": m.key, "type": m.wgsl_type}
-                                   for m in shader.signature.outputs]},
-                   "arrays": docs}, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        _write_json(args, adapters, files, docs)
+    if _assume_false_unmatched(args, docs):
+        status = EXIT_INVALID
+    return status
+
+
+def _write_json(args, adapters, files: list, docs: list) -> None:
+    """The ``--json`` document on stdout: the adapters, the files, the shader and the arrays."""
+    shader = args.shader_info
+    json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
+               "files": files,
+               "shader": None if shader is None else {
+                   "file": str(shader.path), "language": shader.language,
+                   "entry_point": shader.entry,
+                   "inputs": [{"semantic": m.key, "type": m.wgsl_type}
+                              for m in shader.signature.inputs],
+                   "outputs": [{"semantic": m.key, "type": m.wgsl_type}
+                               for m in shader.signature.outputs]},
+               "arrays": docs}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+def _assume_false_unmatched(args, docs: list) -> bool:
+    """Whether an ``--assume-false`` text matched no condition (its error line printed)."""
     # An --assume-false text that matched no condition is most likely misspelt: the arrays were
     # read with that condition assumed true, which is not what was asked.
     notes = {n for d in docs for n in d["notes"]}
@@ -244,8 +256,7 @@ def run(args) -> int:
         error_line("layout", UnsupportedError(
             f"--assume-false {unmatched[0]!r} matched no condition of a conditionally filled "
             f"array (conditions are matched as written, whitespace aside)"))
-        status = EXIT_INVALID
-    return status
+    return bool(unmatched)
 
 
 def _file_doc(source, target: str, args) -> dict:
