@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ..reference.stream_output import SOResult
 
 RESULT_VERSION = 1
+"""The ``gpuia_result`` version this module writes (docs/case-format.md, "Result")."""
 
 
 def json_value(bits: int, shader_type: str) -> float | int | str:
