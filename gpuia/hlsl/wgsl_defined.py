@@ -40,7 +40,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .wgsl_types import Node, Tokens, Unreadable, WgslType, function_expressions, read
+from .wgsl_statements import function_expressions, read
+from .wgsl_tokens import Tokens
+from .wgsl_types import Node, Unreadable, WgslType
 
 __all__ = ["rewrite", "Rewritten", "helper"]
 

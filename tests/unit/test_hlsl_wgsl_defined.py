@@ -1,5 +1,6 @@
 """D3D's conversions and unsigned division in gpuia's WGSL, without a GPU: the types read from
-Slang's WGSL (gpuia/hlsl/wgsl_types.py) and the rewrite that uses them
+Slang's WGSL (gpuia/hlsl/wgsl_types.py and its reader, wgsl_tokens.py, wgsl_expressions.py,
+wgsl_statements.py) and the rewrite that uses them
 (gpuia/hlsl/wgsl_defined.py; rules 12.1, 12.2).
 
 The modules are written as Slang writes WGSL: every declaration typed, ``u32(1)``/``i32(2)``
@@ -17,7 +18,10 @@ import pytest
 
 from gpuia.hlsl import library
 from gpuia.hlsl.wgsl_defined import helper, rewrite
-from gpuia.hlsl.wgsl_types import Unreadable, function_expressions, parse_type, read, tokenize
+from gpuia.hlsl.wgsl_expressions import parse_type
+from gpuia.hlsl.wgsl_statements import function_expressions, read
+from gpuia.hlsl.wgsl_tokens import tokenize
+from gpuia.hlsl.wgsl_types import Unreadable
 
 PRELUDE = """struct S_0
 {
