@@ -7,20 +7,22 @@ capture, Stream Output, pixel linkage), plus the HLSL facts gpuia reports: the s
 with their HLSL declarations and the constant buffers with their D3D layout.
 
 The steps (docs/hlsl.md): the source is prepared (``gpuia.hlsl.source``, every included file
-inlined and prepared the same way by ``gpuia.hlsl.includes``); Slang compiles the user's entry
-for its HLSL target, which gives the reflection of the signature and the cbuffers and the
-preprocessed declarations; gpuia generates a wrapper entry (``gpuia.hlsl.wrapper``) and Slang
-compiles that to WGSL; gpuia renames the wrapper's members to their semantics, moves every
-cbuffer to ``@group(3) @binding(register)`` (root constant buffer N is ``register(bN)``)
-remapping those WGSL lays out unlike D3D (``gpuia.hlsl.cbuffer``), and checks the result with
-gpuia's own WGSL signature reader and with naga (``gpuia.hlsl.naga``: WGSL naga refuses is
-refused now, at the user's line, not when it is drawn).
+inlined and prepared the same way by ``gpuia.hlsl.includes``) and what Slang's preprocessor
+makes of it is checked for Slang's ways out of a shader (``gpuia.hlsl.escapes``); Slang compiles
+the user's entry for its HLSL target, which gives the reflection of the signature and the
+cbuffers and the preprocessed declarations; gpuia generates a wrapper entry
+(``gpuia.hlsl.wrapper``) and Slang compiles that to WGSL; gpuia renames the wrapper's members
+to their semantics, moves every cbuffer (``gpuia.hlsl.bindings``) to ``@group(3)
+@binding(register)`` (root constant buffer N is ``register(bN)``) remapping those WGSL lays out
+unlike D3D (``gpuia.hlsl.cbuffer``), and checks the result with gpuia's own WGSL signature
+reader and with naga (``gpuia.hlsl.naga``: WGSL naga refuses is refused now, at the user's line,
+not when it is drawn: ``gpuia.hlsl.refusals``).
 
 Refused before any GPU work, naming the item: source Slang does not compile (Slang's
 diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
 uses (gpuia binds only constant buffers; refused at their declaration), cbuffers outside
 register space 0, system values a stage does not take, WGSL naga refuses, and everything
-``gpuia.hlsl.reflect`` and ``gpuia.hlsl.cbuffer`` refuse.
+``gpuia.hlsl.reflect``, ``gpuia.hlsl.bindings`` and ``gpuia.hlsl.cbuffer`` refuse.
 """
 
 from __future__ import annotations
@@ -29,22 +31,17 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ..d3d.desc import CONSTANT_BUFFER_SLOTS
 from ..d3d.signature import SYSTEM_INPUTS, ShaderSignature
 from ..errors import InvalidDescError
 from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
 from ..wgsl.text import wgsl_comment_text
-from . import cache, includes, library, naga
-from .cbuffer import (
-    ConstantBuffer,
-    check_32bit,
-    constant_buffer,
-    parse_wgsl_structs,
-    remap_wgsl,
-)
+from . import cache, includes, library
+from .bindings import constant_buffers, refuse_used_resources, refuse_wide, resources
+from .cbuffer import ConstantBuffer, parse_wgsl_structs, remap_wgsl
 from .escapes import refuse_escapes
-from .reflect import EntrySignature, Leaf, emitted_name, entry_signature
-from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, prepare, restore
+from .reflect import EntrySignature, Leaf, entry_signature
+from .refusals import at_users_line, naga_refusal, refuse_missing_entry
+from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
@@ -52,7 +49,6 @@ __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_ar
 
 STAGE_NAMES = {"vertex": "vertex shader", "pixel": "pixel shader"}
 _SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
-_COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 CBV_GROUP = 3  # gpuia's root constant buffers (gpuia.gpu.vertex.pipelines.CBV_GROUP)
 _QUIET = "39029,39001,38052,15601"  # register/binding notes, SO-only VS, ignored pragma
 
@@ -208,11 +204,6 @@ def _check_stage(stage: str, what: str, sig: EntrySignature) -> None:
                                f"the {what} writes no output (gpuia needs at least one)")
 
 
-def _resources(reflection: dict) -> dict[str, dict]:
-    """The reflection's global parameters by the name Slang's emitted code gives them."""
-    return {emitted_name(p["name"]): p for p in reflection.get("parameters", [])}
-
-
 _MEMORY = cache.MemoryCache(256)
 
 
@@ -286,127 +277,71 @@ def _with_signature(shader: HlslShader | None) -> HlslShader | None:
     return shader
 
 
+@dataclass
+class _Slang:
+    """Slang's compiles of one entry, each failure refused at the user's line; ``prepared``
+    and ``args`` are those of the source's latest preparation."""
+
+    line_name: str
+    stage: str  # Slang's name of the stage
+    defs: tuple[tuple[str, str], ...]
+    include_dirs: tuple[str, ...]
+    what: str
+    prepared: PreparedSource
+    args: tuple[str, ...]
+
+    def run(self, text, entry, target, explain=None, more=()):
+        """Slang's output of ``text`` for ``target``; when Slang refuses it, ``explain`` may
+        refuse it first, saying why, else Slang's first error is the refusal."""
+        try:
+            return library.compile_source(text, self.line_name, entry, self.stage, target,
+                                          (*self.args, *more), self.defs, self.include_dirs,
+                                          self.what)
+        except library.SlangError as e:
+            diagnostics = restore(e.diagnostics, self.prepared)
+            if explain is not None:
+                explain(diagnostics)
+            err = InvalidDescError(self.what, None, None, at_users_line(diagnostics))
+            err.diagnostics = diagnostics
+            raise err from None
+
+
 def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
              source_path, what) -> tuple[HlslShader, list[tuple[str, str | None]]]:
     line_name = slang_name(source_path, file_name)
     files = includes.Reader()  # every pass reads the same included files, each read once
     where = {"line_name": line_name, "source_path": source_path, "include_dirs": include_dirs,
              "defines": defs, "reader": files}
-    prepared = prepare(source, file_name, matrix_layout, markers=True, **where)
-    slang_stage = _SLANG_STAGE[stage]
-
-    def run(text, entry, target, explain=None, more=()):
-        try:
-            return library.compile_source(text, line_name, entry, slang_stage, target,
-                                          (*args, *more), defs, include_dirs, what)
-        except library.SlangError as e:
-            diagnostics = restore(e.diagnostics, prepared)
-            if explain is not None:
-                explain(diagnostics)
-            err = InvalidDescError(what, None, None, _at_users_line(diagnostics))
-            err.diagnostics = diagnostics
-            raise err from None
+    slang = _Slang(line_name, _SLANG_STAGE[stage], defs, include_dirs, what,
+                   prepare(source, file_name, matrix_layout, markers=True, **where),
+                   slang_args(matrix_layout))
 
     def no_entry(diagnostics):
-        # Slang's E38000 says so (its first error may be another, "undefined identifier"
-        # without a name or place); without defines the text says so too.
-        code = _COMMENT_RE.sub(" ", source)
-        if "E38000" in diagnostics or \
-                (not re.search(rf"\b{re.escape(entry_point)}\s*\(", code) and not defs):
-            hint = re.search(r"did you mean '(\w+)'", diagnostics)
-            raise InvalidDescError(what, "entry_point", entry_point,
-                                   f"{file_name} has no function {entry_point}"
-                                   f"{' (with the defines given)' if defs else ''}"
-                                   f"{f'; did you mean {hint.group(1)}?' if hint else ''}")
+        refuse_missing_entry(diagnostics, source, entry_point, defs, file_name, what)
 
-    args = slang_args(matrix_layout)
-    # Before Slang compiles anything: none of Slang's ways out of a shader (gpuia.hlsl.escapes)
-    # in what its preprocessor makes of the source, its includes and the defines.
-    refuse_escapes(run(prepared.text, entry_point, library.PREPROCESS).code.decode(
-        "utf-8", "replace"), what, source, file_name, source_path, include_dirs, defs)
-    if prepared.pragmas:  # which #pragma pack_matrix lines does the preprocessor keep?
-        probe = run(prepared.text, entry_point, "hlsl", no_entry)
-        active = frozenset(int(p["name"][len(PRAGMA_MARKER):])
-                           for p in probe.reflection.get("parameters", [])
-                           if re.fullmatch(rf"{PRAGMA_MARKER}\d+", p["name"]))
-        prepared = prepare(source, file_name, matrix_layout, active, **where)
-    # else the text with markers is the text: no pragma was marked (one preparation, not two)
-    args = slang_args(prepared.matrix_layout)
-    first = run(prepared.text, entry_point, "hlsl", no_entry)
+    _preprocess(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
+    prepared = slang.prepared
+    first = slang.run(prepared.text, entry_point, "hlsl", no_entry)
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                           what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)
-    params = _resources(first.reflection)
-    _refuse_used_resources(first.reflection, prepared, what)
-
-    def wide(diagnostics):  # Slang's WGSL back end fails inside on 64-bit values
-        for p in params.values():
-            if p.get("type", {}).get("kind") == "constantBuffer":
-                check_32bit(p["type"]["elementType"], f"cbuffer {p['name']}", p["name"], what)
-        if "'double' type emitted" in diagnostics or "'int64" in diagnostics:
-            raise InvalidDescError(what, None, None, "the shader computes with a 64-bit type "
-                                                     "(double, int64_t); WGSL has none")
-
-    second = run(prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl",
-                 wide)
+    params = resources(first.reflection)
+    refuse_used_resources(first.reflection, prepared, what)
+    wrapped = prepared.text + graphics_wrapper(sig, entry_point)
+    second = slang.run(wrapped, WRAPPER_ENTRY, "wgsl",
+                       lambda diagnostics: refuse_wide(params, diagnostics, what))
     code = _rename_io(second.code.decode("utf-8"), sig.inputs(), sig.outputs(),
                       interpolate=stage == "pixel")
     structs = parse_wgsl_structs(code)
-    cbuffers = []
-    for m in re.finditer(r"@binding\(\s*(\d+)\s*\)\s*@group\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?\s*"
-                         r"(\w+)\s*:\s*([^;]+);", code):
-        var, type_text = m.group(4), m.group(5).strip()
-        name = re.sub(r"_\d+$", "", var)
-        p = params.get(name, {})
-        name = p.get("name", name)  # the user's spelling (Slang's code escapes non-ASCII)
-        kind = p.get("type", {}).get("kind", "resource")
-        if not p and name == "globalParams":  # Slang's home for uniforms outside a cbuffer
-            loose = [q["name"] for q in params.values()
-                     if q.get("binding", {}).get("kind") == "uniform"]
-            raise InvalidDescError(what, f"global {', '.join(loose) or 'uniforms'}", "$Globals",
-                                   "a uniform outside any cbuffer (fxc's $Globals): declare it "
-                                   "in a cbuffer with register(bN), which gpuia binds as root "
-                                   "constant buffer N")
-        if kind != "constantBuffer" or "uniform" not in (m.group(3) or ""):
-            raise InvalidDescError(what, f"resource {name}", kind,
-                                   "gpuia binds only constant buffers (cbuffer / "
-                                   "ConstantBuffer<T>); textures, samplers, structured buffers "
-                                   "and UAVs are refused until gpuia binds resources")
-        binding = p.get("binding", {})
-        if binding.get("space", 0) != 0:
-            raise InvalidDescError(what, f"cbuffer {name}", f"space{binding['space']}",
-                                   "gpuia binds root constant buffers of register space 0")
-        register = int(binding.get("index", 0))
-        if register >= CONSTANT_BUFFER_SLOTS:  # refused here, before any draw needs it
-            raise InvalidDescError(what, f"cbuffer {name}", f"register(b{register})",
-                                   f"gpuia binds root constant buffers b0.."
-                                   f"b{CONSTANT_BUFFER_SLOTS - 1}: the {CONSTANT_BUFFER_SLOTS} "
-                                   f"constant buffer slots of a D3D11 shader stage "
-                                   f"(D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT)")
-        size = int(p["type"].get("elementVarLayout", {}).get("binding", {}).get("size", 0))
-        cbuffers.append(constant_buffer(name, register,
-                                        p["type"]["elementType"], size, var, type_text, structs,
-                                        what))
-    slots = [cb.slot for cb in cbuffers]
-    if len(set(slots)) < len(slots):
-        raise InvalidDescError(what, "cbuffers", slots, "two cbuffers share a register")
+    cbuffers = constant_buffers(code, params, structs, what)
     for cb in cbuffers:
         code = remap_wgsl(code, cb, CBV_GROUP, structs, WRAPPER_ENTRY)
     code = (f"// gpuia: HLSL {what} {wgsl_comment_text(entry_point)} "
             f"({wgsl_comment_text(file_name)}) through Slang's WGSL; IO "
             f"members named by their semantics, cbuffers at @group({CBV_GROUP})\n" + code)
-    try:
-        parsed = (parse_vertex_shader if stage == "vertex" else parse_pixel_shader)(
-            code, WRAPPER_ENTRY)
-    except InvalidDescError as e:
-        raise InvalidDescError(what, e.where, e.value, f"{e.rule} (in gpuia's WGSL of the "
-                                                       f"HLSL entry)") from None
-    # What every draw embeds, checked by naga now rather than when it is drawn.
-    _, naga_error = library.check_wgsl(parsed.source, what)
-    if naga_error is not None:
-        raise _naga_refusal(naga_error, lambda: run(
-            prepared.text + graphics_wrapper(sig, entry_point), WRAPPER_ENTRY, "wgsl", None,
-            ("-line-directive-mode", "standard")), prepared, source, what)
+    parsed = _checked(code, stage, what, lambda: slang.run(
+        wrapped, WRAPPER_ENTRY, "wgsl", None, ("-line-directive-mode", "standard")),
+        prepared, source)
     shader = HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
                         include_dirs, code, sig, tuple(cbuffers),
                         restore(first.diagnostics + second.diagnostics, prepared).strip(),
@@ -416,104 +351,42 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     return shader, _recorded(shader, files)
 
 
-_WRAPPER_FILE = "gpuia-wrapper.hlsl"  # the #line name of gpuia.hlsl.wrapper's text
-_USE_NOTE_RE = re.compile(r"note: see using of '([^']+)'\s*\n\s*-->\s*(\S+:\d+:\d+)")
+def _preprocess(slang: _Slang, source: str, entry_point: str, file_name: str,
+                matrix_layout: str, where: dict, no_entry) -> None:
+    """Refuse Slang's ways out of a shader in what its preprocessor makes of the source, then
+    prepare the source for the ``#pragma pack_matrix`` lines the preprocessor keeps
+    (``slang.prepared``, ``slang.args``)."""
+    # Before Slang compiles anything: none of Slang's ways out of a shader (gpuia.hlsl.escapes)
+    # in what its preprocessor makes of the source, its includes and the defines.
+    refuse_escapes(slang.run(slang.prepared.text, entry_point, library.PREPROCESS).code.decode(
+        "utf-8", "replace"), slang.what, source, file_name, where["source_path"],
+        slang.include_dirs, slang.defs)
+    if slang.prepared.pragmas:  # which #pragma pack_matrix lines does the preprocessor keep?
+        probe = slang.run(slang.prepared.text, entry_point, "hlsl", no_entry)
+        active = frozenset(int(p["name"][len(PRAGMA_MARKER):])
+                           for p in probe.reflection.get("parameters", [])
+                           if re.fullmatch(rf"{PRAGMA_MARKER}\d+", p["name"]))
+        slang.prepared = prepare(source, file_name, matrix_layout, active, **where)
+    # else the text with markers is the text: no pragma was marked (one preparation, not two)
+    slang.args = slang_args(slang.prepared.matrix_layout)
 
 
-def _at_users_line(diagnostics: str) -> str:
-    """Slang's first error, one line; when it is placed in gpuia's wrapper (E36107: the
-    wrapper entry uses a feature WGSL lacks), at the user's line its note names instead."""
-    first = library.first_error(diagnostics)
-    if first.startswith(_WRAPPER_FILE):
-        use = _USE_NOTE_RE.search(diagnostics)
-        if use:
-            head = re.sub(r"^\S+:\d+:\d+:\s*", "", first)
-            return f"{use.group(2)}: {head} (the use of '{use.group(1)}' here)"
-    return first
-
-
-_RESOURCE_BINDINGS = ("shaderResource", "unorderedAccess", "samplerState")
-
-
-def _refuse_used_resources(reflection: dict, prepared, what: str) -> None:
-    """Refuse a texture, buffer, UAV or sampler the entry reads (Slang's reflection says
-    which), at the user's declaration of it, before Slang compiles gpuia's wrapper (whose WGSL
-    compile would otherwise fail inside the wrapper, E36107 for a typed buffer)."""
-    for entry in reflection.get("entryPoints", [])[:1]:
-        for b in entry.get("bindings", []):
-            binding = b.get("binding", {})
-            if binding.get("kind") not in _RESOURCE_BINDINGS or not binding.get("used"):
-                continue
-            name = b.get("name", "?")
-            where, spelled = _declaration(prepared, name)
-            raise InvalidDescError(where, f"resource {name}", spelled or binding["kind"],
-                                   f"the {what} reads it, and gpuia binds only constant "
-                                   f"buffers (cbuffer / ConstantBuffer<T>); textures, samplers, "
-                                   f"structured buffers and UAVs are refused until gpuia binds "
-                                   f"resources")
-
-
-def _declaration(prepared, name: str) -> tuple[str, str | None]:
-    """(``file:line``, the type as spelled) of the first declaration of global ``name`` in
-    the prepared text, found through its ``#line`` markers; (the file, None) when not found."""
-    text = prepared.text
-    start = text.find(includes.line_marker(1, prepared.names[0]))
-    code = includes.mask(text)
-    for m in re.finditer(rf"(?:([A-Za-z_][\w:]*(?:\s*<[^;<>]*(?:<[^;<>]*>[^;<>]*)?>)?)\s+)?"
-                         rf"\b{re.escape(name)}\s*(?:\[[^\]]*\]\s*)*[:;]", code):
-        if m.start() < start or code.count("{", 0, m.start()) != code.count("}", 0, m.start()):
-            continue
-        file, line = includes.location(text, m.start(), prepared.names[0])
-        file = prepared.names[1] if file == prepared.names[0] else file
-        return f"{file}:{line}", " ".join((m.group(1) or "").split()) or None
-    return prepared.names[1], None
-
-
-def _naga_refusal(message: str, with_lines, prepared, source: str, what: str
-                  ) -> InvalidDescError:
-    """The refusal of WGSL naga refused (``message``), at the user's line: Slang's WGSL is
-    compiled again with its ``#line`` directives (``with_lines()``), which are taken out and
-    kept as a map of its lines, and naga's position in that text is the user's file and line.
-    Where naga accepts that text (gpuia's own rewriting made the error) or points at Slang's
-    core module, the refusal names no line."""
-    reason = naga.summary(message)
-    where, spelled = None, None
+def _checked(code: str, stage: str, what: str, with_lines, prepared: PreparedSource,
+             source: str) -> ShaderSignature:
+    """``code`` read by gpuia's WGSL signature reader and accepted by naga; what either
+    refuses is refused at the user's line where one is known (``with_lines``: Slang's WGSL
+    with its ``#line`` directives, :func:`gpuia.hlsl.refusals.naga_refusal`)."""
     try:
-        raw = with_lines().code.decode("utf-8", "replace")
-    except InvalidDescError:
-        raw = ""
-    lines, origin = [], []
-    current = ("", 0)
-    for line in raw.split("\n"):
-        m = re.match(r'\s*#line\s+(\d+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*$', line)
-        if m:
-            current = (m.group(2) if m.group(2) is not None else current[0], int(m.group(1)))
-            continue
-        lines.append(line)
-        origin.append(current)
-        current = (current[0], current[1] + 1)
-    if lines:
-        _, again = library.check_wgsl(re.sub(r"@(vertex|fragment)\b", "", "\n".join(lines)),
-                                      what)
-        n = naga.position(again) if again else None
-        if again and n is not None and 0 < n <= len(origin) and \
-                origin[n - 1][0] not in ("", "core"):
-            name, line = origin[n - 1]
-            name = name.replace('\\"', '"').replace("\\\\", "\\")
-            where = f"{prepared.names[1] if name == prepared.names[0] else name}:{line}"
-            reason = naga.summary(again)
-            texts = {prepared.names[0]: source, **{f.path: f.text for f in prepared.files}}
-            spelled = " ".join((texts.get(name, "").split("\n")[line - 1:line] or [""])[0]
-                               .split())[:80] or None
-    if where is None:
-        err = InvalidDescError(what, "WGSL", None, f"naga refuses the WGSL gpuia made of the "
-                                                   f"shader ({reason})")
-    else:
-        err = InvalidDescError(what, where, spelled, f"Slang emits WGSL for this line that "
-                                                     f"naga refuses ({reason}); gpuia cannot "
-                                                     f"run it (write the line otherwise)")
-    err.diagnostics = message
-    return err
+        parsed = (parse_vertex_shader if stage == "vertex" else parse_pixel_shader)(
+            code, WRAPPER_ENTRY)
+    except InvalidDescError as e:
+        raise InvalidDescError(what, e.where, e.value, f"{e.rule} (in gpuia's WGSL of the "
+                                                       f"HLSL entry)") from None
+    # What every draw embeds, checked by naga now rather than when it is drawn.
+    _, naga_error = library.check_wgsl(parsed.source, what)
+    if naga_error is not None:
+        raise naga_refusal(naga_error, with_lines, prepared, source, what)
+    return parsed
 
 
 def _includes(read, slang_read, line_name: str) -> tuple[str, ...]:
