@@ -115,6 +115,31 @@ class CpuShader:
         (missing bytes read as zero). Returns {output key: (n, components) uint32}."""
         n = int(vertex_id.shape[0])
         constant_buffers = constant_buffers or {}
+        self._check_bound(inputs, constant_buffers)
+        groups = max(1, -(-n // CPU_GROUP))
+        rows = groups * CPU_GROUP
+        regions, blobs, size = self._layout(rows)
+        fd = _shared_file()
+        try:
+            os.ftruncate(fd, size)
+            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # no fault per page
+            with mmap.mmap(fd, size, flags=flags) as mem:
+                mem[:_HEADER.size] = _HEADER.pack(_MAGIC, _VERSION, groups, _threads(),
+                                                  self.gp_size, len(regions), 0, 0)
+                for i, r in enumerate(regions):
+                    at = _HEADER.size + i * _REGION.size
+                    mem[at:at + _REGION.size] = _REGION.pack(*r)
+                out_view = self._fill(mem, blobs, rows, n, inputs, vertex_id, instance_id,
+                                      constant_buffers)
+                mem.flush()
+                _execute(self.executable, fd, n, timeout)
+                out = self._outputs(mem, out_view, rows, n)
+        finally:
+            os.close(fd)
+        return out
+
+    def _check_bound(self, inputs: dict, constant_buffers: dict) -> None:
+        """Refuse a run without a constant buffer or an input element the shader reads."""
         for p in self.params:
             if p.role == "cbuffer" and p.slot not in constant_buffers:
                 raise InvalidDescError("vertex shader", f"cbuffer in register b{p.slot}", None,
@@ -124,72 +149,70 @@ class CpuShader:
                 raise InvalidDescError("vertex shader", leaf.declaration, leaf.key,
                                        f"the shader reads {leaf.key} but the input layout has "
                                        f"no element with that semantic (rules 3.8)")
-        groups = max(1, -(-n // CPU_GROUP))
-        rows = groups * CPU_GROUP
+
+    def _layout(self, rows: int):
+        """(the region table's rows, (offset, bytes, parameter) of each region, the file's
+        size) of the shared file for ``rows`` invocations: the header, the region table, then
+        one aligned region per parameter."""
         regions, blobs = [], []
         offset = _round(_HEADER.size + _REGION.size * len(self.params), _ALIGN)
-
-        def region(p: _Param, nbytes: int, kind: int):
-            nonlocal offset
+        for p in self.params:
+            if p.role == "in":
+                nbytes, kind = rows * max(self.in_words, 1) * 4, 1
+            elif p.role == "out":
+                nbytes, kind = rows * max(self.out_words, 1) * 4, 1
+            elif p.role == "count":
+                nbytes, kind = 16, 0
+            else:  # a cbuffer (copied in below) or an unread one (zeros)
+                nbytes, kind = _round(max(p.size, 16), 16), 0
             regions.append((offset, nbytes, p.gp_offset, kind))
             blobs.append((offset, nbytes, p))
             offset = _round(offset + max(nbytes, 4), _ALIGN)
+        return regions, blobs, offset
 
-        for p in self.params:
+    def _fill(self, mem: mmap.mmap, blobs, rows: int, n: int, inputs: dict, vertex_id,
+              instance_id, constant_buffers: dict) -> tuple[int, int] | None:
+        """Write every region's input (the IA's elements, the count, the cbuffers); the
+        (offset, bytes) of the output region."""
+        out_view = None
+        for at, nbytes, p in blobs:
+            view = np.frombuffer(mem, np.uint8, nbytes, at)
             if p.role == "in":
-                region(p, rows * max(self.in_words, 1) * 4, 1)
-            elif p.role == "out":
-                region(p, rows * max(self.out_words, 1) * 4, 1)
+                self._fill_inputs(view.view(np.uint32).reshape(rows, -1), n, inputs,
+                                  vertex_id, instance_id)
             elif p.role == "count":
-                region(p, 16, 0)
-            else:  # a cbuffer (copied in below) or an unread one (zeros)
-                region(p, _round(max(p.size, 16), 16), 0)
-        fd = _shared_file()
-        try:
-            os.ftruncate(fd, offset)
-            flags = mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0)  # no fault per page
-            with mmap.mmap(fd, offset, flags=flags) as mem:
-                mem[:_HEADER.size] = _HEADER.pack(_MAGIC, _VERSION, groups, _threads(),
-                                                  self.gp_size, len(regions), 0, 0)
-                for i, r in enumerate(regions):
-                    at = _HEADER.size + i * _REGION.size
-                    mem[at:at + _REGION.size] = _REGION.pack(*r)
-                out_view = None
-                for at, nbytes, p in blobs:
-                    view = np.frombuffer(mem, np.uint8, nbytes, at)
-                    if p.role == "in":
-                        self._fill_inputs(view.view(np.uint32).reshape(rows, -1), n, inputs,
-                                          vertex_id, instance_id)
-                    elif p.role == "count":
-                        view.view(np.uint32)[0] = n
-                    elif p.role == "cbuffer":
-                        _fill_cbuffer(view, p, constant_buffers[p.slot])
-                    elif p.role == "out":
-                        out_view = (at, nbytes)
-                    del view
-                mem.flush()
-                _execute(self.executable, fd, n, timeout)
-                *_, undefined, done = _HEADER.unpack_from(mem, 0)
-                if done != _DONE:
-                    raise UnsupportedError(f"the CPU build {self.executable} ended without "
-                                           f"running the shader (a damaged cache entry? "
-                                           f"remove it)")
-                if undefined:
-                    raise InvalidDescError(
-                        "vertex shader", "CPU reference", "not comparable",
-                        "the shader did what D3D leaves undefined, so no reference value "
-                        "exists to compare the GPU with: "
-                        + "; ".join(cpu_defined.undefined_reasons(undefined)))
-                assert out_view is not None  # every kernel has its out parameter
-                at, nbytes = out_view
-                words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)
-                out, col = {}, 0
-                for leaf in self.outputs:  # one copy out of the shared file per output
-                    out[leaf.key] = np.array(words[:n, col:col + leaf.components], order="C")
-                    col += leaf.components
-                del words
-        finally:
-            os.close(fd)
+                view.view(np.uint32)[0] = n
+            elif p.role == "cbuffer":
+                _fill_cbuffer(view, p, constant_buffers[p.slot])
+            elif p.role == "out":
+                out_view = (at, nbytes)
+            del view
+        return out_view
+
+    def _outputs(self, mem: mmap.mmap, out_view: tuple[int, int] | None, rows: int,
+                 n: int) -> dict:
+        """{output key: (n, components) uint32} of a finished run, copied out of the shared
+        file; refused when the runner did not finish or the shader did what D3D leaves
+        undefined."""
+        *_, undefined, done = _HEADER.unpack_from(mem, 0)
+        if done != _DONE:
+            raise UnsupportedError(f"the CPU build {self.executable} ended without "
+                                   f"running the shader (a damaged cache entry? "
+                                   f"remove it)")
+        if undefined:
+            raise InvalidDescError(
+                "vertex shader", "CPU reference", "not comparable",
+                "the shader did what D3D leaves undefined, so no reference value "
+                "exists to compare the GPU with: "
+                + "; ".join(cpu_defined.undefined_reasons(undefined)))
+        assert out_view is not None  # every kernel has its out parameter
+        at, nbytes = out_view
+        words = np.frombuffer(mem, np.uint32, nbytes // 4, at).reshape(rows, -1)
+        out, col = {}, 0
+        for leaf in self.outputs:  # one copy out of the shared file per output
+            out[leaf.key] = np.array(words[:n, col:col + leaf.components], order="C")
+            col += leaf.components
+        del words
         return out
 
     def _fill_inputs(self, table: np.ndarray, n: int, inputs: dict, vertex_id, instance_id):
@@ -384,9 +407,20 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     # D3D's values where C++ leaves them undefined (division by zero, float-to-int overflow,
     # shifts, subscripts out of range): gpuia.hlsl.cpu_defined
     source = cpu_defined.prepare(out.code.decode("utf-8")) + "\n" + runner
-    params, gp_size = [], 0
+    params, gp_size = _params(out.reflection, shader)
+    exe = folder / key[:32]
+    digest = _compile_cxx(cxx, source, folder, key[:32], exe)
+    ins, outs = shader.entry.inputs(), shader.entry.outputs()
+    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size, digest)
+
+
+def _params(reflection: dict, shader: HlslShader) -> tuple[list[_Param], int]:
+    """Where each global parameter of the compute entry sits in Slang's GlobalParams (by the
+    C++ reflection), and the GlobalParams' size."""
+    params: list[_Param] = []
+    gp_size = 0
     by_name = {cb.name: cb for cb in shader.constant_buffers}
-    for p in out.reflection.get("parameters", []):
+    for p in reflection.get("parameters", []):
         b = p.get("binding", {})
         at, size = int(b.get("offset", 0)), int(b.get("size", 8))
         gp_size = max(gp_size, at + size)
@@ -411,11 +445,17 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
                           .get("size", 0))
             params.append(_Param("zeros", at, -1, natural))
         # Anything else declared but not read (a texture, a global): its pointer stays null.
-    exe = folder / key[:32]
-    src = folder / f"{key[:32]}.cpp"
+    return params, gp_size
+
+
+def _compile_cxx(cxx: str, source: str, folder: Path, name: str, exe: Path) -> str:
+    """Build the C++ ``source`` (written as ``name.cpp`` in ``folder``) into ``exe``, the
+    compiler contained (``gpuia.hlsl.sandbox``); the hash of what was built. Raises
+    UnsupportedError when it cannot be built."""
+    src = folder / f"{name}.cpp"
     if not cache.write_atomic(src, source.encode("utf-8")):
         raise UnsupportedError(f"cannot write the CPU shader's source in {folder}")
-    tmp = folder / f".{key[:32]}.{os.getpid()}.build"
+    tmp = folder / f".{name}.{os.getpid()}.build"
     try:
         try:  # contained: bounded time, memory and output, ended with gpuia (gpuia.hlsl.sandbox)
             done = sandbox.run([cxx, *CXX_FLAGS, "-o", str(tmp), str(src)], _BUILD_LIMITS,
@@ -438,5 +478,4 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     finally:  # what a failed, timed-out or interrupted build left behind (none once in place)
         with contextlib.suppress(OSError):
             tmp.unlink()
-    ins, outs = shader.entry.inputs(), shader.entry.outputs()
-    return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size, digest)
+    return digest
