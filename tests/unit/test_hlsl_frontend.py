@@ -1310,6 +1310,31 @@ def test_noperspective_pairs_are_per_declaration():
     assert b.leaves[0].interpolation == "perspective, centroid"
 
 
+@pytest.mark.parametrize("module", ["frontend", "bindings", "refusals", "source", "wrapper",
+                                    "cbuffer", "wgsl_defined", "wgsl_types", "wgsl_tokens",
+                                    "wgsl_expressions", "wgsl_statements", "emitted", "cpu",
+                                    "cpu_defined"])
+def test_the_cache_key_covers_every_module_that_shapes_the_output(module, monkeypatch):
+    """An edit of any of gpuia's modules that shape the WGSL or the C++ is a new key: no
+    entry written by another gpuia is read."""
+    import importlib
+    from pathlib import Path
+
+    from gpuia.hlsl import cache
+
+    target = Path(importlib.import_module(f"gpuia.hlsl.{module}").__file__).resolve()
+    monkeypatch.setattr(cache, "_FRONTEND", None)
+    before = cache.frontend_hash()
+    real = Path.read_bytes
+
+    def edited(path):
+        return real(path) + (b"\n# edited\n" if path.resolve() == target else b"")
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    monkeypatch.setattr(cache, "_FRONTEND", None)
+    assert cache.frontend_hash() != before
+
+
 def test_includes_of_text_source_come_only_from_include_dirs(tmp_path, monkeypatch):
     """A source given as text has no folder: the working directory is not searched."""
     (tmp_path / "common.h").write_text("#define V 1.0\n")
