@@ -1,10 +1,12 @@
 """Stream Output declarations, validated as CreateGraphicsPipelineState does (rules section 8).
 
 :func:`resolve_stream_output` checks a :class:`~gpuia.d3d.desc.StreamOutputDesc` against the vertex
-shader's output signature and returns a :class:`ResolvedStreamOutput`: per output slot, its
-stride and the entries writing into it, each with its byte offset within a vertex record, the
-shader output it reads and the component range. gpuia emulates Stream Output of a vertex shader
-(no geometry shader), so everything goes to stream 0. The limits that differ by feature level
+shader's output signature, or the geometry shader's per stream, and returns a
+:class:`ResolvedStreamOutput`: per output slot, its stream, its stride and the entries writing
+into it, each with its byte offset within a vertex record, the shader output it reads and the
+component range. A vertex shader has stream 0 only (rules 8.12); a geometry shader's entries
+name outputs of their own stream, and a slot takes one stream (rules 8.9, 13.7). The limits
+that differ by feature level
 (rules 8.8-8.11) come from a :class:`~gpuia.d3d.feature_level.FeatureLevel` row (D3D12's by
 default).
 
@@ -14,7 +16,7 @@ the value and the rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
@@ -73,12 +75,15 @@ class SOSlot:
             rules 8.9); bytes between it and the stride are left untouched.
         entries (tuple): the slot's :class:`SOEntry` values, in declaration order, at least one
             of them not a gap (rules 8.7).
+        stream (int): the stream whose vertices the slot receives (rules 8.9): 0 for a vertex
+            shader's declaration. Default 0.
     """
 
     slot: int
     stride: int
     declared_size: int
     entries: tuple[SOEntry, ...]
+    stream: int = 0
 
 
 @dataclass(frozen=True)
@@ -89,16 +94,29 @@ class ResolvedStreamOutput:
         slots (tuple): the :class:`SOSlot` of every slot the declaration writes, in slot order
             (empty for an empty declaration).
         rasterized_stream (int): RasterizedStream, 0-3 or ``SO_NO_RASTERIZED_STREAM``.
+        stream_count (int): the streams the shader before Stream Output has: 1 for a vertex
+            shader, 1-4 for a geometry shader. Default 1.
     """
 
     slots: tuple[SOSlot, ...]
     rasterized_stream: int
+    stream_count: int = 1
 
     @property
     def rasterizes(self) -> bool:
-        """A vertex shader produces stream 0 only: any other rasterized stream (1-3 or
+        """Whether a stream is rasterized: RasterizedStream names one of the shader's streams.
+        A vertex shader produces stream 0 only, so any other rasterized stream (1-3 or
         NO_RASTERIZED_STREAM) rasterizes nothing."""
-        return self.rasterized_stream == 0
+        return self.rasterized_stream < self.stream_count
+
+    @property
+    def streams(self) -> tuple[int, ...]:
+        """The streams the declaration writes, ascending (rules 8.9: each slot takes one)."""
+        return tuple(sorted({s.stream for s in self.slots}))
+
+    def slots_of(self, stream: int) -> tuple[SOSlot, ...]:
+        """The slots stream ``stream`` writes, in slot order (empty when it writes none)."""
+        return tuple(s for s in self.slots if s.stream == stream)
 
     @property
     def empty(self) -> bool:
@@ -156,14 +174,20 @@ def _entry_where(i: int, e: SODeclarationEntry) -> str:
     return f"SO entry {i} ({name})"
 
 
-def _check_entry_fields(where: str, e: SODeclarationEntry, fl: FeatureLevel) -> None:
-    """Refuse an entry whose fields lie outside D3D's ranges or the level's (rules 8.1, 8.4,
-    8.12)."""
+def _check_entry_fields(where: str, e: SODeclarationEntry, fl: FeatureLevel,
+                        stream_count: int | None) -> None:
+    """Refuse an entry whose fields lie outside D3D's ranges or the level's (rules 8.1, 8.4),
+    or whose stream the shader does not have (a vertex shader: stream 0 only, rules 8.12; a
+    geometry shader: its ``stream_count`` streams, rules 13.7)."""
     if e.stream >= fl.so_streams:
         raise InvalidDescError(where, "Stream", e.stream, _stream_rule(fl))
-    if e.stream != 0:
+    if stream_count is None and e.stream != 0:
         raise InvalidDescError(where, "Stream", e.stream,
                                "a vertex shader writes stream 0 only (rules 8.12)")
+    if stream_count is not None and e.stream >= stream_count:
+        raise InvalidDescError(where, "Stream", e.stream,
+                               f"the geometry shader has {stream_count} output stream"
+                               f"{'s' if stream_count > 1 else ''} (rules 13.7)")
     if e.output_slot >= SO_BUFFER_SLOT_COUNT:
         raise InvalidDescError(where, "OutputSlot", e.output_slot, "must be 0-3 (rules 8.1)")
     if e.component_count < 1:
@@ -187,18 +211,18 @@ def _check_entry_fields(where: str, e: SODeclarationEntry, fl: FeatureLevel) -> 
 
 def _entry_member(where: str, i: int, e: SODeclarationEntry,
                   outputs: dict[tuple[str, int], Member],
-                  used: dict[str, list[tuple[int, int, int]]]) -> Member:
+                  used: dict[str, list[tuple[int, int, int]]], producer: str) -> Member:
     """The output entry ``i`` (not a gap) reads, refused when there is none (rules 8.3), when
     the entry reaches past its components (rules 8.2) or overlaps an earlier entry's components
     of the same output (rules 8.6); its components are then added to ``used`` (output key ->
-    [(start, end, entry)])."""
+    [(start, end, entry)]). ``producer`` names what has the outputs in the message."""
     assert e.semantic_name is not None  # not a gap
     key = f"{e.semantic_name.upper()}{e.semantic_index}"
     member = outputs.get((e.semantic_name.upper(), e.semantic_index))
     if member is None:
         names = ", ".join(f"{n}{i}" for n, i in outputs) or "none"
         raise InvalidDescError(where, "SemanticName", e.semantic_name,
-                               f"the vertex shader has no output with semantic "
+                               f"{producer} has no output with semantic "
                                f"{e.semantic_name} index {e.semantic_index} (outputs: "
                                f"{names}; rules 8.3)")
     end = e.start_component + e.component_count
@@ -216,33 +240,60 @@ def _entry_member(where: str, i: int, e: SODeclarationEntry,
     return member
 
 
-def _entries_by_slot(desc: StreamOutputDesc, signature: ShaderSignature, fl: FeatureLevel,
-                     ) -> tuple[dict[int, list[SOEntry]], list[int]]:
-    """Every entry checked and resolved, by output slot, and each slot's declared bytes: the
-    entries' offsets are the sums of the earlier entries of their slot (rules 8.5). Refuses, as
-    :func:`resolve_stream_output` says, an entry, or more named components than the level's
-    (rules 8.9)."""
+def _producers(signature: ShaderSignature, streams: Sequence[ShaderSignature] | None,
+               ) -> list[tuple[str, dict[tuple[str, int], Member]]]:
+    """Per stream, what names its outputs in messages and its outputs by (name, index): the
+    vertex shader's one stream, or each of the geometry shader's."""
     # Matched on (name, index) pairs: a SemanticName ending in digits is not split (rule 3.7).
-    outputs = {(m.semantic, m.index): m for m in signature.outputs}
-    used: dict[str, list[tuple[int, int, int]]] = {}  # output key -> [(start, end, entry)]
+    if streams is None:
+        return [("the vertex shader", {(m.semantic, m.index): m for m in signature.outputs})]
+    return [(f"stream {s} of the geometry shader", {(m.semantic, m.index): m for m in g.outputs})
+            for s, g in enumerate(streams)]
+
+
+def _check_slot_stream(where: str, e: SODeclarationEntry, slot_stream: dict[int, tuple]) -> None:
+    """Refuse an entry whose slot already takes another stream (rules 8.9); else note its
+    slot's stream (``slot_stream``: slot -> (stream, first entry))."""
+    stream, first = slot_stream.setdefault(e.output_slot, (e.stream, where))
+    if stream != e.stream:
+        raise InvalidDescError(where, "OutputSlot", e.output_slot,
+                               f"slot {e.output_slot} takes stream {stream} ({first}): a buffer "
+                               f"takes one stream only (rules 8.9)")
+
+
+def _entries_by_slot(desc: StreamOutputDesc, signature: ShaderSignature, fl: FeatureLevel,
+                     streams: Sequence[ShaderSignature] | None = None,
+                     ) -> tuple[dict[int, list[SOEntry]], list[int], dict[int, int]]:
+    """Every entry checked and resolved, by output slot, each slot's declared bytes and its
+    stream: the entries' offsets are the sums of the earlier entries of their slot (rules 8.5).
+    Refuses, as :func:`resolve_stream_output` says, an entry, a slot fed by two streams, or more
+    named components in a stream than the level's (rules 8.9)."""
+    producers = _producers(signature, streams)
+    # stream -> output key -> [(start, end, entry)]: entries of one stream may not overlap
+    used: dict[int, dict[str, list[tuple[int, int, int]]]] = {}
     offsets = [0] * SO_BUFFER_SLOT_COUNT
     per_slot: dict[int, list[SOEntry]] = {}
-    components = 0
+    slot_stream: dict[int, tuple] = {}
+    components = [0] * SO_STREAM_COUNT
     for i, e in enumerate(desc.so_declaration):
         where = _entry_where(i, e)
-        _check_entry_fields(where, e, fl)
-        member = None if e.is_gap else _entry_member(where, i, e, outputs, used)
-        if member is not None:
-            components += e.component_count
+        _check_entry_fields(where, e, fl, None if streams is None else len(streams))
+        _check_slot_stream(where, e, slot_stream)
+        member = None
+        if not e.is_gap:
+            producer, outputs = producers[e.stream]
+            member = _entry_member(where, i, e, outputs, used.setdefault(e.stream, {}), producer)
+            components[e.stream] += e.component_count
         per_slot.setdefault(e.output_slot, []).append(SOEntry(
             i, e.output_slot, offsets[e.output_slot], member, e.start_component,
             e.component_count))
         offsets[e.output_slot] += 4 * e.component_count
-    if components > fl.so_components:
-        raise InvalidDescError("StreamOutput", "NumEntries", components,
-                               f"more than {fl.so_components} components in stream 0 at "
-                               f"{fl.label} (rules 8.9)")
-    return per_slot, offsets
+    for s, count in enumerate(components):
+        if count > fl.so_components:
+            raise InvalidDescError("StreamOutput", "NumEntries", count,
+                                   f"more than {fl.so_components} components in stream {s} at "
+                                   f"{fl.label} (rules 8.9)")
+    return per_slot, offsets, {slot: s for slot, (s, _) in slot_stream.items()}
 
 
 def _check_one_entry_per_slot(desc: StreamOutputDesc, per_slot: dict[int, list[SOEntry]],
@@ -260,7 +311,8 @@ def _check_one_entry_per_slot(desc: StreamOutputDesc, per_slot: dict[int, list[S
 
 
 def _resolve_slot(slot: int, entries: tuple[SOEntry, ...], declared: int,
-                  strides: tuple[int, ...], n_slots: int, fl: FeatureLevel) -> SOSlot:
+                  strides: tuple[int, ...], n_slots: int, fl: FeatureLevel,
+                  stream: int = 0) -> SOSlot:
     """One used slot with its stride: refused when it receives only gaps (rules 8.7), declares
     more bytes than one buffer takes (rules 8.9), or has no stride where one is needed, or one
     too small, not a multiple of 4 or too large (rules 8.8)."""
@@ -293,46 +345,55 @@ def _resolve_slot(slot: int, entries: tuple[SOEntry, ...], declared: int,
     if stride > SO_BUFFER_MAX_STRIDE_IN_BYTES:
         raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
                                f"exceeds {SO_BUFFER_MAX_STRIDE_IN_BYTES} (rules 8.8)")
-    return SOSlot(slot, stride, declared, entries)
+    return SOSlot(slot, stride, declared, entries, stream)
 
 
 def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
-                          level: FeatureLevel | str | None = None) -> ResolvedStreamOutput:
-    """Validate a Stream Output declaration for a vertex shader and lay out its slots.
+                          level: FeatureLevel | str | None = None, *,
+                          streams: Sequence[ShaderSignature] | None = None,
+                          ) -> ResolvedStreamOutput:
+    """Validate a Stream Output declaration for a vertex shader, or for a geometry shader's
+    streams, and lay out its slots.
 
-    Entries of stream 0 only (a vertex shader's, rules 8.12), outputs named by semantic name
-    (ignoring case) and index (rules 8.3), each entry's offset the sum of the earlier entries of
-    its slot (rules 8.5). At feature level 11_0 and in D3D12 the strides of slots the
-    declaration does not write are not checked (rules 8.8); at 10_0 and 10_1 a nonzero one is
-    refused, and with several slots each slot takes exactly one entry (rules 8.11). The
-    numbers (streams, components, bytes per buffer) are the level's (rules 8.9, 8.10).
+    With no ``streams``, the declaration is a vertex shader's: entries of stream 0 only (rules 8.12)
+    name its outputs. With ``streams``, an entry of stream s names an output of the geometry
+    shader's stream s (rules 8.3, 13.7), and each slot takes one stream (rules 8.9). Outputs are
+    named by semantic name (ignoring case) and index (rules 8.3), each entry's offset is the sum of
+    the earlier entries of its slot (rules 8.5). At feature level 11_0 and in D3D12 the strides of
+    slots the declaration does not write are not checked (rules 8.8); at 10_0 and 10_1 a nonzero one
+    is refused, and with several slots each slot takes exactly one entry (rules 8.11). The numbers
+    (streams, components, bytes per buffer) are the level's (rules 8.9, 8.10).
 
     Arguments:
         desc (StreamOutputDesc): the declaration, strides and rasterized stream.
-        signature (ShaderSignature): the vertex shader's signature; its ``outputs`` are what
-            entries may name.
-        level: the feature level (anything :func:`~gpuia.d3d.feature_level.feature_level`
-            takes; None, the default: D3D12).
+        signature (ShaderSignature): the vertex shader's signature; without ``streams`` its
+            ``outputs`` are what entries may name.
+        level: the feature level (anything :func:`~gpuia.d3d.feature_level.feature_level` takes;
+            None, the default: D3D12).
+        streams: the geometry shader's output record of each of its streams, stream 0 first, as
+            signatures whose ``outputs`` entries of that stream may name; None (the default): no
+            geometry shader.
 
     Returns:
         The :class:`ResolvedStreamOutput`.
 
     Raises:
         InvalidDescError: ``desc`` is no StreamOutputDesc, or ``level`` no feature level;
-            RasterizedStream is not a stream of the level or NO_RASTERIZED_STREAM where the
-            level has it (rules 8.10); more than 4 strides, or an entry's Stream past the
-            level's streams, OutputSlot past 3, StartComponent past 3 or ComponentCount outside
-            1-4 (rules 8.1; a gap's ComponentCount may exceed 4); an entry of stream 1-3 (rules
-            8.12); a gap with a StartComponent or SemanticIndex (rules 8.4); an entry naming no
-            output (rules 8.3), reaching past its output's components (rules 8.2) or
-            overlapping another entry's components of the same output (rules 8.6); more named
-            components than the level's (128; 64 at 10_x) or more declared bytes in a slot
-            (512; 256 at 10_x; rules 8.9); a second entry in a slot when several slots are
-            used, at 10_x (rules 8.11); a slot of gaps only (rules 8.7); a used slot without a
-            stride, several slots without strides, a stride below the slot's declared size, not
-            a multiple of 4 or above 2048, or at 10_x a nonzero stride for a slot no entry
-            writes (rules 8.8). The error names the entry (``SO entry 2 (COLOR0)``) or slot,
-            the field, the value and the rule, and the feature level where the rule is the
+            RasterizedStream is not a stream of the level or NO_RASTERIZED_STREAM where the level
+            has it (rules 8.10); more than 4 strides, or an entry's Stream past the level's streams,
+            OutputSlot past 3, StartComponent past 3 or ComponentCount outside 1-4 (rules 8.1; a
+            gap's ComponentCount may exceed 4); an entry of stream 1-3 without a geometry shader
+            (rules 8.12), or of a stream the geometry shader does not have (rules 13.7); an entry in
+            a slot that takes another stream (rules 8.9); a gap with a StartComponent or
+            SemanticIndex (rules 8.4); an entry naming no output of its stream (rules 8.3), reaching
+            past its output's components (rules 8.2) or overlapping another entry's components of
+            the same output (rules 8.6); more named components in a stream than the level's (128; 64
+            at 10_x) or more declared bytes in a slot (512; 256 at 10_x; rules 8.9); a second entry
+            in a slot when several slots are used, at 10_x (rules 8.11); a slot of gaps only (rules
+            8.7); a used slot without a stride, several slots without strides, a stride below the
+            slot's declared size, not a multiple of 4 or above 2048, or at 10_x a nonzero stride for
+            a slot no entry writes (rules 8.8). The error names the entry (``SO entry 2 (COLOR0)``)
+            or slot, the field, the value and the rule, and the feature level where the rule is the
             level's.
     """
     if not isinstance(desc, StreamOutputDesc):
@@ -345,7 +406,7 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
     if len(desc.buffer_strides) > SO_BUFFER_SLOT_COUNT:
         raise InvalidDescError("StreamOutput", "NumStrides", len(desc.buffer_strides),
                                f"at most {SO_BUFFER_SLOT_COUNT} buffer strides (rules 8.1)")
-    per_slot, offsets = _entries_by_slot(desc, signature, fl)
+    per_slot, offsets, slot_streams = _entries_by_slot(desc, signature, fl, streams)
     if fl.so_one_entry_per_buffer and len(per_slot) > 1:
         _check_one_entry_per_slot(desc, per_slot, fl)
     strides = desc.buffer_strides
@@ -355,6 +416,7 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
                 raise InvalidDescError(f"SO slot {slot}", "pBufferStrides", stride,
                                        f"a stride for a slot no entry writes, refused at "
                                        f"{fl.label} (rules 8.8)")
-    slots = [_resolve_slot(slot, tuple(per_slot[slot]), offsets[slot], strides, len(per_slot), fl)
+    slots = [_resolve_slot(slot, tuple(per_slot[slot]), offsets[slot], strides, len(per_slot), fl,
+                           slot_streams[slot])
              for slot in sorted(per_slot)]
-    return ResolvedStreamOutput(tuple(slots), rs)
+    return ResolvedStreamOutput(tuple(slots), rs, 1 if streams is None else len(streams))
