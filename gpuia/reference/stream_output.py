@@ -14,20 +14,29 @@ shader's outputs per invocation, a validated declaration and the bound targets,
 * BufferFilledSize advances by what was written; NumPrimitivesWritten counts written primitives,
   PrimitivesStorageNeeded every primitive (10.1, 10.2).
 
-The outputs come from the vertex shader stage (:mod:`gpuia.reference.vertex`).
+A geometry shader's streams go through :func:`write_streams`: each stream's primitives to the
+slots of its own stream, with its own overflow and statistics; streams do not affect each other
+(13.8). A stream the declaration writes no slot of counts nothing, as a draw without a
+declaration counts nothing (10.3; inferred: no source speaks of such a stream).
+
+The outputs come from the vertex shader stage (:mod:`gpuia.reference.vertex`) or the geometry
+shader stage (:mod:`gpuia.reference.geometry`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..d3d.so_declaration import ResolvedStreamOutput
+from ..d3d.so_declaration import ResolvedStreamOutput, SOSlot
 from .ia import IAResult
 
-__all__ = ["SOTarget", "SOResult", "stream_output"]
+__all__ = ["SOTarget", "SOResult", "StreamPrimitives", "stream_output", "write_streams",
+           "vertex_stream"]
+
+STREAMS = 4  # SO_STATISTICS_STREAM0-3
 
 
 @dataclass
@@ -62,8 +71,8 @@ class SOResult:
         filled_size (dict): output slot -> its BufferFilledSize after the draws.
         statistics (dict): ``NumPrimitivesWritten`` and ``PrimitivesStorageNeeded`` of stream
             0 over the draws (rules 10.1-10.3).
-        written_per_draw (list): the primitives each draw wrote, one entry per draw up to the
-            last one that delivered a vertex.
+        written_per_draw (list): the primitives stream 0 wrote in each draw, one entry per
+            draw up to the last one that delivered a vertex.
         shader_words (dict): reference results of a real shader only: per slot, a boolean mask
             over the buffer's 32-bit words, true where a float output the shader computed was
             written, which a comparison with a GPU allows a stated tolerance (shader arithmetic
@@ -75,6 +84,40 @@ class SOResult:
     statistics: dict[str, int] = field(default_factory=dict)
     written_per_draw: list[int] = field(default_factory=list)
     shader_words: dict[int, np.ndarray] = field(default_factory=dict)
+    streams: list[dict[str, int]] = field(default_factory=list)
+    """The statistics of streams 0-3, as ``statistics`` holds stream 0's (rules 10.1, 13.8);
+    :func:`write_streams` fills it."""
+
+
+@dataclass(frozen=True)
+class StreamPrimitives:
+    """One stream's complete primitives, as Stream Output receives them.
+
+    Arguments:
+        primitives (numpy.ndarray): int64 ``(primitives, vertices)``: each primitive's
+            vertices, as rows of ``outputs``, in D3D's order.
+        draw (numpy.ndarray): per primitive, the draw that made it (non-decreasing).
+        outputs (Mapping): output key -> uint32 bit patterns ``(rows, components)``.
+        draws (int): the draws of the sequence (primitives of a draw are written together,
+            and the per-draw counts have one entry per draw).
+    """
+
+    primitives: np.ndarray
+    draw: np.ndarray
+    outputs: Mapping[str, np.ndarray]
+    draws: int
+
+    @property
+    def vertices(self) -> int:
+        """The vertices of one primitive."""
+        return int(self.primitives.shape[1])
+
+
+def vertex_stream(ia: IAResult, outputs: Mapping[str, np.ndarray]) -> StreamPrimitives:
+    """Stream 0 of a pipeline without a geometry shader: the IA's complete primitives over the
+    vertex shader's outputs (one row per invocation)."""
+    draws = int(ia.draw.max()) + 1 if len(ia) else 0
+    return StreamPrimitives(ia.primitives, ia.primitive_draw, outputs, draws)
 
 
 def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, np.ndarray],
@@ -104,52 +147,99 @@ def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, 
     Raises:
         KeyError: ``outputs`` lacks an output that a written entry names.
     """
-    buffers = {s: bytearray(t.data) for s, t in targets.items() if t is not None}
-    filled = {s: t.filled_size for s, t in targets.items() if t is not None}
-    vpp = ia.topology.vertices
-    written_total = needed_total = 0
-    overflowed = False
-    per_draw = []
-    computed_at = {s: np.zeros(len(b) // 4, bool) for s, b in buffers.items()} if computed \
-        else {}
-    n_draws = int(ia.draw.max()) + 1 if len(ia) else 0
-    for d in range(n_draws):
-        prims = ia.primitives[ia.primitive_draw == d] if ia.primitives.shape[0] else ia.primitives
-        needed = int(prims.shape[0])
-        written = 0 if (overflowed or so.empty) else needed
-        for slot in so.slots:
-            if slot.slot not in buffers:
-                written = 0
-                continue
-            room = len(buffers[slot.slot]) - filled[slot.slot]
-            written = min(written, max(room, 0) // (vpp * slot.stride))
-        if not so.empty:
+    return write_streams(so, [vertex_stream(ia, outputs)], targets, computed)
+
+
+def write_streams(so: ResolvedStreamOutput, streams: Sequence[StreamPrimitives | None],
+                  targets: Mapping[int, SOTarget | None],
+                  computed: frozenset = frozenset()) -> SOResult:
+    """Write each stream's primitives to the slots of its stream (rules section 9, 13.8):
+    draw by draw, each stream on its own, with :func:`stream_output`'s rules per stream. The
+    inputs are not modified.
+
+    Arguments:
+        so (ResolvedStreamOutput): the validated declaration; a slot's ``stream`` says which
+            primitives it takes.
+        streams: stream 0's :class:`StreamPrimitives` first, then streams 1-3; None or absent
+            for a stream the shader does not have.
+        targets: output slot -> :class:`SOTarget`; None or absent is an unbound slot.
+        computed: output keys whose float components a real shader computed (see
+            :func:`stream_output`).
+
+    Returns:
+        The :class:`SOResult`, with every stream's statistics in ``streams``.
+
+    Raises:
+        KeyError: a stream's ``outputs`` lacks an output that a written entry names.
+    """
+    state = _Writer(targets, computed)
+    draws = max((s.draws for s in streams if s is not None), default=0)
+    per_stream = []
+    for index in range(STREAMS):
+        stream = streams[index] if index < len(streams) else None
+        slots = so.slots_of(index)
+        per_stream.append(state.write(stream, slots, draws) if stream is not None and slots
+                          else (0, 0, [0] * draws))
+    counts = [{"NumPrimitivesWritten": w, "PrimitivesStorageNeeded": n} for w, n, _ in per_stream]
+    return SOResult({s: bytes(b) for s, b in state.buffers.items()}, state.filled, counts[0],
+                    per_stream[0][2],
+                    {s: mask for s, mask in state.computed_at.items() if mask.any()}, counts)
+
+
+class _Writer:
+    """The targets' bytes and filled sizes while streams are written (one writer per call)."""
+
+    def __init__(self, targets: Mapping[int, SOTarget | None], computed: frozenset):
+        self.buffers = {s: bytearray(t.data) for s, t in targets.items() if t is not None}
+        self.filled = {s: t.filled_size for s, t in targets.items() if t is not None}
+        self.computed = computed
+        self.computed_at = ({s: np.zeros(len(b) // 4, bool) for s, b in self.buffers.items()}
+                            if computed else {})
+
+    def write(self, stream: StreamPrimitives, slots: tuple[SOSlot, ...],
+              draws: int) -> tuple[int, int, list[int]]:
+        """One stream into its slots, draw by draw: (written, needed, written per draw). Once a
+        primitive did not fit, nothing more of the stream is written (rules 9.7)."""
+        written_total = needed_total = 0
+        overflowed = False
+        per_draw = []
+        for d in range(draws):
+            prims = stream.primitives[stream.draw == d]
+            needed = int(prims.shape[0])
+            written = 0 if overflowed else needed
+            for slot in slots:
+                if slot.slot not in self.buffers:
+                    written = 0  # a declared slot without a target is full (rules 9.8)
+                    continue
+                room = len(self.buffers[slot.slot]) - self.filled[slot.slot]
+                written = min(written, max(room, 0) // (stream.vertices * slot.stride))
             overflowed |= written < needed
             needed_total += needed
             written_total += written
-        per_draw.append(written)
-        if written == 0:
-            continue
-        invocations = prims[:written].reshape(-1)
-        n = invocations.shape[0]
-        for slot in so.slots:
-            buf = buffers[slot.slot]
+            per_draw.append(written)
+            if written:
+                self._rows(prims[:written].reshape(-1), slots, stream.outputs)
+        return written_total, needed_total, per_draw
+
+    def _rows(self, rows: np.ndarray, slots: tuple[SOSlot, ...],
+              outputs: Mapping[str, np.ndarray]) -> None:
+        """Write the given output rows, one vertex record each, at every slot's filled size."""
+        n = rows.shape[0]
+        for slot in slots:
+            buf = self.buffers[slot.slot]
             # The written vertices as rows of stride bytes (BufferFilledSize, strides and
-            # offsets are multiples of 4, and `written` keeps them inside the buffer).
-            first, width = filled[slot.slot] // 4, slot.stride // 4
-            rows = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)[
+            # offsets are multiples of 4, and the fit keeps them inside the buffer).
+            first, width = self.filled[slot.slot] // 4, slot.stride // 4
+            words = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)[
                 first:first + n * width].reshape(n, width)
             for e in slot.entries:
                 if e.is_gap:
                     continue
                 assert e.member is not None  # resolved for every entry but a gap
                 at = slice(e.byte_offset // 4, e.byte_offset // 4 + e.component_count)
-                rows[:, at] = outputs[e.member.key][invocations, e.start_component:
-                                                    e.start_component + e.component_count]
-                if e.member.key in computed and e.member.type == "float":
-                    computed_at[slot.slot][first:first + n * width].reshape(n, width)[:, at] = True
-            filled[slot.slot] += n * slot.stride
-    return SOResult({s: bytes(b) for s, b in buffers.items()}, filled,
-                    {"NumPrimitivesWritten": written_total,
-                     "PrimitivesStorageNeeded": needed_total}, per_draw,
-                    {s: mask for s, mask in computed_at.items() if mask.any()})
+                words[:, at] = outputs[e.member.key][rows, e.start_component:
+                                                     e.start_component + e.component_count]
+                if e.member.key in self.computed and e.member.type == "float":
+                    self.computed_at[slot.slot][first:first + n * width].reshape(
+                        n, width)[:, at] = True
+            self.filled[slot.slot] += n * slot.stride

@@ -4,11 +4,13 @@ stream. The expected outcomes are read off the rules. Needs no adapter."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from gpuia import InvalidDescError
 from gpuia.d3d.so_declaration import resolve_stream_output
 from gpuia.d3d.so_desc import SO_NO_RASTERIZED_STREAM, SODeclarationEntry, StreamOutputDesc
+from gpuia.reference.stream_output import SOTarget, StreamPrimitives, write_streams
 from gpuia.wgsl.signature import parse_vertex_shader
 
 
@@ -109,3 +111,42 @@ def test_8_10_the_rasterized_stream_is_one_the_shader_has(rasterized, streams, e
     d = desc(entry("COLOR", 4, 0, 0) if streams else entry("SV_Position", 4, 0, 0),
              rasterized=rasterized)
     assert resolve_stream_output(d, VS, streams=streams).rasterizes is expected
+
+
+# -- what the streams write (rules 9.7, 9.8, 10.1, 13.8) ----------------------------------------
+
+def test_13_8_each_stream_overflows_and_counts_on_its_own():
+    s0 = record("COLOR: vec4<u32>,")
+    s1 = record("TEXCOORD: vec2<u32>, ID: u32,")
+    so = resolve_stream_output(desc(entry("COLOR", 4, 0, 0), entry("ID", 1, 1, 1),
+                                    entry("TEXCOORD", 2, 2, 1), strides=(16, 4, 8)),
+                               VS, streams=(s0, s1))
+    # Stream 0: three points in draw 0 into a 40-byte slot 0 of stride 16: two fit (32 bytes),
+    # the third does not, so 2 written of 3 needed, and bytes 32-39 stay as they were.
+    color = np.arange(1, 13, dtype=np.uint32).reshape(3, 4)
+    stream0 = StreamPrimitives(np.array([[0], [1], [2]]), np.array([0, 0, 0]),
+                               {"COLOR0": color}, 2)
+    # Stream 1: points 0, 1 in draw 0 and 2, 3 in draw 1, into slot 1 (ID, 4 bytes, room for
+    # all) and slot 2 (TEXCOORD, 8 bytes, 24-byte buffer: room for 3). Draw 0 writes both; in
+    # draw 1 8 bytes are left in slot 2: one point fits, the second does not (written 1, then
+    # the stream stops). Stream 0's overflow in draw 0 does not stop stream 1.
+    ids = np.array([[10], [11], [12], [13]], np.uint32)
+    tex = np.array([[20, 21], [22, 23], [24, 25], [26, 27]], np.uint32)
+    stream1 = StreamPrimitives(np.array([[0], [1], [2], [3]]), np.array([0, 0, 1, 1]),
+                               {"ID0": ids, "TEXCOORD0": tex}, 2)
+    fill = b"\xab" * 40
+    res = write_streams(so, [stream0, stream1], {0: SOTarget(fill), 1: SOTarget(fill[:20]),
+                                                  2: SOTarget(fill[:24])})
+    u32 = np.dtype("<u4")
+    assert np.frombuffer(res.buffers[0][:32], u32).tolist() == list(range(1, 9))
+    assert res.buffers[0][32:] == fill[32:]
+    assert np.frombuffer(res.buffers[1][:12], u32).tolist() == [10, 11, 12]
+    assert res.buffers[1][12:] == fill[12:20]
+    assert np.frombuffer(res.buffers[2], u32).tolist() == [20, 21, 22, 23, 24, 25]
+    assert res.filled_size == {0: 32, 1: 12, 2: 24}
+    assert res.streams == [{"NumPrimitivesWritten": 2, "PrimitivesStorageNeeded": 3},
+                           {"NumPrimitivesWritten": 3, "PrimitivesStorageNeeded": 4},
+                           {"NumPrimitivesWritten": 0, "PrimitivesStorageNeeded": 0},
+                           {"NumPrimitivesWritten": 0, "PrimitivesStorageNeeded": 0}]
+    assert res.statistics == res.streams[0]
+    assert res.written_per_draw == [2, 0]
