@@ -20,8 +20,9 @@ from .buffers import Buffer
 from .caps import Caps
 from .context import Capture, Context, PipelineState
 from .device import Device, get_device
+from .ia.plan import IndexMode
 from .targets import TARGET_FORMATS, Texture
-from .vertex.plan import DrawPath, IndexMode, Plan, plan_draw
+from .vertex.plan import DrawPath, Plan, plan_draw
 
 __all__ = ["Capture", "Context", "PipelineState", "AdapterInfo", "Buffer", "Caps", "Device",
            "get_device", "list_adapters", "select_adapter", "Plan", "plan_draw", "DrawPath",

@@ -19,7 +19,7 @@ from ..errors import UnsupportedError
 
 if TYPE_CHECKING:  # annotations only: the modules whose values these functions read
     from ..gpu.quirks import Quirk
-    from ..reference import IAResult
+    from ..reference.ia import IAResult
     from .case import Case
 
 __all__ = ["PrimitiveList", "GPUPrimitives", "reference_primitives", "gpu_primitives"]
@@ -142,7 +142,7 @@ def gpu_primitives(case: Case, quirks: Iterable[Quirk] = ()) -> list[GPUPrimitiv
     Returns:
         One :class:`GPUPrimitives` per draw.
     """
-    from ..gpu.vertex.plan import Assembly, plan_indices
+    from ..gpu.ia.plan import Assembly, plan_indices
 
     assembly = Assembly.of(quirks, flat_inputs=False)
     topo = case.topology

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import UnsupportedError
+from ..gpu.ia.plan import Assembly, plan_indices, shift_first_vertex
 from ..gpu.lifetime import wgpu_call
 from ..gpu.raster.probe import ProbeDraw, RasterProbe
-from ..gpu.vertex.plan import Assembly, plan_indices, shift_first_vertex
 from ..reference.coverage import (
     KEY_SALT,
     SUBPIXEL,

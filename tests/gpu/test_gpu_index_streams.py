@@ -23,26 +23,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gpuia import (
-    InputLayout,
-    InvalidDescError,
-    SODeclarationEntry,
-    StreamOutputBufferView,
-    StreamOutputDesc,
-    UnsupportedError,
-)
 from gpuia.d3d.desc import StripCutValue
 from gpuia.d3d.draws import DrawIndexedInstanced
 from gpuia.d3d.ia_desc import IndexBufferView, VertexBufferView
+from gpuia.d3d.layout import InputLayout
+from gpuia.d3d.so_desc import SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
 from gpuia.d3d.topology import topology_info
-from gpuia.gpu import Context, PipelineState, plan_draw
-from gpuia.gpu.vertex.plan import DrawPath, IndexMode, IndexPlan
+from gpuia.errors import InvalidDescError, UnsupportedError
+from gpuia.gpu.context import Context
+from gpuia.gpu.context.pso import PipelineState
+from gpuia.gpu.ia.plan import IndexMode, IndexPlan
 from gpuia.gpu.quirks import LAST_PROVOKING_VERTEX, NO_PRIMITIVE_RESTART, QUIRKS, has_effect
+from gpuia.gpu.vertex.plan import DrawPath, plan_draw
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare, compare_so
-from gpuia.harness.run import reference_ia
+from gpuia.harness.reference_run import reference_ia
 from gpuia.harness.run_gpu import run_case_gpu
-from gpuia.reference import run_ia
+from gpuia.reference.ia import run_ia
 from gpuia.reference.stream_output import SOResult, SOTarget, stream_output
 from gpuia.reference.vertex import pass_through_outputs
 

@@ -18,7 +18,7 @@ import pytest
 
 from gpuia.d3d.topology import topology_info
 from gpuia.gpu.ia.host_lists import list_stream
-from gpuia.gpu.vertex.plan import Assembly
+from gpuia.gpu.ia.plan import Assembly
 from gpuia.gpu.quirks import (
     FETCH,
     LAST_PROVOKING_VERTEX,
@@ -27,7 +27,7 @@ from gpuia.gpu.quirks import (
     quirks_for,
 )
 from gpuia.harness.case import load_case
-from gpuia.harness.run import reference_ia
+from gpuia.harness.reference_run import reference_ia
 from helpers import every_adapter_device
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,7 +179,7 @@ def test_check_finds_a_strip_drawn_without_its_cuts(devices, monkeypatch):
 def test_check_finds_a_wrong_provoking_vertex(devices, monkeypatch):
     """Odd strip triangles in OpenGL's order (t+1, t, t+2) keep the winding but lead with
     another vertex: every odd triangle is reported."""
-    import gpuia.gpu.vertex.plan as plan
+    import gpuia.gpu.ia.plan as plan
 
     def gl_order(values, cuts, topo, rotate=False):
         out = list_stream(values, cuts, topo, rotate).reshape(-1, 3).copy()
@@ -357,7 +357,7 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     index undefined); everywhere its vertices and primitives are D3D's."""
     from gpuia.d3d.desc import StripCutValue
     from gpuia.d3d.draws import DrawInstanced
-    from gpuia.gpu.vertex.plan import plan_indices, shift_first_vertex
+    from gpuia.gpu.ia.plan import plan_indices, shift_first_vertex
     from gpuia.harness.compare import compare
     from gpuia.harness.raster_check import raster_check
     from gpuia.harness.run_gpu import run_case_gpu

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpuia import DrawIndexedInstanced, IndexBufferView
 from gpuia.d3d.desc import StripCutValue
+from gpuia.d3d.draws import DrawIndexedInstanced
+from gpuia.d3d.ia_desc import IndexBufferView
 from gpuia.d3d.topology import topology_info
-from gpuia.gpu.vertex.plan import IndexMode, plan_indices
+from gpuia.gpu.ia.plan import IndexMode, plan_indices
 
 N = 8192  # above the size from which plans are remembered
 LIST = topology_info("TRIANGLELIST")

@@ -50,6 +50,7 @@ from ...wgsl.uniforms import two_row_matrix_uniforms
 from .. import _ffi
 from ..buffers import Buffer
 from ..device import Device
+from ..ia.plan import IndexMode, non_indexed_plan
 from ..lifetime import (
     RELEASES,
     ContextWork,
@@ -58,11 +59,11 @@ from ..lifetime import (
     released_error,
     wgpu_call,
 )
-from ..vertex.pipelines import TARGET_FORMAT, PipelineCache, check_constant_buffers
-from ..vertex.plan import DrawPath, IndexMode, Plan, non_indexed_plan, plan_resolved_draw
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 from ..so.engine import SOEngine
 from ..targets import Texture
+from ..vertex.pipelines import TARGET_FORMAT, PipelineCache, check_constant_buffers
+from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
 from .om_state import OMState
 from .pso import PipelineState

@@ -21,9 +21,10 @@ from ...d3d.ia_desc import IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...util.parallel import for_row_chunks, row_chunks, run_tasks
 from ...wgsl.blocks import CAPTURE_RECORD
-from ...wgsl.program import CAPTURE_TARGET_WIDTH, record_words
-from ..vertex.plan import HOST_INDEX_LIMIT, Plan
+from ...wgsl.capture import CAPTURE_TARGET_WIDTH, record_words
+from ..ia.plan import HOST_INDEX_LIMIT
 from ..readback import read_ranges
+from ..vertex.plan import Plan
 from .resolve import DrawState
 
 _U32 = 0xFFFFFFFF

@@ -11,8 +11,8 @@ from ...errors import InvalidDescError
 from ..buffers import Buffer, checked_buffer
 from ..cache import remember
 from ..lifetime import released_error
-from ..vertex.pipelines import TARGET_FORMAT
 from ..targets import INTERNAL_OUTPUT, OutputState, Texture
+from ..vertex.pipelines import TARGET_FORMAT
 from .ia_state import as_list
 from .pso import MAX_CBVS
 

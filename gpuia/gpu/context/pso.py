@@ -25,7 +25,6 @@ from ...wgsl.signature import (
 )
 from ...wgsl.uniforms import uniform_sizes
 from ..cache import remember
-from ..vertex.pipelines import CBV_GROUP
 from ..targets import (
     INTERNAL_OUTPUT,
     OutputState,
@@ -34,6 +33,7 @@ from ..targets import (
     cull_mode,
     target_format,
 )
+from ..vertex.pipelines import CBV_GROUP
 
 __all__ = ["PipelineState", "MAX_CBVS", "shared_cache_sizes"]
 

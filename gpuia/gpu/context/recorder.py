@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...wgsl.blocks import DRAW_BLOCK, DRAW_SLOT
-from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
+from ...wgsl.draw_block import DRAW_HEADER_WORDS, SLOT_WORDS
 from .. import _ffi
+from ..ia.plan import IndexMode
 from ..raster.drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
 from ..vertex.pipelines import NativeKey, PullingKey
-from ..vertex.plan import DrawPath, IndexMode
+from ..vertex.plan import DrawPath
 
 __all__ = ["Recorder", "UniformRing", "RING_DRAWS", "MAX_PULLED"]
 
@@ -187,7 +188,7 @@ class Recorder:
         block[_VERTEX_BASE] = (draw.base_vertex_location & _U32 if draw.indexed
                                else draw.start_vertex_location)
         block[_FIRST_INSTANCE] = draw.start_instance_location
-        block[_VERTEX_SHIFT] = shift  # see gpuia.gpu.vertex.plan.shift_first_vertex
+        block[_VERTEX_SHIFT] = shift  # see gpuia.gpu.ia.plan.shift_first_vertex
         if record is not None:
             keys = record.keys
             block[_CAPTURE_BASE] = (record.capture_base - self.capture_window) & _U32

@@ -21,19 +21,11 @@ from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from .. import _ffi
 from ..buffers import Buffer
+from ..ia.plan import EXACT_ASSEMBLY, Assembly, non_indexed_plan
 from ..lifetime import RELEASES, released_error
-from ..vertex.plan import (
-    EXACT_ASSEMBLY,
-    Assembly,
-    Plan,
-    StaticPlan,
-    arena_extent,
-    native_last_indices,
-    non_indexed_plan,
-    static_plan,
-)
 from ..quirks import SIGNED_FIRST_VERTEX, has_effect
 from ..targets import INTERNAL_OUTPUT, OutputState
+from ..vertex.plan import Plan, StaticPlan, arena_extent, native_last_indices, static_plan
 from .ia_state import IAState
 from .pso import PipelineState
 

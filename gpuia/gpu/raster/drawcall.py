@@ -6,7 +6,7 @@ that the check exercises exactly what draws: the topology (a strip drawn from a 
 drawn as the list), the strip index format WebGPU restarts by, the index buffer bound, and the draw
 calls.
 
-A draw whose indices the GPU index pass lists (:class:`~gpuia.gpu.vertex.plan.IndexMode` ``gpu``)
+A draw whose indices the GPU index pass lists (:class:`~gpuia.gpu.ia.plan.IndexMode` ``gpu``)
 needs that pass encoded before the render pass that draws it (a compute pass cannot be inside
 a render pass): :func:`encode_gpu_indices` records it, and :func:`issue_draw` then draws its
 list stream with indirect arguments the GPU filled.
@@ -21,8 +21,9 @@ import numpy as np
 
 from ...d3d.topology import TopologyInfo
 from ...errors import UnsupportedError
-from ..ia.index_pass import ARGS_LIST, IndexStreams, encode_index_pass
-from ..vertex.plan import IndexMode, IndexPlan
+from ...wgsl.index_pass import ARGS_LIST, IndexStreams
+from ..ia.index_pass import encode_index_pass
+from ..ia.plan import IndexMode, IndexPlan
 
 if TYPE_CHECKING:  # imported where a device exists
     import wgpu

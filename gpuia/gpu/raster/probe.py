@@ -20,9 +20,9 @@ from ...d3d.topology import TopologyInfo
 from ...wgsl.blocks import RASTER_PARAMS, RASTER_RECORD
 from ...wgsl.raster import raster_probe_program
 from ..cache import remember
-from .drawcall import issue_draw, strip_index_format, webgpu_topology
-from ..vertex.plan import IndexPlan
+from ..ia.plan import IndexPlan
 from ..readback import read_ranges
+from .drawcall import issue_draw, strip_index_format, webgpu_topology
 
 __all__ = ["ProbeDraw", "RasterProbe"]
 
@@ -34,7 +34,7 @@ _SUB_VERTEX, _SUB_INSTANCE, _CAPACITY = (RASTER_PARAMS.word(name) for name in (
 
 @dataclass(eq=False)
 class ProbeDraw:
-    """One draw to probe: the draw, its index plan (:func:`gpuia.gpu.vertex.plan.plan_indices`, the
+    """One draw to probe: the draw, its index plan (:func:`gpuia.gpu.ia.plan.plan_indices`, the
     first-vertex shift applied), its topology and the records it has room for. Once run:
     ``records``, shape (n, words of :data:`~gpuia.wgsl.blocks.RASTER_RECORD`), the first
     ``capacity`` fragments' records, and ``written``, every fragment's count."""

@@ -1,13 +1,15 @@
 """What gpuia hands WebGPU for an input layout, as data a port can use without gpuia.
 
 :func:`translate_layout` plans a layout for given strides the way every gpuia draw is planned
-(:func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path`, on an adapter's
-:class:`~gpuia.gpu.caps.Caps` or WebGPU's default limits) and returns a :class:`Translation`:
+(:func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path`, on an
+adapter's :class:`~gpuia.gpu.caps.Caps` or WebGPU's default limits) and returns a
+:class:`Translation`:
 
 * on the **native** path, the ``GPUVertexBufferLayout`` list gpuia's pipeline is built with
-  (:func:`gpuia.gpu.vertex.pipelines.vertex_buffer_layouts`): WebGPU vertex buffer ``i`` is the ``i``-th
-  used D3D slot in ascending order, and element ``k`` is ``@location(k)``, typed by its format's
-  class (``vec4<f32>``, ``vec4<u32>`` or ``vec4<i32>``: WebGPU requires the class to match);
+  (:func:`gpuia.gpu.vertex.pipelines.vertex_buffer_layouts`): WebGPU vertex buffer ``i`` is the
+  ``i``-th used D3D slot in ascending order, and element ``k`` is ``@location(k)``, typed by its
+  format's class (``vec4<f32>``, ``vec4<u32>`` or ``vec4<i32>``: WebGPU requires the class to
+  match);
 * on the **pulling** path, no vertex buffers, and a :class:`PulledFetch`: the WGSL of gpuia's
   per-draw block and fetch functions (:mod:`gpuia.wgsl.fetch`), the bind group layouts of
   groups 0 and 1 (:mod:`gpuia.gpu.vertex.pipelines`) and the block's fields
@@ -39,7 +41,7 @@ from ...d3d.ia_desc import VertexBufferView
 from ...d3d.layout import InputLayout
 from ...errors import InvalidDescError
 from ...wgsl.draw_block import draw_block_fields, draw_block_lines
-from ...wgsl.program import pulling_lines
+from ...wgsl.fetch import pulling_lines
 from ...wgsl.scalar_types import WGSL_SCALAR
 from ..caps import Caps
 from .pipelines import (
