@@ -609,9 +609,9 @@ class Context:
                         # encoded (once).
                         rec.pass_states[id(state)] = state
                         rec.encoded_state = state
-                    pipeline = state.fast_pipeline
+                    pipeline = state.pipelines.fast
                     if pipeline is None:
-                        pipeline = state.fast_pipeline = rec.pipeline(state, "native")
+                        pipeline = state.pipelines.fast = rec.pipeline(state, DrawPath.NATIVE)
                     if pipeline is not rec.bound_pipeline:
                         _ffi.set_pipeline(rec.render_pass, pipeline)
                         rec.bound_pipeline = pipeline
@@ -624,7 +624,6 @@ class Context:
                         j += 1
                     _ffi.raw_draw(rp, vc, ic, sv, si)
                     plan = state.native_plan
-                    assert plan is not None  # a fast state has its shared plan
                     self.last_plan = plan
                     self.draw_count += 1
                     return plan

@@ -10,10 +10,12 @@ uploaded once per submit."""
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
-from ...wgsl.blocks import DRAW_BLOCK, DRAW_SLOT
-from ...wgsl.draw_block import DRAW_HEADER_WORDS, SLOT_WORDS
+from ...wgsl.blocks import DRAW_BLOCK
+from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from .. import _ffi
 from ..ia.plan import IndexMode
 from ..raster.drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
@@ -28,8 +30,6 @@ _U32 = 0xFFFFFFFF
  _KEY_FIRST, _CAPTURE_ROWS, _VERTEX_SHIFT) = (DRAW_BLOCK.word(name) for name in (
     "vertex_base", "first_instance", "capture_base", "key_offset", "key_count",
     "key_contiguous", "key_first", "pad0", "vertex_shift"))
-_SLOT_BASE, _SLOT_STRIDE, _SLOT_SIZE, _SLOT_BOUND = (DRAW_SLOT.word(name) for name in (
-    "base", "stride", "size", "bound"))
 RING_DRAWS = 4096  # per-draw uniform blocks before an automatic flush
 MAX_PULLED = 32  # pulled slots one block describes
 
@@ -81,6 +81,16 @@ class UniformRing:
 _FIRST_ROWS = 16  # host rows a new ring starts with
 
 
+class PulledBindings:
+    """What the recorder made for one draw state's pulled vertex buffers: the bind group of
+    each stage (``groups``: compute -> group) and the arena buffer the views are copied into
+    (``arena``: None until a state with ``static.arena`` draws)."""
+
+    def __init__(self) -> None:
+        self.groups: dict = {}
+        self.arena = None
+
+
 class Recorder:
     """The encoder, the open pass and everything bound in it, for one context.
 
@@ -114,6 +124,8 @@ class Recorder:
         self.capture_window = 0  # first record of the storage route's window being encoded
         self.capture_encoding = False
         self._group0_cache: dict = {}
+        # Per DrawState, while it lives: its pulled bind groups and arena buffer.
+        self._pulled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._dummy = None
 
     # -- encoder and pass ---------------------------------------------------------------------
@@ -199,20 +211,6 @@ class Recorder:
             block[_KEY_FIRST] = int(keys[0]) if keys.shape[0] else 0
             block[_CAPTURE_ROWS] = self.capture_rows
         if path == DrawPath.PULLING:
-            if state.pulled_slot_words is None:
-                words = np.zeros(SLOT_WORDS * len(state.static.slots), dtype=np.uint32)
-                arena = {id(v): pos - start for v, start, _, pos in state.arena_layout}
-                for j, s in enumerate(state.static.slots):
-                    v = state.views[s]
-                    if v is not None and v.buffer is not None:
-                        window = state.static.windows.get(s, (0, 0))
-                        base = v.offset + arena.get(id(v), 0) - window[0]
-                        entry = words[SLOT_WORDS * j:SLOT_WORDS * (j + 1)]
-                        entry[_SLOT_BASE] = base
-                        entry[_SLOT_STRIDE] = v.stride_in_bytes
-                        entry[_SLOT_SIZE] = v.size_in_bytes
-                        entry[_SLOT_BOUND] = 1
-                state.pulled_slot_words = words
             w = state.pulled_slot_words
             block[DRAW_HEADER_WORDS:DRAW_HEADER_WORDS + w.shape[0]] = w
         return offset
@@ -278,17 +276,19 @@ class Recorder:
 
     def pulled_group(self, state, compute: bool = False):
         """The bind group of the pulled vertex buffers (vertex stage, or compute for SO)."""
-        groups = state.pulled_group or {}
-        if compute not in groups and state.static.arena:
-            if state.arena_buffer is None:
-                state.arena_buffer = self.device.device.create_buffer(
-                    size=state.arena_size, usage="STORAGE|COPY_DST")
-            groups[compute] = self.device.device.create_bind_group(
-                layout=self.pipelines.group1_layout(1, compute=compute), entries=[
-                    {"binding": 0, "resource": {"buffer": state.arena_buffer, "offset": 0,
-                                                "size": state.arena_size}}])
-            state.pulled_group = groups
-        if compute not in groups:
+        pulled = self._pulled.get(state)
+        if pulled is None:
+            pulled = self._pulled[state] = PulledBindings()
+        group = pulled.groups.get(compute)
+        if group is not None:
+            return group
+        if state.static.arena:
+            if pulled.arena is None:
+                pulled.arena = self.device.device.create_buffer(size=state.arena_size,
+                                                                usage="STORAGE|COPY_DST")
+            entries = [{"binding": 0, "resource": {"buffer": pulled.arena, "offset": 0,
+                                                   "size": state.arena_size}}]
+        else:
             entries = []
             for j, s in enumerate(state.static.slots):
                 v = state.views[s]
@@ -299,19 +299,18 @@ class Recorder:
             if not entries:
                 entries = [{"binding": 0, "resource": {"buffer": self.dummy(), "offset": 0,
                                                         "size": 16}}]
-            groups[compute] = self.device.device.create_bind_group(
-                layout=self.pipelines.group1_layout(len(entries), compute=compute),
-                entries=entries)
-            state.pulled_group = groups
-        return groups[compute]
+        group = pulled.groups[compute] = self.device.device.create_bind_group(
+            layout=self.pipelines.group1_layout(len(entries), compute=compute), entries=entries)
+        return group
 
     def fill_arena(self, state) -> None:
         """Copy every pulled view into the state's arena buffer, right before the draw that
         reads it (a render pass cannot hold copies, so the open one is ended)."""
         self.pulled_group(state)  # creates the arena buffer
+        arena = self._pulled[state].arena
         enc = self.compute_encoder()
         for v, start, length, pos in state.arena_layout:
-            enc.copy_buffer_to_buffer(v.buffer.wgpu, start, state.arena_buffer, pos, length)
+            enc.copy_buffer_to_buffer(v.buffer.wgpu, start, arena, pos, length)
         self.keep(state)
 
     def dummy(self):

@@ -19,6 +19,8 @@ from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
+from ...wgsl.blocks import DRAW_SLOT
+from ...wgsl.program import SLOT_WORDS
 from .. import _ffi
 from ..buffers import Buffer
 from ..ia.plan import EXACT_ASSEMBLY, Assembly, non_indexed_plan
@@ -29,46 +31,133 @@ from ..vertex.plan import Plan, StaticPlan, arena_extent, native_last_indices, s
 from .ia_state import IAState
 from .pso import PipelineState
 
-__all__ = ["DrawState", "StateCache", "SWEEP_EVERY"]
+__all__ = ["DrawState", "StateCache", "SWEEP_EVERY", "new_state", "StatePipelines"]
 
-_U32 = 0xFFFFFFFF
+_SLOT_BASE, _SLOT_STRIDE, _SLOT_SIZE, _SLOT_BOUND = (DRAW_SLOT.word(name) for name in (
+    "base", "stride", "size", "bound"))
 SWEEP_EVERY = 8  # flushes: states and views unused for that long are forgotten (see sweep)
 
 
-@dataclass(eq=False)
+class StatePipelines(dict):
+    """A draw state's pipeline cache: (path, strip format, capture group, listed) -> render
+    pipeline, filled by the recorder on first use. ``fast``: the native pipeline of a fast
+    state (:attr:`DrawState.fast`), which the fast draw reads without a look-up (None until
+    its first draw)."""
+
+    __slots__ = ("fast",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fast = None
+
+
+@dataclass(frozen=True, eq=False)
 class DrawState:
     """Everything a draw needs that depends only on (pipeline state, bound views, topology,
-    capture): resolved once per combination and cached."""
+    capture): resolved once per combination (:func:`new_state`, the one place that builds
+    one), cached by :class:`StateCache`, and never changed after; ``pipelines`` is this
+    state's pipeline cache (:class:`StatePipelines`), filled by the recorder."""
 
     static: StaticPlan
     pso: PipelineState
-    views: dict
+    views: dict  # input slot -> the view bound there (None: unbound)
     layout: InputLayout
     signature: ShaderSignature
     topology: TopologyInfo
     capture: bool
     constants: bool  # the program reads the per-draw uniform block
-    pipelines: dict = field(default_factory=dict)  # (path, strip format, capture group) -> pipeline
-    native_buffers: tuple = ()  # per compact slot: (wgpu buffer, offset, size)
-    pulled_group: object = None
-    pulled_slot_words: np.ndarray | None = None
-    native_plan: Plan | None = None  # shared Plan of fast-path native draws
-    fast_pipeline: object = None  # its pipeline
-    fast: bool = False  # native everywhere, no capture, no SO, no per-draw block, no adjacency
-    native_handles: tuple = ()  # native_buffers as raw wgpu-native handles (see _ffi)
-    fast_last_vertex: int = -1  # the highest vertex index every per-vertex slot holds whole
-    fast_instances: tuple = ()  # (step rate, highest instance index held) of per-instance slots
-    arena_layout: tuple = ()  # (view, first byte, length, arena position) per bound pulled slot
-    arena_buffer: object = None
-    arena_size: int = 0
-    so: ResolvedStreamOutput | None = None  # of the pipeline state
-    aligned: frozenset = frozenset()  # bound slots whose every fetch is word-aligned
-    aligned16: frozenset = frozenset()  # bound slots with 16-byte view offset and stride
-    bound: tuple = ()  # the views in slot order (the cache key holds their ids)
-    output: OutputState = INTERNAL_OUTPUT  # what follows the vertex shader (capture: internal)
-    assembly: Assembly = EXACT_ASSEMBLY  # what this adapter's primitive assembly needs
-    cbvs: tuple[int, ...] = ()  # root constant buffers the shaders read (@group(3))
-    used: int = 0  # the cache's flush count when a draw last resolved to this state
+    bound: tuple  # the views in slot order (the cache key holds their ids)
+    so: ResolvedStreamOutput | None  # of the pipeline state
+    output: OutputState  # what follows the vertex shader (capture: internal)
+    assembly: Assembly  # what this adapter's primitive assembly needs
+    cbvs: tuple[int, ...]  # root constant buffers the shaders read (@group(3))
+    aligned: frozenset  # bound slots whose every fetch is word-aligned
+    aligned16: frozenset  # bound slots with 16-byte view offset and stride
+    native_plan: Plan  # shared Plan of fast-path native draws
+    native_buffers: tuple  # per compact slot: (wgpu buffer, offset, size); () if not native
+    native_handles: tuple  # native_buffers as raw wgpu-native handles (see _ffi)
+    fast_last_vertex: int  # the highest vertex index every per-vertex slot holds whole
+    fast_instances: tuple  # (step rate, highest instance index held) of per-instance slots
+    arena_layout: tuple  # (view, first byte, length, arena position) per bound pulled slot
+    arena_size: int
+    pulled_slot_words: np.ndarray  # the per-draw block's slot words of the pulling path
+    fast: bool  # native everywhere, no capture, no SO, no per-draw block, no adjacency
+    pipelines: StatePipelines = field(default_factory=StatePipelines)
+
+
+def new_state(caps, pso: PipelineState, topo: TopologyInfo, capture: bool, slots: tuple,
+              bound: tuple, output: OutputState) -> DrawState:
+    """The :class:`DrawState` of a pipeline state, its views (``bound``, one per slot of
+    ``slots``), a topology and whether a capture runs, on an adapter of ``caps``; ``output``:
+    what follows the vertex shader (the pipeline state's output state)."""
+    layout, sig = pso.input_layout, pso.signature
+    views = dict(zip(slots, bound, strict=True))
+    static = static_plan(layout, views, caps, capture, pso.so is not None)
+    uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
+    constants = capture or uses_sv
+    output = INTERNAL_OUTPUT if capture else output
+    assembly = (EXACT_ASSEMBLY if capture else Assembly.of(
+        caps.quirks, any(v.flat for v in output.varyings)))
+    cbvs = pso.constant_buffer_slots
+    aligned = frozenset(
+        s for s in static.slots if views[s] is not None and views[s].buffer is not None
+        and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0
+        and all(e.offset % 4 == 0 for e in layout.slots[s].elements))
+    aligned16 = frozenset(
+        s for s in aligned if views[s].offset % 16 == 0 and views[s].stride_in_bytes % 16 == 0)
+    native_buffers: tuple = ()
+    native_handles: tuple = ()
+    last_vertex, instances = -1, ()
+    if not static.native_obstacles:
+        native_buffers = tuple((views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
+                               for s in static.slots)
+        native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in native_buffers)
+        # The highest vertex and instance indices whose fetches stay inside every view: the
+        # fast path's bounds are one comparison each (the rule itself: gpuia.gpu.vertex.plan).
+        last_vertex, instances = native_last_indices(static)
+        if has_effect(caps.quirks, SIGNED_FIRST_VERTEX):
+            # Past 2**31 - 1 the general path shifts the first vertex (shift_first_vertex).
+            last_vertex = min(last_vertex, (1 << 31) - 1)
+    arena_layout, arena_size = _arena(static, views)
+    fast = (not capture and not constants and not static.native_obstacles and not cbvs
+            and not assembly.rotate and pso.so is None and not topo.adjacency and _ffi.DIRECT)
+    return DrawState(static, pso, views, layout, sig, topo, capture, constants, bound, pso.so,
+                     output, assembly, cbvs, aligned, aligned16,
+                     Plan("native", [], non_indexed_plan(0, 0), static.slots), native_buffers,
+                     native_handles, last_vertex, instances, arena_layout, arena_size,
+                     _slot_words(static, views, arena_layout), fast)
+
+
+def _arena(static: StaticPlan, views: dict) -> tuple[tuple, int]:
+    """(arena layout, arena size): where each bound view's bytes go in the arena buffer of a
+    state whose pulled slots are copied into one (``static.arena``); ((), 0) otherwise."""
+    if not static.arena:
+        return (), 0
+    rows, pos = [], 0
+    for slot in static.slots:
+        v = views[slot]
+        if v is not None and v.buffer is not None:
+            start, length = arena_extent(v)
+            rows.append((v, start, length, pos))
+            pos += (length + 15) // 16 * 16
+    return tuple(rows), max(16, pos)
+
+
+def _slot_words(static: StaticPlan, views: dict, arena_layout: tuple) -> np.ndarray:
+    """The per-draw block's words for the pulled slots (base, stride, size, bound per slot):
+    the same for every pulled draw of the state."""
+    words = np.zeros(SLOT_WORDS * len(static.slots), dtype=np.uint32)
+    arena = {id(v): pos - start for v, start, _, pos in arena_layout}
+    for j, s in enumerate(static.slots):
+        v = views[s]
+        if v is not None and v.buffer is not None:
+            window = static.windows.get(s, (0, 0))
+            entry = words[SLOT_WORDS * j:SLOT_WORDS * (j + 1)]
+            entry[_SLOT_BASE] = v.offset + arena.get(id(v), 0) - window[0]
+            entry[_SLOT_STRIDE] = v.stride_in_bytes
+            entry[_SLOT_SIZE] = v.size_in_bytes
+            entry[_SLOT_BOUND] = 1
+    return words
 
 
 class StateCache:
@@ -101,7 +190,9 @@ class StateCache:
         self.slot_pos: dict = {}
         self.flushes = 0
         self._states: dict = {}  # (pipeline state id, topology, capture) -> {bound ids: state}
+        self._uses: dict = {}  # the same keys -> the flush count when a draw last resolved there
         self._epoch_states: dict = {}
+        self._epoch_uses: dict = {}
 
     def invalidate(self) -> None:
         """More than a cached vertex buffer binding changed: validate again at the next draw."""
@@ -127,13 +218,15 @@ class StateCache:
         key = tuple(self.bound_ids)
         state = self._epoch_states.get(key)
         if state is None:
-            views = self.ia.views
-            bound = tuple(map(views.get, self.pso_slots))
-            state = self._new_state(self.pso, self.ia.topology, self.capturing, bound)
+            pso, topo, views = self.pso, self.ia.topology, self.ia.views
+            assert pso is not None and topo is not None  # checked by the epoch
+            state = new_state(self.device.caps, pso, topo, self.capturing, self.pso_slots,
+                              tuple(map(views.get, self.pso_slots)), self.om.output)
             if len(self._epoch_states) > 4096:
                 self._epoch_states.clear()
+                self._epoch_uses.clear()
             self._epoch_states[key] = state
-        state.used = self.flushes
+        self._epoch_uses[key] = self.flushes
         self.state = state
         self.dirty = False
         return state
@@ -151,13 +244,14 @@ class StateCache:
         recent = self.flushes - SWEEP_EVERY
         keep: set[int] = set()
         for epoch, states in list(self._states.items()):
+            uses = self._uses[epoch]
             for key, st in list(states.items()):
-                if st.used < recent and st is not self.state:
-                    del states[key]
+                if uses[key] < recent and st is not self.state:
+                    del states[key], uses[key]
                 else:
                     keep.update(id(v) for v in st.bound)
             if not states and states is not self._epoch_states:
-                del self._states[epoch]
+                del self._states[epoch], self._uses[epoch]
         keep.update(id(v) for v in self.ia.views.values())
         cache = self.ia.view_cache
         for key in [k for k, v in cache.items() if id(v) not in keep]:
@@ -184,7 +278,9 @@ class StateCache:
         epoch = (id(pso), topo.topology, capture)
         if epoch not in self._states and len(self._states) > 256:
             self._states.clear()
+            self._uses.clear()
         self._epoch_states = self._states.setdefault(epoch, {})
+        self._epoch_uses = self._uses.setdefault(epoch, {})
         self.slot_pos = {s: j for j, s in enumerate(self.pso_slots)}
         views = self.ia.views
         self.bound_ids = [id(views.get(s)) for s in self.pso_slots]
@@ -208,51 +304,3 @@ class StateCache:
                                       ("BufferFilledSizeLocation", t.view.filled_size_buffer)):
                     if isinstance(b, Buffer) and b.released:
                         raise released_error("draw", f"SO target {slot} {field_name}", b)
-
-    def _new_state(self, pso, topo, capture: bool, bound: tuple) -> DrawState:
-        caps = self.device.caps
-        layout, sig = pso.input_layout, pso.signature
-        views = dict(zip(self.pso_slots, bound, strict=True))
-        static = static_plan(layout, views, caps, capture, pso.so is not None)
-        uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
-        state = DrawState(static, pso, views, layout, sig, topo, capture, capture or uses_sv)
-        state.bound = bound
-        state.so = pso.so
-        output = self.om.output
-        state.output = INTERNAL_OUTPUT if capture else output
-        state.assembly = (EXACT_ASSEMBLY if capture else Assembly.of(
-            caps.quirks, any(v.flat for v in state.output.varyings)))
-        state.cbvs = pso.constant_buffer_slots
-        state.aligned = frozenset(
-            s for s in static.slots if views[s] is not None and views[s].buffer is not None
-            and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0
-            and all(e.offset % 4 == 0 for e in layout.slots[s].elements))
-        state.aligned16 = frozenset(
-            s for s in state.aligned
-            if views[s].offset % 16 == 0 and views[s].stride_in_bytes % 16 == 0)
-        state.native_plan = Plan("native", [], non_indexed_plan(0, 0), static.slots)
-        if not static.native_obstacles:
-            state.native_buffers = tuple(
-                (views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
-                for s in static.slots)
-            state.native_handles = tuple(_ffi.vertex_buffer_args(*b) for b in state.native_buffers)
-            # The highest vertex and instance indices whose fetches stay inside every view: the
-            # fast path's bounds are one comparison each (the rule itself: gpuia.gpu.vertex.plan).
-            state.fast_last_vertex, state.fast_instances = native_last_indices(static)
-            if has_effect(caps.quirks, SIGNED_FIRST_VERTEX):
-                # Past 2**31 - 1 the general path shifts the first vertex (shift_first_vertex).
-                state.fast_last_vertex = min(state.fast_last_vertex, (1 << 31) - 1)
-        if static.arena:
-            layout_rows, pos = [], 0
-            for slot in static.slots:
-                v = views[slot]
-                if v is not None and v.buffer is not None:
-                    start, length = arena_extent(v)
-                    layout_rows.append((v, start, length, pos))
-                    pos += (length + 15) // 16 * 16
-            state.arena_layout = tuple(layout_rows)
-            state.arena_size = max(16, pos)
-        state.fast = (not capture and not state.constants and not static.native_obstacles
-                      and not state.cbvs and not state.assembly.rotate
-                      and state.so is None and not topo.adjacency and _ffi.DIRECT)
-        return state
