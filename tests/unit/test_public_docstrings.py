@@ -284,7 +284,7 @@ def test_context_states_once_what_every_method_raises():
     inside the context) and what a method that reaches wgpu raises (the device lost, out of
     memory), naming exception classes; no method's own docstring repeats them, and the methods
     it names as reaching wgpu are methods of the class and include every one that maps wgpu's
-    errors (decorated ``_guarded``)."""
+    errors (decorated ``guarded``)."""
     from gpuia.gpu import Context
 
     doc = class_docstring(Context)
@@ -306,7 +306,7 @@ def test_context_states_once_what_every_method_raises():
     named = set(re.findall(r":meth:`(\w+)`", doc.split("The methods that reach wgpu:", 1)[1]))
     tree = ast.parse(textwrap.dedent(inspect.getsource(Context)))
     guarded = {f.name for f in tree.body[0].body if isinstance(f, ast.FunctionDef)
-               and any(isinstance(d, ast.Name) and d.id == "_guarded" for d in f.decorator_list)}
+               and any(isinstance(d, ast.Name) and d.id == "guarded" for d in f.decorator_list)}
     assert guarded and guarded <= named, guarded - named
     assert named <= {n for n in vars(Context) if not n.startswith("_")}, named
 

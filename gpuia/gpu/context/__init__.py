@@ -1,28 +1,16 @@
-"""A Direct3D-style device context that draws through wgpu.
+"""A Direct3D-style device context that draws through wgpu: :class:`Context`, a D3D-shaped
+facade over the parts that do the work.
 
-State calls only store state, as D3D's do (``ia_set_vertex_buffers`` copies views into slots,
-``ia_set_index_buffer`` the index view, ...). Each ``draw_*`` call validates the state against
-what WebGPU will accept, plans the draw (native vertex fetch or vertex pulling, see
-``gpuia.gpu.vertex.plan``) and encodes it into the open render pass; :meth:`Context.flush` submits.
-What depends only on the pipeline state and the bound views (the static plan, the pipeline, the
-bind groups) is resolved once and cached, so a draw after a rebind to known views costs a few
-dictionary look-ups and the wgpu calls themselves. Redundant ``set_pipeline`` and
-``set_vertex_buffer`` calls are skipped.
-
-Between :meth:`Context.begin_capture` and :meth:`end_capture`, draws also write what their vertex
-shader received into a storage buffer (sized once all draws are known, so capture draws are
-recorded and encoded at :meth:`end_capture`), read back for comparison with the CPU reference.
-
-Two binding forms are accepted, as in the seeds of the API:
-
-.. code-block:: py
-
-    ctx.ia_set_vertex_buffers(0, [vb0, vb1], [12, 4], [0, 0])           # D3D10/11
-    ctx.ia_set_vertex_buffers(0, [VertexBufferView(vb0, 12), None])     # D3D12 views; None unbinds
-
-A buffer must carry the ``vertex_buffer`` bind flag to be bound as a vertex buffer (the
-``index_buffer`` flag for an index buffer); a buffer currently bound as a Stream Output target is
-bound as NULL in the IA, with a warning (IASetVertexBuffers remark).
+State calls only store state, as D3D's do (the IA's bindings: :mod:`~gpuia.gpu.context.ia_state`,
+with the two binding forms of ``ia_set_vertex_buffers``; the output merger's:
+:mod:`~gpuia.gpu.context.om_state`). Each ``draw_*`` call validates the state against what WebGPU
+will accept, plans the draw (native vertex fetch or vertex pulling, :mod:`gpuia.gpu.vertex.plan`)
+and encodes it into the open render pass (:mod:`~gpuia.gpu.context.drawing`; what depends only
+on the pipeline state and the bound views is resolved once and cached,
+:mod:`~gpuia.gpu.context.resolve`); :meth:`Context.flush` submits. Between
+:meth:`Context.begin_capture` and :meth:`Context.end_capture` draws are recorded, then run
+writing what their vertex shader received, read back for comparison with the CPU reference
+(:mod:`~gpuia.gpu.context.capture`).
 
 A context is not thread-safe: a call made while another thread is inside a call of the same
 context raises :class:`UnsupportedError` and changes nothing (use one context per thread; the
@@ -31,44 +19,33 @@ device and its buffers may be shared). A released buffer or texture
 use it, before anything reaches wgpu.
 """
 
+# size: ~680 lines, all of it the facade: the D3D methods' signatures and docstrings (~370
+# lines) and the two hottest calls, ia_set_vertex_buffers and draw_instanced, inline (~120
+# lines: a call out of either costs ~110 ns, 3-5% of a rebind and draw). Every other method's
+# work is its part's (drawing, resolve, capture, ia_state, om_state, guard).
 from __future__ import annotations
 
-import functools
 import threading
 import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ...d3d.desc import PrimitiveTopology
-from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivering, draw_of
+from ...d3d.draws import DrawIndexedInstanced, DrawInstanced
 from ...d3d.ia_desc import IndexBufferView, VertexBufferView
 from ...d3d.so_desc import StreamOutputBufferView
-from ...errors import InvalidDescError, UnsupportedError
-from ...wgsl.uniforms import two_row_matrix_uniforms
+from ...errors import InvalidDescError
 from .. import _ffi
-from ..buffers import Buffer
-from ..device import Device
-from ..ia.plan import IndexMode, non_indexed_plan
-from ..lifetime import (
-    RELEASES,
-    ContextWork,
-    device_error,
-    is_released,
-    released_error,
-    wgpu_call,
-)
-from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
-from ..so.engine import SOEngine
+from ..device import Buffer, Device
+from ..lifetime import RELEASES
 from ..targets import Texture
-from ..vertex.pipelines import TARGET_FORMAT, PipelineCache, check_constant_buffers
-from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
-from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
-from .om_state import OMState
+from ..vertex.pipelines import PipelineCache
+from ..vertex.plan import DrawPath, Plan
+from .capture import Capture
+from .drawing import Drawing
+from .guard import concurrent_error, exclusive, guarded, weak_call
+from .om_state import OMState, context_target
 from .pso import PipelineState
-from .recorder import Recorder
-from .resolve import StateCache
 
 if TYPE_CHECKING:  # imported where a texture is wrapped: the cpu backend never loads wgpu
     import wgpu
@@ -77,61 +54,6 @@ __all__ = ["PipelineState", "Context", "Capture"]
 
 _U32 = 0xFFFFFFFF
 _get_ident = threading.get_ident
-
-
-def _concurrent(what: str) -> UnsupportedError:
-    return UnsupportedError(
-        f"Context.{what}: another thread is inside a call of this Context; a Context is not "
-        f"thread-safe (concurrent calls would corrupt its encoder): use one Context per thread "
-        f"(the Device and its buffers may be shared). Nothing was changed or recorded")
-
-
-def _exclusive(method):
-    """Public calls run one thread at a time: a call from another thread while one is inside
-    is refused (a non-blocking lock: no waiting, no deadlock); calls a method makes into the
-    context's own public methods (same thread) go through. The two hottest calls
-    (``draw_instanced``, ``ia_set_vertex_buffers``) take the lock inline instead."""
-    what = method.__name__
-
-    @functools.wraps(method)
-    def run(self, *args, **kwargs):
-        lock = self._lock
-        if not lock.acquire(False):
-            if self._owner == _get_ident():
-                return method(self, *args, **kwargs)
-            raise _concurrent(what)
-        self._owner = _get_ident()
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self._owner = None
-            lock.release()
-
-    return run
-
-
-def _guarded(method):
-    """Public calls that reach wgpu raise gpuia exceptions for what the device does (lost,
-    out of memory) instead of wgpu's, one thread at a time (:func:`_exclusive`)."""
-    what = method.__name__
-
-    def translated(self, *args, **kwargs):
-        return wgpu_call(lambda: method(self, *args, **kwargs), what)
-
-    translated.__name__ = what
-    return functools.wraps(method)(_exclusive(translated))
-
-
-def _weak_call(method):
-    """A callable calling bound ``method`` while its object lives (False after): what the
-    device holds of a context must not keep it alive."""
-    ref = weakref.WeakMethod(method)
-
-    def call():
-        m = ref()
-        return m() if m is not None else False
-
-    return call
 
 
 class Context:
@@ -188,81 +110,40 @@ class Context:
                  target: Texture | wgpu.GPUTexture | wgpu.GPUTextureView | None = None):
         if not isinstance(device, Device):
             raise InvalidDescError("Context", "device", device, "expected a gpuia Device")
-        self._lock = threading.Lock()  # held during every public call (see _exclusive)
+        self._lock = threading.Lock()  # held during every public call (see guard.exclusive)
         self._owner: int | None = None  # the thread inside a public call
         self.device = device
         self.cache = PipelineCache.of(device)
         self.path = DrawPath.AUTO
         self.last_plan: Plan | None = None
         self.draw_count = 0
-        self._om = OMState(device, self.cache, self._context_target(target))
-        self._so_engine: SOEngine | None = None
-        self._states = StateCache(
-            device, self._om, lambda: {} if self._so_engine is None else self._so_engine.targets)
-        self._ia = self._states.ia
-        self._rec = wgpu_call(lambda: Recorder(device, self.cache, self._om, self.flush),
-                              "Context")  # a lost device fails here
-        self._capture = CaptureSession(device, self._rec, self._encode_record, self.flush)
+        self._om = OMState(device, self.cache, context_target(device, target))
         # What the device knows of this context: released resources wait for its submits. A
         # context dropped with work pending never submits it: what waited for it can go.
-        self._work = ContextWork(_weak_call(self._may_hold_work))
-        weakref.finalize(self, self._work.retire).atexit = False
-        device.register_context(self._work)
+        self._drawing = Drawing(device, self.cache, self._om, self.flush,
+                                weak_call(self._may_hold_work))
+        self._states, self._ia, self._rec = (self._drawing.states, self._drawing.ia,
+                                             self._drawing.rec)
+        weakref.finalize(self, self._drawing.work.retire).atexit = False
+        device.register_context(self._drawing.work)
 
     @property
     def timings(self) -> dict | None:
         """None (the default), or a dict that each :meth:`end_capture` with recorded draws
         updates with ``encode_and_gpu`` and ``readback`` (seconds; on the ``storage`` route
         only). Settable."""
-        return self._capture.timings
+        return self._drawing.capture.timings
 
     @timings.setter
     def timings(self, value: dict | None) -> None:
-        self._capture.timings = value
-
-    def _context_target(self, target):
-        """The gpuia Texture of the ``target`` argument (None: the internal target)."""
-        if target is None:
-            return None
-        import wgpu
-
-        if isinstance(target, Texture):
-            tex = target
-            if tex.device is not self.device:
-                raise InvalidDescError("Context", "target", target,
-                                       "expected a Texture of this context's device")
-            tex.check_live("Context", "target")
-        elif isinstance(target, (wgpu.GPUTexture, wgpu.GPUTextureView)):
-            texture = target.texture if isinstance(target, wgpu.GPUTextureView) else target
-            try:
-                tex = Texture.from_wgpu(self.device, texture)
-            except InvalidDescError as e:
-                raise InvalidDescError("Context", f"target {e.field}", e.value, e.rule) from None
-        else:
-            raise InvalidDescError(
-                "Context", "target", target,
-                "expected a gpuia Texture of format R8G8B8A8_UNORM "
-                "(Device.create_render_target), a wgpu GPUTexture or GPUTextureView of format "
-                "rgba8unorm with RENDER_ATTACHMENT usage, or None")
-        if tex.format.webgpu != TARGET_FORMAT:
-            raise InvalidDescError("Context", "target format", tex.format.name,
-                                   "the context's own target must be R8G8B8A8_UNORM "
-                                   "(rgba8unorm), the format its internal pipelines write")
-        return tex
+        self._drawing.capture.timings = value
 
     def _may_hold_work(self) -> bool:
         """Whether this context may hold encoded or recorded draws not yet submitted, or is
         inside a call (on any thread): a resource released now must outlive its next submit."""
-        return (self._rec.encoder is not None or bool(self._capture.records)
-                or self._capture.running or self._lock.locked())
+        return self._drawing.holds_work() or self._lock.locked()
 
-    def _retire(self) -> None:
-        """After a submit: destroy the released resources that waited only for this context.
-        Not while a capture's recorded draws are still to be encoded."""
-        if not self._capture.records and not self._capture.running:
-            self._work.retire()
-
-    @_exclusive
+    @exclusive
     def stats(self) -> dict:
         """What this context holds and has done, for tests and tuning (a snapshot; the keys are
         stable, the values change with every call):
@@ -281,26 +162,10 @@ class Context:
         Returns:
             A new dict (``bound`` a new dict in it).
         """
-        ia, om, so = self._ia, self._om, self._so_engine
-        out = {"draws": self.draw_count, "submits": self._states.flushes,
-               "pending_blocks": self._rec.ring.used, "ring_capacity": self._rec.ring.capacity,
-               "capture_bind_groups": self._rec.capture_group_count(),
-               "pipelines": self.cache.stats.pipelines,
-               "so_counters": 0 if so is None else so.counter_count(),
-               "so_draws": {"fused": 0, "prepared": 0} if so is None else dict(so.draws)}
-        out.update(self._states.counts())
-        out["bound"] = {
-            "vertex_buffers": sorted(s for s, v in ia.views.items() if v is not None),
-            "index_buffer": ia.index is not None,
-            "topology": None if ia.topology is None else ia.topology.name,
-            "constant_buffers": sorted(om.cbvs),
-            "render_targets": len(om.rtvs), "depth_stencil": om.dsv is not None,
-            "so_targets": [] if so is None else sorted(so.targets),
-            "path": self.path, "capturing": self._capture.active}
-        return out
+        return self._drawing.stats(self.draw_count, self.path)
 
     # -- state -------------------------------------------------------------------------------
-    @_exclusive
+    @exclusive
     def set_pipeline_state(self, pso: PipelineState) -> None:
         """SetPipelineState: the input layout, shaders, strip cut value, Stream Output
         declaration and output state of the following draws, validated now as
@@ -318,26 +183,9 @@ class Context:
                 shaders read more root constant buffers than the adapter binds beside gpuia's
                 own uniform blocks (naming ``max-uniform-buffers-per-shader-stage``:
                 :func:`~gpuia.gpu.vertex.pipelines.check_constant_buffers`)."""
-        if not isinstance(pso, PipelineState):
-            raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
-        _ = pso.signature  # parse and check the shader against the layout now
-        _ = pso.so  # and the Stream Output declaration against the shader
-        check_constant_buffers(pso.constant_buffer_slots, self.device.caps,
-                               self.device.info["summary"], pso.so is not None)
-        if has_effect(self.device.caps.quirks, UNIFORM_TWO_ROW_MATRICES):
-            for field_name in ("vertex_shader", "pixel_shader"):
-                found = two_row_matrix_uniforms(getattr(pso, field_name) or "")
-                if found:
-                    raise UnsupportedError(
-                        f"SetPipelineState: {field_name} declares {found[0]}, which holds a "
-                        f"2-row matrix: {self.device.info['summary']} reads such uniforms with "
-                        f"GLSL's 16-byte column stride, not WGSL's 8 "
-                        f"(docs/known-adapter-issues.md)")
-        self._om.output = pso.output_state(self.device.caps.max_inter_stage_shader_variables)
-        self._ia.slot_count = pso.input_layout.profile.slot_count
-        self._states.set_pso(pso)
+        self._drawing.set_pipeline_state(pso)
 
-    @_exclusive
+    @exclusive
     def ia_set_primitive_topology(self, topology: PrimitiveTopology | str | int) -> None:
         """IASetPrimitiveTopology: the topology of the following draws.
 
@@ -378,21 +226,19 @@ class Context:
                 offset that is no valid view, views mixed with strides, buffers without
                 strides, or fewer strides or offsets than buffers (naming the slot and field).
         """
-        # One thread at a time (see _exclusive), inlined: this is a hot call. The cached
-        # rebind calls nothing of the context, so the owner is set only for the general path.
+        # One thread at a time (guard.exclusive), inlined: a hot call. The cached rebind calls
+        # nothing of the context, so the owner is set only for the general path.
         lock: threading.Lock | None
         lock = self._lock
         if not lock.acquire(False):
             if self._owner != _get_ident():
-                raise _concurrent("ia_set_vertex_buffers")
+                raise concurrent_error("ia_set_vertex_buffers")
             lock = None  # a call from inside this context (same thread)
         try:
-            ia = self._ia
-            states = self._states
-            # The common rebind, inlined here (the hottest call with draw_instanced: a call into
-            # IAState costs as much as the rest): D3D11 form, plain ints, every (buffer, stride,
-            # offset) validated before, so found in the IA's view cache. Views are applied only
-            # once all are found (a failing call changes nothing); anything else is IAState's.
+            ia, states = self._ia, self._states
+            # The common rebind, inlined (a call into IAState costs as much): D3D11 form, plain
+            # ints, (buffer, stride, offset) validated before, so in the IA's view cache; views
+            # applied once all are found (a failing call changes nothing). Else IAState's.
             if (strides is not None and type(start_slot) is int
                     and (type(buffers) is list or type(buffers) is tuple)
                     and (type(strides) is list or type(strides) is tuple)):
@@ -434,7 +280,7 @@ class Context:
                 self._owner = None
                 lock.release()
 
-    @_exclusive
+    @exclusive
     def ia_set_index_buffer(self, view: IndexBufferView | None) -> None:
         """IASetIndexBuffer: the index buffer view of following indexed draws (None: a NULL
         view, every index reads 0, rules 5.5).
@@ -450,7 +296,7 @@ class Context:
         self._ia.set_index_buffer(view)
 
     # -- output merger and root constants ----------------------------------------------------
-    @_exclusive
+    @exclusive
     def om_set_render_targets(self, rtvs: Texture | Sequence[Texture] | None = (),
                               dsv: Texture | None = None) -> None:
         """OMSetRenderTargets: the color targets (up to 8 :class:`~gpuia.gpu.targets.Texture`s)
@@ -474,7 +320,7 @@ class Context:
         self._rec.end_pass()
         self._states.invalidate()
 
-    @_guarded
+    @guarded
     def clear_render_target_view(self, rtv: Texture, color: Sequence[float]) -> None:
         """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
         the draws around it (submitted with them, at the next :meth:`flush`).
@@ -490,7 +336,7 @@ class Context:
         """
         self._rec.clear_pass(color_attachments=[self._om.clear_color(rtv, color)])
 
-    @_guarded
+    @guarded
     def clear_depth_stencil_view(self, dsv: Texture, depth: float = 1.0, stencil: int = 0) -> None:
         """ClearDepthStencilView: fill a depth(-stencil) target, in order with the draws around
         it (submitted with them, at the next :meth:`flush`).
@@ -508,7 +354,7 @@ class Context:
         self._rec.clear_pass(color_attachments=[],
                              depth_stencil_attachment=self._om.clear_depth(dsv, depth, stencil))
 
-    @_exclusive
+    @exclusive
     def set_graphics_root_constant_buffer_view(self, root_parameter_index: int,
                                                buffer: Buffer | None, offset: int = 0) -> None:
         """SetGraphicsRootConstantBufferView: bind ``buffer`` from byte ``offset`` (D3D12's GPU
@@ -533,7 +379,7 @@ class Context:
         self._om.set_root_constant_buffer_view(root_parameter_index, buffer, offset)
         self._states.invalidate()
 
-    @_exclusive
+    @exclusive
     def set_path(self, path: DrawPath | str) -> None:
         """The :class:`~gpuia.gpu.vertex.plan.DrawPath` of the following draws, a member or its
         string: ``auto`` (default), ``native`` or ``pulling``. Anything else raises
@@ -571,14 +417,13 @@ class Context:
                 :meth:`draw` raises it for.
             UnsupportedError: what :meth:`draw` raises it for.
         """
-        # One thread at a time (see _exclusive), inlined: this is a hot call.
-        # The fast path calls nothing of the context, so the owner is set only before the
-        # general path (draw, a public call that checks it).
+        # One thread at a time (guard.exclusive), inlined: a hot call. The fast path calls
+        # nothing of the context, so the owner is set only before the general path (draw).
         lock: threading.Lock | None
         lock = self._lock
         if not lock.acquire(False):
             if self._owner != _get_ident():
-                raise _concurrent("draw_instanced")
+                raise concurrent_error("draw_instanced")
             lock = None  # a call from inside this context (same thread)
         try:
             vc, ic, sv, si = (vertex_count_per_instance, instance_count, start_vertex_location,
@@ -604,10 +449,8 @@ class Context:
                     if rec.render_pass is None:
                         rec.open_pass()
                     rp = rec.pass_handle
-                    if state is not rec.encoded_state:
-                        # Raw calls keep no references: the pass holds each state it
-                        # encoded (once).
-                        rec.pass_states[id(state)] = state
+                    if state is not rec.encoded_state:  # raw calls keep no references:
+                        rec.pass_states[id(state)] = state  # the pass holds each state
                         rec.encoded_state = state
                     pipeline = state.pipelines.fast
                     if pipeline is None:
@@ -640,7 +483,7 @@ class Context:
             self._owner = _get_ident()
         return self.draw(draw)
 
-    @_exclusive
+    @exclusive
     def draw_indexed_instanced(self, index_count_per_instance: int, instance_count: int = 1,
                                start_index_location: int = 0, base_vertex_location: int = 0,
                                start_instance_location: int = 0) -> Plan:
@@ -666,7 +509,7 @@ class Context:
                                               start_index_location, base_vertex_location,
                                               start_instance_location))
 
-    @_guarded
+    @guarded
     def draw(self, draw: DrawInstanced | DrawIndexedInstanced | dict) -> Plan:
         """Plan and encode one draw: a :class:`DrawInstanced`, a :class:`DrawIndexedInstanced`
         or their case-file dict form.
@@ -691,72 +534,14 @@ class Context:
             UnsupportedError: gpuia cannot draw it exactly on this adapter (with the reason);
                 nothing is encoded then.
         """
-        if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
-            draw = draw_of(draw)
-        draw = delivering(draw)
-        states = self._states
-        state = states.current()
-        ib = self._ia.index
-        if draw.indexed and ib is not None and ib.buffer is not None and ib.buffer.released:
-            raise released_error("draw", "index buffer", ib.buffer)
-        capture = state.capture
-        pso = state.pso
-        if capture:
-            limit = self._capture.limit(len(pso.input_layout.elements))
-            if draw.count > limit:
-                raise UnsupportedError(
-                    f"a capture draw of {draw.count} vertices per instance exceeds what one "
-                    f"capture can hold ({limit} on this adapter)")
-        plan = plan_resolved_draw(state.static, draw, state.topology, self.device.caps, ib,
-                                  pso.strip_cut_value, self.path, capture, state.assembly)
-        index = plan.index
+        draw, state, ib, plan = self._drawing.plan(draw, self.path)
         self.last_plan = plan
         self.draw_count += 1
-        if capture:
-            if index.fetch is None:
-                raise UnsupportedError("capture needs the draw's fetch indices on the host")
-            if self._rec.capture_route != "targets":  # that route's pipelines are built per group
-                self._rec.pipeline(state, plan.path)
-            self._capture.record(CaptureRecord(
-                state, draw, plan, sorted_unique(index.fetch), index_view=ib,
-                cbv_group=self._om.cbv_group(state.cbvs) if state.cbvs else None))
-            return plan
-        if state.so is not None and draw.instance_count:  # an empty draw streams out nothing
-            if state.static.pulling_obstacles:
-                raise UnsupportedError("Stream Output pulls the draw's vertices: "
-                                       + "; ".join(state.static.pulling_obstacles))
-            so = state.so
-            self._so().encode(state, so, draw, pso.strip_cut_value)
-            if not so.rasterizes:
-                return plan  # NO_RASTERIZED_STREAM: the draw rasterizes nothing
-        if index.mode is IndexMode.HOST:
-            assert index.values is not None  # a host stream holds its values
-            count = index.values.shape[0]
-        else:
-            count = draw.count
-        if count == 0 or draw.instance_count == 0:
-            return plan
-        self._rec.encode(state, plan.path, draw, index,
-                         self._rec.next_block(state, plan.path, draw, None, index.vertex_shift),
-                         ib)
+        self._drawing.issue(draw, state, ib, plan)
         return plan
 
     # -- Stream Output -----------------------------------------------------------------------
-    def _set_pso(self) -> PipelineState:
-        """The pipeline state set (the Stream Output engine asks only while it encodes a draw,
-        which has one)."""
-        pso = self._states.pso
-        assert pso is not None
-        return pso
-
-    def _so(self) -> SOEngine:
-        if self._so_engine is None:
-            self._so_engine = SOEngine(
-                self.device, self.cache, self._rec, self._ia,
-                lambda: self._om.cbv_group(self._set_pso().constant_buffer_slots), self.flush)
-        return self._so_engine
-
-    @_guarded
+    @guarded
     def so_set_targets(self, views: Sequence[StreamOutputBufferView | None] | None,
                        offsets: Sequence[int] | None = None) -> None:
         """SOSetTargets: bind :class:`~gpuia.d3d.desc.StreamOutputBufferView`s to output slots
@@ -783,22 +568,9 @@ class Context:
                 4 inside its buffer, or an offset that is none of the values above.
             UnsupportedError: wgpu refused the submit.
         """
-        try:
-            views = list(views or [])
-        except TypeError:
-            raise InvalidDescError("SOSetTargets", "ppSOTargets", views, "expected a sequence "
-                                   "of StreamOutputBufferView (or None)") from None
-        for slot, v in enumerate(views):
-            for field_name, b in (("buffer", getattr(v, "buffer", None)),
-                                  ("BufferFilledSizeLocation",
-                                   getattr(v, "filled_size_buffer", None))):
-                if isinstance(b, Buffer) and b.released:
-                    raise released_error(f"SOSetTargets slot {slot}", field_name, b)
-        so = self._so()
-        so.set_targets(views, offsets)
-        self._ia.set_so_targets({id(t.buffer) for t in so.targets.values()})
+        self._drawing.so_set_targets(views, offsets)
 
-    @_guarded
+    @guarded
     def so_statistics(self) -> dict[str, int]:
         """SO statistics of stream 0 over every draw of this context (waits for the GPU):
         D3D12_QUERY_DATA_SO_STATISTICS (rules 10.1, 10.2). Pending draws are submitted first.
@@ -809,9 +581,9 @@ class Context:
         Raises:
             UnsupportedError: wgpu refused the submit or the read.
         """
-        return self._so().statistics()
+        return self._drawing.so().statistics()
 
-    @_guarded
+    @guarded
     def so_filled_size(self, slot: int) -> int:
         """The BufferFilledSize of the SO target at ``slot`` (waits for the GPU). Refused when
         its counter is in a released buffer (reading it back would submit a destroyed one).
@@ -828,14 +600,9 @@ class Context:
                 released.
             UnsupportedError: wgpu refused the read.
         """
-        t = self._so().targets.get(slot) if type(slot) is int else None
-        counter = None if t is None else t.view.filled_size_buffer
-        if isinstance(counter, Buffer) and counter.released:
-            raise released_error("so_filled_size", f"SO target {slot} BufferFilledSizeLocation",
-                                 counter)
-        return self._so().filled_size(slot)
+        return self._drawing.so_filled_size(slot)
 
-    @_guarded
+    @guarded
     def draw_auto(self) -> Plan:
         """DrawAuto: draw the vertices the Stream Output wrote into the buffer bound at IA slot 0,
         ``(BufferLocation + BufferFilledSize - IA offset) // stride`` of them, counted on the GPU
@@ -853,78 +620,14 @@ class Context:
             UnsupportedError: the pipeline state has Stream Output, or the draw cannot be
                 pulled on this adapter.
         """
-        state = self._states.current()
-        if state.so is not None:
-            raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
-                                   "only on the GPU")
-        view0 = self._ia.views.get(0)
-        if view0 is None or view0.buffer is None:
-            raise InvalidDescError("DrawAuto", "IA slot 0", None,
-                                   "DrawAuto draws from the buffer bound at IA slot 0; none is")
-        known = self._so().counter_of(view0.buffer)
-        if known is None:
-            raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
-                                   "that buffer was never a Stream Output target, so it has no "
-                                   "BufferFilledSize")
-        counter, counter_offset, location = known
-        if is_released(counter):
-            raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
-                                   "the BufferFilledSizeLocation buffer of its last Stream Output "
-                                   "view was released")
-        if state.static.pulling_obstacles:
-            raise UnsupportedError("DrawAuto pulls its vertices: "
-                                   + "; ".join(state.static.pulling_obstacles))
-        assert view0.size_in_bytes is not None  # resolved: the view has a buffer
-        max_vertices = (view0.size_in_bytes // view0.stride_in_bytes + 1
-                        if view0.stride_in_bytes else 1)
-        elements = len(state.pso.input_layout.elements)
-        draw = DrawInstanced(0, 1, 0, 0)
-        plan = Plan(DrawPath.PULLING, ["DrawAuto: the vertex count is on the GPU"],
-                    non_indexed_plan(0, min(max_vertices, self._capture.limit(elements)),
-                                     with_fetch=state.capture), state.static.slots)
+        state, draw, plan, args = self._drawing.plan_auto()
         self.last_plan = plan
         self.draw_count += 1
-        args = (counter, counter_offset, location, view0.offset, view0.stride_in_bytes)
-        if state.capture:
-            if self._rec.capture_route != "targets":
-                self._rec.pipeline(state, DrawPath.PULLING)
-            assert plan.index.fetch is not None  # planned with_fetch for a capture
-            self._capture.record(CaptureRecord(
-                state, draw, plan, plan.index.fetch.astype(np.uint32), auto=args,
-                cbv_group=self._om.cbv_group(state.cbvs) if state.cbvs else None))
-            return plan
-        self._encode_auto(state, draw, args,
-                          self._rec.next_block(state, DrawPath.PULLING, draw, None))
+        self._drawing.issue_auto(state, draw, plan, args)
         return plan
 
-    def _encode_auto(self, state, draw, args, block_offset, capture_bufs=None,
-                     cbv_group=None) -> None:
-        indirect = self._so().encode_draw_auto_args(*args)
-        self._rec.encode(state, DrawPath.PULLING, draw, non_indexed_plan(0, 0), block_offset,
-                         self._ia.index, capture_bufs, indirect=indirect, cbv_group=cbv_group)
-
-    def _encode_record(self, r: CaptureRecord, bufs) -> None:
-        """Encode one recorded capture draw (the capture session's callback)."""
-        d = r.draw
-        if r.auto is not None:
-            self._encode_auto(r.state, d, r.auto,
-                              self._rec.next_block(r.state, DrawPath.PULLING, d, r), bufs,
-                              r.cbv_group)
-            return
-        values = r.plan.index.values
-        if r.plan.index.mode is IndexMode.HOST:
-            assert values is not None  # a host stream holds its values
-            count = values.shape[0]
-        else:
-            count = d.count
-        if count == 0 or d.instance_count == 0:
-            return
-        offset = self._rec.next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)
-        self._rec.encode(r.state, r.plan.path, d, r.plan.index, offset, r.index_view, bufs,
-                         cbv_group=r.cbv_group)
-
     # -- submission --------------------------------------------------------------------------
-    @_guarded
+    @guarded
     def flush(self) -> None:
         """Submit every draw encoded since the last flush; then destroy what was released while
         they were pending (:meth:`gpuia.gpu.Buffer.release`). Does not wait for the GPU. With
@@ -934,18 +637,10 @@ class Context:
             UnsupportedError: wgpu refused the encoded draws (nothing was submitted, and they
                 are dropped).
         """
-        try:
-            submitted = self._rec.submit()
-        except Exception as e:  # noqa: BLE001 - wgpu validation at finish(): none submitted
-            self._retire()  # nor will it be
-            raise device_error(e, "flush") or UnsupportedError(
-                f"wgpu refused the encoded draws: {e}") from None
-        self._retire()
-        if submitted:
-            self._states.flushed()
+        self._drawing.submit()
 
     # -- capture -----------------------------------------------------------------------------
-    @_guarded
+    @guarded
     def begin_capture(self, route: str = "auto") -> None:
         """Start recording what vertex shaders receive. Pending draws are submitted first.
 
@@ -966,13 +661,9 @@ class Context:
             UnsupportedError: ``storage`` on an adapter without vertex-writable-storage, or
                 wgpu refused the submit.
         """
-        route = self._capture.resolve_route(route)  # refused before anything is submitted
-        self.flush()
-        self._capture.begin(route)
-        self._states.capturing = True
-        self._states.invalidate()
+        self._drawing.begin_capture(route)
 
-    @_guarded
+    @guarded
     def end_capture(self) -> Capture:
         """Encode and run the captured draws and read back what they received.
 
@@ -986,11 +677,4 @@ class Context:
                 than one storage binding (``storage``) or texture (``targets``) holds, or wgpu
                 refused them. The capture is over either way.
         """
-        if not self._capture.active:
-            raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
-        self._states.capturing = False
-        self._states.invalidate()
-        try:
-            return self._capture.end()
-        finally:
-            self._retire()
+        return self._drawing.end_capture()

@@ -2,6 +2,16 @@
 view and the primitive topology, stored as D3D's IA calls store them (no validation against the
 pipeline state until a draw; see :mod:`gpuia.gpu.context.resolve`).
 
+Two binding forms are accepted, as in the seeds of the API:
+
+.. code-block:: py
+
+    ctx.ia_set_vertex_buffers(0, [vb0, vb1], [12, 4], [0, 0])           # D3D10/11
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(vb0, 12), None])     # D3D12 views; None unbinds
+
+A buffer must carry the ``vertex_buffer`` bind flag to be bound as a vertex buffer (the
+``index_buffer`` flag for an index buffer).
+
 Vertex buffer views are cached by (buffer, stride, offset): rebinding a known combination in
 the D3D10/11 form finds its view with one dictionary look-up, which makes the per-draw rebind of
 an engine cheap. A buffer bound as a Stream Output target is bound as NULL, with a warning

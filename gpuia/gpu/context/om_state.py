@@ -16,7 +16,40 @@ from ..vertex.pipelines import TARGET_FORMAT
 from .ia_state import as_list
 from .pso import MAX_CBVS
 
-__all__ = ["OMState"]
+__all__ = ["OMState", "context_target"]
+
+
+def context_target(device, target):
+    """The gpuia Texture of a context's ``target`` argument (None: the internal target):
+    a Texture of ``device``, or a wgpu texture (view) on it wrapped; refused otherwise (see
+    :class:`gpuia.gpu.Context`), naming what is wrong."""
+    if target is None:
+        return None
+    import wgpu
+
+    if isinstance(target, Texture):
+        tex = target
+        if tex.device is not device:
+            raise InvalidDescError("Context", "target", target,
+                                   "expected a Texture of this context's device")
+        tex.check_live("Context", "target")
+    elif isinstance(target, (wgpu.GPUTexture, wgpu.GPUTextureView)):
+        texture = target.texture if isinstance(target, wgpu.GPUTextureView) else target
+        try:
+            tex = Texture.from_wgpu(device, texture)
+        except InvalidDescError as e:
+            raise InvalidDescError("Context", f"target {e.field}", e.value, e.rule) from None
+    else:
+        raise InvalidDescError(
+            "Context", "target", target,
+            "expected a gpuia Texture of format R8G8B8A8_UNORM "
+            "(Device.create_render_target), a wgpu GPUTexture or GPUTextureView of format "
+            "rgba8unorm with RENDER_ATTACHMENT usage, or None")
+    if tex.format.webgpu != TARGET_FORMAT:
+        raise InvalidDescError("Context", "target format", tex.format.name,
+                               "the context's own target must be R8G8B8A8_UNORM "
+                               "(rgba8unorm), the format its internal pipelines write")
+    return tex
 
 
 class OMState:

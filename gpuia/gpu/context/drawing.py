@@ -1,0 +1,316 @@
+"""The work behind a context's draw calls: its parts (the IA and output-merger state, the draw
+state cache, the recorder, the capture session, the Stream Output engine once a call needs it)
+and what each draw does with them: resolve the state, plan the draw
+(:func:`gpuia.gpu.vertex.plan.plan_resolved_draw`), then record it for a running capture, stream
+it out, or encode it into the open render pass. :class:`gpuia.gpu.Context` is the D3D-shaped
+facade over this: it takes the thread guard, keeps ``last_plan`` and ``draw_count``, and encodes
+the fast draw itself (the hottest path of the package)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivering, draw_of
+from ...errors import InvalidDescError, UnsupportedError
+from ...wgsl.uniforms import two_row_matrix_uniforms
+from ..device import Buffer
+from ..ia.plan import IndexMode, non_indexed_plan
+from ..lifetime import ContextWork, device_error, is_released, released_error, wgpu_call
+from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
+from ..so.engine import SOEngine
+from ..vertex.pipelines import check_constant_buffers
+from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
+from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
+from .om_state import OMState
+from .pso import PipelineState
+from .recorder import Recorder
+from .resolve import DrawState, StateCache
+
+__all__ = ["Drawing"]
+
+
+class Drawing:
+    """A context's parts and the work of its draws, for one :class:`gpuia.gpu.Context`.
+
+    Arguments:
+        device (Device): the context's device.
+        cache (PipelineCache): the pipelines it draws with.
+        om (OMState): the context's output-merger state.
+        flush: the context's ``flush`` (a full uniform ring, a capture and Stream Output
+            submit through it).
+        holds_work: () -> bool, whether the context may hold unsubmitted work (for the
+            device's :class:`~gpuia.gpu.device.ContextWork`).
+
+    Attributes (the facade and the fast draw read them): ``states`` (:class:`StateCache`),
+    ``ia`` (its :class:`~gpuia.gpu.context.ia_state.IAState`), ``om``, ``rec``
+    (:class:`Recorder`), ``capture`` (:class:`CaptureSession`), ``so_engine`` (None until a
+    Stream Output call) and ``work``.
+    """
+
+    def __init__(self, device, cache, om: OMState, flush, holds_work):
+        self.device = device
+        self.cache = cache
+        self.om = om
+        self.flush = flush
+        self.so_engine: SOEngine | None = None
+        self.states = StateCache(
+            device, om, lambda: {} if self.so_engine is None else self.so_engine.targets)
+        self.ia = self.states.ia
+        self.rec = wgpu_call(lambda: Recorder(device, cache, om, flush),
+                             "Context")  # a lost device fails here
+        self.capture = CaptureSession(device, self.rec, self._encode_record, flush)
+        self.work = ContextWork(holds_work)
+
+    def holds_work(self) -> bool:
+        """Whether encoded or recorded draws wait for a submit, or a capture is running."""
+        return (self.rec.encoder is not None or bool(self.capture.records)
+                or self.capture.running)
+
+    def retire(self) -> None:
+        """After a submit: destroy the released resources that waited only for this context.
+        Not while a capture's recorded draws are still to be encoded."""
+        if not self.capture.records and not self.capture.running:
+            self.work.retire()
+
+    def stats(self, draws: int, path) -> dict:
+        """What :meth:`gpuia.gpu.Context.stats` returns, ``draws`` and ``path`` the context's."""
+        ia, om, so, rec = self.ia, self.om, self.so_engine, self.rec
+        out = {"draws": draws, "submits": self.states.flushes,
+               "pending_blocks": rec.ring.used, "ring_capacity": rec.ring.capacity,
+               "capture_bind_groups": rec.capture_group_count(),
+               "pipelines": self.cache.stats.pipelines,
+               "so_counters": 0 if so is None else so.counter_count(),
+               "so_draws": {"fused": 0, "prepared": 0} if so is None else dict(so.draws)}
+        out.update(self.states.counts())
+        out["bound"] = {
+            "vertex_buffers": sorted(s for s, v in ia.views.items() if v is not None),
+            "index_buffer": ia.index is not None,
+            "topology": None if ia.topology is None else ia.topology.name,
+            "constant_buffers": sorted(om.cbvs),
+            "render_targets": len(om.rtvs), "depth_stencil": om.dsv is not None,
+            "so_targets": [] if so is None else sorted(so.targets),
+            "path": path, "capturing": self.capture.active}
+        return out
+
+    # -- state --------------------------------------------------------------------------------
+    def set_pipeline_state(self, pso: PipelineState) -> None:
+        """SetPipelineState's checks (the shader against the layout, the declaration against the
+        shader, what the adapter binds and reads as D3D does), then the state set."""
+        if not isinstance(pso, PipelineState):
+            raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
+        _ = pso.signature  # parse and check the shader against the layout now
+        _ = pso.so  # and the Stream Output declaration against the shader
+        caps, summary = self.device.caps, self.device.info["summary"]
+        check_constant_buffers(pso.constant_buffer_slots, caps, summary, pso.so is not None)
+        if has_effect(caps.quirks, UNIFORM_TWO_ROW_MATRICES):
+            for field_name in ("vertex_shader", "pixel_shader"):
+                found = two_row_matrix_uniforms(getattr(pso, field_name) or "")
+                if found:
+                    raise UnsupportedError(
+                        f"SetPipelineState: {field_name} declares {found[0]}, which holds a "
+                        f"2-row matrix: {summary} reads such uniforms with "
+                        f"GLSL's 16-byte column stride, not WGSL's 8 "
+                        f"(docs/known-adapter-issues.md)")
+        self.om.output = pso.output_state(caps.max_inter_stage_shader_variables)
+        self.ia.slot_count = pso.input_layout.profile.slot_count
+        self.states.set_pso(pso)
+
+    # -- draws --------------------------------------------------------------------------------
+    def plan(self, draw, path) -> tuple:
+        """(the draw delivering, its state, the index buffer view, its Plan): the checks and
+        the planning of :meth:`gpuia.gpu.Context.draw`."""
+        if not isinstance(draw, (DrawInstanced, DrawIndexedInstanced)):
+            draw = draw_of(draw)
+        draw = delivering(draw)
+        state = self.states.current()
+        ib = self.ia.index
+        if draw.indexed and ib is not None and ib.buffer is not None and ib.buffer.released:
+            raise released_error("draw", "index buffer", ib.buffer)
+        if state.capture:
+            limit = self.capture.limit(len(state.pso.input_layout.elements))
+            if draw.count > limit:
+                raise UnsupportedError(
+                    f"a capture draw of {draw.count} vertices per instance exceeds what one "
+                    f"capture can hold ({limit} on this adapter)")
+        plan = plan_resolved_draw(state.static, draw, state.topology, self.device.caps, ib,
+                                  state.pso.strip_cut_value, path, state.capture,
+                                  state.assembly)
+        return draw, state, ib, plan
+
+    def issue(self, draw, state: DrawState, ib, plan: Plan) -> None:
+        """Record a planned draw for the running capture, stream it out, and encode it."""
+        index = plan.index
+        if state.capture:
+            if index.fetch is None:
+                raise UnsupportedError("capture needs the draw's fetch indices on the host")
+            if self.rec.capture_route != "targets":  # that route's pipelines are built per group
+                self.rec.pipeline(state, plan.path)
+            self.capture.record(CaptureRecord(
+                state, draw, plan, sorted_unique(index.fetch), index_view=ib,
+                cbv_group=self.om.cbv_group(state.cbvs) if state.cbvs else None))
+            return
+        if state.so is not None and draw.instance_count:  # an empty draw streams out nothing
+            if state.static.pulling_obstacles:
+                raise UnsupportedError("Stream Output pulls the draw's vertices: "
+                                       + "; ".join(state.static.pulling_obstacles))
+            so = state.so
+            self.so().encode(state, so, draw, state.pso.strip_cut_value)
+            if not so.rasterizes:
+                return  # NO_RASTERIZED_STREAM: the draw rasterizes nothing
+        if index.mode is IndexMode.HOST:
+            assert index.values is not None  # a host stream holds its values
+            count = index.values.shape[0]
+        else:
+            count = draw.count
+        if count == 0 or draw.instance_count == 0:
+            return
+        self.rec.encode(state, plan.path, draw, index,
+                        self.rec.next_block(state, plan.path, draw, None, index.vertex_shift),
+                        ib)
+
+    def plan_auto(self) -> tuple:
+        """(state, draw, Plan, counter arguments) of a DrawAuto: the checks and the plan of
+        :meth:`gpuia.gpu.Context.draw_auto`."""
+        state = self.states.current()
+        if state.so is not None:
+            raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
+                                   "only on the GPU")
+        view0 = self.ia.views.get(0)
+        if view0 is None or view0.buffer is None:
+            raise InvalidDescError("DrawAuto", "IA slot 0", None,
+                                   "DrawAuto draws from the buffer bound at IA slot 0; none is")
+        known = self.so().counter_of(view0.buffer)
+        if known is None:
+            raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
+                                   "that buffer was never a Stream Output target, so it has no "
+                                   "BufferFilledSize")
+        counter, counter_offset, location = known
+        if is_released(counter):
+            raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
+                                   "the BufferFilledSizeLocation buffer of its last Stream Output "
+                                   "view was released")
+        if state.static.pulling_obstacles:
+            raise UnsupportedError("DrawAuto pulls its vertices: "
+                                   + "; ".join(state.static.pulling_obstacles))
+        assert view0.size_in_bytes is not None  # resolved: the view has a buffer
+        max_vertices = (view0.size_in_bytes // view0.stride_in_bytes + 1
+                        if view0.stride_in_bytes else 1)
+        elements = len(state.pso.input_layout.elements)
+        plan = Plan(DrawPath.PULLING, ["DrawAuto: the vertex count is on the GPU"],
+                    non_indexed_plan(0, min(max_vertices, self.capture.limit(elements)),
+                                     with_fetch=state.capture), state.static.slots)
+        args = (counter, counter_offset, location, view0.offset, view0.stride_in_bytes)
+        return state, DrawInstanced(0, 1, 0, 0), plan, args
+
+    def issue_auto(self, state: DrawState, draw, plan: Plan, args) -> None:
+        """Record a planned DrawAuto for the running capture, or encode it."""
+        if state.capture:
+            if self.rec.capture_route != "targets":
+                self.rec.pipeline(state, DrawPath.PULLING)
+            assert plan.index.fetch is not None  # planned with_fetch for a capture
+            self.capture.record(CaptureRecord(
+                state, draw, plan, plan.index.fetch.astype(np.uint32), auto=args,
+                cbv_group=self.om.cbv_group(state.cbvs) if state.cbvs else None))
+            return
+        self._encode_auto(state, draw, args,
+                          self.rec.next_block(state, DrawPath.PULLING, draw, None))
+
+    def _encode_auto(self, state, draw, args, block_offset, capture_bufs=None,
+                     cbv_group=None) -> None:
+        indirect = self.so().encode_draw_auto_args(*args)
+        self.rec.encode(state, DrawPath.PULLING, draw, non_indexed_plan(0, 0), block_offset,
+                        self.ia.index, capture_bufs, indirect=indirect, cbv_group=cbv_group)
+
+    def _encode_record(self, r: CaptureRecord, bufs) -> None:
+        """Encode one recorded capture draw (the capture session's callback)."""
+        d = r.draw
+        if r.auto is not None:
+            self._encode_auto(r.state, d, r.auto,
+                              self.rec.next_block(r.state, DrawPath.PULLING, d, r), bufs,
+                              r.cbv_group)
+            return
+        values = r.plan.index.values
+        if r.plan.index.mode is IndexMode.HOST:
+            assert values is not None  # a host stream holds its values
+            count = values.shape[0]
+        else:
+            count = d.count
+        if count == 0 or d.instance_count == 0:
+            return
+        offset = self.rec.next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)
+        self.rec.encode(r.state, r.plan.path, d, r.plan.index, offset, r.index_view, bufs,
+                        cbv_group=r.cbv_group)
+
+    # -- Stream Output ------------------------------------------------------------------------
+    def _set_pso(self) -> PipelineState:
+        """The pipeline state set (the Stream Output engine asks only while it encodes a draw,
+        which has one)."""
+        pso = self.states.pso
+        assert pso is not None
+        return pso
+
+    def so(self) -> SOEngine:
+        """The context's Stream Output engine, made at its first use."""
+        if self.so_engine is None:
+            self.so_engine = SOEngine(
+                self.device, self.cache, self.rec, self.ia,
+                lambda: self.om.cbv_group(self._set_pso().constant_buffer_slots), self.flush)
+        return self.so_engine
+
+    def so_set_targets(self, views, offsets) -> None:
+        """SOSetTargets: released buffers refused, then the targets set and unbound in the IA."""
+        try:
+            views = list(views or [])
+        except TypeError:
+            raise InvalidDescError("SOSetTargets", "ppSOTargets", views, "expected a sequence "
+                                   "of StreamOutputBufferView (or None)") from None
+        for slot, v in enumerate(views):
+            for field_name, b in (("buffer", getattr(v, "buffer", None)),
+                                  ("BufferFilledSizeLocation",
+                                   getattr(v, "filled_size_buffer", None))):
+                if isinstance(b, Buffer) and b.released:
+                    raise released_error(f"SOSetTargets slot {slot}", field_name, b)
+        so = self.so()
+        so.set_targets(views, offsets)
+        self.ia.set_so_targets({id(t.buffer) for t in so.targets.values()})
+
+    def so_filled_size(self, slot) -> int:
+        """The filled size at ``slot``, refused when its counter's buffer was released."""
+        t = self.so().targets.get(slot) if type(slot) is int else None
+        counter = None if t is None else t.view.filled_size_buffer
+        if isinstance(counter, Buffer) and counter.released:
+            raise released_error("so_filled_size", f"SO target {slot} BufferFilledSizeLocation",
+                                 counter)
+        return self.so().filled_size(slot)
+
+    # -- submission and capture ---------------------------------------------------------------
+    def submit(self) -> None:
+        """What :meth:`gpuia.gpu.Context.flush` does."""
+        try:
+            submitted = self.rec.submit()
+        except Exception as e:  # noqa: BLE001 - wgpu validation at finish(): none submitted
+            self.retire()  # nor will it be
+            raise device_error(e, "flush") or UnsupportedError(
+                f"wgpu refused the encoded draws: {e}") from None
+        self.retire()
+        if submitted:
+            self.states.flushed()
+
+    def begin_capture(self, route: str) -> None:
+        """What :meth:`gpuia.gpu.Context.begin_capture` does."""
+        route = self.capture.resolve_route(route)  # refused before anything is submitted
+        self.flush()
+        self.capture.begin(route)
+        self.states.capturing = True
+        self.states.invalidate()
+
+    def end_capture(self) -> Capture:
+        """What :meth:`gpuia.gpu.Context.end_capture` does."""
+        if not self.capture.active:
+            raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
+        self.states.capturing = False
+        self.states.invalidate()
+        try:
+            return self.capture.end()
+        finally:
+            self.retire()
