@@ -129,6 +129,16 @@ class PipelineState:
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
+        self._normalize_layout()
+        if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
+            raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
+                                   "expected a StreamOutputDesc")
+        reads = self._shader_reads()
+        self._normalize_targets()
+        self._check_constant_buffers(reads)
+
+    def _normalize_layout(self) -> None:
+        """The input layout (made at ``feature_level``), the level and the strip cut value."""
         try:
             level = None if self.feature_level is None else feature_level(self.feature_level)
         except InvalidDescError as e:
@@ -148,9 +158,10 @@ class PipelineState:
         except ValueError as e:
             raise InvalidDescError("PipelineState", "IBStripCutValue", self.strip_cut_value,
                                    str(e)) from None
-        if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
-            raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
-                                   "expected a StreamOutputDesc")
+
+    def _shader_reads(self) -> dict[int, int]:
+        """Each shader checked (an HLSL one's WGSL stored in its place); returns root constant
+        buffer -> bytes a binding needs (0: any) over both."""
         reads: dict[int, int] = {}  # root constant buffer -> bytes a binding needs (0: any)
         for name, entry, stage in (("vertex_shader", "entry_point", "vertex"),
                                    ("pixel_shader", "ps_entry_point", "pixel")):
@@ -175,6 +186,10 @@ class PipelineState:
             if text and not hlsl:  # an HLSL shader's sizes come from its reflection (above)
                 for slot, size in uniform_sizes(text, CBV_GROUP).items():
                     reads[slot] = max(reads.get(slot, 0), size)
+        return reads
+
+    def _normalize_targets(self) -> None:
+        """RTVFormats, DSVFormat and the raster and depth fields, checked and normalized."""
         rtvs = self.rtv_formats
         if isinstance(rtvs, str) or not isinstance(rtvs, (list, tuple)):
             raise InvalidDescError("PipelineState", "RTVFormats", rtvs,
@@ -200,6 +215,9 @@ class PipelineState:
             if type(getattr(self, name)) is not bool:
                 raise InvalidDescError("PipelineState", name, getattr(self, name),
                                        "expected True or False")
+
+    def _check_constant_buffers(self, reads: dict[int, int]) -> None:
+        """``constant_buffers`` against what the shaders read (0: set to that)."""
         if type(self.constant_buffers) is not int or not 0 <= self.constant_buffers <= MAX_CBVS:
             raise InvalidDescError("PipelineState", "constant_buffers", self.constant_buffers,
                                    f"expected 0..{MAX_CBVS} root constant buffer views (the "
