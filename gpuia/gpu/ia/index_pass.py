@@ -293,8 +293,43 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     """
     spec = index_pass_spec(draw, topology, index_buffer=index_buffer,
                            strip_cut_value=strip_cut_value, rotate=rotate, streams=streams)
-    source = spec.source
-    if source.size:  # the values come from the index buffer: one is bound
+    _check_arguments(device, draw, spec, index_buffer, items_per_group, base_vertex)
+    caps = device.caps
+    n = 0 if delivers_nothing(draw) else draw.count
+    size = _Sizes.of(n, topology, spec, caps)
+    dev = device.device
+    state = _state(dev)
+    if spec.source.size:
+        assert index_buffer is not None  # checked: the values come from the index buffer
+        w_off, w_size, ib_base, held = index_window(index_buffer, draw.start_index_location, n,
+                                                    caps)
+        words = (index_buffer.buffer.wgpu, w_off, w_size)
+    else:
+        ib_base, held = 0, 0
+        words = (state.dummies[0], 0, 16)
+    first_vertex = (base_vertex if base_vertex is not None
+                    else draw.base_vertex_location if draw.indexed else draw.start_vertex_location)
+    params, at = _params(draw, n, size.levels, (ib_base, held, first_vertex, items_per_group),
+                         caps)
+    steps = _steps(n, spec, size, at)
+    pipelines = state.pipelines(dev, spec, tuple(dict.fromkeys(s[0] for s in steps)))
+    group, buffers = _bind(dev, state, spec, size, params, words)
+    cp = encoder.begin_compute_pass()
+    for entry, offset, (x, y) in steps:
+        cp.set_pipeline(pipelines[entry])
+        cp.set_bind_group(0, group, [offset])
+        cp.dispatch_workgroups(x, y, 1)
+    cp.end()
+    out_list, out_kept, args = buffers[2], buffers[3], buffers[4]
+    keep = (buffers[5], group, args, out_list, out_kept, buffers[0], buffers[1], words[0],
+            tuple(pipelines.values()))
+    return IndexPass(spec, out_list, out_kept, args, size.max_primitives, size.max_list, n, keep)
+
+
+def _check_arguments(device, draw, spec: IndexPassSpec, index_buffer, items_per_group,
+                     base_vertex) -> None:
+    """encode_index_pass's refusals beyond :func:`index_pass_spec`'s, in its order."""
+    if spec.source.size:  # the values come from the index buffer: one is bound
         assert index_buffer is not None
         _check_buffer(index_buffer, device)
     if type(items_per_group) is not int or not 0 <= items_per_group <= _U32:
@@ -304,37 +339,54 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
                                     or not -(1 << 31) <= base_vertex < 1 << 31):
         raise InvalidDescError("index pass", "base_vertex", base_vertex,
                                "a signed 32-bit value (drawIndexedIndirect's baseVertex)")
-    caps = device.caps
-    n = 0 if delivers_nothing(draw) else draw.count
-    if draw.start_instance_location and not caps.indirect_first_instance:
+    if draw.start_instance_location and not device.caps.indirect_first_instance:
         raise UnsupportedError(f"StartInstanceLocation {draw.start_instance_location} in indirect "
                                f"draw arguments needs the adapter's indirect-first-instance "
                                f"feature")
-    max_primitives = topology.primitive_count(n)
-    max_list = max_primitives * topology.vertices
-    list_bytes = (_check_size("list stream", 4 * max_list, caps)
-                  if IndexStreams.LIST in streams else 0)
-    kept_bytes = _check_size("kept stream", 4 * n, caps) if IndexStreams.KEPT in streams else 0
-    levels = scan_levels(n) if spec.cuts else [n]
-    codes_bytes = _check_size("per-index codes", 4 * n, caps) if spec.cuts else 0
-    totals_bytes = _check_size("scan totals", 8 * sum(levels[1:]), caps) if spec.cuts else 0
-    if len(levels) > MAX_LEVELS:  # pragma: no cover - 2**32 positions need MAX_LEVELS
-        raise UnsupportedError(f"{n} indices need {len(levels)} scan levels")
-    elements = _split((n + WORKGROUP - 1) // WORKGROUP, caps, f"{n} indices")
-    blocks = [_split(x, caps, f"{n} indices") for x in levels[1:]]
 
-    dev = device.device
-    state = _state(dev)
-    if source.size:
-        assert index_buffer is not None  # as above
-        w_off, w_size, ib_base, held = index_window(index_buffer, draw.start_index_location, n,
-                                                    caps)
-        words = (index_buffer.buffer.wgpu, w_off, w_size)
-    else:
-        ib_base, held = 0, 0
-        words = (state.dummies[0], 0, 16)
 
-    # Records: level 0 (every element pass and finish), one per middle level, one top per scan.
+@dataclass(frozen=True)
+class _Sizes:
+    """What one pass of ``n`` indices needs: its streams' bounds and buffer sizes (0: not
+    written), the scan's levels and the workgroups of its element and block steps."""
+
+    streams: IndexStreams
+    cuts: bool
+    max_primitives: int
+    max_list: int
+    list_bytes: int
+    kept_bytes: int
+    codes_bytes: int
+    totals_bytes: int
+    levels: list
+    elements: tuple[int, int]
+    blocks: list
+
+    @classmethod
+    def of(cls, n: int, topology: TopologyInfo, spec: IndexPassSpec, caps) -> _Sizes:
+        streams = spec.streams
+        max_primitives = topology.primitive_count(n)
+        max_list = max_primitives * topology.vertices
+        list_bytes = (_check_size("list stream", 4 * max_list, caps)
+                      if IndexStreams.LIST in streams else 0)
+        kept_bytes = (_check_size("kept stream", 4 * n, caps)
+                      if IndexStreams.KEPT in streams else 0)
+        levels = scan_levels(n) if spec.cuts else [n]
+        codes_bytes = _check_size("per-index codes", 4 * n, caps) if spec.cuts else 0
+        totals_bytes = _check_size("scan totals", 8 * sum(levels[1:]), caps) if spec.cuts else 0
+        if len(levels) > MAX_LEVELS:  # pragma: no cover - 2**32 positions need MAX_LEVELS
+            raise UnsupportedError(f"{n} indices need {len(levels)} scan levels")
+        elements = _split((n + WORKGROUP - 1) // WORKGROUP, caps, f"{n} indices")
+        blocks = [_split(x, caps, f"{n} indices") for x in levels[1:]]
+        return cls(streams, spec.cuts, max_primitives, max_list, list_bytes, kept_bytes,
+                   codes_bytes, totals_bytes, levels, elements, blocks)
+
+
+def _params(draw, n: int, levels: list, words: tuple, caps) -> tuple[np.ndarray, dict]:
+    """(the parameter records, record -> byte offset): one record for level 0 (every element
+    pass and the finish), one per middle level, and one top record per scan. ``words``:
+    (index base in the window, indices held, the draws' base vertex, items per group)."""
+    ib_base, held, base_vertex, items_per_group = words
     top = len(levels) - 1
     offsets = [0] * MAX_LEVELS
     for i in range(2, len(levels)):
@@ -349,9 +401,7 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     params[:, _IB_BASE] = ib_base
     params[:, _HELD] = held
     params[:, _INSTANCE_COUNT] = draw.instance_count if n else 0
-    params[:, _BASE_VERTEX] = (base_vertex if base_vertex is not None
-                               else draw.base_vertex_location if draw.indexed
-                               else draw.start_vertex_location) & _U32
+    params[:, _BASE_VERTEX] = base_vertex & _U32
     params[:, _FIRST_INSTANCE] = draw.start_instance_location
     params[:, _ITEMS_PER_GROUP] = items_per_group
     params[:, _MAX_GROUPS] = caps.max_compute_workgroups_per_dimension
@@ -360,22 +410,32 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
     for r, (level, scan) in enumerate(records):
         params[r, _LEVEL] = level
         params[r, _SCAN] = scan
-    at = {rec: r * stride for r, rec in enumerate(records)}
+    return params, {rec: r * stride for r, rec in enumerate(records)}
 
-    steps = []  # (entry point, record byte offset, (x, y))
+
+def _steps(n: int, spec: IndexPassSpec, size: _Sizes, at: dict) -> list:
+    """The dispatches, in order: (entry point, parameter record byte offset, (x, y))."""
+    top = len(size.levels) - 1
+    blocks = size.blocks
+    steps = []
     if n and not spec.cuts:
-        steps.append(("gpuia_ix_closed", at[(0, 0)], elements))
+        steps.append(("gpuia_ix_closed", at[(0, 0)], size.elements))
     elif n:
         for scan, name in ((0, "cuts"), (1, "prims")):
             steps.append((f"gpuia_ix_{name}_reduce", at[(0, 0)], blocks[0]))
             steps += [("gpuia_ix_up", at[(i, 0)], blocks[i]) for i in range(1, top)]
             steps.append(("gpuia_ix_top", at[(top, scan)], (1, 1)))
             steps += [("gpuia_ix_down", at[(i, 0)], blocks[i]) for i in range(top - 1, 0, -1)]
-            if scan == 0 or IndexStreams.LIST in streams:
+            if scan == 0 or IndexStreams.LIST in size.streams:
                 steps.append((f"gpuia_ix_{name}_final", at[(0, 0)], blocks[0]))
     steps.append(("gpuia_ix_finish", at[(0, 0)], (1, 1)))
-    pipelines = state.pipelines(dev, spec, tuple(dict.fromkeys(s[0] for s in steps)))
+    return steps
 
+
+def _bind(dev, state: _DeviceState, spec: IndexPassSpec, size: _Sizes, params: np.ndarray,
+          words: tuple) -> tuple:
+    """(bind group, (codes, totals, list, kept, args, uniform buffers)): the pass's buffers
+    made (None where a stream or the scan is not needed; a dummy is bound there)."""
     usage = _wgpu().BufferUsage
     stream_usage = usage.STORAGE | usage.INDEX | usage.COPY_SRC
 
@@ -383,11 +443,12 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
         return wgpu_call(lambda: dev.create_buffer(size=nbytes, usage=use),
                          "allocating the index pass's buffers")
 
-    out_list = make(list_bytes, stream_usage) if IndexStreams.LIST in streams else None
-    out_kept = make(kept_bytes, stream_usage) if IndexStreams.KEPT in streams else None
+    streams = size.streams
+    out_list = make(size.list_bytes, stream_usage) if IndexStreams.LIST in streams else None
+    out_kept = make(size.kept_bytes, stream_usage) if IndexStreams.KEPT in streams else None
     args = make(4 * ARGS_WORDS, usage.STORAGE | usage.INDIRECT | usage.COPY_SRC)
-    codes = make(codes_bytes, usage.STORAGE) if spec.cuts else None
-    totals = make(totals_bytes, usage.STORAGE) if spec.cuts else None
+    codes = make(size.codes_bytes, usage.STORAGE) if spec.cuts else None
+    totals = make(size.totals_bytes, usage.STORAGE) if spec.cuts else None
     uniform = wgpu_call(lambda: dev.create_buffer_with_data(data=params, usage=usage.UNIFORM),
                         "allocating the index pass's buffers")
     bound = [words, *[(b if b is not None else state.dummies[k + 1], 0, None)
@@ -395,18 +456,9 @@ def encode_index_pass(device, encoder, draw, topology: TopologyInfo, *,
              (args, 0, None)]
     entries = [{"binding": 0, "resource": {"buffer": uniform, "offset": 0,
                                             "size": 4 * PARAMS_WORDS}}]
-    for b, (buf, off, size) in enumerate(bound, start=1):
+    for b, (buf, off, span) in enumerate(bound, start=1):
         entries.append({"binding": b, "resource": {"buffer": buf, "offset": off,
-                                                    "size": buf.size if size is None else size}})
+                                                    "size": buf.size if span is None else span}})
     group = wgpu_call(lambda: dev.create_bind_group(layout=state.group_layout, entries=entries),
                       "binding the index pass")
-
-    cp = encoder.begin_compute_pass()
-    for entry, offset, (x, y) in steps:
-        cp.set_pipeline(pipelines[entry])
-        cp.set_bind_group(0, group, [offset])
-        cp.dispatch_workgroups(x, y, 1)
-    cp.end()
-    keep = (uniform, group, args, out_list, out_kept, codes, totals, words[0],
-            tuple(pipelines.values()))
-    return IndexPass(spec, out_list, out_kept, args, max_primitives, max_list, n, keep)
+    return group, (codes, totals, out_list, out_kept, args, uniform)
