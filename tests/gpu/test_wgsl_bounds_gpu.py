@@ -105,7 +105,7 @@ def test_other_uniform_matrix_reads_still_run(gpu_device, shape):
 def test_two_row_uniform_matrix_quirk_is_measured(devices, monkeypatch):
     """With the refusal off, a uniform's mat2x2 reads wrong exactly on the adapters with the
     quirk (the row is needed, and complete for the adapters here)."""
-    import gpuia.gpu.context as context
+    import gpuia.gpu.context.drawing as context
     from gpuia.gpu.quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 
     monkeypatch.setattr(context, "two_row_matrix_uniforms", lambda source: [])
