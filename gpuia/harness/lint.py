@@ -6,11 +6,12 @@ Errors are D3D's own rejections, exactly as gpuia validates them: :class:`gpuia.
 (CreateGraphicsPipelineState). Warnings are legal D3D that deserves a look. Every finding has a
 stable code from :data:`LINT_CODES`, so users can filter them.
 
-A layout alone says nothing about strides: where the source states none, a slot is planned with
-its tightest stride (the elements' extent rounded up to 4 bytes, as a C struct of those members
-would be, and as ``gpuia layout --check`` binds it). The path and its reasons come from
-:func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path` with the adapter's
-:class:`~gpuia.gpu.caps.Caps`, or with WebGPU's default limits (:func:`webgpu_default_caps`).
+A layout alone says nothing about strides: where the source states none, a slot is planned with its
+tightest stride (the elements' extent rounded up to 4 bytes, as a C struct of those members would
+be, and as ``gpuia layout --check`` binds it). The path and its reasons come from
+:func:`gpuia.gpu.vertex.plan.static_plan` and :func:`~gpuia.gpu.vertex.plan.choose_path` with the
+adapter's :class:`~gpuia.gpu.caps.Caps`, or with WebGPU's default limits
+(:func:`webgpu_default_caps`).
 
 A Stream Output declaration is validated against a derived vertex shader signature: each
 declared (name, index) is an output of four float components, except ``SV_VertexID`` and

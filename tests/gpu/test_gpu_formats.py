@@ -18,9 +18,9 @@ size (one byte short: out-of-bounds defaults) from the format's size. The bytes 
 special codes written at element starts: half and float NaN/Inf/denormals/-0, SNORM minimum
 codes, all-ones words, and in the last fetched element the lowest code of every channel.
 
-Whether the native path may run is computed here from the rules of ``gpuia.gpu.vertex.plan`` (a WebGPU
-format this wgpu build can pass; per-vertex or step rate 1; stride a multiple of 4, and 0 or at
-least the slot's extent; view offset a multiple of 4; every fetch inside the view). Where it may
+Whether the native path may run is computed here from the rules of ``gpuia.gpu.vertex.plan`` (a
+WebGPU format this wgpu build can pass; per-vertex or step rate 1; stride a multiple of 4, and 0 or
+at least the slot's extent; view offset a multiple of 4; every fetch inside the view). Where it may
 not, forcing it must raise :class:`UnsupportedError` naming a reason; the pulling path runs for
 every cell.
 

@@ -2,10 +2,11 @@
 
 LAYOUT is read as ``gpuia layout`` reads it (:func:`gpuia.source.extract`: a case file, a JSON
 layout collection or element list, a C/C++ file); every input-element array in it (or the one
-``--array`` names) is translated by :func:`gpuia.gpu.vertex.translate.translate_layout` at its strides:
-``--strides``, else those the source states, else the tightest (the slot's extent rounded up to
-4 bytes, as ``gpuia layout`` plans it). It plans on WebGPU's default limits, no adapter needed,
-or with ``--adapter`` / ``--gpu-backend`` on each selected adapter's limits, features and quirks.
+``--array`` names) is translated by :func:`gpuia.gpu.vertex.translate.translate_layout` at its
+strides: ``--strides``, else those the source states, else the tightest (the slot's extent rounded
+up to 4 bytes, as ``gpuia layout`` plans it). It plans on WebGPU's default limits, no adapter
+needed, or with ``--adapter`` / ``--gpu-backend`` on each selected adapter's limits, features and
+quirks.
 
 The output is one JSON document (``gpuia_translate`` 1; docs/translate.md), or with ``--text``
 the same as readable text, on standard output or written atomically to ``--out FILE``.
