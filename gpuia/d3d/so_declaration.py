@@ -115,7 +115,14 @@ class ResolvedStreamOutput:
         return tuple(sorted({s.stream for s in self.slots}))
 
     def slots_of(self, stream: int) -> tuple[SOSlot, ...]:
-        """The slots stream ``stream`` writes, in slot order (empty when it writes none)."""
+        """The slots a stream writes.
+
+        Arguments:
+            stream (int): a stream, 0-3.
+
+        Returns:
+            Its :class:`SOSlot` values, in slot order (empty when it writes none).
+        """
         return tuple(s for s in self.slots if s.stream == stream)
 
     @property
