@@ -1,0 +1,96 @@
+"""Stream Output's compute pipelines and how a pass sets them.
+
+:class:`SOPrograms` builds the pipelines of ``gpuia.wgsl.so_pass`` for a program spec on first
+use, each entry point apart (a context that only ever draws with known counters never builds
+the prepare and main pipelines), and keeps them; a program that does not compile or link is
+refused with :class:`~gpuia.errors.UnsupportedError` before anything is recorded.
+:func:`dispatch_size` sizes a dispatch of the main pass, refusing more vertices than one
+dispatch holds.
+"""
+
+from __future__ import annotations
+
+from ...errors import UnsupportedError
+from ...wgsl.so_pass import VERTICES_PER_THREAD, WORKGROUP, SOProgramSpec, so_program
+from ..cache import remember
+from ..vertex.pipelines import checked_create, compile_module, vertex_text
+
+__all__ = ["FUSED", "MAIN", "PREPARE", "SOPrograms", "dispatch_size"]
+
+PREPARE = "gpuia_so_prepare"
+"""Entry point of the prepare step (one invocation: counters, overflow flag, statistics)."""
+MAIN = "gpuia_so_main"
+"""Entry point of the main pass (the vertices, after the prepare step)."""
+FUSED = "gpuia_so_fused"
+"""Entry point of the fused pass (the main pass with the host's prepare step)."""
+
+
+def dispatch_size(caps, total: int) -> tuple[int, int]:
+    """Workgroups (x, y) of a main pass over ``total`` vertices on a device of ``caps``;
+    UnsupportedError past one dispatch's workgroups."""
+    threads = (total + VERTICES_PER_THREAD - 1) // VERTICES_PER_THREAD
+    groups = (threads + WORKGROUP - 1) // WORKGROUP
+    limit = caps.max_compute_workgroups_per_dimension
+    x = min(groups, limit)
+    y = (groups + x - 1) // x
+    if y > limit:
+        raise UnsupportedError(f"{total} SO vertices exceed one dispatch's {limit}x{limit} "
+                               f"workgroups of {WORKGROUP}")
+    return x, y
+
+
+class SOPrograms:
+    """The Stream Output pipelines of one context.
+
+    Arguments:
+        device: the gpuia Device; ``cache``: the context's PipelineCache (its layouts and
+            statistics).
+        cbv_group: returns the bind group of the bound root constant buffers.
+    """
+
+    def __init__(self, device, cache, cbv_group):
+        self.device = device
+        self.cache = cache
+        self.cbv_group = cbv_group
+        self._pipelines: dict = {}
+        self._modules: dict = {}
+
+    def pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: tuple[int, ...], entry: str):
+        """The compute pipeline of ``entry`` (:data:`PREPARE`, :data:`MAIN` or :data:`FUSED`)
+        for ``spec``, with ``n_pulled`` pulled vertex buffers and the root constant buffers
+        ``cbvs``, built on first use."""
+        pipe = self._pipelines.get((spec, cbvs, entry))
+        if pipe is None:
+            cache = self.cache
+            dev = self.device.device
+            mod = self._modules.get(spec)
+            if mod is None:
+                mod = compile_module(dev, so_program(spec), "gpuia SO",
+                                     "does not compile for Stream Output",
+                                     [vertex_text(spec.signature)])
+                remember(self._modules, spec, mod)
+                cache.stats.shader_modules += 1
+            n_bindings = len({b for _, b in spec.pulled_slots}) or 1
+            # The main pass reads the prepare step's state as a uniform; the prepare step and
+            # the fused pass write it (and the statistics) as storage.
+            layout = dev.create_pipeline_layout(bind_group_layouts=cache.with_cbvs([
+                cache.so_group0_layout(max(1, n_pulled), entry == MAIN),
+                cache.group1_layout(n_bindings, compute=True),
+                cache.so_group2_layout(spec.buffers)], cbvs))
+            pipe = checked_create(lambda: dev.create_compute_pipeline(
+                layout=layout, compute={"module": mod, "entry_point": entry}),
+                "cannot be linked into a Stream Output pipeline")
+            cache.stats.pipelines += 1
+            remember(self._pipelines, (spec, cbvs, entry), pipe)
+        return pipe
+
+    def bind(self, cp, pipeline, groups, offsets, cbvs: tuple[int, ...]) -> None:
+        """Set ``pipeline`` and its groups 0-2 (group 0 with the two uniform blocks' dynamic
+        ``offsets``) on the compute pass ``cp``, and group 3 when the shaders read root
+        constant buffers."""
+        cp.set_pipeline(pipeline)
+        cp.set_bind_group(0, groups[0], offsets)
+        cp.set_bind_group(1, groups[1])
+        cp.set_bind_group(2, groups[2])
+        if cbvs:
+            cp.set_bind_group(3, self.cbv_group())
