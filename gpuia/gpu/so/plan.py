@@ -18,9 +18,8 @@ from typing import NamedTuple
 
 from ...d3d.so_declaration import ResolvedStreamOutput
 from ...errors import UnsupportedError
-from ...wgsl.so_pass import SOProgramSpec, SOVertexOrder
+from ...wgsl.so_pass import SOVertexOrder
 from ..ia.index_pass import IndexStreams, index_pass_spec
-from ..vertex.pipelines import pulled_bindings
 from .programs import FUSED, MAIN, PREPARE, SOPrograms, dispatch_size
 from .statistics import HostState, PrepareResult
 
@@ -116,14 +115,12 @@ def plan_draw(device, programs: SOPrograms, host: HostState, index, targets: dic
     most = ppi * draw.instance_count
     unique, slot_bindings = target_bindings(targets, so)
     _check_counts(device.caps, state, draw, ppi, mode, len(unique))
-    pulled = pulled_bindings(state.static.slots, state.static.arena)
     index_size = 0
     if draw.indexed and mode is SOVertexOrder.DIRECT:
         # A NULL view reads 0 everywhere (rules 5.5): the closed form with a view of 0 bytes
         # reads nothing, whatever the index size.
         index_size = 2 if index is None else index.index_size
-    spec = SOProgramSpec(state.layout, state.signature, so, topo, pulled, slot_bindings,
-                         max(1, len(unique)), mode, index_size, state.aligned, state.aligned16)
+    program = programs.program(state, so, slot_bindings, max(1, len(unique)), mode, index_size)
     chunked = any(b.size > device.caps.max_storage_buffer_binding_size for b in unique)
     # The host's prepare step, where it knows every value it reads (the closed-form order
     # needs exactly `most` primitives): one fused dispatch sized by what is written.
@@ -131,17 +128,17 @@ def plan_draw(device, programs: SOPrograms, host: HostState, index, targets: dic
                 if mode is SOVertexOrder.DIRECT and not chunked else None)
     groups: tuple[int, int] | None
     if prepared is not None:
-        fused = programs.pipeline(spec, len(pulled), state.cbvs, FUSED)
+        fused = program.pipeline(FUSED)
         written = prepared[0]
         if written == 0 and most == 0:  # nothing written, nothing counted: nothing changes
-            return SODrawPlan(mode, ppi, most, tuple(unique), len(pulled), index_size, chunked,
+            return SODrawPlan(mode, ppi, most, tuple(unique), program.n_pulled, index_size, chunked,
                               prepared, None, ())
         groups = dispatch_size(device.caps, max(1, written * vpp))
         pipelines: tuple = (fused,)
     else:
-        main = programs.pipeline(spec, len(pulled), state.cbvs, MAIN)
-        prepare = programs.pipeline(spec, len(pulled), state.cbvs, PREPARE)
+        main = program.pipeline(MAIN)
+        prepare = program.pipeline(PREPARE)
         groups = dispatch_size(device.caps, most * vpp) if most and not chunked else None
         pipelines = (prepare, main)
-    return SODrawPlan(mode, ppi, most, tuple(unique), len(pulled), index_size, chunked,
+    return SODrawPlan(mode, ppi, most, tuple(unique), program.n_pulled, index_size, chunked,
                       prepared, groups, pipelines)

@@ -3,19 +3,28 @@
 :class:`SOPrograms` builds the pipelines of ``gpuia.wgsl.so_pass`` for a program spec on first
 use, each entry point apart (a context that only ever draws with known counters never builds
 the prepare and main pipelines), and keeps them; a program that does not compile or link is
-refused with :class:`~gpuia.errors.UnsupportedError` before anything is recorded.
+refused with :class:`~gpuia.errors.UnsupportedError` before anything is recorded. The last
+draw's :class:`SOProgram` is reused while every input of its spec compares equal, so
+consecutive draws of one state neither build nor hash a spec again.
 :func:`dispatch_size` sizes a dispatch of the main pass, refusing more vertices than one
 dispatch holds.
 """
 
 from __future__ import annotations
 
+from ...d3d.so_declaration import ResolvedStreamOutput
 from ...errors import UnsupportedError
-from ...wgsl.so_pass import VERTICES_PER_THREAD, WORKGROUP, SOProgramSpec, so_program
+from ...wgsl.so_pass import (
+    VERTICES_PER_THREAD,
+    WORKGROUP,
+    SOProgramSpec,
+    SOVertexOrder,
+    so_program,
+)
 from ..cache import remember
-from ..vertex.pipelines import checked_create, compile_module, vertex_text
+from ..vertex.pipelines import checked_create, compile_module, pulled_bindings, vertex_text
 
-__all__ = ["FUSED", "MAIN", "PREPARE", "SOPrograms", "dispatch_size"]
+__all__ = ["FUSED", "MAIN", "PREPARE", "SOProgram", "SOPrograms", "dispatch_size"]
 
 PREPARE = "gpuia_so_prepare"
 """Entry point of the prepare step (one invocation: counters, overflow flag, statistics)."""
@@ -39,6 +48,28 @@ def dispatch_size(caps, total: int) -> tuple[int, int]:
     return x, y
 
 
+class SOProgram:
+    """The program of a draw: its ``spec``, ``n_pulled`` pulled vertex buffers and root
+    constant buffers ``cbvs``; :meth:`pipeline` gives each entry point's pipeline."""
+
+    def __init__(self, programs: SOPrograms, spec: SOProgramSpec, n_pulled: int,
+                 cbvs: tuple[int, ...]):
+        self.programs = programs
+        self.spec = spec
+        self.n_pulled = n_pulled
+        self.cbvs = cbvs
+        self._built: dict = {}
+
+    def pipeline(self, entry: str):
+        """The pipeline of ``entry`` (:data:`PREPARE`, :data:`MAIN` or :data:`FUSED`),
+        :meth:`SOPrograms.pipeline`'s."""
+        pipe = self._built.get(entry)
+        if pipe is None:
+            pipe = self.programs.pipeline(self.spec, self.n_pulled, self.cbvs, entry)
+            self._built[entry] = pipe
+        return pipe
+
+
 class SOPrograms:
     """The Stream Output pipelines of one context.
 
@@ -54,6 +85,28 @@ class SOPrograms:
         self.cbv_group = cbv_group
         self._pipelines: dict = {}
         self._modules: dict = {}
+        self._last: tuple | None = None  # (key, SOProgram) of the last draw
+
+    def program(self, state, so: ResolvedStreamOutput, slots: tuple, buffers: int,
+                mode: SOVertexOrder, index_size: int) -> SOProgram:
+        """The program of a draw under the resolved draw state ``state`` with the declaration
+        ``so``, the group-2 ``slots`` bindings and ``buffers`` of
+        :class:`~gpuia.wgsl.so_pass.SOProgramSpec`, the vertex order ``mode`` and the
+        ``index_size`` the main pass reads."""
+        static = state.static
+        # Every input of the spec: equal keys make equal specs (identical objects compare
+        # first, so a repeated draw compares cheaply).
+        key = (state.layout, state.signature, so, state.topology, static.slots, static.arena,
+               slots, buffers, mode, index_size, state.aligned, state.aligned16, state.cbvs)
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1]
+        pulled = pulled_bindings(static.slots, static.arena)
+        spec = SOProgramSpec(state.layout, state.signature, so, state.topology, pulled, slots,
+                             buffers, mode, index_size, state.aligned, state.aligned16)
+        program = SOProgram(self, spec, len(pulled), state.cbvs)
+        self._last = (key, program)
+        return program
 
     def pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: tuple[int, ...], entry: str):
         """The compute pipeline of ``entry`` (:data:`PREPARE`, :data:`MAIN` or :data:`FUSED`)
