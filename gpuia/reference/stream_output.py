@@ -77,6 +77,8 @@ class SOResult:
             over the buffer's 32-bit words, true where a float output the shader computed was
             written, which a comparison with a GPU allows a stated tolerance (shader arithmetic
             is not bit-exact across back ends); only slots with such a word have an entry.
+        streams (list): the statistics of streams 0-3, as ``statistics`` holds stream 0's
+            (rules 10.1, 13.8); :func:`write_streams` fills it.
     """
 
     buffers: dict[int, bytes]
@@ -85,8 +87,6 @@ class SOResult:
     written_per_draw: list[int] = field(default_factory=list)
     shader_words: dict[int, np.ndarray] = field(default_factory=dict)
     streams: list[dict[str, int]] = field(default_factory=list)
-    """The statistics of streams 0-3, as ``statistics`` holds stream 0's (rules 10.1, 13.8);
-    :func:`write_streams` fills it."""
 
 
 @dataclass(frozen=True)
@@ -114,8 +114,15 @@ class StreamPrimitives:
 
 
 def vertex_stream(ia: IAResult, outputs: Mapping[str, np.ndarray]) -> StreamPrimitives:
-    """Stream 0 of a pipeline without a geometry shader: the IA's complete primitives over the
-    vertex shader's outputs (one row per invocation)."""
+    """Stream 0 of a pipeline without a geometry shader.
+
+    Arguments:
+        ia (IAResult): what the Input Assembler delivered, its primitives included.
+        outputs (Mapping): the vertex shader's outputs, one row per invocation.
+
+    Returns:
+        The :class:`StreamPrimitives` of the IA's complete primitives over those outputs.
+    """
     draws = int(ia.draw.max()) + 1 if len(ia) else 0
     return StreamPrimitives(ia.primitives, ia.primitive_draw, outputs, draws)
 
