@@ -1,13 +1,12 @@
 """Stream Output declarations, validated as CreateGraphicsPipelineState does (rules section 8).
 
-:func:`resolve_stream_output` checks a :class:`~gpuia.d3d.desc.StreamOutputDesc` against the vertex
-shader's output signature, or the geometry shader's per stream, and returns a
-:class:`ResolvedStreamOutput`: per output slot, its stream, its stride and the entries writing
-into it, each with its byte offset within a vertex record, the shader output it reads and the
-component range. A vertex shader has stream 0 only (rules 8.12); a geometry shader's entries
-name outputs of their own stream, and a slot takes one stream (rules 8.9, 13.7). The limits
-that differ by feature level
-(rules 8.8-8.11) come from a :class:`~gpuia.d3d.feature_level.FeatureLevel` row (D3D12's by
+:func:`resolve_stream_output` checks a :class:`~gpuia.d3d.so_desc.StreamOutputDesc` against the
+vertex shader's output signature, or the geometry shader's per stream, and returns a
+:class:`ResolvedStreamOutput`: per output slot, its stream, its stride and the entries writing into
+it, each with its byte offset within a vertex record, the shader output it reads and the component
+range. A vertex shader has stream 0 only (rules 8.12); a geometry shader's entries name outputs of
+their own stream, and a slot takes one stream (rules 8.9, 13.7). The limits that differ by feature
+level (rules 8.8-8.11) come from a :class:`~gpuia.d3d.feature_level.FeatureLevel` row (D3D12's by
 default).
 
 Every rejection is an :class:`~gpuia.errors.InvalidDescError` naming the entry index, the field,

@@ -4,7 +4,7 @@ One row per fact. Each names the adapters it applies to (a case-insensitive subs
 adapter summary, such as ``"llvmpipe"`` or ``"via OpenGL"``), its *effect* on planning, why, and
 the case or test that shows it; the measurements are in ``docs/known-adapter-issues.md``.
 
-Effects (what the planner does, :mod:`gpuia.gpu.vertex.plan`):
+Effects (what the planners do, :mod:`gpuia.gpu.ia.plan` and :mod:`gpuia.gpu.vertex.plan`):
 
 ``FETCH``
     WebGPU's vertex fetch of the elements ``affects`` picks differs: those draws take the

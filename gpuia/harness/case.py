@@ -76,14 +76,14 @@ class Case:
     Arguments:
         name (str): the case's name, one line of printable text.
         layout (InputLayout): the input layout (``input_layout``).
-        vertex_buffers (dict): slot -> :class:`~gpuia.d3d.desc.VertexBufferView` over the
+        vertex_buffers (dict): slot -> :class:`~gpuia.d3d.ia_desc.VertexBufferView` over the
             case's bytes, or None for a slot bound to null data (unbound).
         index_buffer (IndexBufferView): the index buffer view, a view without a buffer for
             null data (the NULL view, rules 5.5), or None without an ``index_buffer`` key.
         strip_cut_value (StripCutValue): the pipeline's IBStripCutValue.
         topology (TopologyInfo): the primitive topology's row.
-        draws (list): the :class:`~gpuia.d3d.desc.DrawInstanced` and
-            :class:`~gpuia.d3d.desc.DrawIndexedInstanced` values, in order.
+        draws (list): the :class:`~gpuia.d3d.draws.DrawInstanced` and
+            :class:`~gpuia.d3d.draws.DrawIndexedInstanced` values, in order.
         vertex_shader (dict): the ``vertex_shader`` object as written, or None (the
             pass-through shader).
         stream_output (dict): the ``stream_output`` object as written, or None.

@@ -94,7 +94,7 @@ def index_buffer(value, where: str) -> IndexBufferView | None:
         where (str): where the object is in the case, for errors.
 
     Returns:
-        The :class:`~gpuia.d3d.desc.IndexBufferView`, or None for None.
+        The :class:`~gpuia.d3d.ia_desc.IndexBufferView`, or None for None.
 
     Raises:
         CaseError: a malformed object or a view past its data.

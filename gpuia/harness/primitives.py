@@ -129,7 +129,7 @@ def reference_primitives(ia: IAResult) -> PrimitiveList:
 
 def gpu_primitives(case: Case, quirks: Iterable[Quirk] = ()) -> list[GPUPrimitives]:
     """What the GPU side draws as each draw's primitives on an adapter with ``quirks``: the
-    rendering draw's index plan (:func:`gpuia.gpu.vertex.plan.plan_indices`, no flat pixel input).
+    rendering draw's index plan (:func:`gpuia.gpu.ia.plan.plan_indices`, no flat pixel input).
     Where gpuia draws a list it built (:mod:`gpuia.gpu.ia.host_lists`: adjacency vertices dropped,
     strips expanded in D3D's order, an adapter's missing restart worked around), that list is
     the GPU side's own assembly, derived apart from the reference's; elsewhere WebGPU

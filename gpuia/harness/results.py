@@ -118,7 +118,8 @@ def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str
 
 
 def so_result_json(so: SOResult) -> dict:
-    """The ``stream_output`` part of a result from a :class:`~gpuia.reference.SOResult`.
+    """The ``stream_output`` part of a result from a
+    :class:`~gpuia.reference.stream_output.SOResult`.
 
     Arguments:
         so: the :class:`~gpuia.reference.stream_output.SOResult` (CPU or GPU).

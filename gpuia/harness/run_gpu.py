@@ -79,7 +79,7 @@ def upload_case(case: Case, device: Device,
         device (Device): the device to create the buffers on.
 
     Returns:
-        ``(views, index_view)``: slot -> :class:`~gpuia.d3d.desc.VertexBufferView` over a GPU
+        ``(views, index_view)``: slot -> :class:`~gpuia.d3d.ia_desc.VertexBufferView` over a GPU
         buffer, or None for an unbound slot; and the index buffer view over a GPU buffer, or
         the case's own view when it has no data (None or the NULL view).
 
@@ -338,7 +338,7 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
             one.
 
     Returns:
-        A :class:`~gpuia.reference.so_output.SOResult` read back from the GPU: each bound
+        A :class:`~gpuia.reference.stream_output.SOResult` read back from the GPU: each bound
         target's SizeInBytes bytes and BufferFilledSize, and the SO statistics (no
         ``written_per_draw``, no ``shader_words``).
 

@@ -21,7 +21,7 @@ Two entry points per draw, or one (``gpuia_so_fused``) where the host knows the 
 
 * ``gpuia_so_fused`` is ``gpuia_so_main`` with the prepare step's results given in the
   ``gpuia_so`` block by the host, which computed them from counters it knows (targets gpuia set
-  with offsets, then draws in the closed-form order: :mod:`gpuia.gpu.so.engine`): invocation 0
+  with offsets, then draws in the closed-form order: :mod:`gpuia.gpu.so.statistics`): invocation 0
   also stores what ``gpuia_so_prepare`` would have (the counters, the state, the statistics),
   and no invocation reads what it stores. One dispatch per draw instead of two.
 

@@ -214,7 +214,7 @@ class Context:
 
         Arguments:
             start_slot (int): the first slot bound (D3D's StartSlot).
-            buffers: a sequence of :class:`~gpuia.d3d.desc.VertexBufferView` or None (D3D12
+            buffers: a sequence of :class:`~gpuia.d3d.ia_desc.VertexBufferView` or None (D3D12
                 form), or of :class:`~gpuia.gpu.Buffer` or None (D3D10/11 form); None as a
                 whole binds nothing.
             strides: the D3D10/11 form's strides in bytes, one per buffer (None: D3D12 form).
@@ -399,7 +399,7 @@ class Context:
     def draw_instanced(self, vertex_count_per_instance: int, instance_count: int = 1,
                        start_vertex_location: int = 0, start_instance_location: int = 0) -> Plan:
         """DrawInstanced: what :meth:`draw` does with a
-        :class:`~gpuia.d3d.desc.DrawInstanced` of these arguments. A draw whose state is native
+        :class:`~gpuia.d3d.draws.DrawInstanced` of these arguments. A draw whose state is native
         everywhere with nothing per draw, and whose every fetch is inside the views, is
         encoded without building the draw value (the same result, a few calls cheaper).
 
@@ -488,7 +488,7 @@ class Context:
                                start_index_location: int = 0, base_vertex_location: int = 0,
                                start_instance_location: int = 0) -> Plan:
         """DrawIndexedInstanced: what :meth:`draw` does with a
-        :class:`~gpuia.d3d.desc.DrawIndexedInstanced` of these arguments.
+        :class:`~gpuia.d3d.draws.DrawIndexedInstanced` of these arguments.
 
         Arguments:
             index_count_per_instance (int): IndexCountPerInstance.
@@ -544,7 +544,7 @@ class Context:
     @guarded
     def so_set_targets(self, views: Sequence[StreamOutputBufferView | None] | None,
                        offsets: Sequence[int] | None = None) -> None:
-        """SOSetTargets: bind :class:`~gpuia.d3d.desc.StreamOutputBufferView`s to output slots
+        """SOSetTargets: bind :class:`~gpuia.d3d.so_desc.StreamOutputBufferView`s to output slots
         0..n-1 (None: unbound; fewer than four: the rest unbound). ``offsets`` (D3D11 style)
         sets each target's BufferFilledSize, -1 appending where it stands; views with their own
         counter buffer (D3D12) keep it; a buffer first bound without one gets a gpuia counter
@@ -555,7 +555,7 @@ class Context:
         changes nothing.
 
         Arguments:
-            views: a sequence of up to 4 :class:`~gpuia.d3d.desc.StreamOutputBufferView` or
+            views: a sequence of up to 4 :class:`~gpuia.d3d.so_desc.StreamOutputBufferView` or
                 None, for slots 0 up; None as a whole unbinds every slot.
             offsets: one BufferFilledSize per view (bytes, a multiple of 4; -1 or 0xFFFFFFFF:
                 append), or None to keep the counters as they are.

@@ -39,7 +39,7 @@ class Drawing:
         flush: the context's ``flush`` (a full uniform ring, a capture and Stream Output
             submit through it).
         holds_work: () -> bool, whether the context may hold unsubmitted work (for the
-            device's :class:`~gpuia.gpu.device.ContextWork`).
+            device's :class:`~gpuia.gpu.lifetime.ContextWork`).
 
     Attributes (the facade and the fast draw read them): ``states`` (:class:`StateCache`),
     ``ia`` (its :class:`~gpuia.gpu.context.ia_state.IAState`), ``om``, ``rec``

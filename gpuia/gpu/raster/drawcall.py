@@ -110,9 +110,9 @@ def encode_gpu_indices(device, encoder, draw, topo: TopologyInfo, index: IndexPl
 def issue_draw(rp, draw, index: IndexPlan, index_view, upload,
                gpu_indices: GPUIndices | None = None) -> None:
     """Bind the indices and issue the draw calls of ``draw`` as ``index`` plans it.
-    ``index_view``: the bound :class:`~gpuia.d3d.desc.IndexBufferView` (its buffer a gpuia Buffer)
-    for a ``direct`` plan; ``upload(uint32 array)`` returns a wgpu index buffer holding a host
-    stream (the caller keeps it alive until the work is submitted); ``gpu_indices``: for a
+    ``index_view``: the bound :class:`~gpuia.d3d.ia_desc.IndexBufferView` (its buffer a gpuia
+    Buffer) for a ``direct`` plan; ``upload(uint32 array)`` returns a wgpu index buffer holding a
+    host stream (the caller keeps it alive until the work is submitted); ``gpu_indices``: for a
     ``gpu`` plan, what :func:`encode_gpu_indices` recorded before this render pass (refused
     with :class:`UnsupportedError` without it)."""
     runs = instance_runs(draw)

@@ -261,10 +261,10 @@ def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None],
 
     Arguments:
         layout (InputLayout): the pipeline state's input layout.
-        views (dict): input slot -> :class:`~gpuia.d3d.desc.VertexBufferView` (or None: a
+        views (dict): input slot -> :class:`~gpuia.d3d.ia_desc.VertexBufferView` (or None: a
             NULL binding) at draw time; slots not listed are unbound.
-        draw: the :class:`~gpuia.d3d.desc.DrawInstanced` or
-            :class:`~gpuia.d3d.desc.DrawIndexedInstanced`, or its case-file dict form (a draw
+        draw: the :class:`~gpuia.d3d.draws.DrawInstanced` or
+            :class:`~gpuia.d3d.draws.DrawIndexedInstanced`, or its case-file dict form (a draw
             that delivers nothing is planned as its empty form).
         topo (TopologyInfo): the primitive topology's row
             (:func:`gpuia.d3d.topology.topology_info`).
