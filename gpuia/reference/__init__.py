@@ -6,8 +6,10 @@ One module per pipeline stage, in D3D's order:
   assembly), ``decode`` (format decoding);
 * VS, the vertex shader: ``vertex`` (the pass-through shader's outputs, and a shader run on the
   CPU);
-* GS, the geometry shader: ``geometry``, to come;
-* SO, Stream Output: ``stream_output``;
+* GS, the geometry shader: ``geometry`` (its invocations and their inputs, and the primitives
+  its calls become: the stage's rules; the shader itself runs where the harness runs it);
+* SO, Stream Output: ``stream_output`` (a vertex shader's stream 0, or each stream of a
+  geometry shader);
 
 and ``coverage``, the rasterizer's side of the raster cross-check.
 """
