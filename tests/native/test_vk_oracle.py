@@ -1,6 +1,6 @@
 """The native oracle (tests/native/vk_oracle.py) against values derived by hand from the rules:
 Stream Output's (rules sections 9 and 10, docs/rules.md) and the geometry shader's (rules section
-13, numbered as in the D3D IA/SO rulebook docs/rules.md is written from).
+13).
 
 Each expectation is written out literally, with its derivation in a comment: these tests pin
 what lavapipe's native geometry shader and transform feedback do, so that gpuia's emulation can
