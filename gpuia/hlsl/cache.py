@@ -42,7 +42,7 @@ from pathlib import Path
 from ..errors import GpuiaError
 from ..util.files import OutputError, read_input
 from ..util.files import write_atomic as _write_output
-from ..util.resources import shader_names, shader_text
+from ..util.resources import shader_names, shader_placeholders, shader_text
 
 __all__ = ["cache_dir", "private_folder", "entry_folder", "frontend_hash", "key_of",
            "request_of", "load", "store", "encode", "decode", "file_digest", "digests",
@@ -90,8 +90,9 @@ _FRONTEND: str | None = None
 
 
 def frontend_hash() -> str:
-    """A hash of gpuia's HLSL modules (what turns HLSL into gpuia's WGSL) and of the C++ the
-    CPU reference builds with (the ``.cpp`` shader files)."""
+    """A hash of gpuia's HLSL modules (what turns HLSL into gpuia's WGSL) and of the shader
+    files they compile with the user's source: the C++ the CPU reference builds with (the
+    ``.cpp`` files) and the HLSL gpuia wraps around a geometry shader (the ``.hlsl`` files)."""
     global _FRONTEND
     if _FRONTEND is None:
         h = hashlib.sha256()
@@ -100,9 +101,11 @@ def frontend_hash() -> str:
             h.update(path.name.encode())
             h.update(path.read_bytes())
         for name in shader_names():
-            if name.endswith(".cpp"):
+            if name.endswith((".cpp", ".hlsl")):
                 h.update(name.encode())
-                h.update(shader_text(name).encode())
+                # the file as it is: each placeholder filled with its own spelling
+                h.update(shader_text(name, **{p: f"{{{{{p}}}}}" for p in
+                                              shader_placeholders(name)}).encode())
         from ..wgsl import signature  # the reader the output must satisfy
 
         h.update(Path(signature.__file__).read_bytes())

@@ -54,7 +54,8 @@ from .reflect import Leaf
 from .source import prepare, restore
 from .wrapper import CPU_ENTRY, CPU_GROUP, cpu_kernel
 
-__all__ = ["CpuShader", "cpu_shader", "compiler", "CXX_FLAGS"]
+__all__ = ["CpuShader", "cpu_shader", "compiler", "CXX_FLAGS", "entry_params", "compile_cxx",
+           "build_folder", "sound_build", "CpuParam"]
 
 CXX_FLAGS = ("-std=c++17", "-O2", "-fno-strict-aliasing", "-fwrapv", "-fno-finite-loops",
              "-pthread", "-w", "-DSLANG_ENABLE_BOUND_ZERO_INDEX", "-DNDEBUG")
@@ -84,7 +85,7 @@ def compiler() -> str:
 
 
 @dataclass(frozen=True)
-class _Param:
+class CpuParam:
     """A global parameter of the compute entry: where it sits in Slang's GlobalParams."""
 
     role: str  # "cbuffer", "in", "out" or "count"
@@ -104,7 +105,7 @@ class CpuShader:
     out_words: int
     inputs: tuple[Leaf, ...]  # in wrapper order
     outputs: tuple[Leaf, ...]
-    params: tuple[_Param, ...]
+    params: tuple[CpuParam, ...]
     gp_size: int
     digest: str = ""  # sha256 of the executable, checked before a cached build is trusted
 
@@ -236,7 +237,7 @@ def _threads() -> int:
     return usable_cores()
 
 
-def _fill_cbuffer(view: np.ndarray, p: _Param, data: bytes) -> None:
+def _fill_cbuffer(view: np.ndarray, p: CpuParam, data: bytes) -> None:
     """Copy every scalar of a D3D-packed cbuffer to its natural C++ offset (bool: one byte)."""
     size = max((d + 4 for d, _, _ in p.copy), default=0)
     src = np.zeros(_round(max(size, len(data)), 4), np.uint8)
@@ -336,16 +337,16 @@ def cpu_shader(shader: HlslShader) -> CpuShader:
     if hit is not None and os.path.isfile(hit.executable):
         return hit
     with _BUILD_LOCK:
-        folder = _build_folder()
+        folder = build_folder()
         entry = cache.load("cpu", key, CpuShader, request)
         built = entry[0] if entry is not None else None
-        if not _sound(built, folder / key[:32]):
+        if not sound_build(built, folder / key[:32]):
             built = _build(shader, cxx, key, folder)
             cache.store("cpu", key, built, request)
     return _MEMORY.put(key, built)
 
 
-def _build_folder() -> Path:
+def build_folder() -> Path:
     """Where builds go and run from: the disk cache's ``cpu`` folder when it is private to
     this user (:func:`gpuia.hlsl.cache.private_folder`), else a folder of this process's own
     (``mkdtemp``: a new name, mode 0700), removed when the process ends. Never a shared,
@@ -365,7 +366,7 @@ def _remove_own_folder(pid: int, folder: Path) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _sound(built: CpuShader | None, exe: Path) -> bool:
+def sound_build(built: CpuShader | None, exe: Path) -> bool:
     """A cached build is used only when its executable is the one its key builds (``exe``,
     in the private folder), a regular file of this user's that no other user may write, with
     the hash recorded when it was built. (:func:`gpuia.hlsl.cache.load` checked every field's
@@ -407,30 +408,33 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     # D3D's values where C++ leaves them undefined (division by zero, float-to-int overflow,
     # shifts, subscripts out of range): gpuia.hlsl.cpu_defined
     source = cpu_defined.prepare(out.code.decode("utf-8")) + "\n" + runner
-    params, gp_size = _params(out.reflection, shader)
+    params, gp_size = entry_params(out.reflection, shader.constant_buffers)
     exe = folder / key[:32]
-    digest = _compile_cxx(cxx, source, folder, key[:32], exe)
+    digest = compile_cxx(cxx, source, folder, key[:32], exe)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
     return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size, digest)
 
 
-def _params(reflection: dict, shader: HlslShader) -> tuple[list[_Param], int]:
+_ROLES = {"hlslw_in": "in", "hlslw_out": "out", "hlslw_cpu_count": "count"}
+
+
+def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | None = None
+                 ) -> tuple[list[CpuParam], int]:
     """Where each global parameter of the compute entry sits in Slang's GlobalParams (by the
-    C++ reflection), and the GlobalParams' size."""
-    params: list[_Param] = []
+    C++ reflection), and the GlobalParams' size. ``roles`` names the kernel's own buffers
+    ({name: "in", "out" or "count"}; the vertex kernel's by default), ``constant_buffers``
+    are the shader's (:class:`~gpuia.hlsl.cbuffer.ConstantBuffer`)."""
+    params: list[CpuParam] = []
     gp_size = 0
-    by_name = {cb.name: cb for cb in shader.constant_buffers}
+    roles = roles or _ROLES
+    by_name = {cb.name: cb for cb in constant_buffers}
     for p in reflection.get("parameters", []):
         b = p.get("binding", {})
         at, size = int(b.get("offset", 0)), int(b.get("size", 8))
         gp_size = max(gp_size, at + size)
         name = p["name"]
-        if name == "hlslw_in":
-            params.append(_Param("in", at))
-        elif name == "hlslw_out":
-            params.append(_Param("out", at))
-        elif name == "hlslw_cpu_count":
-            params.append(_Param("count", at))
+        if name in roles:
+            params.append(CpuParam(roles[name], at))
         elif name in by_name:
             cb = by_name[name]
             element = p["type"]["elementType"]
@@ -438,17 +442,17 @@ def _params(reflection: dict, shader: HlslShader) -> tuple[list[_Param], int]:
             natural = int(p["type"].get("elementVarLayout", {}).get("binding", {})
                           .get("size", 0))
             natural = max(natural, max((nat + nb for _, nat, nb in copy), default=0))
-            params.append(_Param("cbuffer", at, cb.slot, natural, copy))
+            params.append(CpuParam("cbuffer", at, cb.slot, natural, copy))
         elif p.get("type", {}).get("kind") == "constantBuffer":
             # Declared, never read by the entry (the WGSL has no use of it): zeros.
             natural = int(p["type"].get("elementVarLayout", {}).get("binding", {})
                           .get("size", 0))
-            params.append(_Param("zeros", at, -1, natural))
+            params.append(CpuParam("zeros", at, -1, natural))
         # Anything else declared but not read (a texture, a global): its pointer stays null.
     return params, gp_size
 
 
-def _compile_cxx(cxx: str, source: str, folder: Path, name: str, exe: Path) -> str:
+def compile_cxx(cxx: str, source: str, folder: Path, name: str, exe: Path) -> str:
     """Build the C++ ``source`` (written as ``name.cpp`` in ``folder``) into ``exe``, the
     compiler contained (``gpuia.hlsl.sandbox``); the hash of what was built. Raises
     UnsupportedError when it cannot be built."""

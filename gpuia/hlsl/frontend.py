@@ -45,7 +45,8 @@ from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, rest
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
-           "slang_name", "VIRTUAL_FOLDER"]
+           "slang_name", "VIRTUAL_FOLDER", "check_request", "check_paths", "SlangRun",
+           "preprocess_checked", "recorded_files", "included_files"]
 
 STAGE_NAMES = {"vertex": "vertex shader", "pixel": "pixel shader"}
 _SLANG_STAGE = {"vertex": "vertex", "pixel": "fragment"}
@@ -141,6 +142,13 @@ def _check_args(stage, source, entry_point, defines, matrix_layout):
     what = STAGE_NAMES.get(stage)
     if what is None:
         raise InvalidDescError("hlsl", "stage", stage, "expected 'vertex' or 'pixel'")
+    return what, check_request(what, source, entry_point, defines, matrix_layout)
+
+
+def check_request(what: str, source, entry_point, defines, matrix_layout
+                  ) -> tuple[tuple[str, str], ...]:
+    """Refuse a request Slang cannot take (source, entry point, defines, matrix layout: see
+    :func:`compile_shader`); the defines as sorted (name, value) pairs."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidDescError(what, "hlsl", source, "expected HLSL source text")
     _text(what, "hlsl", source)
@@ -162,7 +170,20 @@ def _check_args(stage, source, entry_point, defines, matrix_layout):
                                    "a define's value is a string on one line")
         _text(what, f"defines.{name}", value)
         out.append((name, value))
-    return what, tuple(sorted(out))
+    return tuple(sorted(out))
+
+
+def check_paths(what: str, file_name: str, include_dirs, source_path: str | None
+                ) -> tuple[tuple[str, ...], str]:
+    """Refuse a file name or path Slang cannot take; (the include folders, the source's path)
+    made absolute ("" for a source given as text)."""
+    _text(what, "file name", file_name)
+    dirs = tuple(os.path.abspath(str(d)) for d in include_dirs)
+    path = os.path.abspath(source_path) if source_path else ""
+    for field_name, value in [("source_path", path)] + \
+            [(f"include_dirs[{k}]", d) for k, d in enumerate(dirs)]:
+        _path(what, field_name, value)
+    return dirs, path
 
 
 def _rename_io(code: str, ins: tuple[Leaf, ...], outs: tuple[Leaf, ...],
@@ -230,12 +251,7 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     Slang's compiler."""
     what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
     file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
-    _text(what, "file name", file_name)
-    include_dirs = tuple(os.path.abspath(str(d)) for d in include_dirs)
-    source_path = os.path.abspath(source_path) if source_path else ""
-    for field_name, path in [("source_path", source_path)] + \
-            [(f"include_dirs[{k}]", d) for k, d in enumerate(include_dirs)]:
-        _path(what, field_name, path)
+    include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
     request = ("hlsl", cache.frontend_hash(), library.library_identity(), source, stage,
                entry_point, defs, matrix_layout, file_name, include_dirs, source_path)
     key = cache.key_of(*request)
@@ -254,14 +270,15 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     return shader
 
 
-def _recorded(shader: HlslShader, files: includes.Reader) -> list[tuple[str, str | None]]:
+def recorded_files(dependencies: tuple[str, ...], candidates: tuple[str, ...],
+                   files: includes.Reader) -> list[tuple[str, str | None]]:
     """(path, hash) of the files a compile depends on, as the compile saw them: those gpuia
     read, by the bytes it read (a file changed while Slang compiled is compiled again next
     time, not recorded as it is after); every path an include searched before the file it read,
     absent (a new file there would shadow it); a file only Slang read (an ``#include`` of a
     macro), as it is now."""
-    return [(p, files.digests.get(p) or cache.file_digest(p)) for p in shader.dependencies] + \
-        [(p, None) for p in shader.include_candidates]
+    return [(p, files.digests.get(p) or cache.file_digest(p)) for p in dependencies] + \
+        [(p, None) for p in candidates]
 
 
 def _with_signature(shader: HlslShader | None) -> HlslShader | None:
@@ -278,7 +295,7 @@ def _with_signature(shader: HlslShader | None) -> HlslShader | None:
 
 
 @dataclass
-class _Slang:
+class SlangRun:
     """Slang's compiles of one entry, each failure refused at the user's line; ``prepared``
     and ``args`` are those of the source's latest preparation."""
 
@@ -312,14 +329,14 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     files = includes.Reader()  # every pass reads the same included files, each read once
     where = {"line_name": line_name, "source_path": source_path, "include_dirs": include_dirs,
              "defines": defs, "reader": files}
-    slang = _Slang(line_name, _SLANG_STAGE[stage], defs, include_dirs, what,
+    slang = SlangRun(line_name, _SLANG_STAGE[stage], defs, include_dirs, what,
                    prepare(source, file_name, matrix_layout, markers=True, **where),
                    slang_args(matrix_layout))
 
     def no_entry(diagnostics):
         refuse_missing_entry(diagnostics, source, entry_point, defs, file_name, what)
 
-    _preprocess(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
+    preprocess_checked(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
     prepared = slang.prepared
     first = slang.run(prepared.text, entry_point, "hlsl", no_entry)
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
@@ -345,13 +362,13 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     shader = HlslShader(stage, source, file_name, entry_point, defs, prepared.matrix_layout,
                         include_dirs, code, sig, tuple(cbuffers),
                         restore(first.diagnostics + second.diagnostics, prepared).strip(),
-                        _includes([f.path for f in prepared.files],
+                        included_files([f.path for f in prepared.files],
                                   first.dependencies + second.dependencies, line_name),
                         source_path, parsed, prepared.candidates)
-    return shader, _recorded(shader, files)
+    return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
 
 
-def _preprocess(slang: _Slang, source: str, entry_point: str, file_name: str,
+def preprocess_checked(slang: SlangRun, source: str, entry_point: str, file_name: str,
                 matrix_layout: str, where: dict, no_entry) -> None:
     """Refuse Slang's ways out of a shader in what its preprocessor makes of the source, then
     prepare the source for the ``#pragma pack_matrix`` lines the preprocessor keeps
@@ -389,7 +406,7 @@ def _checked(code: str, stage: str, what: str, with_lines, prepared: PreparedSou
     return parsed
 
 
-def _includes(read, slang_read, line_name: str) -> tuple[str, ...]:
+def included_files(read, slang_read, line_name: str) -> tuple[str, ...]:
     """The files the source included: every one gpuia read and inlined (``read``: watched even
     when it is gone by now, as the compile used it), and any Slang read itself (an ``#include``
     of a macro; Slang's list also has the source itself, by its name, which is no file when the

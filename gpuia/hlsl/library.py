@@ -48,7 +48,7 @@ with (several work around bugs of this version, docs/hlsl.md)."""
 INSTALL_HINT = ("HLSL shaders need Slang's compiler: pip install 'gpuia[hlsl]' (or set "
                 "GPUIA_SLANG_LIBRARY to a libslang-compiler shared library)")
 
-STAGES = {"vertex": 1, "fragment": 5, "compute": 6}
+STAGES = {"vertex": 1, "geometry": 4, "fragment": 5, "compute": 6}
 """SlangStage values of the stages gpuia compiles."""
 
 PREPROCESS = "preprocess"

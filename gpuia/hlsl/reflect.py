@@ -25,7 +25,8 @@ from ..wgsl.signature import split_top_level
 from .source import NOPERSPECTIVE_PREFIX, SV_PREFIX
 
 __all__ = ["Leaf", "EntrySignature", "entry_signature", "SCALARS", "hlsl_type",
-           "declaration_modifiers", "INTERPOLATIONS", "emitted_name"]
+           "declaration_modifiers", "INTERPOLATIONS", "emitted_name", "value_leaves",
+           "type_text"]
 
 SCALARS = {"float32": "float", "int32": "sint", "uint32": "uint", "bool": "bool"}
 """Slang scalar types gpuia's shader model takes, and their gpuia kind (bool travels as uint)."""
@@ -238,6 +239,23 @@ class _Flattener:
             self.leaves.append(Leaf(d, sem, index, scalar, count, param, path, decl, None,
                                     interp))
         return 1
+
+
+def value_leaves(t: dict, semantic: str | None, index: int, direction: str, what: str,
+                 default_layout: str, structs: dict, decl: str, param: int = 0
+                 ) -> tuple[Leaf, ...]:
+    """The leaves of one value of reflected type ``t`` (a struct's members, an array's
+    elements, a matrix's vectors), as :func:`entry_signature` flattens a parameter: paths from
+    the value itself (``.pos``), refused as it refuses. ``semantic`` is the value's own
+    (reflected, gpuia's marks undone here), ``structs`` :func:`declaration_modifiers`'s."""
+    flat = _Flattener(what, default_layout, structs)
+    flat.add(t, _semantic(semantic), index, frozenset(), (direction,), param, "", decl)
+    return tuple(flat.leaves)
+
+
+def type_text(t: dict, where: str, what: str) -> str:
+    """The HLSL spelling of reflected value type ``t`` (an array's element type)."""
+    return _type_text(t, where, what)
 
 
 def _type_text(t: dict, where: str, what: str) -> str:

@@ -46,9 +46,10 @@ def _folder() -> Traversable:
 
 @cache
 def shader_names() -> tuple[str, ...]:
-    """The names of the shader files (``ia_decode.wgsl``, ``runner.cpp``, ...), sorted."""
+    """The names of the shader files (``ia_decode.wgsl``, ``runner.cpp``, ``gs_entry.hlsl``,
+    ...), sorted."""
     return tuple(sorted(p.name for p in _folder().iterdir()
-                        if p.is_file() and p.name.endswith((".wgsl", ".cpp"))))
+                        if p.is_file() and p.name.endswith((".wgsl", ".cpp", ".hlsl"))))
 
 
 @cache

@@ -32,7 +32,7 @@ from typing import NamedTuple, NoReturn
 
 __all__ = ["Field", "Block", "BLOCKS", "DRAW_SLOT", "DRAW_BLOCK", "SO_SLOT", "SO_BLOCK",
            "SO_STATE", "INDEX_PARAMS", "INDEX_ARGS", "CAPTURE_RECORD", "DRAW_AUTO",
-           "RASTER_PARAMS", "RASTER_RECORD"]
+           "RASTER_PARAMS", "RASTER_RECORD", "GS_PARAMS", "GS_REGION"]
 
 
 class Field(NamedTuple):
@@ -319,10 +319,48 @@ RASTER_RECORD = Block("GpuiaRasterRecord", "storage", (
    "fragment, in the order the fragments ran; the count of fragments is the first word at "
    "@binding(2)")
 
+# -- the geometry shader ------------------------------------------------------------------------
+GS_PARAMS = Block("GpuiaGsParams", "uniform", (
+    Field("first", 0, "u32", "the dispatch's first invocation: invocation i is GS instance i % "
+                             "instances of primitive i / instances (rules 13.3)"),
+    Field("count", 1, "u32", "the invocations the dispatch runs (threads past it return)"),
+    Field("instances", 2, "u32", "the shader's [instance(n)] (1 without the attribute)"),
+    Field("vertex_words", 3, "u32", "words per input vertex record in gpuia_gs_vertices"),
+    Field("region_words", 4, "u32", "words per invocation region in gpuia_gs_out: 1 + N * (1 + "
+                                    "R), N = maxvertexcount, R = the largest stream record's "
+                                    "words"),
+    Field("pad0", 5, "u32", "padding"),
+    Field("pad1", 6, "u32", "padding"),
+    Field("pad2", 7, "u32", "padding"),
+), "gpuia_gs_params, @group(0) @binding(0) of a geometry shader's compute program "
+   "(gpuia.hlsl.geometry); beside it gpuia_gs_vertices (@binding(1), storage read, "
+   "array<u32>: one record of vertex_words words per vertex shader output vertex, members in "
+   "the input struct's declaration order, one word per component), gpuia_gs_prims "
+   "(@binding(2), storage read, array<u32>: per primitive its k input vertex indices, then its "
+   "SV_PrimitiveID), gpuia_gs_out (@binding(3), storage read_write, array<u32>: a GpuiaGsRegion "
+   "per invocation of the dispatch) and the shader's cbuffers at @group(1) @binding(register)")
+
+GS_REGION = Block("GpuiaGsRegion", "storage", (
+    Field("kept", 0, "u32", "the Appends that took effect: at most N = maxvertexcount, all "
+                            "streams together; after the N-th the shader's further calls have "
+                            "no effect (rules 13.4)"),
+    Field("entries", 1, "array<u32, N>", "per kept Append, in order, 1 + R words: a header "
+                                         "(bits 0-1: the stream; bit 2: this vertex starts a "
+                                         "new strip of its stream, being its first Append of "
+                                         "the invocation or the first after a RestartStrip of "
+                                         "the stream) and the stream's record (members in "
+                                         "declaration order, one word per component, "
+                                         "zero-padded to R words); the words after the kept "
+                                         "entries are 0"),
+), "one invocation's region of gpuia_gs_out (N entries of 1 + R words: the program cleared it "
+   "first), and of the array the CPU reference's run returns (gpuia.hlsl.geometry_cpu), the "
+   "same format on both sides")
+
 BLOCKS: tuple[Block, ...] = (
     DRAW_BLOCK, SO_BLOCK, SO_STATE, INDEX_PARAMS, INDEX_ARGS, CAPTURE_RECORD, DRAW_AUTO,
     RASTER_PARAMS, RASTER_RECORD,
-    # The geometry shader's records (to come) are one more table here, as CAPTURE_RECORD is:
-    # the tests check every block of this tuple against the programs that declare it.
+    # GS_PARAMS and GS_REGION join this tuple once a program the block tests build without an
+    # adapter declares them (the geometry program needs Slang's compiler): the tests check
+    # every block of this tuple against the programs that declare it.
 )
 """Every top-level block (nested ones are reached through :attr:`Block.nested`)."""

@@ -18,11 +18,11 @@ SHADERS = ROOT / "shaders"
 
 def test_a_checkout_reads_the_top_level_shaders_folder():
     assert Path(str(resources._folder())) == SHADERS
-    files = sorted(p.name for p in SHADERS.iterdir() if p.suffix in (".wgsl", ".cpp"))
+    files = sorted(p.name for p in SHADERS.iterdir() if p.suffix in (".wgsl", ".cpp", ".hlsl"))
     assert list(shader_names()) == files
     assert {"ia_decode.wgsl", "draw_auto.wgsl", "runner.cpp", "cpu_defined.cpp"} <= set(files)
     # Nothing else of the package holds shader text of its own any more.
-    stray = [p for p in (ROOT / "gpuia").rglob("*") if p.suffix in (".wgsl", ".cpp")]
+    stray = [p for p in (ROOT / "gpuia").rglob("*") if p.suffix in (".wgsl", ".cpp", ".hlsl")]
     assert not stray, stray
 
 

@@ -1,0 +1,154 @@
+"""HLSL geometry shaders with their inputs and the regions they must give, derived by hand (in
+the comments): run on the CPU reference by tests/unit/test_hlsl_geometry.py and on the GPU by
+tests/gpu/test_hlsl_geometry_gpu.py, bit for bit (every record is an integer or an exactly
+representable float)."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+
+import numpy as np
+
+NEW = 4  # a header's bit 2: the vertex starts a new strip of its stream
+
+
+def f(x: float) -> int:
+    """The bits of float32 ``x``."""
+    return struct.unpack("<I", struct.pack("<f", x))[0]
+
+
+def region(n: int, r: int, entries) -> list[int]:
+    """An invocation's region: the kept count, then per entry (header, record words) padded
+    to 1 + r words, then zeros up to n entries."""
+    out = [len(entries)]
+    for header, words in entries:
+        out += [header, *words, *[0] * (r - len(words))]
+    return out + [0] * (1 + n * (1 + r) - len(out))
+
+
+@dataclass(frozen=True)
+class GSCase:
+    source: str
+    vertices: np.ndarray  # uint32 (V, vertex words)
+    prims: np.ndarray  # uint32 (P, k + 1)
+    expected: np.ndarray  # uint32 (P * instances, region words)
+    constant_buffers: dict = field(default_factory=dict)
+
+
+def _u(rows) -> np.ndarray:
+    return np.array(rows, dtype=np.uint32)
+
+
+def quad() -> GSCase:
+    """(a) A point becomes a 4-vertex TriangleStream quad: vertex k at pos + (k & 1, k >> 1)."""
+    src = """
+struct V { float4 pos : SV_Position; };
+struct O { float4 pos : SV_Position; };
+[maxvertexcount(4)]
+void main(point V p[1], inout TriangleStream<O> s) {
+    O o;
+    for (int k = 0; k < 4; k++) {
+        o.pos = p[0].pos + float4(k & 1, k >> 1, 0, 0);
+        s.Append(o);
+    }
+}
+"""
+    verts = _u([[f(1), f(2), f(0), f(1)], [f(10), f(20), f(0), f(1)]])
+
+    def corners(x, y):  # (x, y), (x+1, y), (x, y+1), (x+1, y+1); only the first starts a strip
+        return region(4, 4, [(NEW if k == 0 else 0, [f(x + (k & 1)), f(y + (k >> 1)), f(0), f(1)])
+                             for k in range(4)])
+
+    # primitive 0 is vertex 1, primitive 1 vertex 0
+    return GSCase(src, verts, _u([[1, 0], [0, 1]]), _u([corners(10, 20), corners(1, 2)]))
+
+
+def instances() -> GSCase:
+    """(b) [instance(3)]: each primitive runs 3 times, GS instance innermost (rules 13.3); the
+    record holds the input, SV_PrimitiveID and SV_GSInstanceID."""
+    src = """
+struct V { uint id : ID; };
+struct O { uint3 ids : IDS; };
+[maxvertexcount(1)]
+[instance(3)]
+void main(point V p[1], uint prim : SV_PrimitiveID, uint gsi : SV_GSInstanceID,
+          inout PointStream<O> s) {
+    O o;
+    o.ids = uint3(p[0].id, prim, gsi);
+    s.Append(o);
+}
+"""
+    # primitive 0: vertex 1 (id 9), SV_PrimitiveID 5; primitive 1: vertex 0 (id 7), ID 6
+    expected = [region(1, 3, [(NEW, [9, 5, i])]) for i in range(3)] + \
+        [region(1, 3, [(NEW, [7, 6, i])]) for i in range(3)]
+    return GSCase(src, _u([[7], [9]]), _u([[1, 5], [0, 6]]), _u(expected))
+
+
+def two_streams() -> GSCase:
+    """(c) Two PointStreams, maxvertexcount 4, 3 + 3 Appends: the first 4 take effect, all
+    streams together (rules 13.4): 3 on stream 0, then 1 on stream 1; R = 2 (stream 1's
+    uint2), stream 0's one-word records padded with 0."""
+    src = """
+struct A { uint v : A; };
+struct B { uint2 v : B; };
+[maxvertexcount(4)]
+void main(point A p[1], inout PointStream<A> s0, inout PointStream<B> s1) {
+    A a;
+    B b;
+    for (uint k = 0; k < 3; k++) { a.v = p[0].v + k; s0.Append(a); }
+    for (uint j = 0; j < 3; j++) { b.v = uint2(100 + j, 200 + j); s1.Append(b); }
+}
+"""
+    # stream 0: 5, 6, 7 (the first starts its strip); stream 1: header 1 | NEW, (100, 200)
+    expected = region(4, 2, [(NEW, [5]), (0, [6]), (0, [7]), (1 | NEW, [100, 200])])
+    return GSCase(src, _u([[5]]), _u([[0, 0]]), _u([expected]))
+
+
+def restarts() -> GSCase:
+    """(d) RestartStrip marks: a LineStream's Appends 1-2, two cuts, 3-4, a cut, 5: the
+    vertices after a cut (and the first) start strips; a second cut changes nothing."""
+    src = """
+struct V { uint a : A; };
+struct O { uint x : X; };
+[maxvertexcount(5)]
+void main(line V l[2], inout LineStream<O> s) {
+    O o;
+    o.x = l[0].a; s.Append(o);
+    o.x = l[1].a; s.Append(o);
+    s.RestartStrip();
+    s.RestartStrip();
+    o.x = 3; s.Append(o);
+    o.x = 4; s.Append(o);
+    s.RestartStrip();
+    o.x = 5; s.Append(o);
+}
+"""
+    # the line is (vertex 0, vertex 1): a = 7, 8
+    expected = region(5, 1, [(NEW, [7]), (0, [8]), (NEW, [3]), (0, [4]), (NEW, [5])])
+    return GSCase(src, _u([[7], [8]]), _u([[0, 1, 0]]), _u([expected]))
+
+
+def cbuffer() -> GSCase:
+    """(e) A cbuffer read: p * k and u.y, with k = (2, 3, 4, 0.5) and u = (0, 42, 0, 0) in
+    register b2 (D3D packing: k at byte 0, u at byte 16)."""
+    src = """
+cbuffer C : register(b2) { float4 k; uint4 u; };
+struct V { float4 p : POSITION; };
+struct O { float4 p : POSITION; uint m : M; };
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<O> s) {
+    O o;
+    o.p = v[0].p * k;
+    o.m = u.y;
+    s.Append(o);
+}
+"""
+    cb = struct.pack("<4f4I", 2, 3, 4, 0.5, 0, 42, 0, 0)
+    # (1, 2, 3, 4) * (2, 3, 4, 0.5) = (2, 6, 12, 2)
+    expected = region(1, 5, [(NEW, [f(2), f(6), f(12), f(2), 42])])
+    return GSCase(src, _u([[f(1), f(2), f(3), f(4)]]), _u([[0, 0]]), _u([expected]), {2: cb})
+
+
+CASES = {"quad": quad, "instances": instances, "two_streams": two_streams,
+         "restarts": restarts, "cbuffer": cbuffer}

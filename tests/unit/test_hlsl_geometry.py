@@ -1,0 +1,109 @@
+"""HLSL geometry shaders (gpuia.hlsl.geometry): the declaration read from Slang's HLSL, the
+records, the refusals with their rule, and the CPU reference's regions against hand-derived
+values (tests/hlsl_geometry_cases.py; the GPU runs them in tests/gpu/test_hlsl_geometry_gpu.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlsl_geometry_cases as cases
+from gpuia.errors import InvalidDescError
+from gpuia.hlsl import compile_geometry_shader
+from gpuia.hlsl.geometry_cpu import cpu_geometry_shader
+from gpuia.wgsl.blocks import GS_PARAMS
+
+_INPUTS = {"point": 1, "line": 2, "triangle": 3, "lineadj": 4, "triangleadj": 6}
+
+
+def _gs(primitive="triangle", attrs="[maxvertexcount(3)]", streams="inout TriangleStream<O> s",
+        body="O o; o.p = v[0].p; s.Append(o);", extra=""):
+    n = _INPUTS.get(primitive, 3)
+    return f"""
+struct V {{ float4 p : SV_Position; float2 uv : TEXCOORD3; }};
+struct O {{ float4 p : SV_Position; uint id : ID; }};
+{extra}
+{attrs}
+void main({primitive} V v[{n}], {streams}) {{ {body} }}
+"""
+
+
+@pytest.mark.parametrize("primitive", sorted(_INPUTS))
+def test_each_input_primitive_is_read_with_its_vertices(primitive):
+    shader = compile_geometry_shader(_gs(primitive))
+    d = shader.declaration
+    assert (d.input_primitive, d.input.vertices) == (primitive, _INPUTS[primitive])
+    assert (d.max_vertex_count, d.instance_count, d.streams) == (3, 1, ("TriangleStream",))
+    # the input record: SV_Position's 4 words, then TEXCOORD3's 2
+    assert [(m.key, m.kind, m.components, m.word) for m in shader.input_record] == [
+        ("SV_POSITION0", "float", 4, 0), ("TEXCOORD3", "float", 2, 4)]
+    assert [(m.key, m.kind, m.components, m.word) for m in shader.stream_record(0)] == [
+        ("SV_POSITION0", "float", 4, 0), ("ID0", "uint", 1, 4)]
+    # N = 3, R = 5: 1 + 3 * 6 words per region
+    assert (shader.vertex_words, shader.record_words, shader.region_words) == (6, 5, 19)
+    assert not shader.uses_primitive_id and not shader.uses_instance_id
+
+
+def test_maxvertexcount_instance_and_system_values():
+    shader = compile_geometry_shader(_gs(
+        attrs="[instance(7)] [maxvertexcount(12)]",
+        streams="uint pid : SV_PrimitiveID, inout LineStream<O> s, uint i : SV_GSInstanceID"))
+    d = shader.declaration
+    assert (d.max_vertex_count, d.instance_count, d.streams) == (12, 7, ("LineStream",))
+    assert shader.uses_primitive_id and shader.uses_instance_id
+    assert [p.role for p in shader.parameters] == ["input", "primitive_id", "stream",
+                                                   "instance_id"]
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 4])
+def test_one_to_four_point_streams(count):
+    streams = ", ".join(f"inout PointStream<O> s{k}" for k in range(count))
+    shader = compile_geometry_shader(_gs(streams=streams, body="O o; o.p = v[0].p; s0.Append(o);"))
+    assert shader.declaration.streams == ("PointStream",) * count
+    assert shader.declaration.output_scalars == (5,) * count
+
+
+def test_the_program_binds_gpuias_blocks():
+    shader = compile_geometry_shader(cases.cbuffer().source)
+    assert GS_PARAMS.wgsl() in shader.wgsl
+    for binding, name in enumerate(("gpuia_gs_vertices", "gpuia_gs_prims", "gpuia_gs_out"), 1):
+        assert f"@group(0) @binding({binding}) var<storage" in shader.wgsl and name in shader.wgsl
+    assert "@group(1) @binding(2)" in shader.wgsl  # cbuffer C : register(b2)
+    assert shader.constant_buffer_slots == (2,)
+    assert "@compute" in shader.wgsl and f"fn {shader.wgsl_entry_point}(" in shader.wgsl
+
+
+@pytest.mark.parametrize("source, says", [
+    (_gs(attrs=""), r"missing \[maxvertexcount\] attribute"),  # Slang's E38046, at the line
+    (_gs(attrs="[maxvertexcount(2000)]"), r"rules 13\.4"),
+    (_gs(attrs="[maxvertexcount(300)]"), r"1500, over 1024 \(rules 13\.4\)"),
+    (_gs(attrs="[maxvertexcount(3)] [instance(33)]"), r"rules 13\.3"),
+    (_gs(streams="inout TriangleStream<O> s, inout PointStream<O> t"), r"rules 13\.7"),
+    (_gs(streams="triangle V w[3], inout TriangleStream<O> s"), r"exactly one input primitive"),
+    (_gs(streams="uint k : FOO, inout TriangleStream<O> s"), r"parameters are its input"),
+    (_gs(extra="Texture2D<float4> t;", body="O o; o.p = t.Load(int3(0, 0, 0)); s.Append(o);"),
+     r"only constant\s+buffers"),
+    (_gs(body="O o; double d = v[0].p.x; o.p = float4(d * d, 0, 0, 1); s.Append(o);"),
+     r"64-bit"),
+    (_gs(body="O o; o.p = v[0].p; s.Append(o); __intrinsic_asm \"x\";"), r"__intrinsic_asm"),
+])
+def test_refusals_name_the_rule(source, says):
+    with pytest.raises(InvalidDescError, match=says):
+        compile_geometry_shader(source)
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_the_cpu_reference_gives_the_hand_derived_regions(name):
+    case = cases.CASES[name]()
+    shader = compile_geometry_shader(case.source)
+    got = cpu_geometry_shader(shader).run(case.vertices, case.prims, None,
+                                          case.constant_buffers)
+    assert got.dtype == np.uint32 and got.shape == case.expected.shape
+    np.testing.assert_array_equal(got, case.expected)
+
+
+def test_a_cbuffer_the_shader_reads_must_be_bound():
+    case = cases.cbuffer()
+    cpu = cpu_geometry_shader(compile_geometry_shader(case.source))
+    with pytest.raises(InvalidDescError, match="b2"):
+        cpu.run(case.vertices, case.prims)
