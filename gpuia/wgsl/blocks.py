@@ -18,8 +18,10 @@ The tables, in :data:`BLOCKS`: the per-draw block (:data:`DRAW_BLOCK`, with :dat
 per pulled slot), the Stream Output block (:data:`SO_BLOCK`, :data:`SO_SLOT`) and the SO state
 the prepare step leaves (:data:`SO_STATE`), the index pass's parameters and the arguments it
 leaves (:data:`INDEX_PARAMS`, :data:`INDEX_ARGS`), the capture record (:data:`CAPTURE_RECORD`),
-DrawAuto's block (:data:`DRAW_AUTO`) and the raster probe's parameters and fragment record
-(:data:`RASTER_PARAMS`, :data:`RASTER_RECORD`). A block whose last field is an array of ``N``
+DrawAuto's block (:data:`DRAW_AUTO`), the raster probe's parameters and fragment record
+(:data:`RASTER_PARAMS`, :data:`RASTER_RECORD`), and a geometry shader's compute program's
+parameters and per-invocation region (:data:`GS_PARAMS`, :data:`GS_REGION`, with the program's
+other bindings in GS_PARAMS's ``about``). A block whose last field is an array of ``N``
 entries (``array<GpuiaSlot, N>``) takes ``N`` per program: :meth:`Block.wgsl` and
 :meth:`Block.words` take it as ``count``.
 """

@@ -107,3 +107,32 @@ def test_a_cbuffer_the_shader_reads_must_be_bound():
     cpu = cpu_geometry_shader(compile_geometry_shader(case.source))
     with pytest.raises(InvalidDescError, match="b2"):
         cpu.run(case.vertices, case.prims)
+
+
+def test_many_invocations_run_over_the_cores_in_order():
+    # the quad case over 5000 points at x = 0..4999: every region keeps 4 Appends, and
+    # corner k of point i is (i + (k & 1), k >> 1)
+    case = cases.quad()
+    n = 5000
+    verts = np.zeros((n, 4), np.float32)
+    verts[:, 0], verts[:, 3] = np.arange(n), 1
+    prims = np.stack([np.arange(n), np.arange(n)], 1).astype(np.uint32)
+    got = cpu_geometry_shader(compile_geometry_shader(case.source)).run(
+        verts.view(np.uint32), prims)
+    assert got.shape == (n, 21) and (got[:, 0] == 4).all()
+    for k in range(4):  # entry k: header at 1 + 5k, x at 2 + 5k, y at 3 + 5k
+        assert (got[:, 1 + 5 * k] == (cases.NEW if k == 0 else 0)).all()
+        np.testing.assert_array_equal(got[:, 2 + 5 * k].view(np.float32), np.arange(n) + (k & 1))
+        np.testing.assert_array_equal(got[:, 3 + 5 * k].view(np.float32), np.full(n, k >> 1))
+
+
+def test_a_compile_is_read_back_from_the_disk_cache(tmp_path, monkeypatch):
+    from gpuia.hlsl import geometry
+
+    monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
+    source = cases.instances().source
+    first = compile_geometry_shader(source)
+    assert len(list((tmp_path / "hlsl").glob("*.json"))) == 1
+    geometry._MEMORY.clear()
+    again = compile_geometry_shader(source)
+    assert again == first and again is not first
