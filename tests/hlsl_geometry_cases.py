@@ -150,5 +150,47 @@ void main(point V v[1], inout PointStream<O> s) {
     return GSCase(src, _u([[f(1), f(2), f(3), f(4)]]), _u([[0, 0]]), _u([expected]), {2: cb})
 
 
+def records() -> GSCase:
+    """Records of every shape a signature has: a row_major float2x3 and a bool in the input, a
+    column_major float2x2 (one member per column), a nested struct, an array (TEXCOORD5 and 6)
+    and a bool in the output; an int SV_PrimitiveID; Appends through a helper function; the
+    maxvertexcount through a macro."""
+    src = """
+struct Inner { int2 q : QUAD; };
+struct V { float4 p : POSITION; row_major float2x3 m : MATRIX; bool flag : FLAG; };
+struct O { float2x2 m : MAT; Inner inner; float t[2] : TEXCOORD5; bool b : BOOL; };
+void emit(inout PointStream<O> s, O o) { s.Append(o); }
+#define N 3
+[maxvertexcount(N)]
+void main(triangle V v[3], int pid : SV_PrimitiveID, inout PointStream<O> s) {
+    for (int k = 0; k < 3; k++) {
+        O o;
+        o.m = float2x2(v[k].m[0][0], v[k].m[0][1], v[k].m[1][0], v[k].m[1][2]);
+        o.inner.q = int2(pid, -k);
+        o.t[0] = v[k].p.x;
+        o.t[1] = v[k].p.w;
+        o.b = v[k].flag;
+        emit(s, o);
+    }
+}
+"""
+    # An input record is 11 words: p (4), m's rows (3 + 3), flag; vertex j holds the floats
+    # 11j .. 11j + 10 but for its flag, 1, 0, 1.
+    verts = np.arange(33, dtype=np.float32).reshape(3, 11).view(np.uint32).copy()
+    verts[:, 10] = [1, 0, 1]
+
+    def entry(j: int) -> list[int]:
+        a = 11 * j  # m's rows: (a + 4, a + 5, a + 6), (a + 7, a + 8, a + 9)
+        m = (a + 4, a + 5, a + 7, a + 9)  # o.m's rows (m0, m1), (m2, m3)
+        # its columns (m0, m2), (m1, m3), then q = (pid, -j), t = (p.x, p.w), b = the flag
+        return [f(m[0]), f(m[2]), f(m[1]), f(m[3]), 9, -j & 0xFFFFFFFF, f(a), f(a + 3),
+                [1, 0, 1][j]]
+
+    # R = 9: 2 + 2 (the columns) + 2 (q) + 1 + 1 (t) + 1 (b); points: only the first Append
+    # starts a "strip"
+    expected = region(3, 9, [(NEW if j == 0 else 0, entry(j)) for j in range(3)])
+    return GSCase(src, verts, _u([[0, 1, 2, 9]]), _u([expected]))
+
+
 CASES = {"quad": quad, "instances": instances, "two_streams": two_streams,
-         "restarts": restarts, "cbuffer": cbuffer}
+         "restarts": restarts, "cbuffer": cbuffer, "records": records}

@@ -131,6 +131,7 @@ def test_a_compile_is_read_back_from_the_disk_cache(tmp_path, monkeypatch):
 
     monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
     source = cases.instances().source
+    geometry._MEMORY.clear()
     first = compile_geometry_shader(source)
     assert len(list((tmp_path / "hlsl").glob("*.json"))) == 1
     geometry._MEMORY.clear()
