@@ -98,7 +98,8 @@ class CpuParam:
 
 @dataclass(frozen=True)
 class CpuShader:
-    """A vertex shader built for the CPU: run it with :meth:`run`."""
+    """A shader built for the CPU: run it with :meth:`run`. ``what`` names the shader in its
+    errors (a geometry shader's build is one too: ``gpuia.hlsl.geometry_cpu``)."""
 
     executable: str
     in_words: int
@@ -108,6 +109,7 @@ class CpuShader:
     params: tuple[CpuParam, ...]
     gp_size: int
     digest: str = ""  # sha256 of the executable, checked before a cached build is trusted
+    what: str = "vertex shader"
 
     def run(self, inputs: dict, vertex_id: np.ndarray, instance_id: np.ndarray,
             constant_buffers: dict | None = None, timeout: float | None = None) -> dict:
@@ -133,7 +135,7 @@ class CpuShader:
                 out_view = self._fill(mem, blobs, rows, n, inputs, vertex_id, instance_id,
                                       constant_buffers)
                 mem.flush()
-                _execute(self.executable, fd, n, timeout)
+                _execute(self.executable, fd, n, timeout, self.what)
                 out = self._outputs(mem, out_view, rows, n)
         finally:
             os.close(fd)
@@ -143,11 +145,11 @@ class CpuShader:
         """Refuse a run without a constant buffer or an input element the shader reads."""
         for p in self.params:
             if p.role == "cbuffer" and p.slot not in constant_buffers:
-                raise InvalidDescError("vertex shader", f"cbuffer in register b{p.slot}", None,
+                raise InvalidDescError(self.what, f"cbuffer in register b{p.slot}", None,
                                        "the shader reads this constant buffer and none is bound")
         for leaf in self.inputs:
             if leaf.semantic not in ("SV_VERTEXID", "SV_INSTANCEID") and leaf.key not in inputs:
-                raise InvalidDescError("vertex shader", leaf.declaration, leaf.key,
+                raise InvalidDescError(self.what, leaf.declaration, leaf.key,
                                        f"the shader reads {leaf.key} but the input layout has "
                                        f"no element with that semantic (rules 3.8)")
 
@@ -202,7 +204,7 @@ class CpuShader:
                                    f"remove it)")
         if undefined:
             raise InvalidDescError(
-                "vertex shader", "CPU reference", "not comparable",
+                self.what, "CPU reference", "not comparable",
                 "the shader did what D3D leaves undefined, so no reference value "
                 "exists to compare the GPU with: "
                 + "; ".join(cpu_defined.undefined_reasons(undefined)))
@@ -285,7 +287,8 @@ def _shared_file() -> int:
     return fd
 
 
-def _execute(executable: str, fd: int, n: int, timeout: float | None) -> None:
+def _execute(executable: str, fd: int, n: int, timeout: float | None,
+             what: str = "vertex shader") -> None:
     """Run the CPU build on the shared file ``fd``, given as its standard input (the runner
     opens nothing), contained (``gpuia.hlsl.sandbox``); every way it can end badly is one
     error."""
@@ -297,12 +300,12 @@ def _execute(executable: str, fd: int, n: int, timeout: float | None) -> None:
     except OSError as e:  # not an executable any more (a damaged cache entry)
         raise UnsupportedError(f"cannot run the CPU build {executable}: {e}") from None
     except subprocess.TimeoutExpired:
-        raise InvalidDescError("vertex shader", "CPU reference", f"{limit:.0f} s",
+        raise InvalidDescError(what, "CPU reference", f"{limit:.0f} s",
                                "the shader did not finish on the CPU (an endless loop?)") \
             from None
     if done.returncode < 0:
         sig = -done.returncode
-        raise InvalidDescError("vertex shader", "CPU reference", f"signal {sig}",
+        raise InvalidDescError(what, "CPU reference", f"signal {sig}",
                                _SIGNALS.get(sig, f"the shader stopped on the CPU with signal "
                                                  f"{sig}"))
     if done.returncode != 0:

@@ -71,7 +71,8 @@ class CpuGeometryShader:
 
         Raises:
             InvalidDescError: a vertex index out of range, a cbuffer the shader reads not
-                bound, or what the CPU vertex shader's run refuses.
+                bound, a shader that faults, never ends or does what D3D leaves undefined on
+                the CPU (as the CPU vertex shader's run refuses them).
         """
         k, vw = self.vertices, self.vertex_words
         instances = self.instances if instances is None else int(instances)
@@ -154,4 +155,4 @@ def _build(shader: HlslGeometryShader, cxx: str, key: str, folder) -> CpuShader:
     ins = (Leaf("in", _IN, 0, "uint", in_words, 0, "", "inputs"),)
     outs = (Leaf("out", _OUT, 0, "uint", shader.region_words, 0, "", "regions"),)
     return CpuShader(str(exe), in_words, shader.region_words, ins, outs, tuple(params), gp_size,
-                     digest)
+                     digest, WHAT)

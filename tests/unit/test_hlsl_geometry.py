@@ -137,3 +137,16 @@ def test_a_compile_is_read_back_from_the_disk_cache(tmp_path, monkeypatch):
     geometry._MEMORY.clear()
     again = compile_geometry_shader(source)
     assert again == first and again is not first
+
+
+def test_what_d3d_leaves_undefined_is_refused_naming_the_geometry_shader():
+    # int division by zero: D3D leaves it undefined (rules 12.2), so no reference value exists
+    source = """
+struct V { int a : A; };
+struct O { int x : X; };
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<O> s) { O o; o.x = 7 / v[0].a; s.Append(o); }
+"""
+    cpu = cpu_geometry_shader(compile_geometry_shader(source))
+    with pytest.raises(InvalidDescError, match="^geometry shader.*CPU reference.*undefined"):
+        cpu.run(np.zeros((1, 1), np.uint32), np.zeros((1, 2), np.uint32))
