@@ -91,9 +91,18 @@ def _index_pass() -> str:
                                             0xFFFF))
 
 
+def _geometry() -> str:  # an HLSL geometry shader's compute program (needs Slang's compiler)
+    from gpuia.hlsl import compile_geometry_shader
+
+    return compile_geometry_shader("""
+struct V { float4 p : SV_Position; };
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<V> s) { s.Append(v[0]); }
+""").wgsl
+
+
 # Each block: the programs that declare it, each with the count of its array of N entries
-# there. A new block (the geometry shader's records) adds a row;
-# test_every_block_is_checked_in_a_program fails until it does.
+# there. A new block adds a row; test_every_block_is_checked_in_a_program fails until it does.
 DECLARED = {
     "GpuiaDraw": lambda: [(_pulling(), 2), (_pulling(capture=True), 2), (_so(), 1)],
     "GpuiaSO": lambda: [(_so(), 0)],
@@ -104,6 +113,7 @@ DECLARED = {
     "GpuiaAuto": lambda: [(draw_auto_program(), 0)],
     "GpuiaRasterParams": lambda: [(raster_probe_program(64, 1, 256), 0)],
     "GpuiaRasterRecord": lambda: [(raster_probe_program(64, 1, 256), 0)],
+    "GpuiaGsParams": lambda: [(_geometry(), 0)],
 }
 
 
