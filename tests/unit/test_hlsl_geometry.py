@@ -150,3 +150,33 @@ void main(point V v[1], inout PointStream<O> s) { O o; o.x = 7 / v[0].a; s.Appen
     cpu = cpu_geometry_shader(compile_geometry_shader(source))
     with pytest.raises(InvalidDescError, match="^geometry shader.*CPU reference.*undefined"):
         cpu.run(np.zeros((1, 1), np.uint32), np.zeros((1, 2), np.uint32))
+
+
+def test_the_cache_key_covers_the_geometry_shader_files(monkeypatch):
+    from gpuia.hlsl import cache
+    from gpuia.util import resources
+
+    monkeypatch.setattr(cache, "_FRONTEND", None)
+    before = cache.frontend_hash()
+    real = resources._read
+
+    for name in ("gs_prelude.hlsl", "gs_entry.hlsl", "gs_entry_cpu.hlsl"):
+        def edited(n: str, name=name) -> str:
+            return real(n) + ("\n// edited" if n == name else "")
+
+        monkeypatch.setattr(resources, "_read", edited)
+        monkeypatch.setattr(cache, "_FRONTEND", None)
+        assert cache.frontend_hash() != before, name
+
+
+def test_an_included_file_declares_the_records(tmp_path):
+    (tmp_path / "records.hlsli").write_text(
+        "struct V { uint a : A; };\nstruct O { uint x : X; };\n")
+    source = """#include "records.hlsli"
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<O> s) { O o; o.x = v[0].a + 1; s.Append(o); }
+"""
+    shader = compile_geometry_shader(source, include_dirs=[tmp_path])
+    assert str(tmp_path / "records.hlsli") in shader.dependencies
+    got = cpu_geometry_shader(shader).run(np.array([[41]], np.uint32), np.zeros((1, 2), np.uint32))
+    np.testing.assert_array_equal(got, [[1, cases.NEW, 42]])  # 41 + 1, the first Append
