@@ -203,13 +203,17 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
     first = slang.run(prepared.text, entry_point, "hlsl", no_entry)
     hlsl = first.code.decode("utf-8", "replace")
     refuse_used_resources(first.reflection, prepared, WHAT)
-    attributes, modifiers = _entry_text(hlsl, entry_point, file_name)
+    attributes, modifiers, at = _entry_text(hlsl, entry_point, prepared.names)
     parsed = _Parameters(first.reflection, hlsl, entry_point, modifiers,
-                         prepared.matrix_layout)
-    declaration = GeometryDeclaration(
-        parsed.primitive, _attribute(attributes, "maxvertexcount", None, file_name),
-        tuple(parsed.stream_types), tuple(max(record_words(s), 1) for s in parsed.streams),
-        _attribute(attributes, "instance", 1, file_name), WHAT)
+                         prepared.matrix_layout, at)
+    try:
+        declaration = GeometryDeclaration(
+            parsed.primitive, _attribute(attributes, "maxvertexcount", None, at),
+            tuple(parsed.stream_types), tuple(max(record_words(s), 1) for s in parsed.streams),
+            _attribute(attributes, "instance", 1, at), WHAT)
+    except InvalidDescError as e:  # the same refusal, at the entry's line
+        raise InvalidDescError(e.where, f"{at}: {e.field}" if e.field else at, e.value,
+                               e.rule) from None
     streams = tuple(parsed.streams)
     record = max(record_words(s) for s in streams)
     wrapped = (gs_prelude(declaration.max_vertex_count, record) + prepared.text
@@ -231,22 +235,31 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
     return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
 
 
-def _entry_text(hlsl: str, entry_point: str, file_name: str) -> tuple[str, list[str]]:
-    """(the attributes before the entry's declaration, each parameter's text) in Slang's
-    HLSL output, where the declaration is in canonical form."""
+def _entry_text(hlsl: str, entry_point: str, names: tuple[str, str]
+                ) -> tuple[str, list[str], str]:
+    """(the attributes before the entry's declaration, each parameter's text, ``file:line``
+    of the declaration) in Slang's HLSL output, where the declaration is in canonical form
+    and the ``#line`` directives give the user's lines (``names``: the name Slang got for the
+    file, the user's)."""
     name = re.escape(emitted_name(entry_point))
     m = re.search(rf"((?:\[[^\[\]]*\]\s*)*)void\s+{name}\s*\(([^{{]*)\)\s*\{{", hlsl)
     if m is None:
-        raise InvalidDescError(WHAT, file_name, entry_point,
+        raise InvalidDescError(WHAT, names[1], entry_point,
                                "a geometry shader's entry point returns void")
-    return m.group(1), [" ".join(p.split()) for p in split_top_level(m.group(2)) if p.strip()]
+    file, line = names[1], 0
+    for d in re.finditer(r'^\s*#line\s+(\d+)(?:\s+"([^"]*)")?', hlsl[:m.start()], re.M):
+        line = int(d.group(1))
+        if d.group(2) is not None:
+            file = names[1] if d.group(2) == names[0] else d.group(2)
+    at = f"{file}:{line}" if line else file
+    return m.group(1), [" ".join(p.split()) for p in split_top_level(m.group(2)) if p.strip()], at
 
 
-def _attribute(attributes: str, name: str, default, file_name: str) -> int:
+def _attribute(attributes: str, name: str, default, at: str) -> int:
     m = re.search(rf"\[\s*{name}\s*\(\s*(-?\d+)\s*\)\s*\]", attributes)
     if m is None:
         if default is None:
-            raise InvalidDescError(WHAT, file_name, None,
+            raise InvalidDescError(WHAT, at, None,
                                    f"no [{name}(N)]: a geometry shader declares the vertices "
                                    f"one invocation may append (rules 13.4)")
         return default
@@ -257,13 +270,13 @@ class _Parameters:
     """The entry's parameters, classified from the reflection and Slang's HLSL text."""
 
     def __init__(self, reflection: dict, hlsl: str, entry_point: str, modifiers: list[str],
-                 layout: str):
+                 layout: str, at: str):
         eps = [e for e in reflection.get("entryPoints", []) if e.get("name") == entry_point]
         if not eps:
             raise InvalidDescError(WHAT, "entry_point", entry_point,
                                    "Slang found no such entry point")
         self.structs, _ = declaration_modifiers(hlsl, emitted_name(entry_point))
-        self.layout = layout
+        self.layout, self.at = layout, at  # at: the declaration's file:line
         self.params: list[GSParameter] = []
         self.streams: list[tuple[Leaf, ...]] = []
         self.stream_types: list[str] = []
@@ -272,12 +285,12 @@ class _Parameters:
         self.input_leaves: tuple[Leaf, ...] = ()
         reflected = eps[0].get("parameters", [])
         if len(reflected) != len(modifiers):
-            raise InvalidDescError(WHAT, "parameters", len(reflected),
+            raise InvalidDescError(WHAT, f"{at}: parameters", len(reflected),
                                    "Slang's HLSL of the entry does not list its parameters")
         for p, text in zip(reflected, modifiers, strict=True):
             self._add(p, text)
         if not self.primitive:
-            raise InvalidDescError(WHAT, "input primitive", None,
+            raise InvalidDescError(WHAT, f"{at}: input primitive", None,
                                    "a geometry shader takes exactly one input primitive array "
                                    "(point, line, triangle, lineadj or triangleadj; rules 13.1)")
 
@@ -296,7 +309,7 @@ class _Parameters:
             self.params.append(GSParameter(_SYSTEM[semantic], name,
                                            "uint" if t["scalarType"] == "uint32" else "int"))
         else:
-            raise InvalidDescError(WHAT, f"parameter {name}", semantic or text,
+            raise InvalidDescError(WHAT, f"{self.at}: parameter {name}", semantic or text,
                                    "a geometry shader's parameters are its input primitive "
                                    "array, a uint SV_PrimitiveID, a uint SV_GSInstanceID and "
                                    "its output streams (rules 13.1, 13.3, 13.7)")
@@ -304,12 +317,12 @@ class _Parameters:
     def _input(self, p: dict, primitive: str) -> None:
         name, t = p["name"], p["type"]
         if self.primitive:
-            raise InvalidDescError(WHAT, f"parameter {name}", primitive,
+            raise InvalidDescError(WHAT, f"{self.at}: parameter {name}", primitive,
                                    "a geometry shader takes exactly one input primitive array "
                                    "(rules 13.1)")
         vertices = GS_INPUTS[primitive].vertices
         if t.get("kind") != "array" or t.get("elementCount") != vertices:
-            raise InvalidDescError(WHAT, f"parameter {name}", primitive,
+            raise InvalidDescError(WHAT, f"{self.at}: parameter {name}", primitive,
                                    f"a {primitive} input is an array of {vertices} vertices "
                                    f"(rules 13.1)")
         element = t["elementType"]
@@ -323,7 +336,7 @@ class _Parameters:
     def _stream(self, p: dict, kind: str) -> None:
         name, element = p["name"], p["type"].get("elementType", {})
         if element.get("kind") != "struct":
-            raise InvalidDescError(WHAT, f"parameter {name}", kind,
+            raise InvalidDescError(WHAT, f"{self.at}: parameter {name}", kind,
                                    "a stream's record is a struct whose members have "
                                    "semantics")
         struct = type_text(element, name, WHAT)

@@ -180,3 +180,15 @@ void main(point V v[1], inout PointStream<O> s) { O o; o.x = v[0].a + 1; s.Appen
     assert str(tmp_path / "records.hlsli") in shader.dependencies
     got = cpu_geometry_shader(shader).run(np.array([[41]], np.uint32), np.zeros((1, 2), np.uint32))
     np.testing.assert_array_equal(got, [[1, cases.NEW, 42]])  # 41 + 1, the first Append
+
+
+@pytest.mark.parametrize("source, field", [
+    (_gs(attrs="[maxvertexcount(2000)]"), "maxvertexcount=2000"),
+    (_gs(streams="triangle V w[3], inout TriangleStream<O> s"), "parameter w='triangle'"),
+    (_gs(streams="uint k : FOO, inout TriangleStream<O> s"), "parameter k='FOO'"),
+])
+def test_refusals_of_the_declaration_are_at_the_users_line(source, field):
+    # _gs's entry is declared on line 6 of its text (the text starts with a line break)
+    with pytest.raises(InvalidDescError) as e:
+        compile_geometry_shader(source)
+    assert str(e.value).startswith(f"geometry shader: geometry_shader.hlsl:6: {field}: ")
