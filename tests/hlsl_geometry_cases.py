@@ -34,6 +34,7 @@ class GSCase:
     prims: np.ndarray  # uint32 (P, k + 1)
     expected: np.ndarray  # uint32 (P * instances, region words)
     constant_buffers: dict = field(default_factory=dict)
+    entry_point: str = "main"
 
 
 def _u(rows) -> np.ndarray:
@@ -192,5 +193,24 @@ void main(triangle V v[3], int pid : SV_PrimitiveID, inout PointStream<O> s) {
     return GSCase(src, verts, _u([[0, 1, 2, 9]]), _u([expected]))
 
 
+def vector_input() -> GSCase:
+    """The input array's elements are float4 POSITION values, not a struct; the entry is
+    GSMain. The record is x * 2 of the line's second vertex: the line (1, 0) has vertex 0 (x =
+    3) second, so 6."""
+    src = """
+struct O { float x : X; };
+[maxvertexcount(1)]
+void GSMain(line float4 p[2] : POSITION, inout PointStream<O> s) {
+    O o;
+    o.x = p[1].x * 2;
+    s.Append(o);
+}
+"""
+    verts = _u([[f(3), 0, 0, f(1)], [f(5), 0, 0, f(1)]])
+    return GSCase(src, verts, _u([[1, 0, 0]]), _u([region(1, 1, [(NEW, [f(6)])])]),
+                  entry_point="GSMain")
+
+
 CASES = {"quad": quad, "instances": instances, "two_streams": two_streams,
-         "restarts": restarts, "cbuffer": cbuffer, "records": records}
+         "restarts": restarts, "cbuffer": cbuffer, "records": records,
+         "vector_input": vector_input}

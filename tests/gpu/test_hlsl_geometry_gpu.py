@@ -63,6 +63,6 @@ def run_gpu(device, shader, case: cases.GSCase) -> np.ndarray:
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_the_gpu_gives_the_hand_derived_regions(name, gpu_device):
     case = cases.CASES[name]()
-    shader = compile_geometry_shader(case.source)
+    shader = compile_geometry_shader(case.source, case.entry_point)
     got = run_gpu(gpu_device, shader, case)
     np.testing.assert_array_equal(got, case.expected)

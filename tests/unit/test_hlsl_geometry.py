@@ -95,7 +95,7 @@ def test_refusals_name_the_rule(source, says):
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_the_cpu_reference_gives_the_hand_derived_regions(name):
     case = cases.CASES[name]()
-    shader = compile_geometry_shader(case.source)
+    shader = compile_geometry_shader(case.source, case.entry_point)
     got = cpu_geometry_shader(shader).run(case.vertices, case.prims, None,
                                           case.constant_buffers)
     assert got.dtype == np.uint32 and got.shape == case.expected.shape
@@ -192,3 +192,8 @@ def test_refusals_of_the_declaration_are_at_the_users_line(source, field):
     with pytest.raises(InvalidDescError) as e:
         compile_geometry_shader(source)
     assert str(e.value).startswith(f"geometry shader: geometry_shader.hlsl:6: {field}: ")
+
+
+def test_a_vector_input_is_one_member():
+    shader = compile_geometry_shader(cases.vector_input().source, "GSMain")
+    assert [(m.key, m.components) for m in shader.input_record] == [("POSITION0", 4)]
