@@ -46,7 +46,7 @@ from .geometry_entry import GSParameter, gs_entry, gs_prelude, record_words
 from .geometry_wgsl import GS_ENTRY, gs_wgsl
 from .reflect import Leaf, declaration_modifiers, emitted_name, type_text, value_leaves
 from .refusals import refuse_missing_entry
-from .source import prepare, restore
+from .source import SV_PREFIX, prepare, restore
 
 __all__ = ["HlslGeometryShader", "RecordMember", "compile_geometry_shader", "WHAT"]
 
@@ -299,7 +299,7 @@ class _Parameters:
         words = text.split()
         primitive = next((w for w in words if w in GS_INPUTS), None)
         stream = re.search(rf"\b({'|'.join(STREAM_TYPES)})\s*<", text)
-        semantic = (p.get("semanticName") or "").upper().replace("GPUIA_SV_", "SV_")
+        semantic = (p.get("semanticName") or "").upper().replace(SV_PREFIX, "SV_")
         if primitive is not None:
             self._input(p, primitive)
         elif stream is not None:
