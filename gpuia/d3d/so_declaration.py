@@ -246,15 +246,15 @@ def _entry_member(where: str, i: int, e: SODeclarationEntry,
     return member
 
 
-def _producers(signature: ShaderSignature, streams: Sequence[ShaderSignature] | None,
+def _producers(signature: ShaderSignature, streams: Sequence[Sequence[Member]] | None,
                ) -> list[tuple[str, dict[tuple[str, int], Member]]]:
     """Per stream, what names its outputs in messages and its outputs by (name, index): the
     vertex shader's one stream, or each of the geometry shader's."""
     # Matched on (name, index) pairs: a SemanticName ending in digits is not split (rule 3.7).
     if streams is None:
         return [("the vertex shader", {(m.semantic, m.index): m for m in signature.outputs})]
-    return [(f"stream {s} of the geometry shader", {(m.semantic, m.index): m for m in g.outputs})
-            for s, g in enumerate(streams)]
+    return [(f"stream {s} of the geometry shader", {(m.semantic, m.index): m for m in record})
+            for s, record in enumerate(streams)]
 
 
 def _check_slot_stream(where: str, e: SODeclarationEntry, slot_stream: dict[int, tuple]) -> None:
@@ -268,7 +268,7 @@ def _check_slot_stream(where: str, e: SODeclarationEntry, slot_stream: dict[int,
 
 
 def _entries_by_slot(desc: StreamOutputDesc, signature: ShaderSignature, fl: FeatureLevel,
-                     streams: Sequence[ShaderSignature] | None = None,
+                     streams: Sequence[Sequence[Member]] | None = None,
                      ) -> tuple[dict[int, list[SOEntry]], list[int], dict[int, int]]:
     """Every entry checked and resolved, by output slot, each slot's declared bytes and its
     stream: the entries' offsets are the sums of the earlier entries of their slot (rules 8.5).
@@ -356,7 +356,7 @@ def _resolve_slot(slot: int, entries: tuple[SOEntry, ...], declared: int,
 
 def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
                           level: FeatureLevel | str | None = None, *,
-                          streams: Sequence[ShaderSignature] | None = None,
+                          streams: Sequence[Sequence[Member]] | None = None,
                           ) -> ResolvedStreamOutput:
     """Validate a Stream Output declaration for a vertex shader, or for a geometry shader's
     streams, and lay out its slots.
@@ -376,9 +376,9 @@ def resolve_stream_output(desc: StreamOutputDesc, signature: ShaderSignature,
             ``outputs`` are what entries may name.
         level: the feature level (anything :func:`~gpuia.d3d.feature_level.feature_level` takes;
             None, the default: D3D12).
-        streams: the geometry shader's output record of each of its streams, stream 0 first, as
-            signatures whose ``outputs`` entries of that stream may name; None (the default): no
-            geometry shader.
+        streams: the geometry shader's output record of each of its streams, stream 0 first: the
+            :class:`~gpuia.d3d.signature.Member` values entries of that stream may name; None
+            (the default): no geometry shader.
 
     Returns:
         The :class:`ResolvedStreamOutput`.

@@ -35,6 +35,7 @@ from ..util.files import loads_json, printable, read_text
 from .case_buffers import MAX_CONSTANT_BUFFER_BYTES as MAX_CONSTANT_BUFFER_BYTES
 from .case_buffers import constant_buffers, index_buffer, vertex_buffers
 from .case_data import decode_data, encode_data
+from .case_geometry import case_geometry_shader, check_geometry, stream_records
 from .case_shader import case_vertex_shader, vertex_shader_reads
 from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
 from .case_stream_output import stream_output_section
@@ -47,7 +48,7 @@ from .results import so_result_json as so_result_json
 if TYPE_CHECKING:  # annotations only: the shader and SO modules load where a case uses them
     from ..d3d.signature import ShaderSignature
     from ..d3d.so_declaration import ResolvedStreamOutput
-    from ..hlsl import HlslShader
+    from ..hlsl import HlslGeometryShader, HlslShader
     from ..reference.stream_output import SOTarget
 
 __all__ = ["Case", "load_case", "decode_data", "encode_data", "result_json", "json_value",
@@ -61,7 +62,7 @@ every invocation, and a typo in a count must not exhaust memory."""
 
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
-             "description", "constant_buffers", "feature_level"}
+             "description", "constant_buffers", "feature_level", "geometry_shader"}
 
 
 @dataclass
@@ -71,7 +72,9 @@ class Case:
     :func:`load_case` makes it, and guarantees what it holds: a valid layout, views inside
     their data, at least one draw (an indexed draw only with an ``index_buffer`` key), a vertex
     shader that parses and whose inputs the layout provides (rules 3.8), the constant buffers
-    the shader reads, and a Stream Output declaration validated against the shader's outputs.
+    the shader reads, a geometry shader that compiles and agrees with the topology and the
+    vertex shader (rules 13.2, 13.9), and a Stream Output declaration validated against the
+    outputs of the shader before it (the geometry shader's per stream, rules 13.7).
 
     Arguments:
         name (str): the case's name, one line of printable text.
@@ -97,6 +100,8 @@ class Case:
         feature_level (FeatureLevel): the feature level the case was validated at (rules
             11.1): the one :func:`load_case` was given, else the case's ``feature_level``,
             else D3D12's.
+        geometry_shader (dict): the ``geometry_shader`` object as written, or None.
+        gs: the compiled geometry shader (``gpuia.hlsl.HlslGeometryShader``), or None.
     """
 
     name: str
@@ -115,6 +120,8 @@ class Case:
     hlsl: HlslShader | None = None  # the compiled HLSL vertex shader, if any
     constant_buffers: dict[int, bytes] = field(default_factory=dict)  # root CB slot -> bytes
     feature_level: FeatureLevel = FEATURE_LEVELS["12"]
+    geometry_shader: dict[str, Any] | None = None
+    gs: HlslGeometryShader | None = None  # the compiled geometry shader, if any
 
     def shader_signature(self) -> ShaderSignature:
         """The vertex shader's signature: the case's WGSL or HLSL shader's, or the pass-through
@@ -340,11 +347,17 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
                 feature_level=level)
     if vs is not None:
         case.shader_signature().check_layout(layout)
+    gs = doc.get("geometry_shader")
+    if gs is not None:
+        case.geometry_shader = gs
+        case.gs = case_geometry_shader(gs, base or Path.cwd())
+        check_geometry(case.gs, topo, case.shader_signature().outputs)
     case.constant_buffers = constant_buffers(doc.get("constant_buffers", []), case.hlsl,
-                                             case.vertex_shader)
+                                             case.vertex_shader, case.gs)
     if so is not None:
         case.so, case.so_desc, case.so_targets = stream_output_section(
-            so, case.shader_signature, case.feature_level)
+            so, case.shader_signature, case.feature_level,
+            None if case.gs is None else stream_records(case.gs))
     return case
 
 

@@ -19,7 +19,7 @@ from ..errors import CaseError, InvalidDescError
 from .case_data import decode_data, uint_field
 
 if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses them
-    from ..hlsl import HlslShader
+    from ..hlsl import HlslGeometryShader, HlslShader
 
 MAX_CONSTANT_BUFFER_BYTES = 65536
 """A D3D constant buffer holds at most 4096 16-byte registers."""
@@ -121,16 +121,17 @@ def index_buffer(value, where: str) -> IndexBufferView | None:
     except InvalidDescError as e:
         raise InvalidDescError(where, e.field, e.value, e.rule) from None
 
-def constant_buffers(value, hlsl: HlslShader | None,
-                     vertex_shader: dict | None) -> dict[int, bytes]:
+def constant_buffers(value, hlsl: HlslShader | None, vertex_shader: dict | None,
+                     geometry: HlslGeometryShader | None = None) -> dict[int, bytes]:
     """The ``constant_buffers`` list: D3D-packed bytes per root constant buffer. Every buffer
-    the vertex shader reads must be there.
+    the vertex shader or the geometry shader reads must be there.
 
     Arguments:
         value: the ``constant_buffers`` value as written (a list of ``{slot, data}``).
         hlsl: the case's compiled HLSL vertex shader, or None.
         vertex_shader (dict): the case's ``vertex_shader`` object, or None (the pass-through
             shader, which reads none).
+        geometry: the case's compiled geometry shader, or None (the default).
 
     Returns:
         Root constant buffer slot -> its bytes.
@@ -171,24 +172,28 @@ def constant_buffers(value, hlsl: HlslShader | None,
                                    f"a constant buffer holds at most 4096 registers "
                                    f"({MAX_CONSTANT_BUFFER_BYTES} bytes)")
         out[slot] = data
+    vs_reads: dict[int, str] = {}
     if hlsl is not None:
-        reads = {cb.slot: f"cbuffer {cb.name} (register b{cb.slot})"
-                 for cb in hlsl.constant_buffers}
+        vs_reads = {cb.slot: f"cbuffer {cb.name} (register b{cb.slot})"
+                    for cb in hlsl.constant_buffers}
     elif vertex_shader is not None:
-        reads = {s: f"@group(3) @binding({s})" for s in
-                 uniform_slots(vertex_shader["wgsl"], 3)}
-    else:
-        reads = {}
-    for slot, what in sorted(reads.items()):
+        vs_reads = {s: f"@group(3) @binding({s})" for s in
+                    uniform_slots(vertex_shader["wgsl"], 3)}
+    # slot -> (the case's key, the shader, what it reads there)
+    reads = {s: ("vertex_shader", "the vertex shader", what) for s, what in vs_reads.items()}
+    for cb in geometry.constant_buffers if geometry is not None else ():
+        reads.setdefault(cb.slot, ("geometry_shader", "the geometry shader",
+                                   f"cbuffer {cb.name} (register b{cb.slot})"))
+    for slot, (where, who, what) in sorted(reads.items()):
         if slot >= CONSTANT_BUFFER_SLOTS:
-            raise InvalidDescError("vertex_shader", "constant buffer", slot,
+            raise InvalidDescError(where, "constant buffer", slot,
                                    f"{what}: gpuia binds root constant buffers 0.."
                                    f"{CONSTANT_BUFFER_SLOTS - 1} (register "
                                    f"b0..b{CONSTANT_BUFFER_SLOTS - 1}, the "
                                    f"{CONSTANT_BUFFER_SLOTS} slots of a D3D11 stage)")
         if slot not in out:
             raise InvalidDescError("constant_buffers", "slot", slot,
-                                   f"the vertex shader reads {what}; the case binds no "
+                                   f"{who} reads {what}; the case binds no "
                                    f"constant buffer {slot}")
     return out
 

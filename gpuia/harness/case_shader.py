@@ -10,6 +10,7 @@ load only where a case has a shader.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,38 +55,80 @@ def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
         if unknown:
             raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for a WGSL shader")
         return None
-    unknown = set(vs) - _HLSL_KEYS
+    source = hlsl_source(vs, "vertex_shader", base)
+    from ..hlsl import compile_shader
+
+    try:
+        return compile_shader(source.text, "vertex", source.entry_point, source.defines,
+                              source.matrix_layout, source.file_name, source.include_dirs,
+                              source.source_path)
+    except InvalidDescError as e:
+        raise located(e, "vertex_shader", "vertex shader") from None
+
+
+@dataclass(frozen=True)
+class HlslSource:
+    """An HLSL shader object of a case, checked: its text and how to compile it."""
+
+    text: str
+    entry_point: str
+    defines: dict
+    matrix_layout: str
+    file_name: str
+    include_dirs: tuple[str, ...]
+    source_path: str | None
+
+
+def hlsl_source(obj: dict, where: str, base: Path) -> HlslSource:
+    """Check an HLSL shader object of a case (``hlsl`` or ``hlsl_file``, and the optional
+    ``entry_point``, ``defines`` and ``matrix_layout``) and read its text.
+
+    Arguments:
+        obj (dict): the object, known to hold ``hlsl`` or ``hlsl_file`` but not both.
+        where (str): the case's key for it (``vertex_shader``), named in errors.
+        base (Path): the folder ``hlsl_file`` and ``#include`` paths are relative to.
+
+    Returns:
+        The :class:`HlslSource`.
+
+    Raises:
+        CaseError: an unknown key, a malformed field, or a file that cannot be read.
+    """
+    unknown = set(obj) - _HLSL_KEYS
     if unknown:
-        raise CaseError("vertex_shader", f"unknown keys {sorted(unknown)} for an HLSL shader")
-    defines = vs.get("defines") or {}
+        raise CaseError(where, f"unknown keys {sorted(unknown)} for an HLSL shader")
+    if "entry_point" in obj and not isinstance(obj["entry_point"], (str, type(None))):
+        raise CaseError(f"{where}.entry_point", "expected a string")
+    defines = obj.get("defines") or {}
     if not isinstance(defines, dict):
-        raise CaseError("vertex_shader.defines", "expected an object {\"NAME\": \"VALUE\"}")
-    layout = vs.get("matrix_layout") or "column_major"
+        raise CaseError(f"{where}.defines", "expected an object {\"NAME\": \"VALUE\"}")
+    layout = obj.get("matrix_layout") or "column_major"
     include_dirs = (str(base),)  # a case's shaders include from its folder
-    if "hlsl_file" in vs:
-        name = vs["hlsl_file"]
+    if "hlsl_file" in obj:
+        name = obj["hlsl_file"]
         if not isinstance(name, str) or not name:
-            raise CaseError("vertex_shader.hlsl_file", "expected a path (relative to the case)")
+            raise CaseError(f"{where}.hlsl_file", "expected a path (relative to the case)")
         path = base / name
         try:
             text = read_text(path)
         except CaseError as e:  # names the file and why
-            raise CaseError("vertex_shader.hlsl_file", str(e)) from None
+            raise CaseError(f"{where}.hlsl_file", str(e)) from None
         file_name, source_path = name, str(path.resolve())
     else:
-        text, file_name, source_path = vs["hlsl"], "vertex_shader.hlsl", None
+        text, file_name, source_path = obj["hlsl"], f"{where}.hlsl", None
         if not isinstance(text, str):
-            raise CaseError("vertex_shader.hlsl", "expected HLSL source text")
-    from ..hlsl import compile_shader
+            raise CaseError(f"{where}.hlsl", "expected HLSL source text")
+    return HlslSource(text, obj.get("entry_point") or "main", defines, layout, file_name,
+                      include_dirs, source_path)
 
-    try:
-        return compile_shader(text, "vertex", vs.get("entry_point") or "main", defines, layout,
-                              file_name, include_dirs, source_path)
-    except InvalidDescError as e:
-        where = f"vertex_shader: {e.where}" if e.where != "vertex shader" else "vertex_shader"
-        err = InvalidDescError(where, e.field, e.value, e.rule)
-        err.diagnostics = getattr(e, "diagnostics", None)
-        raise err from None
+
+def located(e: InvalidDescError, where: str, front_end_where: str) -> InvalidDescError:
+    """The front end's refusal of a case's shader, located at the case's key ``where``
+    (``front_end_where`` is how the front end names the shader); Slang's diagnostics kept."""
+    loc = f"{where}: {e.where}" if e.where != front_end_where else where
+    err = InvalidDescError(loc, e.field, e.value, e.rule)
+    err.diagnostics = getattr(e, "diagnostics", None)
+    return err
 
 
 def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[int, ...]:

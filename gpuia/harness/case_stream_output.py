@@ -10,7 +10,7 @@ would reject :class:`~gpuia.errors.InvalidDescError`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..d3d.so_desc import SODeclarationEntry, StreamOutputDesc
@@ -19,7 +19,7 @@ from .case_data import decode_data, uint_field
 
 if TYPE_CHECKING:  # annotations only: the SO modules load where a case uses them
     from ..d3d.feature_level import FeatureLevel
-    from ..d3d.signature import ShaderSignature
+    from ..d3d.signature import Member, ShaderSignature
     from ..d3d.so_declaration import ResolvedStreamOutput
     from ..reference.stream_output import SOTarget
 
@@ -28,7 +28,8 @@ DEFAULT_MAX_SO_BYTES = 1 << 30
 _SO_KEYS = {"declaration", "buffer_strides", "rasterized_stream", "targets"}
 
 
-def stream_output_section(so, signature: Callable[[], ShaderSignature], level: FeatureLevel
+def stream_output_section(so, signature: Callable[[], ShaderSignature], level: FeatureLevel,
+                          streams: Sequence[Sequence[Member]] | None = None,
                           ) -> tuple[ResolvedStreamOutput, StreamOutputDesc, dict[int, SOTarget]]:
     """Parse and validate the ``stream_output`` section (CreateGraphicsPipelineState rules).
 
@@ -36,6 +37,8 @@ def stream_output_section(so, signature: Callable[[], ShaderSignature], level: F
         so: the section as written.
         signature: gives the vertex shader's signature (called once the descriptor is valid).
         level (FeatureLevel): the feature level the case is validated at.
+        streams: the geometry shader's output record per stream, whose outputs the entries of
+            each stream name (rules 13.7); None (the default): no geometry shader.
 
     Returns:
         The resolved declaration, the declaration as a descriptor, and output slot -> the
@@ -75,7 +78,7 @@ def stream_output_section(so, signature: Callable[[], ShaderSignature], level: F
     except InvalidDescError as err:
         raise InvalidDescError("stream_output", err.field, err.value, err.rule) from None
     try:
-        resolved = resolve_stream_output(desc, signature(), level)
+        resolved = resolve_stream_output(desc, signature(), level, streams=streams)
     except InvalidDescError as err:
         raise InvalidDescError(f"stream_output: {err.where}", err.field, err.value,
                                err.rule) from None

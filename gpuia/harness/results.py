@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from ..hlsl import HlslGeometryShader
     from ..reference import IAResult
     from ..reference.stream_output import SOResult
+    from .reference_geometry import GeometryRun
 
 RESULT_VERSION = 1
 """The ``gpuia_result`` version this module writes (docs/case-format.md, "Result")."""
@@ -117,19 +119,82 @@ def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str
     return doc
 
 
-def so_result_json(so: SOResult) -> dict:
+def so_result_json(so: SOResult, *, streams: bool = False) -> dict:
     """The ``stream_output`` part of a result from a
     :class:`~gpuia.reference.stream_output.SOResult`.
 
     Arguments:
         so: the :class:`~gpuia.reference.stream_output.SOResult` (CPU or GPU).
+        streams (bool): also write ``streams``, the statistics of streams 0-3 (a case with a
+            geometry shader). Default False.
 
     Returns:
         ``{"buffers": [{"slot", "hex", "filled_size"}, ...], "statistics": {...}}``, the
-        buffers in slot order with their full contents.
+        buffers in slot order with their full contents, and ``streams``:
+        ``[{"stream", "NumPrimitivesWritten", "PrimitivesStorageNeeded"}, ...]`` when asked.
     """
-    return {
+    doc = {
         "buffers": [{"slot": s, "hex": bytes(so.buffers[s]).hex(), "filled_size": so.filled_size[s]}
                     for s in sorted(so.buffers)],
         "statistics": dict(so.statistics),
     }
+    if streams:
+        doc["streams"] = [{"stream": s, **counts} for s, counts in enumerate(so.streams)]
+    return doc
+
+
+def _components(values: dict, members, row: int) -> dict:
+    """``{KEY: {"type", "bits", "value"}}`` of one row of per-member (bits, values) lists."""
+    return {m.key: {"type": m.kind, "bits": values[m.key][0][row], "value": values[m.key][1][row]}
+            for m in members}
+
+
+def _per_member(arrays: dict, members) -> dict:
+    """Each member's bits and values as lists of rows (member key -> (bits, values))."""
+    out = {}
+    for m in members:
+        bits = np.ascontiguousarray(arrays[m.key][:, :m.components], dtype=np.uint32)
+        out[m.key] = (bits.tolist(), _values_list(bits, m.kind))
+    return out
+
+
+def geometry_json(run: GeometryRun, gs: HlslGeometryShader) -> tuple[dict, list]:
+    """A geometry shader stage's part of a result (docs/case-format.md, "Result additions").
+
+    Arguments:
+        run (GeometryRun): the stage on the CPU reference
+            (:func:`gpuia.harness.reference_geometry.reference_geometry`).
+        gs (HlslGeometryShader): the compiled shader.
+
+    Returns:
+        ``(statistics, geometry_invocations)``: ``GSInvocations`` and ``GSPrimitives``, and one
+        entry per invocation in D3D's order: ``draw``, ``instance``, ``primitive``
+        (SV_PrimitiveID), ``gs_instance``, ``inputs`` (each input vertex's components) and
+        ``emits`` (the Appends and RestartStrips that took effect, in call order: an Append as
+        ``{"stream", "outputs"}``, a RestartStrip as ``{"stream", "cut": true}``).
+    """
+    inv, calls = run.invocations, run.calls
+    inputs = _per_member(run.vertex_outputs, gs.input_record)
+    records = [gs.stream_record(s) for s in range(len(gs.declaration.streams))]
+    outputs = [_per_member({m.key: calls.records[:, m.word:m.word + m.components]
+                            for m in rec}, rec) for rec in records]
+    emits: list[list] = [[] for _ in range(len(inv))]
+    open_streams: set = set()  # (invocation, stream) with an Append already
+    kept = np.flatnonzero(run.kept).tolist()
+    for c, i, s, cut in zip(kept, calls.invocation[kept].tolist(),
+                            calls.stream[kept].tolist(), calls.cut[kept].tolist(), strict=True):
+        if cut:
+            if (i, s) in open_streams:  # a cut before a stream's first Append changes nothing
+                emits[i].append({"stream": s, "cut": True})
+            continue
+        open_streams.add((i, s))
+        emits[i].append({"stream": s, "outputs": _components(outputs[s], records[s], c)})
+    entries = []
+    for i, (d, inst, p, g) in enumerate(zip(inv.draw.tolist(), inv.instance.tolist(),
+                                            inv.primitive_id.tolist(), inv.gs_instance.tolist(),
+                                            strict=True)):
+        entries.append({"draw": d, "instance": inst, "primitive": p, "gs_instance": g,
+                        "inputs": [_components(inputs, gs.input_record, v)
+                                   for v in inv.inputs[i].tolist()],
+                        "emits": emits[i]})
+    return dict(run.statistics), entries

@@ -1,10 +1,12 @@
 """Run a parsed case on a backend and produce its result document.
 
-The CPU backend is the reference (``gpuia.reference``). It runs the pass-through vertex shader
-and HLSL shaders (on the CPU, ``gpuia.hlsl.cpu``); a case carrying a WGSL shader is refused with
-:class:`UnsupportedError`, as the case format allows. The GPU backend draws the case through
-wgpu (``gpuia.gpu``) on a chosen adapter and path, with capture on, and runs its Stream Output
-on the GPU too.
+The CPU backend is the reference (``gpuia.reference``), its stages composed: IA, the vertex
+shader (the pass-through shader, or HLSL run on the CPU, ``gpuia.hlsl.cpu``), the geometry
+shader (HLSL run on the CPU, :mod:`gpuia.harness.reference_geometry`), Stream Output. A case
+carrying a WGSL shader is refused with :class:`UnsupportedError`, as the case format allows. The
+GPU backend draws the case through wgpu (``gpuia.gpu``) on a chosen adapter and path, with
+capture on, and runs its Stream Output on the GPU too; it refuses a case with a geometry
+shader, which the GPU side does not draw.
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ import numpy as np
 
 from ..errors import UnsupportedError
 from ..reference import IAResult
-from ..reference.stream_output import SOResult, stream_output
+from ..reference.stream_output import SOResult, stream_output, write_streams
 from ..reference.vertex import pass_through_outputs, run_vertex_shader
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
+from .reference_geometry import GeometryRun, reference_geometry
 from .reference_run import check_size, reference_ia
+from .results import geometry_json
 
 if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu one loads no wgpu)
     from ..gpu.device import Device
     from .run_gpu import GPUResult
 
-__all__ = ["reference_ia", "run_reference", "reference_so", "run_case"]
+__all__ = ["reference_ia", "run_reference", "reference_so", "reference_gs", "run_case"]
 
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
@@ -62,16 +66,67 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
     return run_vertex_shader(ia, cpu_shader(case.hlsl), case.constant_buffers)
 
 
-def reference_so(case: Case, ia: IAResult) -> SOResult | None:
+def vertex_outputs(case: Case, ia: IAResult) -> dict | None:
+    """The vertex shader's outputs per IA invocation on the CPU reference: the pass-through
+    shader's, or the HLSL shader run on the CPU; None for a WGSL shader (no CPU reference).
+
+    Arguments:
+        case (Case): the parsed case.
+        ia (IAResult): the case's reference Input Assembler result.
+
+    Returns:
+        Output key -> uint32 ``(len(ia), components)``, or None.
+    """
+    if case.vertex_shader is None:
+        return pass_through_outputs(ia, case.layout)
+    if case.hlsl is None:
+        return None
+    if len(ia):
+        return shader_outputs(case, ia)
+    return {leaf.key: np.zeros((0, leaf.components), np.uint32)
+            for leaf in case.hlsl.entry.outputs()}
+
+
+def reference_gs(case: Case, ia: IAResult) -> GeometryRun | None:
+    """The CPU reference of a case's geometry shader stage (IA -> VS -> GS), or None for a case
+    without a geometry shader.
+
+    Arguments:
+        case (Case): the parsed case.
+        ia (IAResult): the case's reference Input Assembler result.
+
+    Returns:
+        The :class:`~gpuia.harness.reference_geometry.GeometryRun`, or None.
+
+    Raises:
+        UnsupportedError: a WGSL vertex shader (no CPU reference), or no C++ compiler for the
+            shaders' CPU builds.
+    """
+    if case.gs is None:
+        return None
+    outputs = vertex_outputs(case, ia)
+    if outputs is None:
+        raise UnsupportedError("geometry_shader: the CPU reference runs a geometry shader after "
+                               "the pass-through or an HLSL vertex shader, not a WGSL one")
+    return reference_geometry(case.gs, ia, outputs, case.constant_buffers)
+
+
+def reference_so(case: Case, ia: IAResult, geometry: GeometryRun | None = None,
+                 ) -> SOResult | None:
     """The CPU reference Stream Output of a case, or None without one: the stages IA -> VS ->
     SO. The pass-through shader's outputs are exact; an HLSL shader runs on the CPU and its
     computed float outputs are marked for a tolerant comparison (``SOResult.shader_words``); a
     WGSL shader has no CPU reference (None).
 
+    With a geometry shader, the stages are IA -> VS -> GS -> SO, each stream of the geometry
+    shader into the slots of its stream, its float outputs marked as computed.
+
     Arguments:
         case (Case): the parsed case.
         ia (IAResult): the case's reference Input Assembler result
             (:func:`~gpuia.harness.reference_run.reference_ia`).
+        geometry (GeometryRun): the case's geometry shader stage (:func:`reference_gs`), when
+            the caller already ran it; None (the default) runs it where the case has one.
 
     Returns:
         The :class:`~gpuia.reference.stream_output.SOResult`, or None for a case without
@@ -83,13 +138,17 @@ def reference_so(case: Case, ia: IAResult) -> SOResult | None:
     """
     if case.so is None:
         return None
-    if case.vertex_shader is None:
-        return stream_output(ia, case.so, pass_through_outputs(ia, case.layout), case.so_targets)
-    if case.hlsl is None:
+    if case.gs is not None:
+        geometry = geometry or reference_gs(case, ia)
+        assert geometry is not None
+        computed = frozenset(m.key for s in range(len(case.gs.declaration.streams))
+                             for m in case.gs.stream_record(s) if m.kind == "float")
+        return write_streams(case.so, geometry.streams, case.so_targets, computed)
+    outputs = vertex_outputs(case, ia)
+    if outputs is None:
         return None
-    outputs = shader_outputs(case, ia) if len(ia) else {
-        leaf.key: np.zeros((0, leaf.components), np.uint32)
-        for leaf in case.hlsl.entry.outputs()}
+    if case.vertex_shader is None:
+        return stream_output(ia, case.so, outputs, case.so_targets)
     computed = frozenset(m.key for m in case.shader_signature().outputs if m.type == "float")
     return stream_output(ia, case.so, outputs, case.so_targets, computed)
 
@@ -130,9 +189,16 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
     """
     if backend == "cpu":
         ia = run_reference(case, max_invocations)
-        so = reference_so(case, ia)
-        return ia, result_json(case.name, ia,
-                               stream_output=None if so is None else so_result_json(so))
+        geometry = reference_gs(case, ia)
+        so = reference_so(case, ia, geometry)
+        doc = result_json(case.name, ia, stream_output=None if so is None else so_result_json(
+            so, streams=geometry is not None))
+        if geometry is not None:
+            assert case.gs is not None
+            statistics, invocations = geometry_json(geometry, case.gs)
+            doc["statistics"].update(statistics)
+            doc["geometry_invocations"] = invocations
+        return ia, doc
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     # Imported here, so the cpu backend never loads wgpu (nor needs it installed).

@@ -343,14 +343,18 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
         ``written_per_draw``, no ``shader_words``).
 
     Raises:
-        UnsupportedError: the case has no ``stream_output`` section, or the adapter cannot run
-            a draw with Stream Output exactly (with the reason).
+        UnsupportedError: the case has no ``stream_output`` section or has a geometry shader,
+            or the adapter cannot run a draw with Stream Output exactly (with the reason).
         InvalidDescError: state or a draw the GPU side refuses as D3D would.
         GpuOutOfMemoryError: the adapter ran out of memory.
         DeviceLostError: the device was lost.
     """
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")
+    if case.gs is not None:
+        raise UnsupportedError("geometry_shader: gpuia's GPU side does not run geometry shaders; "
+                               "this case's Stream Output is computed by the CPU reference only "
+                               "(--backend cpu)")
     ctx = context or Context(device)
     ctx.set_pipeline_state(case_pipeline_state(case, stream_output=True))
     ctx.ia_set_primitive_topology(case.topology.topology)

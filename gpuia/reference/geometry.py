@@ -33,7 +33,8 @@ from .assembly import assemble
 from .ia import IAResult
 
 __all__ = ["GSInvocations", "input_vertices", "primitive_ids", "gs_invocations",
-           "effective_calls", "stream_primitives", "gs_statistics"]
+           "effective_calls", "stream_primitives", "gs_statistics", "GSCalls",
+           "calls_from_regions"]
 
 
 @dataclass(frozen=True)
@@ -202,3 +203,69 @@ def gs_statistics(invocations: GSInvocations, primitives: list[np.ndarray]) -> d
     """
     return {"GSInvocations": len(invocations),
             "GSPrimitives": int(sum(p.shape[0] for p in primitives))}
+
+
+@dataclass(frozen=True)
+class GSCalls:
+    """A geometry shader's calls, in the order its invocations made them: one row per Append
+    or RestartStrip (the input of :func:`effective_calls` and :func:`stream_primitives`).
+
+    Arguments:
+        invocation (numpy.ndarray): int64 per call: its invocation (non-decreasing).
+        stream (numpy.ndarray): uint8 per call: its stream.
+        cut (numpy.ndarray): bool per call: a RestartStrip (else an Append).
+        records (numpy.ndarray): uint32 ``(calls, record words)``: an Append's record (a
+            RestartStrip's row is zero).
+    """
+
+    invocation: np.ndarray
+    stream: np.ndarray
+    cut: np.ndarray
+    records: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.invocation.shape[0])
+
+
+def calls_from_regions(regions: np.ndarray, max_vertex_count: int, record_words: int) -> GSCalls:
+    """The calls a CPU run of a geometry shader reports, one region per invocation: word 0 the
+    Appends that took effect, then per Append a header word (bits 0-1 its stream, bit 2 set when
+    the vertex starts a new strip of its stream) and ``record_words`` record words. A strip
+    start becomes a RestartStrip of the stream before the Append (for the stream's first Append
+    of an invocation this changes nothing: every invocation starts new strips).
+
+    Arguments:
+        regions (numpy.ndarray): uint32 ``(invocations, 1 + N * (1 + R))``.
+        max_vertex_count (int): N, the shader's ``[maxvertexcount]``.
+        record_words (int): R.
+
+    Returns:
+        The :class:`GSCalls`.
+
+    Raises:
+        ValueError: a region's count exceeds N (a region the run cannot have written).
+    """
+    regions = np.asarray(regions, dtype=np.uint32).reshape(regions.shape[0], -1)
+    counts = regions[:, 0].astype(np.int64)
+    if counts.shape[0] and int(counts.max()) > max_vertex_count:
+        raise ValueError(f"a region counts {int(counts.max())} Appends, over maxvertexcount "
+                         f"{max_vertex_count}")
+    entries = regions[:, 1:1 + max_vertex_count * (1 + record_words)].reshape(
+        regions.shape[0], max_vertex_count, 1 + record_words)
+    used = np.arange(max_vertex_count)[None, :] < counts[:, None]
+    invocation = np.nonzero(used)[0].astype(np.int64)
+    kept = entries[used]  # (appends, 1 + R), invocation by invocation, in call order
+    header = kept[:, 0]
+    stream = (header & 3).astype(np.uint8)
+    starts = (header & 4) != 0
+    # Each strip start is preceded by a cut row of its stream: positions after insertion.
+    at = np.arange(kept.shape[0]) + np.cumsum(starts)
+    n = kept.shape[0] + int(starts.sum())
+    out_inv = np.empty(n, np.int64)
+    out_stream = np.empty(n, np.uint8)
+    cut = np.zeros(n, bool)
+    records = np.zeros((n, record_words), np.uint32)
+    out_inv[at], out_stream[at], records[at] = invocation, stream, kept[:, 1:]
+    cuts = at[starts] - 1
+    out_inv[cuts], out_stream[cuts], cut[cuts] = invocation[starts], stream[starts], True
+    return GSCalls(out_inv, out_stream, cut, records)

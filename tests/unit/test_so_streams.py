@@ -31,7 +31,7 @@ struct VSOut {{ {fields} }}
 VS = record("SV_Position: vec4<f32>,")
 STREAM0 = record("SV_Position: vec4<f32>, COLOR: vec4<f32>,")
 STREAM1 = record("TEXCOORD: vec2<f32>, COLOR: vec4<f32>, ID: u32,")
-GS = (STREAM0, STREAM1)
+GS = (STREAM0.outputs, STREAM1.outputs)
 
 
 def entry(name, count, slot, stream, start=0, index=0):
@@ -93,7 +93,7 @@ def test_8_9_the_component_limit_is_per_stream():
     # on stream 0 makes 132 in stream 0: refused, naming stream 0.
     def half(stream, slots):
         return [entry("A", 4, slots[k // 16], stream, index=k) for k in range(32)]
-    both = (WIDE, WIDE)
+    both = (WIDE.outputs, WIDE.outputs)
     entries = half(0, (0, 1)) + half(1, (2, 3))
     so = resolve_stream_output(desc(*entries, strides=(512,) * 4), VS, streams=both)
     assert so.streams == (0, 1)
@@ -120,7 +120,7 @@ def test_13_8_each_stream_overflows_and_counts_on_its_own():
     s1 = record("TEXCOORD: vec2<u32>, ID: u32,")
     so = resolve_stream_output(desc(entry("COLOR", 4, 0, 0), entry("ID", 1, 1, 1),
                                     entry("TEXCOORD", 2, 2, 1), strides=(16, 4, 8)),
-                               VS, streams=(s0, s1))
+                               VS, streams=(s0.outputs, s1.outputs))
     # Stream 0: three points in draw 0 into a 40-byte slot 0 of stride 16: two fit (32 bytes),
     # the third does not, so 2 written of 3 needed, and bytes 32-39 stay as they were.
     color = np.arange(1, 13, dtype=np.uint32).reshape(3, 4)
