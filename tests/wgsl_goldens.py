@@ -28,6 +28,7 @@ from gpuia.d3d.so_desc import StreamOutputDesc
 from gpuia.d3d.topology import topology_info
 from gpuia.reference.coverage import KEY_SALT, SUBPIXEL
 from gpuia.util import resources
+from gpuia.wgsl.gs_expansion import gs_program
 from gpuia.wgsl.index_pass import IndexPassSpec, IndexSource, IndexStreams, index_pass_program
 from gpuia.wgsl.pixel import link_stages, null_pixel_program, pixel_program
 from gpuia.wgsl.program import ProgramSpec, vertex_program
@@ -488,3 +489,15 @@ def _draw_auto():
         "subpixel grid", render=lambda spec: raster_probe_program(*spec))
 def _raster_probe():
     return 64, KEY_SALT, SUBPIXEL
+
+
+# -- the geometry shader's expansion into Stream Output ----------------------------------------
+def _gs_golden(name: str, does: str) -> None:
+    golden(f"gs_{name}", f"the geometry shader's expansion: {does}",
+           render=gs_program)(lambda: name)
+
+
+_gs_golden("count", "each invocation's complete primitives per stream")
+_gs_golden("scan", "the multi-level prefix sum of the counts")
+_gs_golden("fit", "each stream's fit, counters, overflow flag and statistics")
+_gs_golden("write", "each invocation's written primitives into the slots")

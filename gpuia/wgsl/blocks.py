@@ -19,11 +19,12 @@ per pulled slot), the Stream Output block (:data:`SO_BLOCK`, :data:`SO_SLOT`) an
 the prepare step leaves (:data:`SO_STATE`), the index pass's parameters and the arguments it
 leaves (:data:`INDEX_PARAMS`, :data:`INDEX_ARGS`), the capture record (:data:`CAPTURE_RECORD`),
 DrawAuto's block (:data:`DRAW_AUTO`), the raster probe's parameters and fragment record
-(:data:`RASTER_PARAMS`, :data:`RASTER_RECORD`), and a geometry shader's compute program's
+(:data:`RASTER_PARAMS`, :data:`RASTER_RECORD`), a geometry shader's compute program's
 parameters and per-invocation region (:data:`GS_PARAMS`, :data:`GS_REGION`, with the program's
-other bindings in GS_PARAMS's ``about``). A block whose last field is an array of ``N``
-entries (``array<GpuiaSlot, N>``) takes ``N`` per program: :meth:`Block.wgsl` and
-:meth:`Block.words` take it as ``count``.
+other bindings in GS_PARAMS's ``about``), and the geometry shader's expansion into Stream Output
+(:data:`GS_SO_PARAMS` with :data:`GS_SO_SLOT` per slot, its state :data:`GS_SO_STATE`). A block
+whose last field is an array of ``N`` entries (``array<GpuiaSlot, N>``) takes ``N`` per program:
+:meth:`Block.wgsl` and :meth:`Block.words` take it as ``count``.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from typing import NamedTuple, NoReturn
 
 __all__ = ["Field", "Block", "BLOCKS", "DRAW_SLOT", "DRAW_BLOCK", "SO_SLOT", "SO_BLOCK",
            "SO_STATE", "INDEX_PARAMS", "INDEX_ARGS", "CAPTURE_RECORD", "DRAW_AUTO",
-           "RASTER_PARAMS", "RASTER_RECORD", "GS_PARAMS", "GS_REGION"]
+           "RASTER_PARAMS", "RASTER_RECORD", "GS_PARAMS", "GS_REGION", "GS_SO_SLOT",
+           "GS_SO_PARAMS", "GS_SO_STATE"]
 
 
 class Field(NamedTuple):
@@ -366,3 +368,52 @@ BLOCKS: tuple[Block, ...] = (
 :attr:`Block.nested`): the tests check each against the programs that declare it.
 :data:`GS_REGION` is not one: it lays out words of a flat ``array<u32>``, which no program
 declares as a struct."""
+
+# -- the geometry shader's expansion and Stream Output -----------------------------------------
+GS_SO_SLOT = Block("GpuiaGSSOSlot", "uniform", (
+    Field("declared", 0, "u32", "1 when the declaration writes the slot"),
+    Field("bound", 1, "u32", "1 when a target is bound to it (a declared slot without one is "
+                             "full: rules 9.8)"),
+    Field("stream", 2, "u32", "the stream whose primitives the slot takes"),
+    Field("stride", 3, "u32", "the slot's stride in bytes"),
+    Field("location", 4, "u32", "BufferLocation: the target's byte offset in its data binding"),
+    Field("size", 5, "u32", "SizeInBytes of the target"),
+    Field("data", 6, "u32", "the target's data binding, 0-3"),
+    Field("counter", 7, "u32", "its BufferFilledSize counter's binding, 0-3"),
+    Field("counter_word", 8, "u32", "the counter's word in that binding"),
+    Field("entry_first", 9, "u32", "the slot's first row in the entries table"),
+    Field("entry_count", 10, "u32", "its rows there (its entries that are no gap)"),
+    Field("pad", 11, "u32", "padding"),
+), "one entry of the GS Stream Output block per SO slot 0-3")
+
+GS_SO_PARAMS = Block("GpuiaGSSO", "uniform", (
+    Field("first", 0, "u32", "the chunk's first invocation (its region in the regions buffer)"),
+    Field("invocations", 1, "u32", "the chunk's invocations"),
+    Field("region_words", 2, "u32", "words of one invocation's region: 1 + N * (1 + R)"),
+    Field("max_appends", 3, "u32", "N, maxvertexcount: a region's count is clamped to it"),
+    Field("record_words", 4, "u32", "R, words of the largest stream record"),
+    Field("level", 5, "u32", "the scan level this dispatch works on"),
+    Field("top", 6, "u32", "the scan's top level (one workgroup's block)"),
+    Field("total_at", 7, "u32", "the entry of the scan buffer that receives the chunk's totals"),
+    Field("vertices", 8, "vec4<u32>", "vertices of a primitive of each stream 0-3: 1, 2 or 3; "
+                                      "0 for a stream absent or writing no slot (it counts "
+                                      "nothing)"),
+    Field("level_offset", 12, "vec4<u32>", "first entry of scan levels 0-3 in the scan buffer"),
+    Field("level_length", 16, "vec4<u32>", "entries of scan levels 0-3 (level 0: the "
+                                           "invocations)"),
+    Field("slots", 20, "array<GpuiaGSSOSlot, 4>", "one GpuiaGSSOSlot per SO slot 0-3"),
+), "gpuia_gs, @group(0) @binding(0) of every GS expansion program (dynamic offset): one record "
+   "per chunk and scan level, written by gpuia.gpu.gs.expansion", (GS_SO_SLOT,))
+
+GS_SO_STATE = Block("GpuiaGSSOState", "storage", (
+    Field("written", 0, "vec4<u32>", "per stream, the primitives the last chunk wrote"),
+    Field("overflowed", 4, "vec4<u32>", "per stream, 1 once a primitive did not fit, until the "
+                                        "targets are set again (rules 9.7, 13.8)"),
+    Field("filled", 8, "vec4<u32>", "per SO slot, BufferFilledSize before the last chunk"),
+    Field("stats", 12, "array<vec4<u32>, 4>", "per stream, NumPrimitivesWritten (lo, hi) then "
+                                              "PrimitivesStorageNeeded (lo, hi), rules 10.1"),
+), "gpuia_gs_state, @group(0) @binding(3) of the GS expansion's fit step (read-write) and "
+   "write pass (read-only); one per GSStreamOutput, cleared by the host, read back for the "
+   "statistics")
+
+BLOCKS += (GS_SO_PARAMS, GS_SO_STATE)

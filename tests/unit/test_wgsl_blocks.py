@@ -31,6 +31,8 @@ from gpuia.wgsl.blocks import (
 )
 from gpuia.wgsl.capture import CAPTURE_HEADER_WORDS, record_words
 from gpuia.wgsl.draw_block import DRAW_HEADER_WORDS, SLOT_WORDS
+from gpuia.wgsl.gs_expansion import PROGRAMS as GS_PROGRAMS
+from gpuia.wgsl.gs_expansion import gs_program
 from gpuia.wgsl.index_pass import (
     ARGS_DISPATCH,
     ARGS_KEPT,
@@ -114,6 +116,8 @@ DECLARED = {
     "GpuiaRasterParams": lambda: [(raster_probe_program(64, 1, 256), 0)],
     "GpuiaRasterRecord": lambda: [(raster_probe_program(64, 1, 256), 0)],
     "GpuiaGsParams": lambda: [(_geometry(), 0)],
+    "GpuiaGSSO": lambda: [(gs_program(name), 0) for name in GS_PROGRAMS],
+    "GpuiaGSSOState": lambda: [(gs_program("fit"), 0), (gs_program("write"), 0)],
 }
 
 
