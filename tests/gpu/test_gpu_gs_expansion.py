@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import wgpu
 
 from gpuia.d3d.geometry import STREAM_TYPES
 from gpuia.d3d.so_declaration import resolve_stream_output
 from gpuia.d3d.so_desc import SODeclarationEntry, StreamOutputDesc
+from gpuia.errors import InvalidDescError
 from gpuia.gpu.gs.expansion import GSStreamOutput
 from gpuia.gpu.gs.plan import GSStreamPlan, GSTarget
 from gpuia.reference.geometry import stream_primitives
 from gpuia.reference.stream_output import SOTarget, StreamPrimitives, write_streams
+from gpuia.wgsl.blocks import GS_SO_STATE
 from gpuia.wgsl.signature import parse_vertex_shader
 
 FILL = 0xA5A5A5A5  # every target word before the draws: an untouched word still reads it
@@ -87,8 +90,6 @@ def run_gpu(device, plan, so, draws, targets, chunk=1 << 20):
     overflow flags) after each draw's regions ran in order; ``targets``: slot -> (SizeInBytes,
     BufferFilledSize, BufferLocation) or None (a declared slot without a target)."""
     dev = device.device
-    import wgpu
-
     usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
     gs = GSStreamOutput(device, chunk=chunk)
     bound: dict = {}
@@ -333,3 +334,79 @@ def test_three_scan_levels_match_the_reference(gpu_device):
     words[:, 1] = NEW
     words[:, 2] = np.arange(n, dtype=np.uint32) * 3
     check_against_reference(gpu_device, plan, so, [words.reshape(-1)], {0: (4 * n, 0, 0)})
+
+
+# -- buffers, 64-bit counts, refusals ----------------------------------------------------------
+def test_two_slots_and_their_counters_in_one_buffer(gpu_device):
+    # One buffer: the counters of slots 0 and 1 at bytes 0 and 4 (rules 9.6: a counter may
+    # live in the data's buffer), slot 0's data from byte 16, slot 1's from byte 48. Stream 0
+    # (records A.xy, B) writes A to slot 0 and B to slot 1: points (1, 2, 3) and (4, 5, 6).
+    dev = gpu_device.device
+    plan = plan_of([PAIR], [1], 2)
+    so = resolve_stream_output(StreamOutputDesc((entry("A", 2, 0), entry("B", 1, 1)), (8, 4), 0),
+                               ID, streams=[PAIR])
+    words = np.full(20, FILL, np.uint32)
+    words[0], words[1] = 0, 4  # slot 1 already holds one vertex
+    usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+    buf = dev.create_buffer_with_data(data=words, usage=usage)
+    targets = {0: GSTarget(buf, 16, 32, buf, 0), 1: GSTarget(buf, 48, 16, buf, 4)}
+    gs = GSStreamOutput(gpu_device)
+    regions_buffer = dev.create_buffer_with_data(
+        data=regions(plan, [[(0, True, [1, 2, 3]), (0, False, [4, 5, 6])]]),
+        usage=wgpu.BufferUsage.STORAGE)
+    enc = dev.create_command_encoder()
+    keep = gs.encode(enc, regions_buffer, 1, plan, so, targets)
+    dev.queue.submit([enc.finish()])
+    del keep
+    out = np.frombuffer(dev.queue.read_buffer(buf), np.uint32)
+    f = FILL
+    assert out.tolist() == [16, 12, f, f, 1, 2, 4, 5, f, f, f, f, f, 3, 6, f, f, f, f, f]
+    assert gs.statistics()[0] == {"NumPrimitivesWritten": 2, "PrimitivesStorageNeeded": 2}
+    assert gs.written() == (2, 0, 0, 0)
+
+
+def test_the_statistics_carry_into_their_high_words(gpu_device):
+    # Counts just below 2**32: 3 points more carry into the high words (rules 10.1: 64 bits).
+    plan = plan_of([ID], [1], 3)
+    so = declaration([ID], entry("ID", 1, 0), strides=(4,))
+    gs = GSStreamOutput(gpu_device)
+    dev = gpu_device.device
+    stats = 4 * GS_SO_STATE.word("stats")
+    dev.queue.write_buffer(gs.state, stats, np.array([0xFFFFFFFE, 0, 0xFFFFFFFF, 7], np.uint32))
+    usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC
+    data = dev.create_buffer(size=64, usage=usage)
+    counter = dev.create_buffer(size=16, usage=usage)
+    buf = dev.create_buffer_with_data(data=regions(plan, [strip(0, 1, 2, 3)]),
+                                      usage=wgpu.BufferUsage.STORAGE)
+    enc = dev.create_command_encoder()
+    keep = gs.encode(enc, buf, 1, plan, so, {0: GSTarget(data, 0, 64, counter, 0)})
+    dev.queue.submit([enc.finish()])
+    del keep
+    assert gs.statistics()[0] == {"NumPrimitivesWritten": (1 << 32) + 1,
+                                  "PrimitivesStorageNeeded": (8 << 32) + 2}
+    gs.clear_overflow()
+    assert gs.overflowed() == (False,) * 4
+
+
+def test_refusals_record_nothing(gpu_device):
+    dev = gpu_device.device
+    plan = plan_of([ID], [1], 3)  # regions of 1 + 3 * 2 = 7 words
+    so = declaration([ID], entry("ID", 1, 0), strides=(4,))
+    gs = GSStreamOutput(gpu_device)
+    usage = wgpu.BufferUsage.STORAGE
+    small = dev.create_buffer(size=48, usage=usage)
+    data = dev.create_buffer(size=64, usage=usage)
+    enc = dev.create_command_encoder()
+    with pytest.raises(InvalidDescError, match="2 regions of 7 words need 56 bytes"):
+        gs.encode(enc, small, 2, plan, so, {})
+    with pytest.raises(InvalidDescError, match="multiples of 4 inside the 64-byte buffer"):
+        gs.encode(enc, small, 1, plan, so, {0: GSTarget(data, 2, 16, data, 0)})
+    with pytest.raises(InvalidDescError, match="multiples of 4 inside the 64-byte buffer"):
+        gs.encode(enc, small, 1, plan, so, {0: GSTarget(data, 16, 64, data, 0)})
+    with pytest.raises(InvalidDescError, match="BufferFilledSizeLocation"):
+        gs.encode(enc, small, 1, plan, so, {0: GSTarget(data, 0, 16, data, 62)})
+    with pytest.raises(InvalidDescError, match="invocations"):
+        gs.encode(enc, small, -1, plan, so, {})
+    with pytest.raises(InvalidDescError, match="chunk"):
+        GSStreamOutput(gpu_device, chunk=0)
+    assert gs.encode(enc, small, 0, plan, so, {}) == ()
