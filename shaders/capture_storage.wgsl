@@ -2,8 +2,8 @@
   // record minus the window's, wrapping: a record before the window lands past its end).
   let rec = gpuia_draw.capture_base + sv_instance_id * gpuia_draw.key_count + rank;
   if (!found) {
-    atomicAdd(&gpuia_errors[0], 1u);
-    atomicMax(&gpuia_errors[1], vi);
+    atomicAdd(&gpuia_errors[{{UNEXPECTED}}], 1u);
+    atomicMax(&gpuia_errors[{{MAX_VERTEX_INDEX}}], vi);
   } else if (rec < arrayLength(&gpuia_capture)) {
     gpuia_capture[rec].flag = 1u;
     gpuia_capture[rec].vertex_id = sv_vertex_id;

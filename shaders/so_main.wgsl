@@ -28,10 +28,10 @@ fn gpuia_so_fused(@builtin(global_invocation_id) gid: vec3<u32>,
     gpuia_so_state[{{WRITTEN}}] = gpuia_so.fused.x;
     gpuia_so_state[{{OVERFLOWED}}] = gpuia_so.fused.y;
     {{FUSED_STORES}}
-    gpuia_so_stats[0] = gpuia_so.stats[0];
-    gpuia_so_stats[1] = gpuia_so.stats[1];
-    gpuia_so_stats[2] = gpuia_so.stats[2];
-    gpuia_so_stats[3] = gpuia_so.stats[3];
+    gpuia_so_stats[{{STATS_WRITTEN}}] = gpuia_so.stats[0];
+    gpuia_so_stats[{{STATS_WRITTEN_HI}}] = gpuia_so.stats[1];
+    gpuia_so_stats[{{STATS_NEEDED}}] = gpuia_so.stats[2];
+    gpuia_so_stats[{{STATS_NEEDED_HI}}] = gpuia_so.stats[3];
   }
   let s = gpuia_so.slots;
   gpuia_so_run(gid, nwg, GpuiaSOBase(gpuia_so.fused.x, vec4<u32>(s[0].filled, s[1].filled, s[2].filled, s[3].filled)));

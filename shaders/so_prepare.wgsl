@@ -12,6 +12,6 @@ fn gpuia_add64(i: u32, x: u32) {
   if (written < needed) { gpuia_so_state[{{OVERFLOWED}}] = 1u; }
   gpuia_so_state[{{WRITTEN}}] = written;
   {{COUNTER_STORES}}
-  gpuia_add64(0u, written);
-  gpuia_add64(2u, needed);
+  gpuia_add64({{STATS_WRITTEN}}u, written);
+  gpuia_add64({{STATS_NEEDED}}u, needed);
 }

@@ -36,7 +36,7 @@ from typing import NamedTuple, NoReturn
 __all__ = ["Field", "Block", "BLOCKS", "DRAW_SLOT", "DRAW_BLOCK", "SO_SLOT", "SO_BLOCK",
            "SO_STATE", "INDEX_PARAMS", "INDEX_ARGS", "CAPTURE_RECORD", "DRAW_AUTO",
            "RASTER_PARAMS", "RASTER_RECORD", "GS_PARAMS", "GS_REGION", "GS_SO_SLOT",
-           "GS_SO_PARAMS", "GS_SO_STATE"]
+           "GS_SO_PARAMS", "GS_SO_STATE", "SO_STATS", "CAPTURE_ERRORS", "WORD_TABLES"]
 
 
 class Field(NamedTuple):
@@ -360,6 +360,22 @@ GS_REGION = Block("GpuiaGsRegion", "storage", (
    "first), and of the array the CPU reference's run returns (gpuia.hlsl.geometry_cpu), the "
    "same format on both sides")
 
+SO_STATS = Block("GpuiaSOStats", "storage", (
+    Field("written_lo", 0, "u32", "NumPrimitivesWritten, low 32 bits (rules 10.1)"),
+    Field("written_hi", 1, "u32", "NumPrimitivesWritten, high 32 bits"),
+    Field("needed_lo", 2, "u32", "PrimitivesStorageNeeded, low 32 bits (rules 10.2)"),
+    Field("needed_hi", 3, "u32", "PrimitivesStorageNeeded, high 32 bits"),
+), "gpuia_so_stats, an array<u32> at @group(0) @binding(3) of the Stream Output pass: the "
+   "prepare step and the fused pass write it, the host reads it back (and writes it for a "
+   "chunked draw); the same four words as the SO block's stats field")
+
+CAPTURE_ERRORS = Block("GpuiaCaptureErrors", "storage", (
+    Field("unexpected", 0, "u32", "vertices a storage-route capture shaded that have no record "
+                                  "(D3D would not fetch them): counted, not kept"),
+    Field("max_vertex_index", 1, "u32", "the largest vertex index among them"),
+), "gpuia_errors, an array<atomic<u32>> at @group(0) @binding(3) of a storage-route capture "
+   "program, read back with its records")
+
 BLOCKS: tuple[Block, ...] = (
     DRAW_BLOCK, SO_BLOCK, SO_STATE, INDEX_PARAMS, INDEX_ARGS, CAPTURE_RECORD, DRAW_AUTO,
     RASTER_PARAMS, RASTER_RECORD, GS_PARAMS,
@@ -417,3 +433,8 @@ GS_SO_STATE = Block("GpuiaGSSOState", "storage", (
    "statistics")
 
 BLOCKS += (GS_SO_PARAMS, GS_SO_STATE)
+
+WORD_TABLES: tuple[Block, ...] = (GS_REGION, SO_STATS, CAPTURE_ERRORS)
+"""The tables of words that programs index in a flat ``array<u32>`` (or of atomics) instead of
+declaring a struct: their offsets still come from the table, on the host and as the programs'
+placeholders."""

@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..d3d.layout import InputLayout
 from ..util.named import NamedMode
 from ..util.resources import shader_text
-from .blocks import CAPTURE_RECORD
+from .blocks import CAPTURE_ERRORS, CAPTURE_RECORD
 
 __all__ = ["CaptureRoute", "CAPTURE_HEADER_WORDS", "CAPTURE_TARGET_WIDTH", "record_words",
            "target_values", "capture_binding_lines", "capture_lines",
@@ -84,7 +84,9 @@ def _storage_lines(layout: InputLayout) -> list[str]:
     stores = [f"gpuia_capture[rec].elements[{4 * e.index + c}] = e{e.index}[{c}];"
               for e in layout.elements for c in range(4)]
     return [shader_text("capture_search.wgsl"),
-            shader_text("capture_storage.wgsl", ELEMENT_STORES="\n".join(stores))]
+            shader_text("capture_storage.wgsl", ELEMENT_STORES="\n".join(stores),
+                        UNEXPECTED=CAPTURE_ERRORS.word("unexpected"),
+                        MAX_VERTEX_INDEX=CAPTURE_ERRORS.word("max_vertex_index"))]
 
 
 def _target_lines(layout: InputLayout, group: int, per_group: int) -> list[str]:

@@ -43,7 +43,7 @@ from ..d3d.so_declaration import ResolvedStreamOutput
 from ..d3d.topology import TopologyInfo
 from ..util.named import NamedMode
 from ..util.resources import shader_text
-from .blocks import DRAW_AUTO, SO_BLOCK, SO_SLOT, SO_STATE
+from .blocks import DRAW_AUTO, SO_BLOCK, SO_SLOT, SO_STATE, SO_STATS
 from .draw_block import draw_block_lines
 from .fetch import fetch_call, load_function, pulling_lines
 from .vertex import shader_call_lines, user_shader_lines
@@ -69,6 +69,10 @@ SO_BLOCK_WORDS = SO_BLOCK.words()
 SO_STATE_WORDS = SO_STATE.words()
 """u32 words of the SO state buffer (:data:`gpuia.wgsl.blocks.SO_STATE`)."""
 _WRITTEN, _OVERFLOWED, _BASE = (SO_STATE.word(n) for n in ("written", "overflowed", "base"))
+# The statistics words (each 64-bit count low word first), as the host reads them.
+_STATS = {"STATS_WRITTEN": SO_STATS.word("written_lo"), "STATS_WRITTEN_HI": SO_STATS.word(
+    "written_hi"), "STATS_NEEDED": SO_STATS.word("needed_lo"),
+    "STATS_NEEDED_HI": SO_STATS.word("needed_hi")}
 
 # A shader output component as the u32 word Stream Output stores: its bits, unchanged.
 _AS_U32 = {"float": "bitcast<u32>({})", "sint": "bitcast<u32>({})", "uint": "{}"}
@@ -191,7 +195,9 @@ def _prepare_entry_point(spec: SOProgramSpec, vertices: int) -> str:
               f"filled{j} + written * {vertices * slot.stride}u;"
               for j, slot, _, counter in _bound_slots(spec)]
     return shader_text("so_prepare.wgsl", OVERFLOWED=_OVERFLOWED, WRITTEN=_WRITTEN,
-                       SLOTS="\n".join(slots), COUNTER_STORES="\n".join(stores))
+                       SLOTS="\n".join(slots), COUNTER_STORES="\n".join(stores),
+                       STATS_WRITTEN=_STATS["STATS_WRITTEN"],
+                       STATS_NEEDED=_STATS["STATS_NEEDED"])
 
 
 def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) -> str:
@@ -218,7 +224,7 @@ def _main_entry_point(spec: SOProgramSpec, topo: TopologyInfo, vertices: int) ->
                              VERTEX_ID=vertex_id)
     return shader_text(
         "so_main.wgsl", PER_THREAD=n, WORKGROUP=WORKGROUP, VERTICES=vertices,
-        WRITTEN=_WRITTEN, OVERFLOWED=_OVERFLOWED, VERTEX=vertex,
+        WRITTEN=_WRITTEN, OVERFLOWED=_OVERFLOWED, VERTEX=vertex, **_STATS,
         FETCHED="\n".join(f"{x}: {'vec4<u32>' if x.startswith('e') else 'u32'}," for x in fetched),
         FETCHES="\n".join(f"let f{u} = gpuia_so_fetch(i + {u}u * threads, base);"
                           for u in range(n)),

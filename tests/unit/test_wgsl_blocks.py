@@ -26,6 +26,7 @@ from gpuia.wgsl.blocks import (
     RASTER_RECORD,
     SO_BLOCK,
     SO_STATE,
+    WORD_TABLES,
     Block,
     Field,
 )
@@ -208,7 +209,7 @@ def _markdown(block: Block) -> str:
     return "\n".join(rows)
 
 
-@pytest.mark.parametrize("block", [n for b in BLOCKS for n in (*b.nested, b)],
+@pytest.mark.parametrize("block", [n for b in BLOCKS for n in (*b.nested, b)] + list(WORD_TABLES),
                          ids=lambda b: b.struct)
 def test_docs_architecture_shows_each_table_as_it_is(block):
     docs = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()

@@ -20,7 +20,7 @@ from ...d3d.draws import DrawIndexedInstanced, DrawInstanced
 from ...d3d.ia_desc import IndexBufferView
 from ...errors import InvalidDescError, UnsupportedError
 from ...util.parallel import for_row_chunks, row_chunks, run_tasks
-from ...wgsl.blocks import CAPTURE_RECORD
+from ...wgsl.blocks import CAPTURE_ERRORS, CAPTURE_RECORD
 from ...wgsl.capture import CAPTURE_TARGET_WIDTH, record_words
 from ..ia.plan import HOST_INDEX_LIMIT
 from ..readback import read_ranges
@@ -29,6 +29,8 @@ from .resolve import DrawState
 
 _U32 = 0xFFFFFFFF
 _FLAG, _ELEMENTS = CAPTURE_RECORD.word("flag"), CAPTURE_RECORD.word("elements")
+_UNEXPECTED, _MAX_VERTEX_INDEX = (CAPTURE_ERRORS.word(n)
+                                  for n in ("unexpected", "max_vertex_index"))
 
 __all__ = ["Capture", "CaptureRecord", "CaptureSession", "sorted_unique"]
 
@@ -218,7 +220,8 @@ class CaptureSession:
                 read_s += clock() - t1
                 encode_s += t1 - t0
                 if first == 0:  # every window's draws run every vertex: count them once
-                    cap.unexpected, cap.unexpected_max_vertex_index = int(errs[0]), int(errs[1])
+                    cap.unexpected = int(errs[_UNEXPECTED])
+                    cap.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
         finally:
             rec.capture_window = 0
         cap.words = got if out is None else out

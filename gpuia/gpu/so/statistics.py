@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...d3d.so_declaration import ResolvedStreamOutput
-from ...wgsl.blocks import SO_STATE
+from ...wgsl.blocks import SO_STATE, SO_STATS
 from ...wgsl.so_pass import SO_STATE_WORDS
 from ..cache import remember
 
@@ -32,8 +32,11 @@ STATE_WRITTEN, STATE_OVERFLOWED, STATE_BASE = (SO_STATE.word(name) for name in (
 from ``STATE_BASE`` on each slot's BufferFilledSize before it."""
 STATE_BYTES = 4 * SO_STATE_WORDS
 """Bytes of the SO state buffer."""
-STATS_BYTES = 16
-"""Bytes of the statistics buffer: two 64-bit values, each two 32-bit words, low first."""
+STATS_BYTES = 4 * SO_STATS.words()
+"""Bytes of the statistics buffer (:data:`gpuia.wgsl.blocks.SO_STATS`): two 64-bit values,
+each two 32-bit words, low first."""
+_STATS_WORDS = tuple(SO_STATS.word(n) for n in ("written_lo", "written_hi", "needed_lo",
+                                                 "needed_hi"))
 
 _U32 = 0xFFFFFFFF
 
@@ -45,13 +48,18 @@ before}, (NumPrimitivesWritten, PrimitivesStorageNeeded) after)."""
 def stats_words(stats: tuple[int, int]) -> tuple[int, int, int, int]:
     """The four 32-bit words the GPU keeps for (NumPrimitivesWritten, PrimitivesStorageNeeded),
     both under 2**64."""
-    return stats[0] & _U32, stats[0] >> 32, stats[1] & _U32, stats[1] >> 32
+    words = [0] * 4
+    for w, v in zip(_STATS_WORDS, (stats[0] & _U32, stats[0] >> 32, stats[1] & _U32,
+                                   stats[1] >> 32), strict=True):
+        words[w] = v
+    return words[0], words[1], words[2], words[3]
 
 
 def stats_value(words) -> tuple[int, int]:
     """(NumPrimitivesWritten, PrimitivesStorageNeeded) from the four words of the statistics
     buffer (a uint32 array read back)."""
-    return int(words[0]) | int(words[1]) << 32, int(words[2]) | int(words[3]) << 32
+    wl, wh, nl, nh = (int(words[w]) for w in _STATS_WORDS)
+    return wl | wh << 32, nl | nh << 32
 
 
 def prepare_step(so: ResolvedStreamOutput, targets: dict, vertices: int, needed: int,
