@@ -56,7 +56,7 @@ def entry(name, count, slot, stream=0, start=0):
 
 def declaration(streams, *entries, strides):
     return resolve_stream_output(StreamOutputDesc(tuple(entries), tuple(strides), 0), ID,
-                                 streams=streams)
+                                 streams=[s.outputs for s in streams])
 
 
 def plan_of(streams, vertices, n):
@@ -212,7 +212,7 @@ def test_a_line_strip_with_gaps_and_two_members(gpu_device):
     gap = SODeclarationEntry.of({"Stream": 0, "SemanticName": None, "ComponentCount": 1,
                                  "OutputSlot": 0})
     so = resolve_stream_output(StreamOutputDesc((entry("B", 1, 0), gap, entry("A", 1, 0, 0, 1)),
-                                                 (16,), 0), ID, streams=[PAIR])
+                                                 (16,), 0), ID, streams=[PAIR.outputs])
     appends = [(0, True, [1, 2, 3]), (0, False, [4, 5, 6]), (0, False, [7, 8, 9])]
     data, filled, _, _ = run_gpu(gpu_device, plan, so, [regions(plan, [appends])],
                                  {0: (80, 0, 16)})
@@ -263,7 +263,7 @@ def test_a_declared_slot_without_a_target_is_full(gpu_device):
     # (rules 9.8), 1 triangle needed, and the stream has overflowed.
     plan = plan_of([PAIR], [3], 3)
     so = resolve_stream_output(StreamOutputDesc((entry("A", 2, 0), entry("B", 1, 1)), (8, 4), 0),
-                               ID, streams=[PAIR])
+                               ID, streams=[PAIR.outputs])
     appends = [(0, k == 0, [k, k, k]) for k in range(3)]
     data, filled, stats, over = run_gpu(gpu_device, plan, so, [regions(plan, [appends])],
                                         {0: (64, 0, 0), 1: None})
@@ -300,7 +300,7 @@ def test_random_single_stream_with_chunks_matches_the_reference(gpu_device, vert
                                  "OutputSlot": 1})
     so = resolve_stream_output(StreamOutputDesc(
         (entry("A", 2, 0), entry("B", 1, 0), entry("C", 2, 1, 0, 2), gap, entry("C", 1, 1)),
-        (12, 20), 0), ID, streams=[WIDE])
+        (12, 20), 0), ID, streams=[WIDE.outputs])
     draws = [regions(plan, random_invocations(rng, plan, 700)) for _ in range(3)]
     # Room for most of the first draw: the stream overflows part-way, in a later chunk.
     targets = {0: (12 * vertices * 1500, 24, 0), 1: (20 * vertices * 1600, 0, 0)}
@@ -313,7 +313,7 @@ def test_random_four_point_streams_over_two_scan_levels_match_the_reference(gpu_
     plan = plan_of([ID, PAIR, ID, PAIR], [1, 1, 1, 1], 3)
     so = resolve_stream_output(StreamOutputDesc(
         (entry("ID", 1, 0, 0), entry("A", 2, 1, 1), entry("B", 1, 2, 1), entry("B", 1, 3, 3)),
-        (4, 8, 4, 4), 0), ID, streams=[ID, PAIR, ID, PAIR])
+        (4, 8, 4, 4), 0), ID, streams=[s.outputs for s in (ID, PAIR, ID, PAIR)])
     # 3000 invocations: 3 blocks of 1024 at level 0, so the scan reduces, scans its top and
     # comes down again; stream 2 writes no slot, slot 3 overflows part-way.
     draws = [regions(plan, random_invocations(rng, plan, 3000)) for _ in range(2)]
@@ -344,7 +344,7 @@ def test_two_slots_and_their_counters_in_one_buffer(gpu_device):
     dev = gpu_device.device
     plan = plan_of([PAIR], [1], 2)
     so = resolve_stream_output(StreamOutputDesc((entry("A", 2, 0), entry("B", 1, 1)), (8, 4), 0),
-                               ID, streams=[PAIR])
+                               ID, streams=[PAIR.outputs])
     words = np.full(20, FILL, np.uint32)
     words[0], words[1] = 0, 4  # slot 1 already holds one vertex
     usage = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC

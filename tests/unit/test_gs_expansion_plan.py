@@ -51,7 +51,7 @@ GAP = SODeclarationEntry.of({"Stream": 0, "SemanticName": None, "ComponentCount"
 
 def plan2() -> GSStreamPlan:
     gs = GeometryDeclaration("point", 5, ("PointStream", "PointStream"), (8, 3))
-    return GSStreamPlan.of(gs, [S0, S1])
+    return GSStreamPlan.of(gs, [S0.outputs, S1.outputs])
 
 
 def test_the_plan_reads_the_declaration_and_each_streams_record():
@@ -63,7 +63,8 @@ def test_the_plan_reads_the_declaration_and_each_streams_record():
     assert (plan.record_words, plan.region_words) == (8, 1 + 5 * 9)
     assert [plan.member_word(0, k) for k in ("SV_POSITION0", "COLOR0", "ID0")] == [0, 4, 7]
     assert [plan.member_word(1, k) for k in ("TEXCOORD0", "ID0")] == [0, 2]
-    tri = GSStreamPlan.of(GeometryDeclaration("triangle", 3, ("TriangleStream",), (8,)), [S0])
+    tri = GSStreamPlan.of(GeometryDeclaration("triangle", 3, ("TriangleStream",), (8,)),
+                          [S0.outputs])
     assert tri.vertices == (3,)
 
 
@@ -91,7 +92,7 @@ def declaration():
     # Slot 0 (stream 0): COLOR.yz, a 2-word gap, ID; slot 2 (stream 1): ID then TEXCOORD.
     desc = StreamOutputDesc((entry("COLOR", 2, 0, 0, 1), GAP, entry("ID", 1, 0),
                              entry("ID", 1, 2, 1), entry("TEXCOORD", 2, 2, 1)), (20, 0, 12), 0)
-    return resolve_stream_output(desc, S0, streams=[S0, S1])
+    return resolve_stream_output(desc, S0, streams=[S0.outputs, S1.outputs])
 
 
 def test_the_entries_table_holds_each_entry_but_gaps_with_its_record_word():
@@ -105,7 +106,7 @@ def test_the_entries_table_holds_each_entry_but_gaps_with_its_record_word():
 
 def test_streams_that_write_no_slot_count_nothing():
     so = resolve_stream_output(StreamOutputDesc((entry("ID", 1, 1, 1),), (0, 4), 0), S0,
-                               streams=[S0, S1])
+                               streams=[S0.outputs, S1.outputs])
     assert stream_vertices(plan2(), so) == (0, 1, 0, 0)
     assert stream_vertices(plan2(), declaration()) == (1, 1, 0, 0)
 

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ...d3d.geometry import GeometryDeclaration
-from ...d3d.signature import ShaderSignature
+from ...d3d.signature import Member
 from ...d3d.so_declaration import ResolvedStreamOutput
 from ...errors import InvalidDescError
 from ...wgsl.blocks import GS_SO_PARAMS, GS_SO_SLOT
@@ -82,11 +82,12 @@ class GSStreamPlan:
 
     @classmethod
     def of(cls, declaration: GeometryDeclaration,
-           streams: Sequence[ShaderSignature]) -> GSStreamPlan:
-        """The plan of a checked declaration and its streams' records (each a signature whose
-        ``outputs`` are the record's members, stream 0 first)."""
+           streams: Sequence[Sequence[Member]]) -> GSStreamPlan:
+        """The plan of a checked declaration and its streams' records (each record's members,
+        as :func:`gpuia.d3d.so_declaration.resolve_stream_output` takes them, stream 0
+        first)."""
         return cls(tuple(declaration.stream_type(s).vertices for s in range(len(streams))),
-                   tuple(tuple((m.key, m.components) for m in sig.outputs) for sig in streams),
+                   tuple(tuple((m.key, m.components) for m in record) for record in streams),
                    declaration.max_vertex_count)
 
     @property
