@@ -7,8 +7,9 @@ declaration checks rules 13.1, 13.3, 13.4 and 13.7. :func:`check_geometry` makes
 checks: the input primitive matches the topology's class (rules 13.2) and every input the
 geometry shader reads is an output of the vertex shader, with at least its components (rules
 13.9). :func:`stream_records` gives each stream's output record as the Stream Output declaration
-names it (rules 8.3, 13.7). A malformed object raises :class:`~gpuia.errors.CaseError`, what
-D3D12 refuses :class:`~gpuia.errors.InvalidDescError` naming the rule.
+names it (rules 8.3, 13.7), :func:`record_members` any record in that form. A malformed object
+raises :class:`~gpuia.errors.CaseError`, what D3D12 refuses
+:class:`~gpuia.errors.InvalidDescError` naming the rule.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # annotations only: the HLSL front end loads where a case has
     from ..d3d.topology import TopologyInfo
     from ..hlsl import HlslGeometryShader
 
-__all__ = ["case_geometry_shader", "check_geometry", "stream_records"]
+__all__ = ["case_geometry_shader", "check_geometry", "record_members", "stream_records"]
 
 WHERE = "geometry_shader"
 _SCALAR = {"float": "f32", "uint": "u32", "sint": "i32"}
@@ -65,13 +66,14 @@ def case_geometry_shader(gs: object, base: Path) -> HlslGeometryShader:
         raise located(e, WHERE, "geometry shader") from None
 
 
-def check_geometry(gs: HlslGeometryShader, topology: TopologyInfo,
+def check_geometry(gs: HlslGeometryShader, topology: TopologyInfo | None,
                    vs_outputs: tuple[Member, ...]) -> None:
     """The pipeline's checks of a geometry shader against the rest of the case.
 
     Arguments:
         gs (HlslGeometryShader): the compiled shader.
-        topology (TopologyInfo): the case's primitive topology.
+        topology (TopologyInfo): the case's primitive topology; None where no draw names one
+            (``gpuia layout``): the class is then not checked.
         vs_outputs (tuple): the vertex shader's outputs (:class:`~gpuia.d3d.signature.Member`).
 
     Raises:
@@ -79,7 +81,8 @@ def check_geometry(gs: HlslGeometryShader, topology: TopologyInfo,
             an input the vertex shader does not output, or with more components than its
             output has (rules 13.9).
     """
-    check_topology(gs.declaration, topology)
+    if topology is not None:
+        check_topology(gs.declaration, topology)
     outputs = {(m.semantic, m.index): m for m in vs_outputs}
     for m in gs.input_record:
         out = outputs.get((m.semantic, m.index))
@@ -103,11 +106,19 @@ def stream_records(gs: HlslGeometryShader) -> tuple[tuple[Member, ...], ...]:
     Arguments:
         gs (HlslGeometryShader): the compiled shader.
     """
-    out = []
-    for s in range(len(gs.declaration.streams)):
-        out.append(tuple(
-            Member(m.key, m.semantic, m.index, m.kind, m.components,
-                   _SCALAR[m.kind] if m.components == 1
-                   else f"vec{m.components}<{_SCALAR[m.kind]}>")
-            for m in gs.stream_record(s)))
-    return tuple(out)
+    return tuple(record_members(gs.stream_record(s)) for s in range(len(gs.declaration.streams)))
+
+
+def record_members(record) -> tuple[Member, ...]:
+    """A geometry shader's record (its :attr:`~gpuia.hlsl.HlslGeometryShader.input_record` or
+    a :meth:`~gpuia.hlsl.HlslGeometryShader.stream_record`) as
+    :class:`~gpuia.d3d.signature.Member` values, each with its WGSL type, in declaration order.
+
+    Arguments:
+        record (tuple): the record's members (``key``, ``semantic``, ``index``, ``kind``,
+            ``components``).
+    """
+    return tuple(Member(m.key, m.semantic, m.index, m.kind, m.components,
+                        _SCALAR[m.kind] if m.components == 1
+                        else f"vec{m.components}<{_SCALAR[m.kind]}>")
+                 for m in record)

@@ -16,7 +16,9 @@ adapter's :class:`~gpuia.gpu.caps.Caps`, or with WebGPU's default limits
 A Stream Output declaration is validated against a derived vertex shader signature: each
 declared (name, index) is an output of four float components, except ``SV_VertexID`` and
 ``SV_InstanceID`` (one uint component). Without strides from the source, each slot's stride is
-its declared size.
+its declared size. With a geometry shader's streams, each entry is resolved against its own
+stream's record instead (rules 8.3, 8.9, 13.7), and :func:`geometry_findings` links the
+geometry shader with the vertex shader (rules 13.2, 13.9).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from ..d3d.so_desc import SODeclarationEntry, StreamOutputDesc
 from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",
-           "link_findings",
+           "link_findings", "geometry_findings",
            "webgpu_default_caps", "WEBGPU_DEFAULT_LIMITS"]
 
 LINT_CODES = {
@@ -53,6 +55,9 @@ LINT_CODES = {
     "W011": ("input-type", "an element's format class differs from the shader input's type "
                            "(float fed by UINT/SINT or the reverse): the shader sees the raw "
                            "bits; D3D12's debug layer warns"),
+    "E004": ("gs-link", "the geometry shader reads an input the vertex shader does not output, "
+                        "or its input primitive does not take the draw topology's class "
+                        "(CreateGraphicsPipelineState: E_INVALIDARG, rules 13.2, 13.9)"),
 }
 """code -> (name, what it means). Codes are stable; new checks get new codes."""
 
@@ -125,8 +130,9 @@ class LayoutLint(_Findings):
 
 @dataclass
 class SOLint(_Findings):
-    """The lint of one SO declaration: the validated ``desc`` (stream-0 form, strides filled in)
-    and its resolution, both None when rejected; ``strides_from`` says where strides came from."""
+    """The lint of one SO declaration: the validated ``desc`` (strides filled in; without a
+    geometry shader's streams, entries of streams 1-3 moved to stream 0) and its resolution, both
+    None when rejected; ``strides_from`` says where strides came from."""
 
     desc: StreamOutputDesc | None
     resolved: object | None
@@ -345,20 +351,24 @@ def derived_signature(entries):
 
 
 def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
-            signature=None, feature_level=None) -> SOLint:
-    """Lint one SO declaration (case-file dicts, header field names). Entries on streams 1-3
-    are reported (W010) and validated as stream 0, since gpuia's Stream Output is a vertex
-    shader's, where the feature level has those streams (at 10_0 and 10_1, which have one,
-    they are errors); everything else is
+            signature=None, feature_level=None, streams=None) -> SOLint:
+    """Lint one SO declaration (case-file dicts, header field names). Without ``streams``,
+    entries on streams 1-3 are reported (W010) and validated as stream 0, since gpuia's Stream
+    Output is then a vertex shader's, where the feature level has those streams (at 10_0 and
+    10_1, which have one, they are errors); everything else is
     :func:`gpuia.d3d.so_declaration.resolve_stream_output`, against the vertex shader's real
     output ``signature`` when given (a :class:`~gpuia.wgsl.signature.ShaderSignature`), else a
-    derived one, at ``feature_level`` (a level or API profile name; None: D3D12's)."""
+    derived one, at ``feature_level`` (a level or API profile name; None: D3D12's). With
+    ``streams`` (a geometry shader's record of each stream, as
+    :func:`gpuia.harness.case_geometry.stream_records` gives them), every entry keeps its
+    stream and names an output of that stream's record, each stream checked on its own (rules
+    8.3, 8.9, 13.7): no W010."""
     from ..d3d.feature_level import feature_level as level_of
     from ..d3d.so_declaration import declared_sizes, resolve_stream_output
 
     findings: list[Finding] = []
     try:
-        streams = level_of(feature_level).so_streams
+        level_streams = level_of(feature_level).so_streams
     except InvalidDescError as err:
         findings.append(Finding("E002", err.where, f"{err.field}={err.value!r}: {err.rule}"))
         return SOLint(None, None, findings)
@@ -370,7 +380,8 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
             findings.append(Finding("E002", f"SO entry {i}", f"{err.field}={err.value!r}: "
                                                              f"{err.rule}"))
             return SOLint(None, None, findings)
-        if 0 < e.stream < streams:  # past them, resolve_stream_output names the level's rule
+        # past the level's streams, resolve_stream_output names the level's rule
+        if streams is None and 0 < e.stream < level_streams:
             findings.append(Finding(
                 "W010", f"SO entry {i} ({e.semantic_name or 'gap'})",
                 f"Stream {e.stream}: only a geometry shader writes streams 1-3; gpuia streams "
@@ -391,9 +402,37 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
     try:
         desc = StreamOutputDesc(tuple(parsed), strides, rs)
         resolved = resolve_stream_output(desc, signature if signature is not None
-                                         else derived_signature(parsed), feature_level)
+                                         else derived_signature(parsed), feature_level,
+                                         streams=streams)
     except InvalidDescError as err:
         findings.append(Finding("E002", err.where, f"{err.field}={err.value!r}: {err.rule}"
                                 if err.field else err.rule))
         return SOLint(None, None, findings, strides_from)
     return SOLint(desc, resolved, findings, strides_from)
+
+
+def geometry_findings(gs, vs_outputs, topology=None) -> list[Finding]:
+    """A geometry shader linked into the pipeline, as CreateGraphicsPipelineState links it:
+    :func:`gpuia.harness.case_geometry.check_geometry`'s refusal, if any, as an E004 finding.
+
+    Arguments:
+        gs (HlslGeometryShader): the compiled geometry shader.
+        vs_outputs (tuple): the vertex shader's outputs
+            (:class:`~gpuia.d3d.signature.Member`), whose semantics the shader's inputs must
+            be, with at least their components (rules 13.9); None: no vertex shader known, the
+            linkage not checked.
+        topology (TopologyInfo): the draw's topology, whose class the input primitive must
+            take (rules 13.2); None: not checked.
+    """
+    from ..d3d.geometry import check_topology
+    from .case_geometry import check_geometry
+
+    try:
+        if vs_outputs is not None:
+            check_geometry(gs, topology, vs_outputs)
+        elif topology is not None:
+            check_topology(gs.declaration, topology)
+    except InvalidDescError as err:
+        return [Finding("E004", err.where, f"{err.field}={err.value!r}: {err.rule}"
+                        if err.field else err.rule)]
+    return []
