@@ -6,6 +6,9 @@ the slot strides, the path each adapter's plan takes and why, the lint findings
 (:mod:`gpuia.harness.lint`), and with ``--check`` one line per adapter and path from
 :func:`gpuia.harness.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the
 generated case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
+``--shader`` links every array with a vertex shader; ``--gs`` adds the geometry shader after it
+(its linkage linted as E004, every SO declaration resolved against its streams, each on its
+own).
 
 C/C++ is compiled by libclang as the application's build would (``-D``/``--define``,
 ``-I``/``--include``, ``--target``; :mod:`gpuia.source.clang_parse`), in a worker process with
@@ -84,12 +87,47 @@ def add_parser(subparsers):
                         "and draw with it under --check")
     p.add_argument("--shader-define", action="append", default=[], metavar="NAME[=VALUE]",
                    help="a preprocessor define for --shader (repeatable)")
+    p.add_argument("--gs", metavar="FILE[:ENTRY]", default=None,
+                   help="the HLSL geometry shader after the vertex shader (entry point default "
+                        "main): link its inputs with --shader's outputs and resolve SO "
+                        "declarations against its streams' records, each stream on its own")
+    p.add_argument("--gs-define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a preprocessor define for --gs (repeatable)")
+    p.add_argument("--gs-topology", metavar="TOPOLOGY", default=None,
+                   help="the draw's primitive topology (TRIANGLELIST, ...) whose class --gs's "
+                        "input primitive must take (default: not checked)")
     p.add_argument("--matrix-layout", choices=["column_major", "row_major"],
                    default="column_major",
-                   help="--shader's default matrix packing (row_major is fxc/dxc's /Zpr)")
+                   help="--shader's and --gs's default matrix packing (row_major is fxc/dxc's "
+                        "/Zpr)")
     gpu_options(p, allow_all=True)
     feature_level_option(p)
     return p
+
+
+def _file_entry(spec: str) -> tuple[str, str]:
+    """``FILE[:ENTRY]`` as (file, entry or "")."""
+    if not Path(spec).is_file() and ":" in spec:  # FILE:ENTRY
+        path, entry = spec.rsplit(":", 1)
+        return path, entry
+    return spec, ""
+
+
+def _defines(defines: list[str]) -> dict[str, str]:
+    """``NAME[=VALUE]`` options as a case file's ``defines`` (a bare NAME is 1)."""
+    defs: dict[str, str] = {}
+    for d in defines:
+        name, _, value = d.partition("=")
+        defs[name] = value or "1"
+    return defs
+
+
+def _members(ms) -> str:
+    return ", ".join(f"{m.key} ({m.wgsl_type})" for m in ms) or "none"
+
+
+def _members_json(ms) -> list[dict]:
+    return [{"semantic": m.key, "type": m.wgsl_type} for m in ms]
 
 
 class _Shader:
@@ -98,9 +136,7 @@ class _Shader:
     def __init__(self, spec: str, defines: list[str], matrix_layout: str):
         from ...wgsl.signature import parse_vertex_shader
 
-        path, entry = spec, ""
-        if not Path(spec).is_file() and ":" in spec:  # FILE:ENTRY
-            path, entry = spec.rsplit(":", 1)
+        path, entry = _file_entry(spec)
         self.path = Path(path)
         if not self.path.is_file():
             raise UnsupportedError(f"--shader {spec}: no such file")
@@ -114,12 +150,8 @@ class _Shader:
             self.signature = parse_vertex_shader(text, entry or None)
             self.language = "WGSL"
         else:
-            defs: dict[str, str] = {}
-            for d in defines:
-                name, _, value = d.partition("=")
-                defs[name] = value or "1"
             self.doc = {"hlsl_file": str(self.path.resolve()), "entry_point": entry or "main",
-                        "defines": defs, "matrix_layout": matrix_layout}
+                        "defines": _defines(defines), "matrix_layout": matrix_layout}
             try:
                 shader = case_vertex_shader(self.doc, Path.cwd())
             except CaseError as e:
@@ -131,12 +163,9 @@ class _Shader:
         self.entry = entry or ("main" if self.language == "HLSL" else self.signature.entry_point)
 
     def describe(self) -> list[str]:
-        def members(ms):
-            return ", ".join(f"{m.key} ({m.wgsl_type})" for m in ms) or "none"
-
         return [f"shader: {self.path} ({self.language}, entry {self.entry})",
-                f"  inputs: {members(self.signature.inputs)}",
-                f"  outputs: {members(self.signature.outputs)}"]
+                f"  inputs: {_members(self.signature.inputs)}",
+                f"  outputs: {_members(self.signature.outputs)}"]
 
     def case_doc(self, save_dir: Path | None) -> dict:
         """The case-format object, its file relative to ``save_dir`` when a case is saved."""
@@ -144,6 +173,68 @@ class _Shader:
             return dict(self.doc, hlsl_file=os.path.relpath(str(self.doc["hlsl_file"]),
                                                             save_dir.resolve()))
         return self.doc
+
+
+class _Geometry:
+    """The ``--gs`` of a run: the compiled shader, its input record and each stream's output
+    record, the draw topology it is linked with, and its linkage findings (E004)."""
+
+    def __init__(self, args, shader: _Shader | None):
+        from ...d3d.topology import topology_info
+        from ...harness.case_geometry import case_geometry_shader, record_members, stream_records
+        from ...harness.lint import geometry_findings
+
+        spec = args.gs
+        path, entry = _file_entry(spec)
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise UnsupportedError(f"--gs {spec}: no such file")
+        self.entry = entry or "main"
+        doc = {"hlsl_file": str(self.path.resolve()), "entry_point": self.entry,
+               "defines": _defines(args.gs_define), "matrix_layout": args.matrix_layout}
+        try:
+            self.shader = case_geometry_shader(doc, Path.cwd())
+        except CaseError as e:
+            raise UnsupportedError(f"--gs {spec}: {e.rule}") from None
+        self.inputs = record_members(self.shader.input_record)
+        self.streams = stream_records(self.shader)
+        self.topology = None
+        if args.gs_topology is not None:
+            try:
+                self.topology = topology_info(args.gs_topology)
+            except ValueError as e:
+                raise UnsupportedError(f"--gs-topology {args.gs_topology}: {e}") from None
+        self.linked_with = None if shader is None else shader.path
+        self.findings = geometry_findings(self.shader,
+                                          None if shader is None else shader.signature.outputs,
+                                          self.topology)
+
+    def describe(self) -> list[str]:
+        decl = self.shader.declaration
+        lines = [f"geometry shader: {self.path} (HLSL, entry {self.entry}): "
+                 f"{decl.input_primitive} input, maxvertexcount {decl.max_vertex_count}, "
+                 f"{len(self.streams)} stream{'s' if len(self.streams) > 1 else ''}",
+                 f"  inputs: {_members(self.inputs)}"]
+        lines += [f"  stream {s} ({decl.streams[s]}): {_members(record)}"
+                  for s, record in enumerate(self.streams)]
+        lines.append(f"  linkage: inputs checked against the outputs of {self.linked_with}"
+                     if self.linked_with is not None else
+                     "  linkage: not checked (no --shader)")
+        lines.append(f"  topology: {self.topology.name}" if self.topology is not None else
+                     "  topology: not checked (no --gs-topology)")
+        return lines
+
+    def as_json(self) -> dict:
+        decl = self.shader.declaration
+        return {"file": str(self.path), "language": "HLSL", "entry_point": self.entry,
+                "input_primitive": decl.input_primitive,
+                "max_vertex_count": decl.max_vertex_count,
+                "topology": None if self.topology is None else self.topology.name,
+                "linked_with": None if self.linked_with is None else str(self.linked_with),
+                "inputs": _members_json(self.inputs),
+                "streams": [{"stream": s, "type": decl.streams[s],
+                             "outputs": _members_json(record)}
+                            for s, record in enumerate(self.streams)]}
 
 
 def _adapters(args):
@@ -179,13 +270,17 @@ def run(args) -> int:
     try:
         args.shader_info = None if args.shader is None else _Shader(
             args.shader, args.shader_define, args.matrix_layout)
+        if args.gs is None and (args.gs_define or args.gs_topology is not None):
+            raise UnsupportedError("--gs-define and --gs-topology apply to a --gs shader")
+        args.gs_info = None if args.gs is None else _Geometry(args, args.shader_info)
         adapters, devices = _adapters(args)
     except GpuiaError as exc:
         error_line("layout", exc)
         return EXIT_INVALID
-    if args.shader_info is not None and not args.json:
-        print("\n".join(args.shader_info.describe()))
-        print()
+    for info in (args.shader_info, args.gs_info):
+        if info is not None and not args.json:
+            print("\n".join(info.describe()))
+            print()
     from ...source import read_source
 
     try:  # malformed options are refused once, before any file is read
@@ -230,17 +325,17 @@ def run(args) -> int:
 
 
 def _write_json(args, adapters, files: list, docs: list) -> None:
-    """The ``--json`` document on stdout: the adapters, the files, the shader and the arrays."""
+    """The ``--json`` document on stdout: the adapters, the files, the shaders and the
+    arrays."""
     shader = args.shader_info
     json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
                "files": files,
                "shader": None if shader is None else {
                    "file": str(shader.path), "language": shader.language,
                    "entry_point": shader.entry,
-                   "inputs": [{"semantic": m.key, "type": m.wgsl_type}
-                              for m in shader.signature.inputs],
-                   "outputs": [{"semantic": m.key, "type": m.wgsl_type}
-                               for m in shader.signature.outputs]},
+                   "inputs": _members_json(shader.signature.inputs),
+                   "outputs": _members_json(shader.signature.outputs)},
+               "geometry_shader": None if args.gs_info is None else args.gs_info.as_json(),
                "arrays": docs}, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
@@ -305,6 +400,8 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
         status, case = _layout(arr, args, adapters, doc, say)
     else:
         status, case = _so(arr, args, doc, say)
+    if args.gs_info is not None:  # the pipeline this array goes into links the GS too
+        doc["findings"] += [f.as_dict() for f in args.gs_info.findings]
     findings = doc["findings"]
     errors = [f for f in findings if f["severity"] == "error"]
     warnings = [f for f in findings if f["severity"] == "warning"]
@@ -414,11 +511,12 @@ def _so(arr, args, doc, say):
     from ...harness.lint import lint_so
     from ...source.cases import so_case
 
-    shader = args.shader_info
+    shader, gs = args.shader_info, args.gs_info
     report = lint_so(arr.elements, buffer_strides=arr.buffer_strides,
                      rasterized_stream=arr.rasterized_stream,
                      signature=None if shader is None else shader.signature,
-                     feature_level=args.feature_level or arr.profile)
+                     feature_level=args.feature_level or arr.profile,
+                     streams=None if gs is None else gs.streams)
     doc["findings"] = [f.as_dict() for f in report.findings]
     resolved: Any = report.resolved  # the lint types it as object
     if resolved is None:
@@ -437,7 +535,9 @@ def _so(arr, args, doc, say):
     say(render_table(["slot", "declared", "stride"],
                 [[str(s.slot), str(s.declared_size), f"{s.stride} ({report.strides_from})"]
                  for s in resolved.slots], right={0, 1}))
-    if shader is None:
+    if gs is not None:
+        say(f"signature: each stream's output record of {gs.path} ({gs.entry})")
+    elif shader is None:
         say("signature: derived (each declared semantic a 4-component float output; "
             "SV_VertexID and SV_InstanceID one uint)")
     else:
@@ -446,6 +546,10 @@ def _so(arr, args, doc, say):
                      "stride_from": report.strides_from} for s in resolved.slots]
     if any(f.code == "W010" for f in report.findings):
         doc["check_skipped"] = "entries on streams 1-3 need a geometry shader"
+        return EXIT_OK, None
+    if gs is not None:
+        doc["check_skipped"] = ("gpuia layout makes no case with a geometry shader (a case "
+                                "file's geometry_shader runs one)")
         return EXIT_OK, None
     case = None
     if (args.check or args.save_case) and not report.errors:
