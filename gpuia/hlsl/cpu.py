@@ -323,6 +323,22 @@ _BUILD_LOCK = threading.Lock()
 _OWN_FOLDER: list[tuple[int, Path]] = []  # (pid, folder): this process's private build folder
 
 
+def build_request(kind: str, shader, cxx: str) -> tuple:
+    """The cache request of a shader's CPU build: what the build depends on (gpuia's front end,
+    Slang, the compiler binary and its flags, the shader's source, options and included files).
+
+    Arguments:
+        kind (str): the build's kind (``"cpu"`` for a vertex shader, ``"cpu-gs"``).
+        shader: the compiled shader (an ``HlslShader`` or ``HlslGeometryShader``).
+        cxx (str): the C++ compiler's path.
+    """
+    st = os.stat(cxx)
+    return (kind, cache.frontend_hash(), library.library_identity(), cxx, st.st_size,
+            st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point, shader.defines,
+            shader.matrix_layout, shader.file_name, shader.include_dirs, shader.source_path,
+            [cache.file_digest(p) for p in shader.dependencies])
+
+
 def cpu_shader(shader: HlslShader) -> CpuShader:
     """The CPU build of a compiled HLSL vertex shader (cached in memory and on disk like the
     shader itself). Raises UnsupportedError without a C++ compiler."""
@@ -330,11 +346,7 @@ def cpu_shader(shader: HlslShader) -> CpuShader:
         raise InvalidDescError("CPU reference", "stage", shader.stage,
                                "only vertex shaders run on the CPU")
     cxx = compiler()
-    st = os.stat(cxx)
-    request = ("cpu", cache.frontend_hash(), library.library_identity(), cxx, st.st_size,
-               st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point, shader.defines,
-               shader.matrix_layout, shader.file_name, shader.include_dirs, shader.source_path,
-               [cache.file_digest(p) for p in shader.dependencies])
+    request = build_request("cpu", shader, cxx)
     key = cache.key_of(*request)
     hit = _MEMORY.get(key)
     if hit is not None and os.path.isfile(hit.executable):

@@ -323,22 +323,39 @@ class SlangRun:
             raise err from None
 
 
-def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
-             source_path, what) -> tuple[HlslShader, list[tuple[str, str | None]]]:
+def first_pass(source, slang_stage: str, entry_point, defs, matrix_layout, file_name,
+               include_dirs, source_path, what):
+    """The start every compile of a user's HLSL shares: the source prepared and its escapes
+    refused, then compiled by Slang to HLSL (the canonical form gpuia reads declarations from).
+
+    Returns:
+        ``(slang, files, first)``: the :class:`SlangRun` (its ``prepared`` source), the include
+        reader every later pass shares, and Slang's output.
+
+    Raises:
+        InvalidDescError: a host escape, Slang's error (at the user's line) or no entry point.
+    """
     line_name = slang_name(source_path, file_name)
     files = includes.Reader()  # every pass reads the same included files, each read once
     where = {"line_name": line_name, "source_path": source_path, "include_dirs": include_dirs,
              "defines": defs, "reader": files}
-    slang = SlangRun(line_name, _SLANG_STAGE[stage], defs, include_dirs, what,
-                   prepare(source, file_name, matrix_layout, markers=True, **where),
-                   slang_args(matrix_layout))
+    slang = SlangRun(line_name, slang_stage, defs, include_dirs, what,
+                     prepare(source, file_name, matrix_layout, markers=True, **where),
+                     slang_args(matrix_layout))
 
     def no_entry(diagnostics):
         refuse_missing_entry(diagnostics, source, entry_point, defs, file_name, what)
 
     preprocess_checked(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
-    prepared = slang.prepared
-    first = slang.run(prepared.text, entry_point, "hlsl", no_entry)
+    first = slang.run(slang.prepared.text, entry_point, "hlsl", no_entry)
+    return slang, files, first
+
+
+def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include_dirs,
+             source_path, what) -> tuple[HlslShader, list[tuple[str, str | None]]]:
+    slang, files, first = first_pass(source, _SLANG_STAGE[stage], entry_point, defs,
+                                     matrix_layout, file_name, include_dirs, source_path, what)
+    prepared, line_name = slang.prepared, slang.line_name
     sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                           what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)

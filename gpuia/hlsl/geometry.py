@@ -29,24 +29,21 @@ from dataclasses import dataclass
 from ..d3d.geometry import GS_INPUTS, STREAM_TYPES, GeometryDeclaration
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
-from . import cache, includes, library
+from . import cache, library
 from .bindings import refuse_used_resources, refuse_wide, resources
 from .cbuffer import ConstantBuffer
 from .frontend import (
-    SlangRun,
     check_paths,
     check_request,
+    first_pass,
     included_files,
-    preprocess_checked,
     recorded_files,
-    slang_args,
     slang_name,
 )
 from .geometry_entry import GSParameter, gs_entry, gs_prelude, record_words
 from .geometry_wgsl import GS_ENTRY, gs_wgsl
 from .reflect import Leaf, declaration_modifiers, emitted_name, type_text, value_leaves
-from .refusals import refuse_missing_entry
-from .source import SV_PREFIX, prepare, restore
+from .source import SV_PREFIX, restore
 
 __all__ = ["HlslGeometryShader", "RecordMember", "compile_geometry_shader", "WHAT"]
 
@@ -187,20 +184,9 @@ def compile_geometry_shader(text: str, entry_point: str = "main", defines=None,
 
 
 def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, source_path):
-    line_name = slang_name(source_path, file_name)
-    files = includes.Reader()
-    where = {"line_name": line_name, "source_path": source_path, "include_dirs": include_dirs,
-             "defines": defs, "reader": files}
-    slang = SlangRun(line_name, "geometry", defs, include_dirs, WHAT,
-                     prepare(source, file_name, matrix_layout, markers=True, **where),
-                     slang_args(matrix_layout))
-
-    def no_entry(diagnostics):
-        refuse_missing_entry(diagnostics, source, entry_point, defs, file_name, WHAT)
-
-    preprocess_checked(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
-    prepared = slang.prepared
-    first = slang.run(prepared.text, entry_point, "hlsl", no_entry)
+    slang, files, first = first_pass(source, "geometry", entry_point, defs, matrix_layout,
+                                     file_name, include_dirs, source_path, WHAT)
+    prepared, line_name = slang.prepared, slang.line_name
     hlsl = first.code.decode("utf-8", "replace")
     refuse_used_resources(first.reflection, prepared, WHAT)
     attributes, modifiers, at = _entry_text(hlsl, entry_point, prepared.names)

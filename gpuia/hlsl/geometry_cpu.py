@@ -22,9 +22,9 @@ from ..errors import InvalidDescError
 from ..util.resources import shader_text
 from . import cache, cpu_defined, escapes, library
 from .cpu import (
-    CXX_FLAGS,
     CpuShader,
     build_folder,
+    build_request,
     compile_cxx,
     compiler,
     entry_params,
@@ -104,11 +104,7 @@ def cpu_geometry_shader(shader: HlslGeometryShader) -> CpuGeometryShader:
     """The CPU build of a compiled HLSL geometry shader (cached in memory and on disk as the
     CPU vertex shader is). Raises UnsupportedError without a C++ compiler."""
     cxx = compiler()
-    st = os.stat(cxx)
-    request = ("cpu-gs", cache.frontend_hash(), library.library_identity(), cxx, st.st_size,
-               st.st_mtime_ns, CXX_FLAGS, shader.source, shader.entry_point, shader.defines,
-               shader.matrix_layout, shader.file_name, shader.include_dirs, shader.source_path,
-               [cache.file_digest(p) for p in shader.dependencies])
+    request = build_request("cpu-gs", shader, cxx)
     key = cache.key_of(*request)
     hit = _MEMORY.get(key)
     if hit is None or not os.path.isfile(hit.build.executable):
