@@ -96,7 +96,6 @@ def reference_geometry(gs: HlslGeometryShader, ia: IAResult, vs_outputs: dict,
                                           prims.astype(np.uint32), None, constant_buffers)
     calls = calls_from_regions(regions, decl.max_vertex_count, gs.record_words)
     kept = effective_calls(calls.invocation, calls.cut, decl.max_vertex_count)
-    draws = int(ia.draw.max()) + 1 if len(ia) else 0
     streams = []
     for s in range(len(decl.streams)):
         rows = stream_primitives(calls.invocation, calls.stream, calls.cut, kept, s,
@@ -104,7 +103,7 @@ def reference_geometry(gs: HlslGeometryShader, ia: IAResult, vs_outputs: dict,
         outputs = {m.key: calls.records[:, m.word:m.word + m.components]
                    for m in gs.stream_record(s)}
         first = calls.invocation[rows[:, 0]] if rows.shape[0] else np.zeros(0, np.int64)
-        streams.append(StreamPrimitives(rows, invocations.draw[first], outputs, draws))
+        streams.append(StreamPrimitives(rows, invocations.draw[first], outputs, ia.draw_count))
     used = {m.key: vs_outputs[m.key] for m in gs.input_record}
     return GeometryRun(invocations, used, calls, kept, tuple(streams),
                        gs_statistics(invocations, [p.primitives for p in streams]))

@@ -145,6 +145,12 @@ class IAResult:
     def __len__(self) -> int:
         return int(self.draw.shape[0])
 
+    @property
+    def draw_count(self) -> int:
+        """The draws up to the last one that delivered a vertex (0 when none did): how many
+        per-draw entries Stream Output's results have."""
+        return int(self.draw.max()) + 1 if len(self) else 0
+
 
 @dataclass
 class _Sequence:

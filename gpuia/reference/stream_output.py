@@ -123,8 +123,7 @@ def vertex_stream(ia: IAResult, outputs: Mapping[str, np.ndarray]) -> StreamPrim
     Returns:
         The :class:`StreamPrimitives` of the IA's complete primitives over those outputs.
     """
-    draws = int(ia.draw.max()) + 1 if len(ia) else 0
-    return StreamPrimitives(ia.primitives, ia.primitive_draw, outputs, draws)
+    return StreamPrimitives(ia.primitives, ia.primitive_draw, outputs, ia.draw_count)
 
 
 def stream_output(ia: IAResult, so: ResolvedStreamOutput, outputs: Mapping[str, np.ndarray],
