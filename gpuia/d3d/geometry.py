@@ -19,14 +19,16 @@ is an :class:`~gpuia.errors.InvalidDescError` naming the field, its value and th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
+from .signature import Member
 from .topology import TopologyInfo
 
 __all__ = ["GS_INPUTS", "STREAM_TYPES", "GSInput", "StreamType", "GeometryDeclaration",
-           "check_topology", "MAX_VERTEX_COUNT", "MAX_OUTPUT_SCALARS", "MAX_INSTANCES",
-           "MAX_STREAMS"]
+           "check_linkage", "check_topology", "MAX_VERTEX_COUNT", "MAX_OUTPUT_SCALARS",
+           "MAX_INSTANCES", "MAX_STREAMS"]
 
 MAX_VERTEX_COUNT = 1024  # [maxvertexcount(N)]: 1 <= N <= 1024 (rules 13.4)
 MAX_OUTPUT_SCALARS = 1024  # N times the output record's scalars (rules 13.4)
@@ -186,3 +188,28 @@ def check_topology(declaration: GeometryDeclaration, topology: TopologyInfo) -> 
                                f"takes no {topology.name} topology: D3D12 refuses a geometry "
                                "shader whose input primitive does not match the topology's "
                                "class (rules 13.2)")
+
+
+def check_linkage(inputs: Sequence[Member], vs_outputs: Sequence[Member],
+                  where: str = "geometry_shader") -> None:
+    """Rules 13.9: every geometry shader input (``inputs``, its input record's members) is an
+    output of the vertex shader (``vs_outputs``), by semantic name and index, with at least
+    its components.
+
+    Raises:
+        InvalidDescError: naming the first input the vertex shader does not output, or reads
+            more components than it outputs, at ``where``.
+    """
+    outputs = {(m.semantic, m.index): m for m in vs_outputs}
+    for m in inputs:
+        out = outputs.get((m.semantic, m.index))
+        if out is None:
+            names = ", ".join(o.key for o in vs_outputs) or "none"
+            raise InvalidDescError(where, "input", m.key,
+                                   f"the vertex shader has no output {m.key} (outputs: "
+                                   f"{names}): every geometry shader input must be one "
+                                   f"(rules 13.9)")
+        if m.components > out.components:
+            raise InvalidDescError(where, "input", m.key,
+                                   f"reads {m.components} components; the vertex shader "
+                                   f"outputs {out.components} (rules 13.9)")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..d3d.geometry import check_topology
+from ..d3d.geometry import check_linkage, check_topology
 from ..d3d.signature import Member
 from ..errors import CaseError, InvalidDescError
 from .case_shader import hlsl_source, located
@@ -29,7 +29,6 @@ if TYPE_CHECKING:  # annotations only: the HLSL front end loads where a case has
 __all__ = ["case_geometry_shader", "check_geometry", "record_members", "stream_records"]
 
 WHERE = "geometry_shader"
-_SCALAR = {"float": "f32", "uint": "u32", "sint": "i32"}
 
 
 def case_geometry_shader(gs: object, base: Path) -> HlslGeometryShader:
@@ -83,42 +82,20 @@ def check_geometry(gs: HlslGeometryShader, topology: TopologyInfo | None,
     """
     if topology is not None:
         check_topology(gs.declaration, topology)
-    outputs = {(m.semantic, m.index): m for m in vs_outputs}
-    for m in gs.input_record:
-        out = outputs.get((m.semantic, m.index))
-        if out is None:
-            names = ", ".join(o.key for o in vs_outputs) or "none"
-            raise InvalidDescError(WHERE, "input", m.key,
-                                   f"the vertex shader has no output {m.key} (outputs: "
-                                   f"{names}): every geometry shader input must be one "
-                                   f"(rules 13.9)")
-        if m.components > out.components:
-            raise InvalidDescError(WHERE, "input", m.key,
-                                   f"reads {m.components} components; the vertex shader "
-                                   f"outputs {out.components} (rules 13.9)")
+    check_linkage(gs.input_members, vs_outputs, WHERE)
 
 
 def stream_records(gs: HlslGeometryShader) -> tuple[tuple[Member, ...], ...]:
     """Each stream's output record as :class:`~gpuia.d3d.signature.Member` values, stream 0
-    first: what :func:`gpuia.d3d.so_declaration.resolve_stream_output` resolves a declaration's
-    entries of that stream against.
-
-    Arguments:
-        gs (HlslGeometryShader): the compiled shader.
-    """
-    return tuple(record_members(gs.stream_record(s)) for s in range(len(gs.declaration.streams)))
+    first (:attr:`gpuia.hlsl.HlslGeometryShader.stream_members`)."""
+    return gs.stream_members
 
 
 def record_members(record) -> tuple[Member, ...]:
     """A geometry shader's record (its :attr:`~gpuia.hlsl.HlslGeometryShader.input_record` or
     a :meth:`~gpuia.hlsl.HlslGeometryShader.stream_record`) as
-    :class:`~gpuia.d3d.signature.Member` values, each with its WGSL type, in declaration order.
+    :class:`~gpuia.d3d.signature.Member` values, in declaration order
+    (:func:`gpuia.hlsl.geometry.signature_members`)."""
+    from ..hlsl.geometry import signature_members
 
-    Arguments:
-        record (tuple): the record's members (``key``, ``semantic``, ``index``, ``kind``,
-            ``components``).
-    """
-    return tuple(Member(m.key, m.semantic, m.index, m.kind, m.components,
-                        _SCALAR[m.kind] if m.components == 1
-                        else f"vec{m.components}<{_SCALAR[m.kind]}>")
-                 for m in record)
+    return signature_members(record)

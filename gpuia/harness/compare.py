@@ -391,7 +391,8 @@ def compare_so(ref: SOResult, gpu: SOResult, tolerance: ShaderTolerance = SHADER
                notes: list | None = None) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
     (written and untouched alike), every BufferFilledSize and the reference's statistics must
-    be equal, and both sides must have the same slots, except words the reference marks as a
+    be equal (per stream too, where the reference has a geometry shader's streams), and both
+    sides must have the same slots, except words the reference marks as a
     real shader's float results, which must be within ``tolerance``.
 
     Arguments:
@@ -443,4 +444,10 @@ def compare_so(ref: SOResult, gpu: SOResult, tolerance: ShaderTolerance = SHADER
     for key, value in ref.statistics.items():
         if gpu.statistics.get(key) != value:
             out.append(f"SO statistics: {key} CPU {value} GPU {gpu.statistics.get(key)}")
+    for stream, stats in enumerate(ref.streams):
+        got = gpu.streams[stream] if stream < len(gpu.streams) else {}
+        for key, value in stats.items():
+            if got.get(key) != value:
+                out.append(f"SO statistics of stream {stream}: {key} CPU {value} GPU "
+                           f"{got.get(key)}")
     return out

@@ -294,10 +294,6 @@ def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str
     reference, else the comparison of both sides' buffers and counters."""
     summary = dev.info["summary"]
     label = f"{case.name}: {summary}: stream output"
-    if case.gs is not None:
-        return CheckLine(label, "not applicable", "gpuia's GPU side does not run geometry "
-                         "shaders: the CPU reference computes this case's Stream Output "
-                         "(gpuia run --backend cpu)", path="stream output", adapter=summary)
     got = run_case_so_gpu(case, dev)
     kept = got if keep else None
     if ref_so is None:

@@ -129,7 +129,8 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
     (the CPU reference of the case). A draw gpuia cannot check is not raised for: that draw's
     result says ``not run`` and why. Raises :class:`~gpuia.errors.UnsupportedError` when the
     case's buffers cannot be made on the device or wgpu refuses the probe (``gpuia check``
-    prints the raster line as not applicable), and DeviceLostError on a lost device.
+    prints the raster line as not applicable), or the case has a geometry shader, and
+    DeviceLostError on a lost device.
 
     The probe's shader, layouts, target and pipelines are built once per device and size and
     kept (:class:`_Probe`); the draws of a case go in one submission and come back in one
@@ -138,6 +139,10 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
     here)."""
     from .run_gpu import upload_case
 
+    if case.gs is not None:
+        raise UnsupportedError("the case has a geometry shader: D3D rasterizes its output, "
+                               "which gpuia emulates for Stream Output only and does not draw "
+                               "(docs/geometry.md)")
     _views, ib = uploaded if uploaded is not None else upload_case(case, device)
     assembly = Assembly.of(device.caps.quirks, flat_inputs=True)
     probe = wgpu_call(lambda: RasterProbe.of(device, size, KEY_SALT, SUBPIXEL), "raster check")

@@ -124,7 +124,8 @@ def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineStat
     # PipelineState takes a compiled HLSL shader too (its field holds the WGSL it draws with)
     return PipelineState(case.layout, case.shader,  # type: ignore[arg-type]
                          case.entry_point, case.strip_cut_value,
-                         case.so_desc if stream_output else None)
+                         case.so_desc if stream_output else None,
+                         geometry_shader=case.gs if stream_output else None)
 
 
 def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
@@ -339,22 +340,18 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
 
     Returns:
         A :class:`~gpuia.reference.stream_output.SOResult` read back from the GPU: each bound
-        target's SizeInBytes bytes and BufferFilledSize, and the SO statistics (no
-        ``written_per_draw``, no ``shader_words``).
+        target's SizeInBytes bytes and BufferFilledSize, and the SO statistics of stream 0
+        and of every stream (no ``written_per_draw``, no ``shader_words``).
 
     Raises:
-        UnsupportedError: the case has no ``stream_output`` section or has a geometry shader,
-            or the adapter cannot run a draw with Stream Output exactly (with the reason).
+        UnsupportedError: the case has no ``stream_output`` section, or the adapter cannot run
+            a draw with Stream Output exactly (with the reason).
         InvalidDescError: state or a draw the GPU side refuses as D3D would.
         GpuOutOfMemoryError: the adapter ran out of memory.
         DeviceLostError: the device was lost.
     """
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")
-    if case.gs is not None:
-        raise UnsupportedError("geometry_shader: gpuia's GPU side does not run geometry shaders; "
-                               "this case's Stream Output is computed by the CPU reference only "
-                               "(--backend cpu)")
     ctx = context or Context(device)
     ctx.set_pipeline_state(case_pipeline_state(case, stream_output=True))
     ctx.ia_set_primitive_topology(case.topology.topology)
@@ -383,6 +380,7 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
     for d in case.draws:
         ctx.draw(d)
     stats = ctx.so_statistics()
+    streams = [stats, *(ctx.so_statistics(s) for s in range(1, 4))]
     filled = np.frombuffer(counters.read(), np.uint32)
     out = {s: b.read()[: case.so_targets[s].size] for s, b in buffers.items()}
-    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats)
+    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats, streams=streams)

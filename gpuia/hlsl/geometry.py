@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass
 
 from ..d3d.geometry import GS_INPUTS, STREAM_TYPES, GeometryDeclaration
+from ..d3d.signature import Member
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
 from . import cache, library
@@ -40,12 +41,13 @@ from .frontend import (
     recorded_files,
     slang_name,
 )
-from .geometry_entry import GSParameter, gs_entry, gs_prelude, record_words
+from .geometry_entry import GS_GROUP, GSParameter, gs_entry, gs_prelude, record_words
 from .geometry_wgsl import GS_ENTRY, gs_wgsl
 from .reflect import Leaf, declaration_modifiers, emitted_name, type_text, value_leaves
 from .source import SV_PREFIX, restore
 
-__all__ = ["HlslGeometryShader", "RecordMember", "compile_geometry_shader", "WHAT"]
+__all__ = ["HlslGeometryShader", "RecordMember", "compile_geometry_shader", "signature_members",
+           "WHAT"]
 
 WHAT = "geometry shader"
 _SYSTEM = {"SV_PRIMITIVEID": "primitive_id", "SV_GSINSTANCEID": "instance_id"}
@@ -66,6 +68,18 @@ class RecordMember:
     @property
     def key(self) -> str:
         return f"{self.semantic}{self.index}"
+
+
+_SCALAR = {"float": "f32", "uint": "u32", "sint": "i32"}
+
+
+def signature_members(record: tuple[RecordMember, ...]) -> tuple[Member, ...]:
+    """A record as :class:`~gpuia.d3d.signature.Member` values (each with its WGSL type), in
+    declaration order: the form the linkage checks and Stream Output declarations take."""
+    return tuple(Member(m.key, m.semantic, m.index, m.kind, m.components,
+                        _SCALAR[m.kind] if m.components == 1
+                        else f"vec{m.components}<{_SCALAR[m.kind]}>")
+                 for m in record)
 
 
 def _members(leaves: tuple[Leaf, ...]) -> tuple[RecordMember, ...]:
@@ -120,6 +134,24 @@ class HlslGeometryShader:
     def stream_record(self, stream: int) -> tuple[RecordMember, ...]:
         """Stream ``stream``'s output record, members in declaration order."""
         return _members(self.stream_leaves[stream])
+
+    @property
+    def workgroup(self) -> int:
+        """Threads per workgroup of :attr:`wgsl`'s entry, one invocation each."""
+        return GS_GROUP
+
+    @property
+    def input_members(self) -> tuple[Member, ...]:
+        """:attr:`input_record` as :class:`~gpuia.d3d.signature.Member` values."""
+        return signature_members(self.input_record)
+
+    @property
+    def stream_members(self) -> tuple[tuple[Member, ...], ...]:
+        """Each stream's record as :class:`~gpuia.d3d.signature.Member` values, stream 0
+        first: what :func:`gpuia.d3d.so_declaration.resolve_stream_output` resolves a
+        declaration's entries of that stream against (rules 8.3, 13.7)."""
+        return tuple(signature_members(self.stream_record(s))
+                     for s in range(len(self.stream_leaves)))
 
     @property
     def vertex_words(self) -> int:

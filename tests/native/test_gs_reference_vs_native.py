@@ -107,8 +107,8 @@ def _d3d_draw(draw: Draw, indexed: bool) -> dict:
         "StartVertexLocation": draw.first, "StartInstanceLocation": draw.first_instance}}
 
 
-def run_gpuia(sc: Scenario) -> Outcome:
-    """The scenario as a gpuia case on the CPU reference."""
+def scenario_case(sc: Scenario) -> dict:
+    """The scenario as a gpuia case document."""
     starts = sc.starts or (0,) * len(sc.sizes)
     doc = {
         "gpuia_case": 1, "name": "gs_vs_native",
@@ -130,7 +130,12 @@ def run_gpuia(sc: Scenario) -> Outcome:
         doc["index_buffer"] = {"format": "R16_UINT",
                                "data": {"dtype": "uint16", "values": list(sc.indices)}}
         doc["strip_cut_value"] = "0xFFFF"
-    _, result = run_case(load_case(doc), "cpu")
+    return doc
+
+
+def run_gpuia(sc: Scenario) -> Outcome:
+    """The scenario as a gpuia case on the CPU reference."""
+    _, result = run_case(load_case(scenario_case(sc)), "cpu")
     so = result["stream_output"]
     return Outcome([_words(bytes.fromhex(b["hex"])) for b in so["buffers"]],
                    [b["filled_size"] for b in so["buffers"]],

@@ -571,17 +571,23 @@ class Context:
         self._drawing.so_set_targets(views, offsets)
 
     @guarded
-    def so_statistics(self) -> dict[str, int]:
-        """SO statistics of stream 0 over every draw of this context (waits for the GPU):
-        D3D12_QUERY_DATA_SO_STATISTICS (rules 10.1, 10.2). Pending draws are submitted first.
+    def so_statistics(self, stream: int = 0) -> dict[str, int]:
+        """SO statistics of ``stream`` over every draw of this context (waits for the GPU):
+        D3D12_QUERY_DATA_SO_STATISTICS, the query SO_STATISTICS_STREAM0 to 3 (rules 10.1,
+        10.2, 13.8). Stream 0 counts vertex shader draws and geometry shader draws together;
+        streams 1-3 only a geometry shader writes. Pending draws are submitted first.
+
+        Arguments:
+            stream (int): the stream, 0 to 3. Default 0.
 
         Returns:
             ``{"NumPrimitivesWritten": n, "PrimitivesStorageNeeded": m}`` (64-bit counts).
 
         Raises:
+            InvalidDescError: ``stream`` is not 0 to 3.
             UnsupportedError: wgpu refused the submit or the read.
         """
-        return self._drawing.so().statistics()
+        return self._drawing.so_statistics(stream)
 
     @guarded
     def so_filled_size(self, slot: int) -> int:

@@ -21,6 +21,7 @@ from ..so.engine import SOEngine
 from ..vertex.pipelines import check_constant_buffers
 from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
+from .geometry import GeometryStage
 from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
@@ -53,6 +54,7 @@ class Drawing:
         self.om = om
         self.flush = flush
         self.so_engine: SOEngine | None = None
+        self.geometry_stage: GeometryStage | None = None
         self.states = StateCache(
             device, om, lambda: {} if self.so_engine is None else self.so_engine.targets)
         self.ia = self.states.ia
@@ -99,7 +101,8 @@ class Drawing:
         if not isinstance(pso, PipelineState):
             raise InvalidDescError("SetPipelineState", "pso", pso, "expected a PipelineState")
         _ = pso.signature  # parse and check the shader against the layout now
-        _ = pso.so  # and the Stream Output declaration against the shader
+        pso.check_geometry()  # a geometry shader's inputs against the vertex shader's outputs
+        _ = pso.so  # and the Stream Output declaration against the last shader
         caps, summary = self.device.caps, self.device.info["summary"]
         check_constant_buffers(pso.constant_buffer_slots, caps, summary, pso.so is not None)
         if has_effect(caps.quirks, UNIFORM_TWO_ROW_MATRICES):
@@ -149,6 +152,10 @@ class Drawing:
                 state, draw, plan, sorted_unique(index.fetch), index_view=ib,
                 cbv_group=self.om.cbv_group(state.cbvs) if state.cbvs else None))
             return
+        if state.pso.geometry_shader is not None:
+            if draw.instance_count and draw.count:  # an empty draw runs no shader
+                self.geometry().encode(state, draw)
+            return  # its output streams out only (GeometryStage refuses rasterizing it)
         if state.so is not None and draw.instance_count:  # an empty draw streams out nothing
             if state.static.pulling_obstacles:
                 raise UnsupportedError("Stream Output pulls the draw's vertices: "
@@ -257,6 +264,28 @@ class Drawing:
                 lambda: self.om.cbv_group(self._set_pso().constant_buffer_slots), self.flush)
         return self.so_engine
 
+    def geometry(self) -> GeometryStage:
+        """The context's geometry shader stage, made at its first draw."""
+        if self.geometry_stage is None:
+            self.geometry_stage = GeometryStage(self.device, self.cache, self.rec, self.ia,
+                                                self.om, self.flush, self.so)
+        return self.geometry_stage
+
+    def so_statistics(self, stream: int) -> dict[str, int]:
+        """D3D12_QUERY_DATA_SO_STATISTICS of ``stream`` (0-3) over every draw: stream 0 counts
+        the vertex shader draws' and the geometry shader draws' primitives (rules 10.1,
+        13.8)."""
+        if type(stream) is not int or not 0 <= stream <= 3:
+            raise InvalidDescError("so_statistics", "stream", stream,
+                                   "a Stream Output stream is 0 to 3 (rules 8.9)")
+        total = {"NumPrimitivesWritten": 0, "PrimitivesStorageNeeded": 0}
+        if stream == 0:
+            total = self.so().statistics()
+        if self.geometry_stage is not None:
+            gs = self.geometry_stage.statistics()[stream]
+            total = {k: (v + gs[k]) % (1 << 64) for k, v in total.items()}
+        return total
+
     def so_set_targets(self, views, offsets) -> None:
         """SOSetTargets: released buffers refused, then the targets set and unbound in the IA."""
         try:
@@ -272,6 +301,8 @@ class Drawing:
                     raise released_error(f"SOSetTargets slot {slot}", field_name, b)
         so = self.so()
         so.set_targets(views, offsets)
+        if self.geometry_stage is not None:
+            self.geometry_stage.clear_overflow()  # one overflow flag per stream (rules 9.7)
         self.ia.set_so_targets({id(t.buffer) for t in so.targets.values()})
 
     def so_filled_size(self, slot) -> int:

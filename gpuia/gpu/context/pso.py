@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StripCutValue
 from ...d3d.feature_level import FeatureLevel, feature_level
+from ...d3d.geometry import GeometryDeclaration, check_linkage
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
@@ -93,6 +94,13 @@ class PipelineState:
             read). The shaders' pipelines bind only the views they read: how many an adapter
             takes at once is checked by :meth:`Context.set_pipeline_state` against its
             ``max-uniform-buffers-per-shader-stage``.
+        geometry_shader: a compiled HLSL geometry shader
+            (:func:`gpuia.hlsl.compile_geometry_shader`), or None (the default). With one,
+            ``stream_output`` names the geometry shader's stream outputs (rules 13.7) and
+            its inputs must be vertex shader outputs (rules 13.9, checked by
+            :meth:`Context.set_pipeline_state`); its constant buffers are root constant
+            buffer views as the other shaders' are. Draws emulate it for Stream Output only
+            (docs/geometry.md): a state that rasterizes its output is refused at the draw.
         feature_level: the feature level the layout and the Stream Output declaration are
             validated at (rules 11.1; anything :func:`gpuia.d3d.feature_level.feature_level`
             takes). None (the default): the input layout's own (an
@@ -125,6 +133,7 @@ class PipelineState:
     depth_func: str = "LESS"
     constant_buffers: int = 0
     feature_level: FeatureLevel | str | None = None
+    geometry_shader: Any = None  # an HlslGeometryShader (gpuia.hlsl) or None
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
@@ -134,6 +143,14 @@ class PipelineState:
             raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
                                    "expected a StreamOutputDesc")
         reads = self._shader_reads()
+        gs = self.geometry_shader
+        if gs is not None:
+            if not isinstance(getattr(gs, "declaration", None), GeometryDeclaration):
+                raise InvalidDescError("PipelineState", "GS", gs,
+                                       "expected a compiled HLSL geometry shader "
+                                       "(gpuia.hlsl.compile_geometry_shader) or None")
+            for cb in gs.constant_buffers:
+                reads[cb.slot] = max(reads.get(cb.slot, 0), cb.binding_size)
         self._normalize_targets()
         self._check_constant_buffers(reads)
 
@@ -319,6 +336,13 @@ class PipelineState:
                 remember(_SIGNATURES, key, sig)
         return sig
 
+    def check_geometry(self) -> None:
+        """With a geometry shader, its inputs against the vertex shader's outputs (rules
+        13.9): InvalidDescError naming the input. Nothing without one."""
+        if self.geometry_shader is not None:
+            check_linkage(self.geometry_shader.input_members, self.signature.outputs,
+                          "PipelineState GS")
+
     @property
     def so(self) -> ResolvedStreamOutput | None:
         """The validated Stream Output declaration (None without one; empty declarations mean
@@ -334,10 +358,13 @@ class PipelineState:
         """
         if self.stream_output is None:
             return None
-        key = (self.signature, self.stream_output, self.feature_level)
+        gs = self.geometry_shader
+        key = (self.signature, self.stream_output, self.feature_level, gs)
         so = _SO.get(key)
         if so is None:
-            so = resolve_stream_output(self.stream_output, self.signature, self.feature_level)
+            so = resolve_stream_output(
+                self.stream_output, self.signature, self.feature_level,
+                streams=None if gs is None else gs.stream_members)
             with _SHARED_LOCK:
                 remember(_SO, key, so)
         return None if so.empty else so

@@ -1,0 +1,287 @@
+"""A context's geometry shader stage: each draw's vertex shader outputs, input primitives,
+geometry shader program and Stream Output per stream, recorded in the context's submission order.
+
+:class:`GeometryStage` is made at a context's first draw with a geometry shader. Per draw, after
+every refusal was made (nothing recorded before):
+
+1. the vertex shader runs once per index (or vertex) of each instance, its outputs that the
+   geometry shader reads stored as the shader's input records, one after the other: Stream
+   Output's own compute pass (:class:`~gpuia.gpu.so.engine.SOEngine`, a second one of the
+   context's) with a declaration of those outputs, drawn as a point list (every index an
+   ordinary one there, rules 5.2) into a buffer of the stage's own;
+2. the input primitives (:func:`gpuia.gpu.gs.assembly.gs_primitives`, from the draw's index
+   values where a strip may cut) are uploaded, each chunk's with places relative to its window
+   of the vertex records;
+3. per chunk of invocations, the shader's program (:class:`gpuia.gpu.gs.program.GSProgram`)
+   fills their regions and the expansion (:class:`gpuia.gpu.gs.expansion.GSStreamOutput`)
+   writes each stream into the bound Stream Output targets.
+
+Stream 0's overflow flag is the one the context's vertex shader draws keep (rules 9.7: one
+flag per stream whatever stage wrote it): it is copied into the expansion's state before the
+draw and back after it, on the GPU; the host's knowledge of the targets' counters and of that
+flag is dropped (:meth:`~gpuia.gpu.so.statistics.HostState.forget`).
+
+Refused: a topology of another class than the shader's input primitive (rules 13.2,
+InvalidDescError); a pipeline state with render targets that would rasterize the shader's
+output (no Stream Output declaration, or a RasterizedStream other than NO_RASTERIZED_STREAM):
+gpuia does not draw a geometry shader's stream (UnsupportedError, with the reason). Without
+render targets a draw goes to the context's own target, which nothing reads, so the stream is
+not drawn there either and nothing differs. Then everything the Stream Output pass and the
+program refuse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from math import lcm
+
+import numpy as np
+
+from ...d3d.desc import StripCutValue
+from ...d3d.geometry import check_topology
+from ...d3d.so_desc import SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
+from ...d3d.topology import topology_info
+from ...errors import UnsupportedError
+from ...wgsl.blocks import GS_PARAMS, GS_SO_STATE
+from ..cache import remember
+from ..gs.assembly import gs_primitives
+from ..gs.expansion import GSStreamOutput
+from ..gs.plan import GSStreamPlan, GSTarget
+from ..gs.program import GSProgram, GSWindow
+from ..ia.plan import host_index_values
+from ..lifetime import wgpu_call
+from ..so.engine import SOEngine
+from ..so.statistics import STATE_OVERFLOWED
+from ..targets import INTERNAL_OUTPUT
+from .resolve import new_state
+
+__all__ = ["GeometryStage", "CHUNK"]
+
+CHUNK = 1 << 18
+"""Invocations per chunk by default (regions, primitives and their windows are per chunk)."""
+_POINTS = topology_info("POINTLIST")
+_GS_OVERFLOWED = GS_SO_STATE.word("overflowed")  # stream 0's flag; streams 1-3 follow
+
+
+def _wgpu():
+    import wgpu  # noqa: PLC0415 - imported where a device exists
+
+    return wgpu
+
+
+class GeometryStage:
+    """The geometry shader stage of one context (module docstring).
+
+    Arguments:
+        device, cache: the context's device and PipelineCache.
+        rec: the context's Recorder; ``ia``: its IAState; ``om``: its OMState.
+        flush: submits the context's pending work.
+        so: returns the context's SOEngine (its targets, state and host knowledge).
+        chunk (int): invocations per chunk.
+    """
+
+    def __init__(self, device, cache, rec, ia, om, flush, so, chunk: int = CHUNK):
+        self.device = device
+        self.cache = cache
+        self.rec = rec
+        self.ia = ia
+        self.om = om
+        self.flush = flush
+        self.so = so
+        self.chunk = chunk
+        self._vs_slots: tuple[int, ...] = ()
+        self.vertex_pass = SOEngine(device, cache, rec, ia,
+                                    lambda: om.cbv_group(self._vs_slots), flush)
+        self.program = GSProgram(device, cache)
+        self.expansion = GSStreamOutput(device, cache)
+        self._states: dict = {}  # id(draw state) -> (draw state, its vertex pass state)
+        self._plans: dict = {}  # shader -> GSStreamPlan
+        self._records: tuple | None = None  # (gpuia Buffer, bytes) of the vertex records
+
+    # -- what the context asks ----------------------------------------------------------------
+    def statistics(self) -> list[dict[str, int]]:
+        """Per stream 0-3, the geometry shader draws' SO statistics (after a submit)."""
+        self.flush()
+        return self.expansion.statistics()
+
+    def clear_overflow(self) -> None:
+        """SOSetTargets cleared the flags (the context submitted what came before)."""
+        self.expansion.clear_overflow()
+
+    # -- a draw -------------------------------------------------------------------------------
+    def encode(self, state, draw) -> None:
+        """Record the geometry stage of ``draw`` under the resolved ``state`` (module
+        docstring); refusals are raised before anything is recorded."""
+        gs = state.pso.geometry_shader
+        so = state.so
+        check_topology(gs.declaration, state.topology)
+        pso = state.pso
+        if (so is None or so.rasterizes) and (pso.rtv_formats or pso.dsv_format is not None):
+            raise UnsupportedError(
+                "a pipeline state with a geometry shader and render targets rasterizes its "
+                f"stream {0 if so is None else so.rasterized_stream}: gpuia emulates the "
+                "geometry shader for Stream Output and does not draw its output; declare "
+                "RasterizedStream NO_RASTERIZED_STREAM or set no render target "
+                "(docs/geometry.md)")
+        if so is None:
+            return  # nothing streams out, and nothing drawn can be seen
+        if state.static.pulling_obstacles:
+            raise UnsupportedError("the geometry shader's vertex shader pass pulls the draw's "
+                                   "vertices: " + "; ".join(state.static.pulling_obstacles))
+        prims = self._primitives(state, draw)
+        if not prims.shape[0]:
+            return  # no complete primitive: no invocation (rules 13.1)
+        vs_state = self._vertex_state(state, gs)
+        plan = self._plan(gs)
+        targets = self._targets(so)
+        chunks = self._chunks(gs, prims)
+        records = self._vertex_records(vs_state, draw, gs)
+        self._record(gs, plan, so, targets, prims, chunks, records)
+
+    def _primitives(self, state, draw) -> np.ndarray:
+        """The draw's input primitives (its index values read where a strip may cut)."""
+        topo, cut = state.topology, state.pso.strip_cut_value
+        cuts = None
+        if draw.indexed and topo.strip and cut is not StripCutValue.DISABLED:
+            ib = self.ia.index
+            host = None
+            if ib is not None and ib.buffer is not None:
+                host = getattr(ib.buffer, "host", None)
+                if host is None:  # only the GPU has them (a buffer the GPU wrote)
+                    self.flush()
+                    host = bytes(self.device.device.queue.read_buffer(ib.buffer.wgpu))
+            cuts = host_index_values(draw, host, ib) == cut.index
+        return gs_primitives(topo, draw.count, draw.instance_count, cuts)
+
+    def _plan(self, gs) -> GSStreamPlan:
+        plan = self._plans.get(gs)
+        if plan is None:
+            plan = remember(self._plans, gs, GSStreamPlan.of(gs.declaration, gs.stream_members))
+        return plan
+
+    def _targets(self, so) -> dict[int, GSTarget | None]:
+        """Each declared slot's bound target as the expansion addresses it, None where none
+        is bound (the slot is then full, rules 9.8)."""
+        bound = self.so().targets
+        out: dict[int, GSTarget | None] = {}
+        for s in so.slots:
+            t = bound.get(s.slot)
+            out[s.slot] = None if t is None else GSTarget(
+                t.buffer.wgpu, t.view.offset, t.view.size_in_bytes, t.counter,
+                t.counter_offset)
+        return out
+
+    # -- the vertex shader's outputs ------------------------------------------------------------
+    def _vertex_state(self, state, gs):
+        """The draw state of the vertex pass: the pipeline state with a Stream Output
+        declaration of the outputs the geometry shader reads, and a point list."""
+        kept = self._states.get(id(state))
+        if kept is not None and kept[0] is state:
+            return kept[1]
+        desc = StreamOutputDesc(
+            tuple(SODeclarationEntry(0, m.semantic, m.index, 0, m.components, 0)
+                  for m in gs.input_members), (4 * gs.vertex_words,), 0)
+        pso = replace(state.pso, stream_output=desc, geometry_shader=None, pixel_shader=None,
+                      ps_entry_point=None, rtv_formats=(), dsv_format=None, constant_buffers=0)
+        vs_state = new_state(self.device.caps, pso, _POINTS, False,
+                             tuple(pso.input_layout.slots), state.bound, INTERNAL_OUTPUT)
+        remember(self._states, id(state), (state, vs_state), 16)
+        return vs_state
+
+    def _vertex_records(self, vs_state, draw, gs):
+        """Encode the vertex pass; returns the wgpu buffer of the records."""
+        nbytes = max(16, 4 * gs.vertex_words * draw.count * draw.instance_count)
+        if self._records is None or self._records[1] < nbytes:
+            buf = self.device.create_buffer(size=nbytes, bind=("stream_output",),
+                                            label="gpuia GS input records")
+            self._records = (buf, nbytes)
+        buf = self._records[0]
+        self._vs_slots = vs_state.pso.constant_buffer_slots
+        engine = self.vertex_pass
+        engine.set_targets([StreamOutputBufferView(buf, nbytes, 0)], [0])
+        engine.encode(vs_state, vs_state.so, draw, StripCutValue.DISABLED)
+        return buf.wgpu
+
+    # -- chunks -------------------------------------------------------------------------------
+    def _chunks(self, gs, prims: np.ndarray) -> list[tuple[int, int, int, int]]:
+        """(first primitive, primitives, first vertex record of the window, records) per
+        chunk: whole primitives, every instance of each, regions and windows within one
+        storage binding (halved until they fit)."""
+        caps = self.device.caps
+        limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+        instances = gs.declaration.instance_count
+        per = max(1, min(self.chunk, limit // (4 * gs.region_words),
+                         caps.max_compute_workgroups_per_dimension * gs.workgroup) // instances)
+        record = 4 * gs.vertex_words
+        step = lcm(caps.min_storage_buffer_offset_alignment, record) // record
+        k = prims.shape[1] - 1
+        out, first, total = [], 0, prims.shape[0]
+        while first < total:
+            n = min(per, total - first)
+            while True:
+                places = prims[first:first + n, :k]
+                lo = int(places.min()) // step * step
+                count = int(places.max()) + 1 - lo
+                if count * record <= limit or n == 1:
+                    break
+                n = (n + 1) // 2
+            self.program.check_binding("vertex window", count * record)
+            out.append((first, n, lo, count))
+            first += n
+        return out
+
+    def _record(self, gs, plan, so, targets, prims, chunks, records) -> None:
+        """Upload the chunks' primitives and parameters, then encode every chunk."""
+        dev = self.device.device
+        caps = self.device.caps
+        usage = _wgpu().BufferUsage
+        instances = gs.declaration.instance_count
+        k1 = prims.shape[1]
+        salign = caps.min_storage_buffer_offset_alignment
+        ualign = max(256, caps.min_uniform_buffer_offset_alignment)
+        # Each chunk's rows at an aligned offset, places relative to its window.
+        offsets, at = [], 0
+        for _, n, _, _ in chunks:
+            offsets.append(at)
+            at += -(-(4 * n * k1) // salign) * salign
+        rows = np.zeros(at // 4, np.uint32)
+        params = np.zeros(len(chunks) * ualign // 4, np.uint32)
+        for j, ((first, n, lo, _), off) in enumerate(zip(chunks, offsets, strict=True)):
+            part = prims[first:first + n].copy()
+            part[:, :k1 - 1] -= np.uint32(lo)
+            rows[off // 4:off // 4 + n * k1] = part.reshape(-1)
+            block = params[j * ualign // 4:]
+            for name, value in (("first", 0), ("count", n * instances),
+                                ("instances", instances), ("vertex_words", gs.vertex_words),
+                                ("region_words", gs.region_words)):
+                block[GS_PARAMS.word(name)] = value
+        largest = max(n for _, n, _, _ in chunks) * instances
+        regions_bytes = 4 * largest * gs.region_words
+        self.program.check_binding("regions", regions_bytes)
+
+        def made():
+            return (dev.create_buffer_with_data(data=rows, usage=usage.STORAGE),
+                    dev.create_buffer_with_data(data=params, usage=usage.UNIFORM),
+                    dev.create_buffer(size=regions_bytes, usage=usage.STORAGE))
+
+        prim_buf, param_buf, regions = wgpu_call(made, "allocating the geometry stage")
+        cbv = (self.om.cbv_group(gs.constant_buffer_slots) if gs.constant_buffer_slots
+               else None)
+        so_state = self.so().state
+        enc = self.rec.compute_encoder()
+        enc.copy_buffer_to_buffer(so_state, 4 * STATE_OVERFLOWED, self.expansion.state,
+                                  4 * _GS_OVERFLOWED, 4)
+        keep: list = [prim_buf, param_buf, regions, cbv]
+        record = 4 * gs.vertex_words
+        for j, ((_, n, lo, count), off) in enumerate(zip(chunks, offsets, strict=True)):
+            windows = {"vertices": GSWindow(records, lo * record, count * record),
+                       "prims": GSWindow(prim_buf, off, 4 * n * k1),
+                       "regions": GSWindow(regions, 0, regions_bytes)}
+            keep += self.program.encode(enc, gs, GSWindow(param_buf, j * ualign,
+                                                          4 * GS_PARAMS.words()),
+                                        windows, n * instances, cbv)
+            keep += self.expansion.encode(enc, regions, n * instances, plan, so, targets)
+        enc.copy_buffer_to_buffer(self.expansion.state, 4 * _GS_OVERFLOWED, so_state,
+                                  4 * STATE_OVERFLOWED, 4)
+        self.rec.keep(tuple(keep))
+        self.so().host.forget(so, self.so().targets)
