@@ -615,6 +615,8 @@ class Context:
         (an indirect draw; no readback). Always pulled: the count is unknown on the host, and the
         fetch still follows D3D's bounds for every slot (rules 10.5, 6.5). The count is that
         of the last Stream Output view bound over the buffer, whether it is bound now or not.
+        With a geometry shader in the pipeline state, the count is read back (the geometry
+        stage sizes its work on the host) and the draw streams out as :meth:`draw` does.
 
         Returns:
             A :class:`Plan` of path ``pulling`` (its vertex count is not known on the host).
@@ -623,8 +625,8 @@ class Context:
             InvalidDescError: no buffer is bound at IA slot 0, that buffer was never a Stream
                 Output target, its counter's buffer was released, or the state is not valid
                 for a draw (as :meth:`draw`).
-            UnsupportedError: the pipeline state has Stream Output, or the draw cannot be
-                pulled on this adapter.
+            UnsupportedError: the pipeline state has Stream Output without a geometry shader,
+                or the draw cannot be pulled on this adapter.
         """
         state, draw, plan, args = self._drawing.plan_auto()
         self.last_plan = plan

@@ -177,9 +177,10 @@ class Drawing:
 
     def plan_auto(self) -> tuple:
         """(state, draw, Plan, counter arguments) of a DrawAuto: the checks and the plan of
-        :meth:`gpuia.gpu.Context.draw_auto`."""
+        :meth:`gpuia.gpu.Context.draw_auto`. With a geometry shader, (state, the draw with its
+        vertex count read back, its Plan, None)."""
         state = self.states.current()
-        if state.so is not None:
+        if state.so is not None and state.pso.geometry_shader is None:
             raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
                                    "only on the GPU")
         view0 = self.ia.views.get(0)
@@ -196,6 +197,13 @@ class Drawing:
             raise InvalidDescError("DrawAuto", "IA slot 0", view0.buffer,
                                    "the BufferFilledSizeLocation buffer of its last Stream Output "
                                    "view was released")
+        if state.pso.geometry_shader is not None and not state.capture:
+            # The geometry stage sizes its work on the host: the count is read back.
+            count = self._auto_count(known, view0)
+            plan = Plan(DrawPath.PULLING, ["DrawAuto through a geometry shader: the vertex "
+                                           "count read back"],
+                        non_indexed_plan(0, count), state.static.slots)
+            return state, DrawInstanced(count, 1, 0, 0), plan, None
         if state.static.pulling_obstacles:
             raise UnsupportedError("DrawAuto pulls its vertices: "
                                    + "; ".join(state.static.pulling_obstacles))
@@ -209,8 +217,23 @@ class Drawing:
         args = (counter, counter_offset, location, view0.offset, view0.stride_in_bytes)
         return state, DrawInstanced(0, 1, 0, 0), plan, args
 
+    def _auto_count(self, known, view0) -> int:
+        """DrawAuto's vertex count on the host (rules 10.5): ``(BufferLocation +
+        BufferFilledSize - IA offset) // stride``, 0 when negative or the stride is 0; the
+        counter read back after the pending work."""
+        counter, counter_offset, location = known
+        self.flush()
+        data = self.device.device.queue.read_buffer(counter, counter_offset, 4)
+        end = location + int(np.frombuffer(data, np.uint32)[0])
+        stride = view0.stride_in_bytes
+        return (end - view0.offset) // stride if stride and end > view0.offset else 0
+
     def issue_auto(self, state: DrawState, draw, plan: Plan, args) -> None:
         """Record a planned DrawAuto for the running capture, or encode it."""
+        if args is None:  # through a geometry shader: a draw of the count read back
+            if draw.count:
+                self.geometry().encode(state, draw)
+            return
         if state.capture:
             if self.rec.capture_route != "targets":
                 self.rec.pipeline(state, DrawPath.PULLING)

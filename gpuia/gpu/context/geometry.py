@@ -77,10 +77,10 @@ class GeometryStage:
         rec: the context's Recorder; ``ia``: its IAState; ``om``: its OMState.
         flush: submits the context's pending work.
         so: returns the context's SOEngine (its targets, state and host knowledge).
-        chunk (int): invocations per chunk.
+        chunk (int): invocations per chunk (None: :data:`CHUNK`).
     """
 
-    def __init__(self, device, cache, rec, ia, om, flush, so, chunk: int = CHUNK):
+    def __init__(self, device, cache, rec, ia, om, flush, so, chunk: int | None = None):
         self.device = device
         self.cache = cache
         self.rec = rec
@@ -88,7 +88,7 @@ class GeometryStage:
         self.om = om
         self.flush = flush
         self.so = so
-        self.chunk = chunk
+        self.chunk = chunk or CHUNK  # read when made, so a test can make chunks small
         self._vs_slots: tuple[int, ...] = ()
         self.vertex_pass = SOEngine(device, cache, rec, ia,
                                     lambda: om.cbv_group(self._vs_slots), flush)
