@@ -55,6 +55,38 @@ def test_13_3_primitive_id_and_32_gs_instances_end_to_end():
         (1, 0, 0, 0)]
 
 
+ADJACENT = """
+struct V { uint id : ID; };
+struct O { uint4 a : A; uint4 b : B; };
+[maxvertexcount(1)]
+void main(triangleadj V v[6], uint pid : SV_PrimitiveID, inout PointStream<O> s) {
+    O o;
+    o.a = uint4(v[0].id, v[1].id, v[2].id, v[3].id);
+    o.b = uint4(v[4].id, v[5].id, pid, 0);
+    s.Append(o);
+}
+"""
+
+
+def test_13_1_triangle_strip_adj_inputs_end_to_end():
+    # Indices 0..7 | cut | 10..16 as TRIANGLESTRIP_ADJ: strips of 8 and 7 vertices. 8: t = 2,
+    # (0,1,2,6,4,3) and, the last, odd i = 1: (2i, 2i+3, 2i+4, 2i+5, 2i+2, 2i-2) = (2,5,6,7,4,0);
+    # 7: t = 1: (0,1,2,5,4,3) + 10, vertex 16 completing nothing. SV_PrimitiveID 0, 1, 2 through
+    # the cut (13.3). The shader writes the six IDs it received, then the id.
+    index = [*range(8), 0xFFFF, *range(10, 17)]
+    draws = [{"DrawIndexedInstanced": {"IndexCountPerInstance": len(index), "InstanceCount": 1}}]
+    doc = gs_case(ADJACENT, 17, [so_entry("A", 4), so_entry("B", 4)], [target(0, 3 * 32)],
+                  topology="TRIANGLESTRIP_ADJ", draws=draws, strides=(32,),
+                  strip_cut_value="0xFFFF",
+                  index_buffer={"format": "R16_UINT",
+                                "data": {"dtype": "uint16", "values": index}})
+    result = run_cpu(doc)
+    assert words(result, 0) == [0, 1, 2, 6, 4, 3, 0, 0,
+                                2, 5, 6, 7, 4, 0, 1, 0,
+                                10, 11, 12, 15, 14, 13, 2, 0]
+    assert result["statistics"]["GSInvocations"] == 3
+
+
 # -- 13.4 maxvertexcount: the limits, and a run at the limit ----------------------------------
 
 def declaring(n: int, record: str, streams: int = 1, extra_record: str = "uint") -> str:
