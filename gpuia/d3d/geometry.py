@@ -13,8 +13,10 @@ components. Two tables hold what each input primitive and each stream type is; a
 * one to four streams; with more than one, every stream a ``PointStream`` (rules 13.7, 8.13).
 
 :func:`check_topology` is the pipeline's check that the input primitive matches the draw's
-topology class (rules 13.2: D3D12 refuses a mismatch, where D3D11 tolerated some). Every refusal
-is an :class:`~gpuia.errors.InvalidDescError` naming the field, its value and the rule.
+topology class (rules 13.2: D3D12 refuses a mismatch, where D3D11 tolerated some);
+:func:`check_feature_level` refuses more streams than a feature level has (rules 13.7, 11.1).
+Every refusal is an :class:`~gpuia.errors.InvalidDescError` naming the field, its value and the
+rule.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InvalidDescError
+from .feature_level import FeatureLevel
 from .signature import Member
 from .topology import TopologyInfo
 
 __all__ = ["GS_INPUTS", "STREAM_TYPES", "GSInput", "StreamType", "GeometryDeclaration",
-           "check_linkage", "check_topology", "MAX_VERTEX_COUNT", "MAX_OUTPUT_SCALARS",
-           "MAX_INSTANCES", "MAX_STREAMS"]
+           "check_linkage", "check_topology", "check_feature_level", "MAX_VERTEX_COUNT",
+           "MAX_OUTPUT_SCALARS", "MAX_INSTANCES", "MAX_STREAMS"]
 
 MAX_VERTEX_COUNT = 1024  # [maxvertexcount(N)]: 1 <= N <= 1024 (rules 13.4)
 MAX_OUTPUT_SCALARS = 1024  # N times the output record's scalars (rules 13.4)
@@ -213,3 +216,20 @@ def check_linkage(inputs: Sequence[Member], vs_outputs: Sequence[Member],
             raise InvalidDescError(where, "input", m.key,
                                    f"reads {m.components} components; the vertex shader "
                                    f"outputs {out.components} (rules 13.9)")
+
+
+def check_feature_level(declaration: GeometryDeclaration, level: FeatureLevel) -> None:
+    """Refuse a shader of more output streams than ``level`` has (rules 13.7: streams 1-3 are
+    shader model 5's; rules 11.1: feature levels 10_0 and 10_1 have one Stream Output stream
+    and run shader model 4), whatever its Stream Output declaration names.
+
+    Raises:
+        InvalidDescError: too many streams, naming the level and the rules.
+    """
+    count = len(declaration.streams)
+    if count > level.so_streams:
+        noun = "stream" if level.so_streams == 1 else "streams"
+        raise InvalidDescError(declaration.where, "streams", count,
+                               f"{level.label} has {level.so_streams} Stream Output {noun}: "
+                               "a geometry shader of several streams is shader model 5's "
+                               "(rules 13.7, 11.1)")

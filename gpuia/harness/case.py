@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..d3d.desc import StripCutValue
 from ..d3d.draws import DrawIndexedInstanced, DrawInstanced, draw_of
 from ..d3d.feature_level import FEATURE_LEVELS, FeatureLevel, feature_level
+from ..d3d.geometry import check_feature_level
 from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.layout import InputLayout
 from ..d3d.so_desc import StreamOutputDesc
@@ -352,6 +353,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
         case.geometry_shader = gs
         case.gs = case_geometry_shader(gs, base or Path.cwd())
         check_geometry(case.gs, topo, case.shader_signature().outputs)
+        check_feature_level(case.gs.declaration, case.feature_level)
     case.constant_buffers = constant_buffers(doc.get("constant_buffers", []), case.hlsl,
                                              case.vertex_shader, case.gs)
     if so is not None:

@@ -174,3 +174,23 @@ def test_13_9_inputs_link_by_semantic_not_by_position():
 def test_13_9_every_input_must_be_a_vertex_shader_output(gs_inputs, says):
     with pytest.raises(InvalidDescError, match=says):
         run_cpu(linked(gs_inputs, "uint3(v[0].a, 0, 0)"))
+
+
+# -- 13.7 and 11.1: several streams are shader model 5 -------------------------------------------
+
+@pytest.mark.parametrize("level", ["10_0", "10_1"])
+def test_13_7_several_streams_are_refused_at_feature_level_10(level):
+    # Rules 13.7: streams 1-3 are shader model 5's; rules 11.1: feature levels 10_0 and 10_1
+    # have one Stream Output stream (and run shader model 4). A shader of two streams is
+    # refused there, even with entries of stream 0 only; a one-stream shader runs.
+    doc = gs_case(TWO_SLOTS, 2, [so_entry("X", 1, 0, 0)], [target(0, 8)], rasterized=0,
+                  feature_level=level)
+    with pytest.raises(InvalidDescError, match=rf"geometry shader: streams=2: feature level "
+                                               rf"{level} has 1 Stream Output stream.*"
+                                               r"rules 13\.7, 11\.1"):
+        run_cpu(doc)
+    doc["geometry_shader"]["hlsl"] = SOME_SILENT.replace("[instance(4)]", "")
+    doc["stream_output"]["declaration"] = [so_entry("R", 3)]
+    doc["stream_output"]["targets"] = [target(0, 2 * 2 * 12)]
+    # GS instance 0 only: 2 vertices per point, one line each.
+    assert words(run_cpu(doc), 0) == [0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 1]
