@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StripCutValue
 from ...d3d.feature_level import FeatureLevel, feature_level
-from ...d3d.geometry import GeometryDeclaration, check_linkage
+from ...d3d.geometry import GeometryDeclaration, check_feature_level, check_linkage
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
@@ -337,11 +337,13 @@ class PipelineState:
         return sig
 
     def check_geometry(self) -> None:
-        """With a geometry shader, its inputs against the vertex shader's outputs (rules
-        13.9): InvalidDescError naming the input. Nothing without one."""
-        if self.geometry_shader is not None:
-            check_linkage(self.geometry_shader.input_members, self.signature.outputs,
-                          "PipelineState GS")
+        """With a geometry shader, its streams against the feature level (rules 13.7, 11.1)
+        and its inputs against the vertex shader's outputs (rules 13.9): InvalidDescError
+        naming the streams or the input. Nothing without one."""
+        gs = self.geometry_shader
+        if gs is not None:
+            check_feature_level(gs.declaration, cast(FeatureLevel, self.feature_level))
+            check_linkage(gs.input_members, self.signature.outputs, "PipelineState GS")
 
     @property
     def so(self) -> ResolvedStreamOutput | None:
