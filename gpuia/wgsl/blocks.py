@@ -417,7 +417,9 @@ GS_SO_PARAMS = Block("GpuiaGSSO", "uniform", (
     Field("level_offset", 12, "vec4<u32>", "first entry of scan levels 0-3 in the scan buffer"),
     Field("level_length", 16, "vec4<u32>", "entries of scan levels 0-3 (level 0: the "
                                            "invocations)"),
-    Field("slots", 20, "array<GpuiaGSSOSlot, 4>", "one GpuiaGSSOSlot per SO slot 0-3"),
+    Field("data_base", 20, "vec4<u32>", "per data binding 0-3, the word of its buffer its bound "
+                                        "window starts at (0: the whole buffer is bound)"),
+    Field("slots", 24, "array<GpuiaGSSOSlot, 4>", "one GpuiaGSSOSlot per SO slot 0-3"),
 ), "gpuia_gs, @group(0) @binding(0) of every GS expansion program (dynamic offset): one record "
    "per chunk and scan level, written by gpuia.gpu.gs.expansion", (GS_SO_SLOT,))
 

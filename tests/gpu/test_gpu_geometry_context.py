@@ -12,6 +12,7 @@ import pytest
 from gpuia import SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
 from gpuia.errors import InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, PipelineState
+from gpuia.gpu.context import geometry
 from gpuia.hlsl import compile_geometry_shader
 
 LAYOUT = [{"SemanticName": "TAG", "Format": "R32G32B32A32_UINT"}]
@@ -121,3 +122,45 @@ def test_refusals(gpu_device):
     ctx.ia_set_primitive_topology("POINTLIST")
     with pytest.raises(UnsupportedError, match="NO_RASTERIZED_STREAM"):
         ctx.draw_instanced(1)
+
+
+PAIR = """
+struct V { uint4 tag : TAG; };
+struct P { uint id : ID; };
+[maxvertexcount(2)]
+void main(point V v[1], inout PointStream<P> s) {
+    P p; p.id = v[0].tag.x; s.Append(p); p.id = v[0].tag.x + 100; s.Append(p);
+}
+"""
+
+
+@pytest.mark.parametrize("chunk", [None, 7])
+def test_a_target_larger_than_one_storage_binding(gpu_device, monkeypatch, chunk):
+    # The target starts past the first 128 MiB of its buffer (the largest storage binding of
+    # the software adapters), so the expansion binds only the window a chunk can write, from
+    # its filled size on. 100 points give 200 records of 4 bytes: 800 bytes; a second draw of
+    # 100 points finds 200 bytes of room in SizeInBytes 1000: 50 points fit, the rest
+    # overflow (rules 9.7): 250 written, 400 needed, BufferFilledSize 1000. In chunks of 7
+    # invocations, each chunk's window starts where the one before left the filled size.
+    if chunk:
+        monkeypatch.setattr(geometry, "CHUNK", chunk)
+    limit = gpu_device.caps.max_storage_buffer_binding_size
+    location = limit + 64
+    big = gpu_device.create_buffer(size=location + 1024, bind=("stream_output",))
+    ctx = Context(gpu_device)
+    so = StreamOutputDesc((SODeclarationEntry(0, "ID", 0, 0, 1, 0),), (4,),
+                          "NO_RASTERIZED_STREAM")
+    ctx.set_pipeline_state(PipelineState(LAYOUT, stream_output=so,
+                                         geometry_shader=compile_geometry_shader(PAIR)))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    src = gpu_device.create_buffer(u32(*([k, 0, 0, 0] for k in range(100))))
+    ctx.ia_set_vertex_buffers(0, [src], [16], [0])
+    ctx.so_set_targets([StreamOutputBufferView(big, 1000, location)], [0])
+    ctx.draw_instanced(100)
+    ctx.draw_instanced(100)
+    assert ctx.so_filled_size(0) == 1000
+    assert ctx.so_statistics() == {"NumPrimitivesWritten": 250, "PrimitivesStorageNeeded": 400}
+    got = np.frombuffer(big.read()[location:], np.uint32)
+    first = [x for k in range(100) for x in (k, k + 100)]
+    assert got[:250].tolist() == first + first[:50]
+    assert not got[250:].any()  # past the writes, the zeros the buffer was made with

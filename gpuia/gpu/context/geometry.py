@@ -134,7 +134,7 @@ class GeometryStage:
         vs_state = self._vertex_state(state, gs)
         plan = self._plan(gs)
         targets = self._targets(so)
-        chunks = self._chunks(gs, prims)
+        chunks = self._chunks(gs, prims, self._window_bound(so, plan, targets))
         records = self._vertex_records(vs_state, draw, gs)
         self._record(gs, plan, so, targets, prims, chunks, records)
 
@@ -203,15 +203,34 @@ class GeometryStage:
         return buf.wgpu
 
     # -- chunks -------------------------------------------------------------------------------
-    def _chunks(self, gs, prims: np.ndarray) -> list[tuple[int, int, int, int]]:
+    def _limit(self) -> int:
+        caps = self.device.caps
+        return min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+
+    def _window_bound(self, so, plan, targets) -> int:
+        """Invocations one chunk may hold so that what they can write into each target
+        buffer larger than a storage binding fits one (0: no such buffer, no bound)."""
+        limit = self._limit() - self.device.caps.min_storage_buffer_offset_alignment
+        most = 0
+        for s in so.slots:
+            t = targets.get(s.slot)
+            if t is not None and t.buffer.size > self._limit():
+                per = plan.max_vertex_count * plan.vertices[s.stream] * s.stride
+                most = max(most, per)
+        return max(1, limit // most) if most else 0
+
+    def _chunks(self, gs, prims: np.ndarray, bound: int) -> list[tuple[int, int, int, int]]:
         """(first primitive, primitives, first vertex record of the window, records) per
         chunk: whole primitives, every instance of each, regions and windows within one
-        storage binding (halved until they fit)."""
+        storage binding (halved until they fit), at most ``bound`` invocations (0: none)."""
         caps = self.device.caps
-        limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+        limit = self._limit()
         instances = gs.declaration.instance_count
-        per = max(1, min(self.chunk, limit // (4 * gs.region_words),
-                         caps.max_compute_workgroups_per_dimension * gs.workgroup) // instances)
+        most = min(self.chunk, limit // (4 * gs.region_words),
+                   caps.max_compute_workgroups_per_dimension * gs.workgroup)
+        if bound:
+            most = min(most, bound)
+        per = max(1, most // instances)
         record = 4 * gs.vertex_words
         step = lcm(caps.min_storage_buffer_offset_alignment, record) // record
         k = prims.shape[1] - 1
@@ -230,7 +249,15 @@ class GeometryStage:
             first += n
         return out
 
-    def _record(self, gs, plan, so, targets, prims, chunks, records) -> None:
+    def _filled(self, targets) -> dict[int, int]:
+        """Each bound slot's BufferFilledSize, read back (the work before was submitted)."""
+        queue = self.device.device.queue
+        return {slot: int(np.frombuffer(queue.read_buffer(t.counter, t.counter_offset, 4),
+                                        np.uint32)[0])
+                for slot, t in targets.items() if t is not None}
+
+    def _record(self, gs, plan, so, targets, prims, chunks, records) -> None:  # size: one
+        # draw's uploads, chunk loop and overflow hand-over read best as one sequence
         """Upload the chunks' primitives and parameters, then encode every chunk."""
         dev = self.device.device
         caps = self.device.caps
@@ -268,6 +295,8 @@ class GeometryStage:
         cbv = (self.om.cbv_group(gs.constant_buffer_slots) if gs.constant_buffer_slots
                else None)
         so_state = self.so().state
+        windowed = any(t is not None and t.buffer.size > self._limit()
+                       for t in targets.values())
         enc = self.rec.compute_encoder()
         enc.copy_buffer_to_buffer(so_state, 4 * STATE_OVERFLOWED, self.expansion.state,
                                   4 * _GS_OVERFLOWED, 4)
@@ -280,7 +309,16 @@ class GeometryStage:
             keep += self.program.encode(enc, gs, GSWindow(param_buf, j * ualign,
                                                           4 * GS_PARAMS.words()),
                                         windows, n * instances, cbv)
-            keep += self.expansion.encode(enc, regions, n * instances, plan, so, targets)
+            filled = None
+            if windowed:  # the targets' windows start at their filled sizes: read them
+                self.rec.keep(tuple(keep))
+                keep = []
+                self.flush()
+                filled = self._filled(targets)
+                enc = self.rec.compute_encoder()
+            keep += self.expansion.encode(enc, regions, n * instances, plan, so, targets,
+                                          filled)
+        enc = self.rec.compute_encoder()
         enc.copy_buffer_to_buffer(self.expansion.state, 4 * _GS_OVERFLOWED, so_state,
                                   4 * STATE_OVERFLOWED, 4)
         self.rec.keep(tuple(keep))

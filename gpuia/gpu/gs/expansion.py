@@ -31,7 +31,9 @@ the state across chunks and draws on the GPU, so chunks and draws append as one 
 Refused before anything is recorded: a ``regions`` buffer smaller than ``invocations`` regions,
 a target whose BufferLocation, SizeInBytes or counter offset is no multiple of 4 or that reaches
 past its buffer (:class:`~gpuia.errors.InvalidDescError`); a buffer larger than one storage
-binding, more workgroups than one dispatch holds (:class:`~gpuia.errors.UnsupportedError`).
+binding (a target buffer is accepted when the caller gives the filled sizes: it is then bound as
+the window the invocations can write, which must fit one binding), more workgroups than one
+dispatch holds (:class:`~gpuia.errors.UnsupportedError`).
 """
 
 from __future__ import annotations
@@ -184,28 +186,34 @@ class GSStreamOutput:
 
     # -- encoding -----------------------------------------------------------------------------
     def encode(self, encoder, regions, invocations: int, plan: GSStreamPlan,
-               so: ResolvedStreamOutput, targets: Mapping[int, GSTarget | None]) -> tuple:
+               so: ResolvedStreamOutput, targets: Mapping[int, GSTarget | None],
+               filled: Mapping[int, int] | None = None) -> tuple:
         """Record the expansion of ``invocations`` regions (module docstring) into
         ``encoder`` (a wgpu command encoder with no pass open); returns the wgpu objects to
         keep until its commands are submitted. Nothing is recorded for no invocation or a
-        declaration of no slot."""
+        declaration of no slot. ``filled``: each bound slot's BufferFilledSize when this work
+        runs, where the caller knows them (read back); with them a target buffer larger than
+        one storage binding is bound as the window these invocations can write (at most
+        ``maxvertexcount`` vertices each per stream), without them it is refused."""
         if type(invocations) is not int or invocations < 0:
             raise InvalidDescError("GS expansion", "invocations", invocations,
                                    "a non-negative count")
-        self._check(regions, invocations, plan, targets)
+        self._check(regions, invocations, plan, targets, filled is not None)
         if not invocations or not so.slots:
             return ()
         bindings = target_bindings(so, targets)
+        windows = self._windows(so, targets, bindings, plan, invocations, filled)
         where, entries = entry_table(plan, so)
         caps = self.device.caps
         align = max(4, caps.min_uniform_buffer_offset_alignment)
         stride = (4 * PARAMS_WORDS + align - 1) // align * align
         chunks = [(f, min(self.chunk, invocations - f))
                   for f in range(0, invocations, self.chunk)]
-        records = [params_records(plan, so, targets, bindings, where, c, stride // 4)
+        base = [w[0] // 4 for w in windows] + [0] * (STREAMS - len(windows))
+        records = [params_records(plan, so, targets, bindings, where, c, stride // 4, base)
                    for c in chunks]
         groups, buffers = self._groups(regions, chunks[0][1], np.concatenate(records),
-                                       entries, bindings)
+                                       entries, bindings, windows)
         cp = encoder.begin_compute_pass()
         at = 0
         for (_, count), rec in zip(chunks, records, strict=True):
@@ -232,10 +240,42 @@ class GSStreamOutput:
             cp.set_bind_group(0, groups[name], [offsets[level]])
             cp.dispatch_workgroups(x, y, 1)
 
+    def _windows(self, so, targets, bindings: TargetBindings, plan: GSStreamPlan,
+                 invocations: int, filled) -> list[tuple[int, int]]:
+        """Per data binding, (byte offset, bytes) of the window bound: the whole buffer when
+        it fits one storage binding, else from the lowest byte its slots can write now
+        (BufferLocation + BufferFilledSize, aligned down) to the highest."""
+        caps = self.device.caps
+        limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+        align = caps.min_storage_buffer_offset_alignment
+        out = []
+        for d, buf in enumerate(bindings.data):
+            if buf.size <= limit:
+                out.append((0, buf.size // 4 * 4))
+                continue
+            lo, hi = buf.size, 0
+            for s in so.slots:
+                t = targets.get(s.slot)
+                if t is None or bindings.slots[s.slot][0] != d:
+                    continue
+                start = t.location + min(filled[s.slot], t.size)
+                most = invocations * plan.max_vertex_count * plan.vertices[s.stream] * s.stride
+                lo = min(lo, start)
+                hi = max(hi, t.location + min(t.size, filled[s.slot] + most))
+            lo = lo // align * align
+            hi = max(hi, lo + 4)
+            if hi - lo > limit:
+                raise UnsupportedError(f"the GS expansion writes {hi - lo} bytes of one target "
+                                       f"buffer in one chunk, more than one storage binding "
+                                       f"holds ({limit}): draw fewer primitives at once")
+            out.append((lo, (hi - lo + 3) // 4 * 4))
+        return out
+
     def _groups(self, regions, largest: int, params: np.ndarray, entries: np.ndarray,
-                bindings: TargetBindings) -> tuple[dict, tuple]:
+                bindings: TargetBindings, windows: list) -> tuple[dict, tuple]:
         """(program name -> its bind group, the buffers made for them): the parameter records,
-        the scan buffer sized for the ``largest`` chunk, the entries table."""
+        the scan buffer sized for the ``largest`` chunk, the entries table; each data buffer
+        bound as its window."""
         dev = self.device.device
         usage = _wgpu().BufferUsage
         scan_bytes = 16 * (sum(scan_levels(largest)) + 1)
@@ -247,22 +287,24 @@ class GSStreamOutput:
         uniform = made(lambda: dev.create_buffer_with_data(data=params, usage=usage.UNIFORM))
         scan = made(lambda: dev.create_buffer(size=scan_bytes, usage=usage.STORAGE))
         table = made(lambda: dev.create_buffer_with_data(data=entries, usage=usage.STORAGE))
-        data = list(bindings.data) + self._dummies[len(bindings.data):4]
+        data = [(b, w[0], w[1]) for b, w in zip(bindings.data, windows, strict=True)]
+        data += [(b, 0, b.size) for b in self._dummies[len(data):4]]
         counters = list(bindings.counters) + self._dummies[4 + len(bindings.counters):8]
         bound = {
             "count": {1: scan, 2: regions},
             "scan": {1: scan},
             "fit": {1: scan, 3: self.state, **{4 + k: b for k, b in enumerate(counters)}},
             "write": {1: scan, 2: regions, 3: self.state,
-                      **{4 + k: b for k, b in enumerate(data)}, 8: table},
+                      **{4 + k: w for k, w in enumerate(data)}, 8: table},
         }
         groups = {}
         for name, buffers in bound.items():
             entries_ = [{"binding": 0, "resource": {"buffer": uniform, "offset": 0,
                                                      "size": 4 * PARAMS_WORDS}}]
-            entries_ += [{"binding": b, "resource": {"buffer": buf, "offset": 0,
-                                                      "size": buf.size // 4 * 4}}
-                         for b, buf in buffers.items()]
+            entries_ += [{"binding": b, "resource": {"buffer": w[0], "offset": w[1],
+                                                      "size": w[2]} if isinstance(w, tuple)
+                          else {"buffer": w, "offset": 0, "size": w.size // 4 * 4}}
+                         for b, w in buffers.items()]
             groups[name] = wgpu_call(lambda name=name, e=entries_: dev.create_bind_group(
                 layout=self._layout(name), entries=e), "binding the GS expansion")
         return groups, (uniform, scan, table)
@@ -275,7 +317,7 @@ class GSStreamOutput:
                                    f"one storage binding holds ({limit})")
 
     def _check(self, regions, invocations: int, plan: GSStreamPlan,
-               targets: Mapping[int, GSTarget | None]) -> None:
+               targets: Mapping[int, GSTarget | None], windowed: bool) -> None:
         """The refusals of :meth:`encode` (module docstring)."""
         need = 4 * invocations * plan.region_words
         if regions.size < need:
@@ -295,4 +337,5 @@ class GSStreamOutput:
                 raise InvalidDescError(where, "BufferFilledSizeLocation", t.counter_offset,
                                        f"must be a multiple of 4 inside the "
                                        f"{t.counter.size}-byte buffer")
-            self._check_binding(f"target of slot {slot}", t.buffer.size)
+            if not windowed:  # else bound as the window the chunk writes (_windows)
+                self._check_binding(f"target of slot {slot}", t.buffer.size)

@@ -43,9 +43,10 @@ STREAMS = 4
 """GS streams 0-3."""
 
 (_FIRST, _INVOCATIONS, _REGION_WORDS, _MAX_APPENDS, _RECORD_WORDS, _LEVEL, _TOP, _TOTAL_AT,
- _VERTICES, _LEVEL_OFFSET, _LEVEL_LENGTH, _SLOTS) = (GS_SO_PARAMS.word(name) for name in (
-    "first", "invocations", "region_words", "max_appends", "record_words", "level", "top",
-    "total_at", "vertices", "level_offset", "level_length", "slots"))
+ _VERTICES, _LEVEL_OFFSET, _LEVEL_LENGTH, _DATA_BASE, _SLOTS) = (
+    GS_SO_PARAMS.word(name) for name in (
+        "first", "invocations", "region_words", "max_appends", "record_words", "level", "top",
+        "total_at", "vertices", "level_offset", "level_length", "data_base", "slots"))
 _SLOT_WORDS = GS_SO_SLOT.words()
 _SLOT_FIELDS = tuple(f.name for f in GS_SO_SLOT.fields)
 
@@ -193,9 +194,10 @@ def target_bindings(so: ResolvedStreamOutput,
 def params_records(plan: GSStreamPlan, so: ResolvedStreamOutput,
                    targets: Mapping[int, GSTarget | None], bindings: TargetBindings,
                    entries: dict[int, tuple[int, int]], chunk: tuple[int, int],
-                   stride_words: int) -> np.ndarray:
+                   stride_words: int, data_base: Sequence[int] = (0, 0, 0, 0)) -> np.ndarray:
     """The ``GpuiaGSSO`` records of one chunk (``chunk``: its first invocation, its
-    invocations; ``entries``: each slot's rows of :func:`entry_table`), one per scan level
+    invocations; ``entries``: each slot's rows of :func:`entry_table`; ``data_base``: per
+    data binding, the word its bound window starts at), one per scan level
     (record ``L``'s ``level`` is ``L``), each ``stride_words`` words apart (a multiple of the
     uniform offset alignment): uint32 ``(levels, stride_words)``."""
     first, count = chunk
@@ -213,6 +215,7 @@ def params_records(plan: GSStreamPlan, so: ResolvedStreamOutput,
     records[:, _VERTICES:_VERTICES + STREAMS] = stream_vertices(plan, so)
     records[:, _LEVEL_OFFSET:_LEVEL_OFFSET + len(levels)] = offsets
     records[:, _LEVEL_LENGTH:_LEVEL_LENGTH + len(levels)] = levels
+    records[:, _DATA_BASE:_DATA_BASE + STREAMS] = data_base
     for s in so.slots:
         t = targets.get(s.slot)
         data, counter = bindings.slots.get(s.slot, (0, 0))

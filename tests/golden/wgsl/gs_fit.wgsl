@@ -29,7 +29,8 @@ struct GpuiaGSSO {
   vertices: vec4<u32>,  // word 8
   level_offset: vec4<u32>,  // word 12
   level_length: vec4<u32>,  // word 16
-  slots: array<GpuiaGSSOSlot, 4>,  // word 20
+  data_base: vec4<u32>,  // word 20
+  slots: array<GpuiaGSSOSlot, 4>,  // word 24
 }
 @group(0) @binding(0) var<uniform> gpuia_gs: GpuiaGSSO;
 // The workgroup of a dispatch laid out in two dimensions, x first.
