@@ -303,7 +303,12 @@ def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str
                          path="stream output", adapter=summary, so_gpu=kept)
     notes: list[str] = []
     problems = compare_so(ref_so, got, tolerance, notes)
-    stats = ", ".join([f"{k} {v}" for k, v in got.statistics.items()] + notes)
+    parts = [f"{k} {v}" for k, v in got.statistics.items()]
+    if case.gs is not None:  # each stream the geometry shader writes (rules 13.8)
+        parts += [f"stream {n}: {st['NumPrimitivesWritten']} written, "
+                  f"{st['PrimitivesStorageNeeded']} needed"
+                  for n, st in enumerate(got.streams) if n and any(st.values())]
+    stats = ", ".join(parts + notes)
     return CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
                      path="stream output", adapter=summary, so_gpu=kept)
 

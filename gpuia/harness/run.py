@@ -211,6 +211,6 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
     so_doc = None
     if case.so_desc is not None:
         res.so = run_case_so_gpu(case, device)
-        so_doc = so_result_json(res.so)
+        so_doc = so_result_json(res.so, streams=case.gs is not None)
     return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
                             stream_output=so_doc)

@@ -14,8 +14,11 @@ adapter.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from gpuia.cli import main
 from gpuia.gpu import Context
 from gpuia.gpu.context import geometry
 from gpuia.harness.case import load_case
@@ -174,3 +177,34 @@ def test_a_draw_in_many_chunks(gpu_device, monkeypatch):
             topology, [indexed(len(STRIPS), 2, base=1), drawn(11)], indices=STRIPS,
             gs_instances=3), ctx)
         assert ctx.stats()["draws"] == 2
+
+
+TWO_POINT_STREAMS = """
+struct V { uint4 tag : TAG; };
+struct A { uint id : ID; };
+[maxvertexcount(3)]
+void main(point V v[1], uint pid : SV_PrimitiveID, inout PointStream<A> s0,
+          inout PointStream<A> s1) {
+    A a; a.id = pid; s0.Append(a); a.id = 100 + pid; s1.Append(a); a.id = 200 + pid; s1.Append(a);
+}
+"""
+
+
+def test_gpuia_check_compares_each_stream(gpu_device, tmp_path, capsys):
+    # Three points: stream 0 gets 1 point each (3), stream 1 two each (6 needed), of which its
+    # 16-byte slot holds 4 (rules 9.7, 13.8). The check's stream output line says so and
+    # passes; the raster line is not applicable (the stream is not drawn).
+    doc = tags_case("POINTLIST", [drawn(3)])
+    doc["geometry_shader"] = {"hlsl": TWO_POINT_STREAMS}
+    doc["stream_output"] = {
+        "declaration": [{"Stream": s, "SemanticName": "ID", "ComponentCount": 1,
+                         "OutputSlot": s} for s in range(2)],
+        "buffer_strides": [4, 4], "rasterized_stream": "NO_RASTERIZED_STREAM",
+        "targets": [{"slot": s, "size": 16} for s in range(2)]}
+    path = tmp_path / "gs.json"
+    path.write_text(json.dumps(doc))
+    assert main(["check", str(path), "--raster"]) == 0
+    out = capsys.readouterr().out
+    assert "stream output: OK: NumPrimitivesWritten 3, PrimitivesStorageNeeded 3, " \
+           "stream 1: 4 written, 6 needed" in out
+    assert "raster: not applicable" in out
