@@ -140,9 +140,9 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
     from .run_gpu import upload_case
 
     if case.gs is not None:
-        raise UnsupportedError("the case has a geometry shader: D3D rasterizes its output, "
-                               "which gpuia emulates for Stream Output only and does not draw "
-                               "(docs/geometry.md)")
+        raise UnsupportedError("the case has a geometry shader: the raster check compares the "
+                               "Input Assembler's primitives, and D3D rasterizes the shader's "
+                               "stream instead (drawn by the Context, docs/geometry.md)")
     _views, ib = uploaded if uploaded is not None else upload_case(case, device)
     assembly = Assembly.of(device.caps.quirks, flat_inputs=True)
     probe = wgpu_call(lambda: RasterProbe.of(device, size, KEY_SALT, SUBPIXEL), "raster check")

@@ -399,7 +399,9 @@ GS_SO_SLOT = Block("GpuiaGSSOSlot", "uniform", (
     Field("counter_word", 8, "u32", "the counter's word in that binding"),
     Field("entry_first", 9, "u32", "the slot's first row in the entries table"),
     Field("entry_count", 10, "u32", "its rows there (its entries that are no gap)"),
-    Field("pad", 11, "u32", "padding"),
+    Field("rotate", 11, "u32", "1: each primitive's vertices stored rotated left by one (D3D's "
+                               "first vertex last), for an adapter that takes a primitive's "
+                               "last vertex as the provoking one"),
 ), "one entry of the GS Stream Output block per SO slot 0-3")
 
 GS_SO_PARAMS = Block("GpuiaGSSO", "uniform", (

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from gpuia import SODeclarationEntry, StreamOutputBufferView, StreamOutputDesc
-from gpuia.errors import InvalidDescError, UnsupportedError
+from gpuia.errors import InvalidDescError
 from gpuia.gpu import Context, PipelineState
 from gpuia.gpu.context import geometry
 from gpuia.hlsl import compile_geometry_shader
@@ -114,15 +114,11 @@ def test_refusals(gpu_device):
         ctx.draw_instanced(3)
     with pytest.raises(InvalidDescError, match="stream"):
         ctx.so_statistics(4)
-    # A rasterized stream with render targets would be drawn: refused with the reason.
+    # A rasterized stream is drawn with its record's SV_Position: this record has none.
     raster = StreamOutputDesc(SO.so_declaration, SO.buffer_strides, 0)
-    ctx.set_pipeline_state(PipelineState(LAYOUT, stream_output=raster, geometry_shader=gs,
-                                         rtv_formats=("R8G8B8A8_UNORM",)))
-    ctx.om_set_render_targets([gpu_device.create_render_target(4, 4)])
-    ctx.ia_set_primitive_topology("POINTLIST")
-    with pytest.raises(UnsupportedError, match="NO_RASTERIZED_STREAM"):
-        ctx.draw_instanced(1)
-
+    with pytest.raises(InvalidDescError, match="SV_Position"):
+        ctx.set_pipeline_state(PipelineState(LAYOUT, stream_output=raster, geometry_shader=gs,
+                                             rtv_formats=("R8G8B8A8_UNORM",)))
 
 PAIR = """
 struct V { uint4 tag : TAG; };

@@ -146,7 +146,7 @@ def test_params_records_one_per_scan_level_with_the_slots():
     assert dict(zip((f.name for f in GS_SO_SLOT.fields), slot0.tolist(), strict=True)) == {
         "declared": 1, "bound": 1, "stream": 0, "stride": 20, "location": 16, "size": 400,
         "data": 0, "counter": 0, "counter_word": 2, "entry_first": 0, "entry_count": 2,
-        "pad": 0}
+        "rotate": 0}
     slot2 = records[0, word("slots") + 2 * GS_SO_SLOT.words():][:GS_SO_SLOT.words()]
     assert slot2[:4].tolist() == [1, 0, 1, 12]  # declared, no target (full), stream 1
     assert records[0, word("slots") + GS_SO_SLOT.words()] == 0  # slot 1 is not declared

@@ -22,6 +22,7 @@ from ..vertex.pipelines import check_constant_buffers
 from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
 from .geometry import GeometryStage
+from .gs_raster import output_state
 from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
@@ -114,7 +115,7 @@ class Drawing:
                         f"2-row matrix: {summary} reads such uniforms with "
                         f"GLSL's 16-byte column stride, not WGSL's 8 "
                         f"(docs/known-adapter-issues.md)")
-        self.om.output = pso.output_state(caps.max_inter_stage_shader_variables)
+        self.om.output = output_state(pso, caps.max_inter_stage_shader_variables)
         self.ia.slot_count = pso.input_layout.profile.slot_count
         self.states.set_pso(pso)
 
@@ -291,8 +292,14 @@ class Drawing:
         """The context's geometry shader stage, made at its first draw."""
         if self.geometry_stage is None:
             self.geometry_stage = GeometryStage(self.device, self.cache, self.rec, self.ia,
-                                                self.om, self.flush, self.so)
+                                                self.om, self.flush, self.so, self._gs_raster)
         return self.geometry_stage
+
+    def _gs_raster(self, state, args) -> None:
+        """The geometry stage's draw of its rasterized stream: a DrawAuto of ``state``."""
+        draw = DrawInstanced(0, 1, 0, 0)
+        self._encode_auto(state, draw, args,
+                          self.rec.next_block(state, DrawPath.PULLING, draw, None))
 
     def so_statistics(self, stream: int) -> dict[str, int]:
         """D3D12_QUERY_DATA_SO_STATISTICS of ``stream`` (0-3) over every draw: stream 0 counts

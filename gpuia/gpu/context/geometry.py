@@ -14,7 +14,9 @@ every refusal was made (nothing recorded before):
    of the vertex records;
 3. per chunk of invocations, the shader's program (:class:`gpuia.gpu.gs.program.GSProgram`)
    fills their regions and the expansion (:class:`gpuia.gpu.gs.expansion.GSStreamOutput`)
-   writes each stream into the bound Stream Output targets.
+   writes each stream into the bound Stream Output targets;
+4. with render targets, the rasterized stream is expanded into a buffer of its own and drawn
+   after each chunk (:class:`gpuia.gpu.context.gs_raster.GSRaster`).
 
 Stream 0's overflow flag is the one the context's vertex shader draws keep (rules 9.7: one
 flag per stream whatever stage wrote it): it is copied into the expansion's state before the
@@ -22,12 +24,9 @@ draw and back after it, on the GPU; the host's knowledge of the targets' counter
 flag is dropped (:meth:`~gpuia.gpu.so.statistics.HostState.forget`).
 
 Refused: a topology of another class than the shader's input primitive (rules 13.2,
-InvalidDescError); a pipeline state with render targets that would rasterize the shader's
-output (no Stream Output declaration, or a RasterizedStream other than NO_RASTERIZED_STREAM):
-gpuia does not draw a geometry shader's stream (UnsupportedError, with the reason). Without
-render targets a draw goes to the context's own target, which nothing reads, so the stream is
-not drawn there either and nothing differs. Then everything the Stream Output pass and the
-program refuse.
+InvalidDescError), and everything the vertex pass, the program, the expansion and the raster
+draw refuse. Without render targets a draw goes to the context's own target, which nothing
+reads, so the rasterized stream is not drawn there and nothing differs.
 """
 
 from __future__ import annotations
@@ -53,6 +52,7 @@ from ..lifetime import wgpu_call
 from ..so.engine import SOEngine
 from ..so.statistics import STATE_OVERFLOWED
 from ..targets import INTERNAL_OUTPUT
+from .gs_raster import GSRaster
 from .resolve import new_state
 
 __all__ = ["GeometryStage", "CHUNK"]
@@ -77,10 +77,13 @@ class GeometryStage:
         rec: the context's Recorder; ``ia``: its IAState; ``om``: its OMState.
         flush: submits the context's pending work.
         so: returns the context's SOEngine (its targets, state and host knowledge).
+        draw_auto: ``(draw state, DrawAuto arguments)`` -> encodes that DrawAuto (the
+            rasterized stream's draw, :class:`~gpuia.gpu.context.gs_raster.GSRaster`).
         chunk (int): invocations per chunk (None: :data:`CHUNK`).
     """
 
-    def __init__(self, device, cache, rec, ia, om, flush, so, chunk: int | None = None):
+    def __init__(self, device, cache, rec, ia, om, flush, so, draw_auto,
+                 chunk: int | None = None):
         self.device = device
         self.cache = cache
         self.rec = rec
@@ -94,6 +97,7 @@ class GeometryStage:
                                     lambda: om.cbv_group(self._vs_slots), flush)
         self.program = GSProgram(device, cache)
         self.expansion = GSStreamOutput(device, cache)
+        self.raster = GSRaster(device, cache, rec, draw_auto)
         self._states: dict = {}  # id(draw state) -> (draw state, its vertex pass state)
         self._plans: dict = {}  # shader -> GSStreamPlan
         self._records: tuple | None = None  # (gpuia Buffer, bytes) of the vertex records
@@ -115,15 +119,9 @@ class GeometryStage:
         gs = state.pso.geometry_shader
         so = state.so
         check_topology(gs.declaration, state.topology)
-        pso = state.pso
-        if (so is None or so.rasterizes) and (pso.rtv_formats or pso.dsv_format is not None):
-            raise UnsupportedError(
-                "a pipeline state with a geometry shader and render targets rasterizes its "
-                f"stream {0 if so is None else so.rasterized_stream}: gpuia emulates the "
-                "geometry shader for Stream Output and does not draw its output; declare "
-                "RasterizedStream NO_RASTERIZED_STREAM or set no render target "
-                "(docs/geometry.md)")
-        if so is None:
+        plan = self._plan(gs)
+        rd = self.raster.prepare(state, plan)
+        if so is None and rd is None:
             return  # nothing streams out, and nothing drawn can be seen
         if state.static.pulling_obstacles:
             raise UnsupportedError("the geometry shader's vertex shader pass pulls the draw's "
@@ -132,11 +130,13 @@ class GeometryStage:
         if not prims.shape[0]:
             return  # no complete primitive: no invocation (rules 13.1)
         vs_state = self._vertex_state(state, gs)
-        plan = self._plan(gs)
-        targets = self._targets(so)
-        chunks = self._chunks(gs, prims, self._window_bound(so, plan, targets))
+        targets = self._targets(so) if so is not None else {}
+        bound = self._window_bound(so, plan, targets) if so is not None else 0
+        if rd is not None:
+            bound = min(bound, rd.chunk_bound()) if bound else rd.chunk_bound()
+        chunks = self._chunks(gs, prims, bound)
         records = self._vertex_records(vs_state, draw, gs)
-        self._record(gs, plan, so, targets, prims, chunks, records)
+        self._record(gs, plan, so, targets, prims, chunks, records, rd)
 
     def _primitives(self, state, draw) -> np.ndarray:
         """The draw's input primitives (its index values read where a strip may cut)."""
@@ -256,9 +256,11 @@ class GeometryStage:
                                         np.uint32)[0])
                 for slot, t in targets.items() if t is not None}
 
-    def _record(self, gs, plan, so, targets, prims, chunks, records) -> None:  # size: one
+    def _record(self, gs, plan, so, targets, prims, chunks, records, rd) -> None:  # size: one
         # draw's uploads, chunk loop and overflow hand-over read best as one sequence
-        """Upload the chunks' primitives and parameters, then encode every chunk."""
+        """Upload the chunks' primitives and parameters, then encode every chunk: the program,
+        the Stream Output (``so``; None: none) and the rasterized stream (``rd``; None:
+        none)."""
         dev = self.device.device
         caps = self.device.caps
         usage = _wgpu().BufferUsage
@@ -298,11 +300,13 @@ class GeometryStage:
         windowed = any(t is not None and t.buffer.size > self._limit()
                        for t in targets.values())
         enc = self.rec.compute_encoder()
-        enc.copy_buffer_to_buffer(so_state, 4 * STATE_OVERFLOWED, self.expansion.state,
-                                  4 * _GS_OVERFLOWED, 4)
+        if so is not None:
+            enc.copy_buffer_to_buffer(so_state, 4 * STATE_OVERFLOWED, self.expansion.state,
+                                      4 * _GS_OVERFLOWED, 4)
         keep: list = [prim_buf, param_buf, regions, cbv]
         record = 4 * gs.vertex_words
         for j, ((_, n, lo, count), off) in enumerate(zip(chunks, offsets, strict=True)):
+            enc = self.rec.compute_encoder()  # a draw of the stream before ended it
             windows = {"vertices": GSWindow(records, lo * record, count * record),
                        "prims": GSWindow(prim_buf, off, 4 * n * k1),
                        "regions": GSWindow(regions, 0, regions_bytes)}
@@ -316,10 +320,14 @@ class GeometryStage:
                 self.flush()
                 filled = self._filled(targets)
                 enc = self.rec.compute_encoder()
-            keep += self.expansion.encode(enc, regions, n * instances, plan, so, targets,
-                                          filled)
-        enc = self.rec.compute_encoder()
-        enc.copy_buffer_to_buffer(self.expansion.state, 4 * _GS_OVERFLOWED, so_state,
-                                  4 * STATE_OVERFLOWED, 4)
+            if so is not None:
+                keep += self.expansion.encode(enc, regions, n * instances, plan, so, targets,
+                                              filled)
+            if rd is not None:
+                keep += self.raster.encode(rd, regions, n * instances, plan)
         self.rec.keep(tuple(keep))
-        self.so().host.forget(so, self.so().targets)
+        if so is not None:
+            enc = self.rec.compute_encoder()
+            enc.copy_buffer_to_buffer(self.expansion.state, 4 * _GS_OVERFLOWED, so_state,
+                                      4 * STATE_OVERFLOWED, 4)
+            self.so().host.forget(so, self.so().targets)

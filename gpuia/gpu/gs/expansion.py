@@ -187,14 +187,17 @@ class GSStreamOutput:
     # -- encoding -----------------------------------------------------------------------------
     def encode(self, encoder, regions, invocations: int, plan: GSStreamPlan,
                so: ResolvedStreamOutput, targets: Mapping[int, GSTarget | None],
-               filled: Mapping[int, int] | None = None) -> tuple:
+               filled: Mapping[int, int] | None = None, rotate: bool = False) -> tuple:
         """Record the expansion of ``invocations`` regions (module docstring) into
         ``encoder`` (a wgpu command encoder with no pass open); returns the wgpu objects to
         keep until its commands are submitted. Nothing is recorded for no invocation or a
         declaration of no slot. ``filled``: each bound slot's BufferFilledSize when this work
         runs, where the caller knows them (read back); with them a target buffer larger than
         one storage binding is bound as the window these invocations can write (at most
-        ``maxvertexcount`` vertices each per stream), without them it is refused."""
+        ``maxvertexcount`` vertices each per stream), without them it is refused. ``rotate``:
+        each primitive's vertices are stored rotated left by one, D3D's first vertex last (for
+        drawing them on an adapter whose provoking vertex is the last); never for Stream
+        Output, whose order is D3D's."""
         if type(invocations) is not int or invocations < 0:
             raise InvalidDescError("GS expansion", "invocations", invocations,
                                    "a non-negative count")
@@ -210,8 +213,8 @@ class GSStreamOutput:
         chunks = [(f, min(self.chunk, invocations - f))
                   for f in range(0, invocations, self.chunk)]
         base = [w[0] // 4 for w in windows] + [0] * (STREAMS - len(windows))
-        records = [params_records(plan, so, targets, bindings, where, c, stride // 4, base)
-                   for c in chunks]
+        records = [params_records(plan, so, targets, bindings, where, c, stride // 4, base,
+                                  rotate) for c in chunks]
         groups, buffers = self._groups(regions, chunks[0][1], np.concatenate(records),
                                        entries, bindings, windows)
         cp = encoder.begin_compute_pass()

@@ -194,10 +194,12 @@ def target_bindings(so: ResolvedStreamOutput,
 def params_records(plan: GSStreamPlan, so: ResolvedStreamOutput,
                    targets: Mapping[int, GSTarget | None], bindings: TargetBindings,
                    entries: dict[int, tuple[int, int]], chunk: tuple[int, int],
-                   stride_words: int, data_base: Sequence[int] = (0, 0, 0, 0)) -> np.ndarray:
+                   stride_words: int, data_base: Sequence[int] = (0, 0, 0, 0),
+                   rotate: bool = False) -> np.ndarray:
     """The ``GpuiaGSSO`` records of one chunk (``chunk``: its first invocation, its
     invocations; ``entries``: each slot's rows of :func:`entry_table`; ``data_base``: per
-    data binding, the word its bound window starts at), one per scan level
+    data binding, the word its bound window starts at; ``rotate``: every slot stores each
+    primitive's vertices rotated left by one), one per scan level
     (record ``L``'s ``level`` is ``L``), each ``stride_words`` words apart (a multiple of the
     uniform offset alignment): uint32 ``(levels, stride_words)``."""
     first, count = chunk
@@ -224,7 +226,7 @@ def params_records(plan: GSStreamPlan, so: ResolvedStreamOutput,
                   "stride": s.stride, "location": t.location if t else 0,
                   "size": t.size if t else 0, "data": data, "counter": counter,
                   "counter_word": t.counter_offset // 4 if t else 0, "entry_first": first_row,
-                  "entry_count": rows, "pad": 0}
+                  "entry_count": rows, "rotate": int(rotate)}
         at = _SLOTS + s.slot * _SLOT_WORDS
         records[:, at:at + _SLOT_WORDS] = [values[name] for name in _SLOT_FIELDS]
     return records

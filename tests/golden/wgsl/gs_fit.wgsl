@@ -15,7 +15,7 @@ struct GpuiaGSSOSlot {
   counter_word: u32,  // word 8
   entry_first: u32,  // word 9
   entry_count: u32,  // word 10
-  pad: u32,  // word 11
+  rotate: u32,  // word 11
 }
 struct GpuiaGSSO {
   first: u32,  // word 0

@@ -15,7 +15,7 @@ struct GpuiaGSSOSlot {
   counter_word: u32,  // word 8
   entry_first: u32,  // word 9
   entry_count: u32,  // word 10
-  pad: u32,  // word 11
+  rotate: u32,  // word 11
 }
 struct GpuiaGSSO {
   first: u32,  // word 0
@@ -69,7 +69,8 @@ fn gpuia_gs_vertex(s: u32, g: u32, k: u32, at: u32) {
     let slot = gpuia_gs.slots[j];
     if (slot.declared == 0u || slot.bound == 0u || slot.stream != s) { continue; }
     // The word in the slot's data binding: its window starts at data_base of the buffer.
-    let base = (slot.location + gpuia_gs_state.filled[j] + (g * v + k) * slot.stride) / 4u
+    let at_k = select(k, (k + v - 1u) % v, slot.rotate != 0u);
+    let base = (slot.location + gpuia_gs_state.filled[j] + (g * v + at_k) * slot.stride) / 4u
                - gpuia_gs.data_base[slot.data];
     for (var e = slot.entry_first; e < slot.entry_first + slot.entry_count; e++) {
       let row = gpuia_gs_entries[e];
