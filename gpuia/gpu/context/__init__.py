@@ -616,7 +616,10 @@ class Context:
         fetch still follows D3D's bounds for every slot (rules 10.5, 6.5). The count is that
         of the last Stream Output view bound over the buffer, whether it is bound now or not.
         With a geometry shader in the pipeline state, the count is read back (the geometry
-        stage sizes its work on the host) and the draw streams out as :meth:`draw` does.
+        stage sizes its work on the host) and the draw streams out as :meth:`draw` does; so it
+        is where the pixel shader reads a flat input on an adapter whose provoking vertex is
+        the last (drawn from a host list that puts D3D's first vertex last,
+        docs/known-adapter-issues.md).
 
         Returns:
             A :class:`Plan` of path ``pulling`` (its vertex count is not known on the host).

@@ -178,8 +178,9 @@ class Drawing:
 
     def plan_auto(self) -> tuple:
         """(state, draw, Plan, counter arguments) of a DrawAuto: the checks and the plan of
-        :meth:`gpuia.gpu.Context.draw_auto`. With a geometry shader, (state, the draw with its
-        vertex count read back, its Plan, None)."""
+        :meth:`gpuia.gpu.Context.draw_auto`. With a geometry shader, or a flat pixel input on
+        an adapter whose provoking vertex is the last (the list is rotated on the host), (state,
+        the draw with its vertex count read back, its Plan, None)."""
         state = self.states.current()
         if state.so is not None and state.pso.geometry_shader is None:
             raise UnsupportedError("Stream Output of a DrawAuto draw: its vertex count is known "
@@ -205,6 +206,14 @@ class Drawing:
                                            "count read back"],
                         non_indexed_plan(0, count), state.static.slots)
             return state, DrawInstanced(count, 1, 0, 0), plan, None
+        if state.assembly.rotate and state.topology.kind != "point" and not state.capture:
+            # A flat input on an adapter whose provoking vertex is the last: the primitives are
+            # drawn from a host list that puts D3D's first vertex last, so the count is read.
+            draw = DrawInstanced(self._auto_count(known, view0), 1, 0, 0)
+            plan = plan_resolved_draw(state.static, draw, state.topology, self.device.caps,
+                                      None, state.pso.strip_cut_value, DrawPath.PULLING, False,
+                                      state.assembly)
+            return state, draw, plan, None
         if state.static.pulling_obstacles:
             raise UnsupportedError("DrawAuto pulls its vertices: "
                                    + "; ".join(state.static.pulling_obstacles))
@@ -231,9 +240,12 @@ class Drawing:
 
     def issue_auto(self, state: DrawState, draw, plan: Plan, args) -> None:
         """Record a planned DrawAuto for the running capture, or encode it."""
-        if args is None:  # through a geometry shader: a draw of the count read back
-            if draw.count:
-                self.geometry().encode(state, draw)
+        if args is None:  # a draw of the count read back
+            if state.pso.geometry_shader is not None:
+                if draw.count:
+                    self.geometry().encode(state, draw)
+            else:
+                self.issue(draw, state, None, plan)
             return
         if state.capture:
             if self.rec.capture_route != "targets":
