@@ -112,11 +112,30 @@ def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str
         "adapter_info": None if adapter is None else {k: adapter.get(k) for k in
                                                       ADAPTER_INFO_KEYS},
         "invocations": invocations,
-        "statistics": dict(ia.statistics),
+        "statistics": pipeline_statistics(ia.statistics),
     }
     if stream_output is not None:
         doc["stream_output"] = stream_output
     return doc
+
+
+def pipeline_statistics(ia_statistics: dict) -> dict:
+    """A result's ``statistics`` from an Input Assembler's: ``IAVertices`` and ``IAPrimitives``
+    as given, then ``VSInvocations``, one vertex shader invocation per vertex the IA delivered
+    (rules 13.8: the reference shades no vertex twice and none that was not delivered), so it
+    equals ``IAVertices`` on either backend. Statistics without ``IAVertices`` are copied as
+    they are.
+
+    Arguments:
+        ia_statistics (dict): the IA result's ``statistics``.
+
+    Returns:
+        A new dict, in D3D12_QUERY_DATA_PIPELINE_STATISTICS order.
+    """
+    out = dict(ia_statistics)
+    if "IAVertices" in out:
+        out["VSInvocations"] = out["IAVertices"]
+    return out
 
 
 def so_result_json(so: SOResult, *, streams: bool = False) -> dict:

@@ -50,7 +50,7 @@ def test_run_triangle_to_stdout():
     assert doc["case"] == "triangle_two_slots"
     assert (doc["backend"], doc["path"], doc["adapter"]) == ("cpu", "reference", None)
     # 3 vertices, one triangle.
-    assert doc["statistics"] == {"IAVertices": 3, "IAPrimitives": 1}
+    assert doc["statistics"] == {"IAVertices": 3, "IAPrimitives": 1, "VSInvocations": 3}
 
     # Slot 0, R32G32B32_FLOAT, stride 12: (0, .5, 0), (.5, -.5, 0), (-.5, -.5, 0); the missing
     # 4th component is filled with 1.0.
@@ -371,7 +371,7 @@ def test_run_from_stdin():
     doc = json.loads(proc.stdout)
     assert [i["inputs"]["POSITION0"]["value"] for i in doc["invocations"]] == \
         [[0.0, 0.5, 0.0, 1.0], [0.5, -0.5, 0.0, 1.0], [-0.5, -0.5, 0.0, 1.0]]
-    assert doc["statistics"] == {"IAVertices": 3, "IAPrimitives": 1}
+    assert doc["statistics"] == {"IAVertices": 3, "IAPrimitives": 1, "VSInvocations": 3}
 
 
 def test_validate_from_stdin():

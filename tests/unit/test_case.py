@@ -775,7 +775,8 @@ class TestResultJson:
         assert doc["gpuia_result"] == 1
         assert doc["case"] == "my case"
         assert doc["backend"] == "cpu" and doc["path"] == "reference" and doc["adapter"] is None
-        assert doc["statistics"] == {"IAVertices": 2, "IAPrimitives": 2}
+        # one vertex shader invocation per delivered vertex (rules 13.8)
+        assert doc["statistics"] == {"IAVertices": 2, "IAPrimitives": 2, "VSInvocations": 2}
         assert "stream_output" not in doc
         inv0, inv1 = doc["invocations"]
         keys = ("draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID")
@@ -831,7 +832,7 @@ class TestResultJson:
         # docs/case-format.md, "Result": the CPU backend has no adapter, and so no driver facts
         assert (doc["gpuia_result"], doc["case"], doc["backend"], doc["path"], doc["adapter"],
                 doc["adapter_info"]) == (1, "real", "cpu", "reference", None, None)
-        assert doc["statistics"] == {"IAVertices": 1, "IAPrimitives": 1}
+        assert doc["statistics"] == {"IAVertices": 1, "IAPrimitives": 1, "VSInvocations": 1}
         (inv,) = doc["invocations"]
         assert set(inv) == {"draw", "instance", "vertex", "SV_VertexID", "SV_InstanceID", "inputs"}
         assert list(inv["inputs"]) == ["POSITION0", "TEXCOORD1", "COLOR0"]
