@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ..hlsl import HlslGeometryShader
     from ..reference import IAResult
 
-__all__ = ["GeometryRun", "reference_geometry"]
+__all__ = ["GeometryRun", "reference_geometry", "listed_calls"]
 
 
 @dataclass(frozen=True)
@@ -107,3 +107,29 @@ def reference_geometry(gs: HlslGeometryShader, ia: IAResult, vs_outputs: dict,
     used = {m.key: vs_outputs[m.key] for m in gs.input_record}
     return GeometryRun(invocations, used, calls, kept, tuple(streams),
                        gs_statistics(invocations, [p.primitives for p in streams]))
+
+
+def listed_calls(run: GeometryRun) -> np.ndarray:
+    """The calls a result lists in ``geometry_invocations`` (docs/case-format.md): those that
+    took effect (rules 13.4), less a RestartStrip on a stream the invocation has not appended
+    to yet (it changes nothing, 13.5). The result document and every view list these.
+
+    Arguments:
+        run (GeometryRun): the stage.
+
+    Returns:
+        int64 rows of ``run.calls``, in call order.
+    """
+    kept = np.flatnonzero(run.kept)
+    cut = run.calls.cut[kept].astype(bool)
+    key = run.calls.invocation[kept].astype(np.int64) * 4 + run.calls.stream[kept]
+    order = np.argsort(key, kind="stable")  # each (invocation, stream)'s calls together
+    appends = (~cut[order]).astype(np.int64)
+    total = np.cumsum(appends) - appends  # Appends before each call, over all groups
+    k = key[order]
+    first = np.ones(k.shape[0], bool)
+    first[1:] = k[1:] != k[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(k.shape[0]), 0))
+    listed = np.empty(kept.shape[0], bool)
+    listed[order] = (appends > 0) | (total - total[start] > 0)
+    return kept[listed]

@@ -192,22 +192,20 @@ def geometry_json(run: GeometryRun, gs: HlslGeometryShader) -> tuple[dict, list]
         ``emits`` (the Appends and RestartStrips that took effect, in call order: an Append as
         ``{"stream", "outputs"}``, a RestartStrip as ``{"stream", "cut": true}``).
     """
+    from .reference_geometry import listed_calls
+
     inv, calls = run.invocations, run.calls
     inputs = _per_member(run.vertex_outputs, gs.input_record)
     records = [gs.stream_record(s) for s in range(len(gs.declaration.streams))]
     outputs = [_per_member({m.key: calls.records[:, m.word:m.word + m.components]
                             for m in rec}, rec) for rec in records]
     emits: list[list] = [[] for _ in range(len(inv))]
-    open_streams: set = set()  # (invocation, stream) with an Append already
-    kept = np.flatnonzero(run.kept).tolist()
-    for c, i, s, cut in zip(kept, calls.invocation[kept].tolist(),
-                            calls.stream[kept].tolist(), calls.cut[kept].tolist(), strict=True):
-        if cut:
-            if (i, s) in open_streams:  # a cut before a stream's first Append changes nothing
-                emits[i].append({"stream": s, "cut": True})
-            continue
-        open_streams.add((i, s))
-        emits[i].append({"stream": s, "outputs": _components(outputs[s], records[s], c)})
+    listed = listed_calls(run)
+    for c, i, s, cut in zip(listed.tolist(), calls.invocation[listed].tolist(),
+                            calls.stream[listed].tolist(), calls.cut[listed].tolist(),
+                            strict=True):
+        emits[i].append({"stream": s, "cut": True} if cut else
+                        {"stream": s, "outputs": _components(outputs[s], records[s], c)})
     entries = []
     for i, (d, inst, p, g) in enumerate(zip(inv.draw.tolist(), inv.instance.tolist(),
                                             inv.primitive_id.tolist(), inv.gs_instance.tolist(),

@@ -11,6 +11,7 @@ shader, which the GPU side does not draw.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,7 +29,8 @@ if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu on
     from ..gpu.device import Device
     from .run_gpu import GPUResult
 
-__all__ = ["reference_ia", "run_reference", "reference_so", "reference_gs", "run_case"]
+__all__ = ["reference_ia", "run_reference", "reference_so", "reference_gs", "CPURun", "run_cpu",
+           "run_case"]
 
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
@@ -153,6 +155,52 @@ def reference_so(case: Case, ia: IAResult, geometry: GeometryRun | None = None,
     return stream_output(ia, case.so, outputs, case.so_targets, computed)
 
 
+@dataclass(frozen=True)
+class CPURun:
+    """A case on the CPU backend: each stage's reference result and the result document.
+
+    Arguments:
+        ia (IAResult): the Input Assembler's.
+        geometry (GeometryRun): the geometry shader stage's, or None without one.
+        so (SOResult): Stream Output's, or None (no ``stream_output``, or a WGSL shader).
+        document (dict): the result document (docs/case-format.md, "Result").
+    """
+
+    ia: IAResult
+    geometry: GeometryRun | None
+    so: SOResult | None
+    document: dict
+
+
+def run_cpu(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> CPURun:
+    """The CPU backend of :func:`run_case`, keeping every stage's result for the views.
+
+    Arguments:
+        case (Case): the parsed case.
+        max_invocations (int): the most vertices the draws may deliver.
+
+    Returns:
+        The :class:`CPURun`.
+
+    Raises:
+        CaseError: the draws may deliver more than ``max_invocations`` vertices.
+        UnsupportedError: a WGSL vertex shader, or no C++ compiler for an HLSL shader's CPU
+            build (as :func:`run_reference`, :func:`reference_gs` and :func:`reference_so`).
+        InvalidDescError: a shader that faults or never ends on the CPU.
+    """
+    ia = run_reference(case, max_invocations)
+    geometry = reference_gs(case, ia)
+    so = reference_so(case, ia, geometry)
+    doc = result_json(case.name, ia, stream_output=None if so is None else so_result_json(
+        so, streams=geometry is not None))
+    if geometry is not None:
+        assert case.gs is not None
+        statistics, invocations = geometry_json(geometry, case.gs)
+        doc["statistics"].update(statistics)
+        doc["geometry_invocations"] = invocations
+    return CPURun(ia, geometry, so, doc)
+
+
 def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: Device | None = None,
              max_invocations: int = DEFAULT_MAX_INVOCATIONS, capture_route: str = "auto",
              ) -> tuple[IAResult | GPUResult, dict]:
@@ -188,17 +236,8 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
             D3D would.
     """
     if backend == "cpu":
-        ia = run_reference(case, max_invocations)
-        geometry = reference_gs(case, ia)
-        so = reference_so(case, ia, geometry)
-        doc = result_json(case.name, ia, stream_output=None if so is None else so_result_json(
-            so, streams=geometry is not None))
-        if geometry is not None:
-            assert case.gs is not None
-            statistics, invocations = geometry_json(geometry, case.gs)
-            doc["statistics"].update(statistics)
-            doc["geometry_invocations"] = invocations
-        return ia, doc
+        run = run_cpu(case, max_invocations)
+        return run.ia, run.document
     if backend != "gpu":
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     # Imported here, so the cpu backend never loads wgpu (nor needs it installed).
