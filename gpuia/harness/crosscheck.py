@@ -41,8 +41,9 @@ from .compare import (
 )
 from .primitives import GPUPrimitives, gpu_primitives
 from .raster_check import raster_check
+from .reference_geometry import GeometryRun
 from .reference_run import reference_ia
-from .run import DEFAULT_MAX_INVOCATIONS, reference_so
+from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so
 from .run_gpu import GPUResult, run_case_gpu, run_case_so_gpu, upload_case
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
@@ -123,6 +124,8 @@ class CheckResult:
         primitives (dict): adapter summary -> what the GPU side draws as each draw's
             primitives there (:func:`gpuia.harness.primitives.gpu_primitives`), kept the same
             way. Default empty.
+        geometry (GeometryRun): the CPU reference's geometry shader stage (None without
+            one), kept the same way.
     """
 
     case: str
@@ -135,6 +138,7 @@ class CheckResult:
     adapters: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     tolerance: ShaderTolerance | None = None  # the tolerance the SO lines were compared with
     primitives: dict[str, list[GPUPrimitives]] = field(default_factory=dict, repr=False)
+    geometry: GeometryRun | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -230,11 +234,12 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run, raster)
     ref = reference_ia(case, max_invocations)
-    ref_so, not_compared = _reference_so(case, ref) if case.so_desc is not None else (None, "")
+    geometry, ref_so, not_compared = _references(case, ref, keep)
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
+        result.geometry = geometry
     add = _Recorder(result, on_run)
     for dev in devices:
         summary = dev.info["summary"]
@@ -313,23 +318,42 @@ def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str
                      path="stream output", adapter=summary, so_gpu=kept)
 
 
-def _reference_so(case: Case, ref: IAResult) -> tuple[SOResult | None, str]:
-    """The CPU reference's Stream Output (:func:`~gpuia.harness.run.reference_so`), or None and
-    why when the CPU build of the case's HLSL shader cannot be made (no C++ compiler, or one
-    that refuses what Slang emitted): its Stream Output is then not compared, and every IA
-    line still is. A build that is made but fails when it runs is still raised."""
+def _references(case: Case, ref: IAResult, keep: bool,
+                ) -> tuple[GeometryRun | None, SOResult | None, str]:
+    """The CPU reference's geometry shader stage (run for its Stream Output, and for the views
+    when results are kept; else None) and :func:`_reference_so`'s Stream Output and note. A
+    stage only the views would show and that cannot be built here is left out (None)."""
+    if case.so_desc is None:
+        if case.gs is None or not keep:
+            return None, None, ""
+        try:
+            return reference_gs(case, ref), None, ""
+        except UnsupportedError:  # no C++ compiler: nothing else needed the stage
+            return None, None, ""
+    return _reference_so(case, ref)
+
+
+def _reference_so(case: Case, ref: IAResult,
+                  ) -> tuple[GeometryRun | None, SOResult | None, str]:
+    """The CPU reference's geometry shader stage (None without one) and Stream Output
+    (:func:`~gpuia.harness.run.reference_so`), or None for both and why when the CPU build of
+    the case's HLSL vertex shader cannot be made (no C++ compiler, or one that refuses what
+    Slang emitted): its Stream Output is then not compared, and every IA line still is. A build
+    that is made but fails when it runs is still raised."""
     if case.hlsl is not None:
         from ..hlsl.cpu import cpu_shader
 
         try:
             cpu_shader(case.hlsl)  # the build alone (kept for the run below)
         except UnsupportedError as e:
-            return None, f"the CPU reference of the HLSL shader could not be built: {e}"
+            return None, None, f"the CPU reference of the HLSL shader could not be built: {e}"
         except InvalidDescError as e:
             if e.field != "CPU reference":
                 raise
-            return None, f"the CPU reference of the HLSL shader could not be built: {e.rule}"
-    return reference_so(case, ref), ""
+            return None, None, (f"the CPU reference of the HLSL shader could not be built: "
+                                f"{e.rule}")
+    geometry = reference_gs(case, ref)  # None without a geometry shader
+    return geometry, reference_so(case, ref, geometry), ""
 
 
 def raster_by_default(case: Case) -> bool:

@@ -76,7 +76,7 @@ def test_host_out_of_memory_is_one_error_line_that_says_so(monkeypatch, capsys):
     def exhausted(*args, **kwargs):
         raise MemoryError("Unable to allocate 16.0 GiB for an array")
 
-    monkeypatch.setattr(gpuia.harness.run, "run_case", exhausted)
+    monkeypatch.setattr(gpuia.harness.run, "run_cpu", exhausted)  # the cpu backend's run
     case = ROOT / "tests/data/fuzz/empty_draw_with_huge_count.json"
     assert main(["run", str(case)]) == 2
     err = capsys.readouterr().err.splitlines()

@@ -6,7 +6,8 @@ invocations (``--table``: every row), or ``not applicable`` with the reason; a c
 Stream Output gets a line comparing its SO buffers, counters and statistics, and
 (``--raster``, the default for indexed, strip and adjacency draws) one comparing the primitives
 each GPU rasterizes (docs/raster-check.md). ``--table`` also prints, per case, the vertex
-shader's outputs (Stream Output cases) and the primitives the draws assemble. An adapter that
+shader's outputs (Stream Output cases), the primitives the draws assemble and a geometry
+shader's output per stream (GS Out, the CPU reference's). An adapter that
 cannot make a device is reported as ``<adapter>: unavailable: <reason>`` and skipped.
 ``--html FILE`` and ``--plot FILE.png`` also write a report (docs/reports.md); ``--csv DIR``
 writes the mesh viewer's tables in RenderDoc's CSV format and ``--junit FILE`` a JUnit XML
@@ -259,7 +260,12 @@ def _write_csv(folder, stem: str, result, infos: dict) -> None:
 
     case, ref = result.case_data, result.reference
     cpu, note = reference_vs_outputs(case, ref)
-    sides = [CsvSide("cpu", "cpu", "reference", ref, outputs=cpu, note=note)]
+    gs = None
+    if result.geometry is not None:
+        from ...harness.report.gs_out import gs_out
+
+        gs = gs_out(case, ref, result.geometry, result.so_reference)
+    sides = [CsvSide("cpu", "cpu", "reference", ref, outputs=cpu, note=note, gs_out=gs)]
     for ln in result.lines:
         facts = infos.get(ln.adapter, {})
         adapter = {k: facts.get(k) for k in ADAPTER_KEYS}

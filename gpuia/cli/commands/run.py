@@ -7,8 +7,9 @@ layout and a per-invocation table instead). ``--out FILE`` writes the one case's
 FILE. ``--explain`` prints on stderr why each draw took its GPU path. ``--csv DIR`` also writes
 the vertex shader's inputs (and, for Stream Output, outputs) per draw and instance in
 RenderDoc's mesh viewer CSV format, with a manifest per case (docs/exports.md). ``--table`` adds
-the VS outputs and the primitives to the input table. Every file is written whole or not at all
-(:func:`gpuia.util.files.write_atomic`).
+the VS outputs and the primitives to the input table, and for a case with a geometry shader its
+output per stream (GS Out, CPU backend), which ``--csv`` writes too. Every file is written
+whole or not at all (:func:`gpuia.util.files.write_atomic`).
 
 Exit status: 0 every case ran; 2 invalid input or output (one ``error:`` line each).
 """
@@ -98,16 +99,20 @@ def run(args) -> int:
         error_line("run", exc)
         return EXIT_INVALID
     bar = case_progress(args, "gpuia run")
-    from ...harness.run import run_case
+    from ...harness.run import run_case, run_cpu
 
     def action(path, case):
-        device = None
+        device, cpu = None, None
         if args.backend == "gpu":  # wgpu is loaded only here: --backend cpu never needs it
             from ...gpu import get_device
 
             device = get_device(args.adapter, args.gpu_backend)
-        res, doc = run_case(case, args.backend, path=args.path, device=device,
-                            max_invocations=args.max_invocations, capture_route=args.capture)
+            res, doc = run_case(case, args.backend, path=args.path, device=device,
+                                max_invocations=args.max_invocations,
+                                capture_route=args.capture)
+        else:  # every stage kept: the geometry shader's views read them
+            cpu = run_cpu(case, args.max_invocations)
+            res, doc = cpu.ia, cpu.document
         # the cpu backend's result is the IAResult itself; the gpu backend's holds one
         ia, plans = (res, []) if isinstance(res, IAResult) else (res.ia, res.plans)
         if args.explain:
@@ -125,7 +130,7 @@ def run(args) -> int:
             write_atomic(target, json.dumps(doc, indent=None if args.compact else 1) + "\n")
         if csv_dir is not None:
             _write_csv(csv_dir, output_stem(path, case, stems, "--csv"), case, res,
-                       args.backend, device)
+                       args.backend, device, cpu)
         if args.table:
             stats = ", ".join(f"{k} {v}" for k, v in doc["statistics"].items())
             lines = [(f"== {case.name}: {case.topology.name}, {len(case.draws)} draw(s), {stats} "
@@ -133,6 +138,11 @@ def run(args) -> int:
                      layout_table(case.layout), "",
                      invocation_table(ia, max_rows=args.rows, show_bits=args.bits), "",
                      _mesh_tables(case, res, args.backend, device, args.rows)]
+            if cpu is not None and cpu.geometry is not None:
+                from ...harness.report.gs_out import gs_out, gs_out_text
+
+                lines += ["", gs_out_text(case.name, gs_out(case, cpu.ia, cpu.geometry, cpu.so),
+                                          args.rows).rstrip("\n")]
             if target is not None:
                 lines.append(f"result: {target}")
             bar.write("\n".join(lines) + "\n")
@@ -201,16 +211,22 @@ def _mesh_tables(case, res, backend: str, device, rows: int) -> str:
     return f"{vs_out}\n\nprimitives (the CPU reference's assembly)\n{prims}"
 
 
-def _write_csv(folder, stem: str, case, res, backend: str, device) -> None:
-    """The CSV tables of one run (docs/exports.md)."""
+def _write_csv(folder, stem: str, case, res, backend: str, device, cpu=None) -> None:
+    """The CSV tables of one run (docs/exports.md); ``cpu`` the CPU backend's
+    :class:`~gpuia.harness.run.CPURun` (its geometry shader output has tables too)."""
     from ...harness.case import ADAPTER_INFO_KEYS, ADAPTER_KEYS
     from ...harness.export.mesh_csv import CsvSide, side_tag, write_case_csv
     from ...harness.report.mesh import reference_vs_outputs
 
     if backend != "gpu":
         outputs, note = reference_vs_outputs(case, res)
+        gs = None
+        if cpu is not None and cpu.geometry is not None:
+            from ...harness.report.gs_out import gs_out
+
+            gs = gs_out(case, cpu.ia, cpu.geometry, cpu.so)
         write_case_csv(folder, stem, case, [CsvSide("cpu", "cpu", "reference", res,
-                                                    outputs=outputs, note=note)])
+                                                    outputs=outputs, note=note, gs_out=gs)])
         return
     adapter = {k: res.adapter.get(k) for k in ADAPTER_KEYS}
     info = {k: res.adapter.get(k) for k in ADAPTER_INFO_KEYS}

@@ -57,10 +57,11 @@ from ..report.mesh import InstanceRows, VSOutputs, input_columns, instance_rows,
 if TYPE_CHECKING:  # annotations only: the case and the results whose tables are written
     from ...reference import IAResult
     from ..case import Case
+    from ..report.gs_out import GSOut, GSStream
 
 __all__ = ["RENDERDOC_CSV_SOURCE", "SEPARATOR", "CSV_VERSION", "FORMULA_PREFIXES", "CsvSide",
            "renderdoc_number", "renderdoc_numbers", "text_cell", "vs_in_csv", "vs_out_csv",
-           "side_tag", "write_case_csv"]
+           "GS_CSV_COLUMNS", "gs_out_csv", "side_tag", "write_case_csv"]
 
 RENDERDOC_CSV_SOURCE = ("https://github.com/baldurk/renderdoc/blob/"
                         "369520d3197c76907f4d5fafbee34a053d2e9664/qrenderdoc/Windows/"
@@ -275,6 +276,41 @@ def vs_out_csv(outputs: VSOutputs, ia: IAResult, rows: InstanceRows) -> str:
     return _table(groups, rows, ia.vertex_id, outputs.bits, outputs.known, None)
 
 
+GS_CSV_COLUMNS = ["INVOCATION", "DRAW", "INSTANCE", "SV_PrimitiveID", "SV_GSInstanceID",
+                  "INPUT VTX"]
+"""The columns a GS Out file adds after RenderDoc's (``VTX``, ``IDX``, the record's): the
+invocation in D3D's order that made the row, its draw and IA instance, its system values and
+its input vertices' index positions, space-separated."""
+
+
+def gs_out_csv(out: GSOut, stream: GSStream) -> str:
+    """One stream's GS Out table (:mod:`gpuia.harness.report.gs_out`) as RenderDoc's mesh viewer
+    exports a geometry shader's output: ``VTX`` the row from 0, ``IDX`` the vertex's number in
+    the stream, the record's components; a RestartStrip row as a strip cut's (``--`` and
+    `` Restart`` cells). Then the :data:`GS_CSV_COLUMNS`, so that the first columns are
+    RenderDoc's.
+
+    Arguments:
+        out (GSOut): the output.
+        stream (GSStream): one of its streams.
+
+    Returns:
+        The CSV text, each line ended by ``\\n``.
+    """
+    header = ["VTX", "IDX"] + [h for c in stream.columns for h in c.headers] + GS_CSV_COLUMNS
+    cells = [renderdoc_numbers(stream.bits[c.key], c.type) for c in stream.columns]
+    width = sum(c.components for c in stream.columns)
+    body = []
+    for r, (inv, vtx) in enumerate(zip(stream.invocation.tolist(), stream.vertex.tolist(),
+                                       strict=True)):
+        ids = out.invocation_cells(inv)
+        if vtx < 0:
+            body.append([str(r), _RESTART_IDX] + [_RESTART] * width + ids)
+            continue
+        body.append([str(r), str(vtx)] + [x for g in cells for x in g[r]] + ids)
+    return _csv(header, body)
+
+
 @dataclass
 class CsvSide:
     """One side whose tables :func:`write_case_csv` writes: the CPU reference, a GPU run's
@@ -296,6 +332,8 @@ class CsvSide:
             default) for the CPU.
         adapter_info (dict): the adapter's driver facts (``driver``, ``vendor``,
             ``vendor_id``, ``device_id``, ``wgpu_native``); None (the default) for the CPU.
+        gs_out (GSOut): the geometry shader's output, written as one GS Out table per stream;
+            None (the default) for none.
     """
 
     tag: str
@@ -308,6 +346,7 @@ class CsvSide:
     note: str = ""
     adapter: dict | None = None
     adapter_info: dict | None = None
+    gs_out: GSOut | None = None
 
 
 def side_tag(summary: str | None, path: str) -> str:
@@ -334,6 +373,17 @@ def _row_count(rows: InstanceRows) -> int:
     return len(rows.invocation)
 
 
+def _write_gs_out(folder: Path, stem: str, tag: str, out: GSOut) -> list[dict]:
+    """The GS Out files of one side, one per stream, and their manifest entries."""
+    files = []
+    for st in out.streams:
+        name = f"{stem}.{tag}.gs_out.stream{st.stream}.csv"
+        write_atomic(folder / name, gs_out_csv(out, st))
+        files.append({"file": name, "table": "GS Out", "side": tag, "draw": None,
+                      "instance": None, "stream": st.stream, "rows": len(st)})
+    return files
+
+
 def write_case_csv(folder: str | os.PathLike[str], stem: str, case: Case,
                    sides: list[CsvSide]) -> Path:
     """Write every table of every side of a case into ``folder``, and the case's manifest.
@@ -343,7 +393,9 @@ def write_case_csv(folder: str | os.PathLike[str], stem: str, case: Case,
     ``{"gpuia_csv": 1, "case", "format", "source", "sides": [{"tag", "backend", "path",
     "adapter", "adapter_info", "vs_out"}], "files": [{"file", "table", "side", "draw",
     "instance", "rows"}]}``, where ``vs_out`` is where the side's VS outputs come from or why it
-    has none. Each file is written atomically.
+    has none. A side with a geometry shader's output also gets
+    ``<stem>.<tag>.gs_out.stream<S>.csv`` per stream (:func:`gs_out_csv`), listed with ``draw``
+    and ``instance`` null and its ``stream``. Each file is written atomically.
 
     Arguments:
         folder (str | os.PathLike): the output folder (it must exist).
@@ -377,12 +429,16 @@ def write_case_csv(folder: str | os.PathLike[str], stem: str, case: Case,
                 write_atomic(folder / name, text)
                 files.append({"file": name, "table": table, "side": side.tag, "draw": r.draw,
                               "instance": r.instance, "rows": _row_count(r)})
+        if side.gs_out is not None:
+            files += _write_gs_out(folder, stem, side.tag, side.gs_out)
         vs_out = side.outputs.source if side.outputs is not None else (
             side.note or vs_outputs_note(case) or "no VS Out from this side")
         listed.append({"tag": side.tag, "backend": side.backend, "path": side.path,
                        "adapter": side.adapter, "adapter_info": side.adapter_info,
                        "vs_out": vs_out})
+    kinds = "VS In, VS Out, GS Out" if any(s.gs_out is not None for s in sides) else \
+        "VS In, VS Out"
     manifest = {"gpuia_csv": CSV_VERSION, "case": case.name,
-                "format": "RenderDoc mesh viewer CSV (VS In, VS Out)",
+                "format": f"RenderDoc mesh viewer CSV ({kinds})",
                 "source": RENDERDOC_CSV_SOURCE, "sides": listed, "files": files}
     return write_atomic(folder / f"{stem}.csv.json", json.dumps(manifest, indent=1) + "\n")

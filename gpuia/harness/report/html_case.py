@@ -20,7 +20,7 @@ from .html_runs import (
     so_stats,
     vs_out_view,
 )
-from .html_views import CaseView, PrimitivesView, RunView, ShaderView
+from .html_views import CaseView, GSOutView, GSStreamView, PrimitivesView, RunView, ShaderView
 from .mesh import gpu_vs_outputs, reference_primitives, reference_vs_outputs, tolerated_outputs
 
 
@@ -148,12 +148,36 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
     ref_stats = [(k, str(v)) for k, v in ref.statistics.items()]
     if result.so_reference is not None:
         ref_stats += [(k, str(v)) for k, v in result.so_reference.statistics.items()]
+    geometry = None
+    if result.geometry is not None:
+        geometry = gs_out_view(case, ref, result, rows)
+        ref_stats += geometry.statistics
+        if result.so_reference is not None:  # Stream Output's statistics per stream (13.8)
+            ref_stats += [(f"stream {s} {k}", str(v))
+                          for s, st in enumerate(result.so_reference.streams)
+                          for k, v in st.items()]
     return CaseView(case.name, str(case.source.get("description", "") or ""),
                     case.topology.name, [_draw_text(d) for d in case.draws], _element_rows(case),
                     _so_declaration_rows(case),
                     [result.adapters[s] for s in dict.fromkeys(ln.adapter for ln in result.lines)
                      if s in result.adapters], runs, ref_stats, shader_view(case),
-                    vs_out_note, primitives_view(ref, result.primitives, rows))
+                    vs_out_note, primitives_view(ref, result.primitives, rows), geometry)
+
+
+def gs_out_view(case, ref, result, rows: int | None) -> GSOutView:
+    """The :class:`GSOutView` of a kept result with a geometry shader: per stream its first
+    ``rows`` rows (:func:`.gs_out.gs_stream_rows`)."""
+    from .gs_out import GS_HEADER, gs_out, gs_stream_rows, statistics_text
+
+    out = gs_out(case, ref, result.geometry, result.so_reference)
+    streams = []
+    for st in out.streams:
+        so = f"; {statistics_text(st.statistics)}" if st.statistics else ""
+        title = (f"Stream {st.stream} ({st.kind}): {len(st) - st.cuts} vertices, {st.cuts} "
+                 f"cuts{so}")
+        streams.append(GSStreamView(title, GS_HEADER + [c.name for c in st.columns],
+                                    gs_stream_rows(out, st, rows), len(st)))
+    return GSOutView(out.source, [(k, str(v)) for k, v in out.statistics.items()], streams)
 
 
 def shader_view(case) -> ShaderView | None:

@@ -1,5 +1,6 @@
 """The ``gpuia check`` HTML report's sections, views to markup: a case (its facts, adapters,
-resolved input layout, shader, Stream Output declaration, VS Out note and primitive table) and
+resolved input layout, shader, Stream Output declaration, VS Out note, primitive table and a
+geometry shader's output) and
 its GPU runs (statistics, errors, the invocation table, the VS Out table, the SO hex dumps).
 
 Every string from a view goes through :func:`~.html_markup.esc`. Differing components are
@@ -11,7 +12,7 @@ from __future__ import annotations
 from string import Template
 
 from .html_markup import Html, fill, join, table_of, tag, verdict_class, void
-from .html_views import SO_ROW_BYTES, CaseView, Cell, RunView, VSOutView
+from .html_views import SO_ROW_BYTES, CaseView, Cell, GSOutView, RunView, VSOutView
 
 ELEMENT_HEADER = ["#", "semantic", "format", "slot", "offset", "class", "step rate", "stride",
                   "slot extent"]
@@ -138,6 +139,24 @@ def _render_mesh(view: CaseView) -> Html:
                            "position (VTX) and index value (IDX), in D3D's order. " + note + ".",
                       class_="note"),
                   table, tag("ul", *(tag("li", n) for n in pv.notes)) if pv.notes else ""]
+    if view.geometry is not None:
+        parts.append(_render_gs_out(view.geometry))
+    return join(parts)
+
+
+def _render_gs_out(gv: GSOutView) -> Html:
+    """The geometry shader's output: a table per stream, a row per Append or RestartStrip."""
+    stats = ", ".join(f"{k} {v}" for k, v in gv.statistics)
+    parts: list[Html | str] = [
+        tag("h3", "Geometry shader output (GS Out)"),
+        tag("p", f"{gv.source}: {stats}. One row per Append (vtx: the vertex's number in the "
+                 "stream) and RestartStrip (cut) that took effect, with its invocation (inv, "
+                 "in D3D's order), draw, instance, SV_PrimitiveID (prim), SV_GSInstanceID (gsi) "
+                 "and the index positions of its input vertices (in VTX).", class_="note")]
+    for st in gv.streams:
+        note = f"{len(st.rows)} of {st.total_rows} rows shown"
+        parts += [tag("h4", st.title), tag("p", note, class_="note"),
+                  table_of(st.header, st.rows, "gsout", numeric={0, 1, 2, 3, 4})]
     return join(parts)
 
 

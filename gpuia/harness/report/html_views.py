@@ -137,6 +137,27 @@ class ShaderView:
 
 
 @dataclass
+class GSStreamView:
+    """One stream of a geometry shader's output (:mod:`.gs_out`): its heading, the first rows
+    of its table as text and how many rows it has in all."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    total_rows: int
+
+
+@dataclass
+class GSOutView:
+    """A case's geometry shader output on the CPU reference: where it comes from, the stage's
+    statistics and one :class:`GSStreamView` per stream."""
+
+    source: str
+    statistics: list[tuple[str, str]]
+    streams: list[GSStreamView]
+
+
+@dataclass
 class CaseView:
     name: str
     description: str
@@ -150,6 +171,7 @@ class CaseView:
     shader: ShaderView | None = None
     vs_out_note: str = ""  # where the VS outputs come from, or why the case has none
     primitives: PrimitivesView | None = None
+    geometry: GSOutView | None = None  # the geometry shader's output, for a case with one
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.runs)
