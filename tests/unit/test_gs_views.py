@@ -13,12 +13,15 @@ adapter.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from gpuia.harness.case import load_case
 from gpuia.harness.crosscheck import CheckResult
 from gpuia.harness.export.mesh_csv import CsvSide, gs_out_csv, write_case_csv
+from gpuia.harness.reference_geometry import listed_calls
 from gpuia.harness.report.gs_out import gs_out, gs_out_text
 from gpuia.harness.report.html_case import case_view
 from gpuia.harness.report.html_render import render_case
@@ -153,3 +156,22 @@ def test_a_case_without_a_geometry_shader_shows_none():
     assert "GS Out" not in mesh_text(result)
     view = case_view(result)
     assert view.geometry is None and "GS Out" not in str(render_case(view, 0, True))
+
+
+def test_listed_calls_per_invocation_and_stream():
+    # Calls (invocation, stream, RestartStrip?, took effect?) in call order. A cut is listed only
+    # after an Append of its own invocation and stream that took effect (13.5); a call that did
+    # not take effect (13.4) never is.
+    calls = [(0, 1, True, True),    # 0: stream 1 has no Append yet in invocation 0: not listed
+             (0, 0, False, True),   # 1: listed
+             (0, 0, True, True),    # 2: after 1: listed
+             (0, 1, True, True),    # 3: stream 1 still has none: not listed
+             (0, 1, False, True),   # 4: listed
+             (0, 1, True, True),    # 5: after 4: listed
+             (1, 0, True, True),    # 6: invocation 1 has no Append yet (1 was invocation 0's)
+             (1, 0, False, False),  # 7: did not take effect
+             (1, 0, True, True)]    # 8: the only Append before it did not take effect
+    inv, stream, cut, kept = (np.array(c) for c in zip(*calls, strict=True))
+    run = SimpleNamespace(kept=kept, calls=SimpleNamespace(invocation=inv, stream=stream,
+                                                           cut=cut))
+    assert listed_calls(run).tolist() == [1, 2, 4, 5]
