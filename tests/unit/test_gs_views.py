@@ -22,7 +22,7 @@ from gpuia.harness.case import load_case
 from gpuia.harness.crosscheck import CheckResult
 from gpuia.harness.export.mesh_csv import CsvSide, gs_out_csv, write_case_csv
 from gpuia.harness.reference_geometry import listed_calls
-from gpuia.harness.report.gs_out import gs_out, gs_out_text
+from gpuia.harness.report.gs_out import check_gs_out_text, gs_out, gs_out_text
 from gpuia.harness.report.html_case import case_view
 from gpuia.harness.report.html_render import render_case
 from gpuia.harness.report.mesh import mesh_text
@@ -124,7 +124,8 @@ def kept(case, run) -> CheckResult:
 
 def test_check_table_adds_the_gs_tables(two):
     case, run = two
-    text = mesh_text(kept(case, run), 3)
+    result = kept(case, run)
+    text = mesh_text(result, 3) + check_gs_out_text(result, 3)
     assert text.endswith(TWO_TEXT)
 
 
@@ -153,7 +154,7 @@ def test_a_case_without_a_geometry_shader_shows_none():
     run = run_cpu(case)
     assert run.geometry is None and "geometry_invocations" not in run.document
     result = kept(case, run)
-    assert "GS Out" not in mesh_text(result)
+    assert "GS Out" not in mesh_text(result) and check_gs_out_text(result) == ""
     view = case_view(result)
     assert view.geometry is None and "GS Out" not in str(render_case(view, 0, True))
 

@@ -144,9 +144,10 @@ def run(args) -> int:
         if result.lines:
             bar.write(result.text())
         if args.table:
+            from ...harness.report.gs_out import check_gs_out_text
             from ...harness.report.mesh import mesh_text
 
-            bar.write(mesh_text(result, args.rows))
+            bar.write(mesh_text(result, args.rows) + check_gs_out_text(result, args.rows))
         if csv_dir is not None:
             _write_csv(csv_dir, output_stem(path, case, stems, "--csv"), result, infos)
         if args.junit:

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ..case import Case
     from ..reference_geometry import GeometryRun
 
-__all__ = ["GSStream", "GSOut", "gs_out", "gs_stream_rows", "gs_out_text", "GS_HEADER"]
+__all__ = ["GSStream", "GSOut", "gs_out", "gs_stream_rows", "gs_out_text", "GS_HEADER",
+           "check_gs_out_text"]
 
 GS_HEADER = ["inv", "draw", "inst", "prim", "gsi", "in VTX", "vtx"]
 """The columns every stream table starts with: the invocation in D3D's order, its draw and
@@ -206,3 +207,13 @@ def gs_out_text(name: str, out: GSOut, max_rows: int | None = 32) -> str:
             text += f"\n... {len(st) - shown} more rows (use --rows to show more)"
         parts.append(text)
     return "\n".join(parts) + "\n"
+
+
+def check_gs_out_text(result, max_rows: int | None = 32) -> str:
+    """What ``gpuia check --table`` prints after :func:`.mesh.mesh_text` for a case with a
+    geometry shader: the CPU reference's GS Out tables, one per stream; "" for a case
+    without one (``result``: a ``cross_check(keep=True)`` result)."""
+    if result.geometry is None or result.case_data is None or result.reference is None:
+        return ""
+    return gs_out_text(result.case, gs_out(result.case_data, result.reference, result.geometry,
+                                           result.so_reference), max_rows).rstrip() + "\n"

@@ -371,9 +371,9 @@ def tolerated_outputs(gpu: VSOutputs, ref_so: SOResult | None, gpu_so: SOResult,
 def mesh_text(result: CheckResult, max_rows: int | None = 32) -> str:
     """What ``gpuia check --table`` prints of a case beside its input tables: the VS Out table
     of each Stream Output run (CPU against GPU), or the reason the case has none, the
-    primitive list with a column per adapter (``GPU0``, ``GPU1``, ... named below it) and, for
-    a case with a geometry shader, the CPU reference's GS Out tables
-    (:func:`.gs_out.gs_out_text`).
+    primitive list with a column per adapter (``GPU0``, ``GPU1``, ... named below it). A case
+    with a geometry shader adds the CPU reference's GS Out tables
+    (:func:`.gs_out.check_gs_out_text`).
 
     Arguments:
         result (CheckResult): the case's result from ``cross_check(keep=True)`` (its
@@ -411,9 +411,4 @@ def mesh_text(result: CheckResult, max_rows: int | None = 32) -> str:
                  + "".join(f"; {k}: {v}" for k, v in labels.items()) + ")")
     parts.append(primitive_table(reference_primitives(ref),
                                  {k: result.primitives[v] for k, v in labels.items()}, max_rows))
-    if result.geometry is not None:  # the geometry shader's output, one table per stream
-        from .gs_out import gs_out, gs_out_text
-
-        parts.append(gs_out_text(result.case, gs_out(case, ref, result.geometry,
-                                                      result.so_reference), max_rows).rstrip())
     return "\n".join(parts) + "\n"
