@@ -41,7 +41,7 @@ from gpuia.d3d.formats import FormatInfo, format_info
 from gpuia.errors import GpuiaError, InvalidDescError, UnsupportedError
 from gpuia.gpu import Context, Texture, get_device
 from gpuia.gpu.targets import TARGET_FORMATS
-from gpuia.hlsl import compile_shader
+from gpuia.hlsl import compile_geometry_shader, compile_shader
 from gpuia.util.files import printable
 from gpuia.util.image import check_png_support, write_png
 
@@ -302,9 +302,9 @@ class Demo(ABC):
                  for s in self.shaders]
         return lines + plan_lines(self.plans)
 
-    def hlsl(self, file: str, entry: str, stage: str = "vertex"):
+    def hlsl(self, file: str, entry: str, stage: str = "vertex", defines=None):
         """:func:`hlsl_shader`, remembered for :meth:`notes`."""
-        shader = hlsl_shader(file, entry, stage)
+        shader = hlsl_shader(file, entry, stage, defines)
         label = f"{HLSL_NAME}/{file}"
         for i, line in enumerate(self.shaders):
             if line.startswith(label + ":"):
@@ -324,12 +324,15 @@ def plan_lines(plans) -> list[str]:
     return out
 
 
-def hlsl_shader(file: str, entry: str, stage: str = "vertex"):
+def hlsl_shader(file: str, entry: str, stage: str = "vertex", defines=None):
     """A demo shader compiled from ``hlsl/<file>`` (Slang, through gpuia.hlsl; cached), its
-    ``#include`` files found next to it."""
+    ``#include`` files found next to it. ``stage``: ``vertex``, ``pixel`` or ``geometry``
+    (:func:`gpuia.hlsl.compile_geometry_shader`); ``defines``: {NAME: value}."""
     source = (HLSL_DIR / file).read_text(encoding="utf-8")
-    return compile_shader(source, stage, entry, file_name=f"{HLSL_NAME}/{file}",
-                          include_dirs=[HLSL_DIR])
+    where: dict[str, Any] = dict(file_name=f"{HLSL_NAME}/{file}", include_dirs=[HLSL_DIR])
+    if stage == "geometry":
+        return compile_geometry_shader(source, entry, defines, **where)
+    return compile_shader(source, stage, entry, defines, **where)
 
 
 # -- camera and matrices (column vectors; see the module docstring) -------------------------------
