@@ -34,6 +34,8 @@ DEMOS = {
                      "with DrawAuto",
     "real_layouts": "23 real engine layouts fed synthetic data, each with its cross-check "
                     "verdict",
+    "particles": "a fountain of sparks: a geometry shader steps them through Stream Output "
+                 "(ping-pong, DrawAuto), another expands them into camera-facing quads",
 }
 """Demo name (also its program, ``demos/NAME.py``) -> one line saying what it shows."""
 

@@ -39,7 +39,7 @@ SIZE = (160, 120)
 THRESHOLD = 2
 MAX_FRACTION = 0.002   # 38 of the 19200 pixels
 REGENERATE = os.environ.get("GPUIA_REGENERATE_IMAGES") == "1"
-NAMES = ["mesh", "instancing", "stream_output", "real_layouts"]
+NAMES = ["mesh", "instancing", "stream_output", "real_layouts", "particles"]
 
 # The clear colour as an 8-bit UNORM target stores it: round(c * 255).
 CLEAR_8BIT = [round(c * 255) for c in common.CLEAR_COLOR]
@@ -215,11 +215,12 @@ def test_every_listed_demo_is_a_program():
 
 
 def test_demo_files_sit_beside_the_programs():
-    """The shaders (the four HLSL files, the include among them) and the data (the 23 layouts,
-    the teapot) are read from the folders beside the programs, wherever those are."""
+    """The shaders (the seven HLSL files, two includes among them) and the data (the 23
+    layouts, the teapot) are read from the folders beside the programs, wherever those are."""
     assert common.HLSL_DIR == REPO / "demos" / "hlsl"
     assert sorted(f.name for f in common.HLSL_DIR.iterdir() if f.is_file()) == \
-        ["instancing.hlsl", "lit.hlsl", "scene.hlsli", "twist.hlsl"]
+        ["instancing.hlsl", "lit.hlsl", "particles.hlsli", "particles_advance.hlsl",
+         "particles_sprite.hlsl", "scene.hlsli", "twist.hlsl"]
     real_layouts = demo_module("real_layouts")
     assert len(real_layouts.load_layouts()) == 23
     assert real_layouts.LAYOUTS_FILE.parent == common.DATA_DIR == REPO / "demos" / "data"
@@ -387,12 +388,16 @@ def test_render_all_and_image_diff(tmp_path, capsys, gpu_device):
 
 
 def test_demo_shaders_are_hlsl(rendered):
-    """The mesh, instancing and Stream Output demos draw with HLSL shaders (demos/hlsl/),
-    linked by semantic: the instancing VS reads its per-instance matrix as WORLD0..3."""
+    """The mesh, instancing, Stream Output and particles demos draw with HLSL shaders
+    (demos/hlsl/), linked by semantic: the instancing VS reads its per-instance matrix as
+    WORLD0..3; the particles demo's geometry shaders are HLSL too, and its pixel shader reads
+    a geometry shader's rasterized stream."""
     expected = {"mesh": ["demos/hlsl/lit.hlsl: vs_mesh, ps_lit"],
                 "instancing": ["demos/hlsl/instancing.hlsl: vs_instanced, ps_color"],
                 "stream_output": ["demos/hlsl/twist.hlsl: vs_twist",
-                                  "demos/hlsl/lit.hlsl: vs_streamed, ps_lit"]}
+                                  "demos/hlsl/lit.hlsl: vs_streamed, ps_lit"],
+                "particles": ["demos/hlsl/particles_advance.hlsl: vs_pass, gs_advance",
+                              "demos/hlsl/particles_sprite.hlsl: gs_sprite, ps_sprite"]}
     for name, shaders in expected.items():
         _, demo = rendered[name]
         assert demo.shaders == shaders

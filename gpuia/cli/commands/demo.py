@@ -1,8 +1,8 @@
 """``gpuia demo [NAME]``: draw one of the demos in a window or headless, and write a PNG.
 
-``NAME`` is ``mesh`` (default), ``instancing``, ``stream_output`` or ``real_layouts``
-(docs/demos.md). Each demo is a program, ``demos/NAME.py``, which the wheel ships too; this
-command runs it (:func:`gpuia.demos.run`) with the options given here, exactly as
+``NAME`` is ``mesh`` (default), ``instancing``, ``stream_output``, ``real_layouts`` or
+``particles`` (docs/demos.md). Each demo is a program, ``demos/NAME.py``, which the wheel ships
+too; this command runs it (:func:`gpuia.demos.run`) with the options given here, exactly as
 ``python demos/NAME.py OPTIONS`` does: a window when a display exists and glfw and rendercanvas
 import (the extra ``window``), otherwise, or with ``--headless``, offscreen targets, saying why;
 ``--window`` makes a missing window an error. Either way the last frame is written as a PNG
@@ -67,7 +67,7 @@ def add_parser(subparsers):
                     "offscreen; always writes a PNG. Each demo is a program, demos/NAME.py, "
                     "which takes the same options.")
     p.add_argument("name", nargs="?", default="mesh", metavar="NAME",
-                   help="mesh (default), instancing, stream_output or real_layouts")
+                   help="mesh (default), instancing, stream_output, real_layouts or particles")
     where = p.add_mutually_exclusive_group()
     where.add_argument("--headless", action="store_true",
                        help="draw offscreen even with a display")
