@@ -236,7 +236,7 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
     record = max(record_words(s) for s in streams)
     wrapped = (gs_prelude(declaration.max_vertex_count, record) + prepared.text
                + gs_entry(tuple(parsed.params), parsed.input_leaves, declaration.input.vertices,
-                          streams, entry_point, GS_ENTRY))
+                          streams, entry_point, GS_ENTRY, prepared.text))
     params = resources(first.reflection)
     slang.stage = "compute"
     second = slang.run(wrapped, GS_ENTRY, "wgsl",

@@ -129,7 +129,7 @@ def _build(shader: HlslGeometryShader, cxx: str, key: str, folder) -> CpuShader:
     k = shader.declaration.input.vertices
     kernel, in_words = gs_cpu_entry(shader.parameters, shader.input_leaves, k,
                                     shader.stream_leaves, shader.entry_point, CPU_ENTRY,
-                                    shader.region_words)
+                                    shader.region_words, prepared.text)
     prelude = gs_prelude(shader.declaration.max_vertex_count, shader.record_words)
     args = slang_args(prepared.matrix_layout)
     # What Slang turns into C++ is checked again, as it is now (its includes read again).

@@ -23,12 +23,14 @@ entry's name differs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..util.resources import shader_text
 from .reflect import Leaf, hlsl_type
 
-__all__ = ["GSParameter", "gs_prelude", "gs_entry", "gs_cpu_entry", "record_words", "GS_GROUP"]
+__all__ = ["GSParameter", "gs_prelude", "gs_entry", "gs_cpu_entry", "record_words", "GS_GROUP",
+           "other_records"]
 
 GS_GROUP = 64
 """Threads per workgroup of the compute entry (one invocation each)."""
@@ -103,8 +105,25 @@ def _store(leaf: Leaf, word: int) -> list[str]:
          for c in range(leaf.components)]
 
 
-def _records(streams: list[tuple[str, tuple[Leaf, ...]]]) -> str:
-    """One ``gpuia_store`` per record struct the streams append."""
+_STREAM_RECORD = re.compile(r"\b(?:Point|Line|Triangle)Stream\s*<\s*([A-Za-z_]\w*)\s*>")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def other_records(source: str, own: set[str]) -> list[str]:
+    """The record structs other geometry shaders of ``source`` append (its stream parameters'
+    types declared as structs there), besides ``own``: gpuia's stream types take only records
+    with a ``gpuia_store``, and Slang checks every function of the source, so a file holding
+    several geometry shaders (as an effect file does) needs one for each."""
+    text = _COMMENT.sub(" ", source)
+    found = dict.fromkeys(m.group(1) for m in _STREAM_RECORD.finditer(text))
+    return [name for name in found if name not in own
+            and re.search(rf"\bstruct\s+{name}\b", text)]
+
+
+def _records(streams: list[tuple[str, tuple[Leaf, ...]]], source: str = "") -> str:
+    """One ``gpuia_store`` per record struct the streams append; an empty one for each record
+    only other geometry shaders of ``source`` append (never called: the entry compiled calls
+    the user's one shader)."""
     out, done = [], set()
     for struct, leaves in streams:
         if struct in done:
@@ -117,11 +136,15 @@ def _records(streams: list[tuple[str, tuple[Leaf, ...]]]) -> str:
         out += [f"extension {struct} : gpuia_IRecord {{",
                 "    void gpuia_store(uint gpuia_at) {",
                 *[f"        {line}" for line in body], "    }", "};"]
+    for struct in other_records(source, done):
+        out.append(f"extension {struct} : gpuia_IRecord "
+                   f"{{ void gpuia_store(uint gpuia_at) {{}} }};")
     return "\n".join(out)
 
 
 def _pieces(params: tuple[GSParameter, ...], input_leaves: tuple[Leaf, ...],
-            stream_leaves: tuple[tuple[Leaf, ...], ...], user_entry: str, buffer: str) -> dict:
+            stream_leaves: tuple[tuple[Leaf, ...], ...], user_entry: str, buffer: str,
+            source: str) -> dict:
     """The placeholders both entries share: the records' stores, the input's type and reads,
     the streams and the call."""
     read, word = [], 0
@@ -143,24 +166,25 @@ def _pieces(params: tuple[GSParameter, ...], input_leaves: tuple[Leaf, ...],
             args.append(var)
     records = [(p.type_text.split("<", 1)[1].rstrip(">").strip(), stream_leaves[p.stream])
                for p in params if p.role == "stream"]
-    return {"RECORDS": _records(records), "GROUP": GS_GROUP,
+    return {"RECORDS": _records(records, source), "GROUP": GS_GROUP,
             "INPUT_TYPE": next(p.type_text for p in params if p.role == "input"),
             "READ": "\n".join(read), "STREAMS": "\n".join(streams),
             "CALL": f"{user_entry}({', '.join(args)});"}
 
 
 def gs_entry(params: tuple[GSParameter, ...], input_leaves: tuple[Leaf, ...], vertices: int,
-             stream_leaves: tuple[tuple[Leaf, ...], ...], user_entry: str, entry: str) -> str:
-    """The GPU program's compute entry ``entry`` (after the user's source) calling
+             stream_leaves: tuple[tuple[Leaf, ...], ...], user_entry: str, entry: str,
+             source: str = "") -> str:
+    """The GPU program's compute entry ``entry`` (after the user's ``source``) calling
     ``user_entry``: its inputs through ``gpuia_gs_prims`` and ``gpuia_gs_vertices``."""
     return shader_text("gs_entry.hlsl", ENTRY=entry, PRIM_WORDS=vertices + 1, VERTICES=vertices,
                        **_pieces(params, input_leaves, stream_leaves, user_entry,
-                                 "gpuia_gs_vertices")) + "\n"
+                                 "gpuia_gs_vertices", source)) + "\n"
 
 
 def gs_cpu_entry(params: tuple[GSParameter, ...], input_leaves: tuple[Leaf, ...], vertices: int,
                  stream_leaves: tuple[tuple[Leaf, ...], ...], user_entry: str, entry: str,
-                 region_words: int) -> tuple[str, int]:
+                 region_words: int, source: str = "") -> tuple[str, int]:
     """The CPU reference's compute entry ``entry``: invocation t's inputs are ``hlslw_in[t *
     in_words ...]`` (the primitive's vertex records, then SV_PrimitiveID and SV_GSInstanceID),
     its region the GPU program's. Returns (source, in_words)."""
@@ -170,4 +194,4 @@ def gs_cpu_entry(params: tuple[GSParameter, ...], input_leaves: tuple[Leaf, ...]
                        REGION_WORDS=region_words, IN_WORDS=in_words, VERTEX_WORDS=vertex_words,
                        ID_WORD=vertices * vertex_words,
                        **_pieces(params, input_leaves, stream_leaves, user_entry,
-                                 "hlslw_in")) + "\n", in_words
+                                 "hlslw_in", source)) + "\n", in_words

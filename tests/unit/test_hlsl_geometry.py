@@ -197,3 +197,21 @@ def test_refusals_of_the_declaration_are_at_the_users_line(source, field):
 def test_a_vector_input_is_one_member():
     shader = compile_geometry_shader(cases.vector_input().source, "GSMain")
     assert [(m.key, m.components) for m in shader.input_record] == [("POSITION0", 4)]
+
+
+def test_a_file_of_two_geometry_shaders_with_their_own_records():
+    # An effect file keeps several geometry shaders; each compiles with its own stream record
+    # whatever the other appends (a comment naming a stream of an undeclared type is ignored).
+    source = """
+struct A { float4 p : POSITION; };
+struct B { float4 q : TEXCOORD; };
+// PointStream<Nothing> in a comment
+[maxvertexcount(1)] void gs_a(point A v[1], inout PointStream<A> s) { s.Append(v[0]); }
+[maxvertexcount(1)] void gs_b(point A v[1], inout PointStream<B> s) {
+    B b; b.q = v[0].p; s.Append(b);
+}
+"""
+    for entry, record in (("gs_a", ["POSITION0"]), ("gs_b", ["TEXCOORD0"])):
+        shader = compile_geometry_shader(source, entry)
+        assert [m.key for m in shader.stream_record(0)] == record
+        cpu_geometry_shader(shader)  # the CPU build compiles too
