@@ -43,7 +43,7 @@ from ...d3d.topology import topology_info
 from ...errors import UnsupportedError
 from ...wgsl.blocks import GS_PARAMS, GS_SO_STATE
 from ..cache import remember
-from ..gs.assembly import gs_primitives
+from ..gs.assembly import GSPrimitives
 from ..gs.expansion import GSStreamOutput
 from ..gs.plan import GSStreamPlan, GSTarget
 from ..gs.program import GSProgram, GSWindow
@@ -127,7 +127,7 @@ class GeometryStage:
             raise UnsupportedError("the geometry shader's vertex shader pass pulls the draw's "
                                    "vertices: " + "; ".join(state.static.pulling_obstacles))
         prims = self._primitives(state, draw)
-        if not prims.shape[0]:
+        if not prims.total:
             return  # no complete primitive: no invocation (rules 13.1)
         vs_state = self._vertex_state(state, gs)
         targets = self._targets(so) if so is not None else {}
@@ -138,7 +138,7 @@ class GeometryStage:
         records = self._vertex_records(vs_state, draw, gs)
         self._record(gs, plan, so, targets, prims, chunks, records, rd)
 
-    def _primitives(self, state, draw) -> np.ndarray:
+    def _primitives(self, state, draw) -> GSPrimitives:
         """The draw's input primitives (its index values read where a strip may cut)."""
         topo, cut = state.topology, state.pso.strip_cut_value
         cuts = None
@@ -151,7 +151,7 @@ class GeometryStage:
                     self.flush()
                     host = bytes(self.device.device.queue.read_buffer(ib.buffer.wgpu))
             cuts = host_index_values(draw, host, ib) == cut.index
-        return gs_primitives(topo, draw.count, draw.instance_count, cuts)
+        return GSPrimitives.of(topo, draw.count, draw.instance_count, cuts)
 
     def _plan(self, gs) -> GSStreamPlan:
         plan = self._plans.get(gs)
@@ -219,7 +219,7 @@ class GeometryStage:
                 most = max(most, per)
         return max(1, limit // most) if most else 0
 
-    def _chunks(self, gs, prims: np.ndarray, bound: int) -> list[tuple[int, int, int, int]]:
+    def _chunks(self, gs, prims: GSPrimitives, bound: int) -> list[tuple[int, int, int, int]]:
         """(first primitive, primitives, first vertex record of the window, records) per
         chunk: whole primitives, every instance of each, regions and windows within one
         storage binding (halved until they fit), at most ``bound`` invocations (0: none)."""
@@ -233,12 +233,12 @@ class GeometryStage:
         per = max(1, most // instances)
         record = 4 * gs.vertex_words
         step = lcm(caps.min_storage_buffer_offset_alignment, record) // record
-        k = prims.shape[1] - 1
-        out, first, total = [], 0, prims.shape[0]
+        k = prims.width - 1
+        out, first, total = [], 0, prims.total
         while first < total:
             n = min(per, total - first)
             while True:
-                places = prims[first:first + n, :k]
+                places = prims.rows(first, n)[:, :k]
                 lo = int(places.min()) // step * step
                 count = int(places.max()) + 1 - lo
                 if count * record <= limit or n == 1:
@@ -265,7 +265,7 @@ class GeometryStage:
         caps = self.device.caps
         usage = _wgpu().BufferUsage
         instances = gs.declaration.instance_count
-        k1 = prims.shape[1]
+        k1 = prims.width
         salign = caps.min_storage_buffer_offset_alignment
         ualign = max(256, caps.min_uniform_buffer_offset_alignment)
         # Each chunk's rows at an aligned offset, places relative to its window.
@@ -273,12 +273,8 @@ class GeometryStage:
         for _, n, _, _ in chunks:
             offsets.append(at)
             at += -(-(4 * n * k1) // salign) * salign
-        rows = np.zeros(at // 4, np.uint32)
         params = np.zeros(len(chunks) * ualign // 4, np.uint32)
-        for j, ((first, n, lo, _), off) in enumerate(zip(chunks, offsets, strict=True)):
-            part = prims[first:first + n].copy()
-            part[:, :k1 - 1] -= np.uint32(lo)
-            rows[off // 4:off // 4 + n * k1] = part.reshape(-1)
+        for j, (_, n, _, _) in enumerate(chunks):
             block = params[j * ualign // 4:]
             for name, value in (("first", 0), ("count", n * instances),
                                 ("instances", instances), ("vertex_words", gs.vertex_words),
@@ -289,11 +285,17 @@ class GeometryStage:
         self.program.check_binding("regions", regions_bytes)
 
         def made():
-            return (dev.create_buffer_with_data(data=rows, usage=usage.STORAGE),
+            return (dev.create_buffer(size=max(16, at), usage=usage.STORAGE | usage.COPY_DST),
                     dev.create_buffer_with_data(data=params, usage=usage.UNIFORM),
                     dev.create_buffer(size=regions_bytes, usage=usage.STORAGE))
 
         prim_buf, param_buf, regions = wgpu_call(made, "allocating the geometry stage")
+        for (first, n, lo, _), off in zip(chunks, offsets, strict=True):
+            # One chunk's rows at a time, so host memory holds one chunk (queue writes land
+            # before the commands below run).
+            part = prims.rows(first, n)
+            part[:, :k1 - 1] -= np.uint32(lo)
+            dev.queue.write_buffer(prim_buf, off, part)
         cbv = (self.om.cbv_group(gs.constant_buffer_slots) if gs.constant_buffer_slots
                else None)
         so_state = self.so().state

@@ -26,7 +26,7 @@ from ...d3d.desc import PrimitiveTopology
 from ...d3d.topology import TopologyInfo
 from ..ia.host_lists import run_bounds
 
-__all__ = ["GSInputPicks", "GS_INPUT_PICKS", "gs_primitives"]
+__all__ = ["GSInputPicks", "GS_INPUT_PICKS", "GSPrimitives", "gs_primitives"]
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,68 @@ GS_INPUT_PICKS: dict[PrimitiveTopology, GSInputPicks] = {
 """The geometry shader's input picks of each topology gpuia draws."""
 
 
+@dataclass(frozen=True)
+class GSPrimitives:
+    """The input primitives of one draw, listed chunk by chunk: :meth:`rows` gives any range
+    of the ``gpuia_gs_prims`` rows (module docstring) without the others, so a draw of any size
+    needs host memory for one chunk (and, with cuts, one index per kept entry). Made by
+    :meth:`of`."""
+
+    topo: TopologyInfo
+    count: int  # indices (or vertices) of one instance
+    instances: int
+    kept: np.ndarray | None  # the places of the entries that are no cut (None: no cut)
+    run_start: np.ndarray  # per cut-free run, its first entry among the kept ones
+    run_first: np.ndarray  # per run, its first primitive's index in the instance
+    run_prims: np.ndarray  # per run, its complete primitives
+    per_instance: int  # primitives of one instance
+
+    @classmethod
+    def of(cls, topo: TopologyInfo, count: int, instances: int,
+           cuts: np.ndarray | None = None) -> GSPrimitives:
+        """The primitives of a draw of ``instances`` instances of ``count`` indices (or
+        vertices), ``cuts`` per index whether it is a strip cut (None: none)."""
+        kept = None if cuts is None or not cuts.any() else \
+            np.flatnonzero(~cuts).astype(np.uint32)
+        starts, lengths = run_bounds(count, None if kept is None else cuts)
+        prims = np.array([topo.primitive_count(int(n)) for n in lengths], np.int64)
+        first = np.cumsum(prims) - prims
+        return cls(topo, count, instances, kept, starts, first, prims, int(prims.sum()))
+
+    @property
+    def total(self) -> int:
+        """The draw's primitives, all instances."""
+        return self.per_instance * self.instances
+
+    @property
+    def width(self) -> int:
+        """Words per row: the input vertices, then SV_PrimitiveID."""
+        return len(GS_INPUT_PICKS[self.topo.topology].even) + 1
+
+    def rows(self, first: int, n: int) -> np.ndarray:
+        """Rows ``first`` to ``first + n - 1`` of the draw, as uint32 ``(n, width)``."""
+        picks = GS_INPUT_PICKS[self.topo.topology]
+        i = np.arange(first, first + n, dtype=np.int64)
+        instance, q = np.divmod(i, max(self.per_instance, 1))
+        run = np.searchsorted(self.run_first, q, side="right") - 1
+        p = q - self.run_first[run]  # the primitive's index in its run
+        rel = np.where((p & 1)[:, None] == 1, np.asarray(picks.odd, np.int64),
+                       np.asarray(picks.even, np.int64))
+        for ends, which in ((picks.first, p == 0), (picks.last, p == self.run_prims[run] - 1)):
+            for old, new in ends:
+                rel = np.where(which[:, None] & (rel == old), new, rel)
+        places = self.run_start[run, None] + self.topo.step * p[:, None] + rel
+        if self.kept is not None:
+            places = self.kept[places]
+        out = np.empty((n, self.width), np.uint32)
+        out[:, :-1] = places + (instance * self.count)[:, None]
+        out[:, -1] = q
+        return out
+
+
 def gs_primitives(topo: TopologyInfo, count: int, instances: int,
                   cuts: np.ndarray | None = None) -> np.ndarray:
-    """The ``gpuia_gs_prims`` rows of a draw (module docstring).
+    """Every ``gpuia_gs_prims`` row of a draw at once (:class:`GSPrimitives`).
 
     Arguments:
         topo (TopologyInfo): the draw's topology.
@@ -79,26 +138,5 @@ def gs_primitives(topo: TopologyInfo, count: int, instances: int,
         A uint32 array ``(instances * P, k + 1)``: P primitives per instance, each its ``k``
         input vertices' places in the draw's vertex shader outputs, then its SV_PrimitiveID.
     """
-    picks = GS_INPUT_PICKS[topo.topology]
-    k = len(picks.even)
-    kept = np.arange(count, dtype=np.int64) if cuts is None else np.flatnonzero(~cuts)
-    starts, lengths = run_bounds(count, cuts)
-    per_run = np.array([topo.primitive_count(int(n)) for n in lengths], np.int64)
-    total = int(per_run.sum())
-    run = np.repeat(np.arange(per_run.shape[0]), per_run)
-    p = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(per_run) - per_run, per_run)
-    rel = np.where((p & 1)[:, None] == 1, np.asarray(picks.odd, np.int64),
-                   np.asarray(picks.even, np.int64))
-    for ends, which in ((picks.first, p == 0), (picks.last, p == per_run[run] - 1)):
-        for old, new in ends:
-            rel = np.where(which[:, None] & (rel == old), new, rel)
-    places = kept[starts[run, None] + topo.step * p[:, None] + rel]
-    one = np.empty((total, k + 1), np.uint32)
-    one[:, :k] = places
-    one[:, k] = np.arange(total, dtype=np.uint32)
-    if instances == 1:
-        return one
-    out = np.tile(one, (instances, 1))
-    shift = np.repeat(np.arange(instances, dtype=np.uint64) * count, total)
-    out[:, :k] = (out[:, :k] + shift[:, None]).astype(np.uint32)
-    return out
+    prims = GSPrimitives.of(topo, count, instances, cuts)
+    return prims.rows(0, prims.total)
