@@ -245,7 +245,10 @@ def calls_from_regions(regions: np.ndarray, max_vertex_count: int, record_words:
     Raises:
         ValueError: a region's count exceeds N (a region the run cannot have written).
     """
-    regions = np.asarray(regions, dtype=np.uint32).reshape(regions.shape[0], -1)
+    regions = np.asarray(regions, dtype=np.uint32)
+    # A draw that assembles no primitive runs no invocation: its run may hold no words at all.
+    regions = regions.reshape(regions.shape[0], -1) if regions.size else \
+        np.zeros((0, 1 + max_vertex_count * (1 + record_words)), np.uint32)
     counts = regions[:, 0].astype(np.int64)
     if counts.shape[0] and int(counts.max()) > max_vertex_count:
         raise ValueError(f"a region counts {int(counts.max())} Appends, over maxvertexcount "

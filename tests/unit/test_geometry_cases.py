@@ -13,6 +13,9 @@ import pytest
 from gpuia.errors import CaseError, InvalidDescError
 from gpuia.harness.case import load_case
 from gpuia.harness.run import run_case
+from helpers import DATA
+
+FOUND = DATA / "fuzz" / "gs_draw_without_primitives.json"
 
 QUAD = """
 struct V { float4 pos : POSITION; };
@@ -168,3 +171,16 @@ def test_a_cbuffer_the_geometry_shader_reads_must_be_bound():
     _, result = run_case(load_case(doc), "cpu")
     assert u32s(result["stream_output"]["buffers"][0]["hex"]) == [1000, 1001, 1002,
                                                                   1001, 1003, 1002]
+
+
+def test_found_gs_draw_without_primitives():
+    """Found by gpuia fuzz --gs: draws that assemble no primitive made the CPU reference fail
+    on the shader's empty output. No primitive: no invocation (rules 13.1), nothing appended,
+    so every stream writes and needs 0 (rules 13.8) and the target keeps its 32 zero bytes."""
+    _, doc = run_case(load_case(FOUND), "cpu")
+    assert doc["statistics"]["GSInvocations"] == 0 and doc["statistics"]["GSPrimitives"] == 0
+    assert doc["geometry_invocations"] == []
+    so = doc["stream_output"]
+    assert so["buffers"] == [{"slot": 0, "hex": "00" * 32, "filled_size": 0}]
+    assert all(s["NumPrimitivesWritten"] == s["PrimitivesStorageNeeded"] == 0
+               for s in so["streams"])
