@@ -15,7 +15,10 @@ corruptions, then serialises it to the bytes of a case file. A corruption is one
 
 Shrinking simplifies both the base case and the corruptions, so a finding ends as a small case
 with the one corruption that matters. The drawn value is ``(what, content)``: the corruptions in
-words and the file's bytes.
+words and the file's bytes. With ``gs=True`` the base cases include geometry shader cases, and
+about one value in three is instead one of the invalid geometry shader forms the case format
+lists, ``(what, content, expect)`` (:mod:`gpuia.fuzz.geometry_invalid`), whose refusal must name
+its rule.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import json
 
 from hypothesis import strategies as st
 
+from .geometry_invalid import invalid_gs_cases
 from .strategies import cases
 
 __all__ = ["FIELD_VALUES", "NASTY_VALUES", "corrupted_cases"]
@@ -96,6 +100,11 @@ FIELD_VALUES: dict[str, tuple] = {
     "rasterized_stream": (4, -1, "NONE", _U32),
     "targets": ([{}], [{"slot": 0}, {"slot": 0}], [{"slot": 9}]),
     "filled_size": (2, _U32, -4, 1 << 31, 1 << 30),
+    "geometry_shader": ({"wgsl": "fn main() {}"}, {"hlsl": ""}, "x", {"hlsl_file": "none.hlsl"},
+                        {"hlsl": "[maxvertexcount(1)] void main() {}"},
+                        {"hlsl": "void main(point float4 v[1] : P) {}", "hlsl_file": "g.hlsl"}),
+    "hlsl": ("", "x", 5, "[maxvertexcount(4)]\nvoid main(point float4 v[1] : POSITION) {}",
+             "#include \"missing.hlsl\"\n"),
 }
 """Values that break a rule at a field of that name (they are tried before wrong types)."""
 
@@ -184,9 +193,12 @@ def _file_damage(draw, text: str) -> tuple[bytes, str]:
 
 
 @st.composite
-def corrupted_cases(draw, so: bool = False):
-    """``(what, content)``: a corrupted case file (see the module docstring)."""
-    doc = draw(cases(so=so))
+def corrupted_cases(draw, so: bool = False, gs: bool = False):
+    """``(what, content)``: a corrupted case file, or with ``gs`` now and then
+    ``(what, content, expect)``, an invalid geometry shader case (see the module docstring)."""
+    if gs and draw(st.integers(0, 2)) == 2:
+        return draw(invalid_gs_cases())
+    doc = draw(cases(so=so, gs=gs))
     doc["name"] = "fuzzcase"
     what = []
     if draw(st.integers(0, 11)) == 11:

@@ -230,14 +230,14 @@ class Fuzzer:
                 self._t0 = time.monotonic()
             k = 0
             processes = _drawing_processes(c)
-            ahead: Prefetch | Drawn = Prefetch(c.mode, c.so, c.seed, 0)
+            ahead: Prefetch | Drawn = Prefetch(c.mode, c.so, c.seed, 0, c.gs)
             while not self._time_up() and self._distinct() < c.max_findings:
                 values = ahead.result()
                 # The next chunk is drawn while this one runs (the workers would wait for it).
                 if processes and drawers is None:
-                    drawers = Drawers(c.mode, c.so, c.seed, processes)
+                    drawers = Drawers(c.mode, c.so, c.seed, processes, c.gs)
                 ahead = (drawers.chunk(k + 1) if drawers is not None
-                         else Prefetch(c.mode, c.so, c.seed, k + 1))
+                         else Prefetch(c.mode, c.so, c.seed, k + 1, c.gs))
                 if c.cases is not None:
                     values = values[: c.cases - self.report.cases]
                 def stop() -> bool:

@@ -110,22 +110,24 @@ def drive(strategy, hseed: int, max_examples: int, on_value: Callable[[object], 
         pass
 
 
-def strategy(mode: str, so: bool):
-    """The mode's hypothesis strategy: corrupted case-file bytes (``invalid``) or valid cases."""
-    return corrupted_cases(so=so) if mode == "invalid" else cases(so=so)
+def strategy(mode: str, so: bool, gs: bool = False):
+    """The mode's hypothesis strategy: corrupted case-file bytes (``invalid``) or valid cases;
+    ``so`` and ``gs`` as :func:`gpuia.fuzz.strategies.cases` takes them."""
+    return corrupted_cases(so=so, gs=gs) if mode == "invalid" else cases(so=so, gs=gs)
 
 
-def generate(run_seed: int, count: int, *, mode: str = "valid", so: bool = False) -> list:
+def generate(run_seed: int, count: int, *, mode: str = "valid", so: bool = False,
+             gs: bool = False) -> list:
     """The first ``count`` values a run with ``run_seed`` draws (no case is run)."""
     out: list = []
     k = 0
     while len(out) < count:
-        out += draw_chunk(mode, so, run_seed, k)
+        out += draw_chunk(mode, so, run_seed, k, gs)
         k += 1
     return out[:count]
 
 
-def draw_chunk(mode: str, so: bool, run_seed: int, k: int) -> list:
+def draw_chunk(mode: str, so: bool, run_seed: int, k: int, gs: bool = False) -> list:
     """The values of chunk ``k`` of a run with ``run_seed`` (none is run)."""
     values: list = []
 
@@ -133,20 +135,20 @@ def draw_chunk(mode: str, so: bool, run_seed: int, k: int) -> list:
         values.append(v)
         return False
 
-    drive(strategy(mode, so), chunk_seed(run_seed, mode, k), chunk_size(k), keep)
+    drive(strategy(mode, so, gs), chunk_seed(run_seed, mode, k), chunk_size(k), keep)
     return values
 
 
 class Prefetch:
     """Chunk ``k`` drawn in a background thread; :meth:`result` waits for it."""
 
-    def __init__(self, mode: str, so: bool, run_seed: int, k: int):
+    def __init__(self, mode: str, so: bool, run_seed: int, k: int, gs: bool = False):
         self._values: list = []
         self._error: BaseException | None = None
 
         def work():
             try:
-                self._values = draw_chunk(mode, so, run_seed, k)
+                self._values = draw_chunk(mode, so, run_seed, k, gs)
             except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
                 self._error = e
 
@@ -177,14 +179,15 @@ class Drawers:
     """Processes drawing chunks ahead of the run, ``processes`` of them, each chunk whole in
     one process: drawing is pure Python (hypothesis), so on this process's threads it would hold
     the GIL against the parent's pipe I/O and cap a campaign at one core's drawing. A chunk's
-    values depend on (mode, so, seed, k) alone (:func:`chunk_seed`), so any process draws the
+    values depend on (mode, so, gs, seed, k) alone (:func:`chunk_seed`), so any process draws the
     same ones. Spawned, not forked: the parent may hold a wgpu device and threads.
     :meth:`close` ends the processes at once (a chunk being drawn is dropped)."""
 
-    def __init__(self, mode: str, so: bool, run_seed: int, processes: int):
+    def __init__(self, mode: str, so: bool, run_seed: int, processes: int, gs: bool = False):
         import multiprocessing
 
         self.args = (mode, so, run_seed)
+        self.gs = gs
         self.ahead = processes
         self._pool = multiprocessing.get_context("spawn").Pool(processes)
         self._pending: dict[int, Drawn] = {}
@@ -193,7 +196,8 @@ class Drawers:
         """Chunk ``k`` (drawing it and the next ones, one per process, if not yet asked)."""
         for j in range(k, k + self.ahead):
             if j not in self._pending:
-                self._pending[j] = Drawn(self._pool.apply_async(draw_chunk, (*self.args, j)))
+                self._pending[j] = Drawn(self._pool.apply_async(draw_chunk,
+                                                                (*self.args, j, self.gs)))
         return self._pending.pop(k)
 
     def close(self) -> None:

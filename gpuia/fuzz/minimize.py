@@ -48,6 +48,6 @@ def shrink(config: FuzzConfig, k: int, target_value, kind: str, original: Outcom
             state["best"] = (v, o)
         return hit
 
-    drive(strategy(c.mode, c.so), chunk_seed(c.seed, c.mode, k), chunk_size(k), on_value)
+    drive(strategy(c.mode, c.so, c.gs), chunk_seed(c.seed, c.mode, k), chunk_size(k), on_value)
     value, outcome = state["best"]
     return value, outcome, state["runs"], state["reached"]

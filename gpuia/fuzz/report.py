@@ -22,8 +22,9 @@ from .pool import Outcome
 class FuzzConfig:
     """What ``gpuia fuzz`` was asked to do. ``seconds``/``cases``: stop at whichever comes
     first (at least one must be set). ``paths``: GPU paths to compare (empty: CPU reference
-    only, in this process). ``memory_limit_mb``: address-space headroom of each child (None:
-    4096 MiB on CPU adapters, unlimited on others; 0: unlimited)."""
+    only, in this process). ``so``/``gs``: draw cases with Stream Output / geometry shaders
+    (:func:`gpuia.fuzz.strategies.cases`). ``memory_limit_mb``: address-space headroom of
+    each child (None: 4096 MiB on CPU adapters, unlimited on others; 0: unlimited)."""
 
     mode: str = "valid"
     seed: int = 0
@@ -31,6 +32,7 @@ class FuzzConfig:
     cases: int | None = None
     paths: tuple = ("native", "pulling")
     so: bool = False
+    gs: bool = False
     adapter: str | None = None
     gpu_backend: str | None = None
     capture: str = "auto"
@@ -95,6 +97,8 @@ class FuzzReport:
             parts.append("--invalid")
         if c.so:
             parts.append("--so")
+        if c.gs:
+            parts.append("--gs")
         if tuple(c.paths) != ("native", "pulling") and c.mode == "valid":
             parts += ["--paths", ",".join(c.paths) or "none"]
         if c.adapter:
@@ -155,9 +159,9 @@ def save_finding(config: FuzzConfig, f: Finding) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     stem = f"{c.mode}-{c.seed}-{f.chunk}-{f.index}-{f.kind}"
     desc = (f"gpuia fuzz finding ({f.kind}): {f.detail[:500]} Found by: gpuia fuzz --seed "
-            f"{c.seed}{' --invalid' if c.mode == 'invalid' else ''}{' --so' if c.so else ''} "
-            f"(chunk {f.chunk}, case {f.index}); minimal case after {f.shrink_runs} "
-            f"shrink runs.")
+            f"{c.seed}{' --invalid' if c.mode == 'invalid' else ''}{' --so' if c.so else ''}"
+            f"{' --gs' if c.gs else ''} (chunk {f.chunk}, case {f.index}); minimal case after "
+            f"{f.shrink_runs} shrink runs.")
     path = out / f"{stem}.json"
     write_atomic(path, case_bytes(f.minimal, stem, desc))
     if f.duplicate_of is None:

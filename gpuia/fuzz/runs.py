@@ -11,7 +11,7 @@ from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..errors import GpuiaError, UnsupportedError
 from ..harness.case import load_case
 from ..harness.crosscheck import cross_check
-from ..harness.run import reference_ia, reference_so
+from ..harness.run import reference_gs, reference_ia, reference_so
 from ..reference.ia import as_bytes
 
 __all__ = ["WGPU_REFUSED", "case_demand", "clip", "run_valid_case"]
@@ -39,9 +39,9 @@ def run_valid_case(doc: dict, devices, paths, capture: str = "auto") -> tuple[di
     ref = None
     try:
         case = load_case(doc)
-        if not devices:
+        if not devices:  # the CPU reference's stages, as `gpuia run --backend cpu` runs them
             ref = reference_ia(case)
-            reference_so(case, ref)
+            reference_so(case, ref, reference_gs(case, ref))
             return {"status": "ok", "lines": []}, ref
         result = cross_check(case, devices, paths, capture_route=capture, rows=16)
     except UnsupportedError as e:

@@ -10,7 +10,8 @@ specials) or random bytes; one to three draws of both kinds with base vertex, st
 (values near 2^32 included), every topology, index buffers of both formats with strip cuts, NULL
 index views, index views offset by whole indices and index reads past the view; optionally
 (``so=True``) a Stream Output declaration with gaps, several output slots, unbound declared slots,
-pre-filled targets and small targets that overflow.
+pre-filled targets and small targets that overflow; optionally (``gs=True``) about one case in
+three with a geometry shader instead (:mod:`gpuia.fuzz.geometry`).
 
 **Shrinking.** Hypothesis shrinks the sequence of choices behind a case, so the strategy is laid
 out to make small choices mean a simple case and to keep every choice where it is when another
@@ -39,6 +40,7 @@ import functools
 from hypothesis import strategies as st
 
 from ..d3d.formats import DXGI_FORMAT_VALUES, INDEX_FORMATS, VERTEX_FORMATS
+from .geometry import gs_cases
 
 __all__ = [
     "ALL_FORMATS",
@@ -467,12 +469,16 @@ _FILL_RECIPE, _BUFFER_RECIPE, _PLAIN_BUFFER_RECIPE = _fill_recipe(), _buffer_rec
     _buffer_recipe(plain=True)
 _ELEMENT, _PLAIN_ELEMENT = _element(), _element(plain=True)
 _DRAW_CALL, _INDEX_RECIPE = _draw_call(), _index_recipe()
+_GS_CASES = gs_cases()
 
 
 @st.composite
-def cases(draw, so: bool = False) -> dict:
+def cases(draw, so: bool = False, gs: bool = False) -> dict:
     """A valid case dict (without ``name``; the fuzzer names it). ``so``: about half of the
-    cases carry a ``stream_output`` section."""
+    cases carry a ``stream_output`` section. ``gs``: about one case in three is a geometry
+    shader case (:func:`gpuia.fuzz.geometry.gs_cases`; shrinks to a case without one)."""
+    if gs and _rare(draw, 3):
+        return draw(_GS_CASES)
     # About one case in three is "plain": what WebGPU's own vertex fetch can express, so that
     # the native path is compared often (any one obstacle sends a whole draw to pulling).
     plain = _rare(draw, 3)

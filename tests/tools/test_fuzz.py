@@ -295,6 +295,8 @@ def test_a_run_in_which_no_case_ran_is_not_a_pass():
       "adapter": "llvmpipe (LLVM 15.0.6, 256 bits) (CPU) via Vulkan", "gpu_backend": "Vulkan",
       "capture": "targets"}),
     (FuzzConfig(seed=0, cases=3, paths=()), 3, {"seed": 0, "cases": 3, "paths": ()}),
+    (FuzzConfig(seed=2, cases=4, gs=True, mode="invalid"), 4,
+     {"seed": 2, "cases": 4, "gs": True, "so": False, "invalid": True}),
     (FuzzConfig(seed=1, cases=3, paths=("auto",), adapter="it's \"quoted\""), 3,
      {"seed": 1, "cases": 3, "paths": ("auto",), "adapter": "it's \"quoted\""}),
 ])

@@ -99,6 +99,11 @@ def add_parser(subparsers):
                         "reference alone, in this process)")
     p.add_argument("--so", action="store_true",
                    help="give about half of the cases a Stream Output declaration and targets")
+    p.add_argument("--gs", action="store_true",
+                   help="make about one case in three a geometry shader case (a generated HLSL "
+                        "geometry shader into Stream Output streams 0-3); with --invalid, "
+                        "geometry shader cases broken as D3D12 refuses them, which must be "
+                        "refused naming the rule")
     p.add_argument("--invalid", action="store_true",
                    help="invalid-input fuzzing: corrupted cases through 'gpuia check' in a child")
     p.add_argument("--out", default="fuzz-out", metavar="DIR",
@@ -140,7 +145,7 @@ def run(args) -> int:
                                       "not apply"))
         return EXIT_INVALID
     config = FuzzConfig(mode=mode, seed=run_seed, seconds=seconds, cases=args.cases,
-                        paths=args.paths, so=args.so, adapter=args.adapter,
+                        paths=args.paths, so=args.so, gs=args.gs, adapter=args.adapter,
                         gpu_backend=args.gpu_backend, capture=args.capture, out=Path(args.out),
                         jobs=_jobs(args.jobs, default_jobs(), note=bool(args.paths)),
                         timeout=args.timeout, max_findings=args.max_findings,
