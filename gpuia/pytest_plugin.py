@@ -28,7 +28,9 @@ Fixtures
     ``gpuia_check``: a function that runs the CPU reference and the GPU on a case and fails the
     test with the RenderDoc-style comparison table on any difference, or when no GPU run could
     be compared at all. It takes a case (a :class:`gpuia.harness.case.Case`, a case file path, or a
-    case document as a dict; its vertex shader may be HLSL), or ``layout=`` (D3D12 input
+    case document as a dict; its vertex shader may be HLSL, and it may have a geometry shader,
+    whose Stream Output the GPU run compares, or says with the reason that it cannot, as
+    ``gpuia check`` does), or ``layout=`` (D3D12 input
     element descriptions) with generated data and, with ``vertex_shader=`` (an ``.hlsl`` or
     ``.wgsl`` path, optionally ``path:entry``, or a case-format ``vertex_shader`` object), the
     engine's own vertex shader, which the layout must feed as CreateGraphicsPipelineState

@@ -412,3 +412,59 @@ def test_without_any_adapter_gpu_tests_fail_and_all_is_refused(pytester, plugin_
     errors = [ln for ln in refused.stderr.lines if ln.startswith("ERROR:")]
     assert len(errors) == 1 and errors[0].startswith("ERROR: gpuia: --gpuia-adapter all: ")
     assert "(adapters: none)" in errors[0] and "mesa-vulkan-drivers" in errors[0]
+
+
+# -- geometry shader cases -------------------------------------------------------------------
+GS_CASE = {
+    "gpuia_case": 1, "name": "gs_quads",
+    "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32B32A32_FLOAT"}],
+    "vertex_buffers": [{"slot": 0, "stride": 16, "data": {"dtype": "float32",
+                                                          "values": [0, 0, 0, 1, 4, 8, 0, 1]}}],
+    "primitive_topology": "POINTLIST",
+    "draw": {"DrawInstanced": {"VertexCountPerInstance": 2, "InstanceCount": 1,
+                               "StartVertexLocation": 0, "StartInstanceLocation": 0}},
+    "geometry_shader": {"hlsl": """
+struct V { float4 pos : POSITION; };
+struct O { float4 pos : SV_Position; uint corner : CORNER; };
+[maxvertexcount(4)]
+void main(point V v[1], uint pid : SV_PrimitiveID, inout TriangleStream<O> s) {
+    for (uint k = 0; k < 4; k++) {
+        O o;
+        o.pos = v[0].pos + float4(k & 1, k >> 1, 0, 0);
+        o.corner = pid * 10 + k;
+        s.Append(o);
+    }
+}
+"""},
+    "stream_output": {"declaration": [{"SemanticName": "CORNER", "ComponentCount": 1}],
+                      "targets": [{"slot": 0, "size": 48}]},
+}
+
+
+def test_gpuia_check_runs_a_geometry_shader_case(gpuia_check):
+    """A case with a geometry shader goes through gpuia_check as any case: its Input Assembler
+    is compared on the GPU, and its Stream Output (the shader's triangles) is compared where
+    the GPU side runs geometry shaders, else said not applicable with the reason."""
+    result = gpuia_check(GS_CASE)
+    assert result.ok and result.compared >= 2  # native and pulling
+    (so,) = [line for line in result.lines if line.path == "stream output"]
+    assert so.status == "OK" or (so.status == "not applicable" and "geometry" in so.detail)
+
+
+def test_a_geometry_shader_case_d3d_refuses_fails_with_one_line(pytester, plugin_args,
+                                                                 gpu_device):
+    # A point geometry shader on a triangle list: CreateGraphicsPipelineState refuses the
+    # pairing (rules 13.2), so the test fails with that one line.
+    pytester.makepyfile(test_gs=f"""
+import json
+CASE = json.loads({json.dumps(json.dumps(dict(GS_CASE, primitive_topology="TRIANGLELIST")))})
+
+def test_gs(gpuia_check):
+    gpuia_check(CASE)
+""")
+    result = pytester.runpytest_subprocess(*plugin_args, "-q", "-rN")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert out.count("rules 13.2") == 1
+    assert "gpuia: geometry shader: input primitive='point': takes no TRIANGLELIST" in out
+    assert "During handling" not in out and "Traceback" not in out
