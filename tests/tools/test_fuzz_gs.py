@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -98,6 +99,28 @@ def test_a_reference_run_of_gs_cases_finds_nothing():
     report = Fuzzer(FuzzConfig(seed=2, cases=48, paths=(), so=True, gs=True),
                     runner=ReferenceRunner(), out=io.StringIO(), err=io.StringIO()).run()
     assert report.cases == 48 and report.outcomes == {"ok": 48} and not report.findings
+
+
+def _triangleadj_shader(value, outcome):
+    """An injected fake finding: any case whose geometry shader takes triangles with
+    adjacency."""
+    gs = value.get("geometry_shader") if isinstance(value, dict) else None
+    return "fake" if gs and "triangleadj V" in gs["hlsl"] and outcome.status == "ok" else None
+
+
+def test_a_gs_finding_shrinks_to_the_simplest_shape_and_draw(tmp_path):
+    report = Fuzzer(FuzzConfig(seed=3, cases=40, paths=(), so=True, gs=True, out=tmp_path,
+                               shrink_seconds=120),
+                    runner=ReferenceRunner(), judge=_triangleadj_shader, out=io.StringIO(),
+                    err=io.StringIO()).run()
+    (finding,) = report.findings
+    saved = json.loads(Path(finding.path).read_text())
+    # SHAPES lists the simplest first: the first one taking triangleadj is the minimal shader
+    first = next(s for s in SHAPES if s.input == "triangleadj")
+    assert saved["geometry_shader"]["hlsl"] == gs_source(first)
+    assert isinstance(saved["draw"], dict) and "index_buffer" not in saved
+    assert len(saved["stream_output"]["declaration"]) == 1
+    assert saved["constant_buffers"][0]["data"]["values"] == [0, 0, 0, 0]
 
 
 @pytest.fixture(scope="module")
