@@ -208,3 +208,19 @@ def test_gpuia_check_compares_each_stream(gpu_device, tmp_path, capsys):
     assert "stream output: OK: NumPrimitivesWritten 3, PrimitivesStorageNeeded 3, " \
            "stream 1: 4 written, 6 needed" in out
     assert "raster: not applicable" in out
+
+
+def test_target_sizes_that_are_no_word_multiple(gpu_device):
+    # SizeInBytes 10 and 14 hold 2 and 3 whole 4-byte points (rules 9.7): stream 0 writes 2 of
+    # its 3, stream 1 3 of its 6; the bytes past them keep the targets' fill.
+    doc = tags_case("POINTLIST", [drawn(3)])
+    doc["geometry_shader"] = {"hlsl": TWO_POINT_STREAMS}
+    doc["stream_output"] = {
+        "declaration": [{"Stream": s, "SemanticName": "ID", "ComponentCount": 1,
+                         "OutputSlot": s} for s in range(2)],
+        "buffer_strides": [4, 4], "rasterized_stream": "NO_RASTERIZED_STREAM",
+        "targets": [{"slot": s, "size": size, "data": {"hex": "ee" * size}}
+                    for s, size in ((0, 10), (1, 14))]}
+    ref, got = gpu_against_reference(gpu_device, doc)
+    assert [s["NumPrimitivesWritten"] for s in ref.streams[:2]] == [2, 3]
+    assert got.filled_size == {0: 8, 1: 12}

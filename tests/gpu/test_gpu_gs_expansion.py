@@ -399,9 +399,9 @@ def test_refusals_record_nothing(gpu_device):
     enc = dev.create_command_encoder()
     with pytest.raises(InvalidDescError, match="2 regions of 7 words need 56 bytes"):
         gs.encode(enc, small, 2, plan, so, {})
-    with pytest.raises(InvalidDescError, match="multiples of 4 inside the 64-byte buffer"):
+    with pytest.raises(InvalidDescError, match="the target inside the 64-byte buffer"):
         gs.encode(enc, small, 1, plan, so, {0: GSTarget(data, 2, 16, data, 0)})
-    with pytest.raises(InvalidDescError, match="multiples of 4 inside the 64-byte buffer"):
+    with pytest.raises(InvalidDescError, match="the target inside the 64-byte buffer"):
         gs.encode(enc, small, 1, plan, so, {0: GSTarget(data, 16, 64, data, 0)})
     with pytest.raises(InvalidDescError, match="BufferFilledSizeLocation"):
         gs.encode(enc, small, 1, plan, so, {0: GSTarget(data, 0, 16, data, 62)})

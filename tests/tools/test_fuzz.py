@@ -552,3 +552,11 @@ def test_invalid_child_answers_a_case_that_does_not_load_with_validate(gpu_devic
     assert answer["command"] == "validate" and answer["rc"] == 2, answer
     errors = [line for line in answer["stderr"].splitlines() if line.startswith("error:")]
     assert len(errors) == 1, answer["stderr"]
+
+
+def test_found_gs_target_size_not_a_word_multiple(gpu_device):
+    """Found by the valid fuzzer (seed 2026, --gs): a geometry shader's Stream Output target of
+    SizeInBytes 97 was refused by the GPU expansion, which took only word multiples; D3D12's
+    views take any size (a vertex fits when all its bytes do). The GPU now agrees with the
+    reference."""
+    _check_ok(DATA / "gs_target_size_not_a_word_multiple.json", gpu_device)

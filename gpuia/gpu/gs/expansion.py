@@ -29,8 +29,8 @@ primitives below the stream's written count in D3D's strip order (9.3), each slo
 the state across chunks and draws on the GPU, so chunks and draws append as one draw would.
 
 Refused before anything is recorded: a ``regions`` buffer smaller than ``invocations`` regions,
-a target whose BufferLocation, SizeInBytes or counter offset is no multiple of 4 or that reaches
-past its buffer (:class:`~gpuia.errors.InvalidDescError`); a buffer larger than one storage
+a target whose BufferLocation or counter offset is no multiple of 4 or that reaches past its
+buffer (:class:`~gpuia.errors.InvalidDescError`); a buffer larger than one storage
 binding (a target buffer is accepted when the caller gives the filled sizes: it is then bound as
 the window the invocations can write, which must fit one binding), more workgroups than one
 dispatch holds (:class:`~gpuia.errors.UnsupportedError`).
@@ -332,9 +332,11 @@ class GSStreamOutput:
             if t is None:
                 continue
             where = f"GS expansion slot {slot}"
-            if t.location % 4 or t.size % 4 or t.location + t.size > t.buffer.size:
+            # SizeInBytes may be any count (D3D12's views take one): a vertex fits when all
+            # its bytes do, and every stride is a multiple of 4 (rules 8.8).
+            if t.location % 4 or t.location + t.size > t.buffer.size:
                 raise InvalidDescError(where, "target", (t.location, t.size),
-                                       f"BufferLocation and SizeInBytes must be multiples of 4 "
+                                       f"BufferLocation must be a multiple of 4, the target "
                                        f"inside the {t.buffer.size}-byte buffer")
             if t.counter_offset % 4 or t.counter_offset + 4 > t.counter.size:
                 raise InvalidDescError(where, "BufferFilledSizeLocation", t.counter_offset,
