@@ -190,17 +190,25 @@ void main(point V v[1], uint pid : SV_PrimitiveID, inout PointStream<A> s0,
 """
 
 
-def test_gpuia_check_compares_each_stream(gpu_device, tmp_path, capsys):
-    # Three points: stream 0 gets 1 point each (3), stream 1 two each (6 needed), of which its
-    # 16-byte slot holds 4 (rules 9.7, 13.8). The check's stream output line says so and
-    # passes; the raster line is not applicable (the stream is not drawn).
+def two_streams_case(sizes: tuple[int, int]) -> dict:
+    """Three points through TWO_POINT_STREAMS, stream s into slot s of ``sizes[s]`` bytes
+    (filled with 0xee)."""
     doc = tags_case("POINTLIST", [drawn(3)])
     doc["geometry_shader"] = {"hlsl": TWO_POINT_STREAMS}
     doc["stream_output"] = {
         "declaration": [{"Stream": s, "SemanticName": "ID", "ComponentCount": 1,
                          "OutputSlot": s} for s in range(2)],
         "buffer_strides": [4, 4], "rasterized_stream": "NO_RASTERIZED_STREAM",
-        "targets": [{"slot": s, "size": 16} for s in range(2)]}
+        "targets": [{"slot": s, "size": size, "data": {"hex": "ee" * size}}
+                    for s, size in enumerate(sizes)]}
+    return doc
+
+
+def test_gpuia_check_compares_each_stream(gpu_device, tmp_path, capsys):
+    # Three points: stream 0 gets 1 point each (3), stream 1 two each (6 needed), of which its
+    # 16-byte slot holds 4 (rules 9.7, 13.8). The check's stream output line says so and
+    # passes; the raster line is not applicable (it checks the Input Assembler's primitives).
+    doc = two_streams_case((16, 16))
     path = tmp_path / "gs.json"
     path.write_text(json.dumps(doc))
     assert main(["check", str(path), "--raster"]) == 0
@@ -213,14 +221,6 @@ def test_gpuia_check_compares_each_stream(gpu_device, tmp_path, capsys):
 def test_target_sizes_that_are_no_word_multiple(gpu_device):
     # SizeInBytes 10 and 14 hold 2 and 3 whole 4-byte points (rules 9.7): stream 0 writes 2 of
     # its 3, stream 1 3 of its 6; the bytes past them keep the targets' fill.
-    doc = tags_case("POINTLIST", [drawn(3)])
-    doc["geometry_shader"] = {"hlsl": TWO_POINT_STREAMS}
-    doc["stream_output"] = {
-        "declaration": [{"Stream": s, "SemanticName": "ID", "ComponentCount": 1,
-                         "OutputSlot": s} for s in range(2)],
-        "buffer_strides": [4, 4], "rasterized_stream": "NO_RASTERIZED_STREAM",
-        "targets": [{"slot": s, "size": size, "data": {"hex": "ee" * size}}
-                    for s, size in ((0, 10), (1, 14))]}
-    ref, got = gpu_against_reference(gpu_device, doc)
+    ref, got = gpu_against_reference(gpu_device, two_streams_case((10, 14)))
     assert [s["NumPrimitivesWritten"] for s in ref.streams[:2]] == [2, 3]
     assert got.filled_size == {0: 8, 1: 12}

@@ -45,15 +45,16 @@ RECTS = [((2, 3, 7, 5), (1, 0, 0, 1)), ((9, 8, 16, 16), (0, 1, 0, 1)),
          ((0, 0, 1, 1), (1, 1, 1, 1))]
 
 
-def draw(dev, so=None, **pso):
+def draw(dev, so=None, rects=RECTS, ps=PS, **pso):
+    """A context drawing QUADS of ``rects`` with ``ps`` into a cleared 16 x 16 target."""
     ctx = Context(dev)
     rt = dev.create_render_target(W, H, "R8G8B8A8_UNORM")
     ctx.om_set_render_targets([rt])
     ctx.clear_render_target_view(rt, (0, 0, 1, 1))
     ctx.set_pipeline_state(PipelineState(
-        LAYOUT, pixel_shader=PS, rtv_formats=("R8G8B8A8_UNORM",), depth_enable=False,
+        LAYOUT, pixel_shader=ps, rtv_formats=("R8G8B8A8_UNORM",), depth_enable=False,
         stream_output=so, geometry_shader=compile_geometry_shader(QUADS), **pso))
-    data = np.array([[*r, *c] for r, c in RECTS], np.float32)
+    data = np.array([[*r, *c] for r, c in rects], np.float32)
     ctx.ia_set_vertex_buffers(0, [dev.create_buffer(data)], [32], [0])
     ctx.ia_set_primitive_topology("POINTLIST")
     return ctx, rt
@@ -128,16 +129,8 @@ def test_a_flat_output_comes_from_each_triangle_s_first_vertex(gpu_device):
     # side of the diagonal from corner 1 to corner 2 holding corner 0; no center lies on it),
     # and shows corner 0; triangle (1, 3, 2) the others, corner 1 (D3D's provoking vertex is
     # a primitive's first, and the strip's second triangle starts at vertex 1, rules 9.3).
-    ctx = Context(gpu_device)
-    rt = gpu_device.create_render_target(W, H, "R8G8B8A8_UNORM")
-    ctx.om_set_render_targets([rt])
-    ctx.clear_render_target_view(rt, (0, 0, 1, 1))
-    ctx.set_pipeline_state(PipelineState(
-        LAYOUT, pixel_shader=FLAT_PS, rtv_formats=("R8G8B8A8_UNORM",), depth_enable=False,
-        cull_mode="NONE", geometry_shader=compile_geometry_shader(QUADS)))
-    data = np.array([[2, 3, 6, 6, 0, 0, 0, 0]], np.float32)
-    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(data)], [32], [0])
-    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx, rt = draw(gpu_device, rects=[((2, 3, 6, 6), (0, 0, 0, 0))], ps=FLAT_PS,
+                   cull_mode="NONE")
     ctx.draw_instanced(1)
     ctx.flush()
     want = expected([])

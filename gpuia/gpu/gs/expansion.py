@@ -64,6 +64,7 @@ from .plan import (
     GSStreamPlan,
     GSTarget,
     TargetBindings,
+    check_binding,
     entry_table,
     params_records,
     target_bindings,
@@ -313,11 +314,7 @@ class GSStreamOutput:
         return groups, (uniform, scan, table)
 
     def _check_binding(self, what: str, nbytes: int) -> None:
-        caps = self.device.caps
-        limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
-        if nbytes > limit:
-            raise UnsupportedError(f"the GS expansion's {what} needs {nbytes} bytes, more than "
-                                   f"one storage binding holds ({limit})")
+        check_binding(self.device.caps, f"expansion's {what}", nbytes)
 
     def _check(self, regions, invocations: int, plan: GSStreamPlan,
                targets: Mapping[int, GSTarget | None], windowed: bool) -> None:

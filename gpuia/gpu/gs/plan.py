@@ -30,12 +30,12 @@ import numpy as np
 from ...d3d.geometry import GeometryDeclaration
 from ...d3d.signature import Member
 from ...d3d.so_declaration import ResolvedStreamOutput
-from ...errors import InvalidDescError
+from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.blocks import GS_SO_PARAMS, GS_SO_SLOT
 from ...wgsl.gs_expansion import MAX_LEVELS, PARAMS_WORDS, scan_levels
 
 __all__ = ["GSStreamPlan", "GSTarget", "TargetBindings", "entry_table", "stream_vertices",
-           "target_bindings", "params_records", "SLOTS", "STREAMS"]
+           "target_bindings", "params_records", "check_binding", "SLOTS", "STREAMS"]
 
 SLOTS = 4
 """SO output slots 0-3."""
@@ -230,3 +230,12 @@ def params_records(plan: GSStreamPlan, so: ResolvedStreamOutput,
         at = _SLOTS + s.slot * _SLOT_WORDS
         records[:, at:at + _SLOT_WORDS] = [values[name] for name in _SLOT_FIELDS]
     return records
+
+
+def check_binding(caps, what: str, nbytes: int) -> None:
+    """UnsupportedError naming ``what`` when ``nbytes`` exceed one storage binding on an
+    adapter of ``caps`` (its largest storage binding and buffer)."""
+    limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+    if nbytes > limit:
+        raise UnsupportedError(f"the geometry shader's {what} needs {nbytes} bytes in one "
+                               f"binding, more than this adapter's {limit}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ...wgsl.blocks import GS_PARAMS
 from ..lifetime import wgpu_call
+from .plan import check_binding
 
 __all__ = ["GSProgram", "GSWindow"]
 # The storage bindings after the parameters, in binding order.
@@ -93,12 +94,9 @@ class GSProgram:
         return pipe
 
     def check_binding(self, what: str, nbytes: int) -> None:
-        """UnsupportedError when ``nbytes`` exceed one storage binding of this adapter."""
-        caps = self.device.caps
-        limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
-        if nbytes > limit:
-            raise UnsupportedError(f"the geometry shader's {what} needs {nbytes} bytes in one "
-                                   f"binding, more than this adapter's {limit}")
+        """UnsupportedError when ``nbytes`` exceed one storage binding of this adapter
+        (:func:`gpuia.gpu.gs.plan.check_binding`)."""
+        check_binding(self.device.caps, what, nbytes)
 
     def encode(self, encoder, shader, params: GSWindow, windows: dict[str, GSWindow],
                invocations: int, cbv_group=None) -> tuple:
