@@ -47,6 +47,26 @@ class InvalidDescError(GpuiaError, ValueError):
         super().__init__(f"{': '.join(parts)}: {rule}")
 
 
+class ContainerError(InvalidDescError):
+    """A compiled shader container (DXBC or DXIL) that cannot be read: truncated, inconsistent
+    (an offset, count or size past its chunk or the file, a name outside its chunk) or not a
+    shader container at all. An :class:`InvalidDescError`, so also a ``ValueError``.
+
+    The message is ``CHUNK at byte OFFSET: rule``; ``chunk`` (``"header"``, ``"chunk 2 (OSGN)"``)
+    and ``offset`` (from the start of the file) stay readable as attributes.
+
+    Arguments:
+        chunk (str): the part of the container (``"header"``, ``"chunk 2 (OSGN)"``).
+        offset (int): the byte offset of the problem, from the start of the file.
+        rule (str): what is wrong, in words.
+    """
+
+    def __init__(self, chunk: str, offset: int, rule: str):
+        self.chunk = chunk
+        self.offset = offset
+        super().__init__(f"{chunk} at byte {offset}", None, None, rule)
+
+
 class CaseError(GpuiaError, ValueError):
     """A case file that cannot be read: bad JSON, a missing key, a wrong type or bad data.
     Also a ``ValueError``.
