@@ -1,6 +1,7 @@
 """HLSL shaders through Slang's compiler library (the ``hlsl`` extra)."""
 
-from .frontend import HlslShader, compile_shader
+from .frontend import HlslShader, compile_shader, reflect_entry
 from .geometry import HlslGeometryShader, compile_geometry_shader
 
-__all__ = ["HlslShader", "compile_shader", "HlslGeometryShader", "compile_geometry_shader"]
+__all__ = ["HlslShader", "compile_shader", "reflect_entry", "HlslGeometryShader",
+           "compile_geometry_shader"]

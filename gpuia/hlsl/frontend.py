@@ -270,6 +270,25 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     return shader
 
 
+def reflect_entry(source: str, stage: str = "vertex", entry_point: str = "main",
+                  defines=None, matrix_layout: str = "column_major",
+                  file_name: str | None = None, include_dirs=(),
+                  source_path: str | None = None) -> EntrySignature:
+    """The signature of one HLSL entry point as Slang's reflection gives it, without
+    translating it to WGSL: what :func:`compile_shader` reads before its own checks (so also a
+    pixel shader's SV_Depth, which gpuia does not draw). The arguments are
+    :func:`compile_shader`'s; not cached. Raises :class:`~gpuia.errors.InvalidDescError`
+    (Slang's diagnostic, a host escape, no such entry point) or
+    :class:`~gpuia.errors.UnsupportedError` without Slang's compiler."""
+    what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
+    file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
+    include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
+    slang, _, first = first_pass(source, _SLANG_STAGE[stage], entry_point, defs, matrix_layout,
+                                 file_name, include_dirs, source_path, what)
+    return entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
+                           what, slang.prepared.matrix_layout, slang.prepared)
+
+
 def recorded_files(dependencies: tuple[str, ...], candidates: tuple[str, ...],
                    files: includes.Reader) -> list[tuple[str, str | None]]:
     """(path, hash) of the files a compile depends on, as the compile saw them: those gpuia

@@ -12,7 +12,7 @@ import pytest
 from helpers import TRIANGLE, gpuia_cli
 
 COMMANDS = ("'validate', 'run', 'check', 'adapters', 'formats', 'demo', 'fuzz', 'layout', "
-            "'translate'")
+            "'translate', 'shader'")
 
 
 @pytest.mark.parametrize("args, line", [
@@ -31,6 +31,8 @@ COMMANDS = ("'validate', 'run', 'check', 'adapters', 'formats', 'demo', 'fuzz', 
     (["run", TRIANGLE, "--backend"],
      "error: run: argument --backend: expected one argument; see gpuia run --help"),
     (["layout"], "error: layout: the following arguments are required: FILE; see gpuia layout "
+                 "--help"),
+    (["shader"], "error: shader: the following arguments are required: FILE; see gpuia shader "
                  "--help"),
     (["fuzz", "--cases", "0"],
      "error: fuzz: argument --cases: '0' must be greater than 0; see gpuia fuzz --help"),
