@@ -15,7 +15,8 @@ from helpers import DATA, assert_one_error_line, gpuia_cli
 SHADERS = DATA / "shaders"
 BLOBS = SHADERS / "blobs"
 # d3dcommon.h's numbers, for the compilers' reflection
-D3D_NAME = {0: "UNDEFINED", 1: "POSITION", 6: "VERTEX_ID", 7: "PRIMITIVE_ID", 64: "TARGET",
+D3D_NAME = {0: "UNDEFINED", 1: "POSITION", 6: "VERTEX_ID", 7: "PRIMITIVE_ID",
+            13: "FINAL_TRI_EDGE_TESSFACTOR", 14: "FINAL_TRI_INSIDE_TESSFACTOR", 64: "TARGET",
             65: "DEPTH"}
 COMPONENT = {1: "UINT32", 2: "SINT32", 3: "FLOAT32"}
 SPEC_KEYS = {"gpuia_shader", "file", "container", "stage", "shader_model", "input_signature",

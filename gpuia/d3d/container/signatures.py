@@ -11,7 +11,9 @@ from the chunk's start.
 Values are kept as stored, with one rule of D3DReflect's: a pixel shader's output that a DXBC
 container stores with system value 0 but names SV_Target, SV_Depth, SV_DepthGreaterEqual,
 SV_DepthLessEqual or SV_Coverage reports TARGET, DEPTH, DEPTH_GREATER_EQUAL, DEPTH_LESS_EQUAL or
-COVERAGE (:data:`PIXEL_OUTPUT_NAMES`; DXIL stores these values itself).
+COVERAGE (:data:`PIXEL_OUTPUT_NAMES`; DXIL stores these values itself); and a 16-bit component
+type stored with a minimum precision reports its 32-bit type, as reflection does
+(:data:`WIDE_TYPES`; native 16-bit types, MinPrecision DEFAULT, stay 16-bit).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 from .chunks import Chunk
 
-__all__ = ["SignatureParameter", "SignatureLayout", "LAYOUTS", "SYSTEM_VALUES",
+__all__ = ["SignatureParameter", "SignatureLayout", "LAYOUTS", "SYSTEM_VALUES", "WIDE_TYPES",
            "COMPONENT_TYPES", "MIN_PRECISIONS", "PIXEL_OUTPUT_NAMES", "read_signature"]
 
 # D3D_NAME (d3dcommon.h), by number: the suffix after D3D_NAME_
@@ -35,6 +37,11 @@ SYSTEM_VALUES = {
     68: "DEPTH_LESS_EQUAL", 69: "STENCIL_REF", 70: "INNER_COVERAGE",
 }
 """D3D_NAME values, by number (d3dcommon.h)."""
+
+WIDE_TYPES = {"FLOAT16": "FLOAT32", "SINT16": "SINT32", "UINT16": "UINT32"}
+"""A 16-bit component type stored with a minimum precision -> the type reflection reports: DXC
+stores min16float as FLOAT16 with MinPrecision FLOAT_16 where FXC stores FLOAT32, and both
+compilers' reflection report FLOAT32 (a minimum-precision value is 32-bit at the interface)."""
 
 COMPONENT_TYPES = {0: "UNKNOWN", 1: "UINT32", 2: "SINT32", 3: "FLOAT32", 4: "UINT16",
                    5: "SINT16", 6: "FLOAT16", 7: "UINT64", 8: "SINT64", 9: "FLOAT64"}
@@ -138,10 +145,11 @@ def read_signature(chunk: Chunk, pixel_outputs: bool = False) -> tuple[Signature
         system_name = _named(SYSTEM_VALUES, system, chunk, at, f"element {i}'s system value")
         if pixel_outputs and system == 0:
             system_name = PIXEL_OUTPUT_NAMES.get(name.upper(), system_name)
-        precision = words[-1] if layout.min_precision else 0
-        out.append(SignatureParameter(
-            name, index, register, system_name,
-            _named(COMPONENT_TYPES, component, chunk, at, f"element {i}'s component type"),
-            masks & 0xFF, (masks >> 8) & 0xFF, stream,
-            _named(MIN_PRECISIONS, precision, chunk, at, f"element {i}'s minimum precision")))
+        precision = _named(MIN_PRECISIONS, words[-1] if layout.min_precision else 0, chunk, at,
+                           f"element {i}'s minimum precision")
+        kind = _named(COMPONENT_TYPES, component, chunk, at, f"element {i}'s component type")
+        if precision != "DEFAULT":
+            kind = WIDE_TYPES.get(kind, kind)
+        out.append(SignatureParameter(name, index, register, system_name, kind, masks & 0xFF,
+                                      (masks >> 8) & 0xFF, stream, precision))
     return tuple(out)
