@@ -1,6 +1,6 @@
 /* Compile one HLSL entry point with Microsoft's d3dcompiler_47.dll (FXC) and write what it gives:
  * the blob (D3DCompile), its disassembly (D3DDisassemble) and D3DReflect's signatures and GS
- * declarations as text. Built with mingw-w64, run under Wine by regen.py:
+ * declarations, constant buffers and bindings as text. Built with mingw-w64, run under Wine by regen.py:
  *   fxc_driver.exe DLL SOURCE ENTRY TARGET FLAGS OUT.cso OUT.asm OUT.reflect
  * Exit status 0, or 1 after a message on stderr. */
 #define D3D_COMPILER_VERSION 47
@@ -75,5 +75,22 @@ int main(int argc, char **argv) {
     signature(out, r, "input", d.InputParameters, r->lpVtbl->GetInputParameterDesc);
     signature(out, r, "output", d.OutputParameters, r->lpVtbl->GetOutputParameterDesc);
     signature(out, r, "patch", d.PatchConstantParameters, r->lpVtbl->GetPatchConstantParameterDesc);
+    for (UINT i = 0; i < d.BoundResources; i++) {
+        D3D11_SHADER_INPUT_BIND_DESC b;
+        if (SUCCEEDED(r->lpVtbl->GetResourceBindingDesc(r, i, &b)))
+            fprintf(out, "binding %s %d %u %u\n", b.Name, (int)b.Type, b.BindPoint, b.BindCount);
+    }
+    for (UINT i = 0; i < d.ConstantBuffers; i++) {
+        ID3D11ShaderReflectionConstantBuffer *cb = r->lpVtbl->GetConstantBufferByIndex(r, i);
+        D3D11_SHADER_BUFFER_DESC c;
+        if (FAILED(cb->lpVtbl->GetDesc(cb, &c))) continue;
+        fprintf(out, "cbuffer %s %d %u\n", c.Name, (int)c.Type, c.Size);
+        for (UINT v = 0; v < c.Variables; v++) {
+            ID3D11ShaderReflectionVariable *var = cb->lpVtbl->GetVariableByIndex(cb, v);
+            D3D11_SHADER_VARIABLE_DESC vd;
+            if (SUCCEEDED(var->lpVtbl->GetDesc(var, &vd)))
+                fprintf(out, "variable %s %s %u %u\n", c.Name, vd.Name, vd.StartOffset, vd.Size);
+        }
+    }
     return fclose(out) == 0 ? 0 : fail("cannot write the reflection");
 }

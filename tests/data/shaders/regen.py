@@ -72,10 +72,17 @@ def fxc(dll: Path, driver: Path, source: Path, entry: str, target: str, out: Pat
 
 
 def parse_fxc_reflection(text: str) -> dict:
-    out: dict = {"input": [], "output": [], "patch_constant": []}
+    out: dict = {"input": [], "output": [], "patch_constant": [], "bindings": [],
+                 "cbuffers": []}
     for line in text.splitlines():
         kind, *rest = line.split()
-        if kind == "version":
+        if kind == "binding":
+            out["bindings"].append(_binding(rest[0], *map(int, rest[1:])))
+        elif kind == "cbuffer":
+            out["cbuffers"].append(_cbuffer(rest[0], *map(int, rest[1:])))
+        elif kind == "variable":
+            out["cbuffers"][-1]["Variables"].append(_variable(rest[1], *map(int, rest[2:])))
+        elif kind == "version":
             out["version"] = int(rest[0])
         elif kind == "gs":
             out["gs"] = dict(zip(("GSOutputTopology", "GSMaxOutputVertexCount", "InputPrimitive",
@@ -83,6 +90,18 @@ def parse_fxc_reflection(text: str) -> dict:
         else:
             out[{"patch": "patch_constant"}.get(kind, kind)].append(_row(rest[0], rest[1:]))
     return out
+
+
+def _binding(name: str, kind: int, point: int, count: int) -> dict:
+    return {"Name": name, "Type": kind, "BindPoint": point, "BindCount": count}
+
+
+def _cbuffer(name: str, kind: int, size: int) -> dict:
+    return {"Name": name, "Type": kind, "Size": size, "Variables": []}
+
+
+def _variable(name: str, offset: int, size: int) -> dict:
+    return {"Name": name, "StartOffset": offset, "Size": size}
 
 
 def _row(name: str, numbers) -> dict:
@@ -132,6 +151,49 @@ class _ParameterDesc(ctypes.Structure):
                 ("ComponentType", ctypes.c_int), ("Mask", ctypes.c_ubyte),
                 ("ReadWriteMask", ctypes.c_ubyte), ("Stream", ctypes.c_uint),
                 ("MinPrecision", ctypes.c_int)]
+
+
+class _BindDesc(ctypes.Structure):
+    _fields_ = [("Name", ctypes.c_char_p), ("Type", ctypes.c_int), ("BindPoint", ctypes.c_uint),
+                ("BindCount", ctypes.c_uint), ("uFlags", ctypes.c_uint),
+                ("ReturnType", ctypes.c_int), ("Dimension", ctypes.c_int),
+                ("NumSamples", ctypes.c_uint), ("Space", ctypes.c_uint), ("uID", ctypes.c_uint)]
+
+
+class _BufferDesc(ctypes.Structure):
+    _fields_ = [("Name", ctypes.c_char_p), ("Type", ctypes.c_int), ("Variables", ctypes.c_uint),
+                ("Size", ctypes.c_uint), ("uFlags", ctypes.c_uint)]
+
+
+class _VariableDesc(ctypes.Structure):
+    _fields_ = [("Name", ctypes.c_char_p), ("StartOffset", ctypes.c_uint),
+                ("Size", ctypes.c_uint), ("uFlags", ctypes.c_uint),
+                ("DefaultValue", ctypes.c_void_p), ("StartTexture", ctypes.c_uint),
+                ("TextureSize", ctypes.c_uint), ("StartSampler", ctypes.c_uint),
+                ("SamplerSize", ctypes.c_uint)]
+
+
+def _dxc_resources(refl: ctypes.c_void_p, desc: _ShaderDesc) -> dict:
+    """The bindings and constant buffers of an ID3D12ShaderReflection. Its constant buffers and
+    variables are plain (not IUnknown) interfaces: GetDesc is their first method."""
+    bindings = []
+    for i in range(desc.BoundResources):
+        b = _BindDesc()
+        _method(refl, _BASE + 3, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p)(i, ctypes.byref(b))
+        bindings.append(_binding(b.Name.decode(), b.Type, b.BindPoint, b.BindCount))
+    cbuffers = []
+    for i in range(desc.ConstantBuffers):
+        cb = ctypes.c_void_p(_method(refl, _BASE + 1, ctypes.c_void_p, ctypes.c_uint)(i))
+        c = _BufferDesc()
+        _method(cb, 0, ctypes.c_int, ctypes.c_void_p)(ctypes.byref(c))
+        out = _cbuffer(c.Name.decode(), c.Type, c.Size)
+        for v in range(c.Variables):
+            var = ctypes.c_void_p(_method(cb, 1, ctypes.c_void_p, ctypes.c_uint)(v))
+            vd = _VariableDesc()
+            _method(var, 0, ctypes.c_int, ctypes.c_void_p)(ctypes.byref(vd))
+            out["Variables"].append(_variable(vd.Name.decode(), vd.StartOffset, vd.Size))
+        cbuffers.append(out)
+    return {"bindings": bindings, "cbuffers": cbuffers}
 
 
 class Dxc:
@@ -210,6 +272,7 @@ class Dxc:
                 rows.append({"SemanticName": p.SemanticName.decode(),
                              **{k: getattr(p, k) for k, _ in _ParameterDesc._fields_[1:]}})
             out[kind] = rows
+        out.update(_dxc_resources(refl, desc))
         return out
 
 
