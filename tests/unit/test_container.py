@@ -206,6 +206,11 @@ VS = "vertex.main.vs_5_0"
 RAW = _blob(VS)
 ISGN = _chunk_at(RAW, b"ISGN")
 SHEX = _chunk_at(RAW, b"SHEX")
+GS = "geometry.streams.gs_5_0"
+GS_SHEX = _chunk_at(_blob(GS), b"SHEX")
+# the words of its dcl_inputprimitive and first dcl_stream (geometry.streams.gs_5_0.asm)
+GS_INPUT = GS_SHEX + 8 + _blob(GS)[GS_SHEX + 8:].index(struct.pack("<I", 0x0100105D))
+GS_STREAM = GS_SHEX + 8 + _blob(GS)[GS_SHEX + 8:].index(struct.pack("<I", 0x0300008F))
 HOSTILE = {
     "empty": (b"", "header at byte 0: not a shader container"),
     "too short": (b"DXBC" + bytes(20), "header at byte 0: too short for a container header"),
@@ -231,13 +236,30 @@ HOSTILE = {
     "program past its chunk": (_patched(VS, SHEX + 12, "<I", 1 << 20),
                                f"chunk 3 (SHEX) at byte {SHEX + 12}: the program's length "
                                f"1048576 words"),
-    "instruction of length 0": (_patched(VS, SHEX + 16, "<I", 0x6A),
-                                f"chunk 3 (SHEX) at byte {SHEX + 16}: an instruction (opcode "
+    "instruction of length 0": (_patched(GS, GS_SHEX + 16, "<I", 0x6A),
+                                f"chunk 3 (SHEX) at byte {GS_SHEX + 16}: an instruction (opcode "
                                 f"106) of 0 words"),
+    "instruction past the program": (_patched(GS, GS_SHEX + 16, "<I", 0x7F00006A),
+                                     f"chunk 3 (SHEX) at byte {GS_SHEX + 16}: an instruction "
+                                     f"(opcode 106) of 127 words"),
+    "unknown input primitive": (_patched(GS, GS_INPUT, "<I", 0x100005D | 5 << 11),
+                                f"chunk 3 (SHEX) at byte {GS_INPUT}: dcl_inputprimitive's "
+                                f"primitive 5 is not one D3D declares"),
+    "stream 4": (_patched(GS, GS_STREAM + 8, "<I", 4),
+                 f"chunk 3 (SHEX) at byte {GS_STREAM}: dcl_stream m4: streams are 0-3"),
     "no program chunk": (_patched(VS, SHEX, "4s", b"XXXX"), "header at byte 28: no program chunk"),
     "unknown stage": (_patched(VS, SHEX + 8, "<I", 0x00400050),
                       f"chunk 3 (SHEX) at byte {SHEX + 8}: program type 64 is no shader stage"),
 }
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read():
+    big = RAW[:24] + struct.pack("<I", 16 << 20 | 1) + bytes((16 << 20) - 27)
+    start = time.monotonic()
+    with pytest.raises(ContainerError, match=r"^header at byte 0: the file has 16777217 bytes, "
+                                             r"more than the 16777216"):
+        read_container(big)
+    assert time.monotonic() - start < 1
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))

@@ -35,24 +35,30 @@ _INITIAL = (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)
 _MASK = 0xFFFFFFFF
 
 
+# One row per round: (message word, shift, sine) of each of its 16 steps.
+_ROUNDS = tuple(tuple((_WORDS[i], _SHIFTS[i], _SINES[i]) for i in range(r * 16, r * 16 + 16))
+                for r in range(4))
+
+
 def _compress(state: tuple[int, int, int, int], block: bytes) -> tuple[int, int, int, int]:
+    """MD5's compression of one 64-byte block (RFC 1321 section 3.4), one loop per round so
+    that no step branches on its round (this runs once per 64 bytes of the container)."""
     x = struct.unpack("<16I", block)
     a, b, c, d = state
-    for i in range(64):
-        if i < 16:
-            f = (b & c) | (~b & d)
-        elif i < 32:
-            f = (d & b) | (~d & c)
-        elif i < 48:
-            f = b ^ c ^ d
-        else:
-            f = c ^ (b | ~d)
-        t = (a + (f & _MASK) + _SINES[i] + x[_WORDS[i]]) & _MASK
-        s = _SHIFTS[i]
-        a, d, c = d, c, b
-        b = (b + ((t << s) | (t >> (32 - s)))) & _MASK
-    return ((state[0] + a) & _MASK, (state[1] + b) & _MASK, (state[2] + c) & _MASK,
-            (state[3] + d) & _MASK)
+    m = _MASK
+    for k, s, t in _ROUNDS[0]:
+        v = (a + (d ^ (b & (c ^ d))) + t + x[k]) & m
+        a, d, c, b = d, c, b, (b + ((v << s) | (v >> (32 - s)))) & m
+    for k, s, t in _ROUNDS[1]:
+        v = (a + (c ^ (d & (b ^ c))) + t + x[k]) & m
+        a, d, c, b = d, c, b, (b + ((v << s) | (v >> (32 - s)))) & m
+    for k, s, t in _ROUNDS[2]:
+        v = (a + (b ^ c ^ d) + t + x[k]) & m
+        a, d, c, b = d, c, b, (b + ((v << s) | (v >> (32 - s)))) & m
+    for k, s, t in _ROUNDS[3]:
+        v = (a + (c ^ (b | (~d & m))) + t + x[k]) & m
+        a, d, c, b = d, c, b, (b + ((v << s) | (v >> (32 - s)))) & m
+    return ((state[0] + a) & m, (state[1] + b) & m, (state[2] + c) & m, (state[3] + d) & m)
 
 
 def dxbc_checksum(container: bytes | memoryview) -> bytes:

@@ -10,7 +10,9 @@ allocated in proportion to a count before the count is checked against the bytes
 
 from __future__ import annotations
 
+import array
 import struct
+import sys
 from dataclasses import dataclass, field
 
 from ...errors import ContainerError
@@ -20,10 +22,13 @@ __all__ = ["Chunk", "read_chunks", "MAGIC", "HEADER_BYTES", "MAX_CONTAINER_BYTES
 
 MAGIC = b"DXBC"
 HEADER_BYTES = 32  # magic, checksum, version, total size, chunk count
-MAX_CONTAINER_BYTES = 64 << 20
-"""Larger files are refused: real shader containers are kilobytes to a few megabytes."""
+MAX_CONTAINER_BYTES = 16 << 20
+"""Larger files are refused: real shader containers are kilobytes to a few megabytes (the
+pure-Python checksum takes about half a second per megabyte)."""
 MAX_CHUNKS = 1024
 """More chunks are refused: compilers write about ten."""
+assert array.array("I").itemsize == 4  # u32 words read as the platform's unsigned int
+
 MAX_NAME = 4096
 """A semantic name's bytes, at most."""
 
@@ -60,6 +65,17 @@ class Chunk:
             raise self.fail(at, f"{what} ({count} words) runs past the chunk's end "
                                 f"({self.size} bytes)")
         return struct.unpack_from(f"<{count}I", self.blob, self.offset + at)
+
+    def words(self, count: int) -> array.array:
+        """The first ``count`` words of the data as u32 (an ``array`` of them: one copy, read by
+        index without a call per word); ``count`` must fit in the chunk."""
+        if not 0 <= count <= self.size // 4:
+            raise self.fail(0, f"{count} words run past the chunk's end ({self.size} bytes)")
+        out = array.array("I")
+        out.frombytes(self.blob[self.offset:self.offset + 4 * count])
+        if sys.byteorder == "big":
+            out.byteswap()
+        return out
 
     def cstring(self, at: int, what: str) -> str:
         """The zero-terminated ASCII string at byte ``at`` of the data."""

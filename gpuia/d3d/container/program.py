@@ -4,8 +4,9 @@ DXBC's SHDR and SHEX chunks hold the tokenized program (D3D10/11's "tokenized pr
 d3d11TokenizedProgramFormat.hpp): a version token (bits 0-3 minor, 4-7 major, 16-31 the program
 type), the program's length in words, then instructions, each an opcode token (bits 0-10 the
 opcode, 24-30 the instruction's length in words) whose length lets the walk skip what it does
-not decode; ``customdata`` blocks (opcode 53) keep their length in the next word instead. Only
-the geometry shader's declarations are decoded (:data:`GS_OPCODES`).
+not decode; ``customdata`` blocks (opcode 53) keep their length in the next word instead. Only a
+geometry shader's instructions are walked, and only its declarations decoded
+(:data:`GS_OPCODES`).
 
 DXIL's DXIL (and ILDB) chunk starts with the same version word (the program kind in bits 16-31);
 its geometry shader's declarations are read from the PSV0 chunk's runtime information (input
@@ -117,30 +118,36 @@ class _GeometryWalk:
 
 def read_tokens(chunk: Chunk) -> ProgramInfo:
     """The stage, the shader model and (geometry shaders) the declarations of a SHDR or SHEX
-    chunk, walking its instructions by their lengths.
+    chunk; a geometry shader's instructions are walked by their lengths, other programs' code
+    is not read.
 
     Raises:
-        ContainerError: a program longer than its chunk, an instruction of length 0 or past the
-            program's end, a declaration's value that D3D does not define."""
+        ContainerError: a program longer than its chunk; in a geometry shader, an instruction
+            of length 0 or past the program's end, a declaration's value that D3D does not
+            define."""
     version, length = chunk.u32s(0, 2, "the program's version and length")
     stage, model = _version(chunk, version)
     if length < 2 or length * 4 > chunk.size:
         raise chunk.fail(4, f"the program's length {length} words is not 2 to the chunk's "
                             f"{chunk.size // 4}")
-    walk = _GeometryWalk(chunk) if stage == "geometry" else None
-    at, end = 8, 4 * length
-    while at < end:
-        token = chunk.u32s(at, 1, "an instruction")[0]
+    if stage != "geometry":  # nothing else is read from the code
+        return ProgramInfo(stage, model, None)
+    walk = _GeometryWalk(chunk)
+    words = chunk.words(length)
+    i = 2
+    while i < length:
+        token = words[i]
         opcode, size = token & 0x7FF, (token >> 24) & 0x7F
         if opcode == _CUSTOMDATA:
-            size = chunk.u32s(at + 4, 1, "a customdata block's length")[0]
-        if size == 0 or at + 4 * size > end:
-            raise chunk.fail(at, f"an instruction (opcode {opcode}) of {size} words does not "
-                                 f"fit between it and the program's end (byte {end})")
-        if walk is not None and opcode in GS_OPCODES:
-            walk.see(opcode, token, at, size)
-        at += 4 * size
-    return ProgramInfo(stage, model, None if walk is None else walk.result())
+            size = words[i + 1] if i + 1 < length else 0
+        if size == 0 or i + size > length:
+            raise chunk.fail(4 * i, f"an instruction (opcode {opcode}) of {size} words does "
+                                    f"not fit between it and the program's end (byte "
+                                    f"{4 * length})")
+        if opcode in GS_OPCODES:
+            walk.see(opcode, token, 4 * i, size)
+        i += size
+    return ProgramInfo(stage, model, walk.result())
 
 
 def read_dxil(chunk: Chunk, psv: Chunk | None) -> ProgramInfo:
