@@ -104,6 +104,34 @@ def test_stage_model_and_geometry_are_the_compilers_reflection(name):
     assert c.geometry.instance_count == want_instances
 
 
+def _asm_geometry(text: str) -> tuple:
+    """A geometry shader's declarations as FXC's disassembly prints them."""
+    stream, topologies, instances = 0, [], 1
+    primitive = count = None
+    for line in text.splitlines():
+        word, *rest = line.split() or [""]
+        if word == "dcl_stream":
+            stream = int(rest[0][1:])
+        elif word == "dcl_outputtopology":
+            topologies.append((stream, rest[0].upper()))
+        elif word == "dcl_inputprimitive":
+            primitive = rest[0]
+        elif word == "dcl_maxout":
+            count = int(rest[0])
+        elif word == "dcl_gsinstances":
+            instances = int(rest[0])
+    return primitive, tuple(topologies), count, instances
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("geometry.")
+                                  and _meta(n)["compiler"] == "fxc"])
+def test_geometry_declarations_per_stream_are_fxcs_disassembly(name):
+    g = read_container(_blob(name)).geometry
+    asm = (BLOBS / f"{name}.asm").read_text()
+    assert (g.input_primitive, g.output_topology, g.max_vertex_count, g.instance_count) == \
+        _asm_geometry(asm)
+
+
 def test_two_streams_from_the_hlsl_source():
     # geometry.hlsl's streams(): [instance(2)] [maxvertexcount(4)] line input, two PointStreams
     for name in ("geometry.streams.gs_5_0", "geometry.streams.gs_6_1"):
