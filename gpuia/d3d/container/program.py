@@ -46,8 +46,10 @@ _CUSTOMDATA = 53
 class GeometryDeclarations:
     """A geometry shader's declarations, from its program. ``output_topology`` holds one
     (stream, topology) pair per declared stream, in stream order (stream 0 alone when the
-    program declares no stream). None is a value the container does not hold (a DXIL
-    container's instance count, a version-0 PSV0's maximum vertex count)."""
+    program declares no stream). ``instance_count`` is 1 for a DXBC program without
+    ``dcl_gsinstances`` (D3D's default, where D3DReflect says 0). None is a value the container
+    does not hold (a DXIL container's instance count, a version-0 PSV0's maximum vertex
+    count)."""
 
     input_primitive: str | None
     output_topology: tuple[tuple[int, str], ...]

@@ -31,7 +31,8 @@ class ShaderContainer:
         shader_model (str): ``"5_0"``, ``"6_1"``.
         input_signature, output_signature, patch_constant_signature (tuple): the
             :class:`SignatureParameter` rows, in stored order (empty without the chunk).
-        geometry (GeometryDeclarations): a geometry shader's declarations, else None.
+        geometry (GeometryDeclarations): a geometry shader's declarations; None for other
+            stages and for a DXIL container without a PSV0 chunk.
         chunks (tuple): (four-character code, file offset of its data, size) per chunk.
         checksum_stored (bytes): the 16 bytes after the magic.
         checksum_computed (bytes): what D3D computes and compares them with.
