@@ -391,7 +391,7 @@ def compare_so(ref: SOResult, gpu: SOResult, tolerance: ShaderTolerance = SHADER
                notes: list | None = None) -> list[str]:
     """Differences between two Stream Output results (CPU reference and GPU): every buffer byte
     (written and untouched alike), every BufferFilledSize and the reference's statistics must
-    be equal (per stream too, where the reference has a geometry shader's streams), and both
+    be equal (per stream too, where both sides give each stream's), and both
     sides must have the same slots, except words the reference marks as a
     real shader's float results, which must be within ``tolerance``.
 
@@ -444,7 +444,7 @@ def compare_so(ref: SOResult, gpu: SOResult, tolerance: ShaderTolerance = SHADER
     for key, value in ref.statistics.items():
         if gpu.statistics.get(key) != value:
             out.append(f"SO statistics: {key} CPU {value} GPU {gpu.statistics.get(key)}")
-    for stream, stats in enumerate(ref.streams):
+    for stream, stats in enumerate(ref.streams if gpu.streams else ()):
         got = gpu.streams[stream] if stream < len(gpu.streams) else {}
         for key, value in stats.items():
             if got.get(key) != value:
