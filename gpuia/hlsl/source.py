@@ -85,8 +85,9 @@ _SYSTEM_VALUES = ("Position", r"ClipDistance\d*", r"CullDistance\d*", "VertexID"
                   "RenderTargetArrayIndex", "ViewportArrayIndex", "GSInstanceID", "ViewID",
                   "Barycentrics", "ShadingRate", "CullPrimitive", "DispatchThreadID", "GroupID",
                   "GroupIndex", "GroupThreadID")
-# D3D's system-value names only (any case): a user identifier that merely starts with sv_ stays.
-_SV_RE = re.compile(rf"\bSV_({'|'.join(_SYSTEM_VALUES)})\b", re.I)
+# D3D's system-value names only (any case), with a semantic index if spelled (SV_POSITION0, as
+# SPIRV-Cross writes it): a user identifier that merely starts with sv_ stays.
+_SV_RE = re.compile(rf"\bSV_((?:{'|'.join(_SYSTEM_VALUES)})\d*)\b", re.I)
 _SCALARS = (r"(?:float|half|double|int|uint|bool|dword|min16float|min10float|min16int|min12int|"
             r"min16uint)")
 _MATRIX_TYPE = (rf"(?:{_SCALARS}[1-4]x[1-4]\b|matrix\s*<\s*\w+\s*,\s*[1-4]\s*,\s*[1-4]\s*>|"

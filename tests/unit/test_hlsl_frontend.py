@@ -1421,3 +1421,20 @@ def test_signatures_past_32_registers_are_refused():
     with pytest.raises(InvalidDescError) as e:
         compile_shader("float4 main(float a[100000] : TEXCOORD0) : SV_Position { return a[0]; }")
     assert "32 registers" in refusal(e)
+
+
+@pytest.mark.parametrize("spelling", ["SV_POSITION0", "SV_Position0", "sv_position0"])
+def test_a_system_value_with_its_index_spelled_is_the_same_semantic(spelling):
+    # SV_POSITION0 is SV_POSITION with index 0 (a trailing number is the semantic index, as for
+    # any semantic), as SPIRV-Cross writes it; Slang refuses it as a vertex input (E30702)
+    # unless gpuia renames it as it renames SV_POSITION. The shader is the same shader.
+    plain = compile_shader("struct I { float4 p : SV_POSITION; float2 t : TEXCOORD0; };\n"
+                           "float4 main(I i) : SV_POSITION { return i.p + i.t.xyxy; }",
+                           "vertex", "main")
+    spelled = compile_shader(f"struct I {{ float4 p : {spelling}; float2 t : TEXCOORD0; }};\n"
+                             f"float4 main(I i) : {spelling} {{ return i.p + i.t.xyxy; }}",
+                             "vertex", "main")
+    assert [(m.semantic, m.index) for m in spelled.signature.inputs] == [
+        ("SV_POSITION", 0), ("TEXCOORD", 0)]
+    assert [(m.semantic, m.index) for m in spelled.signature.outputs] == [("SV_POSITION", 0)]
+    assert spelled.wgsl == plain.wgsl
