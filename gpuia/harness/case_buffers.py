@@ -127,7 +127,9 @@ def constant_buffers(value, hlsl: HlslShader | None, vertex_shader: dict | None,
     the vertex shader or the geometry shader reads must be there.
 
     Arguments:
-        value: the ``constant_buffers`` value as written (a list of ``{slot, data}``).
+        value: the ``constant_buffers`` value as written (a list of ``{slot, data}`` or
+            ``{slot, values}``, the members by name, packed from the reflection of the HLSL
+            shader that reads the slot: :func:`gpuia.hlsl.pack_constant_buffer`).
         hlsl: the case's compiled HLSL vertex shader, or None.
         vertex_shader (dict): the case's ``vertex_shader`` object, or None (the pass-through
             shader, which reads none).
@@ -138,7 +140,9 @@ def constant_buffers(value, hlsl: HlslShader | None, vertex_shader: dict | None,
 
     Raises:
         CaseError: a malformed list or entry, or a slot given twice.
-        InvalidDescError: a slot past the root constant buffers, data over
+        InvalidDescError: ``values`` that do not fit the cbuffer (or for a slot no HLSL shader
+            of the case reads, or that its two shaders declare unlike), a slot past the root
+            constant buffers, data over
             :data:`MAX_CONSTANT_BUFFER_BYTES`, or a buffer the shader reads that is not bound.
     """
     from ..wgsl.signature import uniform_slots
@@ -150,7 +154,7 @@ def constant_buffers(value, hlsl: HlslShader | None, vertex_shader: dict | None,
         w = f"constant_buffers[{i}]"
         if not isinstance(entry, dict):
             raise CaseError(w, "expected an object {slot, data}")
-        unknown = set(entry) - {"slot", "data"}
+        unknown = set(entry) - {"slot", "data", "values"}
         if unknown:
             raise CaseError(w, f"unknown keys {sorted(unknown)}")
         slot = uint_field(entry, "slot", w, None)
@@ -164,13 +168,7 @@ def constant_buffers(value, hlsl: HlslShader | None, vertex_shader: dict | None,
                                                     f"stage)")
         if slot in out:
             raise CaseError(f"{w}.slot", f"constant buffer {slot} is given twice")
-        if "data" not in entry:
-            raise CaseError(w, "missing required key 'data'")
-        data = decode_data(entry["data"], f"{w}.data")
-        if len(data) > MAX_CONSTANT_BUFFER_BYTES:
-            raise InvalidDescError(w, "data", f"{len(data)} bytes",
-                                   f"a constant buffer holds at most 4096 registers "
-                                   f"({MAX_CONSTANT_BUFFER_BYTES} bytes)")
+        data = _entry_bytes(entry, slot, w, hlsl, geometry)
         out[slot] = data
     vs_reads: dict[int, str] = {}
     if hlsl is not None:
@@ -198,3 +196,45 @@ def constant_buffers(value, hlsl: HlslShader | None, vertex_shader: dict | None,
     return out
 
 
+
+
+def _entry_bytes(entry: dict, slot: int, where: str, hlsl: HlslShader | None,
+                 geometry: HlslGeometryShader | None) -> bytes:
+    """The bytes of one ``constant_buffers`` entry: its ``data``, or its ``values`` packed."""
+    if ("data" in entry) == ("values" in entry):
+        raise CaseError(where, "expected exactly one of 'data' (the bytes) and 'values' (the "
+                               "members by name)")
+    if "values" in entry:
+        data = _packed(entry["values"], slot, where, hlsl, geometry)
+    else:
+        data = decode_data(entry["data"], f"{where}.data")
+    if len(data) > MAX_CONSTANT_BUFFER_BYTES:
+        raise InvalidDescError(where, "data", f"{len(data)} bytes",
+                               f"a constant buffer holds at most 4096 registers "
+                               f"({MAX_CONSTANT_BUFFER_BYTES} bytes)")
+    return data
+
+
+def _packed(values, slot: int, where: str, hlsl: HlslShader | None,
+            geometry: HlslGeometryShader | None) -> bytes:
+    """The bytes of a ``values`` entry: packed from the cbuffer the vertex shader (or the
+    geometry shader) declares at ``register(b<slot>)``; the same bytes from both when both
+    read it, or refused."""
+    from ..hlsl.cbuffer_pack import pack_constant_buffer
+
+    if not isinstance(values, dict):
+        raise CaseError(f"{where}.values", "expected an object of the cbuffer's members by name")
+    declared = [cb for shader in (hlsl, geometry) if shader is not None
+                for cb in shader.constant_buffers if cb.slot == slot]
+    if not declared:
+        raise InvalidDescError(where, "values", f"slot {slot}",
+                               f"members by name are packed from the reflection of an HLSL "
+                               f"shader of the case that declares a cbuffer in register "
+                               f"b{slot}; there is none (give 'data', the bytes)")
+    packed = [pack_constant_buffer(cb, values, where) for cb in declared]
+    if len(packed) == 2 and packed[0] != packed[1]:
+        raise InvalidDescError(where, "values", f"slot {slot}",
+                               f"the vertex shader's cbuffer {declared[0].name} and the geometry "
+                               f"shader's cbuffer {declared[1].name} in register b{slot} pack "
+                               f"these values into different bytes (give 'data', the bytes)")
+    return packed[0]
