@@ -221,30 +221,38 @@ def gpuia_device(request):
 
 @pytest.fixture
 def gpuia_check(gpuia_device):
-    """``gpuia_check(case=None, *, layout=None, vertex_shader=None, path="all", vertices=64,
-    instances=3, seed=0, table=False)``: cross-check and fail with the comparison table on any
-    difference.
+    """``gpuia_check(case=None, *, layout=None, vertex_shader=None, constant_buffers=None,
+    path="all", vertices=64, instances=3, seed=0, table=False)``: cross-check and fail with the
+    comparison table on any difference.
 
     ``path``: ``all`` (native and pulling), ``native``, ``pulling`` or ``auto``. With
     ``layout``, :func:`gpuia.harness.crosscheck.layout_case` generates the data (seeded random
     bytes, ``vertices`` points per instance, ``instances`` instances), drawn with
-    ``vertex_shader`` when given (see the module docstring; its constant buffers zero-filled)."""
+    ``vertex_shader`` when given (see the module docstring). ``constant_buffers`` ({slot: bytes
+    or a dict of the cbuffer's members by name, packed by D3D's rules from an HLSL shader's
+    reflection}) fills the constant buffers the shader reads; those not given are zero-filled.
+    A case brings its own (its ``constant_buffers``)."""
     from .errors import GpuiaError
     from .harness.case import Case, load_case
     from .harness.crosscheck import cross_check, layout_case
 
-    def check(case=None, *, layout=None, vertex_shader=None, path: str = "all",
-              vertices: int = 64, instances: int = 3, seed: int = 0, table: bool = False):
+    def check(case=None, *, layout=None, vertex_shader=None, constant_buffers=None,
+              path: str = "all", vertices: int = 64, instances: int = 3, seed: int = 0,
+              table: bool = False):
         if (case is None) == (layout is None):
             raise TypeError("gpuia_check takes a case or layout=, not both and not neither")
         if vertex_shader is not None and layout is None:
             raise TypeError("gpuia_check's vertex_shader= goes with layout= (a case brings "
                             "its own)")
+        if constant_buffers is not None and vertex_shader is None:
+            raise TypeError("gpuia_check's constant_buffers= goes with layout= and "
+                            "vertex_shader= (a case brings its own)")
         error = None
         try:
             if layout is not None:
                 case = layout_case(layout, vertices=vertices, instances=instances, seed=seed,
-                                   vertex_shader=_shader_object(vertex_shader))
+                                   vertex_shader=_shader_object(vertex_shader),
+                                   constant_buffers=constant_buffers)
             elif not isinstance(case, Case):
                 case = load_case(case)  # a relative path is relative to the working directory
             paths = ("native", "pulling") if path == "all" else (path,)

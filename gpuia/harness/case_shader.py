@@ -10,9 +10,10 @@ load only where a case has a shader.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CaseError, InvalidDescError
 from ..util.files import read_text
@@ -156,3 +157,36 @@ def vertex_shader_reads(vertex_shader: dict, base: Path | None = None) -> tuple[
         return hlsl.constant_buffer_slots
     return uniform_slots(vertex_shader["wgsl"], 3)
 
+
+
+def constant_buffer_entries(vertex_shader: dict, given: Mapping[int, Any] | None = None,
+                            base: Path | None = None) -> list[dict]:
+    """The ``constant_buffers`` list of a generated case drawn with ``vertex_shader``: one
+    entry per root constant buffer it reads, ``given[slot]`` where given (bytes as ``data``, a
+    dict of members by name as ``values``, packed when the case is loaded), else zero-filled.
+
+    Raises:
+        InvalidDescError: a given slot the shader does not read, or a value that is neither
+            bytes nor a dict.
+        CaseError, UnsupportedError: as :func:`vertex_shader_reads`.
+    """
+    from .case_data import encode_data
+
+    reads = vertex_shader_reads(vertex_shader, base)
+    given = dict(given or {})
+    for slot, value in given.items():
+        if slot not in reads:
+            raise InvalidDescError("constant_buffers", "slot", slot,
+                                   f"the vertex shader reads no constant buffer in register "
+                                   f"b{slot} (it reads "
+                                   f"{', '.join(f'b{s}' for s in reads) or 'none'})")
+        if not isinstance(value, (bytes, bytearray, memoryview, dict)):
+            raise InvalidDescError("constant_buffers", f"slot {slot}", type(value).__name__,
+                                   "expected the bytes, or a dict of the cbuffer's members by "
+                                   "name")
+    out = []
+    for slot in reads:
+        value = given.get(slot, b"")
+        out.append({"slot": slot, "values": value} if isinstance(value, dict)
+                   else {"slot": slot, "data": encode_data(value)})
+    return out

@@ -18,7 +18,7 @@ large capture's results would otherwise stay in memory after their comparison.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -30,7 +30,8 @@ from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
 from ..reference import IAResult
 from ..reference.stream_output import SOResult
-from .case import Case, encode_data, load_case, vertex_shader_reads
+from .case import Case, encode_data, load_case
+from .case_shader import constant_buffer_entries
 from .compare import (
     SHADER_TOLERANCE,
     Comparison,
@@ -460,7 +461,8 @@ def _check_arguments(case, devices, paths, capture_route, rows, max_invocations,
 
 def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, instances: int = 3,
                 seed: int = 0, name: str = "layout",
-                vertex_shader: dict[str, Any] | None = None) -> Case:
+                vertex_shader: dict[str, Any] | None = None,
+                constant_buffers: Mapping[int, bytes | dict] | None = None) -> Case:
     """A case that draws a layout with every slot bound: one ``DrawInstanced`` of
     ``vertices`` points per instance and ``instances`` instances, every slot bound with the
     smallest stride its elements allow (their extent, rounded up to 4 bytes) and seeded random
@@ -478,7 +480,13 @@ def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, inst
         name (str): the case's name. Default ``"layout"``.
         vertex_shader (dict): a case-format ``vertex_shader`` object (WGSL or HLSL) to draw
             with instead of the pass-through shader; the layout must then provide its inputs,
-            and every constant buffer it reads is bound zero-filled. Default None.
+            and every constant buffer it reads is bound: from ``constant_buffers``, else
+            zero-filled. Default None.
+        constant_buffers (dict): root constant buffer slot -> its bytes (D3D-packed, as the
+            application uploads them), or a dict of the cbuffer's members by name, which an
+            HLSL ``vertex_shader``'s reflection packs by D3D's rules
+            (:func:`gpuia.hlsl.pack_constant_buffer`; docs/case-format.md,
+            ``constant_buffers``). Only slots the shader reads. Default None (all zeros).
 
     Returns:
         The :class:`~gpuia.harness.case.Case`.
@@ -512,6 +520,9 @@ def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, inst
         doc["feature_level"] = layout.feature_level.name
     if vertex_shader is not None:
         doc["vertex_shader"] = vertex_shader
-        doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}
-                                   for s in vertex_shader_reads(vertex_shader)]
+        doc["constant_buffers"] = constant_buffer_entries(vertex_shader, constant_buffers)
+    elif constant_buffers:
+        raise InvalidDescError("constant_buffers", "slot", min(constant_buffers),
+                               "the pass-through shader reads no constant buffer (give a "
+                               "vertex_shader)")
     return load_case(doc)

@@ -33,12 +33,13 @@ _INPUT_FORMATS = {"float": "R32G32B32A32_FLOAT", "uint": "R32G32B32A32_UINT",
 
 def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, seed: int = 0,
             name: str | None = None, vertex_shader: dict | None = None,
-            signature=None) -> Case:
+            signature=None, constant_buffers=None) -> Case:
     """A case streaming ``vertices`` points per instance through ``desc`` (a validated
     :class:`gpuia.StreamOutputDesc` of stream 0) with targets large enough for every vertex.
     With ``vertex_shader`` (a case-format object) and its ``signature``, the layout holds one
     four-component element per shader input instead, of the input's type, and the case draws
-    with that shader (its constant buffers zero-filled)."""
+    with that shader, its constant buffers from ``constant_buffers`` (slot -> bytes or members
+    by name, as :func:`gpuia.harness.crosscheck.layout_case` takes them) or zero-filled."""
     from ..d3d.signature import SYSTEM_INPUTS
 
     rng = np.random.default_rng(seed)
@@ -89,9 +90,8 @@ def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, se
             "targets": targets},
     }
     if vertex_shader is not None:
-        from ..harness.case import vertex_shader_reads
+        from ..harness.case_shader import constant_buffer_entries
 
         doc["vertex_shader"] = vertex_shader
-        doc["constant_buffers"] = [{"slot": s, "data": {"hex": ""}}
-                                   for s in vertex_shader_reads(vertex_shader)]
+        doc["constant_buffers"] = constant_buffer_entries(vertex_shader, constant_buffers)
     return load_case(doc)

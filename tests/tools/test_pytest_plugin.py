@@ -8,12 +8,14 @@ Expected adapters come from the ``gpuia adapters --json`` command, not from the 
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from gpuia.errors import InvalidDescError
 from gpuia.harness.crosscheck import CheckLine, CheckResult, layout_case
 from helpers import every_adapter_device
 
@@ -168,6 +170,25 @@ def test_gpuia_check_draws_a_layout_with_an_hlsl_shader(gpuia_check, tmp_path):
     entry = gpuia_check(layout=TWO_SLOTS, vertex_shader=f"{tmp_path / 'vs.hlsl'}:main")
     assert entry.ok
 
+
+
+def test_gpuia_check_fills_constant_buffers_from_bytes_or_members(gpuia_check, tmp_path):
+    (tmp_path / "vs.hlsl").write_text(VS)
+    m = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 15, 16]]
+    # column_major float4x4 (the default): register c holds column c, m[r][c] @16c + 4r
+    packed = struct.pack("<16f", *(m[r][c] for c in range(4) for r in range(4)))
+    shader = {"hlsl_file": str(tmp_path / "vs.hlsl")}
+    case = layout_case(TWO_SLOTS, vertex_shader=shader, constant_buffers={1: {"M": m}})
+    assert case.constant_buffers == {1: packed}
+    case = layout_case(TWO_SLOTS, vertex_shader=shader, constant_buffers={1: b"\x01" * 64})
+    assert case.constant_buffers == {1: b"\x01" * 64}
+    with pytest.raises(InvalidDescError, match="reads no constant buffer in register b0"):
+        layout_case(TWO_SLOTS, vertex_shader=shader, constant_buffers={0: b""})
+    result = gpuia_check(layout=TWO_SLOTS, vertex_shader=tmp_path / "vs.hlsl",
+                         constant_buffers={1: {"M": m}})
+    assert result.ok and result.compared == 1
+    with pytest.raises(TypeError, match="constant_buffers= goes with layout= and"):
+        gpuia_check(layout=TWO_SLOTS, constant_buffers={1: b""})
 
 MISSING_INPUT = '''
 def test_missing_input(gpuia_check, tmp_path):
