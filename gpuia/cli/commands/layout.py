@@ -6,7 +6,9 @@ the slot strides, the path each adapter's plan takes and why, the lint findings
 (:mod:`gpuia.harness.lint`), and with ``--check`` one line per adapter and path from
 :func:`gpuia.harness.crosscheck.cross_check` on generated data. ``--save-case DIR`` writes the
 generated case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
-``--shader`` links every array with a vertex shader; ``--gs`` adds the geometry shader after it
+``--shader`` links every array with a vertex shader (``--cbuffer bN=FILE``: the bytes, or the
+members by name, of its constant buffers under ``--check``, shown per register;
+:mod:`.layout_cbuffer`); ``--gs`` adds the geometry shader after it
 (its linkage linted as E004, every SO declaration resolved against its streams, each on its
 own).
 
@@ -44,6 +46,7 @@ from ..common import (
     gpu_options,
     open_devices,
 )
+from .layout_cbuffer import cbuffer_inputs
 
 __all__ = ["add_parser", "run"]
 
@@ -85,6 +88,10 @@ def add_parser(subparsers):
                         "CreateGraphicsPipelineState does (HLSL, or WGSL for a .wgsl file; "
                         "entry point default main), resolve SO declarations against its outputs, "
                         "and draw with it under --check")
+    p.add_argument("--cbuffer", action="append", default=[], metavar="bN=FILE",
+                   help="constant buffer N for --shader under --check (repeatable): FILE's "
+                        "bytes, or a .json object of the cbuffer's members by name, packed by "
+                        "D3D's rules from the HLSL shader's reflection (default zeros)")
     p.add_argument("--shader-define", action="append", default=[], metavar="NAME[=VALUE]",
                    help="a preprocessor define for --shader (repeatable)")
     p.add_argument("--gs", metavar="FILE[:ENTRY]", default=None,
@@ -149,6 +156,7 @@ class _Shader:
                                            **({"entry_point": entry} if entry else {})}
             self.signature = parse_vertex_shader(text, entry or None)
             self.language = "WGSL"
+            self.hlsl = None
         else:
             self.doc = {"hlsl_file": str(self.path.resolve()), "entry_point": entry or "main",
                         "defines": _defines(defines), "matrix_layout": matrix_layout}
@@ -160,6 +168,7 @@ class _Shader:
             assert shader is not None and shader.signature is not None
             self.signature = shader.signature
             self.language = "HLSL"
+            self.hlsl = shader
         self.entry = entry or ("main" if self.language == "HLSL" else self.signature.entry_point)
 
     def describe(self) -> list[str]:
@@ -273,11 +282,12 @@ def run(args) -> int:
         if args.gs is None and (args.gs_define or args.gs_topology is not None):
             raise UnsupportedError("--gs-define and --gs-topology apply to a --gs shader")
         args.gs_info = None if args.gs is None else _Geometry(args, args.shader_info)
+        args.cbuffers = cbuffer_inputs(args.cbuffer, args.shader_info)
         adapters, devices = _adapters(args)
     except GpuiaError as exc:
         error_line("layout", exc)
         return EXIT_INVALID
-    for info in (args.shader_info, args.gs_info):
+    for info in (args.shader_info, *args.cbuffers, args.gs_info):
         if info is not None and not args.json:
             print("\n".join(info.describe()))
             print()
@@ -335,6 +345,7 @@ def _write_json(args, adapters, files: list, docs: list) -> None:
                    "entry_point": shader.entry,
                    "inputs": _members_json(shader.signature.inputs),
                    "outputs": _members_json(shader.signature.outputs)},
+               "constant_buffers": [c.as_json() for c in args.cbuffers],
                "geometry_shader": None if args.gs_info is None else args.gs_info.as_json(),
                "arrays": docs}, sys.stdout, indent=1)
     sys.stdout.write("\n")
@@ -503,7 +514,8 @@ def _layout(arr, args, adapters, doc, say):
 
         case = layout_case(layout, vertices=args.vertices, instances=args.instances,
                            name=_case_name(arr, args),
-                           vertex_shader=None if shader is None else shader.doc)
+                           vertex_shader=None if shader is None else shader.doc,
+                           constant_buffers={c.slot: c.value for c in args.cbuffers})
     return EXIT_OK, case
 
 
@@ -556,5 +568,6 @@ def _so(arr, args, doc, say):
         case = so_case(arr, report.desc, vertices=args.vertices, instances=args.instances,
                        name=_case_name(arr, args),
                        vertex_shader=None if shader is None else shader.doc,
-                       signature=None if shader is None else shader.signature)
+                       signature=None if shader is None else shader.signature,
+                       constant_buffers={c.slot: c.value for c in args.cbuffers})
     return EXIT_OK, case
