@@ -171,6 +171,17 @@ def test_a_cbuffer_the_geometry_shader_reads_must_be_bound():
     _, result = run_case(load_case(doc), "cpu")
     assert u32s(result["stream_output"]["buffers"][0]["hex"]) == [1000, 1001, 1002,
                                                                   1001, 1003, 1002]
+    # The same by name: offset is the first word of register 0 (docs/case-format.md, values).
+    doc["constant_buffers"] = [{"slot": 2, "values": {"offset": 1000}}]
+    _, result = run_case(load_case(doc), "cpu")
+    assert u32s(result["stream_output"]["buffers"][0]["hex"]) == [1000, 1001, 1002,
+                                                                  1001, 1003, 1002]
+    # A vertex shader declaring register b2 otherwise (offset its second word): refused.
+    doc["vertex_shader"] = {"hlsl": "cbuffer P : register(b2) { uint pad; uint offset; };\n"
+                                    "float4 main(float4 p : POSITION) : POSITION "
+                                    "{ return p + pad + offset; }"}
+    with pytest.raises(InvalidDescError, match="pack these values into different bytes"):
+        load_case(doc)
 
 
 def test_found_gs_draw_without_primitives():
