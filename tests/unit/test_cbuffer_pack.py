@@ -130,3 +130,20 @@ def test_refusals_name_the_cbuffer_member_value_and_rule(values, member, rule):
     text = str(e.value)
     assert "constant_buffers[0]" in text and "cbuffer K (register b2)" in text, text
     assert member in text and rule in text, text
+
+
+def test_array_of_matrices_and_of_float2():
+    # column_major float2x2 M[2]: each element 2 registers (one per column), M[k] @32k;
+    # float2 v[2] after it: @64 and @80, each element starting a register.
+    cb = cbuffer_of("cbuffer K { float2x2 M[2]; float2 v[2]; };", "M[1][0].x + v[1].y")
+    got = pack_constant_buffer(cb, {"M": [[[1, 2], [3, 4]], [[5, 6], [7, 8]]],
+                                    "v": [[9, 10], [11, 12]]})
+    assert got == (f(1, 3) + Z * 2 + f(2, 4) + Z * 2 + f(5, 7) + Z * 2 + f(6, 8) + Z * 2
+                   + f(9, 10) + Z * 2 + f(11, 12) + Z * 2)
+
+
+def test_packoffset_places_the_member():
+    # packoffset(c1.y): register 1, component y: byte 16 + 4 = 20; b at c0.x.
+    cb = cbuffer_of("cbuffer K { float a : packoffset(c1.y); float b : packoffset(c0); };",
+                    "a + b")
+    assert pack_constant_buffer(cb, {"a": 2, "b": 1}) == f(1) + Z * 4 + f(2) + Z * 2
