@@ -411,7 +411,7 @@ def lint_so(entries, *, buffer_strides=None, rasterized_stream=None,
     return SOLint(desc, resolved, findings, strides_from)
 
 
-def geometry_findings(gs, vs_outputs, topology=None) -> list[Finding]:
+def geometry_findings(gs, vs_outputs, topology=None, level=None) -> list[Finding]:
     """A geometry shader linked into the pipeline, as CreateGraphicsPipelineState links it:
     :func:`gpuia.harness.case_geometry.check_geometry`'s refusal, if any, as an E004 finding.
 
@@ -423,11 +423,17 @@ def geometry_findings(gs, vs_outputs, topology=None) -> list[Finding]:
             linkage not checked.
         topology (TopologyInfo): the draw's topology, whose class the input primitive must
             take (rules 13.2); None: not checked.
+        level: the feature level (anything :func:`gpuia.d3d.feature_level.feature_level`
+            takes), whose streams the shader's may not outnumber (rules 13.7, 11.1); None:
+            D3D12's four.
     """
-    from ..d3d.geometry import check_topology
+    from ..d3d.feature_level import feature_level
+    from ..d3d.geometry import check_feature_level, check_topology
     from .case_geometry import check_geometry
 
     try:
+        if level is not None:
+            check_feature_level(gs.declaration, feature_level(level))
         if vs_outputs is not None:
             check_geometry(gs, topology, vs_outputs)
         elif topology is not None:

@@ -198,3 +198,16 @@ def test_gs_options_refused_alone_or_wrong(tmp_path):
         proc = gpuia_cli("layout", decls, "--no-gpu", *options)
         assert proc.returncode == 2 and proc.stdout == ""
         assert proc.stderr.startswith("error: layout: ") and says in proc.stderr, proc.stderr
+
+
+def test_two_streams_at_feature_level_10_0_are_rules_13_7(tmp_path):
+    # 10_0 has one Stream Output stream and shader model 4 (rules 11.1): a shader of two streams
+    # is refused there even when every entry names stream 0 (rules 13.7); at 11_0 it is fine.
+    decls = write(tmp_path, [entry(0, "ID", 0)], strides=(4,))
+    proc, _, findings = layout_json(tmp_path, decls, *with_gs(tmp_path),
+                                    "--feature-level", "10_0")
+    assert proc.returncode == 2
+    assert [(code, where) for code, where, _ in findings] == [("E004", "geometry shader")]
+    assert "rules 13.7, 11.1" in findings[0][2]
+    _, _, findings = layout_json(tmp_path, decls, *with_gs(tmp_path), "--feature-level", "11_0")
+    assert findings == []

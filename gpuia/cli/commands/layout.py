@@ -216,7 +216,7 @@ class _Geometry:
         self.linked_with = None if shader is None else shader.path
         self.findings = geometry_findings(self.shader,
                                           None if shader is None else shader.signature.outputs,
-                                          self.topology)
+                                          self.topology, args.feature_level)
 
     def describe(self) -> list[str]:
         decl = self.shader.declaration
