@@ -8,7 +8,7 @@ the slot strides, the path each adapter's plan takes and why, the lint findings
 generated case of each valid array (``<file stem>_<array>.json``), loadable by ``gpuia validate``.
 ``--shader`` links every array with a vertex shader (``--cbuffer bN=FILE``: the bytes, or the
 members by name, of its constant buffers under ``--check``, shown per register;
-:mod:`.layout_cbuffer`); ``--gs`` adds the geometry shader after it
+:mod:`gpuia.cli.cbuffer_files`); ``--gs`` adds the geometry shader after it
 (its linkage linted as E004, every SO declaration resolved against its streams, each on its
 own).
 
@@ -35,6 +35,7 @@ from ...errors import CaseError, GpuiaError, UnsupportedError
 from ...harness.case import case_vertex_shader
 from ...harness.report.text import layout_table, render_table
 from ...util.files import OutputError, read_text, safe_stem, write_atomic
+from ..cbuffer_files import cbuffer_inputs
 from ..common import (
     EXIT_DIFF,
     EXIT_INVALID,
@@ -46,7 +47,6 @@ from ..common import (
     gpu_options,
     open_devices,
 )
-from .layout_cbuffer import cbuffer_inputs
 
 __all__ = ["add_parser", "run"]
 

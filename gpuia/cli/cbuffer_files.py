@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import InvalidDescError, UnsupportedError
+from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["CBufferInput", "cbuffer_inputs", "register_lines"]
 
@@ -87,8 +87,8 @@ def cbuffer_inputs(specs: list[str], shader) -> list[CBufferInput]:
     if shader is None:
         raise UnsupportedError("--cbuffer needs --shader: the pass-through shader reads no "
                                "constant buffer")
-    from ...harness.case import vertex_shader_reads
-    from ...hlsl.cbuffer_pack import pack_constant_buffer
+    from ..harness.case import vertex_shader_reads
+    from ..hlsl.cbuffer_pack import pack_constant_buffer
 
     reads = set(vertex_shader_reads(shader.doc))
     out: dict[int, CBufferInput] = {}
