@@ -45,7 +45,7 @@ from ...wgsl.blocks import GS_PARAMS, GS_SO_STATE
 from ..cache import remember
 from ..gs.assembly import GSPrimitives
 from ..gs.expansion import GSStreamOutput
-from ..gs.plan import GSStreamPlan, GSTarget
+from ..gs.plan import GSStreamPlan, GSTarget, storage_binding_limit
 from ..gs.program import GSProgram, GSWindow
 from ..ia.plan import host_index_values
 from ..lifetime import wgpu_call
@@ -61,12 +61,6 @@ CHUNK = 1 << 18
 """Invocations per chunk by default (regions, primitives and their windows are per chunk)."""
 _POINTS = topology_info("POINTLIST")
 _GS_OVERFLOWED = GS_SO_STATE.word("overflowed")  # stream 0's flag; streams 1-3 follow
-
-
-def _wgpu():
-    import wgpu  # noqa: PLC0415 - imported where a device exists
-
-    return wgpu
 
 
 class GeometryStage:
@@ -204,8 +198,7 @@ class GeometryStage:
 
     # -- chunks -------------------------------------------------------------------------------
     def _limit(self) -> int:
-        caps = self.device.caps
-        return min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+        return storage_binding_limit(self.device.caps)
 
     def _window_bound(self, so, plan, targets) -> int:
         """Invocations one chunk may hold so that what they can write into each target
@@ -263,7 +256,6 @@ class GeometryStage:
         none)."""
         dev = self.device.device
         caps = self.device.caps
-        usage = _wgpu().BufferUsage
         instances = gs.declaration.instance_count
         k1 = prims.width
         salign = caps.min_storage_buffer_offset_alignment
@@ -285,9 +277,9 @@ class GeometryStage:
         self.program.check_binding("regions", regions_bytes)
 
         def made():
-            return (dev.create_buffer(size=max(16, at), usage=usage.STORAGE | usage.COPY_DST),
-                    dev.create_buffer_with_data(data=params, usage=usage.UNIFORM),
-                    dev.create_buffer(size=regions_bytes, usage=usage.STORAGE))
+            return (dev.create_buffer(size=max(16, at), usage="STORAGE|COPY_DST"),
+                    dev.create_buffer_with_data(data=params, usage="UNIFORM"),
+                    dev.create_buffer(size=regions_bytes, usage="STORAGE"))
 
         prim_buf, param_buf, regions = wgpu_call(made, "allocating the geometry stage")
         for (first, n, lo, _), off in zip(chunks, offsets, strict=True):

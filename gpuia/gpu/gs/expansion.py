@@ -67,6 +67,7 @@ from .plan import (
     check_binding,
     entry_table,
     params_records,
+    storage_binding_limit,
     target_bindings,
 )
 
@@ -250,7 +251,7 @@ class GSStreamOutput:
         it fits one storage binding, else from the lowest byte its slots can write now
         (BufferLocation + BufferFilledSize, aligned down) to the highest."""
         caps = self.device.caps
-        limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+        limit = storage_binding_limit(caps)
         align = caps.min_storage_buffer_offset_alignment
         out = []
         for d, buf in enumerate(bindings.data):

@@ -35,7 +35,8 @@ from ...wgsl.blocks import GS_SO_PARAMS, GS_SO_SLOT
 from ...wgsl.gs_expansion import MAX_LEVELS, PARAMS_WORDS, scan_levels
 
 __all__ = ["GSStreamPlan", "GSTarget", "TargetBindings", "entry_table", "stream_vertices",
-           "target_bindings", "params_records", "check_binding", "SLOTS", "STREAMS"]
+           "target_bindings", "params_records", "check_binding", "storage_binding_limit", "SLOTS",
+           "STREAMS"]
 
 SLOTS = 4
 """SO output slots 0-3."""
@@ -232,10 +233,16 @@ def params_records(plan: GSStreamPlan, so: ResolvedStreamOutput,
     return records
 
 
+def storage_binding_limit(caps) -> int:
+    """The most bytes one storage binding holds on an adapter of ``caps`` (its largest storage
+    binding, within its largest buffer)."""
+    return min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+
+
 def check_binding(caps, what: str, nbytes: int) -> None:
     """UnsupportedError naming ``what`` when ``nbytes`` exceed one storage binding on an
-    adapter of ``caps`` (its largest storage binding and buffer)."""
-    limit = min(caps.max_storage_buffer_binding_size, caps.max_buffer_size)
+    adapter of ``caps`` (:func:`storage_binding_limit`)."""
+    limit = storage_binding_limit(caps)
     if nbytes > limit:
         raise UnsupportedError(f"the geometry shader's {what} needs {nbytes} bytes in one "
                                f"binding, more than this adapter's {limit}")
