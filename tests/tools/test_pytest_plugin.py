@@ -117,13 +117,18 @@ def test_gpuia_check_fails_with_the_table(pytester, plugin_args, gpu_device):
     assert "During handling" not in out
 
 
-def test_the_documented_example_layout_passes(gpuia_check):
-    """docs/pytest-plugin.md's example layout is valid and agrees on this adapter."""
-    text = (Path(__file__).resolve().parents[2] / "docs" / "pytest-plugin.md").read_text()
-    example = text.split("```python\n")[1].split("def test_skinned_layout")[0]
-    namespace = {}
-    exec(example, namespace)
-    assert gpuia_check(layout=namespace["SKINNED"]).compared >= 1
+def test_the_documented_example_runs_as_written(pytester, plugin_args, gpu_device):
+    """docs/pytest-plugin.md's example, pasted whole as a test module into a project whose
+    tests/cases/ holds the case it names: both of its tests pass on this adapter."""
+    text = (ROOT / "docs" / "pytest-plugin.md").read_text()
+    example = text.split("```python\n")[1].split("```")[0]
+    assert example.startswith("# tests/test_vertex_layouts.py\n")
+    (pytester.path / "tests" / "cases").mkdir(parents=True)
+    (pytester.path / "tests" / "cases" / "terrain_strip.json").write_bytes(
+        (CASES / "indexed_strip_cut.json").read_bytes())
+    pytester.makepyfile(test_vertex_layouts=example)
+    adapter = ["--gpuia-adapter", gpu_device.adapter.summary]
+    pytester.runpytest_subprocess(*plugin_args, *adapter, "-q").assert_outcomes(passed=2)
 
 
 def test_gpuia_check_takes_a_case_or_a_layout(gpuia_check):
