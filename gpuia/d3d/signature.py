@@ -34,6 +34,9 @@ class Member:
         wgsl_type (str): the WGSL type as written, spaces normalized (``vec4<f32>``).
         interpolation (str): the ``@interpolate`` argument (``"flat"``,
             ``"linear, centroid"``), or None (the default).
+        register (int): the D3D register a compiled shader's signature gives it (``v2`` is 2),
+            named in linkage refusals; None (the default) where the source fixes none (WGSL,
+            HLSL: the register is the D3D compiler's packing).
     """
 
     name: str
@@ -43,6 +46,12 @@ class Member:
     components: int
     wgsl_type: str
     interpolation: str | None = None
+    register: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``TEXCOORD1``, with `` (register 2)`` where the signature gives the register."""
+        return self.key if self.register is None else f"{self.key} (register {self.register})"
 
     @property
     def key(self) -> str:
@@ -133,6 +142,6 @@ class ShaderSignature:
             if m.key not in keys:
                 raise InvalidDescError(
                     "vertex shader", "input", m.name,
-                    f"the shader reads {m.key} but the input layout has no element with "
+                    f"the shader reads {m.where} but the input layout has no element with "
                     f"that semantic (every vertex shader input must be provided; rules 3.8)")
 

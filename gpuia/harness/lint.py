@@ -31,7 +31,7 @@ from ..d3d.so_desc import SODeclarationEntry, StreamOutputDesc
 from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["LINT_CODES", "Finding", "LayoutLint", "SOLint", "lint_layout", "lint_so",
-           "link_findings", "geometry_findings",
+           "link_findings", "geometry_findings", "stage_findings", "compiled_geometry_findings",
            "webgpu_default_caps", "WEBGPU_DEFAULT_LIMITS"]
 
 LINT_CODES = {
@@ -58,6 +58,15 @@ LINT_CODES = {
     "E004": ("gs-link", "the geometry shader reads an input the vertex shader does not output, "
                         "or its input primitive does not take the draw topology's class "
                         "(CreateGraphicsPipelineState: E_INVALIDARG, rules 13.2, 13.9)"),
+    "E005": ("ps-link", "a compiled pixel shader's input is no output of the stage before in "
+                        "its register, with its system value, component type and components "
+                        "(CreateGraphicsPipelineState: E_INVALIDARG, rules 14.1)"),
+    "W012": ("never-written", "a compiled shader's input always reads a component the stage "
+                              "before never writes: undefined (D3D12's debug layer reports it, "
+                              "rules 14.3)"),
+    "W013": ("min-precision", "a compiled shader's input and the output it links with differ "
+                              "in minimum precision (D3D12's debug layer reports it, rules "
+                              "14.3)"),
 }
 """code -> (name, what it means). Codes are stable; new checks get new codes."""
 
@@ -250,7 +259,7 @@ def link_findings(layout: InputLayout, signature) -> list[Finding]:
             continue
         e = by_key.get(m.key)
         if e is None:
-            out.append(Finding("E003", f"shader input {m.key}",
+            out.append(Finding("E003", f"shader input {m.where}",
                                f"the vertex shader reads {m.key} ({m.wgsl_type}) and no element "
                                f"of the layout provides it (CreateGraphicsPipelineState would "
                                f"return E_INVALIDARG, rules 3.8)"))
@@ -259,7 +268,7 @@ def link_findings(layout: InputLayout, signature) -> list[Finding]:
         if kind != m.type:
             out.append(Finding("W011", e.label(),
                                f"{e.format.name} delivers {_KIND_WORDS[kind]} values to the "
-                               f"shader's {m.type} input {m.key} ({m.wgsl_type}): it sees their "
+                               f"shader's {m.type} input {m.where} ({m.wgsl_type}): it sees their "
                                f"raw bits (rules 2.12; D3D12's debug layer warns)"))
     return out
 
@@ -438,6 +447,53 @@ def geometry_findings(gs, vs_outputs, topology=None, level=None) -> list[Finding
             check_geometry(gs, topology, vs_outputs)
         elif topology is not None:
             check_topology(gs.declaration, topology)
+    except InvalidDescError as err:
+        return [Finding("E004", err.where, f"{err.field}={err.value!r}: {err.rule}"
+                        if err.field else err.rule)]
+    return []
+
+
+_LINK_WARNINGS = {"never_written": "W012", "min_precision": "W013"}
+
+
+def stage_findings(outputs, inputs, stage: str, upstream: str, code: str,
+                   stream: int = 0) -> list[Finding]:
+    """Compiled signature rows linked register by register
+    (:func:`gpuia.d3d.linkage.link_stages`, rules 14.1-14.3): each refusal as a ``code``
+    finding (E004 for a geometry shader, E005 for a pixel shader), the debug layer's reports as
+    W012 and W013."""
+    from ..d3d.linkage import link_stages
+
+    return [Finding(code if f.severity == "error" else _LINK_WARNINGS[f.rule], f.where,
+                    f"{f.field}={f.value!r}: {f.text}")
+            for f in link_stages(outputs, inputs, stage, upstream, stream)]
+
+
+def compiled_geometry_findings(container, vs_signature, vs_container, topology=None,
+                               level=None) -> list[Finding]:
+    """A compiled geometry shader linked into the pipeline (the counterpart of
+    :func:`geometry_findings`): its declarations against ``topology`` (rules 13.2) and
+    ``level`` (rules 13.7, 11.1); its inputs against a compiled vertex shader's output rows
+    (``vs_container``, register by register, rules 14.1) or an HLSL or WGSL one's outputs
+    (``vs_signature``, by semantic, rules 13.9); neither when both are None. Refusals are
+    E004 findings."""
+    from ..d3d.feature_level import feature_level
+    from ..d3d.geometry import check_feature_level, check_linkage, check_topology
+    from ..d3d.linkage import container_declaration, semantic_inputs
+
+    try:
+        declaration = container_declaration(container)
+        if declaration is not None and level is not None:
+            check_feature_level(declaration, feature_level(level))
+        if declaration is not None and topology is not None:
+            check_topology(declaration, topology)
+        if vs_container is not None:
+            return stage_findings(vs_container.output_signature, container.input_signature,
+                                  "geometry", "vertex shader", "E004")
+        if vs_signature is not None:
+            check_linkage(semantic_inputs(container.input_signature, "geometry",
+                                          "geometry shader"), vs_signature.outputs,
+                          "geometry shader")
     except InvalidDescError as err:
         return [Finding("E004", err.where, f"{err.field}={err.value!r}: {err.rule}"
                         if err.field else err.rule)]
