@@ -31,10 +31,11 @@ from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.layout import InputLayout
 from ..d3d.so_desc import StreamOutputDesc
 from ..d3d.topology import TopologyInfo, topology_info
-from ..errors import CaseError, InvalidDescError
+from ..errors import CaseError, InvalidDescError, UnsupportedError
 from ..util.files import loads_json, printable, read_text
 from .case_buffers import MAX_CONSTANT_BUFFER_BYTES as MAX_CONSTANT_BUFFER_BYTES
 from .case_buffers import constant_buffers, index_buffer, vertex_buffers
+from .case_compiled import is_compiled, link_compiled
 from .case_data import decode_data, encode_data
 from .case_geometry import case_geometry_shader, check_geometry, stream_records
 from .case_shader import case_vertex_shader, vertex_shader_reads
@@ -222,7 +223,9 @@ def load_case(source: str | Path | dict, name: str | None = None,
         InvalidDescError: something D3D12 would reject (``where`` such as
             ``input_layout: element 1 (COLOR0)``), or a shader that does not compile (with
             its ``diagnostics``).
-        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
+        UnsupportedError: an HLSL shader on a machine without Slang's compiler; a compiled
+            shader (``dxbc``, ``dxbc_file``), once its linkage is checked
+            (:mod:`gpuia.harness.case_compiled`): gpuia does not draw it.
     """
     if isinstance(source, Path) or (isinstance(source, str)
                                     and not source.lstrip().startswith("{")):
@@ -342,6 +345,10 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
                                "null for a NULL index buffer view)")
 
     vs = doc.get("vertex_shader")
+    if is_compiled(vs) or is_compiled(doc.get("geometry_shader")):
+        link_compiled(doc, layout, topo, level, base or Path.cwd())
+        raise UnsupportedError("vertex_shader, geometry_shader: gpuia links a compiled "
+                               "shader's signatures; drawing one is not supported")
     hlsl = case_vertex_shader(vs, base or Path.cwd()) if vs is not None else None
     so = doc.get("stream_output")
     case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl,
