@@ -87,6 +87,9 @@ def cbuffer_inputs(specs: list[str], shader) -> list[CBufferInput]:
     if shader is None:
         raise UnsupportedError("--cbuffer needs --shader: the pass-through shader reads no "
                                "constant buffer")
+    if shader.not_drawn is not None:
+        raise UnsupportedError(f"--cbuffer: {shader.not_drawn}, and constant buffers are "
+                               f"what --check draws it with")
     from ..harness.case import vertex_shader_reads
     from ..hlsl.cbuffer_pack import pack_constant_buffer
 

@@ -20,8 +20,8 @@ from ..errors import InvalidDescError
 from ..util.files import read_input
 from .table import render_table
 
-__all__ = ["describe_file", "describe_container", "describe_hlsl", "shader_text",
-           "CONTAINER_SUFFIXES", "HLSL_STAGES", "FORMAT_VERSION"]
+__all__ = ["read_shader_container", "describe_file", "describe_container", "describe_hlsl",
+           "shader_text", "CONTAINER_SUFFIXES", "HLSL_STAGES", "FORMAT_VERSION"]
 
 FORMAT_VERSION = 1
 CONTAINER_SUFFIXES = (".cso", ".dxbc", ".dxil", ".fxo", ".bin")
@@ -120,6 +120,23 @@ def _hlsl_doc(path: str, entry: str, stage: str, inputs: list, outputs: list,
             "checksum": None, "chunks": None}
 
 
+def read_shader_container(path: str | Path, data: bytes | None = None
+                          ) -> ShaderContainer | None:
+    """The container in a file (its bytes ``data`` where already read) that starts with
+    ``DXBC`` or has a suffix of :data:`CONTAINER_SUFFIXES`, or None for any other file (HLSL,
+    WGSL text).
+
+    Raises:
+        GpuiaError: a file that cannot be read; :class:`~gpuia.errors.ContainerError` for a
+            container that cannot be read (naming the chunk and byte offset).
+    """
+    if data is None:
+        data = read_input(str(path))
+    if data[:4] == b"DXBC" or Path(path).suffix.lower() in CONTAINER_SUFFIXES:
+        return read_container(data)
+    return None
+
+
 def describe_file(path: str, entry: str | None = None, stage: str | None = None) -> dict:
     """The document of a shader file: a container (it starts with ``DXBC``, or its suffix is
     one of :data:`CONTAINER_SUFFIXES`) or HLSL text (entry point ``entry``, default ``main``).
@@ -130,13 +147,14 @@ def describe_file(path: str, entry: str | None = None, stage: str | None = None)
             ``stage`` given for a container.
     """
     data = read_input(path)
-    if data[:4] == b"DXBC" or Path(path).suffix.lower() in CONTAINER_SUFFIXES:
+    container = read_shader_container(path, data)
+    if container is not None:
         for option, value in (("--entry", entry), ("--stage", stage)):
             if value is not None:
                 raise InvalidDescError(path, option, value,
                                        "a compiled container holds one entry point of one "
                                        "stage: the option is for HLSL files")
-        return describe_container(read_container(data), path)
+        return describe_container(container, path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -26,15 +26,13 @@ CPU/GPU difference, or with ``--werror`` any warning (a compiler diagnostic incl
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from ...errors import CaseError, GpuiaError, UnsupportedError
-from ...harness.case import case_vertex_shader
+from ...errors import GpuiaError, UnsupportedError
 from ...harness.report.text import layout_table, render_table
-from ...util.files import OutputError, read_text, safe_stem, write_atomic
+from ...util.files import OutputError, safe_stem, write_atomic
 from ..cbuffer_files import cbuffer_inputs
 from ..common import (
     EXIT_DIFF,
@@ -47,6 +45,7 @@ from ..common import (
     gpu_options,
     open_devices,
 )
+from ..layout_shaders import LayoutGeometry, LayoutPixel, LayoutShader, members_json
 
 __all__ = ["add_parser", "run"]
 
@@ -98,6 +97,10 @@ def add_parser(subparsers):
                    help="the HLSL geometry shader after the vertex shader (entry point default "
                         "main): link its inputs with --shader's outputs and resolve SO "
                         "declarations against its streams' records, each stream on its own")
+    p.add_argument("--ps", metavar="FILE", default=None,
+                   help="a compiled pixel shader (DXBC or DXIL container): link its inputs, "
+                        "register by register, with the outputs of --gs (stream 0), else of "
+                        "--shader, both compiled too")
     p.add_argument("--gs-define", action="append", default=[], metavar="NAME[=VALUE]",
                    help="a preprocessor define for --gs (repeatable)")
     p.add_argument("--gs-topology", metavar="TOPOLOGY", default=None,
@@ -110,140 +113,6 @@ def add_parser(subparsers):
     gpu_options(p, allow_all=True)
     feature_level_option(p)
     return p
-
-
-def _file_entry(spec: str) -> tuple[str, str]:
-    """``FILE[:ENTRY]`` as (file, entry or "")."""
-    if not Path(spec).is_file() and ":" in spec:  # FILE:ENTRY
-        path, entry = spec.rsplit(":", 1)
-        return path, entry
-    return spec, ""
-
-
-def _defines(defines: list[str]) -> dict[str, str]:
-    """``NAME[=VALUE]`` options as a case file's ``defines`` (a bare NAME is 1)."""
-    defs: dict[str, str] = {}
-    for d in defines:
-        name, _, value = d.partition("=")
-        defs[name] = value or "1"
-    return defs
-
-
-def _members(ms) -> str:
-    return ", ".join(f"{m.key} ({m.wgsl_type})" for m in ms) or "none"
-
-
-def _members_json(ms) -> list[dict]:
-    return [{"semantic": m.key, "type": m.wgsl_type} for m in ms]
-
-
-class _Shader:
-    """The ``--shader`` of a run: its case-format object, signature and a description."""
-
-    def __init__(self, spec: str, defines: list[str], matrix_layout: str):
-        from ...wgsl.signature import parse_vertex_shader
-
-        path, entry = _file_entry(spec)
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise UnsupportedError(f"--shader {spec}: no such file")
-        if self.path.suffix.lower() == ".wgsl":
-            try:
-                text = read_text(self.path)
-            except CaseError as e:
-                raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
-            self.doc: dict[str, object] = {"wgsl": text,
-                                           **({"entry_point": entry} if entry else {})}
-            self.signature = parse_vertex_shader(text, entry or None)
-            self.language = "WGSL"
-            self.hlsl = None
-        else:
-            self.doc = {"hlsl_file": str(self.path.resolve()), "entry_point": entry or "main",
-                        "defines": _defines(defines), "matrix_layout": matrix_layout}
-            try:
-                shader = case_vertex_shader(self.doc, Path.cwd())
-            except CaseError as e:
-                raise UnsupportedError(f"--shader {spec}: {e.rule}") from None
-            # an hlsl_file object compiles to a shader, and compile_shader reads its signature
-            assert shader is not None and shader.signature is not None
-            self.signature = shader.signature
-            self.language = "HLSL"
-            self.hlsl = shader
-        self.entry = entry or ("main" if self.language == "HLSL" else self.signature.entry_point)
-
-    def describe(self) -> list[str]:
-        return [f"shader: {self.path} ({self.language}, entry {self.entry})",
-                f"  inputs: {_members(self.signature.inputs)}",
-                f"  outputs: {_members(self.signature.outputs)}"]
-
-    def case_doc(self, save_dir: Path | None) -> dict:
-        """The case-format object, its file relative to ``save_dir`` when a case is saved."""
-        if "hlsl_file" in self.doc and save_dir is not None:
-            return dict(self.doc, hlsl_file=os.path.relpath(str(self.doc["hlsl_file"]),
-                                                            save_dir.resolve()))
-        return self.doc
-
-
-class _Geometry:
-    """The ``--gs`` of a run: the compiled shader, its input record and each stream's output
-    record, the draw topology it is linked with, and its linkage findings (E004)."""
-
-    def __init__(self, args, shader: _Shader | None):
-        from ...d3d.topology import topology_info
-        from ...harness.case_geometry import case_geometry_shader, record_members, stream_records
-        from ...harness.lint import geometry_findings
-
-        spec = args.gs
-        path, entry = _file_entry(spec)
-        self.path = Path(path)
-        if not self.path.is_file():
-            raise UnsupportedError(f"--gs {spec}: no such file")
-        self.entry = entry or "main"
-        doc = {"hlsl_file": str(self.path.resolve()), "entry_point": self.entry,
-               "defines": _defines(args.gs_define), "matrix_layout": args.matrix_layout}
-        try:
-            self.shader = case_geometry_shader(doc, Path.cwd())
-        except CaseError as e:
-            raise UnsupportedError(f"--gs {spec}: {e.rule}") from None
-        self.inputs = record_members(self.shader.input_record)
-        self.streams = stream_records(self.shader)
-        self.topology = None
-        if args.gs_topology is not None:
-            try:
-                self.topology = topology_info(args.gs_topology)
-            except ValueError as e:
-                raise UnsupportedError(f"--gs-topology {args.gs_topology}: {e}") from None
-        self.linked_with = None if shader is None else shader.path
-        self.findings = geometry_findings(self.shader,
-                                          None if shader is None else shader.signature.outputs,
-                                          self.topology, args.feature_level)
-
-    def describe(self) -> list[str]:
-        decl = self.shader.declaration
-        lines = [f"geometry shader: {self.path} (HLSL, entry {self.entry}): "
-                 f"{decl.input_primitive} input, maxvertexcount {decl.max_vertex_count}, "
-                 f"{len(self.streams)} stream{'s' if len(self.streams) > 1 else ''}",
-                 f"  inputs: {_members(self.inputs)}"]
-        lines += [f"  stream {s} ({decl.streams[s]}): {_members(record)}"
-                  for s, record in enumerate(self.streams)]
-        lines.append(f"  linkage: inputs checked against the outputs of {self.linked_with}"
-                     if self.linked_with is not None else
-                     "  linkage: not checked (no --shader)")
-        lines.append(f"  topology: {self.topology.name}" if self.topology is not None else
-                     "  topology: not checked (no --gs-topology)")
-        return lines
-
-    def as_json(self) -> dict:
-        decl = self.shader.declaration
-        return {"file": str(self.path), "language": "HLSL", "entry_point": self.entry,
-                "input_primitive": decl.input_primitive,
-                "max_vertex_count": decl.max_vertex_count,
-                "topology": None if self.topology is None else self.topology.name,
-                "linked_with": None if self.linked_with is None else str(self.linked_with),
-                "inputs": _members_json(self.inputs),
-                "streams": [{"stream": s, "type": decl.streams[s],
-                             "outputs": _members_json(record)}
-                            for s, record in enumerate(self.streams)]}
 
 
 def _adapters(args):
@@ -277,17 +146,19 @@ def run(args) -> int:
 
         start_worker()  # C/C++ is read in a worker: its start-up overlaps what follows
     try:
-        args.shader_info = None if args.shader is None else _Shader(
+        args.shader_info = None if args.shader is None else LayoutShader(
             args.shader, args.shader_define, args.matrix_layout)
         if args.gs is None and (args.gs_define or args.gs_topology is not None):
             raise UnsupportedError("--gs-define and --gs-topology apply to a --gs shader")
-        args.gs_info = None if args.gs is None else _Geometry(args, args.shader_info)
+        args.gs_info = None if args.gs is None else LayoutGeometry(args, args.shader_info)
+        args.ps_info = None if args.ps is None else LayoutPixel(args.ps, args.shader_info,
+                                                                 args.gs_info)
         args.cbuffers = cbuffer_inputs(args.cbuffer, args.shader_info)
         adapters, devices = _adapters(args)
     except GpuiaError as exc:
         error_line("layout", exc)
         return EXIT_INVALID
-    for info in (args.shader_info, *args.cbuffers, args.gs_info):
+    for info in (args.shader_info, *args.cbuffers, args.gs_info, args.ps_info):
         if info is not None and not args.json:
             print("\n".join(info.describe()))
             print()
@@ -343,10 +214,11 @@ def _write_json(args, adapters, files: list, docs: list) -> None:
                "shader": None if shader is None else {
                    "file": str(shader.path), "language": shader.language,
                    "entry_point": shader.entry,
-                   "inputs": _members_json(shader.signature.inputs),
-                   "outputs": _members_json(shader.signature.outputs)},
+                   "inputs": members_json(shader.signature.inputs),
+                   "outputs": members_json(shader.signature.outputs)},
                "constant_buffers": [c.as_json() for c in args.cbuffers],
                "geometry_shader": None if args.gs_info is None else args.gs_info.as_json(),
+               "pixel_shader": None if args.ps_info is None else args.ps_info.as_json(),
                "arrays": docs}, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
@@ -411,8 +283,9 @@ def _one(arr, args, adapters, devices, save_dir) -> tuple[dict, int]:
         status, case = _layout(arr, args, adapters, doc, say)
     else:
         status, case = _so(arr, args, doc, say)
-    if args.gs_info is not None:  # the pipeline this array goes into links the GS too
-        doc["findings"] += [f.as_dict() for f in args.gs_info.findings]
+    for info in (args.gs_info, args.ps_info):  # the pipeline this array goes into links them
+        if info is not None:
+            doc["findings"] += [f.as_dict() for f in info.findings]
     findings = doc["findings"]
     errors = [f for f in findings if f["severity"] == "error"]
     warnings = [f for f in findings if f["severity"] == "warning"]
@@ -509,7 +382,9 @@ def _layout(arr, args, adapters, doc, say):
         for r in reasons or ["every slot is expressible natively"]:
             say(f"  - {r}")
     case = None
-    if (args.check or args.save_case) and not report.errors:
+    if shader is not None and shader.not_drawn is not None:
+        doc["check_skipped"] = shader.not_drawn
+    elif (args.check or args.save_case) and not report.errors:
         from ...harness.crosscheck import layout_case
 
         case = layout_case(layout, vertices=args.vertices, instances=args.instances,
@@ -548,12 +423,14 @@ def _so(arr, args, doc, say):
                 [[str(s.slot), str(s.declared_size), f"{s.stride} ({report.strides_from})"]
                  for s in resolved.slots], right={0, 1}))
     if gs is not None:
-        say(f"signature: each stream's output record of {gs.path} ({gs.entry})")
+        say(f"signature: each stream's output record of {gs.path}"
+            + ("" if gs.entry is None else f" ({gs.entry})"))
     elif shader is None:
         say("signature: derived (each declared semantic a 4-component float output; "
             "SV_VertexID and SV_InstanceID one uint)")
     else:
-        say(f"signature: the outputs of {shader.path} ({shader.entry})")
+        say(f"signature: the outputs of {shader.path}" + (
+            "" if shader.entry is None else f" ({shader.entry})"))
     doc["slots"] = [{"slot": s.slot, "declared_size": s.declared_size, "stride": s.stride,
                      "stride_from": report.strides_from} for s in resolved.slots]
     if any(f.code == "W010" for f in report.findings):
@@ -564,7 +441,9 @@ def _so(arr, args, doc, say):
                                 "file's geometry_shader runs one)")
         return EXIT_OK, None
     case = None
-    if (args.check or args.save_case) and not report.errors:
+    if shader is not None and shader.not_drawn is not None:
+        doc["check_skipped"] = shader.not_drawn
+    elif (args.check or args.save_case) and not report.errors:
         case = so_case(arr, report.desc, vertices=args.vertices, instances=args.instances,
                        name=_case_name(arr, args),
                        vertex_shader=None if shader is None else shader.doc,
