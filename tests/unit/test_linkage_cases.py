@@ -135,3 +135,27 @@ def test_a_geometry_shader_input_the_vertex_shader_does_not_write():
 def test_two_streams_at_feature_level_10_0():
     with pytest.raises(InvalidDescError, match=r"rules 13\.7, 11\.1"):
         load_case(case(geometry_shader={"dxbc_file": GS}), feature_level="10_0")
+
+
+def _wgsl(outputs: str, body: str) -> dict:
+    return {"wgsl": f"struct VSIn {{ POSITION: vec4<f32>, }}\nstruct VSOut {{ {outputs} }}\n"
+                    f"@vertex fn main(input: VSIn) -> VSOut {{\n  var o: VSOut;\n{body}\n"
+                    f"  return o;\n}}\n"}
+
+
+def _wgsl_case(vs: dict) -> dict:
+    doc = case(vertex_shader=vs, geometry_shader={"dxbc_file": GS})
+    doc["input_layout"] = [{"SemanticName": "POSITION", "Format": "R32G32B32A32_FLOAT"}]
+    doc["vertex_buffers"] = [{"slot": 0, "stride": 16, "data": {"hex": "00" * 32}}]
+    return doc
+
+
+def test_a_wgsl_vertex_shader_links_with_a_compiled_geometry_shader_by_semantic():
+    # GSIn: SV_Position, float2 TEXCOORD0; SV_PrimitiveID is generated (rules 14.2)
+    vs = _wgsl("SV_Position: vec4<f32>, TEXCOORD0: vec2<f32>,",
+               "  o.SV_Position = input.POSITION;\n  o.TEXCOORD0 = input.POSITION.xy;")
+    with pytest.raises(UnsupportedError):
+        load_case(_wgsl_case(vs))
+    short = _wgsl("SV_Position: vec4<f32>,", "  o.SV_Position = input.POSITION;")
+    with pytest.raises(InvalidDescError, match=r"TEXCOORD0.*rules 13\.9"):
+        load_case(_wgsl_case(short))

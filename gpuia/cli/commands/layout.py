@@ -10,7 +10,9 @@ generated case of each valid array (``<file stem>_<array>.json``), loadable by `
 members by name, of its constant buffers under ``--check``, shown per register;
 :mod:`gpuia.cli.cbuffer_files`); ``--gs`` adds the geometry shader after it
 (its linkage linted as E004, every SO declaration resolved against its streams, each on its
-own).
+own); ``--ps`` a compiled pixel shader, linked register by register (E005). ``--shader`` and
+``--gs`` also take compiled DXBC/DXIL containers, linked by their signature rows
+(:mod:`gpuia.cli.layout_shaders`, :mod:`gpuia.d3d.linkage`).
 
 C/C++ is compiled by libclang as the application's build would (``-D``/``--define``,
 ``-I``/``--include``, ``--target``; :mod:`gpuia.source.clang_parse`), in a worker process with
@@ -84,9 +86,10 @@ def add_parser(subparsers):
                    help="instances of the generated data (3)")
     p.add_argument("--shader", metavar="FILE[:ENTRY]", default=None,
                    help="link every layout with this vertex shader's input signature, as "
-                        "CreateGraphicsPipelineState does (HLSL, or WGSL for a .wgsl file; "
-                        "entry point default main), resolve SO declarations against its outputs, "
-                        "and draw with it under --check")
+                        "CreateGraphicsPipelineState does (HLSL, WGSL for a .wgsl file, or a "
+                        "compiled DXBC/DXIL container; entry point default main), resolve SO "
+                        "declarations against its outputs, and draw with it under --check "
+                        "(HLSL and WGSL)")
     p.add_argument("--cbuffer", action="append", default=[], metavar="bN=FILE",
                    help="constant buffer N for --shader under --check (repeatable): FILE's "
                         "bytes, or a .json object of the cbuffer's members by name, packed by "
@@ -94,9 +97,10 @@ def add_parser(subparsers):
     p.add_argument("--shader-define", action="append", default=[], metavar="NAME[=VALUE]",
                    help="a preprocessor define for --shader (repeatable)")
     p.add_argument("--gs", metavar="FILE[:ENTRY]", default=None,
-                   help="the HLSL geometry shader after the vertex shader (entry point default "
-                        "main): link its inputs with --shader's outputs and resolve SO "
-                        "declarations against its streams' records, each stream on its own")
+                   help="the geometry shader after the vertex shader (HLSL, entry point "
+                        "default main, or a compiled DXBC/DXIL container): link its inputs with "
+                        "--shader's outputs and resolve SO declarations against its streams' "
+                        "records, each stream on its own")
     p.add_argument("--ps", metavar="FILE", default=None,
                    help="a compiled pixel shader (DXBC or DXIL container): link its inputs, "
                         "register by register, with the outputs of --gs (stream 0), else of "
