@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..d3d.geometry import check_linkage, check_topology
 from ..d3d.signature import Member
-from ..errors import CaseError, InvalidDescError
+from ..errors import CaseError, InvalidDescError, UnsupportedError
 from .case_shader import hlsl_source, located
 
 if TYPE_CHECKING:  # annotations only: the HLSL front end loads where a case has a GS
@@ -45,11 +45,15 @@ def case_geometry_shader(gs: object, base: Path) -> HlslGeometryShader:
     Raises:
         CaseError: a malformed object or field.
         InvalidDescError: a shader Slang or D3D's declaration rules refuse (rules section 13).
-        UnsupportedError: no Slang compiler on this machine.
+        UnsupportedError: no Slang compiler on this machine; a DXBC geometry shader.
     """
     if not isinstance(gs, dict):
         raise CaseError(WHERE, "expected {\"hlsl\": ...} or {\"hlsl_file\": ...}")
     forms = [k for k in ("hlsl", "hlsl_file") if k in gs]
+    if not forms and ("dxbc" in gs or "dxbc_file" in gs):
+        raise UnsupportedError(f"{WHERE}: a compiled (DXBC) geometry shader is not drawn: "
+                               f"SPIRV-Cross, which gives gpuia HLSL of DXBC code, writes no "
+                               f"HLSL geometry shaders; give its HLSL source")
     if len(forms) != 1:
         raise CaseError(WHERE, f"expected exactly one of 'hlsl' or 'hlsl_file' (a geometry "
                                f"shader is HLSL), got {forms or 'none'}")

@@ -1,7 +1,8 @@
 """The ``vertex_shader`` section of a case file (``docs/case-format.md``).
 
 :func:`case_vertex_shader` checks the object (exactly one of ``wgsl``, ``hlsl``,
-``hlsl_file``, with only the fields that form takes) and compiles an HLSL shader;
+``hlsl_file``, ``dxbc``, ``dxbc_file``, with only the fields that form takes) and compiles an
+HLSL shader or a DXBC container (``gpuia.hlsl.dxbc``);
 :func:`vertex_shader_reads` names the root constant buffers a shader reads. A malformed object
 raises :class:`~gpuia.errors.CaseError`, a shader that does not compile
 :class:`~gpuia.errors.InvalidDescError` (with its ``diagnostics``). The HLSL and WGSL modules
@@ -15,14 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CaseError, InvalidDescError
-from ..util.files import read_text
+from ..errors import CaseError, GpuiaError, InvalidDescError
+from ..util.files import read_input, read_text
 
 if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses them
     from ..hlsl import HlslShader
 
 _WGSL_KEYS = {"wgsl", "entry_point"}
 _HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
+_FORMS = ("wgsl", "hlsl", "hlsl_file", "dxbc", "dxbc_file")
+MAX_CONTAINER_BYTES = 16 << 20  # what gpuia.d3d.container reads at most
 
 
 def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
@@ -30,25 +33,31 @@ def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
     HLSL.
 
     Arguments:
-        vs (dict): the object: ``{"wgsl": ...}`` or ``{"hlsl": ...}`` or ``{"hlsl_file": ...}``
-            with their optional fields.
-        base (Path): the folder ``hlsl_file`` and ``#include`` paths are relative to.
+        vs (dict): the object: ``{"wgsl": ...}``, ``{"hlsl": ...}``, ``{"hlsl_file": ...}``
+            with their optional fields, or ``{"dxbc": DATA}`` or ``{"dxbc_file": ...}``.
+        base (Path): the folder ``hlsl_file``, ``dxbc_file`` and ``#include`` paths are
+            relative to.
 
     Returns:
-        The compiled :class:`gpuia.hlsl.HlslShader`, or None for a WGSL shader.
+        The compiled :class:`gpuia.hlsl.HlslShader` (a DXBC container's too, translated), or
+        None for a WGSL shader.
 
     Raises:
         CaseError: the object or one of its fields is malformed (naming the field), or the
             HLSL does not compile.
+        InvalidDescError: a DXBC container that cannot be read or translated.
+        UnsupportedError: a DXIL container, or no Slang, vkd3d-compiler or spirv-cross.
     """
     if not isinstance(vs, dict):
         raise CaseError("vertex_shader", "expected {\"wgsl\": ...} or {\"hlsl\": ...}")
     if "entry_point" in vs and not isinstance(vs["entry_point"], (str, type(None))):
         raise CaseError("vertex_shader.entry_point", "expected a string")
-    forms = [k for k in ("wgsl", "hlsl", "hlsl_file") if k in vs]
+    forms = [k for k in _FORMS if k in vs]
     if len(forms) != 1:
-        raise CaseError("vertex_shader", f"expected exactly one of 'wgsl', 'hlsl' or "
-                                         f"'hlsl_file', got {forms or 'none'}")
+        raise CaseError("vertex_shader", f"expected exactly one of 'wgsl', 'hlsl', 'hlsl_file', "
+                                         f"'dxbc' or 'dxbc_file', got {forms or 'none'}")
+    if forms[0] in ("dxbc", "dxbc_file"):
+        return _dxbc_shader(vs, forms[0], "vertex_shader", base)
     if forms == ["wgsl"]:
         if not isinstance(vs["wgsl"], str):
             raise CaseError("vertex_shader.wgsl", "expected WGSL source text")
@@ -65,6 +74,31 @@ def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
                               source.source_path)
     except InvalidDescError as e:
         raise located(e, "vertex_shader", "vertex shader") from None
+
+
+def _dxbc_shader(obj: dict, form: str, where: str, base: Path) -> HlslShader:
+    """A case's ``{"dxbc": DATA}`` or ``{"dxbc_file": path}`` shader, read and translated."""
+    from ..hlsl.dxbc import compile_dxbc
+    from .case_data import decode_data
+
+    unknown = set(obj) - {form}
+    if unknown:
+        raise CaseError(where, f"unknown keys {sorted(unknown)} for a compiled shader (a "
+                               f"container holds one entry point and its compiler's options)")
+    if form == "dxbc":
+        blob, name = decode_data(obj["dxbc"], f"{where}.dxbc"), "the inline container"
+    else:
+        name = obj["dxbc_file"]
+        if not isinstance(name, str) or not name:
+            raise CaseError(f"{where}.dxbc_file", "expected a path (relative to the case)")
+        try:
+            blob = read_input(base / name, MAX_CONTAINER_BYTES)
+        except GpuiaError as e:  # names the file and why
+            raise CaseError(f"{where}.dxbc_file", str(e)) from None
+    try:
+        return compile_dxbc(blob, "vertex", name)
+    except InvalidDescError as e:  # the case's key, then the front end's or the file's place
+        raise located(e, f"{where}.{form}", "") from None
 
 
 @dataclass(frozen=True)

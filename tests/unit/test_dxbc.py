@@ -1,0 +1,172 @@
+"""DXBC shaders through vkd3d-compiler and SPIRV-Cross into gpuia's HLSL front end
+(gpuia.hlsl.dxbc): the semantics, registers and system values the translation must keep, held to
+FXC's own reflection and disassembly of the test blobs and to the HLSL sources FXC compiled; the
+refusals (DXIL, missing tools, packed registers, resources, other stages, bad bytes).
+
+The CPU reference's values for DXBC cases are in tests/gpu/test_dxbc_gpu.py, beside the GPU's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+import dxbc_cases as dc
+from gpuia.d3d.container import SignatureParameter, read_container
+from gpuia.d3d.container.declarations import ConstantBufferDeclaration, resource_declarations
+from gpuia.errors import CaseError, ContainerError, InvalidDescError, UnsupportedError
+from gpuia.harness.case import load_case
+from gpuia.hlsl import compile_shader
+from gpuia.hlsl.dxbc import compile_dxbc, translated_hlsl
+from gpuia.hlsl.dxbc_tools import translate
+
+
+def _reflection(name: str) -> dict:
+    return json.loads((dc.BLOBS / f"{name}.json").read_text())["reflection"]
+
+
+def _semantics(members) -> list[tuple[str, int]]:
+    return [(m.semantic.upper(), m.index) for m in members]
+
+
+@pytest.mark.parametrize("model", ["4_0", "5_0", "5_1"])
+def test_a_vertex_shader_keeps_the_semantics_of_its_source(model):
+    """The translated shader's signature is the one gpuia's front end reads from the HLSL FXC
+    compiled (vertex.hlsl), member by member with its type and width."""
+    shader = compile_dxbc(dc.blob(f"vertex.main.vs_{model}"), "vertex", "v.cso")
+    source = compile_shader((dc.SHADERS / "vertex.hlsl").read_text(), "vertex")
+    for got, want in [(shader.signature.inputs, source.signature.inputs),
+                      (shader.signature.outputs, source.signature.outputs)]:
+        assert sorted((m.semantic.upper(), m.index, m.type, m.components) for m in got) == \
+            sorted((m.semantic.upper(), m.index, m.type, m.components) for m in want)
+
+
+def test_constant_buffers_keep_fxc_registers():
+    """cbuffers.hlsl binds Frame to b0 and Placed to b2 (FXC's reflection); vkd3d numbers them
+    0 and 1, gpuia gives them back their registers."""
+    bind_points = sorted(b["BindPoint"] for b in _reflection("cbuffers.main.vs_5_0")["bindings"])
+    shader = compile_dxbc(dc.blob("cbuffers.main.vs_5_0"), "vertex", "cb.cso")
+    assert bind_points == [0, 2]
+    assert list(shader.constant_buffer_slots) == bind_points
+    # vkd3d's float4 arrays span the registers the program declares (FXC's disassembly:
+    # dcl_constantbuffer CB0[16], CB2[2])
+    assert [cb.size for cb in shader.constant_buffers] == [256, 32]
+
+
+def test_declarations_are_read_as_fxc_disassembled_them():
+    got = resource_declarations(dc.blob("cbuffers.main.vs_5_0"))
+    assert got.constant_buffers == (ConstantBufferDeclaration(0, 16),
+                                    ConstantBufferDeclaration(2, 2))
+    assert got.other_resources == ()
+    assert resource_declarations(dc.blob("vertex.main.vs_5_1")).constant_buffers == ()
+    with pytest.raises(ContainerError, match="no DXBC program chunk"):
+        resource_declarations(dc.blob("vertex.main.vs_6_0"))
+
+
+def test_the_base_vertex_cbuffer_becomes_constants_zero():
+    raw = translate(dc.blob("vertex.main.vs_5_0"), "v").hlsl
+    assert "cbuffer SPIRV_Cross_VertexInfo" in raw  # what the rewrite must remove
+    c = read_container(dc.blob("vertex.main.vs_5_0"))
+    text = translated_hlsl(raw, c.input_signature, c.output_signature, (), "v")
+    assert "SPIRV_Cross_VertexInfo" not in text
+    assert "static const int SPIRV_Cross_BaseVertex = 0;" in text
+    assert "static const int SPIRV_Cross_BaseInstance = 0;" in text
+
+
+def test_pixel_inputs_get_their_semantics_and_interpolation():
+    """pixel.hlsl's inputs TEXCOORD0 (float2) and nointerpolation TEXCOORD1 (uint) sit in
+    registers 1 and 2 (FXC's reflection), which SPIRV-Cross names TEXCOORD1 and TEXCOORD2."""
+    rows = {(p["SemanticName"], p["SemanticIndex"]): p["Register"]
+            for p in _reflection("pixel.main.ps_5_0")["input"]}
+    assert rows[("TEXCOORD", 0)] == 1 and rows[("TEXCOORD", 1)] == 2
+    c = read_container(dc.blob("pixel.main.ps_5_0"))
+    text = translated_hlsl(translate(dc.blob("pixel.main.ps_5_0"), "p").hlsl,
+                           c.input_signature, c.output_signature, (), "p")
+    assert "float2 v1 : TEXCOORD0;" in text
+    assert "nointerpolation uint v2 : TEXCOORD1;" in text
+    assert "TEXCOORD2" not in text
+
+
+def test_a_pixel_shader_is_refused_where_its_source_is():
+    """pixel.hlsl writes SV_Depth, which gpuia does not draw: the blob is refused for the same
+    output as the source."""
+    with pytest.raises(InvalidDescError) as source:
+        compile_shader((dc.SHADERS / "pixel.hlsl").read_text(), "pixel")
+    with pytest.raises(InvalidDescError) as blob:
+        compile_dxbc(dc.blob("pixel.main.ps_5_0"), "pixel", "p.cso")
+    assert "SV_DEPTH" in str(source.value).upper() and "SV_DEPTH" in str(blob.value).upper()
+
+
+def test_two_elements_packed_in_one_register_are_refused():
+    a = SignatureParameter("TEXCOORD", 0, 1, "UNDEFINED", "FLOAT32", 0x3, 0x3)
+    b = SignatureParameter("TEXCOORD", 1, 1, "UNDEFINED", "FLOAT32", 0xC, 0xC)
+    with pytest.raises(UnsupportedError, match="packs TEXCOORD0, TEXCOORD1 into register 1"):
+        translated_hlsl("", (a, b), (), (), "x.cso")
+
+
+def test_a_space_or_range_constant_buffer_is_refused():
+    spaced = (ConstantBufferDeclaration(0, 4, space=1, upper=0),)
+    with pytest.raises(UnsupportedError, match="outside register space 0"):
+        translated_hlsl("", (), (), spaced, "x.cso")
+
+
+def test_dxil_is_refused_with_the_reason_and_its_signatures_still_read():
+    data = dc.blob("vertex.main.vs_6_0")
+    assert read_container(data).input_signature  # still read
+    with pytest.raises(UnsupportedError, match="DXIL code .* vkd3d-compiler 1.2 translates "
+                                               "DXBC only"):
+        compile_dxbc(data, "vertex", "v6.cso")
+    doc = dc.with_dxbc(dc.vertex_case(), "vertex.main.vs_6_0")
+    with pytest.raises(UnsupportedError, match="no DXIL translator"):
+        load_case(doc)
+
+
+def test_missing_tools_are_refused_naming_the_packages(tmp_path, monkeypatch):
+    """Only vkd3d-compiler on PATH: spirv-cross is named, with both Debian packages."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    os.symlink(shutil.which("vkd3d-compiler"), folder / "vkd3d-compiler")
+    monkeypatch.setenv("PATH", str(folder))
+    with pytest.raises(UnsupportedError) as e:
+        load_case(dc.with_dxbc(dc.vertex_case(), "vertex.main.vs_5_0"))
+    assert "needs spirv-cross on PATH" in str(e.value)
+    assert "vkd3d-compiler and spirv-cross packages" in str(e.value)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(UnsupportedError, match="needs vkd3d-compiler and spirv-cross on PATH"):
+        compile_dxbc(dc.blob("cbuffers.main.vs_5_0"), "vertex", "cb.cso")
+
+
+def test_other_stages_and_bad_bytes_are_refused():
+    with pytest.raises(InvalidDescError, match="holds a pixel shader, not a vertex shader"):
+        load_case(dc.with_dxbc(dc.vertex_case(), "pixel.main.ps_5_0"))
+    doc = dc.vertex_case().doc()
+    doc["vertex_shader"] = {"dxbc": {"hex": "44584243"}}
+    with pytest.raises(InvalidDescError, match="vertex_shader.dxbc: header at byte 0: too "
+                                               "short for a container header"):
+        load_case(doc)
+    doc["vertex_shader"] = {"dxbc_file": str(dc.BLOBS / "vertex.main.vs_5_0.cso"),
+                            "entry_point": "main"}
+    with pytest.raises(CaseError, match="unknown keys \\['entry_point'\\] for a compiled"):
+        load_case(doc)
+    doc["vertex_shader"] = {"dxbc_file": str(dc.BLOBS / "absent.cso")}
+    with pytest.raises(CaseError, match="vertex_shader.dxbc_file"):
+        load_case(doc)
+
+
+def test_a_dxbc_geometry_shader_is_refused_with_the_reason():
+    doc = dc.with_dxbc(dc.vertex_case(), "vertex.main.vs_5_0")
+    doc["primitive_topology"] = "TRIANGLELIST"
+    doc["geometry_shader"] = {"dxbc_file": str(dc.BLOBS / "geometry.triangles.gs_5_0.cso")}
+    with pytest.raises(UnsupportedError, match="writes no HLSL geometry shaders"):
+        load_case(doc)
+
+
+def test_an_inline_blob_is_the_same_shader_as_its_file():
+    vs = dc.vertex_case()
+    a, b = load_case(dc.with_dxbc(vs, "vertex.main.vs_5_0")), \
+        load_case(dc.with_dxbc(vs, "vertex.main.vs_5_0", inline=True))
+    assert a.hlsl is not None and b.hlsl is not None and a.hlsl.source == b.hlsl.source
+    assert _semantics(a.shader_signature().inputs) == _semantics(b.shader_signature().inputs)
