@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CaseError, GpuiaError, InvalidDescError
+from ..errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
 from ..util.files import read_input, read_text
 
 if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses them
@@ -99,6 +99,8 @@ def _dxbc_shader(obj: dict, form: str, where: str, base: Path) -> HlslShader:
         return compile_dxbc(blob, "vertex", name)
     except InvalidDescError as e:  # the case's key, then the front end's or the file's place
         raise located(e, f"{where}.{form}", "") from None
+    except UnsupportedError as e:
+        raise UnsupportedError(f"{where}.{form}: {e}") from None
 
 
 @dataclass(frozen=True)

@@ -170,3 +170,20 @@ def test_an_inline_blob_is_the_same_shader_as_its_file():
         load_case(dc.with_dxbc(vs, "vertex.main.vs_5_0", inline=True))
     assert a.hlsl is not None and b.hlsl is not None and a.hlsl.source == b.hlsl.source
     assert _semantics(a.shader_signature().inputs) == _semantics(b.shader_signature().inputs)
+
+
+def test_the_command_line_refuses_dxil_and_missing_tools_with_one_line(tmp_path):
+    """A case next to its blob (``dxbc_file`` relative to the case file): DXIL and a PATH
+    without the tools are exit 2 with one ``error:`` line naming the key and the reason."""
+    from helpers import assert_one_error_line, gpuia_cli
+
+    for name in ("vertex.main.vs_6_0", "vertex.main.vs_5_0"):
+        shutil.copy(dc.BLOBS / f"{name}.cso", tmp_path / f"{name}.cso")
+        doc = dc.with_dxbc(dc.vertex_case(), name)
+        doc["vertex_shader"] = {"dxbc_file": f"{name}.cso"}
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+    assert_one_error_line(gpuia_cli("validate", tmp_path / "vertex.main.vs_6_0.json"),
+                          "vertex_shader.dxbc_file: vertex.main.vs_6_0.cso: DXIL code")
+    env = dict(os.environ, PATH=str(tmp_path), GPUIA_CACHE_DIR="none")
+    assert_one_error_line(gpuia_cli("validate", tmp_path / "vertex.main.vs_5_0.json", env=env),
+                          "vertex_shader.dxbc_file: ", "vkd3d-compiler and spirv-cross")

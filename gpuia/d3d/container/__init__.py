@@ -5,8 +5,9 @@ model and geometry shader declarations (:mod:`.program`); :func:`read_container`
 into a :class:`ShaderContainer` (:mod:`.reader`). A container that cannot be read raises
 :class:`~gpuia.errors.ContainerError` naming the chunk and the byte offset.
 
-The program's code is not decoded: linking signatures and drawing compiled shaders are later
-work (docs/compiled-shaders.md).
+The program's code is not decoded; :mod:`.declarations` reads a DXBC program's constant buffer
+and resource declarations, which drawing a DXBC shader needs (``gpuia.hlsl.dxbc``,
+docs/compiled-shaders.md).
 """
 
 from __future__ import annotations
