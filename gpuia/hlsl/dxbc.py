@@ -15,6 +15,8 @@ The rewrite, guaranteed:
 * SPIRV-Cross's ``SPIRV_Cross_VertexInfo`` cbuffer (the base vertex and base instance it adds
   back to SPIR-V's vertex and instance index) becomes two constants 0, so ``SV_VertexID`` and
   ``SV_InstanceID`` carry D3D's values, which gpuia's front end already gives;
+* an integer constant kept as a float literal's bits (``asuint(9.8090892e-45f)``, which is 7)
+  becomes the integer literal, so no compiler can flush it as a denormal;
 * vkd3d numbers constant buffers' bindings in the order the program declares them, which
   SPIRV-Cross writes as ``register(b<binding>)``: each gets back the register of its
   ``dcl_constantbuffer`` (:mod:`gpuia.d3d.container.declarations`), so root constant buffer N
@@ -37,6 +39,7 @@ name, anything the tools or the HLSL front end refuse, and a machine without the
 from __future__ import annotations
 
 import re
+import struct
 
 from ..d3d.container import SignatureParameter, read_container
 from ..d3d.container.declarations import ConstantBufferDeclaration, resource_declarations
@@ -59,6 +62,9 @@ _IO_STRUCTS = {"SPIRV_Cross_Input": "input", "SPIRV_Cross_Output": "output"}
 _STRUCT = re.compile(r"^struct (SPIRV_Cross_Input|SPIRV_Cross_Output)\n\{\n(.*?)^\};",
                      re.M | re.S)
 _LOCATION = re.compile(r"^(\s*[^:;\n]*\b\w+ : )TEXCOORD(\d+);$", re.M)
+_FLOAT = r"-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?f"
+_BITS_OF_LITERALS = re.compile(rf"\bas(u?int)\((?:float([234])\()?({_FLOAT}(?:\s*,\s*{_FLOAT})*)"
+                               rf"\)?\)")
 _CBUFFER = re.compile(r"^(cbuffer \w+ : register\()b(\d+)\)", re.M)
 
 
@@ -111,6 +117,19 @@ def _registers(raw: str, declared: tuple[ConstantBufferDeclaration, ...], where:
     return _CBUFFER.sub(lambda m: f"{m.group(1)}b{declared[int(m.group(2))].register})", raw)
 
 
+def _bits(m: re.Match) -> str:
+    """``asuint(<float literal>)`` (or of a float2-4 of literals) as the integer literal of its
+    bits: DXBC keeps integer constants as 32-bit patterns, which SPIRV-Cross writes as float
+    literals (7 is ``9.8e-45f``, a denormal a compiler may flush); gpuia writes the integers."""
+    kind, width, body = m.group(1), m.group(2), m.group(3)
+    values = [v.strip()[:-1] for v in body.split(",")]
+    if len(values) != int(width or 1):
+        return m.group(0)
+    words = [struct.unpack("<I", struct.pack("<f", float(v)))[0] for v in values]
+    out = [f"{w}u" if kind == "uint" else f"int({w}u)" for w in words]  # int(): the same bits
+    return f"{kind}{width or ''}({', '.join(out)})" if width else f"{kind}({out[0]})"
+
+
 def translated_hlsl(raw: str, inputs: tuple[SignatureParameter, ...],
                     outputs: tuple[SignatureParameter, ...],
                     declared: tuple[ConstantBufferDeclaration, ...], where: str) -> str:
@@ -130,7 +149,7 @@ def translated_hlsl(raw: str, inputs: tuple[SignatureParameter, ...],
         if count != 1:
             raise InvalidDescError(where, None, None, "SPIRV-Cross's base vertex cbuffer is "
                                                       "not in the form gpuia rewrites")
-    return text
+    return _BITS_OF_LITERALS.sub(_bits, text)
 
 
 def compile_dxbc(blob: bytes, stage: str = "vertex", where: str | None = None) -> HlslShader:

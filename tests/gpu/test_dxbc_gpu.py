@@ -66,3 +66,46 @@ def test_the_blob_draws_what_its_source_draws(name, gpu_device):
         np.testing.assert_allclose(np.frombuffer(from_blob, np.float32),
                                    np.frombuffer(from_source, np.float32), rtol=1e-5,
                                    atol=1e-5)
+
+
+def test_a_dxbc_pixel_shader_draws_what_its_source_says(gpu_device):
+    """target.hlsl compiled by FXC (ps_4_0 and ps_5_0), drawn after test_hlsl_pixel's HLSL
+    vertex shader: color * 0.5 + (0, 0, 0, 0.5) perspective-correct, and the flat id of the
+    leading vertex (3) with the pixel's integer coordinates and 7 (an integer constant FXC
+    stores as a float literal's bits) in an R32G32B32A32_UINT target, each pixel against
+    numpy's barycentrics. The float target is R32G32B32A32_FLOAT, or R16G16B16A16_FLOAT (to
+    half a 16-bit ulp of 1) where the adapter cannot render into the former."""
+    import test_hlsl_pixel as px
+
+    from gpuia.gpu import Context, PipelineState
+    from gpuia.gpu.targets import TARGET_FORMATS
+    from gpuia.hlsl import compile_dxbc, compile_shader
+
+    wide = TARGET_FORMATS["R32G32B32A32_FLOAT"].webgpu in gpu_device.caps.target_formats
+    targets = ("R32G32B32A32_FLOAT" if wide else "R16G16B16A16_FLOAT", "R32G32B32A32_UINT")
+    vs = compile_shader(px.VS, "vertex")
+    yy, xx = np.mgrid[0:px.H, 0:px.W]
+    want, allowance, inside = px.expect(
+        lambda lam: px.perspective(lam, px.COLORS) * 0.5 + [0, 0, 0, 0.5])
+    for model in ("4_0", "5_0"):
+        ps = compile_dxbc(dc.blob(f"target.main.ps_{model}"), "pixel", f"ps_{model}.cso")
+        rts = [gpu_device.create_render_target(px.W, px.H, f) for f in targets]
+        ctx = Context(gpu_device)
+        ctx.om_set_render_targets(rts)
+        for rt in rts:
+            ctx.clear_render_target_view(rt, (0, 0, 0, 0))
+        ctx.set_pipeline_state(PipelineState(px.LAYOUT, vertex_shader=vs, pixel_shader=ps,
+                                             rtv_formats=targets, depth_enable=False,
+                                             cull_mode="NONE"))
+        ctx.ia_set_primitive_topology("TRIANGLELIST")
+        ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(px.clip_positions()),
+                                      gpu_device.create_buffer(px.COLORS.astype(np.float32))],
+                                  [16, 16])
+        ctx.draw_instanced(3)
+        ctx.flush()
+        img, ids = (np.asarray(rt.read()) for rt in rts)
+        px.assert_close(img.astype(np.float64), want, allowance, inside,
+                        atol=2e-4 if wide else 2.5e-4 + 2 ** -12)
+        np.testing.assert_array_equal(
+            ids[inside], np.stack([np.full(inside.sum(), 3), xx[inside], yy[inside],
+                                   np.full(inside.sum(), 7)], -1), err_msg=f"ps_{model}")

@@ -187,3 +187,17 @@ def test_the_command_line_refuses_dxil_and_missing_tools_with_one_line(tmp_path)
     env = dict(os.environ, PATH=str(tmp_path), GPUIA_CACHE_DIR="none")
     assert_one_error_line(gpuia_cli("validate", tmp_path / "vertex.main.vs_5_0.json", env=env),
                           "vertex_shader.dxbc_file: ", "vkd3d-compiler and spirv-cross")
+
+
+def test_integer_constants_kept_as_float_bits_become_integers():
+    """DXBC's l(7) written to an integer register is the float 7 * 2**-149 to SPIRV-Cross (a
+    denormal); 1.0f's bits are 0x3f800000 and -0.0f's 0x80000000."""
+    assert 7 * 2.0 ** -149 == float("9.8090892502737194964661070830294e-45")
+    text = translated_hlsl("a = asuint(9.8090892502737194964661070830294e-45f);\n"
+                           "b = asint(float2(-0.0f, 1.0f));\nc = asuint(v.x);\n", (), (), (), "x")
+    assert text == ("a = uint(7u);\nb = int2(int(2147483648u), int(1065353216u));\n"
+                    "c = asuint(v.x);\n")
+    c = read_container(dc.blob("target.main.ps_5_0"))
+    raw = translate(dc.blob("target.main.ps_5_0"), "t").hlsl
+    assert "asuint(9.8090892502737194964661070830294e-45f)" in raw  # mov o1.w, l(7)
+    assert "uint(7u)" in translated_hlsl(raw, c.input_signature, c.output_signature, (), "t")
