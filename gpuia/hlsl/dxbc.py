@@ -74,11 +74,18 @@ def _semantic(p: SignatureParameter) -> str:
 
 def _by_register(signature: tuple[SignatureParameter, ...], what: str,
                  where: str) -> dict[int, str]:
-    """register -> semantic of the elements a location can stand for (not system values)."""
+    """register -> semantic of the element a location stands for: the register's ordinary
+    element (system values sharing it have SPIR-V built-ins of their own), else its one system
+    value read as an ordinary input (a vertex shader's SV_Position input, rules 3.8)."""
     out: dict[int, list[SignatureParameter]] = {}
+    system: dict[int, list[SignatureParameter]] = {}
     for p in signature:
-        if p.system_value_type in ("UNDEFINED", "TARGET") and p.register != 0xFFFFFFFF:
-            out.setdefault(p.register, []).append(p)
+        if p.register != 0xFFFFFFFF:
+            ordinary = p.system_value_type in ("UNDEFINED", "TARGET")
+            (out if ordinary else system).setdefault(p.register, []).append(p)
+    for reg, params in system.items():
+        if reg not in out and len(params) == 1:
+            out[reg] = params
     named = {}
     for reg, params in out.items():
         if len(params) > 1:

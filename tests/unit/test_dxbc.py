@@ -201,3 +201,20 @@ def test_integer_constants_kept_as_float_bits_become_integers():
     raw = translate(dc.blob("target.main.ps_5_0"), "t").hlsl
     assert "asuint(9.8090892502737194964661070830294e-45f)" in raw  # mov o1.w, l(7)
     assert "uint(7u)" in translated_hlsl(raw, c.input_signature, c.output_signature, (), "t")
+
+
+def test_a_register_holding_only_a_system_value_takes_its_semantic():
+    """A vertex shader's SV_Position input is an ordinary input (rules 3.8): where vkd3d gives
+    its register a location, the member is named by it; a system value beside an ordinary
+    element (SV_IsFrontFace packed with TEXCOORD1) leaves the register to the ordinary one."""
+    raw = ("struct SPIRV_Cross_Input\n{\n    float4 v0 : TEXCOORD0;\n"
+           "    nointerpolation uint v1 : TEXCOORD1;\n};\n")
+    inputs = (SignatureParameter("SV_Position", 0, 0, "POSITION", "FLOAT32", 15, 15),
+              SignatureParameter("TEXCOORD", 1, 1, "UNDEFINED", "UINT32", 1, 1),
+              SignatureParameter("SV_IsFrontFace", 0, 1, "IS_FRONT_FACE", "UINT32", 2, 2))
+    assert translated_hlsl(raw, inputs, (), (), "x") == (
+        "struct SPIRV_Cross_Input\n{\n    float4 v0 : SV_Position0;\n"
+        "    nointerpolation uint v1 : TEXCOORD1;\n};\n")
+    with pytest.raises(InvalidDescError, match="register the container's input signature "
+                                               "does not name"):
+        translated_hlsl(raw.replace("TEXCOORD1;", "TEXCOORD5;"), inputs, (), (), "x")
