@@ -31,7 +31,8 @@ from ..errors import InvalidDescError, UnsupportedError
 from ..util.files import read_input
 from . import cache, sandbox
 
-__all__ = ["TOOLS", "PACKAGES", "Translated", "translate", "tool_paths", "MAX_OUTPUT_BYTES"]
+__all__ = ["TOOLS", "PACKAGES", "Translated", "translate", "tool_paths", "MAX_OUTPUT_BYTES",
+           "forget_in_memory"]
 
 TOOLS = ("vkd3d-compiler", "spirv-cross")
 """The programs run, in order."""
@@ -66,6 +67,11 @@ class Translated:
 
     hlsl: str
     seconds: float = 0.0
+
+
+def forget_in_memory() -> None:
+    """Forget the translations kept in this process's memory; the disk cache stays."""
+    _MEMORY.clear()
 
 
 def tool_paths() -> dict[str, str]:

@@ -218,3 +218,19 @@ def test_a_register_holding_only_a_system_value_takes_its_semantic():
     with pytest.raises(InvalidDescError, match="register the container's input signature "
                                                "does not name"):
         translated_hlsl(raw.replace("TEXCOORD1;", "TEXCOORD5;"), inputs, (), (), "x")
+
+
+def test_a_translation_is_cached_on_disk(tmp_path, monkeypatch):
+    """The second translation of the same bytes runs no tool (0 s measured); other bytes do."""
+    from gpuia.hlsl import dxbc_tools
+
+    monkeypatch.setenv("GPUIA_CACHE_DIR", str(tmp_path))
+    data = dc.blob("padding.short.vs_4_0")
+    dxbc_tools.forget_in_memory()
+    first = translate(data, "p")
+    dxbc_tools.forget_in_memory()
+    again = translate(data, "p")
+    assert first.seconds > 0 and again.seconds == 0.0 and again.hlsl == first.hlsl
+    assert list((tmp_path / "dxbc").glob("*.json"))
+    dxbc_tools.forget_in_memory()
+    assert translate(dc.blob("padding.long.vs_4_0"), "p").seconds > 0
