@@ -117,7 +117,7 @@ def _registers(raw: str, declared: tuple[ConstantBufferDeclaration, ...], where:
                                    f"gpuia's root constant buffers are single registers of "
                                    f"space 0")
     bindings = [int(m.group(2)) for m in _CBUFFER.finditer(raw)]
-    if sorted(bindings) != list(range(len(declared))):
+    if len(set(bindings)) != len(bindings) or not set(bindings) <= set(range(len(declared))):
         raise InvalidDescError(where, None, None,
                                f"the translation binds constant buffers {bindings}, not the "
                                f"{len(declared)} the program declares")
@@ -162,7 +162,7 @@ def translated_hlsl(raw: str, inputs: tuple[SignatureParameter, ...],
 def compile_dxbc(blob: bytes, stage: str = "vertex", where: str | None = None) -> HlslShader:
     """The DXBC container ``blob`` (a ``.cso``) compiled as gpuia's shader of ``stage``
     (``vertex`` or ``pixel``); ``where`` names it in errors and diagnostics (default
-    ``vertex_shader.dxbc``). See the module docstring for what is guaranteed and refused;
+    ``<stage>_shader.dxbc``). See the module docstring for what is guaranteed and refused;
     :class:`~gpuia.errors.ContainerError` for bytes that are not a container."""
     what = STAGE_NAMES.get(stage)
     if what is None:

@@ -234,3 +234,13 @@ def test_a_translation_is_cached_on_disk(tmp_path, monkeypatch):
     assert list((tmp_path / "dxbc").glob("*.json"))
     dxbc_tools.forget_in_memory()
     assert translate(dc.blob("padding.long.vs_4_0"), "p").seconds > 0
+
+
+def test_a_binding_the_program_does_not_declare_is_refused():
+    raw = "cbuffer cb1_struct : register(b0)\n{\n};\ncbuffer cb2_struct : register(b1)\n{\n};\n"
+    one = (ConstantBufferDeclaration(3, 1),)
+    with pytest.raises(InvalidDescError, match="binds constant buffers \\[0, 1\\], not the 1"):
+        translated_hlsl(raw, (), (), one, "x")
+    two = one + (ConstantBufferDeclaration(7, 2),)
+    assert "register(b3)" in translated_hlsl(raw, (), (), two, "x")
+    assert "register(b7)" in translated_hlsl(raw, (), (), two, "x")
