@@ -113,3 +113,16 @@ def check_close(got: dict, case: VSCase, who: str) -> None:
         else:
             np.testing.assert_allclose(have.astype(np.float64), want, rtol=1e-5, atol=1e-5,
                                        err_msg=f"{who} {key}")
+
+
+def unread_case() -> VSCase:
+    """unread.hlsl: SV_Position = POSITION, TEXCOORD0 never read but in the signature, so the
+    layout provides it (rules 3.8)."""
+    rows = np.zeros(N, [("p", "<f4", 4), ("uv", "<f4", 2)])
+    rows["p"] = f32(RNG.uniform(-3, 3, (N, 4)))
+    rows["uv"] = f32(RNG.uniform(0, 1, (N, 2)))
+    case = VSCase("dxbc_unread", "", [el("POSITION", "R32G32B32A32_FLOAT"),
+                                      el("TEXCOORD", "R32G32_FLOAT")], {0: (24, rows)},
+                  {"SV_Position": h(rows["p"])}, covers="unread.hlsl: an unread input")
+    case.expected_exact = True
+    return case

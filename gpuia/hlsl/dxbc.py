@@ -12,6 +12,9 @@ The rewrite, guaranteed:
 * vkd3d declares a signature element's register as its SPIR-V location, which SPIRV-Cross
   names ``TEXCOORD<location>``: each such input or output member gets the semantic of the
   container's element in that register (system values keep SPIRV-Cross's ``SV_`` names);
+* an ordinary input element the code never reads (in the signature, with no ``dcl_input``)
+  becomes an unread member under its semantic, so the signature linked is the container's
+  (rules 3.8: a layout must still provide it);
 * SPIRV-Cross's ``SPIRV_Cross_VertexInfo`` cbuffer (the base vertex and base instance it adds
   back to SPIR-V's vertex and instance index) becomes two constants 0, so ``SV_VertexID`` and
   ``SV_InstanceID`` carry D3D's values, which gpuia's front end already gives;
@@ -65,6 +68,8 @@ _LOCATION = re.compile(r"^(\s*[^:;\n]*\b\w+ : )TEXCOORD(\d+);$", re.M)
 _FLOAT = r"-?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?f"
 _BITS_OF_LITERALS = re.compile(rf"\bas(u?int)\((?:float([234])\()?({_FLOAT}(?:\s*,\s*{_FLOAT})*)"
                                rf"\)?\)")
+_NO_INPUT_ENTRY = re.compile(r"^(\w+) main\(\)", re.M)
+_SCALARS = {"FLOAT32": "float", "UINT32": "uint", "SINT32": "int"}
 _CBUFFER = re.compile(r"^(cbuffer \w+ : register\()b(\d+)\)", re.M)
 
 
@@ -106,6 +111,42 @@ def _renamed(body: str, registers: dict[int, str], what: str, where: str) -> str
         return f"{m.group(1)}{registers[reg]};"
 
     return _LOCATION.sub(member, body)
+
+
+def _unread(inputs: tuple[SignatureParameter, ...], named: set[str]) -> list[str]:
+    """Members for the ordinary input elements the code never declares (FXC keeps an unread
+    input in the signature, ReadWriteMask 0, without a ``dcl_input``): D3D links the signature,
+    so a layout must still provide them (rules 3.8), as for the HLSL source."""
+    lines = []
+    for p in inputs:
+        if p.system_value_type == "UNDEFINED" and p.register != 0xFFFFFFFF \
+                and _semantic(p) not in named:
+            kind = _SCALARS[p.component_type]
+            flat = "" if kind == "float" else "nointerpolation "
+            width = max(p.mask.bit_length(), 1)
+            lines.append(f"    {flat}{kind}{width if width > 1 else ''} unread{p.register} : "
+                         f"{_semantic(p)};\n")
+    return lines
+
+
+def _with_unread(text: str, inputs: tuple[SignatureParameter, ...], where: str) -> str:
+    m = _STRUCT.search(text)
+    while m is not None and m.group(1) != "SPIRV_Cross_Input":
+        m = _STRUCT.search(text, m.end())
+    body = m.group(2) if m is not None else ""
+    named = set(re.findall(r" : (\w+);$", body, re.M))
+    lines = _unread(inputs, named)
+    if not lines:
+        return text
+    if m is not None:
+        return text[:m.end(2)] + "".join(lines) + text[m.end(2):]
+    entry = _NO_INPUT_ENTRY.search(text)
+    if entry is None:
+        raise InvalidDescError(where, None, None, "the translation's entry point is not in the "
+                                                  "form gpuia adds unread inputs to")
+    struct = "struct SPIRV_Cross_Input\n{\n" + "".join(lines) + "};\n\n"
+    return (text[:entry.start()] + struct + entry.group(1)
+            + " main(SPIRV_Cross_Input stage_input)" + text[entry.end():])
 
 
 def _registers(raw: str, declared: tuple[ConstantBufferDeclaration, ...], where: str) -> str:
@@ -150,7 +191,7 @@ def translated_hlsl(raw: str, inputs: tuple[SignatureParameter, ...],
         what = _IO_STRUCTS[m.group(1)]
         return f"struct {m.group(1)}\n{{\n{_renamed(m.group(2), registers[what], what, where)}}};"
 
-    text = _STRUCT.sub(struct, _registers(raw, declared, where))
+    text = _with_unread(_STRUCT.sub(struct, _registers(raw, declared, where)), inputs, where)
     if "SPIRV_Cross_VertexInfo" in text:
         text, count = _VERTEX_INFO.subn(_CONSTANTS, text)
         if count != 1:

@@ -25,6 +25,7 @@ CASES = {
     "vertex.main.vs_5_0": (dc.vertex_case, "vertex.hlsl"),
     "vertex.main.vs_5_1": (dc.vertex_case, "vertex.hlsl"),
     "cbuffers.main.vs_5_0": (dc.cbuffers_case, "cbuffers.hlsl"),
+    "unread.main.vs_5_0": (dc.unread_case, "unread.hlsl"),
 }
 
 

@@ -244,3 +244,30 @@ def test_a_binding_the_program_does_not_declare_is_refused():
     two = one + (ConstantBufferDeclaration(7, 2),)
     assert "register(b3)" in translated_hlsl(raw, (), (), two, "x")
     assert "register(b7)" in translated_hlsl(raw, (), (), two, "x")
+
+
+def test_an_unread_input_stays_in_the_signature_the_layout_must_provide():
+    """unread.hlsl's TEXCOORD0: in FXC's input signature (ReadWriteMask 0), not in its code;
+    the blob, like its source, needs it in the layout (rules 3.8)."""
+    rows = {(p["SemanticName"], p["ReadWriteMask"]) for p in _reflection(
+        "unread.main.vs_5_0")["input"]}
+    assert ("TEXCOORD", 0) in rows
+    shader = compile_dxbc(dc.blob("unread.main.vs_5_0"), "vertex", "u.cso")
+    source = compile_shader((dc.SHADERS / "unread.hlsl").read_text(), "vertex")
+    assert _semantics(shader.signature.inputs) == _semantics(source.signature.inputs) == \
+        [("POSITION", 0), ("TEXCOORD", 0)]
+    for doc in (dc.with_dxbc(dc.unread_case(), "unread.main.vs_5_0"),
+                dc.with_hlsl(dc.unread_case(), "unread.hlsl")):
+        doc["input_layout"] = doc["input_layout"][:1]
+        with pytest.raises(InvalidDescError, match="TEXCOORD0"):
+            load_case(doc)
+
+
+def test_unread_inputs_of_a_code_that_reads_none_get_an_input_struct():
+    raw = ("struct SPIRV_Cross_Output\n{\n    float4 gl_Position : SV_Position;\n};\n\n"
+           "SPIRV_Cross_Output main()\n{\n}\n")
+    inputs = (SignatureParameter("BLENDINDICES", 2, 0, "UNDEFINED", "UINT32", 3, 0),)
+    text = translated_hlsl(raw, inputs, (), (), "x")
+    assert text.endswith("struct SPIRV_Cross_Input\n{\n    nointerpolation uint2 unread0 : "
+                         "BLENDINDICES2;\n};\n\nSPIRV_Cross_Output main(SPIRV_Cross_Input "
+                         "stage_input)\n{\n}\n")
