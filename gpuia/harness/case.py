@@ -346,9 +346,13 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
 
     vs = doc.get("vertex_shader")
     if is_compiled(vs) or is_compiled(doc.get("geometry_shader")):
+        # Linkage first, from the containers' own signatures (CreateGraphicsPipelineState's
+        # order): a case that does not link is invalid whatever gpuia can draw.
         link_compiled(doc, layout, topo, level, base or Path.cwd())
-        raise UnsupportedError("vertex_shader, geometry_shader: gpuia links a compiled "
-                               "shader's signatures; drawing one is not supported")
+    if is_compiled(doc.get("geometry_shader")):
+        raise UnsupportedError("geometry_shader: gpuia links a compiled geometry shader's "
+                               "signatures but cannot draw one (SPIRV-Cross writes no HLSL "
+                               "geometry shaders; docs/compiled-shaders.md)")
     hlsl = case_vertex_shader(vs, base or Path.cwd()) if vs is not None else None
     so = doc.get("stream_output")
     case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl,

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CaseError, ContainerError, GpuiaError, InvalidDescError
-from .case_data import decode_data
+from ..errors import ContainerError, InvalidDescError
+from .case_data import COMPILED_FORMS, case_container_bytes
 
 if TYPE_CHECKING:
     from ..d3d.container import ShaderContainer
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = ["COMPILED_FORMS", "is_compiled", "case_container", "link_compiled"]
 
-COMPILED_FORMS = ("dxbc", "dxbc_file")
-"""The keys of a compiled shader object: the container's bytes (DATA) or its file."""
 
 
 def is_compiled(obj: object) -> bool:
@@ -41,31 +39,16 @@ def is_compiled(obj: object) -> bool:
 
 
 def case_container(obj: dict, where: str, base: Path) -> ShaderContainer:
-    """Read a compiled shader object: exactly one of :data:`COMPILED_FORMS` and no other key.
+    """Read a compiled shader object (:func:`.case_data.case_container_bytes`) as a container.
 
     Raises:
-        CaseError: another key, both forms, a ``dxbc_file`` that is not a path or cannot be
-            read, malformed DATA.
-        ContainerError: bytes that are no container, or a truncated or inconsistent one (at
+        CaseError: as :func:`.case_data.case_container_bytes`.
+        InvalidDescError: bytes that are no container, or a truncated or inconsistent one (at
             ``where``: the chunk and byte offset).
     """
     from ..d3d.container import read_container
-    from ..util.files import read_input
 
-    unknown = sorted(set(obj) - set(COMPILED_FORMS))
-    if unknown or len([k for k in COMPILED_FORMS if k in obj]) != 1:
-        raise CaseError(where, f"a compiled shader is {{\"dxbc\": DATA}} or {{\"dxbc_file\": "
-                               f"\"path\"}} alone, got the keys {sorted(obj)}")
-    if "dxbc" in obj:
-        data = decode_data(obj["dxbc"], f"{where}.dxbc")
-    else:
-        name = obj["dxbc_file"]
-        if not isinstance(name, str) or not name:
-            raise CaseError(f"{where}.dxbc_file", "expected a path (relative to the case)")
-        try:
-            data = read_input(base / name)
-        except GpuiaError as e:
-            raise CaseError(f"{where}.dxbc_file", str(e)) from None
+    data, _ = case_container_bytes(obj, where, base)
     try:
         return read_container(data)
     except ContainerError as e:

@@ -3,7 +3,9 @@ case").
 
 :func:`decode_data` reads a DATA block (``{"hex": ...}``, ``{"base64": ...}`` or
 ``{"dtype": "<f4", "values": [...]}``) into bytes, :func:`encode_data` writes one, and
-:func:`uint_field` reads an optional non-negative integer key. Every problem raises
+:func:`uint_field` reads an optional non-negative integer key, and
+:func:`case_container_bytes` the bytes of a compiled shader object (``{"dxbc": DATA}`` or
+``{"dxbc_file": "path"}``). Every problem raises
 :class:`~gpuia.errors.CaseError` at the ``where`` the caller names.
 """
 
@@ -11,11 +13,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import CaseError
+from ..errors import CaseError, GpuiaError
 
 
 def _float_value(v):
@@ -127,3 +130,32 @@ def uint_field(obj, key, where, default):
         raise CaseError(f"{where}.{key}", f"must not be negative, got {v}")
     return v
 
+
+COMPILED_FORMS = ("dxbc", "dxbc_file")
+"""The keys of a compiled shader object: the container's bytes (DATA) or its file."""
+
+
+def case_container_bytes(obj: dict, where: str, base: Path) -> tuple[bytes, str]:
+    """The bytes of a compiled shader object (exactly one of :data:`COMPILED_FORMS` and no
+    other key) and a name for them (the file as the case names it, or "the inline container").
+
+    Raises:
+        CaseError: another key, both forms, a ``dxbc_file`` that is not a path or cannot be
+            read (or is larger than a container may be), malformed DATA.
+    """
+    from ..d3d.container.chunks import MAX_CONTAINER_BYTES
+    from ..util.files import read_input  # the files layer: read only where a case names one
+
+    unknown = sorted(set(obj) - set(COMPILED_FORMS))
+    if unknown or len([k for k in COMPILED_FORMS if k in obj]) != 1:
+        raise CaseError(where, f"a compiled shader is {{\"dxbc\": DATA}} or {{\"dxbc_file\": "
+                               f"\"path\"}} alone, got the keys {sorted(obj)}")
+    if "dxbc" in obj:
+        return decode_data(obj["dxbc"], f"{where}.dxbc"), "the inline container"
+    name = obj["dxbc_file"]
+    if not isinstance(name, str) or not name:
+        raise CaseError(f"{where}.dxbc_file", "expected a path (relative to the case)")
+    try:
+        return read_input(base / name, MAX_CONTAINER_BYTES), name
+    except GpuiaError as e:  # names the file and why
+        raise CaseError(f"{where}.dxbc_file", str(e)) from None

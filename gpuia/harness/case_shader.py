@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
-from ..util.files import read_input, read_text
+from ..errors import CaseError, InvalidDescError, UnsupportedError
+from ..util.files import read_text
 
 if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses them
     from ..hlsl import HlslShader
@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # annotations only: the shader modules load where a case uses
 _WGSL_KEYS = {"wgsl", "entry_point"}
 _HLSL_KEYS = {"hlsl", "hlsl_file", "entry_point", "defines", "matrix_layout"}
 _FORMS = ("wgsl", "hlsl", "hlsl_file", "dxbc", "dxbc_file")
-MAX_CONTAINER_BYTES = 16 << 20  # what gpuia.d3d.container reads at most
 
 
 def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
@@ -79,22 +78,9 @@ def case_vertex_shader(vs: object, base: Path) -> HlslShader | None:
 def _dxbc_shader(obj: dict, form: str, where: str, base: Path) -> HlslShader:
     """A case's ``{"dxbc": DATA}`` or ``{"dxbc_file": path}`` shader, read and translated."""
     from ..hlsl.dxbc import compile_dxbc
-    from .case_data import decode_data
+    from .case_data import case_container_bytes
 
-    unknown = set(obj) - {form}
-    if unknown:
-        raise CaseError(where, f"unknown keys {sorted(unknown)} for a compiled shader (a "
-                               f"container holds one entry point and its compiler's options)")
-    if form == "dxbc":
-        blob, name = decode_data(obj["dxbc"], f"{where}.dxbc"), "the inline container"
-    else:
-        name = obj["dxbc_file"]
-        if not isinstance(name, str) or not name:
-            raise CaseError(f"{where}.dxbc_file", "expected a path (relative to the case)")
-        try:
-            blob = read_input(base / name, MAX_CONTAINER_BYTES)
-        except GpuiaError as e:  # names the file and why
-            raise CaseError(f"{where}.dxbc_file", str(e)) from None
+    blob, name = case_container_bytes(obj, where, base)
     try:
         return compile_dxbc(blob, "vertex", name)
     except InvalidDescError as e:  # the case's key, then the front end's or the file's place
