@@ -87,12 +87,6 @@ _BINDINGS = {
 }
 
 
-def _wgpu():
-    import wgpu  # noqa: PLC0415 - imported where a device exists
-
-    return wgpu
-
-
 def _split(groups: int, caps) -> tuple[int, int]:
     """(x, y) workgroups covering ``groups`` (x first, rows of x)."""
     limit = caps.max_compute_workgroups_per_dimension
@@ -114,12 +108,11 @@ class GSStreamOutput:
         self.cache = cache
         self.chunk = chunk
         dev = device.device
-        usage = _wgpu().BufferUsage
         self.state = wgpu_call(lambda: dev.create_buffer(
-            size=4 * STATE_WORDS, usage=usage.STORAGE | usage.COPY_DST | usage.COPY_SRC),
+            size=4 * STATE_WORDS, usage="STORAGE|COPY_DST|COPY_SRC"),
             "allocating the GS expansion's state")
         # One stand-in per binding a draw leaves empty: distinct, so no two alias.
-        self._dummies = [dev.create_buffer(size=16, usage=usage.STORAGE) for _ in range(8)]
+        self._dummies = [dev.create_buffer(size=16, usage="STORAGE") for _ in range(8)]
         self._layouts: dict[str, object] = {}
         self._pipelines: dict[str, object] = {}
 
@@ -159,7 +152,7 @@ class GSStreamOutput:
     def _layout(self, name: str):
         layout = self._layouts.get(name)
         if layout is None:
-            cs = _wgpu().ShaderStage.COMPUTE
+            cs = "COMPUTE"
             entries = [{"binding": 0, "visibility": cs, "buffer": {
                 "type": "uniform", "has_dynamic_offset": True,
                 "min_binding_size": 4 * PARAMS_WORDS}}]
@@ -282,16 +275,15 @@ class GSStreamOutput:
         the scan buffer sized for the ``largest`` chunk, the entries table; each data buffer
         bound as its window."""
         dev = self.device.device
-        usage = _wgpu().BufferUsage
         scan_bytes = 16 * (sum(scan_levels(largest)) + 1)
         self._check_binding("scan buffer", scan_bytes)
 
         def made(make):
             return wgpu_call(make, "allocating the GS expansion's buffers")
 
-        uniform = made(lambda: dev.create_buffer_with_data(data=params, usage=usage.UNIFORM))
-        scan = made(lambda: dev.create_buffer(size=scan_bytes, usage=usage.STORAGE))
-        table = made(lambda: dev.create_buffer_with_data(data=entries, usage=usage.STORAGE))
+        uniform = made(lambda: dev.create_buffer_with_data(data=params, usage="UNIFORM"))
+        scan = made(lambda: dev.create_buffer(size=scan_bytes, usage="STORAGE"))
+        table = made(lambda: dev.create_buffer_with_data(data=entries, usage="STORAGE"))
         data = [(b, w[0], w[1]) for b, w in zip(bindings.data, windows, strict=True)]
         data += [(b, 0, b.size) for b in self._dummies[len(data):4]]
         counters = list(bindings.counters) + self._dummies[4 + len(bindings.counters):8]

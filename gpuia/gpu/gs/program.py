@@ -27,12 +27,6 @@ _BINDINGS = (("vertices", "read-only-storage"), ("prims", "read-only-storage"),
              ("regions", "storage"))
 
 
-def _wgpu():
-    import wgpu  # noqa: PLC0415 - imported where a device exists
-
-    return wgpu
-
-
 @dataclass(frozen=True)
 class GSWindow:
     """One binding: ``buffer`` (a wgpu buffer), ``offset`` and ``size`` in bytes."""
@@ -58,7 +52,7 @@ class GSProgram:
 
     def _layout0(self):
         if self._group0 is None:
-            cs = _wgpu().ShaderStage.COMPUTE
+            cs = "COMPUTE"
             entries = [{"binding": 0, "visibility": cs, "buffer": {"type": "uniform"}}]
             entries += [{"binding": b, "visibility": cs, "buffer": {"type": kind}}
                         for b, (_, kind) in enumerate(_BINDINGS, 1)]

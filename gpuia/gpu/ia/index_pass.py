@@ -115,19 +115,18 @@ class _DeviceState:
     buffers for bindings a program does not use, its shader modules and pipelines."""
 
     def __init__(self, device):
-        usage = _wgpu().BufferUsage
         self.group_layout = device.create_bind_group_layout(entries=[
-            {"binding": 0, "visibility": _wgpu().ShaderStage.COMPUTE,
+            {"binding": 0, "visibility": "COMPUTE",
              "buffer": {"type": "uniform", "has_dynamic_offset": True,
                         "min_binding_size": 4 * PARAMS_WORDS}},
-            {"binding": 1, "visibility": _wgpu().ShaderStage.COMPUTE,
+            {"binding": 1, "visibility": "COMPUTE",
              "buffer": {"type": "read-only-storage"}},
-            *[{"binding": b, "visibility": _wgpu().ShaderStage.COMPUTE,
+            *[{"binding": b, "visibility": "COMPUTE",
                "buffer": {"type": "storage"}} for b in range(2, 7)]])
         self.layout = device.create_pipeline_layout(bind_group_layouts=[self.group_layout])
         # One stand-in per binding: a buffer bound read-only and read-write in one dispatch
         # would be a usage conflict.
-        self.dummies = [device.create_buffer(size=16, usage=usage.STORAGE) for _ in range(6)]
+        self.dummies = [device.create_buffer(size=16, usage="STORAGE") for _ in range(6)]
         self.programs: dict = {}
         self.lock = threading.Lock()
 
@@ -153,12 +152,6 @@ class _DeviceState:
 
 _STATES_LOCK = threading.Lock()
 _STATE_ATTRIBUTE = "_gpuia_index_pass"
-
-
-def _wgpu():
-    import wgpu  # noqa: PLC0415 - imported where a device exists
-
-    return wgpu
 
 
 def _state(device) -> _DeviceState:
@@ -436,8 +429,7 @@ def _bind(dev, state: _DeviceState, spec: IndexPassSpec, size: _Sizes, params: n
           words: tuple) -> tuple:
     """(bind group, (codes, totals, list, kept, args, uniform buffers)): the pass's buffers
     made (None where a stream or the scan is not needed; a dummy is bound there)."""
-    usage = _wgpu().BufferUsage
-    stream_usage = usage.STORAGE | usage.INDEX | usage.COPY_SRC
+    stream_usage = "STORAGE|INDEX|COPY_SRC"
 
     def make(nbytes, use):
         return wgpu_call(lambda: dev.create_buffer(size=nbytes, usage=use),
@@ -446,10 +438,10 @@ def _bind(dev, state: _DeviceState, spec: IndexPassSpec, size: _Sizes, params: n
     streams = size.streams
     out_list = make(size.list_bytes, stream_usage) if IndexStreams.LIST in streams else None
     out_kept = make(size.kept_bytes, stream_usage) if IndexStreams.KEPT in streams else None
-    args = make(4 * ARGS_WORDS, usage.STORAGE | usage.INDIRECT | usage.COPY_SRC)
-    codes = make(size.codes_bytes, usage.STORAGE) if spec.cuts else None
-    totals = make(size.totals_bytes, usage.STORAGE) if spec.cuts else None
-    uniform = wgpu_call(lambda: dev.create_buffer_with_data(data=params, usage=usage.UNIFORM),
+    args = make(4 * ARGS_WORDS, "STORAGE|INDIRECT|COPY_SRC")
+    codes = make(size.codes_bytes, "STORAGE") if spec.cuts else None
+    totals = make(size.totals_bytes, "STORAGE") if spec.cuts else None
+    uniform = wgpu_call(lambda: dev.create_buffer_with_data(data=params, usage="UNIFORM"),
                         "allocating the index pass's buffers")
     bound = [words, *[(b if b is not None else state.dummies[k + 1], 0, None)
                       for k, b in enumerate((codes, totals, out_list, out_kept))],
