@@ -212,10 +212,12 @@ class GeometryStage:
                 most = max(most, per)
         return max(1, limit // most) if most else 0
 
-    def _chunks(self, gs, prims: GSPrimitives, bound: int) -> list[tuple[int, int, int, int]]:
-        """(first primitive, primitives, first vertex record of the window, records) per
-        chunk: whole primitives, every instance of each, regions and windows within one
-        storage binding (halved until they fit), at most ``bound`` invocations (0: none)."""
+    def _chunks(self, gs, prims: GSPrimitives, bound: int) -> list[tuple]:
+        """(primitives, first vertex record of the window, records, the buffer of the chunk's
+        rows) per chunk: whole primitives, every instance of each, regions and windows within
+        one storage binding (halved until they fit), at most ``bound`` invocations (0: none).
+        Each chunk's rows are made once, made relative to its window and uploaded at once (a
+        buffer of its own), so host memory holds one chunk's."""
         caps = self.device.caps
         limit = self._limit()
         instances = gs.declaration.instance_count
@@ -227,18 +229,24 @@ class GeometryStage:
         record = 4 * gs.vertex_words
         step = lcm(caps.min_storage_buffer_offset_alignment, record) // record
         k = prims.width - 1
+        dev = self.device.device
         out, first, total = [], 0, prims.total
         while first < total:
             n = min(per, total - first)
             while True:
-                places = prims.rows(first, n)[:, :k]
+                rows = prims.rows(first, n)
+                places = rows[:, :k]
                 lo = int(places.min()) // step * step
                 count = int(places.max()) + 1 - lo
                 if count * record <= limit or n == 1:
                     break
                 n = (n + 1) // 2
             self.program.check_binding("vertex window", count * record)
-            out.append((first, n, lo, count))
+            places -= np.uint32(lo)
+            buf = wgpu_call(lambda rows=rows: dev.create_buffer_with_data(data=rows,
+                                                                          usage="STORAGE"),
+                            "allocating the geometry stage")
+            out.append((n, lo, count, buf))
             first += n
         return out
 
@@ -251,43 +259,29 @@ class GeometryStage:
 
     def _record(self, gs, plan, so, targets, prims, chunks, records, rd) -> None:  # size: one
         # draw's uploads, chunk loop and overflow hand-over read best as one sequence
-        """Upload the chunks' primitives and parameters, then encode every chunk: the program,
-        the Stream Output (``so``; None: none) and the rasterized stream (``rd``; None:
-        none)."""
+        """Upload the chunks' parameters, then encode every chunk: the program, the Stream
+        Output (``so``; None: none) and the rasterized stream (``rd``; None: none)."""
         dev = self.device.device
         caps = self.device.caps
         instances = gs.declaration.instance_count
         k1 = prims.width
-        salign = caps.min_storage_buffer_offset_alignment
         ualign = max(256, caps.min_uniform_buffer_offset_alignment)
-        # Each chunk's rows at an aligned offset, places relative to its window.
-        offsets, at = [], 0
-        for _, n, _, _ in chunks:
-            offsets.append(at)
-            at += -(-(4 * n * k1) // salign) * salign
         params = np.zeros(len(chunks) * ualign // 4, np.uint32)
-        for j, (_, n, _, _) in enumerate(chunks):
+        for j, (n, *_) in enumerate(chunks):
             block = params[j * ualign // 4:]
             for name, value in (("first", 0), ("count", n * instances),
                                 ("instances", instances), ("vertex_words", gs.vertex_words),
                                 ("region_words", gs.region_words)):
                 block[GS_PARAMS.word(name)] = value
-        largest = max(n for _, n, _, _ in chunks) * instances
+        largest = max(n for n, *_ in chunks) * instances
         regions_bytes = 4 * largest * gs.region_words
         self.program.check_binding("regions", regions_bytes)
 
         def made():
-            return (dev.create_buffer(size=max(16, at), usage="STORAGE|COPY_DST"),
-                    dev.create_buffer_with_data(data=params, usage="UNIFORM"),
+            return (dev.create_buffer_with_data(data=params, usage="UNIFORM"),
                     dev.create_buffer(size=regions_bytes, usage="STORAGE"))
 
-        prim_buf, param_buf, regions = wgpu_call(made, "allocating the geometry stage")
-        for (first, n, lo, _), off in zip(chunks, offsets, strict=True):
-            # One chunk's rows at a time, so host memory holds one chunk (queue writes land
-            # before the commands below run).
-            part = prims.rows(first, n)
-            part[:, :k1 - 1] -= np.uint32(lo)
-            dev.queue.write_buffer(prim_buf, off, part)
+        param_buf, regions = wgpu_call(made, "allocating the geometry stage")
         cbv = (self.om.cbv_group(gs.constant_buffer_slots) if gs.constant_buffer_slots
                else None)
         so_state = self.so().state
@@ -297,16 +291,18 @@ class GeometryStage:
         if so is not None:
             enc.copy_buffer_to_buffer(so_state, 4 * STATE_OVERFLOWED, self.expansion.state,
                                       4 * _GS_OVERFLOWED, 4)
-        keep: list = [prim_buf, param_buf, regions, cbv]
+        keep: list = [param_buf, regions, cbv]
         record = 4 * gs.vertex_words
-        for j, ((_, n, lo, count), off) in enumerate(zip(chunks, offsets, strict=True)):
+        for j, (n, lo, count, prim_buf) in enumerate(chunks):
             enc = self.rec.compute_encoder()  # a draw of the stream before ended it
+            here = regions
             windows = {"vertices": GSWindow(records, lo * record, count * record),
-                       "prims": GSWindow(prim_buf, off, 4 * n * k1),
-                       "regions": GSWindow(regions, 0, regions_bytes)}
+                       "prims": GSWindow(prim_buf, 0, 4 * n * k1),
+                       "regions": GSWindow(here, 0, regions_bytes)}
             keep += self.program.encode(enc, gs, GSWindow(param_buf, j * ualign,
                                                           4 * GS_PARAMS.words()),
                                         windows, n * instances, cbv)
+            keep.append(prim_buf)
             filled = None
             if windowed:  # the targets' windows start at their filled sizes: read them
                 self.rec.keep(tuple(keep))
@@ -315,10 +311,10 @@ class GeometryStage:
                 filled = self._filled(targets)
                 enc = self.rec.compute_encoder()
             if so is not None:
-                keep += self.expansion.encode(enc, regions, n * instances, plan, so, targets,
+                keep += self.expansion.encode(enc, here, n * instances, plan, so, targets,
                                               filled)
             if rd is not None:
-                keep += self.raster.encode(rd, regions, n * instances, plan)
+                keep += self.raster.encode(rd, here, n * instances, plan)
         self.rec.keep(tuple(keep))
         if so is not None:
             enc = self.rec.compute_encoder()
