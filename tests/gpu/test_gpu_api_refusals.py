@@ -466,6 +466,8 @@ def _every_public_call(dev):
         "flush": lambda c: c.flush(),
         "begin_capture": lambda c: c.begin_capture(),
         "end_capture": lambda c: c.end_capture(),
+        "begin_gs_capture": lambda c: c.begin_gs_capture(),
+        "end_gs_capture": lambda c: c.end_gs_capture(),
         "stats": lambda c: c.stats(),
     }
 

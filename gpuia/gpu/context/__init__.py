@@ -37,6 +37,7 @@ from ...d3d.so_desc import StreamOutputBufferView
 from ...errors import InvalidDescError
 from .. import _ffi
 from ..device import Buffer, Device
+from ..gs.capture import GSCaptured
 from ..lifetime import RELEASES
 from ..targets import Texture
 from ..vertex.pipelines import PipelineCache
@@ -102,8 +103,8 @@ class Context:
     The methods that reach wgpu: :meth:`clear_render_target_view`,
     :meth:`clear_depth_stencil_view`, :meth:`draw`, :meth:`draw_instanced`,
     :meth:`draw_indexed_instanced`, :meth:`draw_auto`, :meth:`so_set_targets`,
-    :meth:`so_statistics`, :meth:`so_filled_size`, :meth:`flush`, :meth:`begin_capture` and
-    :meth:`end_capture`.
+    :meth:`so_statistics`, :meth:`so_filled_size`, :meth:`flush`, :meth:`begin_capture`,
+    :meth:`end_capture`, :meth:`begin_gs_capture` and :meth:`end_gs_capture`.
     """
 
     def __init__(self, device: Device, *,
@@ -673,6 +674,30 @@ class Context:
                 wgpu refused the submit.
         """
         self._drawing.begin_capture(route)
+
+    @guarded
+    def begin_gs_capture(self) -> None:
+        """Start reading back what the geometry shader stage does (pending draws are submitted
+        first): until :meth:`end_gs_capture`, each draw through a geometry shader runs its
+        program even where nothing streams out or is drawn, and keeps its invocations'
+        inputs and regions for the read (:mod:`gpuia.gpu.gs.capture`). Draws are numbered
+        from 0 at this call. A capture already running is discarded."""
+        self._drawing.begin_gs_capture()
+
+    @guarded
+    def end_gs_capture(self) -> GSCaptured:
+        """Submit the pending draws and read the geometry shader capture back.
+
+        Returns:
+            The :class:`~gpuia.gpu.gs.capture.GSCaptured`: per invocation in D3D's order its
+            draw, instance, SV_PrimitiveID, SV_GSInstanceID, inputs and region, and the
+            ``GSInvocations`` and ``GSPrimitives`` statistics (rules 13.8).
+
+        Raises:
+            InvalidDescError: :meth:`begin_gs_capture` was not called.
+            UnsupportedError: wgpu refused the submit or the reads.
+        """
+        return self._drawing.end_gs_capture()
 
     @guarded
     def end_capture(self) -> Capture:

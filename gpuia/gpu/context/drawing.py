@@ -14,6 +14,7 @@ from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivering, draw_o
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.uniforms import two_row_matrix_uniforms
 from ..device import Buffer
+from ..gs.capture import GSCapture, GSCaptured
 from ..ia.plan import IndexMode, non_indexed_plan
 from ..lifetime import ContextWork, device_error, is_released, released_error, wgpu_call
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
@@ -156,6 +157,8 @@ class Drawing:
         if state.pso.geometry_shader is not None:
             if draw.instance_count and draw.count:  # an empty draw runs no shader
                 self.geometry().encode(state, draw)
+            else:
+                self._empty_gs_draw()
             return  # its output streams out only (GeometryStage refuses rasterizing it)
         if state.so is not None and draw.instance_count:  # an empty draw streams out nothing
             if state.static.pulling_obstacles:
@@ -244,6 +247,8 @@ class Drawing:
             if state.pso.geometry_shader is not None:
                 if draw.count:
                     self.geometry().encode(state, draw)
+                else:
+                    self._empty_gs_draw()
             else:
                 self.issue(draw, state, None, plan)
             return
@@ -387,3 +392,25 @@ class Drawing:
             return self.capture.end()
         finally:
             self.retire()
+
+    def _empty_gs_draw(self) -> None:
+        """A geometry shader draw of no vertex or instance: a running GS capture still numbers
+        it (its draws are numbered as the case's are)."""
+        stage = self.geometry_stage
+        if stage is not None and stage.capture is not None:
+            stage.capture.skip()
+
+    def begin_gs_capture(self) -> None:
+        """What :meth:`gpuia.gpu.Context.begin_gs_capture` does."""
+        self.flush()
+        self.geometry().capture = GSCapture(self.device)
+
+    def end_gs_capture(self) -> GSCaptured:
+        """What :meth:`gpuia.gpu.Context.end_gs_capture` does."""
+        stage = self.geometry_stage
+        if stage is None or stage.capture is None:
+            raise InvalidDescError("end_gs_capture", None, None,
+                                   "begin_gs_capture was not called")
+        capture, stage.capture = stage.capture, None
+        self.flush()
+        return capture.result()

@@ -44,6 +44,7 @@ from ...errors import UnsupportedError
 from ...wgsl.blocks import GS_PARAMS, GS_SO_STATE
 from ..cache import remember
 from ..gs.assembly import GSPrimitives
+from ..gs.capture import GSCapture
 from ..gs.expansion import GSStreamOutput
 from ..gs.plan import GSStreamPlan, GSTarget, storage_binding_limit
 from ..gs.program import GSProgram, GSWindow
@@ -95,6 +96,7 @@ class GeometryStage:
         self._states: dict = {}  # id(draw state) -> (draw state, its vertex pass state)
         self._plans: dict = {}  # shader -> GSStreamPlan
         self._records: tuple | None = None  # (gpuia Buffer, bytes) of the vertex records
+        self.capture: GSCapture | None = None  # set while the context captures (GSCapture)
 
     # -- what the context asks ----------------------------------------------------------------
     def statistics(self) -> list[dict[str, int]]:
@@ -115,12 +117,16 @@ class GeometryStage:
         check_topology(gs.declaration, state.topology)
         plan = self._plan(gs)
         rd = self.raster.prepare(state, plan)
-        if so is None and rd is None:
-            return  # nothing streams out, and nothing drawn can be seen
+        if so is None and rd is None and self.capture is None:
+            return  # nothing streams out, nothing drawn can be seen, nothing is captured
         if state.static.pulling_obstacles:
             raise UnsupportedError("the geometry shader's vertex shader pass pulls the draw's "
                                    "vertices: " + "; ".join(state.static.pulling_obstacles))
         prims = self._primitives(state, draw)
+        capture = None if self.capture is None else self.capture.draw(
+            draw.count, draw.instance_count, gs.declaration.instance_count,
+            (plan.vertices, plan.max_vertex_count, gs.record_words, gs.vertex_words,
+             prims.width - 1))
         if not prims.total:
             return  # no complete primitive: no invocation (rules 13.1)
         vs_state = self._vertex_state(state, gs)
@@ -130,7 +136,10 @@ class GeometryStage:
             bound = min(bound, rd.chunk_bound()) if bound else rd.chunk_bound()
         chunks = self._chunks(gs, prims, bound)
         records = self._vertex_records(vs_state, draw, gs)
-        self._record(gs, plan, so, targets, prims, chunks, records, rd)
+        if capture is not None and self.capture is not None:
+            self.capture.records(capture, self.rec.compute_encoder(), records,
+                                 4 * gs.vertex_words * draw.count * draw.instance_count)
+        self._record(gs, plan, so, targets, prims, chunks, records, rd, capture)
 
     def _primitives(self, state, draw) -> GSPrimitives:
         """The draw's input primitives (its index values read where a strip may cut)."""
@@ -214,10 +223,11 @@ class GeometryStage:
 
     def _chunks(self, gs, prims: GSPrimitives, bound: int) -> list[tuple]:
         """(primitives, first vertex record of the window, records, the buffer of the chunk's
-        rows) per chunk: whole primitives, every instance of each, regions and windows within
-        one storage binding (halved until they fit), at most ``bound`` invocations (0: none).
-        Each chunk's rows are made once, made relative to its window and uploaded at once (a
-        buffer of its own), so host memory holds one chunk's."""
+        rows, those rows) per chunk: whole primitives, every instance of each, regions and
+        windows within one storage binding (halved until they fit), at most ``bound``
+        invocations (0: none). Each chunk's rows are made once, made relative to its window
+        and uploaded at once (a buffer of its own), so host memory holds one chunk's; the rows
+        are kept only for a capture (else None)."""
         caps = self.device.caps
         limit = self._limit()
         instances = gs.declaration.instance_count
@@ -246,7 +256,7 @@ class GeometryStage:
             buf = wgpu_call(lambda rows=rows: dev.create_buffer_with_data(data=rows,
                                                                           usage="STORAGE"),
                             "allocating the geometry stage")
-            out.append((n, lo, count, buf))
+            out.append((n, lo, count, buf, rows if self.capture is not None else None))
             first += n
         return out
 
@@ -257,10 +267,12 @@ class GeometryStage:
                                         np.uint32)[0])
                 for slot, t in targets.items() if t is not None}
 
-    def _record(self, gs, plan, so, targets, prims, chunks, records, rd) -> None:  # size: one
+    def _record(self, gs, plan, so, targets, prims, chunks, records, rd,  # size: one
+                capture) -> None:
         # draw's uploads, chunk loop and overflow hand-over read best as one sequence
         """Upload the chunks' parameters, then encode every chunk: the program, the Stream
-        Output (``so``; None: none) and the rasterized stream (``rd``; None: none)."""
+        Output (``so``; None: none) and the rasterized stream (``rd``; None: none); with a
+        ``capture`` draw, each chunk's regions in a buffer the capture keeps."""
         dev = self.device.device
         caps = self.device.caps
         instances = gs.declaration.instance_count
@@ -277,9 +289,10 @@ class GeometryStage:
         regions_bytes = 4 * largest * gs.region_words
         self.program.check_binding("regions", regions_bytes)
 
-        def made():
+        def made():  # a capture gives each chunk regions of its own
             return (dev.create_buffer_with_data(data=params, usage="UNIFORM"),
-                    dev.create_buffer(size=regions_bytes, usage="STORAGE"))
+                    dev.create_buffer(size=regions_bytes if capture is None else 16,
+                                      usage="STORAGE"))
 
         param_buf, regions = wgpu_call(made, "allocating the geometry stage")
         cbv = (self.om.cbv_group(gs.constant_buffer_slots) if gs.constant_buffer_slots
@@ -293,12 +306,16 @@ class GeometryStage:
                                       4 * _GS_OVERFLOWED, 4)
         keep: list = [param_buf, regions, cbv]
         record = 4 * gs.vertex_words
-        for j, (n, lo, count, prim_buf) in enumerate(chunks):
+        for j, (n, lo, count, prim_buf, rows) in enumerate(chunks):
             enc = self.rec.compute_encoder()  # a draw of the stream before ended it
             here = regions
+            if capture is not None and self.capture is not None:  # regions of the chunk's
+                # own, read back later; the rows' places again (uploaded already)
+                rows[:, :k1 - 1] += np.uint32(lo)
+                here = self.capture.regions(capture, rows, 4 * n * instances * gs.region_words)
             windows = {"vertices": GSWindow(records, lo * record, count * record),
                        "prims": GSWindow(prim_buf, 0, 4 * n * k1),
-                       "regions": GSWindow(here, 0, regions_bytes)}
+                       "regions": GSWindow(here, 0, here.size if capture else regions_bytes)}
             keep += self.program.encode(enc, gs, GSWindow(param_buf, j * ualign,
                                                           4 * GS_PARAMS.words()),
                                         windows, n * instances, cbv)
