@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the 
 
 __all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
            "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",
-           "so_byte_differences"]
+           "so_byte_differences", "compare_geometry", "GS_STATISTICS"]
 
 
 @dataclass
@@ -451,3 +451,94 @@ def compare_so(ref: SOResult, gpu: SOResult, tolerance: ShaderTolerance = SHADER
                 out.append(f"SO statistics of stream {stream}: {key} CPU {value} GPU "
                            f"{got.get(key)}")
     return out
+
+
+GS_STATISTICS = ("GSInvocations", "GSPrimitives")
+"""The pipeline statistics of the geometry shader stage :func:`compare_geometry` compares."""
+
+
+def compare_geometry(ref: tuple[dict, list], gpu: tuple[dict, list],
+                     tolerance: ShaderTolerance = SHADER_TOLERANCE,
+                     computed_inputs: bool = False) -> list[str]:
+    """Differences between two geometry shader stages' result parts (CPU reference and GPU),
+    each ``(statistics, geometry_invocations)`` as a result document holds them
+    (docs/case-format.md, "Result additions"): ``GSInvocations`` and ``GSPrimitives`` must be
+    equal, and so must the invocations, one by one: draw, instance, SV_PrimitiveID,
+    SV_GSInstanceID, the inputs and the emits (each RestartStrip, each Append's stream and
+    outputs). An emitted float component is the geometry shader's result: it must lie within
+    ``tolerance`` (as a shader's float words in :func:`compare_so`); an input's float
+    component too where ``computed_inputs`` (a real vertex shader computed it), else it is
+    exact as everything else is.
+
+    Arguments:
+        ref, gpu (tuple): ``(statistics, geometry_invocations)`` of each side.
+        tolerance (ShaderTolerance): the tolerance of shader float results. Default
+            :data:`SHADER_TOLERANCE`.
+        computed_inputs (bool): the inputs' floats were computed by a vertex shader. Default
+            False (the pass-through shader: the Input Assembler's exact values).
+
+    Returns:
+        Human-readable lines (``GS statistics: GSPrimitives CPU 6 GPU 4``,
+        ``geometry_invocations: 2 of 3 invocations differ, first invocation 1 (draw 0,
+        primitive 1, GS instance 0): emit 2: ...``), empty when the stages match.
+    """
+    out = [f"GS statistics: {k} CPU {ref[0].get(k)} GPU {gpu[0].get(k)}"
+           for k in GS_STATISTICS if ref[0].get(k) != gpu[0].get(k)]
+    a, b = ref[1], gpu[1]
+    if len(a) != len(b):
+        out.append(f"geometry_invocations: CPU {len(a)} invocations, GPU {len(b)}")
+    differ = [(i, d) for i, (x, y) in enumerate(zip(a, b, strict=False))
+              if (d := _invocation_difference(x, y, tolerance, computed_inputs))]
+    if differ:
+        i, what = differ[0]
+        inv = a[i]
+        out.append(f"geometry_invocations: {len(differ)} of {min(len(a), len(b))} invocations "
+                   f"differ, first invocation {i} (draw {inv.get('draw')}, primitive "
+                   f"{inv.get('primitive')}, GS instance {inv.get('gs_instance')}): {what}")
+    return out
+
+
+def _invocation_difference(a: dict, b: dict, tol: ShaderTolerance, computed_inputs: bool) -> str:
+    """What first differs between two ``geometry_invocations`` entries ('' when nothing)."""
+    for key in ("draw", "instance", "primitive", "gs_instance"):
+        if a.get(key) != b.get(key):
+            return f"{key} CPU {a.get(key)} GPU {b.get(key)}"
+    ia, ib = a.get("inputs", []), b.get("inputs", [])
+    if len(ia) != len(ib):
+        return f"CPU {len(ia)} input vertices, GPU {len(ib)}"
+    for v, (x, y) in enumerate(zip(ia, ib, strict=True)):
+        if d := _components_difference(x, y, tol if computed_inputs else None):
+            return f"input vertex {v}: {d}"
+    ea, eb = a.get("emits", []), b.get("emits", [])
+    for e, (x, y) in enumerate(zip(ea, eb, strict=False)):
+        if x.get("stream") != y.get("stream") or bool(x.get("cut")) != bool(y.get("cut")):
+            return f"emit {e}: CPU {_emit_text(x)}, GPU {_emit_text(y)}"
+        if not x.get("cut") and (d := _components_difference(x.get("outputs", {}),
+                                                             y.get("outputs", {}), tol)):
+            return f"emit {e} (stream {x.get('stream')}): {d}"
+    if len(ea) != len(eb):
+        return f"CPU {len(ea)} emits, GPU {len(eb)}"
+    return ""
+
+
+def _emit_text(e: dict) -> str:
+    return f"RestartStrip of stream {e.get('stream')}" if e.get("cut") else \
+        f"Append to stream {e.get('stream')}"
+
+
+def _components_difference(a: dict, b: dict, tol: ShaderTolerance | None) -> str:
+    """What first differs between two ``{KEY: {"type", "bits", "value"}}`` ('' when nothing):
+    bits exactly, a float's within ``tol`` where one is given."""
+    if set(a) != set(b):
+        return f"members CPU {sorted(a)} GPU {sorted(b)}"
+    for key in a:
+        x, y = a[key], b[key]
+        if x.get("type") != y.get("type") or len(x["bits"]) != len(y["bits"]):
+            return f"{key}: type CPU {x.get('type')} GPU {y.get('type')}"
+        bx, by = (np.asarray(v["bits"], np.uint32) for v in (x, y))
+        same = bx == by
+        if tol is not None and x.get("type") == "float":
+            same |= _within(bx, by, tol)[0]
+        if not same.all():
+            return f"{key}: CPU {x['value']} GPU {y['value']}"
+    return ""

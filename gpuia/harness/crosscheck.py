@@ -33,10 +33,12 @@ from ..reference.stream_output import SOResult
 from .case import Case, encode_data, load_case
 from .case_shader import constant_buffer_entries
 from .compare import (
+    GS_STATISTICS,
     SHADER_TOLERANCE,
     Comparison,
     ShaderTolerance,
     compare,
+    compare_geometry,
     compare_so,
     comparison_table,
 )
@@ -44,8 +46,9 @@ from .primitives import GPUPrimitives, gpu_primitives
 from .raster_check import raster_check
 from .reference_geometry import GeometryRun
 from .reference_run import reference_ia
+from .results import captured_geometry_json, geometry_json
 from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so
-from .run_gpu import GPUResult, run_case_gpu, run_case_so_gpu, upload_case
+from .run_gpu import GPUResult, run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -191,7 +194,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     For each device, in order: one line per path (``not applicable`` when the path cannot do
     a draw exactly on the adapter, with the reason), then the raster line, then, for a case
     with Stream Output, the ``stream output`` line (``not compared`` for a WGSL shader, which
-    the CPU reference does not run, and for an HLSL shader whose CPU build cannot be made).
+    the CPU reference does not run, and for an HLSL shader whose CPU build cannot be made),
+    then, for a case with a geometry shader, the ``geometry shader`` line: the GPU stage's
+    statistics and ``geometry_invocations`` against the CPU reference's
+    (:func:`~gpuia.harness.compare.compare_geometry`).
     Invalid arguments raise before anything runs, and so does a case the reference refuses;
     nothing here aborts the process.
 
@@ -235,7 +241,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run, raster)
     ref = reference_ia(case, max_invocations)
-    geometry, ref_so, not_compared = _references(case, ref, keep)
+    geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
     if keep:
@@ -253,9 +259,23 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
-        if case.so_desc is not None:
-            add(_so_line(case, dev, ref_so, not_compared, tolerance, keep))
+        for line in _stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep):
+            add(line)
     return result
+
+
+def _stage_lines(case: Case, dev: Device, geometry: GeometryRun | None, ref_so: SOResult | None,
+                 not_compared: str, tolerance: ShaderTolerance, keep: bool) -> list[CheckLine]:
+    """The ``stream output`` line (a case with Stream Output) and the ``geometry shader`` line
+    (a case with a geometry shader) of one device, from one GPU run where there are both."""
+    gs_line, got_so = (_gs_line(case, dev, geometry, not_compared, tolerance)
+                       if case.gs is not None else (None, None))
+    lines = []
+    if case.so_desc is not None:
+        lines.append(_so_line(case, dev, ref_so, not_compared, tolerance, keep, got_so))
+    if gs_line is not None:
+        lines.append(gs_line)
+    return lines
 
 
 class _Recorder:
@@ -295,12 +315,13 @@ def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads
 
 
 def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str,
-             tolerance: ShaderTolerance, keep: bool) -> CheckLine:
+             tolerance: ShaderTolerance, keep: bool, got: SOResult | None = None) -> CheckLine:
     """The ``stream output`` line of one device: ``not compared`` (and why) without a CPU
-    reference, else the comparison of both sides' buffers and counters."""
+    reference, else the comparison of both sides' buffers and counters. ``got``: the GPU's
+    Stream Output where the geometry shader's run made it already (None: run it here)."""
     summary = dev.info["summary"]
     label = f"{case.name}: {summary}: stream output"
-    got = run_case_so_gpu(case, dev)
+    got = got or run_case_so_gpu(case, dev)
     kept = got if keep else None
     if ref_so is None:
         return CheckLine(label, "not compared", not_compared or
@@ -319,18 +340,46 @@ def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str
                      path="stream output", adapter=summary, so_gpu=kept)
 
 
-def _references(case: Case, ref: IAResult, keep: bool,
-                ) -> tuple[GeometryRun | None, SOResult | None, str]:
-    """The CPU reference's geometry shader stage (run for its Stream Output, and for the views
-    when results are kept; else None) and :func:`_reference_so`'s Stream Output and note. A
-    stage only the views would show and that cannot be built here is left out (None)."""
+def _gs_line(case: Case, dev: Device, geometry: GeometryRun | None, not_compared: str,
+             tolerance: ShaderTolerance) -> tuple[CheckLine, SOResult | None]:
+    """(the ``geometry shader`` line of one device, the GPU's Stream Output of the same run):
+    the GPU stage's statistics and invocations (:func:`run_case_gs_gpu`) against the CPU
+    reference's (``not compared``, and why, without one). A case without Stream Output that
+    the device cannot run is ``not applicable``; with Stream Output the refusal is raised, as
+    the stream output line's is."""
+    assert case.gs is not None
+    summary = dev.info["summary"]
+    label = f"{case.name}: {summary}: geometry shader"
+    try:
+        got_so, captured = run_case_gs_gpu(case, dev)
+    except UnsupportedError as e:
+        if case.so_desc is not None:
+            raise
+        return CheckLine(label, "not applicable", str(e), path="geometry shader",
+                         adapter=summary), None
+    got = captured_geometry_json(captured, case.gs)
+    detail = ", ".join(f"{k} {got[0][k]}" for k in GS_STATISTICS)
+    if geometry is None:
+        return CheckLine(label, "not compared", not_compared or "no CPU reference of the "
+                         "geometry shader stage", path="geometry shader",
+                         adapter=summary), got_so
+    problems = compare_geometry(geometry_json(geometry, case.gs), got, tolerance,
+                                computed_inputs=case.vertex_shader is not None)
+    return CheckLine(label, "DIFFERENT" if problems else "OK", detail, problems=problems,
+                     path="geometry shader", adapter=summary), got_so
+
+
+def _references(case: Case, ref: IAResult) -> tuple[GeometryRun | None, SOResult | None, str]:
+    """The CPU reference's geometry shader stage (None without one) and
+    :func:`_reference_so`'s Stream Output, and a note: why a stage could not be built here
+    (its line is then ``not compared``)."""
     if case.so_desc is None:
-        if case.gs is None or not keep:
+        if case.gs is None:
             return None, None, ""
         try:
             return reference_gs(case, ref), None, ""
-        except UnsupportedError:  # no C++ compiler: nothing else needed the stage
-            return None, None, ""
+        except UnsupportedError as e:  # no C++ compiler: the geometry line says so
+            return None, None, f"the CPU reference of the geometry shader could not be built: {e}"
     return _reference_so(case, ref)
 
 

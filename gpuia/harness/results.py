@@ -2,8 +2,10 @@
 
 :func:`result_json` writes an :class:`~gpuia.reference.IAResult` (CPU or GPU) as the result
 document, every invocation in IA order with its IDs and each input's type, bits and value;
-:func:`so_result_json` writes its ``stream_output`` part; :func:`json_value` writes one
-component's value (floats as numbers or ``"nan"``, ``"inf"``, ``"-inf"``).
+:func:`so_result_json` writes its ``stream_output`` part, :func:`geometry_json` (the CPU
+reference's) and :func:`captured_geometry_json` (the GPU's) its geometry shader part;
+:func:`json_value` writes one component's value (floats as numbers or ``"nan"``, ``"inf"``,
+``"-inf"``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from ..gpu.gs.capture import GSCaptured
     from ..hlsl import HlslGeometryShader
     from ..reference import IAResult
     from ..reference.stream_output import SOResult
@@ -215,3 +218,54 @@ def geometry_json(run: GeometryRun, gs: HlslGeometryShader) -> tuple[dict, list]
                                    for v in inv.inputs[i].tolist()],
                         "emits": emits[i]})
     return dict(run.statistics), entries
+
+
+def captured_geometry_json(captured: GSCaptured, gs: HlslGeometryShader) -> tuple[dict, list]:
+    """The geometry shader stage's part of a GPU result, from what the GPU's stage read back
+    (:class:`~gpuia.gpu.gs.capture.GSCaptured`), in the same form as :func:`geometry_json`'s.
+
+    Each invocation's region lists its Appends that took effect (at most maxvertexcount, rules
+    13.4); an Append whose header marks a strip start (bit 2) after an earlier Append of its
+    stream in the invocation follows a RestartStrip of that stream, listed before it as
+    ``{"stream", "cut": true}`` (a RestartStrip before a stream's first Append changes
+    nothing and is not listed, docs/case-format.md).
+
+    Arguments:
+        captured (GSCaptured): the stage's work read back.
+        gs (HlslGeometryShader): the compiled shader.
+
+    Returns:
+        ``(statistics, geometry_invocations)`` (docs/case-format.md, "Result additions").
+    """
+    n_max, r = gs.declaration.max_vertex_count, gs.record_words
+    n = captured.draw.shape[0]
+    _, k, words = captured.inputs.shape
+    flat = captured.inputs.reshape(n * k, words)
+    inputs = _per_member({m.key: flat[:, m.word:m.word + m.components]
+                          for m in gs.input_record}, gs.input_record)
+    counts = np.minimum(captured.regions[:, 0].astype(np.int64), n_max)
+    entries = captured.regions[:, 1:1 + n_max * (1 + r)].reshape(n, n_max, 1 + r)
+    used = np.arange(n_max)[None, :] < counts[:, None]
+    kept = entries[used]  # every Append that took effect, invocation by invocation
+    records = [gs.stream_record(s) for s in range(len(gs.declaration.streams))]
+    outputs = [_per_member({m.key: kept[:, 1 + m.word:1 + m.word + m.components]
+                            for m in rec}, rec) for rec in records]
+    headers = kept[:, 0].tolist()
+    out, at = [], 0
+    for i, (d, inst, p, g) in enumerate(zip(captured.draw.tolist(), captured.instance.tolist(),
+                                            captured.primitive_id.tolist(),
+                                            captured.gs_instance.tolist(), strict=True)):
+        emits: list[dict] = []
+        seen: set[int] = set()
+        for c in range(at, at + int(counts[i])):
+            s = headers[c] & 3
+            if headers[c] & 4 and s in seen:
+                emits.append({"stream": s, "cut": True})
+            seen.add(s)
+            emits.append({"stream": s, "outputs": _components(outputs[s], records[s], c)})
+        at += int(counts[i])
+        out.append({"draw": d, "instance": inst, "primitive": p, "gs_instance": g,
+                    "inputs": [_components(inputs, gs.input_record, i * k + v)
+                               for v in range(k)],
+                    "emits": emits})
+    return dict(captured.statistics), out

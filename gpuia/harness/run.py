@@ -23,7 +23,7 @@ from ..reference.vertex import pass_through_outputs, run_vertex_shader
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .reference_geometry import GeometryRun, reference_geometry
 from .reference_run import check_size, reference_ia
-from .results import geometry_json
+from .results import captured_geometry_json, geometry_json
 
 if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu one loads no wgpu)
     from ..gpu.device import Device
@@ -209,7 +209,8 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
     The CPU backend is :func:`run_reference` plus :func:`reference_so`. The GPU backend
     computes the reference Input Assembler first (for D3D's invocation order; the values come
     from the GPU), then draws with capture (:func:`~gpuia.harness.run_gpu.run_case_gpu`) and,
-    for a case with ``stream_output``, runs its Stream Output on the GPU
+    for a case with ``stream_output`` or ``geometry_shader``, runs its Stream Output and geometry
+    shader on the GPU
     (:func:`~gpuia.harness.run_gpu.run_case_so_gpu`, stored in the result's ``so``).
 
     Arguments:
@@ -242,14 +243,23 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     # Imported here, so the cpu backend never loads wgpu (nor needs it installed).
     from ..gpu import get_device
-    from .run_gpu import run_case_gpu, run_case_so_gpu
+    from .run_gpu import run_case_gpu, run_case_gs_gpu, run_case_so_gpu
 
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
     res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
     so_doc = None
-    if case.so_desc is not None:
+    if case.gs is not None:  # the stage's work read back, with its Stream Output if any
+        res.so, res.geometry = run_case_gs_gpu(case, device)
+    elif case.so_desc is not None:
         res.so = run_case_so_gpu(case, device)
+    if res.so is not None:
         so_doc = so_result_json(res.so, streams=case.gs is not None)
-    return res, result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
-                            stream_output=so_doc)
+    doc = result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
+                      stream_output=so_doc)
+    if res.geometry is not None:
+        assert case.gs is not None
+        statistics, invocations = captured_geometry_json(res.geometry, case.gs)
+        doc["statistics"].update(statistics)
+        doc["geometry_invocations"] = invocations
+    return res, doc

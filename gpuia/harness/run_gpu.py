@@ -21,6 +21,7 @@ from ..errors import UnsupportedError
 from ..gpu.buffers import Buffer
 from ..gpu.context import Context, PipelineState
 from ..gpu.device import Device
+from ..gpu.gs.capture import GSCaptured
 from ..gpu.vertex.plan import Plan
 from ..reference.ia import ElementData, IAResult
 from ..reference.stream_output import SOResult
@@ -30,8 +31,8 @@ from ..wgsl.program import record_words
 from .case import MAX_CONSTANT_BUFFER_BYTES, Case
 from .reference_run import reference_ia
 
-__all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "upload_case", "case_pipeline_state",
-           "bind_constant_buffers"]
+__all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "run_case_gs_gpu", "upload_case",
+           "case_pipeline_state", "bind_constant_buffers"]
 
 
 @dataclass
@@ -55,6 +56,9 @@ class GPUResult:
         adapter (dict): the device's ``info`` (name, backend, type, summary).
         so (SOResult): the Stream Output read back from the GPU, for cases with Stream Output
             when :func:`gpuia.harness.run.run_case` ran it; else None (the default).
+        geometry (GSCaptured): the geometry shader stage's work read back from the GPU, for
+            cases with a geometry shader when :func:`gpuia.harness.run.run_case` ran it
+            (:func:`run_case_gs_gpu`); else None (the default).
     """
 
     ia: IAResult
@@ -65,6 +69,7 @@ class GPUResult:
     unexpected_max_vertex_index: int
     adapter: dict[str, Any]
     so: SOResult | None = None  # read back from the GPU, for cases with Stream Output
+    geometry: GSCaptured | None = None  # the GS stage's work read back, for GS cases
 
 
 def upload_case(case: Case, device: Device,
@@ -352,6 +357,38 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
     """
     if case.so_desc is None:
         raise UnsupportedError("the case has no stream_output section")
+    so, _ = _run_stages(case, device, context, False)
+    assert so is not None
+    return so
+
+
+def run_case_gs_gpu(case: Case, device: Device, context: Context | None = None,
+                    ) -> tuple[SOResult | None, GSCaptured]:
+    """Run a case's draws through its geometry shader on the GPU, with its Stream Output when
+    it has one, and read back what the stage did (:meth:`gpuia.gpu.Context.begin_gs_capture`).
+
+    Arguments:
+        case (Case): the parsed case; it must have a ``geometry_shader``.
+        device (Device), context (Context): as :func:`run_case_so_gpu`'s.
+
+    Returns:
+        ``(so, captured)``: the Stream Output as :func:`run_case_so_gpu` reads it (None without
+        a ``stream_output`` section) and the :class:`~gpuia.gpu.gs.capture.GSCaptured`.
+
+    Raises:
+        UnsupportedError: the case has no geometry shader; as :func:`run_case_so_gpu`.
+        InvalidDescError, GpuOutOfMemoryError, DeviceLostError: as :func:`run_case_so_gpu`.
+    """
+    if case.gs is None:
+        raise UnsupportedError("the case has no geometry_shader")
+    so, captured = _run_stages(case, device, context, True)
+    assert captured is not None
+    return so, captured
+
+
+def _run_stages(case: Case, device: Device, context: Context | None, capture_gs: bool,
+                ) -> tuple[SOResult | None, GSCaptured | None]:
+    """The draws of :func:`run_case_so_gpu` and :func:`run_case_gs_gpu`."""
     ctx = context or Context(device)
     ctx.set_pipeline_state(case_pipeline_state(case, stream_output=True))
     ctx.ia_set_primitive_topology(case.topology.topology)
@@ -359,6 +396,23 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
     views, ib = upload_case(case, device)
     ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
     ctx.ia_set_index_buffer(ib)
+    counters, buffers = _so_targets(ctx, case, device) if case.so_desc is not None else (None, {})
+    if capture_gs:
+        ctx.begin_gs_capture()
+    for d in case.draws:
+        ctx.draw(d)
+    captured = ctx.end_gs_capture() if capture_gs else None
+    if counters is None:
+        return None, captured
+    stats = ctx.so_statistics()
+    streams = [stats, *(ctx.so_statistics(s) for s in range(1, 4))]
+    filled = np.frombuffer(counters.read(), np.uint32)
+    out = {s: b.read()[: case.so_targets[s].size] for s, b in buffers.items()}
+    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats, streams=streams), captured
+
+
+def _so_targets(ctx: Context, case: Case, device: Device) -> tuple[Buffer, dict[int, Buffer]]:
+    """Bind the case's Stream Output targets; returns (the counter buffer, slot -> buffer)."""
     initial = np.zeros(4, np.uint32)
     for slot, t in case.so_targets.items():
         initial[slot] = t.filled_size
@@ -377,10 +431,4 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
     while targets and targets[-1] is None:
         targets.pop()
     ctx.so_set_targets(targets)
-    for d in case.draws:
-        ctx.draw(d)
-    stats = ctx.so_statistics()
-    streams = [stats, *(ctx.so_statistics(s) for s in range(1, 4))]
-    filled = np.frombuffer(counters.read(), np.uint32)
-    out = {s: b.read()[: case.so_targets[s].size] for s, b in buffers.items()}
-    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats, streams=streams)
+    return counters, buffers
