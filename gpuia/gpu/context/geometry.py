@@ -135,9 +135,11 @@ class GeometryStage:
         if rd is not None:
             bound = min(bound, rd.chunk_bound()) if bound else rd.chunk_bound()
         chunks = self._chunks(gs, prims, bound)
+        if capture is not None:
+            self._records = None  # records of the draw's own, which the capture reads later
         records = self._vertex_records(vs_state, draw, gs)
         if capture is not None and self.capture is not None:
-            self.capture.records(capture, self.rec.compute_encoder(), records,
+            self.capture.records(capture, records,
                                  4 * gs.vertex_words * draw.count * draw.instance_count)
         self._record(gs, plan, so, targets, prims, chunks, records, rd, capture)
 

@@ -5,10 +5,10 @@ While a :class:`GSCapture` is attached to a context's geometry stage
 (:meth:`gpuia.gpu.Context.begin_gs_capture`), every draw through a geometry shader runs the
 shader's program even where nothing streams out or is drawn, and the stage hands the capture,
 per draw, its input primitives (the ``gpuia_gs_prims`` rows :mod:`gpuia.gpu.gs.assembly` made
-for the program, kept instead of dropped after the upload), a regions buffer per chunk that the
-program writes and nothing reuses, and a copy of the vertex shader's output records (the stage
-reuses its own buffer at the next draw). :meth:`GSCapture.result` reads them all back in one
-submission (:func:`gpuia.gpu.readback.read_ranges`). Draws through a geometry shader are
+for the program, kept instead of dropped after the upload), and a regions buffer per chunk and
+a vertex records buffer per draw that the stage writes and then no longer reuses (no copy is
+made). :meth:`GSCapture.result` reads them all back in one submission
+(:func:`gpuia.gpu.readback.read_ranges`). Draws through a geometry shader are
 numbered from 0 in the order they were made, empty ones included; the draws of one capture
 share one shader's region layout.
 
@@ -103,7 +103,7 @@ class _Draw:
     instances: int  # GS instances
     rows: list = field(default_factory=list)  # per chunk, its gpuia_gs_prims rows
     regions: list = field(default_factory=list)  # per chunk, (its regions buffer, bytes)
-    records: tuple | None = None  # (the vertex records' copy, bytes)
+    records: tuple | None = None  # (the vertex records' buffer, bytes)
     vertex_words: int = 0
 
 
@@ -149,18 +149,13 @@ class GSCapture:
         d.regions.append((buf, nbytes))
         return buf
 
-    def records(self, d: _Draw, encoder, source, nbytes: int) -> None:
-        """Copy the vertex records of ``d`` (``nbytes`` of ``source``) for the read."""
-        dev = self.device.device
-        size = -(-nbytes // 4) * 4
-        buf = wgpu_call(lambda: dev.create_buffer(size=max(16, size),
-                                                  usage="COPY_DST|COPY_SRC"),
-                        "allocating the geometry stage's capture")
-        encoder.copy_buffer_to_buffer(source, 0, buf, 0, size)
-        d.records = (buf, size)
+    def records(self, d: _Draw, buffer, nbytes: int) -> None:
+        """The vertex records of ``d``: the first ``nbytes`` of ``buffer``, a buffer of the
+        draw's own that nothing overwrites, kept for the read."""
+        d.records = (buffer, nbytes)
 
     def result(self) -> GSCaptured:
-        """Read every copy back (the work was submitted) and put the invocations together."""
+        """Read every buffer back (the work was submitted) and put the invocations together."""
         parts: list[tuple] = []
         shape = self._shape or ((1,), 1, 1, 1, 1)
         vertices, n_max, r_words, v_words, k = shape
