@@ -3,11 +3,12 @@
 This is what ``gpuia check`` prints and what the pytest plugin's ``gpuia_check`` fixture fails
 with. Each GPU run is one :class:`CheckLine`: ``OK``, ``DIFFERENT`` (with a RenderDoc-style
 table of the differing invocations, or SO problems), ``not applicable`` (the path cannot do this
-draw on this adapter, with the reason) or ``not compared`` (a Stream Output case whose vertex
-shader the CPU reference does not run: a WGSL one; HLSL shaders run on the CPU). Comparison
-rules are those of :mod:`gpuia.harness.compare`: bit-exact, except the documented 1-ULP
-tolerance on normalized components of the native path and the stated tolerance of an HLSL
-shader's computed float outputs in Stream Output.
+draw on this adapter, with the reason) or ``not compared`` (a vertex shader the CPU reference
+does not run: a WGSL one; HLSL shaders run on the CPU). Comparison rules are those of
+:mod:`gpuia.harness.compare`: bit-exact, except the documented 1-ULP tolerance on normalized
+components of the native path and the stated tolerance of an HLSL shader's computed float
+outputs, in Stream Output and in the ``vs outputs`` line that compares a real vertex shader's
+outputs per invocation on every check (:mod:`gpuia.harness.outputs_check`).
 
 With ``keep=True`` the result also keeps what the HTML report and the error plots need: the
 case, the CPU reference, every GPU result with its :class:`~gpuia.harness.compare.Comparison`,
@@ -42,6 +43,8 @@ from .compare import (
     compare_so,
     comparison_table,
 )
+from .compare_outputs import OutputComparison
+from .outputs_check import check_outputs, has_real_shader, reference_outputs
 from .primitives import GPUPrimitives, gpu_primitives
 from .raster_check import raster_check
 from .reference_geometry import GeometryRun
@@ -49,6 +52,7 @@ from .reference_run import reference_ia
 from .results import captured_geometry_json, geometry_json
 from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so
 from .run_gpu import GPUResult, run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
+from .run_outputs import GPUOutputs
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -68,19 +72,24 @@ class CheckLine:
         label (str): ``case: adapter summary: path``.
         status (str): ``OK``, ``DIFFERENT``, ``not applicable`` or ``not compared``.
         detail (str): the comparison's summary, the SO statistics, the raster check's result
-            per draw, or the reason the run was not applicable or not compared.
+            per draw, the vertex shader outputs' comparison, or the reason the run was not
+            applicable or not compared.
         table (str): the comparison table (differences only, unless all rows were asked for);
             empty when none was made. Default empty.
         problems (list): the Stream Output or raster differences, one line each. Default
             empty.
-        path (str): ``native``, ``pulling``, ``auto``, ``raster`` or ``stream output``.
-            Default empty.
+        path (str): ``native``, ``pulling``, ``auto``, ``vs outputs``, ``raster`` or
+            ``stream output``. Default empty.
         adapter (str): the adapter's summary. Default empty.
         gpu (GPUResult): the GPU run of an IA line, kept only by ``cross_check(keep=True)``;
             else None (the default).
         comparison (Comparison): that run's comparison, kept the same way.
         so_gpu (SOResult): the GPU's Stream Output result of the stream output line, kept the
             same way.
+        vs_outputs (GPUOutputs): the GPU's vertex shader outputs of the vs outputs line, kept
+            the same way.
+        output_comparison (OutputComparison): their comparison with the CPU's, kept the same
+            way (None where they were not compared).
         seconds (float): how long the run took, wall clock (the GPU run and its comparison).
             Default 0.
     """
@@ -97,6 +106,8 @@ class CheckLine:
     gpu: GPUResult | None = field(default=None, repr=False)
     comparison: Comparison | None = field(default=None, repr=False)
     so_gpu: SOResult | None = field(default=None, repr=False)
+    vs_outputs: GPUOutputs | None = field(default=None, repr=False)
+    output_comparison: OutputComparison | None = field(default=None, repr=False)
     seconds: float = 0.0  # wall clock of the run and its comparison (JUnit's time)
 
     def text(self) -> str:
@@ -130,6 +141,9 @@ class CheckResult:
             way. Default empty.
         geometry (GeometryRun): the CPU reference's geometry shader stage (None without
             one), kept the same way.
+        vs_reference (dict): the CPU run of the case's vertex shader, output key -> uint32
+            ``(invocations, components)`` (None for the pass-through shader or without a CPU
+            run), kept the same way.
     """
 
     case: str
@@ -143,6 +157,7 @@ class CheckResult:
     tolerance: ShaderTolerance | None = None  # the tolerance the SO lines were compared with
     primitives: dict[str, list[GPUPrimitives]] = field(default_factory=dict, repr=False)
     geometry: GeometryRun | None = field(default=None, repr=False)
+    vs_reference: dict[str, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -192,7 +207,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
     For each device, in order: one line per path (``not applicable`` when the path cannot do
-    a draw exactly on the adapter, with the reason), then the raster line, then, for a case
+    a draw exactly on the adapter, with the reason), then, for a case with a vertex shader of
+    its own, the ``vs outputs`` line (its outputs per invocation against the CPU run of the
+    same shader, :mod:`gpuia.harness.outputs_check`; ``not compared`` for a WGSL shader or an
+    HLSL shader whose CPU build cannot be made), then the raster line, then, for a case
     with Stream Output, the ``stream output`` line (``not compared`` for a WGSL shader, which
     the CPU reference does not run, and for an HLSL shader whose CPU build cannot be made),
     then, for a case with a geometry shader, the ``geometry shader`` line: the GPU stage's
@@ -217,7 +235,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         on_run: called with each :class:`CheckLine` as soon as its run is done (progress), or
             None (the default).
         tolerance (ShaderTolerance): the tolerance of an HLSL shader's computed float outputs
-            in Stream Output; None (the default) is
+            (the vs outputs line and Stream Output); None (the default) is
             :data:`~gpuia.harness.compare.SHADER_TOLERANCE`.
         raster (bool): also check the primitives each device rasterizes
             (:mod:`gpuia.harness.raster_check`), one ``raster`` line per device; None (the
@@ -244,9 +262,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
+    vs_cpu, vs_note = reference_outputs(case, ref) if has_real_shader(case) else (None, "")
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
-        result.geometry = geometry
+        result.geometry, result.vs_reference = geometry, vs_cpu
     add = _Recorder(result, on_run)
     for dev in devices:
         summary = dev.info["summary"]
@@ -257,6 +276,9 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
+        if has_real_shader(case):
+            add(_outputs_line(case, dev, ref, (vs_cpu, vs_note), uploads, tolerance, table,
+                              rows, keep))
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
         for line in _stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep):
@@ -312,6 +334,24 @@ def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads
     return CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, path=p,
                      adapter=summary, gpu=res if keep else None,
                      comparison=cmp if keep else None)
+
+
+def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _Uploads,
+                  tolerance: ShaderTolerance, table: bool, rows: int | None,
+                  keep: bool) -> CheckLine:
+    """The ``vs outputs`` line of one device (:func:`~.outputs_check.check_outputs`); without
+    a CPU run the GPU's outputs are captured only when results are kept (for the views)."""
+    summary = dev.info["summary"]
+    label = f"{case.name}: {summary}: vs outputs"
+    try:
+        uploaded = uploads()
+    except UnsupportedError as e:
+        return CheckLine(label, "not applicable", str(e), path="vs outputs", adapter=summary)
+    run = check_outputs(case, dev, ref, cpu[0], cpu[1], tolerance, uploaded=uploaded,
+                        table=table, rows=rows, capture=keep)
+    return CheckLine(label, run.status, run.detail, run.table, path="vs outputs",
+                     adapter=summary, vs_outputs=run.gpu if keep else None,
+                     output_comparison=run.comparison if keep else None)
 
 
 def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str,

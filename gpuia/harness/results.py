@@ -72,7 +72,8 @@ ADAPTER_INFO_KEYS = ("driver", "vendor", "vendor_id", "device_id", "wgpu_native"
 
 
 def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str = "reference",
-                adapter: dict | None = None, stream_output: dict | None = None) -> dict:
+                adapter: dict | None = None, stream_output: dict | None = None,
+                outputs: dict[str, tuple[str, np.ndarray]] | None = None) -> dict:
     """The result document for an :class:`~gpuia.reference.IAResult` (or any object with the
     same fields): version 1 of ``docs/case-format.md``'s "Result", every invocation in IA
     order with its IDs and each input's type, bits and value.
@@ -90,6 +91,10 @@ def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str
             field (null where ``adapter`` is).
         stream_output (dict): the ``stream_output`` field (:func:`so_result_json`), or None
             (the default) to leave it out.
+        outputs (dict): the vertex shader's outputs, output key -> ``(type, uint32 (n,
+            components) bits)``, written as each invocation's ``outputs`` beside its
+            ``inputs`` with the output's own component count; None (the default) leaves
+            ``outputs`` out.
 
     Returns:
         The document as a dict of JSON values.
@@ -98,14 +103,20 @@ def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str
     per_key = {k: (d.type, d.bits.tolist(), _values_list(d.bits, d.type))
                for k, d in ia.inputs.items()}
     draw, inst, vert, vid = (a.tolist() for a in (ia.draw, ia.instance, ia.vertex, ia.vertex_id))
+    per_out = {k: (t, bits.tolist(), _values_list(bits, t))
+               for k, (t, bits) in (outputs or {}).items()}
     invocations = []
     for r in range(n):
-        invocations.append({
+        invocation = {
             "draw": draw[r], "instance": inst[r], "vertex": vert[r],
             "SV_VertexID": vid[r], "SV_InstanceID": inst[r],
             "inputs": {k: {"type": t, "bits": b[r], "value": v[r]}
                        for k, (t, b, v) in per_key.items()},
-        })
+        }
+        if outputs is not None:
+            invocation["outputs"] = {k: {"type": t, "bits": b[r], "value": v[r]}
+                                     for k, (t, b, v) in per_out.items()}
+        invocations.append(invocation)
     doc = {
         "gpuia_result": RESULT_VERSION,
         "case": case_name,
@@ -120,6 +131,22 @@ def result_json(case_name: str, ia: IAResult, *, backend: str = "cpu", path: str
     if stream_output is not None:
         doc["stream_output"] = stream_output
     return doc
+
+
+def typed_outputs(members, bits: dict[str, np.ndarray]) -> dict[str, tuple[str, np.ndarray]]:
+    """The ``outputs`` argument of :func:`result_json` from a vertex shader's output signature
+    and its outputs' bits.
+
+    Arguments:
+        members: the signature's output members (``key``, ``type``, ``components``), in order.
+        bits (dict): output key -> uint32 ``(n, components)`` (or wider: the member's own
+            components are kept); an output it lacks is left out.
+
+    Returns:
+        Output key -> ``(type, contiguous uint32 (n, components))``, in signature order.
+    """
+    return {m.key: (m.type, np.ascontiguousarray(bits[m.key][:, :m.components], np.uint32))
+            for m in members if m.key in bits}
 
 
 def pipeline_statistics(ia_statistics: dict) -> dict:

@@ -23,7 +23,7 @@ from ..reference.vertex import pass_through_outputs, run_vertex_shader
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
 from .reference_geometry import GeometryRun, reference_geometry
 from .reference_run import check_size, reference_ia
-from .results import captured_geometry_json, geometry_json
+from .results import captured_geometry_json, geometry_json, typed_outputs
 
 if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu one loads no wgpu)
     from ..gpu.device import Device
@@ -191,8 +191,13 @@ def run_cpu(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> CPURu
     ia = run_reference(case, max_invocations)
     geometry = reference_gs(case, ia)
     so = reference_so(case, ia, geometry)
+    outputs = None
+    if case.vertex_shader is not None:  # a real shader's outputs (run_reference refused WGSL)
+        bits = vertex_outputs(case, ia)
+        assert bits is not None
+        outputs = typed_outputs(case.shader_signature().outputs, bits)
     doc = result_json(case.name, ia, stream_output=None if so is None else so_result_json(
-        so, streams=geometry is not None))
+        so, streams=geometry is not None), outputs=outputs)
     if geometry is not None:
         assert case.gs is not None
         statistics, invocations = geometry_json(geometry, case.gs)
@@ -243,11 +248,13 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
         raise UnsupportedError(f"backend {backend!r} is not available (cpu or gpu)")
     # Imported here, so the cpu backend never loads wgpu (nor needs it installed).
     from ..gpu import get_device
-    from .run_gpu import run_case_gpu, run_case_gs_gpu, run_case_so_gpu
+    from .run_gpu import run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
+    from .run_outputs import run_case_outputs_gpu
 
     device = device or get_device()
     ref = reference_ia(case, max_invocations)
-    res = run_case_gpu(case, device, path, ref, capture_route=capture_route)
+    uploaded = upload_case(case, device)
+    res = run_case_gpu(case, device, path, ref, capture_route=capture_route, uploaded=uploaded)
     so_doc = None
     if case.gs is not None:  # the stage's work read back, with its Stream Output if any
         res.so, res.geometry = run_case_gs_gpu(case, device)
@@ -255,8 +262,12 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
         res.so = run_case_so_gpu(case, device)
     if res.so is not None:
         so_doc = so_result_json(res.so, streams=case.gs is not None)
+    outputs = None
+    if case.vertex_shader is not None:  # a real shader's outputs, read back per invocation
+        res.outputs = run_case_outputs_gpu(case, device, ref, uploaded=uploaded)
+        outputs = typed_outputs(case.shader_signature().outputs, res.outputs.bits)
     doc = result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
-                      stream_output=so_doc)
+                      stream_output=so_doc, outputs=outputs)
     if res.geometry is not None:
         assert case.gs is not None
         statistics, invocations = captured_geometry_json(res.geometry, case.gs)

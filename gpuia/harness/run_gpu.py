@@ -59,6 +59,9 @@ class GPUResult:
         geometry (GSCaptured): the geometry shader stage's work read back from the GPU, for
             cases with a geometry shader when :func:`gpuia.harness.run.run_case` ran it
             (:func:`run_case_gs_gpu`); else None (the default).
+        outputs: the vertex shader's outputs read back per invocation
+            (:class:`gpuia.harness.run_outputs.GPUOutputs`), for cases with a shader of their
+            own when :func:`gpuia.harness.run.run_case` read them; else None (the default).
     """
 
     ia: IAResult
@@ -70,6 +73,7 @@ class GPUResult:
     adapter: dict[str, Any]
     so: SOResult | None = None  # read back from the GPU, for cases with Stream Output
     geometry: GSCaptured | None = None  # the GS stage's work read back, for GS cases
+    outputs: Any = None  # a GPUOutputs (gpuia.harness.run_outputs, which imports this module)
 
 
 def upload_case(case: Case, device: Device,
