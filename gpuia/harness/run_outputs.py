@@ -114,13 +114,17 @@ def run_case_outputs_gpu(case: Case, device: Device, reference: IAResult, *,
         ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
         ctx.ia_set_index_buffer(ib)
         size = total * stride
-        target = device.create_buffer(size=size, bind=("stream_output",),
+        # BufferFilledSize in the word after the records (rules 9.6: the same buffer may hold
+        # it): one read back brings both.
+        target = device.create_buffer(size=size + 4, bind=("stream_output",),
                                       label=f"{case.name} VS outputs")
-        ctx.so_set_targets([StreamOutputBufferView(target, size)])
+        ctx.so_set_targets([StreamOutputBufferView(target, size, 0, target, size)])
         for d in case.draws:
             ctx.draw(d)
-        written = min(ctx.so_filled_size(0) // stride, total)
-        words = np.frombuffer(target.read(), np.uint32).reshape(total, stride // 4)
+        ctx.flush()
+        data = np.frombuffer(target.read(), np.uint32)
+        written = min(int(data[-1]) // stride, total)
+        words = data[:-1].reshape(total, stride // 4)
     draws = reference.draw.astype(np.int64)
     per = np.array([d.count for d in case.draws] + [0], np.int64)
     record = (first[:-1][draws] if n else np.zeros(0, np.int64)) \
