@@ -277,8 +277,8 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
         if has_real_shader(case):
-            add(_outputs_line(case, dev, ref, (vs_cpu, vs_note), uploads, tolerance, table,
-                              rows, keep))
+            add(_outputs_line(case, dev, ref, (vs_cpu, vs_note), uploads, tolerance, rows,
+                              keep))
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
         for line in _stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep):
@@ -337,8 +337,7 @@ def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads
 
 
 def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _Uploads,
-                  tolerance: ShaderTolerance, table: bool, rows: int | None,
-                  keep: bool) -> CheckLine:
+                  tolerance: ShaderTolerance, rows: int | None, keep: bool) -> CheckLine:
     """The ``vs outputs`` line of one device (:func:`~.outputs_check.check_outputs`); without
     a CPU run the GPU's outputs are captured only when results are kept (for the views)."""
     summary = dev.info["summary"]
@@ -347,8 +346,9 @@ def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _
         uploaded = uploads()
     except UnsupportedError as e:
         return CheckLine(label, "not applicable", str(e), path="vs outputs", adapter=summary)
+    # Only the differing rows: every row is the VS Out table's (report.mesh.mesh_text, --table).
     run = check_outputs(case, dev, ref, cpu[0], cpu[1], tolerance, uploaded=uploaded,
-                        table=table, rows=rows, capture=keep)
+                        rows=rows, capture=keep)
     return CheckLine(label, run.status, run.detail, run.table, path="vs outputs",
                      adapter=summary, vs_outputs=run.gpu if keep else None,
                      output_comparison=run.comparison if keep else None)

@@ -248,16 +248,18 @@ def _light(result):
 
     from ...harness.crosscheck import CheckResult
 
-    return CheckResult(result.case, [replace(ln, gpu=None, comparison=None, so_gpu=None)
+    return CheckResult(result.case, [replace(ln, gpu=None, comparison=None, so_gpu=None,
+                                             vs_outputs=None, output_comparison=None)
                                      for ln in result.lines])
 
 
 def _write_csv(folder, stem: str, result, infos: dict) -> None:
-    """The CSV tables of one checked case: the CPU reference, every GPU run's inputs and every
-    GPU's Stream Output (docs/exports.md); ``infos``: adapter summary -> ``Device.info``."""
+    """The CSV tables of one checked case: the CPU reference, every GPU run's inputs, every
+    GPU's vertex shader outputs and Stream Output (docs/exports.md); ``infos``: adapter summary
+    -> ``Device.info``."""
     from ...harness.case import ADAPTER_INFO_KEYS, ADAPTER_KEYS
     from ...harness.export.mesh_csv import CsvSide, side_tag, write_case_csv
-    from ...harness.report.mesh import gpu_vs_outputs, reference_vs_outputs
+    from ...harness.report.mesh import captured_vs_outputs, gpu_vs_outputs, reference_vs_outputs
 
     case, ref = result.case_data, result.reference
     cpu, note = reference_vs_outputs(case, ref)
@@ -267,6 +269,9 @@ def _write_csv(folder, stem: str, result, infos: dict) -> None:
 
         gs = gs_out(case, ref, result.geometry, result.so_reference)
     sides = [CsvSide("cpu", "cpu", "reference", ref, outputs=cpu, note=note, gs_out=gs)]
+    runs = [p for p in ("vs outputs", "stream output") if any(ln.path == p for ln in result.lines)]
+    vs_out_from = f"VS Out comes from the {' and '.join(runs)} run" if runs else (
+        "VS Out comes from the stream output run")
     for ln in result.lines:
         facts = infos.get(ln.adapter, {})
         adapter = {k: facts.get(k) for k in ADAPTER_KEYS}
@@ -274,7 +279,10 @@ def _write_csv(folder, stem: str, result, infos: dict) -> None:
         tag = side_tag(ln.adapter, ln.path)
         if ln.gpu is not None:
             sides.append(CsvSide(tag, "gpu", ln.gpu.path, ln.gpu.ia, missing=ln.gpu.missing,
-                                 note="VS Out comes from the stream output run",
+                                 note=vs_out_from, adapter=adapter, adapter_info=info))
+        elif ln.vs_outputs is not None:
+            sides.append(CsvSide(tag, "gpu", ln.path, ref, inputs=False,
+                                 outputs=captured_vs_outputs(case, ln.vs_outputs),
                                  adapter=adapter, adapter_info=info))
         elif ln.so_gpu is not None:
             # IDX and rows are the draw's own (the reference's); the values are the GPU's.

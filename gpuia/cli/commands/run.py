@@ -178,10 +178,13 @@ def _result_target(out_dir: Path, path: str, case, written: dict) -> Path:
 
 
 def _gpu_parts(case, res, device):
-    """A GPU run's VS outputs (from its Stream Output, for a case with one) and primitives."""
-    from ...harness.report.mesh import gpu_primitives, gpu_vs_outputs
+    """A GPU run's VS outputs (every invocation's, read back for a case with a vertex shader of
+    its own; else from its Stream Output, for a case with one) and primitives."""
+    from ...harness.report.mesh import captured_vs_outputs, gpu_primitives, gpu_vs_outputs
 
-    return gpu_vs_outputs(case, res.ia, res.so), gpu_primitives(case, device.caps.quirks)
+    outputs = (captured_vs_outputs(case, res.outputs) if res.outputs is not None
+               else gpu_vs_outputs(case, res.ia, res.so))
+    return outputs, gpu_primitives(case, device.caps.quirks)
 
 
 def _mesh_tables(case, res, backend: str, device, rows: int) -> str:
@@ -216,7 +219,7 @@ def _write_csv(folder, stem: str, case, res, backend: str, device, cpu=None) -> 
     :class:`~gpuia.harness.run.CPURun` (its geometry shader output has tables too)."""
     from ...harness.case import ADAPTER_INFO_KEYS, ADAPTER_KEYS
     from ...harness.export.mesh_csv import CsvSide, side_tag, write_case_csv
-    from ...harness.report.mesh import reference_vs_outputs
+    from ...harness.report.mesh import captured_vs_outputs, gpu_vs_outputs, reference_vs_outputs
 
     if backend != "gpu":
         outputs, note = reference_vs_outputs(case, res)
@@ -231,11 +234,17 @@ def _write_csv(folder, stem: str, case, res, backend: str, device, cpu=None) -> 
     adapter = {k: res.adapter.get(k) for k in ADAPTER_KEYS}
     info = {k: res.adapter.get(k) for k in ADAPTER_INFO_KEYS}
     summary = res.adapter.get("summary")
+    runs = [name for name, got in (("vs outputs", res.outputs), ("stream output", res.so))
+            if got is not None]
     sides = [CsvSide(side_tag(summary, res.path), "gpu", res.path, res.ia, missing=res.missing,
-                     note="VS Out comes from the stream output run" if res.so is not None
-                     else "", adapter=adapter, adapter_info=info)]
+                     note=f"VS Out comes from the {' and '.join(runs)} run" if runs else "",
+                     adapter=adapter, adapter_info=info)]
+    if res.outputs is not None:
+        sides.append(CsvSide(side_tag(summary, "vs outputs"), "gpu", "vs outputs", res.ia,
+                             inputs=False, outputs=captured_vs_outputs(case, res.outputs),
+                             adapter=adapter, adapter_info=info))
     if res.so is not None:
-        outputs, _ = _gpu_parts(case, res, device)
+        outputs = gpu_vs_outputs(case, res.ia, res.so)
         sides.append(CsvSide(side_tag(summary, "stream output"), "gpu", "stream output",
                              res.ia, inputs=False, outputs=outputs, adapter=adapter,
                              adapter_info=info))

@@ -21,7 +21,13 @@ from .html_runs import (
     vs_out_view,
 )
 from .html_views import CaseView, GSOutView, GSStreamView, PrimitivesView, RunView, ShaderView
-from .mesh import gpu_vs_outputs, reference_primitives, reference_vs_outputs, tolerated_outputs
+from .mesh import (
+    captured_vs_outputs,
+    gpu_vs_outputs,
+    reference_primitives,
+    reference_vs_outputs,
+    tolerated_outputs,
+)
 
 
 def _draw_text(d) -> str:
@@ -144,6 +150,12 @@ def case_view(result, rows: int | None = 32, on_rows=None) -> CaseView:
                 tolerated = tolerated_outputs(gpu, result.so_reference, line.so_gpu,
                                               result.tolerance or SHADER_TOLERANCE)
                 run.vs_out = vs_out_view(ref, cpu_outputs, gpu, rows, tolerated)
+        elif line.vs_outputs is not None:  # the vs outputs run: every invocation's outputs
+            gpu = captured_vs_outputs(case, line.vs_outputs)
+            cmp = line.output_comparison
+            tolerated = ({k: np.zeros(b.shape, bool) for k, b in gpu.bits.items()}
+                         if cmp is None else cmp.tolerated)
+            run.vs_out = vs_out_view(ref, cpu_outputs, gpu, rows, tolerated)
         runs.append(run)
     ref_stats = [(k, str(v)) for k, v in ref.statistics.items()]
     if result.so_reference is not None:

@@ -97,7 +97,7 @@ def _row_lead(r, tolerated: str) -> list:
             tag("td", r.instance, class_="num"), tag("td", r.vertex, class_="num")]
 
 
-def _render_vs_out(view: VSOutView, table_id: str) -> Html:
+def _render_vs_out(view: VSOutView, table_id: str, title: str = "VS Out") -> Html:
     """The VS Out table: per output a CPU and a GPU column (GPU only without a CPU side)."""
     sides = ["CPU", "GPU"] if view.cpu else ["GPU"]
     top = [tag("th", h, rowspan=2) for h in ("", "#", "draw", "inst", "vtx")]
@@ -116,15 +116,20 @@ def _render_vs_out(view: VSOutView, table_id: str) -> Html:
     note = (f"{view.source}. {len(view.rows)} of {view.total_rows} invocations shown"
             + (f"; {view.omitted} left out (every differing invocation is shown)"
                if view.omitted else "")
-            + "; - marks a component Stream Output did not write, ~ a row whose differences the "
+            + "; - marks a component the GPU side did not write, ~ a row whose differences the "
               "shader tolerance accepts.")
-    return join([tag("h4", "VS Out"), tag("p", note, class_="note"), table])
+    return join([tag("h4", title), tag("p", note, class_="note"), table])
 
 
-def _render_mesh(view: CaseView) -> Html:
-    """The case's VS Out note and its primitive table."""
+def _render_mesh(view: CaseView, anchor: str) -> Html:
+    """The case's VS Out note, the VS Out table of every run that read outputs back (vs
+    outputs and Stream Output runs), and its primitive table."""
     parts: list[Html | str] = [tag("h3", "Vertex shader outputs (VS Out)"),
                                tag("p", view.vs_out_note, class_="note")]
+    for i, run in enumerate(view.runs):
+        if run.vs_out is not None:
+            parts.append(_render_vs_out(run.vs_out, f"{anchor}-run-{i}-vs-out",
+                                        f"VS Out: {run.adapter}: {run.path}"))
     pv = view.primitives
     if pv is not None:
         rows = [tag("tr", *(tag("td", text, class_=state or None) for text, state in r))
@@ -227,8 +232,8 @@ def _render_run(run: RunView, anchor: str) -> Html:
     if run.rows:
         body = _render_invocations(run, f"{anchor}-values")
     elif run.so_slots:
-        body = join([_render_vs_out(run.vs_out, f"{anchor}-vs-out") if run.vs_out else "",
-                     _render_so(run, run.status != "not compared")])
+        # Its VS Out table is in the case's VS Out section (_render_mesh).
+        body = _render_so(run, run.status != "not compared")
     return fill(RUN, label=f"{run.adapter}: {run.path}", verdict_class=verdict_class(run.status),
                 status=run.status, detail=run.detail, problems=problems, stats=stats,
                 errors=errors, body=body)
@@ -289,4 +294,4 @@ def render_case(view: CaseView, index: int, open_: bool) -> Html:
                 description=tag("p", view.description) if view.description else "",
                 facts=facts, adapters=adapter_table(view.adapters, full=False),
                 elements=table_of(ELEMENT_HEADER, view.elements, numeric={0, 3}),
-                shader=shader, so_declaration=so_decl, mesh=_render_mesh(view), runs=runs)
+                shader=shader, so_declaration=so_decl, mesh=_render_mesh(view, anchor), runs=runs)

@@ -196,7 +196,8 @@ def _output_cell(bits, known, shader_type: str, states) -> Cell:
 
 
 def vs_out_view(ref, cpu, gpu, rows: int | None, tolerated: dict) -> VSOutView:
-    """The VS Out table of one Stream Output run: the first ``rows`` invocations, every one
+    """The VS Out table of one Stream Output or vs outputs run: the first ``rows`` invocations,
+    every one
     where a component the GPU wrote differs from the CPU's and the first ``rows`` with
     differences the shader tolerance accepts (``tolerated``: key -> mask)."""
     n = len(ref)

@@ -12,10 +12,12 @@ what this module derives, so the three agree.
   RenderDoc's D3D12 pipeline state names it (:func:`input_columns`); VS Out one per output of
   the shader's signature, named as RenderDoc's D3D shader reflection names it, the position
   first (:func:`output_columns`).
-* **VS outputs**: gpuia reads a vertex shader's outputs back from a GPU only through Stream
-  Output, so only cases with a ``stream_output`` section have them. The CPU side is the
-  reference's pass-through shader or the HLSL shader run on the CPU (a WGSL shader has none);
-  the GPU side is the Stream Output targets read back, laid on the reference's primitive order
+* **VS outputs**: a case with a vertex shader of its own has them on every check: the GPU's
+  outputs of every invocation, read back by the ``vs outputs`` run
+  (:mod:`gpuia.harness.run_outputs`; :func:`captured_vs_outputs`). A case with the pass-through
+  shader has them only through its ``stream_output`` section. The CPU side is the reference's
+  pass-through shader or the HLSL shader run on the CPU (a WGSL shader has none); a Stream
+  Output run's GPU side is its targets read back, laid on the reference's primitive order
   (rules 9.2-9.4): every component the declaration writes, for every vertex of a written
   primitive (:func:`gpu_vs_outputs`). Components the GPU wrote nowhere are unknown, not zero.
 * **Primitives** (:mod:`gpuia.harness.primitives`, whose names this module re-exports): the
@@ -45,7 +47,8 @@ if TYPE_CHECKING:  # annotations only: the modules whose values these functions 
 
 __all__ = ["MeshColumn", "InstanceRows", "VSOutputs", "PrimitiveList", "GPUPrimitives",
            "input_columns", "output_columns", "instance_rows", "vs_outputs_note",
-           "reference_vs_outputs", "gpu_vs_outputs", "tolerated_outputs", "reference_primitives",
+           "reference_vs_outputs", "gpu_vs_outputs", "captured_vs_outputs", "tolerated_outputs",
+           "reference_primitives",
            "gpu_primitives", "mesh_text"]
 
 
@@ -222,16 +225,19 @@ def vs_outputs_note(case: Case) -> str | None:
         case (Case): the parsed case.
 
     Returns:
-        The reason as a sentence, or None for a case with Stream Output.
+        The reason as a sentence, or None for a case with Stream Output or a vertex shader of
+        its own.
     """
-    if case.so is None:
-        return ("no VS outputs: gpuia reads a vertex shader's outputs back only through "
-                "Stream Output, and the case has no stream_output section")
+    if case.so is None and case.vertex_shader is None:
+        return ("no VS outputs: the pass-through shader's outputs are its inputs (VS In); "
+                "gpuia reads them back only through Stream Output, and the case has no "
+                "stream_output section")
     return None
 
 
 def reference_vs_outputs(case: Case, ref: IAResult) -> tuple[VSOutputs | None, str]:
-    """The CPU reference's vertex shader outputs of a case with Stream Output.
+    """The CPU reference's vertex shader outputs of a case with Stream Output or a vertex
+    shader of its own.
 
     Arguments:
         case (Case): the parsed case.
@@ -239,7 +245,7 @@ def reference_vs_outputs(case: Case, ref: IAResult) -> tuple[VSOutputs | None, s
 
     Returns:
         ``(outputs, note)``: the :class:`VSOutputs` (every component known) and its source;
-        or None and the reason: no Stream Output (:func:`vs_outputs_note`), a WGSL shader
+        or None and the reason: no outputs to show (:func:`vs_outputs_note`), a WGSL shader
         (which the CPU reference does not run), or an HLSL shader whose CPU build cannot be
         made here.
     """
@@ -329,6 +335,26 @@ def gpu_vs_outputs(case: Case, ia: IAResult, so: SOResult | None) -> VSOutputs |
     return VSOutputs("GPU: Stream Output read back", columns, bits, known, origin)
 
 
+def captured_vs_outputs(case: Case, gpu) -> VSOutputs:
+    """A GPU's vertex shader outputs as the ``vs outputs`` run read them back, per invocation:
+    every component of every output known, except those of an invocation the GPU wrote no
+    record of.
+
+    Arguments:
+        case (Case): the parsed case.
+        gpu (GPUOutputs): the outputs read back
+            (:func:`gpuia.harness.run_outputs.run_case_outputs_gpu`).
+
+    Returns:
+        The :class:`VSOutputs`.
+    """
+    columns = output_columns(case.shader_signature())
+    known = {c.key: np.broadcast_to(~gpu.missing[:, None], gpu.bits[c.key].shape)
+             for c in columns}
+    return VSOutputs("GPU: every invocation's outputs read back", columns,
+                     {c.key: gpu.bits[c.key] for c in columns}, known)
+
+
 def tolerated_outputs(gpu: VSOutputs, ref_so: SOResult | None, gpu_so: SOResult,
                       tolerance: ShaderTolerance | None) -> dict[str, np.ndarray]:
     """The components of a GPU's VS outputs that differ from the reference only within the
@@ -370,7 +396,8 @@ def tolerated_outputs(gpu: VSOutputs, ref_so: SOResult | None, gpu_so: SOResult,
 
 def mesh_text(result: CheckResult, max_rows: int | None = 32) -> str:
     """What ``gpuia check --table`` prints of a case beside its input tables: the VS Out table
-    of each Stream Output run (CPU against GPU), or the reason the case has none, the
+    of each vs outputs run and each Stream Output run (CPU against GPU), or the reason the case
+    has none, the
     primitive list with a column per adapter (``GPU0``, ``GPU1``, ... named below it). A case
     with a geometry shader adds the CPU reference's GS Out tables
     (:func:`.gs_out.check_gs_out_text`).
@@ -394,15 +421,24 @@ def mesh_text(result: CheckResult, max_rows: int | None = 32) -> str:
     parts = []
     cpu, note = reference_vs_outputs(case, ref)
     so_runs = [(ln.adapter, ln.so_gpu) for ln in result.lines if ln.so_gpu is not None]
-    if case.so is None:
+    captured = [ln for ln in result.lines if ln.vs_outputs is not None]
+    if case.so is None and not captured:
         parts.append(f"== {result.case}: VS Out: {note}")
+    against = (note if cpu is None else f"against the {cpu.source}, rows marked ! differ, ~ "
+                                        f"within the shader tolerance")
+    for line in captured:  # the vs outputs runs: every invocation's outputs
+        assert line.vs_outputs is not None
+        got = captured_vs_outputs(case, line.vs_outputs)
+        cmp = line.output_comparison
+        parts.append(f"== {result.case}: VS Out: {line.adapter}: {got.source} ({against}; - "
+                     f"where a side has no value)")
+        parts.append(vs_out_table(ref, cpu, got, max_rows, None if cmp is None
+                                  else cmp.tolerated))
     for adapter, so_gpu in so_runs:
         gpu = gpu_vs_outputs(case, ref, so_gpu)
         if gpu is None:  # a case without Stream Output: the note above says so
             continue
         tolerated = tolerated_outputs(gpu, result.so_reference, so_gpu, result.tolerance)
-        against = (note if cpu is None else f"against the {cpu.source}, rows marked ! differ, ~ "
-                                            f"within the shader tolerance")
         parts.append(f"== {result.case}: VS Out: {adapter}: {gpu.source} ({against}; - "
                      f"where a side has no value)")
         parts.append(vs_out_table(ref, cpu, gpu, max_rows, tolerated))

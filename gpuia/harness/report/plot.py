@@ -3,9 +3,12 @@
 :func:`error_series` (numpy only) collects, per GPU run and input element, the per-component
 error in ULP and in absolute value, for the elements where a tolerance applies (UNORM/SNORM
 elements of draws on the native path, 1 ULP: :mod:`gpuia.harness.compare`) and for every element
-that differs. :func:`plot_png` draws them with matplotlib, the optional ``plot`` extra, imported
-only when a plot is asked for (:func:`require_matplotlib` says clearly when it is missing). When
-no component differs, the figure says so instead of drawing empty axes.
+that differs; and per ``vs outputs`` run and vertex shader output, the same for the float
+outputs (the stated shader tolerance applies to them, :mod:`gpuia.harness.compare_outputs`) and
+for every output that differs. :func:`plot_png` draws them with matplotlib, the optional
+``plot`` extra, imported only when a plot is asked for (:func:`require_matplotlib` says clearly
+when it is missing). When no component differs, the figure says so instead of drawing empty
+axes.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import numpy as np
 from ...errors import UnsupportedError
 from ..compare import component_errors
 
-__all__ = ["ErrorSeries", "error_series", "plot_png", "require_matplotlib", "MAX_PANELS"]
+__all__ = ["ErrorSeries", "error_series", "output_series", "plot_png", "require_matplotlib",
+           "MAX_PANELS"]
 
 MAX_PANELS = 12  # series drawn; the rest are named in the figure's footnote
 
@@ -27,8 +31,10 @@ MAX_PANELS = 12  # series drawn; the rest are named in the figure's footnote
 class ErrorSeries:
     """The errors of one element in one GPU run.
 
-    ``label``: ``case: adapter: path: ELEMENT``. ``rule``: ``1 ULP`` when the native-path
-    tolerance applies to the element, else ``exact``. ``ulp``: per compared component (int64),
+    ``label``: ``case: adapter: path: ELEMENT`` (``path`` is ``vs outputs`` and ``ELEMENT`` an
+    output key for a vertex shader output). ``rule``: ``1 ULP`` when the native-path tolerance
+    applies to the element, the shader tolerance's text (``64 ULP or 1.52588e-05 absolute``)
+    for a float output, else ``exact``. ``ulp``: per compared component (int64),
     see :func:`gpuia.harness.compare.component_errors`. ``absolute``: the finite absolute errors of
     the same components (NaN and infinities dropped). ``mismatches``: components the comparison
     refused."""
@@ -79,6 +85,7 @@ def error_series(results) -> list[ErrorSeries]:
         ref = result.reference
         if ref is None:
             continue
+        out += output_series(result)
         for line in result.lines:
             cmp, gpu = line.comparison, line.gpu
             if cmp is None or gpu is None:
@@ -99,6 +106,33 @@ def error_series(results) -> list[ErrorSeries]:
                                        "1 ULP" if tol_rows is not None else "exact", data.type,
                                        ulp.reshape(-1), absolute[np.isfinite(absolute)],
                                        int(cmp.element_mismatches[key][rows].sum())))
+    return out
+
+
+def output_series(result) -> list[ErrorSeries]:
+    """The :class:`ErrorSeries` of a kept result's ``vs outputs`` runs: per run, one per float
+    output (the shader tolerance applies) and one per other output that differs; invocations
+    the GPU wrote no record of are left out."""
+    cpu = result.vs_reference
+    out: list[ErrorSeries] = []
+    for line in result.lines:
+        cmp, got = line.output_comparison, line.vs_outputs
+        if cmp is None or got is None or cpu is None:
+            continue
+        written = ~cmp.missing
+        for key, kind in cmp.types.items():
+            tolerant = kind == "float" and cmp.tolerance is not None
+            if not tolerant and not cmp.mismatches[key].any():
+                continue
+            width = cmp.mismatches[key].shape[1]
+            ulp, absolute = component_errors(cpu[key][written, :width],
+                                             got.bits[key][written, :width], kind)
+            absolute = absolute.reshape(-1)
+            out.append(ErrorSeries(f"{line.label}: {key}",
+                                   cmp.tolerance.text() if tolerant and cmp.tolerance else
+                                   "exact", kind, ulp.reshape(-1),
+                                   absolute[np.isfinite(absolute)],
+                                   int(cmp.mismatches[key][written].sum())))
     return out
 
 
@@ -136,10 +170,11 @@ def plot_png(series: list[ErrorSeries], title: str = "gpuia check: GPU - CPU err
         if series:
             compared = sum(s.compared for s in series)
             text = (f"No component differs: {compared} components compared in {len(series)} "
-                    f"element run(s) where the 1-ULP tolerance applies, all bit-equal.")
+                    f"element or output run(s) where a tolerance applies, all bit-equal.")
         else:
             text = ("No component differs, and no element run has a tolerance to plot "
-                    "(no UNORM/SNORM element was drawn on the native path).")
+                    "(no UNORM/SNORM element was drawn on the native path, no vertex shader "
+                    "float output was compared).")
         fig.text(0.5, 0.5, text, ha="center", va="center", wrap=True, fontsize=11)
         fig.suptitle(title)
         return _png(fig)
@@ -178,8 +213,8 @@ def plot_png(series: list[ErrorSeries], title: str = "gpuia check: GPU - CPU err
         ax_abs.set_xlabel("|GPU - CPU|")
     notes = []
     if exact:
-        notes.append(f"{len(exact)} further element run(s) under the 1-ULP tolerance: every "
-                     f"component bit-equal")
+        notes.append(f"{len(exact)} further element or output run(s) under a tolerance: "
+                     f"every component bit-equal")
     if len(differing) > len(shown):
         notes.append(f"{len(differing) - len(shown)} more differing element run(s) not drawn")
     fig.suptitle(title + ("\n" + "; ".join(notes) if notes else ""), fontsize=10)
