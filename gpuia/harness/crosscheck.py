@@ -208,13 +208,11 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
 
     For each device, in order: one line per path (``not applicable`` when the path cannot do
     a draw exactly on the adapter, with the reason), then, for a case with a vertex shader of
-    its own, the ``vs outputs`` line (its outputs per invocation against the CPU run of the
-    same shader, :mod:`gpuia.harness.outputs_check`; ``not compared`` for a WGSL shader or an
-    HLSL shader whose CPU build cannot be made), then the raster line, then, for a case
-    with Stream Output, the ``stream output`` line (``not compared`` for a WGSL shader, which
-    the CPU reference does not run, and for an HLSL shader whose CPU build cannot be made),
-    then, for a case with a geometry shader, the ``geometry shader`` line: the GPU stage's
-    statistics and ``geometry_invocations`` against the CPU reference's
+    its own, the ``vs outputs`` line (:mod:`gpuia.harness.outputs_check`), then the raster
+    line, then, for a case with Stream Output, the ``stream output`` line. Both say ``not
+    compared`` for a WGSL shader and an HLSL shader whose CPU build cannot be made. Then, for a
+    case with a geometry shader, the ``geometry shader`` line: the GPU stage's statistics and
+    ``geometry_invocations`` against the CPU reference's
     (:func:`~gpuia.harness.compare.compare_geometry`).
     Invalid arguments raise before anything runs, and so does a case the reference refuses;
     nothing here aborts the process.
@@ -234,9 +232,8 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             :class:`CheckResult` (for reports). Default False.
         on_run: called with each :class:`CheckLine` as soon as its run is done (progress), or
             None (the default).
-        tolerance (ShaderTolerance): the tolerance of an HLSL shader's computed float outputs
-            (the vs outputs line and Stream Output); None (the default) is
-            :data:`~gpuia.harness.compare.SHADER_TOLERANCE`.
+        tolerance (ShaderTolerance): the tolerance of an HLSL shader's float outputs (vs
+            outputs, Stream Output); None (the default) is :data:`.compare.SHADER_TOLERANCE`.
         raster (bool): also check the primitives each device rasterizes
             (:mod:`gpuia.harness.raster_check`), one ``raster`` line per device; None (the
             default): for cases :func:`raster_by_default` selects.
@@ -262,10 +259,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
-    vs_cpu, vs_note = reference_outputs(case, ref) if has_real_shader(case) else (None, "")
+    vs_cpu = reference_outputs(case, ref) if has_real_shader(case) else (None, "")
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
-        result.geometry, result.vs_reference = geometry, vs_cpu
+        result.geometry, result.vs_reference = geometry, vs_cpu[0]
     add = _Recorder(result, on_run)
     for dev in devices:
         summary = dev.info["summary"]
@@ -277,8 +274,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
         if has_real_shader(case):
-            add(_outputs_line(case, dev, ref, (vs_cpu, vs_note), uploads, tolerance, rows,
-                              keep))
+            add(_outputs_line(case, dev, ref, vs_cpu, uploads, tolerance, rows, keep))
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
         for line in _stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep):

@@ -169,9 +169,11 @@ float4 bad(float3 pos : POSITION, float4 c : COLOR1) : SV_Position { return floa
 def test_gpuia_check_draws_a_layout_with_an_hlsl_shader(gpuia_check, tmp_path):
     (tmp_path / "vs.hlsl").write_text(VS)
     result = gpuia_check(layout=TWO_SLOTS, vertex_shader=tmp_path / "vs.hlsl")
-    # COLOR steps every 2 instances: only pulling can draw it (native is not applicable)
-    assert result.ok and result.compared == 1
-    assert [ln.status for ln in result.lines] == ["not applicable", "OK"]
+    # COLOR steps every 2 instances: only pulling can draw it (native is not applicable); the
+    # shader's outputs are compared on their own line
+    assert result.ok and result.compared == 2
+    assert [(ln.path, ln.status) for ln in result.lines] == [
+        ("native", "not applicable"), ("pulling", "OK"), ("vs outputs", "OK")]
     entry = gpuia_check(layout=TWO_SLOTS, vertex_shader=f"{tmp_path / 'vs.hlsl'}:main")
     assert entry.ok
 
@@ -191,7 +193,7 @@ def test_gpuia_check_fills_constant_buffers_from_bytes_or_members(gpuia_check, t
         layout_case(TWO_SLOTS, vertex_shader=shader, constant_buffers={0: b""})
     result = gpuia_check(layout=TWO_SLOTS, vertex_shader=tmp_path / "vs.hlsl",
                          constant_buffers={1: {"M": m}})
-    assert result.ok and result.compared == 1
+    assert result.ok and result.compared == 2  # pulling and vs outputs
     with pytest.raises(TypeError, match="constant_buffers= goes with layout= and"):
         gpuia_check(layout=TWO_SLOTS, constant_buffers={1: b""})
 
