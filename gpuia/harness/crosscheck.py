@@ -19,7 +19,7 @@ large capture's results would otherwise stay in memory after their comparison.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -44,6 +44,7 @@ from .compare import (
     comparison_table,
 )
 from .compare_outputs import OutputComparison
+from .gs_outputs_check import check_gs_outputs, reference_stage
 from .outputs_check import check_outputs, has_real_shader, reference_outputs
 from .primitives import GPUPrimitives, gpu_primitives
 from .raster_check import raster_check
@@ -208,11 +209,11 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
 
     For each device, in order: one line per path (``not applicable`` when the path cannot do
     a draw exactly on the adapter, with the reason), then, for a case with a vertex shader of
-    its own, the ``vs outputs`` line (:mod:`gpuia.harness.outputs_check`), then the raster
-    line, then, for a case with Stream Output, the ``stream output`` line. Both say ``not
-    compared`` for a WGSL shader and an HLSL shader whose CPU build cannot be made. Then, for a
-    case with a geometry shader, the ``geometry shader`` line: the GPU stage's statistics and
-    ``geometry_invocations`` against the CPU reference's
+    its own, the ``vs outputs`` line (:mod:`gpuia.harness.outputs_check`), for a geometry
+    shader the ``gs outputs`` line, then the raster line, then, for a case with Stream Output,
+    the ``stream output`` line; ``not compared`` without a CPU run (WGSL, no CPU build). Then,
+    for a case with a geometry shader, the ``geometry shader`` line: the GPU stage's statistics
+    and ``geometry_invocations`` against the CPU reference's
     (:func:`~gpuia.harness.compare.compare_geometry`).
     Invalid arguments raise before anything runs, and so does a case the reference refuses;
     nothing here aborts the process.
@@ -259,10 +260,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or SHADER_TOLERANCE
     result = CheckResult(case.name, tolerance=tolerance)
-    vs_cpu = reference_outputs(case, ref) if has_real_shader(case) else (None, "")
+    outputs = _output_references(case, ref, geometry)
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
-        result.geometry, result.vs_reference = geometry, vs_cpu[0]
+        result.geometry, result.vs_reference = geometry, outputs[0][0]
     add = _Recorder(result, on_run)
     for dev in devices:
         summary = dev.info["summary"]
@@ -273,8 +274,8 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
-        if has_real_shader(case):
-            add(_outputs_line(case, dev, ref, vs_cpu, uploads, tolerance, rows, keep))
+        for line in _output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep):
+            add(line)
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
         for line in _stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep):
@@ -330,6 +331,29 @@ def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads
     return CheckLine(label, "OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, path=p,
                      adapter=summary, gpu=res if keep else None,
                      comparison=cmp if keep else None)
+
+
+def _output_references(case: Case, ref: IAResult, geometry: GeometryRun | None) -> tuple:
+    """What the output lines compare with: ``((vertex shader outputs, note), (geometry shader
+    stage, note))``, each None with the reason where there is no CPU run (or no such
+    shader)."""
+    vs = reference_outputs(case, ref) if has_real_shader(case) else (None, "")
+    gs = reference_stage(case, ref, geometry) if case.gs is not None else (None, "")
+    return vs, gs
+
+
+def _output_lines(case: Case, dev: Device, ref: IAResult, outputs: tuple, uploads: _Uploads,
+                  tolerance: ShaderTolerance, rows: int | None, keep: bool,
+                  ) -> Iterator[CheckLine]:
+    """The ``vs outputs`` line (a vertex shader of the case's own), then the ``gs outputs``
+    line (a geometry shader, :mod:`gpuia.harness.gs_outputs_check`), each as its run ends."""
+    if has_real_shader(case):
+        yield _outputs_line(case, dev, ref, outputs[0], uploads, tolerance, rows, keep)
+    if case.gs is not None:
+        summary = dev.info["summary"]
+        run = check_gs_outputs(case, dev, outputs[1][0], outputs[1][1], tolerance)
+        yield CheckLine(f"{case.name}: {summary}: gs outputs", run.status, run.detail,
+                        path="gs outputs", adapter=summary)
 
 
 def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _Uploads,

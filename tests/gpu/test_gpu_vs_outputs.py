@@ -202,3 +202,76 @@ def test_engine_shaders_outputs_match_numpy_and_check(name, gpu_device):
     lines = cross_check(case, [gpu_device], ("pulling",)).lines
     line = next(ln for ln in lines if ln.path == "vs outputs")
     assert line.status == "OK", line.text()
+
+
+GS_VS = "float4 main(float2 p : POSITION) : SV_Position { return float4(p, 0, 1); }"
+GS = """
+struct V { float4 pos : SV_Position; };
+struct O { float4 pos : SV_Position; uint id : TEXCOORD0; };
+[maxvertexcount(3)]
+void main(point V v[1], uint pid : SV_PrimitiveID, inout TriangleStream<O> s) {
+    O o;
+    for (uint k = 0; k < 3; k++) {
+        o.pos = v[0].pos + float4(k == 1 ? 1.0 : 0.0, k == 2 ? 1.0 : 0.0, 0, 0);
+        o.id = k + 10 * pid;
+        s.Append(o);
+    }
+}
+"""
+
+
+def _gs_doc() -> dict:
+    return {"gpuia_case": 1, "name": "gs_outputs",
+            "input_layout": [{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}],
+            "vertex_buffers": [{"slot": 0, "stride": 8, "data": encode_data(
+                np.array([[1, 2], [3, 4]], np.float32).tobytes())}],
+            "primitive_topology": "POINTLIST",
+            "draw": {"DrawInstanced": {"VertexCountPerInstance": 2}},
+            "vertex_shader": {"hlsl": GS_VS}, "geometry_shader": {"hlsl": GS}}
+
+
+# By hand: each point p makes one triangle p, p + (1, 0), p + (0, 1), ids k + 10 * SV_PrimitiveID;
+# the record is SV_Position (4 words) then TEXCOORD0 (1 word), 20 bytes.
+GS_RECORDS = [(1, 2, 0), (2, 2, 1), (1, 3, 2), (3, 4, 10), (4, 4, 11), (3, 5, 12)]
+
+
+def test_geometry_shader_outputs_are_read_back_as_derived_by_hand(gpu_device):
+    from gpuia.harness.gs_outputs_check import gs_output_case
+    from gpuia.harness.run import reference_gs
+    from gpuia.harness.run_gpu import run_case_so_gpu
+
+    case = load_case(_gs_doc())
+    recorded, computed = gs_output_case(case, reference_gs(case, reference_ia(case)))
+    assert computed == {"SV_POSITION0"}
+    assert recorded.so_targets[0].size == 2 * 3 * 20
+    got = run_case_so_gpu(recorded, gpu_device)
+    words = np.frombuffer(got.buffers[0], np.uint32).reshape(6, 5)
+    want = np.array([_bits(np.array([x, y, 0, 1], np.float32)).tolist() + [i]
+                     for x, y, i in GS_RECORDS], np.uint32)
+    np.testing.assert_array_equal(words, want)
+    assert got.filled_size[0] == 120
+
+
+def test_geometry_shader_outputs_are_checked_without_stream_output(gpu_device, monkeypatch):
+    from gpuia.harness import gs_outputs_check
+
+    case = load_case(_gs_doc())
+    assert case.so is None
+    line = next(ln for ln in cross_check(case, [gpu_device], ("pulling",)).lines
+                if ln.path == "gs outputs")
+    assert line.status == "OK", line.text()
+    assert line.detail == "2 primitives of 1 stream(s), stream s in slot s, every output"
+    real = gs_outputs_check.run_case_so_gpu
+
+    def wrong(*args, **kwargs):  # the GPU's id of the second vertex one off
+        got = real(*args, **kwargs)
+        words = bytearray(got.buffers[0])
+        words[36:40] = (2).to_bytes(4, "little")
+        got.buffers[0] = bytes(words)
+        return got
+
+    monkeypatch.setattr(gs_outputs_check, "run_case_so_gpu", wrong)
+    line = next(ln for ln in cross_check(case, [gpu_device], ("pulling",)).lines
+                if ln.path == "gs outputs")
+    assert line.status == "DIFFERENT"
+    assert "SO slot 0: 1 bytes differ, first at byte 36" in line.detail
