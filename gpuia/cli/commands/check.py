@@ -129,7 +129,9 @@ def run(args) -> int:
 
     def work(case):
         rasters = args.raster if args.raster is not None else raster_by_default(case)
-        runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None) + rasters),
+        outputs = (case.vertex_shader is not None) + (case.gs is not None)  # vs/gs outputs
+        runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None) + rasters
+                                        + outputs),
                         case.name, "run",
                         enabled=show and case.invocation_count >= LARGE_CASE_INVOCATIONS,
                         nested=bar.enabled)
