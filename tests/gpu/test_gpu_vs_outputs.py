@@ -275,3 +275,24 @@ def test_geometry_shader_outputs_are_checked_without_stream_output(gpu_device, m
                 if ln.path == "gs outputs")
     assert line.status == "DIFFERENT"
     assert "SO slot 0: 1 bytes differ, first at byte 36" in line.detail
+
+
+def test_an_adapter_that_cannot_read_outputs_back_is_not_applicable(gpu_device, monkeypatch):
+    """A refusal of the capture (as the pulling pass refuses a view over a storage binding) makes
+    the line not applicable with the reason, and leaves a GPU result's outputs out."""
+    from gpuia.errors import UnsupportedError
+    from gpuia.harness import run_outputs
+
+    def refuse(*args, **kwargs):
+        raise UnsupportedError("Stream Output pulls the draw's vertices: slot 0's view is too big")
+
+    monkeypatch.setattr(outputs_check, "run_case_outputs_gpu", refuse)
+    monkeypatch.setattr(run_outputs, "run_case_outputs_gpu", refuse)
+    case = load_case(_doc({"hlsl": HLSL}))
+    result = cross_check(case, [gpu_device], ("pulling",))
+    line = next(ln for ln in result.lines if ln.path == "vs outputs")
+    assert (line.status, line.detail) == ("not applicable", "Stream Output pulls the draw's "
+                                                            "vertices: slot 0's view is too big")
+    assert result.ok
+    res, doc = run_case(case, "gpu", device=gpu_device, path="pulling")
+    assert res.outputs is None and "outputs" not in doc["invocations"][0]
