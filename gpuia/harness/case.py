@@ -38,6 +38,7 @@ from .case_buffers import constant_buffers, index_buffer, vertex_buffers
 from .case_compiled import is_compiled, link_compiled
 from .case_data import decode_data, encode_data
 from .case_geometry import case_geometry_shader, check_geometry, stream_records
+from .case_pipeline import check_draw, check_pipeline, hoist, relocate
 from .case_shader import case_vertex_shader, vertex_shader_reads
 from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
 from .case_stream_output import stream_output_section
@@ -64,7 +65,8 @@ every invocation, and a typo in a count must not exhaust memory."""
 
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
-             "description", "constant_buffers", "feature_level", "geometry_shader"}
+             "description", "constant_buffers", "feature_level", "geometry_shader",
+             "pipeline_state"}
 
 
 @dataclass
@@ -104,6 +106,9 @@ class Case:
             else D3D12's.
         geometry_shader (dict): the ``geometry_shader`` object as written, or None.
         gs: the compiled geometry shader (``gpuia.hlsl.HlslGeometryShader``), or None.
+        pipeline_state (dict): the ``pipeline_state`` object as written, or None; its fields
+            shared with the top level are also in the fields above
+            (:mod:`gpuia.harness.case_pipeline`).
     """
 
     name: str
@@ -124,6 +129,7 @@ class Case:
     feature_level: FeatureLevel = FEATURE_LEVELS["12"]
     geometry_shader: dict[str, Any] | None = None
     gs: HlslGeometryShader | None = None  # the compiled geometry shader, if any
+    pipeline_state: dict[str, Any] | None = None
 
     def shader_signature(self) -> ShaderSignature:
         """The vertex shader's signature: the case's WGSL or HLSL shader's, or the pass-through
@@ -275,11 +281,18 @@ def _load_doc(doc, name: str | None, stem: str | None, base: Path,
     if not case_name.isprintable():
         raise CaseError("name", f"{printable(case_name)!r}: a case name is one line of printable "
                                 f"text (no control characters or line separators)")
+    pso = None
     try:
-        return _parse(doc, case_name, base, level)
+        flat, pso = hoist(doc)
+        case = _parse(flat, case_name, base, level, pso)
+        case.source = doc
+        return case
     except (CaseError, InvalidDescError) as e:
-        e.case_name = case_name
-        raise
+        moved = relocate(e, pso)
+        moved.case_name = case_name  # type: ignore[attr-defined]
+        if moved is e:
+            raise
+        raise moved from None
     except RecursionError:  # a dict nested thousands of levels deep where a value is expected
         err = CaseError("case", "nested too deeply to be a case")
         err.case_name = case_name
@@ -302,7 +315,7 @@ def _case_level(doc: dict, override: FeatureLevel | str | None) -> FeatureLevel:
 
 
 def _parse(doc: dict, case_name: str, base: Path | None = None,
-           override: FeatureLevel | str | None = None) -> Case:
+           override: FeatureLevel | str | None = None, pso: dict | None = None) -> Case:
     level = _case_level(doc, override)
 
     elements = _require(doc, "input_layout", "case", list)
@@ -343,6 +356,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
         if draws[-1].indexed and "index_buffer" not in doc:
             raise CaseError(w, "DrawIndexedInstanced needs an 'index_buffer' (its data may be "
                                "null for a NULL index buffer view)")
+    check_draw(pso, topo)
 
     vs = doc.get("vertex_shader")
     if is_compiled(vs) or is_compiled(doc.get("geometry_shader")):
@@ -356,7 +370,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
     hlsl = case_vertex_shader(vs, base or Path.cwd()) if vs is not None else None
     so = doc.get("stream_output")
     case = Case(case_name, layout, views, ib, cut, topo, draws, vs, so, doc, hlsl=hlsl,
-                feature_level=level)
+                feature_level=level, pipeline_state=pso)
     if vs is not None:
         case.shader_signature().check_layout(layout)
     gs = doc.get("geometry_shader")
@@ -371,6 +385,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
         case.so, case.so_desc, case.so_targets = stream_output_section(
             so, case.shader_signature, case.feature_level,
             None if case.gs is None else stream_records(case.gs))
+    check_pipeline(case, pso, base or Path.cwd())
     return case
 
 

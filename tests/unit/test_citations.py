@@ -91,7 +91,8 @@ def cited_numbers(citation_list: str) -> list[str]:
 
 # Rules per section of docs/rules.md. Citations depend on these numbers, so a rule is never
 # renumbered; a new rule takes the next free number of its section and is added here.
-RULES_PER_SECTION = {1: 3, 2: 12, 3: 12, 4: 10, 5: 6, 6: 5, 7: 4, 8: 13, 9: 9, 10: 5, 11: 0, 14: 3}
+RULES_PER_SECTION = {1: 3, 2: 12, 3: 12, 4: 10, 5: 6, 6: 5, 7: 4, 8: 13, 9: 9, 10: 5, 11: 0, 14: 3,
+                     15: 3}
 
 
 def test_rules_md_keeps_its_numbering():

@@ -13,6 +13,7 @@ from ...d3d.desc import CONSTANT_BUFFER_SLOTS, StripCutValue
 from ...d3d.feature_level import FeatureLevel, feature_level
 from ...d3d.geometry import GeometryDeclaration, check_feature_level, check_linkage
 from ...d3d.layout import InputLayout
+from ...d3d.pipeline_desc import check_draw_topology, check_gs_topology_type, topology_type
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
 from ...d3d.so_desc import StreamOutputDesc
@@ -106,6 +107,11 @@ class PipelineState:
             takes). None (the default): the input layout's own (an
             :class:`~gpuia.d3d.layout.InputLayout` carries one; elements are checked at
             D3D12's). Stored as the :class:`~gpuia.d3d.feature_level.FeatureLevel` row.
+        primitive_topology_type: PrimitiveTopologyType, ``POINT``, ``LINE``, ``TRIANGLE``,
+            ``UNDEFINED`` or ``PATCH`` (``D3D12_PRIMITIVE_TOPOLOGY_TYPE_`` optional) or 0-4,
+            stored as the name; None (the default): not checked. A draw's topology must be of
+            it (rules 15.1, refused when the draw is resolved) and so must a geometry
+            shader's input primitive (rules 15.2, :meth:`check_geometry`).
 
     Raises:
         InvalidDescError: the layout does not validate, a field has a value outside those
@@ -134,6 +140,7 @@ class PipelineState:
     constant_buffers: int = 0
     feature_level: FeatureLevel | str | None = None
     geometry_shader: Any = None  # an HlslGeometryShader (gpuia.hlsl) or None
+    primitive_topology_type: str | int | None = None
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
@@ -170,6 +177,9 @@ class PipelineState:
                                    f"{self.input_layout.feature_level.label}; make it at "
                                    f"{level.label} or leave feature_level None")
         object.__setattr__(self, "feature_level", self.input_layout.feature_level)
+        if self.primitive_topology_type is not None:
+            object.__setattr__(self, "primitive_topology_type", topology_type(
+                self.primitive_topology_type, "PipelineState"))
         try:
             object.__setattr__(self, "strip_cut_value", StripCutValue.of(self.strip_cut_value))
         except ValueError as e:
@@ -337,13 +347,30 @@ class PipelineState:
         return sig
 
     def check_geometry(self) -> None:
-        """With a geometry shader, its streams against the feature level (rules 13.7, 11.1)
-        and its inputs against the vertex shader's outputs (rules 13.9): InvalidDescError
-        naming the streams or the input. Nothing without one."""
+        """With a geometry shader, its streams against the feature level (rules 13.7, 11.1),
+        its input primitive against ``primitive_topology_type`` (rules 15.2) and its inputs
+        against the vertex shader's outputs (rules 13.9): InvalidDescError naming the streams,
+        the type or the input. Nothing without one."""
         gs = self.geometry_shader
         if gs is not None:
             check_feature_level(gs.declaration, cast(FeatureLevel, self.feature_level))
+            if self.primitive_topology_type is not None:
+                check_gs_topology_type(cast(str, self.primitive_topology_type), gs.declaration,
+                                       "PipelineState")
             check_linkage(gs.input_members, self.signature.outputs, "PipelineState GS")
+
+    def check_topology(self, topology) -> None:
+        """A draw's topology against ``primitive_topology_type`` (rules 15.1). Nothing when the
+        type is None.
+
+        Arguments:
+            topology (TopologyInfo): the draw's :class:`~gpuia.d3d.topology.TopologyInfo`.
+
+        Raises:
+            InvalidDescError: the topology is not of the type, naming both.
+        """
+        if self.primitive_topology_type is not None:
+            check_draw_topology(cast(str, self.primitive_topology_type), topology, "draw")
 
     @property
     def so(self) -> ResolvedStreamOutput | None:

@@ -220,6 +220,7 @@ class StateCache:
         if state is None:
             pso, topo, views = self.pso, self.ia.topology, self.ia.views
             assert pso is not None and topo is not None  # checked by the epoch
+            pso.check_topology(topo)  # rules 15.1, once per resolved state
             state = new_state(self.device.caps, pso, topo, self.capturing, self.pso_slots,
                               tuple(map(views.get, self.pso_slots)), self.om.output)
             if len(self._epoch_states) > 4096:
