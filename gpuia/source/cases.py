@@ -1,5 +1,9 @@
 """Case files for arrays taken from source code (``gpuia layout --check`` / ``--save-case``).
 
+A pipeline state desc that sets both an input layout and a Stream Output declaration
+(:class:`~gpuia.source.model.SourcePipeline`) becomes :func:`pipeline_case`: the layout's case,
+its points streamed out through the declaration, in the case format's ``pipeline_state`` form.
+
 An input layout becomes :func:`gpuia.harness.crosscheck.layout_case` (random bytes, a point
 list, every slot bound with its tightest 4-byte-multiple stride). A Stream Output declaration
 alone has no layout, so :func:`so_case` builds one: an ``R32G32B32A32_FLOAT`` input element per
@@ -18,7 +22,7 @@ from ..d3d.so_declaration import SO_BUFFER_SLOT_COUNT, declared_sizes
 from ..harness.case import Case, encode_data, load_case
 from .model import SourceArray
 
-__all__ = ["case_name", "so_case"]
+__all__ = ["case_name", "so_case", "pipeline_case"]
 
 
 def case_name(arr: SourceArray) -> str:
@@ -94,4 +98,49 @@ def so_case(arr: SourceArray, desc, *, vertices: int = 6, instances: int = 2, se
 
         doc["vertex_shader"] = vertex_shader
         doc["constant_buffers"] = constant_buffer_entries(vertex_shader, constant_buffers)
+    return load_case(doc)
+
+
+def pipeline_case(layout: SourceArray, so: SourceArray, *, vertices: int = 6,
+                  instances: int = 2, name: str = "pipeline",
+                  vertex_shader: dict | None = None, constant_buffers=None) -> Case:
+    """One pipeline state's case: ``layout``'s generated data
+    (:func:`gpuia.harness.crosscheck.layout_case`: every slot bound, a point list of
+    ``vertices`` points per instance) drawn with ``vertex_shader`` (else the pass-through
+    shader) and streamed out through ``so``'s declaration (its strides and rasterized stream
+    as the source gives them), targets large enough for every point. Written as a
+    ``pipeline_state`` and loaded by :func:`~gpuia.harness.case.load_case`, so the layout, the
+    shader and the declaration are validated together as CreateGraphicsPipelineState does.
+
+    Raises:
+        InvalidDescError: what D3D12 refuses of the three together (naming
+            ``pipeline_state.FIELD``). CaseError, UnsupportedError: as
+            :func:`~gpuia.harness.crosscheck.layout_case` and
+            :func:`~gpuia.harness.case.load_case` raise them (a compiled shader is linked,
+            then refused as not drawable).
+    """
+    from ..d3d.layout import InputLayout
+    from ..harness.crosscheck import layout_case
+
+    base = layout_case(InputLayout(layout.elements), vertices=vertices, instances=instances,
+                       name=name, vertex_shader=vertex_shader,
+                       constant_buffers=constant_buffers)
+    doc = dict(base.source)
+    sizes: dict[int, int] = {}
+    for e in so.elements:
+        slot = e.get("OutputSlot", 0)
+        sizes[slot] = sizes.get(slot, 0) + 4 * e.get("ComponentCount", 0)
+    strides = list(so.buffer_strides or ())
+    stride_of = {s: strides[s] if s < len(strides) and strides[s] else sizes[s] for s in sizes}
+    pso = {"input_layout": doc.pop("input_layout"),
+           "stream_output": {
+               "declaration": so.elements, "buffer_strides": strides,
+               "rasterized_stream": 0 if so.rasterized_stream is None else so.rasterized_stream,
+               "targets": [{"slot": s, "size": stride_of[s] * vertices * instances}
+                           for s in sorted(sizes) if s < SO_BUFFER_SLOT_COUNT]}}
+    if "vertex_shader" in doc:
+        pso["vertex_shader"] = doc.pop("vertex_shader")
+    doc["pipeline_state"] = pso
+    doc["description"] = (f"the pipeline state that sets {layout.name} ({layout.location}) and "
+                          f"{so.name} ({so.location}), checked by gpuia layout")
     return load_case(doc)

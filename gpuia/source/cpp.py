@@ -51,6 +51,7 @@ from ..util.files import read_input
 from .clang_parse import Parsed, ParseOptions, parse
 from .kinds import kind_of
 from .model import STRUCTS, SourceArray, SourceError, SourceFile
+from .pso import PipelineDescs
 from .pushes import Pushes
 from .recovery import dropped_arrays, dropped_initializer, field_at, field_text, initializer_follows
 from .so_strides import StreamOutputStrides
@@ -85,6 +86,7 @@ class _Reader:
         self.values = Values(parsed)
         self.pushes = Pushes(parsed, self.tree, self.values, assume_false)
         self._missing: dict = {}
+        self.pipelines: list = []
 
     # -- arrays ------------------------------------------------------------------------------
     def arrays(self) -> list[SourceArray]:
@@ -100,6 +102,7 @@ class _Reader:
                 out.append(arr)
                 decls[id(arr)] = c
         StreamOutputStrides(self.p, self.tree, self.values).attach(out, decls)
+        self.pipelines = PipelineDescs(self.p, self.tree, self.values).find(out, decls)
         out += dropped_arrays(self.p)
         out.sort(key=lambda a: (a.line or 0, a.column or 0))
         return out
@@ -396,7 +399,9 @@ def extract_cpp(path: str | Path, assume_false=(), options: ParseOptions | None 
         _refuse_binary(label, data)
     try:
         parsed = parse(label, data, options)
-        arrays = _Reader(parsed, assume_false).arrays()
+        reader = _Reader(parsed, assume_false)
+        arrays = reader.arrays()
     except UnicodeDecodeError:  # libclang's bindings decode what it reports as UTF-8
         raise SourceError(label, _not_utf8(data)) from None
-    return SourceFile(label, parsed.language, arrays, parsed.diagnostics, parsed.d3d_header)
+    return SourceFile(label, parsed.language, arrays, parsed.diagnostics, parsed.d3d_header,
+                      reader.pipelines)

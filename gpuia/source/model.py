@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 
 from ..errors import CaseError
 
-__all__ = ["SourceArray", "SourceError", "SourceFile", "Diagnostic", "INPUT_FIELDS", "SO_FIELDS",
+__all__ = ["SourceArray", "SourceError", "SourceFile", "SourcePipeline", "Diagnostic",
+           "INPUT_FIELDS", "SO_FIELDS",
            "SO10_FIELDS", "StructKind", "STRUCTS", "source_file_doc", "source_file_from_doc"]
 
 INPUT_FIELDS = ("SemanticName", "SemanticIndex", "Format", "InputSlot", "AlignedByteOffset",
@@ -84,6 +85,32 @@ class SourceArray:
 
 
 @dataclass(frozen=True)
+class SourcePipeline:
+    """One pipeline state desc of a C/C++ file that sets an input layout and a Stream Output
+    declaration found in the file (:mod:`gpuia.source.pso`): they go into one pipeline.
+
+    Arguments:
+        name (str): the desc's expression as written (``psoDesc``, ``stream``).
+        file (str): the file.
+        line, column (int): where its first member assignment is, 1-based.
+        input_layout (str): the :attr:`SourceArray.name` of its input-element array.
+        stream_output (str): the :attr:`SourceArray.name` of its SO declaration.
+    """
+
+    name: str
+    file: str
+    line: int
+    column: int
+    input_layout: str
+    stream_output: str
+
+    @property
+    def location(self) -> str:
+        """``file:line:column``."""
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     """One compiler diagnostic of a C/C++ file: where it is and what the compiler said.
 
@@ -118,6 +145,8 @@ class SourceFile:
         d3d_header (str | None): the real D3D12 header the compiler read (a path found
             through the include path), or None when it read gpuia's generated stub (or for
             JSON).
+        pipelines (list[SourcePipeline]): the pipeline state descs that pair an input layout
+            with a Stream Output declaration (C/C++), in source order.
     """
 
     file: str
@@ -125,6 +154,7 @@ class SourceFile:
     arrays: list[SourceArray] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     d3d_header: str | None = None
+    pipelines: list[SourcePipeline] = field(default_factory=list)
 
     @property
     def header_text(self) -> str:
@@ -155,7 +185,9 @@ def source_file_doc(source: SourceFile) -> dict:
             "arrays": [array(a) for a in source.arrays],
             "diagnostics": [[d.file, d.line, d.column, d.severity, d.message]
                             for d in source.diagnostics],
-            "d3d_header": source.d3d_header}
+            "d3d_header": source.d3d_header,
+            "pipelines": [[p.name, p.file, p.line, p.column, p.input_layout, p.stream_output]
+                          for p in source.pipelines]}
 
 
 def source_file_from_doc(doc: dict) -> SourceFile:
@@ -177,4 +209,5 @@ def source_file_from_doc(doc: dict) -> SourceFile:
             a["rasterized_stream"], a["notes"],
             None if error is None else SourceError(error[0], error[1])))
     return SourceFile(doc["file"], doc["language"], arrays,
-                      [Diagnostic(*d) for d in doc["diagnostics"]], doc["d3d_header"])
+                      [Diagnostic(*d) for d in doc["diagnostics"]], doc["d3d_header"],
+                      [SourcePipeline(*p) for p in doc.get("pipelines", [])])

@@ -10,6 +10,7 @@ test adds is that the pipeline state given as one object draws as the top-level 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,3 +83,17 @@ def test_a_context_draw_against_the_type(gpu_device):
     ctx.flush()
     with pytest.raises(InvalidDescError, match="PrimitiveTopologyType"):
         PipelineState(layout, primitive_topology_type="QUADS")
+
+
+def test_gpuia_layout_checks_a_cpp_pipeline_state_as_one_case(gpu_device, capsys):
+    # tests/data/layouts/pso_particles.cpp: one desc sets particleLayout and particleSO; with
+    # its HLSL vertex shader they run as one case. The defaults draw 64 points x 3 instances:
+    # 192 invocations, each one point streamed out (rules 9.2), all fitting the targets.
+    data = Path(__file__).resolve().parents[1] / "data" / "layouts"
+    assert main(["layout", "--check", str(data / "pso_particles.cpp"),
+                 "--shader", str(data / "pso_particles.hlsl")]) == 0
+    out = capsys.readouterr().out
+    name = "pso_particles_particleLayout_particleSO"
+    assert f"check: {name}: " in out
+    assert "native: OK: 192/192 invocations match" in out
+    assert "stream output: OK: NumPrimitivesWritten 192, PrimitivesStorageNeeded 192" in out

@@ -12,7 +12,9 @@ members by name, of its constant buffers under ``--check``, shown per register;
 (its linkage linted as E004, every SO declaration resolved against its streams, each on its
 own); ``--ps`` a compiled pixel shader, linked register by register (E005). ``--shader`` and
 ``--gs`` also take compiled DXBC/DXIL containers, linked by their signature rows
-(:mod:`gpuia.cli.layout_shaders`, :mod:`gpuia.d3d.linkage`).
+(:mod:`gpuia.cli.layout_shaders`, :mod:`gpuia.d3d.linkage`). A pipeline state desc in C++ that
+sets both an input layout and a Stream Output declaration of the file is then checked as one
+pipeline with the ``--shader`` (:mod:`gpuia.cli.layout_pipeline`).
 
 C/C++ is compiled by libclang as the application's build would (``-D``/``--define``,
 ``-I``/``--include``, ``--target``; :mod:`gpuia.source.clang_parse`), in a worker process with
@@ -47,6 +49,7 @@ from ..common import (
     gpu_options,
     open_devices,
 )
+from ..layout_pipeline import pipeline_report
 from ..layout_shaders import LayoutGeometry, LayoutPixel, LayoutShader, members_json
 
 __all__ = ["add_parser", "run"]
@@ -175,7 +178,8 @@ def run(args) -> int:
         return EXIT_INVALID
 
     status = EXIT_OK
-    docs = []
+    docs: list[dict] = []
+    pipelines: list[dict] = []
     save_dir = Path(args.save_case) if args.save_case else None
     if save_dir is not None:
         try:
@@ -202,16 +206,20 @@ def run(args) -> int:
             doc, code = _one(arr, args, adapters, devices, save_dir)
             docs.append(doc)
             status = max(status, code)
+        for pipe in source.pipelines:  # a PSO desc's layout and SO declaration, together
+            pdoc, code = pipeline_report(pipe, source, args, devices, save_dir)
+            pipelines.append(pdoc)
+            status = max(status, code)
     if args.json:
-        _write_json(args, adapters, files, docs)
+        _write_json(args, adapters, files, docs, pipelines)
     if _assume_false_unmatched(args, docs):
         status = EXIT_INVALID
     return status
 
 
-def _write_json(args, adapters, files: list, docs: list) -> None:
-    """The ``--json`` document on stdout: the adapters, the files, the shaders and the
-    arrays."""
+def _write_json(args, adapters, files: list, docs: list, pipelines: list) -> None:
+    """The ``--json`` document on stdout: the adapters, the files, the shaders, the arrays and
+    the pipeline state descs that pair two of them."""
     shader = args.shader_info
     json.dump({"gpuia_layout": 1, "adapters": [label for label, _ in adapters],
                "files": files,
@@ -223,7 +231,7 @@ def _write_json(args, adapters, files: list, docs: list) -> None:
                "constant_buffers": [c.as_json() for c in args.cbuffers],
                "geometry_shader": None if args.gs_info is None else args.gs_info.as_json(),
                "pixel_shader": None if args.ps_info is None else args.ps_info.as_json(),
-               "arrays": docs}, sys.stdout, indent=1)
+               "arrays": docs, "pipelines": pipelines}, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 
