@@ -27,6 +27,12 @@ EXPECTED_OUTPUT = {
                   "PerFrame b0 68 [('ViewProj', 0, 64), ('Time', 64, 4)]",   # D3D packing
                   "semantic='BLENDINDICES', index=0, type='uint', components=4",
                   "// gpuia: HLSL vertex shader vs_main (mesh.hlsl)"],
+    "pipeline.md:0": ["Renderer.cpp:15:5 psoDesc particleLayout particleSO",
+                      "pulling: OK: 12/12 invocations match",
+                      "stream output: OK: NumPrimitivesWritten 12, PrimitivesStorageNeeded 12",
+                      "topology type: pipeline_state: PrimitiveTopologyType='TRIANGLE': takes no "
+                      "POINTLIST draw", "pixel shader: pipeline_state.pixel_shader: "
+                      "input='TEXCOORD0'", "render targets: pipeline_state: RTVFormats[1]="],
     "reference.md:0": ["[0 1 2] [0 0 0] [[0 1 2]] {'IAVertices': 3, 'IAPrimitives': 1}",
                        "1056997505"],   # 128 / 255 as float32's bits
     "streamout.md:0": ["{'NumPrimitivesWritten': 2, 'PrimitivesStorageNeeded': 2}",
