@@ -38,7 +38,7 @@ from .case_buffers import constant_buffers, index_buffer, vertex_buffers
 from .case_compiled import is_compiled, link_compiled
 from .case_data import decode_data, encode_data
 from .case_geometry import case_geometry_shader, check_geometry, stream_records
-from .case_pipeline import check_draw, check_pipeline, hoist, relocate
+from .case_pipeline import check_compiled_pipeline, check_draw, check_pipeline, hoist, relocate
 from .case_shader import case_vertex_shader, vertex_shader_reads
 from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
 from .case_stream_output import stream_output_section
@@ -363,6 +363,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
         # Linkage first, from the containers' own signatures (CreateGraphicsPipelineState's
         # order): a case that does not link is invalid whatever gpuia can draw.
         link_compiled(doc, layout, topo, level, base or Path.cwd())
+        check_compiled_pipeline(doc, pso, base or Path.cwd())
     if is_compiled(doc.get("geometry_shader")):
         raise UnsupportedError("geometry_shader: gpuia links a compiled geometry shader's "
                                "signatures but cannot draw one (SPIRV-Cross writes no HLSL "

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ..d3d.topology import TopologyInfo
 
 __all__ = ["PIPELINE_KEY", "HOISTED", "OWN", "hoist", "relocate", "check_draw",
-           "check_pipeline"]
+           "check_pipeline", "check_compiled_pipeline"]
 
 PIPELINE_KEY = "pipeline_state"
 HOISTED = ("input_layout", "vertex_shader", "geometry_shader", "stream_output",
@@ -163,6 +163,58 @@ def check_pipeline(case: Any, pso: dict | None, base: Path) -> None:
     else:
         upstream, name = case.shader_signature().outputs, "vertex shader"
     link_pixel(pixel_inputs(ps, base), upstream, name)
+
+
+def check_compiled_pipeline(doc: dict, pso: dict | None, base: Path) -> None:
+    """The section's shader checks for a case whose vertex or geometry shader is compiled
+    (after :func:`gpuia.harness.case_compiled.link_compiled` linked the rest): a geometry
+    shader's input primitive against the topology type (rules 15.2), and the pixel shader's
+    inputs against the outputs of the stage before it, register by register where both are
+    compiled (rules 14.1), by semantic otherwise (rules 13.9).
+
+    Raises:
+        CaseError, InvalidDescError: as :func:`check_pipeline`.
+    """
+    from ..d3d.linkage import check_stages, container_declaration, signature_members
+    from .case_compiled import case_container, is_compiled
+    from .case_geometry import case_geometry_shader
+
+    if pso is None:
+        return
+    gs, kind = doc.get("geometry_shader"), pso.get("primitive_topology_type")
+    gs_container = None if gs is None or not is_compiled(gs) else case_container(
+        gs, "geometry_shader", base)
+    if gs is not None and kind is not None:
+        declaration = (container_declaration(gs_container, "geometry_shader")
+                       if gs_container is not None else case_geometry_shader(gs, base).declaration)
+        if declaration is not None:
+            check_gs_topology_type(topology_type(kind), declaration, PIPELINE_KEY)
+    ps = pso.get("pixel_shader")
+    if ps is None:
+        return
+    so = doc.get("stream_output")
+    stream = (so.get("rasterized_stream", 0) if isinstance(so, dict) and gs is not None else 0)
+    if not isinstance(stream, int) or not 0 <= stream <= 3:
+        return  # NO_RASTERIZED_STREAM: the pixel shader reads no stream
+    where = f"{PIPELINE_KEY}.pixel_shader"
+    upstream = gs_container if gs is not None else (
+        case_container(doc["vertex_shader"], "vertex_shader", base)
+        if is_compiled(doc.get("vertex_shader")) else None)
+    name = f"geometry shader's stream {stream}" if gs is not None else "vertex shader"
+    if upstream is not None and is_compiled(ps):
+        pixel = case_container(ps, where, base)
+        check_stages(upstream.output_signature, pixel.input_signature, "pixel",
+                     "geometry shader" if gs is not None else "vertex shader", stream)
+        return
+    if upstream is not None:
+        outputs = signature_members([r for r in upstream.output_signature
+                                     if r.stream == stream], where)
+    else:  # a compiled vertex shader, then an HLSL geometry shader
+        records = case_geometry_shader(gs, base).stream_members
+        if stream >= len(records):
+            return
+        outputs = records[stream]
+    link_pixel(pixel_inputs(ps, base), outputs, name)
 
 
 def pixel_inputs(ps: object, base: Path) -> tuple[Member, ...]:

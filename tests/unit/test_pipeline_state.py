@@ -10,6 +10,7 @@ and HLSL tests compile with Slang as the other HLSL tests do."""
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 
@@ -21,7 +22,7 @@ from gpuia.d3d.pipeline_desc import (
     topology_type,
 )
 from gpuia.d3d.topology import TOPOLOGIES
-from gpuia.errors import CaseError, InvalidDescError
+from gpuia.errors import CaseError, InvalidDescError, UnsupportedError
 from gpuia.harness.case import load_case
 
 VS = """
@@ -216,3 +217,54 @@ def test_geometry_shader_and_pixel_shader_of_its_stream():
     with pytest.raises(InvalidDescError, match=r"rules 13\.2"):
         load_case(doc("TRIANGLELIST", primitive_topology_type="TRIANGLE",
                       **copy.deepcopy(gs)))
+
+
+# -- compiled shaders: the pixel shader links register by register (rules 14.1) ----------------
+BLOBS = Path(__file__).resolve().parents[1] / "data" / "shaders" / "blobs"
+
+
+def compiled(**pso) -> dict:
+    # tests/data/shaders: vertex.hlsl reads POSITION, TEXCOORD0, BLENDINDICES and writes
+    # SV_Position (register 0), TEXCOORD0 (1), TEXCOORD1 (2), NORMAL (3); pixel.hlsl reads
+    # SV_Position (0), TEXCOORD0 (1), TEXCOORD1 (2); geometry.hlsl's `triangles` takes
+    # triangles of SV_Position, TEXCOORD0 and writes SV_Position (0), TEXCOORD0 (1).
+    pipeline = {
+        "input_layout": [
+            {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
+            {"SemanticName": "TEXCOORD", "Format": "R32G32_FLOAT", "AlignedByteOffset": 12},
+            {"SemanticName": "BLENDINDICES", "Format": "R8G8B8A8_UINT",
+             "AlignedByteOffset": 20}],
+        "vertex_shader": {"dxbc_file": str(BLOBS / "vertex.main.vs_5_0.cso")},
+        "pixel_shader": {"dxbc_file": str(BLOBS / "pixel.main.ps_5_0.cso")},
+        "primitive_topology_type": "TRIANGLE"}
+    pipeline.update(pso)
+    return {"gpuia_case": 1, "pipeline_state": pipeline,
+            "vertex_buffers": [{"slot": 0, "stride": 24, "data": {"hex": "00" * 72}}],
+            "primitive_topology": "TRIANGLELIST",
+            "draw": {"DrawInstanced": {"VertexCountPerInstance": 3, "InstanceCount": 1}}}
+
+
+def test_compiled_stages_link_in_a_pipeline_state():
+    # Every pixel input is in the register of the vertex shader's output: linked, then refused
+    # only as not drawable.
+    with pytest.raises(UnsupportedError, match="drawing one is not supported"):
+        load_case(compiled())
+    # With the geometry shader between them, TEXCOORD1 (register 2) is no output of its
+    # stream 0: SEMANTICNAME_NOT_FOUND (#666, rules 14.1).
+    gs = {"dxbc_file": str(BLOBS / "geometry.triangles.gs_5_0.cso")}
+    with pytest.raises(InvalidDescError, match=r"pixel shader input TEXCOORD1 \(register 2\).*"
+                                               r"#666; rules 14\.1"):
+        load_case(compiled(geometry_shader=gs))
+    # A WGSL pixel shader after the compiled vertex shader links by semantic: TEXCOORD0 is a
+    # float2 output; TEXCOORD1 a uint one; there is no COLOR0.
+    uv = PS_COLOR.replace("COLOR: vec4<f32>", "TEXCOORD0: vec2<f32>").replace(
+        "input.COLOR", "vec4<f32>(input.TEXCOORD0, 0.0, 1.0)")
+    with pytest.raises(UnsupportedError):
+        load_case(compiled(pixel_shader={"wgsl": uv}))
+    with pytest.raises(InvalidDescError, match="reads 4 components; the vertex shader outputs 2"):
+        load_case(compiled(pixel_shader={"wgsl": PS_TEXCOORD.replace("TEXCOORD", "TEXCOORD0")}))
+    with pytest.raises(InvalidDescError, match="reads float components; the vertex shader "
+                                               "outputs uint ones"):
+        load_case(compiled(pixel_shader={"wgsl": PS_TEXCOORD.replace("TEXCOORD", "TEXCOORD1")}))
+    with pytest.raises(InvalidDescError, match="outputs no COLOR0"):
+        load_case(compiled(pixel_shader={"wgsl": PS_COLOR}))
