@@ -70,7 +70,8 @@ class PipelineDescs:
         groups: dict = {}
         for node in self.tree.nodes:
             for member, rhs, obj, at in self._assignments(node):
-                group = groups.setdefault(self._key(obj), {"at": at, "name": self.p.text(obj)})
+                name = obj.spelling if kind_of(obj) == self.k.VAR_DECL else self.p.text(obj)
+                group = groups.setdefault(self._key(obj), {"at": at, "name": name})
                 arr = self._array_in(rhs, known, inner, MEMBERS[member][0])
                 if arr is not None:
                     group[member] = arr

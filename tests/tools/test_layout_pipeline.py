@@ -4,7 +4,8 @@ state desc sets (gpuia.source.pso, through libclang) and checks them as one pipe
 
 tests/data/layouts/pso_pairing.cpp holds the forms engines write: members assigned brace lists
 (``psoDesc``), ``D3D12_INPUT_LAYOUT_DESC``/``D3D12_STREAM_OUTPUT_DESC`` variables assigned
-whole (``desc``), a pipeline state stream's subobjects (``stream``), and with ``-D BROKEN``
+whole (``desc``), a pipeline state stream's subobjects (``stream``), a designated initializer
+(``designated``), and with ``-D BROKEN``
 nested members (``broken.InputLayout.pInputElementDescs``) whose two arrays are each valid
 alone but not together: the declaration names TEXCOORD0, which the layout does not give the
 pass-through shader (rules 8.3)."""
@@ -28,7 +29,8 @@ def test_each_desc_pairs_its_two_arrays():
     # The line of each desc's first member assignment in the file.
     assert got == [("psoDesc", 46, "particleLayout", "particleSO"),
                    ("desc", 60, "skinLayout", "skinSO"),
-                   ("stream", 71, "streamLayout", "streamSO")]
+                   ("stream", 71, "streamLayout", "streamSO"),
+                   ("designated", 105, "designatedLayout", "designatedSO")]
     so = {a.name: a for a in source.arrays if a.kind == "so_declaration"}
     # psoDesc.StreamOutput = { particleSO, 2, particleStrides, 1, D3D12_SO_NO_RASTERIZED_STREAM }:
     # pBufferStrides {24}, RasterizedStream 0xFFFFFFFF, from the brace list's positional fields.
@@ -38,7 +40,7 @@ def test_each_desc_pairs_its_two_arrays():
     assert so["streamSO"].buffer_strides is None  # nullptr: no strides in the source
     # The worker process sends the pairings back with the arrays.
     assert source_file_from_doc(source_file_doc(source)).pipelines == source.pipelines
-    assert read_source(PAIRING, defines=["BROKEN"]).pipelines[-1] == SourcePipeline(
+    assert read_source(PAIRING, defines=["BROKEN"]).pipelines[3] == SourcePipeline(
         "broken", str(PAIRING), 88, 5, "brokenLayout", "brokenSO")
 
 
@@ -61,7 +63,8 @@ def test_layout_checks_each_pipeline(capsys):
     out = capsys.readouterr().out
     for name, layout, so in (("psoDesc", "particleLayout", "particleSO"),
                              ("desc", "skinLayout", "skinSO"),
-                             ("stream", "streamLayout", "streamSO")):
+                             ("stream", "streamLayout", "streamSO"),
+                             ("designated", "designatedLayout", "designatedSO")):
         assert f"{name}: one pipeline state: InputLayout {layout} + StreamOutput {so}" in out
         assert f"pipeline: OK: {layout} feeds the pass-through shader, whose outputs {so} " \
                f"streams out" in out
@@ -73,7 +76,7 @@ def test_two_arrays_valid_alone_are_refused_together(capsys):
     # Each array's own report has no error: the SO declaration alone is checked against a
     # derived signature that has every semantic it names.
     assert "== " + str(PAIRING) + ":81:41: brokenSO" in captured.out
-    assert captured.out.count("lint: 0 error(s)") == 8
+    assert captured.out.count("lint: 0 error(s)") == 10
     errors = captured.err.splitlines()
     assert len(errors) == 1
     assert errors[0].startswith(f"error: layout: {PAIRING}:88:5: pipeline state broken: "

@@ -91,3 +91,20 @@ void CreateBrokenPipeline()
     broken.StreamOutput.NumEntries = _countof(brokenSO);
 }
 #endif
+
+static const D3D12_INPUT_ELEMENT_DESC designatedLayout[] = {
+    {"POSITION", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0},
+};
+static const D3D12_SO_DECLARATION_ENTRY designatedSO[] = {
+    {0, "POSITION", 0, 0, 4, 0},
+};
+
+void CreateDesignatedPipeline()
+{
+    // A desc variable's designated initializer (members in the header's order).
+    D3D12_GRAPHICS_PIPELINE_STATE_DESC designated = {
+        .StreamOutput = { designatedSO, 1, nullptr, 0, 0 },
+        .InputLayout = { designatedLayout, 1 },
+    };
+    (void)designated;
+}
