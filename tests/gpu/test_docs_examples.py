@@ -1,7 +1,8 @@
 """Every Python block in docs/*.md and README.md runs as written, pasted whole into a file of its
-own: in a fresh folder, on the adapter the tests use, and printing what the text around it says
-it prints. A block that is a fragment (names it never defines, files it never writes) fails
-here. docs/pytest-plugin.md's block is a test module and runs under pytest in
+own: in a fresh folder that sees a checkout's tests/ and examples/ (as from the checkout's
+root), on the adapter the tests use, and printing what the text around it says it prints. A
+block that is a fragment (names it never defines, files it never writes) fails here.
+docs/pytest-plugin.md's block is a test module and runs under pytest in
 tests/tools/test_pytest_plugin.py."""
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 EXPECTED_OUTPUT = {
     "README.md:0": ["pulling: OK: 192/192 invocations match",
                     "('PerFrame', [('ViewProj', 0, 64), ('Time', 64, 4), ('Wobble', 68, 8)])"],
+    "compiled-shaders.md:0": ["links: []", "reads BLENDINDICES0 (register 2) but the input "
+                              "layout has no element with that semantic"],
     "embedding.md:0": ["drawn into the application's texture"],
     "gpu.md:0": ["path: native"],
     "gpu.md:1": ["(600, 800, 4) [255   0   0 255] [ 26  26  31 255]"],
@@ -65,6 +68,8 @@ def test_the_block_runs_as_written(name, gpu_device, tmp_path, monkeypatch, caps
     # device on Vulkan, and the reverse. The block's text is run unchanged.
     monkeypatch.setattr(gpuia.gpu, "get_device", lambda *args, **kwargs: gpu_device)
     monkeypatch.setattr(wgpu.gpu, "request_adapter_sync", lambda **kwargs: gpu_device.adapter)
+    for shared in ("tests", "examples"):
+        (tmp_path / shared).symlink_to(ROOT / shared, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__main__"}
     _KEEP.append(namespace)
