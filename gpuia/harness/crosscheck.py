@@ -19,20 +19,17 @@ large capture's results would otherwise stay in memory after their comparison.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 import numpy as np
 
-from ..d3d.feature_level import DEFAULT_FEATURE_LEVEL
-from ..d3d.layout import InputLayout
 from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
 from ..reference import IAResult
 from ..reference.stream_output import SOResult
-from .case import Case, encode_data, load_case
-from .case_shader import constant_buffer_entries
+from .case import Case
 from .compare import (
     GS_STATISTICS,
     SHADER_TOLERANCE,
@@ -44,6 +41,7 @@ from .compare import (
     comparison_table,
 )
 from .compare_outputs import OutputComparison
+from .generated_case import layout_case
 from .gs_outputs_check import check_gs_outputs, reference_stage
 from .outputs_check import check_outputs, has_real_shader, reference_outputs
 from .primitives import GPUPrimitives, gpu_primitives
@@ -207,14 +205,12 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
                 raster: bool | None = None) -> CheckResult:
     """Run ``case`` on the CPU reference and on every device and path; compare.
 
-    For each device, in order: one line per path (``not applicable`` when the path cannot do
-    a draw exactly on the adapter, with the reason), then, for a case with a vertex shader of
-    its own, the ``vs outputs`` line (:mod:`gpuia.harness.outputs_check`), for a geometry
-    shader the ``gs outputs`` line, then the raster line, then, for a case with Stream Output,
-    the ``stream output`` line; ``not compared`` without a CPU run (WGSL, no CPU build). Then,
-    for a case with a geometry shader, the ``geometry shader`` line: the GPU stage's statistics
-    and ``geometry_invocations`` against the CPU reference's
-    (:func:`~gpuia.harness.compare.compare_geometry`).
+    For each device, in order: one line per path (``not applicable``, with the reason, where
+    the path cannot do a draw exactly on the adapter); for a case with a vertex shader of its
+    own the ``vs outputs`` line (:mod:`gpuia.harness.outputs_check`), for a geometry shader
+    the ``gs outputs`` line; the raster line; the ``stream output`` line (a case with Stream
+    Output; ``not compared`` without a CPU run: WGSL, no CPU build); the ``geometry shader``
+    line: the GPU stage's statistics and invocations against the CPU reference's.
     Invalid arguments raise before anything runs, and so does a case the reference refuses;
     nothing here aborts the process.
 
@@ -274,12 +270,10 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
-        for line in _output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep):
-            add(line)
+        add.each(_output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep))
         if raster if raster is not None else raster_by_default(case):
             add(_raster_line(case, dev, ref, summary, uploads))
-        for line in _stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep):
-            add(line)
+        add.each(_stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep))
     return result
 
 
@@ -311,6 +305,11 @@ class _Recorder:
         self.result.lines.append(line)
         if self.on_run is not None:
             self.on_run(line)
+
+    def each(self, lines: Iterable[CheckLine]) -> None:
+        """Add every line of ``lines`` as it comes (a generator's lines as their runs end)."""
+        for line in lines:
+            self(line)
 
 
 def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads,
@@ -566,72 +565,3 @@ def _check_arguments(case, devices, paths, capture_route, rows, max_invocations,
     if raster is not None and not isinstance(raster, bool):
         refuse("raster", raster, "expected True, False or None")
     return devices, paths
-
-
-def layout_case(layout: InputLayout | Iterable[Any], *, vertices: int = 64, instances: int = 3,
-                seed: int = 0, name: str = "layout",
-                vertex_shader: dict[str, Any] | None = None,
-                constant_buffers: Mapping[int, bytes | dict] | None = None) -> Case:
-    """A case that draws a layout with every slot bound: one ``DrawInstanced`` of
-    ``vertices`` points per instance and ``instances`` instances, every slot bound with the
-    smallest stride its elements allow (their extent, rounded up to 4 bytes) and seeded random
-    bytes (NaN and denormal codes included: the comparison classes NaNs, rules 2.5).
-    Per-instance slots hold one row per instance, whatever their step rate. The case goes
-    through :func:`~gpuia.harness.case.load_case`, so it is checked as a case file is, at the
-    layout's feature level (its ``feature_level`` key where that is not D3D12's).
-
-    Arguments:
-        layout: an :class:`~gpuia.d3d.layout.InputLayout`, or D3D12 element descriptions
-            (anything it takes).
-        vertices (int): the vertices per instance, at least 1. Default 64.
-        instances (int): the instances, at least 1. Default 3.
-        seed (int): the seed of the random bytes. Default 0.
-        name (str): the case's name. Default ``"layout"``.
-        vertex_shader (dict): a case-format ``vertex_shader`` object (WGSL or HLSL) to draw
-            with instead of the pass-through shader; the layout must then provide its inputs,
-            and every constant buffer it reads is bound: from ``constant_buffers``, else
-            zero-filled. Default None.
-        constant_buffers (dict): root constant buffer slot -> its bytes (D3D-packed, as the
-            application uploads them), or a dict of the cbuffer's members by name, which an
-            HLSL ``vertex_shader``'s reflection packs by D3D's rules
-            (:func:`gpuia.hlsl.pack_constant_buffer`; docs/case-format.md,
-            ``constant_buffers``). Only slots the shader reads. Default None (all zeros).
-
-    Returns:
-        The :class:`~gpuia.harness.case.Case`.
-
-    Raises:
-        ValueError: ``vertices`` or ``instances`` is below 1.
-        InvalidDescError: the layout is invalid (as :class:`~gpuia.d3d.layout.InputLayout`
-            refuses it), or the shader is refused: WGSL that does not parse, HLSL that does not
-            compile, or an input the layout lacks.
-        CaseError: ``name`` is not one printable line, or ``vertex_shader`` is not well
-            formed.
-        UnsupportedError: an HLSL shader on a machine without Slang's compiler.
-    """
-    if vertices < 1 or instances < 1:
-        raise ValueError(f"vertices ({vertices}) and instances ({instances}) must be >= 1")
-    layout = layout if isinstance(layout, InputLayout) else InputLayout(layout)
-    rng = np.random.default_rng(seed)
-    buffers = []
-    for slot, info in sorted(layout.slots.items()):
-        stride = (info.extent + 3) // 4 * 4
-        rows = instances if info.per_instance else vertices
-        data = rng.integers(0, 256, size=stride * rows, dtype=np.uint8).tobytes()
-        buffers.append({"slot": slot, "stride": stride, "data": encode_data(data)})
-    doc = {
-        "gpuia_case": 1, "name": name, "input_layout": layout.to_dicts(),
-        "vertex_buffers": buffers, "primitive_topology": "POINTLIST",
-        "draw": {"DrawInstanced": {"VertexCountPerInstance": vertices,
-                                   "InstanceCount": instances, "StartVertexLocation": 0,
-                                   "StartInstanceLocation": 0}}}
-    if layout.feature_level != DEFAULT_FEATURE_LEVEL:
-        doc["feature_level"] = layout.feature_level.name
-    if vertex_shader is not None:
-        doc["vertex_shader"] = vertex_shader
-        doc["constant_buffers"] = constant_buffer_entries(vertex_shader, constant_buffers)
-    elif constant_buffers:
-        raise InvalidDescError("constant_buffers", "slot", min(constant_buffers),
-                               "the pass-through shader reads no constant buffer (give a "
-                               "vertex_shader)")
-    return load_case(doc)

@@ -1,10 +1,10 @@
 """The GPU backend's geometry shader statistics and invocations (``GSInvocations``,
 ``GSPrimitives``, ``geometry_invocations``), read back from the GPU's own stage
-(gpuia.gpu.gs.capture), against values derived by hand from the rulebook (13.3: one invocation
-per input primitive and GS instance, in the order draw, instance, primitive, GS instance; 13.4,
-13.5: strips of Appends, a RestartStrip ending one; 13.8: GSPrimitives counts the complete
-primitives of all streams) and against the CPU reference. Fails, never skips, without an
-adapter.
+(gpuia.gpu.gs.capture), against values derived by hand from docs/rules.md (rules 13.3: one
+invocation per input primitive and GS instance, in the order draw, instance, primitive, GS
+instance; rules 13.4, 13.5: strips of Appends, a RestartStrip ending one; rules 13.8:
+GSPrimitives counts the complete primitives of all streams) and against the CPU reference.
+Fails, never skips, without an adapter.
 """
 
 from __future__ import annotations
