@@ -52,5 +52,8 @@ def test_readme_python_example_runs(gpu_device):
     assert colors[0].tolist() == [1.0, 0.0, 0.0, 1.0]
     assert colors[3 * 2].tolist() == [0.0, 1.0, 0.0, 1.0]
     assert scope["plan"].path == "pulling"
-    # Step rate 2 is pulled; native cannot run it: one compared run, and it matches.
-    assert scope["result"].ok and scope["result"].compared == 1
+    # Step rate 2 is pulled; native cannot run it: one compared IA run, and the HLSL shader's
+    # outputs against its CPU run (the vs outputs line): both match.
+    assert scope["result"].ok and scope["result"].compared == 2
+    assert [line.path for line in scope["result"].lines if line.status == "OK"] == [
+        "pulling", "vs outputs"]

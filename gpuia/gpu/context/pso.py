@@ -17,6 +17,7 @@ from ...d3d.pipeline_desc import check_draw_topology, check_gs_topology_type, to
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
 from ...d3d.so_desc import StreamOutputDesc
+from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
 from ...wgsl.signature import (
@@ -359,7 +360,7 @@ class PipelineState:
                                        "PipelineState")
             check_linkage(gs.input_members, self.signature.outputs, "PipelineState GS")
 
-    def check_topology(self, topology) -> None:
+    def check_topology(self, topology: TopologyInfo) -> None:
         """A draw's topology against ``primitive_topology_type`` (rules 15.1). Nothing when the
         type is None.
 

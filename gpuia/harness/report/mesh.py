@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # annotations only: the modules whose values these functions 
     from ..case import Case
     from ..compare import ShaderTolerance
     from ..crosscheck import CheckResult
+    from ..run_outputs import GPUOutputs
 
 __all__ = ["MeshColumn", "InstanceRows", "VSOutputs", "PrimitiveList", "GPUPrimitives",
            "input_columns", "output_columns", "instance_rows", "vs_outputs_note",
@@ -335,7 +336,7 @@ def gpu_vs_outputs(case: Case, ia: IAResult, so: SOResult | None) -> VSOutputs |
     return VSOutputs("GPU: Stream Output read back", columns, bits, known, origin)
 
 
-def captured_vs_outputs(case: Case, gpu) -> VSOutputs:
+def captured_vs_outputs(case: Case, gpu: GPUOutputs) -> VSOutputs:
     """A GPU's vertex shader outputs as the ``vs outputs`` run read them back, per invocation:
     every component of every output known, except those of an invocation the GPU wrote no
     record of.
