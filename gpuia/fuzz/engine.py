@@ -5,6 +5,8 @@ values hypothesis draws, under ``@seed`` (a number derived from ``S``, the mode 
 no example database, when every value is reported uninteresting; chunk sizes are fixed (16, 32,
 64, 128, then 256). So ``--seed S`` always gives the same cases in the same order, whatever the
 time limit, the number of workers or the machine, and ``--cases N`` runs the first ``N``.
+``--shard K/N`` runs chunks ``K-1``, ``K-1+N``, ... only: N machines with one seed share no
+chunk, and every finding names its chunk, drawn the same from the seed anywhere.
 
 A chunk's cases run on the worker pool (``gpuia.fuzz.pool``). The judge turns each outcome into
 a finding or not. For the first finding of a chunk the chunk is **replayed**: hypothesis draws
@@ -27,6 +29,7 @@ import sys
 import time
 from collections import Counter
 
+from ..harness.shards import Shard
 from ..util.cores import usable_cores
 from .generation import CHUNK_SIZES as CHUNK_SIZES
 from .generation import MAX_DRAWING_PROCESSES, Drawers, Drawn, Prefetch, case_digest
@@ -228,16 +231,20 @@ class Fuzzer:
                 # The time limit counts fuzzing, not the children's start-up: on a loaded
                 # machine that took a short run's whole time, and no case ran.
                 self._t0 = time.monotonic()
-            k = 0
+            # --shard K/N runs chunks K-1, K-1+N, ...: N machines never draw the same one.
+            shard = c.shard if c.shard is not None else Shard(1, 1)
+            chunks = shard.chunks()
+            k = next(chunks)
             processes = _drawing_processes(c)
-            ahead: Prefetch | Drawn = Prefetch(c.mode, c.so, c.seed, 0, c.gs)
+            ahead: Prefetch | Drawn = Prefetch(c.mode, c.so, c.seed, k, c.gs)
             while not self._time_up() and self._distinct() < c.max_findings:
                 values = ahead.result()
+                after = next(chunks)
                 # The next chunk is drawn while this one runs (the workers would wait for it).
                 if processes and drawers is None:
-                    drawers = Drawers(c.mode, c.so, c.seed, processes, c.gs)
-                ahead = (drawers.chunk(k + 1) if drawers is not None
-                         else Prefetch(c.mode, c.so, c.seed, k + 1, c.gs))
+                    drawers = Drawers(c.mode, c.so, c.seed, processes, c.gs, step=shard.count)
+                ahead = (drawers.chunk(after) if drawers is not None
+                         else Prefetch(c.mode, c.so, c.seed, after, c.gs))
                 if c.cases is not None:
                     values = values[: c.cases - self.report.cases]
                 def stop() -> bool:
@@ -252,7 +259,7 @@ class Fuzzer:
                         if drawers is None:  # one hypothesis run per process: shrinking is one
                             ahead.result()
                         self._found(k, i, v, o, kind)
-                k += 1
+                k = after
             if drawers is None:
                 ahead.result()
         except KeyboardInterrupt:

@@ -183,18 +183,21 @@ class Drawers:
     same ones. Spawned, not forked: the parent may hold a wgpu device and threads.
     :meth:`close` ends the processes at once (a chunk being drawn is dropped)."""
 
-    def __init__(self, mode: str, so: bool, run_seed: int, processes: int, gs: bool = False):
+    def __init__(self, mode: str, so: bool, run_seed: int, processes: int, gs: bool = False,
+                 step: int = 1):
         import multiprocessing
 
         self.args = (mode, so, run_seed)
         self.gs = gs
         self.ahead = processes
+        self.step = step  # the run's chunks are k, k + step, ... (--shard)
         self._pool = multiprocessing.get_context("spawn").Pool(processes)
         self._pending: dict[int, Drawn] = {}
 
     def chunk(self, k: int) -> Drawn:
-        """Chunk ``k`` (drawing it and the next ones, one per process, if not yet asked)."""
-        for j in range(k, k + self.ahead):
+        """Chunk ``k`` (drawing it and the run's next ones, one per process, if not yet
+        asked)."""
+        for j in range(k, k + self.ahead * self.step, self.step):
             if j not in self._pending:
                 self._pending[j] = Drawn(self._pool.apply_async(draw_chunk,
                                                                 (*self.args, j, self.gs)))

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..harness.shards import Shard
 from ..util.files import write_atomic
 from .pool import Outcome
 
@@ -43,6 +44,7 @@ class FuzzConfig:
     shrink_seconds: float = 300.0
     memory_limit_mb: int | None = None
     progress_interval: float = 10.0
+    shard: Shard | None = None  # --shard K/N: the chunks k with k mod N == K - 1
 
 
 @dataclass
@@ -93,6 +95,8 @@ class FuzzReport:
             parts += ["--cases", str(c.cases)]
         elif c.seconds:
             parts += ["--seconds", str(c.seconds)]
+        if c.shard is not None:
+            parts += ["--shard", str(c.shard)]
         if c.mode == "invalid":
             parts.append("--invalid")
         if c.so:
@@ -112,7 +116,8 @@ class FuzzReport:
     def summary(self) -> str:
         c = self.config
         shrinking = f", {self.shrink_seconds:.1f} s shrinking" if self.shrink_seconds else ""
-        lines = [(f"fuzz summary: {c.mode} cases, seed {c.seed}: {self.cases} cases in "
+        shard = f", shard {c.shard}" if c.shard is not None else ""
+        lines = [(f"fuzz summary: {c.mode} cases, seed {c.seed}{shard}: {self.cases} cases in "
                   f"{self.seconds:.1f} s ({self.rate:.1f} cases/s{shrinking})")]
         if self.adapters:
             lines.append("  adapters: " + "; ".join(self.adapters))
@@ -160,7 +165,8 @@ def save_finding(config: FuzzConfig, f: Finding) -> Path:
     stem = f"{c.mode}-{c.seed}-{f.chunk}-{f.index}-{f.kind}"
     desc = (f"gpuia fuzz finding ({f.kind}): {f.detail[:500]} Found by: gpuia fuzz --seed "
             f"{c.seed}{' --invalid' if c.mode == 'invalid' else ''}{' --so' if c.so else ''}"
-            f"{' --gs' if c.gs else ''} (chunk {f.chunk}, case {f.index}); minimal case after "
+            f"{' --gs' if c.gs else ''}{f' --shard {c.shard}' if c.shard else ''} "
+            f"(chunk {f.chunk}, case {f.index}); minimal case after "
             f"{f.shrink_runs} shrink runs.")
     path = out / f"{stem}.json"
     write_atomic(path, case_bytes(f.minimal, stem, desc))

@@ -16,6 +16,7 @@ from pathlib import Path
 from ...errors import GpuiaError, UnsupportedError
 from ...util.cores import usable_cores
 from ..common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, gpu_options
+from ..scale import shard_option
 
 __all__ = ["add_parser", "run", "INVALID_WORKER"]
 
@@ -124,6 +125,9 @@ def add_parser(subparsers):
     p.add_argument("--progress-interval", type=_positive(float), default=10.0, metavar="S",
                    help="seconds between progress lines when stderr is not a terminal (10)")
     gpu_options(p, allow_all=True)
+    shard_option(p, "draw only part K of N disjoint parts of the seed's cases (chunk k is part "
+                    "k mod N + 1): N machines with one seed never run the same case, and a "
+                    "finding is drawn again from its seed and chunk anywhere")
     return p
 
 
@@ -150,11 +154,12 @@ def run(args) -> int:
                         jobs=_jobs(args.jobs, default_jobs(), note=bool(args.paths)),
                         timeout=args.timeout, max_findings=args.max_findings,
                         shrink_seconds=args.shrink_seconds, memory_limit_mb=args.memory_limit,
-                        progress_interval=args.progress_interval)
+                        progress_interval=args.progress_interval, shard=args.shard)
     runner = ReferenceRunner() if mode == "valid" and not args.paths else None
     # Invalid mode judges the command line itself, so its children run gpuia's command line.
     worker = [sys.executable, "-m", INVALID_WORKER] if mode == "invalid" else None
     print(f"fuzz: {mode} cases, seed {run_seed}"
+          f"{f', shard {args.shard}' if args.shard else ''}"
           f"{f', {seconds:g} s' if seconds else ''}{f', {args.cases} cases' if args.cases else ''}",
           file=sys.stderr)
     try:

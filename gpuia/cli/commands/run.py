@@ -39,6 +39,7 @@ from ..common import (
     row_count,
     writable,
 )
+from ..scale import shard_cases, shard_option
 
 __all__ = ["add_parser", "run"]
 
@@ -69,6 +70,7 @@ def add_parser(subparsers):
                    help=f"refuse cases delivering more vertices "
                         f"(default {DEFAULT_MAX_INVOCATIONS})")
     progress_option(r)
+    shard_option(r)
     return r
 
 
@@ -98,6 +100,7 @@ def run(args) -> int:
     except GpuiaError as exc:
         error_line("run", exc)
         return EXIT_INVALID
+    shard_cases(args)  # --shard's part, once every output name of all cases was claimed
     bar = case_progress(args, "gpuia run")
     from ...harness.run import run_case, run_cpu
 

@@ -9,6 +9,7 @@ each, the other cases still read).
 from __future__ import annotations
 
 from ..common import case_arguments, each_case, feature_level_option
+from ..scale import shard_cases, shard_option
 
 __all__ = ["add_parser", "run"]
 
@@ -19,10 +20,13 @@ def add_parser(subparsers):
     case_arguments(p)
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     feature_level_option(p)
+    shard_option(p)
     return p
 
 
 def run(args) -> int:
+    shard_cases(args)
+
     def action(path, case):
         if not args.quiet:
             print(f"ok: {case.name}: {len(case.layout)} elements, {len(case.draws)} draw(s), "
