@@ -11,8 +11,8 @@ import pytest
 
 from helpers import TRIANGLE, gpuia_cli
 
-COMMANDS = ("'validate', 'run', 'check', 'adapters', 'formats', 'demo', 'fuzz', 'layout', "
-            "'translate', 'shader'")
+COMMANDS = ("'validate', 'run', 'check', 'report', 'adapters', 'formats', 'demo', 'fuzz', "
+            "'layout', 'translate', 'shader'")
 
 
 @pytest.mark.parametrize("args, line", [

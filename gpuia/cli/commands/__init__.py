@@ -16,11 +16,24 @@ here and its row in :data:`COMMANDS`.
 
 from __future__ import annotations
 
-from . import adapters, check, demo, formats, fuzz, layout, run, shader, translate, validate
+from . import (
+    adapters,
+    check,
+    demo,
+    formats,
+    fuzz,
+    layout,
+    report,
+    run,
+    shader,
+    translate,
+    validate,
+)
 
 __all__ = ["COMMANDS", "add_parsers"]
 
-COMMANDS = (validate, run, check, adapters, formats, demo, fuzz, layout, translate, shader)
+COMMANDS = (validate, run, check, report, adapters, formats, demo, fuzz, layout, translate,
+            shader)
 """The command modules, in the order ``gpuia --help`` lists them."""
 
 

@@ -45,6 +45,7 @@ from ..common import (
     row_count,
     writable,
 )
+from ..scale import CheckRecorder, check_report_options, shard_option
 
 __all__ = ["add_parser", "run"]
 
@@ -102,12 +103,16 @@ def add_parser(subparsers):
     progress_option(c)
     gpu_options(c, allow_all=True)
     feature_level_option(c)
+    shard_option(c)
+    check_report_options(c)
     return c
 
 
 def run(args) -> int:
     unavailable_pairs: list = []
+    views: list = []
     try:
+        recorder = CheckRecorder(args, views)  # --json, --baseline: read or refused first
         csv_dir, stems, devices, unavailable = _open(args, unavailable_pairs)
     except GpuiaError as exc:
         error_line("check", exc)
@@ -120,10 +125,11 @@ def run(args) -> int:
         return EXIT_INVALID
     paths = ["native", "pulling"] if args.path == "all" else [args.path]
     infos = {dev.info["summary"]: dev.info for dev in devices}  # with the driver facts
+    recorder.start(csv_dir, infos, unavailable_pairs)  # args.cases: --shard's part from here
     # --table prints the VS outputs and primitives, --csv writes them: both read kept results.
     keep = bool(args.html or args.plot or args.table or csv_dir is not None)
     tolerance = ShaderTolerance(args.shader_ulps, args.shader_abs)
-    views, series, errors, checked, invalid = [], [], [], [], []
+    series, errors, checked, invalid = [], [], [], []
     bar = case_progress(args, "gpuia check")
     show = wanted(args.progress)
 
@@ -172,16 +178,16 @@ def run(args) -> int:
         errors.append(f"{label}: {message}")
         invalid.append((label, f"error: {label}: {message}", _source(path)))
 
-    with bar:
-        status = each_case_at_once(args.cases, work, emit, args.jobs, bar, on_error,
-                                   args.feature_level)
+    with bar, recorder.saving():
+        status = each_case_at_once(args.cases, work, recorder.emit(emit), args.jobs, bar,
+                                   recorder.on_error(on_error), args.feature_level)
     try:
         _write_reports(args, views, series, errors, unavailable, checked, invalid,
                        unavailable_pairs, infos)
     except (OSError, GpuiaError) as exc:
         error_line("check", exc)
         return EXIT_INVALID
-    return status
+    return recorder.finish(status)
 
 
 def _open(args, unavailable_pairs: list):
