@@ -1,6 +1,7 @@
-"""The options that spread a command over CI jobs (docs/scale-out.md): ``--shard K/N``
-(``check``, ``run``, ``validate``, ``fuzz``) and ``check``'s ``--json FILE``, with
-:class:`CheckRecorder`, which saves ``check``'s results as they arrive.
+"""The options that spread a command over CI jobs and judge it against a baseline
+(docs/scale-out.md): ``--shard K/N`` (``check``, ``run``, ``validate``, ``fuzz``) and, for
+``check``, ``--json FILE``, ``--baseline FILE``, ``--flakes FILE`` and ``--write-baseline FILE``,
+with :class:`CheckRecorder`, which saves ``check``'s results as they arrive.
 
 Nothing here imports wgpu.
 """
@@ -9,15 +10,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import GpuiaError
+from ..harness.baseline import baseline_text, differences, outcomes, read_baseline, read_flakes
 from ..harness.check_report import CaseRecord
 from ..harness.shards import Shard, parse_shard, select
-from ..util.files import printable
-from .common import EXIT_INVALID, error_line, output_stem, writable
+from ..util.files import printable, write_atomic
+from .common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, output_stem, writable
 
 __all__ = ["shard_option", "shard_cases", "check_report_options", "CheckRecorder"]
 
@@ -51,23 +54,34 @@ def shard_cases(args) -> list[tuple[int, str]]:
 
 
 def check_report_options(p) -> None:
-    """``check``'s ``--json``."""
+    """``check``'s ``--json``, ``--baseline``, ``--flakes`` and ``--write-baseline``."""
     p.add_argument("--json", metavar="FILE", default=None,
                    help="also write every result as JSON, saved as cases arrive (a run stopped "
                         "part way leaves a valid partial report); 'gpuia report merge' joins "
                         "the reports of --shard jobs (docs/scale-out.md)")
+    p.add_argument("--baseline", metavar="FILE", default=None,
+                   help="a CSV file of expected results (case, path, adapter pattern, status: "
+                        "pass, fail, error [lint code], crash, timeout): exit 0 when the run "
+                        "matches it, 1 with one line per difference (a new failure or an "
+                        "unexpected pass)")
+    p.add_argument("--flakes", metavar="FILE", default=None,
+                   help="patterns of cases whose result may vary: never a --baseline "
+                        "difference")
+    p.add_argument("--write-baseline", metavar="FILE", default=None,
+                   help="write the run's results as a --baseline file")
 
 
 class CheckRecorder:
     """``check``'s results as they arrive: a record per case, the ``--json`` report saved
-    every :data:`SAVE_SECONDS` and at the end.
+    every :data:`SAVE_SECONDS` and at the end, and the baseline judged at the end.
 
     ``views``: the list check's ``--html`` appends a case's view to (its new last item is the
     case's); ``csv_dir``: the ``--csv`` folder, whose files of each case the report keeps.
     """
 
     def __init__(self, args, views: list):
-        """Checks the output file (before any case runs); raises GpuiaError naming it."""
+        """Checks the output files and reads the baseline and flakes (before any case runs);
+        raises GpuiaError naming the option."""
         from ..harness.check_report import Report
 
         self.args, self.views, self.csv_dir = args, views, None
@@ -75,9 +89,16 @@ class CheckRecorder:
         self.report = Report(len(args.cases), getattr(args, "command_line", None),
                              None if args.shard is None else str(args.shard),
                              views=bool(args.html), csv=args.csv is not None)
+        self.expected: list = []
+        self.flakes: list[str] = []
         self.open: CaseRecord | None = None  # the case being emitted, until it is done
         self.saved = 0.0
         writable("--json", args.json)
+        writable("--write-baseline", args.write_baseline)
+        if args.baseline:
+            self.expected = read_baseline(args.baseline)
+        if args.flakes:
+            self.flakes = read_flakes(args.flakes)
 
     def start(self, csv_dir, infos: dict, unavailable_pairs) -> None:
         """Narrow ``args.cases`` to ``--shard``'s part (after the CSV stems of all of them
@@ -152,13 +173,22 @@ class CheckRecorder:
             raise
 
     def finish(self, status: int) -> int:
-        """Save the complete report; returns ``status``, or 2 when the report cannot be
-        written."""
+        """Save the complete report and the ``--write-baseline`` file, print one line per
+        difference from ``--baseline``; returns the exit status: with a baseline, 0 when the
+        run matches it and 1 otherwise."""
         self.report.complete = True
+        results = outcomes(c.as_json() for c in self.report.cases)
         try:
             if self.args.json:
                 self.report.write(self.args.json)
+            if self.args.write_baseline:
+                write_atomic(self.args.write_baseline, baseline_text(results))
         except (OSError, GpuiaError) as exc:
             error_line("check", exc)
             return EXIT_INVALID
-        return status
+        if not self.args.baseline:
+            return status
+        found = differences(results, self.expected, self.flakes)
+        for line in found:
+            print(line, file=sys.stdout)
+        return EXIT_DIFF if found else EXIT_OK
