@@ -13,6 +13,10 @@ Answer: ``rc`` (the exit status), ``stdout``, ``stderr``, ``command`` (``validat
 have printed), ``host_out_of_memory`` (the error line named the host's MemoryError) and, for
 such a case, its ``demand`` (:func:`gpuia.fuzz.runs.case_demand`).
 
+Each case file is written into a folder of its own, removed once the case is answered, inside
+the pool's ``workdir`` (``config["workdir"]``), which the parent removes when it stops its
+children, so no ``gpuia-fuzz-*`` folder outlives a run, even one whose child was killed.
+
 ``check`` takes its devices from one :class:`~gpuia.gpu.device.DevicePool` for all requests
 (creating a device costs 0.1-0.4 s on an NVIDIA driver); the pool is cleared after a check
 whose device was lost or ran out of memory, or that ended in a traceback (:data:`DEVICE_GONE`),
@@ -108,10 +112,12 @@ def make_handler(config: dict, devices: DevicePool | None = None):
     made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
     ready = {"adapters": [d.info["summary"] for d in made] + [s for s, _ in missing],
              "cpu_only": all(d.info["type"] == "CPU" for d in made)}
-    workdir = tempfile.mkdtemp(prefix="gpuia-fuzz-")
 
     def handle(req):
-        return run_case_file(base64.b64decode(req["content"]), config, workdir, pool)
+        # A folder per case, removed after it; one a killed child leaves is in the pool's
+        # workdir, which the parent removes (gpuia.fuzz.pool.Pool.close).
+        with tempfile.TemporaryDirectory(prefix="gpuia-fuzz-", dir=config.get("workdir")) as d:
+            return run_case_file(base64.b64decode(req["content"]), config, d, pool)
 
     return handle, ready
 

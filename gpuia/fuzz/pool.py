@@ -16,9 +16,11 @@ import collections
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -109,7 +111,7 @@ class Worker:
         if not isinstance(msg, dict) or not msg.get("ready"):
             detail = msg.get("error") if isinstance(msg, dict) else msg
             self.stop()
-            raise WorkerStartError(f"the fuzz worker could not start: {detail}"
+            raise WorkerStartError(f"the worker process could not start: {detail}"
                                    f"{self._stderr_tail()}")
         self.ready = msg
         return msg
@@ -236,9 +238,15 @@ class Worker:
 class Pool:
     """``jobs`` workers with the same configuration. :meth:`run` sends requests to whichever
     worker is free and yields ``(position, Outcome)`` as they finish; ``stop_when()`` (checked
-    before each new request) ends submission early."""
+    before each new request) ends submission early.
+
+    The pool owns one temporary folder, ``config["workdir"]`` for its children (a child writes
+    its files under it, a folder per request): :meth:`close` removes it with whatever a child
+    killed mid-case left there."""
 
     def __init__(self, config: dict, jobs: int = 1, command: list[str] | None = None):
+        self.workdir = tempfile.mkdtemp(prefix="gpuia-workers-")
+        config = {**config, "workdir": self.workdir}
         self.workers = [Worker(config, command) for _ in range(max(1, jobs))]
 
     def start(self) -> dict:
@@ -254,18 +262,21 @@ class Pool:
         """End every child: with ``at_once`` (an interrupted run) kill each now; else close
         every stdin first, so that they finish their cases side by side, and kill those that
         have not exited :data:`_STOP_SECONDS` later (one deadline for all, not one each)."""
-        if at_once:
-            for w in self.workers:  # every one signalled first, then each reaped
-                if w.proc is not None:
-                    w.proc.kill()
+        try:
+            if at_once:
+                for w in self.workers:  # every one signalled first, then each reaped
+                    if w.proc is not None:
+                        w.proc.kill()
+                for w in self.workers:
+                    w._kill()
+                return
             for w in self.workers:
-                w._kill()
-            return
-        for w in self.workers:
-            w.close_input()
-        deadline = time.monotonic() + _STOP_SECONDS
-        for w in self.workers:
-            w.stop(deadline)
+                w.close_input()
+            deadline = time.monotonic() + _STOP_SECONDS
+            for w in self.workers:
+                w.stop(deadline)
+        finally:
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     @property
     def restarts(self) -> int:
