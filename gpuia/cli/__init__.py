@@ -69,13 +69,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None, *, devices=None) -> int:
+def main(argv=None, *, devices=None, parser=None) -> int:
     """Run one command line (``argv``, default ``sys.argv[1:]``) in this process; returns its
     exit status, as the ``gpuia`` program would exit with it.
 
     ``devices``: a :class:`gpuia.gpu.device.DevicePool` that the commands choosing adapters
     (``check``, ``layout``) take their devices from and leave them in, for a caller that runs
     many command lines in one process; None (default): each command makes its own.
+    ``parser``: :func:`build_parser`'s parser, made once by such a caller; None (default): a
+    new one.
 
     SIGINT and SIGTERM end it with one line and status 130 / 143 (:mod:`gpuia.util.interrupt`);
     a standard output that cannot be written (a full disk) is one error line and status 2, a
@@ -84,7 +86,7 @@ def main(argv=None, *, devices=None) -> int:
     with interrupt.ending_on_signals():
         try:
             argv = sys.argv[1:] if argv is None else list(argv)
-            args = build_parser().parse_args(argv)
+            args = (parser or build_parser()).parse_args(argv)
             args.command_line = shlex.join(["gpuia", *argv])
             args.device_pool = devices
             status = args.func(args)

@@ -26,25 +26,17 @@ so that a device in doubt does not turn the cases after it into findings.
 from __future__ import annotations
 
 import base64
-import contextlib
-import io
 import os
 import sys
 import tempfile
-import traceback
 
 from ..fuzz.runs import case_demand, clip
 from ..fuzz.worker import serve
 from ..gpu.device import DevicePool
-from . import main as cli_main
 from .common import HOST_OUT_OF_MEMORY
+from .in_process import DEVICE_GONE, run_command
 
 __all__ = ["DEVICE_GONE", "adapter_args", "main", "make_handler", "run_case_file"]
-
-DEVICE_GONE = ("device was lost", "out of memory", HOST_OUT_OF_MEMORY)
-"""Words of the error lines of DeviceLostError, GpuOutOfMemoryError and a host MemoryError:
-after such a check the child's pool of devices is cleared."""
-
 
 def adapter_args(config: dict) -> list[str]:
     """The ``gpuia check`` options that select the configured adapters and capture route."""
@@ -59,19 +51,11 @@ def adapter_args(config: dict) -> list[str]:
 
 
 def _command(argv: list[str], devices: DevicePool) -> dict:
-    """``gpuia.cli.main(argv)`` in this process: exit status, stdout, stderr, and the traceback
-    of an exception that escaped it."""
-    out, err = io.StringIO(), io.StringIO()
-    answer: dict = {}
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            rc = cli_main(argv, devices=devices)
-        except SystemExit as e:  # argparse and friends
-            rc = e.code if isinstance(e.code, int) else 1
-        except Exception:  # noqa: BLE001 - a traceback from the command line is a finding
-            rc = 1
-            answer["traceback"] = clip(traceback.format_exc())
-    answer.update({"rc": rc, "stdout": clip(out.getvalue()), "stderr": clip(err.getvalue())})
+    """:func:`gpuia.cli.in_process.run_command`, its output and traceback clipped."""
+    answer = run_command(argv, devices)
+    for key in ("stdout", "stderr", "traceback"):
+        if key in answer:
+            answer[key] = clip(answer[key])
     return answer
 
 
@@ -86,9 +70,7 @@ def run_case_file(content: bytes, config: dict, workdir: str, devices: DevicePoo
         answer["command"] = "validate"
         return answer
     answer = _command(["check", path] + adapter_args(config), devices)
-    answer["command"] = "check"
-    if answer.get("traceback") or any(lost in answer["stderr"] for lost in DEVICE_GONE):
-        devices.clear()  # the next check makes new devices
+    answer["command"] = "check"  # (a device in doubt was cleared: DEVICE_GONE)
     errors = [line for line in answer["stderr"].splitlines() if line.startswith("error:")]
     answer["host_out_of_memory"] = any(HOST_OUT_OF_MEMORY in line for line in errors)
     if answer["host_out_of_memory"]:
@@ -115,7 +97,7 @@ def make_handler(config: dict, devices: DevicePool | None = None):
 
     def handle(req):
         # A folder per case, removed after it; one a killed child leaves is in the pool's
-        # workdir, which the parent removes (gpuia.fuzz.pool.Pool.close).
+        # workdir, which the parent removes (gpuia.util.worker_pool.Pool.close).
         with tempfile.TemporaryDirectory(prefix="gpuia-fuzz-", dir=config.get("workdir")) as d:
             return run_case_file(base64.b64decode(req["content"]), config, d, pool)
 

@@ -140,6 +140,13 @@ class CheckRecorder:
             self._done()
         return recorded
 
+    def add(self, record: CaseRecord) -> None:
+        """Record a case whose outcome came whole (from a worker process), in case order: its
+        ``index`` is set to the case's position among all the case arguments."""
+        record.index, _ = next(self.positions)
+        self.report.cases.append(record)
+        self._done()
+
     def _extras(self, record, path, case, before: int) -> None:
         if len(self.views) > before:
             from ..harness.report.view_codec import view_to_json

@@ -5,8 +5,8 @@ The parent writes one JSON line of configuration on the child's stdin, then one 
 per line; the child answers each with one JSON line on its stdout. Running cases in a child
 keeps the fuzzer alive when wgpu aborts the process (a Rust panic is not a Python exception) or
 a case hangs: the parent sees the pipe close or its timeout pass, reports the case it had sent,
-and starts a new child. :func:`serve` is that loop, for any ``make_handler(config) ->
-(handler, ready)``.
+and starts a new child. :func:`gpuia.util.worker_pool.serve` is that loop, for any
+``make_handler(config) -> (handler, ready)``.
 
 * ``valid`` mode (this module's :func:`main`): the child takes one device per selected adapter
   once (:class:`gpuia.gpu.device.DevicePool`), and for each request loads the case with
@@ -33,24 +33,13 @@ raises :class:`MemoryError` in the child instead of taking the machine down.
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 
 from ..gpu.device import DevicePool
-from ..util.child import limit_memory, mapped_bytes
-from ..util.interrupt import exit_with_parent
+from ..util.worker_pool import serve
 from .runs import run_valid_case
 
 __all__ = ["main", "make_handler", "serve"]
-
-
-def _vm_kib(field: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def make_handler(config: dict, devices=None):
@@ -76,48 +65,6 @@ def make_handler(config: dict, devices=None):
         return run_valid_case(req["case"], made, paths, capture)[0]
 
     return handle, ready
-
-
-def serve(make_handler, wrap=None) -> int:
-    """Serve requests until stdin closes: read the configuration line, set up with
-    ``make_handler(config) -> (handler, ready)``, send the ready message (or, when setting up
-    raised, ``{"ready": false, "error": ...}`` and return 2), then answer every request with
-    ``handler(request)``, its ``id`` and the child's RSS added. ``wrap(handler) -> handler``
-    lets a caller put its own code around every request (the test suite makes a child abort on
-    a marker with it)."""
-    exit_with_parent()  # a case in progress must not outlive a killed fuzzer
-    proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-    os.dup2(2, 1)  # stray prints (Python or native) go to stderr, never into the protocol
-
-    def send(msg):
-        proto.write(json.dumps(msg) + "\n")
-        proto.flush()
-
-    config = json.loads(sys.stdin.readline() or "{}")
-    try:
-        handler, ready = make_handler(config)
-    except Exception as e:  # noqa: BLE001 - reported to the parent, which stops with an error
-        send({"ready": False, "error": f"{type(e).__name__}: {' '.join(str(e).split())}"})
-        return 2
-    limit = config.get("memory_limit_mb")
-    if limit is None and ready.get("cpu_only"):
-        limit = config.get("cpu_memory_limit_mb", 4096)
-    # the address space capped at its peak so far plus the limit
-    ready["memory_cap_mb"] = limit_memory(mapped_bytes() + (limit << 20)) >> 20 if limit \
-        else None
-    ready.update({"ready": True, "pid": os.getpid()})
-    if wrap is not None:
-        handler = wrap(handler)
-    send(ready)
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        answer = handler(req)
-        answer["id"] = req.get("id")
-        answer["rss_kib"] = _vm_kib("VmRSS")
-        send(answer)
-    return 0
 
 
 def main(wrap=None) -> int:

@@ -7,7 +7,8 @@ The document::
      "complete": true, "seconds": 1.2, "adapters": {"<summary>": {...}},
      "unavailable": [["<summary>", "<reason>"]], "views": false, "csv": false,
      "cases": [{"index": 3, "source": "examples/cases/a.json", "case": "a",
-                "status": "pass" | "fail" | "error", "lines": [LINE, ...] or null,
+                "status": "pass" | "fail" | "error" | "crash" | "timeout",
+                "lines": [LINE, ...] or null,
                 "error": "<message>" or null, "view": {...}, "csv_files": {...}}]}
 
 ``inputs`` is the number of case arguments of the whole command line and ``index`` a case's
@@ -15,8 +16,10 @@ position among them (a shard runs those of its part only). ``LINE`` is one line 
 check`` (:class:`~gpuia.harness.crosscheck.CheckLine`'s ``label``, ``status``, ``detail``,
 ``table``, ``problems``, ``path``, ``adapter``, ``seconds``). ``view`` (with ``--html``) is the
 case's HTML view and ``csv_files`` (with ``--csv``) the case's CSV files by name, so the merge can
-write those reports too. ``complete`` is false in a report saved part way (the run was stopped);
-``command``, ``shard`` and ``seconds`` are provenance and timing.
+write those reports too. ``crash`` and ``timeout`` (``check --workers``): the case's worker
+died or passed ``--timeout``, and again when the case ran alone (``error`` says how).
+``complete`` is false in a report saved part way (the run was stopped); ``command``,
+``shard`` and ``seconds`` are provenance and timing.
 
 Guaranteed: :func:`merge` of the reports of shards 1..N of one command line is the report the
 command without ``--shard`` writes, apart from ``command``, ``shard``, ``seconds`` and the
@@ -76,10 +79,11 @@ class CaseRecord:
     error: str | None = None
     view: Any = None
     csv_files: dict[str, str] | None = None
+    outcome: str | None = None  # "crash" or "timeout": its worker died or ran out of time
 
     def as_json(self) -> dict:
         doc: dict[str, Any] = {"index": self.index, "source": self.source, "case": self.case,
-                               "status": case_status(self.lines, self.error),
+                               "status": self.outcome or case_status(self.lines, self.error),
                                "lines": self.lines, "error": self.error}
         if self.view is not None:
             doc["view"] = self.view
@@ -89,8 +93,9 @@ class CaseRecord:
 
     @classmethod
     def from_json(cls, doc: dict) -> CaseRecord:
+        outcome = doc.get("status") if doc.get("status") in ("crash", "timeout") else None
         return cls(doc["index"], doc["source"], doc["case"], doc.get("lines"), doc.get("error"),
-                   doc.get("view"), doc.get("csv_files"))
+                   doc.get("view"), doc.get("csv_files"), outcome)
 
     def result(self) -> CheckResult | None:
         """The case's :class:`CheckResult` (verdicts only), None when it was not read."""

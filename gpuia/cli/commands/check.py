@@ -27,6 +27,7 @@ from ...harness.case import DEFAULT_MAX_INVOCATIONS
 from ...harness.compare import SHADER_TOLERANCE, ShaderTolerance
 from ...util.files import make_folder, printable, write_atomic
 from ...util.progress import LARGE_CASE_INVOCATIONS, Progress, wanted
+from ..check_workers import run_with_workers, worker_options
 from ..common import (
     EXIT_DIFF,
     EXIT_INVALID,
@@ -105,10 +106,13 @@ def add_parser(subparsers):
     feature_level_option(c)
     shard_option(c)
     check_report_options(c)
+    worker_options(c)
     return c
 
 
 def run(args) -> int:
+    if args.workers or args.timeout is not None:  # (--timeout alone: refused there)
+        return run_with_workers(args)
     unavailable_pairs: list = []
     views: list = []
     try:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ...errors import GpuiaError
 from ...util.files import OutputError, make_folder, write_atomic
+from ..check_outputs import write_html, write_junit
 from ..common import EXIT_INVALID, EXIT_OK, error_line, writable
 
 __all__ = ["add_parser", "run"]
@@ -63,25 +64,12 @@ def run(args) -> int:
 
 def _write(args, merged) -> None:
     """Every report asked for, from the merged one."""
-    checked, invalid = merged.results()
     if args.json:
         merged.write(args.json)
     if args.junit:
-        from ...harness.export.junit import junit_xml
-
-        write_atomic(args.junit, junit_xml([r for r, _ in checked], errors=invalid,
-                                           unavailable=merged.unavailable,
-                                           adapters=merged.adapters,
-                                           sources=[src for _, src in checked]))
+        write_junit(args.junit, merged)
     if args.html:
-        from ...harness.report.html import render_report
-        from ...harness.report.view_codec import view_from_json
-
-        views = [view_from_json(c.view) for c in merged.cases if c.view is not None]
-        errors = [f"{c.case}: {c.error}" for c in merged.cases if c.error is not None]
-        write_atomic(args.html, render_report(
-            views, errors=errors, unavailable=[f"{s}: {r}" for s, r in merged.unavailable],
-            command=merged.command))
+        write_html(args.html, merged, merged.command)
     if args.csv:
         folder = make_folder(args.csv, "--csv")
         for c in merged.cases:

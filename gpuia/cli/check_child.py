@@ -1,0 +1,78 @@
+"""A worker process of ``gpuia check --workers N``: ``python -m gpuia.cli.check_child``.
+
+It serves the worker protocol of :func:`gpuia.util.worker_pool.serve` (one JSON line of
+configuration, then a JSON request per line, a JSON answer per request) in ``check`` mode. At
+start it opens the selected adapters' devices once (:class:`~gpuia.gpu.device.DevicePool`) and
+says which it has: ``infos`` (summary -> :attr:`Device.info`) and ``unavailable`` ((summary,
+reason) per adapter that made no device). Each request names one case file; the child runs
+``gpuia check FILE`` with the parent's options (``config["argv"]``) through the command line in
+this process (:func:`gpuia.cli.in_process.run_command`), with ``--json`` (and ``--html``) into
+a folder of its own that is removed after the case, and ``--csv`` into the parent's folder.
+
+Answer: ``rc``, ``stdout`` (without the ``<adapter>: unavailable: <reason>`` lines every
+``check`` starts with: the parent prints them once), ``stderr``, ``traceback`` when one escaped,
+and ``record``: the case's entry of the JSON report (:mod:`gpuia.harness.check_report`), None
+when the command wrote none.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+from ..gpu.device import DevicePool
+from ..util.worker_pool import serve
+from .in_process import run_command
+
+__all__ = ["make_handler", "main"]
+
+
+def make_handler(config: dict, devices: DevicePool | None = None):
+    """The request handler of a ``check`` worker and its ready message (see the module
+    docstring). Raises ValueError for another mode, RuntimeError when no selected adapter made a
+    device, and what selecting the adapters raises (UnsupportedError when none matches)."""
+    if config.get("mode") != "check":
+        raise ValueError(f"this child serves the 'check' mode, not {config.get('mode')!r}")
+    pool = devices if devices is not None else DevicePool()
+    made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
+    if not made:
+        raise RuntimeError("no selected adapter could create a device")
+    ready = {"infos": {d.info["summary"]: d.info for d in made},
+             "unavailable": [list(pair) for pair in missing],
+             "cpu_only": all(d.info["type"] == "CPU" for d in made)}
+    from . import build_parser
+
+    parser = build_parser()  # once: making it costs about a third of a small case's check
+    opening = "".join(f"{summary}: unavailable: {reason}\n" for summary, reason in missing)
+
+    def handle(req):
+        with tempfile.TemporaryDirectory(prefix="gpuia-check-", dir=config.get("workdir")) as d:
+            report = os.path.join(d, "case.json")
+            argv = ["check", req["path"], *config["argv"], "--json", report]
+            if req.get("html"):
+                argv += ["--html", os.path.join(d, "case.html")]
+            if req.get("csv"):
+                argv += ["--csv", req["csv"]]
+            answer = run_command(argv, pool, parser)
+            if answer["stdout"].startswith(opening):
+                answer["stdout"] = answer["stdout"][len(opening):]
+            cases = []
+            if os.path.exists(report):
+                with open(report, encoding="utf-8") as f:
+                    cases = json.load(f)["cases"]
+            answer["record"] = cases[0] if cases else None
+        return answer
+
+    return handle, ready
+
+
+def main(wrap=None) -> int:
+    """Serve requests until stdin closes (:func:`gpuia.util.worker_pool.serve`); ``wrap`` as
+    there."""
+    return serve(make_handler, wrap)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

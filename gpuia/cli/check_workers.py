@@ -1,0 +1,216 @@
+"""``gpuia check --workers N``: the cases run in N worker processes, each owning its devices
+(and Slang session), handed out as workers free up (docs/scale-out.md).
+
+Guaranteed: stdout, stderr and every report are those of ``gpuia check`` in one process, case
+after case in the order given, apart from timings: each worker runs ``gpuia check FILE`` with the
+same options (:mod:`gpuia.cli.check_child`) and the parent prints its output and records its
+JSON entry in case order. A worker that dies (a signal, a wgpu-native abort) or passes
+``--timeout`` is replaced and its case run again alone, in a new worker, with nothing else in
+flight: when it completes, a line ``<case>: crash: ...; run again alone in a new worker, it
+completed:`` precedes its result; when it dies again, the case is reported as ``crash`` (or
+``timeout``), one line naming it, exit status 1. The cases after a dead worker's case wait for
+that re-run before they are printed. Ctrl-C and SIGTERM kill every worker at once, and the pool's
+temporary folder goes with them.
+
+Refused (exit 2, one line): standard input (``-``) as a case and ``--plot`` (both need the one
+process), and ``--timeout`` without ``--workers``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import GpuiaError, UnsupportedError
+from ..harness.check_report import CaseRecord
+from ..util.files import make_folder, printable
+from ..util.worker_pool import Pool, WorkerStartError
+from .check_outputs import write_html, write_junit
+from .common import EXIT_DIFF, EXIT_INVALID, case_progress, claim_stems, error_line, writable
+from .scale import CheckRecorder
+
+__all__ = ["worker_options", "run_with_workers"]
+
+WORKER_COMMAND = [sys.executable, "-m", "gpuia.cli.check_child"]
+_NO_TIMEOUT = 1e6  # seconds (11 days; poll() takes no more): a case without --timeout waits
+_DIED = {"crash": "crash", "hang": "timeout"}  # the pool's outcome -> the case's status
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: a whole number of 1 or more")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < _NO_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"{text}: seconds, more than 0")
+    return value
+
+
+def worker_options(p) -> None:
+    """``--workers N`` and ``--timeout S``."""
+    p.add_argument("--workers", type=_count, default=None, metavar="N",
+                   help="run the cases in N worker processes, each with its own devices; a "
+                        "worker that dies or passes --timeout is replaced and its case run "
+                        "again alone (--jobs is threads within one process; docs/scale-out.md)")
+    p.add_argument("--timeout", type=_seconds, default=None, metavar="S",
+                   help="with --workers: a case taking more than S seconds is a timeout (its "
+                        "worker is killed and replaced)")
+
+
+def _child_argv(args) -> list[str]:
+    """The options each worker's ``gpuia check FILE`` takes: the parent's, reports aside."""
+    argv = ["--path", args.path, "--rows", str(args.rows), "--max-invocations",
+            str(args.max_invocations), "--shader-ulps", str(args.shader_ulps), "--shader-abs",
+            repr(args.shader_abs), "--capture", args.capture, "--jobs", "1", "--no-progress"]
+    if args.table:
+        argv.append("--table")
+    if args.raster is not None:
+        argv.append("--raster" if args.raster else "--no-raster")
+    for option, value in (("--feature-level", args.feature_level), ("--adapter", args.adapter),
+                          ("--gpu-backend", args.gpu_backend)):
+        if value:
+            argv += [option, value]
+    return argv
+
+
+def _prepare(args):
+    """The refusals and output checks made before any worker starts: returns (recorder, CSV
+    folder or None); raises GpuiaError."""
+    if not args.workers:
+        raise UnsupportedError("--timeout S times the cases of --workers N processes: give "
+                               "--workers too")
+    if "-" in args.cases:
+        raise UnsupportedError("--workers reads case files; standard input ('-') is read by one "
+                               "process: check it without --workers")
+    if args.plot:
+        raise UnsupportedError("--plot draws every case's values in one process: use it "
+                               "without --workers")
+    recorder = CheckRecorder(args, [])
+    writable("--html", args.html)
+    writable("--junit", args.junit)
+    csv_dir = None
+    if args.csv is not None:
+        csv_dir = make_folder(args.csv, "--csv")
+        claim_stems(args.cases, "--csv")
+    return recorder, csv_dir
+
+
+def run_with_workers(args) -> int:
+    """``gpuia check`` of ``args`` on ``args.workers`` worker processes (module docstring)."""
+    try:
+        recorder, csv_dir = _prepare(args)
+    except GpuiaError as exc:
+        error_line("check", exc)
+        return EXIT_INVALID
+    config = {"mode": "check", "adapter": args.adapter, "gpu_backend": args.gpu_backend,
+              "argv": _child_argv(args)}
+    pool = Pool(config, args.workers, WORKER_COMMAND)
+    stopped = True  # until the cases are done: a signal or an error kills every worker now
+    try:
+        try:
+            ready = pool.start()
+        except WorkerStartError as exc:
+            error_line("check", UnsupportedError(getattr(exc, "detail", str(exc))))
+            return EXIT_INVALID
+        for summary, reason in ready["unavailable"]:
+            print(f"{summary}: unavailable: {reason}")
+        recorder.start(csv_dir, ready["infos"], ready["unavailable"])  # --shard's part
+        bar = case_progress(args, "gpuia check")
+        with bar, recorder.saving():
+            status = _run_cases(args, pool, recorder, bar, csv_dir)
+        stopped = False
+    finally:
+        pool.close(at_once=stopped)
+    try:
+        if args.junit:
+            write_junit(args.junit, recorder.report)
+        if args.html:
+            write_html(args.html, recorder.report, getattr(args, "command_line", None))
+    except (OSError, GpuiaError) as exc:
+        error_line("check", exc)
+        return EXIT_INVALID
+    return recorder.finish(status)
+
+
+def _run_cases(args, pool: Pool, recorder: CheckRecorder, bar, csv_dir) -> int:
+    """Every case on the pool, printed and recorded in case order; returns the worst status."""
+    paths = list(args.cases)
+    requests = [{"id": i, "path": p, "html": bool(args.html),
+                 "csv": None if csv_dir is None else str(Path(csv_dir).resolve())}
+                for i, p in enumerate(paths)]
+    timeout = args.timeout or _NO_TIMEOUT
+    done: dict = {}
+    status, head = 0, 0
+    for position, outcome in pool.run(requests, timeout):
+        done[position] = outcome
+        while head in done and done[head].status not in _DIED:
+            status = max(status, _emit(done.pop(head), paths[head], recorder, bar))
+            head += 1
+    for i in range(head, len(paths)):  # from the first case whose worker died
+        outcome = done.pop(i)
+        if outcome.status in _DIED:
+            again = _alone(pool, requests[i], timeout)
+            status = max(status, _emit_died(outcome, again, paths[i], recorder, bar))
+        else:
+            status = max(status, _emit(outcome, paths[i], recorder, bar))
+    return status
+
+
+def _alone(pool: Pool, request: dict, timeout: float):
+    """``request`` run again on a new worker with nothing else in flight."""
+    worker = pool.workers[0]
+    worker.stop()
+    return worker.run(request, timeout)
+
+
+def _write(bar, text: str, file) -> None:
+    if not text:
+        return
+    if bar.enabled:
+        bar.write(text.rstrip("\n"), file=file)
+    else:
+        file.write(text)
+        file.flush()
+
+
+def _emit(outcome, path: str, recorder: CheckRecorder, bar) -> int:
+    """Print a worker's answer for one case and record it; returns its exit status."""
+    answer = outcome.answer
+    _write(bar, answer.get("stdout", ""), sys.stdout)
+    _write(bar, answer.get("stderr", "") + answer.get("traceback", ""), sys.stderr)
+    doc = answer.get("record")
+    label = Path(path).stem
+    if doc is not None:
+        record = CaseRecord.from_json(doc)
+    else:  # the command raised before recording the case (its traceback is printed above)
+        record = CaseRecord(0, printable(path), printable(label), None,
+                            "the worker's check ended with an exception")
+    recorder.add(record)
+    bar.update(1, record.case)
+    return int(answer.get("rc", EXIT_INVALID))
+
+
+def _emit_died(first, again, path: str, recorder: CheckRecorder, bar) -> int:
+    """A case whose worker died or timed out, and its run alone (see the module docstring)."""
+    label = printable(Path(path).stem)
+    kind = _DIED[first.status]
+    if again.status not in _DIED:
+        _write(bar, f"{label}: {kind}: {first.detail}; run again alone in a new worker, it "
+                    f"completed:\n", sys.stdout)
+        return _emit(again, path, recorder, bar)
+    message = (f"{kind}: {first.detail}; run again alone in a new worker: {again.detail}")
+    _write(bar, f"{label}: {message}\n", sys.stdout)
+    recorder.add(CaseRecord(0, printable(path), label, None, message, outcome=kind))
+    bar.update(1, label)
+    return EXIT_DIFF
