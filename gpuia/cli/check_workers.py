@@ -118,11 +118,7 @@ def run_with_workers(args) -> int:
     pool = Pool(config, args.workers, WORKER_COMMAND)
     stopped = True  # until the cases are done: a signal or an error kills every worker now
     try:
-        try:
-            ready = pool.start()
-        except WorkerStartError as exc:
-            error_line("check", UnsupportedError(getattr(exc, "detail", str(exc))))
-            return EXIT_INVALID
+        ready = pool.start()
         for summary, reason in ready["unavailable"]:
             print(f"{summary}: unavailable: {reason}")
         recorder.start(csv_dir, ready["infos"], ready["unavailable"])  # --shard's part
@@ -130,6 +126,9 @@ def run_with_workers(args) -> int:
         with bar, recorder.saving():
             status = _run_cases(args, pool, recorder, bar, csv_dir)
         stopped = False
+    except WorkerStartError as exc:  # at start, or a replacement worker (no device now)
+        error_line("check", UnsupportedError(exc.detail or str(exc)))
+        return EXIT_INVALID
     finally:
         pool.close(at_once=stopped)
     try:

@@ -123,7 +123,8 @@ class Worker:
             self.stop()
             error = WorkerStartError(f"the worker process could not start: {detail}"
                                      f"{self._stderr_tail()}")
-            error.detail = str(detail).split(": ", 1)[-1]  # without the exception's name
+            if isinstance(msg, dict):  # the child's own refusal, without the exception's name
+                error.detail = str(detail).split(": ", 1)[-1]
             raise error
         self.ready = msg
         return msg

@@ -154,3 +154,11 @@ def test_what_workers_refuse_is_one_line(args, says):
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: check: ") and says in lines[0], lines
+
+
+def test_no_matching_adapter_is_the_one_process_line():
+    one = gpuia_cli("check", TRIANGLE, "--adapter", "nosuch")
+    workers = gpuia_cli("check", TRIANGLE, "--adapter", "nosuch", "--workers", "2")
+    assert one.returncode == workers.returncode == 2
+    assert workers.stderr == one.stderr and workers.stdout == one.stdout == ""
+    assert one.stderr.startswith("error: check: no GPU adapter matches adapter='nosuch'")
