@@ -92,7 +92,7 @@ class CheckRecorder:
         self.expected: list = []
         self.flakes: list[str] = []
         self.open: CaseRecord | None = None  # the case being emitted, until it is done
-        self.saved = 0.0
+        self.saved = time.monotonic()  # the first save a second in (and at the end)
         writable("--json", args.json)
         writable("--write-baseline", args.write_baseline)
         if args.baseline:
