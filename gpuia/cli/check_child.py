@@ -1,4 +1,5 @@
-"""A worker process of ``gpuia check --workers N``: ``python -m gpuia.cli.check_child``.
+"""A worker process of ``gpuia check --workers N`` (and of ``run`` and ``validate``):
+``python -m gpuia.cli.check_child``.
 
 It serves the worker protocol of :func:`gpuia.util.worker_pool.serve` (one JSON line of
 configuration, then a JSON request per line, a JSON answer per request) in ``check`` mode. At
@@ -31,11 +32,15 @@ __all__ = ["make_handler", "main"]
 
 def make_handler(config: dict, devices: DevicePool | None = None):
     """The request handler of a ``check`` worker and its ready message (see the module
-    docstring). Raises ValueError for another mode, RuntimeError when no selected adapter made a
-    device, and what selecting the adapters raises (UnsupportedError when none matches)."""
-    if config.get("mode") != "check":
-        raise ValueError(f"this child serves the 'check' mode, not {config.get('mode')!r}")
+    docstring); in ``command`` mode (``run`` and ``validate`` on workers), :func:`_command`'s.
+    Raises ValueError for another mode, RuntimeError when no selected adapter made a device,
+    and what selecting the adapters raises (UnsupportedError when none matches)."""
     pool = devices if devices is not None else DevicePool()
+    if config.get("mode") == "command":
+        return _command(config, pool)
+    if config.get("mode") != "check":
+        raise ValueError(f"this child serves the 'check' and 'command' modes, not "
+                         f"{config.get('mode')!r}")
     made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
     if not made:
         raise RuntimeError("no selected adapter could create a device")
@@ -64,6 +69,26 @@ def make_handler(config: dict, devices: DevicePool | None = None):
                     cases = json.load(f)["cases"]
             answer["record"] = cases[0] if cases else None
         return answer
+
+    return handle, ready
+
+
+def _command(config: dict, pool: DevicePool):
+    """The handler of a ``command`` worker: ``gpuia <config["command"]> FILE <config["argv"]>``
+    per request, its answer ``rc``, ``stdout``, ``stderr`` (and ``traceback``); the selected
+    adapters' devices are opened first when ``config["devices"]``."""
+    from . import build_parser
+
+    parser = build_parser()
+    ready: dict = {"cpu_only": True}
+    if config.get("devices"):
+        made, _ = pool.select(config.get("adapter"), config.get("gpu_backend"))
+        if not made:
+            raise RuntimeError("no selected adapter could create a device")
+        ready["cpu_only"] = all(d.info["type"] == "CPU" for d in made)
+
+    def handle(req):
+        return run_command([config["command"], req["path"], *config["argv"]], pool, parser)
 
     return handle, ready
 

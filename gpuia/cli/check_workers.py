@@ -18,7 +18,6 @@ process), and ``--timeout`` without ``--workers``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -29,44 +28,16 @@ from ..util.worker_pool import Pool, WorkerStartError
 from .check_outputs import write_html, write_junit
 from .common import EXIT_DIFF, EXIT_INVALID, case_progress, claim_stems, error_line, writable
 from .scale import CheckRecorder
+from .workers import (
+    NO_TIMEOUT,
+    WORKER_COMMAND,
+    died_line,
+    in_case_order,
+    refuse_without_workers,
+    write_output,
+)
 
-__all__ = ["worker_options", "run_with_workers"]
-
-WORKER_COMMAND = [sys.executable, "-m", "gpuia.cli.check_child"]
-_NO_TIMEOUT = 1e6  # seconds (11 days; poll() takes no more): a case without --timeout waits
-_DIED = {"crash": "crash", "hang": "timeout"}  # the pool's outcome -> the case's status
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: a whole number of 1 or more")
-    return value
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < _NO_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"{text}: seconds, more than 0")
-    return value
-
-
-def worker_options(p) -> None:
-    """``--workers N`` and ``--timeout S``."""
-    p.add_argument("--workers", type=_count, default=None, metavar="N",
-                   help="run the cases in N worker processes, each with its own devices; a "
-                        "worker that dies or passes --timeout is replaced and its case run "
-                        "again alone (--jobs is threads within one process; docs/scale-out.md)")
-    p.add_argument("--timeout", type=_seconds, default=None, metavar="S",
-                   help="with --workers: a case taking more than S seconds is a timeout (its "
-                        "worker is killed and replaced)")
-
+__all__ = ["run_with_workers"]
 
 def _child_argv(args) -> list[str]:
     """The options each worker's ``gpuia check FILE`` takes: the parent's, reports aside."""
@@ -87,12 +58,7 @@ def _child_argv(args) -> list[str]:
 def _prepare(args):
     """The refusals and output checks made before any worker starts: returns (recorder, CSV
     folder or None); raises GpuiaError."""
-    if not args.workers:
-        raise UnsupportedError("--timeout S times the cases of --workers N processes: give "
-                               "--workers too")
-    if "-" in args.cases:
-        raise UnsupportedError("--workers reads case files; standard input ('-') is read by one "
-                               "process: check it without --workers")
+    refuse_without_workers(args, "check")
     if args.plot:
         raise UnsupportedError("--plot draws every case's values in one process: use it "
                                "without --workers")
@@ -148,46 +114,30 @@ def _run_cases(args, pool: Pool, recorder: CheckRecorder, bar, csv_dir) -> int:
     requests = [{"id": i, "path": p, "html": bool(args.html),
                  "csv": None if csv_dir is None else str(Path(csv_dir).resolve())}
                 for i, p in enumerate(paths)]
-    timeout = args.timeout or _NO_TIMEOUT
-    done: dict = {}
-    status, head = 0, 0
-    for position, outcome in pool.run(requests, timeout):
-        done[position] = outcome
-        while head in done and done[head].status not in _DIED:
-            status = max(status, _emit(done.pop(head), paths[head], recorder, bar))
-            head += 1
-    for i in range(head, len(paths)):  # from the first case whose worker died
-        outcome = done.pop(i)
-        if outcome.status in _DIED:
-            again = _alone(pool, requests[i], timeout)
-            status = max(status, _emit_died(outcome, again, paths[i], recorder, bar))
-        else:
-            status = max(status, _emit(outcome, paths[i], recorder, bar))
-    return status
 
+    def emit(i: int, outcome) -> int:
+        return _emit(outcome, paths[i], recorder, bar)
 
-def _alone(pool: Pool, request: dict, timeout: float):
-    """``request`` run again on a new worker with nothing else in flight."""
-    worker = pool.workers[0]
-    worker.stop()
-    return worker.run(request, timeout)
+    def died(i: int, first, again) -> int:
+        line, kind = died_line(first, again, paths[i])
+        if kind is None:
+            write_output(bar, line, sys.stdout)
+            return _emit(again, paths[i], recorder, bar)
+        write_output(bar, line + "\n", sys.stdout)
+        label = printable(Path(paths[i]).stem)
+        message = line[len(label) + 2:]  # after "<label>: "
+        recorder.add(CaseRecord(0, printable(paths[i]), label, None, message, outcome=kind))
+        bar.update(1, label)
+        return EXIT_DIFF
 
-
-def _write(bar, text: str, file) -> None:
-    if not text:
-        return
-    if bar.enabled:
-        bar.write(text.rstrip("\n"), file=file)
-    else:
-        file.write(text)
-        file.flush()
+    return in_case_order(pool, requests, args.timeout or NO_TIMEOUT, emit, died)
 
 
 def _emit(outcome, path: str, recorder: CheckRecorder, bar) -> int:
     """Print a worker's answer for one case and record it; returns its exit status."""
     answer = outcome.answer
-    _write(bar, answer.get("stdout", ""), sys.stdout)
-    _write(bar, answer.get("stderr", "") + answer.get("traceback", ""), sys.stderr)
+    write_output(bar, answer.get("stdout", ""), sys.stdout)
+    write_output(bar, answer.get("stderr", "") + answer.get("traceback", ""), sys.stderr)
     doc = answer.get("record")
     label = Path(path).stem
     if doc is not None:
@@ -198,18 +148,3 @@ def _emit(outcome, path: str, recorder: CheckRecorder, bar) -> int:
     recorder.add(record)
     bar.update(1, record.case)
     return int(answer.get("rc", EXIT_INVALID))
-
-
-def _emit_died(first, again, path: str, recorder: CheckRecorder, bar) -> int:
-    """A case whose worker died or timed out, and its run alone (see the module docstring)."""
-    label = printable(Path(path).stem)
-    kind = _DIED[first.status]
-    if again.status not in _DIED:
-        _write(bar, f"{label}: {kind}: {first.detail}; run again alone in a new worker, it "
-                    f"completed:\n", sys.stdout)
-        return _emit(again, path, recorder, bar)
-    message = (f"{kind}: {first.detail}; run again alone in a new worker: {again.detail}")
-    _write(bar, f"{label}: {message}\n", sys.stdout)
-    recorder.add(CaseRecord(0, printable(path), label, None, message, outcome=kind))
-    bar.update(1, label)
-    return EXIT_DIFF

@@ -27,7 +27,7 @@ from ...harness.case import DEFAULT_MAX_INVOCATIONS
 from ...harness.compare import SHADER_TOLERANCE, ShaderTolerance
 from ...util.files import make_folder, printable, write_atomic
 from ...util.progress import LARGE_CASE_INVOCATIONS, Progress, wanted
-from ..check_workers import run_with_workers, worker_options
+from ..check_workers import run_with_workers
 from ..common import (
     EXIT_DIFF,
     EXIT_INVALID,
@@ -47,6 +47,7 @@ from ..common import (
     writable,
 )
 from ..scale import CheckRecorder, check_report_options, shard_option
+from ..workers import worker_options
 
 __all__ = ["add_parser", "run"]
 

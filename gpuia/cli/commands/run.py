@@ -40,6 +40,7 @@ from ..common import (
     writable,
 )
 from ..scale import shard_cases, shard_option
+from ..workers import run_on_workers, worker_options
 
 __all__ = ["add_parser", "run"]
 
@@ -71,6 +72,7 @@ def add_parser(subparsers):
                         f"(default {DEFAULT_MAX_INVOCATIONS})")
     progress_option(r)
     shard_option(r)
+    worker_options(r)
     return r
 
 
@@ -101,6 +103,8 @@ def run(args) -> int:
         error_line("run", exc)
         return EXIT_INVALID
     shard_cases(args)  # --shard's part, once every output name of all cases was claimed
+    if args.workers or args.timeout is not None:
+        return run_on_workers(args, "run", _child_argv(args), args.backend == "gpu")
     bar = case_progress(args, "gpuia run")
     from ...harness.run import run_case, run_cpu
 
@@ -152,6 +156,24 @@ def run(args) -> int:
 
     with bar:
         return each_case(args.cases, action, bar, feature_level=args.feature_level)
+
+
+def _child_argv(args) -> list[str]:
+    """The options each worker's ``gpuia run FILE`` takes: the parent's, its files' paths
+    absolute (a worker's folder may differ)."""
+    argv = ["--backend", args.backend, "--path", args.path, "--capture", args.capture,
+            "--rows", str(args.rows), "--max-invocations", str(args.max_invocations),
+            "--no-progress"]
+    argv += [flag for flag, on in (("--explain", args.explain), ("--table", args.table),
+                                   ("--bits", args.bits), ("--compact", args.compact)) if on]
+    for option, value in (("--adapter", args.adapter), ("--gpu-backend", args.gpu_backend),
+                          ("--feature-level", args.feature_level)):
+        if value:
+            argv += [option, value]
+    for option, value in (("--out-dir", args.out_dir), ("--out", args.out), ("--csv", args.csv)):
+        if value:
+            argv += [option, str(Path(value).resolve())]
+    return argv
 
 
 def _result_names(paths, out_dir: Path) -> dict:

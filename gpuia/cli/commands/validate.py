@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ..common import case_arguments, each_case, feature_level_option
 from ..scale import shard_cases, shard_option
+from ..workers import run_on_workers, worker_options
 
 __all__ = ["add_parser", "run"]
 
@@ -21,11 +22,15 @@ def add_parser(subparsers):
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     feature_level_option(p)
     shard_option(p)
+    worker_options(p)
     return p
 
 
 def run(args) -> int:
     shard_cases(args)
+    if args.workers or args.timeout is not None:
+        return run_on_workers(args, "validate", (["--quiet"] if args.quiet else []) + (
+            ["--feature-level", args.feature_level] if args.feature_level else []), False)
 
     def action(path, case):
         if not args.quiet:
