@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import GpuiaError
 from ..harness.baseline import baseline_text, differences, outcomes, read_baseline, read_flakes
-from ..harness.check_report import CaseRecord
+from ..harness.check_report import CaseRecord, Report, line_json
 from ..harness.shards import Shard, parse_shard, select
 from ..util.files import printable, write_atomic
 from .common import EXIT_DIFF, EXIT_INVALID, EXIT_OK, error_line, output_stem, writable
@@ -82,8 +82,6 @@ class CheckRecorder:
     def __init__(self, args, views: list):
         """Checks the output files and reads the baseline and flakes (before any case runs);
         raises GpuiaError naming the option."""
-        from ..harness.check_report import Report
-
         self.args, self.views, self.csv_dir = args, views, None
         self.positions: Iterator[tuple[int, str]] = iter(())
         self.report = Report(len(args.cases), getattr(args, "command_line", None),
@@ -117,8 +115,6 @@ class CheckRecorder:
 
     def emit(self, emit):
         """``emit`` of :func:`gpuia.cli.common.each_case_at_once`, recording each result."""
-        from ..harness.check_report import line_json
-
         def recorded(path, case, result):
             record = self._begin(path, result.case)
             record.lines = [line_json(ln) for ln in result.lines]
@@ -148,6 +144,9 @@ class CheckRecorder:
         self._done()
 
     def _extras(self, record, path, case, before: int) -> None:
+        """The case's HTML view and CSV files, kept for the ``--json`` report only."""
+        if not self.args.json:
+            return
         if len(self.views) > before:
             from ..harness.report.view_codec import view_to_json
 
