@@ -140,9 +140,7 @@ def run(args) -> int:
 
     def work(case):
         rasters = args.raster if args.raster is not None else raster_by_default(case)
-        outputs = (case.vertex_shader is not None) + (case.gs is not None)  # vs/gs outputs
-        runs = Progress(len(devices) * (len(paths) + (case.so_desc is not None) + rasters
-                                        + outputs),
+        runs = Progress(len(devices) * _lines_per_device(case, len(paths), rasters),
                         case.name, "run",
                         enabled=show and case.invocation_count >= LARGE_CASE_INVOCATIONS,
                         nested=bar.enabled)
@@ -193,6 +191,14 @@ def run(args) -> int:
         error_line("check", exc)
         return EXIT_INVALID
     return recorder.finish(status)
+
+
+def _lines_per_device(case, paths: int, raster: bool) -> int:
+    """The lines cross_check makes per device for ``case`` (the progress bar's runs): one per
+    path; vs outputs (a shader of its own); gs outputs and geometry shader (a geometry
+    shader); raster; stream output."""
+    return (paths + (case.vertex_shader is not None) + 2 * (case.gs is not None) + raster
+            + (case.so_desc is not None))
 
 
 def _open(args, unavailable_pairs: list):
