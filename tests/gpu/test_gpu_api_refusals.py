@@ -469,6 +469,11 @@ def _every_public_call(dev):
         "begin_gs_capture": lambda c: c.begin_gs_capture(),
         "end_gs_capture": lambda c: c.end_gs_capture(),
         "stats": lambda c: c.stats(),
+        "create_query_heap": lambda c: c.create_query_heap("SO_STATISTICS", 1),
+        "begin_query": lambda c: c.begin_query(None, "SO_STATISTICS_STREAM0", 0),
+        "end_query": lambda c: c.end_query(None, "SO_STATISTICS_STREAM0", 0),
+        "resolve_query_data": lambda c: c.resolve_query_data(None, "SO_STATISTICS_STREAM0", 0, 1),
+        "set_predication": lambda c: c.set_predication(None),
     }
 
 

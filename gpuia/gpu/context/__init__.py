@@ -10,7 +10,9 @@ on the pipeline state and the bound views is resolved once and cached,
 :mod:`~gpuia.gpu.context.resolve`); :meth:`Context.flush` submits. Between
 :meth:`Context.begin_capture` and :meth:`Context.end_capture` draws are recorded, then run
 writing what their vertex shader received, read back for comparison with the CPU reference
-(:mod:`~gpuia.gpu.context.capture`).
+(:mod:`~gpuia.gpu.context.capture`). Queries and predication (``begin_query``,
+``resolve_query_data``, ``set_predication``) come from
+:class:`~gpuia.gpu.context.query_calls.QueryCalls`.
 
 A context is not thread-safe: a call made while another thread is inside a call of the same
 context raises :class:`UnsupportedError` and changes nothing (use one context per thread; the
@@ -19,10 +21,10 @@ device and its buffers may be shared). A released buffer or texture
 use it, before anything reaches wgpu.
 """
 
-# size: ~680 lines, all of it the facade: the D3D methods' signatures and docstrings (~370
+# size: ~730 lines, all of it the facade: the D3D methods' signatures and docstrings (~370
 # lines) and the two hottest calls, ia_set_vertex_buffers and draw_instanced, inline (~120
 # lines: a call out of either costs ~110 ns, 3-5% of a rebind and draw). Every other method's
-# work is its part's (drawing, resolve, capture, ia_state, om_state, guard).
+# work is its part's (drawing, resolve, capture, ia_state, om_state, guard, query_calls).
 from __future__ import annotations
 
 import threading
@@ -47,17 +49,20 @@ from .drawing import Drawing
 from .guard import concurrent_error, exclusive, guarded, weak_call
 from .om_state import OMState, context_target
 from .pso import PipelineState
+from .queries import PredicationOp, QueryHeap, QueryHeapType, QueryType
+from .query_calls import QueryCalls, QueryState
 
 if TYPE_CHECKING:  # imported where a texture is wrapped: the cpu backend never loads wgpu
     import wgpu
 
-__all__ = ["PipelineState", "Context", "Capture"]
+__all__ = ["PipelineState", "Context", "Capture", "QueryHeap", "QueryHeapType", "QueryType",
+           "PredicationOp"]
 
 _U32 = 0xFFFFFFFF
 _get_ident = threading.get_ident
 
 
-class Context:
+class Context(QueryCalls):
     """A D3D-style context on a :class:`Device`. See the module docstring.
 
     Arguments:
@@ -104,7 +109,9 @@ class Context:
     :meth:`clear_depth_stencil_view`, :meth:`draw`, :meth:`draw_instanced`,
     :meth:`draw_indexed_instanced`, :meth:`draw_auto`, :meth:`so_set_targets`,
     :meth:`so_statistics`, :meth:`so_filled_size`, :meth:`flush`, :meth:`begin_capture`,
-    :meth:`end_capture`, :meth:`begin_gs_capture` and :meth:`end_gs_capture`.
+    :meth:`end_capture`, :meth:`begin_gs_capture`, :meth:`end_gs_capture`,
+    :meth:`begin_query`, :meth:`end_query`, :meth:`resolve_query_data` and
+    :meth:`set_predication`.
     """
 
     def __init__(self, device: Device, *,
@@ -119,6 +126,7 @@ class Context:
         self.last_plan: Plan | None = None
         self.draw_count = 0
         self._om = OMState(device, self.cache, context_target(device, target))
+        self._queries = QueryState()  # open queries and the predicate (query_calls)
         # What the device knows of this context: released resources wait for its submits. A
         # context dropped with work pending never submits it: what waited for it can go.
         self._drawing = Drawing(device, self.cache, self._om, self.flush,
@@ -522,6 +530,7 @@ class Context:
         draw of a pipeline state with Stream Output also streams out (rules section 9);
         with NO_RASTERIZED_STREAM it renders nothing. During a capture the draw is recorded
         and encoded at :meth:`end_capture`. Encoded draws are submitted by :meth:`flush`.
+        While :meth:`set_predication` skips draws, the draw is checked and planned only.
 
         Arguments:
             draw: the draw, in one of the forms above.
@@ -538,6 +547,10 @@ class Context:
         draw, state, ib, plan = self._drawing.plan(draw, self.path)
         self.last_plan = plan
         self.draw_count += 1
+        if self._queries.watching:  # predication, pipeline statistics (query_calls)
+            if self._queries.skipping:
+                return plan
+            self._queries.count(draw, state, ib)
         self._drawing.issue(draw, state, ib, plan)
         return plan
 
@@ -635,6 +648,14 @@ class Context:
         state, draw, plan, args = self._drawing.plan_auto()
         self.last_plan = plan
         self.draw_count += 1
+        if self._queries.watching:  # predication, pipeline statistics (query_calls)
+            if self._queries.skipping:
+                return plan
+            if args is None:
+                self._queries.count(draw, state, None)
+            else:
+                self._queries.count_unknown("a DrawAuto draw's vertex count is known only on "
+                                            "the GPU")
         self._drawing.issue_auto(state, draw, plan, args)
         return plan
 
