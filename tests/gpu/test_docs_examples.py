@@ -26,6 +26,9 @@ EXPECTED_OUTPUT = {
     "embedding.md:0": ["drawn into the application's texture"],
     "gpu.md:0": ["path: native"],
     "gpu.md:1": ["(600, 800, 4) [255   0   0 255] [ 26  26  31 255]"],
+    "gpu.md:2": ["[{'NumPrimitivesWritten': 2, 'PrimitivesStorageNeeded': 3}]",
+                 "[{'Overflow': 1}]", "filled while predicated: 0", "16 4 16 None",
+                 "['CInvocations', 'CPrimitives', 'PSInvocations']"],
     "hlsl.md:0": ["in BLENDINDICES0 i.bones uint 4 None", "out SV_POSITION0 return.pos float 4",
                   "PerFrame b0 68 [('ViewProj', 0, 64), ('Time', 64, 4)]",   # D3D packing
                   "semantic='BLENDINDICES', index=0, type='uint', components=4",

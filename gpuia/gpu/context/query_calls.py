@@ -149,6 +149,11 @@ class QueryCalls:
         :class:`~gpuia.gpu.context.queries.QueryType`, its name or value). An SO query reads
         the statistics now (pending draws are submitted and waited for).
 
+        Arguments:
+            heap (QueryHeap): a heap of this context.
+            query_type: the query type, one the heap's type holds.
+            index (int): the query, 0 to ``heap.count - 1``.
+
         Raises:
             InvalidDescError: the heap is no QueryHeap of this context, the type is none the
                 heap holds, the index is past the heap, or the query is begun already.
@@ -176,6 +181,11 @@ class QueryCalls:
     def end_query(self, heap: QueryHeap, query_type, index: int) -> None:
         """EndQuery: end query ``index`` of ``heap``, begun as ``query_type``; its data is
         then what :meth:`resolve_query_data` returns. An SO query reads the statistics now.
+
+        Arguments:
+            heap (QueryHeap): the heap of the query.
+            query_type: the type it was begun as.
+            index (int): the query.
 
         Raises:
             InvalidDescError: as :meth:`begin_query` does, and when the query was not begun,
@@ -216,6 +226,14 @@ class QueryCalls:
         this device) at ``aligned_destination_offset`` in D3D's layout
         (:func:`~gpuia.gpu.context.queries.pack_query_data`: per query its UINT64 fields),
         when one is given.
+
+        Arguments:
+            heap (QueryHeap): the heap of the queries.
+            query_type: the type they were ended as.
+            start_index (int): the first query.
+            num_queries (int): how many, at least 1, inside the heap.
+            destination: a gpuia Buffer of this device, or None (the default: only returned).
+            aligned_destination_offset (int): where in ``destination``, a multiple of 8.
 
         Returns:
             One dict per query: ``NumPrimitivesWritten`` and ``PrimitivesStorageNeeded``
