@@ -273,3 +273,22 @@ def test_resolve_and_predication_refusals(gpu_device):
         _stats(0, 0)]
     ctx.draw_instanced(3)  # no predicate was set by the refused calls: the draw runs
     assert ctx.so_statistics() == _stats(0, 1)  # its slot unbound: full (rules 9.8)
+
+
+def test_predication_skips_clears(gpu_device):
+    """D3D12 predicates ClearRenderTargetView: a clear while the predicate skips leaves the
+    target as it was; after set_predication(None) the clear runs."""
+    ctx = Context(gpu_device)
+    rt = gpu_device.create_render_target(4, 4)
+    ctx.clear_render_target_view(rt, (1, 0, 0, 1))
+    one = gpu_device.create_buffer(struct.pack("<Q", 1 << 40), bind=("constant_buffer",))
+    ctx.set_predication(one, 0, "NOT_EQUAL_ZERO")  # a bit of the high word set: not zero
+    ctx.clear_render_target_view(rt, (0, 1, 0, 1))
+    with pytest.raises(InvalidDescError):  # still checked
+        ctx.clear_render_target_view(rt, (0, 1, 0))
+    ctx.flush()
+    assert rt.read()[2, 2].tolist() == [255, 0, 0, 255]
+    ctx.set_predication(None)
+    ctx.clear_render_target_view(rt, (0, 1, 0, 1))
+    ctx.flush()
+    assert rt.read()[2, 2].tolist() == [0, 255, 0, 255]

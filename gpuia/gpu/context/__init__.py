@@ -332,7 +332,8 @@ class Context(QueryCalls):
     @guarded
     def clear_render_target_view(self, rtv: Texture, color: Sequence[float]) -> None:
         """ClearRenderTargetView: fill a color target with ``color`` (4 numbers), in order with
-        the draws around it (submitted with them, at the next :meth:`flush`).
+        the draws around it (submitted with them, at the next :meth:`flush`); checked only while
+        :meth:`set_predication` skips.
 
         Arguments:
             rtv (Texture): a color target of this device (bound or not).
@@ -343,12 +344,15 @@ class Context(QueryCalls):
                 ``color`` is not four numbers.
             UnsupportedError: wgpu refused the clear.
         """
-        self._rec.clear_pass(color_attachments=[self._om.clear_color(rtv, color)])
+        attachment = self._om.clear_color(rtv, color)  # checked even when predicated
+        if not self._queries.skipping:  # set_predication skips it (query_calls)
+            self._rec.clear_pass(color_attachments=[attachment])
 
     @guarded
     def clear_depth_stencil_view(self, dsv: Texture, depth: float = 1.0, stencil: int = 0) -> None:
         """ClearDepthStencilView: fill a depth(-stencil) target, in order with the draws around
-        it (submitted with them, at the next :meth:`flush`).
+        it (submitted with them, at the next :meth:`flush`); checked only while
+        :meth:`set_predication` skips.
 
         Arguments:
             dsv (Texture): a depth target of this device (bound or not).
@@ -360,8 +364,9 @@ class Context(QueryCalls):
                 ``depth`` is no number in [0, 1], or ``stencil`` no integer in 0..255.
             UnsupportedError: wgpu refused the clear.
         """
-        self._rec.clear_pass(color_attachments=[],
-                             depth_stencil_attachment=self._om.clear_depth(dsv, depth, stencil))
+        attachment = self._om.clear_depth(dsv, depth, stencil)  # checked even when predicated
+        if not self._queries.skipping:  # set_predication skips it (query_calls)
+            self._rec.clear_pass(color_attachments=[], depth_stencil_attachment=attachment)
 
     @exclusive
     def set_graphics_root_constant_buffer_view(self, root_parameter_index: int,

@@ -13,8 +13,9 @@ until the next ``set_predication``); what another context has not submitted yet 
 While the predicate says so, ``draw``, ``draw_instanced``, ``draw_indexed_instanced`` and
 ``draw_auto`` are still validated and planned (their refusals are raised, ``draw_count``
 counts them, the Plan is returned) but issue nothing: no vertex shader runs, nothing streams
-out, nothing renders, no query counts them. Clears are not predicated (D3D12 predicates them
-too; gpuia does not yet).
+out, nothing renders, no query counts them; ``clear_render_target_view`` and
+``clear_depth_stencil_view`` are checked and clear nothing (D3D12 predicates its clears too).
+Query calls, state calls, ``flush`` and the reads are not predicated.
 """
 
 from __future__ import annotations
