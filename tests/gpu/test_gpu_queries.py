@@ -292,3 +292,67 @@ def test_predication_skips_clears(gpu_device):
     ctx.clear_render_target_view(rt, (0, 1, 0, 1))
     ctx.flush()
     assert rt.read()[2, 2].tolist() == [0, 255, 0, 255]
+
+
+GS_TWO_STREAMS = """
+struct V { float2 pos : POSITION; };
+struct P { uint id : ID; };
+[maxvertexcount(3)]
+void main(point V v[1], uint pid : SV_PrimitiveID, inout PointStream<P> s0,
+          inout PointStream<P> s1) {
+    P p; p.id = pid; s0.Append(p); s1.Append(p); s1.Append(p);
+}
+"""
+
+
+def test_queries_of_geometry_shader_streams(gpu_device):
+    """A geometry shader appending one point to stream 0 and two to stream 1, drawn over 2
+    points: stream 0 needs 2 (64 bytes hold 16: all written, no overflow); stream 1 needs 4 and
+    its 12-byte target holds 3 (rules 9.7, 13.8): 3 written, overflow. Pipeline statistics: 2
+    IA vertices and primitives, 2 GS invocations (2 points x 1 instance x 1 GS instance)."""
+    from gpuia.hlsl import compile_geometry_shader
+
+    ctx = _context(gpu_device, "POINTLIST", so=False)
+    ctx.set_pipeline_state(PipelineState(LAYOUT, stream_output=StreamOutputDesc(
+        (SODeclarationEntry(0, "ID", 0, 0, 1, 0), SODeclarationEntry(1, "ID", 0, 0, 1, 1)),
+        (4, 4), "NO_RASTERIZED_STREAM"),
+        geometry_shader=compile_geometry_shader(GS_TWO_STREAMS)))
+    ctx.so_set_targets([StreamOutputBufferView(_target(gpu_device, 64)),
+                        StreamOutputBufferView(_target(gpu_device, 12))], [0, 0])
+    so = ctx.create_query_heap("SO_STATISTICS", 4)
+    stats = ctx.create_query_heap("PIPELINE_STATISTICS", 1)
+    kinds = ("SO_STATISTICS_STREAM0", "SO_STATISTICS_STREAM1", "SO_OVERFLOW_PREDICATE_STREAM0",
+             "SO_OVERFLOW_PREDICATE_STREAM1")
+    for i, kind in enumerate(kinds):
+        ctx.begin_query(so, kind, i)
+    ctx.begin_query(stats, "PIPELINE_STATISTICS", 0)
+    ctx.draw_instanced(2)
+    ctx.end_query(stats, "PIPELINE_STATISTICS", 0)
+    for i, kind in enumerate(kinds):
+        ctx.end_query(so, kind, i)
+    got = [ctx.resolve_query_data(so, kind, i, 1)[0] for i, kind in enumerate(kinds)]
+    assert got == [_stats(2, 2), _stats(3, 4), {"Overflow": 0}, {"Overflow": 1}]
+    p = _pipeline(ctx, stats)
+    assert (p["IAVertices"], p["IAPrimitives"], p["VSInvocations"], p["GSInvocations"]) == (
+        2, 2, 2, 2)
+
+
+def test_draw_auto_leaves_the_ia_counters_unknown(gpu_device):
+    """A DrawAuto without a geometry shader draws a count only the GPU knows: the range's IA,
+    vertex shader and GS counters are not available, with the reason."""
+    ctx = _context(gpu_device, "POINTLIST")
+    out = gpu_device.create_buffer(size=96, bind=("stream_output", "vertex_buffer"))
+    ctx.so_set_targets([StreamOutputBufferView(out)], [0])
+    ctx.draw_instanced(4)  # 4 records of 12 bytes
+    ctx.so_set_targets([])
+    ctx.set_pipeline_state(PipelineState(LAYOUT))
+    ctx.ia_set_vertex_buffers(0, [out], [12], [0])
+    heap = ctx.create_query_heap("PIPELINE_STATISTICS", 1)
+    ctx.begin_query(heap, "PIPELINE_STATISTICS", 0)
+    ctx.draw_auto()
+    ctx.end_query(heap, "PIPELINE_STATISTICS", 0)
+    p = _pipeline(ctx, heap)
+    for name in ("IAVertices", "IAPrimitives", "VSInvocations", "GSInvocations",
+                 "GSPrimitives"):
+        assert p[name] is None and "DrawAuto" in p["not_available"][name], name
+    assert p["HSInvocations"] == 0
