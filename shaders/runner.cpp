@@ -151,7 +151,9 @@ struct Header {
 };
 const uint64_t DONE = 0x454e4f44414955ULL;  // "UIADONE"
 struct Region {
-    uint64_t file_offset, length, gp_offset, kind;  // kind 0: pointer, 1: pointer + count
+    // kind 0: pointer; 1: pointer + length / 4 (a count of words); k >= 2: pointer +
+    // length / (k - 1) (a ByteAddressBuffer's bytes: 2; a StructuredBuffer's elements)
+    uint64_t file_offset, length, gp_offset, kind;
 };
 }  // namespace gpuia_runner
 
@@ -166,7 +168,7 @@ int main(int argc, char** argv) {
     if (base == (char*)MAP_FAILED) return 71;
     Header h;
     memcpy(&h, base, sizeof h);
-    if (memcmp(h.magic, "GPUIACPU", 8) != 0 || h.version != 2 || h.regions > 64 ||
+    if (memcmp(h.magic, "GPUIACPU", 8) != 0 || h.version != 3 || h.regions > 64 ||
         h.gp_size > 4096 || sizeof(Header) + h.regions * sizeof(Region) > size)
         return 65;
     std::vector<uint64_t> gp(h.gp_size / 8 + 2, 0);
@@ -174,13 +176,13 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < h.regions; i++) {
         Region r;
         memcpy(&r, base + sizeof(Header) + i * sizeof(Region), sizeof r);
-        const uint64_t need = r.kind == 1 ? 16 : 8;
+        const uint64_t need = r.kind >= 1 ? 16 : 8;
         if (r.file_offset > size || r.length > size - r.file_offset || r.gp_offset + need > h.gp_size)
             return 72;
         void* p = base + r.file_offset;
         memcpy(g + r.gp_offset, &p, sizeof p);
-        if (r.kind == 1) {
-            size_t count = (size_t)(r.length / 4);
+        if (r.kind >= 1) {
+            size_t count = (size_t)(r.kind == 1 ? r.length / 4 : r.length / (r.kind - 1));
             memcpy(g + r.gp_offset + 8, &count, sizeof count);
         }
     }

@@ -39,6 +39,7 @@ from .case_compiled import is_compiled, link_compiled
 from .case_data import decode_data, encode_data
 from .case_geometry import case_geometry_shader, check_geometry, stream_records
 from .case_pipeline import check_compiled_pipeline, check_draw, check_pipeline, hoist, relocate
+from .case_resources import shader_resources
 from .case_shader import case_vertex_shader, vertex_shader_reads
 from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
 from .case_stream_output import stream_output_section
@@ -66,7 +67,7 @@ every invocation, and a typo in a count must not exhaust memory."""
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
              "description", "constant_buffers", "feature_level", "geometry_shader",
-             "pipeline_state"}
+             "pipeline_state", "shader_resources"}
 
 
 @dataclass
@@ -126,6 +127,8 @@ class Case:
     so_targets: dict[int, SOTarget] = field(default_factory=dict)  # output slot -> SOTarget
     hlsl: HlslShader | None = None  # the compiled HLSL vertex shader, if any
     constant_buffers: dict[int, bytes] = field(default_factory=dict)  # root CB slot -> bytes
+    # register tN -> the buffer SRV the vertex shader reads there (gpuia.harness.case_resources)
+    shader_resources: dict = field(default_factory=dict)
     feature_level: FeatureLevel = FEATURE_LEVELS["12"]
     geometry_shader: dict[str, Any] | None = None
     gs: HlslGeometryShader | None = None  # the compiled geometry shader, if any
@@ -382,6 +385,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
         check_feature_level(case.gs.declaration, case.feature_level)
     case.constant_buffers = constant_buffers(doc.get("constant_buffers", []), case.hlsl,
                                              case.vertex_shader, case.gs)
+    case.shader_resources = shader_resources(doc.get("shader_resources"), case.hlsl)
     if so is not None:
         case.so, case.so_desc, case.so_targets = stream_output_section(
             so, case.shader_signature, case.feature_level,

@@ -12,7 +12,7 @@ shader, which the GPU side does not draw.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -65,7 +65,11 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
 
     if case.hlsl is None:
         raise UnsupportedError("the CPU runs a case's vertex shader only when it is HLSL")
-    return run_vertex_shader(ia, cpu_shader(case.hlsl), case.constant_buffers)
+    shader: Any = cpu_shader(case.hlsl)
+    if case.shader_resources:  # the views' bytes, as the GPU's views see them
+        shader = shader.with_resources({k: r.view_bytes()
+                                        for k, r in case.shader_resources.items()})
+    return run_vertex_shader(ia, shader, case.constant_buffers)
 
 
 def vertex_outputs(case: Case, ia: IAResult) -> dict | None:

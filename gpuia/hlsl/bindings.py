@@ -1,4 +1,5 @@
-"""The bindings of an HLSL entry: its constant buffers, every other resource refused.
+"""The bindings of an HLSL entry: its constant buffers; buffer SRVs of a vertex shader are
+``gpuia.hlsl.srv``'s, every other resource refused.
 
 gpuia binds only root constant buffers: ``cbuffer`` / ``ConstantBuffer<T>`` at ``register(bN)``
 of register space 0, N below D3D11's 14 slots. Guaranteed: :func:`constant_buffers` gives one
@@ -19,6 +20,7 @@ from ..errors import InvalidDescError
 from . import includes
 from .cbuffer import ConstantBuffer, check_32bit, constant_buffer
 from .reflect import emitted_name
+from .srv import is_bound_resource
 
 __all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers"]
 
@@ -32,22 +34,29 @@ def resources(reflection: dict) -> dict[str, dict]:
     return {emitted_name(p["name"]): p for p in reflection.get("parameters", [])}
 
 
-def refuse_used_resources(reflection: dict, prepared, what: str) -> None:
+def refuse_used_resources(reflection: dict, prepared, what: str,
+                          buffer_srvs: bool = False) -> None:
     """Refuse a texture, buffer, UAV or sampler the entry reads (Slang's reflection says
     which), at the user's declaration of it, before Slang compiles gpuia's wrapper (whose WGSL
-    compile would otherwise fail inside the wrapper, E36107 for a typed buffer)."""
+    compile would otherwise fail inside the wrapper, E36107 for a typed buffer). With
+    ``buffer_srvs`` (a vertex shader), a ``StructuredBuffer`` or ``ByteAddressBuffer`` is not
+    refused (``gpuia.hlsl.srv`` binds it)."""
+    params = {p.get("name"): p for p in reflection.get("parameters", [])}
     for entry in reflection.get("entryPoints", [])[:1]:
         for b in entry.get("bindings", []):
             binding = b.get("binding", {})
             if binding.get("kind") not in _RESOURCE_BINDINGS or not binding.get("used"):
                 continue
             name = b.get("name", "?")
+            if buffer_srvs and is_bound_resource(params.get(name, {})):
+                continue
             where, spelled = _declaration(prepared, name)
             raise InvalidDescError(where, f"resource {name}", spelled or binding["kind"],
-                                   f"the {what} reads it, and gpuia binds only constant "
-                                   f"buffers (cbuffer / ConstantBuffer<T>); textures, samplers, "
-                                   f"structured buffers and UAVs are refused until gpuia binds "
-                                   f"resources")
+                                   f"the {what} reads it; gpuia binds constant buffers "
+                                   f"(cbuffer / ConstantBuffer<T>), and StructuredBuffer<T> "
+                                   f"and ByteAddressBuffer in a vertex shader only: typed "
+                                   f"buffers, textures, samplers and UAVs are refused "
+                                   f"(docs/resources.md)")
 
 
 def _declaration(prepared, name: str) -> tuple[str, str | None]:
@@ -97,11 +106,13 @@ def constant_buffers(code: str, params: dict[str, dict], structs, what: str
                                    "a uniform outside any cbuffer (fxc's $Globals): declare it "
                                    "in a cbuffer with register(bN), which gpuia binds as root "
                                    "constant buffer N")
+        if is_bound_resource(p):  # gpuia.hlsl.srv binds it
+            continue
         if kind != "constantBuffer" or "uniform" not in (m.group(3) or ""):
             raise InvalidDescError(what, f"resource {name}", kind,
-                                   "gpuia binds only constant buffers (cbuffer / "
-                                   "ConstantBuffer<T>); textures, samplers, structured buffers "
-                                   "and UAVs are refused until gpuia binds resources")
+                                   "gpuia binds constant buffers (cbuffer / ConstantBuffer<T>), "
+                                   "and StructuredBuffer<T> and ByteAddressBuffer in a vertex "
+                                   "shader only (docs/resources.md)")
         register = _register(p.get("binding", {}), name, what)
         size = int(p["type"].get("elementVarLayout", {}).get("binding", {}).get("size", 0))
         cbuffers.append(constant_buffer(name, register,

@@ -49,6 +49,7 @@ from ..util.cores import usable_cores
 from ..util.resources import shader_text
 from . import cache, cpu_defined, escapes, library, sandbox
 from .cbuffer import natural_leaves
+from .cpu_views import bounded_views
 from .frontend import HlslShader, slang_args
 from .reflect import Leaf
 from .source import prepare, restore
@@ -68,7 +69,7 @@ _MAGIC = b"GPUIACPU"
 _PACKOFFSET_RE = re.compile(r":\s*packoffset\s*\([^)]*\)")
 _HEADER = struct.Struct("<8s7Q")  # magic, version, groups, threads, gp_size, regions,
 # undefined (what D3D leaves undefined that the shader did: cpu_defined.UNDEFINED), done
-_VERSION = 2
+_VERSION = 3  # shaders/runner.cpp's header version
 _DONE = 0x454e4f44414955  # what the runner writes in the header's last word when it finished
 _REGION = struct.Struct("<4Q")
 _ALIGN = 64
@@ -88,7 +89,8 @@ def compiler() -> str:
 class CpuParam:
     """A global parameter of the compute entry: where it sits in Slang's GlobalParams."""
 
-    role: str  # "cbuffer", "in", "out" or "count"
+    role: str  # "cbuffer", "in", "out", "count" or "srv" (slot: its register; size: the
+    # element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes)
     gp_offset: int
     slot: int = -1
     size: int = 0  # natural bytes of a cbuffer
@@ -112,16 +114,20 @@ class CpuShader:
     what: str = "vertex shader"
 
     def run(self, inputs: dict, vertex_id: np.ndarray, instance_id: np.ndarray,
-            constant_buffers: dict | None = None, timeout: float | None = None) -> dict:
+            constant_buffers: dict | None = None, timeout: float | None = None,
+            shader_resources: dict | None = None) -> dict:
         """Run the shader for ``len(vertex_id)`` invocations. ``inputs``: {semantic key: (n, 4)
         uint32 bit patterns} (the IA's elements); ``constant_buffers``: {slot: D3D-packed bytes}
-        (missing bytes read as zero). Returns {output key: (n, components) uint32}."""
+        (missing bytes read as zero); ``shader_resources``: {register: the bytes of the SRV's
+        view} (a read past them returns 0, as D3D12's). Returns {output key: (n, components)
+        uint32}."""
         n = int(vertex_id.shape[0])
         constant_buffers = constant_buffers or {}
-        self._check_bound(inputs, constant_buffers)
+        srvs = shader_resources or {}
+        self._check_bound(inputs, constant_buffers, srvs)
         groups = max(1, -(-n // CPU_GROUP))
         rows = groups * CPU_GROUP
-        regions, blobs, size = self._layout(rows)
+        regions, blobs, size = self._layout(rows, srvs)
         fd = _shared_file()
         try:
             os.ftruncate(fd, size)
@@ -133,7 +139,7 @@ class CpuShader:
                     at = _HEADER.size + i * _REGION.size
                     mem[at:at + _REGION.size] = _REGION.pack(*r)
                 out_view = self._fill(mem, blobs, rows, n, inputs, vertex_id, instance_id,
-                                      constant_buffers)
+                                      constant_buffers, srvs)
                 mem.flush()
                 _execute(self.executable, fd, n, timeout, self.what)
                 out = self._outputs(mem, out_view, rows, n)
@@ -141,9 +147,21 @@ class CpuShader:
             os.close(fd)
         return out
 
-    def _check_bound(self, inputs: dict, constant_buffers: dict) -> None:
-        """Refuse a run without a constant buffer or an input element the shader reads."""
+    def with_resources(self, shader_resources: dict) -> _Bound:
+        """This shader with its SRVs' bytes bound ({register: bytes}): its ``run`` takes
+        :meth:`run`'s arguments less ``shader_resources``."""
+        return _Bound(self, shader_resources)
+
+    def _check_bound(self, inputs: dict, constant_buffers: dict, srvs: dict) -> None:
+        """Refuse a run without a constant buffer, SRV or input element the shader reads."""
         for p in self.params:
+            if p.role == "srv" and p.slot not in srvs:
+                raise InvalidDescError(self.what, f"resource in register t{p.slot}", None,
+                                       "the shader reads this resource and none is bound")
+            if p.role == "srv" and len(srvs[p.slot]) % p.size:
+                raise InvalidDescError(self.what, f"resource in register t{p.slot}",
+                                       f"{len(srvs[p.slot])} bytes",
+                                       f"not whole elements of {p.size} bytes")
             if p.role == "cbuffer" and p.slot not in constant_buffers:
                 raise InvalidDescError(self.what, f"cbuffer in register b{p.slot}", None,
                                        "the shader reads this constant buffer and none is bound")
@@ -153,7 +171,7 @@ class CpuShader:
                                        f"the shader reads {leaf.key} but the input layout has "
                                        f"no element with that semantic (rules 3.8)")
 
-    def _layout(self, rows: int):
+    def _layout(self, rows: int, srvs: dict):
         """(the region table's rows, (offset, bytes, parameter) of each region, the file's
         size) of the shared file for ``rows`` invocations: the header, the region table, then
         one aligned region per parameter."""
@@ -166,6 +184,8 @@ class CpuShader:
                 nbytes, kind = rows * max(self.out_words, 1) * 4, 1
             elif p.role == "count":
                 nbytes, kind = 16, 0
+            elif p.role == "srv":  # pointer + count: its bytes / the element's
+                nbytes, kind = len(srvs[p.slot]), p.size + 1
             else:  # a cbuffer (copied in below) or an unread one (zeros)
                 nbytes, kind = _round(max(p.size, 16), 16), 0
             regions.append((offset, nbytes, p.gp_offset, kind))
@@ -174,7 +194,7 @@ class CpuShader:
         return regions, blobs, offset
 
     def _fill(self, mem: mmap.mmap, blobs, rows: int, n: int, inputs: dict, vertex_id,
-              instance_id, constant_buffers: dict) -> tuple[int, int] | None:
+              instance_id, constant_buffers: dict, srvs: dict) -> tuple[int, int] | None:
         """Write every region's input (the IA's elements, the count, the cbuffers); the
         (offset, bytes) of the output region."""
         out_view = None
@@ -187,6 +207,8 @@ class CpuShader:
                 view.view(np.uint32)[0] = n
             elif p.role == "cbuffer":
                 _fill_cbuffer(view, p, constant_buffers[p.slot])
+            elif p.role == "srv":
+                view[:] = np.frombuffer(bytes(srvs[p.slot]), np.uint8)
             elif p.role == "out":
                 out_view = (at, nbytes)
             del view
@@ -229,6 +251,19 @@ class CpuShader:
             else:  # run() checked that every input is there
                 table[:n, col:col + c] = inputs[leaf.key][:, :c]
             col += c
+
+
+@dataclass(frozen=True)
+class _Bound:
+    """A :class:`CpuShader` with its SRVs' bytes (:meth:`CpuShader.with_resources`)."""
+
+    shader: CpuShader
+    resources: dict
+
+    def run(self, inputs: dict, vertex_id, instance_id, constant_buffers=None,
+            timeout: float | None = None) -> dict:
+        return self.shader.run(inputs, vertex_id, instance_id, constant_buffers, timeout,
+                               self.resources)
 
 
 def _round(x: int, a: int) -> int:
@@ -422,8 +457,9 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     runner = shader_text("runner.cpp") + "\n"
     # D3D's values where C++ leaves them undefined (division by zero, float-to-int overflow,
     # shifts, subscripts out of range): gpuia.hlsl.cpu_defined
-    source = cpu_defined.prepare(out.code.decode("utf-8")) + "\n" + runner
-    params, gp_size = entry_params(out.reflection, shader.constant_buffers)
+    source = cpu_defined.prepare(bounded_views(out.code.decode("utf-8"))) + "\n" + runner
+    params, gp_size = entry_params(out.reflection, shader.constant_buffers, None,
+                                   shader.shader_resources)
     exe = folder / key[:32]
     digest = compile_cxx(cxx, source, folder, key[:32], exe)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
@@ -433,8 +469,8 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
 _ROLES = {"hlslw_in": "in", "hlslw_out": "out", "hlslw_cpu_count": "count"}
 
 
-def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | None = None
-                 ) -> tuple[list[CpuParam], int]:
+def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | None = None,
+                 resources=()) -> tuple[list[CpuParam], int]:
     """Where each global parameter of the compute entry sits in Slang's GlobalParams (by the
     C++ reflection), and the GlobalParams' size. ``roles`` names the kernel's own buffers
     ({name: "in", "out" or "count"}; the vertex kernel's by default), ``constant_buffers``
@@ -443,6 +479,7 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
     gp_size = 0
     roles = roles or _ROLES
     by_name = {cb.name: cb for cb in constant_buffers}
+    srvs = {r.name: r for r in resources}
     for p in reflection.get("parameters", []):
         b = p.get("binding", {})
         at, size = int(b.get("offset", 0)), int(b.get("size", 8))
@@ -450,6 +487,10 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
         name = p["name"]
         if name in roles:
             params.append(CpuParam(roles[name], at))
+        elif name in srvs:
+            r = srvs[name]
+            params.append(CpuParam("srv", at, r.register, r.stride if r.kind == "structured"
+                                   else 1))
         elif name in by_name:
             cb = by_name[name]
             element = p["type"]["elementType"]

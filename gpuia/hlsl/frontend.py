@@ -20,7 +20,8 @@ not when it is drawn: ``gpuia.hlsl.refusals``).
 
 Refused before any GPU work, naming the item: source Slang does not compile (Slang's
 diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
-uses (gpuia binds only constant buffers; refused at their declaration), cbuffers outside
+uses (gpuia binds constant buffers, and a vertex shader's StructuredBuffer and ByteAddressBuffer
+SRVs: ``gpuia.hlsl.srv``; the rest refused at their declaration), cbuffers outside
 register space 0, system values a stage does not take, WGSL naga refuses, and everything
 ``gpuia.hlsl.reflect``, ``gpuia.hlsl.bindings`` and ``gpuia.hlsl.cbuffer`` refuse.
 """
@@ -42,6 +43,8 @@ from .escapes import refuse_escapes
 from .reflect import EntrySignature, Leaf, entry_signature
 from .refusals import at_users_line, naga_refusal, refuse_missing_entry
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
+from .srv import ShaderResource, shader_resources
+from .srv import rewrite as rewrite_srvs
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
@@ -64,7 +67,8 @@ class HlslShader:
     compile; ``signature`` is gpuia's :class:`~gpuia.wgsl.signature.ShaderSignature` of it (the
     same object a WGSL shader gives). ``leaves`` are the HLSL signature elements (declaration,
     type, semantic, interpolation), ``constant_buffers`` the cbuffers the entry reads (slot =
-    register bN), ``warnings`` Slang's warnings at the user's line numbers."""
+    register bN), ``shader_resources`` the buffer SRVs a vertex shader reads (register tN,
+    ``gpuia.hlsl.srv``), ``warnings`` Slang's warnings at the user's line numbers."""
 
     stage: str
     source: str
@@ -83,6 +87,8 @@ class HlslShader:
     # paths an #include searched, absent then, before the file it read: one appearing there
     # would be read instead (the cache watches them)
     include_candidates: tuple[str, ...] = ()
+    # the buffer SRVs the entry reads (gpuia.hlsl.srv), by register
+    shader_resources: tuple[ShaderResource, ...] = ()
 
     @property
     def slang_name(self) -> str:
@@ -379,7 +385,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                           what, prepared.matrix_layout, prepared)
     _check_stage(stage, what, sig)
     params = resources(first.reflection)
-    refuse_used_resources(first.reflection, prepared, what)
+    refuse_used_resources(first.reflection, prepared, what, buffer_srvs=stage == "vertex")
     wrapped = prepared.text + graphics_wrapper(sig, entry_point)
     second = slang.run(wrapped, WRAPPER_ENTRY, "wgsl",
                        lambda diagnostics: refuse_wide(params, diagnostics, what))
@@ -389,6 +395,8 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     cbuffers = constant_buffers(code, params, structs, what)
     for cb in cbuffers:
         code = remap_wgsl(code, cb, CBV_GROUP, structs, WRAPPER_ENTRY)
+    srvs = shader_resources(params, code, what, prepared.matrix_layout == "column_major")
+    code = rewrite_srvs(code, srvs, CBV_GROUP, what)
     code = (f"// gpuia: HLSL {what} {wgsl_comment_text(entry_point)} "
             f"({wgsl_comment_text(file_name)}) through Slang's WGSL; IO "
             f"members named by their semantics, cbuffers at @group({CBV_GROUP})\n" + code)
@@ -400,7 +408,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                         restore(first.diagnostics + second.diagnostics, prepared).strip(),
                         included_files([f.path for f in prepared.files],
                                   first.dependencies + second.dependencies, line_name),
-                        source_path, parsed, prepared.candidates)
+                        source_path, parsed, prepared.candidates, srvs)
     return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
 
 

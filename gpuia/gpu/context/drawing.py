@@ -28,6 +28,7 @@ from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
 from .resolve import DrawState, StateCache
+from .srv_state import check_storage_limit
 
 __all__ = ["Drawing"]
 
@@ -107,6 +108,7 @@ class Drawing:
         _ = pso.so  # and the Stream Output declaration against the last shader
         caps, summary = self.device.caps, self.device.info["summary"]
         check_constant_buffers(pso.constant_buffer_slots, caps, summary, pso.so is not None)
+        check_storage_limit(pso.shader_resources, caps, summary, 0)
         if has_effect(caps.quirks, UNIFORM_TWO_ROW_MATRICES):
             for field_name in ("vertex_shader", "pixel_shader"):
                 found = two_row_matrix_uniforms(getattr(pso, field_name) or "")
@@ -302,7 +304,7 @@ class Drawing:
         if self.so_engine is None:
             self.so_engine = SOEngine(
                 self.device, self.cache, self.rec, self.ia,
-                lambda: self.om.cbv_group(self._set_pso().constant_buffer_slots), self.flush)
+                lambda: self.om.cbv_group(self._set_pso().group_bindings), self.flush)
         return self.so_engine
 
     def geometry(self) -> GeometryStage:

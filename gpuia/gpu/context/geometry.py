@@ -201,7 +201,7 @@ class GeometryStage:
                                             label="gpuia GS input records")
             self._records = (buf, nbytes)
         buf = self._records[0]
-        self._vs_slots = vs_state.pso.constant_buffer_slots
+        self._vs_slots = vs_state.pso.group_bindings
         engine = self.vertex_pass
         engine.set_targets([StreamOutputBufferView(buf, nbytes, 0)], [0])
         engine.encode(vs_state, vs_state.so, draw, StripCutValue.DISABLED)

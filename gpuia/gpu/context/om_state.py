@@ -7,6 +7,7 @@ abort the process."""
 
 from __future__ import annotations
 
+from ...d3d.srv_bindings import VIEWS_BINDING
 from ...errors import InvalidDescError
 from ..buffers import Buffer, checked_buffer
 from ..cache import remember
@@ -15,6 +16,7 @@ from ..targets import INTERNAL_OUTPUT, OutputState, Texture
 from ..vertex.pipelines import TARGET_FORMAT
 from .ia_state import as_list
 from .pso import MAX_CBVS
+from .srv_state import SrvState
 
 __all__ = ["OMState", "context_target"]
 
@@ -75,6 +77,8 @@ class OMState:
         self._cbv_groups: dict = {}  # ((buffer, offset) per root CBV) -> bind group
         self._unread = None
         self._empty_group = None
+        self.srv = SrvState(device)  # root shader resource views
+        self.resources: tuple = ()  # the SRVs the pipeline state's vertex shader reads
 
     def set_render_targets(self, rtvs=(), dsv: Texture | None = None) -> None:
         """Validate and store OMSetRenderTargets' targets (see
@@ -168,18 +172,26 @@ class OMState:
 
     def cbv_group(self, slots: tuple[int, ...]):
         """The bind group of the bound constant buffers ``slots`` (@group(3), binding = root
-        parameter): the ones the pipeline state's shaders read."""
+        parameter): the ones the pipeline state's shaders read; bindings from
+        ``VIEWS_BINDING`` on are the vertex shader's SRVs (``gpuia.gpu.context.srv_state``)."""
         # check_outputs has made sure each is set; a view unset anyway still needs a buffer.
-        bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots)
-        # Keyed by the slots, the buffers themselves (compared by identity) and their offsets.
-        group = self._cbv_groups.get(bound)
+        bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots
+                      if i < VIEWS_BINDING)
+        srv_key, srv_entries = (self.srv.entries(self.resources)
+                                if len(bound) < len(slots) else ((), []))
+        # Keyed by the slots, the buffers themselves (compared by identity) and their offsets,
+        # the SRVs' buffers and views.
+        key = (bound, srv_key)
+        group = self._cbv_groups.get(key)
         if group is None:
             limit = self.device.caps.max_uniform_buffer_binding_size
-            group = remember(self._cbv_groups, bound, self.device.device.create_bind_group(
-                layout=self.pipelines.cbv_layout(slots), entries=[
-                    {"binding": i, "resource": {"buffer": b.wgpu, "offset": off,
-                                                "size": min(b.wgpu.size - off, limit)}}
-                    for i, b, off in bound]), 64)
+            entries = [{"binding": i, "resource": {"buffer": b.wgpu, "offset": off,
+                                                   "size": min(b.wgpu.size - off, limit)}}
+                       for i, b, off in bound]
+            if srv_key:
+                entries += [self.srv.views_entry(srv_key[1]), *srv_entries]
+            group = remember(self._cbv_groups, key, self.device.device.create_bind_group(
+                layout=self.pipelines.cbv_layout(slots), entries=entries), 64)
         return group
 
     def empty_group(self):
@@ -196,8 +208,11 @@ class OMState:
         return self._unread
 
     def check_outputs(self, pso, capture: bool) -> None:
-        """The bound targets and constant buffers must be what ``pso`` says (WebGPU rejects a
-        mismatch at submit, which would abort the process)."""
+        """The bound targets, constant buffers and shader resource views must be what ``pso``
+        says (WebGPU rejects a mismatch at submit, which would abort the process)."""
+        self.resources = pso.shader_resources
+        for r in self.resources:
+            self.srv.window(r)
         for i, size in pso.constant_buffer_reads:
             if i not in self.cbvs:
                 raise InvalidDescError("draw", f"root constant buffer view {i}", None,

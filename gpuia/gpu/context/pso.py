@@ -17,6 +17,7 @@ from ...d3d.pipeline_desc import check_draw_topology, check_gs_topology_type, to
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
 from ...d3d.so_desc import StreamOutputDesc
+from ...d3d.srv_bindings import SRV_BINDING_BASE, VIEWS_BINDING
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
@@ -144,6 +145,8 @@ class PipelineState:
     primitive_topology_type: str | int | None = None
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
+    # the buffer SRVs the vertex shader reads (gpuia.hlsl.srv.ShaderResource), set likewise
+    _srvs: tuple = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self):
         self._normalize_layout()
@@ -202,6 +205,8 @@ class PipelineState:
                                            f"is a {shader.stage} shader")
                 for cb in shader.constant_buffers:
                     reads[cb.slot] = max(reads.get(cb.slot, 0), cb.binding_size)
+                if stage == "vertex":
+                    object.__setattr__(self, "_srvs", tuple(shader.shader_resources))
                 object.__setattr__(self, name, shader.wgsl)
                 object.__setattr__(self, entry, shader.wgsl_entry_point)
             text = getattr(self, name)
@@ -210,7 +215,8 @@ class PipelineState:
                                        "expected WGSL source text, a compiled HLSL shader "
                                        "(gpuia.hlsl.compile_shader), or None")
             for slot in uniform_slots(text or "", CBV_GROUP):
-                reads.setdefault(slot, 0)
+                if not (hlsl and slot == VIEWS_BINDING):  # gpuia's own, not a root CBV
+                    reads.setdefault(slot, 0)
             if text and not hlsl:  # an HLSL shader's sizes come from its reflection (above)
                 for slot, size in uniform_sizes(text, CBV_GROUP).items():
                     reads[slot] = max(reads.get(slot, 0), size)
@@ -275,6 +281,21 @@ class PipelineState:
         checks the binding against); 0 for a type gpuia cannot size (an override-sized
         array), whose binding is then not checked."""
         return self._cbv_reads
+
+    @property
+    def shader_resources(self) -> tuple:
+        """The buffer SRVs the HLSL vertex shader reads (:class:`gpuia.hlsl.srv.ShaderResource`,
+        by register), bound with :meth:`Context.set_graphics_root_shader_resource_view`."""
+        return self._srvs
+
+    @property
+    def group_bindings(self) -> tuple[int, ...]:
+        """The bindings of the pipelines' @group(3): the root constant buffers the shaders
+        read, then, when the vertex shader reads SRVs, gpuia's views uniform and the SRVs
+        (``gpuia.d3d.srv_bindings``)."""
+        return self.constant_buffer_slots + (
+            (VIEWS_BINDING, *(SRV_BINDING_BASE + r.register for r in self._srvs))
+            if self._srvs else ())
 
     @property
     def constant_buffer_slots(self) -> tuple[int, ...]:

@@ -10,6 +10,7 @@ changes only that key (:attr:`StateCache.bound_ids`, updated in place by the IA)
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,7 +99,10 @@ def new_state(caps, pso: PipelineState, topo: TopologyInfo, capture: bool, slots
     output = INTERNAL_OUTPUT if capture else output
     assembly = (EXACT_ASSEMBLY if capture else Assembly.of(
         caps.quirks, any(v.flat for v in output.varyings)))
-    cbvs = pso.constant_buffer_slots
+    cbvs = pso.group_bindings
+    if pso.shader_resources:  # the SRVs take storage buffers of every stage the VS runs in
+        caps = dataclasses.replace(caps, max_storage_buffers_per_shader_stage=(
+            caps.max_storage_buffers_per_shader_stage - len(pso.shader_resources)))
     aligned = frozenset(
         s for s in static.slots if views[s] is not None and views[s].buffer is not None
         and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0

@@ -93,12 +93,13 @@ def _check_counts(caps, state, draw, primitives: int, mode: SOVertexOrder, n_uni
             f"({most}{' at most' if mode is SOVertexOrder.LIST else ''}): the pass counts a "
             f"draw's primitives in 32 bits (at most {_U32})")
     vertex_bindings = 1 if state.static.arena else len(state.static.slots)
-    storage = vertex_bindings + n_unique + 3  # + state, statistics, aux
+    srvs = len(state.pso.shader_resources)
+    storage = vertex_bindings + n_unique + 3 + srvs  # + state, statistics, aux; the VS's SRVs
     if storage > caps.max_storage_buffers_per_shader_stage:
         raise UnsupportedError(
             f"Stream Output needs {storage} storage buffers in one compute stage ("
             f"{vertex_bindings} vertex buffer bindings, {n_unique} target and counter "
-            f"buffers, 3 of gpuia's), the adapter has "
+            f"buffers, 3 of gpuia's, {srvs} shader resource views), the adapter has "
             f"{caps.max_storage_buffers_per_shader_stage}")
 
 

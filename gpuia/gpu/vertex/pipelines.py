@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
+from ...d3d.srv_bindings import SRV_BINDING_BASE
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl import ProgramSpec, vertex_program
 from ...wgsl.diagnostics import UserText, shader_diagnostic
@@ -358,8 +359,11 @@ class PipelineCache:
             import wgpu
 
             vis = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT | wgpu.ShaderStage.COMPUTE
+            # from SRV_BINDING_BASE on: the vertex shader's SRVs (gpuia.hlsl.srv)
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=[
-                {"binding": k, "visibility": vis, "buffer": {"type": "uniform"}} for k in slots])
+                {"binding": k, "visibility": vis, "buffer": {
+                    "type": "read-only-storage" if k >= SRV_BINDING_BASE else "uniform"}}
+                for k in slots])
         return self._bgls[key]
 
     def with_cbvs(self, groups: list, slots: tuple[int, ...]) -> list:

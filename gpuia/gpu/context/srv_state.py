@@ -1,0 +1,124 @@
+"""The root shader resource views of a Context: buffer SRVs a vertex shader reads.
+
+With gpuia's implied root signature, root SRV N is the shader's ``register(tN)`` of ``space0``
+(``gpuia.hlsl.srv``). Guaranteed: a view is the buffer's bytes from ``offset`` on, ``num_elements``
+of them (D3D12_BUFFER_SRV.NumElements: elements of the shader's structure stride, 4-byte words
+for a ``ByteAddressBuffer``; None: as many whole ones as the buffer holds after ``offset``); the
+buffer is bound whole at ``@group(3) @binding(16 + N)`` and the view's (first element, count)
+reaches the shader through gpuia's uniform array at ``@binding(15)``, so a read past the view
+returns 0 as D3D12 defines. Refused at the draw, naming the register: a view the shaders read
+but none is set, an ``offset`` that is no multiple of the element's stride, a
+``structure_byte_stride`` other than the shader's, a view reaching past the buffer, a released
+buffer; refused when set: no buffer of this device, no ``shader_resource`` bind flag, a register
+past t127, an offset that is not a multiple of 4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...d3d.srv_bindings import SRV_SLOTS, VIEWS_BINDING
+from ...errors import InvalidDescError, UnsupportedError
+from ..buffers import Buffer, checked_buffer
+from ..lifetime import released_error
+
+__all__ = ["SrvState", "check_storage_limit"]
+
+_WHERE = "SetGraphicsRootShaderResourceView"
+
+
+class SrvState:
+    """Root SRVs by register: (Buffer, offset, num_elements or None, stride or None)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.views: dict[int, tuple] = {}
+
+    def set(self, register: int, buffer: Buffer | None, offset: int, num_elements,
+            structure_byte_stride) -> None:
+        if type(register) is not int or not 0 <= register < SRV_SLOTS:
+            raise InvalidDescError(_WHERE, "RootParameterIndex", register,
+                                   f"expected 0..{SRV_SLOTS - 1} (the shader's register tN)")
+        if buffer is None:
+            self.views.pop(register, None)
+            return
+        checked_buffer(buffer, self.device, _WHERE, "BufferLocation")
+        if "shader_resource" not in buffer.bind:
+            raise InvalidDescError(_WHERE, "BufferLocation", buffer,
+                                   "was not created with the shader_resource bind flag")
+        buffer.check_live(_WHERE)
+        if type(offset) is not int or offset < 0 or offset % 4 or offset > buffer.size:
+            raise InvalidDescError(_WHERE, "offset", offset,
+                                   f"a multiple of 4 inside the buffer's {buffer.size} bytes")
+        for name, value in (("NumElements", num_elements),
+                            ("StructureByteStride", structure_byte_stride)):
+            if value is not None and (type(value) is not int or value < 0):
+                raise InvalidDescError(_WHERE, name, value, "expected a count >= 0 or None")
+        self.views[register] = (buffer, offset, num_elements, structure_byte_stride)
+
+    def window(self, r) -> tuple[Buffer, int, int]:
+        """(buffer, first element, element count) of the view of resource ``r`` (a
+        :class:`gpuia.hlsl.srv.ShaderResource`), checked against the buffer."""
+        where = f"root shader resource view {r.register}"
+        if r.register not in self.views:
+            raise InvalidDescError("draw", where, None,
+                                   f"the vertex shader reads {r.name} (register t{r.register}); "
+                                   f"set_graphics_root_shader_resource_view({r.register}, ...) "
+                                   f"was not called")
+        buffer, offset, count, stride = self.views[r.register]
+        if buffer.released:
+            raise released_error("draw", where, buffer)
+        if stride is not None and r.kind == "structured" and stride != r.stride:
+            raise InvalidDescError("draw", where, stride,
+                                   f"StructureByteStride differs from the {r.stride} bytes of "
+                                   f"{r.name}'s element")
+        if offset % r.stride:
+            raise InvalidDescError("draw", where, offset,
+                                   f"the view's offset is no multiple of {r.name}'s "
+                                   f"{r.stride}-byte element (FirstElement is in elements)")
+        first = offset // r.stride
+        fits = (buffer.size - offset) // r.stride
+        count = fits if count is None else count
+        if count > fits:
+            raise InvalidDescError("draw", where, count,
+                                   f"NumElements reaches past the buffer: {fits} elements of "
+                                   f"{r.stride} bytes fit after offset {offset}")
+        return buffer, first, count
+
+    def entries(self, resources) -> tuple[tuple, list]:
+        """(a key of what is bound, the bind-group entries of ``resources`` less the views
+        uniform) for @group(3); the uniform's words are the key's last item."""
+        words = np.zeros((max(1, len(resources)), 4), np.uint32)
+        bound, entries = [], []
+        for r in resources:
+            buffer, first, count = self.window(r)
+            words[r.index, :2] = (first, count)
+            bound.append((r.binding, buffer))
+            entries.append({"binding": r.binding, "resource": {
+                "buffer": buffer.wgpu, "offset": 0, "size": buffer.wgpu.size}})
+        return (tuple(bound), words.tobytes()), entries
+
+    def views_entry(self, words: bytes) -> dict:
+        """The bind-group entry of gpuia's views uniform holding ``words``."""
+        import wgpu
+
+        buf = self.device.device.create_buffer_with_data(
+            data=words, usage=wgpu.BufferUsage.UNIFORM)
+        return {"binding": VIEWS_BINDING, "resource": {"buffer": buf, "offset": 0,
+                                                       "size": len(words)}}
+
+
+def check_storage_limit(resources, caps, adapter: str, own: int) -> None:
+    """Refuse SRVs that with ``own`` storage buffers of gpuia's exceed the adapter's
+    ``max-storage-buffers-per-shader-stage``. (A pass that pulls vertices or streams output
+    counts its own storage buffers with the SRVs, and refuses or falls back when they exceed
+    it: ``gpuia.gpu.vertex.plan``, ``gpuia.gpu.so.plan``.)"""
+    if resources and len(resources) + own > caps.max_storage_buffers_per_shader_stage:
+        regs = ", ".join(f"t{r.register}" for r in resources)
+        raise UnsupportedError(
+            f"SetPipelineState: the vertex shader reads {len(resources)} shader resource views "
+            f"({regs}), each a storage buffer of the vertex stage, and gpuia's passes bind up to "
+            f"{own} of their own: more than {adapter} takes "
+            f"(max-storage-buffers-per-shader-stage "
+            f"{caps.max_storage_buffers_per_shader_stage})")
+

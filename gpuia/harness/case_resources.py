@@ -1,0 +1,94 @@
+"""The ``shader_resources`` section of a case file: the buffer SRVs a vertex shader reads
+(``docs/case-format.md``, ``docs/resources.md``).
+
+Guaranteed: one :class:`CaseResource` per register the HLSL vertex shader reads, its kind and
+stride the shader's, its view (``first_element``, ``num_elements``) inside its ``data`` as
+D3D12_BUFFER_SRV requires; a malformed entry is a :class:`~gpuia.errors.CaseError`, a view D3D12
+would reject or a register the shader reads without an entry an
+:class:`~gpuia.errors.InvalidDescError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import CaseError, InvalidDescError
+from .case_data import decode_data, uint_field
+
+__all__ = ["CaseResource", "shader_resources"]
+
+_KEYS = {"register", "space", "kind", "structure_byte_stride", "first_element", "num_elements",
+         "data"}
+
+
+@dataclass(frozen=True)
+class CaseResource:
+    """One buffer SRV: the buffer's bytes and the view's first element and element count (in
+    elements of ``stride`` bytes: 4-byte words for a raw view)."""
+
+    register: int
+    kind: str
+    stride: int
+    data: bytes
+    first_element: int
+    num_elements: int
+
+    def view_bytes(self) -> bytes:
+        """The bytes the view covers (what the CPU reference reads)."""
+        at = self.first_element * self.stride
+        return self.data[at:at + self.num_elements * self.stride]
+
+
+def shader_resources(value, hlsl) -> dict[int, CaseResource]:
+    """The ``shader_resources`` list (``value``; None: absent) of a case whose compiled HLSL
+    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none); register
+    -> :class:`CaseResource`."""
+    declared = {r.register: r for r in (hlsl.shader_resources if hlsl is not None else ())}
+    value = [] if value is None else value
+    if not isinstance(value, list):
+        raise CaseError("shader_resources", "expected a list of {register, kind, data, ...}")
+    out: dict[int, CaseResource] = {}
+    for i, entry in enumerate(value):
+        w = f"shader_resources[{i}]"
+        if not isinstance(entry, dict):
+            raise CaseError(w, "expected an object {register, kind, data, ...}")
+        unknown = set(entry) - _KEYS
+        if unknown:
+            raise CaseError(w, f"unknown keys {sorted(unknown)}")
+        for key in ("register", "kind", "data"):
+            if key not in entry:
+                raise CaseError(w, f"missing required key '{key}'")
+        register = uint_field(entry, "register", w, None)
+        space = uint_field(entry, "space", w, 0)
+        if space != 0:
+            raise InvalidDescError(w, "space", space,
+                                   "gpuia binds shader resource views of register space 0")
+        if register in out:
+            raise CaseError(f"{w}.register", f"register t{register} is given twice")
+        r = declared.get(register)
+        if r is None:
+            raise InvalidDescError(w, "register", register,
+                                   f"the vertex shader reads no StructuredBuffer or "
+                                   f"ByteAddressBuffer at register(t{register})")
+        if entry["kind"] != r.kind:
+            raise InvalidDescError(w, "kind", entry["kind"],
+                                   f"{r.name} (register t{register}) is a {r.kind} buffer")
+        stride = uint_field(entry, "structure_byte_stride", w, r.stride)
+        if r.kind == "structured" and stride != r.stride:
+            raise InvalidDescError(w, "structure_byte_stride", stride,
+                                   f"{r.name}'s element is {r.stride} bytes")
+        data = decode_data(entry["data"], f"{w}.data")
+        first = uint_field(entry, "first_element", w, 0)
+        fits = len(data) // r.stride
+        count = uint_field(entry, "num_elements", w, max(0, fits - first))
+        if first + count > fits:
+            raise InvalidDescError(w, "num_elements", count,
+                                   f"the view (first_element {first}) reaches past the data: "
+                                   f"{fits} elements of {r.stride} bytes")
+        out[register] = CaseResource(register, r.kind, r.stride, data, first, count)
+    for register, r in declared.items():
+        if register not in out:
+            raise InvalidDescError("shader_resources", "register", register,
+                                   f"the vertex shader reads {r.name} (register t{register}); "
+                                   f"the case binds no shader resource there")
+    return out

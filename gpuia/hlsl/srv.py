@@ -1,0 +1,208 @@
+"""Read-only buffer shader resource views of an HLSL vertex shader, bounds-checked as D3D12.
+
+gpuia binds two kinds of buffer SRV a vertex shader declares at ``register(tN)`` of
+``space0``: ``StructuredBuffer<T>`` (``[i]``, ``Load``, ``GetDimensions``) and
+``ByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``GetDimensions``). Guaranteed, in the WGSL
+:func:`rewrite` makes of Slang's:
+
+* resource tN is ``@group(3) @binding(SRV_BINDING_BASE + N)``, a read-only storage buffer bound
+  whole; the view (its first element and element count, D3D12_BUFFER_SRV's FirstElement and
+  NumElements: 4-byte words for a raw view) is a ``vec4<u32>`` of gpuia's uniform array at
+  ``@group(3) @binding(VIEWS_BINDING)``, one per resource in the order of :attr:`index`;
+* every read goes through a function of gpuia's that returns 0 (every member zero) for an
+  element past the view, as D3D12 does (WebGPU's robust access may clamp or return any value of
+  the buffer instead); a raw load is checked word by word, so a ``Load4`` straddling the end
+  keeps the words inside; ``GetDimensions`` gives the view's count.
+
+Refused, naming the resource: a typed ``Buffer<T>``, textures, samplers and UAVs (only these two
+kinds are bound); a register space other than 0; a register past t127 (D3D12's 128 SRV slots of
+a shader stage in a D3D11-style binding); a structured element whose D3D layout (members packed
+at 4-byte steps) differs from WGSL's storage layout (a ``float3`` element, a 3-row matrix), or
+that holds a type other than 32-bit scalars; a use of the resource in Slang's WGSL gpuia cannot
+bound-check.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..d3d.srv_bindings import SRV_BINDING_BASE, SRV_SLOTS, VIEWS_BINDING
+from ..errors import InvalidDescError
+
+__all__ = ["ShaderResource", "SRV_BINDING_BASE", "VIEWS_BINDING", "SRV_SLOTS", "KINDS",
+           "shader_resources", "rewrite", "is_bound_resource", "d3d_layout"]
+
+KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw"}
+_SCALARS = ("float32", "int32", "uint32", "bool")
+
+
+@dataclass(frozen=True)
+class ShaderResource:
+    """One buffer SRV the shader reads: ``kind`` ``structured`` or ``raw``; ``stride`` the
+    bytes of one element as D3D lays it out (4 for raw: one word); ``index`` its place in
+    gpuia's view array; ``var`` its name in Slang's WGSL; ``type`` as the shader declares it."""
+
+    name: str
+    register: int
+    space: int
+    kind: str
+    stride: int
+    index: int
+    var: str = ""
+    type: str = ""
+
+    @property
+    def binding(self) -> int:
+        return SRV_BINDING_BASE + self.register
+
+
+def is_bound_resource(param: dict) -> bool:
+    """Whether a reflection parameter is a kind of SRV gpuia binds."""
+    t = param.get("type", {})
+    return t.get("kind") == "resource" and t.get("baseShape") in KINDS and \
+        t.get("access", "read") == "read" and \
+        param.get("binding", {}).get("kind") == "shaderResource"
+
+
+def d3d_layout(t: dict, where: str, what: str, column_major: bool) -> tuple[int, int, int]:
+    """(D3D size, WGSL storage size, WGSL alignment) of a structured element's type; refused
+    where they differ at any member (see the module docstring)."""
+    kind = t.get("kind")
+    if kind == "scalar":
+        if t.get("scalarType") not in _SCALARS:
+            raise InvalidDescError(what, where, t.get("scalarType"),
+                                   "a structured buffer element of 32-bit scalars only")
+        return 4, 4, 4
+    if kind == "vector":
+        d, _, _ = d3d_layout(t["elementType"], where, what, column_major)
+        n = int(t["elementCount"])
+        # a 3-vector is 12 bytes in both, aligned to 16 in WGSL only: its offset is checked
+        return d * n, d * n, {1: 4, 2: 8, 3: 16, 4: 16}[n]
+    if kind == "matrix":
+        rows, cols = int(t["rowCount"]), int(t["columnCount"])
+        d3d_layout(t["elementType"], where, what, column_major)
+        n = rows if column_major else cols
+        if n == 3:
+            raise InvalidDescError(what, where, f"{rows}x{cols} matrix",
+                                   "its vectors of 3 take 12 bytes in D3D's structured layout "
+                                   "and 16 in WGSL's storage layout: gpuia refuses the mismatch")
+        return 4 * rows * cols, 4 * rows * cols, {1: 4, 2: 8, 4: 16}[n]
+    if kind == "array":
+        d, w, a = d3d_layout(t["elementType"], where, what, column_major)
+        count = int(t.get("elementCount", 0))
+        if w % a or d != w:
+            raise InvalidDescError(what, where, "array", "its element is laid out differently "
+                                                          "by D3D and WGSL")
+        return d * count, w * count, a
+    if kind == "struct":
+        d_at = w_at = 0
+        align = 4
+        for f in t.get("fields", []):
+            d, w, a = d3d_layout(f["type"], f"{where}.{f['name']}", what, column_major)
+            w_at = -(-w_at // a) * a
+            if w_at != d_at:
+                raise InvalidDescError(what, f"{where}.{f['name']}", f"offset {d_at}",
+                                       f"D3D's structured layout puts it at byte {d_at}, WGSL's "
+                                       f"storage layout at {w_at}: gpuia refuses the mismatch "
+                                       f"(reorder the members or pad them to 16-byte vectors)")
+            d_at, w_at, align = d_at + d, w_at + w, max(align, a)
+        w_size = -(-w_at // align) * align
+        if w_size != d_at:
+            raise InvalidDescError(what, where, f"{d_at} bytes",
+                                   f"D3D's structured stride is {d_at} bytes, WGSL's storage "
+                                   f"stride {w_size}: gpuia refuses the mismatch (pad the "
+                                   f"struct to a multiple of 16 bytes)")
+        return d_at, w_size, align
+    raise InvalidDescError(what, where, kind, "a structured buffer element of scalars, "
+                                              "vectors, matrices, arrays and structs only")
+
+
+def shader_resources(params: dict[str, dict], code: str, what: str, column_major: bool
+                     ) -> tuple[ShaderResource, ...]:
+    """The buffer SRVs Slang's WGSL ``code`` declares (``params``: the reflection's global
+    parameters by emitted name), ordered by register."""
+    found = []
+    for m in re.finditer(r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*storage\s*,"
+                         r"\s*read\s*>\s*(\w+)\s*:\s*([^;]+);", code):
+        p = params.get(re.sub(r"_\d+$", "", m.group(1)))
+        if p is None or not is_bound_resource(p):
+            continue
+        b = p["binding"]
+        name = p["name"]
+        if b.get("space", 0) != 0:
+            raise InvalidDescError(what, f"resource {name}", f"space{b['space']}",
+                                   "gpuia binds shader resource views of register space 0")
+        register = int(b.get("index", 0))
+        if register >= SRV_SLOTS:
+            raise InvalidDescError(what, f"resource {name}", f"register(t{register})",
+                                   f"gpuia binds t0..t{SRV_SLOTS - 1}")
+        kind = KINDS[p["type"]["baseShape"]]
+        stride = 4
+        if kind == "structured":
+            stride, _, align = d3d_layout(p["type"]["resultType"], f"resource {name}", what,
+                                          column_major)
+            if -(-stride // align) * align != stride:
+                raise InvalidDescError(what, f"resource {name}", f"{stride}-byte element",
+                                       f"D3D's structured stride is {stride} bytes, WGSL's "
+                                       f"storage stride {-(-stride // align) * align}: gpuia "
+                                       f"refuses the mismatch (use 4-component vectors)")
+        found.append((register, name, kind, stride, m.group(1), m.group(2).strip()))
+    found.sort()
+    return tuple(ShaderResource(name, reg, 0, kind, stride, k, var, ty)
+                 for k, (reg, name, kind, stride, var, ty) in enumerate(found))
+
+
+def _element_type(type_text: str) -> str:
+    m = re.fullmatch(r"array\s*<\s*(.+?)\s*>", type_text)
+    if m is None:
+        raise InvalidDescError("vertex shader", "WGSL", type_text, "expected a runtime array")
+    return m.group(1)
+
+
+def _calls(code: str, var: str, fn: str) -> str:
+    """``var[expr]`` replaced by ``fn(u32(expr))`` (brackets balanced)."""
+    out, at = [], 0
+    pattern = re.compile(rf"(?<![\w&]){re.escape(var)}\s*\[")
+    while True:
+        m = pattern.search(code, at)
+        if m is None:
+            break
+        depth, k = 1, m.end()
+        while depth and k < len(code):
+            depth += {"[": 1, "]": -1}.get(code[k], 0)
+            k += 1
+        out.append(code[at:m.start()] + f"{fn}(u32({code[m.end():k - 1]}))")
+        at = k
+    return "".join(out) + code[at:]
+
+
+def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: str) -> str:
+    """Slang's WGSL with every resource of ``resources`` moved to ``@group(group)`` and read
+    through gpuia's bounds-checked functions (see the module docstring)."""
+    if not resources:
+        return code
+    helpers = [f"@binding({VIEWS_BINDING}) @group({group}) var<uniform> gpuia_srv_views : "
+               f"array<vec4<u32>, {len(resources)}>;"]
+    for r in resources:
+        element = _element_type(r.type)
+        code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s*<\s*storage\s*,"
+                      rf"\s*read\s*>\s*{re.escape(r.var)}\s*:)",
+                      rf"@binding({r.binding}) @group({group})\1", code)
+        code = re.sub(rf"arrayLength\(\s*&\s*{re.escape(r.var)}\s*\)",
+                      f"gpuia_srv_views[{r.index}].y", code)
+        fn = f"gpuia_srv_load{r.index}"
+        code = _calls(code, r.var, fn)
+        rest = re.findall(rf"(?<!\w){re.escape(r.var)}(?!\w)", code)
+        if len(rest) != 1:  # only its declaration may remain
+            raise InvalidDescError(what, f"resource {r.name}", None,
+                                   "Slang's WGSL uses it other than by element (a pointer to "
+                                   "it?): gpuia cannot bound-check that use")
+        # D3D12: a read past the view returns 0 (every member); WebGPU's robust access would
+        # clamp or return another element of the buffer.
+        helpers.append(f"fn {fn}(i : u32) -> {element}\n{{\n"
+                       f"    let v = gpuia_srv_views[{r.index}];\n"
+                       f"    if (i < v.y) {{ return {r.var}[v.x + i]; }}\n"
+                       f"    return {element}();\n}}")
+    note = "// gpuia: shader resource views, bounds-checked as D3D12 (docs/resources.md)"
+    return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

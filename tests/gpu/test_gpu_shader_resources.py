@@ -1,0 +1,152 @@
+"""Buffer shader resource views in an HLSL vertex shader (docs/resources.md), CPU against GPU.
+
+Two cases, each drawn with an empty input layout (vertices pulled by SV_VertexID): skinning
+from a ``StructuredBuffer<float4x4>`` palette with positions pulled from a ``ByteAddressBuffer``,
+and particles from a ``StructuredBuffer<Particle>``. Expected values are worked out here with
+numpy from the shaders' documented math and D3D12's rule that a read past a view returns 0
+(a raw ``Load4`` straddling the end keeps the words inside); the CPU reference, the Stream
+Output pass and the capture paths (native, pulling) must all give them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpuia.harness.case import load_case
+from gpuia.harness.run import run_reference, shader_outputs
+from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
+
+SKINNING = r"""
+StructuredBuffer<float4x4> Palette : register(t0);
+ByteAddressBuffer Verts : register(t1);
+struct O { float4 pos : SV_Position; float4 skinned : TEXCOORD0; uint4 raw : TEXCOORD1;
+           uint2 dims : TEXCOORD2; };
+O main(uint id : SV_VertexID) {
+    O o;
+    uint n, stride; Palette.GetDimensions(n, stride);
+    uint bytes; Verts.GetDimensions(bytes);
+    float3 v = asfloat(Verts.Load3(id * 12));
+    o.pos = float4(v, 1);
+    o.skinned = mul(Palette[id], float4(v, 1));
+    o.raw = Verts.Load4(id * 12 + 4);
+    o.dims = uint2(n, bytes);
+    return o;
+}
+"""
+
+PARTICLES = r"""
+struct Particle { float4 position; float3 velocity; float age; };
+StructuredBuffer<Particle> Particles : register(t3);
+struct O { float4 pos : SV_Position; float4 moved : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    Particle p = Particles[id];
+    O o;
+    o.pos = p.position;
+    o.moved = float4(p.position.xyz + p.velocity * p.age, p.age);
+    return o;
+}
+"""
+
+
+def _so(semantics) -> dict:
+    decl = [{"SemanticName": "TEXCOORD", "SemanticIndex": i, "ComponentCount": c}
+            for i, c in semantics]
+    return {"declaration": decl, "targets": [{"slot": 0, "size": 4096}]}
+
+
+def _doc(name, hlsl, count, resources, so) -> dict:
+    return {"gpuia_case": 1, "name": name, "input_layout": [], "vertex_buffers": [],
+            "primitive_topology": "POINTLIST",
+            "draw": {"DrawInstanced": {"VertexCountPerInstance": count}},
+            "vertex_shader": {"hlsl": hlsl}, "shader_resources": resources,
+            "stream_output": so}
+
+
+PALETTE = np.stack([np.diag([k + 1.0, k + 2.0, k + 3.0, 1.0]).astype(np.float32)
+                    for k in range(2)])
+PALETTE[1, 0, 3] = 5.0  # a translation in x for bone 1 (column-major: row 0, column 3)
+VERTS = np.arange(1, 10, dtype=np.float32)  # 3 positions of 3 floats: 36 bytes
+
+
+def skinning_expected(count: int) -> np.ndarray:
+    """Per vertex: skinned (4 floats), raw (4 words), dims (2 words), as uint32 bits."""
+    out = np.zeros((count, 10), np.uint32)
+    words = VERTS.view(np.uint32)
+    for i in range(count):
+        v = np.zeros(3, np.float32)
+        for k in range(3):  # Load3 at byte 12 i: words 3i..3i+2, 0 past the 9 words
+            w = 3 * i + k
+            v[k] = VERTS[w] if w < 9 else 0.0
+        # mul(M, v) with M column-major in memory: M[r][c] = data[c * 4 + r]
+        m = PALETTE[i].T if i < 2 else np.zeros((4, 4), np.float32)
+        skinned = (m.astype(np.float64) @ np.append(v, 1.0)).astype(np.float32)
+        out[i, :4] = skinned.view(np.uint32)
+        for k in range(4):  # Load4 at byte 12 i + 4: words 3i+1..3i+4
+            w = 3 * i + 1 + k
+            out[i, 4 + k] = words[w] if w < 9 else 0
+        out[i, 8:] = (2, 36)
+    return out
+
+
+def skinning_case():
+    resources = [
+        {"register": 0, "kind": "structured", "structure_byte_stride": 64,
+         "data": {"dtype": "float32", "values": PALETTE.reshape(-1).tolist()}},
+        {"register": 1, "kind": "raw", "data": {"dtype": "float32", "values": VERTS.tolist()}}]
+    return load_case(_doc("skinning", SKINNING, 4, resources, _so([(0, 4), (1, 4), (2, 2)])))
+
+
+PARTS = np.array([[0, 0, 0, 1, 1, 2, 3, 0.5],
+                  [1, 2, 3, 1, -1, 0, 1, 2.0],
+                  [4, 4, 4, 1, 0, 0, 0, 9.0]], np.float32)
+
+
+def particles_case(first: int, count: int):
+    resources = [{"register": 3, "kind": "structured", "first_element": first,
+                  "num_elements": count,
+                  "data": {"dtype": "float32", "values": PARTS.reshape(-1).tolist()}}]
+    return load_case(_doc("particles", PARTICLES, 3, resources, _so([(0, 4)])))
+
+
+def particles_expected(first: int, count: int) -> np.ndarray:
+    out = np.zeros((3, 4), np.float32)
+    for i in range(3):
+        if i < count:  # view element i is the data's element first + i
+            p = PARTS[first + i]
+            out[i, :3] = p[:3] + p[4:7] * p[7]
+            out[i, 3] = p[7]
+    return out.view(np.uint32)
+
+
+def _so_words(result, count: int, width: int) -> np.ndarray:
+    return np.frombuffer(result.buffers[0], np.uint32)[:count * width].reshape(count, width)
+
+
+def test_skinning_cpu(gpu_device):
+    case = skinning_case()
+    cpu = shader_outputs(case, run_reference(case))
+    got = np.concatenate([cpu["TEXCOORD0"], cpu["TEXCOORD1"], cpu["TEXCOORD2"]], axis=1)
+    np.testing.assert_array_equal(got, skinning_expected(4))
+
+
+def test_skinning_stream_output(gpu_device):
+    so = run_case_so_gpu(skinning_case(), gpu_device)
+    np.testing.assert_array_equal(_so_words(so, 4, 10), skinning_expected(4))
+
+
+@pytest.mark.parametrize("view", [(0, 3), (1, 2), (0, 0)], ids=["whole", "offset", "empty"])
+def test_particles_cpu_and_stream_output(gpu_device, view):
+    case = particles_case(*view)
+    want = particles_expected(*view)
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 3, 4), want)
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+def test_capture_paths_draw_with_resources(gpu_device, path):
+    case = skinning_case()
+    result = run_case_gpu(case, gpu_device, path=path)
+    assert not result.missing.any()
+    assert result.ia.vertex_id.tolist() == [0, 1, 2, 3]
