@@ -10,12 +10,15 @@ Output pass and the capture paths (native, pulling) must all give them.
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from gpuia.harness.case import load_case
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
+from helpers import EXAMPLE_CASES
 
 SKINNING = r"""
 StructuredBuffer<float4x4> Palette : register(t0);
@@ -150,3 +153,76 @@ def test_capture_paths_draw_with_resources(gpu_device, path):
     result = run_case_gpu(case, gpu_device, path=path)
     assert not result.missing.any()
     assert result.ia.vertex_id.tolist() == [0, 1, 2, 3]
+
+
+# -- the example cases (examples/cases/srv_*.json), each value worked out from its description --
+def _example(name: str):
+    return load_case(str(EXAMPLE_CASES / f"{name}.json"))
+
+
+def _f32(rows) -> np.ndarray:
+    return np.array(rows, np.float32).view(np.uint32)
+
+
+EXAMPLES = {
+    # v = (1, 2, 3, 1) through bone 0 (identity), 1 (translate (1, 2, 3)), 2 (scale 2), and
+    # bone 7 past the 3-bone view (a zero matrix); then GetDimensions' count, 3.
+    "srv_skinning_palette": np.concatenate([
+        _f32([[1, 2, 3, 1], [2, 4, 6, 1], [2, 4, 6, 1], [0, 0, 0, 0]]),
+        np.full((4, 1), 3, np.uint32)], axis=1),
+    # position, RGBA8 colour / 255 (0xFF0000FF is R 255, A 255), GetDimensions' 40 bytes; the
+    # view ends at word 10: vertex 2 keeps x, y and reads z = 0 and colour 0; vertex 3 zeros.
+    "srv_vertex_pulling": np.concatenate([
+        _f32([[0, 0.5, 0, 1], [0.5, -0.5, 0, 1], [-0.5, -0.5, 0, 1], [0, 0, 0, 1]]),
+        _f32([[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]),
+        np.full((4, 1), 40, np.uint32)], axis=1),
+    # element 1 + i: (0,0,0) + (1,2,3) * 0.5, age 0.5; (1,2,3) + (-1,0,1) * 2, age 2; then past
+    # the 2-element view: a zero particle.
+    "srv_particles": _f32([[0.5, 1, 1.5, 0.5], [-1, 2, 5, 2], [0, 0, 0, 0]]),
+}
+
+
+STREAMED = {"srv_skinning_palette": ("TEXCOORD0", "TEXCOORD1"),
+            "srv_vertex_pulling": ("SV_POSITION0", "COLOR0", "TEXCOORD0"),
+            "srv_particles": ("TEXCOORD0",)}  # the outputs each example streams, in order
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_cpu_and_stream_output(gpu_device, name):
+    case = _example(name)
+    want = EXAMPLES[name]
+    cpu = shader_outputs(case, run_reference(case))
+    got = np.concatenate([cpu[k] for k in STREAMED[name]], axis=1)
+    np.testing.assert_array_equal(got, want)
+    so = run_case_so_gpu(case, gpu_device)
+    np.testing.assert_array_equal(_so_words(so, *want.shape), want)
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_capture_paths(gpu_device, name, path):
+    case = _example(name)
+    result = run_case_gpu(case, gpu_device, path=path)
+    assert not result.missing.any() and result.path == path
+
+
+GS = r"""
+struct V { float4 pos : SV_Position; float4 skinned : TEXCOORD0; uint bones : TEXCOORD1; };
+struct G { float4 pos : SV_Position; float4 twice : TEXCOORD0; };
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<G> s) {
+    G o; o.pos = v[0].pos; o.twice = v[0].skinned * 2; s.Append(o);
+}
+"""
+
+
+def test_vertex_shader_resources_reach_a_geometry_shader(gpu_device):
+    """The vertex pass before a geometry shader binds the SRVs too: the GS doubles what the
+    skinning example's VS read from its palette."""
+    doc = json.loads((EXAMPLE_CASES / "srv_skinning_palette.json").read_text())
+    doc["geometry_shader"] = {"hlsl": GS}
+    doc["stream_output"] = {"declaration": [{"SemanticName": "TEXCOORD", "ComponentCount": 4}],
+                           "targets": [{"slot": 0, "size": 64}]}
+    so = run_case_so_gpu(load_case(doc), gpu_device)
+    want = _f32([[2, 4, 6, 2], [4, 8, 12, 2], [4, 8, 12, 2], [0, 0, 0, 0]])
+    np.testing.assert_array_equal(_so_words(so, 4, 4), want)

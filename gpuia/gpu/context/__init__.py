@@ -409,6 +409,14 @@ class Context(QueryCalls):
         shader needs of the view is checked at the draw. The buffer needs the
         ``shader_resource`` bind flag.
 
+        Arguments:
+            shader_register (int): N of the vertex shader's ``register(tN)``, 0..127.
+            buffer (Buffer | None): the buffer; None unbinds the register.
+            offset (int): the view's first byte in ``buffer`` (FirstElement times the stride).
+            num_elements (int | None): the view's NumElements; None: to the buffer's end.
+            structure_byte_stride (int | None): the view's StructureByteStride, checked
+                against the shader's at the draw; None: the shader's.
+
         Raises:
             InvalidDescError: ``shader_register`` is not 0..127, ``buffer`` is no gpuia Buffer
                 of this device, lacks the shader_resource bind flag or was released,

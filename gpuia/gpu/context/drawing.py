@@ -19,7 +19,7 @@ from ..ia.plan import IndexMode, non_indexed_plan
 from ..lifetime import ContextWork, device_error, is_released, released_error, wgpu_call
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
 from ..so.engine import SOEngine
-from ..vertex.pipelines import check_constant_buffers
+from ..vertex.pipelines import OWN_UNIFORM_BUFFERS, check_constant_buffers
 from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
 from .geometry import GeometryStage
@@ -28,7 +28,7 @@ from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
 from .resolve import DrawState, StateCache
-from .srv_state import check_storage_limit
+from .srv_state import check_resource_limits
 
 __all__ = ["Drawing"]
 
@@ -108,7 +108,9 @@ class Drawing:
         _ = pso.so  # and the Stream Output declaration against the last shader
         caps, summary = self.device.caps, self.device.info["summary"]
         check_constant_buffers(pso.constant_buffer_slots, caps, summary, pso.so is not None)
-        check_storage_limit(pso.shader_resources, caps, summary, 0)
+        check_resource_limits(pso.shader_resources, len(pso.constant_buffer_slots) +
+                              OWN_UNIFORM_BUFFERS["Stream Output" if pso.so else "draw"],
+                              caps, summary)
         if has_effect(caps.quirks, UNIFORM_TWO_ROW_MATRICES):
             for field_name in ("vertex_shader", "pixel_shader"):
                 found = two_row_matrix_uniforms(getattr(pso, field_name) or "")

@@ -110,7 +110,8 @@ def raster_pipeline_state(pso: PipelineState, stream: int) -> PipelineState:
             word += m.components
         out = replace(pso, input_layout=InputLayout(elements), vertex_shader=_vertex_shader(
             members), entry_point="main", stream_output=None, geometry_shader=None,
-            strip_cut_value=StripCutValue.DISABLED, constant_buffers=0, feature_level=None)
+            strip_cut_value=StripCutValue.DISABLED, constant_buffers=0, feature_level=None,
+            shader_resources=())
         with _LOCK:
             remember(_STATES, key, out, 64)
     return out

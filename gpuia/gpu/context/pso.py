@@ -114,6 +114,11 @@ class PipelineState:
             stored as the name; None (the default): not checked. A draw's topology must be of
             it (rules 15.1, refused when the draw is resolved) and so must a geometry
             shader's input primitive (rules 15.2, :meth:`check_geometry`).
+        shader_resources: the buffer SRVs the vertex shader reads
+            (:class:`gpuia.hlsl.srv.ShaderResource`), bound at the draw from
+            :meth:`Context.set_graphics_root_shader_resource_view` (docs/resources.md). Set
+            from an HLSL vertex shader (what is given is replaced); with gpuia's WGSL of one
+            (a state copied with ``dataclasses.replace``), the ones that WGSL reads.
 
     Raises:
         InvalidDescError: the layout does not validate, a field has a value outside those
@@ -143,10 +148,11 @@ class PipelineState:
     feature_level: FeatureLevel | str | None = None
     geometry_shader: Any = None  # an HlslGeometryShader (gpuia.hlsl) or None
     primitive_topology_type: str | int | None = None
+    # The buffer SRVs the vertex shader reads (gpuia.hlsl.srv.ShaderResource, by register): set
+    # from an HLSL vertex shader; kept when the state is copied with its WGSL (dataclasses.replace)
+    shader_resources: tuple = ()
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
-    # the buffer SRVs the vertex shader reads (gpuia.hlsl.srv.ShaderResource), set likewise
-    _srvs: tuple = field(init=False, repr=False, compare=False, default=())
 
     def __post_init__(self):
         self._normalize_layout()
@@ -206,7 +212,8 @@ class PipelineState:
                 for cb in shader.constant_buffers:
                     reads[cb.slot] = max(reads.get(cb.slot, 0), cb.binding_size)
                 if stage == "vertex":
-                    object.__setattr__(self, "_srvs", tuple(shader.shader_resources))
+                    object.__setattr__(self, "shader_resources",
+                                       tuple(shader.shader_resources))
                 object.__setattr__(self, name, shader.wgsl)
                 object.__setattr__(self, entry, shader.wgsl_entry_point)
             text = getattr(self, name)
@@ -214,12 +221,15 @@ class PipelineState:
                 raise InvalidDescError("PipelineState", name, text,
                                        "expected WGSL source text, a compiled HLSL shader "
                                        "(gpuia.hlsl.compile_shader), or None")
+            # gpuia's views uniform of the SRVs (docs/resources.md) is no root CBV
+            own = (VIEWS_BINDING,) if self.shader_resources and stage == "vertex" else ()
             for slot in uniform_slots(text or "", CBV_GROUP):
-                if not (hlsl and slot == VIEWS_BINDING):  # gpuia's own, not a root CBV
+                if slot not in own:
                     reads.setdefault(slot, 0)
             if text and not hlsl:  # an HLSL shader's sizes come from its reflection (above)
                 for slot, size in uniform_sizes(text, CBV_GROUP).items():
-                    reads[slot] = max(reads.get(slot, 0), size)
+                    if slot not in own:
+                        reads[slot] = max(reads.get(slot, 0), size)
         return reads
 
     def _normalize_targets(self) -> None:
@@ -283,19 +293,13 @@ class PipelineState:
         return self._cbv_reads
 
     @property
-    def shader_resources(self) -> tuple:
-        """The buffer SRVs the HLSL vertex shader reads (:class:`gpuia.hlsl.srv.ShaderResource`,
-        by register), bound with :meth:`Context.set_graphics_root_shader_resource_view`."""
-        return self._srvs
-
-    @property
     def group_bindings(self) -> tuple[int, ...]:
         """The bindings of the pipelines' @group(3): the root constant buffers the shaders
         read, then, when the vertex shader reads SRVs, gpuia's views uniform and the SRVs
         (``gpuia.d3d.srv_bindings``)."""
         return self.constant_buffer_slots + (
-            (VIEWS_BINDING, *(SRV_BINDING_BASE + r.register for r in self._srvs))
-            if self._srvs else ())
+            (VIEWS_BINDING, *(SRV_BINDING_BASE + r.register for r in self.shader_resources))
+            if self.shader_resources else ())
 
     @property
     def constant_buffer_slots(self) -> tuple[int, ...]:

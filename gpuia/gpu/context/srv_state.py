@@ -22,7 +22,7 @@ from ...errors import InvalidDescError, UnsupportedError
 from ..buffers import Buffer, checked_buffer
 from ..lifetime import released_error
 
-__all__ = ["SrvState", "check_storage_limit"]
+__all__ = ["SrvState", "check_resource_limits"]
 
 _WHERE = "SetGraphicsRootShaderResourceView"
 
@@ -108,17 +108,26 @@ class SrvState:
                                                        "size": len(words)}}
 
 
-def check_storage_limit(resources, caps, adapter: str, own: int) -> None:
-    """Refuse SRVs that with ``own`` storage buffers of gpuia's exceed the adapter's
-    ``max-storage-buffers-per-shader-stage``. (A pass that pulls vertices or streams output
+def check_resource_limits(resources, uniforms: int, caps, adapter: str) -> None:
+    """Refuse SRVs the adapter cannot bind: more than its
+    ``max-storage-buffers-per-shader-stage``, or a views uniform beyond the ``uniforms``
+    uniform buffers the busiest pass binds already (root CBVs and gpuia's own) past
+    ``max-uniform-buffers-per-shader-stage``. (A pass that pulls vertices or streams output
     counts its own storage buffers with the SRVs, and refuses or falls back when they exceed
     it: ``gpuia.gpu.vertex.plan``, ``gpuia.gpu.so.plan``.)"""
-    if resources and len(resources) + own > caps.max_storage_buffers_per_shader_stage:
+    if not resources:
+        return
+    if uniforms + 1 > caps.max_uniform_buffers_per_shader_stage:
+        raise UnsupportedError(
+            f"SetPipelineState: the vertex shader's shader resource views need one uniform "
+            f"buffer of gpuia's (their views) beside the {uniforms} the pass binds: more than "
+            f"{adapter} takes (max-uniform-buffers-per-shader-stage "
+            f"{caps.max_uniform_buffers_per_shader_stage})")
+    if len(resources) > caps.max_storage_buffers_per_shader_stage:
         regs = ", ".join(f"t{r.register}" for r in resources)
         raise UnsupportedError(
             f"SetPipelineState: the vertex shader reads {len(resources)} shader resource views "
-            f"({regs}), each a storage buffer of the vertex stage, and gpuia's passes bind up to "
-            f"{own} of their own: more than {adapter} takes "
+            f"({regs}), each a storage buffer of the vertex stage: more than {adapter} takes "
             f"(max-storage-buffers-per-shader-stage "
             f"{caps.max_storage_buffers_per_shader_stage})")
 
