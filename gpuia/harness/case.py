@@ -102,7 +102,7 @@ class Case:
             target's SizeInBytes bytes (its data, zero-filled) and initial BufferFilledSize.
         hlsl: the compiled HLSL vertex shader (``gpuia.hlsl.HlslShader``), or None.
         constant_buffers (dict): root constant buffer slot (0-13) -> its bytes.
-        shader_resources (dict): register tN -> the
+        shader_resources (dict): (register N of tN, space) -> the
             :class:`~gpuia.harness.case_resources.CaseResource` the vertex shader reads there.
         feature_level (FeatureLevel): the feature level the case was validated at (rules
             11.1): the one :func:`load_case` was given, else the case's ``feature_level``,

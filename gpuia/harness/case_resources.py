@@ -1,8 +1,8 @@
 """The ``shader_resources`` section of a case file: the buffer SRVs a vertex shader reads
 (``docs/case-format.md``, ``docs/resources.md``).
 
-Guaranteed: one :class:`CaseResource` per register the HLSL vertex shader reads, its kind and
-stride the shader's, its view (``first_element``, ``num_elements``) inside its ``data`` as
+Guaranteed: one :class:`CaseResource` per register and space the HLSL vertex shader reads, its
+kind and stride the shader's, its view (``first_element``, ``num_elements``) inside its ``data`` as
 D3D12_BUFFER_SRV requires; a malformed entry is a :class:`~gpuia.errors.CaseError`, a view D3D12
 would reject or a register the shader reads without an entry an
 :class:`~gpuia.errors.InvalidDescError`.
@@ -27,6 +27,7 @@ class CaseResource:
     elements of ``stride`` bytes: 4-byte words for a raw view)."""
 
     register: int
+    space: int
     kind: str
     stride: int
     data: bytes
@@ -39,15 +40,16 @@ class CaseResource:
         return self.data[at:at + self.num_elements * self.stride]
 
 
-def shader_resources(value, hlsl) -> dict[int, CaseResource]:
+def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
     """The ``shader_resources`` list (``value``; None: absent) of a case whose compiled HLSL
-    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none); register
-    -> :class:`CaseResource`."""
-    declared = {r.register: r for r in (hlsl.shader_resources if hlsl is not None else ())}
+    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none); (register,
+    space) -> :class:`CaseResource`."""
+    declared = {(r.register, r.space): r
+                for r in (hlsl.shader_resources if hlsl is not None else ())}
     value = [] if value is None else value
     if not isinstance(value, list):
         raise CaseError("shader_resources", "expected a list of {register, kind, data, ...}")
-    out: dict[int, CaseResource] = {}
+    out: dict[tuple[int, int], CaseResource] = {}
     for i, entry in enumerate(value):
         w = f"shader_resources[{i}]"
         if not isinstance(entry, dict):
@@ -60,19 +62,17 @@ def shader_resources(value, hlsl) -> dict[int, CaseResource]:
                 raise CaseError(w, f"missing required key '{key}'")
         register = uint_field(entry, "register", w, None)
         space = uint_field(entry, "space", w, 0)
-        if space != 0:
-            raise InvalidDescError(w, "space", space,
-                                   "gpuia binds shader resource views of register space 0")
-        if register in out:
-            raise CaseError(f"{w}.register", f"register t{register} is given twice")
-        r = declared.get(register)
+        at = f"t{register}" + (f", space{space}" if space else "")
+        if (register, space) in out:
+            raise CaseError(f"{w}.register", f"register {at} is given twice")
+        r = declared.get((register, space))
         if r is None:
             raise InvalidDescError(w, "register", register,
                                    f"the vertex shader reads no StructuredBuffer or "
-                                   f"ByteAddressBuffer at register(t{register})")
+                                   f"ByteAddressBuffer at register({at})")
         if entry["kind"] != r.kind:
             raise InvalidDescError(w, "kind", entry["kind"],
-                                   f"{r.name} (register t{register}) is a {r.kind} buffer")
+                                   f"{r.name} (register {at}) is a {r.kind} buffer")
         stride = uint_field(entry, "structure_byte_stride", w, r.stride)
         if r.kind == "structured" and stride != r.stride:
             raise InvalidDescError(w, "structure_byte_stride", stride,
@@ -85,10 +85,12 @@ def shader_resources(value, hlsl) -> dict[int, CaseResource]:
             raise InvalidDescError(w, "num_elements", count,
                                    f"the view (first_element {first}) reaches past the data: "
                                    f"{fits} elements of {r.stride} bytes")
-        out[register] = CaseResource(register, r.kind, r.stride, data, first, count)
-    for register, r in declared.items():
-        if register not in out:
+        out[(register, space)] = CaseResource(register, space, r.kind, r.stride, data, first,
+                                              count)
+    for (register, space), r in declared.items():
+        if (register, space) not in out:
+            at = f"t{register}" + (f", space{space}" if space else "")
             raise InvalidDescError("shader_resources", "register", register,
-                                   f"the vertex shader reads {r.name} (register t{register}); "
+                                   f"the vertex shader reads {r.name} (register {at}); "
                                    f"the case binds no shader resource there")
     return out

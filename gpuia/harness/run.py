@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..d3d.srv_bindings import srv_binding
 from ..errors import UnsupportedError
 from ..reference import IAResult
 from ..reference.stream_output import SOResult, stream_output, write_streams
@@ -67,8 +68,8 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
         raise UnsupportedError("the CPU runs a case's vertex shader only when it is HLSL")
     shader: Any = cpu_shader(case.hlsl)
     if case.shader_resources:  # the views' bytes, as the GPU's views see them
-        shader = shader.with_resources({k: r.view_bytes()
-                                        for k, r in case.shader_resources.items()})
+        shader = shader.with_resources({srv_binding(r.register, r.space): r.view_bytes()
+                                        for r in case.shader_resources.values()})
     return run_vertex_shader(ia, shader, case.constant_buffers)
 
 

@@ -157,12 +157,13 @@ def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
         ctx.set_graphics_root_constant_buffer_view(slot, device.create_buffer(
             padded, bind=("constant_buffer",), label=f"{case.name} constant buffer {slot}"))
     # And its shader resource views: each a buffer of the case's bytes, viewed as the case says.
-    for register, r in case.shader_resources.items():
+    for r in case.shader_resources.values():
         data = r.data + bytes(-len(r.data) % 4) if r.data else bytes(4)
-        ctx.set_graphics_root_shader_resource_view(register, device.create_buffer(
-            data, bind=("shader_resource",), label=f"{case.name} shader resource t{register}"),
+        ctx.set_graphics_root_shader_resource_view(r.register, device.create_buffer(
+            data, bind=("shader_resource",),
+            label=f"{case.name} shader resource t{r.register} space{r.space}"),
             r.first_element * r.stride, r.num_elements, r.stride if r.kind == "structured"
-            else None)
+            else None, r.space)
 
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,

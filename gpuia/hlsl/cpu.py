@@ -89,7 +89,7 @@ def compiler() -> str:
 class CpuParam:
     """A global parameter of the compute entry: where it sits in Slang's GlobalParams."""
 
-    role: str  # "cbuffer", "in", "out", "count" or "srv" (slot: its register; size: the
+    role: str  # "cbuffer", "in", "out", "count" or "srv" (slot: its binding; size: the
     # element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes)
     gp_offset: int
     slot: int = -1
@@ -118,8 +118,9 @@ class CpuShader:
             shader_resources: dict | None = None) -> dict:
         """Run the shader for ``len(vertex_id)`` invocations. ``inputs``: {semantic key: (n, 4)
         uint32 bit patterns} (the IA's elements); ``constant_buffers``: {slot: D3D-packed bytes}
-        (missing bytes read as zero); ``shader_resources``: {register: the bytes of the SRV's
-        view} (a read past them returns 0, as D3D12's). Returns {output key: (n, components)
+        (missing bytes read as zero); ``shader_resources``: {the SRV's binding
+        (:func:`gpuia.d3d.srv_bindings.srv_binding` of its register and space): the bytes of
+        its view} (a read past them returns 0, as D3D12's). Returns {output key: (n, components)
         uint32}."""
         n = int(vertex_id.shape[0])
         constant_buffers = constant_buffers or {}
@@ -148,7 +149,7 @@ class CpuShader:
         return out
 
     def with_resources(self, shader_resources: dict) -> _Bound:
-        """This shader with its SRVs' bytes bound ({register: bytes}): its ``run`` takes
+        """This shader with its SRVs' bytes bound ({binding: bytes}): its ``run`` takes
         :meth:`run`'s arguments less ``shader_resources``."""
         return _Bound(self, shader_resources)
 
@@ -156,10 +157,10 @@ class CpuShader:
         """Refuse a run without a constant buffer, SRV or input element the shader reads."""
         for p in self.params:
             if p.role == "srv" and p.slot not in srvs:
-                raise InvalidDescError(self.what, f"resource in register t{p.slot}", None,
+                raise InvalidDescError(self.what, f"resource at binding {p.slot}", None,
                                        "the shader reads this resource and none is bound")
             if p.role == "srv" and len(srvs[p.slot]) % p.size:
-                raise InvalidDescError(self.what, f"resource in register t{p.slot}",
+                raise InvalidDescError(self.what, f"resource at binding {p.slot}",
                                        f"{len(srvs[p.slot])} bytes",
                                        f"not whole elements of {p.size} bytes")
             if p.role == "cbuffer" and p.slot not in constant_buffers:
@@ -489,7 +490,7 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
             params.append(CpuParam(roles[name], at))
         elif name in srvs:
             r = srvs[name]
-            params.append(CpuParam("srv", at, r.register, r.stride if r.kind == "structured"
+            params.append(CpuParam("srv", at, r.binding, r.stride if r.kind == "structured"
                                    else 1))
         elif name in by_name:
             cb = by_name[name]

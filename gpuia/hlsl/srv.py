@@ -1,12 +1,13 @@
 """Read-only buffer shader resource views of an HLSL vertex shader, bounds-checked as D3D12.
 
-gpuia binds two kinds of buffer SRV a vertex shader declares at ``register(tN)`` of
-``space0``: ``StructuredBuffer<T>`` (``[i]``, ``Load``, ``GetDimensions``) and
-``ByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``GetDimensions``). Guaranteed, in the WGSL
-:func:`rewrite` makes of Slang's:
+gpuia binds two kinds of buffer SRV a vertex shader declares at ``register(tN, spaceS)`` (S
+0..6; ``space0`` when not written): ``StructuredBuffer<T>`` (``[i]``, ``Load``,
+``GetDimensions``) and ``ByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``GetDimensions``).
+Guaranteed, in the WGSL :func:`rewrite` makes of Slang's:
 
-* resource tN is ``@group(3) @binding(SRV_BINDING_BASE + N)``, a read-only storage buffer bound
-  whole; the view (its first element and element count, D3D12_BUFFER_SRV's FirstElement and
+* resource tN of space S is ``@group(3) @binding(16 + 128 S + N)``
+  (:func:`gpuia.d3d.srv_bindings.srv_binding`), a read-only storage buffer bound whole; the
+  view (its first element and element count, D3D12_BUFFER_SRV's FirstElement and
   NumElements: 4-byte words for a raw view) is a ``vec4<u32>`` of gpuia's uniform array at
   ``@group(3) @binding(VIEWS_BINDING)``, one per resource in the order of :attr:`index`;
 * every read goes through a function of gpuia's that returns 0 (every member zero) for an
@@ -15,7 +16,7 @@ gpuia binds two kinds of buffer SRV a vertex shader declares at ``register(tN)``
   keeps the words inside; ``GetDimensions`` gives the view's count.
 
 Refused, naming the resource: a typed ``Buffer<T>``, textures, samplers and UAVs (only these two
-kinds are bound); a register space other than 0; a register past t127 (D3D12's 128 SRV slots of
+kinds are bound); a register space past 6; a register past t127 (D3D12's 128 SRV slots of
 a shader stage in a D3D11-style binding); a structured element whose D3D layout (members packed
 at 4-byte steps) differs from WGSL's storage layout (a ``float3`` element, a 3-row matrix), or
 that holds a type other than 32-bit scalars; a use of the resource in Slang's WGSL gpuia cannot
@@ -27,10 +28,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..d3d.srv_bindings import SRV_BINDING_BASE, SRV_SLOTS, VIEWS_BINDING
+from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING, srv_binding
 from ..errors import InvalidDescError
 
-__all__ = ["ShaderResource", "SRV_BINDING_BASE", "VIEWS_BINDING", "SRV_SLOTS", "KINDS",
+__all__ = ["ShaderResource", "KINDS",
            "shader_resources", "rewrite", "is_bound_resource", "d3d_layout"]
 
 KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw"}
@@ -54,7 +55,7 @@ class ShaderResource:
 
     @property
     def binding(self) -> int:
-        return SRV_BINDING_BASE + self.register
+        return srv_binding(self.register, self.space)
 
 
 def is_bound_resource(param: dict) -> bool:
@@ -121,7 +122,7 @@ def d3d_layout(t: dict, where: str, what: str, column_major: bool) -> tuple[int,
 def shader_resources(params: dict[str, dict], code: str, what: str, column_major: bool
                      ) -> tuple[ShaderResource, ...]:
     """The buffer SRVs Slang's WGSL ``code`` declares (``params``: the reflection's global
-    parameters by emitted name), ordered by register."""
+    parameters by emitted name), ordered by space and register."""
     found = []
     for m in re.finditer(r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*storage\s*,"
                          r"\s*read\s*>\s*(\w+)\s*:\s*([^;]+);", code):
@@ -130,9 +131,12 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
             continue
         b = p["binding"]
         name = p["name"]
-        if b.get("space", 0) != 0:
-            raise InvalidDescError(what, f"resource {name}", f"space{b['space']}",
-                                   "gpuia binds shader resource views of register space 0")
+        space = int(b.get("space", 0))
+        if space >= SRV_SPACES:
+            raise InvalidDescError(what, f"resource {name}", f"space{space}",
+                                   f"gpuia binds shader resource views of register spaces 0.."
+                                   f"{SRV_SPACES - 1} (their bindings fit WebGPU's 1000 of a "
+                                   f"bind group)")
         register = int(b.get("index", 0))
         if register >= SRV_SLOTS:
             raise InvalidDescError(what, f"resource {name}", f"register(t{register})",
@@ -147,10 +151,10 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                                        f"D3D's structured stride is {stride} bytes, WGSL's "
                                        f"storage stride {-(-stride // align) * align}: gpuia "
                                        f"refuses the mismatch (use 4-component vectors)")
-        found.append((register, name, kind, stride, m.group(1), m.group(2).strip()))
+        found.append((space, register, name, kind, stride, m.group(1), m.group(2).strip()))
     found.sort()
-    return tuple(ShaderResource(name, reg, 0, kind, stride, k, var, ty)
-                 for k, (reg, name, kind, stride, var, ty) in enumerate(found))
+    return tuple(ShaderResource(name, reg, space, kind, stride, k, var, ty)
+                 for k, (space, reg, name, kind, stride, var, ty) in enumerate(found))
 
 
 def _element_type(type_text: str) -> str:

@@ -116,3 +116,41 @@ def test_more_resources_than_storage_buffers_are_refused(gpu_device):
     with pytest.raises(UnsupportedError) as e:
         check_resource_limits(srvs, 3, caps, "this adapter")
     assert "max-uniform-buffers-per-shader-stage 3" in str(e.value)
+
+
+def test_released_buffers_are_refused(gpu_device):
+    """A released buffer is refused when bound, and at the draw when released after binding."""
+    ctx = _context(gpu_device)
+    gone = gpu_device.create_buffer(WORDS, bind=("shader_resource",))
+    gone.release()
+    with pytest.raises(InvalidDescError) as e:
+        ctx.set_graphics_root_shader_resource_view(5, gone)
+    assert "SetGraphicsRootShaderResourceView" in str(e.value) and "released" in str(e.value)
+    buf = gpu_device.create_buffer(WORDS, bind=("shader_resource",))
+    ctx.set_graphics_root_shader_resource_view(5, buf)
+    buf.release()
+    target = gpu_device.create_buffer(size=64, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(target, 64, 0)])
+    with pytest.raises(InvalidDescError) as e:
+        ctx.draw_instanced(1)
+    assert "root shader resource view 5" in str(e.value) and "released" in str(e.value)
+
+
+def test_space_is_part_of_the_register(gpu_device):
+    """A view bound at t5 of space0 does not bind t5 of space3."""
+    shader = compile_shader(HLSL.replace("register(t5)", "register(t5, space3)"))
+    ctx = Context(gpu_device)
+    desc = StreamOutputDesc((SODeclarationEntry(semantic_name="TEXCOORD", component_count=4),))
+    ctx.set_pipeline_state(PipelineState(InputLayout([]), shader, stream_output=desc))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    buf = gpu_device.create_buffer(WORDS, bind=("shader_resource",))
+    ctx.set_graphics_root_shader_resource_view(5, buf)
+    target = gpu_device.create_buffer(size=16, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(target, 16, 0)])
+    with pytest.raises(InvalidDescError) as e:
+        ctx.draw_instanced(1)
+    assert "register_space=3" in str(e.value), str(e.value)
+    ctx.set_graphics_root_shader_resource_view(5, buf, 16, register_space=3)
+    ctx.draw_instanced(1)
+    ctx.flush()
+    np.testing.assert_array_equal(np.frombuffer(target.read(), np.uint32), WORDS[4:8])

@@ -226,3 +226,25 @@ def test_vertex_shader_resources_reach_a_geometry_shader(gpu_device):
     so = run_case_so_gpu(load_case(doc), gpu_device)
     want = _f32([[2, 4, 6, 2], [4, 8, 12, 2], [4, 8, 12, 2], [0, 0, 0, 0]])
     np.testing.assert_array_equal(_so_words(so, 4, 4), want)
+
+
+SPACES = r"""
+StructuredBuffer<uint> A : register(t0, space1);
+ByteAddressBuffer B : register(t0);
+struct O { float4 pos : SV_Position; uint2 ab : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o; o.pos = float4(0, 0, 0, 1); o.ab = uint2(A[id], B.Load(id * 4)); return o;
+}
+"""
+
+
+def test_register_spaces_are_bound_apart(gpu_device):
+    """t0 of space1 and t0 of space0 are two views: A holds 7, 8 and B 1, 2, 3, so vertex i
+    streams (A[i], B word i), 0 past either view."""
+    resources = [{"register": 0, "space": 1, "kind": "structured",
+                  "data": {"dtype": "uint32", "values": [7, 8]}},
+                 {"register": 0, "kind": "raw", "data": {"dtype": "uint32", "values": [1, 2, 3]}}]
+    case = load_case(_doc("spaces", SPACES, 4, resources, _so([(0, 2)])))
+    want = np.array([[7, 1], [8, 2], [0, 3], [0, 0]], np.uint32)
+    np.testing.assert_array_equal(shader_outputs(case, run_reference(case))["TEXCOORD0"], want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 4, 2), want)

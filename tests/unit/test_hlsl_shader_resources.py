@@ -35,7 +35,7 @@ def test_structured_and_raw_are_bound_by_register():
     ("StructuredBuffer<float3> A : register(t0);", "return float4(A[id], 1);", "storage stride 16"),
     ("struct S { float a; float4 b; }; StructuredBuffer<S> A : register(t0);",
      "return A[id].b;", "WGSL's storage layout at 16"),
-    ("StructuredBuffer<float4> A : register(t0, space1);", "return A[id];", "space 0"),
+    ("StructuredBuffer<float4> A : register(t0, space7);", "return A[id];", "spaces 0..6"),
     ("Buffer<float4> A : register(t0);", "return A[id];", "typed buffers"),
     ("Texture2D T : register(t0);", "return T.Load(int3(0, 0, 0));", "textures"),
 ])
@@ -74,7 +74,7 @@ DATA = {"dtype": "float32", "values": [0.0] * 8}
        "data": DATA}], InvalidDescError, "past the data"),
     ([{"register": 2, "kind": "structured", "data": DATA}], InvalidDescError, "t2"),
     ([{"register": 1, "kind": "structured", "data": DATA, "space": 1}], InvalidDescError,
-     "space 0"),
+     "register(t1, space1)"),
     ([{"register": 1, "kind": "structured", "data": DATA, "stride": 4}], CaseError,
      "unknown keys"),
 ])
@@ -82,3 +82,12 @@ def test_case_section_refusals(resources, error, words):
     with pytest.raises(error) as e:
         load_case(_doc(resources))
     assert words in str(e.value), str(e.value)
+
+
+def test_spaces_have_bindings_of_their_own():
+    """t0 of space0 and t0 of space2 are two resources: bindings 16 and 16 + 2 * 128."""
+    s = compile_shader(vs("StructuredBuffer<float4> A : register(t0, space2);\n"
+                          "StructuredBuffer<float4> B : register(t0);",
+                          "return A[id] + B[id];"))
+    assert [(r.name, r.space, r.binding) for r in s.shader_resources] == \
+        [("B", 0, 16), ("A", 2, 272)]

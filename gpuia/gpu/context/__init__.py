@@ -397,16 +397,16 @@ class Context(QueryCalls):
     def set_graphics_root_shader_resource_view(self, shader_register: int,
                                                buffer: Buffer | None, offset: int = 0,
                                                num_elements: int | None = None,
-                                               structure_byte_stride: int | None = None
-                                               ) -> None:
-        """SetGraphicsRootShaderResourceView: bind ``buffer`` from byte ``offset`` as the
-        vertex shader's ``register(t<shader_register>)`` (gpuia's implied root signature: root
-        SRV N is tN of space0), a ``StructuredBuffer<T>`` or ``ByteAddressBuffer``
-        (docs/resources.md). The view holds ``num_elements`` elements (D3D12_BUFFER_SRV's
-        NumElements: of the shader's structure stride, 4-byte words for a raw buffer; None: as
-        many whole ones as the buffer holds after ``offset``); a read past it returns 0, as
-        D3D12 defines. ``structure_byte_stride``, when given, must be the shader's. What the
-        shader needs of the view is checked at the draw. The buffer needs the
+                                               structure_byte_stride: int | None = None,
+                                               register_space: int = 0) -> None:
+        """SetGraphicsRootShaderResourceView: bind ``buffer`` from byte ``offset`` as the vertex
+        shader's ``register(t<shader_register>, space<register_space>)`` (gpuia's implied root
+        signature: a root SRV per register and space), a ``StructuredBuffer<T>`` or
+        ``ByteAddressBuffer`` (docs/resources.md). The view holds ``num_elements`` elements
+        (D3D12_BUFFER_SRV's NumElements: of the shader's structure stride, 4-byte words for a raw
+        buffer; None: as many whole ones as the buffer holds after ``offset``); a read past it
+        returns 0, as D3D12 defines. ``structure_byte_stride``, when given, must be the shader's.
+        What the shader needs of the view is checked at the draw. The buffer needs the
         ``shader_resource`` bind flag.
 
         Arguments:
@@ -416,13 +416,16 @@ class Context(QueryCalls):
             num_elements (int | None): the view's NumElements; None: to the buffer's end.
             structure_byte_stride (int | None): the view's StructureByteStride, checked
                 against the shader's at the draw; None: the shader's.
+            register_space (int): S of the shader's ``spaceS``, 0..6 (default 0).
 
         Raises:
-            InvalidDescError: ``shader_register`` is not 0..127, ``buffer`` is no gpuia Buffer
-                of this device, lacks the shader_resource bind flag or was released,
+            InvalidDescError: ``shader_register`` is not 0..127, ``register_space`` not
+                0..6, ``buffer`` is no gpuia Buffer of this device, lacks the
+                shader_resource bind flag or was released,
                 ``offset`` is not a multiple of 4 inside the buffer, or a count is negative.
         """
-        self._om.srv.set(shader_register, buffer, offset, num_elements, structure_byte_stride)
+        self._om.srv.set(shader_register, buffer, offset, num_elements, structure_byte_stride,
+                         register_space)
         self._states.invalidate()
 
     @exclusive

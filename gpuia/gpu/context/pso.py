@@ -17,7 +17,7 @@ from ...d3d.pipeline_desc import check_draw_topology, check_gs_topology_type, to
 from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
 from ...d3d.so_desc import StreamOutputDesc
-from ...d3d.srv_bindings import SRV_BINDING_BASE, VIEWS_BINDING
+from ...d3d.srv_bindings import VIEWS_BINDING
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
@@ -298,7 +298,7 @@ class PipelineState:
         read, then, when the vertex shader reads SRVs, gpuia's views uniform and the SRVs
         (``gpuia.d3d.srv_bindings``)."""
         return self.constant_buffer_slots + (
-            (VIEWS_BINDING, *(SRV_BINDING_BASE + r.register for r in self.shader_resources))
+            (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
             if self.shader_resources else ())
 
     @property

@@ -1,23 +1,23 @@
 """The root shader resource views of a Context: buffer SRVs a vertex shader reads.
 
-With gpuia's implied root signature, root SRV N is the shader's ``register(tN)`` of ``space0``
-(``gpuia.hlsl.srv``). Guaranteed: a view is the buffer's bytes from ``offset`` on, ``num_elements``
-of them (D3D12_BUFFER_SRV.NumElements: elements of the shader's structure stride, 4-byte words
-for a ``ByteAddressBuffer``; None: as many whole ones as the buffer holds after ``offset``); the
-buffer is bound whole at ``@group(3) @binding(16 + N)`` and the view's (first element, count)
-reaches the shader through gpuia's uniform array at ``@binding(15)``, so a read past the view
-returns 0 as D3D12 defines. Refused at the draw, naming the register: a view the shaders read
-but none is set, an ``offset`` that is no multiple of the element's stride, a
+With gpuia's implied root signature, root SRV (N, S) is the shader's ``register(tN, spaceS)``
+(``gpuia.hlsl.srv``; S 0..6). Guaranteed: a view is the buffer's bytes from ``offset`` on,
+``num_elements`` of them (D3D12_BUFFER_SRV.NumElements: elements of the shader's structure stride,
+4-byte words for a ``ByteAddressBuffer``; None: as many whole ones as the buffer holds after
+``offset``); the buffer is bound whole at ``@group(3) @binding(16 + 128 S + N)`` and the view's
+(first element, count) reaches the shader through gpuia's uniform array at ``@binding(15)``, so a
+read past the view returns 0 as D3D12 defines. Refused at the draw, naming the register: a view the
+shaders read but none is set, an ``offset`` that is no multiple of the element's stride, a
 ``structure_byte_stride`` other than the shader's, a view reaching past the buffer, a released
 buffer; refused when set: no buffer of this device, no ``shader_resource`` bind flag, a register
-past t127, an offset that is not a multiple of 4.
+past t127 or a space past 6, an offset that is not a multiple of 4.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...d3d.srv_bindings import SRV_SLOTS, VIEWS_BINDING
+from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING
 from ...errors import InvalidDescError, UnsupportedError
 from ..buffers import Buffer, checked_buffer
 from ..lifetime import released_error
@@ -28,19 +28,23 @@ _WHERE = "SetGraphicsRootShaderResourceView"
 
 
 class SrvState:
-    """Root SRVs by register: (Buffer, offset, num_elements or None, stride or None)."""
+    """Root SRVs by (register, space): (Buffer, offset, num_elements or None, stride or
+    None)."""
 
     def __init__(self, device):
         self.device = device
-        self.views: dict[int, tuple] = {}
+        self.views: dict[tuple[int, int], tuple] = {}
 
     def set(self, register: int, buffer: Buffer | None, offset: int, num_elements,
-            structure_byte_stride) -> None:
+            structure_byte_stride, space: int = 0) -> None:
         if type(register) is not int or not 0 <= register < SRV_SLOTS:
             raise InvalidDescError(_WHERE, "RootParameterIndex", register,
                                    f"expected 0..{SRV_SLOTS - 1} (the shader's register tN)")
+        if type(space) is not int or not 0 <= space < SRV_SPACES:
+            raise InvalidDescError(_WHERE, "RegisterSpace", space,
+                                   f"expected 0..{SRV_SPACES - 1} (the shader's spaceS)")
         if buffer is None:
-            self.views.pop(register, None)
+            self.views.pop((register, space), None)
             return
         checked_buffer(buffer, self.device, _WHERE, "BufferLocation")
         if "shader_resource" not in buffer.bind:
@@ -54,18 +58,21 @@ class SrvState:
                             ("StructureByteStride", structure_byte_stride)):
             if value is not None and (type(value) is not int or value < 0):
                 raise InvalidDescError(_WHERE, name, value, "expected a count >= 0 or None")
-        self.views[register] = (buffer, offset, num_elements, structure_byte_stride)
+        self.views[(register, space)] = (buffer, offset, num_elements, structure_byte_stride)
 
     def window(self, r) -> tuple[Buffer, int, int]:
         """(buffer, first element, element count) of the view of resource ``r`` (a
         :class:`gpuia.hlsl.srv.ShaderResource`), checked against the buffer."""
-        where = f"root shader resource view {r.register}"
-        if r.register not in self.views:
+        space = f", space{r.space}" if r.space else ""
+        where = f"root shader resource view {r.register}{space}"
+        if (r.register, r.space) not in self.views:
+            call = f"{r.register}, ..., register_space={r.space}" if r.space else \
+                f"{r.register}, ..."
             raise InvalidDescError("draw", where, None,
-                                   f"the vertex shader reads {r.name} (register t{r.register}); "
-                                   f"set_graphics_root_shader_resource_view({r.register}, ...) "
+                                   f"the vertex shader reads {r.name} (register t{r.register}"
+                                   f"{space}); set_graphics_root_shader_resource_view({call}) "
                                    f"was not called")
-        buffer, offset, count, stride = self.views[r.register]
+        buffer, offset, count, stride = self.views[(r.register, r.space)]
         if buffer.released:
             raise released_error("draw", where, buffer)
         if stride is not None and r.kind == "structured" and stride != r.stride:
@@ -124,7 +131,8 @@ def check_resource_limits(resources, uniforms: int, caps, adapter: str) -> None:
             f"{adapter} takes (max-uniform-buffers-per-shader-stage "
             f"{caps.max_uniform_buffers_per_shader_stage})")
     if len(resources) > caps.max_storage_buffers_per_shader_stage:
-        regs = ", ".join(f"t{r.register}" for r in resources)
+        regs = ", ".join(f"t{r.register}" + (f" space{r.space}" if r.space else "")
+                         for r in resources)
         raise UnsupportedError(
             f"SetPipelineState: the vertex shader reads {len(resources)} shader resource views "
             f"({regs}), each a storage buffer of the vertex stage: more than {adapter} takes "
