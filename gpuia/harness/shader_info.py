@@ -5,7 +5,9 @@ A compiled container (DXBC or DXIL, :func:`gpuia.d3d.container.read_container`) 
 stored. An HLSL file is compiled by gpuia's front end (Slang's reflection, ``gpuia.hlsl``) and
 gives what the source fixes: semantic (upper case, as gpuia keys it), system value, component
 type, the mask of its components and the stream; ``Register`` and ``ReadWriteMask`` are null,
-since they are the D3D compiler's choice (packing, use analysis), not the source's.
+since they are the D3D compiler's choice (packing, use analysis), not the source's. A vertex or
+pixel shader's HLSL also gives the resources its entry uses (register, space, type, size, whether
+gpuia binds them: :func:`gpuia.hlsl.frontend.reflect_resources`).
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ def describe_hlsl(path: str, text: str, entry: str, stage: str | None) -> dict:
         UnsupportedError: Slang's compiler is not installed.
     """
     from ..hlsl import compile_geometry_shader, reflect_entry
+    from ..hlsl.frontend import reflect_resources
 
     src = {"file_name": Path(path).name, "source_path": str(Path(path).resolve())}
     if stage is not None and stage not in HLSL_STAGES:
@@ -109,7 +112,9 @@ def describe_hlsl(path: str, text: str, entry: str, stage: str | None) -> dict:
         sig = reflect_entry(text, stage, entry, **src)
     inputs = [_row(lf.semantic, lf.index, lf.kind, lf.components) for lf in sig.inputs()]
     outputs = [_row(lf.semantic, lf.index, lf.kind, lf.components) for lf in sig.outputs()]
-    return _hlsl_doc(path, entry, stage or "vertex", inputs, outputs, None)
+    doc = _hlsl_doc(path, entry, stage or "vertex", inputs, outputs, None)
+    doc["resources"] = reflect_resources(text, stage or "vertex", entry, **src)
+    return doc
 
 
 def _hlsl_doc(path: str, entry: str, stage: str, inputs: list, outputs: list,
@@ -205,6 +210,11 @@ def shader_text(doc: dict) -> str:
         if rows:
             lines.append(render_table(list(_COLUMNS),
                                       [[_cell(k, r[k]) for k in _COLUMNS] for r in rows]))
+    if doc.get("resources"):
+        rows = [[r["register"], str(r["space"]), r["name"], r["type"] or "", _cell("", r["size"]),
+                 "yes" if r["bound"] else "no (refused)"] for r in doc["resources"]]
+        lines += ["", "resources:", render_table(
+            ["Register", "Space", "Name", "Type", "Size", "Bound by gpuia"], rows)]
     g = doc["geometry"]
     if g is not None:
         streams = ", ".join(f"stream {t['stream']} {t['topology']}" for t in g["output_topology"])

@@ -16,13 +16,15 @@ from __future__ import annotations
 import re
 
 from ..d3d.desc import CONSTANT_BUFFER_SLOTS
+from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
 from ..errors import InvalidDescError
 from . import includes
 from .cbuffer import ConstantBuffer, check_32bit, constant_buffer
 from .reflect import emitted_name
 from .srv import is_bound_resource
 
-__all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers"]
+__all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers",
+           "used_resources"]
 
 _RESOURCE_BINDINGS = ("shaderResource", "unorderedAccess", "samplerState")
 _BINDING_RE = re.compile(r"@binding\(\s*(\d+)\s*\)\s*@group\(\s*(\d+)\s*\)\s*var\s*(<[^>]*>)?\s*"
@@ -57,6 +59,50 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
                                    f"and ByteAddressBuffer in a vertex shader only: typed "
                                    f"buffers, textures, samplers and UAVs are refused "
                                    f"(docs/resources.md)")
+
+
+_CLASSES = {"constantBuffer": "b", "shaderResource": "t", "unorderedAccess": "u",
+            "samplerState": "s"}
+
+
+def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -> list[dict]:
+    """Every resource the entry uses (Slang's reflection), in its order: ``name``, ``register``
+    (``b3``, ``t0``, ``s0``, ``u1``), ``space``, ``type`` as the source spells it, ``size`` (the
+    bytes a cbuffer's members span as D3D packs them, a structured buffer's element stride in D3D's
+    layout; else None) and ``bound``: whether gpuia binds it for ``stage`` (a cbuffer; a
+    StructuredBuffer or ByteAddressBuffer of a vertex shader, gpuia.hlsl.srv; not one it
+    refuses)."""
+    from .srv import d3d_layout
+
+    params = {p.get("name"): p for p in reflection.get("parameters", [])}
+    out = []
+    for entry in reflection.get("entryPoints", [])[:1]:
+        for b in entry.get("bindings", []):
+            binding = b.get("binding", {})
+            if binding.get("kind") not in _CLASSES or not binding.get("used"):
+                continue
+            p = params.get(b.get("name"), {})
+            size, bound = None, False
+            if binding["kind"] == "constantBuffer":
+                size = p.get("type", {}).get("elementVarLayout", {}).get("binding", {}).get(
+                    "size")
+                bound = binding.get("space", 0) == 0 and \
+                    binding.get("index", 0) < CONSTANT_BUFFER_SLOTS
+            elif stage == "vertex" and is_bound_resource(p):
+                bound = binding.get("space", 0) < SRV_SPACES and \
+                    binding.get("index", 0) < SRV_SLOTS
+                if p["type"]["baseShape"] == "structuredBuffer":
+                    try:
+                        size, _, _ = d3d_layout(p["type"]["resultType"], b["name"], "shader",
+                                                column_major)
+                    except InvalidDescError:  # laid out unlike D3D in WGSL: refused
+                        bound = False
+            spelled = _declaration(prepared, b["name"])[1]
+            out.append({"name": b["name"],
+                        "register": f"{_CLASSES[binding['kind']]}{binding.get('index', 0)}",
+                        "space": binding.get("space", 0), "type": spelled, "size": size,
+                        "bound": bound})
+    return out
 
 
 def _declaration(prepared, name: str) -> tuple[str, str | None]:

@@ -37,7 +37,13 @@ from ..errors import InvalidDescError
 from ..wgsl.signature import parse_pixel_shader, parse_vertex_shader
 from ..wgsl.text import wgsl_comment_text
 from . import cache, includes, library
-from .bindings import constant_buffers, refuse_used_resources, refuse_wide, resources
+from .bindings import (
+    constant_buffers,
+    refuse_used_resources,
+    refuse_wide,
+    resources,
+    used_resources,
+)
 from .cbuffer import ConstantBuffer, parse_wgsl_structs, remap_wgsl
 from .escapes import refuse_escapes
 from .reflect import EntrySignature, Leaf, entry_signature
@@ -293,6 +299,22 @@ def reflect_entry(source: str, stage: str = "vertex", entry_point: str = "main",
                                  file_name, include_dirs, source_path, what)
     return entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                            what, slang.prepared.matrix_layout, slang.prepared)
+
+
+def reflect_resources(source: str, stage: str = "vertex", entry_point: str = "main",
+                      defines=None, matrix_layout: str = "column_major",
+                      file_name: str | None = None, include_dirs=(),
+                      source_path: str | None = None) -> list[dict]:
+    """The resources one HLSL entry point uses, as Slang's reflection gives them, each with
+    whether gpuia binds it (:func:`gpuia.hlsl.bindings.used_resources`: register, space, type,
+    size). The arguments and refusals are :func:`reflect_entry`'s; not cached."""
+    what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
+    file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
+    include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
+    slang, _, first = first_pass(source, _SLANG_STAGE[stage], entry_point, defs, matrix_layout,
+                                 file_name, include_dirs, source_path, what)
+    return used_resources(first.reflection, slang.prepared, stage,
+                          slang.prepared.matrix_layout == "column_major")
 
 
 def recorded_files(dependencies: tuple[str, ...], candidates: tuple[str, ...],

@@ -91,3 +91,26 @@ def test_spaces_have_bindings_of_their_own():
                           "return A[id] + B[id];"))
     assert [(r.name, r.space, r.binding) for r in s.shader_resources] == \
         [("B", 0, 16), ("A", 2, 272)]
+
+
+def test_gpuia_shader_lists_the_resources_used():
+    """``gpuia shader``'s document lists what the entry uses: P is one float4 (16 bytes in
+    D3D's structured layout); cbuffer C's float4 k and float j span 16 + 4 = 20 bytes; the
+    texture and sampler are refused; the unused U is not listed."""
+    from gpuia.harness.shader_info import describe_hlsl
+
+    text = ("struct P { float4 a; };\n"
+            "StructuredBuffer<P> Parts : register(t2, space1);\n"
+            "ByteAddressBuffer Raw : register(t1);\n"
+            "Texture2D T : register(t0); SamplerState S : register(s0);\n"
+            "StructuredBuffer<float4> U : register(t9);\n"
+            "cbuffer C : register(b3) { float4 k; float j; };\n"
+            "float4 main(uint id : SV_VertexID) : SV_Position { return Parts[id].a + k * j"
+            " + T.SampleLevel(S, float2(0, 0), 0) + asfloat(Raw.Load(0)); }\n")
+    rows = {r["name"]: (r["register"], r["space"], r["type"], r["size"], r["bound"])
+            for r in describe_hlsl("r.hlsl", text, "main", None)["resources"]}
+    assert rows == {"Parts": ("t2", 1, "StructuredBuffer<P>", 16, True),
+                    "Raw": ("t1", 0, "ByteAddressBuffer", None, True),
+                    "T": ("t0", 0, "Texture2D", None, False),
+                    "S": ("s0", 0, "SamplerState", None, False),
+                    "C": ("b3", 0, "cbuffer", 20, True)}
