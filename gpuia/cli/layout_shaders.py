@@ -107,6 +107,12 @@ class LayoutShader:
     @property
     def not_drawn(self) -> str | None:
         """Why ``--check`` and ``--save-case`` make no case with this shader, or None."""
+        if self.hlsl is not None and self.hlsl.shader_resources:
+            regs = ", ".join(f"t{r.register}" + (f" space{r.space}" if r.space else "")
+                             for r in self.hlsl.shader_resources)
+            return (f"the shader reads shader resource views ({regs}), whose bytes gpuia layout "
+                    f"does not generate (write a case with shader_resources: "
+                    f"docs/case-format.md)")
         if self.container is None:
             return None
         return "gpuia layout links a compiled vertex shader's signature; it does not draw it"

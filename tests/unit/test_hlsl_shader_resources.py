@@ -114,3 +114,16 @@ def test_gpuia_shader_lists_the_resources_used():
                     "T": ("t0", 0, "Texture2D", None, False),
                     "S": ("s0", 0, "SamplerState", None, False),
                     "C": ("b3", 0, "cbuffer", 20, True)}
+
+
+def test_layout_check_skips_a_shader_reading_resources(tmp_path):
+    """``gpuia layout --shader`` links such a shader but generates no case for it (it has no
+    bytes for the SRVs), saying why."""
+    from gpuia.cli.layout_shaders import LayoutShader
+
+    path = tmp_path / "skin.hlsl"
+    path.write_text("StructuredBuffer<float4x4> Palette : register(t0, space2);\n"
+                    "float4 main(float3 p : POSITION, uint b : BLENDINDICES) : SV_Position\n"
+                    "{ return mul(Palette[b], float4(p, 1)); }\n")
+    shader = LayoutShader(str(path), [], "column_major")
+    assert shader.not_drawn is not None and "(t0 space2)" in shader.not_drawn
