@@ -42,14 +42,21 @@ class CaseResource:
 
 def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
     """The ``shader_resources`` list (``value``; None: absent) of a case whose compiled HLSL
-    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none); (register,
-    space) -> :class:`CaseResource`."""
+    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none, and takes
+    no list); (register, space) -> :class:`CaseResource` of each register the shader reads. An
+    entry for a register it does not read is checked (keys, kind, data) and left out, as a
+    constant buffer it does not read is."""
     declared = {(r.register, r.space): r
                 for r in (hlsl.shader_resources if hlsl is not None else ())}
     value = [] if value is None else value
     if not isinstance(value, list):
         raise CaseError("shader_resources", "expected a list of {register, kind, data, ...}")
+    if value and hlsl is None:
+        raise InvalidDescError("shader_resources", None, f"{len(value)} entries",
+                               "only an HLSL vertex shader reads shader resources (a WGSL "
+                               "shader's storage buffers are not bound from a case)")
     out: dict[tuple[int, int], CaseResource] = {}
+    seen: set[tuple[int, int]] = set()
     for i, entry in enumerate(value):
         w = f"shader_resources[{i}]"
         if not isinstance(entry, dict):
@@ -63,13 +70,15 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         register = uint_field(entry, "register", w, None)
         space = uint_field(entry, "space", w, 0)
         at = f"t{register}" + (f", space{space}" if space else "")
-        if (register, space) in out:
+        if (register, space) in seen:
             raise CaseError(f"{w}.register", f"register {at} is given twice")
+        seen.add((register, space))
         r = declared.get((register, space))
-        if r is None:
-            raise InvalidDescError(w, "register", register,
-                                   f"the vertex shader reads no StructuredBuffer or "
-                                   f"ByteAddressBuffer at register({at})")
+        if r is None:  # not read by the shader: checked, then left out
+            if entry["kind"] not in ("structured", "raw"):
+                raise CaseError(f"{w}.kind", "expected 'structured' or 'raw'")
+            decode_data(entry["data"], f"{w}.data")
+            continue
         if entry["kind"] != r.kind:
             raise InvalidDescError(w, "kind", entry["kind"],
                                    f"{r.name} (register {at}) is a {r.kind} buffer")

@@ -53,11 +53,13 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             if buffer_srvs and is_bound_resource(params.get(name, {})):
                 continue
             where, spelled = _declaration(prepared, name)
+            binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T> and "
+                     "ByteAddressBuffer; typed buffers, textures, samplers and UAVs are refused"
+                     if buffer_srvs else
+                     "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
+                     " (buffer SRVs in a vertex shader)")
             raise InvalidDescError(where, f"resource {name}", spelled or binding["kind"],
-                                   f"the {what} reads it; gpuia binds constant buffers "
-                                   f"(cbuffer / ConstantBuffer<T>), and StructuredBuffer<T> "
-                                   f"and ByteAddressBuffer in a vertex shader only: typed "
-                                   f"buffers, textures, samplers and UAVs are refused "
+                                   f"the {what} reads it; gpuia binds {binds} "
                                    f"(docs/resources.md)")
 
 

@@ -248,3 +248,40 @@ def test_register_spaces_are_bound_apart(gpu_device):
     want = np.array([[7, 1], [8, 2], [0, 3], [0, 0]], np.uint32)
     np.testing.assert_array_equal(shader_outputs(case, run_reference(case))["TEXCOORD0"], want)
     np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 4, 2), want)
+
+
+LOADS = r"""
+struct E { uint a; uint b; };
+StructuredBuffer<E> S : register(t0);
+ByteAddressBuffer R : register(t1);
+struct O { float4 pos : SV_Position; uint2 s : TEXCOORD0; uint2 r2 : TEXCOORD1;
+           uint3 r3 : TEXCOORD2; uint n : TEXCOORD3; };
+O main(uint id : SV_VertexID) {
+    O o; o.pos = float4(0, 0, 0, 1);
+    E e = S.Load(id);
+    o.s = uint2(e.a, e.b);
+    o.r2 = R.Load2(id * 8);
+    o.r3 = R.Load3(id * 8 + 4);
+    uint count, stride; S.GetDimensions(count, stride);
+    o.n = count * 100 + stride;
+    return o;
+}
+"""
+
+
+def test_load_methods_and_dimensions(gpu_device):
+    """StructuredBuffer.Load and GetDimensions (count 2, stride 8: 208), ByteAddressBuffer's
+    Load2 at byte 8 i and Load3 at byte 8 i + 4 over the words 1..5, 0 past them."""
+    resources = [{"register": 0, "kind": "structured",
+                  "data": {"dtype": "uint32", "values": [10, 11, 12, 13]}},
+                 {"register": 1, "kind": "raw",
+                  "data": {"dtype": "uint32", "values": [1, 2, 3, 4, 5]}}]
+    case = load_case(_doc("loads", LOADS, 3, resources, _so([(0, 2), (1, 2), (2, 3), (3, 1)])))
+    words = [1, 2, 3, 4, 5, 0, 0, 0, 0]
+    want = np.array([[10, 11, *words[0:2], *words[1:4], 208],
+                     [12, 13, *words[2:4], *words[3:6], 208],
+                     [0, 0, *words[4:6], *words[5:8], 208]], np.uint32)
+    cpu = shader_outputs(case, run_reference(case))
+    got = np.concatenate([cpu[f"TEXCOORD{k}"] for k in range(4)], axis=1)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 3, 8), want)

@@ -50,7 +50,7 @@ def test_pixel_shader_resources_stay_refused():
         compile_shader("StructuredBuffer<float4> A : register(t0);\n"
                        "float4 main(float4 p : SV_Position) : SV_Target { return A[0]; }",
                        stage="pixel")
-    assert "vertex shader only" in str(e.value)
+    assert "only constant buffers" in str(e.value) and "in a pixel shader" in str(e.value)
 
 
 def _doc(resources) -> dict:
@@ -72,9 +72,12 @@ DATA = {"dtype": "float32", "values": [0.0] * 8}
      InvalidDescError, "16 bytes"),
     ([{"register": 1, "kind": "structured", "first_element": 1, "num_elements": 2,
        "data": DATA}], InvalidDescError, "past the data"),
-    ([{"register": 2, "kind": "structured", "data": DATA}], InvalidDescError, "t2"),
+    ([{"register": 1, "kind": "structured", "data": DATA},
+      {"register": 2, "kind": "typed", "data": DATA}], CaseError, "'structured' or 'raw'"),
+    ([{"register": 1, "kind": "structured", "data": DATA},
+      {"register": 1, "kind": "structured", "data": DATA}], CaseError, "given twice"),
     ([{"register": 1, "kind": "structured", "data": DATA, "space": 1}], InvalidDescError,
-     "register(t1, space1)"),
+     "binds no shader resource"),
     ([{"register": 1, "kind": "structured", "data": DATA, "stride": 4}], CaseError,
      "unknown keys"),
 ])
@@ -127,3 +130,21 @@ def test_layout_check_skips_a_shader_reading_resources(tmp_path):
                     "{ return mul(Palette[b], float4(p, 1)); }\n")
     shader = LayoutShader(str(path), [], "column_major")
     assert shader.not_drawn is not None and "(t0 space2)" in shader.not_drawn
+
+
+def test_entries_the_shader_does_not_read_are_left_out():
+    case = load_case(_doc([{"register": 1, "kind": "structured", "data": DATA},
+                           {"register": 7, "kind": "raw", "data": DATA}]))
+    assert sorted(case.shader_resources) == [(1, 0)]
+    assert case.shader_resources[(1, 0)].num_elements == 2  # 32 bytes of 16-byte elements
+
+
+def test_a_wgsl_shader_takes_no_resources():
+    doc = _doc([{"register": 1, "kind": "structured", "data": DATA}])
+    doc["vertex_shader"] = {"wgsl": "struct I { @location(0) p : vec4<f32> };\n"
+                                    "struct O { @builtin(position) p : vec4<f32> };\n"
+                                    "@vertex fn main(i : I) -> O { return O(i.p); }\n"}
+    doc["input_layout"] = [{"SemanticName": "P", "Format": "R32G32B32A32_FLOAT"}]
+    with pytest.raises(InvalidDescError) as e:
+        load_case(doc)
+    assert "only an HLSL vertex shader" in str(e.value)
