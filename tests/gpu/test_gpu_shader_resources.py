@@ -15,6 +15,7 @@ import json
 import numpy as np
 import pytest
 
+from gpuia.errors import UnsupportedError
 from gpuia.harness.case import load_case
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
@@ -285,3 +286,35 @@ def test_load_methods_and_dimensions(gpu_device):
     got = np.concatenate([cpu[f"TEXCOORD{k}"] for k in range(4)], axis=1)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 3, 8), want)
+
+
+def _many(n: int):
+    decl = "".join(f"StructuredBuffer<uint> B{k} : register(t{k});\n" for k in range(n))
+    total = " + ".join(f"B{k}[id]" for k in range(n))
+    hlsl = decl + ("struct O { float4 p : SV_Position; uint t : TEXCOORD0; };\n"
+                   f"O main(uint id : SV_VertexID) {{ O o; o.p = float4(0, 0, 0, 1); "
+                   f"o.t = {total}; return o; }}\n")
+    resources = [{"register": k, "kind": "structured",
+                  "data": {"dtype": "uint32", "values": [k, 100 * k]}} for k in range(n)]
+    return load_case(_doc("many", hlsl, 2, resources, _so([(0, 1)])))
+
+
+def test_storage_buffer_limits_are_refused_with_reasons(gpu_device):
+    """Each SRV is a storage buffer of the vertex stage (and of the Stream Output pass): with
+    the adapter's limit L, L - 2 SRVs leave too few for a capture's 3 storage buffers (native)
+    or pulling's 4, and the Stream Output pass's 5 of its own; each refused naming the limit.
+    L - 3 draw, reading 0+1+...+(n-1) at vertex 0 and 100 times that at vertex 1."""
+    limit = gpu_device.caps.max_storage_buffers_per_shader_stage
+    case = _many(limit - 2)
+    with pytest.raises(UnsupportedError) as e:
+        run_case_gpu(case, gpu_device, path="native")
+    assert "the capture's 3 storage buffers do not fit the 2" in str(e.value), str(e.value)
+    with pytest.raises(UnsupportedError) as e:
+        run_case_so_gpu(case, gpu_device)
+    assert f"the adapter has {limit}" in str(e.value), str(e.value)
+    n = limit - 3
+    case = _many(n)
+    assert run_case_gpu(case, gpu_device, path="native").path == "native"
+    total = n * (n - 1) // 2
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"][:, 0], [total, 100 * total])

@@ -93,16 +93,16 @@ def new_state(caps, pso: PipelineState, topo: TopologyInfo, capture: bool, slots
     what follows the vertex shader (the pipeline state's output state)."""
     layout, sig = pso.input_layout, pso.signature
     views = dict(zip(slots, bound, strict=True))
+    cbvs = pso.group_bindings
+    if pso.shader_resources:  # the SRVs take storage buffers of every stage the VS runs in
+        caps = dataclasses.replace(caps, max_storage_buffers_per_shader_stage=(
+            caps.max_storage_buffers_per_shader_stage - len(pso.shader_resources)))
     static = static_plan(layout, views, caps, capture, pso.so is not None)
     uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
     constants = capture or uses_sv
     output = INTERNAL_OUTPUT if capture else output
     assembly = (EXACT_ASSEMBLY if capture else Assembly.of(
         caps.quirks, any(v.flat for v in output.varyings)))
-    cbvs = pso.group_bindings
-    if pso.shader_resources:  # the SRVs take storage buffers of every stage the VS runs in
-        caps = dataclasses.replace(caps, max_storage_buffers_per_shader_stage=(
-            caps.max_storage_buffers_per_shader_stage - len(pso.shader_resources)))
     aligned = frozenset(
         s for s in static.slots if views[s] is not None and views[s].buffer is not None
         and views[s].offset % 4 == 0 and views[s].stride_in_bytes % 4 == 0

@@ -143,6 +143,12 @@ def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
                 stream_output: bool = False) -> StaticPlan:
     slots = tuple(sorted(layout.slots))
     native, bounds = _native_obstacles(layout, views, caps, slots)
+    if capture and CAPTURE_BINDINGS > caps.max_storage_buffers_per_shader_stage:
+        # caps here are less the vertex shader's SRVs (gpuia.gpu.context.resolve)
+        native.append(f"the capture's {CAPTURE_BINDINGS} storage buffers do not fit the "
+                      f"{caps.max_storage_buffers_per_shader_stage} the vertex stage has left "
+                      f"(max-storage-buffers-per-shader-stage, less the vertex shader's "
+                      f"shader resource views)")
     pulling, arena, windows = _pulling_obstacles(layout, views, caps, slots,
                                                  CAPTURE_BINDINGS if capture else 0,
                                                  SO_BINDINGS if stream_output else 0)
