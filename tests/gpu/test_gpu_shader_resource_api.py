@@ -154,3 +154,53 @@ def test_space_is_part_of_the_register(gpu_device):
     ctx.draw_instanced(1)
     ctx.flush()
     np.testing.assert_array_equal(np.frombuffer(target.read(), np.uint32), WORDS[4:8])
+
+
+RENDER_VS = r"""
+ByteAddressBuffer Corners : register(t0);
+StructuredBuffer<float4> Colors : register(t1);
+struct O { float4 pos : SV_Position; float4 color : COLOR0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(asfloat(Corners.Load2(id * 8)), 0.5, 1);
+    o.color = Colors[id / 3];
+    return o;
+}
+"""
+RENDER_PS = r"""
+float4 main(float4 pos : SV_Position, float4 color : COLOR0) : SV_Target { return color; }
+"""
+
+
+def test_a_rendering_draw_reads_its_resources(gpu_device):
+    """Two full-target triangles pulled from a ByteAddressBuffer, coloured by Colors[id / 3]:
+    the first (vertices 0-2) covers the upper left half of a 4x4 target in green, the second
+    (3-5) reads Colors[1], past a 1-element view: (0, 0, 0, 0), so it clears the other half to
+    transparent black over the target's blue."""
+    dev = gpu_device
+    rt = dev.create_render_target(4, 4, "R8G8B8A8_UNORM")
+    ctx = Context(dev)
+    ctx.om_set_render_targets([rt])
+    ctx.clear_render_target_view(rt, (0, 0, 1, 1))
+    ctx.set_pipeline_state(PipelineState(
+        InputLayout([]), compile_shader(RENDER_VS), pixel_shader=compile_shader(
+            RENDER_PS, stage="pixel"), rtv_formats=["R8G8B8A8_UNORM"], cull_mode="NONE",
+        depth_enable=False))
+    ctx.ia_set_primitive_topology("TRIANGLELIST")
+    # clip space: (-1, 1) top left; triangle 0: top left, top right, bottom left;
+    # triangle 1: top right, bottom right, bottom left
+    corners = np.array([-1, 1, 1, 1, -1, -1, 1, 1, 1, -1, -1, -1], np.float32)
+    ctx.set_graphics_root_shader_resource_view(0, dev.create_buffer(
+        corners, bind=("shader_resource",)))
+    ctx.set_graphics_root_shader_resource_view(1, dev.create_buffer(
+        np.array([0, 1, 0, 1, 1, 1, 1, 1], np.float32), bind=("shader_resource",)), 0, 1)
+    ctx.draw_instanced(6)
+    ctx.flush()
+    img = rt.read()
+    # pixel (x, y) centre (x + .5, y + .5): in triangle 0 when x + y < 3 (above the diagonal);
+    # centres on the shared diagonal (x + y = 3) go to triangle 1, whose left edge it is and
+    # triangle 0's bottom-right edge (D3D's top-left rule)
+    for y in range(4):
+        for x in range(4):
+            want = (0, 255, 0, 255) if x + y < 3 else (0, 0, 0, 0)
+            assert tuple(img[y, x]) == want, (x, y, tuple(img[y, x]))
