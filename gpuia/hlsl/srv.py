@@ -160,7 +160,8 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
 def _element_type(type_text: str) -> str:
     m = re.fullmatch(r"array\s*<\s*(.+?)\s*>", type_text)
     if m is None:
-        raise InvalidDescError("vertex shader", "WGSL", type_text, "expected a runtime array")
+        raise InvalidDescError("vertex shader", "WGSL", type_text,
+                               "gpuia expected Slang's runtime array for a buffer SRV")
     return m.group(1)
 
 
@@ -176,7 +177,8 @@ def _calls(code: str, var: str, fn: str) -> str:
         while depth and k < len(code):
             depth += {"[": 1, "]": -1}.get(code[k], 0)
             k += 1
-        out.append(code[at:m.start()] + f"{fn}(u32({code[m.end():k - 1]}))")
+        inner = _calls(code[m.end():k - 1], var, fn)  # an index that reads it too
+        out.append(code[at:m.start()] + f"{fn}(u32({inner}))")
         at = k
     return "".join(out) + code[at:]
 

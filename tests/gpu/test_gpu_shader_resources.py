@@ -318,3 +318,21 @@ def test_storage_buffer_limits_are_refused_with_reasons(gpu_device):
     total = n * (n - 1) // 2
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"][:, 0], [total, 100 * total])
+
+
+NESTED = r"""
+StructuredBuffer<uint> A : register(t0);
+struct O { float4 p : SV_Position; uint v : TEXCOORD0; };
+O main(uint id : SV_VertexID) { O o; o.p = float4(0, 0, 0, 1); o.v = A[A[id]]; return o; }
+"""
+
+
+def test_an_index_read_from_the_buffer_itself(gpu_device):
+    """A = (2, 0, 5): A[A[0]] = A[2] = 5, A[A[1]] = A[0] = 2, A[A[2]] = A[5], past the view: 0,
+    A[A[3]] = A[0] (A[3] is past it: 0) = 2."""
+    resources = [{"register": 0, "kind": "structured",
+                  "data": {"dtype": "uint32", "values": [2, 0, 5]}}]
+    case = load_case(_doc("nested", NESTED, 4, resources, _so([(0, 1)])))
+    want = np.array([[5], [2], [0], [2]], np.uint32)
+    np.testing.assert_array_equal(shader_outputs(case, run_reference(case))["TEXCOORD0"], want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 4, 1), want)

@@ -148,3 +148,11 @@ def test_a_wgsl_shader_takes_no_resources():
     with pytest.raises(InvalidDescError) as e:
         load_case(doc)
     assert "only an HLSL vertex shader" in str(e.value)
+
+
+def test_an_index_read_from_the_same_buffer_is_checked_too():
+    """``A[A[id].x]``: both reads go through gpuia's bounds-checked function."""
+    s = compile_shader(vs("StructuredBuffer<uint4> A : register(t0);",
+                          "return float4(A[A[id].x]);"))
+    assert s.wgsl.count("gpuia_srv_load0(u32(") == 2
+    assert s.wgsl.count("A_0[") == 1  # inside the function alone
