@@ -19,8 +19,8 @@ Refused, naming the resource: a typed ``Buffer<T>``, textures, samplers and UAVs
 kinds are bound); a register space past 6; a register past t127 (D3D12's 128 SRV slots of
 a shader stage in a D3D11-style binding); a structured element whose D3D layout (members packed
 at 4-byte steps) differs from WGSL's storage layout (a ``float3`` element, a 3-row matrix), or
-that holds a type other than 32-bit scalars; a use of the resource in Slang's WGSL gpuia cannot
-bound-check.
+that holds a type other than float, int and uint (a bool, 16- and 64-bit types); a use of the
+resource in Slang's WGSL gpuia cannot bound-check.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ __all__ = ["ShaderResource", "KINDS",
            "shader_resources", "rewrite", "is_bound_resource", "d3d_layout"]
 
 KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw"}
-_SCALARS = ("float32", "int32", "uint32", "bool")
+_SCALARS = ("float32", "int32", "uint32")  # bool: 4 bytes in D3D, 1 in Slang's C++ (refused)
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,9 @@ def d3d_layout(t: dict, where: str, what: str, column_major: bool) -> tuple[int,
     if kind == "scalar":
         if t.get("scalarType") not in _SCALARS:
             raise InvalidDescError(what, where, t.get("scalarType"),
-                                   "a structured buffer element of 32-bit scalars only")
+                                   "a structured buffer element of float, int and uint only "
+                                   "(a bool is 4 bytes in D3D and 1 in the CPU reference's "
+                                   "C++; 16- and 64-bit types are laid out unlike D3D)")
         return 4, 4, 4
     if kind == "vector":
         d, _, _ = d3d_layout(t["elementType"], where, what, column_major)

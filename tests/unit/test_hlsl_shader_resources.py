@@ -37,6 +37,8 @@ def test_structured_and_raw_are_bound_by_register():
      "return A[id].b;", "WGSL's storage layout at 16"),
     ("StructuredBuffer<float4> A : register(t0, space7);", "return A[id];", "spaces 0..6"),
     ("Buffer<float4> A : register(t0);", "return A[id];", "typed buffers"),
+    ("struct S { float4 a; bool b; float3 c; }; StructuredBuffer<S> A : register(t0);",
+     "return A[id].b ? A[id].a : 0;", "a bool is 4 bytes in D3D"),
     ("Texture2D T : register(t0);", "return T.Load(int3(0, 0, 0));", "textures"),
 ])
 def test_refused_with_a_reason(decl, body, words):
