@@ -18,7 +18,8 @@ Guaranteed, in the WGSL :func:`rewrite` makes of Slang's:
 Refused, naming the resource: a typed ``Buffer<T>``, textures, samplers and UAVs (only these two
 kinds are bound); a register space past 6; a register past t127 (D3D12's 128 SRV slots of
 a shader stage in a D3D11-style binding); a structured element whose D3D layout (members packed
-at 4-byte steps) differs from WGSL's storage layout (a ``float3`` element, a 3-row matrix), or
+at 4-byte steps) differs from WGSL's storage layout (a ``float3`` element, a matrix stored as
+3-component vectors; the emitted WGSL's stride is compared with D3D's), or
 that holds a type other than float, int and uint (a bool, 16- and 64-bit types); a use of the
 resource in Slang's WGSL gpuia cannot bound-check.
 """
@@ -67,8 +68,9 @@ def is_bound_resource(param: dict) -> bool:
 
 
 def d3d_layout(t: dict, where: str, what: str, column_major: bool) -> tuple[int, int, int]:
-    """(D3D size, WGSL storage size, WGSL alignment) of a structured element's type; refused
-    where they differ at any member (see the module docstring)."""
+    """(D3D size, WGSL storage size, WGSL alignment) of a structured element's type (a matrix's
+    WGSL layout taken as D3D's: :func:`shader_resources` checks the emitted WGSL's stride);
+    refused, naming the member, where they differ (see the module docstring)."""
     kind = t.get("kind")
     if kind == "scalar":
         if t.get("scalarType") not in _SCALARS:
@@ -83,14 +85,11 @@ def d3d_layout(t: dict, where: str, what: str, column_major: bool) -> tuple[int,
         # a 3-vector is 12 bytes in both, aligned to 16 in WGSL only: its offset is checked
         return d * n, d * n, {1: 4, 2: 8, 3: 16, 4: 16}[n]
     if kind == "matrix":
+        # Its packing (which of rows or columns are WGSL's vectors) is not in the reflection: the
+        # WGSL stride check of shader_resources decides; alignment 4 here refuses nothing wrongly.
         rows, cols = int(t["rowCount"]), int(t["columnCount"])
         d3d_layout(t["elementType"], where, what, column_major)
-        n = rows if column_major else cols
-        if n == 3:
-            raise InvalidDescError(what, where, f"{rows}x{cols} matrix",
-                                   "its vectors of 3 take 12 bytes in D3D's structured layout "
-                                   "and 16 in WGSL's storage layout: gpuia refuses the mismatch")
-        return 4 * rows * cols, 4 * rows * cols, {1: 4, 2: 8, 4: 16}[n]
+        return 4 * rows * cols, 4 * rows * cols, 4
     if kind == "array":
         d, w, a = d3d_layout(t["elementType"], where, what, column_major)
         count = int(t.get("elementCount", 0))
@@ -121,10 +120,44 @@ def d3d_layout(t: dict, where: str, what: str, column_major: bool) -> tuple[int,
                                               "vectors, matrices, arrays and structs only")
 
 
+_WGSL_SCALARS = {"f32": 4, "i32": 4, "u32": 4}
+
+
+def wgsl_storage_layout(type_text: str, structs: dict) -> tuple[int, int]:
+    """(size, alignment) of a WGSL type in a storage buffer (WGSL's layout rules), given the
+    module's structs (:func:`gpuia.hlsl.cbuffer.parse_wgsl_structs`)."""
+    t = type_text.strip()
+    if t in _WGSL_SCALARS:
+        return 4, 4
+    m = re.fullmatch(r"vec([234])\s*<\s*\w+\s*>", t)
+    if m:
+        n = int(m.group(1))
+        return 4 * n, {2: 8, 3: 16, 4: 16}[n]
+    m = re.fullmatch(r"array\s*<\s*(.+)\s*,\s*(?:i32|u32)?\(?\s*(\d+)\s*\)?\s*>", t)
+    if m:
+        size, align = wgsl_storage_layout(m.group(1), structs)
+        return -(-size // align) * align * int(m.group(2)), align
+    if t in structs:
+        at, align = 0, 4
+        for _, member, forced in structs[t]:
+            size, a = wgsl_storage_layout(member, structs)
+            a = max(a, forced)
+            at = -(-at // a) * a + size
+            align = max(align, a)
+        return -(-at // align) * align, align
+    raise InvalidDescError("vertex shader", "WGSL", t, "a type gpuia cannot lay out in storage")
+
+
 def shader_resources(params: dict[str, dict], code: str, what: str, column_major: bool
                      ) -> tuple[ShaderResource, ...]:
     """The buffer SRVs Slang's WGSL ``code`` declares (``params``: the reflection's global
-    parameters by emitted name), ordered by space and register."""
+    parameters by emitted name), ordered by space and register. A structured element's D3D
+    stride must be its WGSL storage stride (then every member sits at the same offset: WGSL
+    only adds padding): a matrix whose packing differs from the default (``row_major`` under
+    column-major) is caught here, where the reflection does not say it."""
+    from .cbuffer import parse_wgsl_structs
+
+    structs = parse_wgsl_structs(code)
     found = []
     for m in re.finditer(r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*storage\s*,"
                          r"\s*read\s*>\s*(\w+)\s*:\s*([^;]+);", code):
@@ -153,6 +186,13 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                                        f"D3D's structured stride is {stride} bytes, WGSL's "
                                        f"storage stride {-(-stride // align) * align}: gpuia "
                                        f"refuses the mismatch (use 4-component vectors)")
+            size, align = wgsl_storage_layout(_element_type(m.group(2)), structs)
+            if -(-size // align) * align != stride:
+                raise InvalidDescError(what, f"resource {name}", f"{stride}-byte element",
+                                       f"D3D's structured stride is {stride} bytes, WGSL's "
+                                       f"storage stride {-(-size // align) * align} (a "
+                                       f"row_major or column_major matrix of 3-vectors?): "
+                                       f"gpuia refuses the mismatch")
         found.append((space, register, name, kind, stride, m.group(1), m.group(2).strip()))
     found.sort()
     return tuple(ShaderResource(name, reg, space, kind, stride, k, var, ty)

@@ -336,3 +336,25 @@ def test_an_index_read_from_the_buffer_itself(gpu_device):
     want = np.array([[5], [2], [0], [2]], np.uint32)
     np.testing.assert_array_equal(shader_outputs(case, run_reference(case))["TEXCOORD0"], want)
     np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 4, 1), want)
+
+
+ROW_MAJOR = r"""
+struct Bone { row_major float3x4 m; };
+StructuredBuffer<Bone> Bones : register(t0);
+struct O { float4 p : SV_Position; float3 moved : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o; o.p = float4(0, 0, 0, 1); o.moved = mul(Bones[id].m, float4(1, 2, 3, 1)); return o;
+}
+"""
+
+
+def test_a_row_major_bone_matrix_member(gpu_device):
+    """A row_major float3x4 member is stored row by row (48 bytes): rows (1,0,0,10),
+    (0,1,0,20), (0,0,1,30) move (1, 2, 3) to (11, 22, 33); bone 1, past the view, to 0."""
+    rows = [1, 0, 0, 10, 0, 1, 0, 20, 0, 0, 1, 30]
+    resources = [{"register": 0, "kind": "structured", "structure_byte_stride": 48,
+                  "data": {"dtype": "float32", "values": rows}}]
+    case = load_case(_doc("row_major", ROW_MAJOR, 2, resources, _so([(0, 3)])))
+    want = _f32([[11, 22, 33], [0, 0, 0]])
+    np.testing.assert_array_equal(shader_outputs(case, run_reference(case))["TEXCOORD0"], want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 2, 3), want)

@@ -158,3 +158,20 @@ def test_an_index_read_from_the_same_buffer_is_checked_too():
                           "return float4(A[A[id].x]);"))
     assert s.wgsl.count("gpuia_srv_load0(u32(") == 2
     assert s.wgsl.count("A_0[") == 1  # inside the function alone
+
+
+@pytest.mark.parametrize("member, bound", [
+    ("row_major float4x3 m;", False),  # 4 rows of 3: 48 bytes in D3D, 64 in WGSL storage
+    ("float4x3 m;", True),  # column-major: 3 columns of 4, 48 bytes on both sides
+    ("row_major float3x4 m;", True),  # 3 rows of 4
+])
+def test_matrix_packing_in_a_structured_element(member, bound):
+    src = vs(f"struct B {{ {member} }}; StructuredBuffer<B> A : register(t0);",
+             "return float4(mul(float4(1, 2, 3, 1), A[id].m).xyz, 1);"
+             if "4x3" in member else "return float4(mul(A[id].m, float4(1, 2, 3, 1)), 1);")
+    if bound:
+        assert compile_shader(src).shader_resources[0].stride == 48
+    else:
+        with pytest.raises(InvalidDescError) as e:
+            compile_shader(src)
+        assert "storage stride 64" in str(e.value), str(e.value)
