@@ -43,13 +43,15 @@ def test_cpu_and_gpu_match_the_source_arithmetic(name, gpu_device):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_cross_check_passes_on_every_path(name, gpu_device):
-    """gpuia check's own verdict: IA inputs exact on the native and pulling draws, Stream
-    Output against the CPU reference running the same translated shader."""
+    """gpuia check's own verdict: IA inputs exact on the native and pulling draws, the
+    shader's outputs and Stream Output against the CPU reference running the same translated
+    shader."""
     case = load_case(dc.with_dxbc(CASES[name][0](), name, inline=name.endswith("5_1")))
     result = cross_check(case, [gpu_device], ("native", "pulling"))
     assert result.ok, result.text()
     statuses = {line.path: line.status for line in result.lines}
-    assert statuses == {"native": "OK", "pulling": "OK", "stream output": "OK"}, result.text()
+    assert statuses == {"native": "OK", "pulling": "OK", "vs outputs": "OK",
+                        "stream output": "OK"}, result.text()
 
 
 @pytest.mark.parametrize("name", ["vertex.main.vs_5_0", "cbuffers.main.vs_5_0"])
