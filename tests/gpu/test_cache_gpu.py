@@ -47,3 +47,62 @@ def test_buffers_dropped_by_the_user_are_not_kept_alive(gpu_device):
     assert alive <= 2 * SWEEP_EVERY, alive
     assert refs[-1]() is not None  # the one still bound stays
 
+
+
+def _so_draw(dev, desc):
+    """A new Context on ``dev`` streams out three points (POSITION.xy = k, 100 + k) under
+    ``desc`` into a fresh 64-byte target; returns the target's bytes."""
+    from gpuia import InputLayout, StreamOutputBufferView
+
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState(
+        InputLayout([{"SemanticName": "POSITION", "Format": "R32G32_FLOAT"}]),
+        stream_output=desc))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    data = np.array([[k, 100 + k] for k in range(3)], "<f4").tobytes()
+    ctx.ia_set_vertex_buffers(0, [dev.create_buffer(data, bind=("vertex_buffer",))], [8], [0])
+    out = dev.create_buffer(bytes(64), bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(out)], [0])
+    ctx.draw_instanced(3)
+    ctx.flush()
+    return out.read()
+
+
+def test_contexts_of_one_device_share_stream_output_pipelines(gpu_device):
+    """A Stream Output program is compiled once per device: a second Context drawing under an
+    equal declaration reuses the first one's pipelines (the same objects, nothing built), and a
+    different declaration gets pipelines of its own."""
+    import struct
+
+    from gpuia import SODeclarationEntry, StreamOutputDesc
+    from gpuia.gpu.so.programs import SOPipelines
+    from gpuia.gpu.vertex.pipelines import PipelineCache
+
+    # Strides no other test declares, so the entries below are this test's own.
+    def desc(components):
+        return StreamOutputDesc((SODeclarationEntry(semantic_name="POSITION",
+                                                    component_count=components),), (20,))
+
+    built = SOPipelines.of(gpu_device)
+    stats = PipelineCache.of(gpu_device).stats
+    before = dict(built.pipelines)
+    first = _so_draw(gpu_device, desc(2))
+    made = {k: p for k, p in built.pipelines.items() if k not in before}
+    assert made  # the first context built its program's pipelines
+
+    n_pipelines, n_modules = stats.pipelines, stats.shader_modules
+    again = _so_draw(gpu_device, desc(2))  # a new Context, an equal declaration
+    assert again == first
+    # x, y of point k at 20-byte records (hand derivation), then the untouched zeros
+    expected = b"".join(struct.pack("<2f", k, 100 + k) + bytes(12) for k in range(3))
+    assert first == expected + bytes(4)
+    assert {k: p for k, p in built.pipelines.items() if k not in before} == made
+    assert all(built.pipelines[k] is p for k, p in made.items())
+    assert (stats.pipelines, stats.shader_modules) == (n_pipelines, n_modules)
+
+    known = dict(built.pipelines)
+    _so_draw(gpu_device, desc(1))  # a different declaration: new pipelines, new objects
+    other = {k: p for k, p in built.pipelines.items() if k not in known}
+    assert other
+    assert not {id(p) for p in other.values()} & {id(p) for p in made.values()}
+    assert stats.pipelines > n_pipelines

@@ -2,10 +2,11 @@
 
 :class:`SOPrograms` builds the pipelines of ``gpuia.wgsl.so_pass`` for a program spec on first
 use, each entry point apart (a context that only ever draws with known counters never builds
-the prepare and main pipelines), and keeps them; a program that does not compile or link is
-refused with :class:`~gpuia.errors.UnsupportedError` before anything is recorded. The last
-draw's :class:`SOProgram` is reused while every input of its spec compares equal, so
-consecutive draws of one state neither build nor hash a spec again.
+the prepare and main pipelines), and keeps them per device (:class:`SOPipelines`, with the
+device: :meth:`~gpuia.gpu.Device.held`), so every context of a device shares them; a program
+that does not compile or link is refused with :class:`~gpuia.errors.UnsupportedError` before
+anything is recorded. The last draw's :class:`SOProgram` is reused while every input of its
+spec compares equal, so consecutive draws of one state neither build nor hash a spec again.
 :func:`dispatch_size` sizes a dispatch of the main pass, refusing more vertices than one
 dispatch holds.
 """
@@ -24,7 +25,8 @@ from ...wgsl.so_pass import (
 from ..cache import remember
 from ..vertex.pipelines import checked_create, compile_module, pulled_bindings, vertex_text
 
-__all__ = ["FUSED", "MAIN", "PREPARE", "SOProgram", "SOPrograms", "dispatch_size"]
+__all__ = ["FUSED", "MAIN", "PREPARE", "SOPipelines", "SOProgram", "SOPrograms",
+           "dispatch_size"]
 
 PREPARE = "gpuia_so_prepare"
 """Entry point of the prepare step (one invocation: counters, overflow flag, statistics)."""
@@ -70,8 +72,28 @@ class SOProgram:
         return pipe
 
 
+class SOPipelines:
+    """The Stream Output shader modules and compute pipelines one device has built, shared by
+    all its contexts: :meth:`of`. Modules are keyed by the :class:`SOProgramSpec` (it alone
+    makes the WGSL), pipelines by ``(spec, cbvs, entry)`` (with the spec, all their layout
+    depends on; the bind group layouts themselves are the device's PipelineCache's). Stores go
+    through :func:`~gpuia.gpu.cache.remember` (bounded, thread-safe: two threads missing one
+    key may both build it, one is kept)."""
+
+    @classmethod
+    def of(cls, device) -> SOPipelines:
+        """The gpuia ``device``'s (made on first use; it goes with the device)."""
+        pipelines: SOPipelines = device.held(cls, cls)
+        return pipelines
+
+    def __init__(self):
+        self.modules: dict = {}
+        self.pipelines: dict = {}
+
+
 class SOPrograms:
-    """The Stream Output pipelines of one context.
+    """The Stream Output programs of one context; their pipelines are the device's
+    (:class:`SOPipelines`).
 
     Arguments:
         device: the gpuia Device; ``cache``: the context's PipelineCache (its layouts and
@@ -83,8 +105,7 @@ class SOPrograms:
         self.device = device
         self.cache = cache
         self.cbv_group = cbv_group
-        self._pipelines: dict = {}
-        self._modules: dict = {}
+        self.built = SOPipelines.of(device)
         self._last: tuple | None = None  # (key, SOProgram) of the last draw
 
     def program(self, state, so: ResolvedStreamOutput, slots: tuple, buffers: int,
@@ -111,17 +132,19 @@ class SOPrograms:
     def pipeline(self, spec: SOProgramSpec, n_pulled: int, cbvs: tuple[int, ...], entry: str):
         """The compute pipeline of ``entry`` (:data:`PREPARE`, :data:`MAIN` or :data:`FUSED`)
         for ``spec``, with ``n_pulled`` pulled vertex buffers and the root constant buffers
-        ``cbvs``, built on first use."""
-        pipe = self._pipelines.get((spec, cbvs, entry))
+        ``cbvs``, built on the device's first use (``n_pulled`` is ``spec``'s pulled
+        bindings' count, so the key need not hold it)."""
+        built = self.built
+        pipe = built.pipelines.get((spec, cbvs, entry))
         if pipe is None:
             cache = self.cache
             dev = self.device.device
-            mod = self._modules.get(spec)
+            mod = built.modules.get(spec)
             if mod is None:
                 mod = compile_module(dev, so_program(spec), "gpuia SO",
                                      "does not compile for Stream Output",
                                      [vertex_text(spec.signature)])
-                remember(self._modules, spec, mod)
+                remember(built.modules, spec, mod)
                 cache.stats.shader_modules += 1
             n_bindings = len({b for _, b in spec.pulled_slots}) or 1
             # The main pass reads the prepare step's state as a uniform; the prepare step and
@@ -134,7 +157,7 @@ class SOPrograms:
                 layout=layout, compute={"module": mod, "entry_point": entry}),
                 "cannot be linked into a Stream Output pipeline")
             cache.stats.pipelines += 1
-            remember(self._pipelines, (spec, cbvs, entry), pipe)
+            remember(built.pipelines, (spec, cbvs, entry), pipe)
         return pipe
 
     def bind(self, cp, pipeline, groups, offsets, cbvs: tuple[int, ...]) -> None:
