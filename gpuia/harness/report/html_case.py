@@ -8,6 +8,8 @@ Results must come from ``cross_check(keep=True)``; :func:`case_view` refuses oth
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from ..compare import SHADER_TOLERANCE
@@ -192,6 +194,38 @@ def gs_out_view(case, ref, result, rows: int | None) -> GSOutView:
     return GSOutView(out.source, [(k, str(v)) for k, v in out.statistics.items()], streams)
 
 
+# How a cbuffer's scalar of each kind reads from its D3D-packed bytes (little-endian words).
+_SCALAR_FORMATS = {"float": "<f", "sint": "<i", "uint": "<I", "bool": "<I"}
+
+
+def bound_values(cbuffer, data: bytes | None) -> str:
+    """The values a case binds to a cbuffer, member by member in D3D memory order (a matrix's
+    elements as its packing stores them): ``Time = 1.5; ViewProj = 1, 0, ...``, read from the
+    bound bytes at each scalar's D3D offset. A scalar past the bound bytes reads 0, as D3D reads
+    past a view; a case that binds nothing says so (the draws read zeros).
+
+    Arguments:
+        cbuffer: the :class:`gpuia.hlsl.ConstantBuffer` (its ``members``).
+        data (bytes): the bytes the case binds at its register, or None.
+    """
+    if data is None:
+        return "nothing bound (zeros)"
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for m in cbuffer.members:
+        name = m.path.split(".", 1)[-1].split("[", 1)[0].split(".", 1)[0]
+        fmt = _SCALAR_FORMATS.get(m.kind)
+        if m.d3d + 4 > len(data):
+            text = "0"
+        elif fmt is None:  # a kind without a table entry: its bits, never a guess
+            text = data[m.d3d:m.d3d + 4][::-1].hex()
+        else:
+            value = struct.unpack_from(fmt, data, m.d3d)[0]
+            text = str(np.float32(value)) if fmt == "<f" else str(value)  # shortest float32
+        groups.setdefault(name, []).append((m.d3d, text))
+    return "; ".join(f"{name} = " + ", ".join(text for _, text in sorted(values))
+                     for name, values in groups.items())
+
+
 def shader_view(case) -> ShaderView | None:
     """The :class:`ShaderView` of a case's vertex shader (None for the pass-through one)."""
     if case.vertex_shader is None:
@@ -202,7 +236,8 @@ def shader_view(case) -> ShaderView | None:
                 for lf in hlsl.leaves]
         cbs = [[f"b{cb.slot}", cb.name, str(cb.size),
                 "gpuia's remap (WGSL lays it out otherwise)" if cb.remapped else "as bound",
-                ", ".join(f"{name} @{at} ({size} B)" for name, at, size in cb.declared())]
+                ", ".join(f"{name} @{at} ({size} B)" for name, at, size in cb.declared()),
+                bound_values(cb, case.constant_buffers.get(cb.slot))]
                for cb in sorted(hlsl.constant_buffers, key=lambda c: c.slot)]
         defines = ", ".join(f"{k}={v}" for k, v in hlsl.defines)
         title = (f"HLSL {hlsl.entry_point} in {hlsl.file_name}, {hlsl.matrix_layout}"

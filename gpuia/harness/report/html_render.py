@@ -19,7 +19,8 @@ ELEMENT_HEADER = ["#", "semantic", "format", "slot", "offset", "class", "step ra
 SO_DECL_HEADER = ["#", "stream", "semantic", "start component", "component count", "output slot"]
 
 SIGNATURE_HEADER = ["", "semantic", "declaration", "type", "interpolation"]
-CBUFFER_HEADER = ["register", "cbuffer", "D3D bytes", "read as", "members (D3D offset, bytes)"]
+CBUFFER_HEADER = ["register", "cbuffer", "D3D bytes", "read as", "members (D3D offset, bytes)",
+                  "bound values (D3D memory order)"]
 
 CASE = Template("""<details class="case $state" id="$anchor"$open>
 <summary><h2>$name</h2> <span class="verdict $verdict_class">$verdict</span>
