@@ -32,11 +32,14 @@ from .queries import (
     PipelineCounts,
     PredicationOp,
     QueryHeap,
+    QueryHeapType,
+    QueryType,
     draw_counts,
     pack_query_data,
 )
 
 if TYPE_CHECKING:
+    from ..buffers import Buffer
     from ..device import Device
     from ..vertex.plan import Plan
 
@@ -126,7 +129,7 @@ class QueryCalls:
         return self.draw(draw)
 
     @exclusive
-    def create_query_heap(self, heap_type, count: int) -> QueryHeap:
+    def create_query_heap(self, heap_type: QueryHeapType | str | int, count: int) -> QueryHeap:
         """CreateQueryHeap: a heap of ``count`` queries of ``heap_type``.
 
         Arguments:
@@ -145,7 +148,8 @@ class QueryCalls:
         return QueryHeap(self, heap_type, count)
 
     @guarded
-    def begin_query(self, heap: QueryHeap, query_type, index: int) -> None:
+    def begin_query(self, heap: QueryHeap, query_type: QueryType | str | int,
+                    index: int) -> None:
         """BeginQuery: start query ``index`` of ``heap`` as ``query_type`` (a
         :class:`~gpuia.gpu.context.queries.QueryType`, its name or value). An SO query reads
         the statistics now (pending draws are submitted and waited for).
@@ -179,7 +183,8 @@ class QueryCalls:
         slot.open, slot.data = qt, None
 
     @guarded
-    def end_query(self, heap: QueryHeap, query_type, index: int) -> None:
+    def end_query(self, heap: QueryHeap, query_type: QueryType | str | int,
+                  index: int) -> None:
         """EndQuery: end query ``index`` of ``heap``, begun as ``query_type``; its data is
         then what :meth:`resolve_query_data` returns. An SO query reads the statistics now.
 
@@ -219,8 +224,8 @@ class QueryCalls:
         return s["NumPrimitivesWritten"], s["PrimitivesStorageNeeded"]
 
     @guarded
-    def resolve_query_data(self, heap: QueryHeap, query_type, start_index: int,
-                           num_queries: int, destination=None,
+    def resolve_query_data(self, heap: QueryHeap, query_type: QueryType | str | int,
+                           start_index: int, num_queries: int, destination: Buffer | None = None,
                            aligned_destination_offset: int = 0) -> list[dict]:
         """ResolveQueryData: the data of queries ``start_index .. start_index + num_queries -
         1``, each ended as ``query_type``; written into ``destination`` (a gpuia Buffer of
@@ -289,8 +294,9 @@ class QueryCalls:
         dest.write(data, offset)
 
     @guarded
-    def set_predication(self, buffer=None, aligned_offset: int = 0,
-                        operation=PredicationOp.EQUAL_ZERO) -> None:
+    def set_predication(self, buffer: Buffer | None = None, aligned_offset: int = 0,
+                        operation: PredicationOp | str | int = PredicationOp.EQUAL_ZERO
+                        ) -> None:
         """SetPredication: skip the following draws while the UINT64 at ``aligned_offset`` of
         ``buffer`` is 0 (``EQUAL_ZERO``) or is not (``NOT_EQUAL_ZERO``); ``buffer`` None ends
         predication. The value is read now, after this context's pending draws are submitted
