@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from .kinds import kind_of
 from .model import SourcePipeline
+from .so_strides import SO_DESC_FIELDS
 from .tree import Unresolved, children, designator, same
 
 __all__ = ["PipelineDescs", "MEMBERS"]
@@ -35,8 +36,6 @@ MEMBERS = {"InputLayout": ("input_layout", "pInputElementDescs"),
 """A pipeline state desc's member -> (the kind of array it points at, the member of its inner
 desc that holds the array)."""
 _INNER = {inner: member for member, (_, inner) in MEMBERS.items()}
-_SO_FIELDS = ("pSODeclaration", "NumEntries", "pBufferStrides", "NumStrides",
-              "RasterizedStream")
 
 
 class PipelineDescs:
@@ -189,7 +188,7 @@ class PipelineDescs:
         lists = [n for n in rhs.walk_preorder() if kind_of(n) == self.k.INIT_LIST_EXPR]
         if not lists or arr.buffer_strides is not None:
             return
-        fields = dict(zip(_SO_FIELDS, children(lists[0]), strict=False))
+        fields = dict(zip(SO_DESC_FIELDS, children(lists[0]), strict=False))
         try:
             var = self._var(fields.get("pBufferStrides"))
             init = None if var is None else self.p.initializer(var)

@@ -8,13 +8,14 @@ from __future__ import annotations
 from .kinds import kind_of
 from .tree import Unresolved, children, designator, same
 
-__all__ = ["StreamOutputStrides"]
+__all__ = ["StreamOutputStrides", "SO_DESC_FIELDS"]
 
 # CreateGeometryShaderWithStreamOutput argument positions: (declaration, strides, rasterized
 # stream); D3D10 passes one stride and has no rasterized stream.
 _SO_CALLS = {"CreateGeometryShaderWithStreamOutput": {11: (2, 4, 6), 10: (2, 4, None)}}
-_SO_DESC_FIELDS = ("pSODeclaration", "NumEntries", "pBufferStrides", "NumStrides",
-                   "RasterizedStream")
+SO_DESC_FIELDS = ("pSODeclaration", "NumEntries", "pBufferStrides", "NumStrides",
+                  "RasterizedStream")
+"""D3D12_STREAM_OUTPUT_DESC's members in declaration order (a brace list's positions)."""
 
 
 class StreamOutputStrides:
@@ -48,7 +49,7 @@ class StreamOutputStrides:
         for n in self.tree.nodes:
             if kind_of(n) == k.BINARY_OPERATOR and self.p.binary_operator(n) == "=":
                 left = children(n)[0]
-                if kind_of(left) == k.MEMBER_REF_EXPR and left.spelling in _SO_DESC_FIELDS:
+                if kind_of(left) == k.MEMBER_REF_EXPR and left.spelling in SO_DESC_FIELDS:
                     obj = children(left)
                     if obj:
                         base = next((x.referenced for x in obj[0].walk_preorder()
@@ -65,11 +66,11 @@ class StreamOutputStrides:
                         designated = designator(self.kinds, child)
                         if designated is not None:
                             name = designated[0].spelling
-                            if name in _SO_DESC_FIELDS:
-                                pos = _SO_DESC_FIELDS.index(name)
+                            if name in SO_DESC_FIELDS:
+                                pos = SO_DESC_FIELDS.index(name)
                             child = designated[-1]
-                        if pos < len(_SO_DESC_FIELDS):
-                            fields[_SO_DESC_FIELDS[pos]] = child
+                        if pos < len(SO_DESC_FIELDS):
+                            fields[SO_DESC_FIELDS[pos]] = child
                         pos += 1
                     groups[n.hash] = fields
             elif kind_of(n) == k.CALL_EXPR and n.spelling in _SO_CALLS:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ...errors import ContainerError
 from .chunks import read_chunks
+from .program import instructions
 from .reader import PROGRAM_CHUNKS
 
 __all__ = ["ConstantBufferDeclaration", "ProgramDeclarations", "resource_declarations",
@@ -29,7 +30,6 @@ RESOURCE_OPCODES = {88: "texture or buffer (dcl_resource)", 90: "sampler (dcl_sa
                     161: "raw buffer (dcl_resource_raw)",
                     162: "structured buffer (dcl_resource_structured)"}
 """The other declarations of a resource (D3D10_SB_OPCODE_* / D3D11_SB_OPCODE_*)."""
-_CUSTOMDATA = 53
 
 
 @dataclass(frozen=True)
@@ -83,19 +83,9 @@ def resource_declarations(blob: bytes) -> ProgramDeclarations:
     model51 = ((version >> 4) & 0xF, version & 0xF) >= (5, 1)
     words = chunk.words(length)
     buffers, others = [], []
-    i = 2
-    while i < length:
-        token = words[i]
-        opcode, size = token & 0x7FF, (token >> 24) & 0x7F
-        if opcode == _CUSTOMDATA:
-            size = words[i + 1] if i + 1 < length else 0
-        if size == 0 or i + size > length:
-            raise chunk.fail(4 * i, f"an instruction (opcode {opcode}) of {size} words does "
-                                    f"not fit between it and the program's end (byte "
-                                    f"{4 * length})")
+    for i, _, opcode, size in instructions(chunk, length):
         if opcode == _CONSTANT_BUFFER:
             buffers.append(_constant_buffer(words, i, size, model51, chunk.fail))
         elif opcode in RESOURCE_OPCODES:
             others.append(RESOURCE_OPCODES[opcode])
-        i += size
     return ProgramDeclarations(tuple(buffers), tuple(others))

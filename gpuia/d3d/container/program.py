@@ -16,12 +16,13 @@ information is of version 1 or later), the instance count not (it is only in the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .chunks import Chunk
 
-__all__ = ["STAGES", "GeometryDeclarations", "ProgramInfo", "read_tokens", "read_dxil",
-           "INPUT_PRIMITIVES", "OUTPUT_TOPOLOGIES", "GS_OPCODES"]
+__all__ = ["STAGES", "GeometryDeclarations", "ProgramInfo", "read_tokens", "instructions",
+           "read_dxil", "INPUT_PRIMITIVES", "OUTPUT_TOPOLOGIES", "GS_OPCODES"]
 
 STAGES = {0: "pixel", 1: "vertex", 2: "geometry", 3: "hull", 4: "domain", 5: "compute",
           6: "library", 7: "ray_generation", 8: "intersection", 9: "any_hit", 10: "closest_hit",
@@ -135,6 +136,19 @@ def read_tokens(chunk: Chunk) -> ProgramInfo:
     if stage != "geometry":  # nothing else is read from the code
         return ProgramInfo(stage, model, None)
     walk = _GeometryWalk(chunk)
+    for i, token, opcode, size in instructions(chunk, length):
+        if opcode in GS_OPCODES:
+            walk.see(opcode, token, 4 * i, size)
+    return ProgramInfo(stage, model, walk.result())
+
+
+def instructions(chunk: Chunk, length: int) -> Iterator[tuple[int, int, int, int]]:
+    """The instructions of a SHDR/SHEX program of ``length`` words (from its second word's
+    count), walked by their lengths: (word index, opcode token, opcode, length in words).
+    A customdata block's length is its second word.
+
+    Raises:
+        ContainerError: an instruction of length 0 or past the program's end, at its byte."""
     words = chunk.words(length)
     i = 2
     while i < length:
@@ -146,10 +160,8 @@ def read_tokens(chunk: Chunk) -> ProgramInfo:
             raise chunk.fail(4 * i, f"an instruction (opcode {opcode}) of {size} words does "
                                     f"not fit between it and the program's end (byte "
                                     f"{4 * length})")
-        if opcode in GS_OPCODES:
-            walk.see(opcode, token, 4 * i, size)
+        yield i, token, opcode, size
         i += size
-    return ProgramInfo(stage, model, walk.result())
 
 
 def read_dxil(chunk: Chunk, psv: Chunk | None) -> ProgramInfo:
