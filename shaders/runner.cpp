@@ -168,8 +168,10 @@ int main(int argc, char** argv) {
     if (base == (char*)MAP_FAILED) return 71;
     Header h;
     memcpy(&h, base, sizeof h);
-    if (memcmp(h.magic, "GPUIACPU", 8) != 0 || h.version != 3 || h.regions > 64 ||
-        h.gp_size > 4096 || sizeof(Header) + h.regions * sizeof(Region) > size)
+    // Sanity bounds of a file gpuia writes: regions are the inputs, outputs, constant buffers
+    // and up to 7 x 128 SRVs; each takes at most 16 bytes of the global parameters.
+    if (memcmp(h.magic, "GPUIACPU", 8) != 0 || h.version != 3 || h.regions > 1024 ||
+        h.gp_size > (1u << 16) || sizeof(Header) + h.regions * sizeof(Region) > size)
         return 65;
     std::vector<uint64_t> gp(h.gp_size / 8 + 2, 0);
     char* g = (char*)gp.data();

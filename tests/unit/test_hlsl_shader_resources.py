@@ -175,3 +175,23 @@ def test_matrix_packing_in_a_structured_element(member, bound):
         with pytest.raises(InvalidDescError) as e:
             compile_shader(src)
         assert "storage stride 64" in str(e.value), str(e.value)
+
+
+def test_the_cpu_reference_reads_every_register_of_a_space():
+    """t0..t127 in one space, B_k = (k, 100 k): the shader's sum at vertex 0 is 0+1+...+127 =
+    8128 and at vertex 1 100 times that (the CPU runner once refused more than 64 regions)."""
+    from gpuia.harness.run import run_reference, shader_outputs
+
+    n = 128
+    decl = "".join(f"StructuredBuffer<uint> B{k} : register(t{k});\n" for k in range(n))
+    total = " + ".join(f"B{k}[id]" for k in range(n))
+    doc = _doc([{"register": k, "kind": "structured",
+                 "data": {"dtype": "uint32", "values": [k, 100 * k]}} for k in range(n)])
+    body = ("struct O { float4 p : SV_Position; uint t : TEXCOORD0; };\n"
+            f"O main(uint id : SV_VertexID) {{ O o; o.p = float4(0, 0, 0, 1); o.t = {total}; "
+            "return o; }\n")
+    doc["vertex_shader"] = {"hlsl": decl + body}
+    doc["draw"] = {"DrawInstanced": {"VertexCountPerInstance": 2}}
+    case = load_case(doc)
+    got = shader_outputs(case, run_reference(case))["TEXCOORD0"][:, 0]
+    assert got.tolist() == [8128, 812800]
