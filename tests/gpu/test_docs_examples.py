@@ -25,7 +25,7 @@ EXPECTED_OUTPUT = {
                               "layout has no element with that semantic"],
     "embedding.md:0": ["drawn into the application's texture"],
     "gpu.md:0": ["path: native"],
-    "gpu.md:1": ["(600, 800, 4) [255   0   0 255] [ 26  26  31 255]"],
+    "gpu.md:1": ["(600, 800, 4) [255   0   0 255] [ 51  51 102 255]"],
     "gpu.md:2": ["[{'NumPrimitivesWritten': 2, 'PrimitivesStorageNeeded': 3}]",
                  "[{'Overflow': 1}]", "filled while predicated: 0", "16 4 16 None",
                  "['CInvocations', 'CPrimitives', 'PSInvocations']"],
