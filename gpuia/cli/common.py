@@ -183,6 +183,7 @@ def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,
     :data:`LANE_INVOCATIONS` vertices or more, runs with nothing else in flight. Returns the
     worst exit status; invalid cases are reported as :func:`each_case` reports them. Cases
     are validated at ``feature_level`` when given (:func:`load_case_arg`)."""
+    from ..util.interrupt import Interrupted, received
     from ..util.lanes import default_lanes, in_order
 
     def loaded():
@@ -218,6 +219,11 @@ def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,
             status = EXIT_INVALID
         if progress is not None:
             progress.update(1, label)
+        stopped = received()
+        if stopped is not None:
+            # A signal whose exception was dropped where Python drops exceptions (a finalizer
+            # or weakref callback prints "Exception ignored" instead): stop between cases.
+            raise Interrupted(stopped)
     return status
 
 

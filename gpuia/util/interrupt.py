@@ -8,6 +8,9 @@ every ``finally`` and ``with`` on the way out runs: temporary output files are r
 (:func:`gpuia.util.files.write_atomic`), worker processes are stopped (the fuzzer's pool, Slang's
 worker), and code that already ends cleanly on Ctrl-C (the fuzzer prints its summary) does so
 on SIGTERM too. A second signal while that clean-up runs exits at once with the same status.
+Where Python drops the exception itself (a signal that lands in an object's finalizer or a
+weakref callback: "Exception ignored"), :func:`received` still says a signal came, and the
+commands' case loops stop between cases on it.
 
 Only the main thread gets the exception: a child process that another thread waits for (the CPU
 reference's runner in a lane of ``gpuia check --jobs``) would run on until it ends by itself, and
