@@ -22,7 +22,8 @@ from ..util.lanes import MAX_LANES
 from ..util.progress import Progress, wanted
 
 __all__ = ["EXIT_OK", "EXIT_DIFF", "EXIT_INVALID", "HOST_OUT_OF_MEMORY", "error_line",
-           "case_arguments", "gpu_options", "progress_option", "row_count", "load_case_arg",
+           "case_arguments", "gpu_options", "progress_option", "row_count", "whole_number",
+           "load_case_arg",
            "each_case", "each_case_at_once", "lanes_option", "case_progress", "writable",
            "open_devices", "claim_stems", "output_stem", "feature_level_option"]
 
@@ -158,19 +159,24 @@ LANE_INVOCATIONS = 1 << 16
 
 def lanes_option(p) -> None:
     """``--jobs N``: cases worked on at once, on threads of this process."""
-    p.add_argument("--jobs", type=_lanes, default=None, metavar="N",
+    p.add_argument("--jobs", type=whole_number("--jobs takes a whole number of 1 or more"),
+                   default=None, metavar="N",
                    help="cases worked on at once, on threads of this process (default: one per "
                         f"core, at most {MAX_LANES}); their output stays in case order")
 
 
-def _lanes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: --jobs takes a whole number of 1 or more")
-    return value
+def whole_number(refusal: str):
+    """An argparse type: a whole number of 1 or more; anything else is refused as
+    ``"<text>: <refusal>"``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{text}: {refusal}")
+        return value
+    return parse
 
 
 def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,

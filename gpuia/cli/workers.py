@@ -20,7 +20,7 @@ from ..errors import UnsupportedError
 from ..util.files import printable
 from ..util.progress import Progress
 from ..util.worker_pool import Pool, WorkerStartError
-from .common import EXIT_INVALID, case_progress, error_line
+from .common import EXIT_INVALID, case_progress, error_line, whole_number
 
 __all__ = ["worker_options", "in_case_order", "write_output", "run_on_workers", "died_line",
            "refuse_without_workers", "DIED", "NO_TIMEOUT", "WORKER_COMMAND"]
@@ -28,16 +28,6 @@ __all__ = ["worker_options", "in_case_order", "write_output", "run_on_workers", 
 WORKER_COMMAND = [sys.executable, "-m", "gpuia.cli.check_child"]
 NO_TIMEOUT = 1e6  # seconds (11 days; poll() takes no more): a case without --timeout waits
 DIED = {"crash": "crash", "hang": "timeout"}  # the pool's outcome -> the case's status
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: a whole number of 1 or more")
-    return value
 
 
 def _seconds(text: str) -> float:
@@ -52,7 +42,8 @@ def _seconds(text: str) -> float:
 
 def worker_options(p) -> None:
     """``--workers N`` and ``--timeout S``."""
-    p.add_argument("--workers", type=_count, default=None, metavar="N",
+    p.add_argument("--workers", type=whole_number("a whole number of 1 or more"), default=None,
+                   metavar="N",
                    help="run the cases in N worker processes, each with its own devices; a "
                         "worker that dies or passes --timeout is replaced and its case run "
                         "again alone (--jobs is threads within one process; docs/scale-out.md)")

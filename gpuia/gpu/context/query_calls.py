@@ -164,10 +164,7 @@ class QueryCalls:
                 heap holds, the index is past the heap, or the query is begun already.
             UnsupportedError: wgpu refused the submit or the read.
         """
-        if not isinstance(heap, QueryHeap):
-            raise InvalidDescError("BeginQuery", "pQueryHeap", heap, "expected a QueryHeap "
-                                   "(Context.create_query_heap)")
-        qt, slot = heap.slot(self, query_type, index, "BeginQuery")
+        qt, slot = self._slot(heap, query_type, index, "BeginQuery")
         if slot.open is not None:
             raise InvalidDescError("BeginQuery", "Index", index,
                                    f"query {index} was begun as {slot.open.name} and not "
@@ -198,10 +195,7 @@ class QueryCalls:
                 or was begun as another type.
             UnsupportedError: wgpu refused the submit or the read.
         """
-        if not isinstance(heap, QueryHeap):
-            raise InvalidDescError("EndQuery", "pQueryHeap", heap, "expected a QueryHeap "
-                                   "(Context.create_query_heap)")
-        qt, slot = heap.slot(self, query_type, index, "EndQuery")
+        qt, slot = self._slot(heap, query_type, index, "EndQuery")
         if slot.open is not qt:
             raise InvalidDescError("EndQuery", "Index", index,
                                    f"query {index} was not begun as {qt.name} (BeginQuery "
@@ -218,6 +212,13 @@ class QueryCalls:
             data = ({"NumPrimitivesWritten": written, "PrimitivesStorageNeeded": needed}
                     if qt.value >= 0 else {"Overflow": int(needed != written)})
         slot.open, slot.begin, slot.data = None, None, (qt, data)
+
+    def _slot(self, heap: QueryHeap, query_type, index: int, call: str) -> tuple:
+        """``heap.slot`` of a call (its type and query), after checking ``heap`` is a heap."""
+        if not isinstance(heap, QueryHeap):
+            raise InvalidDescError(call, "pQueryHeap", heap, "expected a QueryHeap "
+                                   "(Context.create_query_heap)")
+        return heap.slot(self, query_type, index, call)
 
     def _so_counts(self, stream: int) -> tuple[int, int]:
         s = self.so_statistics(stream)
@@ -255,9 +256,7 @@ class QueryCalls:
             UnsupportedError: wgpu refused the write.
         """
         where = "ResolveQueryData"
-        if not isinstance(heap, QueryHeap):
-            raise InvalidDescError(where, "pQueryHeap", heap, "expected a QueryHeap")
-        qt, _ = heap.slot(self, query_type, start_index, where)
+        qt, _ = self._slot(heap, query_type, start_index, where)
         if type(num_queries) is not int or not 1 <= num_queries <= heap.count - start_index:
             raise InvalidDescError(where, "NumQueries", num_queries,
                                    f"queries {start_index} to {start_index} + NumQueries - 1 "
