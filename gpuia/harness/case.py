@@ -40,6 +40,7 @@ from .case_data import decode_data, encode_data
 from .case_geometry import case_geometry_shader, check_geometry, stream_records
 from .case_pipeline import check_compiled_pipeline, check_draw, check_pipeline, hoist, relocate
 from .case_resources import shader_resources
+from .case_root_signature import CaseRootSignature, case_root_signature
 from .case_shader import case_vertex_shader, vertex_shader_reads
 from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
 from .case_stream_output import stream_output_section
@@ -67,7 +68,7 @@ every invocation, and a typo in a count must not exhaust memory."""
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
              "description", "constant_buffers", "feature_level", "geometry_shader",
-             "pipeline_state", "shader_resources"}
+             "pipeline_state", "shader_resources", "root_signature"}
 
 
 @dataclass
@@ -112,6 +113,9 @@ class Case:
         pipeline_state (dict): the ``pipeline_state`` object as written, or None; its fields
             shared with the top level are also in the fields above
             (:mod:`gpuia.harness.case_pipeline`).
+        root_signature (CaseRootSignature): the case's root signature (its own or its vertex
+            shader's), validated, with the range holding each register the shaders read
+            (:mod:`gpuia.harness.case_root_signature`); None: the implied one.
     """
 
     name: str
@@ -135,6 +139,7 @@ class Case:
     geometry_shader: dict[str, Any] | None = None
     gs: HlslGeometryShader | None = None  # the compiled geometry shader, if any
     pipeline_state: dict[str, Any] | None = None
+    root_signature: CaseRootSignature | None = None
 
     def shader_signature(self) -> ShaderSignature:
         """The vertex shader's signature: the case's WGSL or HLSL shader's, or the pass-through
@@ -388,6 +393,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
     case.constant_buffers = constant_buffers(doc.get("constant_buffers", []), case.hlsl,
                                              case.vertex_shader, case.gs)
     case.shader_resources = shader_resources(doc.get("shader_resources"), case.hlsl)
+    case.root_signature = case_root_signature(doc, case.hlsl, case.gs, base or Path.cwd())
     if so is not None:
         case.so, case.so_desc, case.so_targets = stream_output_section(
             so, case.shader_signature, case.feature_level,
