@@ -9,11 +9,15 @@ needed, or with ``--adapter`` / ``--gpu-backend`` on each selected adapter's lim
 quirks.
 
 The output is one JSON document (``gpuia_translate`` 1; docs/translate.md), or with ``--text``
-the same as readable text, on standard output or written atomically to ``--out FILE``.
+the same as readable text, on standard output or written atomically to ``--out FILE``. A case
+file with a root signature (its own or its vertex shader's) also gets ``root_signature``: the
+desc and the WebGPU binding of each register the vertex shader reads
+(:mod:`gpuia.cli.root_signature_view`).
 
 Exit status: 0, or 2 after one ``error:`` line per failing input (a file that cannot be read, an
-array D3D would reject, a bad or unused ``--strides`` entry, a forced path the planner refuses);
-nothing is printed or written then.
+array D3D would reject, a bad or unused ``--strides`` entry, a forced path the planner refuses,
+a root signature D3D12 refuses or whose registers gpuia cannot bind on the limits); nothing is
+printed or written then.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from ..common import (
     open_devices,
     writable,
 )
+from ..root_signature_view import root_signature_section, root_signature_text
 
 __all__ = ["add_parser", "run"]
 
@@ -162,6 +167,7 @@ def run(args) -> int:
         options = _option_strides(args.strides)
         limits = _limits(args)
         arrays = _arrays(args)
+        root = root_signature_section(args.layout, limits)
     except GpuiaError as exc:
         error_line(_LABEL, exc)
         return EXIT_INVALID
@@ -175,11 +181,14 @@ def run(args) -> int:
     if status != EXIT_OK:
         return status
     if args.text:
-        text = "\n\n".join(_text(layout, doc) for layout, doc in docs) + "\n"
+        parts = [_text(layout, doc) for layout, doc in docs]
+        text = "\n\n".join(parts + ([root_signature_text(root)] if root else [])) + "\n"
     else:
-        text = json.dumps({"gpuia_translate": 1, "file": args.layout,
-                           "limits": [label for label, _ in limits],
-                           "layouts": [doc for _, doc in docs]}, indent=1) + "\n"
+        out = {"gpuia_translate": 1, "file": args.layout,
+               "limits": [label for label, _ in limits], "layouts": [doc for _, doc in docs]}
+        if root is not None:
+            out["root_signature"] = root
+        text = json.dumps(out, indent=1) + "\n"
     if args.out is None:
         sys.stdout.write(text)
         return EXIT_OK

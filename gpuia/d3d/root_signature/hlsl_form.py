@@ -104,8 +104,10 @@ class _Tokens:
 
     def fail(self, expected: str):
         kind, value, at = self.peek()
-        where = "the end" if kind == "end" else f"character {at}"
-        raise InvalidDescError(_WHAT, where, value or None, f"expected {expected}")
+        if kind == "end":
+            raise InvalidDescError(f"{_WHAT}: at the end", None, None, f"expected {expected}")
+        raise InvalidDescError(f"{_WHAT}: character {at}", "token", value,
+                               f"expected {expected}")
 
 
 def _register(value: str, letter: str, toks: _Tokens) -> int | None:
@@ -126,7 +128,7 @@ def _uint(toks: _Tokens) -> int:
     return int(value)
 
 
-def _value(toks: _Tokens, reader: str, table: dict | None):
+def _value(toks: _Tokens, reader: str, table: dict | None, name: str):
     kind, value, at = toks.peek()
     if reader == "uint":
         return _uint(toks)
@@ -150,7 +152,7 @@ def _value(toks: _Tokens, reader: str, table: dict | None):
             kind, value, at = toks.take()
             if value != "0":
                 assert table is not None
-                out |= enum_value(table, value, f"{_WHAT}: character {at}", "flags")
+                out |= enum_value(table, value, f"{_WHAT}: character {at}", name)
             if toks.peek()[1] != "|":
                 return out
             toks.take("|")
@@ -158,7 +160,7 @@ def _value(toks: _Tokens, reader: str, table: dict | None):
         toks.fail("a name")
     toks.take()
     assert table is not None
-    return enum_value(table, value, f"{_WHAT}: character {at}", "value")
+    return enum_value(table, value, f"{_WHAT}: character {at}", name)
 
 
 def _arguments(toks: _Tokens, letter: str | None, args: dict, clause: str,
@@ -171,6 +173,8 @@ def _arguments(toks: _Tokens, letter: str | None, args: dict, clause: str,
     ranges: list = []
     while toks.peek()[1] != ")":
         if fields or register is not None or ranges:
+            if toks.peek()[1] != ",":
+                toks.fail(f"',' or ')' in {clause}")
             toks.take(",")
         kind, value, at = toks.peek()
         lower = value.lower()
@@ -195,7 +199,7 @@ def _arguments(toks: _Tokens, letter: str | None, args: dict, clause: str,
             toks.fail(f"{value} once in {clause}")
         toks.take()
         toks.take("=")
-        fields[field] = _value(toks, reader, table)
+        fields[field] = _value(toks, reader, table, value)
     toks.take(")")
     if letter is not None and register is None:
         toks.fail(f"a register {letter}N in {clause}")
@@ -217,7 +221,7 @@ def parse_root_signature(text: str, version: str = "1.1",
         name = value.lower()
         if name == "rootflags":
             toks.take("(")
-            flags |= _value(toks, "flags", ROOT_FLAGS)
+            flags |= _value(toks, "flags", ROOT_FLAGS, "RootFlags")
             toks.take(")")
         elif name == "rootconstants":
             reg, f, _ = _arguments(toks, "b", _CONSTANT_ARGS, value)
