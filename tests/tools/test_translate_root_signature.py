@@ -1,0 +1,78 @@
+"""``gpuia translate`` of a case with a root signature: the desc and the WebGPU binding of each
+register the vertex shader reads (docs/resources.md, "Root signatures"), on WebGPU's default
+limits. Expected bindings by hand: an SRV tN of space S is @group(3) @binding(16 + 128 S + N),
+a cbuffer bN of space 0 @group(3) @binding(N)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from gpuia.cli import main
+
+pytest.importorskip("gpuia.hlsl.library")
+
+ROOT = Path(__file__).resolve().parents[2]
+PALETTE_CASE = json.loads((ROOT / "examples/cases/srv_skinning_palette.json").read_text())
+
+
+def _case(tmp_path, rs, space=0):
+    doc = copy.deepcopy(PALETTE_CASE)
+    if space:
+        doc["vertex_shader"]["hlsl"] = doc["vertex_shader"]["hlsl"].replace(
+            "register(t0)", f"register(t0, space{space})")
+        doc["shader_resources"][0]["space"] = space
+    if rs is not None:
+        doc["root_signature"] = rs
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_json_shows_the_mapping(tmp_path, capsys):
+    path = _case(tmp_path, {"parameters": [{"type": "descriptor_table", "visibility": "vertex",
+                                            "ranges": [{"type": "srv", "num_descriptors": 4,
+                                                        "base_shader_register": 0,
+                                                        "register_space": 2}]}]}, space=2)
+    assert main(["translate", path]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    section = doc["root_signature"]
+    assert section["desc"]["parameters"][0]["ranges"][0]["register_space"] == 2
+    ((mapped,),) = [m["bindings"] for m in section["mapped"]]
+    assert (mapped["register"], mapped["space"], mapped["group"], mapped["binding"],
+            mapped["buffer"], mapped["root"]) == \
+        ("t0", 2, 3, 16 + 128 * 2, "read-only-storage", "root parameter 0, range 0")
+
+
+def test_text_shows_the_mapping(tmp_path, capsys):
+    path = _case(tmp_path, "SRV(t0, visibility=SHADER_VISIBILITY_VERTEX)")
+    assert main(["translate", path, "--text"]) == 0
+    out = capsys.readouterr().out
+    assert "== root signature (root_signature, version 1.1" in out
+    assert "t0 space0 (Palette) <- root parameter 0 (root descriptor) -> @group(3) " \
+           "@binding(16), read-only-storage buffer" in out
+
+
+def test_without_root_signature_the_output_is_unchanged(tmp_path, capsys):
+    path = _case(tmp_path, None)
+    assert main(["translate", path]) == 0
+    assert "root_signature" not in json.loads(capsys.readouterr().out)
+
+
+def test_refusals_exit_2_with_one_line(tmp_path, capsys):
+    # rules 16.9: the register is not in the root signature
+    path = _case(tmp_path, "SRV(t1)")
+    assert main(["translate", path]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    (line,) = err.splitlines()
+    assert line.startswith("error: ") and "rules 16.9" in line and "Palette" in line
+    # a space gpuia has no binding for (7: past 16 + 7 * 128 bindings of WebGPU's 1000), held
+    # by the root signature: still refused, naming the space
+    path = _case(tmp_path, "DescriptorTable(SRV(t0, space=7))", space=7)
+    assert main(["translate", path]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: ") and "space7" in line

@@ -1,0 +1,111 @@
+"""A shader's registers against a root signature (docs/rules.md 16.9) and where the covered
+registers land in WebGPU (docs/resources.md, "Root signatures")."""
+
+import pytest
+
+from gpuia.d3d.root_signature import ShaderBinding, cover, parse_root_signature, webgpu_bindings
+from gpuia.d3d.srv_bindings import srv_binding
+from gpuia.errors import InvalidDescError, UnsupportedError
+
+CB0 = ShaderBinding("b", 0, 0, 1, "cbuffer", "Camera", 64)
+PALETTE = ShaderBinding("t", 3, 0, 1, "structured", "Palette")
+TEX = ShaderBinding("t", 5, 0, 1, "texture", "Albedo")
+
+
+def rs(text, version="1.1"):
+    return parse_root_signature(text, version)
+
+
+def test_covered_by_table_constants_and_descriptor():
+    sig = rs("RootConstants(num32BitConstants=16, b0, visibility=SHADER_VISIBILITY_VERTEX), "
+             "DescriptorTable(SRV(t0, numDescriptors=4)), SRV(t5)")
+    got = cover(sig, [CB0, PALETTE])
+    assert [(r.kind, r.parameter, r.range) for _, r in got] == \
+        [("root constants", 0, None), ("table", 1, 0)]
+
+
+def test_not_visible_to_the_stage():
+    # 16.9: a PIXEL range does not hold a vertex shader's register
+    with pytest.raises(InvalidDescError) as e:
+        cover(rs("SRV(t3, visibility=SHADER_VISIBILITY_PIXEL)"), [PALETTE])
+    assert "t3" in str(e.value) and "root parameter 0" in str(e.value)
+    assert "rules 16.9" in str(e.value)
+
+
+def test_wrong_space_names_the_closest_range():
+    with pytest.raises(InvalidDescError, match="closest is root parameter 1") as e:
+        cover(rs("SRV(t0, space=1), DescriptorTable(SRV(t2, numDescriptors=8, space=1))"),
+              [PALETTE])
+    assert "rules 16.9" in str(e.value)
+
+
+def test_array_must_sit_in_one_range():
+    # 16.9: t2..t5 over two ranges t2..t3 and t4..t5 is not held whole by one
+    arr = ShaderBinding("t", 2, 0, 4, "structured", "Lights")
+    with pytest.raises(InvalidDescError, match="rules 16.9"):
+        cover(rs("DescriptorTable(SRV(t2, numDescriptors=2), SRV(t4, numDescriptors=2))"), [arr])
+    cover(rs("DescriptorTable(SRV(t0, numDescriptors=unbounded))"), [arr])
+
+
+def test_texture_on_root_descriptor():
+    # 16.9: a root SRV holds raw and structured buffers only
+    with pytest.raises(InvalidDescError, match="root descriptor"):
+        cover(rs("SRV(t5)"), [TEX])
+    cover(rs("DescriptorTable(SRV(t5))"), [TEX])
+
+
+def test_deny_flag():
+    sig = rs("RootFlags(DENY_VERTEX_SHADER_ROOT_ACCESS), CBV(b0)")
+    with pytest.raises(InvalidDescError, match="DENY_VERTEX_SHADER_ROOT_ACCESS"):
+        cover(sig, [CB0])
+    assert cover(sig, []) == []  # a shader that binds nothing is not denied anything
+    # the pixel flag does not deny the vertex stage
+    cover(rs("RootFlags(DENY_PIXEL_SHADER_ROOT_ACCESS), CBV(b0)"), [CB0])
+
+
+def test_mapping_is_the_implied_bindings():
+    sig = rs("CBV(b0), DescriptorTable(SRV(t0, numDescriptors=8, space=2))")
+    far = ShaderBinding("t", 7, 2, 1, "raw", "Raw")
+    rows = webgpu_bindings(sig, cover(sig, [CB0, far]), {})
+    assert [(r["register"], r["group"], r["binding"], r["buffer"]) for r in rows] == \
+        [("b0", 3, 0, "uniform"), ("t7", 3, 16 + 128 * 2 + 7, "read-only-storage")]
+    assert rows[1]["binding"] == srv_binding(7, 2)
+
+
+def test_root_constants_smaller_than_the_cbuffer():
+    sig = rs("RootConstants(num32BitConstants=4, b0)")  # 16 bytes, the cbuffer spans 64
+    with pytest.raises(UnsupportedError, match="64 bytes"):
+        webgpu_bindings(sig, cover(sig, [CB0]), {})
+    sig = rs("RootConstants(num32BitConstants=16, b0)")
+    assert webgpu_bindings(sig, cover(sig, [CB0]), {})[0]["binding"] == 0
+
+
+def test_registers_gpuia_cannot_bind():
+    sig = rs("DescriptorTable(SRV(t0, numDescriptors=unbounded, space=7))")
+    with pytest.raises(UnsupportedError, match="space7"):
+        webgpu_bindings(sig, cover(sig, [ShaderBinding("t", 0, 7, 1, "raw", "R")]), {})
+    sig = rs("DescriptorTable(UAV(u0))")
+    with pytest.raises(UnsupportedError, match="UAV"):
+        webgpu_bindings(sig, cover(sig, [ShaderBinding("u", 0, 0, 1, "raw", "Out")]), {})
+
+
+def test_adapter_limits():
+    sig = rs("DescriptorTable(SRV(t0, numDescriptors=8)), CBV(b0), CBV(b1)")
+    srvs = [ShaderBinding("t", k, 0, 1, "raw", f"R{k}") for k in range(8)]
+    cbs = [ShaderBinding("b", k, 0, 1, "cbuffer", f"C{k}") for k in range(2)]
+    covered = cover(sig, srvs + cbs)
+    # 8 storage buffers against 7
+    with pytest.raises(UnsupportedError, match="max-storage-buffers-per-shader-stage"):
+        webgpu_bindings(sig, covered, {"max_storage_buffers_per_shader_stage": 7})
+    # 2 root CBVs + gpuia's draw block + the SRV views uniform = 4 against 3
+    with pytest.raises(UnsupportedError, match="max-uniform-buffers-per-shader-stage") as e:
+        webgpu_bindings(sig, covered, {"max_uniform_buffers_per_shader_stage": 3})
+    assert "4 bindings" in str(e.value)
+    assert len(webgpu_bindings(sig, covered, {"max_uniform_buffers_per_shader_stage": 4,
+                                              "max_storage_buffers_per_shader_stage": 8})) == 10
+    # t0 of space6 is binding 16 + 768 = 784: refused below 785 bindings per group
+    sig6 = rs("SRV(t0, space=6)")
+    t6 = cover(sig6, [ShaderBinding("t", 0, 6, 1, "raw", "R")])
+    with pytest.raises(UnsupportedError, match="max-bindings-per-bind-group 784"):
+        webgpu_bindings(sig6, t6, {"max_bindings_per_bind_group": 784})
+    assert webgpu_bindings(sig6, t6, {"max_bindings_per_bind_group": 785})[0]["binding"] == 784
