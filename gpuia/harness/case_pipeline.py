@@ -4,17 +4,17 @@ given as one object and validated together as CreateGraphicsPipelineState valida
 
 The section holds the fields a case otherwise gives at its top level (:data:`HOISTED`:
 ``input_layout``, ``vertex_shader``, ``geometry_shader``, ``stream_output``,
-``strip_cut_value``, each in the same form) and those only a pipeline state has
-(:data:`OWN`: ``pixel_shader``, ``primitive_topology_type``, ``num_render_targets``,
-``rtv_formats``). A field is given once: in ``pipeline_state`` or at the top level, never both
-(:func:`hoist` refuses the second, naming both places). :func:`hoist` moves the section's
-fields to the top level, where the case reader checks them as it checks a case without the
-section (layout against vertex shader, vertex shader against geometry shader, Stream Output
-against the last stage before it: rules 3.8, 13.9, 8.3, 14.1), and :func:`relocate` points a
-refusal of one of them back into the section. :func:`check_pipeline` then makes the checks
-only the section makes possible: the topology type against the draw and the geometry shader
-(rules 15.1, 15.2), the render targets (rules 15.3) and the pixel shader's linkage with the
-stage before it (rules 13.9, 14.1).
+``strip_cut_value``, ``root_signature`` (pRootSignature), each in the same form) and those only
+a pipeline state has (:data:`OWN`: ``pixel_shader``, ``primitive_topology_type``,
+``num_render_targets``, ``rtv_formats``). A field is given once: in ``pipeline_state`` or at the
+top level, never both (:func:`hoist` refuses the second, naming both places). :func:`hoist`
+moves the section's fields to the top level, where the case reader checks them as it checks a
+case without the section (layout against vertex shader, vertex shader against geometry shader,
+Stream Output against the last stage before it: rules 3.8, 13.9, 8.3, 14.1), and
+:func:`relocate` points a refusal of one of them back into the section. :func:`check_pipeline`
+then makes the checks only the section makes possible: the topology type against the draw and
+the geometry shader (rules 15.1, 15.2), the render targets (rules 15.3) and the pixel shader's
+linkage with the stage before it (rules 13.9, 14.1).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ __all__ = ["PIPELINE_KEY", "HOISTED", "OWN", "hoist", "relocate", "check_draw",
 
 PIPELINE_KEY = "pipeline_state"
 HOISTED = ("input_layout", "vertex_shader", "geometry_shader", "stream_output",
-           "strip_cut_value")
+           "strip_cut_value", "root_signature")
 """The section's fields that a case may also give at its top level, in the same form."""
 OWN = ("pixel_shader", "primitive_topology_type", "num_render_targets", "rtv_formats")
 """The section's fields that only it has."""

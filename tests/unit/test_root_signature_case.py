@@ -120,3 +120,19 @@ def test_compiled_shaders_rts0_chunk():
     assert crs.root_signature.origin == "RTS0 of the inline container"
     doc = {"vertex_shader": {"dxbc": {"base64": base64.b64encode(fxc).decode()}}}
     assert case_root_signature(doc, None, None, Path.cwd()) is None
+
+
+def test_pipeline_state_root_signature():
+    # pRootSignature of the pipeline state: the same field, refusals pointed into the section
+    doc = palette()
+    doc["pipeline_state"] = {"root_signature": "SRV(t0)"}
+    assert load_case(doc).root_signature.covered[0][1].name == "Palette"
+    doc["pipeline_state"] = {"root_signature": "SRV(t0), DescriptorTable(SRV(t0))"}
+    with pytest.raises(InvalidDescError) as e:
+        load_case(doc)
+    assert e.value.where.startswith("pipeline_state.root_signature: root parameter 1, range 0")
+    assert "rules 16.6" in str(e.value)
+    doc = palette("SRV(t0)")
+    doc["pipeline_state"] = {"root_signature": "SRV(t0)"}
+    with pytest.raises(CaseError, match="once"):
+        load_case(doc)

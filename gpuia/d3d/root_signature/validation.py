@@ -128,12 +128,20 @@ def parameter_cost(p) -> int:
 
 
 def _fail(where: str, field: str | None, value, rule: str):
-    return InvalidDescError(f"root signature: {where}", field, value, rule)
+    return InvalidDescError(where, field, value, rule)
 
 
 def validate(rs: RootSignature) -> None:
     """Raise InvalidDescError for the first rule of docs/rules.md section 16 that ``rs``
-    breaks (see the module docstring); return None when D3D12 accepts it."""
+    breaks (see the module docstring), its ``where`` starting with ``rs.origin``; return None
+    when D3D12 accepts it."""
+    try:
+        _validate(rs)
+    except InvalidDescError as e:
+        raise InvalidDescError(f"{rs.origin}: {e.where}", e.field, e.value, e.rule) from None
+
+
+def _validate(rs: RootSignature) -> None:
     unknown = rs.flags & ~sum(ROOT_FLAGS.values())
     if unknown:
         raise _fail("root signature", "Flags", hex(rs.flags),
