@@ -12,7 +12,9 @@ object (:mod:`gpuia.d3d.root_signature.json_form`), an HLSL root signature strin
 or ``{"hlsl": "...", "version": "1.0"}``), or ``{"blob_file": "rs.bin"}``: a serialized root
 signature (a container with an ``RTS0`` chunk, or the chunk's data), relative to the case.
 Refused: a malformed field (:class:`~gpuia.errors.CaseError`), a root signature D3D12 rejects,
-or a register no range holds (:class:`~gpuia.errors.InvalidDescError`).
+or a register no range holds (:class:`~gpuia.errors.InvalidDescError`); a register gpuia cannot
+bind, such as a cbuffer larger than the root constants holding it
+(:class:`~gpuia.errors.UnsupportedError`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..d3d.root_signature import (
     read_root_signature_blob,
     root_signature_from_json,
     validate,
+    webgpu_bindings,
 )
 from ..d3d.root_signature.validation import RegisterRange
 from ..errors import CaseError, ContainerError, GpuiaError, InvalidDescError
@@ -118,4 +121,6 @@ def case_root_signature(doc: dict, hlsl, gs, base: Path) -> CaseRootSignature | 
         if shader is not None:
             what = f"{stage} shader"
             covered += [(stage, b, r) for b, r in cover(rs, shader_bindings(shader), stage, what)]
+    # what gpuia cannot bind whatever the adapter (a cbuffer larger than its root constants)
+    webgpu_bindings(rs, [(b, r) for _, b, r in covered], {})
     return CaseRootSignature(rs, tuple(covered))
