@@ -159,7 +159,7 @@ def describe_file(path: str, entry: str | None = None, stage: str | None = None)
                 raise InvalidDescError(path, option, value,
                                        "a compiled container holds one entry point of one "
                                        "stage: the option is for HLSL files")
-        return describe_container(container, path)
+        return _with_root_signature(describe_container(container, path), data, None)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -167,7 +167,37 @@ def describe_file(path: str, entry: str | None = None, stage: str | None = None)
     if not text.strip() or "\0" in text:
         raise InvalidDescError(path, None, None, "not a shader: neither a DXBC/DXIL container "
                                                  "nor HLSL text (UTF-8)")
-    return describe_hlsl(path, text, entry or "main", stage)
+    return _with_root_signature(describe_hlsl(path, text, entry or "main", stage), None,
+                                (text, entry or "main"))
+
+
+def _with_root_signature(doc: dict, blob: bytes | None, hlsl: tuple[str, str] | None) -> dict:
+    """``doc`` with ``root_signature``: the root signature the container's RTS0 chunk or the
+    HLSL entry's [RootSignature] holds (JSON form, docs/case-format.md) and ``verdict``, None
+    when D3D12 accepts it, else the refusal (rules 16); None without one."""
+    from ..d3d.root_signature import (
+        container_root_signature,
+        entry_root_signature,
+        parse_root_signature,
+        validate,
+    )
+
+    if blob is not None:
+        rs = container_root_signature(blob)
+    else:
+        assert hlsl is not None
+        string = entry_root_signature(hlsl[0], hlsl[1])
+        rs = None if string is None else parse_root_signature(string)
+    if rs is None:
+        doc["root_signature"] = None
+        return doc
+    try:
+        validate(rs)
+        verdict = None
+    except InvalidDescError as e:
+        verdict = str(e)
+    doc["root_signature"] = {**rs.as_dict(), "verdict": verdict}
+    return doc
 
 
 _COLUMNS = ("SemanticName", "SemanticIndex", "Register", "SystemValueType", "ComponentType",
@@ -215,6 +245,12 @@ def shader_text(doc: dict) -> str:
                  "yes" if r["bound"] else "no (refused)"] for r in doc["resources"]]
         lines += ["", "resources:", render_table(
             ["Register", "Space", "Name", "Type", "Size", "Bound by gpuia"], rows)]
+    rs = doc.get("root_signature")
+    if rs:
+        lines += ["", f"root signature: version {rs['version']}, {len(rs['parameters'])} "
+                      f"parameters, {len(rs['static_samplers'])} static samplers, flags "
+                      f"{' | '.join(rs['flags']) or 'none'}: "
+                      f"{rs['verdict'] or 'valid (rules 16)'}"]
     g = doc["geometry"]
     if g is not None:
         streams = ", ".join(f"stream {t['stream']} {t['topology']}" for t in g["output_topology"])
