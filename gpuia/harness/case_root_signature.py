@@ -26,18 +26,17 @@ from ..d3d.root_signature import (
     RootSignature,
     ShaderBinding,
     container_root_signature,
-    cover,
     entry_root_signature,
     parse_root_signature,
     read_root_signature_blob,
     root_signature_from_json,
     validate,
-    webgpu_bindings,
 )
+from ..d3d.root_signature.pipeline import check_shaders
 from ..d3d.root_signature.validation import RegisterRange
 from ..errors import CaseError, ContainerError, GpuiaError, InvalidDescError
 
-__all__ = ["CaseRootSignature", "case_root_signature", "shader_bindings"]
+__all__ = ["CaseRootSignature", "case_root_signature"]
 
 _MAX_BLOB = 1 << 20
 
@@ -49,21 +48,6 @@ class CaseRootSignature:
 
     root_signature: RootSignature
     covered: tuple[tuple[str, ShaderBinding, RegisterRange], ...]
-
-
-# Which resources of a compiled HLSL shader are registers of which class (one row per kind of
-# resource gpuia reads from a shader; a new kind is one more row).
-_SHADER_RESOURCES = (
-    ("constant_buffers", lambda cb: ShaderBinding("b", cb.slot, 0, 1, "cbuffer", cb.name,
-                                                  cb.size)),
-    ("shader_resources", lambda r: ShaderBinding("t", r.register, r.space, 1, r.kind, r.name)),
-)
-
-
-def shader_bindings(shader) -> list[ShaderBinding]:
-    """The registers a compiled HLSL shader (vertex or geometry) reads."""
-    return [make(item) for attr, make in _SHADER_RESOURCES
-            for item in getattr(shader, attr, ())]
 
 
 def _from_field(value, base: Path) -> RootSignature:
@@ -116,11 +100,4 @@ def case_root_signature(doc: dict, hlsl, gs, base: Path) -> CaseRootSignature | 
     if rs is None:
         return None
     validate(rs)
-    covered = []
-    for stage, shader in (("vertex", hlsl), ("geometry", gs)):
-        if shader is not None:
-            what = f"{stage} shader"
-            covered += [(stage, b, r) for b, r in cover(rs, shader_bindings(shader), stage, what)]
-    # what gpuia cannot bind whatever the adapter (a cbuffer larger than its root constants)
-    webgpu_bindings(rs, [(b, r) for _, b, r in covered], {})
-    return CaseRootSignature(rs, tuple(covered))
+    return CaseRootSignature(rs, tuple(check_shaders(rs, [("vertex", hlsl), ("geometry", gs)])))

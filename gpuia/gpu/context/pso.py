@@ -114,6 +114,12 @@ class PipelineState:
             stored as the name; None (the default): not checked. A draw's topology must be of
             it (rules 15.1, refused when the draw is resolved) and so must a geometry
             shader's input primitive (rules 15.2, :meth:`check_geometry`).
+        root_signature: pRootSignature: None (the default: gpuia binds through the implied
+            root signature, docs/resources.md), or a root signature as an HLSL string, a JSON
+            object (docs/case-format.md), serialized bytes or a
+            :class:`gpuia.d3d.root_signature.RootSignature`; stored as the latter, validated
+            (rules 16.1-16.8), and the HLSL vertex and geometry shaders' registers checked
+            against it (rules 16.9). Registers land where the implied one puts them.
         shader_resources: the buffer SRVs the vertex shader reads
             (:class:`gpuia.hlsl.srv.ShaderResource`), bound at the draw from
             :meth:`Context.set_graphics_root_shader_resource_view` (docs/resources.md). Set
@@ -127,7 +133,10 @@ class PipelineState:
             shader is of the other stage, or the shaders read a root constant buffer past 13
             (register b13: D3D11's 14 slots per stage) or past a nonzero
             ``constant_buffers``, or ``feature_level`` names no level or differs from the
-            level an :class:`~gpuia.d3d.layout.InputLayout` given was made at (naming both).
+            level an :class:`~gpuia.d3d.layout.InputLayout` given was made at (naming both), or
+            ``root_signature`` breaks rules section 16.
+        UnsupportedError: a register of the root signature gpuia cannot bind (a cbuffer
+            larger than the root constants holding it).
     """
 
     input_layout: InputLayout
@@ -151,6 +160,8 @@ class PipelineState:
     # The buffer SRVs the vertex shader reads (gpuia.hlsl.srv.ShaderResource, by register): set
     # from an HLSL vertex shader; kept when the state is copied with its WGSL (dataclasses.replace)
     shader_resources: tuple = ()
+    # pRootSignature: None (the implied one) or a RootSignature, stored validated
+    root_signature: Any = None
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
@@ -159,6 +170,7 @@ class PipelineState:
         if self.stream_output is not None and not isinstance(self.stream_output, StreamOutputDesc):
             raise InvalidDescError("PipelineState", "StreamOutput", self.stream_output,
                                    "expected a StreamOutputDesc")
+        vs = self.vertex_shader  # a compiled HLSL shader until _shader_reads stores its WGSL
         reads = self._shader_reads()
         gs = self.geometry_shader
         if gs is not None:
@@ -170,6 +182,18 @@ class PipelineState:
                 reads[cb.slot] = max(reads.get(cb.slot, 0), cb.binding_size)
         self._normalize_targets()
         self._check_constant_buffers(reads)
+        if self.root_signature is not None:
+            self._check_root_signature(vs, gs)
+
+    def _check_root_signature(self, vs, gs) -> None:
+        """The root signature validated (rules 16.1-16.8) and stored as a RootSignature; the
+        HLSL vertex and geometry shaders' registers checked against it (rules 16.9)."""
+        from ...d3d.root_signature.pipeline import check_shaders, root_signature_of
+
+        rs = root_signature_of(self.root_signature, "PipelineState.root_signature")
+        hlsl_vs = vs if hasattr(vs, "wgsl_entry_point") else None
+        check_shaders(rs, [("vertex", hlsl_vs), ("geometry", gs)])
+        object.__setattr__(self, "root_signature", rs)
 
     def _normalize_layout(self) -> None:
         """The input layout (made at ``feature_level``), the level and the strip cut value."""

@@ -1,0 +1,72 @@
+"""A root signature given in any form, and the shaders of a pipeline state against it.
+
+:func:`root_signature_of` takes a :class:`~.model.RootSignature`, an HLSL root signature string
+(version 1.1), a JSON object (:mod:`.json_form`) or serialized bytes (:mod:`.blob_form`), and
+returns it validated (rules 16.1-16.8). :func:`check_shaders` checks each shader's registers
+against it (rules 16.9, :func:`.coverage.cover`) and what gpuia can bind of them
+(:func:`.webgpu.webgpu_bindings` with no adapter limits), returning (stage, binding, range) per
+register. A shader is read for its registers by :func:`shader_bindings`, from the attributes a
+compiled HLSL shader has (``constant_buffers``, ``shader_resources``): one table row per kind of
+resource, so that a kind gpuia learns to read is one more row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import InvalidDescError
+from .blob_form import read_root_signature_blob
+from .coverage import ShaderBinding, cover
+from .hlsl_form import parse_root_signature
+from .json_form import root_signature_from_json
+from .model import RootSignature
+from .validation import RegisterRange, validate
+from .webgpu import webgpu_bindings
+
+__all__ = ["root_signature_of", "check_shaders", "shader_bindings", "SHADER_RESOURCES"]
+
+SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
+    ("constant_buffers", lambda cb: ShaderBinding("b", cb.slot, 0, 1, "cbuffer", cb.name,
+                                                  cb.size)),
+    ("shader_resources", lambda r: ShaderBinding("t", r.register, r.space, 1, r.kind, r.name)),
+)
+"""(attribute of a compiled shader, how one item of it is a :class:`ShaderBinding`)."""
+
+
+def shader_bindings(shader) -> list[ShaderBinding]:
+    """The registers a compiled HLSL shader (vertex or geometry) reads."""
+    return [make(item) for attr, make in SHADER_RESOURCES
+            for item in getattr(shader, attr, ())]
+
+
+def root_signature_of(value, where: str = "root_signature") -> RootSignature:
+    """``value`` in any form (see the module docstring) as a validated root signature."""
+    if isinstance(value, RootSignature):
+        rs = value
+    elif isinstance(value, str):
+        rs = parse_root_signature(value, "1.1", origin=where)
+    elif isinstance(value, dict):
+        rs = root_signature_from_json(value, where)
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        rs = read_root_signature_blob(bytes(value), origin=where)
+    else:
+        raise InvalidDescError(where, None, type(value).__name__,
+                               "expected a RootSignature, an HLSL root signature string, a "
+                               "JSON object or serialized bytes")
+    validate(rs)
+    return rs
+
+
+def check_shaders(rs: RootSignature, shaders: list[tuple[str, Any]]
+                  ) -> list[tuple[str, ShaderBinding, RegisterRange]]:
+    """(stage, binding, the range holding it) per register of each (stage, compiled shader);
+    None shaders are skipped. Raises InvalidDescError (rules 16.9) or UnsupportedError (a
+    register gpuia cannot bind, such as a cbuffer larger than its root constants)."""
+    covered = []
+    for stage, shader in shaders:
+        if shader is not None:
+            covered += [(stage, b, r) for b, r in
+                        cover(rs, shader_bindings(shader), stage, f"{stage} shader")]
+    webgpu_bindings(rs, [(b, r) for _, b, r in covered], {})
+    return covered
