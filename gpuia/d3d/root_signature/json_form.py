@@ -96,7 +96,8 @@ def _range(d, where: str) -> DescriptorRange:
         enum_value(RANGE_TYPES, d["type"], where, "type"),
         _uint({"num_descriptors": count}, "num_descriptors", where, None),
         _uint(d, "base_shader_register", where, None), _uint(d, "register_space", where, 0),
-        _uint({"offset": offset}, "offset", where, None),
+        _uint({"offset_in_descriptors_from_table_start": offset},
+              "offset_in_descriptors_from_table_start", where, None),
         flags_value(RANGE_FLAGS, d.get("flags"), where, "flags"))
 
 
