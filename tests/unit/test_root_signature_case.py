@@ -7,12 +7,14 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import shutil
 import struct
 from pathlib import Path
 
 import pytest
 
 from gpuia.d3d.container import read_container
+from gpuia.d3d.container.checksum import dxbc_checksum
 from gpuia.errors import CaseError, InvalidDescError
 from gpuia.harness.case import load_case
 from gpuia.harness.case_root_signature import case_root_signature
@@ -136,3 +138,36 @@ def test_pipeline_state_root_signature():
     doc["pipeline_state"] = {"root_signature": "SRV(t0)"}
     with pytest.raises(CaseError, match="once"):
         load_case(doc)
+
+
+def _dxbc_case_with(rts0: bytes) -> dict:
+    """The FXC cbuffers case (cbuffers in b0 and b2, tests/dxbc_cases.py) with an RTS0 chunk
+    in its container, inline."""
+    import dxbc_cases as dc
+
+    doc = dc.with_dxbc(dc.cbuffers_case(), "cbuffers.main.vs_5_0")
+    blob = _with_rts0((BLOBS / "cbuffers.main.vs_5_0.cso").read_bytes(), rts0)
+    blob = blob[:4] + dxbc_checksum(blob) + blob[20:]  # signed again: vkd3d checks it
+    doc["vertex_shader"] = {"dxbc": {"base64": base64.b64encode(blob).decode()}}
+    return doc
+
+
+def _cbvs(*registers: int, flags: int = 0) -> bytes:
+    """RTS0 data, version 1.0: one root CBV (space0, ALL) per register."""
+    n = len(registers)
+    params_at, payload_at = 24, 24 + 12 * n
+    out = struct.pack("<6I", 1, n, params_at, 0, payload_at + 8 * n, flags)
+    out += b"".join(struct.pack("<3I", 2, 0, payload_at + 8 * k) for k in range(n))
+    return out + b"".join(struct.pack("<2I", r, 0) for r in registers)
+
+
+def test_compiled_shader_registers_against_its_rts0():
+    if not (shutil.which("vkd3d-compiler") and shutil.which("spirv-cross")):
+        pytest.skip("needs vkd3d-compiler and spirv-cross")
+    crs = load_case(_dxbc_case_with(_cbvs(0, 2))).root_signature
+    assert [(b.register_class, b.register) for _, b, _ in crs.covered] == [("b", 0), ("b", 2)]
+    with pytest.raises(InvalidDescError, match="rules 16.9") as e:  # b2 is not held
+        load_case(_dxbc_case_with(_cbvs(0)))
+    assert "b2" in str(e.value)
+    with pytest.raises(InvalidDescError, match="DENY_VERTEX_SHADER_ROOT_ACCESS"):
+        load_case(_dxbc_case_with(_cbvs(0, 2, flags=0x2)))
