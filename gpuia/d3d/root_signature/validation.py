@@ -149,6 +149,9 @@ def _validate(rs: RootSignature) -> None:
     seen: list[RegisterRange] = []
     for i, p in enumerate(rs.parameters):
         where = f"root parameter {i}"
+        held = parameter_ranges(p, i) if p.type != PARAMETER_TYPES["descriptor_table"] else []
+        if held and held[0].type in REGISTER_CLASS:  # the register, for every refusal below
+            where += f" ({held[0].type.upper()} {held[0].registers})"
         if p.visibility not in VISIBILITIES.values():
             raise _fail(where, "ShaderVisibility", p.visibility,
                         "not a D3D12_SHADER_VISIBILITY (rules 16.1)")
@@ -164,7 +167,7 @@ def _validate(rs: RootSignature) -> None:
         if s.visibility not in VISIBILITIES.values():
             raise _fail(f"static sampler {i}", "ShaderVisibility", s.visibility,
                         "not a D3D12_SHADER_VISIBILITY (rules 16.1)")
-        _check_sampler(s, f"static sampler {i}")
+        _check_sampler(s, f"static sampler {i} (s{s.shader_register}, space{s.register_space})")
         _add_ranges([RegisterRange("static sampler", "sampler", s.visibility, s.register_space,
                                    s.shader_register, s.shader_register, i)], seen)
     cost = sum(parameter_cost(p) for p in rs.parameters)
@@ -198,6 +201,10 @@ def _check_table(p, where: str, version: str) -> None:
     next_slot = 0  # where an APPEND range starts (past UINT_MAX after an unbounded range)
     for k, r in enumerate(p.ranges):
         at = f"{where}, range {k}"
+        if r.type in RANGE_TYPES.values():
+            letter = REGISTER_CLASS[r.type_name]
+            at += f" ({r.type_name.upper()} {letter}{r.base_shader_register}, " \
+                  f"space{r.register_space})"
         if r.type not in RANGE_TYPES.values():
             raise _fail(at, "RangeType", r.type, "not a D3D12_DESCRIPTOR_RANGE_TYPE (rules 16.1)")
         is_sampler = r.type == RANGE_TYPES["sampler"]
