@@ -13,18 +13,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import CaseError, InvalidDescError
+from ..hlsl.srv import element_type
+from ..hlsl.typed_buffers import cpu_elements, shader_type_of, view_format
 from .case_data import decode_data, uint_field
 
 __all__ = ["CaseResource", "shader_resources"]
 
 _KEYS = {"register", "space", "kind", "structure_byte_stride", "first_element", "num_elements",
-         "data"}
+         "data", "format"}
+_KINDS = ("structured", "raw", "typed")  # a typed view's format: gpuia.hlsl.typed_buffers
 
 
 @dataclass(frozen=True)
 class CaseResource:
     """One buffer SRV: the buffer's bytes and the view's first element and element count (in
-    elements of ``stride`` bytes: 4-byte words for a raw view)."""
+    elements of ``stride`` bytes: 4-byte words for a raw view, the format's size for a typed
+    one, whose ``format`` is its DXGI name and ``components`` the shader's T's)."""
 
     register: int
     space: int
@@ -33,11 +37,18 @@ class CaseResource:
     data: bytes
     first_element: int
     num_elements: int
+    format: str | None = None
+    components: int = 0
 
     def view_bytes(self) -> bytes:
-        """The bytes the view covers (what the CPU reference reads)."""
+        """What the CPU reference reads: the bytes the view covers, a typed view's decoded to
+        its shader's T (``gpuia.hlsl.typed_buffers.cpu_elements``)."""
         at = self.first_element * self.stride
-        return self.data[at:at + self.num_elements * self.stride]
+        raw = self.data[at:at + self.num_elements * self.stride]
+        if self.format is None:
+            return raw
+        return cpu_elements(view_format(self.format, None, "shader_resources"), raw,
+                            self.components)
 
 
 def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
@@ -75,8 +86,8 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         seen.add((register, space))
         r = declared.get((register, space))
         if r is None:  # not read by the shader: checked, then left out
-            if entry["kind"] not in ("structured", "raw"):
-                raise CaseError(f"{w}.kind", "expected 'structured' or 'raw'")
+            if entry["kind"] not in _KINDS:
+                raise CaseError(f"{w}.kind", "expected 'structured', 'raw' or 'typed'")
             decode_data(entry["data"], f"{w}.data")
             continue
         if entry["kind"] != r.kind:
@@ -86,16 +97,17 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         if r.kind == "structured" and stride != r.stride:
             raise InvalidDescError(w, "structure_byte_stride", stride,
                                    f"{r.name}'s element is {r.stride} bytes")
+        fmt, size, components = _format(entry, r, w)
         data = decode_data(entry["data"], f"{w}.data")
         first = uint_field(entry, "first_element", w, 0)
-        fits = len(data) // r.stride
+        fits = len(data) // size
         count = uint_field(entry, "num_elements", w, max(0, fits - first))
         if first + count > fits:
             raise InvalidDescError(w, "num_elements", count,
                                    f"the view (first_element {first}) reaches past the data: "
-                                   f"{fits} elements of {r.stride} bytes")
-        out[(register, space)] = CaseResource(register, space, r.kind, r.stride, data, first,
-                                              count)
+                                   f"{fits} elements of {size} bytes")
+        out[(register, space)] = CaseResource(register, space, r.kind, size, data, first,
+                                              count, fmt, components)
     for (register, space), r in declared.items():
         if (register, space) not in out:
             at = f"t{register}" + (f", space{space}" if space else "")
@@ -103,3 +115,19 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
                                    f"the vertex shader reads {r.name} (register {at}); "
                                    f"the case binds no shader resource there")
     return out
+
+
+def _format(entry: dict, r, w: str) -> tuple[str | None, int, int]:
+    """(the view's format name or None, its element's bytes, the shader's T's components): a
+    typed view takes the ``format`` D3D12 allows for what its shader reads; the others none."""
+    if r.kind != "typed":
+        if "format" in entry:
+            raise InvalidDescError(w, "format", entry["format"],
+                                   f"{r.name} is a {r.kind} buffer: only a typed view has a "
+                                   f"format")
+        return None, r.stride, 0
+    if "format" not in entry:
+        raise CaseError(w, f"missing required key 'format' (the typed view of {r.name})")
+    kind, components = shader_type_of(element_type(r.type))
+    fmt = view_format(entry["format"], kind, w, "format")
+    return fmt.name, fmt.size, components

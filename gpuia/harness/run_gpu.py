@@ -163,7 +163,7 @@ def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
             data, bind=("shader_resource",),
             label=f"{case.name} shader resource t{r.register} space{r.space}"),
             r.first_element * r.stride, r.num_elements, r.stride if r.kind == "structured"
-            else None, r.space)
+            else None, r.space, r.format)
 
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,

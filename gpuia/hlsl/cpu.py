@@ -53,6 +53,7 @@ from .cpu_views import bounded_views
 from .frontend import HlslShader, slang_args
 from .reflect import Leaf
 from .source import prepare, restore
+from .typed_buffers import lower_source
 from .wrapper import CPU_ENTRY, CPU_GROUP, cpu_kernel
 
 __all__ = ["CpuShader", "cpu_shader", "compiler", "CXX_FLAGS", "entry_params", "compile_cxx",
@@ -443,6 +444,10 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     # Slang's C++ structs ignore packoffset while its C++ reflection reports it: without it
     # the reflection gives the real C++ offsets, which the D3D bytes are copied to.
     text = _PACKOFFSET_RE.sub("", prepared.text)
+    # A typed Buffer<T> is a structured buffer of T here, bound to the view's decoded values
+    # (gpuia.hlsl.typed_buffers).
+    text = lower_source(text, {r.name for r in shader.shader_resources if r.kind == "typed"},
+                        what)
     # What Slang turns into C++ is checked again, as it is now (its includes are read again).
     escapes.refuse_escapes_in(text + kernel, shader.slang_name, slang_args(
         prepared.matrix_layout), shader.defines, shader.include_dirs, what, shader.source,
@@ -490,8 +495,7 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
             params.append(CpuParam(roles[name], at))
         elif name in srvs:
             r = srvs[name]
-            params.append(CpuParam("srv", at, r.binding, r.stride if r.kind == "structured"
-                                   else 1))
+            params.append(CpuParam("srv", at, r.binding, 1 if r.kind == "raw" else r.stride))
         elif name in by_name:
             cb = by_name[name]
             element = p["type"]["elementType"]

@@ -51,6 +51,7 @@ from .refusals import at_users_line, naga_refusal, refuse_missing_entry
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
 from .srv import ShaderResource, shader_resources
 from .srv import rewrite as rewrite_srvs
+from .typed_buffers import lower_source, used_names
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
@@ -408,7 +409,10 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     _check_stage(stage, what, sig)
     params = resources(first.reflection)
     refuse_used_resources(first.reflection, prepared, what, buffer_srvs=stage == "vertex")
-    wrapped = prepared.text + graphics_wrapper(sig, entry_point)
+    # Buffer<T> lowered to a structured buffer Slang's WGSL takes (gpuia.hlsl.typed_buffers)
+    text = lower_source(prepared.text, used_names(first.reflection) if stage == "vertex"
+                        else (), what)
+    wrapped = text + graphics_wrapper(sig, entry_point)
     second = slang.run(wrapped, WRAPPER_ENTRY, "wgsl",
                        lambda diagnostics: refuse_wide(params, diagnostics, what))
     code = _rename_io(second.code.decode("utf-8"), sig.inputs(), sig.outputs(),

@@ -31,11 +31,14 @@ from dataclasses import dataclass
 
 from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING, srv_binding
 from ..errors import InvalidDescError
+from . import typed_buffers
+from .typed_buffers import TYPED_SHAPE
 
-__all__ = ["ShaderResource", "KINDS",
+__all__ = ["ShaderResource", "KINDS", "element_type",
            "shader_resources", "rewrite", "is_bound_resource", "d3d_layout"]
 
-KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw"}
+# Slang's reflected shape -> gpuia's kind; a typed Buffer<T> is lowered by gpuia.hlsl.typed_buffers
+KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw", TYPED_SHAPE: "typed"}
 _SCALARS = ("float32", "int32", "uint32")  # bool: 4 bytes in D3D, 1 in Slang's C++ (refused)
 
 
@@ -178,6 +181,8 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                                    f"gpuia binds t0..t{SRV_SLOTS - 1}")
         kind = KINDS[p["type"]["baseShape"]]
         stride = 4
+        if kind == "typed":  # T's bytes as the shader reads them; the format's come at the bind
+            stride = wgsl_storage_layout(element_type(m.group(2)), structs)[0]
         if kind == "structured":
             stride, _, align = d3d_layout(p["type"]["resultType"], f"resource {name}", what,
                                           column_major)
@@ -186,7 +191,7 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                                        f"D3D's structured stride is {stride} bytes, WGSL's "
                                        f"storage stride {-(-stride // align) * align}: gpuia "
                                        f"refuses the mismatch (use 4-component vectors)")
-            size, align = wgsl_storage_layout(_element_type(m.group(2)), structs)
+            size, align = wgsl_storage_layout(element_type(m.group(2)), structs)
             if -(-size // align) * align != stride:
                 raise InvalidDescError(what, f"resource {name}", f"{stride}-byte element",
                                        f"D3D's structured stride is {stride} bytes, WGSL's "
@@ -199,7 +204,7 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                  for k, (space, reg, name, kind, stride, var, ty) in enumerate(found))
 
 
-def _element_type(type_text: str) -> str:
+def element_type(type_text: str) -> str:
     m = re.fullmatch(r"array\s*<\s*(.+?)\s*>", type_text)
     if m is None:
         raise InvalidDescError("vertex shader", "WGSL", type_text,
@@ -233,7 +238,7 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
     helpers = [f"@binding({VIEWS_BINDING}) @group({group}) var<uniform> gpuia_srv_views : "
                f"array<vec4<u32>, {len(resources)}>;"]
     for r in resources:
-        element = _element_type(r.type)
+        element = element_type(r.type)
         code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s*<\s*storage\s*,"
                       rf"\s*read\s*>\s*{re.escape(r.var)}\s*:)",
                       rf"@binding({r.binding}) @group({group})\1", code)
@@ -241,16 +246,24 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
                       f"gpuia_srv_views[{r.index}].y", code)
         fn = f"gpuia_srv_load{r.index}"
         code = _calls(code, r.var, fn)
+        if r.kind == "typed":  # the view's raw words, decoded by gpuia.hlsl.typed_buffers
+            code = re.sub(rf"(var\s*<\s*storage\s*,\s*read\s*>\s*{re.escape(r.var)}\s*:)"
+                          rf"\s*[^;]+;", r"\1 array<u32>;", code)
         rest = re.findall(rf"(?<!\w){re.escape(r.var)}(?!\w)", code)
         if len(rest) != 1:  # only its declaration may remain
             raise InvalidDescError(what, f"resource {r.name}", None,
                                    "Slang's WGSL uses it other than by element (a pointer to "
                                    "it?): gpuia cannot bound-check that use")
+        if r.kind == "typed":
+            helpers.append(typed_buffers.wgsl_helpers(r.index, r.var, element))
+            continue
         # D3D12: a read past the view returns 0 (every member); WebGPU's robust access would
         # clamp or return another element of the buffer.
         helpers.append(f"fn {fn}(i : u32) -> {element}\n{{\n"
                        f"    let v = gpuia_srv_views[{r.index}];\n"
                        f"    if (i < v.y) {{ return {r.var}[v.x + i]; }}\n"
                        f"    return {element}();\n}}")
+    if any(r.kind == "typed" for r in resources):
+        helpers.append(typed_buffers.wgsl_decoders())
     note = "// gpuia: shader resource views, bounds-checked as D3D12 (docs/resources.md)"
     return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

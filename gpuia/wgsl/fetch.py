@@ -34,7 +34,7 @@ from ..d3d.layout import InputLayout, ResolvedElement
 from ..util.resources import shader_text
 from .text import wgsl_comment_text
 
-__all__ = ["load_function", "fetch_function", "fetch_call", "pulling_lines"]
+__all__ = ["load_function", "fetch_function", "fetch_call", "pulling_lines", "format_decode"]
 
 # One decode template per channel kind: (32 bits wide, narrower). ``{c}`` is the channel's raw
 # bits, ``{n}`` its width. Padding channels (kind ``x``) are never decoded.
@@ -75,6 +75,13 @@ def _decode_lines(fmt: FormatInfo) -> tuple[list[str], str]:
     comps = [("0u" if s == "0" else one if s == "1" else cast(str, values["xyzw".index(s)]))
              for s in fmt.swizzle]
     return lines, f"vec4<u32>({', '.join(comps)})"
+
+
+def format_decode(fmt: FormatInfo) -> tuple[list[str], str]:
+    """(``let c<i> = ...`` per channel, the swizzled ``vec4<u32>``) decoding the format's words
+    ``w0``.. exactly, the (0, 0, 0, 1) fill included (rules 2.11): what a fetch function and a
+    typed buffer SRV's read (``gpuia.hlsl.typed_buffers``) both decode with."""
+    return _decode_lines(fmt)
 
 
 def _out_of_bounds_value(fmt: FormatInfo) -> str:

@@ -398,7 +398,8 @@ class Context(QueryCalls):
                                                buffer: Buffer | None, offset: int = 0,
                                                num_elements: int | None = None,
                                                structure_byte_stride: int | None = None,
-                                               register_space: int = 0) -> None:
+                                               register_space: int = 0,
+                                               format=None) -> None:
         """SetGraphicsRootShaderResourceView: bind ``buffer`` from byte ``offset`` as the vertex
         shader's ``register(t<shader_register>, space<register_space>)`` (gpuia's implied root
         signature: a root SRV per register and space), a ``StructuredBuffer<T>`` or
@@ -417,6 +418,13 @@ class Context(QueryCalls):
             structure_byte_stride (int | None): the view's StructureByteStride, checked
                 against the shader's at the draw; None: the shader's.
             register_space (int): S of the shader's ``spaceS``, 0..6 (default 0).
+            format: the DXGI format of a typed ``Buffer<T>``'s view (``"R8G8B8A8_UNORM"``,
+                a FormatInfo or the enum value; None for the other kinds). D3D12 binds a typed
+                view only through a descriptor table (a root SRV is raw or structured):
+                gpuia's implied root signature takes it as a table of this one descriptor, its
+                FirstElement ``offset`` / the format's size and NumElements in elements of the
+                format; the format must be one D3D12 takes for a buffer SRV whose values are
+                the shader's kind (float, uint or int), checked at the draw.
 
         Raises:
             InvalidDescError: ``shader_register`` is not 0..127, ``register_space`` not
@@ -425,7 +433,7 @@ class Context(QueryCalls):
                 ``offset`` is not a multiple of 4 inside the buffer, or a count is negative.
         """
         self._om.srv.set(shader_register, buffer, offset, num_elements, structure_byte_stride,
-                         register_space)
+                         register_space, format)
         self._states.invalidate()
 
     @exclusive

@@ -19,6 +19,8 @@ import numpy as np
 
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING
 from ...errors import InvalidDescError, UnsupportedError
+from ...hlsl.srv import element_type
+from ...hlsl.typed_buffers import shader_type_of, view_format
 from ..buffers import Buffer, checked_buffer
 from ..lifetime import released_error
 
@@ -36,7 +38,7 @@ class SrvState:
         self.views: dict[tuple[int, int], tuple] = {}
 
     def set(self, register: int, buffer: Buffer | None, offset: int, num_elements,
-            structure_byte_stride, space: int = 0) -> None:
+            structure_byte_stride, space: int = 0, format=None) -> None:
         if type(register) is not int or not 0 <= register < SRV_SLOTS:
             raise InvalidDescError(_WHERE, "RootParameterIndex", register,
                                    f"expected 0..{SRV_SLOTS - 1} (the shader's register tN)")
@@ -51,14 +53,19 @@ class SrvState:
             raise InvalidDescError(_WHERE, "BufferLocation", buffer,
                                    "was not created with the shader_resource bind flag")
         buffer.check_live(_WHERE)
-        if type(offset) is not int or offset < 0 or offset % 4 or offset > buffer.size:
+        # A typed view is a descriptor (its FirstElement any element of its format); a root SRV's
+        # address is a multiple of 4.
+        step = 4 if format is None else view_format(format, None, _WHERE).size
+        if type(offset) is not int or offset < 0 or offset % step or offset > buffer.size:
             raise InvalidDescError(_WHERE, "offset", offset,
-                                   f"a multiple of 4 inside the buffer's {buffer.size} bytes")
+                                   f"a multiple of {step} inside the buffer's {buffer.size} "
+                                   f"bytes")
         for name, value in (("NumElements", num_elements),
                             ("StructureByteStride", structure_byte_stride)):
             if value is not None and (type(value) is not int or value < 0):
                 raise InvalidDescError(_WHERE, name, value, "expected a count >= 0 or None")
-        self.views[(register, space)] = (buffer, offset, num_elements, structure_byte_stride)
+        self.views[(register, space)] = (buffer, offset, num_elements, structure_byte_stride,
+                                         format)
 
     def window(self, r) -> tuple[Buffer, int, int]:
         """(buffer, first element, element count) of the view of resource ``r`` (a
@@ -72,25 +79,49 @@ class SrvState:
                                    f"the vertex shader reads {r.name} (register t{r.register}"
                                    f"{space}); set_graphics_root_shader_resource_view({call}) "
                                    f"was not called")
-        buffer, offset, count, stride = self.views[(r.register, r.space)]
+        buffer, offset, count, stride, fmt = self.views[(r.register, r.space)]
         if buffer.released:
             raise released_error("draw", where, buffer)
+        size = self._element_size(r, fmt, where)
         if stride is not None and r.kind == "structured" and stride != r.stride:
             raise InvalidDescError("draw", where, stride,
                                    f"StructureByteStride differs from the {r.stride} bytes of "
                                    f"{r.name}'s element")
-        if offset % r.stride:
+        if offset % size:
             raise InvalidDescError("draw", where, offset,
                                    f"the view's offset is no multiple of {r.name}'s "
-                                   f"{r.stride}-byte element (FirstElement is in elements)")
-        first = offset // r.stride
-        fits = (buffer.size - offset) // r.stride
+                                   f"{size}-byte element (FirstElement is in elements)")
+        first = offset // size
+        fits = (buffer.size - offset) // size
         count = fits if count is None else count
         if count > fits:
             raise InvalidDescError("draw", where, count,
                                    f"NumElements reaches past the buffer: {fits} elements of "
-                                   f"{r.stride} bytes fit after offset {offset}")
+                                   f"{size} bytes fit after offset {offset}")
         return buffer, first, count
+
+    def _element_size(self, r, fmt, where: str) -> int:
+        """The bytes of one element of the view: the format's for a typed buffer (checked
+        against what the shader reads, gpuia.hlsl.typed_buffers), else the shader's stride."""
+        if r.kind != "typed":
+            if fmt is not None:
+                raise InvalidDescError("draw", where, fmt,
+                                       f"{r.name} is a {r.kind} buffer: its view has no format "
+                                       f"(format=None)")
+            return r.stride
+        if fmt is None:
+            raise InvalidDescError("draw", where, None,
+                                   f"{r.name} is a typed buffer: its view needs a format "
+                                   f"(set_graphics_root_shader_resource_view(..., format=...))")
+        return view_format(fmt, shader_type_of(element_type(r.type))[0], f"draw: {where}").size
+
+    def typed_words(self, r) -> tuple[int, int]:
+        """(the DXGI value, the byte size) of a typed view's format; (0, 0) for another view."""
+        fmt = self.views[(r.register, r.space)][4]
+        if r.kind != "typed" or fmt is None:
+            return 0, 0
+        info = view_format(fmt, None, _WHERE)
+        return info.dxgi_value, info.size
 
     def entries(self, resources) -> tuple[tuple, list]:
         """(a key of what is bound, the bind-group entries of ``resources`` less the views
@@ -99,7 +130,7 @@ class SrvState:
         bound, entries = [], []
         for r in resources:
             buffer, first, count = self.window(r)
-            words[r.index, :2] = (first, count)
+            words[r.index] = (first, count, *self.typed_words(r))
             bound.append((r.binding, buffer))
             entries.append({"binding": r.binding, "resource": {
                 "buffer": buffer.wgpu, "offset": 0, "size": buffer.wgpu.size}})

@@ -1,0 +1,225 @@
+"""Typed buffer SRVs (``Buffer<T>``) of an HLSL vertex shader, read as D3D12 reads them.
+
+A typed view (D3D12_BUFFER_SRV with a Format) is an array of elements of a DXGI format, each
+decoded to the shader's ``T`` (a scalar or vector of float, int or uint) on every read. Slang
+has no WGSL for ``Buffer<T>`` (docs/resources.md), so gpuia lowers it:
+
+* the source: :func:`lower_source` turns each ``Buffer<T> name`` declaration into a
+  ``StructuredBuffer<T> name`` (same line, so Slang's diagnostics keep the user's lines) and
+  adds a one-argument ``GetDimensions(count)`` to structured buffers; both targets (WGSL and the
+  CPU reference's C++) compile that text;
+* the GPU: :func:`wgsl_helpers` makes the WGSL storage buffer an ``array<u32>`` of the view's
+  raw words and reads element ``i`` through the vertex-pulling path's exact channel decoders
+  (``gpuia.wgsl.fetch``, the format picked at the draw from gpuia's views uniform: its DXGI
+  value and byte size beside the first element and count), bounds-checked against the view;
+* the CPU reference: :func:`cpu_elements` decodes the view's bytes with the reference's numpy
+  decoder (``gpuia.reference.decode``) into an array of ``T`` the C++ reads as a structured
+  buffer (a read past it is a zero element, ``gpuia.hlsl.cpu_views``).
+
+Guaranteed, as D3D12: the format's channels converted as the Input Assembler converts them
+(UNORM, SNORM, FLOAT, 16-bit float, UINT, SINT, packed; rules 2.2-2.10), components the format
+lacks read as 0 for g and b and 1 (of the format's type) for a (rules 2.11: D3D11.3 spec 19.1.3.3
+and its typed resource loads share the default), ``T`` taking the first components; a read
+past NumElements returns 0 in every component (D3D11.3 spec 5.5.3's out-of-bounds buffer
+reads); ``GetDimensions(count)`` gives NumElements.
+
+Refused, naming the resource or field: ``T`` other than a 1- to 4-component float, int or uint
+(:func:`element_of`); an array of typed buffers or a declaration gpuia cannot find in the
+source text (one a macro makes; :func:`lower_source`); a view format D3D12 does not take for a
+buffer SRV (typeless, sRGB, depth, block-compressed, sub-byte, video, shared-exponent) or gpuia's
+format table lacks, and a format whose values are not ``T``'s kind (a UINT format read as
+float: D3D12's debug layer reports the return type mismatch, the values are undefined;
+:func:`view_format`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..d3d.formats import (
+    VERTEX_FORMATS,
+    FormatInfo,
+    UnknownFormatError,
+    canonical_format_name,
+)
+from ..errors import InvalidDescError, UnsupportedError
+from . import includes
+
+__all__ = ["TYPED_SHAPE", "used_names", "lower_source", "element_of", "view_format",
+           "shader_type_of", "cpu_elements",
+           "wgsl_helpers", "wgsl_decoders"]
+
+TYPED_SHAPE = "textureBuffer"  # Slang's reflection of a Buffer<T>
+
+# HLSL scalar of T -> (the format's shader type, WGSL scalar); one row per kind a view decodes.
+_SCALARS = {"float": ("float", "f32"), "int": ("sint", "i32"), "uint": ("uint", "u32"),
+            "dword": ("uint", "u32")}
+_WGSL_KIND = {wgsl: kind for kind, wgsl in _SCALARS.values()}
+
+# Formats D3D12 takes for no buffer SRV, by what their name shows, with the reason (checked in
+# order; the D3D12 format support tables' Buffer column).
+_NOT_BUFFER = (
+    (r"^BC\d", "a block-compressed format has no buffer view"),
+    (r"^(D\d|R24G8|R32G8X24|R24_UNORM_X8|X24_|X32_|R32_FLOAT_X8X24)",
+     "a depth or depth-stencil format has no buffer view"),
+    (r"_TYPELESS$", "a view needs a fully typed format"),
+    (r"_SRGB$", "a buffer view has no sRGB formats"),
+    (r"^R1_UNORM$", "an element of a buffer view is a whole number of bytes"),
+    (r"^(R9G9B9E5|R8G8_B8G8|G8R8_G8B8)", "a shared-exponent or packed-pair format has no "
+                                          "buffer view"),
+    (r"^UNKNOWN$", "a typed view names its format"),
+)
+
+
+def element_of(hlsl_type: str, where: str, what: str) -> tuple[str, int]:
+    """(the scalar, 1-4 components) of ``T`` as the declaration spells it (``float4``,
+    ``uint``; ``Buffer`` without ``<T>`` is ``float4``)."""
+    m = re.fullmatch(r"(float|int|uint|dword)([1-4]?)", hlsl_type.strip())
+    if m is None:
+        raise InvalidDescError(what, where, hlsl_type,
+                               "gpuia binds Buffer<T> for T a float, int or uint scalar or "
+                               "vector of 1 to 4 components")
+    return m.group(1), int(m.group(2) or 1)
+
+
+def used_names(reflection: dict) -> set[str]:
+    """The typed buffers the entry reads, by Slang's reflection of the user's source."""
+    typed = {p.get("name") for p in reflection.get("parameters", [])
+             if p.get("type", {}).get("baseShape") == TYPED_SHAPE}
+    return {b.get("name") for entry in reflection.get("entryPoints", [])[:1]
+            for b in entry.get("bindings", [])
+            if b.get("name") in typed and b.get("binding", {}).get("used")}
+
+
+_DECLARATION = re.compile(r"(?<![\w.:])Buffer\b(\s*<\s*([^<>;]*?)\s*>)?\s*(\w+)\s*(\[)?")
+
+
+def lower_source(text: str, names, what: str) -> str:
+    """``text`` with every ``Buffer<T>`` declaration a ``StructuredBuffer<T>`` (see the module
+    docstring); ``names``: the typed buffers the entry reads (Slang's reflection), each of which
+    must be declared in the text on its own, not as an array."""
+    names = set(names)
+    if not names:
+        return text
+    code = includes.mask(text)
+    out, at, found = [], 0, set()
+    for m in _DECLARATION.finditer(code):
+        name = m.group(3)
+        if name in names:
+            if m.group(4):
+                raise InvalidDescError(what, f"resource {name}", "array",
+                                       "gpuia binds typed buffers one by one, not arrays of them")
+            element_of(m.group(2) or "float4", f"resource {name}", what)
+            found.add(name)
+        out.append(text[at:m.start()] + "StructuredBuffer<" + (m.group(2) or "float4") + "> ")
+        at = m.start(3)
+    missing = sorted(names - found)
+    if missing:
+        raise InvalidDescError(what, f"resource {missing[0]}", None,
+                               "gpuia lowers a typed buffer from its declaration "
+                               "'Buffer<T> name' in the source text (one made by a macro, or "
+                               "several names in one declaration, are not found)")
+    # A typed buffer's one-argument GetDimensions, on the structured buffer it becomes (at the
+    # end: Slang's declarations need no order, and the user's lines stay where they were).
+    return "".join(out) + text[at:] + (
+        "\nextension<T> StructuredBuffer<T> { void GetDimensions(out uint gpuia_count) "
+        "{ uint gpuia_stride; this.GetDimensions(gpuia_count, gpuia_stride); } }\n")
+
+
+def view_format(value, shader_type: str | None, where: str, field: str = "Format"
+                ) -> FormatInfo:
+    """The table row of a typed view's format (any form ``canonical_format_name`` takes), checked
+    for a buffer SRV whose shader reads values of ``shader_type`` (``float``, ``uint`` or
+    ``sint``; None: not checked yet; see the module docstring for what is refused)."""
+    try:
+        name = canonical_format_name(value)
+    except UnknownFormatError as e:
+        raise InvalidDescError(where, field, value, str(e)) from None
+    for pattern, reason in _NOT_BUFFER:
+        if re.search(pattern, name):
+            raise InvalidDescError(where, field, name, f"D3D12 refuses it for a typed buffer "
+                                                       f"SRV: {reason}")
+    fmt = VERTEX_FORMATS.get(name)
+    if fmt is None:
+        raise UnsupportedError(f"{where}: {field}={name!r}: gpuia's format table "
+                               f"(gpuia.d3d.formats) does not decode it; a typed buffer view "
+                               f"takes the Input Assembler's 47 formats")
+    if shader_type is not None and fmt.shader_type != shader_type:
+        raise InvalidDescError(where, field, name,
+                               f"its values are {fmt.shader_type} and the shader reads "
+                               f"{shader_type}: D3D12 leaves a typed load of another return "
+                               f"type undefined (float for UNORM, SNORM and FLOAT formats, "
+                               f"uint for UINT, int for SINT)")
+    return fmt
+
+
+def shader_type_of(wgsl_element: str) -> tuple[str, int]:
+    """(``float``, ``uint`` or ``sint``, component count) of a typed buffer's element as
+    Slang's WGSL declares it (``vec4<f32>``, ``u32``)."""
+    m = re.fullmatch(r"(?:vec([234])<(\w+)>|(\w+))", wgsl_element.replace(" ", ""))
+    if m is None or (m.group(2) or m.group(3)) not in _WGSL_KIND:
+        raise InvalidDescError("vertex shader", "WGSL", wgsl_element,
+                               "gpuia expected a typed buffer of f32, i32 or u32 values")
+    return _WGSL_KIND[m.group(2) or m.group(3)], int(m.group(1) or 1)
+
+
+def cpu_elements(fmt: FormatInfo, data: bytes, components: int) -> bytes:
+    """The view's bytes (whole elements of ``fmt``) decoded with the CPU reference's decoder
+    into ``components`` 32-bit values per element (the first of the four D3D delivers)."""
+    from ..reference.decode import decode_elements
+
+    n = len(data) // fmt.size
+    elements = np.frombuffer(data, np.uint8, n * fmt.size).reshape(n, fmt.size)
+    out = decode_elements(fmt, elements, np.empty((n, 4), np.uint32))
+    return np.ascontiguousarray(out[:, :components]).astype("<u4").tobytes()
+
+
+# The vertex-pulling decoders under names of their own (a pulled draw's program includes them
+# under gpuia's names too).
+_DECODER_NAMES = re.compile(r"\bgpuia_(unorm|sext|snorm|small_float|half|ufloat)\b")
+
+
+def _own(text: str) -> str:
+    return _DECODER_NAMES.sub(r"gpuia_tb_\1", text)
+
+
+def wgsl_decoders() -> str:
+    """The channel decoders every typed buffer's helper calls (once per program)."""
+    from ..util.resources import shader_text
+
+    return _own(shader_text("ia_decode.wgsl"))
+
+
+def wgsl_helpers(index: int, var: str, element: str) -> str:
+    """``gpuia_srv_load<index>(i) -> element``: element ``i`` of the typed view at
+    ``gpuia_srv_views[index]`` (x: first element, y: count, z: the format's DXGI value, w: its
+    byte size) read from the words of ``var`` (an ``array<u32>``) and decoded; zero past the
+    view. Every format of the element's kind has a case; another reads zero (never bound: the
+    draw checks the format)."""
+    from ..wgsl.fetch import format_decode, load_function
+
+    kind, n = shader_type_of(element)
+    scalar = _SCALARS[{"sint": "int"}.get(kind, kind)][1]
+    bits = "bits" if scalar == "u32" else f"bitcast<vec4<{scalar}>>(bits)"
+    value = bits if n == 4 else f"{bits}.{'xyz'[:n]}"
+    cases = []
+    for fmt in VERTEX_FORMATS.values():
+        if fmt.shader_type != kind:
+            continue
+        loads = [f"let w{k} = gpuia_tb_word{index}(b + {4 * k}u);" for k in range(fmt.words)]
+        lines, result = format_decode(fmt)
+        body = "\n            ".join([*loads, *map(_own, lines), f"return {result};"])
+        cases.append(f"        case {fmt.dxgi_value}u: {{ // {fmt.name}\n"
+                     f"            {body}\n        }}")
+    return "\n".join([
+        load_function(f"gpuia_tb_word{index}", var),
+        f"fn gpuia_tb_decode{index}(f : u32, b : u32) -> vec4<u32>\n{{\n    switch f {{",
+        *cases, "        default: { return vec4<u32>(); }\n    }\n}",
+        f"fn gpuia_srv_load{index}(i : u32) -> {element}\n{{\n"
+        f"    let v = gpuia_srv_views[{index}];\n"
+        f"    // D3D12: a read past the view is 0 in every component\n"
+        f"    if (i >= v.y) {{ return {element}(); }}\n"
+        f"    let bits = gpuia_tb_decode{index}(v.z, (v.x + i) * v.w);\n"
+        f"    return {value};\n}}"])
