@@ -53,8 +53,9 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             if buffer_srvs and is_bound_resource(params.get(name, {})):
                 continue
             where, spelled = _declaration(prepared, name)
-            binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T> and "
-                     "ByteAddressBuffer; typed buffers, textures, samplers and UAVs are refused"
+            binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
+                     "ByteAddressBuffer and Buffer<T>, each on its own; arrays of them, "
+                     "textures, samplers and UAVs are refused"
                      if buffer_srvs else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
                      " (buffer SRVs in a vertex shader)")
