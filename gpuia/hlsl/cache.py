@@ -92,7 +92,8 @@ _FRONTEND: str | None = None
 def frontend_hash() -> str:
     """A hash of gpuia's HLSL modules (what turns HLSL into gpuia's WGSL) and of the shader
     files they compile with the user's source: the C++ the CPU reference builds with (the
-    ``.cpp`` files) and the HLSL gpuia wraps around a geometry shader (the ``.hlsl`` files)."""
+    ``.cpp`` files), the HLSL gpuia wraps around a geometry shader (the ``.hlsl`` files) and the
+    format table and decoders a typed buffer's reads embed."""
     global _FRONTEND
     if _FRONTEND is None:
         h = hashlib.sha256()
@@ -101,14 +102,17 @@ def frontend_hash() -> str:
             h.update(path.name.encode())
             h.update(path.read_bytes())
         for name in shader_names():
-            if name.endswith((".cpp", ".hlsl")):
+            # a typed buffer's reads embed the vertex-pulling decoders (gpuia.hlsl.typed_buffers)
+            if name.endswith((".cpp", ".hlsl")) or name in ("ia_decode.wgsl", "fetch_load.wgsl"):
                 h.update(name.encode())
                 # the file as it is: each placeholder filled with its own spelling
                 h.update(shader_text(name, **{p: f"{{{{{p}}}}}" for p in
                                               shader_placeholders(name)}).encode())
-        from ..wgsl import signature  # the reader the output must satisfy
+        from ..d3d import formats
+        from ..wgsl import fetch, signature  # the reader the output must satisfy; the decoders
 
-        h.update(Path(signature.__file__).read_bytes())
+        for module in (signature, fetch, formats):
+            h.update(Path(module.__file__).read_bytes())
         _FRONTEND = h.hexdigest()[:16]
     return _FRONTEND
 

@@ -100,7 +100,9 @@ def test_the_cpu_references_cpp_has_no_placeholders(name):
     assert not shader_placeholders(name)
 
 
-def test_the_hlsl_front_ends_cache_key_covers_the_cpp_files(monkeypatch):
+@pytest.mark.parametrize("file", ["runner.cpp", "ia_decode.wgsl", "fetch_load.wgsl"])
+def test_the_hlsl_front_ends_cache_key_covers_the_cpp_files(monkeypatch, file):
+    """The C++ the CPU reference builds with, and the decoders a typed buffer's reads embed."""
     from gpuia.hlsl import cache
 
     monkeypatch.setattr(cache, "_FRONTEND", None)
@@ -108,7 +110,7 @@ def test_the_hlsl_front_ends_cache_key_covers_the_cpp_files(monkeypatch):
     real = resources._read
 
     def edited(name: str) -> str:
-        return real(name) + ("\n// edited" if name == "runner.cpp" else "")
+        return real(name) + ("\n// edited" if name == file else "")
 
     monkeypatch.setattr(resources, "_read", edited)
     monkeypatch.setattr(cache, "_FRONTEND", None)
