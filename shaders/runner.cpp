@@ -152,9 +152,12 @@ struct Header {
 const uint64_t DONE = 0x454e4f44414955ULL;  // "UIADONE"
 struct Region {
     // kind 0: pointer; 1: pointer + length / 4 (a count of words); k >= 2: pointer +
-    // length / (k - 1) (a ByteAddressBuffer's bytes: 2; a StructuredBuffer's elements)
+    // length / (k - 1) (a ByteAddressBuffer's bytes: 2; a StructuredBuffer's elements); with
+    // FILL, a typed view whose last element is its out-of-bounds value: the count is one less,
+    // FILL set in it (gpuia's StructuredBuffer reads data[count] past the view)
     uint64_t file_offset, length, gp_offset, kind;
 };
+const uint64_t FILL = 1ULL << 63;
 }  // namespace gpuia_runner
 
 int main(int argc, char** argv) {
@@ -178,13 +181,18 @@ int main(int argc, char** argv) {
     for (uint64_t i = 0; i < h.regions; i++) {
         Region r;
         memcpy(&r, base + sizeof(Header) + i * sizeof(Region), sizeof r);
-        const uint64_t need = r.kind >= 1 ? 16 : 8;
+        const uint64_t k = r.kind & ~FILL;
+        const uint64_t need = k >= 1 ? 16 : 8;
         if (r.file_offset > size || r.length > size - r.file_offset || r.gp_offset + need > h.gp_size)
             return 72;
         void* p = base + r.file_offset;
         memcpy(g + r.gp_offset, &p, sizeof p);
-        if (r.kind >= 1) {
-            size_t count = (size_t)(r.kind == 1 ? r.length / 4 : r.length / (r.kind - 1));
+        if (k >= 1) {
+            size_t count = (size_t)(k == 1 ? r.length / 4 : r.length / (k - 1));
+            if (r.kind & FILL) {
+                if (count == 0) return 72;  // a typed view's region holds its fill element
+                count = (count - 1) | (size_t)FILL;
+            }
             memcpy(g + r.gp_offset + 8, &count, sizeof count);
         }
     }

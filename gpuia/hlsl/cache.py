@@ -112,7 +112,7 @@ def frontend_hash() -> str:
         from ..wgsl import fetch, signature  # the reader the output must satisfy; the decoders
 
         for module in (signature, fetch, formats):
-            h.update(Path(module.__file__).read_bytes())
+            h.update(Path(str(module.__file__)).read_bytes())
         _FRONTEND = h.hexdigest()[:16]
     return _FRONTEND
 

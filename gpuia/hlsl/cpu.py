@@ -73,6 +73,9 @@ _HEADER = struct.Struct("<8s7Q")  # magic, version, groups, threads, gp_size, re
 _VERSION = 3  # shaders/runner.cpp's header version
 _DONE = 0x454e4f44414955  # what the runner writes in the header's last word when it finished
 _REGION = struct.Struct("<4Q")
+# A view's region kind: its element's bytes + 1, with bit 63 for a typed view, whose last element
+# is what a read past the view returns (shaders/runner.cpp, gpuia.hlsl.cpu_views).
+_VIEWS = {"srv": 0, "typed": 1 << 63}
 _ALIGN = 64
 
 
@@ -90,8 +93,9 @@ def compiler() -> str:
 class CpuParam:
     """A global parameter of the compute entry: where it sits in Slang's GlobalParams."""
 
-    role: str  # "cbuffer", "in", "out", "count" or "srv" (slot: its binding; size: the
-    # element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes)
+    role: str  # "cbuffer", "in", "out", "count", "srv" or "typed" (slot: its binding; size:
+    # the element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes; a typed view's
+    # bytes end with its out-of-bounds element, gpuia.hlsl.typed_buffers)
     gp_offset: int
     slot: int = -1
     size: int = 0  # natural bytes of a cbuffer
@@ -157,10 +161,10 @@ class CpuShader:
     def _check_bound(self, inputs: dict, constant_buffers: dict, srvs: dict) -> None:
         """Refuse a run without a constant buffer, SRV or input element the shader reads."""
         for p in self.params:
-            if p.role == "srv" and p.slot not in srvs:
+            if p.role in _VIEWS and p.slot not in srvs:
                 raise InvalidDescError(self.what, f"resource at binding {p.slot}", None,
                                        "the shader reads this resource and none is bound")
-            if p.role == "srv" and len(srvs[p.slot]) % p.size:
+            if p.role in _VIEWS and len(srvs[p.slot]) % p.size:
                 raise InvalidDescError(self.what, f"resource at binding {p.slot}",
                                        f"{len(srvs[p.slot])} bytes",
                                        f"not whole elements of {p.size} bytes")
@@ -186,8 +190,8 @@ class CpuShader:
                 nbytes, kind = rows * max(self.out_words, 1) * 4, 1
             elif p.role == "count":
                 nbytes, kind = 16, 0
-            elif p.role == "srv":  # pointer + count: its bytes / the element's
-                nbytes, kind = len(srvs[p.slot]), p.size + 1
+            elif p.role in _VIEWS:  # pointer + count: its bytes / the element's
+                nbytes, kind = len(srvs[p.slot]), (p.size + 1) | _VIEWS[p.role]
             else:  # a cbuffer (copied in below) or an unread one (zeros)
                 nbytes, kind = _round(max(p.size, 16), 16), 0
             regions.append((offset, nbytes, p.gp_offset, kind))
@@ -209,7 +213,7 @@ class CpuShader:
                 view.view(np.uint32)[0] = n
             elif p.role == "cbuffer":
                 _fill_cbuffer(view, p, constant_buffers[p.slot])
-            elif p.role == "srv":
+            elif p.role in _VIEWS:
                 view[:] = np.frombuffer(bytes(srvs[p.slot]), np.uint8)
             elif p.role == "out":
                 out_view = (at, nbytes)
@@ -495,7 +499,8 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
             params.append(CpuParam(roles[name], at))
         elif name in srvs:
             r = srvs[name]
-            params.append(CpuParam("srv", at, r.binding, 1 if r.kind == "raw" else r.stride))
+            params.append(CpuParam("typed" if r.kind == "typed" else "srv", at, r.binding,
+                                   1 if r.kind == "raw" else r.stride))
         elif name in by_name:
             cb = by_name[name]
             element = p["type"]["elementType"]

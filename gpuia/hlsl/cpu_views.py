@@ -5,7 +5,8 @@ Slang's C++ prelude declares ``StructuredBuffer<T>`` (``{T* data; size_t count;}
 gpuia's build (``-DSLANG_ENABLE_BOUND_ZERO_INDEX``) turns into a read of element 0. D3D12
 returns 0 for a read past the view. Guaranteed by :func:`bounded_views`: both structs are
 replaced by gpuia's, with the same members (the runner fills them as before), whose reads past
-the view return a zero element (structured) or zero words, word by word, a raw load's address
+the view return a zero element (structured; a typed view's out-of-bounds element, which its
+bytes end with) or zero words, word by word, a raw load's address
 taken with its low two bits cleared (as D3D does); ``GetDimensions`` as Slang's. Refused
 (UnsupportedError): C++ without those two declarations (another Slang version).
 """
@@ -23,14 +24,18 @@ _STRUCTURED = r"""struct StructuredBuffer
     // gpuia: a read past the view is a zero element, as D3D12 (gpuia.hlsl.cpu_views)
     SLANG_FORCE_INLINE T& operator[](size_t index) const { return at(index); }
     T& Load(size_t index) const { return at(index); }
+    // gpuia: a typed view (a lowered Buffer<T>) sets count's top bit: data[its count] is
+    // its format's out-of-bounds value (gpuia.hlsl.typed_buffers)
+    static size_t elements(size_t n) { return n & ~(size_t(1) << 63); }
     T& at(size_t index) const
     {
         static T zero{};  // never written: a StructuredBuffer is read-only
-        return index < count ? data[index] : zero;
+        const size_t n = elements(count);
+        return index < n ? data[index] : n != count ? data[n] : zero;
     }
     void GetDimensions(uint32_t* outNumStructs, uint32_t* outStride)
     {
-        *outNumStructs = uint32_t(count);
+        *outNumStructs = uint32_t(elements(count));
         *outStride = uint32_t(sizeof(T));
     }
 

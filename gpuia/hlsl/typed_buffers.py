@@ -18,10 +18,12 @@ has no WGSL for ``Buffer<T>`` (docs/resources.md), so gpuia lowers it:
 
 Guaranteed, as D3D12: the format's channels converted as the Input Assembler converts them
 (UNORM, SNORM, FLOAT, 16-bit float, UINT, SINT, packed; rules 2.2-2.10), components the format
-lacks read as 0 for g and b and 1 (of the format's type) for a (rules 2.11: D3D11.3 spec 19.1.3.3
-and its typed resource loads share the default), ``T`` taking the first components; a read
-past NumElements returns 0 in every component (D3D11.3 spec 5.5.3's out-of-bounds buffer
-reads); ``GetDimensions(count)`` gives NumElements.
+lacks read as 0 for g and b and 1 (of the format's type) for a (rules 2.11, D3D11.3 spec
+19.1.3.3, which typed loads share), ``T`` taking the first components; a read past NumElements
+returns 0 in the format's components and those defaults in the others, as the Input
+Assembler's out-of-bounds fetch does (rules 6.1): Microsoft's ``ld`` (sm4 - asm), the typed
+load, "returns 0 in all non-missing components of the format of the srcResource, and the
+default for missing components"; ``GetDimensions(count)`` gives NumElements.
 
 Refused, naming the resource or field: ``T`` other than a 1- to 4-component float, int or uint
 (:func:`element_of`); an array of typed buffers or a declaration gpuia cannot find in the
@@ -167,12 +169,16 @@ def shader_type_of(wgsl_element: str) -> tuple[str, int]:
 
 def cpu_elements(fmt: FormatInfo, data: bytes, components: int) -> bytes:
     """The view's bytes (whole elements of ``fmt``) decoded with the CPU reference's decoder
-    into ``components`` 32-bit values per element (the first of the four D3D delivers)."""
+    into ``components`` 32-bit values per element (the first of the four D3D delivers), then
+    the element a read past the view returns: a zero element's, 0 in the format's components
+    and the missing ones' defaults (the CPU reference's view reads it past its count,
+    ``gpuia.hlsl.cpu_views``)."""
     from ..reference.decode import decode_elements
 
     n = len(data) // fmt.size
-    elements = np.frombuffer(data, np.uint8, n * fmt.size).reshape(n, fmt.size)
-    out = decode_elements(fmt, elements, np.empty((n, 4), np.uint32))
+    data = bytes(data[:n * fmt.size]) + bytes(fmt.size)
+    elements = np.frombuffer(data, np.uint8).reshape(n + 1, fmt.size)
+    out = decode_elements(fmt, elements, np.empty((n + 1, 4), np.uint32))
     return np.ascontiguousarray(out[:, :components]).astype("<u4").tobytes()
 
 
@@ -195,10 +201,10 @@ def wgsl_decoders() -> str:
 def wgsl_helpers(index: int, var: str, element: str) -> str:
     """``gpuia_srv_load<index>(i) -> element``: element ``i`` of the typed view at
     ``gpuia_srv_views[index]`` (x: first element, y: count, z: the format's DXGI value, w: its
-    byte size) read from the words of ``var`` (an ``array<u32>``) and decoded; zero past the
-    view. Every format of the element's kind has a case; another reads zero (never bound: the
-    draw checks the format)."""
-    from ..wgsl.fetch import format_decode, load_function
+    byte size) read from the words of ``var`` (an ``array<u32>``) and decoded; past the view,
+    the format's out-of-bounds value. Every format of the element's kind has a case; another
+    reads zero (never bound: the draw checks the format)."""
+    from ..wgsl.fetch import format_decode, format_out_of_bounds, load_function
 
     kind, n = shader_type_of(element)
     scalar = _SCALARS[{"sint": "int"}.get(kind, kind)][1]
@@ -210,16 +216,20 @@ def wgsl_helpers(index: int, var: str, element: str) -> str:
             continue
         loads = [f"let w{k} = gpuia_tb_word{index}(b + {4 * k}u);" for k in range(fmt.words)]
         lines, result = format_decode(fmt)
-        body = "\n            ".join([*loads, *map(_own, lines), f"return {result};"])
+        outside = f"if (!inside) {{ return {format_out_of_bounds(fmt)}; }}"
+        body = "\n            ".join([outside, *loads, *map(_own, lines), f"return {result};"])
         cases.append(f"        case {fmt.dxgi_value}u: {{ // {fmt.name}\n"
                      f"            {body}\n        }}")
     return "\n".join([
         load_function(f"gpuia_tb_word{index}", var),
-        f"fn gpuia_tb_decode{index}(f : u32, b : u32) -> vec4<u32>\n{{\n    switch f {{",
+        f"fn gpuia_tb_decode{index}(f : u32, b : u32, inside : bool) -> vec4<u32>\n{{\n"
+        f"    switch f {{",
         *cases, "        default: { return vec4<u32>(); }\n    }\n}",
         f"fn gpuia_srv_load{index}(i : u32) -> {element}\n{{\n"
         f"    let v = gpuia_srv_views[{index}];\n"
-        f"    // D3D12: a read past the view is 0 in every component\n"
-        f"    if (i >= v.y) {{ return {element}(); }}\n"
-        f"    let bits = gpuia_tb_decode{index}(v.z, (v.x + i) * v.w);\n"
+        f"    // D3D: a read past the view is 0 in the format's components, the missing ones'\n"
+        f"    // defaults in the others (ld); no address is formed for it\n"
+        f"    let inside = i < v.y;\n"
+        f"    let bits = gpuia_tb_decode{index}(v.z, select(0u, (v.x + i) * v.w, inside), "
+        f"inside);\n"
         f"    return {value};\n}}"])

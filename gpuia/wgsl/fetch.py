@@ -34,7 +34,8 @@ from ..d3d.layout import InputLayout, ResolvedElement
 from ..util.resources import shader_text
 from .text import wgsl_comment_text
 
-__all__ = ["load_function", "fetch_function", "fetch_call", "pulling_lines", "format_decode"]
+__all__ = ["load_function", "fetch_function", "fetch_call", "pulling_lines", "format_decode",
+           "format_out_of_bounds"]
 
 # One decode template per channel kind: (32 bits wide, narrower). ``{c}`` is the channel's raw
 # bits, ``{n}`` its width. Padding channels (kind ``x``) are never decoded.
@@ -82,6 +83,12 @@ def format_decode(fmt: FormatInfo) -> tuple[list[str], str]:
     ``w0``.. exactly, the (0, 0, 0, 1) fill included (rules 2.11): what a fetch function and a
     typed buffer SRV's read (``gpuia.hlsl.typed_buffers``) both decode with."""
     return _decode_lines(fmt)
+
+
+def format_out_of_bounds(fmt: FormatInfo) -> str:
+    """The ``vec4<u32>`` a read outside the data gives: 0 for the format's components, the
+    (0, 0, 0, 1) fill for the others (rules 6.1; a typed buffer load's, ``ld``, too)."""
+    return _out_of_bounds_value(fmt)
 
 
 def _out_of_bounds_value(fmt: FormatInfo) -> str:

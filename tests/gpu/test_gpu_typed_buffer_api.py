@@ -5,8 +5,9 @@ refusal naming the register and rule.
 
 The shader streams out ``T[id]`` of a ``Buffer<float4>`` at t2, ``S[id]`` of a
 ``StructuredBuffer<uint>`` at t3 and T's count. Expected values from the rules: UNORM code c of
-n bits is the float32 nearest c / (2^n - 1) (rules 2.2), missing components 0, 0, 1 (2.11), 0 in
-every component past the view.
+n bits is the float32 nearest c / (2^n - 1) (rules 2.2), missing components 0, 0, 1 (2.11); past
+the view 0 in the format's components and those defaults in the others (Microsoft's "ld (sm4 -
+asm)").
 """
 
 from __future__ import annotations
@@ -66,12 +67,13 @@ def _want(t_rows, count) -> np.ndarray:
 
 def test_view_in_elements_of_its_format(gpu_device):
     """R8G8_UNORM from byte 2 (FirstElement 1: a typed view's offset is any whole element, not
-    a multiple of 4), two elements: (51, 102) and (255, 0), then past the view."""
+    a multiple of 4), two elements: (51, 102) and (255, 0), then past the view (R and G 0, B 0
+    and A 1 by default)."""
     ctx = _context(gpu_device)
     buf = gpu_device.create_buffer(BYTES, bind=("shader_resource",))
     ctx.set_graphics_root_shader_resource_view(2, buf, 2, 2, format="R8G8_UNORM")
     want = _want([[np.float32(51 / 255), np.float32(102 / 255), 0, 1], [1, 0, 0, 1],
-                  [0, 0, 0, 0], [0, 0, 0, 0]], 2)
+                  [0, 0, 0, 1], [0, 0, 0, 1]], 2)
     np.testing.assert_array_equal(_draw(gpu_device, ctx, 4), want)
 
 

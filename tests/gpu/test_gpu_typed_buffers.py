@@ -6,13 +6,17 @@ at element 1 of three and holds two elements, so vertices 0 and 1 read data elem
 vertices 2 and 3 read past the view. Every expected value is worked out here from the rules:
 UNORM c / (2^n - 1) and SNORM c / (2^(n-1) - 1) with the most negative code -1.0, each the nearest
 float32 (rules 2.2, 2.3), half floats (2.5), R10G10B10A2 (2.7), B8G8R8A8's swizzle (2.8),
-missing components 0 for g and b and 1 for a (2.11), and 0 in every component past NumElements
-(D3D11.3 spec 5.5.3: an out-of-bounds typed load reads 0, no (0, 0, 0, 1) fill). The CPU
-reference and the GPU's Stream Output pass must both give them, bit for bit.
+missing components 0 for g and b and 1 for a (2.11); past NumElements 0 in the format's
+components and those defaults in the others (Microsoft's "ld (sm4 - asm)": "returns 0 in all
+non-missing components of the format of the srcResource, and the default for missing
+components"; the Input Assembler's rules 6.1 alike), the format's components counted here from
+its DXGI name. The CPU reference and the GPU's Stream Output pass must both give them, bit for
+bit.
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -143,12 +147,20 @@ def _case(formats: dict):
                       "stream_output": so})
 
 
+def _outside(fmt: str, width: int) -> list:
+    """A read past the view: 0 in the format's components (its R, G, B, A channels, named
+    first in the DXGI name, X is padding), the (0, 0, 0, 1) defaults in the others."""
+    have = len(re.findall(r"[RGBA]\d+", fmt.split("_")[0]))
+    return [0, 0, 0, 0 if have == 4 else 1][:width]
+
+
 def _expected(formats: dict) -> np.ndarray:
     """Per vertex: F (4), U (4), I (4), G (2), the four counts (2 each): 18 words."""
     cols = []
     for name in ("F", "U", "I", "G"):
-        rows = np.zeros((4, WIDTH[name]), TYPES[name])  # vertices 2, 3: past the view, all 0
+        rows = np.zeros((4, WIDTH[name]), TYPES[name])
         rows[:2] = np.array(TABLES[name][formats[name]][1], TYPES[name])
+        rows[2:] = _outside(formats[name], WIDTH[name])  # vertices 2, 3
         cols.append(rows.view(np.uint32))
     cols.append(np.full((4, 4), 2, np.uint32))
     return np.concatenate(cols, axis=1)

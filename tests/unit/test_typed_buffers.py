@@ -55,14 +55,16 @@ DATA = {"dtype": "uint8", "values": list(range(12))}
 
 def test_case_view_is_in_elements_of_the_format():
     """R8G8_UNORM: 2-byte elements, 12 bytes hold 6; the CPU reference reads element 2 and 3
-    (bytes 4..7) decoded: c / 255, 0 for b and 1 for a (rules 2.2, 2.11)."""
+    (bytes 4..7) decoded: c / 255, 0 for b and 1 for a (rules 2.2, 2.11), then the element a
+    read past the view returns (0, 0 for R and G, the defaults 0, 1 for B and A: "ld")."""
     case = load_case(_doc({"format": "r8g8_unorm", "first_element": 2, "num_elements": 2,
                            "data": DATA}))
     r = case.shader_resources[(1, 0)]
     assert (r.kind, r.format, r.stride, r.first_element, r.num_elements) == \
         ("typed", "R8G8_UNORM", 2, 2, 2)
-    want = np.array([[4 / 255, 5 / 255, 0, 1], [6 / 255, 7 / 255, 0, 1]], np.float32)
-    np.testing.assert_array_equal(np.frombuffer(r.view_bytes(), np.float32).reshape(2, 4), want)
+    want = np.array([[4 / 255, 5 / 255, 0, 1], [6 / 255, 7 / 255, 0, 1], [0, 0, 0, 1]],
+                    np.float32)
+    np.testing.assert_array_equal(np.frombuffer(r.view_bytes(), np.float32).reshape(3, 4), want)
 
 
 @pytest.mark.parametrize("entry, decl, error, words", [
@@ -103,10 +105,11 @@ def test_formats_refused_for_a_typed_view(fmt, error, words):
 
 
 def test_cpu_elements_take_the_first_components():
-    """R10G10B10A2_UINT (1023, 5, 0, 3) read as uint2: (1023, 5)."""
+    """R10G10B10A2_UINT (1023, 5, 0, 3) read as uint2: (1023, 5), then the out-of-bounds
+    element (0, 0): the format has all four components."""
     word = np.array([1023 | 5 << 10 | 0 << 20 | 3 << 30], "<u4").tobytes()
     got = cpu_elements(view_format("R10G10B10A2_UINT", "uint", "v"), word, 2)
-    assert np.frombuffer(got, "<u4").tolist() == [1023, 5]
+    assert np.frombuffer(got, "<u4").tolist() == [1023, 5, 0, 0]
 
 
 def test_gpuia_shader_lists_typed_buffers():
