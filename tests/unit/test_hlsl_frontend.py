@@ -536,12 +536,12 @@ def test_slang_diagnostics_are_kept_on_the_error():
 @pytest.mark.parametrize("decl,use,name", [
     ("Texture2D MyTex;", "MyTex.Load(int3(0, 0, 0))", "MyTex"),
     ("RWStructuredBuffer<float4> MyRW;", "MyRW[0]", "MyRW"),
-    ("Buffer<float4> MyTyped;", "MyTyped[0]", "MyTyped"),
+    ("RWBuffer<float4> MyTyped;", "MyTyped[0]", "MyTyped"),
 ])
 def test_resources_the_entry_uses_are_refused(decl, use, name):
-    """gpuia binds cbuffers and a vertex shader's StructuredBuffer / ByteAddressBuffer
-    (tests/unit/test_hlsl_shader_resources.py): a used texture, typed buffer or UAV is refused
-    by name."""
+    """gpuia binds cbuffers and a vertex shader's StructuredBuffer / ByteAddressBuffer / Buffer
+    (tests/unit/test_hlsl_shader_resources.py): a used texture or UAV (a typed one too) is
+    refused by name."""
     with pytest.raises(InvalidDescError) as e:
         vs_with(decl, use)
     assert f"resource {name}" in refusal(e)

@@ -186,14 +186,15 @@ def test_a_name_spelled_like_gpuias_is_refused_at_its_line(src, line, name):
     assert f"vertex_shader.hlsl:{line}='{name}'" in message(e) and "gpuia's own" in message(e)
 
 
-def test_a_typed_buffer_is_refused_at_its_declaration():
-    """Buffer<float4> read by the entry: the refusal is at the declaration (line 3), naming the
+def test_an_array_of_typed_buffers_is_refused_at_its_declaration():
+    """An array of Buffer<float4> read by the entry (a typed buffer alone is bound,
+    tests/unit/test_typed_buffers.py): the refusal is at the declaration (line 3), naming the
     type, not at gpuia's wrapper."""
     with pytest.raises(InvalidDescError) as e:
         compile_shader("cbuffer K : register(b0) { float4 k; };\n\n"
-                       "Buffer<float4> Positions : register(t0);\n"
+                       "Buffer<float4> Positions[2] : register(t0);\n"
                        "float4 main(uint id : SV_VertexID) : SV_Position "
-                       "{ return Positions[id] + k; }\n", file_name="pull.hlsl")
+                       "{ return Positions[1][id] + k; }\n", file_name="pull.hlsl")
     assert message(e).startswith("pull.hlsl:3: resource Positions='Buffer<float4>'")
     assert "wrapper" not in message(e)
 
