@@ -186,3 +186,25 @@ def test_typed_loads_cpu_and_stream_output(gpu_device, name, fmt):
 def test_capture_paths_draw_typed_buffers(gpu_device, path):
     result = run_case_gpu(_case(DEFAULT), gpu_device, path=path)
     assert not result.missing.any() and result.path == path
+
+
+def test_example_case(gpu_device):
+    """examples/cases/srv_typed_buffers.json, each value from its description: positions
+    (x, y, 0, 1) from R16G16_SNORM, colours from R8G8B8A8_UNORM (vertex 2 past the view: all
+    four components 0, the format has them all), GetDimensions' 2."""
+    from helpers import EXAMPLE_CASES
+
+    case = load_case(str(EXAMPLE_CASES / "srv_typed_buffers.json"))
+    third = snorm(16384, 16)
+    want = np.concatenate([
+        np.array([[0, 1, 0, 1], [-1, -1, 0, 1], [third, -third, 0, 1]], np.float32),
+        np.array([[1, 0, 0, 1], [0, unorm(51, 8), 1, unorm(102, 8)], [0, 0, 0, 0]],
+                 np.float32)], axis=1).view(np.uint32)
+    want = np.concatenate([want, np.full((3, 1), 2, np.uint32)], axis=1)
+    cpu = shader_outputs(case, run_reference(case))
+    got = np.concatenate([cpu[k].view(np.uint32) for k in ("SV_POSITION0", "COLOR0",
+                                                            "TEXCOORD0")], axis=1)
+    np.testing.assert_array_equal(got, want)
+    so = run_case_so_gpu(case, gpu_device)
+    np.testing.assert_array_equal(np.frombuffer(so.buffers[0], np.uint32)[:27].reshape(3, 9),
+                                  want)
