@@ -20,8 +20,9 @@ not when it is drawn: ``gpuia.hlsl.refusals``).
 
 Refused before any GPU work, naming the item: source Slang does not compile (Slang's
 diagnostic, at the user's line numbers), textures, samplers, UAVs and other resources the entry
-uses (gpuia binds constant buffers, and a vertex shader's StructuredBuffer and ByteAddressBuffer
-SRVs: ``gpuia.hlsl.srv``; the rest refused at their declaration), cbuffers outside
+uses (gpuia binds constant buffers, and a vertex shader's StructuredBuffer, ByteAddressBuffer and
+typed Buffer SRVs: ``gpuia.hlsl.srv``, ``gpuia.hlsl.typed_buffers``; the rest refused at their
+declaration), cbuffers outside
 register space 0, system values a stage does not take, WGSL naga refuses, and everything
 ``gpuia.hlsl.reflect``, ``gpuia.hlsl.bindings`` and ``gpuia.hlsl.cbuffer`` refuse.
 """

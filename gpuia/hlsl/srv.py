@@ -1,8 +1,11 @@
 """Read-only buffer shader resource views of an HLSL vertex shader, bounds-checked as D3D12.
 
-gpuia binds two kinds of buffer SRV a vertex shader declares at ``register(tN, spaceS)`` (S
+gpuia binds three kinds of buffer SRV a vertex shader declares at ``register(tN, spaceS)`` (S
 0..6; ``space0`` when not written): ``StructuredBuffer<T>`` (``[i]``, ``Load``,
-``GetDimensions``) and ``ByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``GetDimensions``).
+``GetDimensions``), ``ByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``GetDimensions``) and a
+typed ``Buffer<T>``, which Slang compiles as the structured buffer gpuia lowers it to and whose
+reads this module hands to ``gpuia.hlsl.typed_buffers`` (a storage buffer of words, decoded by
+the view's format, which the views uniform's z and w carry).
 Guaranteed, in the WGSL :func:`rewrite` makes of Slang's:
 
 * resource tN of space S is ``@group(3) @binding(16 + 128 S + N)``
@@ -15,8 +18,8 @@ Guaranteed, in the WGSL :func:`rewrite` makes of Slang's:
   the buffer instead); a raw load is checked word by word, so a ``Load4`` straddling the end
   keeps the words inside; ``GetDimensions`` gives the view's count.
 
-Refused, naming the resource: a typed ``Buffer<T>``, textures, samplers and UAVs (only these two
-kinds are bound); a register space past 6; a register past t127 (D3D12's 128 SRV slots of
+Refused, naming the resource: textures, samplers and UAVs (only these three kinds are
+bound); a register space past 6; a register past t127 (D3D12's 128 SRV slots of
 a shader stage in a D3D11-style binding); a structured element whose D3D layout (members packed
 at 4-byte steps) differs from WGSL's storage layout (a ``float3`` element, a matrix stored as
 3-component vectors; the emitted WGSL's stride is compared with D3D's), or

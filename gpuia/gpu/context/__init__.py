@@ -402,11 +402,12 @@ class Context(QueryCalls):
                                                format=None) -> None:
         """SetGraphicsRootShaderResourceView: bind ``buffer`` from byte ``offset`` as the vertex
         shader's ``register(t<shader_register>, space<register_space>)`` (gpuia's implied root
-        signature: a root SRV per register and space), a ``StructuredBuffer<T>`` or
-        ``ByteAddressBuffer`` (docs/resources.md). The view holds ``num_elements`` elements
-        (D3D12_BUFFER_SRV's NumElements: of the shader's structure stride, 4-byte words for a raw
-        buffer; None: as many whole ones as the buffer holds after ``offset``); a read past it
-        returns 0, as D3D12 defines. ``structure_byte_stride``, when given, must be the shader's.
+        signature: a root SRV per register and space), a ``StructuredBuffer<T>``,
+        ``ByteAddressBuffer`` or, with ``format``, a typed ``Buffer<T>`` (docs/resources.md). The
+        view holds ``num_elements`` elements (D3D12_BUFFER_SRV's NumElements: of the shader's
+        structure stride, 4-byte words for a raw buffer, the format's elements for a typed one;
+        None: as many whole ones as the buffer holds after ``offset``); a read past it returns 0,
+        as D3D12 defines. ``structure_byte_stride``, when given, must be the shader's.
         What the shader needs of the view is checked at the draw. The buffer needs the
         ``shader_resource`` bind flag.
 
@@ -430,7 +431,9 @@ class Context(QueryCalls):
             InvalidDescError: ``shader_register`` is not 0..127, ``register_space`` not
                 0..6, ``buffer`` is no gpuia Buffer of this device, lacks the
                 shader_resource bind flag or was released,
-                ``offset`` is not a multiple of 4 inside the buffer, or a count is negative.
+                ``offset`` is not a multiple of 4 (of the format's size, with ``format``)
+                inside the buffer, a count is negative, or ``format`` is one D3D12 refuses for
+                a buffer view (typeless, sRGB, depth, block-compressed, ...).
         """
         self._om.srv.set(shader_register, buffer, offset, num_elements, structure_byte_stride,
                          register_space, format)

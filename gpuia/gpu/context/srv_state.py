@@ -4,13 +4,18 @@ With gpuia's implied root signature, root SRV (N, S) is the shader's ``register(
 (``gpuia.hlsl.srv``; S 0..6). Guaranteed: a view is the buffer's bytes from ``offset`` on,
 ``num_elements`` of them (D3D12_BUFFER_SRV.NumElements: elements of the shader's structure stride,
 4-byte words for a ``ByteAddressBuffer``; None: as many whole ones as the buffer holds after
-``offset``); the buffer is bound whole at ``@group(3) @binding(16 + 128 S + N)`` and the view's
-(first element, count) reaches the shader through gpuia's uniform array at ``@binding(15)``, so a
+``offset``; a typed ``Buffer<T>``'s view has a ``format``, its elements the format's, its
+``offset`` any whole element: ``gpuia.hlsl.typed_buffers``); the buffer is bound whole at
+``@group(3) @binding(16 + 128 S + N)`` and the view's (first element, count; a typed view's
+format value and size) reach the shader through gpuia's uniform array at ``@binding(15)``, so a
 read past the view returns 0 as D3D12 defines. Refused at the draw, naming the register: a view the
 shaders read but none is set, an ``offset`` that is no multiple of the element's stride, a
 ``structure_byte_stride`` other than the shader's, a view reaching past the buffer, a released
-buffer; refused when set: no buffer of this device, no ``shader_resource`` bind flag, a register
-past t127 or a space past 6, an offset that is not a multiple of 4.
+buffer, a typed buffer's view without a format or with one whose values are not the shader's
+kind, a format on another view; refused when set: no buffer of this device, no
+``shader_resource`` bind flag, a register past t127 or a space past 6, an offset that is not a
+multiple of 4 (of the format's size for a typed view), a format D3D12 refuses for a buffer
+view.
 """
 
 from __future__ import annotations
