@@ -77,7 +77,7 @@ _NOT_BUFFER = (
 
 def element_of(hlsl_type: str, where: str, what: str) -> tuple[str, int]:
     """(the scalar, 1-4 components) of ``T`` as the declaration spells it (``float4``,
-    ``uint``; ``Buffer`` without ``<T>`` is ``float4``)."""
+    ``uint``; ``Buffer`` without ``<T>``, which Slang refuses before, would be ``float4``)."""
     m = re.fullmatch(r"(float|int|uint|dword)([1-4]?)", hlsl_type.strip())
     if m is None:
         raise InvalidDescError(what, where, hlsl_type,

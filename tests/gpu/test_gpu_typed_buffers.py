@@ -208,3 +208,31 @@ def test_example_case(gpu_device):
     so = run_case_so_gpu(case, gpu_device)
     np.testing.assert_array_equal(np.frombuffer(so.buffers[0], np.uint32)[:27].reshape(3, 9),
                                   want)
+
+
+GS = r"""
+struct V { float4 pos : SV_Position; float4 color : COLOR0; uint count : TEXCOORD0; };
+struct G { float4 pos : SV_Position; float4 twice : TEXCOORD0; };
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<G> s) {
+    G o; o.pos = v[0].pos; o.twice = v[0].color * 2; s.Append(o);
+}
+"""
+
+
+def test_typed_buffers_reach_a_geometry_shader(gpu_device):
+    """The vertex pass before a geometry shader reads typed buffers too: the GS doubles the
+    example's colours, (1, 0, 0, 1), (0, 51/255, 1, 102/255) and 0 past the view."""
+    import json
+
+    from helpers import EXAMPLE_CASES
+
+    doc = json.loads((EXAMPLE_CASES / "srv_typed_buffers.json").read_text())
+    doc["geometry_shader"] = {"hlsl": GS}
+    doc["stream_output"] = {"declaration": [{"SemanticName": "TEXCOORD", "ComponentCount": 4}],
+                           "targets": [{"slot": 0, "size": 48}]}
+    so = run_case_so_gpu(load_case(doc), gpu_device)
+    want = np.array([[2, 0, 0, 2], [0, unorm(51, 8) * 2, 2, unorm(102, 8) * 2], [0, 0, 0, 0]],
+                    np.float32).view(np.uint32)
+    np.testing.assert_array_equal(np.frombuffer(so.buffers[0], np.uint32)[:12].reshape(3, 4),
+                                  want)
