@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..d3d.buffer_views import view_format
 from ..errors import CaseError, InvalidDescError
-from ..hlsl.srv import element_type
-from ..hlsl.typed_buffers import cpu_elements, shader_type_of, view_format
+from ..hlsl.typed_buffers import cpu_elements
+from ..wgsl.storage_types import element_type, shader_type_of
 from .case_data import decode_data, uint_field
 
 __all__ = ["CaseResource", "shader_resources"]

@@ -34,10 +34,11 @@ from dataclasses import dataclass
 
 from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING, srv_binding
 from ..errors import InvalidDescError
+from ..wgsl.storage_types import element_type
 from . import typed_buffers
 from .typed_buffers import TYPED_SHAPE
 
-__all__ = ["ShaderResource", "KINDS", "element_type",
+__all__ = ["ShaderResource", "KINDS",
            "shader_resources", "rewrite", "is_bound_resource", "d3d_layout"]
 
 # Slang's reflected shape -> gpuia's kind; a typed Buffer<T> is lowered by gpuia.hlsl.typed_buffers
@@ -205,14 +206,6 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
     found.sort()
     return tuple(ShaderResource(name, reg, space, kind, stride, k, var, ty)
                  for k, (space, reg, name, kind, stride, var, ty) in enumerate(found))
-
-
-def element_type(type_text: str) -> str:
-    m = re.fullmatch(r"array\s*<\s*(.+?)\s*>", type_text)
-    if m is None:
-        raise InvalidDescError("vertex shader", "WGSL", type_text,
-                               "gpuia expected Slang's runtime array for a buffer SRV")
-    return m.group(1)
 
 
 def _calls(code: str, var: str, fn: str) -> str:

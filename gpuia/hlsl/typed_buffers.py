@@ -40,17 +40,12 @@ import re
 
 import numpy as np
 
-from ..d3d.formats import (
-    VERTEX_FORMATS,
-    FormatInfo,
-    UnknownFormatError,
-    canonical_format_name,
-)
-from ..errors import InvalidDescError, UnsupportedError
+from ..d3d.formats import VERTEX_FORMATS, FormatInfo
+from ..errors import InvalidDescError
+from ..wgsl.storage_types import shader_type_of
 from . import includes
 
-__all__ = ["TYPED_SHAPE", "used_names", "lower_source", "element_of", "view_format",
-           "shader_type_of", "cpu_elements",
+__all__ = ["TYPED_SHAPE", "used_names", "lower_source", "element_of", "cpu_elements",
            "wgsl_helpers", "wgsl_decoders"]
 
 TYPED_SHAPE = "textureBuffer"  # Slang's reflection of a Buffer<T>
@@ -58,22 +53,6 @@ TYPED_SHAPE = "textureBuffer"  # Slang's reflection of a Buffer<T>
 # HLSL scalar of T -> (the format's shader type, WGSL scalar); one row per kind a view decodes.
 _SCALARS = {"float": ("float", "f32"), "int": ("sint", "i32"), "uint": ("uint", "u32"),
             "dword": ("uint", "u32")}
-_WGSL_KIND = {wgsl: kind for kind, wgsl in _SCALARS.values()}
-
-# Formats D3D12 takes for no buffer SRV, by what their name shows, with the reason (checked in
-# order; the D3D12 format support tables' Buffer column).
-_NOT_BUFFER = (
-    (r"^BC\d", "a block-compressed format has no buffer view"),
-    (r"^(D\d|R24G8|R32G8X24|R24_UNORM_X8|X24_|X32_|R32_FLOAT_X8X24)",
-     "a depth or depth-stencil format has no buffer view"),
-    (r"_TYPELESS$", "a view needs a fully typed format"),
-    (r"_SRGB$", "a buffer view has no sRGB formats"),
-    (r"^R1_UNORM$", "an element of a buffer view is a whole number of bytes"),
-    (r"^(R9G9B9E5|R8G8_B8G8|G8R8_G8B8)", "a shared-exponent or packed-pair format has no "
-                                          "buffer view"),
-    (r"^UNKNOWN$", "a typed view names its format"),
-)
-
 
 def element_of(hlsl_type: str, where: str, what: str) -> tuple[str, int]:
     """(the scalar, 1-4 components) of ``T`` as the declaration spells it (``float4``,
@@ -128,43 +107,6 @@ def lower_source(text: str, names, what: str) -> str:
     return "".join(out) + text[at:] + (
         "\nextension<T> StructuredBuffer<T> { void GetDimensions(out uint gpuia_count) "
         "{ uint gpuia_stride; this.GetDimensions(gpuia_count, gpuia_stride); } }\n")
-
-
-def view_format(value, shader_type: str | None, where: str, field: str = "Format"
-                ) -> FormatInfo:
-    """The table row of a typed view's format (any form ``canonical_format_name`` takes), checked
-    for a buffer SRV whose shader reads values of ``shader_type`` (``float``, ``uint`` or
-    ``sint``; None: not checked yet; see the module docstring for what is refused)."""
-    try:
-        name = canonical_format_name(value)
-    except UnknownFormatError as e:
-        raise InvalidDescError(where, field, value, str(e)) from None
-    for pattern, reason in _NOT_BUFFER:
-        if re.search(pattern, name):
-            raise InvalidDescError(where, field, name, f"D3D12 refuses it for a typed buffer "
-                                                       f"SRV: {reason}")
-    fmt = VERTEX_FORMATS.get(name)
-    if fmt is None:
-        raise UnsupportedError(f"{where}: {field}={name!r}: gpuia's format table "
-                               f"(gpuia.d3d.formats) does not decode it; a typed buffer view "
-                               f"takes the Input Assembler's 47 formats")
-    if shader_type is not None and fmt.shader_type != shader_type:
-        raise InvalidDescError(where, field, name,
-                               f"its values are {fmt.shader_type} and the shader reads "
-                               f"{shader_type}: D3D12 leaves a typed load of another return "
-                               f"type undefined (float for UNORM, SNORM and FLOAT formats, "
-                               f"uint for UINT, int for SINT)")
-    return fmt
-
-
-def shader_type_of(wgsl_element: str) -> tuple[str, int]:
-    """(``float``, ``uint`` or ``sint``, component count) of a typed buffer's element as
-    Slang's WGSL declares it (``vec4<f32>``, ``u32``)."""
-    m = re.fullmatch(r"(?:vec([234])<(\w+)>|(\w+))", wgsl_element.replace(" ", ""))
-    if m is None or (m.group(2) or m.group(3)) not in _WGSL_KIND:
-        raise InvalidDescError("vertex shader", "WGSL", wgsl_element,
-                               "gpuia expected a typed buffer of f32, i32 or u32 values")
-    return _WGSL_KIND[m.group(2) or m.group(3)], int(m.group(1) or 1)
 
 
 def cpu_elements(fmt: FormatInfo, data: bytes, components: int) -> bytes:

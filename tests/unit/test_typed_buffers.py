@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from gpuia.d3d.buffer_views import view_format
 from gpuia.errors import CaseError, InvalidDescError, UnsupportedError
 from gpuia.harness.case import load_case
-from gpuia.hlsl.typed_buffers import cpu_elements, lower_source, view_format
+from gpuia.hlsl.typed_buffers import cpu_elements, lower_source
 
 pytest.importorskip("gpuia.hlsl.library")
 from gpuia.hlsl import compile_shader  # noqa: E402

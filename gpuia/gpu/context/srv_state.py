@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...d3d.buffer_views import view_format
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING
 from ...errors import InvalidDescError, UnsupportedError
-from ...hlsl.srv import element_type
-from ...hlsl.typed_buffers import shader_type_of, view_format
+from ...wgsl.storage_types import element_type, shader_type_of
 from ..buffers import Buffer, checked_buffer
 from ..lifetime import released_error
 
