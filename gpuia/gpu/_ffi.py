@@ -13,7 +13,7 @@ The raw calls do not keep Python references alive the way wgpu-py's methods do, 
 from __future__ import annotations
 
 __all__ = ["set_pipeline", "DIRECT", "handle", "raw_draw", "raw_set_vertex_buffer",
-           "vertex_buffer_args"]
+           "vertex_buffer_args", "begin_statistics", "end_statistics"]
 
 try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
     from wgpu.backends.wgpu_native._ffi import lib as _lib
@@ -38,6 +38,17 @@ try:  # pragma: no branch - which branch runs depends on the installed wgpu-py
     def vertex_buffer_args(buffer, offset: int, size: int) -> tuple:
         return (buffer._internal, offset, size or _WHOLE)
 
+    # Pipeline statistics queries: wgpu-py 0.32's extras.begin_pipeline_statistics_query
+    # prints its encoder to stdout on every call, which would land in gpuia's output.
+    _begin_statistics = _lib.wgpuRenderPassEncoderBeginPipelineStatisticsQuery
+    _end_statistics = _lib.wgpuRenderPassEncoderEndPipelineStatisticsQuery
+
+    def begin_statistics(rp, query_set, index: int) -> None:
+        _begin_statistics(rp._internal, query_set._internal, index)
+
+    def end_statistics(rp) -> None:
+        _end_statistics(rp._internal)
+
 except (ImportError, AttributeError):  # pragma: no cover
     DIRECT = False
 
@@ -55,3 +66,13 @@ except (ImportError, AttributeError):  # pragma: no cover
 
     def raw_set_vertex_buffer(rp, slot: int, buffer, offset: int, size: int) -> None:
         rp.set_vertex_buffer(slot, buffer, offset, size)
+
+    def begin_statistics(rp, query_set, index: int) -> None:
+        from wgpu.backends.wgpu_native import extras
+
+        extras.begin_pipeline_statistics_query(rp, query_set, index)
+
+    def end_statistics(rp) -> None:
+        from wgpu.backends.wgpu_native import extras
+
+        extras.end_pipeline_statistics_query(rp)

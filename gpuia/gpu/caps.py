@@ -29,7 +29,7 @@ _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer
                "max-compute-workgroups-per-dimension", "max-inter-stage-shader-variables",
                "max-bind-groups", "max-color-attachments", "max-color-attachment-bytes-per-sample",
                "max-texture-dimension-2d", "max-uniform-buffers-per-shader-stage")
-FEATURES = ("vertex-writable-storage", "indirect-first-instance")
+FEATURES = ("vertex-writable-storage", "indirect-first-instance", "pipeline-statistics-query")
 """The optional WebGPU features gpuia uses where the adapter has them: a Device asks for them,
 and :class:`Caps` says which it got."""
 
@@ -64,6 +64,9 @@ class Caps:
             ``storage`` route).
         indirect_first_instance (bool): the ``indirect-first-instance`` feature (an indirect
             draw's first instance other than 0).
+        pipeline_statistics_query (bool): wgpu's native ``pipeline-statistics-query`` feature
+            (the GPU's own vertex shader and clipper counts beside the raster check:
+            :mod:`gpuia.harness.statistics_check`). Default False.
         vertex_formats (frozenset): WebGPU vertex formats this wgpu build can use
             (:func:`supported_vertex_formats`).
         quirks (tuple): the :class:`~gpuia.gpu.quirks.Quirk` rows of the adapter.
@@ -92,6 +95,7 @@ class Caps:
     max_uniform_buffers_per_shader_stage: int
     vertex_writable_storage: bool
     indirect_first_instance: bool
+    pipeline_statistics_query: bool = False
     vertex_formats: frozenset = frozenset()
     quirks: tuple = ()  # gpuia.gpu.quirks.Quirk rows that apply to this adapter
     # WebGPU formats of gpuia's target table this device renders into (probed by Device;

@@ -52,6 +52,7 @@ from .results import captured_geometry_json, geometry_json
 from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so
 from .run_gpu import GPUResult, run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
 from .run_outputs import GPUOutputs
+from .statistics_check import NO_FEATURE, statistics_verdict
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -77,8 +78,8 @@ class CheckLine:
             empty when none was made. Default empty.
         problems (list): the Stream Output or raster differences, one line each. Default
             empty.
-        path (str): ``native``, ``pulling``, ``auto``, ``vs outputs``, ``raster`` or
-            ``stream output``. Default empty.
+        path (str): ``native``, ``pulling``, ``auto``, ``vs outputs``, ``raster``,
+            ``pipeline statistics`` or ``stream output``. Default empty.
         adapter (str): the adapter's summary. Default empty.
         gpu (GPUResult): the GPU run of an IA line, kept only by ``cross_check(keep=True)``;
             else None (the default).
@@ -208,7 +209,8 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     For each device, in order: one line per path (``not applicable``, with the reason, where
     the path cannot do a draw exactly on the adapter); for a case with a vertex shader of its
     own the ``vs outputs`` line (:mod:`gpuia.harness.outputs_check`), for a geometry shader
-    the ``gs outputs`` line; the raster line; the ``stream output`` line (a case with Stream
+    the ``gs outputs`` line; the raster line and the ``pipeline statistics`` line of its draws
+    (:mod:`gpuia.harness.statistics_check`); the ``stream output`` line (a case with Stream
     Output; ``not compared`` without a CPU run: WGSL, no CPU build); the ``geometry shader``
     line: the GPU stage's statistics and invocations against the CPU reference's.
     Invalid arguments raise before anything runs, and so does a case the reference refuses;
@@ -232,8 +234,8 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         tolerance (ShaderTolerance): the tolerance of an HLSL shader's float outputs (vs
             outputs, Stream Output); None (the default) is :data:`.compare.SHADER_TOLERANCE`.
         raster (bool): also check the primitives each device rasterizes
-            (:mod:`gpuia.harness.raster_check`), one ``raster`` line per device; None (the
-            default): for cases :func:`raster_by_default` selects.
+            (:mod:`gpuia.harness.raster_check`), a ``raster`` and a ``pipeline statistics``
+            line per device; None (the default): for cases :func:`raster_by_default` selects.
 
     Returns:
         The :class:`CheckResult`.
@@ -272,7 +274,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
         add.each(_output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep))
         if raster if raster is not None else raster_by_default(case):
-            add(_raster_line(case, dev, ref, summary, uploads))
+            add.each(_raster_lines(case, dev, ref, summary, uploads))
         add.each(_stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep))
     return result
 
@@ -502,19 +504,33 @@ class _Uploads:
         return self.result
 
 
-def _raster_line(case: Case, dev, ref, summary: str, uploads: _Uploads) -> CheckLine:
+def _raster_lines(case: Case, dev, ref, summary: str, uploads: _Uploads) -> list[CheckLine]:
+    """The ``raster`` line of one device and the ``pipeline statistics`` line of the same
+    draws (:mod:`gpuia.harness.statistics_check`)."""
     label = f"{case.name}: {summary}: raster"
+    stats_label = f"{case.name}: {summary}: pipeline statistics"
     try:
         draws = raster_check(case, dev, ref, uploaded=uploads())
     except UnsupportedError as e:  # the case's buffers on this adapter, or wgpu's refusal
-        return CheckLine(label, "not applicable", str(e), path="raster", adapter=summary)
+        return [CheckLine(label, "not applicable", str(e), path="raster", adapter=summary),
+                CheckLine(stats_label, "not applicable", f"the raster check did not run: {e}",
+                          path="pipeline statistics", adapter=summary)]
+    if dev.caps.pipeline_statistics_query:
+        status, detail, problems = statistics_verdict(
+            [(r.expected, r.statistics) for r in draws if r.expected is not None])
+    else:
+        status, detail, problems = "not applicable", NO_FEATURE, []
+    stats = CheckLine(stats_label, status, detail, problems=problems,
+                      path="pipeline statistics", adapter=summary)
     run = [r for r in draws if r.status != "not run"]
     detail = "; ".join(f"draw {r.draw}: {r.detail}" for r in draws) or "no draw"
     problems = [f"draw {r.draw}: {p}" for r in draws for p in r.problems]
     if not run:
-        return CheckLine(label, "not applicable", detail, path="raster", adapter=summary)
+        return [CheckLine(label, "not applicable", detail, path="raster", adapter=summary),
+                stats]
     status = "DIFFERENT" if any(r.status == "DIFFERENT" for r in run) else "OK"
-    return CheckLine(label, status, detail, problems=problems, path="raster", adapter=summary)
+    return [CheckLine(label, status, detail, problems=problems, path="raster", adapter=summary),
+            stats]
 
 
 _PATHS = ("native", "pulling", "auto")

@@ -39,6 +39,7 @@ from ..reference.coverage import (
     vertex_keys,
 )
 from ..wgsl.blocks import RASTER_RECORD
+from .statistics_check import DrawStatistics, reference_statistics
 
 __all__ = ["RASTER_SIZE", "MAX_RASTER_PRIMITIVES", "MAX_RASTER_FRAGMENTS", "RasterDraw",
            "raster_check"]
@@ -52,7 +53,10 @@ _PIXEL, _KEY = RASTER_RECORD.word("pixel"), RASTER_RECORD.word("key")
 @dataclass
 class RasterDraw:
     """The raster check of one draw. ``status``: OK, DIFFERENT or not run (``detail`` says
-    why). ``problems``: the first differences, one line each."""
+    why). ``problems``: the first differences, one line each. ``statistics``: the GPU's
+    ``(vertex shader invocations, clipper invocations)`` of the draw where the device has the
+    pipeline statistics query, else None; ``expected``: what the reference makes of the draw
+    for them (:mod:`gpuia.harness.statistics_check`; None for a draw not run)."""
 
     draw: int
     status: str
@@ -60,6 +64,8 @@ class RasterDraw:
     primitives: int = 0
     fragments: int = 0
     problems: list[str] = field(default_factory=list)
+    statistics: tuple[int, int] | None = None
+    expected: DrawStatistics | None = None
 
 
 def _reference_names(ref, d: int) -> tuple[np.ndarray, dict]:
@@ -180,7 +186,7 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
             continue
         # room to see extra fragments, not only count them
         job = _ProbeDraw(d, ProbeDraw(draw, index, case.topology, allowed + 4096),
-                         names.shape[0], allowed, expected, who)
+                         names.shape[0], allowed, expected, who, reference_statistics(ref, d))
         if batch and batch_records + job.probe.capacity > _BATCH_BYTES // _RECORD_BYTES:
             run_batch()
         batch.append(job)
@@ -208,6 +214,7 @@ class _ProbeDraw:
     allowed: int
     expected: tuple
     who: dict
+    statistics: DrawStatistics
 
 
 def _judge(job: _ProbeDraw, size: int, max_problems: int) -> RasterDraw:
@@ -221,4 +228,4 @@ def _judge(job: _ProbeDraw, size: int, max_problems: int) -> RasterDraw:
     if problems:
         detail += f", {len(problems)} difference(s)"
     return RasterDraw(job.draw_number, status, detail, job.primitives, written,
-                      problems[:max_problems])
+                      problems[:max_problems], job.probe.statistics, job.statistics)

@@ -280,10 +280,14 @@ def test_check_junit_csv_and_table(gpu_device, tmp_path, capsys, monkeypatch):
     assert "!=" in failure.text  # the table of the differing invocation
     assert tri[f"{summary}: native"].get("classname") == "gpuia.triangle_two_slots"
     assert float(tri[f"{summary}: native"].get("time")) >= 0
-    # The SO strip: native (differs: vertex 2 flipped too), raster (a strip), stream output.
+    # The SO strip: native (differs: vertex 2 flipped too), raster (a strip) and the GPU's
+    # pipeline statistics of its draws (skipped: not applicable, on an adapter without the
+    # query), stream output.
     so = cases("stream_output_strip_overflow")
-    assert list(so) == [f"{summary}: native", f"{summary}: raster", f"{summary}: stream output"]
-    assert [len(so[k]) for k in so] == [1, 0, 0]
+    assert list(so) == [f"{summary}: native", f"{summary}: raster",
+                        f"{summary}: pipeline statistics", f"{summary}: stream output"]
+    skipped_stats = int(not gpu_device.caps.pipeline_statistics_query)
+    assert [len(so[k]) for k in so] == [1, 0, skipped_stats, 0]
     # unaligned_stride on the native path only: not applicable, a skipped test case; and as
     # nothing was compared, the case itself is an error (exit 2).
     unaligned = cases("unaligned_stride")
@@ -297,8 +301,8 @@ def test_check_junit_csv_and_table(gpu_device, tmp_path, capsys, monkeypatch):
     assert load.get("name") == "case" and load[0].tag == "error"
     assert load[0].get("message").startswith("error: bad_case: ")
     counts = {k: root.get(k) for k in ("tests", "failures", "errors")}
-    assert counts == {"tests": "7", "failures": "2", "errors": "2"}
-    assert suites["stream_output_strip_overflow"].get("skipped") == "0"
+    assert counts == {"tests": "8", "failures": "2", "errors": "2"}
+    assert suites["stream_output_strip_overflow"].get("skipped") == str(skipped_stats)
     assert [suites["unaligned_stride"].get(k) for k in ("tests", "skipped", "errors")] == \
         ["2", "1", "1"]
     # The adapter's driver in every checked case's properties.

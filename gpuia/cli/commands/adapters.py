@@ -40,7 +40,8 @@ def run(args) -> int:
               f"max storage binding {c.max_storage_buffer_binding_size}, "
               f"max buffer {c.max_buffer_size}")
         print(f"    vertex-writable-storage {'yes' if c.vertex_writable_storage else 'no'}, "
-              f"indirect-first-instance {'yes' if c.indirect_first_instance else 'no'}")
+              f"indirect-first-instance {'yes' if c.indirect_first_instance else 'no'}, "
+              f"pipeline-statistics-query {'yes' if c.pipeline_statistics_query else 'no'}")
         print(f"    uniform buffers per stage {c.max_uniform_buffers_per_shader_stage}, "
               f"bind groups {c.max_bind_groups}")
         for q in c.quirks:

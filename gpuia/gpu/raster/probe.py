@@ -7,6 +7,11 @@ vertex by the key of its ``(SV_VertexID, SV_InstanceID)`` and appends a record p
 (:data:`gpuia.wgsl.blocks.RASTER_RECORD`). :class:`RasterProbe` holds the probe's wgpu objects
 on one device; :meth:`RasterProbe.run` draws a batch in one submission and reads every draw's
 records back in one read. Judging them is the harness's (:mod:`gpuia.harness.raster_check`).
+
+On a device with wgpu's native ``pipeline-statistics-query`` feature
+(:attr:`~gpuia.gpu.caps.Caps.pipeline_statistics_query`) each draw is also wrapped in a pipeline
+statistics query: the GPU's own count of vertex shader invocations and of primitives reaching
+its clipper for that draw, read back with the records (``ProbeDraw.statistics``).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from ...d3d.draws import Draw, DrawIndexedInstanced
 from ...d3d.topology import TopologyInfo
 from ...wgsl.blocks import RASTER_PARAMS, RASTER_RECORD
 from ...wgsl.raster import raster_probe_program
+from .._ffi import begin_statistics, end_statistics
 from ..cache import remember
 from ..ia.plan import IndexPlan
 from ..readback import read_ranges
@@ -27,6 +33,8 @@ from .drawcall import issue_draw, strip_index_format, webgpu_topology
 __all__ = ["ProbeDraw", "RasterProbe"]
 
 _PIPELINE_LIMIT = 64  # primitive states per probe: topologies x strip index formats
+_STATISTICS = ("vertex-shader-invocations", "clipper-invocations")  # resolved in this order
+_MAX_QUERIES = 4096  # wgpu's limit on the queries of one query set
 _RECORD_WORDS = RASTER_RECORD.words()
 _SUB_VERTEX, _SUB_INSTANCE, _CAPACITY = (RASTER_PARAMS.word(name) for name in (
     "sub_vertex", "sub_instance", "capacity"))
@@ -37,7 +45,10 @@ class ProbeDraw:
     """One draw to probe: the draw, its index plan (:func:`gpuia.gpu.ia.plan.plan_indices`, the
     first-vertex shift applied), its topology and the records it has room for. Once run:
     ``records``, shape (n, words of :data:`~gpuia.wgsl.blocks.RASTER_RECORD`), the first
-    ``capacity`` fragments' records, and ``written``, every fragment's count."""
+    ``capacity`` fragments' records, and ``written``, every fragment's count; ``statistics``,
+    the GPU's pipeline statistics of the draw, ``(vertex shader invocations, clipper
+    invocations)``, or None where the device has no pipeline statistics query (or the batch
+    held more draws than one query set takes)."""
 
     draw: Draw
     index: IndexPlan
@@ -45,6 +56,7 @@ class ProbeDraw:
     capacity: int
     records: np.ndarray = field(default_factory=lambda: np.zeros((0, _RECORD_WORDS), np.uint32))
     written: int = 0
+    statistics: tuple[int, int] | None = None
 
 
 class RasterProbe:
@@ -112,11 +124,17 @@ class RasterProbe:
             keep.append(buf)
             return buf
 
+        stats = None
+        if self.device.caps.pipeline_statistics_query and len(jobs) <= _MAX_QUERIES:
+            from wgpu.backends.wgpu_native import extras
+
+            stats = extras.create_statistics_query_set(dev, count=len(jobs),
+                                                       statistics=list(_STATISTICS))
         encoder = dev.create_command_encoder()
         rp = encoder.begin_render_pass(color_attachments=[{
             "view": self.target.create_view(), "load_op": "clear", "store_op": "discard",
             "clear_value": (0, 0, 0, 0)}])
-        for job, start in zip(jobs, starts, strict=True):
+        for number, (job, start) in enumerate(zip(jobs, starts, strict=True)):
             draw, index = job.draw, job.index
             primitive = {"topology": webgpu_topology(job.topology, index.listed, False),
                          "cull_mode": "none", "front_face": "cw"}
@@ -139,12 +157,27 @@ class RasterProbe:
             keep += [uniform, group]
             rp.set_pipeline(self.pipeline(primitive))
             rp.set_bind_group(0, group)
+            if stats is not None:
+                begin_statistics(rp, stats, number)
             if draw.instance_count and (index.mode != "host" or (
                     index.values is not None and index.values.shape[0])):
                 issue_draw(rp, draw, index, ib, upload)
+            if stats is not None:
+                end_statistics(rp)
         rp.end()
+        ranges = [(storage, 0, total)]
+        if stats is not None:
+            size = 8 * len(_STATISTICS) * len(jobs)
+            resolved = dev.create_buffer(size=size, usage="QUERY_RESOLVE|COPY_SRC")
+            encoder.resolve_query_set(stats, 0, len(jobs), resolved, 0)
+            ranges.append((resolved, 0, size))
         dev.queue.submit([encoder.finish()])
-        words = read_ranges(dev, [(storage, 0, total)])[0].view(np.uint32)
+        read = read_ranges(dev, ranges)
+        words = read[0].view(np.uint32)
+        if stats is not None:
+            counts = read[1].view(np.uint64).reshape(len(jobs), len(_STATISTICS))
+            for job, (vs, clipper) in zip(jobs, counts.tolist(), strict=True):
+                job.statistics = (vs, clipper)
         for job, start in zip(jobs, starts, strict=True):
             job.written = int(words[start // 4])
             kept = min(job.written, job.capacity)
