@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
+from ..gpu.gs.capture import GSCaptured
 from ..reference import IAResult
 from ..reference.stream_output import SOResult
 from .case import Case
@@ -212,9 +213,8 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     the ``gs outputs`` line; the raster line and the ``pipeline statistics`` line of its draws
     (:mod:`gpuia.harness.statistics_check`); the ``stream output`` line (a case with Stream
     Output; ``not compared`` without a CPU run: WGSL, no CPU build); the ``geometry shader``
-    line: the GPU stage's statistics and invocations against the CPU reference's.
-    Invalid arguments raise before anything runs, and so does a case the reference refuses;
-    nothing here aborts the process.
+    line: the GPU stage's statistics and invocations against the CPU reference's. Invalid
+    arguments, and a case the reference refuses, raise first; nothing aborts the process.
 
     Arguments:
         case (Case): the parsed case (:func:`~gpuia.harness.case.load_case`).
@@ -272,18 +272,21 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep))
-        add.each(_output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep))
+        shared: dict = {}  # the gs outputs run's capture, for the geometry shader line
+        add.each(_output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep, shared))
         if raster if raster is not None else raster_by_default(case):
             add.each(_raster_lines(case, dev, ref, summary, uploads))
-        add.each(_stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep))
+        add.each(_stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep, shared))
     return result
 
 
 def _stage_lines(case: Case, dev: Device, geometry: GeometryRun | None, ref_so: SOResult | None,
-                 not_compared: str, tolerance: ShaderTolerance, keep: bool) -> list[CheckLine]:
+                 not_compared: str, tolerance: ShaderTolerance, keep: bool,
+                 shared: dict) -> list[CheckLine]:
     """The ``stream output`` line (a case with Stream Output) and the ``geometry shader`` line
-    (a case with a geometry shader) of one device, from one GPU run where there are both."""
-    gs_line, got_so = (_gs_line(case, dev, geometry, not_compared, tolerance)
+    (a case with a geometry shader) of one device, from one GPU run where there are both;
+    ``shared["gs"]``: the stage's capture the ``gs outputs`` run made (absent: run it here)."""
+    gs_line, got_so = (_gs_line(case, dev, geometry, not_compared, tolerance, shared.get("gs"))
                        if case.gs is not None else (None, None))
     lines = []
     if case.so_desc is not None:
@@ -344,15 +347,20 @@ def _output_references(case: Case, ref: IAResult, geometry: GeometryRun | None) 
 
 
 def _output_lines(case: Case, dev: Device, ref: IAResult, outputs: tuple, uploads: _Uploads,
-                  tolerance: ShaderTolerance, rows: int | None, keep: bool,
+                  tolerance: ShaderTolerance, rows: int | None, keep: bool, shared: dict,
                   ) -> Iterator[CheckLine]:
     """The ``vs outputs`` line (a vertex shader of the case's own), then the ``gs outputs``
-    line (a geometry shader, :mod:`gpuia.harness.gs_outputs_check`), each as its run ends."""
+    line (a geometry shader, :mod:`gpuia.harness.gs_outputs_check`), each as its run ends.
+    For a case without Stream Output the gs outputs run also captures the stage, put in
+    ``shared["gs"]`` for the geometry shader line (one GPU run for both lines; a case with
+    Stream Output runs its own declaration for that line and the stream output line)."""
     if has_real_shader(case):
         yield _outputs_line(case, dev, ref, outputs[0], uploads, tolerance, rows, keep)
     if case.gs is not None:
         summary = dev.info["summary"]
-        run = check_gs_outputs(case, dev, outputs[1][0], outputs[1][1], tolerance)
+        run = check_gs_outputs(case, dev, outputs[1][0], outputs[1][1], tolerance,
+                               capture=case.so_desc is None)
+        shared["gs"] = run.captured
         yield CheckLine(f"{case.name}: {summary}: gs outputs", run.status, run.detail,
                         path="gs outputs", adapter=summary)
 
@@ -402,17 +410,19 @@ def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str
 
 
 def _gs_line(case: Case, dev: Device, geometry: GeometryRun | None, not_compared: str,
-             tolerance: ShaderTolerance) -> tuple[CheckLine, SOResult | None]:
+             tolerance: ShaderTolerance, captured: GSCaptured | None = None,
+             ) -> tuple[CheckLine, SOResult | None]:
     """(the ``geometry shader`` line of one device, the GPU's Stream Output of the same run):
-    the GPU stage's statistics and invocations (:func:`run_case_gs_gpu`) against the CPU
-    reference's (``not compared``, and why, without one). A case without Stream Output that
-    the device cannot run is ``not applicable``; with Stream Output the refusal is raised, as
-    the stream output line's is."""
+    the GPU stage's statistics and invocations (:func:`run_case_gs_gpu`, or ``captured``
+    where the gs outputs run made it) against the CPU reference's (``not compared``, and why,
+    without one). A case without Stream Output that the device cannot run is ``not
+    applicable``; with Stream Output the refusal is raised, as the stream output line's is."""
     assert case.gs is not None
     summary = dev.info["summary"]
     label = f"{case.name}: {summary}: geometry shader"
     try:
-        got_so, captured = run_case_gs_gpu(case, dev)
+        got_so, captured = (None, captured) if captured is not None else \
+            run_case_gs_gpu(case, dev)
     except UnsupportedError as e:
         if case.so_desc is not None:
             raise

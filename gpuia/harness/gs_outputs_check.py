@@ -29,7 +29,7 @@ from .case import Case
 from .compare import ShaderTolerance, compare_so
 from .outputs_check import OutputsRun
 from .reference_geometry import GeometryRun
-from .run_gpu import run_case_so_gpu
+from .run_gpu import run_case_gs_gpu, run_case_so_gpu
 
 __all__ = ["gs_output_case", "check_gs_outputs", "reference_stage"]
 
@@ -70,7 +70,7 @@ def gs_output_case(case: Case, geometry: GeometryRun) -> tuple[Case, frozenset]:
 
 
 def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, note: str,
-                     tolerance: ShaderTolerance) -> OutputsRun:
+                     tolerance: ShaderTolerance, capture: bool = False) -> OutputsRun:
     """Run a case's geometry shader outputs on ``device`` and compare them with the CPU
     reference's (module docstring).
 
@@ -81,10 +81,14 @@ def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, n
             why there is none).
         note (str): why there is no CPU run (read when ``geometry`` is None).
         tolerance (ShaderTolerance): the tolerance of the shader's float outputs.
+        capture (bool): also capture the stage's invocations in the same run
+            (:func:`~gpuia.harness.run_gpu.run_case_gs_gpu`): the run's ``captured``, which
+            the ``geometry shader`` line of a case without Stream Output compares (the
+            declaration gpuia adds changes nothing the stage computes). Default False.
 
     Returns:
         The :class:`~gpuia.harness.outputs_check.OutputsRun` (``detail`` holds the problems,
-        one per ``; ``, when the outputs differ).
+        one per ``; ``, when the outputs differ; ``captured`` when asked for and run).
 
     Raises:
         InvalidDescError: a draw the GPU side refuses as D3D would.
@@ -93,8 +97,14 @@ def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, n
         return OutputsRun("not compared", note)
     recorded, computed = gs_output_case(case, geometry)
     assert recorded.so is not None
+    captured = None
     try:
-        got = run_case_so_gpu(recorded, device)
+        if capture:
+            got_so, captured = run_case_gs_gpu(recorded, device)
+            assert got_so is not None
+            got = got_so
+        else:
+            got = run_case_so_gpu(recorded, device)
     except UnsupportedError as e:
         return OutputsRun("not applicable", str(e))
     ref = write_streams(recorded.so, geometry.streams, recorded.so_targets, computed)
@@ -104,8 +114,8 @@ def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, n
     detail = (f"{written} primitives of {len(recorded.so_targets)} stream(s), stream s in slot "
               f"s, every output")
     if problems:
-        return OutputsRun("DIFFERENT", "; ".join([detail, *problems]))
-    return OutputsRun("OK", ", ".join([detail, *notes]))
+        return OutputsRun("DIFFERENT", "; ".join([detail, *problems]), captured=captured)
+    return OutputsRun("OK", ", ".join([detail, *notes]), captured=captured)
 
 
 def reference_stage(case: Case, ref, geometry: GeometryRun | None,

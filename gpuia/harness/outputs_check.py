@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
+from ..gpu.gs.capture import GSCaptured
 from ..reference.ia import IAResult
 from .case import Case
 from .compare import ShaderTolerance
@@ -41,6 +42,9 @@ class OutputsRun:
             empty.
         gpu (GPUOutputs): the outputs read back, or None (not run).
         comparison (OutputComparison): their comparison, or None (not compared).
+        captured (GSCaptured): a ``gs outputs`` run's capture of the geometry shader stage,
+            when it was asked for (the ``geometry shader`` line reads it instead of running
+            the draws again); else None.
     """
 
     status: str
@@ -48,6 +52,7 @@ class OutputsRun:
     table: str = ""
     gpu: GPUOutputs | None = None
     comparison: OutputComparison | None = None
+    captured: GSCaptured | None = None
 
 
 def has_real_shader(case: Case) -> bool:

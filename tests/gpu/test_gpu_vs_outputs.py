@@ -261,20 +261,96 @@ def test_geometry_shader_outputs_are_checked_without_stream_output(gpu_device, m
                 if ln.path == "gs outputs")
     assert line.status == "OK", line.text()
     assert line.detail == "2 primitives of 1 stream(s), stream s in slot s, every output"
-    real = gs_outputs_check.run_case_so_gpu
+    # Without Stream Output in the case, one run gives the outputs and the stage's capture.
+    real = gs_outputs_check.run_case_gs_gpu
 
     def wrong(*args, **kwargs):  # the GPU's id of the second vertex one off
-        got = real(*args, **kwargs)
+        got, captured = real(*args, **kwargs)
         words = bytearray(got.buffers[0])
         words[36:40] = (2).to_bytes(4, "little")
         got.buffers[0] = bytes(words)
-        return got
+        return got, captured
 
-    monkeypatch.setattr(gs_outputs_check, "run_case_so_gpu", wrong)
+    monkeypatch.setattr(gs_outputs_check, "run_case_gs_gpu", wrong)
     line = next(ln for ln in cross_check(case, [gpu_device], ("pulling",)).lines
                 if ln.path == "gs outputs")
     assert line.status == "DIFFERENT"
     assert "SO slot 0: 1 bytes differ, first at byte 36" in line.detail
+
+
+def _count_gs_runs(monkeypatch):
+    """Spy on the GPU runs of a geometry shader case: calls per (module, function)."""
+    from gpuia.harness import crosscheck, gs_outputs_check
+
+    calls: dict = {}
+    for module in (crosscheck, gs_outputs_check):
+        for name in ("run_case_gs_gpu", "run_case_so_gpu"):
+            real = getattr(module, name, None)
+            if real is None:
+                continue
+
+            key = (module.__name__.rsplit(".", 1)[1], name)
+
+            def spy(*args, _real=real, _key=key, **kwargs):
+                calls[_key] = calls.get(_key, 0) + 1
+                return _real(*args, **kwargs)
+
+            monkeypatch.setattr(module, name, spy)
+    return calls
+
+
+def test_gs_outputs_and_the_geometry_shader_line_share_one_run(gpu_device, monkeypatch):
+    """Without Stream Output in the case, the gs outputs run captures the stage too and the
+    geometry shader line compares that capture: one GPU run for both lines."""
+    calls = _count_gs_runs(monkeypatch)
+    lines = {ln.path: ln for ln in cross_check(load_case(_gs_doc()), [gpu_device],
+                                               ("pulling",)).lines}
+    assert calls == {("gs_outputs_check", "run_case_gs_gpu"): 1}
+    assert lines["gs outputs"].status == "OK", lines["gs outputs"].text()
+    gs = lines["geometry shader"]
+    assert (gs.status, gs.detail) == ("OK", "GSInvocations 2, GSPrimitives 2"), gs.text()
+
+
+def test_the_geometry_shader_line_runs_alone_where_gs_outputs_could_not(gpu_device,
+                                                                         monkeypatch):
+    from gpuia.errors import UnsupportedError
+    from gpuia.harness import gs_outputs_check
+
+    def refuse(*args, **kwargs):
+        raise UnsupportedError("refused for the test")
+
+    monkeypatch.setattr(gs_outputs_check, "run_case_gs_gpu", refuse)
+    calls = _count_gs_runs(monkeypatch)
+    lines = {ln.path: ln for ln in cross_check(load_case(_gs_doc()), [gpu_device],
+                                               ("pulling",)).lines}
+    assert (lines["gs outputs"].status, lines["gs outputs"].detail) == \
+        ("not applicable", "refused for the test")
+    assert calls[("crosscheck", "run_case_gs_gpu")] == 1
+    gs = lines["geometry shader"]
+    assert (gs.status, gs.detail) == ("OK", "GSInvocations 2, GSPrimitives 2"), gs.text()
+
+
+def test_with_stream_output_the_case_runs_its_own_declaration(gpu_device, monkeypatch):
+    """A case with Stream Output: the gs outputs run takes gpuia's declaration, the geometry
+    shader and stream output lines one run of the case's own (20-byte records: 2 points make
+    2 triangles, 6 vertices, 120 bytes)."""
+    doc = _gs_doc()
+    doc["stream_output"] = {
+        "declaration": [{"Stream": 0, "SemanticName": "SV_Position", "ComponentCount": 4,
+                         "OutputSlot": 0},
+                        {"Stream": 0, "SemanticName": "TEXCOORD", "ComponentCount": 1,
+                         "OutputSlot": 0}],
+        "buffer_strides": [20], "rasterized_stream": "NO_RASTERIZED_STREAM",
+        "targets": [{"slot": 0, "size": 120}]}
+    calls = _count_gs_runs(monkeypatch)
+    lines = {ln.path: ln for ln in cross_check(load_case(doc), [gpu_device],
+                                               ("pulling",)).lines}
+    assert calls == {("gs_outputs_check", "run_case_so_gpu"): 1,
+                     ("crosscheck", "run_case_gs_gpu"): 1}
+    for path in ("gs outputs", "geometry shader", "stream output"):
+        assert lines[path].status == "OK", lines[path].text()
+    assert lines["stream output"].detail.startswith(
+        "NumPrimitivesWritten 2, PrimitivesStorageNeeded 2"), lines["stream output"].detail
 
 
 def test_an_adapter_that_cannot_read_outputs_back_is_not_applicable(gpu_device, monkeypatch):
