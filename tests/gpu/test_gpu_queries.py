@@ -165,7 +165,8 @@ def test_pipeline_statistics_of_a_triangle_strip(gpu_device):
     ctx.draw_instanced(4)
     ctx.end_query(heap, "PIPELINE_STATISTICS", 0)
     got = _pipeline(ctx, heap)
-    assert {k: v for k, v in got.items() if k != "not_available"} == {
+    adapter = ("not_available", "adapter_counts", "adapter_note")  # the next tests'
+    assert {k: v for k, v in got.items() if k not in adapter} == {
         "IAVertices": 4, "IAPrimitives": 2, "VSInvocations": 4, "GSInvocations": 0,
         "GSPrimitives": 0, "CInvocations": None, "CPrimitives": None, "PSInvocations": None,
         "HSInvocations": 0, "DSInvocations": 0, "CSInvocations": 0}
@@ -200,6 +201,75 @@ def test_pipeline_statistics_count_cuts_instances_and_only_the_range(gpu_device)
     ctx.draw_instanced(3)  # after: not counted
     got = _pipeline(ctx, heap, 1)
     assert (got["IAVertices"], got["IAPrimitives"], got["VSInvocations"]) == (22, 8, 22)
+
+
+def _adapter(got, counts):
+    """The adapter's own counts of a resolved query against hand-derived ``(primitives,
+    distinct vertices of them)`` (rules 4.11), or the reason where the adapter has none."""
+    from gpuia.gpu.context.gpu_counts import NO_FEATURE, NOTE
+
+    if got["adapter_counts"] is None:
+        assert got["adapter_note"] == NO_FEATURE
+        return False
+    assert got["adapter_note"] == NOTE
+    primitives, at_least = counts
+    assert got["adapter_counts"]["CInvocations"] == primitives, got["adapter_counts"]
+    assert got["adapter_counts"]["VSInvocations"] >= at_least, got["adapter_counts"]
+    return True
+
+
+def test_the_adapters_own_counts_beside_gpuias(gpu_device):
+    """Overlapping queries. Query 0: a 4-vertex strip, 2 triangles on 4 vertices. Query 1:
+    the indexed strip 0,1,2,3,cut,4,5,6 in 2 instances (3 triangles on 7 vertices each: 6 on
+    14), then an 8-vertex list (2 triangles on 6 vertices): 8 triangles, at least 20
+    invocations. Query 2, begun inside 1: the 8-vertex list and a 6-vertex list: 4 triangles
+    on 12 vertices. Draws before, between and after are not counted; D3D's own counts stay
+    gpuia's (22 VSInvocations in query 1)."""
+    ctx = _context(gpu_device, "TRIANGLESTRIP", so=False, cut="0xFFFF")
+    ib = gpu_device.create_buffer(struct.pack("<8H", 0, 1, 2, 3, 0xFFFF, 4, 5, 6),
+                                  bind=("index_buffer",))
+    ctx.ia_set_index_buffer(IndexBufferView(ib, "R16_UINT"))
+    heap = ctx.create_query_heap("PIPELINE_STATISTICS", 3)
+    ctx.draw_instanced(5)
+    ctx.begin_query(heap, "PIPELINE_STATISTICS", 0)
+    ctx.draw_instanced(4)
+    ctx.end_query(heap, "PIPELINE_STATISTICS", 0)
+    ctx.draw_instanced(5)
+    ctx.begin_query(heap, "PIPELINE_STATISTICS", 1)
+    ctx.draw_indexed_instanced(8, 2)
+    ctx.begin_query(heap, "PIPELINE_STATISTICS", 2)
+    ctx.ia_set_primitive_topology("TRIANGLELIST")
+    ctx.draw_instanced(8)
+    ctx.end_query(heap, "PIPELINE_STATISTICS", 1)
+    ctx.draw_instanced(6)
+    ctx.end_query(heap, "PIPELINE_STATISTICS", 2)
+    ctx.draw_instanced(9)
+    got = ctx.resolve_query_data(heap, "PIPELINE_STATISTICS", 0, 3)
+    has = gpu_device.caps.pipeline_statistics_query
+    assert [_adapter(g, c) for g, c in zip(got, [(2, 4), (8, 20), (4, 12)], strict=True)] \
+        == [has] * 3
+    assert [g["VSInvocations"] for g in got] == [4, 22, 14]
+
+
+@pytest.mark.parametrize("per_set, read_at", [(2, 4096), (256, 1)])
+def test_the_adapters_counts_across_many_passes(gpu_device, monkeypatch, per_set, read_at):
+    """A range of 5 render passes (a flush ends each), 2 triangles of 6 vertices per pass:
+    10 triangles on 30 vertices, whether the passes fill several query sets or each submit
+    reads its counts."""
+    from gpuia.gpu.context import gpu_counts, recorder
+
+    monkeypatch.setattr(gpu_counts, "_PER_SET", per_set)
+    monkeypatch.setattr(recorder, "READ_AT", read_at)
+    ctx = _context(gpu_device, so=False)
+    heap = ctx.create_query_heap("PIPELINE_STATISTICS", 1)
+    ctx.begin_query(heap, "PIPELINE_STATISTICS", 0)
+    for _ in range(5):
+        ctx.draw_instanced(6)
+        ctx.flush()
+    ctx.end_query(heap, "PIPELINE_STATISTICS", 0)
+    (got,) = ctx.resolve_query_data(heap, "PIPELINE_STATISTICS", 0, 1)
+    assert _adapter(got, (10, 30)) is gpu_device.caps.pipeline_statistics_query
+    assert got["VSInvocations"] == 30
 
 
 def test_pipeline_statistics_of_a_geometry_shader_draw(gpu_device):

@@ -16,7 +16,8 @@ What each query type counts between its begin and its end (one table, :data:`QUE
 * ``PIPELINE_STATISTICS``: ``D3D12_QUERY_DATA_PIPELINE_STATISTICS``, counted on the host from
   each draw the context issues in the range (a draw predication skips is not counted): the
   counters of :data:`PIPELINE_COUNTERS`; those gpuia cannot know exactly are None, with the
-  reason in ``not_available``.
+  reason in ``not_available``. Beside them, the GPU's own counts of the range where the device
+  has wgpu's pipeline statistics query (:mod:`gpuia.gpu.context.gpu_counts`).
 
 Refused as the D3D12 runtime refuses (:class:`~gpuia.errors.InvalidDescError`, naming the
 call, the field and the rule): a query type the heap type does not hold, an index past the
@@ -232,6 +233,8 @@ class PipelineCounts:
 
     values: dict = field(default_factory=lambda: dict.fromkeys(PIPELINE_COUNTERS, 0))
     unknown: dict = field(default_factory=lambda: dict(_UNKNOWN))
+    # The GPU's own running totals at the begin (gpu_counts.PassCounts), None without them.
+    adapter_begin: list | None = None
 
     def add(self, counts: dict) -> None:
         for k, v in counts.items():

@@ -26,6 +26,7 @@ from ...d3d.draws import DrawInstanced
 from ...errors import InvalidDescError
 from ..buffers import checked_buffer
 from ..ia.plan import host_index_values
+from .gpu_counts import NO_FEATURE, NOTE, PassCounts
 from .guard import exclusive, guarded
 from .queries import (
     QUERY_TYPES,
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ..buffers import Buffer
     from ..device import Device
     from ..vertex.plan import Plan
+    from .recorder import Recorder
 
 __all__ = ["QueryCalls", "QueryState"]
 
@@ -106,6 +108,7 @@ class QueryCalls:
     _queries: QueryState
     if TYPE_CHECKING:  # what the Context provides
         device: Device
+        _rec: Recorder
 
         def draw(self, draw) -> Plan: ...
 
@@ -171,7 +174,7 @@ class QueryCalls:
                                    f"ended: a query is ended before it is begun again")
         stream = QUERY_TYPES[qt].stream
         if stream is None:
-            slot.begin = PipelineCounts()
+            slot.begin = PipelineCounts(adapter_begin=self._adapter_totals())
             self._queries.pipeline[id(slot)] = slot.begin
             self._queries.update()
             self._route_draws()
@@ -206,6 +209,7 @@ class QueryCalls:
             self._queries.update()
             self._route_draws()
             data = counts.result()
+            data.update(self._adapter_counts(counts.adapter_begin))
         else:
             (w0, n0), (w1, n1) = slot.begin, self._so_counts(stream)
             written, needed = (w1 - w0) % _U64, (n1 - n0) % _U64
@@ -219,6 +223,32 @@ class QueryCalls:
             raise InvalidDescError(call, "pQueryHeap", heap, "expected a QueryHeap "
                                    "(Context.create_query_heap)")
         return heap.slot(self, query_type, index, call)
+
+    def _adapter_totals(self) -> list[int] | None:
+        """The GPU's running pipeline statistics totals at a PIPELINE_STATISTICS query's
+        begin or end (gpu_counts): the open pass ends there, pending draws are submitted and
+        waited for; None without the feature."""
+        if not self.device.caps.pipeline_statistics_query:
+            return None
+        rec = self._rec
+        rec.end_pass()  # passes end at a query's bounds: each pass is wholly in or out
+        if rec.gpu_counts is None:
+            rec.gpu_counts = PassCounts(self.device)
+        self.flush()
+        return rec.gpu_counts.read()
+
+    def _adapter_counts(self, begin: list[int] | None) -> dict:
+        """``adapter_counts`` and ``adapter_note`` of a PIPELINE_STATISTICS query ending now,
+        begun at the totals ``begin``; the pass counting stops when no such query is open."""
+        if begin is None:
+            return {"adapter_counts": None, "adapter_note": NO_FEATURE}
+        end = self._adapter_totals()
+        assert end is not None
+        if not self._queries.pipeline:
+            self._rec.gpu_counts = None
+        vs, clipper = ((b - a) % _U64 for a, b in zip(begin, end, strict=True))
+        return {"adapter_counts": {"VSInvocations": vs, "CInvocations": clipper},
+                "adapter_note": NOTE}
 
     def _so_counts(self, stream: int) -> tuple[int, int]:
         s = self.so_statistics(stream)
@@ -246,7 +276,12 @@ class QueryCalls:
             One dict per query: ``NumPrimitivesWritten`` and ``PrimitivesStorageNeeded``
             (SO_STATISTICS_STREAMn); ``Overflow``, 0 or 1 (SO_OVERFLOW_PREDICATE_STREAMn);
             the eleven counters of D3D12_QUERY_DATA_PIPELINE_STATISTICS, None where gpuia
-            cannot know it, and ``not_available``: counter -> why (PIPELINE_STATISTICS).
+            cannot know it, and ``not_available``: counter -> why (PIPELINE_STATISTICS); with
+            them the adapter's own counts, ``adapter_counts`` (``VSInvocations`` and
+            ``CInvocations`` as the GPU counted them, where the device has wgpu's
+            pipeline-statistics-query feature; else None) and ``adapter_note`` (what they
+            count and how they relate to D3D's, or why there are none): never compared or
+            written into ``destination``.
 
         Raises:
             InvalidDescError: as :meth:`begin_query`, and a range past the heap, a query in it
@@ -271,8 +306,9 @@ class QueryCalls:
                 raise InvalidDescError(where, "StartIndex", i, f"query {i} {why}: it has no "
                                        f"{qt.name} data (D3D12 leaves it undefined)")
             d = dict(slot.data[1])
-            if "not_available" in d:
-                d["not_available"] = dict(d["not_available"])
+            for k in ("not_available", "adapter_counts"):
+                if d.get(k) is not None:
+                    d[k] = dict(d[k])
             out.append(d)
         if destination is not None:
             self._write_resolved(destination, aligned_destination_offset,

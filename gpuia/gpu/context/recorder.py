@@ -21,6 +21,7 @@ from ..ia.plan import IndexMode
 from ..raster.drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
 from ..vertex.pipelines import NativeKey, PullingKey
 from ..vertex.plan import DrawPath
+from .gpu_counts import READ_AT
 
 __all__ = ["Recorder", "UniformRing", "RING_DRAWS", "MAX_PULLED"]
 
@@ -113,7 +114,7 @@ class Recorder:
         self.bound_g1 = None
         self.keepalive: list = []
         self.pass_states: dict = {}  # states encoded by raw calls since the last submit
-        self.encoded_state = None
+        self.encoded_state: object = None  # the DrawState the last raw calls encoded
         # The capture being encoded: its route and, for the render-target route, the group of
         # record columns this pass renders and the pass's color views.
         self.capture_route = "storage"
@@ -127,6 +128,9 @@ class Recorder:
         # Per DrawState, while it lives: its pulled bind groups and arena buffer.
         self._pulled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._dummy = None
+        # While a PIPELINE_STATISTICS query is open on a device with the feature: the GPU's
+        # own counts of each render pass (gpu_counts.PassCounts); else None.
+        self.gpu_counts = None
 
     # -- encoder and pass ---------------------------------------------------------------------
     def keep(self, obj) -> None:
@@ -150,8 +154,14 @@ class Recorder:
 
     def end_pass(self) -> None:
         if self.render_pass is not None:
-            self.render_pass.end()
+            self._end(self.render_pass, self.encoder)
             self.render_pass = None
+
+    def _end(self, rp, encoder) -> None:
+        if self.gpu_counts is None:
+            rp.end()
+        else:
+            self.gpu_counts.end_pass(rp, encoder)
 
     def open_pass(self):
         if self.render_pass is None:
@@ -163,6 +173,8 @@ class Recorder:
                 {"view": v, "load_op": "load", "store_op": "store"} for v in views],
                 depth_stencil_attachment=depth)
             self.pass_handle = _ffi.handle(self.render_pass)
+            if self.gpu_counts is not None:
+                self.gpu_counts.begin(self.render_pass)
             self.bound_pipeline = None
             self.bound_vb = [None] * 32
             self.bound_g1 = None
@@ -178,7 +190,7 @@ class Recorder:
         self.render_pass = self.encoder = None
         try:
             if rp is not None:
-                rp.end()
+                self._end(rp, enc)
             self.ring.upload(self.device.device.queue)
             commands = enc.finish()
         finally:
@@ -187,6 +199,8 @@ class Recorder:
         self.device.device.queue.submit([commands])
         self.keepalive.clear()
         self.pass_states.clear()
+        if self.gpu_counts is not None and self.gpu_counts.used >= READ_AT:
+            self.gpu_counts.read()  # a long range: its query sets read and reused
         return True
 
     # -- per-draw blocks ----------------------------------------------------------------------
