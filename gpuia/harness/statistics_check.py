@@ -34,8 +34,9 @@ import numpy as np
 __all__ = ["DrawStatistics", "reference_statistics", "statistics_problems",
            "statistics_verdict", "NO_FEATURE"]
 
-NO_FEATURE = ("the adapter lacks wgpu's native pipeline-statistics-query feature: its own vertex "
-              "shader and clipper counts cannot be read (docs/known-adapter-issues.md)")
+NO_FEATURE = ("the device has no pipeline-statistics-query, wgpu's native feature (its adapter "
+              "lacks it, or the wgpu device was made without it): the GPU's own vertex shader "
+              "and clipper counts cannot be read (docs/known-adapter-issues.md)")
 
 
 @dataclass(frozen=True)

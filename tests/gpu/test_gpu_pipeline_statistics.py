@@ -20,6 +20,9 @@ from gpuia.harness.statistics_check import NO_FEATURE
 from statistics_cases import STATISTICS_CASES
 
 FEATURE = "pipeline-statistics-query"
+# An application's device lives for the session (tests/gpu/test_gpu_from_wgpu.py: on an adapter
+# with the ONE_DEVICE quirk, dropping one breaks the session's other devices).
+_APP_DEVICES: list = []
 
 
 def test_a_device_asks_for_the_feature_where_its_adapter_has_it(devices):
@@ -72,3 +75,25 @@ def test_no_line_without_the_raster_check(gpu_device):
     doc = next(d for d, _ in STATISTICS_CASES if d["name"] == "list-6")
     result = cross_check(load_case(doc), [gpu_device], ["native"], raster=False)
     assert all(ln.path != "pipeline statistics" for ln in result.lines)
+
+
+def test_a_device_made_without_the_feature_says_so(gpu_device):
+    """An application's wgpu device made without the feature (Device.from_wgpu) reads no
+    counts, even on an adapter that has it: the line and a Context's query say why."""
+    from gpuia.gpu import Context, Device
+    from gpuia.gpu.context.gpu_counts import NO_FEATURE as CONTEXT_NO_FEATURE
+
+    wgpu_device = gpu_device.adapter.request_device_sync(required_features=[])
+    _APP_DEVICES.append(wgpu_device)
+    dev = Device.from_wgpu(wgpu_device, depth_copies=False)
+    assert not dev.caps.pipeline_statistics_query
+    doc = next(d for d, _ in STATISTICS_CASES if d["name"] == "strip-6")
+    line = _statistics_line(cross_check(load_case(doc), [dev], ["native"], raster=True))
+    assert (line.status, line.detail) == ("not applicable", NO_FEATURE)
+    assert line.detail.startswith("the device has no pipeline-statistics-query")
+    ctx = Context(dev)
+    heap = ctx.create_query_heap("PIPELINE_STATISTICS", 1)
+    ctx.begin_query(heap, "PIPELINE_STATISTICS", 0)
+    ctx.end_query(heap, "PIPELINE_STATISTICS", 0)
+    (got,) = ctx.resolve_query_data(heap, "PIPELINE_STATISTICS", 0, 1)
+    assert got["adapter_counts"] is None and got["adapter_note"] == CONTEXT_NO_FEATURE

@@ -33,8 +33,9 @@ NOTE = ("the adapter's own counts over every render pass gpuia encoded in the ra
         "distinct vertices of those primitives, no more fixed (rules 4.11)")
 """What ``adapter_counts`` of a resolved PIPELINE_STATISTICS query are."""
 
-NO_FEATURE = ("the adapter lacks wgpu's native pipeline-statistics-query feature: its own "
-              "counts cannot be read (docs/known-adapter-issues.md)")
+NO_FEATURE = ("the device has no pipeline-statistics-query, wgpu's native feature (its adapter "
+              "lacks it, or the wgpu device was made without it): the GPU's own counts cannot "
+              "be read (docs/known-adapter-issues.md)")
 """``adapter_note`` where the device has no pipeline statistics query."""
 
 
