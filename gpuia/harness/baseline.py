@@ -8,12 +8,13 @@ A **baseline** is a CSV file, one expectation a row, ``#`` lines comments::
 
 ``case``, ``path`` and ``adapter`` are shell patterns (``fnmatch``; the adapter's
 case-insensitively) over the case's name, the line's path (``native``, ``pulling``, ``stream
-output``, ``raster``) and the adapter's summary; an error of a whole case has the empty path and
-adapter, which ``*`` matches. ``status`` is ``pass``, ``fail`` (a ``DIFFERENT`` line), ``error``
-(the case could not be checked; ``code``, when given, is the lint code of what was refused:
-:data:`ERROR_CODES`), ``crash`` or ``timeout``. The first row that matches a result is its
-expectation; a result no row matches is expected to pass (lines ``not applicable`` or ``not
-compared`` pass). Rows that match nothing (cases of another shard) are ignored.
+output``, ``raster``, ``pipeline statistics``) and the adapter's summary; an error of a whole
+case has the empty path and adapter, which ``*`` matches. ``status`` is ``pass``, ``fail`` (a
+``DIFFERENT`` line), ``error`` (the case could not be checked; ``code``, when given, is the lint
+code of what was refused: :data:`ERROR_CODES`), ``crash`` or ``timeout``. The first row that
+matches a result is its expectation; a result no row matches is expected to pass (lines ``not
+applicable`` or ``not compared`` pass). Rows that match nothing (cases of another shard) are
+ignored.
 
 A **flakes** file holds one shell pattern a line; a result whose case name or line label
 (``case: adapter: path``) matches one may differ from the baseline without counting.
