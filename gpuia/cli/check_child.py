@@ -10,6 +10,13 @@ reason) per adapter that made no device). Each request names one case file; the 
 this process (:func:`gpuia.cli.in_process.run_command`), with ``--json`` (and ``--html``) into
 a folder of its own that is removed after the case, and ``--csv`` into the parent's folder.
 
+With ``config["adapter_slot"]`` (``--workers`` with ``--adapter``), the worker opens one adapter
+only, the slot's of those ``--adapter`` selects (:func:`~gpuia.gpu.adapters.spread_adapter`:
+round-robin), pins its pool to it, and says which in its ready message: ``group`` and
+``adapter_index`` (its position in wgpu's enumeration) and ``adapters_matching`` (how many
+matched). A request with ``digest`` also runs ``gpuia run FILE --backend gpu`` there and answers
+``digest``: a SHA-256 per part of the result document (:func:`result_digest`).
+
 Answer: ``rc``, ``stdout`` (without the ``<adapter>: unavailable: <reason>`` lines every
 ``check`` starts with: the parent prints them once), ``stderr``, ``traceback`` when one escaped,
 and ``record``: the case's entry of the JSON report (:mod:`gpuia.harness.check_report`), None
@@ -18,16 +25,21 @@ when the command wrote none.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 import tempfile
 
+from ..gpu.adapters import spread_adapter
 from ..gpu.device import DevicePool
 from ..util.worker_pool import serve
 from .in_process import run_command
 
-__all__ = ["make_handler", "main"]
+__all__ = ["make_handler", "result_digest", "main"]
+
+# Keys of a result document that name where and how it ran, not what it holds.
+_PROVENANCE = ("adapter", "adapter_info", "path")
 
 
 def make_handler(config: dict, devices: DevicePool | None = None):
@@ -36,17 +48,19 @@ def make_handler(config: dict, devices: DevicePool | None = None):
     Raises ValueError for another mode, RuntimeError when no selected adapter made a device,
     and what selecting the adapters raises (UnsupportedError when none matches)."""
     pool = devices if devices is not None else DevicePool()
+    spread = _pin(config, pool)
     if config.get("mode") == "command":
-        return _command(config, pool)
+        return _command(config, pool, spread)
     if config.get("mode") != "check":
         raise ValueError(f"this child serves the 'check' and 'command' modes, not "
                          f"{config.get('mode')!r}")
     made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
     if not made:
-        raise RuntimeError("no selected adapter could create a device")
+        raise RuntimeError("no selected adapter could create a device"
+                           + "".join(f"; {s}: {r}" for s, r in missing))
     ready = {"infos": {d.info["summary"]: d.info for d in made},
              "unavailable": [list(pair) for pair in missing],
-             "cpu_only": all(d.info["type"] == "CPU" for d in made)}
+             "cpu_only": all(d.info["type"] == "CPU" for d in made), **spread}
     from . import build_parser
 
     parser = build_parser()  # once: making it costs about a third of a small case's check
@@ -68,23 +82,57 @@ def make_handler(config: dict, devices: DevicePool | None = None):
                 with open(report, encoding="utf-8") as f:
                     cases = json.load(f)["cases"]
             answer["record"] = cases[0] if cases else None
+        if spread:
+            answer["adapter_index"] = spread["adapter_index"]
+        if req.get("digest"):
+            answer["digest"] = result_digest(run_command(
+                ["run", req["path"], "--backend", "gpu", *config.get("run_argv", [])], pool,
+                parser))
         return answer
 
     return handle, ready
 
 
-def _command(config: dict, pool: DevicePool):
+def _pin(config: dict, pool: DevicePool) -> dict:
+    """With ``config["adapter_slot"]``: pin ``pool`` to the slot's adapter and return what the
+    ready message says of it; else ``{}``."""
+    slot = config.get("adapter_slot")
+    if slot is None:
+        return {}
+    adapter, index, count = spread_adapter(config.get("adapter"), config.get("gpu_backend"),
+                                           int(slot))
+    pool.pin(adapter)
+    return {"group": index, "adapter_index": index, "adapters_matching": count}
+
+
+def result_digest(answer: dict) -> dict | None:
+    """The SHA-256 of each part of the result document a ``gpuia run --backend gpu`` answer
+    printed (``invocations``, ``statistics``, ``stream_output``, ``outputs``, ...), without
+    what names the adapter and the path (:data:`_PROVENANCE`); None when the run printed no
+    result (its exit status was not 0)."""
+    if answer.get("rc") != 0:
+        return None
+    try:
+        doc = json.loads(answer["stdout"])
+    except ValueError:
+        return None
+    return {key: hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+            for key, value in sorted(doc.items()) if key not in _PROVENANCE}
+
+
+def _command(config: dict, pool: DevicePool, spread: dict):
     """The handler of a ``command`` worker: ``gpuia <config["command"]> FILE <config["argv"]>``
     per request, its answer ``rc``, ``stdout``, ``stderr`` (and ``traceback``); the selected
     adapters' devices are opened first when ``config["devices"]``."""
     from . import build_parser
 
     parser = build_parser()
-    ready: dict = {"cpu_only": True}
+    ready: dict = {"cpu_only": True, **spread}
     if config.get("devices"):
-        made, _ = pool.select(config.get("adapter"), config.get("gpu_backend"))
+        made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
         if not made:
-            raise RuntimeError("no selected adapter could create a device")
+            raise RuntimeError("no selected adapter could create a device"
+                               + "".join(f"; {s}: {r}" for s, r in missing))
         ready["cpu_only"] = all(d.info["type"] == "CPU" for d in made)
 
     def handle(req):

@@ -23,7 +23,7 @@ from ..util.worker_pool import Pool, WorkerStartError
 from .common import EXIT_INVALID, case_progress, error_line, whole_number
 
 __all__ = ["worker_options", "in_case_order", "write_output", "run_on_workers", "died_line",
-           "refuse_without_workers", "DIED", "NO_TIMEOUT", "WORKER_COMMAND"]
+           "refuse_without_workers", "adapter_slots", "DIED", "NO_TIMEOUT", "WORKER_COMMAND"]
 
 WORKER_COMMAND = [sys.executable, "-m", "gpuia.cli.check_child"]
 NO_TIMEOUT = 1e6  # seconds (11 days; poll() takes no more): a case without --timeout waits
@@ -52,6 +52,16 @@ def worker_options(p) -> None:
                         "worker is killed and replaced)")
 
 
+def adapter_slots(args, count: int, devices: bool = True) -> list[dict] | None:
+    """Each of ``count`` workers' own configuration when ``--adapter`` names the adapters
+    (and the command opens devices): worker ``k`` opens the ``k``-th of the matching adapters,
+    round-robin (:func:`gpuia.gpu.adapters.spread_adapter`); None without ``--adapter``,
+    where every worker opens the one preferred adapter."""
+    if not devices or not getattr(args, "adapter", None):
+        return None
+    return [{"adapter_slot": k} for k in range(count)]
+
+
 def write_output(bar, text: str, file) -> None:
     """A worker's output for one case, as the one process would have printed it."""
     if not text:
@@ -78,7 +88,8 @@ def in_case_order(pool: Pool, requests: list[dict], timeout: float, emit, died) 
     for i in range(head, len(requests)):  # from the first request whose worker died
         outcome = done.pop(i)
         if outcome.status in DIED:
-            worker = pool.workers[0]  # every other worker is idle now: this one runs it alone
+            # every other worker is idle now: one that may take it (its adapter's) runs it alone
+            worker = pool.worker_for(requests[i])
             worker.stop()
             status = max(status, died(i, outcome, worker.run(requests[i], timeout)))
         else:
@@ -120,7 +131,7 @@ def run_on_workers(args, command: str, argv: list[str], devices: bool) -> int:
     config = {"mode": "command", "command": command, "argv": argv, "devices": devices,
               "adapter": getattr(args, "adapter", None),
               "gpu_backend": getattr(args, "gpu_backend", None)}
-    pool = Pool(config, args.workers, WORKER_COMMAND)
+    pool = Pool(config, args.workers, WORKER_COMMAND, adapter_slots(args, args.workers, devices))
     # validate has no --progress: no bar
     bar = case_progress(args, f"gpuia {command}") if hasattr(args, "progress") else \
         Progress(len(args.cases), command, "case", enabled=False)

@@ -1,8 +1,9 @@
 """The adapters wgpu finds, how gpuia chooses one, and the wgpu device it makes on it.
 
-Adapters are chosen by a substring of their summary (``--adapter``, env ``GPUIA_ADAPTER``) and
-optionally a backend (``Vulkan``, ``OpenGL``, ...); :func:`select_adapter` prefers any backend
-to OpenGL, then a discrete GPU, an integrated one, a virtual one, a CPU one.
+Adapters are chosen by a substring of their summary (``--adapter``, env ``GPUIA_ADAPTER``), by
+several substrings separated by commas, or ``all``, and optionally a backend (``Vulkan``,
+``OpenGL``, ...); :func:`select_adapter` prefers any backend to OpenGL, then a discrete GPU, an
+integrated one, a virtual one, a CPU one.
 
 Guaranteed: wgpu enumerates adapters once per process, and every listing and selection here
 describes that one set (enumerating again breaks an existing OpenGL device). On an adapter with
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # imported where an adapter is enumerated: the cpu backend ne
     import wgpu
 
 __all__ = ["AdapterInfo", "list_adapters", "select_adapters", "select_adapter",
-           "request_device", "adapter_driver_info"]
+           "spread_adapter", "request_device", "adapter_driver_info"]
 
 os.environ.setdefault("XDG_RUNTIME_DIR", "/tmp")  # Mesa complains on stderr without it
 
@@ -170,15 +171,26 @@ def list_adapters() -> list[AdapterInfo]:
     return [_info(i, a) for i, a in enumerate(_adapters())]
 
 
-def _matches(a, substring: str | None, backend: str | None) -> bool:
+def _patterns(substring: str, adapters) -> list[str]:
+    """The substrings an ``--adapter`` value names: the value itself when it is part of an
+    adapter's summary as it stands (commas and all: summaries hold commas, and a value that
+    selected adapters before keeps selecting the same ones), else its comma-separated parts."""
+    if any(substring.lower() in a.summary.lower() for a in adapters):
+        return [substring]
+    return [p.strip() for p in substring.split(",") if p.strip()] or [substring]
+
+
+def _matches(a, patterns: list[str], backend: str | None) -> bool:
     if backend and a.info.get("backend_type", "").lower() != backend.lower():
         return False
-    return not substring or substring.lower() in a.summary.lower()
+    return not patterns or any(p.lower() in a.summary.lower() for p in patterns)
 
 
 def select_adapters(substring: str | None = None, backend: str | None = None):
-    """All adapters whose summary contains ``substring`` (case-insensitive) on ``backend``.
-    ``substring`` ``"all"`` selects every adapter.
+    """All adapters whose summary contains ``substring`` (case-insensitive) on ``backend``, in
+    wgpu's order. ``substring`` ``"all"`` selects every adapter; ``"A,B"`` the adapters that
+    contain ``A`` or ``B`` (unless ``"A,B"`` as a whole is part of a summary: then it is one
+    substring, as before commas separated substrings).
 
     Raises:
         UnsupportedError: no adapter matches (the message lists them all), or wgpu cannot
@@ -187,12 +199,34 @@ def select_adapters(substring: str | None = None, backend: str | None = None):
     adapters = _adapters()
     if substring == "all":
         substring = None
-    chosen = [a for a in adapters if _matches(a, substring, backend)]
+    patterns = _patterns(substring, adapters) if substring else []
+    chosen = [a for a in adapters if _matches(a, patterns, backend)]
     if not chosen:
         have = "; ".join(a.summary for a in adapters) or "none"
         raise UnsupportedError(f"no GPU adapter matches adapter={substring!r} backend={backend!r} "
                                f"(adapters: {have})")
     return chosen
+
+
+def spread_adapter(substring: str | None, backend: str | None, slot: int):
+    """The adapter of worker ``slot`` when workers are spread over the adapters an
+    ``--adapter`` value selects (:func:`select_adapters`): round-robin, so that slot ``k`` of
+    ``M`` matching adapters takes the ``k mod M``-th of them in wgpu's order (16 workers on 8
+    GPUs: two each). Every process of one machine enumerates the same adapters in the same
+    order, so the workers agree without talking to each other.
+
+    Returns:
+        ``(adapter, index, count)``: the ``wgpu.GPUAdapter``, its position in wgpu's
+        enumeration (:attr:`AdapterInfo.index`: identical GPUs have identical summaries, not
+        identical indexes), and how many adapters matched.
+
+    Raises:
+        UnsupportedError: as :func:`select_adapters`.
+    """
+    chosen = select_adapters(substring, backend)
+    adapter = chosen[slot % len(chosen)]
+    index = next(i for i, a in enumerate(_adapters()) if a is adapter)
+    return adapter, index, len(chosen)
 
 
 def select_adapter(substring: str | None = None, backend: str | None = None) -> wgpu.GPUAdapter:
@@ -202,8 +236,9 @@ def select_adapter(substring: str | None = None, backend: str | None = None) -> 
     both at a cost), then a discrete GPU, an integrated one, a virtual one, a CPU one.
 
     Arguments:
-        substring (str | None): a case-insensitive substring of the adapter's summary;
-            ``"all"`` or empty matches every adapter. Default: env ``GPUIA_ADAPTER``.
+        substring (str | None): a case-insensitive substring of the adapter's summary, or
+            several separated by commas (:func:`select_adapters`); ``"all"`` or empty matches
+            every adapter. Default: env ``GPUIA_ADAPTER``.
         backend (str | None): the wgpu backend name, compared case-insensitively
             (``Vulkan``, ``OpenGL``, ``Metal``, ``D3D12``). Default: env ``GPUIA_BACKEND``.
 

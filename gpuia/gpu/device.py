@@ -265,6 +265,7 @@ class DevicePool:
         # id(adapter) -> (adapter, Device); the adapter is held so that its id stays its own.
         self._kept: dict[int, tuple] = {}
         self._lock = threading.Lock()
+        self._pinned = None  # the one adapter of a worker spread over several (pin())
 
     def __len__(self) -> int:
         """How many devices are kept."""
@@ -294,10 +295,10 @@ class DevicePool:
     def select(self, adapter: str | None = None,
                backend: str | None = None) -> tuple[list[Device], list[tuple[str, str]]]:
         """The devices of the adapters an ``--adapter`` option selects: with ``adapter`` (a
-        substring of the summary, or ``"all"``) every adapter matching it and ``backend``;
-        without, the one :func:`select_adapter` prefers (env ``GPUIA_ADAPTER``,
-        ``GPUIA_BACKEND``). An adapter whose device cannot be made (a gpuia exception) is
-        reported, not raised.
+        substring of the summary, or ``"all"``) every adapter matching it and ``backend``; without,
+        the one :func:`select_adapter` prefers (env ``GPUIA_ADAPTER``, ``GPUIA_BACKEND``); in a pool
+        :meth:`pin` pinned, that one adapter. An adapter whose device cannot be made (a gpuia
+        exception) is reported, not raised.
 
         Arguments:
             adapter (str | None): the ``--adapter`` value.
@@ -311,7 +312,12 @@ class DevicePool:
         Raises:
             UnsupportedError: no adapter matches, or wgpu cannot enumerate adapters.
         """
-        chosen = select_adapters(adapter, backend) if adapter else [select_adapter(None, backend)]
+        if self._pinned is not None:
+            chosen = [self._pinned]
+        elif adapter:
+            chosen = select_adapters(adapter, backend)
+        else:
+            chosen = [select_adapter(None, backend)]
         devices, unavailable = [], []
         for a in chosen:
             try:
@@ -319,6 +325,17 @@ class DevicePool:
             except GpuiaError as exc:  # e.g. a GL context a headless machine cannot give
                 unavailable.append((a.summary, " ".join(str(exc).split())))
         return devices, unavailable
+
+    def pin(self, adapter: wgpu.GPUAdapter) -> None:
+        """From now on :meth:`select` gives ``adapter``'s device whatever it is asked: a worker
+        process of ``--workers N --adapter A,B`` runs every command on its own adapter alone
+        (docs/scale-out.md). :meth:`clear` keeps the pin."""
+        self._pinned = adapter
+
+    @property
+    def pinned(self):
+        """The adapter :meth:`pin` set, or None."""
+        return self._pinned
 
     def clear(self) -> None:
         """Forget every kept device, so that the next :meth:`get` makes a new one: after a

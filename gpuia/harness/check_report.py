@@ -16,8 +16,10 @@ position among them (a shard runs those of its part only). ``LINE`` is one line 
 check`` (:class:`~gpuia.harness.crosscheck.CheckLine`'s ``label``, ``status``, ``detail``,
 ``table``, ``problems``, ``path``, ``adapter``, ``seconds``). ``view`` (with ``--html``) is the
 case's HTML view and ``csv_files`` (with ``--csv``) the case's CSV files by name, so the merge can
-write those reports too. ``crash`` and ``timeout`` (``check --workers``): the case's worker
-died or passed ``--timeout``, and again when the case ran alone (``error`` says how).
+write those reports too. ``ran_on`` (``check --workers`` with ``--adapter``) lists the positions
+in wgpu's enumeration of the adapters the case ran on (identical GPUs share a summary, not a
+position). ``crash`` and ``timeout`` (``check --workers``): the case's worker died or passed
+``--timeout``, and again when the case ran alone (``error`` says how).
 ``complete`` is false in a report saved part way (the run was stopped); ``command``,
 ``shard`` and ``seconds`` are provenance and timing.
 
@@ -80,6 +82,7 @@ class CaseRecord:
     view: Any = None
     csv_files: dict[str, str] | None = None
     outcome: str | None = None  # "crash" or "timeout": its worker died or ran out of time
+    ran_on: list[int] | None = None  # --workers over adapters: the adapters' indexes
 
     def as_json(self) -> dict:
         doc: dict[str, Any] = {"index": self.index, "source": self.source, "case": self.case,
@@ -89,13 +92,15 @@ class CaseRecord:
             doc["view"] = self.view
         if self.csv_files is not None:
             doc["csv_files"] = self.csv_files
+        if self.ran_on is not None:
+            doc["ran_on"] = self.ran_on
         return doc
 
     @classmethod
     def from_json(cls, doc: dict) -> CaseRecord:
         outcome = doc.get("status") if doc.get("status") in ("crash", "timeout") else None
         return cls(doc["index"], doc["source"], doc["case"], doc.get("lines"), doc.get("error"),
-                   doc.get("view"), doc.get("csv_files"), outcome)
+                   doc.get("view"), doc.get("csv_files"), outcome, doc.get("ran_on"))
 
     def result(self) -> CheckResult | None:
         """The case's :class:`CheckResult` (verdicts only), None when it was not read."""

@@ -249,18 +249,38 @@ class Worker:
 
 
 class Pool:
-    """``jobs`` workers with the same configuration. :meth:`run` sends requests to whichever
-    worker is free and yields ``(position, Outcome)`` as they finish; ``stop_when()`` (checked
-    before each new request) ends submission early.
+    """``jobs`` workers with the same configuration, apart from ``slots``: worker ``k`` gets
+    ``slots[k]`` added to it (``--workers`` spread over adapters: each its own). :meth:`run`
+    sends requests to whichever worker is free and yields ``(position, Outcome)`` as they
+    finish; ``stop_when()`` (checked before each new request) ends submission early. A request
+    with a ``group`` goes only to a worker whose ready message has that ``group`` (its
+    adapter); the others wait for it, not the requests behind them.
 
     The pool owns one temporary folder, ``config["workdir"]`` for its children (a child writes
     its files under it, a folder per request): :meth:`close` removes it with whatever a child
     killed mid-case left there."""
 
-    def __init__(self, config: dict, jobs: int = 1, command: list[str] | None = None):
+    def __init__(self, config: dict, jobs: int = 1, command: list[str] | None = None,
+                 slots: list[dict] | None = None):
         self.workdir = tempfile.mkdtemp(prefix="gpuia-workers-")
-        config = {**config, "workdir": self.workdir}
-        self.workers = [Worker(config, command) for _ in range(max(1, jobs))]
+        self.config = {**config, "workdir": self.workdir}
+        self.command = command
+        self.workers = [Worker({**self.config, **(slots[k] if slots else {})}, command)
+                        for k in range(max(1, jobs))]
+
+    def grow(self, slots: list[dict]) -> None:
+        """Start one more worker per entry of ``slots`` (each added to the configuration) and
+        wait until each is ready."""
+        added = [Worker({**self.config, **slot}, self.command) for slot in slots]
+        self.workers += added
+        for w in added:
+            w.launch()
+        for w in added:
+            w.wait_ready()
+
+    def worker_for(self, request: dict) -> Worker:
+        """The first worker that may take ``request`` (its ``group``'s)."""
+        return next(w for w in self.workers if _takes(w, request))
 
     def start(self) -> dict:
         """Start every child at once, then wait for each; returns the last ready message."""
@@ -302,18 +322,28 @@ class Pool:
         requests = iter(requests)
         busy: dict[int, tuple[Worker, int]] = {}
         free = list(self.workers)
+        waiting: list = []  # (position, request) taken, waiting for a worker of its group
         position = 0
         exhausted = False
         while True:
-            while free and not exhausted and not stop_when():
-                req = next(requests, None)
-                if req is None:
-                    exhausted = True
-                    break
-                w = free.pop()
+            while free and not stop_when():
+                pick = next(((p, r, w) for p, r in waiting for w in reversed(free)
+                             if _takes(w, r)), None)
+                if pick is None:
+                    if exhausted or len(waiting) >= 4 * len(self.workers):
+                        break
+                    req = next(requests, None)
+                    if req is None:
+                        exhausted = True
+                        break
+                    waiting.append((position, req))
+                    position += 1
+                    continue
+                pos, req, w = pick
+                waiting.remove((pos, req))
+                free.remove(w)
                 w.send(req)
-                busy[id(w)] = (w, position)
-                position += 1
+                busy[id(w)] = (w, pos)
             if not busy:
                 return
             # Wait for any busy worker; a worker past its deadline is timed out by receive().
@@ -333,6 +363,11 @@ class Pool:
                     del busy[key]
                     free.append(w)
                     yield pos, out
+
+
+def _takes(worker: Worker, request: dict) -> bool:
+    """Whether ``worker`` may run ``request``: any worker, unless the request names a group."""
+    return "group" not in request or worker.ready.get("group") == request["group"]
 
 
 # -- the child's side --------------------------------------------------------------------

@@ -46,6 +46,7 @@ from ..common import (
     row_count,
     writable,
 )
+from ..each_adapter import each_adapter_option
 from ..scale import CheckRecorder, check_report_options, shard_option
 from ..workers import worker_options
 
@@ -108,11 +109,12 @@ def add_parser(subparsers):
     shard_option(c)
     check_report_options(c)
     worker_options(c)
+    each_adapter_option(c)
     return c
 
 
 def run(args) -> int:
-    if args.workers or args.timeout is not None:  # (--timeout alone: refused there)
+    if args.workers or args.timeout is not None or args.each_adapter:  # (alone: refused there)
         return run_with_workers(args)
     unavailable_pairs: list = []
     views: list = []

@@ -113,7 +113,9 @@ def run(args) -> int:
         if args.backend == "gpu":  # wgpu is loaded only here: --backend cpu never needs it
             from ...gpu import get_device
 
-            device = get_device(args.adapter, args.gpu_backend)
+            pool = getattr(args, "device_pool", None)  # a worker's, pinned to its adapter
+            device = pool.get(pool.pinned) if pool is not None and pool.pinned is not None \
+                else get_device(args.adapter, args.gpu_backend)
             res, doc = run_case(case, args.backend, path=args.path, device=device,
                                 max_invocations=args.max_invocations,
                                 capture_route=args.capture)
