@@ -329,7 +329,12 @@ class DevicePool:
     def pin(self, adapter: wgpu.GPUAdapter) -> None:
         """From now on :meth:`select` gives ``adapter``'s device whatever it is asked: a worker
         process of ``--workers N --adapter A,B`` runs every command on its own adapter alone
-        (docs/scale-out.md). :meth:`clear` keeps the pin."""
+        (docs/scale-out.md). :meth:`clear` keeps the pin.
+
+        Arguments:
+            adapter: the ``wgpu.GPUAdapter`` (one of
+                :func:`~gpuia.gpu.adapters.select_adapters`').
+        """
         self._pinned = adapter
 
     @property

@@ -111,11 +111,7 @@ def run(args) -> int:
     def action(path, case):
         device, cpu = None, None
         if args.backend == "gpu":  # wgpu is loaded only here: --backend cpu never needs it
-            from ...gpu import get_device
-
-            pool = getattr(args, "device_pool", None)  # a worker's, pinned to its adapter
-            device = pool.get(pool.pinned) if pool is not None and pool.pinned is not None \
-                else get_device(args.adapter, args.gpu_backend)
+            device = _device(args)
             res, doc = run_case(case, args.backend, path=args.path, device=device,
                                 max_invocations=args.max_invocations,
                                 capture_route=args.capture)
@@ -158,6 +154,17 @@ def run(args) -> int:
 
     with bar:
         return each_case(args.cases, action, bar, feature_level=args.feature_level)
+
+
+def _device(args):
+    """The device ``run --backend gpu`` draws on: a worker's, pinned to its one adapter
+    (``--workers`` over several), else the one ``--adapter`` / ``--gpu-backend`` choose."""
+    from ...gpu import get_device
+
+    pool = getattr(args, "device_pool", None)
+    if pool is not None and pool.pinned is not None:
+        return pool.get(pool.pinned)
+    return get_device(args.adapter, args.gpu_backend)
 
 
 def _child_argv(args) -> list[str]:
