@@ -4,8 +4,9 @@ whether the adapters agree (docs/scale-out.md, "Every GPU of a host").
 
 A case judged on one adapter is the same bytes on any other: each adapter's worker also runs
 ``gpuia run CASE --backend gpu`` and answers a SHA-256 per part of that result document
-(:func:`gpuia.cli.check_child.result_digest`: the invocations' input bits, the statistics, the
-Stream Output buffers' bytes, the shader's outputs; not the adapter's name or the path taken).
+(:func:`gpuia.cli.check_child.result_digest`: the invocations' input bits, the vertex shader's
+outputs, the statistics, the Stream Output buffers' bytes; not the adapter's name or the path
+taken).
 The line ``<case>: each adapter: OK: the same result bytes on M adapters (#i, #j, ...)`` says
 they are equal; ``DIFFERENT`` names the first adapter and each one that differs from it, with
 the parts that differ, and fails the case (exit status 1). ``not compared``: an adapter gave no
