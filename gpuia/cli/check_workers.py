@@ -152,7 +152,8 @@ def _run_cases(args, pool: Pool, recorder: CheckRecorder, bar, csv_dir) -> int:
         write_output(bar, line + "\n", sys.stdout)
         label = printable(Path(paths[i]).stem)
         message = line[len(label) + 2:]  # after "<label>: "
-        recorder.add(CaseRecord(0, printable(paths[i]), label, None, message, outcome=kind))
+        recorder.add(CaseRecord(0, printable(paths[i]), label, None, message, outcome=kind,
+                                ran_on=None if first.group is None else [first.group]))
         bar.update(1, label)
         return EXIT_DIFF
 

@@ -88,8 +88,10 @@ def in_case_order(pool: Pool, requests: list[dict], timeout: float, emit, died) 
     for i in range(head, len(requests)):  # from the first request whose worker died
         outcome = done.pop(i)
         if outcome.status in DIED:
-            # every other worker is idle now: one that may take it (its adapter's) runs it alone
-            worker = pool.worker_for(requests[i])
+            # every other worker is idle now: one of its adapter's runs it alone
+            again = requests[i] if outcome.group is None else \
+                {**requests[i], "group": outcome.group}  # on the adapter it died on
+            worker = pool.worker_for(again)
             worker.stop()
             status = max(status, died(i, outcome, worker.run(requests[i], timeout)))
         else:

@@ -63,6 +63,7 @@ class Outcome:
     stderr: str = ""
     seconds: float = 0.0
     reference: object = None
+    group: object = None  # the ready message's group of the worker that ran it (Pool.run)
 
     @property
     def lines(self) -> list:
@@ -360,6 +361,7 @@ class Pool:
                 due = w.sent_at + timeout <= time.monotonic()
                 if key in ready or due or w.has_line() or w.proc is None:
                     out = w.receive(timeout)
+                    out.group = w.ready.get("group")
                     del busy[key]
                     free.append(w)
                     yield pos, out

@@ -150,3 +150,35 @@ def test_run_workers_spread_too_and_each_result_names_its_adapter(tmp_path, summ
     ran = {json.loads((tmp_path / f"{c.stem}.json").read_text())["adapter"]["summary"]
            for c in cases}
     assert ran == set(summaries[:2])  # the two cases went to the two workers at once
+
+
+def test_a_case_whose_worker_died_runs_again_on_its_adapter(tmp_path, summaries, monkeypatch,
+                                                            capsys):
+    """The worker of adapter #1 killed (SIGKILL) right after it was sent its first case: the
+    case runs again alone on a new worker of that adapter, and every case completes."""
+    send = worker_pool.Worker.send
+    killed: list[str] = []
+
+    def killing(self, request):
+        send(self, request)
+        if self.ready.get("group") == 1 and not killed:
+            killed.append(request["path"])
+            self.proc.kill()
+            self.proc.wait()
+
+    monkeypatch.setattr(worker_pool.Worker, "send", killing)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    report = tmp_path / "r.json"
+    cases = [str(TRIANGLE), str(SO_CASE), str(TRIANGLE.with_name("instance_step_rates.json"))]
+    rc = cli_main(["check", *cases, "--workers", "2", "--adapter", "all", "--no-progress",
+                   "--json", str(report)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    (path,) = killed
+    doc = json.loads(report.read_text())
+    assert [c["status"] for c in doc["cases"]] == ["pass"] * 3
+    (case,) = [c for c in doc["cases"] if c["source"] == path]
+    assert case["ran_on"] == [1]
+    assert {ln["adapter"] for ln in case["lines"]} == {summaries[1]}
+    assert (f"{case['case']}: crash: the child process killed by SIGKILL; run again alone in a "
+            f"new worker, it completed:") in out.splitlines()
