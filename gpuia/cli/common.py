@@ -75,7 +75,8 @@ def gpu_options(p, allow_all: bool = False) -> None:
                         "the vertex stage (needs vertex-writable-storage), points rendered into "
                         "rgba32uint targets, or auto")
     p.add_argument("--adapter", metavar="SUBSTRING", default=None,
-                   help=f"GPU adapter whose name contains SUBSTRING (env GPUIA_ADAPTER){extra}")
+                   help=f"GPU adapter whose name contains SUBSTRING, or several separated by "
+                        f"commas (env GPUIA_ADAPTER){extra}")
     p.add_argument("--gpu-backend", metavar="NAME", default=None,
                    help="only adapters of this wgpu backend: Vulkan, OpenGL, Metal, D3D12 "
                         "(env GPUIA_BACKEND)")

@@ -44,9 +44,10 @@ def worker_options(p) -> None:
     """``--workers N`` and ``--timeout S``."""
     p.add_argument("--workers", type=whole_number("a whole number of 1 or more"), default=None,
                    metavar="N",
-                   help="run the cases in N worker processes, each with its own devices; a "
-                        "worker that dies or passes --timeout is replaced and its case run "
-                        "again alone (--jobs is threads within one process; docs/scale-out.md)")
+                   help="run the cases in N worker processes, each with its own devices (with "
+                        "--adapter: one of the matching adapters each, round-robin); a worker "
+                        "that dies or passes --timeout is replaced and its case run again alone "
+                        "(--jobs is threads within one process; docs/scale-out.md)")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="S",
                    help="with --workers: a case taking more than S seconds is a timeout (its "
                         "worker is killed and replaced)")
