@@ -98,6 +98,19 @@ def test_a_written_report_reads_back_equal(tmp_path):
     assert invalid == [("bad", "error: bad: input_layout: rule", "bad.json")]
 
 
+def test_the_adapters_a_case_ran_on_read_back(tmp_path):
+    """``ran_on`` (workers over several adapters) is kept; a case without it has no such key."""
+    report = _shard(1, 1, [0, 1])
+    report.cases[1].ran_on = [1]
+    report.cases.append(CaseRecord(2, "x.json", "x", None, "died twice", outcome="crash",
+                                   ran_on=[0, 1]))
+    path = tmp_path / "r.json"
+    report.write(str(path))
+    doc = json.loads(path.read_text())
+    assert ["ran_on" in c for c in doc["cases"]] == [False, True, True]
+    assert [c.ran_on for c in read_report(str(path)).cases] == [None, [1], [0, 1]]
+
+
 def test_a_different_line_makes_the_case_fail(tmp_path):
     record = CaseRecord(0, "a.json", "a", [_line("a"), _line("a", "DIFFERENT")])
     assert record.as_json()["status"] == "fail"
