@@ -54,11 +54,23 @@ def test_a_gpu_run_on_a_worker_prints_both_streams_as_one_process(tmp_path):
     assert "triangle_two_slots: draw 0: path: " in worker.stderr
 
 
+def _heavy_triangle(tmp_path) -> str:
+    """The triangle with 8 MiB more bytes in slot 1 (a valid case): a worker surely takes more
+    than a millisecond to read it (16 Mi hex digits), however fast the machine, where the
+    triangle alone may be validated within one."""
+    case = json.loads(TRIANGLE.read_text())
+    case["vertex_buffers"][1]["data"]["hex"] += "00" * (8 << 20)
+    path = tmp_path / "heavy_triangle.json"
+    path.write_text(json.dumps(case))
+    return str(path)
+
+
 def test_a_case_past_the_timeout_twice_is_an_error_line(tmp_path):
-    proc = gpuia_cli("validate", TRIANGLE, "--workers", "1", "--timeout", "0.001")
+    proc = gpuia_cli("validate", _heavy_triangle(tmp_path), "--workers", "1", "--timeout",
+                     "0.001")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
-        "error: triangle_two_slots: timeout: no answer within 0.001 s (the child was killed); "
+        "error: heavy_triangle: timeout: no answer within 0.001 s (the child was killed); "
         "run again alone in a new worker: no answer within 0.001 s (the child was killed)"]
 
 
