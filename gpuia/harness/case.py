@@ -44,6 +44,7 @@ from .case_root_signature import CaseRootSignature, case_root_signature
 from .case_shader import case_vertex_shader, vertex_shader_reads
 from .case_stream_output import DEFAULT_MAX_SO_BYTES as DEFAULT_MAX_SO_BYTES
 from .case_stream_output import stream_output_section
+from .case_textures import case_textures
 from .results import ADAPTER_INFO_KEYS as ADAPTER_INFO_KEYS
 from .results import ADAPTER_KEYS as ADAPTER_KEYS
 from .results import RESULT_VERSION as RESULT_VERSION
@@ -68,7 +69,7 @@ every invocation, and a typo in a count must not exhaust memory."""
 _TOP_KEYS = {"gpuia_case", "name", "input_layout", "vertex_buffers", "index_buffer",
              "strip_cut_value", "primitive_topology", "draw", "vertex_shader", "stream_output",
              "description", "constant_buffers", "feature_level", "geometry_shader",
-             "pipeline_state", "shader_resources", "root_signature"}
+             "pipeline_state", "shader_resources", "root_signature", "samplers"}
 
 
 @dataclass
@@ -135,6 +136,9 @@ class Case:
     constant_buffers: dict[int, bytes] = field(default_factory=dict)  # root CB slot -> bytes
     # register tN -> the buffer SRV the vertex shader reads there (gpuia.harness.case_resources)
     shader_resources: dict = field(default_factory=dict)
+    # (register, space) -> CaseTexture, register sN -> SamplerDesc (gpuia.harness.case_textures)
+    textures: dict = field(default_factory=dict)
+    samplers: dict = field(default_factory=dict)
     feature_level: FeatureLevel = FEATURE_LEVELS["12"]
     geometry_shader: dict[str, Any] | None = None
     gs: HlslGeometryShader | None = None  # the compiled geometry shader, if any
@@ -394,6 +398,8 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
                                              case.vertex_shader, case.gs)
     case.shader_resources = shader_resources(doc.get("shader_resources"), case.hlsl)
     case.root_signature = case_root_signature(doc, case.hlsl, case.gs, base or Path.cwd())
+    case.textures, case.samplers = case_textures(doc.get("shader_resources"),
+                                                 doc.get("samplers"), case.hlsl)
     if so is not None:
         case.so, case.so_desc, case.so_targets = stream_output_section(
             so, case.shader_signature, case.feature_level,

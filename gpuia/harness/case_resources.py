@@ -17,6 +17,7 @@ from ..errors import CaseError, InvalidDescError
 from ..hlsl.typed_buffers import cpu_elements
 from ..wgsl.storage_types import element_type, shader_type_of
 from .case_data import decode_data, uint_field
+from .case_textures import TEXTURE_KINDS
 
 __all__ = ["CaseResource", "shader_resources"]
 
@@ -73,6 +74,8 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         w = f"shader_resources[{i}]"
         if not isinstance(entry, dict):
             raise CaseError(w, "expected an object {register, kind, data, ...}")
+        if entry.get("kind") in TEXTURE_KINDS:
+            continue  # a texture: gpuia.harness.case_textures
         unknown = set(entry) - _KEYS
         if unknown:
             raise CaseError(w, f"unknown keys {sorted(unknown)}")

@@ -63,13 +63,16 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
     (n, components) uint32 bit patterns}. A case without an HLSL shader is refused
     (UnsupportedError): the CPU runs no other shader."""
     from ..hlsl.cpu import cpu_shader
+    from .case_textures import cpu_blobs
 
     if case.hlsl is None:
         raise UnsupportedError("the CPU runs a case's vertex shader only when it is HLSL")
     shader: Any = cpu_shader(case.hlsl)
-    if case.shader_resources:  # the views' bytes, as the GPU's views see them
-        shader = shader.with_resources({srv_binding(r.register, r.space): r.view_bytes()
-                                        for r in case.shader_resources.values()})
+    if case.shader_resources or case.textures or case.samplers:  # the views' bytes, as the
+        # GPU's views see them; textures and samplers as gpuia.harness.case_textures reads them
+        shader = shader.with_resources({**{srv_binding(r.register, r.space): r.view_bytes()
+                                           for r in case.shader_resources.values()},
+                                        **cpu_blobs(case)})
     return run_vertex_shader(ia, shader, case.constant_buffers)
 
 

@@ -29,6 +29,7 @@ from ..util.parallel import for_row_chunks
 from ..wgsl.blocks import CAPTURE_RECORD
 from ..wgsl.program import record_words
 from .case import MAX_CONSTANT_BUFFER_BYTES, Case
+from .case_textures import bind_gpu
 from .reference_run import reference_ia
 
 __all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "run_case_gs_gpu", "upload_case",
@@ -164,6 +165,7 @@ def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
             label=f"{case.name} shader resource t{r.register} space{r.space}"),
             r.first_element * r.stride, r.num_elements, r.stride if r.kind == "structured"
             else None, r.space, r.format)
+    bind_gpu(ctx, device, case)  # its textures and samplers (gpuia.harness.case_textures)
 
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,

@@ -22,6 +22,7 @@ from . import includes
 from .cbuffer import ConstantBuffer, check_32bit, constant_buffer
 from .reflect import emitted_name
 from .srv import is_bound_resource
+from .textures import is_bound_texture
 
 __all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers",
            "used_resources"]
@@ -50,12 +51,13 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             if binding.get("kind") not in _RESOURCE_BINDINGS or not binding.get("used"):
                 continue
             name = b.get("name", "?")
-            if buffer_srvs and is_bound_resource(params.get(name, {})):
-                continue
+            if buffer_srvs and (is_bound_resource(params.get(name, {}))
+                                or is_bound_texture(params.get(name, {}))):
+                continue  # gpuia.hlsl.srv and gpuia.hlsl.textures check and bind them
             where, spelled = _declaration(prepared, name)
             binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
-                     "ByteAddressBuffer and Buffer<T>, each on its own; arrays of them, "
-                     "textures, samplers and UAVs are refused"
+                     "ByteAddressBuffer, Buffer<T>, Texture2D<T> and SamplerState, each on its "
+                     "own; arrays of buffers, other textures and UAVs are refused"
                      if buffer_srvs else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
                      " (buffer SRVs in a vertex shader)")
@@ -100,6 +102,11 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                                                 column_major)
                     except InvalidDescError:  # laid out unlike D3D in WGSL: refused
                         bound = False
+            elif stage == "vertex" and is_bound_texture(p):
+                t = p.get("type", {})
+                bound = t.get("kind") == "samplerState" or not t.get("array") and \
+                    t.get("resultType", {}).get("elementType", t.get("resultType", {})).get(
+                        "scalarType") == "float32"
             spelled = _declaration(prepared, b["name"])[1]
             out.append({"name": b["name"],
                         "register": f"{_CLASSES[binding['kind']]}{binding.get('index', 0)}",
@@ -155,7 +162,7 @@ def constant_buffers(code: str, params: dict[str, dict], structs, what: str
                                    "a uniform outside any cbuffer (fxc's $Globals): declare it "
                                    "in a cbuffer with register(bN), which gpuia binds as root "
                                    "constant buffer N")
-        if is_bound_resource(p):  # gpuia.hlsl.srv binds it
+        if is_bound_resource(p) or is_bound_texture(p):  # gpuia.hlsl.srv, .textures bind it
             continue
         if kind != "constantBuffer" or "uniform" not in (m.group(3) or ""):
             raise InvalidDescError(what, f"resource {name}", kind,

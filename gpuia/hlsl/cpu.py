@@ -49,6 +49,7 @@ from ..util.cores import usable_cores
 from ..util.resources import shader_text
 from . import cache, cpu_defined, escapes, library, sandbox
 from .cbuffer import natural_leaves
+from .cpu_textures import bounded_textures
 from .cpu_views import bounded_views
 from .frontend import HlslShader, slang_args
 from .reflect import Leaf
@@ -95,7 +96,8 @@ class CpuParam:
 
     role: str  # "cbuffer", "in", "out", "count", "srv" or "typed" (slot: its binding; size:
     # the element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes; a typed view's
-    # bytes end with its out-of-bounds element, gpuia.hlsl.typed_buffers)
+    # bytes end with its out-of-bounds element, gpuia.hlsl.typed_buffers) or "blob" (a
+    # texture's or sampler's bytes, gpuia.hlsl.cpu_textures; slot: its binding)
     gp_offset: int
     slot: int = -1
     size: int = 0  # natural bytes of a cbuffer
@@ -125,8 +127,8 @@ class CpuShader:
         uint32 bit patterns} (the IA's elements); ``constant_buffers``: {slot: D3D-packed bytes}
         (missing bytes read as zero); ``shader_resources``: {the SRV's binding
         (:func:`gpuia.d3d.srv_bindings.srv_binding` of its register and space): the bytes of
-        its view} (a read past them returns 0, as D3D12's). Returns {output key: (n, components)
-        uint32}."""
+        its view} (a read past them returns 0, as D3D12's), and a texture's or sampler's binding:
+        its blob (``gpuia.hlsl.cpu_textures``). Returns {output key: (n, components) uint32}."""
         n = int(vertex_id.shape[0])
         constant_buffers = constant_buffers or {}
         srvs = shader_resources or {}
@@ -161,7 +163,7 @@ class CpuShader:
     def _check_bound(self, inputs: dict, constant_buffers: dict, srvs: dict) -> None:
         """Refuse a run without a constant buffer, SRV or input element the shader reads."""
         for p in self.params:
-            if p.role in _VIEWS and p.slot not in srvs:
+            if (p.role in _VIEWS or p.role == "blob") and p.slot not in srvs:
                 raise InvalidDescError(self.what, f"resource at binding {p.slot}", None,
                                        "the shader reads this resource and none is bound")
             if p.role in _VIEWS and len(srvs[p.slot]) % p.size:
@@ -192,6 +194,8 @@ class CpuShader:
                 nbytes, kind = 16, 0
             elif p.role in _VIEWS:  # pointer + count: its bytes / the element's
                 nbytes, kind = len(srvs[p.slot]), (p.size + 1) | _VIEWS[p.role]
+            elif p.role == "blob":  # pointer: a texture's or sampler's words
+                nbytes, kind = len(srvs[p.slot]), 0
             else:  # a cbuffer (copied in below) or an unread one (zeros)
                 nbytes, kind = _round(max(p.size, 16), 16), 0
             regions.append((offset, nbytes, p.gp_offset, kind))
@@ -213,7 +217,7 @@ class CpuShader:
                 view.view(np.uint32)[0] = n
             elif p.role == "cbuffer":
                 _fill_cbuffer(view, p, constant_buffers[p.slot])
-            elif p.role in _VIEWS:
+            elif p.role in _VIEWS or p.role == "blob":
                 view[:] = np.frombuffer(bytes(srvs[p.slot]), np.uint8)
             elif p.role == "out":
                 out_view = (at, nbytes)
@@ -467,9 +471,14 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     runner = shader_text("runner.cpp") + "\n"
     # D3D's values where C++ leaves them undefined (division by zero, float-to-int overflow,
     # shifts, subscripts out of range): gpuia.hlsl.cpu_defined
-    source = cpu_defined.prepare(bounded_views(out.code.decode("utf-8"))) + "\n" + runner
+    code = bounded_views(out.code.decode("utf-8"))
+    if shader.textures or shader.samplers:
+        code = bounded_textures(code)
+    source = cpu_defined.prepare(code) + "\n" + runner
     params, gp_size = entry_params(out.reflection, shader.constant_buffers, None,
-                                   shader.shader_resources)
+                                   shader.shader_resources,
+                                   {**{t.name: t.binding for t in shader.textures},
+                                    **{s.name: s.binding for s in shader.samplers}})
     exe = folder / key[:32]
     digest = compile_cxx(cxx, source, folder, key[:32], exe)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
@@ -480,11 +489,13 @@ _ROLES = {"hlslw_in": "in", "hlslw_out": "out", "hlslw_cpu_count": "count"}
 
 
 def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | None = None,
-                 resources=()) -> tuple[list[CpuParam], int]:
+                 resources=(), blobs: dict[str, int] | None = None
+                 ) -> tuple[list[CpuParam], int]:
     """Where each global parameter of the compute entry sits in Slang's GlobalParams (by the
     C++ reflection), and the GlobalParams' size. ``roles`` names the kernel's own buffers
     ({name: "in", "out" or "count"}; the vertex kernel's by default), ``constant_buffers``
-    are the shader's (:class:`~gpuia.hlsl.cbuffer.ConstantBuffer`)."""
+    are the shader's (:class:`~gpuia.hlsl.cbuffer.ConstantBuffer`); ``blobs`` its textures and
+    samplers ({name: binding})."""
     params: list[CpuParam] = []
     gp_size = 0
     roles = roles or _ROLES
@@ -497,6 +508,8 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
         name = p["name"]
         if name in roles:
             params.append(CpuParam(roles[name], at))
+        elif name in (blobs or {}):
+            params.append(CpuParam("blob", at, (blobs or {})[name]))
         elif name in srvs:
             r = srvs[name]
             params.append(CpuParam("typed" if r.kind == "typed" else "srv", at, r.binding,

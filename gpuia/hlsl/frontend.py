@@ -53,6 +53,8 @@ from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, rest
 from .srv import ShaderResource, shader_resources
 from .srv import rewrite as rewrite_srvs
 from .typed_buffers import lower_source, used_names
+from .textures import ShaderSampler, ShaderTexture, shader_textures
+from .textures import rewrite as rewrite_textures
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
@@ -97,6 +99,9 @@ class HlslShader:
     include_candidates: tuple[str, ...] = ()
     # the buffer SRVs the entry reads (gpuia.hlsl.srv), by register
     shader_resources: tuple[ShaderResource, ...] = ()
+    # the Texture2D SRVs and samplers the entry reads (gpuia.hlsl.textures)
+    textures: tuple[ShaderTexture, ...] = ()
+    samplers: tuple[ShaderSampler, ...] = ()
 
     @property
     def slang_name(self) -> str:
@@ -424,6 +429,9 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
         code = remap_wgsl(code, cb, CBV_GROUP, structs, WRAPPER_ENTRY)
     srvs = shader_resources(params, code, what, prepared.matrix_layout == "column_major")
     code = rewrite_srvs(code, srvs, CBV_GROUP, what)
+    textures, samplers = shader_textures(params, code, what,
+                                         {(r.register, r.space) for r in srvs})
+    code = rewrite_textures(code, textures, samplers, CBV_GROUP, what)
     code = (f"// gpuia: HLSL {what} {wgsl_comment_text(entry_point)} "
             f"({wgsl_comment_text(file_name)}) through Slang's WGSL; IO "
             f"members named by their semantics, cbuffers at @group({CBV_GROUP})\n" + code)
@@ -435,7 +443,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                         restore(first.diagnostics + second.diagnostics, prepared).strip(),
                         included_files([f.path for f in prepared.files],
                                   first.dependencies + second.dependencies, line_name),
-                        source_path, parsed, prepared.candidates, srvs)
+                        source_path, parsed, prepared.candidates, srvs, textures, samplers)
     return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
 
 

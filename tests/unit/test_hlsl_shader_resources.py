@@ -42,7 +42,13 @@ def test_structured_and_raw_are_bound_by_register():
      "made by a macro"),
     ("struct S { float4 a; bool b; float3 c; }; StructuredBuffer<S> A : register(t0);",
      "return A[id].b ? A[id].a : 0;", "a bool is 4 bytes in D3D"),
-    ("Texture2D T : register(t0);", "return T.Load(int3(0, 0, 0));", "textures"),
+    ("Texture2DArray T : register(t0);", "return T.Load(int4(0, 0, 0, 0));", "no arrays"),
+    ("Texture2D<uint4> T : register(t0);", "return T.Load(int3(0, 0, 0));", "uint or int"),
+    ("Texture3D T : register(t0);", "return T.Load(int4(0, 0, 0, 0));", "other textures"),
+    ("Texture2D T : register(t0); SamplerState S : register(s0);",
+     "return T.Sample(S, float2(0, 0));", "Load, GetDimensions and SampleLevel"),
+    ("Texture2D T : register(t1); StructuredBuffer<float4> B : register(t1);",
+     "return T.Load(int3(0, 0, 0)) + B[0];", "a t register holds one"),
 ])
 def test_refused_with_a_reason(decl, body, words):
     with pytest.raises(InvalidDescError) as e:
@@ -107,23 +113,27 @@ def test_spaces_have_bindings_of_their_own():
 def test_gpuia_shader_lists_the_resources_used():
     """``gpuia shader``'s document lists what the entry uses: P is one float4 (16 bytes in
     D3D's structured layout); cbuffer C's float4 k and float j span 16 + 4 = 20 bytes; the
-    texture and sampler are refused; the unused U is not listed."""
+    Texture2D and sampler are bound (a Texture2DArray is refused); the unused U is not
+    listed."""
     from gpuia.harness.shader_info import describe_hlsl
 
     text = ("struct P { float4 a; };\n"
             "StructuredBuffer<P> Parts : register(t2, space1);\n"
             "ByteAddressBuffer Raw : register(t1);\n"
             "Texture2D T : register(t0); SamplerState S : register(s0);\n"
+            "Texture2DArray A : register(t3);\n"
             "StructuredBuffer<float4> U : register(t9);\n"
             "cbuffer C : register(b3) { float4 k; float j; };\n"
             "float4 main(uint id : SV_VertexID) : SV_Position { return Parts[id].a + k * j"
-            " + T.SampleLevel(S, float2(0, 0), 0) + asfloat(Raw.Load(0)); }\n")
+            " + T.SampleLevel(S, float2(0, 0), 0) + A.Load(int4(0, 0, 0, 0))"
+            " + asfloat(Raw.Load(0)); }\n")
     rows = {r["name"]: (r["register"], r["space"], r["type"], r["size"], r["bound"])
             for r in describe_hlsl("r.hlsl", text, "main", None)["resources"]}
     assert rows == {"Parts": ("t2", 1, "StructuredBuffer<P>", 16, True),
                     "Raw": ("t1", 0, "ByteAddressBuffer", None, True),
-                    "T": ("t0", 0, "Texture2D", None, False),
-                    "S": ("s0", 0, "SamplerState", None, False),
+                    "T": ("t0", 0, "Texture2D", None, True),
+                    "A": ("t3", 0, "Texture2DArray", None, False),
+                    "S": ("s0", 0, "SamplerState", None, True),
                     "C": ("b3", 0, "cbuffer", 20, True)}
 
 

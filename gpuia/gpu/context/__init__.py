@@ -440,6 +440,29 @@ class Context(QueryCalls):
         self._states.invalidate()
 
     @exclusive
+    def set_texture_shader_resource_view(self, shader_register: int, texture,
+                                         register_space: int = 0) -> None:
+        """Bind ``texture`` (:func:`gpuia.gpu.textures.create_texture`; None unbinds) as the
+        vertex shader's ``Texture2D`` at ``register(t<shader_register>, space<register_space>)``:
+        what CreateShaderResourceView of the whole texture (D3D12_TEX2D_SRV: MostDetailedMip 0,
+        every level) in a descriptor table at that register gives (docs/resources.md). A t
+        register holds a texture or a buffer SRV, never both (the shader's compile refuses it).
+        Raises InvalidDescError for a register past t127 or space6, or no texture of this
+        device; a draw refuses a released texture."""
+        self._om.tex.set_texture(shader_register, texture, register_space)
+        self._states.invalidate()
+
+    @exclusive
+    def set_sampler(self, shader_register: int, desc) -> None:
+        """Bind a sampler (D3D12_SAMPLER_DESC, or a root signature's static sampler: a dict of
+        its snake_case fields, ``gpuia.d3d.textures.sampler_desc``; None unbinds) at the vertex
+        shader's ``register(s<shader_register>)``, 0..15 (docs/resources.md). Raises
+        InvalidDescError for a bad field, UnsupportedError for a filter or address mode gpuia
+        does not sample."""
+        self._om.tex.set_sampler(shader_register, desc)
+        self._states.invalidate()
+
+    @exclusive
     def set_path(self, path: DrawPath | str) -> None:
         """The :class:`~gpuia.gpu.vertex.plan.DrawPath` of the following draws, a member or its
         string: ``auto`` (default), ``native`` or ``pulling``. Anything else raises

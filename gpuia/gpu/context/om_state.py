@@ -17,6 +17,7 @@ from ..vertex.pipelines import TARGET_FORMAT
 from .ia_state import as_list
 from .pso import MAX_CBVS
 from .srv_state import SrvState
+from .texture_state import TextureState
 
 __all__ = ["OMState", "context_target"]
 
@@ -79,6 +80,8 @@ class OMState:
         self._empty_group = None
         self.srv = SrvState(device)  # root shader resource views
         self.resources: tuple = ()  # the SRVs the pipeline state's vertex shader reads
+        self.tex = TextureState(device)  # Texture2D SRVs and samplers
+        self.textures: tuple = ((), ())  # the (textures, samplers) the vertex shader reads
 
     def set_render_targets(self, rtvs=(), dsv: Texture | None = None) -> None:
         """Validate and store OMSetRenderTargets' targets (see
@@ -178,10 +181,13 @@ class OMState:
         bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots
                       if i < VIEWS_BINDING)
         srv_key, srv_entries = (self.srv.entries(self.resources)
-                                if len(bound) < len(slots) else ((), []))
+                                if len(bound) < len(slots) and self.resources else ((), []))
+        textures = tuple(t for t in self.textures[0] if t.binding in slots), \
+            tuple(t for t in self.textures[1] if t.binding in slots)
+        tex_key, tex_entries = self.tex.entries(*textures)
         # Keyed by the slots, the buffers themselves (compared by identity) and their offsets,
-        # the SRVs' buffers and views.
-        key = (bound, srv_key)
+        # the SRVs' buffers and views, the textures and samplers.
+        key = (bound, srv_key, tex_key)
         group = self._cbv_groups.get(key)
         if group is None:
             limit = self.device.caps.max_uniform_buffer_binding_size
@@ -190,6 +196,7 @@ class OMState:
                        for i, b, off in bound]
             if srv_key:
                 entries += [self.srv.views_entry(srv_key[1]), *srv_entries]
+            entries += tex_entries
             group = remember(self._cbv_groups, key, self.device.device.create_bind_group(
                 layout=self.pipelines.cbv_layout(slots), entries=entries), 64)
         return group
@@ -213,6 +220,8 @@ class OMState:
         self.resources = pso.shader_resources
         for r in self.resources:
             self.srv.window(r)
+        self.textures = (pso.textures, pso.samplers)
+        self.tex.entries(*self.textures)
         for i, size in pso.constant_buffer_reads:
             if i not in self.cbvs:
                 raise InvalidDescError("draw", f"root constant buffer view {i}", None,

@@ -162,6 +162,9 @@ class PipelineState:
     shader_resources: tuple = ()
     # pRootSignature: None (the implied one) or a RootSignature, stored validated
     root_signature: Any = None
+    # The Texture2D SRVs and samplers it reads (gpuia.hlsl.textures), kept the same way
+    textures: tuple = ()
+    samplers: tuple = ()
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
@@ -238,6 +241,8 @@ class PipelineState:
                 if stage == "vertex":
                     object.__setattr__(self, "shader_resources",
                                        tuple(shader.shader_resources))
+                    object.__setattr__(self, "textures", tuple(shader.textures))
+                    object.__setattr__(self, "samplers", tuple(shader.samplers))
                 object.__setattr__(self, name, shader.wgsl)
                 object.__setattr__(self, entry, shader.wgsl_entry_point)
             text = getattr(self, name)
@@ -320,10 +325,12 @@ class PipelineState:
     def group_bindings(self) -> tuple[int, ...]:
         """The bindings of the pipelines' @group(3): the root constant buffers the shaders
         read, then, when the vertex shader reads SRVs, gpuia's views uniform and the SRVs
-        (``gpuia.d3d.srv_bindings``)."""
+        (``gpuia.d3d.srv_bindings``), then its textures and samplers
+        (``gpuia.d3d.textures``)."""
         return self.constant_buffer_slots + (
             (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
-            if self.shader_resources else ())
+            if self.shader_resources else ()) + tuple(
+            r.binding for r in (*self.textures, *self.samplers))
 
     @property
     def constant_buffer_slots(self) -> tuple[int, ...]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
-from ...d3d.srv_bindings import SRV_BINDING_BASE
+from ...d3d.textures import binding_kind
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl import ProgramSpec, vertex_program
 from ...wgsl.diagnostics import UserText, shader_diagnostic
@@ -29,6 +29,16 @@ from ...wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
 from ..cache import remember
 from ..lifetime import device_error
 from ..targets import INTERNAL_OUTPUT, OutputState
+
+# The layout entry of each kind of @group(3) binding (gpuia.d3d.textures.binding_kind). Textures
+# are unfilterable-float and samplers non-filtering: every format binds so, and gpuia samples
+# with point filters only (docs/resources.md).
+_GROUP3_ENTRY = {
+    "uniform": {"buffer": {"type": "uniform"}},
+    "storage": {"buffer": {"type": "read-only-storage"}},
+    "texture": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "2d"}},
+    "sampler": {"sampler": {"type": "non-filtering"}},
+}
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
            "compile_module", "vertex_text", "checked_create", "pulled_bindings",
@@ -359,10 +369,10 @@ class PipelineCache:
             import wgpu
 
             vis = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT | wgpu.ShaderStage.COMPUTE
-            # from SRV_BINDING_BASE on: the vertex shader's SRVs (gpuia.hlsl.srv)
+            # from SRV_BINDING_BASE on: the vertex shader's SRVs (gpuia.hlsl.srv), then its
+            # textures and samplers (gpuia.hlsl.textures): each kind's entry from _GROUP3_ENTRY
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=[
-                {"binding": k, "visibility": vis, "buffer": {
-                    "type": "read-only-storage" if k >= SRV_BINDING_BASE else "uniform"}}
+                {"binding": k, "visibility": vis, **_GROUP3_ENTRY[binding_kind(k)]}
                 for k in slots])
         return self._bgls[key]
 

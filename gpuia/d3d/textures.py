@@ -1,0 +1,219 @@
+"""Textures and samplers a vertex shader reads: the facts both sides share (docs/resources.md,
+rules 16).
+
+One table row per texture format gpuia binds (:data:`TEXTURE_FORMATS`: the WebGPU format that
+holds the same texels, whether WebGPU filters it without an optional feature, the feature it
+needs), the mip chain's sizes (:func:`mip_size`, :func:`mip_offsets`: D3D12's
+``max(1, width >> level)``), the bindings of @group(3) that hold them, and a
+D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`). Refused, naming the
+field: an unknown filter or address mode, a comparison, minimum or maximum filter, an
+anisotropic filter, LODs out of order; what gpuia does not yet sample (linear filters, BORDER,
+MIRROR_ONCE, a mip LOD bias) is an :class:`~gpuia.errors.UnsupportedError` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass
+
+from ..errors import InvalidDescError, UnsupportedError
+from .formats import format_info
+from .srv_bindings import SRV_BINDING_BASE, SRV_SLOTS, SRV_SPACES
+
+__all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mip_offsets",
+           "TEXTURE_BINDING_BASE", "MAX_TEXTURES", "SAMPLER_BINDING_BASE", "SAMPLER_SLOTS",
+           "texture_binding", "sampler_binding", "binding_kind", "SamplerDesc", "sampler_desc",
+           "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS"]
+
+TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
+MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
+SAMPLER_BINDING_BASE = TEXTURE_BINDING_BASE + MAX_TEXTURES  # 928
+SAMPLER_SLOTS = 16  # WebGPU's guaranteed maxSamplersPerShaderStage (D3D12's heap has 2048)
+MAX_MIP_LEVELS = 15  # D3D12_REQ_MIP_LEVELS: a 16384-texel texture's chain
+
+
+def texture_binding(index: int) -> int:
+    """The @group(3) binding of the shader's ``index``-th texture (in register order)."""
+    return TEXTURE_BINDING_BASE + index
+
+
+def sampler_binding(register: int) -> int:
+    """The @group(3) binding of sampler ``register(s<register>)`` (space 0)."""
+    return SAMPLER_BINDING_BASE + register
+
+
+def binding_kind(binding: int) -> str:
+    """What a @group(3) binding holds: ``uniform`` (root CBVs, the views uniform),
+    ``storage`` (buffer SRVs), ``texture`` or ``sampler``."""
+    if binding >= SAMPLER_BINDING_BASE:
+        return "sampler"
+    if binding >= TEXTURE_BINDING_BASE:
+        return "texture"
+    return "storage" if binding >= SRV_BINDING_BASE else "uniform"
+
+
+@dataclass(frozen=True)
+class TextureFormat:
+    """One texture format: ``name`` (DXGI), ``webgpu`` the WebGPU texture format with the same
+    texels, ``filterable`` whether WebGPU filters it linearly in core, ``feature`` the WebGPU
+    feature it needs (None: core)."""
+
+    name: str
+    webgpu: str
+    filterable: bool
+    feature: str | None = None
+
+    @property
+    def size(self) -> int:
+        """Bytes of one texel (the DXGI table's element size)."""
+        return format_info(self.name).size
+
+
+# r32float and rgba32float are "unfilterable-float" without the float32-filterable feature;
+# r16unorm is no core WebGPU format (wgpu's native "texture-format-16bit-norm").
+TEXTURE_FORMATS = {f.name: f for f in (
+    TextureFormat("R8G8B8A8_UNORM", "rgba8unorm", True),
+    TextureFormat("R8_UNORM", "r8unorm", True),
+    TextureFormat("R16_UNORM", "r16unorm", True, "texture-format-16bit-norm"),
+    TextureFormat("R16G16_FLOAT", "rg16float", True),
+    TextureFormat("R32_FLOAT", "r32float", False),
+    TextureFormat("R32G32B32A32_FLOAT", "rgba32float", False),
+)}
+
+
+def texture_format(value, where: str) -> TextureFormat:
+    """The row of a DXGI format name (``DXGI_FORMAT_`` prefix optional); refused otherwise."""
+    name = value.upper().removeprefix("DXGI_FORMAT_") if isinstance(value, str) else value
+    if name not in TEXTURE_FORMATS:
+        raise InvalidDescError(where, "Format", value,
+                               f"gpuia binds textures of {', '.join(TEXTURE_FORMATS)}")
+    return TEXTURE_FORMATS[name]
+
+
+def mip_size(size: int, level: int) -> int:
+    """A dimension of mip ``level``: ``max(1, size >> level)`` (D3D12's mip chain)."""
+    return max(1, size >> level)
+
+
+def mip_offsets(width: int, height: int, levels: int, array_size: int) -> tuple[int, ...]:
+    """The first texel of each (array slice, mip) in a tightly packed texture, slice-major
+    (D3D12's subresource order: mip 0..levels-1 of slice 0, then of slice 1, ...), plus the
+    total count last."""
+    out, at = [], 0
+    for _ in range(array_size):
+        for level in range(levels):
+            out.append(at)
+            at += mip_size(width, level) * mip_size(height, level)
+    return (*out, at)
+
+
+def check_dimensions(width, height, levels, array_size, where: str) -> None:
+    """D3D12_RESOURCE_DESC's checks of a 2D texture's size and mip count."""
+    for name, value, top in (("Width", width, 16384), ("Height", height, 16384),
+                             ("DepthOrArraySize", array_size, 2048)):
+        if type(value) is not int or not 1 <= value <= top:
+            raise InvalidDescError(where, name, value, f"expected 1..{top} (D3D12 "
+                                                       f"feature level 11 limits)")
+    full = 1 + int(math.log2(max(width, height)))
+    if type(levels) is not int or not 1 <= levels <= full:
+        raise InvalidDescError(where, "MipLevels", levels,
+                               f"expected 1..{full}: a {width}x{height} texture's full chain")
+
+
+# D3D12_FILTER's basic filters: (min, mag, mip), each "point" or "linear".
+FILTERS = {
+    "MIN_MAG_MIP_POINT": ("point", "point", "point"),
+    "MIN_MAG_POINT_MIP_LINEAR": ("point", "point", "linear"),
+    "MIN_POINT_MAG_LINEAR_MIP_POINT": ("point", "linear", "point"),
+    "MIN_POINT_MAG_MIP_LINEAR": ("point", "linear", "linear"),
+    "MIN_LINEAR_MAG_MIP_POINT": ("linear", "point", "point"),
+    "MIN_LINEAR_MAG_POINT_MIP_LINEAR": ("linear", "point", "linear"),
+    "MIN_MAG_LINEAR_MIP_POINT": ("linear", "linear", "point"),
+    "MIN_MAG_MIP_LINEAR": ("linear", "linear", "linear"),
+}
+_REDUCTIONS = ("COMPARISON_", "MINIMUM_", "MAXIMUM_")
+# D3D12_TEXTURE_ADDRESS_MODE: its enum value, what gpuia does with it (None: sampled).
+ADDRESS_MODES = {
+    "WRAP": (1, None), "MIRROR": (2, None), "CLAMP": (3, None),
+    "BORDER": (4, "WebGPU has no border address mode, and gpuia does not yet emulate it"),
+    "MIRROR_ONCE": (5, "WebGPU has no mirror-once address mode, and gpuia does not yet "
+                       "emulate it"),
+}
+_FIELDS = {"register", "space", "filter", "address_u", "address_v", "address_w",
+           "border_color", "min_lod", "max_lod", "mip_lod_bias", "comparison_func",
+           "max_anisotropy"}
+_FLT_MAX = 3.4028234663852886e38  # D3D12_FLOAT32_MAX: MaxLOD's "no limit"
+
+
+@dataclass(frozen=True)
+class SamplerDesc:
+    """A D3D12_SAMPLER_DESC gpuia samples with: ``filter`` (min, mag, mip), address modes
+    ``address`` (u, v, w: names of :data:`ADDRESS_MODES`), ``min_lod``, ``max_lod`` (float32
+    values)."""
+
+    filter: tuple[str, str, str] = ("point", "point", "point")
+    address: tuple[str, str, str] = ("CLAMP", "CLAMP", "CLAMP")
+    min_lod: float = 0.0
+    max_lod: float = _FLT_MAX
+
+    def words(self) -> bytes:
+        """The sampler as 8 little-endian words, as gpuia's CPU reference reads it
+        (``gpuia.hlsl.cpu_textures``): min, mag, mip filter (0 point, 1 linear), the address
+        modes' D3D12 enum values, MinLOD and MaxLOD as float32."""
+        return struct.pack("<6I2f", *(int(f == "linear") for f in self.filter),
+                           *(ADDRESS_MODES[a][0] for a in self.address), self.min_lod,
+                           min(self.max_lod, _FLT_MAX))
+
+
+def _name(value, where: str, field: str, prefix: str, names) -> str:
+    name = value.upper().removeprefix(prefix) if isinstance(value, str) else None
+    if name is None or name not in names:
+        raise InvalidDescError(where, field, value, f"expected one of {', '.join(names)}")
+    return name
+
+
+def sampler_desc(entry: dict, where: str) -> SamplerDesc:
+    """A D3D12_SAMPLER_DESC (or D3D12_STATIC_SAMPLER_DESC) given by its snake_case fields
+    (``register`` and ``space`` are the caller's); missing fields take D3D12's defaults of
+    CD3DX12_SAMPLER_DESC but for the filter (MIN_MAG_MIP_POINT) and address modes (CLAMP)."""
+    if not isinstance(entry, dict):
+        raise InvalidDescError(where, None, entry, "expected an object of D3D12_SAMPLER_DESC "
+                                                   "fields")
+    unknown = set(entry) - _FIELDS
+    if unknown:
+        raise InvalidDescError(where, sorted(unknown)[0], None,
+                               f"not a D3D12_SAMPLER_DESC field: {', '.join(sorted(_FIELDS))}")
+    raw = entry.get("filter", "MIN_MAG_MIP_POINT")
+    spelled = raw.upper().removeprefix("D3D12_FILTER_") if isinstance(raw, str) else raw
+    if isinstance(spelled, str) and (spelled.startswith(_REDUCTIONS) or "ANISOTROPIC" in spelled):
+        raise UnsupportedError(f"{where}: Filter={raw!r}: comparison, minimum, maximum and "
+                               f"anisotropic filters are not sampled by gpuia (a vertex "
+                               f"shader's SampleLevel takes a basic filter)")
+    filt = FILTERS[_name(raw, where, "Filter", "D3D12_FILTER_", FILTERS)]
+    address = []
+    for field in ("address_u", "address_v", "address_w"):
+        mode = _name(entry.get(field, "CLAMP"), where, field,
+                     "D3D12_TEXTURE_ADDRESS_MODE_", ADDRESS_MODES)
+        refusal = ADDRESS_MODES[mode][1]
+        if refusal:
+            raise UnsupportedError(f"{where}: {field}={mode}: {refusal} (rules 16.4)")
+        address.append(mode)
+    lods = []
+    for field, default in (("min_lod", 0.0), ("max_lod", _FLT_MAX), ("mip_lod_bias", 0.0)):
+        value = entry.get(field, default)
+        if type(value) not in (int, float) or math.isnan(value):
+            raise InvalidDescError(where, field, value, "expected a number")
+        lods.append(float(value))
+    if lods[0] > lods[1]:
+        raise InvalidDescError(where, "max_lod", lods[1], f"below min_lod {lods[0]}")
+    if lods[0] < 0:
+        raise UnsupportedError(f"{where}: min_lod={lods[0]}: WebGPU clamps a sampler's LOD "
+                               f"to 0 and above (lodMinClamp >= 0)")
+    if lods[2]:
+        raise UnsupportedError(f"{where}: mip_lod_bias={lods[2]}: WebGPU samplers have no LOD "
+                               f"bias, and gpuia does not yet add it in the shader")
+    if "linear" in filt:
+        raise UnsupportedError(f"{where}: Filter={raw!r}: gpuia samples point filters only "
+                               f"so far (MIN_MAG_MIP_POINT; rules 16.3)")
+    return SamplerDesc(filt, tuple(address), lods[0], lods[1])  # type: ignore[arg-type]

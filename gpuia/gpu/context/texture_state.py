@@ -1,0 +1,85 @@
+"""The Texture2D SRVs and samplers of a Context (docs/resources.md).
+
+gpuia has no descriptor heaps: :meth:`TextureState.set_texture` stands for a Texture2D SRV
+(D3D12_TEX2D_SRV of the whole resource: MostDetailedMip 0, every level) in a descriptor table
+at the shader's ``register(tN, spaceS)``, and :meth:`TextureState.set_sampler` for a sampler
+(D3D12_SAMPLER_DESC, or a root signature's static sampler) at ``register(sN)``. Guaranteed: at
+the draw every texture and sampler the vertex shader reads is bound at its @group(3) binding
+(``gpuia.d3d.textures``). Refused when set: a register out of range, no Texture2D of this
+device, a sampler desc gpuia does not sample (``gpuia.d3d.textures.sampler_desc``); at the
+draw, naming the register: one the shader reads that is not set, a released texture.
+"""
+
+from __future__ import annotations
+
+from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
+from ...d3d.textures import SAMPLER_SLOTS, SamplerDesc, sampler_desc
+from ...errors import InvalidDescError
+from ..textures import Texture2D, create_sampler
+
+__all__ = ["TextureState"]
+
+
+class TextureState:
+    """Textures by (register, space) and samplers by register."""
+
+    def __init__(self, device):
+        self.device = device
+        self.textures: dict[tuple[int, int], Texture2D] = {}
+        self.samplers: dict[int, tuple[SamplerDesc, object]] = {}
+
+    def set_texture(self, register: int, texture: Texture2D | None, space: int = 0) -> None:
+        where = "CreateShaderResourceView"
+        if type(register) is not int or not 0 <= register < SRV_SLOTS:
+            raise InvalidDescError(where, "ShaderRegister", register,
+                                   f"expected 0..{SRV_SLOTS - 1} (the shader's register tN)")
+        if type(space) is not int or not 0 <= space < SRV_SPACES:
+            raise InvalidDescError(where, "RegisterSpace", space,
+                                   f"expected 0..{SRV_SPACES - 1}")
+        if texture is None:
+            self.textures.pop((register, space), None)
+            return
+        if not isinstance(texture, Texture2D) or texture.device is not self.device:
+            raise InvalidDescError(where, "pResource", texture,
+                                   "expected a Texture2D of this device (gpuia.gpu.textures."
+                                   "create_texture)")
+        self.textures[(register, space)] = texture
+
+    def set_sampler(self, register: int, desc: dict | SamplerDesc | None) -> None:
+        where = "CreateSampler"
+        if type(register) is not int or not 0 <= register < SAMPLER_SLOTS:
+            raise InvalidDescError(where, "ShaderRegister", register,
+                                   f"expected 0..{SAMPLER_SLOTS - 1} (WebGPU's "
+                                   f"maxSamplersPerShaderStage)")
+        if desc is None:
+            self.samplers.pop(register, None)
+            return
+        if not isinstance(desc, SamplerDesc):
+            desc = sampler_desc(desc, f"{where} s{register}")
+        self.samplers[register] = (desc, create_sampler(self.device, desc))
+
+    def entries(self, textures, samplers) -> tuple[tuple, list]:
+        """(a key of what is bound, the bind-group entries) of the shader's ``textures`` and
+        ``samplers`` (``gpuia.hlsl.textures``), checked as the module docstring says."""
+        key: list = []
+        entries: list = []
+        for t in textures:
+            at = f"t{t.register}" + (f", space{t.space}" if t.space else "")
+            tex = self.textures.get((t.register, t.space))
+            if tex is None:
+                raise InvalidDescError("draw", f"texture {at}", None,
+                                       f"the vertex shader reads {t.name} (register {at}); "
+                                       f"set_texture_shader_resource_view was not called")
+            if tex.released:
+                raise InvalidDescError("draw", f"texture {at}", tex, "was released")
+            key.append(tex)
+            entries.append({"binding": t.binding, "resource": tex.view})
+        for s in samplers:
+            bound = self.samplers.get(s.register)
+            if bound is None:
+                raise InvalidDescError("draw", f"sampler s{s.register}", None,
+                                       f"the vertex shader samples with {s.name} (register "
+                                       f"s{s.register}); set_sampler was not called")
+            key.append(bound[1])
+            entries.append({"binding": s.binding, "resource": bound[1]})
+        return tuple(key), entries

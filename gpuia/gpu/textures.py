@@ -1,0 +1,89 @@
+"""Textures and samplers on the GPU: a real WebGPU texture holding a D3D12 texture's texels,
+and a WebGPU sampler for a D3D12_SAMPLER_DESC (docs/resources.md).
+
+Guaranteed: :func:`create_texture` makes a 2D texture of the WebGPU format of
+``gpuia.d3d.textures.TEXTURE_FORMATS`` with the given mip levels and uploads the data level by
+level (the bytes unchanged: WebGPU's format holds the same texels); :func:`create_sampler` maps
+the point filter and the WRAP / MIRROR / CLAMP address modes to WebGPU's (repeat,
+mirror-repeat, clamp-to-edge) and MinLOD / MaxLOD to lodMinClamp / lodMaxClamp (MaxLOD above
+32 taken as 32: WebGPU's largest, beyond any texture's levels). Refused (UnsupportedError): a
+format whose WebGPU feature the device lacks (R16_UNORM needs wgpu's
+``texture-format-16bit-norm``), an array of more than one slice (not bound yet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..d3d.textures import SamplerDesc, check_dimensions, mip_offsets, mip_size, texture_format
+from ..errors import InvalidDescError, UnsupportedError
+
+__all__ = ["Texture2D", "create_texture", "create_sampler"]
+
+_ADDRESS = {"WRAP": "repeat", "MIRROR": "mirror-repeat", "CLAMP": "clamp-to-edge"}
+_FILTER = {"point": "nearest", "linear": "linear"}
+
+
+@dataclass(eq=False)
+class Texture2D:
+    """A 2D texture of a device (its ``device``, the gpuia Device), ``format`` a DXGI name."""
+
+    device: Any
+    wgpu: Any = field(repr=False)
+    format: str
+    width: int
+    height: int
+    mip_levels: int
+    view: object = field(default=None, repr=False)  # the whole texture's view (every level)
+    released: bool = False
+
+    def release(self) -> None:
+        """Destroy the WebGPU texture; a draw that reads it afterwards is refused."""
+        if not self.released:
+            self.released = True
+            self.wgpu.destroy()
+
+
+def create_texture(device, format: str, width: int, height: int, mip_levels: int = 1,
+                   data: bytes = b"", array_size: int = 1) -> Texture2D:
+    """A Texture2D of ``device`` holding ``data``: every level's texels tightly packed, level 0
+    first (D3D12's subresource order), or zeros when ``data`` is empty."""
+    import wgpu
+
+    where = "CreateCommittedResource"
+    fmt = texture_format(format, where)
+    check_dimensions(width, height, mip_levels, array_size, where)
+    if array_size != 1:
+        raise UnsupportedError(f"{where}: DepthOrArraySize={array_size}: gpuia binds "
+                               f"Texture2D of one slice so far")
+    if fmt.feature and fmt.feature not in device.device.features:
+        raise UnsupportedError(f"{where}: Format={fmt.name}: WebGPU's {fmt.webgpu} needs the "
+                               f"{fmt.feature} feature, which this device lacks")
+    offsets = mip_offsets(width, height, mip_levels, 1)
+    if data and len(data) != offsets[-1] * fmt.size:
+        raise InvalidDescError(where, "data", f"{len(data)} bytes",
+                               f"{offsets[-1]} texels of {fmt.size} bytes expected")
+    tex = device.device.create_texture(
+        size=(width, height, 1), format=fmt.webgpu, mip_level_count=mip_levels,
+        usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
+        label=f"gpuia Texture2D {fmt.name} {width}x{height}")
+    if data:
+        for level in range(mip_levels):
+            w, h = mip_size(width, level), mip_size(height, level)
+            at = offsets[level] * fmt.size
+            device.device.queue.write_texture(
+                {"texture": tex, "mip_level": level, "origin": (0, 0, 0)},
+                memoryview(bytes(data[at:at + w * h * fmt.size])),
+                {"offset": 0, "bytes_per_row": w * fmt.size, "rows_per_image": h},
+                (w, h, 1))
+    return Texture2D(device, tex, fmt.name, width, height, mip_levels, tex.create_view())
+
+
+def create_sampler(device, desc: SamplerDesc):
+    """The WebGPU sampler of ``desc`` (see the module docstring)."""
+    mn, mag, mip = (_FILTER[f] for f in desc.filter)
+    u, v, w = (_ADDRESS[a] for a in desc.address)
+    return device.device.create_sampler(
+        address_mode_u=u, address_mode_v=v, address_mode_w=w, mag_filter=mag, min_filter=mn,
+        mipmap_filter=mip, lod_min_clamp=desc.min_lod, lod_max_clamp=min(desc.max_lod, 32.0))

@@ -1,0 +1,153 @@
+"""Textures and samplers of a case (``docs/case-format.md``): ``shader_resources`` entries of
+``"kind": "texture2d"`` and the top-level ``samplers`` list.
+
+Guaranteed: one :class:`CaseTexture` per texture register the HLSL vertex shader reads, its
+data exactly every level's texels (level 0 first, tightly packed), and one sampler
+(:class:`gpuia.d3d.textures.SamplerDesc`) per sampler register it samples with; the CPU
+reference reads them as blobs of texels decoded by the reference's own decoder
+(:func:`cpu_blobs`), the GPU as real WebGPU textures and samplers (:func:`bind_gpu`). A
+malformed entry is a :class:`~gpuia.errors.CaseError`; a texture or sampler register the
+shader reads without an entry, or an entry where it reads a buffer, an
+:class:`~gpuia.errors.InvalidDescError`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..d3d.textures import (
+    SamplerDesc,
+    check_dimensions,
+    sampler_binding,
+    sampler_desc,
+    texture_format,
+)
+from ..errors import CaseError, InvalidDescError
+from .case_data import decode_data, uint_field
+
+__all__ = ["TEXTURE_KINDS", "CaseTexture", "case_textures", "cpu_blobs", "bind_gpu"]
+
+TEXTURE_KINDS = ("texture2d",)  # shader_resources kinds this module reads (not buffer SRVs)
+_KEYS = {"register", "space", "kind", "format", "width", "height", "mip_levels", "array_size",
+         "data"}
+
+
+@dataclass(frozen=True)
+class CaseTexture:
+    """One Texture2D: its DXGI ``format``, size, levels and every level's bytes."""
+
+    register: int
+    space: int
+    format: str
+    width: int
+    height: int
+    mip_levels: int
+    data: bytes
+
+
+def _texture(entry: dict, w: str) -> CaseTexture:
+    unknown = set(entry) - _KEYS
+    if unknown:
+        raise CaseError(w, f"unknown keys {sorted(unknown)}")
+    for key in ("register", "format", "width", "height", "data"):
+        if key not in entry:
+            raise CaseError(w, f"missing required key '{key}'")
+    fmt = texture_format(entry["format"], f"{w}.format")
+    width, height = uint_field(entry, "width", w, None), uint_field(entry, "height", w, None)
+    levels, array_size = uint_field(entry, "mip_levels", w, 1), uint_field(entry, "array_size",
+                                                                           w, 1)
+    check_dimensions(width, height, levels, array_size, w)
+    if array_size != 1:
+        raise InvalidDescError(w, "array_size", array_size,
+                               "gpuia binds Texture2D of one slice so far")
+    return CaseTexture(uint_field(entry, "register", w, None), uint_field(entry, "space", w, 0),
+                       fmt.name, width, height, levels, decode_data(entry["data"], f"{w}.data"))
+
+
+def case_textures(resources, samplers, hlsl) -> tuple[dict, dict]:
+    """({(register, space): CaseTexture}, {register: SamplerDesc}) of the case's
+    ``shader_resources`` list (``resources``; its texture entries) and ``samplers`` list for
+    the compiled HLSL vertex shader ``hlsl`` (None: none read)."""
+    textures = {(t.register, t.space): t for t in (hlsl.textures if hlsl is not None else ())}
+    used = {s.register: s for s in (hlsl.samplers if hlsl is not None else ())}
+    out: dict[tuple[int, int], CaseTexture] = {}
+    for i, entry in enumerate(resources if isinstance(resources, list) else []):
+        if not isinstance(entry, dict) or entry.get("kind") not in TEXTURE_KINDS:
+            continue  # a buffer SRV: gpuia.harness.case_resources
+        tex = _texture(entry, f"shader_resources[{i}]")
+        at = f"t{tex.register}" + (f", space{tex.space}" if tex.space else "")
+        if (tex.register, tex.space) in out:
+            raise CaseError(f"shader_resources[{i}].register", f"register {at} is given twice")
+        if (tex.register, tex.space) in textures or hlsl is None or \
+                not any((r.register, r.space) == (tex.register, tex.space)
+                        for r in hlsl.shader_resources):
+            out[(tex.register, tex.space)] = tex
+        else:
+            raise InvalidDescError(f"shader_resources[{i}]", "kind", entry["kind"],
+                                   f"the vertex shader reads a buffer at register {at}")
+    if samplers is not None and not isinstance(samplers, list):
+        raise CaseError("samplers", "expected a list of D3D12_SAMPLER_DESC objects")
+    descs: dict[int, SamplerDesc] = {}
+    for i, entry in enumerate(samplers or []):
+        w = f"samplers[{i}]"
+        if not isinstance(entry, dict) or "register" not in entry:
+            raise CaseError(w, "expected an object with 'register' and D3D12_SAMPLER_DESC "
+                               "fields")
+        register = uint_field(entry, "register", w, None)
+        if uint_field(entry, "space", w, 0) != 0 or register in descs:
+            raise CaseError(f"{w}.register", f"s{register}: one sampler per register of "
+                                             f"space0")
+        desc = sampler_desc({k: v for k, v in entry.items() if k not in ("register", "space")},
+                            w)
+        descs[register] = desc
+    for key, t in textures.items():
+        if key not in out:
+            raise InvalidDescError("shader_resources", "register", t.register,
+                                   f"the vertex shader reads {t.name} (Texture2D at register "
+                                   f"t{t.register}); the case binds no texture there")
+        if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
+            raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),
+                                   f"expected every level's texels: {_texels(out[key])} of "
+                                   f"{out[key].format}")
+    for register, s in used.items():
+        if register not in descs:
+            raise InvalidDescError("samplers", "register", register,
+                                   f"the vertex shader samples with {s.name} (register "
+                                   f"s{register}); the case binds no sampler there")
+    return ({k: v for k, v in out.items() if k in textures},
+            {k: v for k, v in descs.items() if k in used})
+
+
+def _texels(t: CaseTexture) -> int:
+    from ..d3d.textures import mip_offsets
+
+    return mip_offsets(t.width, t.height, t.mip_levels, 1)[-1]
+
+
+def cpu_blobs(case) -> dict[int, bytes]:
+    """{binding: blob} of the case's textures (texels decoded by the CPU reference's decoder)
+    and samplers, for the CPU build (``gpuia.hlsl.cpu_textures``)."""
+    from ..hlsl.cpu_textures import texture_blob
+    from ..reference.textures import decode_texels
+
+    out = {}
+    for t in case.hlsl.textures:
+        c = case.textures[(t.register, t.space)]
+        texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, 1,
+                               f"texture t{t.register}")
+        out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels)
+    for register, desc in case.samplers.items():
+        out[sampler_binding(register)] = desc.words()
+    return out
+
+
+def bind_gpu(ctx, device, case) -> None:
+    """Create the case's textures (uploaded level by level) and samplers on ``device`` and
+    bind them on ``ctx``."""
+    from ..gpu.textures import create_texture
+
+    for (register, space), c in case.textures.items():
+        ctx.set_texture_shader_resource_view(register, create_texture(
+            device, c.format, c.width, c.height, c.mip_levels, c.data), space)
+    for register, desc in case.samplers.items():
+        ctx.set_sampler(register, desc)

@@ -1,0 +1,224 @@
+"""Texture2D shader resource views and samplers of an HLSL vertex shader, read as D3D12 reads
+them (docs/resources.md, rules 16).
+
+gpuia binds ``Texture2D<T>`` (T a float scalar or vector) at ``register(tN, spaceS)`` (the t
+namespace of the buffer SRVs, ``gpuia.hlsl.srv``: one register holds one of them) and
+``SamplerState`` at ``register(sN)`` (N 0..15, space 0). Guaranteed, in the WGSL
+:func:`rewrite` makes of Slang's, whose binding numbers it never trusts (Slang gives a texture
+and a sampler one number at times: each is rebound by its name from the reflection):
+
+* the shader's k-th texture (by space, then register) is ``@group(3) @binding(912 + k)``,
+  sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``);
+* ``Load(int3(x, y, mip))`` returns 0 in every component when ``mip`` is not a level of the
+  texture or (x, y) is outside that level (rules 16.1; WebGPU may return any texel instead);
+* ``GetDimensions(mip, w, h, levels)`` gives ``max(1, size >> mip)``, and 0 for the width and
+  height of a ``mip`` past the last level (rules 16.2), computed from level 0's size: no
+  ``textureDimensions`` with a per-vertex level (lavapipe answers the first vertex's);
+* ``SampleLevel(s, uv, lod)`` is WebGPU's ``textureSampleLevel`` with the sampler the draw
+  binds (point filtering, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``).
+
+Refused, naming the resource: a ``Texture2D`` of ``uint`` or ``int`` and the other texture
+shapes (arrays, 1D, 3D, cubes, multisampled), more than 16 textures, a texture in a register
+a buffer SRV takes, a sampler past s15 or outside space 0, a ``SamplerComparisonState``, any
+other use of a texture (``Sample``, ``Gather``, ``CalculateLevelOfDetail``) or a sampler.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
+from ..d3d.textures import MAX_TEXTURES, SAMPLER_SLOTS, sampler_binding, texture_binding
+from ..errors import InvalidDescError
+
+__all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "shader_textures", "rewrite"]
+
+
+@dataclass(frozen=True)
+class ShaderTexture:
+    """One ``Texture2D`` the shader reads: ``index`` its place among the shader's textures
+    (its binding :func:`gpuia.d3d.textures.texture_binding`), ``components`` of its ``T``,
+    ``var`` its name in Slang's WGSL."""
+
+    name: str
+    register: int
+    space: int
+    index: int
+    components: int
+    var: str = ""
+
+    @property
+    def binding(self) -> int:
+        return texture_binding(self.index)
+
+
+@dataclass(frozen=True)
+class ShaderSampler:
+    """One ``SamplerState`` the shader samples with, at ``register(s<register>)``."""
+
+    name: str
+    register: int
+    var: str = ""
+
+    @property
+    def binding(self) -> int:
+        return sampler_binding(self.register)
+
+
+def is_bound_texture(param: dict) -> bool:
+    """Whether a reflection parameter is a texture or sampler gpuia binds (its checks are
+    :func:`shader_textures`')."""
+    t = param.get("type", {})
+    return (t.get("kind") == "resource" and t.get("baseShape") == "texture2D"
+            and t.get("access", "read") == "read") or t.get("kind") == "samplerState"
+
+
+def _components(t: dict, where: str, what: str) -> int:
+    result = t.get("resultType", {})
+    kind = result.get("kind")
+    scalar = (result.get("elementType", {}) if kind == "vector" else result).get("scalarType")
+    if t.get("array") or t.get("multisample") or scalar != "float32":
+        raise InvalidDescError(what, where, "Texture2D" + ("Array" if t.get("array") else ""),
+                               "gpuia binds Texture2D<T> of float scalars and vectors (no "
+                               "arrays, no multisampled, uint or int textures yet; "
+                               "docs/resources.md)")
+    return int(result.get("elementCount", 1)) if kind == "vector" else 1
+
+
+def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
+                    ) -> tuple[tuple[ShaderTexture, ...], tuple[ShaderSampler, ...]]:
+    """The textures and samplers Slang's WGSL ``code`` declares (``params``: the reflection's
+    global parameters by emitted name; ``srv_registers``: the (register, space) of the buffer
+    SRVs), checked as the module docstring says."""
+    textures, samplers = [], []
+    for m in re.finditer(r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s+(\w+)\s*:"
+                         r"\s*([\w<>\s,]+);", code):
+        p = params.get(re.sub(r"_\d+$", "", m.group(1)))
+        if p is None:
+            continue
+        name, b, t = p["name"], p.get("binding", {}), p.get("type", {})
+        space, register = int(b.get("space", 0)), int(b.get("index", 0))
+        where = f"resource {name}"
+        if t.get("kind") in ("samplerState", "samplerComparisonState") or \
+                m.group(2).strip().startswith("sampler"):
+            if "comparison" in m.group(2) or t.get("kind") != "samplerState":
+                raise InvalidDescError(what, where, "SamplerComparisonState",
+                                       "gpuia binds SamplerState only (no comparison)")
+            if space or register >= SAMPLER_SLOTS:
+                raise InvalidDescError(what, where, f"register(s{register}, space{space})",
+                                       f"gpuia binds samplers s0..s{SAMPLER_SLOTS - 1} of "
+                                       f"space0 (WebGPU's maxSamplersPerShaderStage)")
+            samplers.append(ShaderSampler(name, register, m.group(1)))
+            continue
+        if not m.group(2).strip().startswith("texture"):
+            continue
+        if t.get("baseShape") != "texture2D":
+            raise InvalidDescError(what, where, m.group(2).strip(),
+                                   "gpuia binds Texture2D<T> only (docs/resources.md)")
+        components = _components(t, where, what)
+        if space >= SRV_SPACES or register >= SRV_SLOTS:
+            raise InvalidDescError(what, where, f"register(t{register}, space{space})",
+                                   f"gpuia binds t0..t{SRV_SLOTS - 1} of space0..space"
+                                   f"{SRV_SPACES - 1}")
+        if (register, space) in srv_registers:
+            raise InvalidDescError(what, where, f"register(t{register}, space{space})",
+                                   "a buffer SRV takes this register: a t register holds one "
+                                   "shader resource view (rules 16.5)")
+        textures.append((space, register, name, components, m.group(1)))
+    if len(textures) > MAX_TEXTURES:
+        raise InvalidDescError(what, "textures", len(textures),
+                               f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
+                               f"maxSampledTexturesPerShaderStage)")
+    textures.sort()
+    return (tuple(ShaderTexture(name, reg, space, k, c, var)
+                  for k, (space, reg, name, c, var) in enumerate(textures)),
+            tuple(sorted(samplers, key=lambda s: s.register)))
+
+
+def _call_args(code: str, start: int) -> tuple[list[str], int]:
+    """The top-level arguments of the call whose ``(`` is at ``start``, and the index after
+    its ``)``."""
+    depth, k, args, at = 0, start, [], start + 1
+    while k < len(code):
+        c = code[k]
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+            if depth == 0:
+                args.append(code[at:k])
+                return args, k + 1
+        elif c == "," and depth == 1:
+            args.append(code[at:k])
+            at = k + 1
+        k += 1
+    raise InvalidDescError("vertex shader", "WGSL", code[start:start + 40], "unbalanced call")
+
+
+def _strip(arg: str) -> str:
+    arg = arg.strip()
+    while arg.startswith("(") and _call_args(arg, 0)[1] == len(arg):
+        arg = arg[1:-1].strip()
+    return arg
+
+
+def _rewrite_calls(code: str, fn: str, var: str, make) -> str:
+    """Each ``fn(var, ...)`` replaced by ``make(rest of the arguments)``."""
+    out, at = [], 0
+    for m in re.finditer(rf"(?<!\w){fn}\s*\(", code):
+        if m.start() < at:
+            continue
+        args, end = _call_args(code, m.end() - 1)
+        if _strip(args[0]) != var:
+            continue
+        out.append(code[at:m.start()] + make([_rewrite_calls(a, fn, var, make)
+                                              for a in args[1:]]))
+        at = end
+    return "".join(out) + code[at:]
+
+
+_ALLOWED = ("textureSampleLevel", "textureNumLevels")
+
+
+def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
+    """Slang's WGSL with the textures and samplers rebound by name and a texture's ``Load``
+    and ``GetDimensions`` of a level checked as D3D12 defines them (the module docstring)."""
+    if not textures and not samplers:
+        return code
+    helpers = []
+    for s in samplers:
+        code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s+"
+                      rf"{re.escape(s.var)}\s*:)", rf"@binding({s.binding}) @group({group})\1",
+                      code)
+    for t in textures:
+        var = t.var
+        code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s+"
+                      rf"{re.escape(var)}\s*:)", rf"@binding({t.binding}) @group({group})\1",
+                      code)
+        load, dims = f"gpuia_tex_load{t.index}", f"gpuia_tex_dims{t.index}"
+        code = _rewrite_calls(code, "textureLoad", var, lambda a, f=load: (
+            f"{f}(vec2<i32>({a[0]}), i32({a[1]}))"))
+        code = _rewrite_calls(code, "textureDimensions", var, lambda a, f=dims, v=var: (
+            f"{f}(u32({a[0]}))" if a else f"textureDimensions({v})"))
+        uses = len(re.findall(rf"(?<!\w){re.escape(var)}(?!\w)", code))
+        allowed = sum(len(re.findall(rf"(?<!\w){fn}\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*[,)]",
+                                     code)) for fn in (*_ALLOWED, "textureDimensions"))
+        if uses != allowed + 1:  # and its declaration (the helpers are added below)
+            raise InvalidDescError(what, f"resource {t.name}", None,
+                                   "Slang's WGSL uses it other than by Load, GetDimensions and "
+                                   "SampleLevel: gpuia binds those only (docs/resources.md)")
+        # D3D12: a Load outside the level, or of a level the texture has not, returns 0 in
+        # every component (rules 16.1); level sizes from level 0's, never from a per-vertex
+        # textureDimensions(t, level) (lavapipe answers the first vertex's level for all).
+        helpers.append(
+            f"fn {dims}(level : u32) -> vec2<u32>\n{{\n"
+            f"    if (level >= textureNumLevels({var})) {{ return vec2<u32>(0u); }}\n"
+            f"    return max(vec2<u32>(1u), textureDimensions({var}) >> vec2<u32>(level));\n}}\n"
+            f"fn {load}(c : vec2<i32>, level : i32) -> vec4<f32>\n{{\n"
+            f"    if (level < 0) {{ return vec4<f32>(0.0); }}\n"
+            f"    let d = vec2<i32>({dims}(u32(level)));\n"
+            f"    if (any(c < vec2<i32>(0)) || any(c >= d)) {{ return vec4<f32>(0.0); }}\n"
+            f"    return textureLoad({var}, c, level);\n}}")
+    note = "// gpuia: textures, Load and GetDimensions checked as D3D12 (docs/resources.md)"
+    return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

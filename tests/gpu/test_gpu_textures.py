@@ -1,0 +1,180 @@
+"""Texture2D SRVs and samplers in an HLSL vertex shader (docs/resources.md, rules 16), the CPU
+reference against every GPU path (Stream Output, native and pulling captures).
+
+Expected values are worked out by hand: a texel's value encodes its place (10 y + x, 100 more
+on level 1), so each output says which texel D3D's rules pick. Load outside the level or of a
+missing level reads 0 in every component (rules 16.1); GetDimensions of a level past the last
+gives size 0 (rules 16.2); point SampleLevel picks texel floor(u * width) with WRAP, MIRROR or
+CLAMP applied to the integer, the level nearest the LOD clamped to MaxLOD and the texture's
+levels (rules 16.3, 16.4). Texture coordinates sit at texel centres, where no rounding of the
+coordinate can move the pick.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpuia.errors import InvalidDescError, UnsupportedError
+from gpuia.harness.case import load_case
+from gpuia.harness.crosscheck import cross_check
+from gpuia.harness.run import run_reference, shader_outputs
+from gpuia.harness.run_gpu import run_case_so_gpu
+from helpers import EXAMPLE_CASES
+
+LOAD = r"""
+Texture2D<float4> Tex : register(t2);
+static const int3 AT[8] = { int3(0, 0, 0), int3(3, 1, 0), int3(1, 0, 1), int3(4, 0, 0),
+                            int3(0, 2, 0), int3(-1, 0, 0), int3(0, 0, 2), int3(1, 0, -1) };
+struct O { float4 pos : SV_Position; float4 texel : TEXCOORD0; uint4 dims : TEXCOORD1; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    o.texel = Tex.Load(AT[id]);
+    uint w, h, n; Tex.GetDimensions(uint(AT[id].z), w, h, n);
+    uint w0, h0; Tex.GetDimensions(w0, h0);
+    o.dims = uint4(w, h, n, w0 * 100 + h0);
+    return o;
+}
+"""
+
+SAMPLE = r"""
+// One texture per sampler: wgpu's OpenGL backend combines each texture with one sampler.
+Texture2D<float> Tex : register(t0);
+Texture2D<float> Tex1 : register(t1);
+Texture2D<float> Tex4 : register(t4);
+SamplerState Wrap : register(s0);
+SamplerState Mirror : register(s1);
+SamplerState Clamp : register(s3);
+static const float3 UVL[8] = {
+    float3(1.5, 2.5, 0) / 4, float3(-0.5, 5.5, 0) / 4, float3(5.5, -0.5, 0) / 4,
+    float3(-4.5, 9.5, 0) / 4, float3(9.5, 6.5, 0) / 4, float3(6.5, -4.5, 0) / 4,
+    float3(0.75, 0.25, 1.0), float3(0.75, 0.25, 3.0) };
+struct O { float4 pos : SV_Position; float3 picked : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    float2 uv = UVL[id].xy;
+    float lod = UVL[id].z;
+    o.picked = float3(Tex.SampleLevel(Wrap, uv, lod), Tex1.SampleLevel(Mirror, uv, lod),
+                      Tex4.SampleLevel(Clamp, uv, lod));
+    return o;
+}
+"""
+
+
+def _doc(name, hlsl, count, resources, so, samplers=None) -> dict:
+    doc = {"gpuia_case": 1, "name": name, "input_layout": [], "vertex_buffers": [],
+           "primitive_topology": "POINTLIST",
+           "draw": {"DrawInstanced": {"VertexCountPerInstance": count}},
+           "vertex_shader": {"hlsl": hlsl}, "shader_resources": resources,
+           "stream_output": {"declaration": [
+               {"SemanticName": "TEXCOORD", "SemanticIndex": i, "ComponentCount": c}
+               for i, c in so], "targets": [{"slot": 0, "size": 4096}]}}
+    if samplers is not None:
+        doc["samplers"] = samplers
+    return doc
+
+
+# A 4x2 R32_FLOAT texture of 2 levels: level 0 holds 1..8 row by row, level 1 (2x1) 9, 10.
+LOAD_TEXTURE = {"register": 2, "kind": "texture2d", "format": "R32_FLOAT", "width": 4,
+                "height": 2, "mip_levels": 2,
+                "data": {"dtype": "float32", "values": list(range(1, 11))}}
+# Per vertex: the texel (R32_FLOAT: r, 0, 0, 1; 0 in every component outside) and
+# GetDimensions(mip): width, height, levels, then 100 * width + height of level 0.
+LOAD_WANT_TEXEL = np.array([[1, 0, 0, 1], [8, 0, 0, 1], [10, 0, 0, 1], [0, 0, 0, 0],
+                            [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]],
+                           np.float32).view(np.uint32)
+LOAD_WANT_DIMS = np.array([[4, 2, 2, 402], [4, 2, 2, 402], [2, 1, 2, 402], [4, 2, 2, 402],
+                           [4, 2, 2, 402], [4, 2, 2, 402], [0, 0, 2, 402], [0, 0, 2, 402]],
+                          np.uint32)
+
+
+def load_case_doc():
+    return load_case(_doc("texture_load", LOAD, 8, [LOAD_TEXTURE], [(0, 4), (1, 4)]))
+
+
+# A 4x4 R32_FLOAT texture of 2 levels, texel (x, y) = 10 y + x, level 1 (2x2) 100 + 10 y + x.
+LEVEL0 = [10 * y + x for y in range(4) for x in range(4)]
+LEVEL1 = [100 + 10 * y + x for y in range(2) for x in range(2)]
+SAMPLE_TEXTURE = {"register": 0, "kind": "texture2d", "format": "R32_FLOAT", "width": 4,
+                  "height": 4, "mip_levels": 2,
+                  "data": {"dtype": "float32", "values": LEVEL0 + LEVEL1}}
+SAMPLE_TEXTURES = [SAMPLE_TEXTURE, {**SAMPLE_TEXTURE, "register": 1},
+                   {**SAMPLE_TEXTURE, "register": 4}]
+SAMPLERS = [{"register": 0, "filter": "MIN_MAG_MIP_POINT", "address_u": "WRAP",
+             "address_v": "WRAP"},
+            {"register": 1, "filter": "MIN_MAG_MIP_POINT", "address_u": "MIRROR",
+             "address_v": "MIRROR"},
+            {"register": 3, "filter": "MIN_MAG_MIP_POINT", "address_u": "CLAMP",
+             "address_v": "CLAMP", "max_lod": 0}]
+# Texel indices i along u or v, width 4: WRAP i mod 4; MIRROR i mod 8, reflected to 7 - m past
+# 3; CLAMP to 0..3. i = 1: 1 1 1; -1: 3 0 0; 5: 1 2 3; -5: 3 3 0; 9: 1 1 3; 6: 2 1 3; 2: 2 2 2.
+_PICK = {1: (1, 1, 1), -1: (3, 0, 0), 5: (1, 2, 3), -5: (3, 3, 0), 9: (1, 1, 3), 6: (2, 1, 3),
+         2: (2, 2, 2)}
+_PAIRS = [(1, 2), (-1, 5), (5, -1), (-5, 9), (9, 6), (6, -5)]
+SAMPLE_WANT = np.array(
+    [[10 * _PICK[v][k] + _PICK[u][k] for k in range(3)] for u, v in _PAIRS]
+    # uv (0.75, 0.25) at LOD 1 and 3: level 1 (the last) texel (1, 0) = 101 for WRAP and
+    # MIRROR; the CLAMP sampler's MaxLOD 0 keeps level 0, texel (3, 1) = 13.
+    + [[101, 101, 13], [101, 101, 13]], np.float32).view(np.uint32)
+
+
+def sample_case_doc():
+    return load_case(_doc("texture_sample", SAMPLE, 8, SAMPLE_TEXTURES, [(0, 3)], SAMPLERS))
+
+
+def _so_words(result, count: int, width: int) -> np.ndarray:
+    return np.frombuffer(result.buffers[0], np.uint32)[:count * width].reshape(count, width)
+
+
+def test_load_and_dimensions_cpu_and_stream_output(gpu_device):
+    case = load_case_doc()
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], LOAD_WANT_TEXEL)
+    np.testing.assert_array_equal(cpu["TEXCOORD1"], LOAD_WANT_DIMS)
+    so = _so_words(run_case_so_gpu(case, gpu_device), 8, 8)
+    np.testing.assert_array_equal(so[:, :4], LOAD_WANT_TEXEL)
+    np.testing.assert_array_equal(so[:, 4:], LOAD_WANT_DIMS)
+
+
+def test_point_sampling_address_modes_cpu_and_stream_output(gpu_device):
+    case = sample_case_doc()
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], SAMPLE_WANT)
+    so = _so_words(run_case_so_gpu(case, gpu_device), 8, 3)
+    np.testing.assert_array_equal(so, SAMPLE_WANT)
+
+
+@pytest.mark.parametrize("make", [load_case_doc, sample_case_doc], ids=["load", "sample"])
+def test_capture_paths_match_the_cpu(gpu_device, make):
+    result = cross_check(make(), [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()
+
+
+def test_heightmap_example(gpu_device):
+    case = load_case(str(EXAMPLE_CASES / "texture_heightmap.json"))
+    cpu = shader_outputs(case, run_reference(case))
+    # The description's grid: vertex (i, j) at uv ((i + 0.5) / 4, (j + 0.5) / 4) samples texel
+    # (i, j) of the 4x4 heightmap, whose value is 0.25 (i + 4 j): world (i, height, j).
+    want = np.array([[i, 0.25 * (i + 4 * j), j] for j in range(4) for i in range(4)],
+                    np.float32).view(np.uint32)
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], want)  # a point list: vertex k, row k
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()
+
+
+def test_refusals():
+    with pytest.raises(InvalidDescError, match="binds no texture"):
+        load_case(_doc("t", LOAD, 1, [], [(0, 4), (1, 4)]))
+    with pytest.raises(InvalidDescError, match="binds no sampler"):
+        load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)], SAMPLERS[:2]))
+    with pytest.raises(UnsupportedError, match="border"):
+        load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
+                       [{**SAMPLERS[0], "address_u": "BORDER"}, *SAMPLERS[1:]]))
+    with pytest.raises(UnsupportedError, match="point filters only"):
+        load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
+                       [{**SAMPLERS[0], "filter": "MIN_MAG_MIP_LINEAR"}, *SAMPLERS[1:]]))
+    bad = {**LOAD_TEXTURE, "data": {"dtype": "float32", "values": list(range(1, 10))}}
+    with pytest.raises(InvalidDescError, match="texels"):
+        load_case(_doc("t", LOAD, 1, [bad], [(0, 4), (1, 4)]))
