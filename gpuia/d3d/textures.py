@@ -71,11 +71,11 @@ class TextureFormat:
 
 
 # r32float and rgba32float are "unfilterable-float" without the float32-filterable feature;
-# r16unorm is no core WebGPU format (wgpu's native "texture-format-16bit-norm").
+# r16unorm is no core WebGPU format (wgpu's native "texture-format16bit-norm").
 TEXTURE_FORMATS = {f.name: f for f in (
     TextureFormat("R8G8B8A8_UNORM", "rgba8unorm", True),
     TextureFormat("R8_UNORM", "r8unorm", True),
-    TextureFormat("R16_UNORM", "r16unorm", True, "texture-format-16bit-norm"),
+    TextureFormat("R16_UNORM", "r16unorm", True, "texture-format16bit-norm"),
     TextureFormat("R16G16_FLOAT", "rg16float", True),
     TextureFormat("R32_FLOAT", "r32float", False),
     TextureFormat("R32G32B32A32_FLOAT", "rgba32float", False),

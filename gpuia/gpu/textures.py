@@ -8,7 +8,8 @@ the point filter and the WRAP / MIRROR / CLAMP address modes to WebGPU's (repeat
 mirror-repeat, clamp-to-edge) and MinLOD / MaxLOD to lodMinClamp / lodMaxClamp (MaxLOD above
 32 taken as 32: WebGPU's largest, beyond any texture's levels). Refused (UnsupportedError): a
 format whose WebGPU feature the device lacks (R16_UNORM needs wgpu's
-``texture-format-16bit-norm``), an array of more than one slice (not bound yet).
+``texture-format16bit-norm``, which gpuia's devices do not request), an array of more than one
+slice (not bound yet).
 """
 
 from __future__ import annotations

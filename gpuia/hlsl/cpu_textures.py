@@ -85,27 +85,44 @@ _TEXTURE_2D = r"""struct Texture2D
         return texel(uint32_t(loc.z), uint32_t(loc.x), uint32_t(loc.y));
     }
 
+    static float reduce(uint32_t mode, float u)
+    {
+        // rules 16.3 (D3D11.3 spec 7.18.6): WRAP keeps frac(u), MIRROR signedFrac(u / 2) * 2,
+        // the others clamp u to [-10, 10]; each exact in float32
+        if (mode == 1) return u - std::floor(u);
+        if (mode == 2) return (u / 2 - std::trunc(u / 2)) * 2;
+        return u < -10.0f ? -10.0f : (u > 10.0f ? 10.0f : u);
+    }
     static uint32_t address(uint32_t mode, float coordinate, uint32_t size)
     {
-        // rules 16.3-16.4: the texel floor(u * size), then the address mode on the integer
-        double t = std::floor(double(coordinate * float(size)));
-        t = t < -1e15 ? -1e15 : (t > 1e15 ? 1e15 : t);  // NaN and huge: any texel is D3D's
-        const int64_t i = int64_t(t), n = int64_t(size);
+        // rules 16.3: the texel floor(u * size) of the reduced u (a NaN: 0, as D3D's
+        // conversion to fixed point), then the address mode on the integer (rules 16.4, the
+        // spec's 7.18.9 pseudo-code)
+        const float scaled = reduce(mode, coordinate) * float(size);
+        const int64_t n = int64_t(size);
+        int64_t i = scaled != scaled ? 0 : int64_t(std::floor(scaled));
+        if (i >= 0 && i < n) return uint32_t(i);
         switch (mode)
         {
         case 1: return uint32_t(((i % n) + n) % n);  // WRAP
-        case 2:                                       // MIRROR: period 2n, the second reversed
+        case 2:                                       // MIRROR: odd tiles reversed
             {
-                const int64_t m = ((i % (2 * n)) + 2 * n) % (2 * n);
-                return uint32_t(m < n ? m : 2 * n - 1 - m);
+                if (i < 0) i = -i - 1;
+                const bool flip = (i / n) & 1;
+                i %= n;
+                return uint32_t(flip ? n - i - 1 : i);
             }
+        case 5: if (i < 0) i = -i - 1;  // MIRROR_ONCE, then clamped
+            [[fallthrough]];
         default: return uint32_t(i < 0 ? 0 : (i >= n ? n - 1 : i));  // CLAMP
         }
     }
     T SampleLevel(SamplerState s, const float2& uv, float level) const
     {
         // rules 16.3: the LOD clamped to MinLOD..MaxLOD, the nearest level of the texture
-        float lod = level < s.lod(6) ? s.lod(6) : level;
+        // (D3D11.3 spec 7.18.10: floor(lod + 0.5), clamped to the levels; a NaN LOD: 0)
+        float lod = level != level ? 0.0f : level;
+        lod = lod < s.lod(6) ? s.lod(6) : lod;
         lod = lod > s.lod(7) ? s.lod(7) : lod;
         double nearest = std::floor(double(lod) + 0.5);
         const double last = double(data[2] - 1);

@@ -178,3 +178,68 @@ def test_refusals():
     bad = {**LOAD_TEXTURE, "data": {"dtype": "float32", "values": list(range(1, 10))}}
     with pytest.raises(InvalidDescError, match="texels"):
         load_case(_doc("t", LOAD, 1, [bad], [(0, 4), (1, 4)]))
+
+
+FORMATS = r"""
+Texture2D<float4> A : register(t0);
+Texture2D<float4> B : register(t1);
+Texture2D<float4> C : register(t2);
+Texture2D<float4> D : register(t3);
+struct O { float4 pos : SV_Position; float4 a : TEXCOORD0; float4 b : TEXCOORD1;
+           float4 c : TEXCOORD2; float4 d : TEXCOORD3; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    int3 at = int3(id, 0, 0);
+    o.a = A.Load(at); o.b = B.Load(at); o.c = C.Load(at); o.d = D.Load(at);
+    return o;
+}
+"""
+FORMAT_TEXTURES = [
+    {"register": 0, "kind": "texture2d", "format": "R8G8B8A8_UNORM", "width": 2, "height": 1,
+     "data": {"hex": "00ff3366ff0000ff"}},
+    {"register": 1, "kind": "texture2d", "format": "R8_UNORM", "width": 1, "height": 1,
+     "data": {"hex": "33"}},
+    {"register": 2, "kind": "texture2d", "format": "R16G16_FLOAT", "width": 1, "height": 1,
+     "data": {"dtype": "uint16", "values": [0x3C00, 0xC000]}},
+    {"register": 3, "kind": "texture2d", "format": "DXGI_FORMAT_R32G32B32A32_FLOAT", "width": 1,
+     "height": 1, "data": {"dtype": "float32", "values": [1.5, -0.25, 3, 4]}}]
+# UNORM c / (2^n - 1) correctly rounded: 0x33 = 51 -> 0.2, 0x66 = 102 -> 0.4 (float32); the
+# half floats 0x3C00 = 1, 0xC000 = -2; missing components 0, 0, 1 (rules 2.11); vertex 1 reads
+# x = 1, outside the 1x1 textures: 0 in every component (rules 16.1).
+FORMAT_WANT = np.array([
+    [[0, 1, 0.2, 0.4], [0.2, 0, 0, 1], [1, -2, 0, 1], [1.5, -0.25, 3, 4]],
+    [[1, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]], np.float32).view(np.uint32)
+
+
+def test_formats_decode_as_d3d(gpu_device):
+    case = load_case(_doc("texture_formats", FORMATS, 2, FORMAT_TEXTURES,
+                          [(0, 4), (1, 4), (2, 4), (3, 4)]))
+    cpu = shader_outputs(case, run_reference(case))
+    got = np.stack([cpu[f"TEXCOORD{k}"] for k in range(4)], axis=1)
+    np.testing.assert_array_equal(got, FORMAT_WANT)
+    so = _so_words(run_case_so_gpu(case, gpu_device), 2, 16).reshape(2, 4, 4)
+    # A GPU's UNORM conversion may lie 1 ULP from the correctly rounded quotient (lavapipe reads
+    # 51 / 255 as 0x3E4CCCCE, not 0.2's 0x3E4CCCCD), as its vertex fetch may (docs/gpu.md):
+    # 1 ULP is allowed on the UNORM textures' components (A, B), everything else is exact.
+    unorm = np.zeros(FORMAT_WANT.shape, bool)
+    unorm[:, :2] = True
+    distance = np.abs(so.astype(np.int64) - FORMAT_WANT.astype(np.int64))
+    assert (distance[~unorm] == 0).all(), so
+    assert (distance[unorm] <= 1).all(), so
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()
+
+
+def test_r16_unorm_reads_on_the_cpu_and_is_refused_without_the_feature(gpu_device):
+    r16 = {"register": 1, "kind": "texture2d", "format": "R16_UNORM", "width": 1, "height": 1,
+           "data": {"dtype": "uint16", "values": [0x8000]}}
+    case = load_case(_doc("texture_r16", FORMATS, 1, [*FORMAT_TEXTURES[:1], r16,
+                                                       *FORMAT_TEXTURES[2:]],
+                          [(0, 4), (1, 4), (2, 4), (3, 4)]))
+    cpu = shader_outputs(case, run_reference(case))
+    want = np.array([32768 / 65535, 0, 0, 1], np.float32).view(np.uint32)  # correctly rounded
+    np.testing.assert_array_equal(cpu["TEXCOORD1"][0], want)
+    if "texture-format16bit-norm" not in gpu_device.device.features:
+        with pytest.raises(UnsupportedError, match="texture-format16bit-norm"):
+            run_case_so_gpu(case, gpu_device)

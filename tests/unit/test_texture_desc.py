@@ -1,0 +1,55 @@
+"""D3D12_SAMPLER_DESC and texture facts of gpuia.d3d.textures (docs/resources.md, rules 16):
+defaults, the mip chain's sizes and offsets worked out by hand, and each refusal's reason."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from gpuia.d3d.textures import mip_offsets, mip_size, sampler_desc, texture_format
+from gpuia.errors import InvalidDescError, UnsupportedError
+
+
+def test_defaults_and_words():
+    d = sampler_desc({}, "s0")
+    assert d.filter == ("point", "point", "point") and d.address == ("CLAMP",) * 3
+    # 8 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
+    # MinLOD 0.0 and MaxLOD FLT_MAX (0x7F7FFFFF)
+    assert struct.unpack("<8I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF)
+    w = sampler_desc({"filter": "D3D12_FILTER_MIN_MAG_MIP_POINT", "address_u": "WRAP",
+                      "address_v": "D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "max_lod": 2}, "s1")
+    assert w.address == ("WRAP", "MIRROR", "CLAMP") and w.max_lod == 2.0
+
+
+def test_mip_chain():
+    # 5x3: level 1 is 2x1, level 2 1x1 (max(1, size >> level)); offsets 0, 15, 17; 18 texels
+    assert [mip_size(5, k) for k in range(4)] == [5, 2, 1, 1]
+    assert mip_offsets(5, 3, 3, 1) == (0, 15, 17, 18)
+    assert mip_offsets(2, 2, 2, 2) == (0, 4, 5, 9, 10)  # slice-major: slice 1 after slice 0
+    assert texture_format("DXGI_FORMAT_R8G8B8A8_UNORM", "t").webgpu == "rgba8unorm"
+
+
+@pytest.mark.parametrize("fields, error, words", [
+    ({"filter": "COMPARISON_MIN_MAG_MIP_POINT"}, UnsupportedError, "comparison"),
+    ({"filter": "ANISOTROPIC"}, UnsupportedError, "anisotropic"),
+    ({"filter": "MIN_MAG_MIP_LINEAR"}, UnsupportedError, "point filters only"),
+    ({"filter": "BILINEAR"}, InvalidDescError, "MIN_MAG_MIP_POINT"),
+    ({"address_u": "BORDER"}, UnsupportedError, "no border address mode"),
+    ({"address_w": "MIRROR_ONCE"}, UnsupportedError, "no mirror-once"),
+    ({"address_v": "REPEAT"}, InvalidDescError, "WRAP"),
+    ({"mip_lod_bias": 0.5}, UnsupportedError, "no LOD bias"),
+    ({"min_lod": 2, "max_lod": 1}, InvalidDescError, "below min_lod"),
+    ({"min_lod": -1}, UnsupportedError, "lodMinClamp"),
+    ({"max_lod": "lots"}, InvalidDescError, "a number"),
+    ({"filtr": "MIN_MAG_MIP_POINT"}, InvalidDescError, "not a D3D12_SAMPLER_DESC field"),
+])
+def test_refusals_name_the_reason(fields, error, words):
+    with pytest.raises(error) as e:
+        sampler_desc(fields, "samplers[0]")
+    assert words in str(e.value) and "samplers[0]" in str(e.value)
+
+
+def test_unbound_formats_are_refused():
+    with pytest.raises(InvalidDescError, match="R8G8B8A8_UNORM"):
+        texture_format("BC1_UNORM", "shader_resources[0].format")
