@@ -5,10 +5,11 @@ One table row per texture format gpuia binds (:data:`TEXTURE_FORMATS`: the WebGP
 holds the same texels, whether WebGPU filters it without an optional feature, the feature it
 needs), the mip chain's sizes (:func:`mip_size`, :func:`mip_offsets`: D3D12's
 ``max(1, width >> level)``), the bindings of @group(3) that hold them, and a
-D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`). Refused, naming the
-field: an unknown filter or address mode, a comparison, minimum or maximum filter, an
-anisotropic filter, LODs out of order; what gpuia does not yet sample (linear filters, BORDER,
-MIRROR_ONCE, a mip LOD bias) is an :class:`~gpuia.errors.UnsupportedError` with the reason.
+D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`): the eight basic
+point and linear filters. Refused, naming the field: an unknown filter or address mode, LODs out
+of order; a comparison, minimum, maximum or anisotropic filter and what gpuia does not yet
+sample (BORDER, MIRROR_ONCE, a mip LOD bias, a negative MinLOD) are an
+:class:`~gpuia.errors.UnsupportedError` with the reason.
 """
 
 from __future__ import annotations
@@ -24,18 +25,23 @@ from .srv_bindings import SRV_BINDING_BASE, SRV_SLOTS, SRV_SPACES
 __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mip_offsets",
            "TEXTURE_BINDING_BASE", "MAX_TEXTURES", "SAMPLER_BINDING_BASE", "SAMPLER_SLOTS",
            "texture_binding", "sampler_binding", "binding_kind", "SamplerDesc", "sampler_desc",
+           "SAMPLED_TEXTURE_BINDING_BASE",
            "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
 MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
 SAMPLER_BINDING_BASE = TEXTURE_BINDING_BASE + MAX_TEXTURES  # 928
 SAMPLER_SLOTS = 16  # WebGPU's guaranteed maxSamplersPerShaderStage (D3D12's heap has 2048)
+# A texture the shader samples binds as WebGPU's filterable "float" (any sampler may filter
+# it), one it only loads as "unfilterable-float" (any format binds so): 944 + k.
+SAMPLED_TEXTURE_BINDING_BASE = SAMPLER_BINDING_BASE + SAMPLER_SLOTS
 MAX_MIP_LEVELS = 15  # D3D12_REQ_MIP_LEVELS: a 16384-texel texture's chain
 
 
-def texture_binding(index: int) -> int:
-    """The @group(3) binding of the shader's ``index``-th texture (in register order)."""
-    return TEXTURE_BINDING_BASE + index
+def texture_binding(index: int, sampled: bool = False) -> int:
+    """The @group(3) binding of the shader's ``index``-th texture (in register order), one it
+    samples (``sampled``) or one it only loads."""
+    return (SAMPLED_TEXTURE_BINDING_BASE if sampled else TEXTURE_BINDING_BASE) + index
 
 
 def sampler_binding(register: int) -> int:
@@ -45,7 +51,9 @@ def sampler_binding(register: int) -> int:
 
 def binding_kind(binding: int) -> str:
     """What a @group(3) binding holds: ``uniform`` (root CBVs, the views uniform),
-    ``storage`` (buffer SRVs), ``texture`` or ``sampler``."""
+    ``storage`` (buffer SRVs), ``texture`` (loaded only), ``sampled_texture`` or ``sampler``."""
+    if binding >= SAMPLED_TEXTURE_BINDING_BASE:
+        return "sampled_texture"
     if binding >= SAMPLER_BINDING_BASE:
         return "sampler"
     if binding >= TEXTURE_BINDING_BASE:
@@ -213,7 +221,4 @@ def sampler_desc(entry: dict, where: str) -> SamplerDesc:
     if lods[2]:
         raise UnsupportedError(f"{where}: mip_lod_bias={lods[2]}: WebGPU samplers have no LOD "
                                f"bias, and gpuia does not yet add it in the shader")
-    if "linear" in filt:
-        raise UnsupportedError(f"{where}: Filter={raw!r}: gpuia samples point filters only "
-                               f"so far (MIN_MAG_MIP_POINT; rules 16.3)")
     return SamplerDesc(filt, tuple(address), lods[0], lods[1])  # type: ignore[arg-type]

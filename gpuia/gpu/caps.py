@@ -29,7 +29,8 @@ _LIMIT_KEYS = ("max-vertex-buffers", "max-vertex-attributes", "max-vertex-buffer
                "max-compute-workgroups-per-dimension", "max-inter-stage-shader-variables",
                "max-bind-groups", "max-color-attachments", "max-color-attachment-bytes-per-sample",
                "max-texture-dimension-2d", "max-uniform-buffers-per-shader-stage")
-FEATURES = ("vertex-writable-storage", "indirect-first-instance", "pipeline-statistics-query")
+FEATURES = ("vertex-writable-storage", "indirect-first-instance", "pipeline-statistics-query",
+            "float32-filterable")
 """The optional WebGPU features gpuia uses where the adapter has them: a Device asks for them,
 and :class:`Caps` says which it got."""
 
@@ -67,6 +68,8 @@ class Caps:
         pipeline_statistics_query (bool): wgpu's native ``pipeline-statistics-query`` feature
             (the GPU's own vertex shader and clipper counts beside the raster check:
             :mod:`gpuia.harness.statistics_check`). Default False.
+        float32_filterable (bool): the ``float32-filterable`` feature (an R32_FLOAT or
+            R32G32B32A32_FLOAT texture a vertex shader samples, docs/resources.md).
         vertex_formats (frozenset): WebGPU vertex formats this wgpu build can use
             (:func:`supported_vertex_formats`).
         quirks (tuple): the :class:`~gpuia.gpu.quirks.Quirk` rows of the adapter.
@@ -96,6 +99,7 @@ class Caps:
     vertex_writable_storage: bool
     indirect_first_instance: bool
     pipeline_statistics_query: bool = False
+    float32_filterable: bool = False
     vertex_formats: frozenset = frozenset()
     quirks: tuple = ()  # gpuia.gpu.quirks.Quirk rows that apply to this adapter
     # WebGPU formats of gpuia's target table this device renders into (probed by Device;

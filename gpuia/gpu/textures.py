@@ -4,7 +4,7 @@ and a WebGPU sampler for a D3D12_SAMPLER_DESC (docs/resources.md).
 Guaranteed: :func:`create_texture` makes a 2D texture of the WebGPU format of
 ``gpuia.d3d.textures.TEXTURE_FORMATS`` with the given mip levels and uploads the data level by
 level (the bytes unchanged: WebGPU's format holds the same texels); :func:`create_sampler` maps
-the point filter and the WRAP / MIRROR / CLAMP address modes to WebGPU's (repeat,
+the point and linear filters and the WRAP / MIRROR / CLAMP address modes to WebGPU's (repeat,
 mirror-repeat, clamp-to-edge) and MinLOD / MaxLOD to lodMinClamp / lodMaxClamp (MaxLOD above
 32 taken as 32: WebGPU's largest, beyond any texture's levels). Refused (UnsupportedError): a
 format whose WebGPU feature the device lacks (R16_UNORM needs wgpu's

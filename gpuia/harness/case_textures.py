@@ -25,7 +25,12 @@ from ..d3d.textures import (
 from ..errors import CaseError, InvalidDescError
 from .case_data import decode_data, uint_field
 
-__all__ = ["TEXTURE_KINDS", "CaseTexture", "case_textures", "cpu_blobs", "bind_gpu"]
+__all__ = ["TEXTURE_KINDS", "CaseTexture", "case_textures", "cpu_blobs", "bind_gpu",
+           "filtering_tolerance", "WEIGHT_ERROR"]
+
+WEIGHT_ERROR = 0.6 * 2.0 ** -8
+"""The largest error of a GPU's filter weight (rules 16.6): at least 8 fractional bits
+(D3D11.3 spec 7.18.16.1), the conversion to them within 0.6 ULP (3.2.4.1)."""
 
 TEXTURE_KINDS = ("texture2d",)  # shader_resources kinds this module reads (not buffer SRVs)
 _KEYS = {"register", "space", "kind", "format", "width", "height", "mip_levels", "array_size",
@@ -151,3 +156,35 @@ def bind_gpu(ctx, device, case) -> None:
             device, c.format, c.width, c.height, c.mip_levels, c.data), space)
     for register, desc in case.samplers.items():
         ctx.set_sampler(register, desc)
+
+
+def filtering_tolerance(case, base):
+    """``base`` (a :class:`gpuia.harness.compare.ShaderTolerance`) widened, for a case with a
+    linear filter, to the bound of rules 16.6: ``3 * WEIGHT_ERROR * R + q``, R the largest range
+    (max - min) of any of its textures' decoded components, q half a unit of its finest
+    fixed-point format (0 for float formats): two texel weights and the mip weight each off
+    by at most WEIGHT_ERROR. It bounds a sampled value; gpuia applies it to every float output
+    of the shader as the absolute tolerance (a shader that scales what it samples needs a
+    tolerance of its own). ``base`` unchanged without a linear filter."""
+    import dataclasses
+
+    import numpy as np
+
+    from ..d3d.formats import format_info
+    from ..reference.textures import decode_texels
+
+    if not any("linear" in d.filter for d in case.samplers.values()):
+        return base
+    spread, unit = 0.0, 0.0
+    for t in case.textures.values():
+        values = decode_texels(t.format, t.data, t.width, t.height, t.mip_levels, 1)
+        used = values[:, :sum(c.kind != "x" for c in format_info(t.format).channels)]
+        floats = used.view(np.float32).astype(np.float64)
+        finite = floats[np.isfinite(floats)]
+        if finite.size:
+            spread = max(spread, float(finite.max() - finite.min()))
+        for c in format_info(t.format).channels:
+            if c.kind == "un":
+                unit = max(unit, 0.5 / (2 ** c.bits - 1))
+    bound = 3 * WEIGHT_ERROR * spread + unit
+    return dataclasses.replace(base, absolute=max(base.absolute, bound))

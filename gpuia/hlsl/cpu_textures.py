@@ -13,10 +13,13 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
   level of the texture or (x, y) is outside it (rules 16.1);
 * ``GetDimensions`` gives level 0's size, or ``max(1, size >> mip)`` and the level count, the
   size 0 for a ``mip`` past the last level (rules 16.2);
-* ``SampleLevel(s, uv, lod)`` with a point sampler: the level nearest the LOD clamped to the
-  sampler's MinLOD..MaxLOD and to the texture's levels, the texel ``floor(u * width)``,
-  ``floor(v * height)`` in float32 with the address mode applied to the integer (WRAP, MIRROR,
-  CLAMP; rules 16.3, 16.4).
+* ``SampleLevel(s, uv, lod)`` by the D3D11.3 functional spec's steps (rules 16.3, 16.4, 16.6):
+  the LOD clamped to the sampler's MinLOD..MaxLOD, the minification filter above LOD 0, the
+  coordinate's range reduced, a point tap ``floor(u * width)`` or linear taps
+  ``floor(u * width - 0.5)`` and the next weighted by the exact fraction, each tap addressed
+  (WRAP, MIRROR, CLAMP; MIRROR_ONCE too, though the sampler refuses it), the nearest level or
+  the two around the LOD weighted by its fraction, in double precision, rounded to float32
+  once.
 
 Refused (UnsupportedError): C++ without Slang's declarations of these structs (another Slang
 version).
@@ -93,14 +96,10 @@ _TEXTURE_2D = r"""struct Texture2D
         if (mode == 2) return (u / 2 - std::trunc(u / 2)) * 2;
         return u < -10.0f ? -10.0f : (u > 10.0f ? 10.0f : u);
     }
-    static uint32_t address(uint32_t mode, float coordinate, uint32_t size)
+    static uint32_t address(uint32_t mode, int64_t i, uint32_t size)
     {
-        // rules 16.3: the texel floor(u * size) of the reduced u (a NaN: 0, as D3D's
-        // conversion to fixed point), then the address mode on the integer (rules 16.4, the
-        // spec's 7.18.9 pseudo-code)
-        const float scaled = reduce(mode, coordinate) * float(size);
+        // rules 16.4: the address mode on an integer texel index (the spec's 7.18.9)
         const int64_t n = int64_t(size);
-        int64_t i = scaled != scaled ? 0 : int64_t(std::floor(scaled));
         if (i >= 0 && i < n) return uint32_t(i);
         switch (mode)
         {
@@ -117,19 +116,76 @@ _TEXTURE_2D = r"""struct Texture2D
         default: return uint32_t(i < 0 ? 0 : (i >= n ? n - 1 : i));  // CLAMP
         }
     }
+    static int64_t whole(double x)
+    {
+        // D3D's conversion to fixed point: a NaN is 0, the range bounded (3.2.4.1)
+        return x != x ? 0 : int64_t(std::floor(x < -1e9 ? -1e9 : (x > 1e9 ? 1e9 : x)));
+    }
+    struct F4 { double v[4]; };
+    F4 fetch(uint32_t level, uint32_t x, uint32_t y) const
+    {
+        const size_t at = size_t(data[4 + level]) + size_t(y) * mip(data[0], level) + x;
+        F4 out;
+        for (int k = 0; k < 4; k++)
+        {
+            float f;
+            memcpy(&f, data + GPUIA_TEXTURE_HEADER + 4 * at + k, 4);
+            out.v[k] = f;
+        }
+        return out;
+    }
+    F4 filter(const SamplerState& s, uint32_t linear, uint32_t level, const float2& uv) const
+    {
+        const uint32_t w = mip(data[0], level), h = mip(data[1], level);
+        const float su = reduce(s.desc[3], uv.x) * float(w);
+        const float sv = reduce(s.desc[4], uv.y) * float(h);
+        if (!linear)  // rules 16.3: the texel floor(u * size)
+            return fetch(level, address(s.desc[3], whole(su), w),
+                         address(s.desc[4], whole(sv), h));
+        // rules 16.6 (7.18.8): the taps floor(u * size - 0.5) and the next, each addressed,
+        // weighted by the fraction (exactly here; a GPU's has at least 8 bits)
+        const double fu = double(su) - 0.5, fv = double(sv) - 0.5;
+        const int64_t u0 = whole(fu), v0 = whole(fv);
+        const double wu = fu != fu ? 0 : fu - double(u0), wv = fv != fv ? 0 : fv - double(v0);
+        const uint32_t x0 = address(s.desc[3], u0, w), x1 = address(s.desc[3], u0 + 1, w);
+        const uint32_t y0 = address(s.desc[4], v0, h), y1 = address(s.desc[4], v0 + 1, h);
+        const F4 a = fetch(level, x0, y0), b = fetch(level, x1, y0);
+        const F4 c = fetch(level, x0, y1), d = fetch(level, x1, y1);
+        F4 out;
+        for (int k = 0; k < 4; k++)
+            out.v[k] = a.v[k] * (1 - wu) * (1 - wv) + b.v[k] * wu * (1 - wv) +
+                       c.v[k] * (1 - wu) * wv + d.v[k] * wu * wv;
+        return out;
+    }
     T SampleLevel(SamplerState s, const float2& uv, float level) const
     {
-        // rules 16.3: the LOD clamped to MinLOD..MaxLOD, the nearest level of the texture
-        // (D3D11.3 spec 7.18.10: floor(lod + 0.5), clamped to the levels; a NaN LOD: 0)
+        // rules 16.3: the LOD clamped to MinLOD..MaxLOD (a NaN: 0); the minification filter
+        // above LOD 0, else the magnification one; a point mip filter takes the level
+        // floor(lod + 0.5), a linear one levels floor(lod) and the next weighted by the
+        // fraction (7.18.10), each clamped to the texture's levels
         float lod = level != level ? 0.0f : level;
         lod = lod < s.lod(6) ? s.lod(6) : lod;
         lod = lod > s.lod(7) ? s.lod(7) : lod;
-        double nearest = std::floor(double(lod) + 0.5);
+        const uint32_t linear = s.desc[lod > 0 ? 0 : 1];
         const double last = double(data[2] - 1);
-        nearest = nearest < 0 ? 0 : (nearest > last ? last : nearest);
-        const uint32_t m = uint32_t(nearest);
-        return texel(m, address(s.desc[3], uv.x, mip(data[0], m)),
-                     address(s.desc[4], uv.y, mip(data[1], m)));
+        auto clampLevel = [&](double m) { return uint32_t(m < 0 ? 0 : (m > last ? last : m)); };
+        F4 r;
+        if (!s.desc[2])
+            r = filter(s, linear, clampLevel(std::floor(double(lod) + 0.5)), uv);
+        else
+        {
+            const double f = std::floor(double(lod)), wm = double(lod) - f;
+            const F4 a = filter(s, linear, clampLevel(f), uv);
+            const F4 b = filter(s, linear, clampLevel(f + 1), uv);
+            for (int k = 0; k < 4; k++)
+                r.v[k] = a.v[k] * (1 - wm) + b.v[k] * wm;
+        }
+        float words[4];
+        for (int k = 0; k < 4; k++)
+            words[k] = float(r.v[k]);
+        T out;
+        memcpy(&out, words, sizeof(T));
+        return out;
     }
 };"""
 

@@ -8,14 +8,15 @@ namespace of the buffer SRVs, ``gpuia.hlsl.srv``: one register holds one of them
 and a sampler one number at times: each is rebound by its name from the reflection):
 
 * the shader's k-th texture (by space, then register) is ``@group(3) @binding(912 + k)``,
-  sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``);
+  ``944 + k`` when the shader samples it (bound filterable), sampler sN ``@binding(928 + N)``
+  (``gpuia.d3d.textures``);
 * ``Load(int3(x, y, mip))`` returns 0 in every component when ``mip`` is not a level of the
   texture or (x, y) is outside that level (rules 16.1; WebGPU may return any texel instead);
 * ``GetDimensions(mip, w, h, levels)`` gives ``max(1, size >> mip)``, and 0 for the width and
   height of a ``mip`` past the last level (rules 16.2), computed from level 0's size: no
   ``textureDimensions`` with a per-vertex level (lavapipe answers the first vertex's);
 * ``SampleLevel(s, uv, lod)`` is WebGPU's ``textureSampleLevel`` with the sampler the draw
-  binds (point filtering, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``).
+  binds (point and linear filters, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``).
 
 Refused, naming the resource: a ``Texture2D`` of ``uint`` or ``int`` and the other texture
 shapes (arrays, 1D, 3D, cubes, multisampled), more than 16 textures, a texture in a register
@@ -47,10 +48,11 @@ class ShaderTexture:
     index: int
     components: int
     var: str = ""
+    sampled: bool = False  # read by SampleLevel: bound filterable (gpuia.d3d.textures)
 
     @property
     def binding(self) -> int:
-        return texture_binding(self.index)
+        return texture_binding(self.index, self.sampled)
 
 
 @dataclass(frozen=True)
@@ -131,9 +133,14 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
-    return (tuple(ShaderTexture(name, reg, space, k, c, var)
+    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var))
                   for k, (space, reg, name, c, var) in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
+
+
+def _sampled(code: str, var: str) -> bool:
+    return re.search(rf"(?<!\w)textureSampleLevel\s*\(\s*\(*\s*{re.escape(var)}(?!\w)", code) \
+        is not None
 
 
 def _call_args(code: str, start: int) -> tuple[list[str], int]:

@@ -94,12 +94,17 @@ def load_case_doc():
     return load_case(_doc("texture_load", LOAD, 8, [LOAD_TEXTURE], [(0, 4), (1, 4)]))
 
 
-# A 4x4 R32_FLOAT texture of 2 levels, texel (x, y) = 10 y + x, level 1 (2x2) 100 + 10 y + x.
+# A 4x4 R16G16_FLOAT texture of 2 levels, texel (x, y) r = 10 y + x, level 1 (2x2) 100 + 10 y
+# + x (whole numbers below 2048: exact halves; g = 0). R16G16_FLOAT is filterable everywhere;
+# the R32_FLOAT variant below needs float32-filterable.
 LEVEL0 = [10 * y + x for y in range(4) for x in range(4)]
 LEVEL1 = [100 + 10 * y + x for y in range(2) for x in range(2)]
-SAMPLE_TEXTURE = {"register": 0, "kind": "texture2d", "format": "R32_FLOAT", "width": 4,
+_HALVES = np.array([[v, 0] for v in LEVEL0 + LEVEL1], np.float16).view(np.uint16)
+SAMPLE_TEXTURE = {"register": 0, "kind": "texture2d", "format": "R16G16_FLOAT", "width": 4,
                   "height": 4, "mip_levels": 2,
-                  "data": {"dtype": "float32", "values": LEVEL0 + LEVEL1}}
+                  "data": {"dtype": "uint16", "values": _HALVES.reshape(-1).tolist()}}
+SAMPLE_TEXTURE_F32 = {**SAMPLE_TEXTURE, "format": "R32_FLOAT",
+                      "data": {"dtype": "float32", "values": LEVEL0 + LEVEL1}}
 SAMPLE_TEXTURES = [SAMPLE_TEXTURE, {**SAMPLE_TEXTURE, "register": 1},
                    {**SAMPLE_TEXTURE, "register": 4}]
 SAMPLERS = [{"register": 0, "filter": "MIN_MAG_MIP_POINT", "address_u": "WRAP",
@@ -172,9 +177,10 @@ def test_refusals():
     with pytest.raises(UnsupportedError, match="border"):
         load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
                        [{**SAMPLERS[0], "address_u": "BORDER"}, *SAMPLERS[1:]]))
-    with pytest.raises(UnsupportedError, match="point filters only"):
+    with pytest.raises(UnsupportedError, match="comparison"):
         load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
-                       [{**SAMPLERS[0], "filter": "MIN_MAG_MIP_LINEAR"}, *SAMPLERS[1:]]))
+                       [{**SAMPLERS[0], "filter": "COMPARISON_MIN_MAG_MIP_LINEAR"},
+                        *SAMPLERS[1:]]))
     bad = {**LOAD_TEXTURE, "data": {"dtype": "float32", "values": list(range(1, 10))}}
     with pytest.raises(InvalidDescError, match="texels"):
         load_case(_doc("t", LOAD, 1, [bad], [(0, 4), (1, 4)]))
@@ -242,4 +248,92 @@ def test_r16_unorm_reads_on_the_cpu_and_is_refused_without_the_feature(gpu_devic
     np.testing.assert_array_equal(cpu["TEXCOORD1"][0], want)
     if "texture-format16bit-norm" not in gpu_device.device.features:
         with pytest.raises(UnsupportedError, match="texture-format16bit-norm"):
+            run_case_so_gpu(case, gpu_device)
+
+
+LINEAR = r"""
+Texture2D<float2> Clamped : register(t0);
+Texture2D<float2> Wrapped : register(t1);
+Texture2D<float2> Mipped : register(t2);
+SamplerState LinearClamp : register(s0);
+SamplerState LinearWrap : register(s1);
+SamplerState MipLinear : register(s2);
+static const float3 UVL[6] = { float3(0.375, 0.25, 0), float3(0.5, 0.25, 0),
+                               float3(0.4375, 0.5, 0), float3(0, 0.25, 0),
+                               float3(0.375, 0.25, 0.5), float3(0.875, 0.75, 3) };
+struct O { float4 pos : SV_Position; float3 filtered : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    float2 uv = UVL[id].xy;
+    float lod = UVL[id].z;
+    o.filtered = float3(Clamped.SampleLevel(LinearClamp, uv, lod).r,
+                        Wrapped.SampleLevel(LinearWrap, uv, lod).r,
+                        Mipped.SampleLevel(MipLinear, uv, lod).r);
+    return o;
+}
+"""
+# R16G16_FLOAT 4x2, 2 levels: level 0 r = 10 y + x, level 1 (2x1) r = 100 + x; g = 1.
+_HALF = {0: 0x0000, 1: 0x3C00, 2: 0x4000, 3: 0x4200, 10: 0x4900, 11: 0x4980, 12: 0x4A00,
+         13: 0x4A80, 100: 0x5640, 101: 0x5650}
+LINEAR_TEXELS = [v for r in [10 * y + x for y in range(2) for x in range(4)] + [100, 101]
+                 for v in (_HALF[r], 0x3C00)]
+LINEAR_TEXTURES = [{"register": k, "kind": "texture2d", "format": "R16G16_FLOAT", "width": 4,
+                    "height": 2, "mip_levels": 2,
+                    "data": {"dtype": "uint16", "values": LINEAR_TEXELS}} for k in range(3)]
+LINEAR_SAMPLERS = [
+    {"register": 0, "filter": "MIN_MAG_MIP_LINEAR", "address_u": "CLAMP", "address_v": "CLAMP"},
+    {"register": 1, "filter": "MIN_MAG_MIP_LINEAR", "address_u": "WRAP", "address_v": "WRAP"},
+    {"register": 2, "filter": "MIN_MAG_POINT_MIP_LINEAR"}]
+# Hand-worked (rules 16.3, 16.6): linear taps floor(u * w - 0.5) and the next, weight the
+# fraction; a point tap floor(u * w); LOD 0 takes level 0 alone, LOD 0.5 half of levels 0 and
+# 1, LOD 3 level 1 (the last). Per vertex (clamp, wrap, point with linear mip):
+#  0 (0.375, 0.25): texel centre (1, 0): 1, 1, 1
+#  1 (0.5, 0.25): between texels 1 and 2: 1.5, 1.5; point texel 2: 2
+#  2 (0.4375, 0.5): u taps 1, 2 at 0.75, 0.25; v rows 0, 1 at 0.5: (1.25 + 11.25) / 2 = 6.25;
+#    point texel (1, 1): 11
+#  3 (0, 0.25): taps -1 and 0: clamp 0 and 0: 0; wrap 3 and 0: 1.5; point texel 0: 0
+#  4 (0.375, 0.25), LOD 0.5: level 0 gives 1; level 1 (2x1): u taps 0, 1 at 0.75, 0.25:
+#    100.25 (both v taps row 0): (1 + 100.25) / 2 = 50.625 for clamp and wrap; point: (1 +
+#    100) / 2 = 50.5
+#  5 (0.875, 0.75), LOD 3: level 1: u taps 1, 2 at 0.75, 0.25: clamp 101, wrap 101 * 0.75 +
+#    100 * 0.25 = 100.75; point texel 1: 101
+LINEAR_WANT = np.array([[1, 1, 1], [1.5, 1.5, 2], [6.25, 6.25, 11], [0, 1.5, 0],
+                        [50.625, 50.625, 50.5], [101, 100.75, 101]], np.float32)
+
+
+def linear_case_doc():
+    return load_case(_doc("texture_linear", LINEAR, 6, LINEAR_TEXTURES, [(0, 3)],
+                          LINEAR_SAMPLERS))
+
+
+def test_linear_filtering_within_the_stated_tolerance(gpu_device):
+    from gpuia.harness.case_textures import WEIGHT_ERROR, filtering_tolerance
+    from gpuia.harness.compare import SHADER_TOLERANCE
+
+    case = linear_case_doc()
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], LINEAR_WANT.view(np.uint32))  # exact
+    # rules 16.6: 3 weights each off by at most 0.6 * 2^-8, times the textures' range 0..101
+    bound = 3 * WEIGHT_ERROR * 101
+    assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
+    so = _so_words(run_case_so_gpu(case, gpu_device), 6, 3).view(np.float32)
+    off = np.abs(so.astype(np.float64) - LINEAR_WANT)
+    assert (off <= bound).all(), so
+    print(f"linear filtering: {int((off > 0).sum())} of {off.size} components inexact, "
+          f"largest {off.max():g} (bound {bound:g})")
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()
+
+
+def test_a_sampled_float32_texture_needs_the_feature(gpu_device):
+    textures = [{**SAMPLE_TEXTURE_F32, "register": t["register"]} for t in SAMPLE_TEXTURES]
+    case = load_case(_doc("texture_sample_f32", SAMPLE, 8, textures, [(0, 3)], SAMPLERS))
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], SAMPLE_WANT)
+    if gpu_device.caps.float32_filterable:
+        so = _so_words(run_case_so_gpu(case, gpu_device), 8, 3)
+        np.testing.assert_array_equal(so, SAMPLE_WANT)
+    else:
+        with pytest.raises(UnsupportedError, match="float32-filterable"):
             run_case_so_gpu(case, gpu_device)

@@ -20,6 +20,9 @@ def test_defaults_and_words():
     w = sampler_desc({"filter": "D3D12_FILTER_MIN_MAG_MIP_POINT", "address_u": "WRAP",
                       "address_v": "D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "max_lod": 2}, "s1")
     assert w.address == ("WRAP", "MIRROR", "CLAMP") and w.max_lod == 2.0
+    lin = sampler_desc({"filter": "MIN_LINEAR_MAG_POINT_MIP_LINEAR"}, "s2")
+    assert lin.filter == ("linear", "point", "linear")
+    assert struct.unpack("<3I", lin.words()[:12]) == (1, 0, 1)
 
 
 def test_mip_chain():
@@ -33,7 +36,6 @@ def test_mip_chain():
 @pytest.mark.parametrize("fields, error, words", [
     ({"filter": "COMPARISON_MIN_MAG_MIP_POINT"}, UnsupportedError, "comparison"),
     ({"filter": "ANISOTROPIC"}, UnsupportedError, "anisotropic"),
-    ({"filter": "MIN_MAG_MIP_LINEAR"}, UnsupportedError, "point filters only"),
     ({"filter": "BILINEAR"}, InvalidDescError, "MIN_MAG_MIP_POINT"),
     ({"address_u": "BORDER"}, UnsupportedError, "no border address mode"),
     ({"address_w": "MIRROR_ONCE"}, UnsupportedError, "no mirror-once"),

@@ -7,14 +7,16 @@ at the shader's ``register(tN, spaceS)``, and :meth:`TextureState.set_sampler` f
 the draw every texture and sampler the vertex shader reads is bound at its @group(3) binding
 (``gpuia.d3d.textures``). Refused when set: a register out of range, no Texture2D of this
 device, a sampler desc gpuia does not sample (``gpuia.d3d.textures.sampler_desc``); at the
-draw, naming the register: one the shader reads that is not set, a released texture.
+draw, naming the register: one the shader reads that is not set, a released texture, a
+texture the shader samples whose format WebGPU does not filter on this device (R32_FLOAT and
+R32G32B32A32_FLOAT without ``float32-filterable``).
 """
 
 from __future__ import annotations
 
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
-from ...d3d.textures import SAMPLER_SLOTS, SamplerDesc, sampler_desc
-from ...errors import InvalidDescError
+from ...d3d.textures import SAMPLER_SLOTS, TEXTURE_FORMATS, SamplerDesc, sampler_desc
+from ...errors import InvalidDescError, UnsupportedError
 from ..textures import Texture2D, create_sampler
 
 __all__ = ["TextureState"]
@@ -72,6 +74,13 @@ class TextureState:
                                        f"set_texture_shader_resource_view was not called")
             if tex.released:
                 raise InvalidDescError("draw", f"texture {at}", tex, "was released")
+            fmt = TEXTURE_FORMATS[tex.format]
+            if t.sampled and not fmt.filterable and not self.device.caps.float32_filterable:
+                raise UnsupportedError(
+                    f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name}, "
+                    f"and WebGPU filters {fmt.webgpu} only with the float32-filterable "
+                    f"feature, which this device lacks (gpuia binds a sampled texture "
+                    f"filterable, whatever the sampler; Load reads any format)")
             key.append(tex)
             entries.append({"binding": t.binding, "resource": tex.view})
         for s in samplers:

@@ -30,14 +30,15 @@ from ..cache import remember
 from ..lifetime import device_error
 from ..targets import INTERNAL_OUTPUT, OutputState
 
-# The layout entry of each kind of @group(3) binding (gpuia.d3d.textures.binding_kind). Textures
-# are unfilterable-float and samplers non-filtering: every format binds so, and gpuia samples
-# with point filters only (docs/resources.md).
+# The layout entry of each kind of @group(3) binding (gpuia.d3d.textures.binding_kind). A texture
+# the shader only loads is unfilterable-float (every format binds so); one it samples is float,
+# and every sampler filtering (which takes a point sampler too; docs/resources.md).
 _GROUP3_ENTRY = {
     "uniform": {"buffer": {"type": "uniform"}},
     "storage": {"buffer": {"type": "read-only-storage"}},
     "texture": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "2d"}},
-    "sampler": {"sampler": {"type": "non-filtering"}},
+    "sampled_texture": {"texture": {"sample_type": "float", "view_dimension": "2d"}},
+    "sampler": {"sampler": {"type": "filtering"}},
 }
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
