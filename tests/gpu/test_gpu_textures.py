@@ -337,3 +337,75 @@ def test_a_sampled_float32_texture_needs_the_feature(gpu_device):
     else:
         with pytest.raises(UnsupportedError, match="float32-filterable"):
             run_case_so_gpu(case, gpu_device)
+
+
+def test_the_context_api_binds_and_refuses(gpu_device):
+    from gpuia import InputLayout
+    from gpuia.gpu import Context, PipelineState
+    from gpuia.gpu.textures import create_texture
+    from gpuia.hlsl import compile_shader
+
+    vs = compile_shader(LOAD)
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState(InputLayout([]), vs))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    with pytest.raises(InvalidDescError, match="set_texture_shader_resource_view"):
+        ctx.draw_instanced(1)  # t2 is read and not bound
+    with pytest.raises(InvalidDescError, match="ShaderRegister"):
+        ctx.set_texture_shader_resource_view(128, None)
+    with pytest.raises(InvalidDescError, match="Texture2D of this device"):
+        ctx.set_texture_shader_resource_view(2, b"texels")
+    with pytest.raises(InvalidDescError, match="ShaderRegister"):
+        ctx.set_sampler(16, {})
+    with pytest.raises(UnsupportedError, match="border"):
+        ctx.set_sampler(0, {"address_u": "BORDER"})
+    with pytest.raises(InvalidDescError, match="MipLevels"):
+        create_texture(gpu_device, "R32_FLOAT", 4, 2, 4)  # a 4x2 chain has 3 levels
+    tex = create_texture(gpu_device, "R32_FLOAT", 4, 2, 2,
+                         np.arange(1, 11, dtype=np.float32).tobytes())
+    ctx.set_texture_shader_resource_view(2, tex)
+    ctx.draw_instanced(8)
+    ctx.flush()
+    tex.release()
+    with pytest.raises(InvalidDescError, match="released"):
+        ctx.draw_instanced(8)
+
+
+UNORM_LINEAR = r"""
+Texture2D<float4> Ramp : register(t0);
+SamplerState Linear : register(s0);
+static const float U[4] = { 0.4, 0.55, 0.7, 0.9 };
+struct O { float4 pos : SV_Position; float r : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    o.r = Ramp.SampleLevel(Linear, float2(U[id], 0.5), 0).r;
+    return o;
+}
+"""
+
+
+def test_linear_weights_a_gpu_rounds_stay_within_the_bound(gpu_device):
+    # A 2x1 R8G8B8A8_UNORM ramp, red 0 then 255 (1.0): at u the taps are texels 0 and 1 with
+    # weight 2u - 0.5 on texel 1 (clamped), so red = 2u - 0.5: 0.3, 0.6, 0.9, 1.0 (u = 0.9:
+    # taps 1 and 2 -> clamp 1). 0.3 and 0.6 need more than 8 fractional bits: a GPU's 8-bit
+    # weights round them, within the bound 3 * 0.6 * 2^-8 * 1 + 0.5 / 255 (rules 16.6).
+    from gpuia.harness.case_textures import WEIGHT_ERROR, filtering_tolerance
+    from gpuia.harness.compare import SHADER_TOLERANCE
+
+    ramp = {"register": 0, "kind": "texture2d", "format": "R8G8B8A8_UNORM", "width": 2,
+            "height": 1, "data": {"hex": "000000ffff0000ff"}}
+    case = load_case(_doc("texture_unorm_linear", UNORM_LINEAR, 4, [ramp], [(0, 1)],
+                          [{"register": 0, "filter": "MIN_MAG_MIP_LINEAR"}]))
+    want = np.array([0.3, 0.6, 0.9, 1.0])
+    bound = 3 * WEIGHT_ERROR * 1.0 + 0.5 / 255
+    assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
+    cpu = shader_outputs(case, run_reference(case))["TEXCOORD0"][:, 0].view(np.float32)
+    assert np.abs(cpu - want).max() < 1e-6  # exact weights: only float32's rounding of u
+    gpu = _so_words(run_case_so_gpu(case, gpu_device), 4, 1)[:, 0].view(np.float32)
+    off = np.abs(gpu.astype(np.float64) - cpu)
+    assert (off <= bound).all(), (gpu, cpu)
+    print(f"UNORM linear filtering: {int((off > 0).sum())} of 4 values off the CPU, largest "
+          f"{off.max():g} (bound {bound:g})")
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()
