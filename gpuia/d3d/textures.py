@@ -35,12 +35,16 @@ SAMPLER_SLOTS = 16  # WebGPU's guaranteed maxSamplersPerShaderStage (D3D12's hea
 # A texture the shader samples binds as WebGPU's filterable "float" (any sampler may filter
 # it), one it only loads as "unfilterable-float" (any format binds so): 944 + k.
 SAMPLED_TEXTURE_BINDING_BASE = SAMPLER_BINDING_BASE + SAMPLER_SLOTS
+# A Texture2DArray binds as a 2d-array view: 960 + k loaded, 976 + k sampled (below 1000).
+ARRAY_BINDING_BASE = SAMPLED_TEXTURE_BINDING_BASE + MAX_TEXTURES
 MAX_MIP_LEVELS = 15  # D3D12_REQ_MIP_LEVELS: a 16384-texel texture's chain
 
 
-def texture_binding(index: int, sampled: bool = False) -> int:
+def texture_binding(index: int, sampled: bool = False, array: bool = False) -> int:
     """The @group(3) binding of the shader's ``index``-th texture (in register order), one it
-    samples (``sampled``) or one it only loads."""
+    samples (``sampled``) or one it only loads, a Texture2DArray (``array``) or a Texture2D."""
+    if array:
+        return ARRAY_BINDING_BASE + MAX_TEXTURES * sampled + index
     return (SAMPLED_TEXTURE_BINDING_BASE if sampled else TEXTURE_BINDING_BASE) + index
 
 
@@ -51,7 +55,12 @@ def sampler_binding(register: int) -> int:
 
 def binding_kind(binding: int) -> str:
     """What a @group(3) binding holds: ``uniform`` (root CBVs, the views uniform),
-    ``storage`` (buffer SRVs), ``texture`` (loaded only), ``sampled_texture`` or ``sampler``."""
+    ``storage`` (buffer SRVs), ``texture`` (loaded only), ``sampled_texture``, the same two of
+    a Texture2DArray (``texture_array``, ``sampled_texture_array``) or ``sampler``."""
+    if binding >= ARRAY_BINDING_BASE + MAX_TEXTURES:
+        return "sampled_texture_array"
+    if binding >= ARRAY_BINDING_BASE:
+        return "texture_array"
     if binding >= SAMPLED_TEXTURE_BINDING_BASE:
         return "sampled_texture"
     if binding >= SAMPLER_BINDING_BASE:

@@ -8,8 +8,8 @@ the point and linear filters and the WRAP / MIRROR / CLAMP address modes to WebG
 mirror-repeat, clamp-to-edge) and MinLOD / MaxLOD to lodMinClamp / lodMaxClamp (MaxLOD above
 32 taken as 32: WebGPU's largest, beyond any texture's levels). Refused (UnsupportedError): a
 format whose WebGPU feature the device lacks (R16_UNORM needs wgpu's
-``texture-format16bit-norm``, which gpuia's devices do not request), an array of more than one
-slice (not bound yet).
+``texture-format16bit-norm``, which gpuia's devices do not request). Data is slice by slice,
+each slice's levels level 0 first (D3D12's subresource order).
 """
 
 from __future__ import annotations
@@ -36,7 +36,9 @@ class Texture2D:
     width: int
     height: int
     mip_levels: int
-    view: object = field(default=None, repr=False)  # the whole texture's view (every level)
+    view: Any = field(default=None, repr=False)  # a 2d view of every level (one slice only)
+    array_size: int = 1
+    array_view: Any = field(default=None, repr=False)  # a 2d-array view of every slice
     released: bool = False
 
     def release(self) -> None:
@@ -55,30 +57,28 @@ def create_texture(device, format: str, width: int, height: int, mip_levels: int
     where = "CreateCommittedResource"
     fmt = texture_format(format, where)
     check_dimensions(width, height, mip_levels, array_size, where)
-    if array_size != 1:
-        raise UnsupportedError(f"{where}: DepthOrArraySize={array_size}: gpuia binds "
-                               f"Texture2D of one slice so far")
     if fmt.feature and fmt.feature not in device.device.features:
         raise UnsupportedError(f"{where}: Format={fmt.name}: WebGPU's {fmt.webgpu} needs the "
                                f"{fmt.feature} feature, which this device lacks")
-    offsets = mip_offsets(width, height, mip_levels, 1)
+    offsets = mip_offsets(width, height, mip_levels, array_size)
     if data and len(data) != offsets[-1] * fmt.size:
         raise InvalidDescError(where, "data", f"{len(data)} bytes",
                                f"{offsets[-1]} texels of {fmt.size} bytes expected")
     tex = device.device.create_texture(
-        size=(width, height, 1), format=fmt.webgpu, mip_level_count=mip_levels,
+        size=(width, height, array_size), format=fmt.webgpu, mip_level_count=mip_levels,
         usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
         label=f"gpuia Texture2D {fmt.name} {width}x{height}")
-    if data:
-        for level in range(mip_levels):
-            w, h = mip_size(width, level), mip_size(height, level)
-            at = offsets[level] * fmt.size
-            device.device.queue.write_texture(
-                {"texture": tex, "mip_level": level, "origin": (0, 0, 0)},
-                memoryview(bytes(data[at:at + w * h * fmt.size])),
-                {"offset": 0, "bytes_per_row": w * fmt.size, "rows_per_image": h},
-                (w, h, 1))
-    return Texture2D(device, tex, fmt.name, width, height, mip_levels, tex.create_view())
+    for k in range(array_size * mip_levels if data else 0):  # slice by slice, level by level
+        level, z = k % mip_levels, k // mip_levels
+        w, h = mip_size(width, level), mip_size(height, level)
+        at = offsets[k] * fmt.size
+        device.device.queue.write_texture(
+            {"texture": tex, "mip_level": level, "origin": (0, 0, z)},
+            memoryview(bytes(data[at:at + w * h * fmt.size])),
+            {"offset": 0, "bytes_per_row": w * fmt.size, "rows_per_image": h}, (w, h, 1))
+    return Texture2D(device, tex, fmt.name, width, height, mip_levels,
+                     tex.create_view(dimension="2d") if array_size == 1 else None, array_size,
+                     tex.create_view(dimension="2d-array"))
 
 
 def create_sampler(device, desc: SamplerDesc):

@@ -39,7 +39,8 @@ _KEYS = {"register", "space", "kind", "format", "width", "height", "mip_levels",
 
 @dataclass(frozen=True)
 class CaseTexture:
-    """One Texture2D: its DXGI ``format``, size, levels and every level's bytes."""
+    """One Texture2D (or array): its DXGI ``format``, size, levels, slices and every
+    subresource's bytes (slice by slice, each slice's levels level 0 first)."""
 
     register: int
     space: int
@@ -48,6 +49,7 @@ class CaseTexture:
     height: int
     mip_levels: int
     data: bytes
+    array_size: int = 1
 
 
 def _texture(entry: dict, w: str) -> CaseTexture:
@@ -62,11 +64,9 @@ def _texture(entry: dict, w: str) -> CaseTexture:
     levels, array_size = uint_field(entry, "mip_levels", w, 1), uint_field(entry, "array_size",
                                                                            w, 1)
     check_dimensions(width, height, levels, array_size, w)
-    if array_size != 1:
-        raise InvalidDescError(w, "array_size", array_size,
-                               "gpuia binds Texture2D of one slice so far")
     return CaseTexture(uint_field(entry, "register", w, None), uint_field(entry, "space", w, 0),
-                       fmt.name, width, height, levels, decode_data(entry["data"], f"{w}.data"))
+                       fmt.name, width, height, levels, decode_data(entry["data"], f"{w}.data"),
+                       array_size)
 
 
 def case_textures(resources, samplers, hlsl) -> tuple[dict, dict]:
@@ -110,6 +110,11 @@ def case_textures(resources, samplers, hlsl) -> tuple[dict, dict]:
             raise InvalidDescError("shader_resources", "register", t.register,
                                    f"the vertex shader reads {t.name} (Texture2D at register "
                                    f"t{t.register}); the case binds no texture there")
+        if not t.array and out[key].array_size > 1:
+            raise InvalidDescError(f"texture t{t.register}", "array_size",
+                                   out[key].array_size,
+                                   f"the vertex shader reads {t.name} as a Texture2D (one "
+                                   f"slice)")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
             raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),
                                    f"expected every level's texels: {_texels(out[key])} of "
@@ -126,7 +131,7 @@ def case_textures(resources, samplers, hlsl) -> tuple[dict, dict]:
 def _texels(t: CaseTexture) -> int:
     from ..d3d.textures import mip_offsets
 
-    return mip_offsets(t.width, t.height, t.mip_levels, 1)[-1]
+    return mip_offsets(t.width, t.height, t.mip_levels, t.array_size)[-1]
 
 
 def cpu_blobs(case) -> dict[int, bytes]:
@@ -138,9 +143,9 @@ def cpu_blobs(case) -> dict[int, bytes]:
     out = {}
     for t in case.hlsl.textures:
         c = case.textures[(t.register, t.space)]
-        texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, 1,
+        texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, c.array_size,
                                f"texture t{t.register}")
-        out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels)
+        out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels, c.array_size)
     for register, desc in case.samplers.items():
         out[sampler_binding(register)] = desc.words()
     return out
@@ -153,7 +158,7 @@ def bind_gpu(ctx, device, case) -> None:
 
     for (register, space), c in case.textures.items():
         ctx.set_texture_shader_resource_view(register, create_texture(
-            device, c.format, c.width, c.height, c.mip_levels, c.data), space)
+            device, c.format, c.width, c.height, c.mip_levels, c.data, c.array_size), space)
     for register, desc in case.samplers.items():
         ctx.set_sampler(register, desc)
 
@@ -177,7 +182,7 @@ def filtering_tolerance(case, base):
         return base
     spread, unit = 0.0, 0.0
     for t in case.textures.values():
-        values = decode_texels(t.format, t.data, t.width, t.height, t.mip_levels, 1)
+        values = decode_texels(t.format, t.data, t.width, t.height, t.mip_levels, t.array_size)
         used = values[:, :sum(c.kind != "x" for c in format_info(t.format).channels)]
         floats = used.view(np.float32).astype(np.float64)
         finite = floats[np.isfinite(floats)]

@@ -104,7 +104,7 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                         bound = False
             elif stage == "vertex" and is_bound_texture(p):
                 t = p.get("type", {})
-                bound = t.get("kind") == "samplerState" or not t.get("array") and \
+                bound = t.get("kind") == "samplerState" or not t.get("multisample") and \
                     t.get("resultType", {}).get("elementType", t.get("resultType", {})).get(
                         "scalarType") == "float32"
             spelled = _declaration(prepared, b["name"])[1]

@@ -1,25 +1,30 @@
 """Texture2D shader resource views and samplers of an HLSL vertex shader, read as D3D12 reads
 them (docs/resources.md, rules 16).
 
-gpuia binds ``Texture2D<T>`` (T a float scalar or vector) at ``register(tN, spaceS)`` (the t
+gpuia binds ``Texture2D<T>`` and ``Texture2DArray<T>`` (T a float scalar or vector) at
+``register(tN, spaceS)`` (the t
 namespace of the buffer SRVs, ``gpuia.hlsl.srv``: one register holds one of them) and
 ``SamplerState`` at ``register(sN)`` (N 0..15, space 0). Guaranteed, in the WGSL
 :func:`rewrite` makes of Slang's, whose binding numbers it never trusts (Slang gives a texture
 and a sampler one number at times: each is rebound by its name from the reflection):
 
 * the shader's k-th texture (by space, then register) is ``@group(3) @binding(912 + k)``,
-  ``944 + k`` when the shader samples it (bound filterable), sampler sN ``@binding(928 + N)``
-  (``gpuia.d3d.textures``);
-* ``Load(int3(x, y, mip))`` returns 0 in every component when ``mip`` is not a level of the
-  texture or (x, y) is outside that level (rules 16.1; WebGPU may return any texel instead);
+  ``944 + k`` when the shader samples it (bound filterable), an array's ``960 + k`` and
+  ``976 + k``, sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``);
+* ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``) returns 0 in every
+  component when ``mip`` is not a level of the texture, the slice not one of its slices or
+  (x, y) is outside that level (rules 16.1; WebGPU may return any texel instead);
 * ``GetDimensions(mip, w, h, levels)`` gives ``max(1, size >> mip)``, and 0 for the width and
-  height of a ``mip`` past the last level (rules 16.2), computed from level 0's size: no
+  height (and an array's slice count) of a ``mip`` past the last level (rules 16.2),
+  computed from level 0's size: no
   ``textureDimensions`` with a per-vertex level (lavapipe answers the first vertex's);
 * ``SampleLevel(s, uv, lod)`` is WebGPU's ``textureSampleLevel`` with the sampler the draw
-  binds (point and linear filters, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``).
+  binds (point and linear filters, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``),
+  an array's slice rounded to nearest even and clamped to its slices as D3D does (Slang's WGSL
+  truncates it).
 
-Refused, naming the resource: a ``Texture2D`` of ``uint`` or ``int`` and the other texture
-shapes (arrays, 1D, 3D, cubes, multisampled), more than 16 textures, a texture in a register
+Refused, naming the resource: a texture of ``uint`` or ``int`` and the other texture shapes
+(1D, 3D, cubes, multisampled), more than 16 textures, a texture in a register
 a buffer SRV takes, a sampler past s15 or outside space 0, a ``SamplerComparisonState``, any
 other use of a texture (``Sample``, ``Gather``, ``CalculateLevelOfDetail``) or a sampler.
 """
@@ -49,10 +54,11 @@ class ShaderTexture:
     components: int
     var: str = ""
     sampled: bool = False  # read by SampleLevel: bound filterable (gpuia.d3d.textures)
+    array: bool = False  # a Texture2DArray
 
     @property
     def binding(self) -> int:
-        return texture_binding(self.index, self.sampled)
+        return texture_binding(self.index, self.sampled, self.array)
 
 
 @dataclass(frozen=True)
@@ -80,10 +86,10 @@ def _components(t: dict, where: str, what: str) -> int:
     result = t.get("resultType", {})
     kind = result.get("kind")
     scalar = (result.get("elementType", {}) if kind == "vector" else result).get("scalarType")
-    if t.get("array") or t.get("multisample") or scalar != "float32":
+    if t.get("multisample") or scalar != "float32":
         raise InvalidDescError(what, where, "Texture2D" + ("Array" if t.get("array") else ""),
-                               "gpuia binds Texture2D<T> of float scalars and vectors (no "
-                               "arrays, no multisampled, uint or int textures yet; "
+                               "gpuia binds Texture2D<T> and Texture2DArray<T> of float scalars "
+                               "and vectors (no multisampled, uint or int textures yet; "
                                "docs/resources.md)")
     return int(result.get("elementCount", 1)) if kind == "vector" else 1
 
@@ -127,14 +133,14 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
             raise InvalidDescError(what, where, f"register(t{register}, space{space})",
                                    "a buffer SRV takes this register: a t register holds one "
                                    "shader resource view (rules 16.5)")
-        textures.append((space, register, name, components, m.group(1)))
+        textures.append((space, register, name, components, m.group(1), bool(t.get("array"))))
     if len(textures) > MAX_TEXTURES:
         raise InvalidDescError(what, "textures", len(textures),
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
-    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var))
-                  for k, (space, reg, name, c, var) in enumerate(textures)),
+    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array)
+                  for k, (space, reg, name, c, var, array) in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
 
 
@@ -185,12 +191,91 @@ def _rewrite_calls(code: str, fn: str, var: str, make) -> str:
     return "".join(out) + code[at:]
 
 
-_ALLOWED = ("textureSampleLevel", "textureNumLevels")
+_ALLOWED = ("textureSampleLevel", "textureNumLevels", "textureNumLayers", "textureDimensions")
+
+
+def _layers_by_level(code: str, var: str, layers: str) -> str:
+    """In each of Slang's ``GetDimensions`` blocks (``{var dim = textureDimensions(t, L);
+    ... textureNumLayers(t) ...};``) with a level, the layer count read through ``layers(L)``
+    (0 past the last level, rules 16.2)."""
+    out, at = [], 0
+    for m in re.finditer(r"\{var dim = textureDimensions\s*\(", code):
+        args, end = _call_args(code, m.end() - 1)
+        close = code.find("}", end)
+        if _strip(args[0]) != var or len(args) < 2 or close < 0:
+            continue
+        block = re.sub(rf"textureNumLayers\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*\)",
+                       f"{layers}(u32({args[1]}))", code[end:close])
+        out.append(code[at:end] + block)
+        at = close
+    return "".join(out) + code[at:]
+
+
+def _sample_layer(args: list[str], var: str, layer: str, what: str, name: str) -> str:
+    """``textureSampleLevel`` of an array with D3D's slice: rounded to nearest even and
+    clamped (Slang's WGSL truncates it with gpuia_d3d_ftoi)."""
+    m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
+    if m is None:
+        raise InvalidDescError(what, f"resource {name}", args[2].strip(),
+                               "gpuia expected Slang's float slice of SampleLevel")
+    return f"textureSampleLevel({var}, {args[0]}, {args[1]}, {layer}({m.group(1)}), {args[3]})"
+
+
+def _rewrite_texture(code: str, t: ShaderTexture, group: int, what: str) -> tuple[str, str]:
+    """(``code`` with texture ``t`` rebound and read through gpuia's checks, its helpers)."""
+    var, k = t.var, t.index
+    code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s+"
+                  rf"{re.escape(var)}\s*:)", rf"@binding({t.binding}) @group({group})\1", code)
+    load, dims = f"gpuia_tex_load{k}", f"gpuia_tex_dims{k}"
+    layers, layer = f"gpuia_tex_layers{k}", f"gpuia_tex_layer{k}"
+    if t.array:
+        code = _layers_by_level(code, var, layers)
+        code = _rewrite_calls(code, "textureLoad", var, lambda a: (
+            f"{load}(vec2<i32>({a[0]}), i32({a[1]}), i32({a[2]}))"))
+        code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample_layer(
+            a, var, layer, what, t.name))
+    else:
+        code = _rewrite_calls(code, "textureLoad", var, lambda a: (
+            f"{load}(vec2<i32>({a[0]}), 0, i32({a[1]}))"))
+    code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
+        f"{dims}(u32({a[0]}))" if a else f"textureDimensions({var})"))
+    uses = len(re.findall(rf"(?<!\w){re.escape(var)}(?!\w)", code))
+    allowed = sum(len(re.findall(rf"(?<!\w){fn}\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*[,)]",
+                                 code)) for fn in _ALLOWED)
+    if uses != allowed + 1:  # and its declaration (the helpers are added below)
+        raise InvalidDescError(what, f"resource {t.name}", None,
+                               "Slang's WGSL uses it other than by Load, GetDimensions and "
+                               "SampleLevel: gpuia binds those only (docs/resources.md)")
+    # D3D12 (ld, resinfo): a Load outside the level, the slices or the levels returns 0 in
+    # every component (rules 16.1); level sizes from level 0's, never from a per-vertex
+    # textureDimensions(t, level) (lavapipe answers the first vertex's level for all).
+    slices = f"textureNumLayers({var})" if t.array else "1u"
+    fetch = f"textureLoad({var}, c, z, level)" if t.array else f"textureLoad({var}, c, level)"
+    helper = (
+        f"fn {dims}(level : u32) -> vec2<u32>\n{{\n"
+        f"    if (level >= textureNumLevels({var})) {{ return vec2<u32>(0u); }}\n"
+        f"    return max(vec2<u32>(1u), textureDimensions({var}) >> vec2<u32>(level));\n}}\n"
+        f"fn {load}(c : vec2<i32>, z : i32, level : i32) -> vec4<f32>\n{{\n"
+        f"    if (level < 0 || z < 0 || u32(z) >= {slices}) {{ return vec4<f32>(0.0); }}\n"
+        f"    let d = vec2<i32>({dims}(u32(level)));\n"
+        f"    if (any(c < vec2<i32>(0)) || any(c >= d)) {{ return vec4<f32>(0.0); }}\n"
+        f"    return {fetch};\n}}")
+    if t.array:  # D3D: the layer count 0 past the last level; a sampled slice rounded to
+        # nearest even (WGSL's round) and clamped to the slices (a NaN: slice 0)
+        helper += (
+            f"\nfn {layers}(level : u32) -> u32\n{{\n"
+            f"    return select(textureNumLayers({var}), 0u, level >= textureNumLevels({var}));"
+            f"\n}}\n"
+            f"fn {layer}(z : f32) -> i32\n{{\n"
+            f"    let top = f32(textureNumLayers({var})) - 1.0;\n"
+            f"    return select(i32(clamp(round(z), 0.0, top)), 0, z != z);\n}}")
+    return code, helper
 
 
 def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
-    """Slang's WGSL with the textures and samplers rebound by name and a texture's ``Load``
-    and ``GetDimensions`` of a level checked as D3D12 defines them (the module docstring)."""
+    """Slang's WGSL with the textures and samplers rebound by name and a texture's ``Load``,
+    ``GetDimensions`` of a level and an array's sampled slice read as D3D12 defines them (the
+    module docstring)."""
     if not textures and not samplers:
         return code
     helpers = []
@@ -199,33 +284,7 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
                       rf"{re.escape(s.var)}\s*:)", rf"@binding({s.binding}) @group({group})\1",
                       code)
     for t in textures:
-        var = t.var
-        code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s+"
-                      rf"{re.escape(var)}\s*:)", rf"@binding({t.binding}) @group({group})\1",
-                      code)
-        load, dims = f"gpuia_tex_load{t.index}", f"gpuia_tex_dims{t.index}"
-        code = _rewrite_calls(code, "textureLoad", var, lambda a, f=load: (
-            f"{f}(vec2<i32>({a[0]}), i32({a[1]}))"))
-        code = _rewrite_calls(code, "textureDimensions", var, lambda a, f=dims, v=var: (
-            f"{f}(u32({a[0]}))" if a else f"textureDimensions({v})"))
-        uses = len(re.findall(rf"(?<!\w){re.escape(var)}(?!\w)", code))
-        allowed = sum(len(re.findall(rf"(?<!\w){fn}\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*[,)]",
-                                     code)) for fn in (*_ALLOWED, "textureDimensions"))
-        if uses != allowed + 1:  # and its declaration (the helpers are added below)
-            raise InvalidDescError(what, f"resource {t.name}", None,
-                                   "Slang's WGSL uses it other than by Load, GetDimensions and "
-                                   "SampleLevel: gpuia binds those only (docs/resources.md)")
-        # D3D12: a Load outside the level, or of a level the texture has not, returns 0 in
-        # every component (rules 16.1); level sizes from level 0's, never from a per-vertex
-        # textureDimensions(t, level) (lavapipe answers the first vertex's level for all).
-        helpers.append(
-            f"fn {dims}(level : u32) -> vec2<u32>\n{{\n"
-            f"    if (level >= textureNumLevels({var})) {{ return vec2<u32>(0u); }}\n"
-            f"    return max(vec2<u32>(1u), textureDimensions({var}) >> vec2<u32>(level));\n}}\n"
-            f"fn {load}(c : vec2<i32>, level : i32) -> vec4<f32>\n{{\n"
-            f"    if (level < 0) {{ return vec4<f32>(0.0); }}\n"
-            f"    let d = vec2<i32>({dims}(u32(level)));\n"
-            f"    if (any(c < vec2<i32>(0)) || any(c >= d)) {{ return vec4<f32>(0.0); }}\n"
-            f"    return textureLoad({var}, c, level);\n}}")
+        code, helper = _rewrite_texture(code, t, group, what)
+        helpers.append(helper)
     note = "// gpuia: textures, Load and GetDimensions checked as D3D12 (docs/resources.md)"
     return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

@@ -409,3 +409,55 @@ def test_linear_weights_a_gpu_rounds_stay_within_the_bound(gpu_device):
           f"{off.max():g} (bound {bound:g})")
     result = cross_check(case, [gpu_device], ("native", "pulling"))
     assert result.ok, result.text()
+
+
+ARRAY = r"""
+Texture2DArray<float2> Arr : register(t1);
+SamplerState S : register(s2);
+static const int4 AT[6] = { int4(1, 1, 0, 0), int4(0, 1, 2, 0), int4(0, 0, 1, 1),
+                            int4(0, 0, 3, 0), int4(0, 0, -1, 0), int4(2, 0, 0, 0) };
+static const float3 UVW[6] = { float3(0.75, 0.25, 0), float3(0.25, 0.75, 1.5),
+                               float3(0.25, 0.25, 2.5), float3(0.25, 0.25, 0.5),
+                               float3(0.25, 0.25, -3), float3(0.25, 0.25, 9) };
+static const uint MIP[6] = { 0, 1, 2, 0, 1, 0 };
+struct O { float4 pos : SV_Position; float2 read : TEXCOORD0; uint4 dims : TEXCOORD1; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    o.read = float2(Arr.Load(AT[id]).r, Arr.SampleLevel(S, UVW[id], 0).r);
+    uint w, h, e, l; Arr.GetDimensions(MIP[id], w, h, e, l);
+    o.dims = uint4(w, h, e, l);
+    return o;
+}
+"""
+# 3 slices of a 2x2 R16G16_FLOAT texture of 2 levels, slice by slice: level 0 r = 100 s + 10 y
+# + x, level 1 (1x1) r = 100 s + 50; g = 0.
+_ARRAY_R = [v for s in range(3) for v in [100 * s + 10 * y + x for y in range(2)
+                                          for x in range(2)] + [100 * s + 50]]
+ARRAY_TEXTURE = {"register": 1, "kind": "texture2d", "format": "R16G16_FLOAT", "width": 2,
+                 "height": 2, "mip_levels": 2, "array_size": 3,
+                 "data": {"dtype": "uint16", "values": np.array(
+                     [[r, 0] for r in _ARRAY_R], np.float16).view(np.uint16).reshape(-1).tolist()}}
+# Load (x, y, slice, mip) (rules 16.1): 11; 210; slice 1 level 1: 150; slice 3 of 3, slice -1
+# (unsigned: past the end) and x = 2 outside: 0. SampleLevel, point, CLAMP, LOD 0 (rules
+# 16.3): the slice rounded to nearest even and clamped: 0 -> 0, 1.5 -> 2, 2.5 -> 2, 0.5 -> 0,
+# -3 -> 0, 9 -> 2; texel (floor(2u), floor(2v)): (1, 0) -> 1, (0, 1) -> 210, then (0, 0): 200,
+# 0, 0, 200. GetDimensions(mip): level 0 2x2, level 1 1x1, 3 slices, 2 levels; mip 2 is past the
+# last: width, height and slices 0 (resinfo), the level count kept.
+ARRAY_WANT_READ = np.array([[11, 1], [210, 210], [150, 200], [0, 0], [0, 0], [0, 200]],
+                           np.float32).view(np.uint32)
+ARRAY_WANT_DIMS = np.array([[2, 2, 3, 2], [1, 1, 3, 2], [0, 0, 0, 2], [2, 2, 3, 2],
+                            [1, 1, 3, 2], [2, 2, 3, 2]], np.uint32)
+
+
+def test_texture_array_load_sample_and_dimensions(gpu_device):
+    case = load_case(_doc("texture_array", ARRAY, 6, [ARRAY_TEXTURE], [(0, 2), (1, 4)],
+                          [{"register": 2, "filter": "MIN_MAG_MIP_POINT"}]))
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], ARRAY_WANT_READ)
+    np.testing.assert_array_equal(cpu["TEXCOORD1"], ARRAY_WANT_DIMS)
+    so = _so_words(run_case_so_gpu(case, gpu_device), 6, 6)
+    np.testing.assert_array_equal(so[:, :2], ARRAY_WANT_READ)
+    np.testing.assert_array_equal(so[:, 2:], ARRAY_WANT_DIMS)
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()

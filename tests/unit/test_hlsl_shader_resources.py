@@ -42,7 +42,8 @@ def test_structured_and_raw_are_bound_by_register():
      "made by a macro"),
     ("struct S { float4 a; bool b; float3 c; }; StructuredBuffer<S> A : register(t0);",
      "return A[id].b ? A[id].a : 0;", "a bool is 4 bytes in D3D"),
-    ("Texture2DArray T : register(t0);", "return T.Load(int4(0, 0, 0, 0));", "no arrays"),
+    ("Texture2DMS<float4> T : register(t0);", "return T.Load(int2(0, 0), 0);",
+     "no multisampled"),
     ("Texture2D<uint4> T : register(t0);", "return T.Load(int3(0, 0, 0));", "uint or int"),
     ("Texture3D T : register(t0);", "return T.Load(int4(0, 0, 0, 0));", "other textures"),
     ("Texture2D T : register(t0); SamplerState S : register(s0);",
@@ -113,8 +114,7 @@ def test_spaces_have_bindings_of_their_own():
 def test_gpuia_shader_lists_the_resources_used():
     """``gpuia shader``'s document lists what the entry uses: P is one float4 (16 bytes in
     D3D's structured layout); cbuffer C's float4 k and float j span 16 + 4 = 20 bytes; the
-    Texture2D and sampler are bound (a Texture2DArray is refused); the unused U is not
-    listed."""
+    Texture2D, Texture2DArray and sampler are bound; the unused U is not listed."""
     from gpuia.harness.shader_info import describe_hlsl
 
     text = ("struct P { float4 a; };\n"
@@ -132,7 +132,7 @@ def test_gpuia_shader_lists_the_resources_used():
     assert rows == {"Parts": ("t2", 1, "StructuredBuffer<P>", 16, True),
                     "Raw": ("t1", 0, "ByteAddressBuffer", None, True),
                     "T": ("t0", 0, "Texture2D", None, True),
-                    "A": ("t3", 0, "Texture2DArray", None, False),
+                    "A": ("t3", 0, "Texture2DArray", None, True),
                     "S": ("s0", 0, "SamplerState", None, True),
                     "C": ("b3", 0, "cbuffer", 20, True)}
 

@@ -81,8 +81,13 @@ class TextureState:
                     f"and WebGPU filters {fmt.webgpu} only with the float32-filterable "
                     f"feature, which this device lacks (gpuia binds a sampled texture "
                     f"filterable, whatever the sampler; Load reads any format)")
+            if not t.array and tex.array_size > 1:
+                raise InvalidDescError("draw", f"texture {at}", tex.array_size,
+                                       f"the vertex shader reads {t.name} as a Texture2D (one "
+                                       f"slice): bind a texture of one slice there")
             key.append(tex)
-            entries.append({"binding": t.binding, "resource": tex.view})
+            entries.append({"binding": t.binding,
+                            "resource": tex.array_view if t.array else tex.view})
         for s in samplers:
             bound = self.samplers.get(s.register)
             if bound is None:

@@ -38,6 +38,9 @@ _GROUP3_ENTRY = {
     "storage": {"buffer": {"type": "read-only-storage"}},
     "texture": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "2d"}},
     "sampled_texture": {"texture": {"sample_type": "float", "view_dimension": "2d"}},
+    "texture_array": {"texture": {"sample_type": "unfilterable-float",
+                                  "view_dimension": "2d-array"}},
+    "sampled_texture_array": {"texture": {"sample_type": "float", "view_dimension": "2d-array"}},
     "sampler": {"sampler": {"type": "filtering"}},
 }
 
