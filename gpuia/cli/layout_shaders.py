@@ -107,12 +107,17 @@ class LayoutShader:
     @property
     def not_drawn(self) -> str | None:
         """Why ``--check`` and ``--save-case`` make no case with this shader, or None."""
-        if self.hlsl is not None and self.hlsl.shader_resources:
-            regs = ", ".join(f"t{r.register}" + (f" space{r.space}" if r.space else "")
-                             for r in self.hlsl.shader_resources)
-            return (f"the shader reads shader resource views ({regs}), whose bytes gpuia layout "
-                    f"does not generate (write a case with shader_resources: "
-                    f"docs/case-format.md)")
+        views: list[tuple[int, int]] = [] if self.hlsl is None else [
+            (r.register, r.space) for r in self.hlsl.shader_resources] + [
+            (t.register, t.space) for t in self.hlsl.textures]
+        if views or (self.hlsl is not None and self.hlsl.samplers):
+            assert self.hlsl is not None
+            regs = ", ".join([f"t{reg}" + (f" space{space}" if space else "")
+                              for reg, space in views] +
+                             [f"s{s.register}" for s in self.hlsl.samplers])
+            return (f"the shader reads shader resource views or samplers ({regs}), whose bytes "
+                    f"gpuia layout does not generate (write a case with shader_resources and "
+                    f"samplers: docs/case-format.md)")
         if self.container is None:
             return None
         return "gpuia layout links a compiled vertex shader's signature; it does not draw it"

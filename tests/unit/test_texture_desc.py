@@ -55,3 +55,16 @@ def test_refusals_name_the_reason(fields, error, words):
 def test_unbound_formats_are_refused():
     with pytest.raises(InvalidDescError, match="R8G8B8A8_UNORM"):
         texture_format("BC1_UNORM", "shader_resources[0].format")
+
+
+def test_layout_check_skips_a_shader_reading_textures(tmp_path):
+    """``gpuia layout --shader`` generates no case for a shader that samples a texture (it has
+    no texels), naming the texture's and the sampler's registers."""
+    from gpuia.cli.layout_shaders import LayoutShader
+
+    path = tmp_path / "terrain.hlsl"
+    path.write_text("Texture2D H : register(t3); SamplerState S : register(s1);\n"
+                    "float4 main(float2 uv : TEXCOORD) : SV_Position\n"
+                    "{ return float4(uv, H.SampleLevel(S, uv, 0).r, 1); }\n")
+    shader = LayoutShader(str(path), [], "column_major")
+    assert shader.not_drawn is not None and "(t3, s1)" in shader.not_drawn
