@@ -461,3 +461,33 @@ def test_texture_array_load_sample_and_dimensions(gpu_device):
     np.testing.assert_array_equal(so[:, 2:], ARRAY_WANT_DIMS)
     result = cross_check(case, [gpu_device], ("native", "pulling"))
     assert result.ok, result.text()
+
+
+GS_DOUBLE = r"""
+struct V { float4 pos : SV_Position; float3 world : TEXCOORD0; };
+struct G { float4 pos : SV_Position; float3 twice : TEXCOORD0; };
+[maxvertexcount(1)]
+void main(point V v[1], inout PointStream<G> s) {
+    G o; o.pos = v[0].pos; o.twice = v[0].world * 2; s.Append(o);
+}
+"""
+
+
+def test_textures_reach_the_vertex_pass_of_a_geometry_shader(gpu_device):
+    """The heightmap example's vertex shader feeding a geometry shader: its vertex pass binds
+    the texture and sampler too, on the GPU and in the CPU reference. The GS doubles the
+    displaced vertex (i, 0.25 (i + 4 j), j) of each point."""
+    import json
+
+    from gpuia.harness.run import reference_gs, reference_so
+
+    doc = json.loads((EXAMPLE_CASES / "texture_heightmap.json").read_text())
+    doc["geometry_shader"] = {"hlsl": GS_DOUBLE}
+    case = load_case(doc)
+    want = np.array([[2 * i, 0.5 * (i + 4 * j), 2 * j] for j in range(4) for i in range(4)],
+                    np.float32).view(np.uint32)
+    ia = run_reference(case)
+    ref = reference_so(case, ia, reference_gs(case, ia))
+    np.testing.assert_array_equal(
+        np.frombuffer(ref.buffers[0], np.uint32)[:48].reshape(16, 3), want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 16, 3), want)
