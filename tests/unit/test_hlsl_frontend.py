@@ -534,23 +534,25 @@ def test_slang_diagnostics_are_kept_on_the_error():
 
 
 @pytest.mark.parametrize("decl,use,name", [
-    ("Texture2D MyTex;", "MyTex.Load(int3(0, 0, 0))", "MyTex"),
+    ("Texture3D MyTex;", "MyTex.Load(int4(0, 0, 0, 0))", "MyTex"),
     ("RWStructuredBuffer<float4> MyRW;", "MyRW[0]", "MyRW"),
     ("RWBuffer<float4> MyTyped;", "MyTyped[0]", "MyTyped"),
 ])
 def test_resources_the_entry_uses_are_refused(decl, use, name):
     """gpuia binds cbuffers and a vertex shader's StructuredBuffer / ByteAddressBuffer / Buffer
-    (tests/unit/test_hlsl_shader_resources.py): a used texture or UAV (a typed one too) is
-    refused by name."""
+    (tests/unit/test_hlsl_shader_resources.py), Texture2D, Texture2DArray and samplers
+    (tests/gpu/test_gpu_textures.py): a used 3D texture or UAV (a typed one too) is refused by
+    name."""
     with pytest.raises(InvalidDescError) as e:
         vs_with(decl, use)
     assert f"resource {name}" in refusal(e)
 
 
-def test_texture_and_sampler_are_refused():
-    """Sampling a texture with a sampler is refused naming one of them as a resource."""
+def test_a_cube_texture_and_its_sampler_are_refused():
+    """Sampling a texture gpuia does not bind (a cube) is refused naming it as a resource."""
     with pytest.raises(InvalidDescError) as e:
-        vs_with("Texture2D MyTex;\nSamplerState MySamp;", "MyTex.SampleLevel(MySamp, p.xy, 0)")
+        vs_with("TextureCube MyTex;\nSamplerState MySamp;",
+                "MyTex.SampleLevel(MySamp, p.xyz, 0)")
     assert e.value.field in ("resource MyTex", "resource MySamp")
 
 
