@@ -95,7 +95,7 @@ def test_refusals_are_one_line(tmp_path):
         "texture": (hlsl_case(vertex_shader={
             "hlsl": "Texture2D<float4> T : register(t0);\n"
                     + VS.replace("o.p = p * Scale", "o.p = T.Load(int3(0, 0, 0)).xy * Scale")}),
-                    "resource T"),
+                    "binds no texture"),
         "cbuffer_slot": (hlsl_case(constant_buffers=[{"slot": 14, "data": {"hex": "00"}}]),
                          "0..13"),
         "cbuffer_size": (hlsl_case(constant_buffers=[{"slot": 0, "data": {"hex": "00" * 65537}}]),

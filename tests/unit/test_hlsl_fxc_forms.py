@@ -53,13 +53,24 @@ def test_the_legacy_sampler_type_is_samplerstate():
     assert [lf.key for lf in shader.leaves] == ["POSITION0", "SV_POSITION0"]
 
 
-def test_a_sampler_the_entry_uses_is_refused_at_its_declaration():
-    """Sampling through a legacy sampler is a resource gpuia does not bind: refused naming the
-    declaration's line (2: the texture's) rather than an undefined 'sampler'."""
+def test_a_legacy_sampler_the_entry_uses_is_a_sampler_state():
+    """Sampling through a legacy sampler binds it as the SamplerState it is, at its register
+    (docs/resources.md), beside the texture."""
+    shader = compile_shader("\nTexture2D<float4> Tex : register(t0);\n"
+                            "sampler Samp : register(s3);\n"
+                            "float4 main(float4 p : POSITION) : SV_Position\n"
+                            "{ return Tex.SampleLevel(Samp, p.xy, 0); }\n")
+    assert [(s.name, s.register) for s in shader.samplers] == [("Samp", 3)]
+    assert [(t.name, t.register, t.sampled) for t in shader.textures] == [("Tex", 0, True)]
+
+
+def test_a_cube_the_entry_samples_is_refused_at_its_declaration():
+    """Sampling a cube texture (not bound) is refused naming the declaration's line (2: the
+    texture's) rather than an undefined 'sampler'."""
     with pytest.raises(InvalidDescError) as e:
-        compile_shader("\nTexture2D<float4> Tex : register(t0);\nsampler Samp : register(s0);\n"
+        compile_shader("\nTextureCube<float4> Tex : register(t0);\nsampler Samp : register(s0);\n"
                        "float4 main(float4 p : POSITION) : SV_Position\n"
-                       "{ return Tex.SampleLevel(Samp, p.xy, 0); }\n")
+                       "{ return Tex.SampleLevel(Samp, p.xyz, 0); }\n")
     assert re.search(r"vertex_shader\.hlsl:[23]: resource (Tex|Samp)=", message(e))
 
 
