@@ -7,9 +7,10 @@ needs), the mip chain's sizes (:func:`mip_size`, :func:`mip_offsets`: D3D12's
 ``max(1, width >> level)``), the bindings of @group(3) that hold them, and a
 D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`): the eight basic
 point and linear filters. Refused, naming the field: an unknown filter or address mode, LODs out
-of order; a comparison, minimum, maximum or anisotropic filter and what gpuia does not yet
-sample (BORDER, MIRROR_ONCE, a mip LOD bias, a negative MinLOD) are an
-:class:`~gpuia.errors.UnsupportedError` with the reason.
+of order, a MipLODBias outside -16..15.99; a comparison, minimum, maximum or anisotropic filter
+and what gpuia does not yet sample (BORDER, a negative MinLOD) are an
+:class:`~gpuia.errors.UnsupportedError` with the reason. MIRROR_ONCE and MipLODBias, which
+WebGPU's samplers lack, are emulated in the shader through :meth:`SamplerDesc.state_words`.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .srv_bindings import SRV_BINDING_BASE, SRV_SLOTS, SRV_SPACES
 __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mip_offsets",
            "TEXTURE_BINDING_BASE", "MAX_TEXTURES", "SAMPLER_BINDING_BASE", "SAMPLER_SLOTS",
            "texture_binding", "sampler_binding", "binding_kind", "SamplerDesc", "sampler_desc",
-           "SAMPLED_TEXTURE_BINDING_BASE",
+           "SAMPLED_TEXTURE_BINDING_BASE", "SAMPLER_STATE_BINDING",
            "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
@@ -154,9 +155,10 @@ _REDUCTIONS = ("COMPARISON_", "MINIMUM_", "MAXIMUM_")
 ADDRESS_MODES = {
     "WRAP": (1, None), "MIRROR": (2, None), "CLAMP": (3, None),
     "BORDER": (4, "WebGPU has no border address mode, and gpuia does not yet emulate it"),
-    "MIRROR_ONCE": (5, "WebGPU has no mirror-once address mode, and gpuia does not yet "
-                       "emulate it"),
+    "MIRROR_ONCE": (5, None),  # emulated: mirror-repeat on a coordinate clamped to [-1, 1]
 }
+SAMPLER_STATE_BINDING = 14  # gpuia's uniform of the samplers' emulated state, beside the CBVs
+_BIAS_RANGE = (-16.0, 15.99)  # D3D12_MIP_LOD_BIAS_MIN, D3D12_MIP_LOD_BIAS_MAX
 _FIELDS = {"register", "space", "filter", "address_u", "address_v", "address_w",
            "border_color", "min_lod", "max_lod", "mip_lod_bias", "comparison_func",
            "max_anisotropy"}
@@ -173,14 +175,23 @@ class SamplerDesc:
     address: tuple[str, str, str] = ("CLAMP", "CLAMP", "CLAMP")
     min_lod: float = 0.0
     max_lod: float = _FLT_MAX
+    mip_lod_bias: float = 0.0
 
     def words(self) -> bytes:
-        """The sampler as 8 little-endian words, as gpuia's CPU reference reads it
+        """The sampler as 9 little-endian words, as gpuia's CPU reference reads it
         (``gpuia.hlsl.cpu_textures``): min, mag, mip filter (0 point, 1 linear), the address
-        modes' D3D12 enum values, MinLOD and MaxLOD as float32."""
-        return struct.pack("<6I2f", *(int(f == "linear") for f in self.filter),
+        modes' D3D12 enum values, MinLOD, MaxLOD and MipLODBias as float32."""
+        return struct.pack("<6I3f", *(int(f == "linear") for f in self.filter),
                            *(ADDRESS_MODES[a][0] for a in self.address), self.min_lod,
-                           min(self.max_lod, _FLT_MAX))
+                           min(self.max_lod, _FLT_MAX), self.mip_lod_bias)
+
+    def state_words(self) -> tuple[int, int, int, int]:
+        """The sampler's entry of gpuia's WGSL sampler state (a ``vec4<u32>`` per register at
+        @binding(SAMPLER_STATE_BINDING), ``gpuia.hlsl.textures``): what WebGPU's sampler
+        cannot say. Word 0: bit 0 (1) MIRROR_ONCE on u, bit 1 (2) on v; word 1: MipLODBias's
+        float32 bits; words 2, 3: 0."""
+        flags = (self.address[0] == "MIRROR_ONCE") | (self.address[1] == "MIRROR_ONCE") << 1
+        return flags, struct.unpack("<I", struct.pack("<f", self.mip_lod_bias))[0], 0, 0
 
 
 def _name(value, where: str, field: str, prefix: str, names) -> str:
@@ -227,7 +238,9 @@ def sampler_desc(entry: dict, where: str) -> SamplerDesc:
     if lods[0] < 0:
         raise UnsupportedError(f"{where}: min_lod={lods[0]}: WebGPU clamps a sampler's LOD "
                                f"to 0 and above (lodMinClamp >= 0)")
-    if lods[2]:
-        raise UnsupportedError(f"{where}: mip_lod_bias={lods[2]}: WebGPU samplers have no LOD "
-                               f"bias, and gpuia does not yet add it in the shader")
-    return SamplerDesc(filt, tuple(address), lods[0], lods[1])  # type: ignore[arg-type]
+    if not _BIAS_RANGE[0] <= lods[2] <= _BIAS_RANGE[1]:
+        raise InvalidDescError(where, "mip_lod_bias", lods[2],
+                               f"expected {_BIAS_RANGE[0]}..{_BIAS_RANGE[1]} "
+                               f"(D3D12_MIP_LOD_BIAS_MIN..MAX)")
+    return SamplerDesc(filt, tuple(address), lods[0], lods[1],  # type: ignore[arg-type]
+                       lods[2])

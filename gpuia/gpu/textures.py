@@ -4,9 +4,11 @@ and a WebGPU sampler for a D3D12_SAMPLER_DESC (docs/resources.md).
 Guaranteed: :func:`create_texture` makes a 2D texture of the WebGPU format of
 ``gpuia.d3d.textures.TEXTURE_FORMATS`` with the given mip levels and uploads the data level by
 level (the bytes unchanged: WebGPU's format holds the same texels); :func:`create_sampler` maps
-the point and linear filters and the WRAP / MIRROR / CLAMP address modes to WebGPU's (repeat,
-mirror-repeat, clamp-to-edge) and MinLOD / MaxLOD to lodMinClamp / lodMaxClamp (MaxLOD above
-32 taken as 32: WebGPU's largest, beyond any texture's levels). Refused (UnsupportedError): a
+the point and linear filters, the WRAP / MIRROR / CLAMP address modes to WebGPU's repeat,
+mirror-repeat and clamp-to-edge (MIRROR_ONCE to mirror-repeat: gpuia's WGSL clamps its
+coordinate and adds the MipLODBias, ``gpuia.hlsl.textures``) and MinLOD / MaxLOD to
+lodMinClamp / lodMaxClamp (MaxLOD above 32 taken as 32: WebGPU's largest, beyond any texture's
+levels). Refused (UnsupportedError): a
 format whose WebGPU feature the device lacks (R16_UNORM needs wgpu's
 ``texture-format16bit-norm``, which gpuia's devices do not request). Data is slice by slice,
 each slice's levels level 0 first (D3D12's subresource order).
@@ -22,7 +24,9 @@ from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["Texture2D", "create_texture", "create_sampler"]
 
-_ADDRESS = {"WRAP": "repeat", "MIRROR": "mirror-repeat", "CLAMP": "clamp-to-edge"}
+# MIRROR_ONCE: mirror-repeat, its coordinate clamped to [-1, 1] in gpuia's WGSL (rules 16.4)
+_ADDRESS = {"WRAP": "repeat", "MIRROR": "mirror-repeat", "CLAMP": "clamp-to-edge",
+            "MIRROR_ONCE": "mirror-repeat"}
 _FILTER = {"point": "nearest", "linear": "linear"}
 
 

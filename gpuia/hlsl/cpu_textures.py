@@ -16,12 +16,12 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
 * ``GetDimensions`` gives level 0's size, or ``max(1, size >> mip)`` and the level count, the
   size (and an array's slice count) 0 for a ``mip`` past the last level (rules 16.2);
 * ``SampleLevel(s, uv, lod)`` by the D3D11.3 functional spec's steps (rules 16.3, 16.4, 16.6):
-  the LOD clamped to the sampler's MinLOD..MaxLOD, the minification filter above LOD 0, the
-  coordinate's range reduced, a point tap ``floor(u * width)`` or linear taps
-  ``floor(u * width - 0.5)`` and the next weighted by the exact fraction, each tap addressed
-  (WRAP, MIRROR, CLAMP; MIRROR_ONCE too, though the sampler refuses it), the nearest level or
-  the two around the LOD weighted by its fraction, in double precision, rounded to float32
-  once; an array's slice rounded to nearest even and clamped to its slices (a NaN: 0).
+  the LOD plus the sampler's MipLODBias clamped to its MinLOD..MaxLOD, the minification
+  filter above LOD 0, the coordinate's range reduced, a point tap ``floor(u * width)`` or
+  linear taps ``floor(u * width - 0.5)`` and the next weighted by the exact fraction, each tap
+  addressed (WRAP, MIRROR, CLAMP, MIRROR_ONCE), the nearest level or the two around the LOD
+  weighted by its fraction, in double precision, rounded to float32 once; an array's slice
+  rounded to nearest even and clamped to its slices (a NaN: 0).
 
 Refused (UnsupportedError): C++ without Slang's declarations of these structs (another Slang
 version).
@@ -44,7 +44,7 @@ HEADER_WORDS = 4 + MAX_MIP_LEVELS + 1  # width, height, levels, array size, firs
 _SAMPLER = r"""struct SamplerState
 {
     // gpuia: the sampler's words (gpuia.d3d.textures.SamplerDesc.words): min, mag, mip
-    // filter, the address modes u, v, w (D3D12 enum values), MinLOD, MaxLOD
+    // filter, the address modes u, v, w (D3D12 enum values), MinLOD, MaxLOD, MipLODBias
     const uint32_t* desc;
     float lod(int k) const { float f; memcpy(&f, desc + k, 4); return f; }
 };
@@ -163,12 +163,13 @@ struct GpuiaTexels
     void sample(const SamplerState& s, float u, float v, float slice, float level, void* out,
                 size_t n) const
     {
-        // rules 16.3: the LOD clamped to MinLOD..MaxLOD (a NaN: 0); the minification filter
-        // above LOD 0, else the magnification one; a point mip filter takes the level
+        // rules 16.3: the LOD plus MipLODBias clamped to MinLOD..MaxLOD (a NaN LOD: 0); the
+        // minification filter above LOD 0, else the magnification one; a point mip filter
+        // takes the level
         // floor(lod + 0.5), a linear one levels floor(lod) and the next weighted by the
         // fraction (7.18.10), each clamped to the texture's levels; an array slice rounded
         // to nearest even and clamped to the slices (5.3.6.1; a NaN: 0)
-        float lod = level != level ? 0.0f : level;
+        float lod = (level != level ? 0.0f : level) + s.lod(8);  // MipLODBias (sample_l)
         lod = lod < s.lod(6) ? s.lod(6) : lod;
         lod = lod > s.lod(7) ? s.lod(7) : lod;
         const uint32_t linear = s.desc[lod > 0 ? 0 : 1];

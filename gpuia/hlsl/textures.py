@@ -19,7 +19,10 @@ and a sampler one number at times: each is rebound by its name from the reflecti
   computed from level 0's size: no
   ``textureDimensions`` with a per-vertex level (lavapipe answers the first vertex's);
 * ``SampleLevel(s, uv, lod)`` is WebGPU's ``textureSampleLevel`` with the sampler the draw
-  binds (point and linear filters, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``),
+  binds (point and linear filters, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``)
+  and what WebGPU's sampler lacks emulated from gpuia's uniform at ``@binding(14)`` (the
+  sampler's MipLODBias added to the LOD; MIRROR_ONCE as mirror-repeat on a coordinate clamped
+  to [-1, 1]),
   an array's slice rounded to nearest even and clamped to its slices as D3D does (Slang's WGSL
   truncates it).
 
@@ -35,7 +38,13 @@ import re
 from dataclasses import dataclass
 
 from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
-from ..d3d.textures import MAX_TEXTURES, SAMPLER_SLOTS, sampler_binding, texture_binding
+from ..d3d.textures import (
+    MAX_TEXTURES,
+    SAMPLER_SLOTS,
+    SAMPLER_STATE_BINDING,
+    sampler_binding,
+    texture_binding,
+)
 from ..errors import InvalidDescError
 
 __all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "shader_textures", "rewrite"]
@@ -211,18 +220,29 @@ def _layers_by_level(code: str, var: str, layers: str) -> str:
     return "".join(out) + code[at:]
 
 
-def _sample_layer(args: list[str], var: str, layer: str, what: str, name: str) -> str:
-    """``textureSampleLevel`` of an array with D3D's slice: rounded to nearest even and
-    clamped (Slang's WGSL truncates it with gpuia_d3d_ftoi)."""
+def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
+            what: str) -> str:
+    """``textureSampleLevel`` with the sampler's emulated state (MIRROR_ONCE's clamped
+    coordinate, MipLODBias: :func:`rewrite`) and an array's slice as D3D takes it: rounded to
+    nearest even and clamped (Slang's WGSL truncates it with gpuia_d3d_ftoi)."""
+    r = registers.get(_strip(args[0]))
+    if r is None:
+        raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
+                               "sampled with a sampler gpuia does not bind")
+    uv, lod = f"gpuia_sampler_uv({r}u, {args[1]})", f"({args[-1]}) + gpuia_sampler_bias({r}u)"
+    if not t.array:
+        return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {lod})"
     m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
     if m is None:
-        raise InvalidDescError(what, f"resource {name}", args[2].strip(),
+        raise InvalidDescError(what, f"resource {t.name}", args[2].strip(),
                                "gpuia expected Slang's float slice of SampleLevel")
-    return f"textureSampleLevel({var}, {args[0]}, {args[1]}, {layer}({m.group(1)}), {args[3]})"
+    return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({m.group(1)}), {lod})"
 
 
-def _rewrite_texture(code: str, t: ShaderTexture, group: int, what: str) -> tuple[str, str]:
-    """(``code`` with texture ``t`` rebound and read through gpuia's checks, its helpers)."""
+def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[str, int],
+                     what: str) -> tuple[str, str]:
+    """(``code`` with texture ``t`` rebound and read through gpuia's checks, its helpers;
+    ``registers``: the samplers' registers by their WGSL names)."""
     var, k = t.var, t.index
     code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s+"
                   rf"{re.escape(var)}\s*:)", rf"@binding({t.binding}) @group({group})\1", code)
@@ -232,11 +252,11 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, what: str) -> tupl
         code = _layers_by_level(code, var, layers)
         code = _rewrite_calls(code, "textureLoad", var, lambda a: (
             f"{load}(vec2<i32>({a[0]}), i32({a[1]}), i32({a[2]}))"))
-        code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample_layer(
-            a, var, layer, what, t.name))
     else:
         code = _rewrite_calls(code, "textureLoad", var, lambda a: (
             f"{load}(vec2<i32>({a[0]}), 0, i32({a[1]}))"))
+    code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample(
+        a, t, layer, registers, what))
     code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
         f"{dims}(u32({a[0]}))" if a else f"textureDimensions({var})"))
     uses = len(re.findall(rf"(?<!\w){re.escape(var)}(?!\w)", code))
@@ -283,8 +303,21 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
         code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s+"
                       rf"{re.escape(s.var)}\s*:)", rf"@binding({s.binding}) @group({group})\1",
                       code)
+    if samplers:  # what WebGPU's samplers cannot say, per register (SamplerDesc.state_words)
+        helpers.append(
+            f"@binding({SAMPLER_STATE_BINDING}) @group({group}) var<uniform> gpuia_sampler_state"
+            f" : array<vec4<u32>, {SAMPLER_SLOTS}>;\n"
+            f"// MIRROR_ONCE (rules 16.4): mirror-repeat on a coordinate clamped to [-1, 1]\n"
+            f"fn gpuia_sampler_uv(r : u32, uv : vec2<f32>) -> vec2<f32>\n{{\n"
+            f"    let m = gpuia_sampler_state[r].x;\n"
+            f"    let once = (vec2<u32>(m, m >> 1u) & vec2<u32>(1u)) != vec2<u32>(0u);\n"
+            f"    return select(uv, clamp(uv, vec2<f32>(-1.0), vec2<f32>(1.0)), once);\n}}\n"
+            f"// MipLODBias, added to SampleLevel's LOD as D3D's sample_l does (rules 16.3)\n"
+            f"fn gpuia_sampler_bias(r : u32) -> f32\n{{\n"
+            f"    return bitcast<f32>(gpuia_sampler_state[r].y);\n}}")
+    registers = {s.var: s.register for s in samplers}
     for t in textures:
-        code, helper = _rewrite_texture(code, t, group, what)
+        code, helper = _rewrite_texture(code, t, group, registers, what)
         helpers.append(helper)
     note = "// gpuia: textures, Load and GetDimensions checked as D3D12 (docs/resources.md)"
     return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

@@ -491,3 +491,44 @@ def test_textures_reach_the_vertex_pass_of_a_geometry_shader(gpu_device):
     np.testing.assert_array_equal(
         np.frombuffer(ref.buffers[0], np.uint32)[:48].reshape(16, 3), want)
     np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 16, 3), want)
+
+
+ONCE = r"""
+Texture2D<float> Once : register(t0);
+Texture2D<float> Biased : register(t1);
+SamplerState MirrorOnce : register(s4);
+SamplerState Bias : register(s5);
+static const float2 UV[6] = { float2(-0.125, 0.625), float2(1.375, 0.125), float2(-1.625, 0.375),
+                              float2(0.625, -2.125), float2(-0.875, 1.125), float2(0.375, 0.875) };
+struct O { float4 pos : SV_Position; float2 picked : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    o.picked = float2(Once.SampleLevel(MirrorOnce, UV[id], 0),
+                      Biased.SampleLevel(Bias, float2(0.375, 0.125), id * 0.5));
+    return o;
+}
+"""
+ONCE_SAMPLERS = [{"register": 4, "address_u": "MIRROR_ONCE", "address_v": "MIRROR_ONCE"},
+                 {"register": 5, "mip_lod_bias": 0.75, "max_lod": 1}]
+# MIRROR_ONCE on texel index i of 4 (rules 16.4): a negative i becomes -i - 1, then clamped to
+# 0..3. u or v = (i + 0.5) / 4: i = -1 -> 0, 5 -> 3, -7 -> 6 -> 3, 2 -> 2, -9 -> 8 -> 3, 4 -> 3,
+# 1 -> 1, 3 -> 3, -4 -> 3, 0 -> 0. Texel (x, y) holds 10 y + x:
+#   (-0.125, 0.625): (0, 2) 20; (1.375, 0.125): (3, 0) 3; (-1.625, 0.375): (3, 1) 13;
+#   (0.625, -2.125): (2, 3) 32; (-0.875, 1.125): (3, 3) 33; (0.375, 0.875): (1, 3) 31.
+# MipLODBias 0.75 (added to SampleLevel's LOD as sample_l does), MaxLOD 1: LOD 0.75, 1.25,
+# 1.75 (clamped to 1), ...: the nearest level floor(lod + 0.5) is 1 for all six, texel
+# (floor(0.375 * 2), floor(0.125 * 2)) = (0, 0) of level 1: 100. Without the bias, vertex 0
+# (LOD 0) would read level 0: 1.
+ONCE_WANT = np.array([[20, 100], [3, 100], [13, 100], [32, 100], [33, 100], [31, 100]],
+                     np.float32).view(np.uint32)
+
+
+def test_mirror_once_and_mip_lod_bias_are_emulated(gpu_device):
+    textures = [{**SAMPLE_TEXTURE, "register": 0}, {**SAMPLE_TEXTURE, "register": 1}]
+    case = load_case(_doc("texture_once", ONCE, 6, textures, [(0, 2)], ONCE_SAMPLERS))
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], ONCE_WANT)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 6, 2), ONCE_WANT)
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()

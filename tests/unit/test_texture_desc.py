@@ -14,9 +14,14 @@ from gpuia.errors import InvalidDescError, UnsupportedError
 def test_defaults_and_words():
     d = sampler_desc({}, "s0")
     assert d.filter == ("point", "point", "point") and d.address == ("CLAMP",) * 3
-    # 8 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
-    # MinLOD 0.0 and MaxLOD FLT_MAX (0x7F7FFFFF)
-    assert struct.unpack("<8I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF)
+    # 9 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
+    # MinLOD 0.0, MaxLOD FLT_MAX (0x7F7FFFFF), MipLODBias 0.0
+    assert struct.unpack("<9I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF, 0)
+    assert d.state_words() == (0, 0, 0, 0)
+    once = sampler_desc({"address_v": "MIRROR_ONCE", "mip_lod_bias": -1.5}, "s3")
+    # bit 1: MIRROR_ONCE on v; -1.5 is 0xBFC00000; MIRROR_ONCE's enum value is 5
+    assert once.state_words() == (2, 0xBFC00000, 0, 0)
+    assert struct.unpack("<9I", once.words())[3:6] == (3, 5, 3)
     w = sampler_desc({"filter": "D3D12_FILTER_MIN_MAG_MIP_POINT", "address_u": "WRAP",
                       "address_v": "D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "max_lod": 2}, "s1")
     assert w.address == ("WRAP", "MIRROR", "CLAMP") and w.max_lod == 2.0
@@ -38,9 +43,8 @@ def test_mip_chain():
     ({"filter": "ANISOTROPIC"}, UnsupportedError, "anisotropic"),
     ({"filter": "BILINEAR"}, InvalidDescError, "MIN_MAG_MIP_POINT"),
     ({"address_u": "BORDER"}, UnsupportedError, "no border address mode"),
-    ({"address_w": "MIRROR_ONCE"}, UnsupportedError, "no mirror-once"),
+    ({"mip_lod_bias": 16}, InvalidDescError, "D3D12_MIP_LOD_BIAS_MIN..MAX"),
     ({"address_v": "REPEAT"}, InvalidDescError, "WRAP"),
-    ({"mip_lod_bias": 0.5}, UnsupportedError, "no LOD bias"),
     ({"min_lod": 2, "max_lod": 1}, InvalidDescError, "below min_lod"),
     ({"min_lod": -1}, UnsupportedError, "lodMinClamp"),
     ({"max_lod": "lots"}, InvalidDescError, "a number"),

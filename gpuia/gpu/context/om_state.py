@@ -179,9 +179,9 @@ class OMState:
         ``VIEWS_BINDING`` on are the vertex shader's SRVs (``gpuia.gpu.context.srv_state``)."""
         # check_outputs has made sure each is set; a view unset anyway still needs a buffer.
         bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots
-                      if i < VIEWS_BINDING)
+                      if i < MAX_CBVS)
         srv_key, srv_entries = (self.srv.entries(self.resources)
-                                if len(bound) < len(slots) and self.resources else ((), []))
+                                if VIEWS_BINDING in slots else ((), []))
         textures = tuple(t for t in self.textures[0] if t.binding in slots), \
             tuple(t for t in self.textures[1] if t.binding in slots)
         tex_key, tex_entries = self.tex.entries(*textures)

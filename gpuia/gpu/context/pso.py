@@ -18,6 +18,7 @@ from ...d3d.signature import ShaderSignature
 from ...d3d.so_declaration import ResolvedStreamOutput, resolve_stream_output
 from ...d3d.so_desc import StreamOutputDesc
 from ...d3d.srv_bindings import VIEWS_BINDING
+from ...d3d.textures import SAMPLER_STATE_BINDING
 from ...d3d.topology import TopologyInfo
 from ...errors import InvalidDescError
 from ...wgsl.pixel import link_stages, pixel_program
@@ -251,7 +252,8 @@ class PipelineState:
                                        "expected WGSL source text, a compiled HLSL shader "
                                        "(gpuia.hlsl.compile_shader), or None")
             # gpuia's views uniform of the SRVs (docs/resources.md) is no root CBV
-            own = (VIEWS_BINDING,) if self.shader_resources and stage == "vertex" else ()
+            own = ((VIEWS_BINDING,) if self.shader_resources and stage == "vertex" else ()) + (
+                (SAMPLER_STATE_BINDING,) if self.samplers and stage == "vertex" else ())
             for slot in uniform_slots(text or "", CBV_GROUP):
                 if slot not in own:
                     reads.setdefault(slot, 0)
@@ -325,12 +327,13 @@ class PipelineState:
     def group_bindings(self) -> tuple[int, ...]:
         """The bindings of the pipelines' @group(3): the root constant buffers the shaders
         read, then, when the vertex shader reads SRVs, gpuia's views uniform and the SRVs
-        (``gpuia.d3d.srv_bindings``), then its textures and samplers
-        (``gpuia.d3d.textures``)."""
+        (``gpuia.d3d.srv_bindings``), then its textures and samplers and gpuia's sampler state
+        uniform (``gpuia.d3d.textures``)."""
         return self.constant_buffer_slots + (
             (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
             if self.shader_resources else ()) + tuple(
-            r.binding for r in (*self.textures, *self.samplers))
+            r.binding for r in (*self.textures, *self.samplers)) + (
+            (SAMPLER_STATE_BINDING,) if self.samplers else ())
 
     @property
     def constant_buffer_slots(self) -> tuple[int, ...]:

@@ -14,8 +14,16 @@ R32G32B32A32_FLOAT without ``float32-filterable``).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
-from ...d3d.textures import SAMPLER_SLOTS, TEXTURE_FORMATS, SamplerDesc, sampler_desc
+from ...d3d.textures import (
+    SAMPLER_SLOTS,
+    SAMPLER_STATE_BINDING,
+    TEXTURE_FORMATS,
+    SamplerDesc,
+    sampler_desc,
+)
 from ...errors import InvalidDescError, UnsupportedError
 from ..textures import Texture2D, create_sampler
 
@@ -88,6 +96,7 @@ class TextureState:
             key.append(tex)
             entries.append({"binding": t.binding,
                             "resource": tex.array_view if t.array else tex.view})
+        state = np.zeros((SAMPLER_SLOTS, 4), np.uint32)
         for s in samplers:
             bound = self.samplers.get(s.register)
             if bound is None:
@@ -96,4 +105,16 @@ class TextureState:
                                        f"s{s.register}); set_sampler was not called")
             key.append(bound[1])
             entries.append({"binding": s.binding, "resource": bound[1]})
+            state[s.register] = bound[0].state_words()
+        if samplers:  # what WebGPU's sampler cannot say (gpuia.hlsl.textures)
+            key.append(state.tobytes())
+            entries.append(self._state_entry(state.tobytes()))
         return tuple(key), entries
+
+    def _state_entry(self, words: bytes) -> dict:
+        import wgpu
+
+        buf = self.device.device.create_buffer_with_data(data=words,
+                                                         usage=wgpu.BufferUsage.UNIFORM)
+        return {"binding": SAMPLER_STATE_BINDING,
+                "resource": {"buffer": buf, "offset": 0, "size": len(words)}}
