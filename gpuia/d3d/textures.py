@@ -1,5 +1,5 @@
 """Textures and samplers a vertex shader reads: the facts both sides share (docs/resources.md,
-rules 16).
+rules 17).
 
 One table row per texture format gpuia binds (:data:`TEXTURE_FORMATS`: the WebGPU format that
 holds the same texels, whether WebGPU filters it without an optional feature, the feature it
@@ -225,7 +225,7 @@ def sampler_desc(entry: dict, where: str) -> SamplerDesc:
                      "D3D12_TEXTURE_ADDRESS_MODE_", ADDRESS_MODES)
         refusal = ADDRESS_MODES[mode][1]
         if refusal:
-            raise UnsupportedError(f"{where}: {field}={mode}: {refusal} (rules 16.4)")
+            raise UnsupportedError(f"{where}: {field}={mode}: {refusal} (rules 17.4)")
         address.append(mode)
     lods = []
     for field, default in (("min_lod", 0.0), ("max_lod", _FLT_MAX), ("mip_lod_bias", 0.0)):

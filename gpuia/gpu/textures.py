@@ -24,7 +24,7 @@ from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["Texture2D", "create_texture", "create_sampler"]
 
-# MIRROR_ONCE: mirror-repeat, its coordinate clamped to [-1, 1] in gpuia's WGSL (rules 16.4)
+# MIRROR_ONCE: mirror-repeat, its coordinate clamped to [-1, 1] in gpuia's WGSL (rules 17.4)
 _ADDRESS = {"WRAP": "repeat", "MIRROR": "mirror-repeat", "CLAMP": "clamp-to-edge",
             "MIRROR_ONCE": "mirror-repeat"}
 _FILTER = {"point": "nearest", "linear": "linear"}

@@ -117,6 +117,10 @@ class Case:
         root_signature (CaseRootSignature): the case's root signature (its own or its vertex
             shader's), validated, with the range holding each register the shaders read
             (:mod:`gpuia.harness.case_root_signature`); None: the implied one.
+        textures (dict): the ``Texture2D``/``Texture2DArray`` SRVs the vertex shader reads,
+            with their texels (:mod:`gpuia.harness.case_textures`).
+        samplers (dict): the case's ``samplers`` the vertex shader samples with, as
+            D3D12_SAMPLER_DESC (:mod:`gpuia.harness.case_textures`).
     """
 
     name: str

@@ -29,7 +29,7 @@ __all__ = ["TEXTURE_KINDS", "CaseTexture", "case_textures", "cpu_blobs", "bind_g
            "filtering_tolerance", "WEIGHT_ERROR"]
 
 WEIGHT_ERROR = 0.6 * 2.0 ** -8
-"""The largest error of a GPU's filter weight (rules 16.6): at least 8 fractional bits
+"""The largest error of a GPU's filter weight (rules 17.6): at least 8 fractional bits
 (D3D11.3 spec 7.18.16.1), the conversion to them within 0.6 ULP (3.2.4.1)."""
 
 TEXTURE_KINDS = ("texture2d",)  # shader_resources kinds this module reads (not buffer SRVs)
@@ -165,7 +165,7 @@ def bind_gpu(ctx, device, case) -> None:
 
 def filtering_tolerance(case, base):
     """``base`` (a :class:`gpuia.harness.compare.ShaderTolerance`) widened, for a case with a
-    linear filter, to the bound of rules 16.6: ``3 * WEIGHT_ERROR * R + q``, R the largest range
+    linear filter, to the bound of rules 17.6: ``3 * WEIGHT_ERROR * R + q``, R the largest range
     (max - min) of any of its textures' decoded components, q half a unit of its finest
     fixed-point format (0 for float formats): two texel weights and the mip weight each off
     by at most WEIGHT_ERROR. It bounds a sampled value; gpuia applies it to every float output

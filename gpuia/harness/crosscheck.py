@@ -257,8 +257,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
                                       max_invocations, on_run, raster)
     ref = reference_ia(case, max_invocations)
     geometry, ref_so, not_compared = _references(case, ref)
-    # a linear texture filter widens it by its stated bound (gpuia.harness.case_textures)
-    tolerance = tolerance or filtering_tolerance(case, SHADER_TOLERANCE)
+    tolerance = tolerance or filtering_tolerance(case, SHADER_TOLERANCE)  # linear filters widen
     result = CheckResult(case.name, tolerance=tolerance)
     outputs = _output_references(case, ref, geometry)
     if keep:

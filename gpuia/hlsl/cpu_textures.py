@@ -1,5 +1,5 @@
 """Texture2D, Texture2DArray and SamplerState in the CPU reference's C++, read as D3D12 reads
-them (rules 16).
+them (rules 17).
 
 Slang's C++ prelude declares ``Texture2D<T>`` over an ``ITexture`` interface (virtual
 ``Load``, ``SampleLevel`` taking float pointers) and ``SamplerState`` over an
@@ -12,10 +12,10 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
 
 * ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``) returns the texel, or 0
   in every component when ``mip`` is not a level of the texture, the slice not one of its
-  slices or (x, y) is outside it (rules 16.1);
+  slices or (x, y) is outside it (rules 17.1);
 * ``GetDimensions`` gives level 0's size, or ``max(1, size >> mip)`` and the level count, the
-  size (and an array's slice count) 0 for a ``mip`` past the last level (rules 16.2);
-* ``SampleLevel(s, uv, lod)`` by the D3D11.3 functional spec's steps (rules 16.3, 16.4, 16.6):
+  size (and an array's slice count) 0 for a ``mip`` past the last level (rules 17.2);
+* ``SampleLevel(s, uv, lod)`` by the D3D11.3 functional spec's steps (rules 17.3, 17.4, 17.6):
   the LOD plus the sampler's MipLODBias clamped to its MinLOD..MaxLOD, the minification
   filter above LOD 0, the coordinate's range reduced, a point tap ``floor(u * width)`` or
   linear taps ``floor(u * width - 0.5)`` and the next weighted by the exact fraction, each tap
@@ -53,7 +53,7 @@ struct GpuiaTexels
 {
     // gpuia: a texture blob (gpuia.hlsl.cpu_textures.texture_blob): width, height, levels,
     // array size, each level's first texel in a slice, the texels of a slice, then every
-    // texel's four 32-bit components; D3D12's reads of it (rules 16)
+    // texel's four 32-bit components; D3D12's reads of it (rules 17)
     const uint32_t* data;
 
     static uint32_t mip(uint32_t size, uint32_t level)
@@ -70,7 +70,7 @@ struct GpuiaTexels
     template<typename U>
     void dims(uint32_t level, U* w, U* h, U* layers, U* n) const
     {
-        // rules 16.2 (resinfo): a level past the last: size (and layers) 0, the count kept
+        // rules 17.2 (resinfo): a level past the last: size (and layers) 0, the count kept
         const bool in = level < data[2];
         *w = U(in ? mip(data[0], level) : 0u);
         *h = U(in ? mip(data[1], level) : 0u);
@@ -79,7 +79,7 @@ struct GpuiaTexels
     }
     bool load(int64_t x, int64_t y, int64_t slice, int64_t level, void* out, size_t n) const
     {
-        // rules 16.1 (ld): outside the level, the slices or the levels: 0 in every component
+        // rules 17.1 (ld): outside the level, the slices or the levels: 0 in every component
         if (level < 0 || level >= int64_t(data[2]) || slice < 0 || slice >= int64_t(data[3]) ||
             x < 0 || y < 0 || x >= int64_t(mip(data[0], uint32_t(level))) ||
             y >= int64_t(mip(data[1], uint32_t(level))))
@@ -92,7 +92,7 @@ struct GpuiaTexels
     }
     static float reduce(uint32_t mode, float u)
     {
-        // rules 16.3 (D3D11.3 spec 7.18.6): WRAP keeps frac(u), MIRROR signedFrac(u / 2) * 2,
+        // rules 17.3 (D3D11.3 spec 7.18.6): WRAP keeps frac(u), MIRROR signedFrac(u / 2) * 2,
         // the others clamp u to [-10, 10]; each exact in float32
         if (mode == 1) return u - std::floor(u);
         if (mode == 2) return (u / 2 - std::trunc(u / 2)) * 2;
@@ -100,7 +100,7 @@ struct GpuiaTexels
     }
     static uint32_t address(uint32_t mode, int64_t i, uint32_t size)
     {
-        // rules 16.4: the address mode on an integer texel index (the spec's 7.18.9)
+        // rules 17.4: the address mode on an integer texel index (the spec's 7.18.9)
         const int64_t n = int64_t(size);
         if (i >= 0 && i < n) return uint32_t(i);
         switch (mode)
@@ -142,10 +142,10 @@ struct GpuiaTexels
         const uint32_t w = mip(data[0], level), h = mip(data[1], level);
         const float su = reduce(s.desc[3], u) * float(w);
         const float sv = reduce(s.desc[4], v) * float(h);
-        if (!linear)  // rules 16.3: the texel floor(u * size)
+        if (!linear)  // rules 17.3: the texel floor(u * size)
             return fetch(slice, level, address(s.desc[3], whole(su), w),
                          address(s.desc[4], whole(sv), h));
-        // rules 16.6 (7.18.8): the taps floor(u * size - 0.5) and the next, each addressed,
+        // rules 17.6 (7.18.8): the taps floor(u * size - 0.5) and the next, each addressed,
         // weighted by the fraction (exactly here; a GPU's has at least 8 bits)
         const double fu = double(su) - 0.5, fv = double(sv) - 0.5;
         const int64_t u0 = whole(fu), v0 = whole(fv);
@@ -163,7 +163,7 @@ struct GpuiaTexels
     void sample(const SamplerState& s, float u, float v, float slice, float level, void* out,
                 size_t n) const
     {
-        // rules 16.3: the LOD plus MipLODBias clamped to MinLOD..MaxLOD (a NaN LOD: 0); the
+        // rules 17.3: the LOD plus MipLODBias clamped to MinLOD..MaxLOD (a NaN LOD: 0); the
         // minification filter above LOD 0, else the magnification one; a point mip filter
         // takes the level
         // floor(lod + 0.5), a linear one levels floor(lod) and the next weighted by the

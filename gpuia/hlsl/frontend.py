@@ -52,9 +52,9 @@ from .refusals import at_users_line, naga_refusal, refuse_missing_entry
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
 from .srv import ShaderResource, shader_resources
 from .srv import rewrite as rewrite_srvs
-from .typed_buffers import lower_source, used_names
 from .textures import ShaderSampler, ShaderTexture, shader_textures
 from .textures import rewrite as rewrite_textures
+from .typed_buffers import lower_source, used_names
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",

@@ -1,5 +1,5 @@
 """Texture2D shader resource views and samplers of an HLSL vertex shader, read as D3D12 reads
-them (docs/resources.md, rules 16).
+them (docs/resources.md, rules 17).
 
 gpuia binds ``Texture2D<T>`` and ``Texture2DArray<T>`` (T a float scalar or vector) at
 ``register(tN, spaceS)`` (the t
@@ -13,9 +13,9 @@ and a sampler one number at times: each is rebound by its name from the reflecti
   ``976 + k``, sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``);
 * ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``) returns 0 in every
   component when ``mip`` is not a level of the texture, the slice not one of its slices or
-  (x, y) is outside that level (rules 16.1; WebGPU may return any texel instead);
+  (x, y) is outside that level (rules 17.1; WebGPU may return any texel instead);
 * ``GetDimensions(mip, w, h, levels)`` gives ``max(1, size >> mip)``, and 0 for the width and
-  height (and an array's slice count) of a ``mip`` past the last level (rules 16.2),
+  height (and an array's slice count) of a ``mip`` past the last level (rules 17.2),
   computed from level 0's size: no
   ``textureDimensions`` with a per-vertex level (lavapipe answers the first vertex's);
 * ``SampleLevel(s, uv, lod)`` is WebGPU's ``textureSampleLevel`` with the sampler the draw
@@ -141,7 +141,7 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
         if (register, space) in srv_registers:
             raise InvalidDescError(what, where, f"register(t{register}, space{space})",
                                    "a buffer SRV takes this register: a t register holds one "
-                                   "shader resource view (rules 16.5)")
+                                   "shader resource view (rules 17.5)")
         textures.append((space, register, name, components, m.group(1), bool(t.get("array"))))
     if len(textures) > MAX_TEXTURES:
         raise InvalidDescError(what, "textures", len(textures),
@@ -206,7 +206,7 @@ _ALLOWED = ("textureSampleLevel", "textureNumLevels", "textureNumLayers", "textu
 def _layers_by_level(code: str, var: str, layers: str) -> str:
     """In each of Slang's ``GetDimensions`` blocks (``{var dim = textureDimensions(t, L);
     ... textureNumLayers(t) ...};``) with a level, the layer count read through ``layers(L)``
-    (0 past the last level, rules 16.2)."""
+    (0 past the last level, rules 17.2)."""
     out, at = [], 0
     for m in re.finditer(r"\{var dim = textureDimensions\s*\(", code):
         args, end = _call_args(code, m.end() - 1)
@@ -267,7 +267,7 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
                                "Slang's WGSL uses it other than by Load, GetDimensions and "
                                "SampleLevel: gpuia binds those only (docs/resources.md)")
     # D3D12 (ld, resinfo): a Load outside the level, the slices or the levels returns 0 in
-    # every component (rules 16.1); level sizes from level 0's, never from a per-vertex
+    # every component (rules 17.1); level sizes from level 0's, never from a per-vertex
     # textureDimensions(t, level) (lavapipe answers the first vertex's level for all).
     slices = f"textureNumLayers({var})" if t.array else "1u"
     fetch = f"textureLoad({var}, c, z, level)" if t.array else f"textureLoad({var}, c, level)"
@@ -307,12 +307,12 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
         helpers.append(
             f"@binding({SAMPLER_STATE_BINDING}) @group({group}) var<uniform> gpuia_sampler_state"
             f" : array<vec4<u32>, {SAMPLER_SLOTS}>;\n"
-            f"// MIRROR_ONCE (rules 16.4): mirror-repeat on a coordinate clamped to [-1, 1]\n"
+            f"// MIRROR_ONCE (rules 17.4): mirror-repeat on a coordinate clamped to [-1, 1]\n"
             f"fn gpuia_sampler_uv(r : u32, uv : vec2<f32>) -> vec2<f32>\n{{\n"
             f"    let m = gpuia_sampler_state[r].x;\n"
             f"    let once = (vec2<u32>(m, m >> 1u) & vec2<u32>(1u)) != vec2<u32>(0u);\n"
             f"    return select(uv, clamp(uv, vec2<f32>(-1.0), vec2<f32>(1.0)), once);\n}}\n"
-            f"// MipLODBias, added to SampleLevel's LOD as D3D's sample_l does (rules 16.3)\n"
+            f"// MipLODBias, added to SampleLevel's LOD as D3D's sample_l does (rules 17.3)\n"
             f"fn gpuia_sampler_bias(r : u32) -> f32\n{{\n"
             f"    return bitcast<f32>(gpuia_sampler_state[r].y);\n}}")
     registers = {s.var: s.register for s in samplers}

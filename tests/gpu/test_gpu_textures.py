@@ -1,12 +1,12 @@
-"""Texture2D SRVs and samplers in an HLSL vertex shader (docs/resources.md, rules 16), the CPU
+"""Texture2D SRVs and samplers in an HLSL vertex shader (docs/resources.md, rules 17), the CPU
 reference against every GPU path (Stream Output, native and pulling captures).
 
 Expected values are worked out by hand: a texel's value encodes its place (10 y + x, 100 more
 on level 1), so each output says which texel D3D's rules pick. Load outside the level or of a
-missing level reads 0 in every component (rules 16.1); GetDimensions of a level past the last
-gives size 0 (rules 16.2); point SampleLevel picks texel floor(u * width) with WRAP, MIRROR or
+missing level reads 0 in every component (rules 17.1); GetDimensions of a level past the last
+gives size 0 (rules 17.2); point SampleLevel picks texel floor(u * width) with WRAP, MIRROR or
 CLAMP applied to the integer, the level nearest the LOD clamped to MaxLOD and the texture's
-levels (rules 16.3, 16.4). Texture coordinates sit at texel centres, where no rounding of the
+levels (rules 17.3, 17.4). Texture coordinates sit at texel centres, where no rounding of the
 coordinate can move the pick.
 """
 
@@ -212,7 +212,7 @@ FORMAT_TEXTURES = [
      "height": 1, "data": {"dtype": "float32", "values": [1.5, -0.25, 3, 4]}}]
 # UNORM c / (2^n - 1) correctly rounded: 0x33 = 51 -> 0.2, 0x66 = 102 -> 0.4 (float32); the
 # half floats 0x3C00 = 1, 0xC000 = -2; missing components 0, 0, 1 (rules 2.11); vertex 1 reads
-# x = 1, outside the 1x1 textures: 0 in every component (rules 16.1).
+# x = 1, outside the 1x1 textures: 0 in every component (rules 17.1).
 FORMAT_WANT = np.array([
     [[0, 1, 0.2, 0.4], [0.2, 0, 0, 1], [1, -2, 0, 1], [1.5, -0.25, 3, 4]],
     [[1, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]], np.float32).view(np.uint32)
@@ -285,7 +285,7 @@ LINEAR_SAMPLERS = [
     {"register": 0, "filter": "MIN_MAG_MIP_LINEAR", "address_u": "CLAMP", "address_v": "CLAMP"},
     {"register": 1, "filter": "MIN_MAG_MIP_LINEAR", "address_u": "WRAP", "address_v": "WRAP"},
     {"register": 2, "filter": "MIN_MAG_POINT_MIP_LINEAR"}]
-# Hand-worked (rules 16.3, 16.6): linear taps floor(u * w - 0.5) and the next, weight the
+# Hand-worked (rules 17.3, 17.6): linear taps floor(u * w - 0.5) and the next, weight the
 # fraction; a point tap floor(u * w); LOD 0 takes level 0 alone, LOD 0.5 half of levels 0 and
 # 1, LOD 3 level 1 (the last). Per vertex (clamp, wrap, point with linear mip):
 #  0 (0.375, 0.25): texel centre (1, 0): 1, 1, 1
@@ -314,7 +314,7 @@ def test_linear_filtering_within_the_stated_tolerance(gpu_device):
     case = linear_case_doc()
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], LINEAR_WANT.view(np.uint32))  # exact
-    # rules 16.6: 3 weights each off by at most 0.6 * 2^-8, times the textures' range 0..101
+    # rules 17.6: 3 weights each off by at most 0.6 * 2^-8, times the textures' range 0..101
     bound = 3 * WEIGHT_ERROR * 101
     assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
     so = _so_words(run_case_so_gpu(case, gpu_device), 6, 3).view(np.float32)
@@ -389,7 +389,7 @@ def test_linear_weights_a_gpu_rounds_stay_within_the_bound(gpu_device):
     # A 2x1 R8G8B8A8_UNORM ramp, red 0 then 255 (1.0): at u the taps are texels 0 and 1 with
     # weight 2u - 0.5 on texel 1 (clamped), so red = 2u - 0.5: 0.3, 0.6, 0.9, 1.0 (u = 0.9:
     # taps 1 and 2 -> clamp 1). 0.3 and 0.6 need more than 8 fractional bits: a GPU's 8-bit
-    # weights round them, within the bound 3 * 0.6 * 2^-8 * 1 + 0.5 / 255 (rules 16.6).
+    # weights round them, within the bound 3 * 0.6 * 2^-8 * 1 + 0.5 / 255 (rules 17.6).
     from gpuia.harness.case_textures import WEIGHT_ERROR, filtering_tolerance
     from gpuia.harness.compare import SHADER_TOLERANCE
 
@@ -438,9 +438,9 @@ ARRAY_TEXTURE = {"register": 1, "kind": "texture2d", "format": "R16G16_FLOAT", "
                  "height": 2, "mip_levels": 2, "array_size": 3,
                  "data": {"dtype": "uint16", "values": np.array(
                      [[r, 0] for r in _ARRAY_R], np.float16).view(np.uint16).reshape(-1).tolist()}}
-# Load (x, y, slice, mip) (rules 16.1): 11; 210; slice 1 level 1: 150; slice 3 of 3, slice -1
+# Load (x, y, slice, mip) (rules 17.1): 11; 210; slice 1 level 1: 150; slice 3 of 3, slice -1
 # (unsigned: past the end) and x = 2 outside: 0. SampleLevel, point, CLAMP, LOD 0 (rules
-# 16.3): the slice rounded to nearest even and clamped: 0 -> 0, 1.5 -> 2, 2.5 -> 2, 0.5 -> 0,
+# 17.3): the slice rounded to nearest even and clamped: 0 -> 0, 1.5 -> 2, 2.5 -> 2, 0.5 -> 0,
 # -3 -> 0, 9 -> 2; texel (floor(2u), floor(2v)): (1, 0) -> 1, (0, 1) -> 210, then (0, 0): 200,
 # 0, 0, 200. GetDimensions(mip): level 0 2x2, level 1 1x1, 3 slices, 2 levels; mip 2 is past the
 # last: width, height and slices 0 (resinfo), the level count kept.
@@ -511,7 +511,7 @@ O main(uint id : SV_VertexID) {
 """
 ONCE_SAMPLERS = [{"register": 4, "address_u": "MIRROR_ONCE", "address_v": "MIRROR_ONCE"},
                  {"register": 5, "mip_lod_bias": 0.75, "max_lod": 1}]
-# MIRROR_ONCE on texel index i of 4 (rules 16.4): a negative i becomes -i - 1, then clamped to
+# MIRROR_ONCE on texel index i of 4 (rules 17.4): a negative i becomes -i - 1, then clamped to
 # 0..3. u or v = (i + 0.5) / 4: i = -1 -> 0, 5 -> 3, -7 -> 6 -> 3, 2 -> 2, -9 -> 8 -> 3, 4 -> 3,
 # 1 -> 1, 3 -> 3, -4 -> 3, 0 -> 0. Texel (x, y) holds 10 y + x:
 #   (-0.125, 0.625): (0, 2) 20; (1.375, 0.125): (3, 0) 3; (-1.625, 0.375): (3, 1) 13;

@@ -1,4 +1,4 @@
-"""D3D12_SAMPLER_DESC and texture facts of gpuia.d3d.textures (docs/resources.md, rules 16):
+"""D3D12_SAMPLER_DESC and texture facts of gpuia.d3d.textures (docs/resources.md, rules 17):
 defaults, the mip chain's sizes and offsets worked out by hand, and each refusal's reason."""
 
 from __future__ import annotations

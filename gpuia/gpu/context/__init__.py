@@ -448,7 +448,13 @@ class Context(QueryCalls):
         every level) in a descriptor table at that register gives (docs/resources.md). A t
         register holds a texture or a buffer SRV, never both (the shader's compile refuses it).
         Raises InvalidDescError for a register past t127 or space6, or no texture of this
-        device; a draw refuses a released texture."""
+        device; a draw refuses a released texture.
+
+        Arguments:
+            shader_register (int): N of ``register(tN)``, 0..127.
+            texture: a texture of this Context's device, or None to unbind.
+            register_space (int): S of ``spaceS``, 0..6.
+        """
         self._om.tex.set_texture(shader_register, texture, register_space)
         self._states.invalidate()
 
@@ -458,7 +464,12 @@ class Context(QueryCalls):
         its snake_case fields, ``gpuia.d3d.textures.sampler_desc``; None unbinds) at the vertex
         shader's ``register(s<shader_register>)``, 0..15 (docs/resources.md). Raises
         InvalidDescError for a bad field, UnsupportedError for a filter or address mode gpuia
-        does not sample."""
+        does not sample.
+
+        Arguments:
+            shader_register (int): N of ``register(sN)``, 0..15.
+            desc (dict): the sampler's D3D12_SAMPLER_DESC fields in snake_case, or None.
+        """
         self._om.tex.set_sampler(shader_register, desc)
         self._states.invalidate()
 

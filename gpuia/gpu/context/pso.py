@@ -126,6 +126,11 @@ class PipelineState:
             :meth:`Context.set_graphics_root_shader_resource_view` (docs/resources.md). Set
             from an HLSL vertex shader (what is given is replaced); with gpuia's WGSL of one
             (a state copied with ``dataclasses.replace``), the ones that WGSL reads.
+        textures, samplers: the ``Texture2D``/``Texture2DArray`` SRVs and ``SamplerState``s
+            the vertex shader reads (:class:`gpuia.hlsl.textures.ShaderTexture`,
+            :class:`~gpuia.hlsl.textures.ShaderSampler`), set from an HLSL vertex shader the
+            same way, bound at the draw from :meth:`Context.set_texture_shader_resource_view`
+            and :meth:`Context.set_sampler`.
 
     Raises:
         InvalidDescError: the layout does not validate, a field has a value outside those
