@@ -20,7 +20,9 @@ from ..errors import GpuiaError
 
 __all__ = ["root_signature_section", "root_signature_text"]
 
+# those an adapter listing lacks are WebGPU's guaranteed values (webgpu.DEFAULT_LIMITS)
 _LIMITS = ("max_uniform_buffers_per_shader_stage", "max_storage_buffers_per_shader_stage",
+           "max_sampled_textures_per_shader_stage", "max_samplers_per_shader_stage",
            "max_bindings_per_bind_group")
 _MAX_CASE_BYTES = 64 << 20
 
@@ -100,5 +102,5 @@ def root_signature_text(section: dict) -> str:
         out.append(f"-- on {m['limits']}: the vertex shader's registers")
         out += [f"  {r['register']} space{r['space']} ({r['name']}) <- {r['root']} "
                 f"({r['held_by']}) -> @group({r['group']}) @binding({r['binding']}), "
-                f"{r['buffer']} buffer" for r in m["bindings"]] or ["  (none)"]
+                f"{r[r['resource']]} {r['resource']}" for r in m["bindings"]] or ["  (none)"]
     return "\n".join(out)

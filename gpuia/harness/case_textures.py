@@ -69,10 +69,15 @@ def _texture(entry: dict, w: str) -> CaseTexture:
                        array_size)
 
 
-def case_textures(resources, samplers, hlsl) -> tuple[dict, dict]:
+def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | None = None
+                  ) -> tuple[dict, dict]:
     """({(register, space): CaseTexture}, {register: SamplerDesc}) of the case's
     ``shader_resources`` list (``resources``; its texture entries) and ``samplers`` list for
-    the compiled HLSL vertex shader ``hlsl`` (None: none read)."""
+    the compiled HLSL vertex shader ``hlsl`` (None: none read). ``static``: the sampler descs
+    of the root signature's static samplers that hold the shader's sampler registers
+    (``gpuia.d3d.root_signature.pipeline.static_samplers``); each is the register's sampler,
+    and a ``samplers`` entry for the same register is refused (D3D12 has no descriptor
+    there)."""
     textures = {(t.register, t.space): t for t in (hlsl.textures if hlsl is not None else ())}
     used = {s.register: s for s in (hlsl.samplers if hlsl is not None else ())}
     out: dict[tuple[int, int], CaseTexture] = {}
@@ -102,9 +107,15 @@ def case_textures(resources, samplers, hlsl) -> tuple[dict, dict]:
         if uint_field(entry, "space", w, 0) != 0 or register in descs:
             raise CaseError(f"{w}.register", f"s{register}: one sampler per register of "
                                              f"space0")
+        if register in (static or {}):
+            raise InvalidDescError(f"{w}.register", "register", register,
+                                   f"s{register} is held by a static sampler of the root "
+                                   f"signature, which is the sampler the shader's "
+                                   f"s{register} uses; remove the entry (rules 16.9)")
         desc = sampler_desc({k: v for k, v in entry.items() if k not in ("register", "space")},
                             w)
         descs[register] = desc
+    descs.update(static or {})
     for key, t in textures.items():
         if key not in out:
             raise InvalidDescError("shader_resources", "register", t.register,

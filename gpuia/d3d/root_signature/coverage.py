@@ -25,7 +25,9 @@ __all__ = ["ShaderBinding", "cover", "ROOT_DESCRIPTOR_KINDS"]
 _TYPE_OF_CLASS = {letter: name for name, letter in REGISTER_CLASS.items()}
 ROOT_DESCRIPTOR_KINDS = {"b": None, "t": {"structured", "raw"}, "u": {"structured", "raw"}}
 """The kinds of resource a root descriptor of each class can hold (None: any): D3D12's root
-SRV and UAV descriptors are buffer addresses without a format or counter."""
+SRV and UAV descriptors are buffer addresses without a format or counter, so a ``texture``
+or a ``typed`` buffer (``Buffer<T>``) must sit in a descriptor table. A sampler has no root
+descriptor: a SAMPLER range of a table or a static sampler holds it."""
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,9 @@ class ShaderBinding:
     """Registers a shader uses: ``register_class`` ``b``/``t``/``u``/``s``, the first
     ``register``, its ``space``, ``count`` registers (an array's length), ``kind``
     (``cbuffer``, ``structured``, ``raw``, ``typed``, ``texture``, ``sampler``, ``counter``,
-    ...), the shader's ``name`` for it and, for a cbuffer, its ``size`` in bytes."""
+    ...), the shader's ``name`` for it, for a cbuffer its ``size`` in bytes and, where the
+    shader's compile numbers it (a texture: ``gpuia.d3d.textures.texture_binding``), its
+    WebGPU ``binding`` (None: the register's, :mod:`.webgpu`)."""
 
     register_class: str
     register: int
@@ -42,6 +46,7 @@ class ShaderBinding:
     kind: str = ""
     name: str = ""
     size: int = 0  # a cbuffer's bytes as D3D packs them (0: not known)
+    binding: int | None = None
 
     @property
     def label(self) -> str:

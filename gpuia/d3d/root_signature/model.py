@@ -187,6 +187,18 @@ class StaticSampler:
     min_lod: float = 0.0
     max_lod: float = 3.402823466e38  # D3D12_FLOAT32_MAX
 
+    def sampler_fields(self) -> dict:
+        """The D3D12_SAMPLER_DESC part (every field but the register, space and visibility)
+        in snake_case, by name: what ``gpuia.d3d.textures.sampler_desc`` reads."""
+        return {"filter": enum_name(FILTERS, self.filter),
+                "address_u": enum_name(ADDRESS_MODES, self.address_u),
+                "address_v": enum_name(ADDRESS_MODES, self.address_v),
+                "address_w": enum_name(ADDRESS_MODES, self.address_w),
+                "mip_lod_bias": self.mip_lod_bias, "max_anisotropy": self.max_anisotropy,
+                "comparison_func": enum_name(COMPARISON_FUNCS, self.comparison_func),
+                "border_color": enum_name(BORDER_COLORS, self.border_color),
+                "min_lod": self.min_lod, "max_lod": self.max_lod}
+
 
 @dataclass(frozen=True)
 class RootSignature:
@@ -216,15 +228,7 @@ class RootSignature:
                     d["flags"] = flag_names(DESCRIPTOR_FLAGS, p.flags)
             params.append(d)
         samplers = [{"shader_register": s.shader_register, "register_space": s.register_space,
-                     "visibility": enum_name(VISIBILITIES, s.visibility),
-                     "filter": enum_name(FILTERS, s.filter),
-                     "address_u": enum_name(ADDRESS_MODES, s.address_u),
-                     "address_v": enum_name(ADDRESS_MODES, s.address_v),
-                     "address_w": enum_name(ADDRESS_MODES, s.address_w),
-                     "mip_lod_bias": s.mip_lod_bias, "max_anisotropy": s.max_anisotropy,
-                     "comparison_func": enum_name(COMPARISON_FUNCS, s.comparison_func),
-                     "border_color": enum_name(BORDER_COLORS, s.border_color),
-                     "min_lod": s.min_lod, "max_lod": s.max_lod}
+                     "visibility": enum_name(VISIBILITIES, s.visibility), **s.sampler_fields()}
                     for s in self.static_samplers]
         return {"version": self.version, "parameters": params, "static_samplers": samplers,
                 "flags": flag_names(ROOT_FLAGS, self.flags)}

@@ -6,8 +6,10 @@ returns it validated (rules 16.1-16.8). :func:`check_shaders` checks each shader
 against it (rules 16.9, :func:`.coverage.cover`) and what gpuia can bind of them
 (:func:`.webgpu.webgpu_bindings` with no adapter limits), returning (stage, binding, range) per
 register. A shader is read for its registers by :func:`shader_bindings`, from the attributes a
-compiled HLSL shader has (``constant_buffers``, ``shader_resources``): one table row per kind of
-resource, so that a kind gpuia learns to read is one more row.
+compiled HLSL shader has (``constant_buffers``, ``shader_resources``: structured, raw and typed
+buffers, ``textures``, ``samplers``): one table row per kind of resource, so that a kind gpuia
+learns to read is one more row. :func:`static_samplers` gives the sampler desc a static sampler
+holding a shader's sampler register binds (D3D12: a static sampler needs no descriptor).
 """
 
 from __future__ import annotations
@@ -16,20 +18,25 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InvalidDescError
+from ..textures import SamplerDesc, sampler_desc
 from .blob_form import read_root_signature_blob
 from .coverage import ShaderBinding, cover
 from .hlsl_form import parse_root_signature
 from .json_form import root_signature_from_json
-from .model import RootSignature
+from .model import VISIBILITIES, RootSignature
 from .validation import RegisterRange, validate
 from .webgpu import webgpu_bindings
 
-__all__ = ["root_signature_of", "check_shaders", "shader_bindings", "SHADER_RESOURCES"]
+__all__ = ["root_signature_of", "check_shaders", "shader_bindings", "SHADER_RESOURCES",
+           "static_samplers"]
 
 SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
     ("constant_buffers", lambda cb: ShaderBinding("b", cb.slot, 0, 1, "cbuffer", cb.name,
                                                   cb.size)),
     ("shader_resources", lambda r: ShaderBinding("t", r.register, r.space, 1, r.kind, r.name)),
+    ("textures", lambda t: ShaderBinding("t", t.register, t.space, 1, "texture", t.name,
+                                         binding=t.binding)),
+    ("samplers", lambda s: ShaderBinding("s", s.register, 0, 1, "sampler", s.name)),
 )
 """(attribute of a compiled shader, how one item of it is a :class:`ShaderBinding`)."""
 
@@ -70,3 +77,24 @@ def check_shaders(rs: RootSignature, shaders: list[tuple[str, Any]]
                         cover(rs, shader_bindings(shader), stage, f"{stage} shader")]
     webgpu_bindings(rs, [(b, r) for _, b, r in covered], {})
     return covered
+
+
+def static_samplers(rs: RootSignature, registers, stage: str = "vertex"
+                    ) -> dict[int, SamplerDesc]:
+    """{register: the sampler desc gpuia binds} of each sampler register (of space 0, the
+    ones gpuia binds) in ``registers`` that a static sampler visible to ``stage`` holds; the
+    others are left out (a descriptor table's SAMPLER range holds them, rules 16.9). Raises
+    UnsupportedError, naming the static sampler and its register, for a field gpuia does not
+    sample (a BORDER address mode, a comparison, minimum, maximum or anisotropic filter, a
+    negative MinLOD), as the same field of a sampler desc is refused
+    (``gpuia.d3d.textures.sampler_desc``)."""
+    visible = (VISIBILITIES["all"], VISIBILITIES[stage])
+    out = {}
+    for register in registers:
+        for i, s in enumerate(rs.static_samplers):
+            if (s.shader_register, s.register_space) == (register, 0) and \
+                    s.visibility in visible:
+                out[register] = sampler_desc(
+                    s.sampler_fields(), f"root signature ({rs.origin}) static sampler {i} "
+                                        f"(s{register})")
+    return out

@@ -464,7 +464,10 @@ class Context(QueryCalls):
         its snake_case fields, ``gpuia.d3d.textures.sampler_desc``; None unbinds) at the vertex
         shader's ``register(s<shader_register>)``, 0..15 (docs/resources.md). Raises
         InvalidDescError for a bad field, UnsupportedError for a filter or address mode gpuia
-        does not sample.
+        does not sample. A register the pipeline state's root signature holds in a static
+        sampler needs no call (the draw binds the static sampler); a sampler set there is
+        refused by the draw, naming the register, as D3D12 gives no way to override a static
+        sampler.
 
         Arguments:
             shader_register (int): N of ``register(sN)``, 0..15.

@@ -221,6 +221,7 @@ class OMState:
         for r in self.resources:
             self.srv.window(r)
         self.textures = (pso.textures, pso.samplers)
+        self.tex.static = dict(pso.static_samplers)
         self.tex.entries(*self.textures)
         for i, size in pso.constant_buffer_reads:
             if i not in self.cbvs:

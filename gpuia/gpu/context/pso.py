@@ -120,7 +120,10 @@ class PipelineState:
             object (docs/case-format.md), serialized bytes or a
             :class:`gpuia.d3d.root_signature.RootSignature`; stored as the latter, validated
             (rules 16.1-16.8), and the HLSL vertex and geometry shaders' registers checked
-            against it (rules 16.9). Registers land where the implied one puts them.
+            against it (rules 16.9). Registers land where the implied one puts them. A
+            static sampler holding a sampler register of the vertex shader is that register's
+            sampler (``static_samplers``, bound by the draw: :meth:`Context.set_sampler` is
+            refused there, as D3D12 has no way to override one).
         shader_resources: the buffer SRVs the vertex shader reads
             (:class:`gpuia.hlsl.srv.ShaderResource`), bound at the draw from
             :meth:`Context.set_graphics_root_shader_resource_view` (docs/resources.md). Set
@@ -142,7 +145,9 @@ class PipelineState:
             level an :class:`~gpuia.d3d.layout.InputLayout` given was made at (naming both), or
             ``root_signature`` breaks rules section 16.
         UnsupportedError: a register of the root signature gpuia cannot bind (a cbuffer
-            larger than the root constants holding it).
+            larger than the root constants holding it), a static sampler holding the vertex
+            shader's sampler with a field gpuia does not sample (BORDER, a comparison or
+            anisotropic filter).
     """
 
     input_layout: InputLayout
@@ -171,6 +176,9 @@ class PipelineState:
     # The Texture2D SRVs and samplers it reads (gpuia.hlsl.textures), kept the same way
     textures: tuple = ()
     samplers: tuple = ()
+    # (register, SamplerDesc) of each sampler register a static sampler of the root signature
+    # holds, set by __post_init__: the draw binds it (gpuia.gpu.context.texture_state)
+    static_samplers: tuple = field(default=(), init=False, repr=False, compare=False)
     # (root constant buffer, bytes a binding needs), set by __post_init__
     _cbv_reads: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False)
 
@@ -197,12 +205,19 @@ class PipelineState:
     def _check_root_signature(self, vs, gs) -> None:
         """The root signature validated (rules 16.1-16.8) and stored as a RootSignature; the
         HLSL vertex and geometry shaders' registers checked against it (rules 16.9)."""
-        from ...d3d.root_signature.pipeline import check_shaders, root_signature_of
+        from ...d3d.root_signature.pipeline import (
+            check_shaders,
+            root_signature_of,
+            static_samplers,
+        )
 
         rs = root_signature_of(self.root_signature, "PipelineState.root_signature")
         hlsl_vs = vs if hasattr(vs, "wgsl_entry_point") else None
         check_shaders(rs, [("vertex", hlsl_vs), ("geometry", gs)])
         object.__setattr__(self, "root_signature", rs)
+        # from the samplers kept, so that a copy with its WGSL (dataclasses.replace) has them
+        object.__setattr__(self, "static_samplers", tuple(sorted(static_samplers(
+            rs, [s.register for s in self.samplers]).items())))
 
     def _normalize_layout(self) -> None:
         """The input layout (made at ``feature_level``), the level and the strip cut value."""

@@ -7,7 +7,9 @@ at the shader's ``register(tN, spaceS)``, and :meth:`TextureState.set_sampler` f
 the draw every texture and sampler the vertex shader reads is bound at its @group(3) binding
 (``gpuia.d3d.textures``). Refused when set: a register out of range, no Texture2D of this
 device, a sampler desc gpuia does not sample (``gpuia.d3d.textures.sampler_desc``); at the
-draw, naming the register: one the shader reads that is not set, a released texture, a
+draw, naming the register: one the shader reads that is not set, a sampler set where the
+pipeline state's root signature holds a static sampler (D3D12 has no way to override one: the
+static sampler is bound itself, :attr:`TextureState.static`), a released texture, a
 texture the shader samples whose format WebGPU does not filter on this device (R32_FLOAT and
 R32G32B32A32_FLOAT without ``float32-filterable``).
 """
@@ -37,6 +39,9 @@ class TextureState:
         self.device = device
         self.textures: dict[tuple[int, int], Texture2D] = {}
         self.samplers: dict[int, tuple[SamplerDesc, object]] = {}
+        # the pipeline state's static samplers (register -> desc), set before each draw
+        self.static: dict[int, SamplerDesc] = {}
+        self._static_samplers: dict[SamplerDesc, object] = {}  # created once per desc
 
     def set_texture(self, register: int, texture: Texture2D | None, space: int = 0) -> None:
         where = "CreateShaderResourceView"
@@ -98,7 +103,7 @@ class TextureState:
                             "resource": tex.array_view if t.array else tex.view})
         state = np.zeros((SAMPLER_SLOTS, 4), np.uint32)
         for s in samplers:
-            bound = self.samplers.get(s.register)
+            bound = self._sampler(s.register)
             if bound is None:
                 raise InvalidDescError("draw", f"sampler s{s.register}", None,
                                        f"the vertex shader samples with {s.name} (register "
@@ -110,6 +115,21 @@ class TextureState:
             key.append(state.tobytes())
             entries.append(self._state_entry(state.tobytes()))
         return tuple(key), entries
+
+    def _sampler(self, register: int) -> tuple[SamplerDesc, object] | None:
+        """(desc, WebGPU sampler) bound at ``register``: the static sampler holding it, else
+        the one set_sampler set (None: none)."""
+        desc = self.static.get(register)
+        if desc is None:
+            return self.samplers.get(register)
+        if register in self.samplers:
+            raise InvalidDescError("draw", f"sampler s{register}", self.samplers[register][0],
+                                   f"the pipeline state's root signature holds s{register} in "
+                                   f"a static sampler, which D3D12 gives no way to override; "
+                                   f"unbind it (set_sampler({register}, None))")
+        if desc not in self._static_samplers:
+            self._static_samplers[desc] = create_sampler(self.device, desc)
+        return desc, self._static_samplers[desc]
 
     def _state_entry(self, words: bytes) -> dict:
         import wgpu
