@@ -109,3 +109,77 @@ def test_adapter_limits():
     with pytest.raises(UnsupportedError, match="max-bindings-per-bind-group 784"):
         webgpu_bindings(sig6, t6, {"max_bindings_per_bind_group": 784})
     assert webgpu_bindings(sig6, t6, {"max_bindings_per_bind_group": 785})[0]["binding"] == 784
+
+
+SAMPLER = ShaderBinding("s", 0, 0, 1, "sampler", "Point")
+TYPED = ShaderBinding("t", 2, 0, 1, "typed", "Heights")
+LOADED = ShaderBinding("t", 0, 0, 1, "texture", "HeightMap", binding=912)  # first, loaded
+
+
+def test_typed_buffer_in_a_table_never_a_root_srv():
+    # 16.9: a typed view has a format, which a root SRV (a buffer address) lacks
+    with pytest.raises(InvalidDescError, match="root descriptor") as e:
+        cover(rs("SRV(t2)"), [TYPED])
+    assert "t2" in str(e.value) and "rules 16.9" in str(e.value)
+    sig = rs("DescriptorTable(SRV(t0, numDescriptors=4), visibility=SHADER_VISIBILITY_VERTEX)")
+    rows = webgpu_bindings(sig, cover(sig, [TYPED]), {})
+    assert [(r["register"], r["resource"], r["buffer"], r["binding"]) for r in rows] == \
+        [("t2", "buffer", "read-only-storage", 16 + 2)]
+
+
+def test_sampler_in_a_sampler_range_or_a_static_sampler():
+    for text in ("DescriptorTable(Sampler(s0, numDescriptors=2))", "StaticSampler(s0)",
+                 "StaticSampler(s0, visibility=SHADER_VISIBILITY_VERTEX)"):
+        [(_, holder)] = cover(rs(text), [SAMPLER])
+        assert holder.type == "sampler"
+    with pytest.raises(InvalidDescError, match="s0") as e:
+        cover(rs("DescriptorTable(SRV(t0)), StaticSampler(s1)"), [SAMPLER])
+    assert "rules 16.9" in str(e.value) and "static sampler 0" in str(e.value)
+
+
+def test_static_sampler_of_the_pixel_stage_does_not_hold_a_vertex_sampler():
+    with pytest.raises(InvalidDescError, match="visible to the vertex stage") as e:
+        cover(rs("StaticSampler(s0, visibility=SHADER_VISIBILITY_PIXEL)"), [SAMPLER])
+    assert "s0" in str(e.value) and "PIXEL" in str(e.value).upper()
+    with pytest.raises(InvalidDescError, match="rules 16.9"):
+        cover(rs("DescriptorTable(Sampler(s0), visibility=SHADER_VISIBILITY_PIXEL)"), [SAMPLER])
+
+
+def test_texture_and_sampler_rows():
+    # docs/resources.md: the first loaded texture at 912, sampler sN at 928 + N
+    sig = rs("DescriptorTable(SRV(t0), visibility=SHADER_VISIBILITY_VERTEX), "
+             "DescriptorTable(Sampler(s3))")
+    sampler3 = ShaderBinding("s", 3, 0, 1, "sampler", "Linear")
+    rows = webgpu_bindings(sig, cover(sig, [LOADED, sampler3]), {})
+    assert [(r["register"], r["root"], r["binding"], r["resource"], r[r["resource"]],
+             r["limit"]) for r in rows] == [
+        ("t0", "root parameter 0, range 0", 912, "texture", "unfilterable-float 2d",
+         "max_sampled_textures_per_shader_stage"),
+        ("s3", "root parameter 1, range 0", 931, "sampler", "filtering",
+         "max_samplers_per_shader_stage")]
+    sampled = ShaderBinding("t", 0, 0, 1, "texture", "HeightMap", binding=944)
+    assert webgpu_bindings(sig, cover(sig, [sampled]), {})[0]["texture"] == "float 2d"
+
+
+def test_texture_and_sampler_limits():
+    sig = rs("CBV(b0), DescriptorTable(SRV(t0, numDescriptors=2)), StaticSampler(s0)")
+    two = [ShaderBinding("t", k, 0, 1, "texture", f"T{k}", binding=912 + k) for k in range(2)]
+    covered = cover(sig, [CB0, *two, SAMPLER])
+    with pytest.raises(UnsupportedError,
+                       match="2 bindings counted by max-sampled-textures-per-shader-stage"):
+        webgpu_bindings(sig, covered, {"max_sampled_textures_per_shader_stage": 1})
+    with pytest.raises(UnsupportedError, match="max-samplers-per-shader-stage"):
+        webgpu_bindings(sig, covered, {"max_samplers_per_shader_stage": 0})
+    # b0, gpuia's draw block and the sampler state uniform: 3 uniform buffers against 2
+    with pytest.raises(UnsupportedError, match="3 bindings counted by max-uniform-buffers"):
+        webgpu_bindings(sig, covered, {"max_uniform_buffers_per_shader_stage": 2})
+    assert len(webgpu_bindings(sig, covered, {"max_uniform_buffers_per_shader_stage": 3,
+                                              "max_sampled_textures_per_shader_stage": 2,
+                                              "max_samplers_per_shader_stage": 1})) == 4
+
+
+def test_sampler_register_gpuia_does_not_bind():
+    # gpuia binds s0..s15 of space0 (WebGPU's guaranteed 16 samplers per stage)
+    sig = rs("DescriptorTable(Sampler(s0, numDescriptors=unbounded))")
+    with pytest.raises(UnsupportedError, match="s16"):
+        webgpu_bindings(sig, cover(sig, [ShaderBinding("s", 16, 0, 1, "sampler", "S")]), {})

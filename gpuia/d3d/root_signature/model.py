@@ -185,7 +185,7 @@ class StaticSampler:
     comparison_func: int = COMPARISON_FUNCS["less_equal"]
     border_color: int = BORDER_COLORS["opaque_white"]
     min_lod: float = 0.0
-    max_lod: float = 3.402823466e38  # D3D12_FLOAT32_MAX
+    max_lod: float = 3.4028234663852886e38  # D3D12_FLOAT32_MAX, as the float32 it is
 
     def sampler_fields(self) -> dict:
         """The D3D12_SAMPLER_DESC part (every field but the register, space and visibility)
