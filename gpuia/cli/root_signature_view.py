@@ -96,7 +96,9 @@ def root_signature_text(section: dict) -> str:
             extra = f", {p['num_32bit_values']} values" if "num_32bit_values" in p else ""
             out.append(f"  parameter {i}: {p['type']} register {p['shader_register']} "
                        f"space{p['register_space']}{extra}, visibility {p['visibility']}")
-    out += [f"  static sampler {i}: s{s['shader_register']} space{s['register_space']}"
+    out += [f"  static sampler {i}: s{s['shader_register']} space{s['register_space']}, "
+            f"filter {s['filter']}, address {s['address_u']}/{s['address_v']}/"
+            f"{s['address_w']}, visibility {s['visibility']}"
             for i, s in enumerate(desc["static_samplers"])]
     for m in section["mapped"]:
         out.append(f"-- on {m['limits']}: the vertex shader's registers")

@@ -207,3 +207,11 @@ def test_typed_buffer_through_a_descriptor_table(gpu_device):
     # a typed view has a format, which a root SRV (a buffer address) lacks (rules 16.9)
     with pytest.raises(InvalidDescError, match="root descriptor"):
         load_case(_typed_doc(f"{FLAGS}, SRV(t2)"))
+
+
+def test_root_signature_heightmap_example(gpu_device):
+    case = load_case(str(EXAMPLE_CASES / "root_signature_heightmap.json"))
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], HEIGHTMAP_WANT)
+    result = cross_check(case, [gpu_device], ("native", "pulling"))
+    assert result.ok, result.text()

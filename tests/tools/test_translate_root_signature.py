@@ -76,3 +76,26 @@ def test_refusals_exit_2_with_one_line(tmp_path, capsys):
     assert main(["translate", path]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("error: ") and "space7" in line
+
+
+def test_texture_and_static_sampler_rows(capsys):
+    # examples/cases/root_signature_heightmap.json: the texture t0 in a table, s0 a static
+    # sampler. The shader samples its only texture: binding 944 + 0, filterable "float";
+    # sampler sN is binding 928 + N (docs/resources.md)
+    path = str(ROOT / "examples/cases/root_signature_heightmap.json")
+    assert main(["translate", path]) == 0
+    section = json.loads(capsys.readouterr().out)["root_signature"]
+    rows = [[(r["register"], r["root"], r["held_by"], r["binding"], r["resource"],
+              r[r["resource"]]) for r in m["bindings"]] for m in section["mapped"]]
+    assert rows and all(r == [
+        ("t0", "root parameter 0, range 0", "table", 944, "texture", "float 2d"),
+        ("s0", "static sampler 0", "static sampler", 928, "sampler", "filtering")]
+        for r in rows)
+    assert main(["translate", path, "--text"]) == 0
+    out = capsys.readouterr().out
+    assert "static sampler 0: s0 space0, filter min_mag_mip_point, address clamp/clamp/" \
+           "clamp, visibility vertex" in out
+    assert "t0 space0 (Heightmap) <- root parameter 0, range 0 (table) -> @group(3) " \
+           "@binding(944), float 2d texture" in out
+    assert "s0 space0 (PointClamp) <- static sampler 0 (static sampler) -> @group(3) " \
+           "@binding(928), filtering sampler" in out
