@@ -29,7 +29,6 @@ from ..d3d.feature_level import FEATURE_LEVELS, FeatureLevel, feature_level
 from ..d3d.geometry import check_feature_level
 from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.layout import InputLayout
-from ..d3d.root_signature.pipeline import static_samplers
 from ..d3d.so_desc import StreamOutputDesc
 from ..d3d.topology import TopologyInfo, topology_info
 from ..errors import CaseError, InvalidDescError, UnsupportedError
@@ -403,11 +402,9 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
                                              case.vertex_shader, case.gs)
     case.shader_resources = shader_resources(doc.get("shader_resources"), case.hlsl)
     case.root_signature = case_root_signature(doc, case.hlsl, case.gs, base or Path.cwd())
-    rs = case.root_signature
     case.textures, case.samplers = case_textures(
         doc.get("shader_resources"), doc.get("samplers"), case.hlsl,
-        None if rs is None or case.hlsl is None else static_samplers(
-            rs.root_signature, [s.register for s in case.hlsl.samplers]))
+        None if case.root_signature is None else case.root_signature.static_samplers(case.hlsl))
     if so is not None:
         case.so, case.so_desc, case.so_targets = stream_output_section(
             so, case.shader_signature, case.feature_level,

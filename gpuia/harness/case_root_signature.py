@@ -32,8 +32,9 @@ from ..d3d.root_signature import (
     root_signature_from_json,
     validate,
 )
-from ..d3d.root_signature.pipeline import check_shaders
+from ..d3d.root_signature.pipeline import check_shaders, static_samplers
 from ..d3d.root_signature.validation import RegisterRange
+from ..d3d.textures import SamplerDesc
 from ..errors import CaseError, ContainerError, GpuiaError, InvalidDescError
 
 __all__ = ["CaseRootSignature", "case_root_signature"]
@@ -48,6 +49,13 @@ class CaseRootSignature:
 
     root_signature: RootSignature
     covered: tuple[tuple[str, ShaderBinding, RegisterRange], ...]
+
+    def static_samplers(self, hlsl) -> dict[int, SamplerDesc]:
+        """{register: desc} of the samplers of the HLSL vertex shader ``hlsl`` (None: none)
+        that static samplers hold (:func:`gpuia.d3d.root_signature.pipeline.static_samplers`:
+        refused with UnsupportedError for a field gpuia does not sample)."""
+        registers = [s.register for s in hlsl.samplers] if hlsl is not None else []
+        return static_samplers(self.root_signature, registers)
 
 
 def _from_field(value, base: Path) -> RootSignature:
