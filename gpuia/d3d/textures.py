@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..errors import InvalidDescError, UnsupportedError
 from .formats import format_info
 from .srv_bindings import SRV_BINDING_BASE, SRV_SLOTS, SRV_SPACES
+from .uav_bindings import UAV_BINDING_BASE
 
 __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mip_offsets",
            "TEXTURE_BINDING_BASE", "MAX_TEXTURES", "SAMPLER_BINDING_BASE", "SAMPLER_SLOTS",
@@ -57,7 +58,10 @@ def sampler_binding(register: int) -> int:
 def binding_kind(binding: int) -> str:
     """What a @group(3) binding holds: ``uniform`` (root CBVs, the views uniform),
     ``storage`` (buffer SRVs), ``texture`` (loaded only), ``sampled_texture``, the same two of
-    a Texture2DArray (``texture_array``, ``sampled_texture_array``) or ``sampler``."""
+    a Texture2DArray (``texture_array``, ``sampled_texture_array``), ``sampler`` or
+    ``rw_storage`` (buffer UAVs, ``gpuia.d3d.uav_bindings``)."""
+    if binding >= UAV_BINDING_BASE:
+        return "rw_storage"
     if binding >= ARRAY_BINDING_BASE + MAX_TEXTURES:
         return "sampled_texture_array"
     if binding >= ARRAY_BINDING_BASE:

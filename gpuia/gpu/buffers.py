@@ -43,9 +43,10 @@ structured dtype (:func:`host_bytes` refuses the rest)."""
 __all__ = ["BIND_FLAGS", "HostData", "host_bytes", "Buffer", "checked_buffer"]
 
 BIND_FLAGS = ("vertex_buffer", "index_buffer", "stream_output", "constant_buffer",
-              "shader_resource")
+              "shader_resource", "unordered_access")
 """D3D bind flags a gpuia buffer can carry (D3D11_BIND_VERTEX_BUFFER, ...;
-``shader_resource``: a buffer a vertex shader's SRV reads, every buffer being storage too)."""
+``shader_resource``: a buffer a vertex shader's SRV reads, ``unordered_access`` one its UAV
+writes (D3D12_RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS), every buffer being storage too)."""
 
 
 # dtype kinds whose bytes are data: bool, integers, floats, complex, structured records (void).

@@ -1,5 +1,5 @@
-"""The bindings of an HLSL entry: its constant buffers; buffer SRVs of a vertex shader are
-``gpuia.hlsl.srv``'s, every other resource refused.
+"""The bindings of an HLSL entry: its constant buffers; buffer SRVs and UAVs of a vertex shader
+are ``gpuia.hlsl.srv``'s (``gpuia.hlsl.uavs``), every other resource refused.
 
 gpuia binds only root constant buffers: ``cbuffer`` / ``ConstantBuffer<T>`` at ``register(bN)``
 of register space 0, N below D3D11's 14 slots. Guaranteed: :func:`constant_buffers` gives one
@@ -17,12 +17,14 @@ import re
 
 from ..d3d.desc import CONSTANT_BUFFER_SLOTS
 from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
+from ..d3d.uav_bindings import UAV_SLOTS
 from ..errors import InvalidDescError
 from . import includes
 from .cbuffer import ConstantBuffer, check_32bit, constant_buffer
 from .reflect import emitted_name
 from .srv import is_bound_resource
 from .textures import is_bound_texture
+from .uavs import is_bound_uav
 
 __all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers",
            "used_resources"]
@@ -52,12 +54,14 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
                 continue
             name = b.get("name", "?")
             if buffer_srvs and (is_bound_resource(params.get(name, {}))
+                                or is_bound_uav(params.get(name, {}))
                                 or is_bound_texture(params.get(name, {}))):
                 continue  # gpuia.hlsl.srv and gpuia.hlsl.textures check and bind them
             where, spelled = _declaration(prepared, name)
             binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
-                     "ByteAddressBuffer, Buffer<T>, Texture2D<T> and SamplerState, each on its "
-                     "own; arrays of buffers, other textures and UAVs are refused"
+                     "ByteAddressBuffer, Buffer<T>, their RW forms RWStructuredBuffer<T> and "
+                     "RWByteAddressBuffer, Texture2D<T> and SamplerState, each on its own; "
+                     "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
                      " (buffer SRVs in a vertex shader)")
@@ -93,9 +97,9 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                     "size")
                 bound = binding.get("space", 0) == 0 and \
                     binding.get("index", 0) < CONSTANT_BUFFER_SLOTS
-            elif stage == "vertex" and is_bound_resource(p):
-                bound = binding.get("space", 0) < SRV_SPACES and \
-                    binding.get("index", 0) < SRV_SLOTS
+            elif stage == "vertex" and (is_bound_resource(p) or is_bound_uav(p)):
+                bound = binding.get("space", 0) < SRV_SPACES and binding.get("index", 0) < (
+                    UAV_SLOTS if is_bound_uav(p) else SRV_SLOTS)
                 if p["type"]["baseShape"] == "structuredBuffer":
                     try:
                         size, _, _ = d3d_layout(p["type"]["resultType"], b["name"], "shader",
@@ -162,7 +166,7 @@ def constant_buffers(code: str, params: dict[str, dict], structs, what: str
                                    "a uniform outside any cbuffer (fxc's $Globals): declare it "
                                    "in a cbuffer with register(bN), which gpuia binds as root "
                                    "constant buffer N")
-        if is_bound_resource(p) or is_bound_texture(p):  # gpuia.hlsl.srv, .textures bind it
+        if is_bound_resource(p) or is_bound_uav(p) or is_bound_texture(p):  # .srv, .textures
             continue
         if kind != "constantBuffer" or "uniform" not in (m.group(3) or ""):
             raise InvalidDescError(what, f"resource {name}", kind,

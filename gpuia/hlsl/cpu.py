@@ -76,7 +76,7 @@ _DONE = 0x454e4f44414955  # what the runner writes in the header's last word whe
 _REGION = struct.Struct("<4Q")
 # A view's region kind: its element's bytes + 1, with bit 63 for a typed view, whose last element
 # is what a read past the view returns (shaders/runner.cpp, gpuia.hlsl.cpu_views).
-_VIEWS = {"srv": 0, "typed": 1 << 63}
+_VIEWS = {"srv": 0, "typed": 1 << 63, "uav": 0}  # a UAV's bytes are copied back after a run
 _ALIGN = 64
 
 
@@ -94,8 +94,8 @@ def compiler() -> str:
 class CpuParam:
     """A global parameter of the compute entry: where it sits in Slang's GlobalParams."""
 
-    role: str  # "cbuffer", "in", "out", "count", "srv" or "typed" (slot: its binding; size:
-    # the element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes; a typed view's
+    role: str  # "cbuffer", "in", "out", "count", "srv", "uav" or "typed" (slot: its binding;
+    # size: the element's bytes, 1 for a ByteAddressBuffer, whose count is in bytes; a typed view's
     # bytes end with its out-of-bounds element, gpuia.hlsl.typed_buffers) or "blob" (a
     # texture's or sampler's bytes, gpuia.hlsl.cpu_textures; slot: its binding)
     gp_offset: int
@@ -127,7 +127,9 @@ class CpuShader:
         uint32 bit patterns} (the IA's elements); ``constant_buffers``: {slot: D3D-packed bytes}
         (missing bytes read as zero); ``shader_resources``: {the SRV's binding
         (:func:`gpuia.d3d.srv_bindings.srv_binding` of its register and space): the bytes of
-        its view} (a read past them returns 0, as D3D12's), and a texture's or sampler's binding:
+        its view} (a read past them returns 0, as D3D12's); a UAV's binding
+        (``ShaderResource.binding``): a ``bytearray`` of its view, which the run leaves holding
+        what the shader wrote (each vertex run once); and a texture's or sampler's binding:
         its blob (``gpuia.hlsl.cpu_textures``). Returns {output key: (n, components) uint32}."""
         n = int(vertex_id.shape[0])
         constant_buffers = constant_buffers or {}
@@ -151,6 +153,9 @@ class CpuShader:
                 mem.flush()
                 _execute(self.executable, fd, n, timeout, self.what)
                 out = self._outputs(mem, out_view, rows, n)
+                for at, nbytes, p in blobs:  # a UAV's view as the shader left it
+                    if p.role == "uav":
+                        srvs[p.slot][:] = mem[at:at + nbytes]
         finally:
             os.close(fd)
         return out
@@ -512,8 +517,8 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
             params.append(CpuParam("blob", at, (blobs or {})[name]))
         elif name in srvs:
             r = srvs[name]
-            params.append(CpuParam("typed" if r.kind == "typed" else "srv", at, r.binding,
-                                   1 if r.kind == "raw" else r.stride))
+            role = "typed" if r.kind == "typed" else "uav" if r.writable else "srv"
+            params.append(CpuParam(role, at, r.binding, 1 if r.kind == "raw" else r.stride))
         elif name in by_name:
             cb = by_name[name]
             element = p["type"]["elementType"]

@@ -55,6 +55,7 @@ from .srv import rewrite as rewrite_srvs
 from .textures import ShaderSampler, ShaderTexture, shader_textures
 from .textures import rewrite as rewrite_textures
 from .typed_buffers import lower_source, used_names
+from .uavs import refuse_atomics_in_source
 from .wrapper import WRAPPER_ENTRY, graphics_wrapper
 
 __all__ = ["HlslShader", "compile_shader", "STAGE_NAMES", "CBV_GROUP", "slang_args",
@@ -415,6 +416,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     _check_stage(stage, what, sig)
     params = resources(first.reflection)
     refuse_used_resources(first.reflection, prepared, what, buffer_srvs=stage == "vertex")
+    refuse_atomics_in_source(first.reflection, prepared.text, what)
     # Buffer<T> lowered to a structured buffer Slang's WGSL takes (gpuia.hlsl.typed_buffers)
     text = lower_source(prepared.text, used_names(first.reflection) if stage == "vertex"
                         else (), what)

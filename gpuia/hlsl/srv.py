@@ -33,9 +33,10 @@ import re
 from dataclasses import dataclass
 
 from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING, srv_binding
+from ..d3d.uav_bindings import MAX_UAVS, UAV_SLOTS, uav_binding
 from ..errors import InvalidDescError
 from ..wgsl.storage_types import element_type
-from . import typed_buffers
+from . import typed_buffers, uavs
 from .typed_buffers import TYPED_SHAPE
 
 __all__ = ["ShaderResource", "KINDS",
@@ -50,7 +51,9 @@ _SCALARS = ("float32", "int32", "uint32")  # bool: 4 bytes in D3D, 1 in Slang's 
 class ShaderResource:
     """One buffer SRV the shader reads: ``kind`` ``structured`` or ``raw``; ``stride`` the
     bytes of one element as D3D lays it out (4 for raw: one word); ``index`` its place in
-    gpuia's view array; ``var`` its name in Slang's WGSL; ``type`` as the shader declares it."""
+    gpuia's view array; ``var`` its name in Slang's WGSL; ``type`` as the shader declares it;
+    ``writable`` a UAV (``RWStructuredBuffer``, ``RWByteAddressBuffer`` in ``register(uN)``:
+    ``gpuia.hlsl.uavs``), ``slot`` its place among the shader's UAVs."""
 
     name: str
     register: int
@@ -60,10 +63,19 @@ class ShaderResource:
     index: int
     var: str = ""
     type: str = ""
+    writable: bool = False
+    slot: int = -1
 
     @property
     def binding(self) -> int:
-        return srv_binding(self.register, self.space)
+        return uav_binding(self.slot) if self.writable else srv_binding(self.register,
+                                                                         self.space)
+
+    @property
+    def register_name(self) -> str:
+        """``t5``, ``u1 space2``: the register as HLSL writes it."""
+        space = f" space{self.space}" if self.space else ""
+        return f"{'u' if self.writable else 't'}{self.register}{space}"
 
 
 def is_bound_resource(param: dict) -> bool:
@@ -167,9 +179,10 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
     structs = parse_wgsl_structs(code)
     found = []
     for m in re.finditer(r"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s*<\s*storage\s*,"
-                         r"\s*read\s*>\s*(\w+)\s*:\s*([^;]+);", code):
-        p = params.get(re.sub(r"_\d+$", "", m.group(1)))
-        if p is None or not is_bound_resource(p):
+                         r"\s*read(_write)?\s*>\s*(\w+)\s*:\s*([^;]+);", code):
+        writable, var, decl = bool(m.group(1)), m.group(2), m.group(3)
+        p = params.get(re.sub(r"_\d+$", "", var))
+        if p is None or not (uavs.is_bound_uav(p) if writable else is_bound_resource(p)):
             continue
         b = p["binding"]
         name = p["name"]
@@ -180,13 +193,16 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                                    f"{SRV_SPACES - 1} (their bindings fit WebGPU's 1000 of a "
                                    f"bind group)")
         register = int(b.get("index", 0))
-        if register >= SRV_SLOTS:
-            raise InvalidDescError(what, f"resource {name}", f"register(t{register})",
-                                   f"gpuia binds t0..t{SRV_SLOTS - 1}")
+        slots, letter = (UAV_SLOTS, "u") if writable else (SRV_SLOTS, "t")
+        if register >= slots:
+            raise InvalidDescError(what, f"resource {name}", f"register({letter}{register})",
+                                   f"gpuia binds {letter}0..{letter}{slots - 1}")
+        if writable:
+            uavs.refuse_atomics(code, var, name, what)
         kind = KINDS[p["type"]["baseShape"]]
         stride = 4
         if kind == "typed":  # T's bytes as the shader reads them; the format's come at the bind
-            stride = wgsl_storage_layout(element_type(m.group(2)), structs)[0]
+            stride = wgsl_storage_layout(element_type(decl), structs)[0]
         if kind == "structured":
             stride, _, align = d3d_layout(p["type"]["resultType"], f"resource {name}", what,
                                           column_major)
@@ -195,17 +211,24 @@ def shader_resources(params: dict[str, dict], code: str, what: str, column_major
                                        f"D3D's structured stride is {stride} bytes, WGSL's "
                                        f"storage stride {-(-stride // align) * align}: gpuia "
                                        f"refuses the mismatch (use 4-component vectors)")
-            size, align = wgsl_storage_layout(element_type(m.group(2)), structs)
+            size, align = wgsl_storage_layout(element_type(decl), structs)
             if -(-size // align) * align != stride:
                 raise InvalidDescError(what, f"resource {name}", f"{stride}-byte element",
                                        f"D3D's structured stride is {stride} bytes, WGSL's "
                                        f"storage stride {-(-size // align) * align} (a "
                                        f"row_major or column_major matrix of 3-vectors?): "
                                        f"gpuia refuses the mismatch")
-        found.append((space, register, name, kind, stride, m.group(1), m.group(2).strip()))
-    found.sort()
-    return tuple(ShaderResource(name, reg, space, kind, stride, k, var, ty)
-                 for k, (space, reg, name, kind, stride, var, ty) in enumerate(found))
+        found.append((writable, space, register, name, kind, stride, var, decl.strip()))
+    found.sort()  # the SRVs, then the UAVs, each by space and register
+    n_uav = sum(f[0] for f in found)
+    if n_uav > MAX_UAVS:
+        raise InvalidDescError(what, "UAVs", n_uav,
+                               f"gpuia binds at most {MAX_UAVS} UAVs of a vertex shader (the "
+                               f"bindings left of WebGPU's 1000 in a bind group)")
+    first_uav = len(found) - n_uav
+    return tuple(ShaderResource(name, reg, space, kind, stride, k, var, ty, rw,
+                                k - first_uav if rw else -1)
+                 for k, (rw, space, reg, name, kind, stride, var, ty) in enumerate(found))
 
 
 def _calls(code: str, var: str, fn: str) -> str:
@@ -236,11 +259,13 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
     for r in resources:
         element = element_type(r.type)
         code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)(\s*var\s*<\s*storage\s*,"
-                      rf"\s*read\s*>\s*{re.escape(r.var)}\s*:)",
+                      rf"\s*read(?:_write)?\s*>\s*{re.escape(r.var)}\s*:)",
                       rf"@binding({r.binding}) @group({group})\1", code)
         code = re.sub(rf"arrayLength\(\s*&\s*{re.escape(r.var)}\s*\)",
                       f"gpuia_srv_views[{r.index}].y", code)
         fn = f"gpuia_srv_load{r.index}"
+        if r.writable:  # D3D12: a write past the view is dropped (gpuia.hlsl.uavs)
+            code = uavs.guard_writes(code, r.var, "gpuia_srv_views", r.index, r.name, what)
         code = _calls(code, r.var, fn)
         if r.kind == "typed":  # the view's raw words, decoded by gpuia.hlsl.typed_buffers
             code = re.sub(rf"(var\s*<\s*storage\s*,\s*read\s*>\s*{re.escape(r.var)}\s*:)"
@@ -250,6 +275,7 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
             raise InvalidDescError(what, f"resource {r.name}", None,
                                    "Slang's WGSL uses it other than by element (a pointer to "
                                    "it?): gpuia cannot bound-check that use")
+        code = code.replace(f"{uavs.PLACEHOLDER}{r.index}[", f"{r.var}[")
         if r.kind == "typed":
             helpers.append(typed_buffers.wgsl_helpers(r.index, r.var, element))
             continue

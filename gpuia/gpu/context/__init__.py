@@ -440,6 +440,34 @@ class Context(QueryCalls):
         self._states.invalidate()
 
     @exclusive
+    def set_graphics_root_unordered_access_view(self, shader_register: int,
+                                                buffer: Buffer | None, offset: int = 0,
+                                                num_elements: int | None = None,
+                                                structure_byte_stride: int | None = None,
+                                                register_space: int = 0) -> None:
+        """SetGraphicsRootUnorderedAccessView: bind ``buffer`` from byte ``offset`` as the vertex
+        shader's ``register(u<shader_register>, space<register_space>)``, a
+        ``RWStructuredBuffer<T>`` or ``RWByteAddressBuffer`` (docs/resources.md, "Unordered
+        access views"). The view is given as an SRV's is (``num_elements`` of the shader's
+        stride, 4-byte words for a raw buffer; None: to the buffer's end); the shader's writes
+        land in ``buffer`` (read it after the draws with ``buffer.read()``), a write past the
+        view is dropped and a read past it returns 0, as D3D12 defines. Each draw runs the
+        vertex shader on the GPU as many times per vertex as its path needs, so only writes
+        that do not depend on that count have a defined result (rules 18). The buffer needs
+        the ``unordered_access`` bind flag; the adapter, wgpu's ``vertex-writable-storage``
+        feature (else the pipeline state is refused when set).
+
+        Raises:
+            InvalidDescError: ``shader_register`` is not 0..63, ``register_space`` not 0..6,
+                ``buffer`` is no gpuia Buffer of this device, lacks the unordered_access bind
+                flag or was released, ``offset`` is not a multiple of 4 inside the buffer, a
+                count is negative.
+        """
+        self._om.srv.set(shader_register, buffer, offset, num_elements, structure_byte_stride,
+                         register_space, writable=True)
+        self._states.invalidate()
+
+    @exclusive
     def set_texture_shader_resource_view(self, shader_register: int, texture,
                                          register_space: int = 0) -> None:
         """Bind ``texture`` (:func:`gpuia.gpu.textures.create_texture`; None unbinds) as the

@@ -28,7 +28,7 @@ from .om_state import OMState
 from .pso import PipelineState
 from .recorder import Recorder
 from .resolve import DrawState, StateCache
-from .srv_state import check_resource_limits
+from .srv_state import check_resource_limits, check_uav_support
 
 __all__ = ["Drawing"]
 
@@ -108,6 +108,7 @@ class Drawing:
         _ = pso.so  # and the Stream Output declaration against the last shader
         caps, summary = self.device.caps, self.device.info["summary"]
         check_constant_buffers(pso.constant_buffer_slots, caps, summary, pso.so is not None)
+        check_uav_support(pso.shader_resources, caps, summary)
         check_resource_limits(pso.shader_resources, len(pso.constant_buffer_slots) +
                               OWN_UNIFORM_BUFFERS["Stream Output" if pso.so else "draw"],
                               caps, summary)

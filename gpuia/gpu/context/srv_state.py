@@ -24,67 +24,74 @@ import numpy as np
 
 from ...d3d.buffer_views import view_format
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING
+from ...d3d.uav_bindings import UAV_SLOTS
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.storage_types import element_type, shader_type_of
 from ..buffers import Buffer, checked_buffer
 from ..lifetime import released_error
 
-__all__ = ["SrvState", "check_resource_limits"]
+__all__ = ["SrvState", "check_resource_limits", "check_uav_support"]
 
 _WHERE = "SetGraphicsRootShaderResourceView"
+_UAV_WHERE = "SetGraphicsRootUnorderedAccessView"
 
 
 class SrvState:
-    """Root SRVs by (register, space): (Buffer, offset, num_elements or None, stride or
-    None)."""
+    """Root SRVs by (register, space) and root UAVs by (register, space, "u") (a
+    ``RWStructuredBuffer`` or ``RWByteAddressBuffer``, ``gpuia.hlsl.uavs``): (Buffer, offset,
+    num_elements or None, stride or None, format or None)."""
 
     def __init__(self, device):
         self.device = device
-        self.views: dict[tuple[int, int], tuple] = {}
+        self.views: dict[tuple, tuple] = {}
 
     def set(self, register: int, buffer: Buffer | None, offset: int, num_elements,
-            structure_byte_stride, space: int = 0, format=None) -> None:
-        if type(register) is not int or not 0 <= register < SRV_SLOTS:
-            raise InvalidDescError(_WHERE, "RootParameterIndex", register,
-                                   f"expected 0..{SRV_SLOTS - 1} (the shader's register tN)")
+            structure_byte_stride, space: int = 0, format=None, writable: bool = False) -> None:
+        where, slots, letter, flag = ((_UAV_WHERE, UAV_SLOTS, "u", "unordered_access")
+                                      if writable else
+                                      (_WHERE, SRV_SLOTS, "t", "shader_resource"))
+        if type(register) is not int or not 0 <= register < slots:
+            raise InvalidDescError(where, "RootParameterIndex", register,
+                                   f"expected 0..{slots - 1} (the shader's register {letter}N)")
         if type(space) is not int or not 0 <= space < SRV_SPACES:
-            raise InvalidDescError(_WHERE, "RegisterSpace", space,
+            raise InvalidDescError(where, "RegisterSpace", space,
                                    f"expected 0..{SRV_SPACES - 1} (the shader's spaceS)")
+        key = (register, space, "u") if writable else (register, space)
         if buffer is None:
-            self.views.pop((register, space), None)
+            self.views.pop(key, None)
             return
-        checked_buffer(buffer, self.device, _WHERE, "BufferLocation")
-        if "shader_resource" not in buffer.bind:
-            raise InvalidDescError(_WHERE, "BufferLocation", buffer,
-                                   "was not created with the shader_resource bind flag")
-        buffer.check_live(_WHERE)
+        checked_buffer(buffer, self.device, where, "BufferLocation")
+        if flag not in buffer.bind:
+            raise InvalidDescError(where, "BufferLocation", buffer,
+                                   f"was not created with the {flag} bind flag")
+        buffer.check_live(where)
         # A typed view is a descriptor (its FirstElement any element of its format); a root SRV's
         # address is a multiple of 4.
         step = 4 if format is None else view_format(format, None, _WHERE).size
         if type(offset) is not int or offset < 0 or offset % step or offset > buffer.size:
-            raise InvalidDescError(_WHERE, "offset", offset,
+            raise InvalidDescError(where, "offset", offset,
                                    f"a multiple of {step} inside the buffer's {buffer.size} "
                                    f"bytes")
         for name, value in (("NumElements", num_elements),
                             ("StructureByteStride", structure_byte_stride)):
             if value is not None and (type(value) is not int or value < 0):
-                raise InvalidDescError(_WHERE, name, value, "expected a count >= 0 or None")
-        self.views[(register, space)] = (buffer, offset, num_elements, structure_byte_stride,
-                                         format)
+                raise InvalidDescError(where, name, value, "expected a count >= 0 or None")
+        self.views[key] = (buffer, offset, num_elements, structure_byte_stride, format)
 
     def window(self, r) -> tuple[Buffer, int, int]:
         """(buffer, first element, element count) of the view of resource ``r`` (a
         :class:`gpuia.hlsl.srv.ShaderResource`), checked against the buffer."""
         space = f", space{r.space}" if r.space else ""
-        where = f"root shader resource view {r.register}{space}"
-        if (r.register, r.space) not in self.views:
+        view = "unordered access" if r.writable else "shader resource"
+        where = f"root {view} view {r.register}{space}"
+        if _key(r) not in self.views:
             call = f"{r.register}, ..., register_space={r.space}" if r.space else \
                 f"{r.register}, ..."
             raise InvalidDescError("draw", where, None,
-                                   f"the vertex shader reads {r.name} (register t{r.register}"
-                                   f"{space}); set_graphics_root_shader_resource_view({call}) "
-                                   f"was not called")
-        buffer, offset, count, stride, fmt = self.views[(r.register, r.space)]
+                                   f"the vertex shader reads {r.name} (register "
+                                   f"{r.register_name}); set_graphics_root_"
+                                   f"{view.replace(' ', '_')}_view({call}) was not called")
+        buffer, offset, count, stride, fmt = self.views[_key(r)]
         if buffer.released:
             raise released_error("draw", where, buffer)
         size = self._element_size(r, fmt, where)
@@ -122,7 +129,7 @@ class SrvState:
 
     def typed_words(self, r) -> tuple[int, int]:
         """(the DXGI value, the byte size) of a typed view's format; (0, 0) for another view."""
-        fmt = self.views[(r.register, r.space)][4]
+        fmt = self.views[_key(r)][4]
         if r.kind != "typed" or fmt is None:
             return 0, 0
         info = view_format(fmt, None, _WHERE)
@@ -149,6 +156,24 @@ class SrvState:
             data=words, usage=wgpu.BufferUsage.UNIFORM)
         return {"binding": VIEWS_BINDING, "resource": {"buffer": buf, "offset": 0,
                                                        "size": len(words)}}
+
+
+def _key(r) -> tuple:
+    """Where the view of shader resource ``r`` is kept: a UAV's registers are not an SRV's."""
+    return (r.register, r.space, "u") if r.writable else (r.register, r.space)
+
+
+def check_uav_support(resources, caps, adapter: str) -> None:
+    """Refuse UAVs of the vertex shader on an adapter without wgpu's
+    ``vertex-writable-storage`` feature: WebGPU lets a vertex shader write no storage buffer
+    without it (docs/rules.md 18)."""
+    written = [r for r in resources if r.writable]
+    if written and not caps.vertex_writable_storage:
+        raise UnsupportedError(
+            f"SetPipelineState: the vertex shader writes "
+            f"{', '.join(f'{r.name} ({r.register_name})' for r in written)}, a UAV; WebGPU "
+            f"lets a vertex shader write a storage buffer only with the "
+            f"vertex-writable-storage feature, which {adapter} lacks")
 
 
 def check_resource_limits(resources, uniforms: int, caps, adapter: str) -> None:

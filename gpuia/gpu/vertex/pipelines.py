@@ -36,6 +36,7 @@ from ..targets import INTERNAL_OUTPUT, OutputState
 _GROUP3_ENTRY = {
     "uniform": {"buffer": {"type": "uniform"}},
     "storage": {"buffer": {"type": "read-only-storage"}},
+    "rw_storage": {"buffer": {"type": "storage"}},  # UAVs: vertex-writable-storage
     "texture": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "2d"}},
     "sampled_texture": {"texture": {"sample_type": "float", "view_dimension": "2d"}},
     "texture_array": {"texture": {"sample_type": "unfilterable-float",
