@@ -1,5 +1,5 @@
-"""The ``shader_resources`` section of a case file: the buffer SRVs a vertex shader reads
-(``docs/case-format.md``, ``docs/resources.md``).
+"""The ``shader_resources`` section of a case file: the buffer SRVs a vertex shader reads and
+the UAVs it writes (``docs/case-format.md``, ``docs/resources.md``).
 
 Guaranteed: one :class:`CaseResource` per register and space the HLSL vertex shader reads, its
 kind and stride the shader's, its view (``first_element``, ``num_elements``) inside its ``data`` as
@@ -24,13 +24,16 @@ __all__ = ["CaseResource", "shader_resources"]
 _KEYS = {"register", "space", "kind", "structure_byte_stride", "first_element", "num_elements",
          "data", "format"}
 _KINDS = ("structured", "raw", "typed")  # a typed view's format: gpuia.hlsl.typed_buffers
+_UAV_KINDS = {"rw_structured": "structured", "rw_raw": "raw"}  # register(uN): gpuia.hlsl.uavs
 
 
 @dataclass(frozen=True)
 class CaseResource:
     """One buffer SRV: the buffer's bytes and the view's first element and element count (in
     elements of ``stride`` bytes: 4-byte words for a raw view, the format's size for a typed
-    one, whose ``format`` is its DXGI name and ``components`` the shader's T's)."""
+    one, whose ``format`` is its DXGI name and ``components`` the shader's T's); ``writable``
+    a UAV (``register(uN)``), ``binding`` the shader's binding of it (its key in the CPU
+    reference's resources)."""
 
     register: int
     space: int
@@ -41,6 +44,8 @@ class CaseResource:
     num_elements: int
     format: str | None = None
     components: int = 0
+    writable: bool = False
+    binding: int = -1
 
     def view_bytes(self) -> bytes:
         """What the CPU reference reads: the bytes the view covers, a typed view's decoded to
@@ -56,10 +61,11 @@ class CaseResource:
 def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
     """The ``shader_resources`` list (``value``; None: absent) of a case whose compiled HLSL
     vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none, and takes
-    no list); (register, space) -> :class:`CaseResource` of each register the shader reads. An
-    entry for a register it does not read is checked (keys, kind, data) and left out, as a
-    constant buffer it does not read is."""
-    declared = {(r.register, r.space): r
+    no list); (register, space) -> :class:`CaseResource` of each t register the shader reads,
+    (register, space, "u") of each u register (a UAV). An entry for a register it does not
+    read is checked (keys, kind, data) and left out, as a constant buffer it does not read
+    is."""
+    declared = {_key(r.register, r.space, r.writable): r
                 for r in (hlsl.shader_resources if hlsl is not None else ())}
     value = [] if value is None else value
     if not isinstance(value, list):
@@ -68,8 +74,8 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         raise InvalidDescError("shader_resources", None, f"{len(value)} entries",
                                "only an HLSL vertex shader reads shader resources (a WGSL "
                                "shader's storage buffers are not bound from a case)")
-    out: dict[tuple[int, int], CaseResource] = {}
-    seen: set[tuple[int, int]] = set()
+    out: dict[tuple, CaseResource] = {}
+    seen: set[tuple] = set()
     for i, entry in enumerate(value):
         w = f"shader_resources[{i}]"
         if not isinstance(entry, dict):
@@ -84,19 +90,22 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
                 raise CaseError(w, f"missing required key '{key}'")
         register = uint_field(entry, "register", w, None)
         space = uint_field(entry, "space", w, 0)
-        at = f"t{register}" + (f", space{space}" if space else "")
-        if (register, space) in seen:
+        writable = entry["kind"] in _UAV_KINDS
+        at = ("u" if writable else "t") + f"{register}" + (f", space{space}" if space else "")
+        reg_key = _key(register, space, writable)
+        if reg_key in seen:
             raise CaseError(f"{w}.register", f"register {at} is given twice")
-        seen.add((register, space))
-        r = declared.get((register, space))
+        seen.add(reg_key)
+        r = declared.get(reg_key)
         if r is None:  # not read by the shader: checked, then left out
-            if entry["kind"] not in _KINDS:
-                raise CaseError(f"{w}.kind", "expected 'structured', 'raw' or 'typed'")
+            if entry["kind"] not in _KINDS and not writable:
+                raise CaseError(f"{w}.kind", "expected 'structured', 'raw', 'typed', "
+                                             "'rw_structured' or 'rw_raw'")
             decode_data(entry["data"], f"{w}.data")
             continue
-        if entry["kind"] != r.kind:
+        if entry["kind"] != _kind_name(r):
             raise InvalidDescError(w, "kind", entry["kind"],
-                                   f"{r.name} (register {at}) is a {r.kind} buffer")
+                                   f"{r.name} (register {at}) is a {_kind_name(r)} buffer")
         stride = uint_field(entry, "structure_byte_stride", w, r.stride)
         if r.kind == "structured" and stride != r.stride:
             raise InvalidDescError(w, "structure_byte_stride", stride,
@@ -110,15 +119,27 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
             raise InvalidDescError(w, "num_elements", count,
                                    f"the view (first_element {first}) reaches past the data: "
                                    f"{fits} elements of {size} bytes")
-        out[(register, space)] = CaseResource(register, space, r.kind, size, data, first,
-                                              count, fmt, components)
-    for (register, space), r in declared.items():
-        if (register, space) not in out:
-            at = f"t{register}" + (f", space{space}" if space else "")
-            raise InvalidDescError("shader_resources", "register", register,
+        out[reg_key] = CaseResource(register, space, r.kind, size, data, first, count, fmt,
+                                components, writable, r.binding)
+    for reg_key, r in declared.items():
+        if reg_key not in out:
+            at = ("u" if r.writable else "t") + f"{r.register}" + \
+                (f", space{r.space}" if r.space else "")
+            raise InvalidDescError("shader_resources", "register", r.register,
                                    f"the vertex shader reads {r.name} (register {at}); "
-                                   f"the case binds no shader resource there")
+                                   f"the case binds no "
+                                   f"{'UAV' if r.writable else 'shader resource'} there")
     return out
+
+
+def _key(register: int, space: int, writable: bool) -> tuple:
+    """A case resource's key: a u register is not the t register of the same number."""
+    return (register, space, "u") if writable else (register, space)
+
+
+def _kind_name(r) -> str:
+    """The case's ``kind`` of the shader's resource ``r`` (``rw_structured`` for a UAV's)."""
+    return f"rw_{r.kind}" if r.writable else r.kind
 
 
 def _format(entry: dict, r, w: str) -> tuple[str | None, int, int]:

@@ -90,7 +90,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
             raise CaseError(f"shader_resources[{i}].register", f"register {at} is given twice")
         if (tex.register, tex.space) in textures or hlsl is None or \
                 not any((r.register, r.space) == (tex.register, tex.space)
-                        for r in hlsl.shader_resources):
+                        for r in hlsl.shader_resources if not r.writable):
             out[(tex.register, tex.space)] = tex
         else:
             raise InvalidDescError(f"shader_resources[{i}]", "kind", entry["kind"],

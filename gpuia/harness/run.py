@@ -22,6 +22,7 @@ from ..reference import IAResult
 from ..reference.stream_output import SOResult, stream_output, write_streams
 from ..reference.vertex import pass_through_outputs, run_vertex_shader
 from .case import DEFAULT_MAX_INVOCATIONS, Case, result_json, so_result_json
+from .case_uavs import uav_json, uavs_of
 from .reference_geometry import GeometryRun, reference_geometry
 from .reference_run import check_size, reference_ia
 from .results import captured_geometry_json, geometry_json, typed_outputs
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu on
     from .run_gpu import GPUResult
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "reference_gs", "CPURun", "run_cpu",
-           "run_case"]
+           "run_case", "reference_uavs"]
 
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
@@ -58,12 +59,14 @@ def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) ->
     return reference_ia(case, max_invocations)
 
 
-def shader_outputs(case: Case, ia: IAResult) -> dict:
+def shader_outputs(case: Case, ia: IAResult, uav_views: dict | None = None) -> dict:
     """The case's HLSL vertex shader run on the CPU over what the IA delivered: {output key:
-    (n, components) uint32 bit patterns}. A case without an HLSL shader is refused
-    (UnsupportedError): the CPU runs no other shader."""
+    (n, components) uint32 bit patterns}. ``uav_views`` (``gpuia.harness.case_uavs.cpu_views``)
+    receive what the shader wrote to its UAVs; None: new ones, dropped after. A case without an
+    HLSL shader is refused (UnsupportedError): the CPU runs no other shader."""
     from ..hlsl.cpu import cpu_shader
     from .case_textures import cpu_blobs
+    from .case_uavs import cpu_views
 
     if case.hlsl is None:
         raise UnsupportedError("the CPU runs a case's vertex shader only when it is HLSL")
@@ -71,9 +74,25 @@ def shader_outputs(case: Case, ia: IAResult) -> dict:
     if case.shader_resources or case.textures or case.samplers:  # the views' bytes, as the
         # GPU's views see them; textures and samplers as gpuia.harness.case_textures reads them
         shader = shader.with_resources({**{srv_binding(r.register, r.space): r.view_bytes()
-                                           for r in case.shader_resources.values()},
+                                           for r in case.shader_resources.values()
+                                           if not r.writable},
+                                        **(cpu_views(case) if uav_views is None
+                                           else uav_views),
                                         **cpu_blobs(case)})
     return run_vertex_shader(ia, shader, case.constant_buffers)
+
+
+def reference_uavs(case: Case, ia: IAResult) -> dict[str, bytes]:
+    """{``u1``, ``u1 space2``: the UAV's whole buffer} after the case's HLSL vertex shader ran on
+    the CPU once per invocation the IA delivered (``gpuia.harness.case_uavs``); empty for a
+    case without UAVs."""
+    from .case_uavs import cpu_contents, cpu_views, uavs_of
+
+    if not uavs_of(case):
+        return {}
+    views = cpu_views(case)
+    shader_outputs(case, ia, views)
+    return cpu_contents(case, views)
 
 
 def vertex_outputs(case: Case, ia: IAResult) -> dict | None:
@@ -206,6 +225,8 @@ def run_cpu(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> CPURu
         outputs = typed_outputs(case.shader_signature().outputs, bits)
     doc = result_json(case.name, ia, stream_output=None if so is None else so_result_json(
         so, streams=geometry is not None), outputs=outputs)
+    if uavs_of(case):  # each UAV's bytes after the draws (each vertex run once)
+        doc["unordered_access_views"] = uav_json(case, reference_uavs(case, ia))
     if geometry is not None:
         assert case.gs is not None
         statistics, invocations = geometry_json(geometry, case.gs)
@@ -283,6 +304,8 @@ def run_case(case: Case, backend: str = "cpu", *, path: str = "auto", device: De
             outputs = typed_outputs(case.shader_signature().outputs, res.outputs.bits)
     doc = result_json(case.name, res.ia, backend="gpu", path=res.path, adapter=res.adapter,
                       stream_output=so_doc, outputs=outputs)
+    if uavs_of(case):  # each UAV's bytes after the path's draws
+        doc["unordered_access_views"] = uav_json(case, res.uavs)
     if res.geometry is not None:
         assert case.gs is not None
         statistics, invocations = captured_geometry_json(res.geometry, case.gs)

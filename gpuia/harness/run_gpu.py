@@ -10,7 +10,7 @@ wrote, or a vertex index the GPU shaded that D3D would not fetch, is reported, n
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,7 @@ from ..wgsl.blocks import CAPTURE_RECORD
 from ..wgsl.program import record_words
 from .case import MAX_CONSTANT_BUFFER_BYTES, Case
 from .case_textures import bind_gpu
+from .case_uavs import read_contents, uav_label
 from .reference_run import reference_ia
 
 __all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "run_case_gs_gpu", "upload_case",
@@ -63,6 +64,9 @@ class GPUResult:
         outputs: the vertex shader's outputs read back per invocation
             (:class:`gpuia.harness.run_outputs.GPUOutputs`), for cases with a shader of their
             own when :func:`gpuia.harness.run.run_case` read them; else None (the default).
+        uavs (dict): ``u1``, ``u1 space2`` -> the UAV's whole buffer read back after the run's
+            draws (``gpuia.harness.case_uavs``), each run starting from the case's bytes;
+            empty for a case without UAVs.
     """
 
     ia: IAResult
@@ -75,6 +79,7 @@ class GPUResult:
     so: SOResult | None = None  # read back from the GPU, for cases with Stream Output
     geometry: GSCaptured | None = None  # the GS stage's work read back, for GS cases
     outputs: Any = None  # a GPUOutputs (gpuia.harness.run_outputs, which imports this module)
+    uavs: dict[str, bytes] = field(default_factory=dict)  # "u1" -> its buffer after the draws
 
 
 def upload_case(case: Case, device: Device,
@@ -138,7 +143,7 @@ def case_pipeline_state(case: Case, stream_output: bool = False) -> PipelineStat
                          geometry_shader=case.gs if stream_output else None)
 
 
-def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
+def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> dict:
     """Bind the case's root constant buffers: root constant buffer N of the context holds the
     case's ``constant_buffers`` slot N, zero-filled to a full 64 KiB constant buffer (reads
     past the case's bytes see zeros). Other root constant buffers keep their bindings.
@@ -152,20 +157,33 @@ def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> None:
         UnsupportedError: a buffer larger than the adapter allows.
         GpuOutOfMemoryError: the adapter could not allocate a buffer.
         DeviceLostError: the device was lost.
+
+    Returns:
+        {``u1``: the Buffer bound at each UAV of the case}: new buffers of the case's bytes, so
+        every run starts from them (``gpuia.harness.case_uavs.read_contents`` reads them).
     """
     for slot, data in case.constant_buffers.items():
         padded = bytes(data) + bytes(MAX_CONSTANT_BUFFER_BYTES - len(data))
         ctx.set_graphics_root_constant_buffer_view(slot, device.create_buffer(
             padded, bind=("constant_buffer",), label=f"{case.name} constant buffer {slot}"))
     # And its shader resource views: each a buffer of the case's bytes, viewed as the case says.
+    uavs = {}
     for r in case.shader_resources.values():
         data = r.data + bytes(-len(r.data) % 4) if r.data else bytes(4)
+        if r.writable:  # a UAV: gpuia.harness.case_uavs
+            uavs[uav_label(r)] = buf = device.create_buffer(
+                data, bind=("unordered_access",), label=f"{case.name} UAV {uav_label(r)}")
+            ctx.set_graphics_root_unordered_access_view(
+                r.register, buf, r.first_element * r.stride, r.num_elements,
+                r.stride if r.kind == "structured" else None, r.space)
+            continue
         ctx.set_graphics_root_shader_resource_view(r.register, device.create_buffer(
             data, bind=("shader_resource",),
             label=f"{case.name} shader resource t{r.register} space{r.space}"),
             r.first_element * r.stride, r.num_elements, r.stride if r.kind == "structured"
             else None, r.space, r.format)
     bind_gpu(ctx, device, case)  # its textures and samplers (gpuia.harness.case_textures)
+    return uavs
 
 
 def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IAResult | None = None,
@@ -220,7 +238,7 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     ctx = context or Context(device)
     ctx.set_pipeline_state(case_pipeline_state(case))
     ctx.ia_set_primitive_topology(case.topology.topology)
-    bind_constant_buffers(ctx, case, device)
+    uavs = bind_constant_buffers(ctx, case, device)
     views, ib = uploaded if uploaded is not None else upload_case(case, device)
     t1 = clock()
     # Every slot is set: a slot the case leaves out is unbound, whatever the context had.
@@ -235,6 +253,7 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     t3 = clock()
     paths = {p.path for p in plans}
     result = _assemble(case, reference, cap, plans, "/".join(sorted(paths)) or path, device)
+    result.uavs = read_contents(case, uavs)  # after end_capture: the draws are done
     if timings is not None:
         timings.update({"upload": t1 - t0, "plan_and_encode": t2 - t1})
         timings.update(ctx.timings or {"gpu_and_readback": t3 - t2})

@@ -432,7 +432,8 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     srvs = shader_resources(params, code, what, prepared.matrix_layout == "column_major")
     code = rewrite_srvs(code, srvs, CBV_GROUP, what)
     textures, samplers = shader_textures(params, code, what,
-                                         {(r.register, r.space) for r in srvs})
+                                         {(r.register, r.space) for r in srvs
+                                          if not r.writable})
     code = rewrite_textures(code, textures, samplers, CBV_GROUP, what)
     code = (f"// gpuia: HLSL {what} {wgsl_comment_text(entry_point)} "
             f"({wgsl_comment_text(file_name)}) through Slang's WGSL; IO "

@@ -1,0 +1,88 @@
+"""The unordered access views of a case: a vertex shader's ``RWStructuredBuffer`` and
+``RWByteAddressBuffer`` (``shader_resources`` entries of kind ``rw_structured``, ``rw_raw``;
+docs/case-format.md, docs/resources.md "Unordered access views").
+
+Guaranteed: every run of a case (the CPU reference, each GPU path, the Stream Output and outputs
+runs) starts from the case's own bytes of each UAV (a new buffer per run); :func:`cpu_contents`
+gives each UAV's whole buffer after the CPU reference ran the shader once per invocation the
+Input Assembler delivered, :func:`read_contents` a GPU run's, :func:`differences` says where
+they differ (None: bit for bit equal), :func:`uav_json` writes them in a result document. A
+UAV's contents are defined only for writes that do not depend on how many times a vertex ran
+(rules 18): atomics are refused when the shader compiles (``gpuia.hlsl.uavs``); a shader whose
+plain writes depend on it (two vertices writing one element different values) differs, and the
+difference is reported, not hidden.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["uav_label", "uavs_of", "cpu_views", "cpu_contents", "read_contents", "differences",
+           "uav_json"]
+
+
+def uav_label(r) -> str:
+    """``u1``, ``u1 space2``: a case UAV's register as HLSL writes it."""
+    return f"u{r.register}" + (f" space{r.space}" if r.space else "")
+
+
+def uavs_of(case) -> list:
+    """The case's UAVs (:class:`~gpuia.harness.case_resources.CaseResource` with
+    ``writable``), by space and register."""
+    return sorted((r for r in case.shader_resources.values() if r.writable),
+                  key=lambda r: (r.space, r.register))
+
+
+def cpu_views(case) -> dict[int, bytearray]:
+    """{the UAV's shader binding: a new ``bytearray`` of its view's bytes}, for
+    :meth:`gpuia.hlsl.cpu.CpuShader.run`, which leaves them holding what the shader wrote."""
+    return {r.binding: bytearray(r.view_bytes()) for r in uavs_of(case)}
+
+
+def cpu_contents(case, views: dict[int, bytearray]) -> dict[str, bytes]:
+    """{label: the UAV's whole buffer}: the case's bytes with the view's replaced by ``views``
+    (:func:`cpu_views` after the run)."""
+    out = {}
+    for r in uavs_of(case):
+        at = r.first_element * r.stride
+        view = bytes(views[r.binding])
+        out[uav_label(r)] = r.data[:at] + view + r.data[at + len(view):]
+    return out
+
+
+def read_contents(case, buffers: dict[str, Any]) -> dict[str, bytes]:
+    """{label: the UAV's buffer read back} of a GPU run (``buffers``: label -> gpuia Buffer,
+    as :func:`gpuia.harness.run_gpu.bind_constant_buffers` bound them), cut to the case's
+    bytes (the buffer is padded to whole words)."""
+    return {uav_label(r): bytes(buffers[uav_label(r)].read())[:len(r.data)]
+            for r in uavs_of(case)}
+
+
+def differences(cpu: dict[str, bytes], gpu: dict[str, bytes]) -> list[str]:
+    """One line per UAV whose GPU bytes differ from the CPU reference's, naming the first
+    differing 32-bit word and the count of differing words; empty when all are equal."""
+    lines = []
+    for label, want in cpu.items():
+        got = gpu.get(label)
+        if got is None:
+            lines.append(f"UAV {label}: not read back")
+            continue
+        if got == want:
+            continue
+        n = -(-max(len(want), len(got)) // 4) * 4
+        a = np.frombuffer(want.ljust(n, b"\0"), np.uint32)
+        b = np.frombuffer(got.ljust(n, b"\0"), np.uint32)
+        bad = np.flatnonzero(a != b)
+        k = int(bad[0])
+        lines.append(f"UAV {label}: {bad.size} of {a.size} words differ; first at byte {4 * k}: "
+                     f"CPU {int(a[k]):#010x}, GPU {int(b[k]):#010x}")
+    return lines
+
+
+def uav_json(case, contents: dict[str, bytes]) -> list[dict]:
+    """The result document's ``unordered_access_views`` (docs/case-format.md): one
+    ``{"register", "space", "hex"}`` per UAV, its whole buffer after the case's draws."""
+    return [{"register": r.register, "space": r.space, "hex": contents[uav_label(r)].hex()}
+            for r in uavs_of(case)]

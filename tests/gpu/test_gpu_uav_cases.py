@@ -1,0 +1,74 @@
+"""A case's UAVs (examples/cases/uav_vertex_writes.json, docs/case-format.md): the CPU
+reference's bytes after the draw and every GPU path's, each from the case's own bytes, against
+the values worked out by hand in the case's description; cross_check compares them bit for
+bit; the result documents carry them.
+
+By hand: vertex i at (x, y) = (1, 2), (0.5, -1), (-3, 0.25), (10, 20) writes view element i of
+Out (buffer element 1 + i) = (2x, 2y, i, 0), the last from ``Out[i + 3]`` past the 3-element
+view (0, though the buffer holds 99.0 there); vertex 3's write is past the view and dropped.
+Raw's view is buffer words 2..13: word 2 + i = bits of x + y (3.0, -0.5, -2.75, 30.0); the
+Store4 at view byte 16 + 16i lands in buffer words 6 + 4i .. 9 + 4i for i = 0, 1 (i, i*i, 7,
+bits of y) and is dropped for i = 2, 3 (view words 12..19).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpuia.harness.case import load_case
+from gpuia.harness.crosscheck import cross_check
+from gpuia.harness.run import reference_uavs, run_case, run_cpu, run_reference
+from gpuia.harness.run_gpu import run_case_gpu
+from helpers import EXAMPLE_CASES
+
+SENTINEL = 0xEEEEEEEE
+
+
+def _case():
+    return load_case(str(EXAMPLE_CASES / "uav_vertex_writes.json"))
+
+
+def _bits(*floats) -> list[int]:
+    return np.array(floats, np.float32).view(np.uint32).tolist()
+
+
+def _expected() -> dict[str, bytes]:
+    out = np.full((5, 4), 99, np.float32)
+    out[1:4] = [[2, 4, 0, 0], [1, -2, 1, 0], [-6, 0.5, 2, 0]]
+    raw = np.full(20, SENTINEL, np.uint32)
+    raw[2:6] = _bits(3.0, -0.5, -2.75, 30.0)
+    raw[6:10] = [0, 0, 7, *_bits(2.0)]
+    raw[10:14] = [1, 1, 7, *_bits(-1.0)]
+    return {"u0": out.tobytes(), "u1": raw.tobytes()}
+
+
+def test_cpu_reference_by_hand():
+    case = _case()
+    assert reference_uavs(case, run_reference(case)) == _expected()
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+def test_each_gpu_path_by_hand(gpu_device, path):
+    case = _case()
+    first = run_case_gpu(case, gpu_device, path=path)
+    assert first.path == path and first.uavs == _expected()
+    # a second run starts from the case's bytes again (a new buffer per run)
+    assert run_case_gpu(case, gpu_device, path=path).uavs == _expected()
+
+
+def test_cross_check_compares_them(gpu_device):
+    result = cross_check(_case(), gpu_device, paths=("native", "pulling"))
+    lines = [line for line in result.lines if line.path in ("native", "pulling")]
+    assert len(lines) == 2 and result.ok, result.text()
+    for line in lines:
+        assert line.status == "OK" and "UAVs u0, u1: bit for bit" in line.detail, line.text()
+
+
+def test_result_documents_carry_them(gpu_device):
+    case = _case()
+    want = [{"register": 0, "space": 0, "hex": _expected()["u0"].hex()},
+            {"register": 1, "space": 0, "hex": _expected()["u1"].hex()}]
+    assert run_cpu(case).document["unordered_access_views"] == want
+    _, doc = run_case(case, "gpu", path="native", device=gpu_device)
+    assert doc["unordered_access_views"] == want
