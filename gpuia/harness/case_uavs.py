@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["uav_label", "uavs_of", "cpu_views", "cpu_contents", "read_contents", "differences",
-           "uav_json"]
+           "verdict", "uav_json"]
 
 
 def uav_label(r) -> str:
@@ -79,6 +79,16 @@ def differences(cpu: dict[str, bytes], gpu: dict[str, bytes]) -> list[str]:
         lines.append(f"UAV {label}: {bad.size} of {a.size} words differ; first at byte {4 * k}: "
                      f"CPU {int(a[k]):#010x}, GPU {int(b[k]):#010x}")
     return lines
+
+
+def verdict(cpu: dict[str, bytes], why: str, gpu: dict[str, bytes]) -> tuple[list[str], str]:
+    """(the differences, what a check line adds to its detail) of a GPU run's UAVs against the
+    CPU reference's ``cpu`` (``why``: the reason they are not comparable, else "")."""
+    if not cpu:
+        return [], ""
+    problems = [] if why else differences(cpu, gpu)
+    said = why or ("DIFFERENT" if problems else "bit for bit")
+    return problems, f"; UAVs {', '.join(cpu)}: {said}"
 
 
 def uav_json(case, contents: dict[str, bytes]) -> list[dict]:

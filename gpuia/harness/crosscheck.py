@@ -32,7 +32,7 @@ from ..reference import IAResult
 from ..reference.stream_output import SOResult
 from .case import Case
 from .case_textures import filtering_tolerance
-from .case_uavs import differences
+from .case_uavs import verdict
 from .compare import (
     GS_STATISTICS,
     SHADER_TOLERANCE,
@@ -52,7 +52,7 @@ from .raster_check import raster_check
 from .reference_geometry import GeometryRun
 from .reference_run import reference_ia
 from .results import captured_geometry_json, geometry_json
-from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so, reference_uavs
+from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so, uav_reference
 from .run_gpu import GPUResult, run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
 from .run_outputs import GPUOutputs
 from .statistics_check import NO_FEATURE, statistics_verdict
@@ -260,7 +260,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or filtering_tolerance(case, SHADER_TOLERANCE)  # linear filters widen
     result = CheckResult(case.name, tolerance=tolerance)
-    outputs, uavs = _output_references(case, ref, geometry), reference_uavs(case, ref)
+    outputs, uavs = _output_references(case, ref, geometry), uav_reference(case, ref)
     if keep:
         result.case_data, result.reference, result.so_reference = case, ref, ref_so
         result.geometry, result.vs_reference = geometry, outputs[0][0]
@@ -321,10 +321,10 @@ class _Recorder:
 
 def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads,
                capture_route: str, table: bool, rows: int | None, keep: bool,
-               uavs: dict[str, bytes] | None = None) -> CheckLine:
+               uavs: tuple[dict[str, bytes], str] = ({}, "")) -> CheckLine:
     """The line of one GPU path on one device: ``not applicable`` with the reason, else the
     comparison with the reference (its table when it differs or ``table`` asks), and the UAVs
-    against ``uavs``, the CPU's, bit for bit (a difference is a problem: ``case_uavs``)."""
+    against ``uavs`` (:func:`uav_reference`) bit for bit (a difference is a problem)."""
     summary = dev.info["summary"]
     label = f"{case.name}: {summary}: {p}"
     try:
@@ -336,10 +336,9 @@ def _path_line(case: Case, dev: Device, p: str, ref: IAResult, uploads: _Uploads
     text = ""
     if not cmp.ok or table:
         text = comparison_table(ref, res, cmp, max_rows=rows, only_differences=not table)
-    problems = differences(uavs, res.uavs) if uavs else []
-    detail = cmp.summary() + (f"; UAVs {', '.join(uavs)}: "
-                              f"{'DIFFERENT' if problems else 'bit for bit'}" if uavs else "")
-    return CheckLine(label, "OK" if cmp.ok and not problems else "DIFFERENT", detail, text,
+    problems, detail = verdict(*uavs, res.uavs)  # the UAVs: gpuia.harness.case_uavs
+    return CheckLine(label, "OK" if cmp.ok and not problems else "DIFFERENT",
+                     cmp.summary() + detail, text,
                      problems, path=p, adapter=summary, gpu=res if keep else None,
                      comparison=cmp if keep else None)
 

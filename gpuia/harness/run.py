@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the GPU backend's types: imported where it runs (the cpu on
     from .run_gpu import GPUResult
 
 __all__ = ["reference_ia", "run_reference", "reference_so", "reference_gs", "CPURun", "run_cpu",
-           "run_case", "reference_uavs"]
+           "run_case", "reference_uavs", "uav_reference"]
 
 
 def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) -> IAResult:
@@ -59,11 +59,14 @@ def run_reference(case: Case, max_invocations: int = DEFAULT_MAX_INVOCATIONS) ->
     return reference_ia(case, max_invocations)
 
 
-def shader_outputs(case: Case, ia: IAResult, uav_views: dict | None = None) -> dict:
+def shader_outputs(case: Case, ia: IAResult, uav_views: dict | None = None,
+                   reverse: bool = False) -> dict:
     """The case's HLSL vertex shader run on the CPU over what the IA delivered: {output key:
     (n, components) uint32 bit patterns}. ``uav_views`` (``gpuia.harness.case_uavs.cpu_views``)
-    receive what the shader wrote to its UAVs; None: new ones, dropped after. A case without an
-    HLSL shader is refused (UnsupportedError): the CPU runs no other shader."""
+    receive what the shader wrote to its UAVs; None: new ones, dropped after. ``reverse`` runs
+    the invocations last first (its outputs in that order: for :func:`uav_reference`'s check).
+    A case without an HLSL shader is refused (UnsupportedError): the CPU runs no other
+    shader."""
     from ..hlsl.cpu import cpu_shader
     from .case_textures import cpu_blobs
     from .case_uavs import cpu_views
@@ -79,6 +82,10 @@ def shader_outputs(case: Case, ia: IAResult, uav_views: dict | None = None) -> d
                                         **(cpu_views(case) if uav_views is None
                                            else uav_views),
                                         **cpu_blobs(case)})
+    if reverse:
+        return shader.run({k: d.bits[::-1] for k, d in ia.inputs.items()},
+                          ia.vertex_id[::-1].astype(np.uint32),
+                          ia.instance[::-1].astype(np.uint32), case.constant_buffers)
     return run_vertex_shader(ia, shader, case.constant_buffers)
 
 
@@ -93,6 +100,39 @@ def reference_uavs(case: Case, ia: IAResult) -> dict[str, bytes]:
     views = cpu_views(case)
     shader_outputs(case, ia, views)
     return cpu_contents(case, views)
+
+
+def uav_reference(case: Case, ia: IAResult) -> tuple[dict[str, bytes], str]:
+    """(:func:`reference_uavs`, why they are not comparable or ""). D3D defines a UAV's
+    contents after a draw only where they do not depend on how many times, or in which order,
+    the vertices ran (docs/rules.md 18): the CPU runs every invocation once more, last first,
+    from what the first run left; a UAV that then changes is not comparable, and the reason
+    names it."""
+    from .case_uavs import cpu_contents, cpu_views
+
+    first = reference_uavs(case, ia)
+    if not first:
+        return first, ""
+    views = cpu_views(case)
+    for binding, view in views.items():  # the first run's bytes of each view
+        view[:] = _first_view(case, binding, first)
+    shader_outputs(case, ia, views, reverse=True)
+    again = cpu_contents(case, views)
+    changed = [label for label in first if again[label] != first[label]]
+    if not changed:
+        return first, ""
+    return first, (f"not compared: the contents of {', '.join(changed)} depend on how many "
+                   f"times or in which order the vertices ran (running every vertex once more, "
+                   f"last first, changed them), which D3D leaves undefined")
+
+
+def _first_view(case: Case, binding: int, contents: dict[str, bytes]) -> bytes:
+    """The view's bytes of the UAV at shader binding ``binding`` in ``contents``."""
+    from .case_uavs import uav_label, uavs_of
+
+    (r,) = [r for r in uavs_of(case) if r.binding == binding]
+    at = r.first_element * r.stride
+    return contents[uav_label(r)][at:at + r.num_elements * r.stride]
 
 
 def vertex_outputs(case: Case, ia: IAResult) -> dict | None:

@@ -13,6 +13,8 @@ bits of y) and is dropped for i = 2, 3 (view words 12..19).
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,30 @@ def test_result_documents_carry_them(gpu_device):
     assert run_cpu(case).document["unordered_access_views"] == want
     _, doc = run_case(case, "gpu", path="native", device=gpu_device)
     assert doc["unordered_access_views"] == want
+
+
+COUNTING = r"""
+RWStructuredBuffer<float4> Out : register(u0);
+RWByteAddressBuffer Raw : register(u1);
+float4 main(float2 p : POSITION, uint id : SV_VertexID) : SV_Position {
+    Out[id] = Out[id] + 1;  // depends on how many times the vertex ran
+    Raw.Store(0, id);       // every vertex writes word 0: depends on their order
+    return float4(p, 0, 1);
+}
+"""
+
+
+@pytest.mark.parametrize("body, changed", [
+    (COUNTING, "u0, u1"),
+    (COUNTING.replace("Out[id] = Out[id] + 1;", "Out[id] = 1;"), "u1"),
+])
+def test_writes_that_depend_on_invocations_are_not_compared(gpu_device, body, changed):
+    """D3D leaves such contents undefined (rules 18): the path lines say so, naming the UAVs,
+    and compare the IA as before; nothing is reported DIFFERENT."""
+    doc = json.loads((EXAMPLE_CASES / "uav_vertex_writes.json").read_text())
+    doc["vertex_shader"]["hlsl"] = body
+    result = cross_check(load_case(doc), gpu_device, paths=("native",))
+    (line,) = [line for line in result.lines if line.path == "native"]
+    assert line.status == "OK" and result.ok, result.text()
+    assert f"UAVs u0, u1: not compared: the contents of {changed} depend on how many times " \
+        f"or in which order the vertices ran" in line.detail, line.detail
