@@ -107,13 +107,14 @@ class LayoutShader:
     @property
     def not_drawn(self) -> str | None:
         """Why ``--check`` and ``--save-case`` make no case with this shader, or None."""
-        views: list[tuple[int, int]] = [] if self.hlsl is None else [
-            (r.register, r.space) for r in self.hlsl.shader_resources] + [
-            (t.register, t.space) for t in self.hlsl.textures]
+        views: list[tuple[str, int, int]] = [] if self.hlsl is None else [
+            ("u" if r.writable else "t", r.register, r.space)
+            for r in self.hlsl.shader_resources] + [
+            ("t", t.register, t.space) for t in self.hlsl.textures]
         if views or (self.hlsl is not None and self.hlsl.samplers):
             assert self.hlsl is not None
-            regs = ", ".join([f"t{reg}" + (f" space{space}" if space else "")
-                              for reg, space in views] +
+            regs = ", ".join([f"{c}{reg}" + (f" space{space}" if space else "")
+                              for c, reg, space in views] +
                              [f"s{s.register}" for s in self.hlsl.samplers])
             return (f"the shader reads shader resource views or samplers ({regs}), whose bytes "
                     f"gpuia layout does not generate (write a case with shader_resources and "

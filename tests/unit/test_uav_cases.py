@@ -104,3 +104,19 @@ def test_writes_are_guarded_in_the_wgsl():
     assert "@binding(992) @group(3) var<storage, read_write> R" in s.wgsl
     assert s.wgsl.count("< gpuia_srv_views[0].y) {") == 2, s.wgsl
     assert "].b_0 = " in s.wgsl and "].a_0 = " in s.wgsl
+
+
+@pytest.mark.parametrize("rs, error, words", [
+    # the registers are u registers: a root signature covering them is not bound yet
+    ("UAV(u1), SRV(t1)", "UnsupportedError", "gpuia binds no UAV registers"),
+    # a root signature with the SRV only leaves the UAV uncovered (rules 16.9)
+    ("SRV(t1)", "InvalidDescError", "no UAV range of the root signature"),
+])
+def test_root_signatures_see_u_registers(rs, error, words):
+    doc = _doc([{"register": 1, "kind": "structured", "data": DATA},
+                {"register": 1, "kind": "rw_structured", "data": DATA}])
+    doc["root_signature"] = rs
+    with pytest.raises(Exception) as e:
+        load_case(doc)
+    assert type(e.value).__name__ == error and words in str(e.value), str(e.value)
+    assert "register u1" in str(e.value), str(e.value)

@@ -33,7 +33,9 @@ __all__ = ["root_signature_of", "check_shaders", "shader_bindings", "SHADER_RESO
 SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
     ("constant_buffers", lambda cb: ShaderBinding("b", cb.slot, 0, 1, "cbuffer", cb.name,
                                                   cb.size)),
-    ("shader_resources", lambda r: ShaderBinding("t", r.register, r.space, 1, r.kind, r.name)),
+    # a UAV (writable: gpuia.hlsl.uavs) is a u register, refused by webgpu_bindings for now
+    ("shader_resources", lambda r: ShaderBinding("u" if r.writable else "t", r.register,
+                                                 r.space, 1, r.kind, r.name)),
     ("textures", lambda t: ShaderBinding("t", t.register, t.space, 1, "texture", t.name,
                                          binding=t.binding)),
     ("samplers", lambda s: ShaderBinding("s", s.register, 0, 1, "sampler", s.name)),
