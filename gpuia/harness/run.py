@@ -92,7 +92,12 @@ def shader_outputs(case: Case, ia: IAResult, uav_views: dict | None = None,
 def reference_uavs(case: Case, ia: IAResult) -> dict[str, bytes]:
     """{``u1``, ``u1 space2``: the UAV's whole buffer} after the case's HLSL vertex shader ran on
     the CPU once per invocation the IA delivered (``gpuia.harness.case_uavs``); empty for a
-    case without UAVs."""
+    case without UAVs.
+
+    Arguments:
+        case (Case): the parsed case.
+        ia (IAResult): the case's reference Input Assembler result.
+    """
     from .case_uavs import cpu_contents, cpu_views, uavs_of
 
     if not uavs_of(case):
@@ -107,7 +112,12 @@ def uav_reference(case: Case, ia: IAResult) -> tuple[dict[str, bytes], str]:
     contents after a draw only where they do not depend on how many times, or in which order,
     the vertices ran (docs/rules.md 18): the CPU runs every invocation once more, last first,
     from what the first run left; a UAV that then changes is not comparable, and the reason
-    names it."""
+    names it.
+
+    Arguments:
+        case (Case): the parsed case.
+        ia (IAResult): the case's reference Input Assembler result.
+    """
     from .case_uavs import cpu_contents, cpu_views
 
     first = reference_uavs(case, ia)

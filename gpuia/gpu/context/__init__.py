@@ -457,6 +457,15 @@ class Context(QueryCalls):
         the ``unordered_access`` bind flag; the adapter, wgpu's ``vertex-writable-storage``
         feature (else the pipeline state is refused when set).
 
+        Arguments:
+            shader_register (int): N of the vertex shader's ``register(uN)``, 0..63.
+            buffer (Buffer | None): the buffer; None unbinds the register.
+            offset (int): the view's first byte in ``buffer`` (FirstElement times the stride).
+            num_elements (int | None): the view's NumElements; None: to the buffer's end.
+            structure_byte_stride (int | None): the view's StructureByteStride, checked
+                against the shader's at the draw; None: the shader's.
+            register_space (int): S of the shader's ``spaceS``, 0..6 (default 0).
+
         Raises:
             InvalidDescError: ``shader_register`` is not 0..63, ``register_space`` not 0..6,
                 ``buffer`` is no gpuia Buffer of this device, lacks the unordered_access bind
