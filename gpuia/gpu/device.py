@@ -338,7 +338,7 @@ class DevicePool:
         self._pinned = adapter
 
     @property
-    def pinned(self):
+    def pinned(self) -> wgpu.GPUAdapter | None:
         """The adapter :meth:`pin` set, or None."""
         return self._pinned
 

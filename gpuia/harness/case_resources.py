@@ -99,8 +99,9 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         r = declared.get(reg_key)
         if r is None:  # not read by the shader: checked, then left out
             if entry["kind"] not in _KINDS and not writable:
-                raise CaseError(f"{w}.kind", "expected 'structured', 'raw', 'typed', "
-                                             "'rw_structured' or 'rw_raw'")
+                kinds = [*_KINDS, *_UAV_KINDS, *TEXTURE_KINDS]
+                raise CaseError(f"{w}.kind", "expected " + ", ".join(map(repr, kinds[:-1]))
+                                + f" or {kinds[-1]!r}")
             decode_data(entry["data"], f"{w}.data")
             continue
         if entry["kind"] != _kind_name(r):

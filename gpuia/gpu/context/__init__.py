@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from ...d3d.desc import PrimitiveTopology
 from ...d3d.draws import DrawIndexedInstanced, DrawInstanced
+from ...d3d.formats import FormatInfo
 from ...d3d.ia_desc import IndexBufferView, VertexBufferView
 from ...d3d.so_desc import StreamOutputBufferView
 from ...errors import InvalidDescError
@@ -42,6 +43,7 @@ from ..device import Buffer, Device
 from ..gs.capture import GSCaptured
 from ..lifetime import RELEASES
 from ..targets import Texture
+from ..textures import Texture2D
 from ..vertex.pipelines import PipelineCache
 from ..vertex.plan import DrawPath, Plan
 from .capture import Capture
@@ -399,7 +401,8 @@ class Context(QueryCalls):
                                                num_elements: int | None = None,
                                                structure_byte_stride: int | None = None,
                                                register_space: int = 0,
-                                               format=None) -> None:
+                                               format: str | int | FormatInfo | None = None
+                                               ) -> None:
         """SetGraphicsRootShaderResourceView: bind ``buffer`` from byte ``offset`` as the vertex
         shader's ``register(t<shader_register>, space<register_space>)`` (gpuia's implied root
         signature: a root SRV per register and space), a ``StructuredBuffer<T>``,
@@ -477,7 +480,8 @@ class Context(QueryCalls):
         self._states.invalidate()
 
     @exclusive
-    def set_texture_shader_resource_view(self, shader_register: int, texture,
+    def set_texture_shader_resource_view(self, shader_register: int,
+                                         texture: Texture2D | None,
                                          register_space: int = 0) -> None:
         """Bind ``texture`` (:func:`gpuia.gpu.textures.create_texture`; None unbinds) as the
         vertex shader's ``Texture2D`` at ``register(t<shader_register>, space<register_space>)``:
@@ -496,7 +500,7 @@ class Context(QueryCalls):
         self._states.invalidate()
 
     @exclusive
-    def set_sampler(self, shader_register: int, desc) -> None:
+    def set_sampler(self, shader_register: int, desc: dict | None) -> None:
         """Bind a sampler (D3D12_SAMPLER_DESC, or a root signature's static sampler: a dict of
         its snake_case fields, ``gpuia.d3d.textures.sampler_desc``; None unbinds) at the vertex
         shader's ``register(s<shader_register>)``, 0..15 (docs/resources.md). Raises
