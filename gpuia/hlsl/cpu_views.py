@@ -45,10 +45,8 @@ _STRUCTURED = r"""struct StructuredBuffer
     size_t count;
 };"""
 
-_RAW = r"""struct ByteAddressBuffer
-{
-    // gpuia: words past the view read 0, each word checked, as D3D12 (gpuia.hlsl.cpu_views)
-    void GetDimensions(uint32_t* outDim) const { *outDim = uint32_t(sizeInBytes); }
+# The reads of both raw views (their words past the view read 0, each word checked).
+_RAW_LOADS = r"""    void GetDimensions(uint32_t* outDim) const { *outDim = uint32_t(sizeInBytes); }
     uint32_t word(size_t index, size_t k) const
     {
         const size_t w = (index >> 2) + k;
@@ -75,7 +73,12 @@ _RAW = r"""struct ByteAddressBuffer
         memcpy(&out, words, sizeof(T));
         return out;
     }
+"""
 
+_RAW = r"""struct ByteAddressBuffer
+{
+    // gpuia: words past the view read 0, each word checked, as D3D12 (gpuia.hlsl.cpu_views)
+""" + _RAW_LOADS + r"""
     const uint32_t* data;
     size_t sizeInBytes; //< Must be multiple of 4
 };"""
@@ -109,38 +112,11 @@ _RW_RAW = r"""struct RWByteAddressBuffer
 {
     // gpuia: words past the view read 0 and are not written, each word checked, as D3D12
     // (gpuia.hlsl.cpu_views); an address's low two bits are dropped
-    void GetDimensions(uint32_t* outDim) const { *outDim = uint32_t(sizeInBytes); }
-    uint32_t word(size_t index, size_t k) const
-    {
-        const size_t w = (index >> 2) + k;
-        return w < (sizeInBytes >> 2) ? data[w] : 0u;
-    }
-    void put(size_t index, size_t k, uint32_t v) const
+""" + _RAW_LOADS + r"""    void put(size_t index, size_t k, uint32_t v) const
     {
         const size_t w = (index >> 2) + k;
         if (w < (sizeInBytes >> 2))
             data[w] = v;
-    }
-    uint32_t Load(size_t index) const { return word(index, 0); }
-    uint2 Load2(size_t index) const { return uint2{word(index, 0), word(index, 1)}; }
-    uint3 Load3(size_t index) const
-    {
-        return uint3{word(index, 0), word(index, 1), word(index, 2)};
-    }
-    uint4 Load4(size_t index) const
-    {
-        return uint4{word(index, 0), word(index, 1), word(index, 2), word(index, 3)};
-    }
-    template<typename T>
-    T Load(size_t index) const
-    {
-        static_assert(sizeof(T) % 4 == 0, "gpuia: 32-bit words only");
-        uint32_t words[sizeof(T) / 4];
-        for (size_t k = 0; k < sizeof(T) / 4; k++)
-            words[k] = word(index, k);
-        T out;
-        memcpy(&out, words, sizeof(T));
-        return out;
     }
     void Store(size_t index, uint32_t v) const { put(index, 0, v); }
     void Store2(size_t index, uint2 v) const { put(index, 0, v.x); put(index, 1, v.y); }
