@@ -460,6 +460,8 @@ def _every_public_call(dev):
         "set_texture_shader_resource_view":
             lambda c: c.set_texture_shader_resource_view(0, None),
         "set_sampler": lambda c: c.set_sampler(0, None),
+        "set_graphics_root_unordered_access_view":
+            lambda c: c.set_graphics_root_unordered_access_view(0, None),
         "set_path": lambda c: c.set_path("pulling"),
         "draw_instanced": lambda c: c.draw_instanced(3),
         "draw_indexed_instanced": lambda c: c.draw_indexed_instanced(3),
