@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from draw_cases import indexed, layout_case, plain
 from gpuia.d3d.topology import topology_info
 from gpuia.gpu.ia.host_lists import list_stream
 from gpuia.gpu.ia.plan import Assembly
@@ -46,29 +47,6 @@ def test_an_adapter_without_a_device_says_why(devices):
             assert "has no compute shaders" in why, why
 
 
-def _layout_case(name, topology, draws, index_buffer=None, cut="DISABLED", vertices=32):
-    doc = {"gpuia_case": 1, "name": name,
-           "input_layout": [{"SemanticName": "POSITION", "Format": "R32_FLOAT"}],
-           "vertex_buffers": [{"slot": 0, "stride": 4, "data": {"dtype": "float32",
-                                                               "values": [0.0] * vertices}}],
-           "primitive_topology": topology, "strip_cut_value": cut, "draw": draws}
-    if index_buffer is not None:
-        doc["index_buffer"] = index_buffer
-    return doc
-
-
-def _indexed(n, instances=1, start=0, base=0, start_instance=0):
-    return {"DrawIndexedInstanced": {"IndexCountPerInstance": n, "InstanceCount": instances,
-                                     "StartIndexLocation": start, "BaseVertexLocation": base,
-                                     "StartInstanceLocation": start_instance}}
-
-
-def _plain(n, instances=1, start=0, start_instance=0):
-    return {"DrawInstanced": {"VertexCountPerInstance": n, "InstanceCount": instances,
-                              "StartVertexLocation": start,
-                              "StartInstanceLocation": start_instance}}
-
-
 def _u16(values):
     return {"dtype": "uint16", "values": values}
 
@@ -78,32 +56,32 @@ def _u32(values):
 
 
 RASTER_CASES = [
-    _layout_case("strip-cuts-16", "TRIANGLESTRIP", [_indexed(11, 2, base=3)],
+    layout_case("strip-cuts-16", "TRIANGLESTRIP", [indexed(11, 2, base=3)],
                  {"format": "R16_UINT", "data": _u16([0, 1, 2, 3, 0xFFFF, 4, 5, 6, 7, 8, 9])},
                  cut="0xFFFF"),
-    _layout_case("strip-cuts-32", "TRIANGLESTRIP", [_indexed(9, start_instance=5)],
+    layout_case("strip-cuts-32", "TRIANGLESTRIP", [indexed(9, start_instance=5)],
                  {"format": "R32_UINT", "data": _u32([0, 1, 2, M, 3, 4, 5, 6, 7])},
                  cut="0xFFFFFFFF"),
     # A cut value WebGPU does not restart at: 0xFFFF in 32-bit indices cuts in D3D12.
-    _layout_case("cut-0xFFFF-in-R32", "TRIANGLESTRIP", [_indexed(8)],
+    layout_case("cut-0xFFFF-in-R32", "TRIANGLESTRIP", [indexed(8)],
                  {"format": "R32_UINT", "data": _u32([0, 1, 2, 0xFFFF, 3, 4, 5, M])},
                  cut="0xFFFF"),
-    _layout_case("line-strip-cuts", "LINESTRIP", [_indexed(8, 2)],
+    layout_case("line-strip-cuts", "LINESTRIP", [indexed(8, 2)],
                  {"format": "R16_UINT", "data": _u16([5, 6, 7, 0xFFFF, 1, 2, 3, 4])},
                  cut="0xFFFF"),
-    _layout_case("strip-no-cut", "TRIANGLESTRIP", [_plain(9, 2, start=4, start_instance=1)]),
-    _layout_case("line-strip", "LINESTRIP", [_plain(7, start=2)]),
-    _layout_case("triangle-list", "TRIANGLELIST", [_plain(9, 3)]),
-    _layout_case("indexed-list", "TRIANGLELIST", [_indexed(9, base=-2)],
+    layout_case("strip-no-cut", "TRIANGLESTRIP", [plain(9, 2, start=4, start_instance=1)]),
+    layout_case("line-strip", "LINESTRIP", [plain(7, start=2)]),
+    layout_case("triangle-list", "TRIANGLELIST", [plain(9, 3)]),
+    layout_case("indexed-list", "TRIANGLELIST", [indexed(9, base=-2)],
                  {"format": "R16_UINT", "data": _u16([2, 3, 4, 5, 6, 7, 8, 9, 10])}),
-    _layout_case("null-index-view", "TRIANGLELIST", [_indexed(6)], {"format": "R16_UINT",
+    layout_case("null-index-view", "TRIANGLELIST", [indexed(6)], {"format": "R16_UINT",
                                                                      "data": None}),
-    _layout_case("adjacency-non-indexed", "TRIANGLELIST_ADJ", [_plain(12, 2)]),
-    _layout_case("strip-adjacency-non-indexed", "TRIANGLESTRIP_ADJ", [_plain(10)]),
-    _layout_case("line-strip-adjacency", "LINESTRIP_ADJ", [_indexed(7)],
+    layout_case("adjacency-non-indexed", "TRIANGLELIST_ADJ", [plain(12, 2)]),
+    layout_case("strip-adjacency-non-indexed", "TRIANGLESTRIP_ADJ", [plain(10)]),
+    layout_case("line-strip-adjacency", "LINESTRIP_ADJ", [indexed(7)],
                  {"format": "R16_UINT", "data": _u16([0, 1, 2, 3, 0xFFFF, 4, 5])},
                  cut="0xFFFF"),
-    _layout_case("points", "POINTLIST", [_plain(20)]),
+    layout_case("points", "POINTLIST", [plain(20)]),
 ]
 
 
@@ -126,11 +104,11 @@ def test_every_adapter_rasterizes_d3ds_primitives(devices, doc):
 
 
 @pytest.mark.parametrize("draw, index_buffer", [
-    (_indexed(0), {"format": "R16_UINT", "data": {"hex": ""}}),
-    (_indexed(3, instances=0), {"format": "R16_UINT", "data": _u16([0, 1, 2])}),
-    (_indexed(0), {"format": "R16_UINT", "data": None}),
-    (_plain(0), None),
-    (_plain(3, instances=0), None),
+    (indexed(0), {"format": "R16_UINT", "data": {"hex": ""}}),
+    (indexed(3, instances=0), {"format": "R16_UINT", "data": _u16([0, 1, 2])}),
+    (indexed(0), {"format": "R16_UINT", "data": None}),
+    (plain(0), None),
+    (plain(3, instances=0), None),
 ], ids=["indexed-empty-buffer", "indexed-no-instances", "indexed-null-view", "plain-empty",
         "plain-no-instances"])
 def test_draws_that_deliver_nothing_rasterize_nothing(devices, draw, index_buffer):
@@ -138,7 +116,7 @@ def test_draws_that_deliver_nothing_rasterize_nothing(devices, draw, index_buffe
     # AttributeError in the raster check (no stream to upload).
     from gpuia.harness.raster_check import raster_check
 
-    case = load_case(_layout_case("nothing", "TRIANGLESTRIP", [draw], index_buffer,
+    case = load_case(layout_case("nothing", "TRIANGLESTRIP", [draw], index_buffer,
                                   cut="0xFFFF" if index_buffer else "DISABLED"))
     ref = reference_ia(case)
     for dev in devices:
@@ -258,7 +236,7 @@ def test_fetch_quirk_is_measured(devices, monkeypatch):
 def _start_vertex_case(start, stride=4, topology="TRIANGLESTRIP"):
     # Slot 0 holds 3 vertices: with stride 4 every fetch past them reads D3D's zeros; with
     # stride 0 every vertex reads element 0 (in bounds: the native path applies).
-    doc = _layout_case("start-vertex", topology, [_plain(5, 2, start=start, start_instance=1)],
+    doc = layout_case("start-vertex", topology, [plain(5, 2, start=start, start_instance=1)],
                        vertices=3)
     doc["vertex_buffers"][0]["stride"] = stride
     doc["vertex_buffers"][0]["data"]["values"] = [1.5, 2.5, 3.5]
@@ -369,8 +347,8 @@ def test_a_host_list_draw_past_2_31_is_shifted_not_given_a_negative_base_vertex(
     assert plan.mode == "host"
     assert shift_first_vertex(plan, draw, quirks_for("x via OpenGL")).vertex_shift == start
     assert shift_first_vertex(plan, draw, quirks_for("x via Vulkan")).vertex_shift == 0
-    case = load_case(_layout_case("adjacency-past-2-31", "TRIANGLELIST_ADJ",
-                                  [_plain(12, 2, start=start, start_instance=1)], vertices=3))
+    case = load_case(layout_case("adjacency-past-2-31", "TRIANGLELIST_ADJ",
+                                  [plain(12, 2, start=start, start_instance=1)], vertices=3))
     ref = reference_ia(case)
     for dev in devices:
         res = run_case_gpu(case, dev, "pulling", ref)
