@@ -30,10 +30,21 @@ from ...wgsl.storage_types import element_type, shader_type_of
 from ..buffers import Buffer, checked_buffer
 from ..lifetime import released_error
 
-__all__ = ["SrvState", "check_resource_limits", "check_uav_support"]
+__all__ = ["SrvState", "check_resource_limits", "check_uav_support", "check_register"]
 
 _WHERE = "SetGraphicsRootShaderResourceView"
 _UAV_WHERE = "SetGraphicsRootUnorderedAccessView"
+
+
+def check_register(where: str, field: str, register, slots: int, letter: str, space) -> None:
+    """Refuse (InvalidDescError, naming ``where`` and the field) a register outside
+    0..``slots``-1 of the shader's class ``letter`` or a space outside the bound spaces."""
+    if type(register) is not int or not 0 <= register < slots:
+        raise InvalidDescError(where, field, register,
+                               f"expected 0..{slots - 1} (the shader's register {letter}N)")
+    if type(space) is not int or not 0 <= space < SRV_SPACES:
+        raise InvalidDescError(where, "RegisterSpace", space,
+                               f"expected 0..{SRV_SPACES - 1} (the shader's spaceS)")
 
 
 class SrvState:
@@ -50,12 +61,7 @@ class SrvState:
         where, slots, letter, flag = ((_UAV_WHERE, UAV_SLOTS, "u", "unordered_access")
                                       if writable else
                                       (_WHERE, SRV_SLOTS, "t", "shader_resource"))
-        if type(register) is not int or not 0 <= register < slots:
-            raise InvalidDescError(where, "RootParameterIndex", register,
-                                   f"expected 0..{slots - 1} (the shader's register {letter}N)")
-        if type(space) is not int or not 0 <= space < SRV_SPACES:
-            raise InvalidDescError(where, "RegisterSpace", space,
-                                   f"expected 0..{SRV_SPACES - 1} (the shader's spaceS)")
+        check_register(where, "RootParameterIndex", register, slots, letter, space)
         key = (register, space, "u") if writable else (register, space)
         if buffer is None:
             self.views.pop(key, None)

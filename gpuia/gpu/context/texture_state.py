@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
+from ...d3d.srv_bindings import SRV_SLOTS
 from ...d3d.textures import (
     SAMPLER_SLOTS,
     SAMPLER_STATE_BINDING,
@@ -28,6 +28,7 @@ from ...d3d.textures import (
 )
 from ...errors import InvalidDescError, UnsupportedError
 from ..textures import Texture2D, create_sampler
+from .srv_state import check_register
 
 __all__ = ["TextureState"]
 
@@ -45,12 +46,7 @@ class TextureState:
 
     def set_texture(self, register: int, texture: Texture2D | None, space: int = 0) -> None:
         where = "CreateShaderResourceView"
-        if type(register) is not int or not 0 <= register < SRV_SLOTS:
-            raise InvalidDescError(where, "ShaderRegister", register,
-                                   f"expected 0..{SRV_SLOTS - 1} (the shader's register tN)")
-        if type(space) is not int or not 0 <= space < SRV_SPACES:
-            raise InvalidDescError(where, "RegisterSpace", space,
-                                   f"expected 0..{SRV_SPACES - 1}")
+        check_register(where, "ShaderRegister", register, SRV_SLOTS, "t", space)
         if texture is None:
             self.textures.pop((register, space), None)
             return
