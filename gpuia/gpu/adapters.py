@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from ..errors import UnsupportedError
+from ..util.wgpu_types import prefill
 from .caps import Caps, device_alive
 from .lifetime import import_wgpu
 from .quirks import ONE_DEVICE, has_effect, quirks_for
@@ -77,6 +78,7 @@ def _adapters():
     wgpu = import_wgpu()
     with _ENUMERATE_LOCK:
         if _ENUMERATED is None:
+            prefill()  # wgpu-py's C types in one parse, before the first of them is needed
             try:
                 _ENUMERATED = list(wgpu.gpu.enumerate_adapters_sync())
             except Exception as e:  # noqa: BLE001 - RuntimeError when wgpu finds nothing

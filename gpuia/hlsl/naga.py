@@ -21,6 +21,8 @@ import os
 import re
 import threading
 
+from ..util.wgpu_types import prefill
+
 __all__ = ["start", "check", "position", "summary", "ENVIRONMENT"]
 
 ENVIRONMENT = "GPUIA_HLSL_NAGA"
@@ -40,6 +42,7 @@ def _make_device() -> None:
         import wgpu
         from wgpu.backends.wgpu_native.extras import set_instance_extras
 
+        prefill()  # wgpu-py's C types in one parse (gpuia.util.wgpu_types)
         set_instance_extras(backends=["Primary"])  # OpenGL's start-up costs 0.2 s more
         adapter = wgpu.gpu.request_adapter_sync(force_fallback_adapter=True) or \
             wgpu.gpu.request_adapter_sync(power_preference="low-power")

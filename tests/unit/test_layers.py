@@ -220,6 +220,13 @@ ALLOWED_PRIVATE_READS = {
     ("gpuia.gpu.targets", "_device"):
         "the device a wgpu texture belongs to, which wgpu-py exposes no other way (read with "
         "getattr and a default)",
+    ("gpuia.util.wgpu_types", "wgpu.backends.wgpu_native._ffi"):
+        "wgpu-py's cffi instance, whose cache of parsed type texts gets every text's type from "
+        "one parse (nothing is done when the module is not there)",
+    ("gpuia.util.wgpu_types", "_parsed_types"):
+        "cffi's cache of parsed type texts (read with getattr; nothing is done when absent)",
+    ("gpuia.util.wgpu_types", "_lock"):
+        "the lock cffi holds while it fills that cache (read with getattr)",
     ("gpuia.source.kinds", "_kind_id"):
         "libclang's Python bindings keep a cursor kind they do not name only there",
     ("gpuia.util.interrupt", "_thread"):
