@@ -199,6 +199,26 @@ class GpuCheck(NamedTuple):
     cmp: object  # the Comparison
 
 
+def pulled_form_device(device, form: str):
+    """A copy of the gpuia ``device`` whose pulling path reads its words in ``form`` whatever
+    the adapter's own: ``"attributes"`` (the ``attribute-fetch`` quirk row added: raw words
+    through vertex attributes where the plan allows them) or ``"storage"`` (the row dropped:
+    storage loads everywhere). Buffers of the original do not bind on the copy (each Device
+    owns its own); the copy shares the wgpu device and its pipeline cache."""
+    import copy
+    import dataclasses
+
+    from gpuia.gpu.quirks import ATTRIBUTE_FETCH, QUIRKS
+
+    assert form in ("attributes", "storage"), form
+    kept = tuple(q for q in device.caps.quirks if q.effect != ATTRIBUTE_FETCH)
+    if form == "attributes":
+        kept += tuple(q for q in QUIRKS if q.effect == ATTRIBUTE_FETCH)
+    other = copy.copy(device)
+    other.caps = dataclasses.replace(device.caps, quirks=kept)
+    return other
+
+
 def check_gpu(case_dict, device, path, context=None, exact=False) -> GpuCheck:
     """Run a case dict through ``path`` and assert that every draw was planned on ``path``, the
     GPU delivered what the reference did, with the reference's IAVertices.

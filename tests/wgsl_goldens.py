@@ -230,6 +230,16 @@ def _aligned16_loads():
                     aligned16={0})
 
 
+@golden("attribute_words", "the attribute form: slot 0's elements (1, 2, 3 and 4 words) arrive "
+        "as raw uint32 vertex attributes and are decoded without loads; slot 1 (per-instance, "
+        "step rate 1) keeps storage loads")
+def _attribute_words():
+    return pulling(layout_of(("A", "R8G8B8A8_UNORM", 0), ("B", "R16G16B16A16_FLOAT", 4),
+                            ("C", "R32G32B32_FLOAT", 12), ("D", "R32G32B32A32_SINT", 24),
+                            ("E", "R32_FLOAT", 0, 1, 1)),
+                   attributes=frozenset({0}))
+
+
 # -- step rates ----------------------------------------------------------------------------
 @golden("step_rates", "per-vertex slot 0, per-instance slot 1 with step rate 0 (every instance "
         "reads the first instance's data), per-instance slot 2 with step rate 3")

@@ -31,6 +31,13 @@ Effects (what the planners do, :mod:`gpuia.gpu.ia.plan` and :mod:`gpuia.gpu.vert
     A WGSL uniform holding a matCx2 (mat2x2, mat3x2, mat4x2) reads wrong values: the adapter's
     uniform block pads a 2-row matrix's columns to 16 bytes where WGSL's uniform layout has 8.
     A pipeline state whose shaders declare such a uniform is refused on the adapter, naming it.
+``ATTRIBUTE_FETCH``
+    The adapter's storage buffer gathers are slow beside its vertex fetch: a pulled slot whose
+    fetch WebGPU's vertex fetch does exactly for the draw (the conditions of
+    :func:`gpuia.gpu.vertex.plan.static_plan`'s attribute form) reads its raw 32-bit words through
+    ``uint32`` vertex attributes instead of storage loads, and gpuia's decoders decode them as
+    before; every other pulled slot keeps the storage loads. The values are the same either way
+    (tests force each form with a device copy whose ``caps.quirks`` has the row or lacks it).
 ``ONE_DEVICE``
     Dropping one of the adapter's wgpu devices breaks the others: gpuia keeps one wgpu device
     per such adapter for the whole process and every :class:`~gpuia.gpu.Device` on the adapter
@@ -43,7 +50,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 __all__ = ["Quirk", "QUIRKS", "FETCH", "NO_PRIMITIVE_RESTART", "LAST_PROVOKING_VERTEX",
-           "SIGNED_FIRST_VERTEX", "ONE_DEVICE", "DEPTH_REMAP",
+           "SIGNED_FIRST_VERTEX", "ATTRIBUTE_FETCH", "ONE_DEVICE", "DEPTH_REMAP",
            "UNIFORM_TWO_ROW_MATRICES", "EFFECTS", "quirks_for", "has_effect"]
 
 FETCH = "fetch"
@@ -58,6 +65,9 @@ reads one is drawn as a list with each primitive rotated."""
 SIGNED_FIRST_VERTEX = "signed-first-vertex"
 """Effect: a non-indexed draw's first vertex is signed 32-bit; from StartVertexLocation >= 2**31
 the vertex stage adds it, and the native path refuses such draws."""
+ATTRIBUTE_FETCH = "attribute-fetch"
+"""Effect: storage gathers are slow; pulled slots WebGPU's vertex fetch reads exactly take their
+raw words through vertex attributes (decoded by gpuia as pulled words are)."""
 ONE_DEVICE = "one-device"
 """Effect: dropping one wgpu device of the adapter breaks the others; every gpuia Device there
 shares one, kept for the process."""
@@ -67,8 +77,8 @@ documented only (nothing in WebGPU routes around it)."""
 UNIFORM_TWO_ROW_MATRICES = "uniform-two-row-matrices"
 """Effect: a uniform's 2-row matrices read wrong values; a pipeline state whose shaders declare
 one is refused on the adapter."""
-EFFECTS = (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERTEX, ONE_DEVICE,
-           DEPTH_REMAP, UNIFORM_TWO_ROW_MATRICES)
+EFFECTS = (FETCH, NO_PRIMITIVE_RESTART, LAST_PROVOKING_VERTEX, SIGNED_FIRST_VERTEX,
+           ATTRIBUTE_FETCH, ONE_DEVICE, DEPTH_REMAP, UNIFORM_TWO_ROW_MATRICES)
 """Every effect a :class:`Quirk` may have (the module docstring says what each one does)."""
 
 
@@ -108,6 +118,12 @@ QUIRKS: tuple[Quirk, ...] = (
           "(rules 2.3)",
           "tests/gpu/test_gpu_raster.py::test_fetch_quirk_is_measured",
           _per_instance_snorm),
+    # Measured on an indexed 1M-vertex mesh: the pulled draw's time is its storage loads
+    # (docs/benchmarks.md, issue 31); the vertex fetch of raw words is the native path's speed.
+    Quirk("llvmpipe", ATTRIBUTE_FETCH,
+          "llvmpipe's storage buffer gathers are slower than its vertex fetch: pulled slots the "
+          "vertex fetch reads exactly take their raw words through uint32 vertex attributes",
+          "benchmarks/bench_gpu_paths.py"),
     # wgpu's GL backend is OpenGL ES 3, which has no glProvokingVertex (gpuweb issue 4489).
     Quirk("via OpenGL", LAST_PROVOKING_VERTEX,
           "wgpu's OpenGL backend takes flat pixel inputs from a primitive's last vertex, not "

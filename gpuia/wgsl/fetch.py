@@ -16,9 +16,15 @@ ii) -> vec4<u32>`` that
 * decodes every channel exactly with one template per channel kind of the format table
   (``shaders/ia_decode.wgsl`` holds the decoders), and swizzles.
 
-The functions' text is in the shader files ``fetch_element.wgsl``, ``fetch_load.wgsl`` and
-``fetch_load_aligned.wgsl`` (:func:`gpuia.util.resources.shader_text`); this module fills in
-each element's numbers and expressions.
+On adapters whose storage gathers are slow, a slot whose every fetch of the draw WebGPU's vertex
+fetch does exactly takes its raw words through ``uint32`` vertex attributes instead (the
+attribute form, decided by :func:`gpuia.gpu.vertex.plan.fetch_forms`): its elements get
+``gpuia_words_<element>(r)``, the same decode of the words, without bounds (the draw is inside
+the view) or index arithmetic (the vertex fetch's own).
+
+The functions' text is in the shader files ``fetch_element.wgsl``, ``fetch_words.wgsl``,
+``fetch_load.wgsl`` and ``fetch_load_aligned.wgsl`` (:func:`gpuia.util.resources.shader_text`);
+this module fills in each element's numbers and expressions.
 
 The result is the four 32-bit patterns D3D delivers to the shader. The slot's base, stride,
 SizeInBytes and bound flag are per-draw uniforms (:mod:`gpuia.wgsl.draw_block`), so a program
@@ -35,7 +41,14 @@ from ..util.resources import shader_text
 from .text import wgsl_comment_text
 
 __all__ = ["load_function", "fetch_function", "fetch_call", "pulling_lines", "format_decode",
-           "format_out_of_bounds"]
+           "format_out_of_bounds", "ATTRIBUTE_FORMATS", "attribute_locations",
+           "attribute_parameters", "words_function"]
+
+ATTRIBUTE_FORMATS = {1: ("uint32", "u32"), 2: ("uint32x2", "vec2<u32>"),
+                     3: ("uint32x3", "vec3<u32>"), 4: ("uint32x4", "vec4<u32>")}
+"""Words of an element -> (WebGPU vertex format, WGSL type) of the attribute that delivers them
+raw: the ``uint32`` formats convert nothing, so the shader sees the buffer's little-endian
+words as storage loads would."""
 
 # One decode template per channel kind: (32 bits wide, narrower). ``{c}`` is the channel's raw
 # bits, ``{n}`` its width. Padding channels (kind ``x``) are never decoded.
@@ -97,9 +110,44 @@ def _out_of_bounds_value(fmt: FormatInfo) -> str:
     return f"vec4<u32>({', '.join(one if s == '1' else '0u' for s in fmt.swizzle)})"
 
 
-def fetch_call(e: ResolvedElement, vertex: str = "vi", instance: str = "ii") -> str:
+def attribute_locations(layout: InputLayout, attributes: frozenset) -> dict[int, int]:
+    """Element index -> ``@location`` of the elements of the slots in ``attributes`` (the
+    attribute form): numbered from 0 in element order, so they stay under the adapter's
+    vertex attribute count whatever the elements' indices."""
+    return {e.index: j for j, e in enumerate(
+        e for e in layout.elements if e.slot in attributes)}
+
+
+def attribute_parameters(layout: InputLayout, attributes: frozenset) -> list[str]:
+    """``gpuia_vs``'s parameters for the attribute form: ``@location(<l>) r<element>`` of the
+    element's words' WGSL type (:data:`ATTRIBUTE_FORMATS`) per element of those slots."""
+    locations = attribute_locations(layout, attributes)
+    return [f"@location({loc}) r{e.index}: {ATTRIBUTE_FORMATS[e.format.words][1]}"
+            for e in layout.elements if (loc := locations.get(e.index)) is not None]
+
+
+def words_function(e: ResolvedElement) -> str:
+    """``gpuia_words_<element>(r) -> vec4<u32>``: element ``e``'s decode of the raw words ``r``
+    a vertex attribute delivered (the attribute form: the draw's fetches are inside the view,
+    so no bound is checked here), the same decoders as :func:`fetch_function`'s."""
+    fmt = e.format
+    lines, result = _decode_lines(fmt)
+    loads = (["let w0 = r;"] if fmt.words == 1 else
+             [f"let w{k} = r.{'xyzw'[k]};" for k in range(fmt.words)])
+    return shader_text("fetch_words.wgsl", ELEMENT=e.index, SEMANTIC=wgsl_comment_text(e.key),
+                       FORMAT=fmt.name, OFFSET=e.offset, SLOT=e.slot,
+                       WORDS=ATTRIBUTE_FORMATS[fmt.words][1], LOADS="\n".join(loads),
+                       DECODE="\n".join(lines), RESULT=result)
+
+
+def fetch_call(e: ResolvedElement, vertex: str = "vi", instance: str = "ii",
+               attributes: frozenset = frozenset()) -> str:
     """The expression calling element ``e``'s fetch function with WGSL expressions for the vertex
-    index (SV_VertexID plus the draw's base) and the instance index (plus its start)."""
+    index (SV_VertexID plus the draw's base) and the instance index (plus its start); for an
+    element of a slot in ``attributes``, its :func:`words_function` on the entry point's
+    ``r<element>`` parameter."""
+    if e.slot in attributes:
+        return f"gpuia_words_{e.index}(r{e.index})"
     return f"gpuia_fetch_{e.index}({vertex}, {instance})"
 
 
@@ -150,13 +198,15 @@ def load_function(name: str, array: str, aligned: bool = False, vec4: bool = Fal
 
 def pulling_lines(layout: InputLayout, pulled_slots: tuple[tuple[int, int], ...],
                   aligned: frozenset = frozenset(),
-                  aligned16: frozenset = frozenset()) -> list[str]:
+                  aligned16: frozenset = frozenset(),
+                  attributes: frozenset = frozenset()) -> list[str]:
     """Storage bindings (group 1), the channel decoders and fetch functions
     ``gpuia_fetch_<element>(vi, ii)`` for every element of the layout, pulled from the given
     (slot, binding) pairs; the j-th pair's constants are ``gpuia_draw.slots[j]``. Slots in
     ``aligned`` are read with single word loads (see :func:`load_function`); 16-byte elements
     of slots in ``aligned16`` (view offset, stride and element offset multiples of 16) with one
-    128-bit load. Every slot of the layout must be among ``pulled_slots``."""
+    128-bit load. Elements of slots in ``attributes`` get a :func:`words_function` instead of a
+    fetch function. Every slot of the layout must be among ``pulled_slots``."""
     slot_entry = {slot: j for j, (slot, _) in enumerate(pulled_slots)}
     bindings = dict(pulled_slots)
     out = [f"@group(1) @binding({b}) var<storage, read> gpuia_vb_{b}: array<vec4<u32>>;"
@@ -166,5 +216,6 @@ def pulling_lines(layout: InputLayout, pulled_slots: tuple[tuple[int, int], ...]
         out.append(load_function(f"gpuia_load_{slot_entry[slot]}", f"gpuia_vb_{binding}",
                                  slot in aligned, vec4=True))
     for e in layout.elements:
-        out.append(fetch_function(e, bindings[e.slot], e.slot in aligned16, slot_entry[e.slot]))
+        out.append(words_function(e) if e.slot in attributes else
+                   fetch_function(e, bindings[e.slot], e.slot in aligned16, slot_entry[e.slot]))
     return out

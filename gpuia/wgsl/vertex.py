@@ -20,7 +20,7 @@ from __future__ import annotations
 from ..d3d.layout import InputLayout
 from ..d3d.signature import Member, ShaderSignature
 from ..util.resources import shader_text
-from .fetch import fetch_call
+from .fetch import attribute_parameters, fetch_call
 from .pixel import varyings_struct
 from .scalar_types import WGSL_SCALAR
 
@@ -36,20 +36,27 @@ def user_shader_lines(sig: ShaderSignature) -> list[str]:
     return ["// ---- the vertex shader ----", sig.source]
 
 
-def entry_parameters(layout: InputLayout, native: bool) -> list[str]:
+def entry_parameters(layout: InputLayout, native: bool,
+                     attributes: frozenset = frozenset()) -> list[str]:
     """``gpuia_vs``'s parameters: the vertex and instance builtins, and on the native path one
-    ``@location(<element>) a<element>`` per element, typed by its format's shader type."""
+    ``@location(<element>) a<element>`` per element, typed by its format's shader type; on the
+    pulling path the raw words of the elements of slots in ``attributes``
+    (:func:`gpuia.wgsl.fetch.attribute_parameters`)."""
     params = ["@builtin(vertex_index) gpu_vi: u32", "@builtin(instance_index) ii: u32"]
-    if native:
+    if not native:
+        params += attribute_parameters(layout, attributes)
+    else:
         for e in layout.elements:
             t = WGSL_SCALAR[e.format.shader_type]
             params.append(f"@location({e.index}) a{e.index}: vec4<{t}>")
     return params
 
 
-def entry_prologue_lines(layout: InputLayout, native: bool, constants: bool) -> list[str]:
+def entry_prologue_lines(layout: InputLayout, native: bool, constants: bool,
+                         attributes: frozenset = frozenset()) -> list[str]:
     """``vi`` (the fetched vertex index), ``sv_vertex_id`` and ``sv_instance_id`` (with the
-    per-draw block: ``constants``), and ``e<element>`` for every element."""
+    per-draw block: ``constants``), and ``e<element>`` for every element (pulled slots in
+    ``attributes`` decode their words from the entry point's parameters)."""
     # vertex_shift: the part of a non-indexed draw's first vertex an adapter could not take
     # (quirks.SIGNED_FIRST_VERTEX); 0 elsewhere. Wrapping u32 addition, as D3D's (rules 4.8).
     body = [
@@ -58,7 +65,8 @@ def entry_prologue_lines(layout: InputLayout, native: bool, constants: bool) -> 
         "  let sv_instance_id = ii - gpuia_draw.first_instance;",
     ] if constants else ["  let vi = gpu_vi;"]
     for e in layout.elements:
-        src = f"bitcast<vec4<u32>>(a{e.index})" if native else fetch_call(e)
+        src = (f"bitcast<vec4<u32>>(a{e.index})" if native else
+               fetch_call(e, attributes=attributes))
         body.append(f"  let e{e.index} = {src};")
     return body
 

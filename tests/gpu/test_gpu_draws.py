@@ -44,7 +44,7 @@ from gpuia.harness.compare import compare, compare_so, comparison_table
 from gpuia.harness.run import reference_ia, reference_so
 from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
 from gpuia.wgsl.program import CAPTURE_HEADER_WORDS, record_words
-from helpers import check_gpu, so_points_context
+from helpers import check_gpu, pulled_form_device, so_points_context
 
 U32 = 0xFFFFFFFF
 NVERT = 0x10008
@@ -506,7 +506,9 @@ def test_pipeline_cache_native(gpu_device):
 
 
 def test_pipeline_cache_pulling(gpu_device):
-    ctx, buf = _cache_setup(gpu_device)
+    """Storage loads (forced: llvmpipe's own form for these aligned slots is vertex
+    attributes, whose strides are baked into the pipeline as the native path's)."""
+    ctx, buf = _cache_setup(pulled_form_device(gpu_device, "storage"))
     ctx.set_path("pulling")
     ctx.ia_set_vertex_buffers(0, [buf(16 * 6), buf(8 * 2)], [16, 8])
     assert ctx.draw_instanced(6, 2).path == "pulling"
@@ -533,6 +535,26 @@ def test_pipeline_cache_pulling(gpu_device):
     ctx.draw_instanced(5, 2)
     ctx.flush()
     assert _stats(ctx) == unaligned
+
+
+def test_pipeline_cache_pulling_attribute_form(gpu_device):
+    """Slots read through vertex attributes bake their strides into the pipeline (WebGPU's
+    array_stride), as native pipelines do: other buffers at the same strides create nothing,
+    other strides one pipeline and no shader module (the program does not depend on them)."""
+    ctx, buf = _cache_setup(pulled_form_device(gpu_device, "attributes"))
+    ctx.set_path("pulling")
+    ctx.ia_set_vertex_buffers(0, [buf(16 * 6), buf(8 * 2)], [16, 8])
+    assert ctx.draw_instanced(6, 2).attributes == {0, 1}
+    ctx.flush()
+    first = _stats(ctx)
+    ctx.ia_set_vertex_buffers(0, [buf(16 * 6), buf(8 * 2)], [16, 8])
+    ctx.draw_instanced(6, 2)
+    ctx.flush()
+    assert _stats(ctx) == first
+    ctx.ia_set_vertex_buffers(0, [buf(32 * 6 + 16), buf(24 * 2 + 8)], [32, 24], [16, 8])
+    assert ctx.draw_instanced(5, 2).attributes == {0, 1}
+    ctx.flush()
+    assert _stats(ctx) == (first[0] + 1, first[1])
 
 
 # -- the D3D-style Context API --------------------------------------------------------------------

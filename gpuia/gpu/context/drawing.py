@@ -154,7 +154,7 @@ class Drawing:
             if index.fetch is None:
                 raise UnsupportedError("capture needs the draw's fetch indices on the host")
             if self.rec.capture_route != "targets":  # that route's pipelines are built per group
-                self.rec.pipeline(state, plan.path)
+                self.rec.pipeline(state, plan.path, attributes=plan.attributes)
             self.capture.record(CaptureRecord(
                 state, draw, plan, sorted_unique(index.fetch), index_view=ib,
                 cbv_group=self.om.cbv_group(state.cbvs) if state.cbvs else None))
@@ -182,7 +182,7 @@ class Drawing:
             return
         self.rec.encode(state, plan.path, draw, index,
                         self.rec.next_block(state, plan.path, draw, None, index.vertex_shift),
-                        ib)
+                        ib, attributes=plan.attributes)
 
     def plan_auto(self) -> tuple:
         """(state, draw, Plan, counter arguments) of a DrawAuto: the checks and the plan of
@@ -292,7 +292,7 @@ class Drawing:
             return
         offset = self.rec.next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)
         self.rec.encode(r.state, r.plan.path, d, r.plan.index, offset, r.index_view, bufs,
-                        cbv_group=r.cbv_group)
+                        cbv_group=r.cbv_group, attributes=r.plan.attributes)
 
     # -- Stream Output ------------------------------------------------------------------------
     def _set_pso(self) -> PipelineState:

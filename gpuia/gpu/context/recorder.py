@@ -231,11 +231,12 @@ class Recorder:
 
     # -- pipelines and bind groups -------------------------------------------------------------
     def pipeline(self, state, path: DrawPath | str, strip_fmt: str | None = None,
-                 listed: bool = False):
+                 listed: bool = False, attributes: frozenset = frozenset()):
         """The render pipeline of ``state`` on ``path``; ``listed``: drawing a strip's
-        primitives from a list stream (:func:`gpuia.gpu.ia.host_lists.list_stream`)."""
+        primitives from a list stream (:func:`gpuia.gpu.ia.host_lists.list_stream`);
+        ``attributes``: the pulled slots read through vertex attributes (the plan's)."""
         group, per_group = (self.capture_group, self.capture_targets) if state.capture else (-1, 0)
-        pipe = state.pipelines.get((path, strip_fmt, group, listed))
+        pipe = state.pipelines.get((path, strip_fmt, group, listed, attributes))
         if pipe is not None:
             return pipe
         topo = webgpu_topology(state.topology, listed, state.capture)
@@ -253,9 +254,11 @@ class Recorder:
                                  topo, strip_fmt, state.output, capture_group=group,
                                  capture_targets=per_group, cbvs=state.cbvs,
                                  aligned=state.aligned, aligned16=state.aligned16,
-                                 arena=state.static.arena)
+                                 arena=state.static.arena,
+                                 attributes=tuple((s, state.views[s].stride_in_bytes)
+                                                  for s in sorted(attributes)))
             pipe = self.pipelines.pulling(pulling)
-        state.pipelines[(path, strip_fmt, group, listed)] = pipe
+        state.pipelines[(path, strip_fmt, group, listed, attributes)] = pipe
         return pipe
 
     def group0(self, capture: bool, n: int, capture_bufs=None):
@@ -340,9 +343,12 @@ class Recorder:
 
     # -- draws --------------------------------------------------------------------------------
     def encode(self, state, path: DrawPath | str, draw, index, block_offset, index_view,
-               capture_bufs=None, indirect=None, cbv_group=None) -> None:
+               capture_bufs=None, indirect=None, cbv_group=None,
+               attributes: frozenset = frozenset()) -> None:
         """Encode one planned draw into the open pass (opened if needed). ``index_view``: the
-        index buffer view it draws with; ``indirect``: a DrawAuto args buffer. A draw whose
+        index buffer view it draws with; ``indirect``: a DrawAuto args buffer; ``attributes``:
+        the pulled slots whose words are vertex attributes (the plan's), bound as vertex
+        buffers in ascending slot order. A draw whose
         indices the GPU index pass lists (mode ``gpu``) first ends the open pass and records
         the index pass, which the reopened pass then draws from."""
         if path == DrawPath.PULLING and state.static.arena:
@@ -355,7 +361,7 @@ class Recorder:
         rp = self.open_pass()
         # WebGPU strips take the index format for restart; adjacency strips are drawn as lists.
         strip_fmt = strip_index_format(state.topology, index, draw, state.capture)
-        pipeline = self.pipeline(state, path, strip_fmt, index.listed)
+        pipeline = self.pipeline(state, path, strip_fmt, index.listed, attributes)
         if pipeline is not self.bound_pipeline:
             rp.set_pipeline(pipeline)
             self.bound_pipeline = pipeline
@@ -377,12 +383,13 @@ class Recorder:
             if used <= 1:
                 self.bound_g1 = None
             rp.set_bind_group(3, cbv_group or self.om.cbv_group(state.cbvs))
-        if path != DrawPath.PULLING:
-            bound = self.bound_vb
-            for j, b in enumerate(state.native_buffers):
-                if bound[j] is not b:
-                    rp.set_vertex_buffer(j, b[0], b[1], b[2])
-                    bound[j] = b
+        buffers = (state.native_buffers if path != DrawPath.PULLING else
+                   [state.attribute_buffers[s] for s in sorted(attributes)])
+        bound = self.bound_vb
+        for j, b in enumerate(buffers):
+            if bound[j] is not b:
+                rp.set_vertex_buffer(j, b[0], b[1], b[2])
+                bound[j] = b
         if indirect is not None:
             rp.draw_indirect(indirect, 0)
             return

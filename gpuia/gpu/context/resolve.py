@@ -77,6 +77,8 @@ class DrawState:
     native_plan: Plan  # shared Plan of fast-path native draws
     native_buffers: tuple  # per compact slot: (wgpu buffer, offset, size); () if not native
     native_handles: tuple  # native_buffers as raw wgpu-native handles (see _ffi)
+    attribute_buffers: dict  # slot -> (wgpu buffer, offset, size) of slots the attribute form
+    # of pulling may read (static.attribute_bounds)
     fast_last_vertex: int  # the highest vertex index every per-vertex slot holds whole
     fast_instances: tuple  # (step rate, highest instance index held) of per-instance slots
     arena_layout: tuple  # (view, first byte, length, arena position) per bound pulled slot
@@ -97,7 +99,8 @@ def new_state(caps, pso: PipelineState, topo: TopologyInfo, capture: bool, slots
     if pso.shader_resources:  # the SRVs take storage buffers of every stage the VS runs in
         caps = dataclasses.replace(caps, max_storage_buffers_per_shader_stage=(
             caps.max_storage_buffers_per_shader_stage - len(pso.shader_resources)))
-    static = static_plan(layout, views, caps, capture, pso.so is not None)
+    static = static_plan(layout, views, caps, capture, pso.so is not None,
+                         compute=pso.geometry_shader is not None)
     uses_sv = sig.uses("SV_VERTEXID") or sig.uses("SV_INSTANCEID")
     constants = capture or uses_sv
     output = INTERNAL_OUTPUT if capture else output
@@ -128,7 +131,10 @@ def new_state(caps, pso: PipelineState, topo: TopologyInfo, capture: bool, slots
     return DrawState(static, pso, views, layout, sig, topo, capture, constants, bound, pso.so,
                      output, assembly, cbvs, aligned, aligned16,
                      Plan("native", [], non_indexed_plan(0, 0), static.slots), native_buffers,
-                     native_handles, last_vertex, instances, arena_layout, arena_size,
+                     native_handles,
+                     {s: (views[s].buffer.wgpu, views[s].offset, views[s].size_in_bytes)
+                      for s in static.attribute_bounds},
+                     last_vertex, instances, arena_layout, arena_size,
                      _slot_words(static, views, arena_layout), fast)
 
 

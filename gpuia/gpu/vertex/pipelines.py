@@ -23,6 +23,7 @@ from ...d3d.textures import binding_kind
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl import ProgramSpec, vertex_program
 from ...wgsl.diagnostics import UserText, shader_diagnostic
+from ...wgsl.fetch import ATTRIBUTE_FORMATS, attribute_locations
 from ...wgsl.pixel import null_pixel_program, pixel_program
 from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ...wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
@@ -48,7 +49,8 @@ _GROUP3_ENTRY = {
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
            "compile_module", "vertex_text", "checked_create", "pulled_bindings",
            "SHADER_STAGE_VERTEX", "draw_block_bytes", "draw_group_entries",
-           "pulled_group_entries", "vertex_buffer_layouts", "OWN_UNIFORM_BUFFERS",
+           "pulled_group_entries", "vertex_buffer_layouts", "attribute_buffer_layouts",
+           "OWN_UNIFORM_BUFFERS",
            "check_constant_buffers"]
 
 TARGET_FORMAT = "rgba8unorm"  # the context's own target (INTERNAL_OUTPUT)
@@ -94,6 +96,9 @@ class PullingKey:
     aligned: frozenset = frozenset()
     aligned16: frozenset = frozenset()
     arena: bool = False  # every slot pulled from one arena buffer (binding 0)
+    # (slot, stride) of the slots whose raw words are vertex attributes (the attribute form):
+    # WebGPU bakes their strides into the pipeline, as the native path's
+    attributes: tuple = ()
 
 
 def pulled_bindings(slots: tuple[int, ...], arena: bool) -> tuple[tuple[int, int], ...]:
@@ -184,6 +189,30 @@ def vertex_buffer_layouts(layout: InputLayout, slots: tuple[int, ...], strides) 
                         "step_mode": "instance" if info.per_instance else "vertex",
                         "attributes": attrs})
     return buffers
+
+
+def attribute_buffer_layouts(layout: InputLayout, attributes: tuple) -> list:
+    """The ``vertex.buffers`` of a pulling pipeline's attribute form (wgpu-py's spelling):
+    WebGPU vertex buffer ``i`` is the D3D slot of ``attributes[i]`` (``(slot, stride)``,
+    ascending slots), with that ``array_stride``, the slot's step mode, and per element an
+    attribute of its words' ``uint32`` format (:data:`gpuia.wgsl.fetch.ATTRIBUTE_FORMATS`, no
+    conversion) at its resolved offset, at the location
+    :func:`gpuia.wgsl.fetch.attribute_locations` gives it.
+
+    Arguments:
+        layout (InputLayout): the resolved layout.
+        attributes (tuple): ``(slot, stride)`` per slot of the attribute form.
+
+    Returns:
+        A new list of dicts, one per slot.
+    """
+    locations = attribute_locations(layout, frozenset(s for s, _ in attributes))
+    return [{"array_stride": stride,
+             "step_mode": "instance" if layout.slots[s].per_instance else "vertex",
+             "attributes": [{"format": ATTRIBUTE_FORMATS[e.format.words][0], "offset": e.offset,
+                             "shader_location": locations[e.index]}
+                            for e in layout.slots[s].elements]}
+            for s, stride in attributes]
 
 
 def check_constant_buffers(slots: tuple[int, ...], caps, adapter: str,
@@ -433,8 +462,9 @@ class PipelineCache:
         spec = ProgramSpec(key.layout, key.signature, False, pulled_bindings(key.slots, key.arena),
                            key.capture, True,
                            key.capture_group, key.capture_targets, key.aligned, key.aligned16,
-                           key.output.varyings)
-        pipe = self._build(spec, [], key, n_slots=len(key.slots),
+                           key.output.varyings, frozenset(s for s, _ in key.attributes))
+        buffers = attribute_buffer_layouts(key.layout, key.attributes)
+        pipe = self._build(spec, buffers, key, n_slots=len(key.slots),
                            n_bindings=1 if key.arena else len(key.slots))
         remember(self._pipelines, key, pipe)
         return pipe

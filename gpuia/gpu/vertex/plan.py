@@ -16,6 +16,12 @@ limit) or at least the slot's extent; a view
 offset that is a multiple of 4; every fetch of the draw inside the view (WebGPU rejects draws
 that read past a buffer, and its robust access is not D3D's zero fill); no more slots and
 elements than the adapter's vertex buffers and attributes. Everything else is pulled.
+
+A pulled slot's words are storage loads, or, on adapters with the
+:data:`~gpuia.gpu.quirks.ATTRIBUTE_FETCH` quirk, raw ``uint32`` words through vertex attributes
+where the same slot rules (:func:`slot_obstacles`, for the elements' whole words) and the same
+per-draw bounds rule (:func:`slot_bounds_obstacle`) hold for that slot (:func:`fetch_forms`):
+the plan's ``attributes`` and ``forms``.
 """
 
 from __future__ import annotations
@@ -39,10 +45,11 @@ from ..ia.plan import (
     plan_indices,
     shift_first_vertex,
 )
-from ..quirks import FETCH
+from ..quirks import ATTRIBUTE_FETCH, FETCH, has_effect
 
 __all__ = ["Plan", "DrawPath", "plan_draw", "plan_resolved_draw", "last_whole_index",
-           "native_last_indices", "CAPTURE_BINDINGS", "SizedBuffer"]
+           "native_last_indices", "CAPTURE_BINDINGS", "SizedBuffer", "fetch_forms",
+           "slot_obstacles"]
 
 CAPTURE_BINDINGS = 3
 """Storage buffers the capture adds to the vertex stage (records, keys, error counters)."""
@@ -80,6 +87,11 @@ class Plan:
             (``index.mode``, an :class:`IndexMode`, and ``index.reasons``).
         slots (tuple of int): the D3D input slots the layout uses, ascending (the compacted
             WebGPU vertex buffer order).
+        attributes (frozenset of int): on the pulling path, the slots whose raw words come
+            through vertex attributes (the attribute form, :data:`~gpuia.gpu.quirks.ATTRIBUTE_FETCH`
+            adapters only); the others' words are storage loads. Empty for a native draw.
+        forms (tuple of str): on the pulling path, one line per slot saying which form reads
+            its words and, for storage loads, why.
 
     Raises:
         InvalidDescError: ``path`` is no :class:`DrawPath` value.
@@ -89,6 +101,8 @@ class Plan:
     reasons: list[str]
     index: IndexPlan
     slots: tuple[int, ...]
+    attributes: frozenset = frozenset()
+    forms: tuple[str, ...] = ()
 
     def __post_init__(self):
         if type(self.path) is not DrawPath:
@@ -96,8 +110,8 @@ class Plan:
 
     def explain(self) -> str:
         """The plan as text: a ``path: ...`` line, then one indented line per reason (``every
-        slot is expressible natively`` when there is none) and one per index reason, prefixed
-        ``indices:``.
+        slot is expressible natively`` when there is none), one per index reason, prefixed
+        ``indices:``, and on the pulling path one per slot's form, prefixed ``fetch:``.
 
         Returns:
             The lines joined with newlines (no trailing newline).
@@ -105,6 +119,7 @@ class Plan:
         lines = [f"path: {self.path}"]
         lines += [f"  - {r}" for r in self.reasons] or ["  - every slot is expressible natively"]
         lines += [f"  - indices: {r}" for r in self.index.reasons]
+        lines += [f"  - fetch: {f}" for f in self.forms]
         return "\n".join(lines)
 
 
@@ -132,6 +147,10 @@ class StaticPlan:
     # slot -> (offset, size) of the storage binding of a pulled view in a buffer over the
     # binding limit (see binding_window); slots not listed bind their whole buffer
     windows: dict = field(default_factory=dict)
+    # slot -> SlotBounds (whole-word extent) of pulled slots the attribute form may read
+    # (ATTRIBUTE_FETCH adapters), and slot -> why the others take storage loads
+    attribute_bounds: dict = field(default_factory=dict)
+    storage_reasons: dict = field(default_factory=dict)
 
 
 SO_BINDINGS = 3 + 8
@@ -140,7 +159,16 @@ statistics and index/list input, and up to 4 targets with 4 counter buffers."""
 
 
 def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
-                stream_output: bool = False) -> StaticPlan:
+                stream_output: bool = False, compute: bool = False) -> StaticPlan:
+    """The draw-independent part of a plan. ``compute``: the vertex stage also runs in a compute
+    pass (Stream Output, a geometry shader), whose pulled slots are storage loads only.
+
+    The attribute form (adapters with :data:`~gpuia.gpu.quirks.ATTRIBUTE_FETCH`) may read a
+    pulled slot whose every element is at an offset multiple of 4 and whose view passes the
+    native path's slot rules (:func:`slot_obstacles`) for the elements' whole words (``uint32``
+    .. ``uint32x4`` attributes: no conversion), within the adapter's vertex buffers and
+    attributes (slots taken in ascending order); whether a draw stays inside the views is
+    decided per draw (:func:`fetch_forms`)."""
     slots = tuple(sorted(layout.slots))
     native, bounds = _native_obstacles(layout, views, caps, slots)
     if capture and CAPTURE_BINDINGS > caps.max_storage_buffers_per_shader_stage:
@@ -152,31 +180,89 @@ def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
     pulling, arena, windows = _pulling_obstacles(layout, views, caps, slots,
                                                  CAPTURE_BINDINGS if capture else 0,
                                                  SO_BINDINGS if stream_output else 0)
-    return StaticPlan(slots, native, pulling, tuple(bounds), arena, windows)
+    attribute_bounds, storage_reasons = _attribute_form(
+        layout, views, caps, slots, compute or stream_output)
+    return StaticPlan(slots, native, pulling, tuple(bounds), arena, windows, attribute_bounds,
+                      storage_reasons)
+
+
+def _attribute_form(layout, views, caps: Caps, slots, compute: bool) -> tuple[dict, dict]:
+    """(slot -> SlotBounds of the slots the attribute form may read, slot -> why not)."""
+    if not has_effect(caps.quirks, ATTRIBUTE_FETCH):
+        return {}, dict.fromkeys(slots, "the adapter's storage loads are its fast form")
+    if compute:
+        return {}, dict.fromkeys(slots, "the vertex stage also runs in a compute pass")
+    allowed: dict = {}
+    reasons: dict = {}
+    attributes = 0
+    for s in slots:
+        info = layout.slots[s]
+        extent = max(e.offset + 4 * e.format.words for e in info.elements)
+        why, b = slot_obstacles(s, info, views.get(s), caps, extent)
+        why += [f"{e.label()}: offset {e.offset} is not a multiple of 4"
+                for e in info.elements if e.offset % 4]
+        if not why and len(allowed) == caps.max_vertex_buffers:
+            why = [f"the adapter's {caps.max_vertex_buffers} vertex buffers are taken"]
+        elif not why and attributes + len(info.elements) > caps.max_vertex_attributes:
+            why = [f"the adapter's {caps.max_vertex_attributes} vertex attributes are taken"]
+        if why:
+            reasons[s] = "; ".join(why)
+        else:
+            allowed[s] = b
+            attributes += len(info.elements)
+    return allowed, reasons
+
+
+def fetch_forms(static: StaticPlan, draw, index: IndexPlan) -> tuple[frozenset, tuple[str, ...]]:
+    """(the pulled slots whose raw words come through vertex attributes for this draw, one line
+    per slot naming its form): a slot the attribute form may read (:func:`static_plan`) takes it
+    when every fetch of the draw lies inside its view (the native path's per-draw bounds rule,
+    :func:`slot_bounds_obstacle`, for the elements' whole words) and, for per-vertex data, the
+    vertex index is WebGPU's own (no shifted first vertex)."""
+    attributes = set()
+    forms = []
+    for s in static.slots:
+        b = static.attribute_bounds.get(s)
+        why = static.storage_reasons.get(s)
+        if b is not None:
+            why = slot_bounds_obstacle(b, draw, index)
+            if why is None and index.vertex_shift and not b.per_instance:
+                why = "the vertex stage adds the draw's first vertex"
+        if why is None:
+            attributes.add(s)
+            forms.append(f"slot {s}: raw words through vertex attributes")
+        else:
+            forms.append(f"slot {s}: storage loads: {why}")
+    return frozenset(attributes), tuple(forms)
 
 
 def bounds_obstacles(static: StaticPlan, draw, index: IndexPlan) -> list[str]:
     """Per-draw native obstacles: fetches outside a view, or fetch indices not known."""
-    out: list[str] = []
+    out = (slot_bounds_obstacle(b, draw, index) for b in static.bounds)
+    return [o for o in out if o is not None]
+
+
+def slot_bounds_obstacle(b: SlotBounds, draw, index: IndexPlan) -> str | None:
+    """Why the draw's fetches of slot ``b`` are not all inside its view (or not known on the
+    host), or None: the per-draw rule of the native path (rules 6.1 and 6.3)."""
     if delivers_nothing(draw):
-        return out
-    for b in static.bounds:
-        if b.per_instance:
-            lo = draw.start_instance_location
-            hi = lo + ((draw.instance_count - 1) // b.rate if b.rate else 0)
-        elif index.span is None:
-            if index.fetch is None and index.mode is not IndexMode.NONE:
-                out.append(f"slot {b.slot}: fetch indices unknown on the host (out-of-bounds "
-                           f"reads would not be D3D's zeros)")
-            continue
-        else:
-            lo, hi = index.span
-        if hi > U32:
-            out.append(f"slot {b.slot}: fetch index {hi} wraps past 2**32")
-        elif hi > last_whole_index(b):
-            out.append(f"slot {b.slot}: the draw fetches element {hi}, past the view's "
-                       f"{b.size} bytes (D3D reads zeros, WebGPU rejects or clamps)")
-    return out
+        return None
+    if b.per_instance:
+        lo = draw.start_instance_location
+        hi = lo + ((draw.instance_count - 1) // b.rate if b.rate else 0)
+    elif index.span is None:
+        if index.fetch is None and index.mode is not IndexMode.NONE:
+            return (f"slot {b.slot}: fetch indices unknown on the host (out-of-bounds "
+                    f"reads would not be D3D's zeros)")
+        return None
+    else:
+        lo, hi = index.span
+    if hi > U32:
+        return f"slot {b.slot}: fetch index {hi} wraps past 2**32"
+    if hi > last_whole_index(b):
+        return (f"slot {b.slot}: the draw fetches element {hi}, past the view's "
+                f"{b.size} bytes (D3D reads zeros, WebGPU rejects or clamps)")
+    return None
 
 
 def choose_path(static: StaticPlan, dynamic: list[str],
@@ -243,7 +329,9 @@ def plan_resolved_draw(static: StaticPlan, draw, topo: TopologyInfo, caps: Caps,
     if index.vertex_shift:
         dynamic.append(index.reasons[-1] + ", which the native path's fetch cannot follow")
     chosen, reasons = choose_path(static, dynamic, path)
-    return Plan(chosen, reasons, index, static.slots)
+    if chosen is DrawPath.NATIVE:
+        return Plan(chosen, reasons, index, static.slots)
+    return Plan(chosen, reasons, index, static.slots, *fetch_forms(static, draw, index))
 
 
 def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None],
@@ -330,32 +418,41 @@ def _native_obstacles(layout, views, caps: Caps, slots) -> tuple[list[str], list
                 out.append(f"{e.label()}: adapter quirk: {q.reason}")
     for s in slots:
         info = layout.slots[s]
-        view = views.get(s)
-        if view is None or view.buffer is None:
-            out.append(f"slot {s} is unbound (D3D reads zeros, w included)")
-            continue
-        if info.per_instance and info.step_rate != 1:
-            out.append(f"slot {s} steps every {info.step_rate} instances (WebGPU has no step rate)"
-                       if info.step_rate else
-                       f"slot {s} has step rate 0 (every instance reads StartInstanceLocation)")
-            continue
-        stride = view.stride_in_bytes
-        if stride % 4:
-            out.append(f"slot {s} stride {stride} is not a multiple of 4")
-        elif stride > caps.max_vertex_buffer_array_stride:
-            out.append(f"slot {s} stride {stride} exceeds max-vertex-buffer-array-stride "
-                       f"{caps.max_vertex_buffer_array_stride}")
-        elif stride and stride < info.extent:
-            out.append(f"slot {s} stride {stride} is smaller than its elements' extent "
-                       f"{info.extent}")
-        elif not stride and info.extent > caps.max_vertex_buffer_array_stride:
-            out.append(f"slot {s} has stride 0 and elements reaching byte {info.extent}, past "
-                       f"max-vertex-buffer-array-stride {caps.max_vertex_buffer_array_stride}")
-        if view.offset % 4:
-            out.append(f"slot {s} view offset {view.offset} is not a multiple of 4")
-        bounds.append(SlotBounds(s, stride, info.extent, view.size_in_bytes, info.per_instance,
-                                 info.step_rate))
+        obstacles, b = slot_obstacles(s, info, views.get(s), caps, info.extent)
+        out += obstacles
+        if b is not None:
+            bounds.append(b)
     return out, bounds
+
+
+def slot_obstacles(s: int, info, view, caps: Caps,
+                   extent: int) -> tuple[list[str], SlotBounds | None]:
+    """(why WebGPU's vertex fetch cannot read slot ``s`` exactly, its :class:`SlotBounds` when
+    it is bound at step rate 1): the slot rules of the module docstring for elements reaching
+    byte ``extent`` of a vertex (the slot's extent natively; its elements' whole words for the
+    attribute form of pulled slots)."""
+    out: list[str] = []
+    if view is None or view.buffer is None:
+        return [f"slot {s} is unbound (D3D reads zeros, w included)"], None
+    if info.per_instance and info.step_rate != 1:
+        return [f"slot {s} steps every {info.step_rate} instances (WebGPU has no step rate)"
+                if info.step_rate else
+                f"slot {s} has step rate 0 (every instance reads StartInstanceLocation)"], None
+    stride = view.stride_in_bytes
+    limit = caps.max_vertex_buffer_array_stride
+    if stride % 4:
+        out.append(f"slot {s} stride {stride} is not a multiple of 4")
+    elif stride > limit:
+        out.append(f"slot {s} stride {stride} exceeds max-vertex-buffer-array-stride {limit}")
+    elif stride and stride < extent:
+        out.append(f"slot {s} stride {stride} is smaller than its elements' extent {extent}")
+    elif not stride and extent > limit:
+        out.append(f"slot {s} has stride 0 and elements reaching byte {extent}, past "
+                   f"max-vertex-buffer-array-stride {limit}")
+    if view.offset % 4:
+        out.append(f"slot {s} view offset {view.offset} is not a multiple of 4")
+    return out, SlotBounds(s, stride, extent, view.size_in_bytes, info.per_instance,
+                           info.step_rate)
 
 
 def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
