@@ -11,6 +11,10 @@
 2. capture: ``gpuia check``'s work for one case of the same size (default 10M vertices): the CPU
    reference, uploading, the GPU capture draw, readback, and the comparison, each timed.
 
+The pulling path is timed in both forms of reading its words (docs/gpu.md): the adapter's own
+(raw words through vertex attributes where it has the ``attribute-fetch`` quirk) and the other
+one, forced on a copy of the device whose quirks add or drop that row.
+
 ``--mesh`` draws what real meshes draw instead of points: an indexed TRIANGLELIST over a square
 grid of vertices (two triangles per cell, R32_UINT indices, each inner vertex shared by six
 triangles), with ``--vertices`` / ``--capture-vertices`` counting vertex shader invocations (the
@@ -22,6 +26,8 @@ Run: python benchmarks/bench_gpu_paths.py [--vertices N] [--adapter S] [--quick]
 from __future__ import annotations
 
 import argparse
+import copy
+import dataclasses
 import json
 import platform
 import time
@@ -31,6 +37,7 @@ import numpy as np
 
 from gpuia import IndexBufferView, InputLayout
 from gpuia.gpu import Context, PipelineState, get_device
+from gpuia.gpu.quirks import ATTRIBUTE_FETCH, QUIRKS
 from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare
 from gpuia.harness.run import reference_ia
@@ -111,6 +118,20 @@ def time_path(dev, vb, n, path, draws, repeats, ib=None):
     return best
 
 
+def other_form(dev):
+    """(a copy of ``dev`` pulling in the other form, that form's name): without the
+    ``attribute-fetch`` quirk row where the adapter has it, with it where not."""
+    other = copy.copy(dev)
+    quirks = dev.caps.quirks
+    if any(q.effect == ATTRIBUTE_FETCH for q in quirks):
+        kept = tuple(q for q in quirks if q.effect != ATTRIBUTE_FETCH)
+        other.caps = dataclasses.replace(dev.caps, quirks=kept)
+        return other, "storage loads"
+    row = next(q for q in QUIRKS if q.effect == ATTRIBUTE_FETCH)
+    other.caps = dataclasses.replace(dev.caps, quirks=quirks + (row,))
+    return other, "vertex attributes"
+
+
 def empty_submit(dev, repeats):
     best = float("inf")
     for _ in range(repeats):
@@ -183,6 +204,11 @@ def main():
     overhead = empty_submit(dev, args.repeats)
     native = time_path(dev, vb, n, "native", args.draws, args.repeats, ib)
     pulling = time_path(dev, vb, n, "pulling", args.draws, args.repeats, ib)
+    other, other_name = other_form(dev)
+    # gpuia buffers belong to one Device: the copy gets its own
+    vb_other = other.create_buffer(vertex_data(vertices))
+    ib_other = None if indices is None else other.create_buffer(indices, bind=("index_buffer",))
+    pulling_other = time_path(other, vb_other, n, "pulling", args.draws, args.repeats, ib_other)
     verts = n * args.draws
     result = {"adapter": dev.info, "python": platform.python_version(), "vertices": n,
               "draw": "indexed TRIANGLELIST grid" if args.mesh else "POINTLIST",
@@ -191,7 +217,9 @@ def main():
               "native_s": native, "pulling_s": pulling,
               "native_gverts_per_s": verts / native / 1e9,
               "pulling_gverts_per_s": verts / pulling / 1e9,
-              "ratio_pulling_native": pulling / native}
+              "ratio_pulling_native": pulling / native,
+              "pulling_other_form": other_name, "pulling_other_form_s": pulling_other,
+              "ratio_pulling_other_form_native": pulling_other / native}
     print(f"empty submit+wait      : {overhead * 1e3:8.3f} ms")
     print(f"native  {verts:>11,} verts: {native * 1e3:8.3f} ms "
           f"({result['native_gverts_per_s']:.3f} Gverts/s)")
@@ -199,7 +227,9 @@ def main():
           f"({result['pulling_gverts_per_s']:.3f} Gverts/s)")
     target = ("<= 1.0 on a real GPU, <= 1.5 on lavapipe" if args.mesh
               else "<= 1.15 on a real GPU")
-    print(f"ratio pulling/native: {result['ratio_pulling_native']:.3f} (target {target})")
+    print(f"pulling, {other_name}: {pulling_other * 1e3:8.3f} ms")
+    print(f"ratio pulling/native: {result['ratio_pulling_native']:.3f} (target {target}); "
+          f"pulling with {other_name}/native: {pulling_other / native:.3f}")
     cap_n = args.capture_vertices or n
     t, summary, path = capture_breakdown(dev, cap_n, args.mesh)
     result["capture"] = {"vertices": cap_n, "path": path, "seconds": t, "comparison": summary}
