@@ -3,8 +3,10 @@ rules 17).
 
 One table row per texture format gpuia binds (:data:`TEXTURE_FORMATS`: the WebGPU format that
 holds the same texels, whether WebGPU filters it without an optional feature, the feature it
-needs), the mip chain's sizes (:func:`mip_size`, :func:`mip_offsets`: D3D12's
-``max(1, width >> level)``), the bindings of @group(3) that hold them, and a
+needs), one per resource dimension (:data:`DIMENSIONS`: texture1d, texture2d, texture3d and
+D3D12_RESOURCE_DESC's limits, checked by :func:`check_dimensions`), the mip chain's sizes
+(:func:`mip_size`, :func:`mip_offsets`: D3D12's ``max(1, width >> level)``), the bindings of
+@group(3) that hold them (a Texture3D's layout slot: :func:`texture_slot`), and a
 D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`): the eight basic
 point and linear filters. Refused, naming the field: an unknown filter or address mode, LODs out
 of order, a MipLODBias outside -16..15.99; a comparison, minimum, maximum or anisotropic filter
@@ -28,7 +30,8 @@ __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mi
            "TEXTURE_BINDING_BASE", "MAX_TEXTURES", "SAMPLER_BINDING_BASE", "SAMPLER_SLOTS",
            "texture_binding", "sampler_binding", "binding_kind", "SamplerDesc", "sampler_desc",
            "SAMPLED_TEXTURE_BINDING_BASE", "SAMPLER_STATE_BINDING",
-           "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS"]
+           "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS", "DIMENSIONS", "Dimension",
+           "texture_slot", "slot_binding"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
 MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
@@ -40,6 +43,43 @@ SAMPLED_TEXTURE_BINDING_BASE = SAMPLER_BINDING_BASE + SAMPLER_SLOTS
 # A Texture2DArray binds as a 2d-array view: 960 + k loaded, 976 + k sampled (below 1000).
 ARRAY_BINDING_BASE = SAMPLED_TEXTURE_BINDING_BASE + MAX_TEXTURES
 MAX_MIP_LEVELS = 15  # D3D12_REQ_MIP_LEVELS: a 16384-texel texture's chain
+# A Texture3D's layout slot: its binding (912 + k or 944 + k) plus VIEW_3D_SLOT. The bindings
+# up to 999 are all taken, so the slot, not the number, says the WebGPU view is 3d
+# (gpuia.gpu.vertex.pipelines builds the layout entry from it, binding slot_binding(slot)).
+VIEW_3D_SLOT = 4096
+
+
+@dataclass(frozen=True)
+class Dimension:
+    """A D3D12_RESOURCE_DIMENSION gpuia binds: the case kind (``texture1d`` ...), the limits
+    of D3D12_RESOURCE_DESC at feature level 11 (``width``, ``height``, ``depth`` the largest
+    Width, Height and DepthOrArraySize as a depth, ``array`` as an array size; 1: none)."""
+
+    kind: str
+    width: int
+    height: int
+    depth: int
+    array: int
+
+
+# D3D12_REQ_TEXTURE1D_U_DIMENSION 16384, _ARRAY_AXIS_DIMENSION 2048; TEXTURE2D 16384 a side;
+# TEXTURE3D_U_V_OR_W_DIMENSION 2048 (a 3D texture has depth and no slices)
+DIMENSIONS = {d.kind: d for d in (
+    Dimension("texture1d", 16384, 1, 1, 2048),
+    Dimension("texture2d", 16384, 16384, 1, 2048),
+    Dimension("texture3d", 2048, 2048, 2048, 1),
+)}
+
+
+def texture_slot(binding: int, dimension: str) -> int:
+    """The @group(3) layout slot of a texture at ``binding``: the binding itself, a
+    ``texture3d``'s plus VIEW_3D_SLOT (its WebGPU view is 3d)."""
+    return binding + VIEW_3D_SLOT if dimension == "texture3d" else binding
+
+
+def slot_binding(slot: int) -> int:
+    """The binding number of a @group(3) layout slot (:func:`texture_slot`)."""
+    return slot % VIEW_3D_SLOT
 
 
 def texture_binding(index: int, sampled: bool = False, array: bool = False) -> int:
@@ -59,7 +99,10 @@ def binding_kind(binding: int) -> str:
     """What a @group(3) binding holds: ``uniform`` (root CBVs, the views uniform),
     ``storage`` (buffer SRVs), ``texture`` (loaded only), ``sampled_texture``, the same two of
     a Texture2DArray (``texture_array``, ``sampled_texture_array``), ``sampler`` or
-    ``rw_storage`` (buffer UAVs, ``gpuia.d3d.uav_bindings``)."""
+    ``rw_storage`` (buffer UAVs, ``gpuia.d3d.uav_bindings``); a Texture3D's slot
+    (:func:`texture_slot`) ``texture_3d`` or ``sampled_texture_3d``."""
+    if binding >= VIEW_3D_SLOT:
+        return binding_kind(slot_binding(binding)) + "_3d"
     if binding >= UAV_BINDING_BASE:
         return "rw_storage"
     if binding >= ARRAY_BINDING_BASE + MAX_TEXTURES:
@@ -118,29 +161,38 @@ def mip_size(size: int, level: int) -> int:
     return max(1, size >> level)
 
 
-def mip_offsets(width: int, height: int, levels: int, array_size: int) -> tuple[int, ...]:
+def mip_offsets(width: int, height: int, levels: int, array_size: int,
+                depth: int = 1) -> tuple[int, ...]:
     """The first texel of each (array slice, mip) in a tightly packed texture, slice-major
     (D3D12's subresource order: mip 0..levels-1 of slice 0, then of slice 1, ...), plus the
-    total count last."""
+    total count last; a 3D texture's level holds ``max(1, depth >> level)`` planes."""
     out, at = [], 0
     for _ in range(array_size):
         for level in range(levels):
             out.append(at)
-            at += mip_size(width, level) * mip_size(height, level)
+            at += mip_size(width, level) * mip_size(height, level) * mip_size(depth, level)
     return (*out, at)
 
 
-def check_dimensions(width, height, levels, array_size, where: str) -> None:
-    """D3D12_RESOURCE_DESC's checks of a 2D texture's size and mip count."""
-    for name, value, top in (("Width", width, 16384), ("Height", height, 16384),
-                             ("DepthOrArraySize", array_size, 2048)):
+def check_dimensions(width, height, levels, array_size, where: str, dimension: str = "texture2d",
+                     depth: int = 1) -> None:
+    """D3D12_RESOURCE_DESC's checks of a texture's size and mip count (``dimension`` a key of
+    :data:`DIMENSIONS`; a 3D texture's DepthOrArraySize is ``depth``, its ``array_size`` 1)."""
+    d = DIMENSIONS[dimension]
+    for name, value, top, none in (
+            ("Width", width, d.width, ""), ("Height", height, d.height, "its Height is 1"),
+            ("DepthOrArraySize", depth, d.depth, "it has no depth (depth is 3D's)"),
+            ("DepthOrArraySize", array_size, d.array,
+             "it has no array slices: its DepthOrArraySize is the depth")):
         if type(value) is not int or not 1 <= value <= top:
-            raise InvalidDescError(where, name, value, f"expected 1..{top} (D3D12 "
-                                                       f"feature level 11 limits)")
-    full = 1 + int(math.log2(max(width, height)))
+            rule = f"a {dimension}: {none}" if top == 1 else \
+                f"D3D12 feature level 11 limits of a {dimension}"
+            raise InvalidDescError(where, name, value, f"expected 1..{top} ({rule})")
+    full = 1 + int(math.log2(max(width, height, depth)))
     if type(levels) is not int or not 1 <= levels <= full:
         raise InvalidDescError(where, "MipLevels", levels,
-                               f"expected 1..{full}: a {width}x{height} texture's full chain")
+                               f"expected 1..{full}: a {width}x{height}x{depth} texture's full "
+                               f"chain (1 + log2 of the largest side)")
 
 
 # D3D12_FILTER's basic filters: (min, mag, mip), each "point" or "linear".
@@ -192,9 +244,9 @@ class SamplerDesc:
     def state_words(self) -> tuple[int, int, int, int]:
         """The sampler's entry of gpuia's WGSL sampler state (a ``vec4<u32>`` per register at
         @binding(SAMPLER_STATE_BINDING), ``gpuia.hlsl.textures``): what WebGPU's sampler
-        cannot say. Word 0: bit 0 (1) MIRROR_ONCE on u, bit 1 (2) on v; word 1: MipLODBias's
-        float32 bits; words 2, 3: 0."""
-        flags = (self.address[0] == "MIRROR_ONCE") | (self.address[1] == "MIRROR_ONCE") << 1
+        cannot say. Word 0: bit 0 (1) MIRROR_ONCE on u, bit 1 (2) on v, bit 2 (4) on w; word 1:
+        MipLODBias's float32 bits; words 2, 3: 0."""
+        flags = sum((a == "MIRROR_ONCE") << k for k, a in enumerate(self.address))
         return flags, struct.unpack("<I", struct.pack("<f", self.mip_lod_bias))[0], 0, 0
 
 

@@ -1,9 +1,11 @@
 """Textures and samplers on the GPU: a real WebGPU texture holding a D3D12 texture's texels,
 and a WebGPU sampler for a D3D12_SAMPLER_DESC (docs/resources.md).
 
-Guaranteed: :func:`create_texture` makes a 2D texture of the WebGPU format of
+Guaranteed: :func:`create_texture` makes a texture of the WebGPU format of
 ``gpuia.d3d.textures.TEXTURE_FORMATS`` with the given mip levels and uploads the data level by
-level (the bytes unchanged: WebGPU's format holds the same texels); :func:`create_sampler` maps
+level (the bytes unchanged: WebGPU's format holds the same texels): a ``texture2d`` as a 2D
+texture, a ``texture3d`` as a 3D one, a ``texture1d`` as a 2D texture of height 1 (WebGPU's 1D
+textures have one level and no ``textureSampleLevel``; rules 17.8); :func:`create_sampler` maps
 the point and linear filters, the WRAP / MIRROR / CLAMP address modes to WebGPU's repeat,
 mirror-repeat and clamp-to-edge (MIRROR_ONCE to mirror-repeat: gpuia's WGSL clamps its
 coordinate and adds the MipLODBias, ``gpuia.hlsl.textures``) and MinLOD / MaxLOD to
@@ -19,7 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..d3d.textures import SamplerDesc, check_dimensions, mip_offsets, mip_size, texture_format
+from ..d3d.textures import (
+    DIMENSIONS,
+    SamplerDesc,
+    check_dimensions,
+    mip_offsets,
+    mip_size,
+    texture_format,
+)
 from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["Texture2D", "create_texture", "create_sampler"]
@@ -32,7 +41,9 @@ _FILTER = {"point": "nearest", "linear": "linear"}
 
 @dataclass(eq=False)
 class Texture2D:
-    """A 2D texture of a device (its ``device``, the gpuia Device), ``format`` a DXGI name."""
+    """A texture of a device (its ``device``, the gpuia Device), ``format`` a DXGI name,
+    ``dimension`` ``texture1d``, ``texture2d`` or ``texture3d`` (the class keeps its first
+    name)."""
 
     device: Any
     wgpu: Any = field(repr=False)
@@ -40,10 +51,12 @@ class Texture2D:
     width: int
     height: int
     mip_levels: int
-    view: Any = field(default=None, repr=False)  # a 2d view of every level (one slice only)
+    view: Any = field(default=None, repr=False)  # a 2d (a 3D texture's 3d) view of every level
     array_size: int = 1
     array_view: Any = field(default=None, repr=False)  # a 2d-array view of every slice
     released: bool = False
+    dimension: str = "texture2d"  # D3D12's resource dimension (gpuia.d3d.textures.DIMENSIONS)
+    depth: int = 1
 
     def release(self) -> None:
         """Destroy the WebGPU texture; a draw that reads it afterwards is refused."""
@@ -52,37 +65,48 @@ class Texture2D:
             self.wgpu.destroy()
 
 
-def create_texture(device, format: str, width: int, height: int, mip_levels: int = 1,
-                   data: bytes = b"", array_size: int = 1) -> Texture2D:
-    """A Texture2D of ``device`` holding ``data``: every level's texels tightly packed, level 0
-    first (D3D12's subresource order), or zeros when ``data`` is empty."""
+def create_texture(device, format: str, width: int, height: int = 1, mip_levels: int = 1,
+                   data: bytes = b"", array_size: int = 1, dimension: str = "texture2d",
+                   depth: int = 1) -> Texture2D:
+    """A texture of ``device`` (``dimension``: ``texture1d``, ``texture2d`` or ``texture3d``,
+    a 3D one ``depth`` planes deep) holding ``data``: every level's texels tightly packed,
+    level 0 first, a 3D level plane by plane (D3D12's subresource order), or zeros when
+    ``data`` is empty."""
     import wgpu
 
     where = "CreateCommittedResource"
     fmt = texture_format(format, where)
-    check_dimensions(width, height, mip_levels, array_size, where)
+    if dimension not in DIMENSIONS:
+        raise InvalidDescError(where, "Dimension", dimension,
+                               f"expected one of {', '.join(DIMENSIONS)}")
+    check_dimensions(width, height, mip_levels, array_size, where, dimension, depth)
     if fmt.feature and fmt.feature not in device.device.features:
         raise UnsupportedError(f"{where}: Format={fmt.name}: WebGPU's {fmt.webgpu} needs the "
                                f"{fmt.feature} feature, which this device lacks")
-    offsets = mip_offsets(width, height, mip_levels, array_size)
+    offsets = mip_offsets(width, height, mip_levels, array_size, depth)
     if data and len(data) != offsets[-1] * fmt.size:
         raise InvalidDescError(where, "data", f"{len(data)} bytes",
                                f"{offsets[-1]} texels of {fmt.size} bytes expected")
+    three = dimension == "texture3d"
     tex = device.device.create_texture(
-        size=(width, height, array_size), format=fmt.webgpu, mip_level_count=mip_levels,
+        size=(width, height, depth if three else array_size), format=fmt.webgpu,
+        mip_level_count=mip_levels, dimension="3d" if three else "2d",
         usage=wgpu.TextureUsage.TEXTURE_BINDING | wgpu.TextureUsage.COPY_DST,
-        label=f"gpuia Texture2D {fmt.name} {width}x{height}")
+        label=f"gpuia {dimension} {fmt.name} {width}x{height}x{depth}")
     for k in range(array_size * mip_levels if data else 0):  # slice by slice, level by level
         level, z = k % mip_levels, k // mip_levels
-        w, h = mip_size(width, level), mip_size(height, level)
+        w, h, d = (mip_size(n, level) for n in (width, height, depth))
         at = offsets[k] * fmt.size
         device.device.queue.write_texture(
             {"texture": tex, "mip_level": level, "origin": (0, 0, z)},
-            memoryview(bytes(data[at:at + w * h * fmt.size])),
-            {"offset": 0, "bytes_per_row": w * fmt.size, "rows_per_image": h}, (w, h, 1))
+            memoryview(bytes(data[at:at + w * h * d * fmt.size])),
+            {"offset": 0, "bytes_per_row": w * fmt.size, "rows_per_image": h}, (w, h, d))
+    if three:
+        return Texture2D(device, tex, fmt.name, width, height, mip_levels,
+                         tex.create_view(dimension="3d"), dimension=dimension, depth=depth)
     return Texture2D(device, tex, fmt.name, width, height, mip_levels,
                      tex.create_view(dimension="2d") if array_size == 1 else None, array_size,
-                     tex.create_view(dimension="2d-array"))
+                     tex.create_view(dimension="2d-array"), dimension=dimension)
 
 
 def create_sampler(device, desc: SamplerDesc):

@@ -1,5 +1,6 @@
 """Textures and samplers of a case (``docs/case-format.md``): ``shader_resources`` entries of
-``"kind": "texture2d"`` and the top-level ``samplers`` list.
+``"kind": "texture1d"``, ``"texture2d"`` or ``"texture3d"`` and the top-level ``samplers``
+list.
 
 Guaranteed: one :class:`CaseTexture` per texture register the HLSL vertex shader reads, its
 data exactly every level's texels (level 0 first, tightly packed), and one sampler
@@ -7,7 +8,9 @@ data exactly every level's texels (level 0 first, tightly packed), and one sampl
 reference reads them as blobs of texels decoded by the reference's own decoder
 (:func:`cpu_blobs`), the GPU as real WebGPU textures and samplers (:func:`bind_gpu`). A
 malformed entry is a :class:`~gpuia.errors.CaseError`; a texture or sampler register the
-shader reads without an entry, or an entry where it reads a buffer, an
+shader reads without an entry, an entry where it reads a buffer, an entry of another
+dimension than the shader's texture (D3D12's SRV dimension is the resource's) or sizes
+D3D12_RESOURCE_DESC refuses (``gpuia.d3d.textures.check_dimensions``), an
 :class:`~gpuia.errors.InvalidDescError`.
 """
 
@@ -16,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..d3d.textures import (
+    DIMENSIONS,
     SamplerDesc,
     check_dimensions,
     sampler_binding,
@@ -32,15 +36,21 @@ WEIGHT_ERROR = 0.6 * 2.0 ** -8
 """The largest error of a GPU's filter weight (rules 17.6): at least 8 fractional bits
 (D3D11.3 spec 7.18.16.1), the conversion to them within 0.6 ULP (3.2.4.1)."""
 
-TEXTURE_KINDS = ("texture2d",)  # shader_resources kinds this module reads (not buffer SRVs)
-_KEYS = {"register", "space", "kind", "format", "width", "height", "mip_levels", "array_size",
-         "data"}
+# shader_resources kinds this module reads (not buffer SRVs): gpuia.d3d.textures.DIMENSIONS
+TEXTURE_KINDS = tuple(DIMENSIONS)
+_KEYS = {"register", "space", "kind", "format", "width", "height", "depth", "mip_levels",
+         "array_size", "data"}
+# a texture1d's height is 1 when left out (D3D12's Height of a 1D texture)
+_REQUIRED = {"texture1d": ("register", "format", "width", "data"),
+             "texture2d": ("register", "format", "width", "height", "data"),
+             "texture3d": ("register", "format", "width", "height", "depth", "data")}
 
 
 @dataclass(frozen=True)
 class CaseTexture:
-    """One Texture2D (or array): its DXGI ``format``, size, levels, slices and every
-    subresource's bytes (slice by slice, each slice's levels level 0 first)."""
+    """One texture (``kind``: ``texture1d``, ``texture2d``, ``texture3d``): its DXGI
+    ``format``, size, levels, slices and every subresource's bytes (slice by slice, each
+    slice's levels level 0 first)."""
 
     register: int
     space: int
@@ -50,23 +60,27 @@ class CaseTexture:
     mip_levels: int
     data: bytes
     array_size: int = 1
+    kind: str = "texture2d"
+    depth: int = 1
 
 
 def _texture(entry: dict, w: str) -> CaseTexture:
     unknown = set(entry) - _KEYS
     if unknown:
         raise CaseError(w, f"unknown keys {sorted(unknown)}")
-    for key in ("register", "format", "width", "height", "data"):
+    kind = entry["kind"]
+    for key in _REQUIRED[kind]:
         if key not in entry:
             raise CaseError(w, f"missing required key '{key}'")
     fmt = texture_format(entry["format"], f"{w}.format")
-    width, height = uint_field(entry, "width", w, None), uint_field(entry, "height", w, None)
+    width, height = uint_field(entry, "width", w, None), uint_field(entry, "height", w, 1)
     levels, array_size = uint_field(entry, "mip_levels", w, 1), uint_field(entry, "array_size",
                                                                            w, 1)
-    check_dimensions(width, height, levels, array_size, w)
+    depth = uint_field(entry, "depth", w, 1)
+    check_dimensions(width, height, levels, array_size, w, kind, depth)
     return CaseTexture(uint_field(entry, "register", w, None), uint_field(entry, "space", w, 0),
                        fmt.name, width, height, levels, decode_data(entry["data"], f"{w}.data"),
-                       array_size)
+                       array_size, kind, depth)
 
 
 def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | None = None
@@ -119,8 +133,13 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
     for key, t in textures.items():
         if key not in out:
             raise InvalidDescError("shader_resources", "register", t.register,
-                                   f"the vertex shader reads {t.name} (Texture2D at register "
-                                   f"t{t.register}); the case binds no texture there")
+                                   f"the vertex shader reads {t.name} ({t.hlsl_type} at "
+                                   f"register t{t.register}); the case binds no texture there")
+        if out[key].kind != t.dimension:
+            raise InvalidDescError(f"texture t{t.register}", "kind", out[key].kind,
+                                   f"the vertex shader reads {t.name} as a {t.hlsl_type}: bind "
+                                   f"a {t.dimension} there (a D3D12 SRV's dimension is its "
+                                   f"resource's)")
         if not t.array and out[key].array_size > 1:
             raise InvalidDescError(f"texture t{t.register}", "array_size",
                                    out[key].array_size,
@@ -142,7 +161,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
 def _texels(t: CaseTexture) -> int:
     from ..d3d.textures import mip_offsets
 
-    return mip_offsets(t.width, t.height, t.mip_levels, t.array_size)[-1]
+    return mip_offsets(t.width, t.height, t.mip_levels, t.array_size, t.depth)[-1]
 
 
 def cpu_blobs(case) -> dict[int, bytes]:
@@ -155,8 +174,9 @@ def cpu_blobs(case) -> dict[int, bytes]:
     for t in case.hlsl.textures:
         c = case.textures[(t.register, t.space)]
         texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, c.array_size,
-                               f"texture t{t.register}")
-        out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels, c.array_size)
+                               f"texture t{t.register}", c.depth)
+        out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels, c.array_size,
+                                      c.depth)
     for register, desc in case.samplers.items():
         out[sampler_binding(register)] = desc.words()
     return out
@@ -169,7 +189,8 @@ def bind_gpu(ctx, device, case) -> None:
 
     for (register, space), c in case.textures.items():
         ctx.set_texture_shader_resource_view(register, create_texture(
-            device, c.format, c.width, c.height, c.mip_levels, c.data, c.array_size), space)
+            device, c.format, c.width, c.height, c.mip_levels, c.data, c.array_size,
+            dimension=c.kind, depth=c.depth), space)
     for register, desc in case.samplers.items():
         ctx.set_sampler(register, desc)
 
@@ -179,7 +200,8 @@ def filtering_tolerance(case, base):
     linear filter, to the bound of rules 17.6: ``3 * WEIGHT_ERROR * R + q``, R the largest range
     (max - min) of any of its textures' decoded components, q half a unit of its finest
     fixed-point format (0 for float formats): two texel weights and the mip weight each off
-    by at most WEIGHT_ERROR. It bounds a sampled value; gpuia applies it to every float output
+    by at most WEIGHT_ERROR; ``4 * WEIGHT_ERROR * R + q`` when it binds a 3D texture (three
+    texel weights, rules 17.7). It bounds a sampled value; gpuia applies it to every float output
     of the shader as the absolute tolerance (a shader that scales what it samples needs a
     tolerance of its own). ``base`` unchanged without a linear filter."""
     import dataclasses
@@ -193,7 +215,8 @@ def filtering_tolerance(case, base):
         return base
     spread, unit = 0.0, 0.0
     for t in case.textures.values():
-        values = decode_texels(t.format, t.data, t.width, t.height, t.mip_levels, t.array_size)
+        values = decode_texels(t.format, t.data, t.width, t.height, t.mip_levels, t.array_size,
+                               depth=t.depth)
         used = values[:, :sum(c.kind != "x" for c in format_info(t.format).channels)]
         floats = used.view(np.float32).astype(np.float64)
         finite = floats[np.isfinite(floats)]
@@ -202,5 +225,7 @@ def filtering_tolerance(case, base):
         for c in format_info(t.format).channels:
             if c.kind == "un":
                 unit = max(unit, 0.5 / (2 ** c.bits - 1))
-    bound = 3 * WEIGHT_ERROR * spread + unit
+    weights = 1 + max((3 if t.kind == "texture3d" else 2 for t in case.textures.values()),
+                      default=2)  # the texel weights of each axis and the mip weight
+    bound = weights * WEIGHT_ERROR * spread + unit
     return dataclasses.replace(base, absolute=max(base.absolute, bound))

@@ -23,7 +23,7 @@ from . import includes
 from .cbuffer import ConstantBuffer, check_32bit, constant_buffer
 from .reflect import emitted_name
 from .srv import is_bound_resource
-from .textures import is_bound_texture
+from .textures import is_bound_texture, texture_refusal
 from .uavs import is_bound_uav
 
 __all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers",
@@ -53,6 +53,10 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             if binding.get("kind") not in _RESOURCE_BINDINGS or not binding.get("used"):
                 continue
             name = b.get("name", "?")
+            refusal = texture_refusal(params.get(name, {})) if buffer_srvs else None
+            if refusal:
+                where, spelled = _declaration(prepared, name)
+                raise InvalidDescError(where, f"resource {name}", spelled, refusal)
             if buffer_srvs and (is_bound_resource(params.get(name, {}))
                                 or is_bound_uav(params.get(name, {}))
                                 or is_bound_texture(params.get(name, {}))):
@@ -60,7 +64,8 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             where, spelled = _declaration(prepared, name)
             binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
                      "ByteAddressBuffer, Buffer<T>, their RW forms RWStructuredBuffer<T> and "
-                     "RWByteAddressBuffer, Texture2D<T> and SamplerState, each on its own; "
+                     "RWByteAddressBuffer, Texture1D<T>, Texture2D<T>, Texture2DArray<T>, "
+                     "Texture3D<T> and SamplerState, each on its own; "
                      "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
@@ -108,9 +113,10 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                         bound = False
             elif stage == "vertex" and is_bound_texture(p):
                 t = p.get("type", {})
+                result = t.get("resultType", {})
                 bound = t.get("kind") == "samplerState" or not t.get("multisample") and \
-                    t.get("resultType", {}).get("elementType", t.get("resultType", {})).get(
-                        "scalarType") == "float32"
+                    not texture_refusal(p) and \
+                    result.get("elementType", result).get("scalarType") == "float32"
             spelled = _declaration(prepared, b["name"])[1]
             out.append({"name": b["name"],
                         "register": f"{_CLASSES[binding['kind']]}{binding.get('index', 0)}",

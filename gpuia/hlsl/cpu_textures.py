@@ -1,25 +1,28 @@
-"""Texture2D, Texture2DArray and SamplerState in the CPU reference's C++, read as D3D12 reads
-them (rules 17).
+"""Texture1D, Texture2D, Texture2DArray, Texture3D and SamplerState in the CPU reference's C++,
+read as D3D12 reads them (rules 17).
 
 Slang's C++ prelude declares ``Texture2D<T>`` over an ``ITexture`` interface (virtual
-``Load``, ``SampleLevel`` taking float pointers) and ``SamplerState`` over an
-``ISamplerState``, both one pointer, which Slang leaves to its host to implement.
+``Load``, ``SampleLevel`` taking float pointers; the other shapes alike) and ``SamplerState``
+over an ``ISamplerState``, both one pointer, which Slang leaves to its host to implement.
 :func:`bounded_textures` replaces these structs by gpuia's, one pointer each still (Slang's
 ``GlobalParams`` keeps its offsets), pointing at a blob the runner maps like a constant
 buffer: :func:`texture_blob` (the size, the levels' first texels, then every texel as the four
 32-bit components the shader sees, decoded by the caller: ``gpuia.reference.textures``) and
 :meth:`gpuia.d3d.textures.SamplerDesc.words`. Guaranteed, in gpuia's C++:
 
-* ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``) returns the texel, or 0
-  in every component when ``mip`` is not a level of the texture, the slice not one of its
-  slices or (x, y) is outside it (rules 17.1);
+* ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``, a Texture1D's
+  ``int2(x, mip)``, a Texture3D's ``int4(x, y, z, mip)``) returns the texel, or 0 in every
+  component when ``mip`` is not a level of the texture, the slice not one of its slices or the
+  texel is outside it (rules 17.1, 17.7, 17.8);
 * ``GetDimensions`` gives level 0's size, or ``max(1, size >> mip)`` and the level count, the
   size (and an array's slice count) 0 for a ``mip`` past the last level (rules 17.2);
 * ``SampleLevel(s, uv, lod)`` by the D3D11.3 functional spec's steps (rules 17.3, 17.4, 17.6):
   the LOD plus the sampler's MipLODBias clamped to its MinLOD..MaxLOD, the minification
   filter above LOD 0, the coordinate's range reduced, a point tap ``floor(u * width)`` or
-  linear taps ``floor(u * width - 0.5)`` and the next weighted by the exact fraction, each tap
-  addressed (WRAP, MIRROR, CLAMP, MIRROR_ONCE), the nearest level or the two around the LOD
+  linear taps ``floor(u * width - 0.5)`` and the next weighted by the exact fraction on each
+  axis (a Texture3D's w too; a Texture1D's one row, a Texture2D's one plane at 0.5, where every
+  address mode takes index 0 and a linear weight is 0), each tap addressed (WRAP, MIRROR,
+  CLAMP, MIRROR_ONCE), the nearest level or the two around the LOD
   weighted by its fraction, in double precision, rounded to float32 once; an array's slice
   rounded to nearest even and clamped to its slices (a NaN: 0).
 
@@ -38,8 +41,8 @@ from ..errors import UnsupportedError
 
 __all__ = ["bounded_textures", "texture_blob", "HEADER_WORDS"]
 
-HEADER_WORDS = 4 + MAX_MIP_LEVELS + 1  # width, height, levels, array size, first texels, the
-# texels of one slice
+HEADER_WORDS = 4 + MAX_MIP_LEVELS + 2  # width, height, levels, array size, first texels, the
+# texels of one slice, depth (a Texture3D's; 1 otherwise)
 
 _SAMPLER = r"""struct SamplerState
 {
@@ -52,8 +55,9 @@ _SAMPLER = r"""struct SamplerState
 struct GpuiaTexels
 {
     // gpuia: a texture blob (gpuia.hlsl.cpu_textures.texture_blob): width, height, levels,
-    // array size, each level's first texel in a slice, the texels of a slice, then every
-    // texel's four 32-bit components; D3D12's reads of it (rules 17)
+    // array size, each level's first texel in a slice, the texels of a slice, the depth, then
+    // every texel's four 32-bit components; D3D12's reads of it (rules 17). A Texture1D is
+    // one row (height 1), a Texture2D one plane (depth 1).
     const uint32_t* data;
 
     static uint32_t mip(uint32_t size, uint32_t level)
@@ -61,33 +65,38 @@ struct GpuiaTexels
         const uint32_t s = level < 32 ? size >> level : 0u;
         return s ? s : 1u;
     }
-    const uint32_t* at(uint32_t slice, uint32_t level, uint32_t x, uint32_t y) const
+    const uint32_t* at(uint32_t slice, uint32_t level, uint32_t x, uint32_t y,
+                       uint32_t z) const
     {
         const size_t i = size_t(slice) * data[GPUIA_SLICE_WORD] + data[4 + level] +
-                         size_t(y) * mip(data[0], level) + x;
+                         (size_t(z) * mip(data[1], level) + y) * mip(data[0], level) + x;
         return data + GPUIA_TEXTURE_HEADER + 4 * i;
     }
     template<typename U>
-    void dims(uint32_t level, U* w, U* h, U* layers, U* n) const
+    void dims(uint32_t level, U* w, U* h, U* d, U* layers, U* n) const
     {
         // rules 17.2 (resinfo): a level past the last: size (and layers) 0, the count kept
         const bool in = level < data[2];
         *w = U(in ? mip(data[0], level) : 0u);
-        *h = U(in ? mip(data[1], level) : 0u);
+        if (h) *h = U(in ? mip(data[1], level) : 0u);
+        if (d) *d = U(in ? mip(data[GPUIA_DEPTH_WORD], level) : 0u);
         if (layers) *layers = U(in ? data[3] : 0u);
-        *n = U(data[2]);
+        if (n) *n = U(data[2]);
     }
-    bool load(int64_t x, int64_t y, int64_t slice, int64_t level, void* out, size_t n) const
+    bool load(int64_t x, int64_t y, int64_t z, int64_t slice, int64_t level, void* out,
+              size_t n) const
     {
         // rules 17.1 (ld): outside the level, the slices or the levels: 0 in every component
         if (level < 0 || level >= int64_t(data[2]) || slice < 0 || slice >= int64_t(data[3]) ||
-            x < 0 || y < 0 || x >= int64_t(mip(data[0], uint32_t(level))) ||
-            y >= int64_t(mip(data[1], uint32_t(level))))
+            x < 0 || y < 0 || z < 0 || x >= int64_t(mip(data[0], uint32_t(level))) ||
+            y >= int64_t(mip(data[1], uint32_t(level))) ||
+            z >= int64_t(mip(data[GPUIA_DEPTH_WORD], uint32_t(level))))
         {
             memset(out, 0, n);
             return false;
         }
-        memcpy(out, at(uint32_t(slice), uint32_t(level), uint32_t(x), uint32_t(y)), n);
+        memcpy(out, at(uint32_t(slice), uint32_t(level), uint32_t(x), uint32_t(y), uint32_t(z)),
+               n);
         return true;
     }
     static float reduce(uint32_t mode, float u)
@@ -124,9 +133,9 @@ struct GpuiaTexels
         return x != x ? 0 : int64_t(std::floor(x < -1e9 ? -1e9 : (x > 1e9 ? 1e9 : x)));
     }
     struct F4 { double v[4]; };
-    F4 fetch(uint32_t slice, uint32_t level, uint32_t x, uint32_t y) const
+    F4 fetch(uint32_t slice, uint32_t level, uint32_t x, uint32_t y, uint32_t z) const
     {
-        const uint32_t* p = at(slice, level, x, y);
+        const uint32_t* p = at(slice, level, x, y, z);
         F4 out;
         for (int k = 0; k < 4; k++)
         {
@@ -137,31 +146,45 @@ struct GpuiaTexels
         return out;
     }
     F4 filter(const SamplerState& s, uint32_t linear, uint32_t slice, uint32_t level,
-              float u, float v) const
+              const float* uvw) const
     {
-        const uint32_t w = mip(data[0], level), h = mip(data[1], level);
-        const float su = reduce(s.desc[3], u) * float(w);
-        const float sv = reduce(s.desc[4], v) * float(h);
-        if (!linear)  // rules 17.3: the texel floor(u * size)
-            return fetch(slice, level, address(s.desc[3], whole(su), w),
-                         address(s.desc[4], whole(sv), h));
-        // rules 17.6 (7.18.8): the taps floor(u * size - 0.5) and the next, each addressed,
-        // weighted by the fraction (exactly here; a GPU's has at least 8 bits)
-        const double fu = double(su) - 0.5, fv = double(sv) - 0.5;
-        const int64_t u0 = whole(fu), v0 = whole(fv);
-        const double wu = fu != fu ? 0 : fu - double(u0), wv = fv != fv ? 0 : fv - double(v0);
-        const uint32_t x0 = address(s.desc[3], u0, w), x1 = address(s.desc[3], u0 + 1, w);
-        const uint32_t y0 = address(s.desc[4], v0, h), y1 = address(s.desc[4], v0 + 1, h);
-        const F4 a = fetch(slice, level, x0, y0), b = fetch(slice, level, x1, y0);
-        const F4 c = fetch(slice, level, x0, y1), d = fetch(slice, level, x1, y1);
+        // per axis (u, v, w; a 2D texture's one plane, a 1D texture's one row, sampled at 0.5
+        // there: every address mode takes index 0 of 1, and a linear weight is 0)
+        const uint32_t size[3] = {mip(data[0], level), mip(data[1], level),
+                                  mip(data[GPUIA_DEPTH_WORD], level)};
+        uint32_t tap[3][2];
+        double wt[3];
+        for (int a = 0; a < 3; a++)
+        {
+            const uint32_t mode = s.desc[3 + a];
+            const float su = reduce(mode, uvw[a]) * float(size[a]);
+            // rules 17.3: the texel floor(u * size); 17.6 (7.18.8): the taps floor(u * size -
+            // 0.5) and the next, each addressed, weighted by the fraction (exactly here; a
+            // GPU's has at least 8 bits)
+            const double f = linear ? double(su) - 0.5 : double(su);
+            const int64_t i0 = whole(f);
+            wt[a] = linear && f == f ? f - double(i0) : 0.0;
+            tap[a][0] = address(mode, i0, size[a]);
+            tap[a][1] = address(mode, i0 + 1, size[a]);
+        }
+        if (!linear)
+            return fetch(slice, level, tap[0][0], tap[1][0], tap[2][0]);
         F4 out;
-        for (int k = 0; k < 4; k++)
-            out.v[k] = a.v[k] * (1 - wu) * (1 - wv) + b.v[k] * wu * (1 - wv) +
-                       c.v[k] * (1 - wu) * wv + d.v[k] * wu * wv;
+        for (int c = 0; c < 8; c++)
+        {
+            // a plane's second w tap is its first again, at weight 0: skipped
+            const int bu = c & 1, bv = (c >> 1) & 1, bw = c >> 2;
+            if (bw && wt[2] == 0) continue;
+            const double fu = bu ? wt[0] : 1 - wt[0], fv = bv ? wt[1] : 1 - wt[1];
+            const double fw = bw ? wt[2] : 1 - wt[2];
+            const F4 t = fetch(slice, level, tap[0][bu], tap[1][bv], tap[2][bw]);
+            for (int k = 0; k < 4; k++)  // summed in the order u, then v, then w
+                out.v[k] = c ? out.v[k] + t.v[k] * fu * fv * fw : t.v[k] * fu * fv * fw;
+        }
         return out;
     }
-    void sample(const SamplerState& s, float u, float v, float slice, float level, void* out,
-                size_t n) const
+    void sample(const SamplerState& s, float u, float v, float w, float slice, float level,
+                void* out, size_t n) const
     {
         // rules 17.3: the LOD plus MipLODBias clamped to MinLOD..MaxLOD (a NaN LOD: 0); the
         // minification filter above LOD 0, else the magnification one; a point mip filter
@@ -177,14 +200,15 @@ struct GpuiaTexels
         const double r = slice != slice ? 0.0 : std::nearbyint(double(slice));
         const uint32_t z = uint32_t(r < 0 ? 0 : (r > layers ? layers : r));
         auto clampLevel = [&](double m) { return uint32_t(m < 0 ? 0 : (m > last ? last : m)); };
+        const float uvw[3] = {u, v, w};
         F4 res;
         if (!s.desc[2])
-            res = filter(s, linear, z, clampLevel(std::floor(double(lod) + 0.5)), u, v);
+            res = filter(s, linear, z, clampLevel(std::floor(double(lod) + 0.5)), uvw);
         else
         {
             const double f = std::floor(double(lod)), wm = double(lod) - f;
-            const F4 a = filter(s, linear, z, clampLevel(f), u, v);
-            const F4 b = filter(s, linear, z, clampLevel(f + 1), u, v);
+            const F4 a = filter(s, linear, z, clampLevel(f), uvw);
+            const F4 b = filter(s, linear, z, clampLevel(f + 1), uvw);
             for (int k = 0; k < 4; k++)
                 res.v[k] = a.v[k] * (1 - wm) + b.v[k] * wm;
         }
@@ -200,26 +224,26 @@ _TEXTURE_2D = r"""struct Texture2D
     // gpuia: D3D12's Load, GetDimensions and SampleLevel (gpuia.hlsl.cpu_textures)
     GpuiaTexels texels;
 
-    void GetDimensions(uint32_t* w, uint32_t* h) { uint32_t n; texels.dims(0u, w, h, &n, &n); }
-    void GetDimensions(float* w, float* h) { float n; texels.dims(0u, w, h, &n, &n); }
+    void GetDimensions(uint32_t* w, uint32_t* h) { texels.dims(0u, w, h, NO_U, NO_U, NO_U); }
+    void GetDimensions(float* w, float* h) { texels.dims(0u, w, h, NO_F, NO_F, NO_F); }
     void GetDimensions(uint32_t level, uint32_t* w, uint32_t* h, uint32_t* n)
     {
-        texels.dims(level, w, h, (uint32_t*)nullptr, n);
+        texels.dims(level, w, h, NO_U, NO_U, n);
     }
     void GetDimensions(uint32_t level, float* w, float* h, float* n)
     {
-        texels.dims(level, w, h, (float*)nullptr, n);
+        texels.dims(level, w, h, NO_F, NO_F, n);
     }
     T Load(const int3& loc) const
     {
         T out;
-        texels.load(loc.x, loc.y, 0, loc.z, &out, sizeof(T));
+        texels.load(loc.x, loc.y, 0, 0, loc.z, &out, sizeof(T));
         return out;
     }
     T SampleLevel(SamplerState s, const float2& uv, float level) const
     {
         T out;
-        texels.sample(s, uv.x, uv.y, 0.0f, level, &out, sizeof(T));
+        texels.sample(s, uv.x, uv.y, 0.5f, 0.0f, level, &out, sizeof(T));
         return out;
     }
 };"""
@@ -231,38 +255,103 @@ _TEXTURE_2D_ARRAY = r"""struct Texture2DArray
 
     void GetDimensions(uint32_t* w, uint32_t* h, uint32_t* e)
     {
-        uint32_t n;
-        texels.dims(0u, w, h, e, &n);
+        texels.dims(0u, w, h, NO_U, e, NO_U);
     }
     void GetDimensions(uint32_t level, uint32_t* w, uint32_t* h, uint32_t* e, uint32_t* n)
     {
-        texels.dims(level, w, h, e, n);
+        texels.dims(level, w, h, NO_U, e, n);
     }
     void GetDimensions(uint32_t* w, float* h, float* e)
     {
-        uint32_t hh, ee, n;
-        texels.dims(0u, w, &hh, &ee, &n);
+        uint32_t hh, ee;
+        texels.dims(0u, w, &hh, NO_U, &ee, NO_U);
         *h = float(hh);
         *e = float(ee);
     }
     void GetDimensions(uint32_t level, float* w, float* h, float* e, float* n)
     {
-        texels.dims(level, w, h, e, n);
+        texels.dims(level, w, h, NO_F, e, n);
     }
     T Load(const int4& loc) const
     {
         // the slice as an unsigned integer: a negative one is out of range (ld)
         T out;
-        texels.load(loc.x, loc.y, loc.z, loc.w, &out, sizeof(T));
+        texels.load(loc.x, loc.y, 0, loc.z, loc.w, &out, sizeof(T));
         return out;
     }
     T SampleLevel(SamplerState s, const float3& loc, float level) const
     {
         T out;
-        texels.sample(s, loc.x, loc.y, loc.z, level, &out, sizeof(T));
+        texels.sample(s, loc.x, loc.y, 0.5f, loc.z, level, &out, sizeof(T));
         return out;
     }
 };"""
+
+
+_TEXTURE_1D = r"""struct Texture1D
+{
+    // gpuia: D3D12's Load, GetDimensions and SampleLevel (gpuia.hlsl.cpu_textures): one row
+    GpuiaTexels texels;
+
+    void GetDimensions(uint32_t* w) { texels.dims(0u, w, NO_U, NO_U, NO_U, NO_U); }
+    void GetDimensions(float* w) { texels.dims(0u, w, NO_F, NO_F, NO_F, NO_F); }
+    void GetDimensions(uint32_t level, uint32_t* w, uint32_t* n)
+    {
+        texels.dims(level, w, NO_U, NO_U, NO_U, n);
+    }
+    void GetDimensions(uint32_t level, float* w, float* n)
+    {
+        texels.dims(level, w, NO_F, NO_F, NO_F, n);
+    }
+    T Load(const int2& loc) const
+    {
+        T out;
+        texels.load(loc.x, 0, 0, 0, loc.y, &out, sizeof(T));
+        return out;
+    }
+    T SampleLevel(SamplerState s, float u, float level) const
+    {
+        T out;
+        texels.sample(s, u, 0.5f, 0.5f, 0.0f, level, &out, sizeof(T));
+        return out;
+    }
+};"""
+
+_TEXTURE_3D = r"""struct Texture3D
+{
+    // gpuia: D3D12's Load, GetDimensions and SampleLevel (gpuia.hlsl.cpu_textures)
+    GpuiaTexels texels;
+
+    void GetDimensions(uint32_t* w, uint32_t* h, uint32_t* d)
+    {
+        texels.dims(0u, w, h, d, NO_U, NO_U);
+    }
+    void GetDimensions(float* w, float* h, float* d) { texels.dims(0u, w, h, d, NO_F, NO_F); }
+    void GetDimensions(uint32_t level, uint32_t* w, uint32_t* h, uint32_t* d, uint32_t* n)
+    {
+        texels.dims(level, w, h, d, NO_U, n);
+    }
+    void GetDimensions(uint32_t level, float* w, float* h, float* d, float* n)
+    {
+        texels.dims(level, w, h, d, NO_F, n);
+    }
+    T Load(const int4& loc) const
+    {
+        T out;
+        texels.load(loc.x, loc.y, loc.z, 0, loc.w, &out, sizeof(T));
+        return out;
+    }
+    T SampleLevel(SamplerState s, const float3& uvw, float level) const
+    {
+        T out;
+        texels.sample(s, uvw.x, uvw.y, uvw.z, 0.0f, level, &out, sizeof(T));
+        return out;
+    }
+};"""
+
+# A shape's C++ struct, replaced where Slang's C++ declares it (only the shapes a shader uses)
+_SHAPES = {"Texture1D": _TEXTURE_1D, "Texture2D": _TEXTURE_2D,
+           "Texture2DArray": _TEXTURE_2D_ARRAY, "Texture3D": _TEXTURE_3D}
 
 
 def _replace(code: str, name: str, text: str, template: bool) -> str:
@@ -276,27 +365,31 @@ def _replace(code: str, name: str, text: str, template: bool) -> str:
 
 
 def bounded_textures(code: str) -> str:
-    """Slang's C++ ``code`` with gpuia's ``SamplerState``, ``Texture2D<T>`` and
-    ``Texture2DArray<T>``."""
+    """Slang's C++ ``code`` with gpuia's ``SamplerState``, ``Texture1D<T>``, ``Texture2D<T>``,
+    ``Texture2DArray<T>`` and ``Texture3D<T>``."""
     sampler = _SAMPLER.replace("GPUIA_TEXTURE_HEADER", str(HEADER_WORDS)).replace(
-        "GPUIA_SLICE_WORD", str(HEADER_WORDS - 1))
+        "GPUIA_SLICE_WORD", str(HEADER_WORDS - 2)).replace("GPUIA_DEPTH_WORD",
+                                                          str(HEADER_WORDS - 1))
     code = _replace(code, "SamplerState", sampler, False)
-    code = _replace(code, "Texture2D", _TEXTURE_2D, True)
-    return _replace(code, "Texture2DArray", _TEXTURE_2D_ARRAY, True)
+    for name, text in _SHAPES.items():
+        code = _replace(code, name, text.replace("NO_U", "(uint32_t*)nullptr").replace(
+            "NO_F", "(float*)nullptr"), True)
+    return code
 
 
 def texture_blob(width: int, height: int, levels: int, texels: np.ndarray,
-                 array_size: int = 1) -> bytes:
-    """The bytes gpuia's C++ ``Texture2D`` and ``Texture2DArray`` read: the header (width,
-    height, levels, array size, each level's first texel in a slice, the texels of a slice)
-    and ``texels`` ((n, 4) uint32: slice by slice, each slice's levels level 0 first, rows of
-    ``max(1, width >> level)``)."""
-    offsets = mip_offsets(width, height, levels, array_size)
+                 array_size: int = 1, depth: int = 1) -> bytes:
+    """The bytes gpuia's C++ ``Texture1D``, ``Texture2D``, ``Texture2DArray`` and ``Texture3D``
+    read: the header (width, height, levels, array size, each level's first texel in a slice,
+    the texels of a slice, the depth) and ``texels`` ((n, 4) uint32: slice by slice, each
+    slice's levels level 0 first, planes of rows of ``max(1, width >> level)``)."""
+    offsets = mip_offsets(width, height, levels, array_size, depth)
     if texels.shape != (offsets[-1], 4):
-        raise ValueError(f"{texels.shape} texels for a {width}x{height} texture of {levels} "
-                         f"levels and {array_size} slices ({offsets[-1]} texels)")
+        raise ValueError(f"{texels.shape} texels for a {width}x{height}x{depth} texture of "
+                         f"{levels} levels and {array_size} slices ({offsets[-1]} texels)")
     header = np.zeros(HEADER_WORDS, np.uint32)
     header[:4] = (width, height, levels, array_size)
     header[4:4 + levels] = offsets[:levels]
-    header[HEADER_WORDS - 1] = offsets[-1] // array_size
+    header[HEADER_WORDS - 2] = offsets[-1] // array_size
+    header[HEADER_WORDS - 1] = depth
     return header.tobytes() + np.ascontiguousarray(texels, np.uint32).tobytes()

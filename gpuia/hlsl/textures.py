@@ -1,33 +1,36 @@
-"""Texture2D shader resource views and samplers of an HLSL vertex shader, read as D3D12 reads
+"""Texture shader resource views and samplers of an HLSL vertex shader, read as D3D12 reads
 them (docs/resources.md, rules 17).
 
-gpuia binds ``Texture2D<T>`` and ``Texture2DArray<T>`` (T a float scalar or vector) at
-``register(tN, spaceS)`` (the t
-namespace of the buffer SRVs, ``gpuia.hlsl.srv``: one register holds one of them) and
-``SamplerState`` at ``register(sN)`` (N 0..15, space 0). Guaranteed, in the WGSL
-:func:`rewrite` makes of Slang's, whose binding numbers it never trusts (Slang gives a texture
-and a sampler one number at times: each is rebound by its name from the reflection):
+gpuia binds ``Texture1D<T>``, ``Texture2D<T>``, ``Texture2DArray<T>`` and ``Texture3D<T>`` (T a
+float scalar or vector) at ``register(tN, spaceS)`` (the t namespace of the buffer SRVs,
+``gpuia.hlsl.srv``: one register holds one of them) and ``SamplerState`` at ``register(sN)``
+(N 0..15, space 0). Guaranteed, in the WGSL :func:`rewrite` makes of Slang's, whose binding
+numbers it never trusts (Slang gives a texture and a sampler one number at times: each is
+rebound by its name from the reflection):
 
 * the shader's k-th texture (by space, then register) is ``@group(3) @binding(912 + k)``,
   ``944 + k`` when the shader samples it (bound filterable), an array's ``960 + k`` and
-  ``976 + k``, sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``);
-* ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``) returns 0 in every
-  component when ``mip`` is not a level of the texture, the slice not one of its slices or
-  (x, y) is outside that level (rules 17.1; WebGPU may return any texel instead);
-* ``GetDimensions(mip, w, h, levels)`` gives ``max(1, size >> mip)``, and 0 for the width and
-  height (and an array's slice count) of a ``mip`` past the last level (rules 17.2),
-  computed from level 0's size: no
-  ``textureDimensions`` with a per-vertex level (lavapipe answers the first vertex's);
+  ``976 + k``, sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``); a Texture3D is a
+  ``texture_3d``; a Texture1D a ``texture_2d`` of height 1 read at row 0 and sampled at
+  v = 0.5 (WebGPU's ``texture_1d`` has one level and no ``textureSampleLevel``; rules 17.8);
+* ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``, a Texture1D's
+  ``int2(x, mip)``, a Texture3D's ``int4(x, y, z, mip)``) returns 0 in every component when
+  ``mip`` is not a level of the texture, the slice not one of its slices or the texel is
+  outside that level (rules 17.1, 17.7; WebGPU may return any texel instead);
+* ``GetDimensions(mip, ...)`` gives ``max(1, size >> mip)`` on each axis, and 0 for the sizes
+  (and an array's slice count) of a ``mip`` past the last level (rules 17.2), computed from
+  level 0's size: no ``textureDimensions`` with a per-vertex level (lavapipe answers the first
+  vertex's);
 * ``SampleLevel(s, uv, lod)`` is WebGPU's ``textureSampleLevel`` with the sampler the draw
   binds (point and linear filters, WRAP, MIRROR or CLAMP: ``gpuia.d3d.textures.sampler_desc``)
   and what WebGPU's sampler lacks emulated from gpuia's uniform at ``@binding(14)`` (the
   sampler's MipLODBias added to the LOD; MIRROR_ONCE as mirror-repeat on a coordinate clamped
-  to [-1, 1]),
-  an array's slice rounded to nearest even and clamped to its slices as D3D does (Slang's WGSL
-  truncates it).
+  to [-1, 1], on u, v and a Texture3D's w), an array's slice rounded to nearest even and
+  clamped to its slices as D3D does (Slang's WGSL truncates it).
 
-Refused, naming the resource: a texture of ``uint`` or ``int`` and the other texture shapes
-(1D, 3D, cubes, multisampled), more than 16 textures, a texture in a register
+Refused, naming the resource: a texture of ``uint`` or ``int``, a multisampled texture, a
+``Texture1DArray`` (Slang's WGSL has none), a ``TextureCube`` or ``TextureCubeArray`` (rules
+17.9: :func:`texture_refusal` gives the reason), more than 16 textures, a texture in a register
 a buffer SRV takes, a sampler past s15 or outside space 0, a ``SamplerComparisonState``, any
 other use of a texture (``Sample``, ``Gather``, ``CalculateLevelOfDetail``) or a sampler.
 """
@@ -44,17 +47,35 @@ from ..d3d.textures import (
     SAMPLER_STATE_BINDING,
     sampler_binding,
     texture_binding,
+    texture_slot,
 )
 from ..errors import InvalidDescError
 
-__all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "shader_textures", "rewrite"]
+__all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "texture_refusal",
+           "shader_textures", "rewrite"]
+
+# Slang's reflection baseShape -> the D3D12 resource dimension it reads (gpuia.d3d.textures)
+SHAPES = {"texture1D": "texture1d", "texture2D": "texture2d", "texture3D": "texture3d"}
+# The shapes gpuia refuses, with the reason (docs/resources.md, rules 17.9)
+_CUBE = ("gpuia does not bind cube textures yet: D3D's cube rules (the face by the major axis "
+         "and its tie rule, the coordinates on that face, linear filtering across faces) are "
+         "not emulated exactly (rules 17.9)")
+_REFUSED = {
+    ("texture1D", True): "Slang's WGSL has no 1D array texture (its compile of a "
+                         "Texture1DArray's Load and SampleLevel fails a static assertion), so "
+                         "gpuia cannot map it onto a 2d-array view yet (rules 17.8)",
+    ("textureCube", False): _CUBE,
+    ("textureCube", True): _CUBE,
+}
 
 
 @dataclass(frozen=True)
 class ShaderTexture:
-    """One ``Texture2D`` the shader reads: ``index`` its place among the shader's textures
-    (its binding :func:`gpuia.d3d.textures.texture_binding`), ``components`` of its ``T``,
-    ``var`` its name in Slang's WGSL."""
+    """One ``Texture1D``, ``Texture2D`` (or array) or ``Texture3D`` the shader reads: ``index``
+    its place among the shader's textures (its binding
+    :func:`gpuia.d3d.textures.texture_binding`), ``components`` of its ``T``, ``var`` its name
+    in Slang's WGSL, ``dimension`` the D3D12 resource dimension it reads (``texture1d``,
+    ``texture2d``, ``texture3d``)."""
 
     name: str
     register: int
@@ -64,10 +85,21 @@ class ShaderTexture:
     var: str = ""
     sampled: bool = False  # read by SampleLevel: bound filterable (gpuia.d3d.textures)
     array: bool = False  # a Texture2DArray
+    dimension: str = "texture2d"
 
     @property
     def binding(self) -> int:
         return texture_binding(self.index, self.sampled, self.array)
+
+    @property
+    def slot(self) -> int:
+        """Its @group(3) layout slot (:func:`gpuia.d3d.textures.texture_slot`)."""
+        return texture_slot(self.binding, self.dimension)
+
+    @property
+    def hlsl_type(self) -> str:
+        return {"texture1d": "Texture1D", "texture3d": "Texture3D"}.get(
+            self.dimension, "Texture2DArray" if self.array else "Texture2D")
 
 
 @dataclass(frozen=True)
@@ -87,8 +119,17 @@ def is_bound_texture(param: dict) -> bool:
     """Whether a reflection parameter is a texture or sampler gpuia binds (its checks are
     :func:`shader_textures`')."""
     t = param.get("type", {})
-    return (t.get("kind") == "resource" and t.get("baseShape") == "texture2D"
+    return (t.get("kind") == "resource" and t.get("baseShape") in SHAPES
             and t.get("access", "read") == "read") or t.get("kind") == "samplerState"
+
+
+def texture_refusal(param: dict) -> str | None:
+    """Why gpuia refuses a read-only texture shape it does not bind (a Texture1DArray, a
+    TextureCube or TextureCubeArray), None for any other parameter."""
+    t = param.get("type", {})
+    if t.get("kind") != "resource" or t.get("access", "read") != "read":
+        return None
+    return _REFUSED.get((t.get("baseShape"), bool(t.get("array"))))
 
 
 def _components(t: dict, where: str, what: str) -> int:
@@ -96,10 +137,11 @@ def _components(t: dict, where: str, what: str) -> int:
     kind = result.get("kind")
     scalar = (result.get("elementType", {}) if kind == "vector" else result).get("scalarType")
     if t.get("multisample") or scalar != "float32":
-        raise InvalidDescError(what, where, "Texture2D" + ("Array" if t.get("array") else ""),
-                               "gpuia binds Texture2D<T> and Texture2DArray<T> of float scalars "
-                               "and vectors (no multisampled, uint or int textures yet; "
-                               "docs/resources.md)")
+        shape = str(t.get("baseShape", "texture")).replace("texture", "Texture", 1)
+        raise InvalidDescError(what, where, shape + ("Array" if t.get("array") else ""),
+                               "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> and "
+                               "Texture3D<T> of float scalars and vectors (no multisampled, "
+                               "uint or int textures yet; docs/resources.md)")
     return int(result.get("elementCount", 1)) if kind == "vector" else 1
 
 
@@ -130,9 +172,11 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
             continue
         if not m.group(2).strip().startswith("texture"):
             continue
-        if t.get("baseShape") != "texture2D":
-            raise InvalidDescError(what, where, m.group(2).strip(),
-                                   "gpuia binds Texture2D<T> only (docs/resources.md)")
+        refusal = texture_refusal(p)
+        if t.get("baseShape") not in SHAPES or refusal:
+            raise InvalidDescError(what, where, m.group(2).strip(), refusal or
+                                   "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> "
+                                   "and Texture3D<T> only (docs/resources.md)")
         components = _components(t, where, what)
         if space >= SRV_SPACES or register >= SRV_SLOTS:
             raise InvalidDescError(what, where, f"register(t{register}, space{space})",
@@ -142,14 +186,15 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
             raise InvalidDescError(what, where, f"register(t{register}, space{space})",
                                    "a buffer SRV takes this register: a t register holds one "
                                    "shader resource view (rules 17.5)")
-        textures.append((space, register, name, components, m.group(1), bool(t.get("array"))))
+        textures.append((space, register, name, components, m.group(1), bool(t.get("array")),
+                         SHAPES[t["baseShape"]]))
     if len(textures) > MAX_TEXTURES:
         raise InvalidDescError(what, "textures", len(textures),
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
-    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array)
-                  for k, (space, reg, name, c, var, array) in enumerate(textures)),
+    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array, dim)
+                  for k, (space, reg, name, c, var, array, dim) in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
 
 
@@ -220,6 +265,20 @@ def _layers_by_level(code: str, var: str, layers: str) -> str:
     return "".join(out) + code[at:]
 
 
+# A sampled coordinate through the sampler's emulated state: a Texture1D's u on row 0 of the
+# 2D texture of height 1 it binds as (v = 0.5: every address mode takes row 0 of 1, and a
+# linear v weight is 0, rules 17.8)
+_SAMPLED_UV = {"texture1d": "gpuia_sampler_uv({r}u, vec2<f32>({uv}, 0.5))",
+               "texture2d": "gpuia_sampler_uv({r}u, {uv})",
+               "texture3d": "gpuia_sampler_uvw({r}u, {uv})"}
+# Slang's textureLoad arguments (coordinate, level; an array's slice between) -> gpuia's
+# checked load's (a vecN<i32> coordinate, the slice, the level)
+_LOADS = {("texture1d", False): "{f}(vec2<i32>(i32({a[0]}), 0), 0, i32({a[1]}))",
+          ("texture2d", False): "{f}(vec2<i32>({a[0]}), 0, i32({a[1]}))",
+          ("texture2d", True): "{f}(vec2<i32>({a[0]}), i32({a[1]}), i32({a[2]}))",
+          ("texture3d", False): "{f}(vec3<i32>({a[0]}), 0, i32({a[1]}))"}
+
+
 def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
             what: str) -> str:
     """``textureSampleLevel`` with the sampler's emulated state (MIRROR_ONCE's clamped
@@ -229,7 +288,8 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
     if r is None:
         raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
                                "sampled with a sampler gpuia does not bind")
-    uv, lod = f"gpuia_sampler_uv({r}u, {args[1]})", f"({args[-1]}) + gpuia_sampler_bias({r}u)"
+    uv = _SAMPLED_UV[t.dimension].format(r=r, uv=args[1])
+    lod = f"({args[-1]}) + gpuia_sampler_bias({r}u)"
     if not t.array:
         return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {lod})"
     m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
@@ -248,17 +308,18 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
                   rf"{re.escape(var)}\s*:)", rf"@binding({t.binding}) @group({group})\1", code)
     load, dims = f"gpuia_tex_load{k}", f"gpuia_tex_dims{k}"
     layers, layer = f"gpuia_tex_layers{k}", f"gpuia_tex_layer{k}"
+    if t.dimension == "texture1d":  # WebGPU's texture_1d has no mips and no textureSampleLevel:
+        # a Texture1D binds as a 2D texture of height 1 (rules 17.8)
+        code = re.sub(rf"(var\s+{re.escape(var)}\s*:\s*)texture_1d<", r"\1texture_2d<", code)
     if t.array:
         code = _layers_by_level(code, var, layers)
-        code = _rewrite_calls(code, "textureLoad", var, lambda a: (
-            f"{load}(vec2<i32>({a[0]}), i32({a[1]}), i32({a[2]}))"))
-    else:
-        code = _rewrite_calls(code, "textureLoad", var, lambda a: (
-            f"{load}(vec2<i32>({a[0]}), 0, i32({a[1]}))"))
+    load_of = _LOADS[(t.dimension, t.array)]
+    code = _rewrite_calls(code, "textureLoad", var, lambda a: load_of.format(f=load, a=a))
     code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample(
         a, t, layer, registers, what))
+    x = ".x" if t.dimension == "texture1d" else ""  # the 2D texture's width
     code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
-        f"{dims}(u32({a[0]}))" if a else f"textureDimensions({var})"))
+        f"{dims}(u32({a[0]})){x}" if a else f"textureDimensions({var}){x}"))
     uses = len(re.findall(rf"(?<!\w){re.escape(var)}(?!\w)", code))
     allowed = sum(len(re.findall(rf"(?<!\w){fn}\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*[,)]",
                                  code)) for fn in _ALLOWED)
@@ -271,14 +332,15 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
     # textureDimensions(t, level) (lavapipe answers the first vertex's level for all).
     slices = f"textureNumLayers({var})" if t.array else "1u"
     fetch = f"textureLoad({var}, c, z, level)" if t.array else f"textureLoad({var}, c, level)"
+    n = 3 if t.dimension == "texture3d" else 2
     helper = (
-        f"fn {dims}(level : u32) -> vec2<u32>\n{{\n"
-        f"    if (level >= textureNumLevels({var})) {{ return vec2<u32>(0u); }}\n"
-        f"    return max(vec2<u32>(1u), textureDimensions({var}) >> vec2<u32>(level));\n}}\n"
-        f"fn {load}(c : vec2<i32>, z : i32, level : i32) -> vec4<f32>\n{{\n"
+        f"fn {dims}(level : u32) -> vec{n}<u32>\n{{\n"
+        f"    if (level >= textureNumLevels({var})) {{ return vec{n}<u32>(0u); }}\n"
+        f"    return max(vec{n}<u32>(1u), textureDimensions({var}) >> vec{n}<u32>(level));\n}}\n"
+        f"fn {load}(c : vec{n}<i32>, z : i32, level : i32) -> vec4<f32>\n{{\n"
         f"    if (level < 0 || z < 0 || u32(z) >= {slices}) {{ return vec4<f32>(0.0); }}\n"
-        f"    let d = vec2<i32>({dims}(u32(level)));\n"
-        f"    if (any(c < vec2<i32>(0)) || any(c >= d)) {{ return vec4<f32>(0.0); }}\n"
+        f"    let d = vec{n}<i32>({dims}(u32(level)));\n"
+        f"    if (any(c < vec{n}<i32>(0)) || any(c >= d)) {{ return vec4<f32>(0.0); }}\n"
         f"    return {fetch};\n}}")
     if t.array:  # D3D: the layer count 0 past the last level; a sampled slice rounded to
         # nearest even (WGSL's round) and clamped to the slices (a NaN: slice 0)
@@ -315,6 +377,12 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
             f"// MipLODBias, added to SampleLevel's LOD as D3D's sample_l does (rules 17.3)\n"
             f"fn gpuia_sampler_bias(r : u32) -> f32\n{{\n"
             f"    return bitcast<f32>(gpuia_sampler_state[r].y);\n}}")
+    if samplers and any(t.dimension == "texture3d" for t in textures):  # w: bit 2
+        helpers.append(
+            "fn gpuia_sampler_uvw(r : u32, uvw : vec3<f32>) -> vec3<f32>\n{\n"
+            "    let m = gpuia_sampler_state[r].x;\n"
+            "    let once = (vec3<u32>(m, m >> 1u, m >> 2u) & vec3<u32>(1u)) != vec3<u32>(0u);\n"
+            "    return select(uvw, clamp(uvw, vec3<f32>(-1.0), vec3<f32>(1.0)), once);\n}")
     registers = {s.var: s.register for s in samplers}
     for t in textures:
         code, helper = _rewrite_texture(code, t, group, registers, what)

@@ -20,13 +20,15 @@ __all__ = ["decode_texels"]
 
 
 def decode_texels(format_name: str, data: bytes, width: int, height: int, levels: int,
-                  array_size: int, where: str = "texture") -> np.ndarray:
-    """The texels of ``data`` (every level of every slice, level 0 first) decoded."""
+                  array_size: int, where: str = "texture", depth: int = 1) -> np.ndarray:
+    """The texels of ``data`` (every level of every slice, level 0 first; a 3D texture's
+    levels of ``max(1, depth >> level)`` planes) decoded."""
     fmt = format_info(format_name)
-    count = mip_offsets(width, height, levels, array_size)[-1]
+    count = mip_offsets(width, height, levels, array_size, depth)[-1]
     if len(data) != count * fmt.size:
         raise InvalidDescError(where, "data", f"{len(data)} bytes",
-                               f"a {width}x{height} {fmt.name} texture of {levels} levels and "
+                               f"a {width}x{height}x{depth} {fmt.name} texture of {levels} "
+                               f"levels and "
                                f"{array_size} slices holds {count} texels of {fmt.size} bytes: "
                                f"{count * fmt.size} bytes")
     elements = np.frombuffer(bytes(data), np.uint8).reshape(count, fmt.size)

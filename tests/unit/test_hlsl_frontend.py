@@ -534,15 +534,16 @@ def test_slang_diagnostics_are_kept_on_the_error():
 
 
 @pytest.mark.parametrize("decl,use,name", [
-    ("Texture3D MyTex;", "MyTex.Load(int4(0, 0, 0, 0))", "MyTex"),
+    ("Texture1DArray MyTex;", "MyTex.Load(int3(0, 0, 0))", "MyTex"),
     ("RWTexture2D<float4> MyRW;", "MyRW[int2(0, 0)]", "MyRW"),
     ("RWBuffer<float4> MyTyped;", "MyTyped[0]", "MyTyped"),
 ])
 def test_resources_the_entry_uses_are_refused(decl, use, name):
     """gpuia binds cbuffers and a vertex shader's StructuredBuffer / ByteAddressBuffer / Buffer
     (tests/unit/test_hlsl_shader_resources.py), their RW forms (tests/gpu/test_gpu_uavs.py),
-    Texture2D, Texture2DArray and samplers (tests/gpu/test_gpu_textures.py): a used 3D texture,
-    a texture UAV or a typed buffer UAV is refused by name."""
+    Texture1D, Texture2D, Texture2DArray, Texture3D and samplers (tests/gpu/test_gpu_textures.py,
+    tests/gpu/test_gpu_texture_dimensions.py): a used 1D texture array, a texture UAV or a typed
+    buffer UAV is refused by name."""
     with pytest.raises(InvalidDescError) as e:
         vs_with(decl, use)
     assert f"resource {name}" in refusal(e)
@@ -554,6 +555,7 @@ def test_a_cube_texture_and_its_sampler_are_refused():
         vs_with("TextureCube MyTex;\nSamplerState MySamp;",
                 "MyTex.SampleLevel(MySamp, p.xyz, 0)")
     assert e.value.field in ("resource MyTex", "resource MySamp")
+    assert "cube" in str(e.value) and "rules 17.9" in str(e.value)
 
 
 def test_pixel_shader_uav_is_refused():

@@ -45,7 +45,11 @@ def test_structured_and_raw_are_bound_by_register():
     ("Texture2DMS<float4> T : register(t0);", "return T.Load(int2(0, 0), 0);",
      "no multisampled"),
     ("Texture2D<uint4> T : register(t0);", "return T.Load(int3(0, 0, 0));", "uint or int"),
-    ("Texture3D T : register(t0);", "return T.Load(int4(0, 0, 0, 0));", "other textures"),
+    ("TextureCube T : register(t0); SamplerState S : register(s0);",
+     "return T.SampleLevel(S, float3(1, 0, 0), 0);", "cube rules"),
+    ("Texture1DArray T : register(t0);", "return T.Load(int3(0, 0, 0));", "no 1D array"),
+    ("Texture2DMS<float4> T[2] : register(t0);", "return T[0].Load(int2(0, 0), 0);",
+     "other textures"),
     ("Texture2D T : register(t0); SamplerState S : register(s0);",
      "return T.Sample(S, float2(0, 0));", "Load, GetDimensions and SampleLevel"),
     ("Texture2D T : register(t1); StructuredBuffer<float4> B : register(t1);",
@@ -86,7 +90,8 @@ DATA = {"dtype": "float32", "values": [0.0] * 8}
        "data": DATA}], InvalidDescError, "past the data"),
     ([{"register": 1, "kind": "structured", "data": DATA},
       {"register": 2, "kind": "texture", "data": DATA}], CaseError,
-     "'structured', 'raw', 'typed', 'rw_structured', 'rw_raw' or 'texture2d'"),
+     "'structured', 'raw', 'typed', 'rw_structured', 'rw_raw', 'texture1d', 'texture2d' or "
+     "'texture3d'"),
     ([{"register": 1, "kind": "structured", "data": DATA, "format": "R32_FLOAT"}],
      InvalidDescError, "only a typed view has a format"),
     ([{"register": 1, "kind": "structured", "data": DATA},
@@ -211,3 +216,22 @@ def test_the_cpu_reference_reads_every_register_of_a_space():
     case = load_case(doc)
     got = shader_outputs(case, run_reference(case))["TEXCOORD0"][:, 0]
     assert got.tolist() == [8128, 812800]
+
+
+def test_gpuia_shader_lists_texture_dimensions():
+    """A Texture1D and a Texture3D are bound (rules 17.7, 17.8); a Texture1DArray and a
+    TextureCube are listed as not bound (rules 17.9)."""
+    from gpuia.harness.shader_info import describe_hlsl
+
+    text = ("Texture1D<float4> R : register(t0); Texture3D<float> V : register(t1);\n"
+            "Texture1DArray<float4> RA : register(t2); TextureCube<float4> C : register(t3);\n"
+            "SamplerState S : register(s0);\n"
+            "float4 main(uint id : SV_VertexID) : SV_Position { return R.Load(int2(id, 0))"
+            " + V.SampleLevel(S, float3(0, 0, 0), 0) + RA.Load(int3(0, 0, 0))"
+            " + C.SampleLevel(S, float3(1, 0, 0), 0); }\n")
+    rows = {r["name"]: (r["register"], r["type"], r["bound"])
+            for r in describe_hlsl("d.hlsl", text, "main", None)["resources"]}
+    assert rows == {"R": ("t0", "Texture1D<float4>", True), "V": ("t1", "Texture3D<float>", True),
+                    "RA": ("t2", "Texture1DArray<float4>", False),
+                    "C": ("t3", "TextureCube<float4>", False),
+                    "S": ("s0", "SamplerState", True)}

@@ -7,7 +7,16 @@ import struct
 
 import pytest
 
-from gpuia.d3d.textures import mip_offsets, mip_size, sampler_desc, texture_format
+from gpuia.d3d.textures import (
+    binding_kind,
+    check_dimensions,
+    mip_offsets,
+    mip_size,
+    sampler_desc,
+    slot_binding,
+    texture_format,
+    texture_slot,
+)
 from gpuia.errors import InvalidDescError, UnsupportedError
 
 
@@ -36,6 +45,36 @@ def test_mip_chain():
     assert mip_offsets(5, 3, 3, 1) == (0, 15, 17, 18)
     assert mip_offsets(2, 2, 2, 2) == (0, 4, 5, 9, 10)  # slice-major: slice 1 after slice 0
     assert texture_format("DXGI_FORMAT_R8G8B8A8_UNORM", "t").webgpu == "rgba8unorm"
+    # a 4x2x3 volume: level 0 24 texels, level 1 2x1x1, level 2 1x1x1: offsets 0, 24, 26; 27
+    assert mip_offsets(4, 2, 3, 1, 3) == (0, 24, 26, 27)
+
+
+def test_mirror_once_on_w_and_the_volume_slot():
+    once = sampler_desc({"address_w": "MIRROR_ONCE"}, "s0")
+    assert once.state_words()[0] == 4  # bit 2: MIRROR_ONCE on w (gpuia_sampler_uvw)
+    # a Texture3D's slot is its binding past the bindings: its WebGPU view is 3d
+    assert texture_slot(944, "texture2d") == 944 and texture_slot(912, "texture1d") == 912
+    slot = texture_slot(944, "texture3d")
+    assert slot_binding(slot) == 944 and binding_kind(slot) == "sampled_texture_3d"
+    assert binding_kind(texture_slot(912, "texture3d")) == "texture_3d"
+
+
+@pytest.mark.parametrize("args, field, says", [
+    ((16385, 1, 1, 1, "texture1d"), "Width", "1..16384"),
+    ((4, 2, 1, 1, "texture1d"), "Height", "its Height is 1"),
+    ((4, 1, 1, 2049, "texture1d"), "DepthOrArraySize", "1..2048"),
+    ((4, 1, 4, 1, "texture1d"), "MipLevels", "1..3"),  # 4 wide: levels 4, 2, 1
+    ((2049, 1, 1, 1, "texture3d", 1), "Width", "1..2048"),
+    ((2, 2, 1, 1, "texture3d", 2049), "DepthOrArraySize", "1..2048"),
+    ((2, 2, 1, 2, "texture3d", 2), "DepthOrArraySize", "no array slices"),
+    ((2, 2, 5, 1, "texture3d", 8), "MipLevels", "1..4"),  # the depth 8 sets the chain
+    ((2, 2, 1, 1, "texture2d", 2), "DepthOrArraySize", "no depth"),
+])
+def test_d3d12_resource_desc_limits(args, field, says):
+    with pytest.raises(InvalidDescError, match=says) as e:
+        check_dimensions(*args[:4], "CreateCommittedResource", *args[4:])
+    assert e.value.field == field
+    check_dimensions(2, 2, 4, 1, "ok", "texture3d", 8)  # 2x2x8: 8, 4, 2, 1 deep
 
 
 @pytest.mark.parametrize("fields, error, words", [

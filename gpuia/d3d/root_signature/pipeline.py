@@ -36,8 +36,9 @@ SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
     # a UAV (writable: gpuia.hlsl.uavs) is a u register, refused by webgpu_bindings for now
     ("shader_resources", lambda r: ShaderBinding("u" if r.writable else "t", r.register,
                                                  r.space, 1, r.kind, r.name)),
+    # a texture's layout slot: its binding, and a Texture3D's 3d view (texture_slot)
     ("textures", lambda t: ShaderBinding("t", t.register, t.space, 1, "texture", t.name,
-                                         binding=t.binding)),
+                                         binding=t.slot)),
     ("samplers", lambda s: ShaderBinding("s", s.register, 0, 1, "sampler", s.name)),
 )
 """(attribute of a compiled shader, how one item of it is a :class:`ShaderBinding`)."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ..desc import CONSTANT_BUFFER_SLOTS
 from ..srv_bindings import SRV_SLOTS, SRV_SPACES, srv_binding
-from ..textures import MAX_TEXTURES, SAMPLER_SLOTS, binding_kind, sampler_binding
+from ..textures import MAX_TEXTURES, SAMPLER_SLOTS, binding_kind, sampler_binding, slot_binding
 from .coverage import ShaderBinding
 from .model import PARAMETER_TYPES, RootSignature
 from .validation import RegisterRange
@@ -63,9 +63,9 @@ class _KindBinding:
 def _texture_type(binding: int) -> str:
     """A texture binding's sample type and view (gpuia.gpu.vertex.pipelines binds one the
     shader samples filterable, one it only loads unfilterable)."""
-    kind = binding_kind(binding)
+    kind = binding_kind(binding)  # a Texture3D's slot (gpuia.d3d.textures.texture_slot)
     return ("float" if kind.startswith("sampled") else "unfilterable-float") + \
-        (" 2d-array" if kind.endswith("array") else " 2d")
+        (" 2d-array" if kind.endswith("array") else " 3d" if kind.endswith("3d") else " 2d")
 
 
 BINDINGS = {
@@ -116,7 +116,8 @@ def _row(b: ShaderBinding, holder: RegisterRange, rule: _KindBinding, reg: int) 
                                f"space{b.space} has no WebGPU binding in gpuia ({rule.bound})")
     binding = rule.binding(b, reg)
     return {"register": f"{b.register_class}{reg}", "space": b.space, "name": b.name,
-            "root": holder.where, "held_by": holder.kind, "group": GROUP, "binding": binding,
+            "root": holder.where, "held_by": holder.kind, "group": GROUP,
+            "binding": slot_binding(binding),
             "resource": rule.resource, rule.resource: rule.type(binding), "limit": rule.limit}
 
 

@@ -182,7 +182,7 @@ class OMState:
                       if i < MAX_CBVS)
         srv_key, srv_entries = (self.srv.entries(self.resources)
                                 if VIEWS_BINDING in slots else ((), []))
-        textures = tuple(t for t in self.textures[0] if t.binding in slots), \
+        textures = tuple(t for t in self.textures[0] if t.slot in slots), \
             tuple(t for t in self.textures[1] if t.binding in slots)
         tex_key, tex_entries = self.tex.entries(*textures)
         # Keyed by the slots, the buffers themselves (compared by identity) and their offsets,

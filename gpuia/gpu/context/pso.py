@@ -351,8 +351,8 @@ class PipelineState:
         uniform (``gpuia.d3d.textures``)."""
         return self.constant_buffer_slots + (
             (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
-            if self.shader_resources else ()) + tuple(
-            r.binding for r in (*self.textures, *self.samplers)) + (
+            if self.shader_resources else ()) + tuple(t.slot for t in self.textures) + tuple(
+            s.binding for s in self.samplers) + (
             (SAMPLER_STATE_BINDING,) if self.samplers else ())
 
     @property

@@ -1,17 +1,20 @@
-"""The Texture2D SRVs and samplers of a Context (docs/resources.md).
+"""The texture SRVs and samplers of a Context (docs/resources.md).
 
-gpuia has no descriptor heaps: :meth:`TextureState.set_texture` stands for a Texture2D SRV
-(D3D12_TEX2D_SRV of the whole resource: MostDetailedMip 0, every level) in a descriptor table
-at the shader's ``register(tN, spaceS)``, and :meth:`TextureState.set_sampler` for a sampler
-(D3D12_SAMPLER_DESC, or a root signature's static sampler) at ``register(sN)``. Guaranteed: at
-the draw every texture and sampler the vertex shader reads is bound at its @group(3) binding
-(``gpuia.d3d.textures``). Refused when set: a register out of range, no Texture2D of this
-device, a sampler desc gpuia does not sample (``gpuia.d3d.textures.sampler_desc``); at the
-draw, naming the register: one the shader reads that is not set, a sampler set where the
-pipeline state's root signature holds a static sampler (D3D12 has no way to override one: the
-static sampler is bound itself, :attr:`TextureState.static`), a released texture, a
-texture the shader samples whose format WebGPU does not filter on this device (R32_FLOAT and
-R32G32B32A32_FLOAT without ``float32-filterable``).
+gpuia has no descriptor heaps: :meth:`TextureState.set_texture` stands for a texture SRV
+(D3D12_TEX1D_SRV, TEX2D_SRV, TEX2D_ARRAY_SRV or TEX3D_SRV of the whole resource:
+MostDetailedMip 0, every level) in a descriptor table at the shader's ``register(tN,
+spaceS)``, and :meth:`TextureState.set_sampler` for a sampler (D3D12_SAMPLER_DESC, or a root
+signature's static sampler) at ``register(sN)``. Guaranteed: at the draw every texture and
+sampler the vertex shader reads is bound at its @group(3) binding (``gpuia.d3d.textures``).
+Refused when set: a register out of range, no texture of this device
+(``gpuia.gpu.textures.create_texture``), a sampler desc gpuia does not sample
+(``gpuia.d3d.textures.sampler_desc``); at the draw, naming the register: one the shader reads
+that is not set, a texture of another dimension than the shader's (a Texture3D needs a
+``texture3d``, a Texture1D a ``texture1d``: an SRV's dimension is its resource's), a sampler
+set where the pipeline state's root signature holds a static sampler (D3D12 has no way to
+override one: the static sampler is bound itself, :attr:`TextureState.static`), a released
+texture, a texture the shader samples whose format WebGPU does not filter on this device
+(R32_FLOAT and R32G32B32A32_FLOAT without ``float32-filterable``).
 """
 
 from __future__ import annotations
@@ -90,6 +93,11 @@ class TextureState:
                     f"and WebGPU filters {fmt.webgpu} only with the float32-filterable "
                     f"feature, which this device lacks (gpuia binds a sampled texture "
                     f"filterable, whatever the sampler; Load reads any format)")
+            if tex.dimension != t.dimension:
+                raise InvalidDescError("draw", f"texture {at}", tex.dimension,
+                                       f"the vertex shader reads {t.name} as a {t.hlsl_type}: "
+                                       f"bind a {t.dimension} there (a D3D12 SRV's dimension "
+                                       f"is its resource's)")
             if not t.array and tex.array_size > 1:
                 raise InvalidDescError("draw", f"texture {at}", tex.array_size,
                                        f"the vertex shader reads {t.name} as a Texture2D (one "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
-from ...d3d.textures import binding_kind
+from ...d3d.textures import binding_kind, slot_binding
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl import ProgramSpec, vertex_program
 from ...wgsl.diagnostics import UserText, shader_diagnostic
@@ -43,6 +43,8 @@ _GROUP3_ENTRY = {
     "texture_array": {"texture": {"sample_type": "unfilterable-float",
                                   "view_dimension": "2d-array"}},
     "sampled_texture_array": {"texture": {"sample_type": "float", "view_dimension": "2d-array"}},
+    "texture_3d": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "3d"}},
+    "sampled_texture_3d": {"texture": {"sample_type": "float", "view_dimension": "3d"}},
     "sampler": {"sampler": {"type": "filtering"}},
 }
 
@@ -405,8 +407,10 @@ class PipelineCache:
             vis = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT | wgpu.ShaderStage.COMPUTE
             # from SRV_BINDING_BASE on: the vertex shader's SRVs (gpuia.hlsl.srv), then its
             # textures and samplers (gpuia.hlsl.textures): each kind's entry from _GROUP3_ENTRY
+            # (a Texture3D's slot is past the bindings: gpuia.d3d.textures.texture_slot)
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=[
-                {"binding": k, "visibility": vis, **_GROUP3_ENTRY[binding_kind(k)]}
+                {"binding": slot_binding(k), "visibility": vis,
+                 **_GROUP3_ENTRY[binding_kind(k)]}
                 for k in slots])
         return self._bgls[key]
 
