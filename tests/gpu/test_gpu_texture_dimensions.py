@@ -436,3 +436,71 @@ def test_volumes_through_a_root_signature(gpu_device):
     np.testing.assert_array_equal(cpu["TEXCOORD0"], POINT_3D_WANT)
     so = _so_words(run_case_so_gpu(case, gpu_device), 6, 3)
     np.testing.assert_array_equal(so, POINT_3D_WANT)
+
+
+MIRROR_ONCE_3D = r"""
+Texture3D<float> Vol : register(t0);
+SamplerState Once : register(s0);
+static const float W[6] = { 1.5 / 4, -0.5 / 4, 5.5 / 4, -4.5 / 4, 9.5 / 4, 6.5 / 4 };
+struct O { float4 pos : SV_Position; float picked : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    o.picked = Vol.SampleLevel(Once, float3(0.75, 0.25, W[id]), 0);
+    return o;
+}
+"""
+
+
+def test_texture3d_mirror_once_on_w(gpu_device):
+    # MIRROR_ONCE on the plane index k = floor(4 w) (rules 17.4): a negative k becomes -k - 1,
+    # then clamped to 0..3: 1 -> 1, -1 -> 0, 5 -> 3, -5 -> 4 -> 3, 9 -> 3, 6 -> 3. WebGPU has
+    # no such mode: gpuia's WGSL clamps w to [-1, 1] under mirror-repeat (bit 2 of the
+    # sampler state), which picks the same planes.
+    sampler = {"register": 0, "filter": "MIN_MAG_MIP_POINT", "address_u": "MIRROR_ONCE",
+               "address_v": "MIRROR_ONCE", "address_w": "MIRROR_ONCE"}
+    case = load_case(_doc("texture3d_mirror_once", MIRROR_ONCE_3D, 6, POINT_VOLUMES[:1],
+                          [(0, 1)], [sampler]))
+    want = np.array([[100 * k + 1] for k in (1, 0, 3, 3, 3, 3)], np.float32).view(np.uint32)
+    cpu = shader_outputs(case, run_reference(case))
+    np.testing.assert_array_equal(cpu["TEXCOORD0"], want)
+    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 6, 1), want)
+
+
+UNORM_TRILINEAR = r"""
+Texture3D<float4> Ramp : register(t0);
+SamplerState Linear : register(s0);
+static const float W[4] = { 0.4, 0.55, 0.7, 0.9 };
+struct O { float4 pos : SV_Position; float r : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    o.r = Ramp.SampleLevel(Linear, float3(0.5, 0.5, W[id]), 0).r;
+    return o;
+}
+"""
+
+
+def test_trilinear_weights_a_gpu_rounds_stay_within_the_bound(gpu_device):
+    # A 2x1x2 R8G8B8A8_UNORM volume, red 0 in plane 0 and 255 (1.0) in plane 1: u = 0.5 takes
+    # texels 0 and 1 at 0.5 (equal), v the one row, and w the planes 0 and 1 with weight
+    # 2w - 0.5 on plane 1 (clamped): red = 0.3, 0.6, 0.9, 1.0. 0.3 and 0.6 need more than 8
+    # fractional bits: a GPU's weights round them, within 4 * 0.6 * 2^-8 * 1 + 0.5 / 255
+    # (rules 17.7).
+    from gpuia.harness.case_textures import WEIGHT_ERROR, filtering_tolerance
+    from gpuia.harness.compare import SHADER_TOLERANCE
+
+    ramp = {"register": 0, "kind": "texture3d", "format": "R8G8B8A8_UNORM", "width": 2,
+            "height": 1, "depth": 2, "data": {"hex": "000000ff000000ffff0000ffff0000ff"}}
+    case = load_case(_doc("texture3d_unorm_linear", UNORM_TRILINEAR, 4, [ramp], [(0, 1)],
+                          [{"register": 0, "filter": "MIN_MAG_MIP_LINEAR"}]))
+    want = np.array([0.3, 0.6, 0.9, 1.0])
+    bound = 4 * WEIGHT_ERROR * 1 + 0.5 / 255
+    assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
+    cpu = shader_outputs(case, run_reference(case))["TEXCOORD0"].view(np.float32)[:, 0]
+    np.testing.assert_array_equal(cpu, want.astype(np.float32))  # exact weights, rounded once
+    so = _so_words(run_case_so_gpu(case, gpu_device), 4, 1).view(np.float32)[:, 0]
+    off = np.abs(so.astype(np.float64) - want)
+    assert (off <= bound).all(), so
+    print(f"trilinear UNORM: largest {off.max():g} off (bound {bound:g}), "
+          f"{int((off > 1e-7).sum())} of 4 values")

@@ -484,12 +484,14 @@ class Context(QueryCalls):
                                          texture: Texture2D | None,
                                          register_space: int = 0) -> None:
         """Bind ``texture`` (:func:`gpuia.gpu.textures.create_texture`; None unbinds) as the
-        vertex shader's ``Texture2D`` at ``register(t<shader_register>, space<register_space>)``:
-        what CreateShaderResourceView of the whole texture (D3D12_TEX2D_SRV: MostDetailedMip 0,
-        every level) in a descriptor table at that register gives (docs/resources.md). A t
-        register holds a texture or a buffer SRV, never both (the shader's compile refuses it).
-        Raises InvalidDescError for a register past t127 or space6, or no texture of this
-        device; a draw refuses a released texture.
+        vertex shader's ``Texture1D``, ``Texture2D`` (or array) or ``Texture3D`` at
+        ``register(t<shader_register>, space<register_space>)``: what CreateShaderResourceView
+        of the whole texture (D3D12_TEX1D_SRV, TEX2D_SRV, TEX2D_ARRAY_SRV or TEX3D_SRV:
+        MostDetailedMip 0, every level) in a descriptor table at that register gives
+        (docs/resources.md). A t register holds a texture or a buffer SRV, never both (the
+        shader's compile refuses it). Raises InvalidDescError for a register past t127 or
+        space6, or no texture of this device; a draw refuses a released texture and one of
+        another dimension than the shader's (an SRV's dimension is its resource's).
 
         Arguments:
             shader_register (int): N of ``register(tN)``, 0..127.
