@@ -143,7 +143,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
         if not t.array and out[key].array_size > 1:
             raise InvalidDescError(f"texture t{t.register}", "array_size",
                                    out[key].array_size,
-                                   f"the vertex shader reads {t.name} as a Texture2D (one "
+                                   f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
                                    f"slice)")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
             raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),

@@ -385,6 +385,13 @@ def test_a_texture_of_another_dimension_is_refused():
                                           if k != "depth"}], [(0, 4), (1, 4), (2, 4)]))
 
 
+def test_a_texture1d_reads_one_slice():
+    rows = {**ROWS[0], "array_size": 2, "data": {"dtype": "uint16", "values": ROW * 2}}
+    with pytest.raises(InvalidDescError, match="as a Texture1D \\(one slice\\)"):
+        load_case(_doc("t", _vs("Texture1D<float4> T : register(t0);", "T.Load(int2(id, 0))"),
+                       1, [rows], [(0, 4)]))
+
+
 def test_the_context_api_binds_a_volume_and_refuses_a_flat_texture(gpu_device):
     from gpuia import InputLayout
     from gpuia.gpu import Context, PipelineState

@@ -100,7 +100,7 @@ class TextureState:
                                        f"is its resource's)")
             if not t.array and tex.array_size > 1:
                 raise InvalidDescError("draw", f"texture {at}", tex.array_size,
-                                       f"the vertex shader reads {t.name} as a Texture2D (one "
+                                       f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
                                        f"slice): bind a texture of one slice there")
             key.append(tex)
             entries.append({"binding": t.binding,
