@@ -67,6 +67,30 @@ def test_cross_check_compares_them(gpu_device):
         assert line.status == "OK" and "UAVs u0, u1: bit for bit" in line.detail, line.text()
 
 
+@pytest.mark.parametrize("root_signature, held_by", [
+    ("RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT), UAV(u0), UAV(u1)",
+     ["root descriptor", "root descriptor"]),
+    ({"flags": ["ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"],
+      "parameters": [{"type": "descriptor_table", "visibility": "vertex",
+                      "ranges": [{"type": "uav", "num_descriptors": 2,
+                                  "base_shader_register": 0}]}]}, ["table", "table"]),
+])
+def test_through_a_root_signature(gpu_device, root_signature, held_by):
+    """Root UAVs or a UAV range hold u0 and u1: the CPU reference and both paths give the
+    hand values, and the path lines compare them as without a root signature."""
+    doc = json.loads((EXAMPLE_CASES / "uav_vertex_writes.json").read_text())
+    doc["root_signature"] = root_signature
+    case = load_case(doc)
+    assert [r.kind for _, _, r in case.root_signature.covered] == held_by
+    assert reference_uavs(case, run_reference(case)) == _expected()
+    result = cross_check(case, gpu_device, paths=("native", "pulling"))
+    lines = [line for line in result.lines if line.path in ("native", "pulling")]
+    assert len(lines) == 2 and result.ok, result.text()
+    for line in lines:
+        assert "UAVs u0, u1: bit for bit" in line.detail, line.text()
+    assert run_case_gpu(case, gpu_device, path="native").uavs == _expected()
+
+
 def test_result_documents_carry_them(gpu_device):
     case = _case()
     want = [{"register": 0, "space": 0, "hex": _expected()["u0"].hex()},

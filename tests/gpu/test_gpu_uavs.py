@@ -70,10 +70,11 @@ def _expected_so() -> np.ndarray:
                     np.uint32)
 
 
-def _draw(dev, shader):
+def _draw(dev, shader, root_signature=None):
     ctx = Context(dev)
     desc = StreamOutputDesc((SODeclarationEntry(semantic_name="TEXCOORD", component_count=4),))
-    ctx.set_pipeline_state(PipelineState(InputLayout([]), shader, stream_output=desc))
+    ctx.set_pipeline_state(PipelineState(InputLayout([]), shader, stream_output=desc,
+                                         root_signature=root_signature))
     ctx.ia_set_primitive_topology("POINTLIST")
     out = dev.create_buffer(OUT_WORDS, bind=("unordered_access",))
     raw = dev.create_buffer(RAW_WORDS, bind=("unordered_access",))
@@ -92,6 +93,27 @@ def test_writes_reads_and_bounds_on_the_gpu(gpu_device):
     np.testing.assert_array_equal(out, _expected_out())
     np.testing.assert_array_equal(raw, _expected_raw())
     np.testing.assert_array_equal(so, _expected_so())
+
+
+@pytest.mark.parametrize("root_signature", [
+    "RootFlags(ALLOW_STREAM_OUTPUT), UAV(u1), UAV(u2)",
+    "RootFlags(ALLOW_STREAM_OUTPUT), DescriptorTable(UAV(u0, numDescriptors=4), "
+    "visibility=SHADER_VISIBILITY_VERTEX)",
+])
+def test_through_a_root_signature(gpu_device, root_signature):
+    """Root UAVs or a UAV range hold u1 and u2 where the implied root signature puts them: the
+    same hand values."""
+    out, raw, so = _draw(gpu_device, compile_shader(HLSL), root_signature)
+    np.testing.assert_array_equal(out, _expected_out())
+    np.testing.assert_array_equal(raw, _expected_raw())
+    np.testing.assert_array_equal(so, _expected_so())
+
+
+def test_root_signature_not_holding_a_uav_is_refused(gpu_device):
+    # rules 16.9: u2 is in no UAV range (an SRV range of t2 is another register)
+    with pytest.raises(InvalidDescError) as e:
+        _draw(gpu_device, compile_shader(HLSL), "UAV(u1), DescriptorTable(SRV(t2))")
+    assert "Raw (register u2, space0)" in str(e.value) and "rules 16.9" in str(e.value)
 
 
 def test_cpu_reference_matches_the_hand_values():
@@ -116,6 +138,21 @@ def test_refused_without_vertex_writable_storage(gpu_device):
     with pytest.raises(UnsupportedError) as e:
         check_uav_support(resources, caps, "this adapter")
     assert "vertex-writable-storage" in str(e.value) and "Out (u1)" in str(e.value)
+
+
+def test_uavs_count_as_storage_buffers(gpu_device):
+    """Each UAV is a storage buffer of the vertex stage: two against a limit of 1 are refused,
+    naming them."""
+    from gpuia.gpu.context.srv_state import check_resource_limits
+
+    resources = compile_shader(HLSL).shader_resources
+    caps = dataclasses.replace(gpu_device.caps, max_storage_buffers_per_shader_stage=1)
+    with pytest.raises(UnsupportedError) as e:
+        check_resource_limits(resources, 1, caps, "this adapter")
+    assert "binds 2 shader resource and unordered access views (u1, u2)" in str(e.value) and \
+        "max-storage-buffers-per-shader-stage 1" in str(e.value), str(e.value)
+    caps = dataclasses.replace(caps, max_storage_buffers_per_shader_stage=2)
+    check_resource_limits(resources, 1, caps, "this adapter")
 
 
 def test_atomics_are_refused():

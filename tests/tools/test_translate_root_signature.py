@@ -99,3 +99,23 @@ def test_texture_and_static_sampler_rows(capsys):
            "@binding(944), float 2d texture" in out
     assert "s0 space0 (PointClamp) <- static sampler 0 (static sampler) -> @group(3) " \
            "@binding(928), filtering sampler" in out
+
+
+def test_uav_rows(tmp_path, capsys):
+    # examples/cases/uav_vertex_writes.json's u0 on a root UAV, u1 in a UAV range: the shader's
+    # k-th UAV is binding 992 + k, a read-write storage buffer (docs/resources.md)
+    doc = json.loads((ROOT / "examples/cases/uav_vertex_writes.json").read_text())
+    doc["root_signature"] = "UAV(u0), DescriptorTable(UAV(u1, numDescriptors=3))"
+    path = tmp_path / "uav.json"
+    path.write_text(json.dumps(doc))
+    assert main(["translate", str(path)]) == 0
+    section = json.loads(capsys.readouterr().out)["root_signature"]
+    rows = [[(r["register"], r["root"], r["held_by"], r["binding"], r["resource"],
+              r[r["resource"]]) for r in m["bindings"]] for m in section["mapped"]]
+    assert rows and all(r == [
+        ("u0", "root parameter 0", "root descriptor", 992, "buffer", "storage"),
+        ("u1", "root parameter 1, range 0", "table", 993, "buffer", "storage")] for r in rows)
+    assert main(["translate", str(path), "--text"]) == 0
+    out = capsys.readouterr().out
+    assert "u1 space0 (Raw) <- root parameter 1, range 0 (table) -> @group(3) " \
+           "@binding(993), storage buffer" in out

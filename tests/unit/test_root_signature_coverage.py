@@ -84,9 +84,11 @@ def test_registers_gpuia_cannot_bind():
     sig = rs("DescriptorTable(SRV(t0, numDescriptors=unbounded, space=7))")
     with pytest.raises(UnsupportedError, match="space7"):
         webgpu_bindings(sig, cover(sig, [ShaderBinding("t", 0, 7, 1, "raw", "R")]), {})
-    sig = rs("DescriptorTable(UAV(u0))")
-    with pytest.raises(UnsupportedError, match="UAV"):
-        webgpu_bindings(sig, cover(sig, [ShaderBinding("u", 0, 0, 1, "raw", "Out")]), {})
+    # gpuia binds u0..u63 (D3D12_UAV_SLOT_COUNT 64) of spaces 0..6
+    sig = rs("DescriptorTable(UAV(u0, numDescriptors=unbounded))")
+    with pytest.raises(UnsupportedError, match="register u64 of space0 has no WebGPU binding"):
+        webgpu_bindings(sig, cover(sig, [ShaderBinding("u", 64, 0, 1, "raw", "Out",
+                                                       binding=992)]), {})
 
 
 def test_adapter_limits():
@@ -183,3 +185,86 @@ def test_sampler_register_gpuia_does_not_bind():
     sig = rs("DescriptorTable(Sampler(s0, numDescriptors=unbounded))")
     with pytest.raises(UnsupportedError, match="s16"):
         webgpu_bindings(sig, cover(sig, [ShaderBinding("s", 16, 0, 1, "sampler", "S")]), {})
+
+
+# A vertex shader's UAVs: the first two of its UAVs (by space, then register) at 992 and 993
+# (gpuia.d3d.uav_bindings), as gpuia's compile numbers them.
+OUT = ShaderBinding("u", 0, 0, 1, "structured", "Out", binding=992)
+RAW = ShaderBinding("u", 2, 0, 1, "raw", "Raw", binding=993)
+
+
+def test_uav_registers_outside_every_uav_range():
+    # 16.9: u2 lies in no UAV range; the refusal names the register and the closest range
+    with pytest.raises(InvalidDescError) as e:
+        cover(rs("DescriptorTable(UAV(u0, numDescriptors=2)), SRV(t2)"), [OUT, RAW])
+    text = str(e.value)
+    assert "Raw (register u2, space0)" in text and "no UAV range" in text, text
+    assert "closest is root parameter 0, range 0 (table, u0..u1, space0" in text, text
+    assert "rules 16.9" in text
+
+
+def test_a_range_holds_registers_of_its_own_class_only():
+    # 16.9: a UAV range's numbers are u registers: it holds no SRV t3, an SRV range no u3
+    srv3 = ShaderBinding("t", 3, 0, 1, "structured", "In")
+    uav3 = ShaderBinding("u", 3, 0, 1, "structured", "Out", binding=992)
+    with pytest.raises(InvalidDescError, match="the root signature binds no SRV register"):
+        cover(rs("DescriptorTable(UAV(u0, numDescriptors=8))"), [srv3])
+    with pytest.raises(InvalidDescError, match="the root signature binds no UAV register"):
+        cover(rs("DescriptorTable(SRV(t0, numDescriptors=8))"), [uav3])
+    # a CBV range neither: b3 is a third register of number 3
+    with pytest.raises(InvalidDescError, match="no UAV range"):
+        cover(rs("CBV(b3), SRV(t3)"), [uav3])
+    # and t3 beside u3 is no double binding (rules 16.6 compares within a class)
+    sig = rs("DescriptorTable(SRV(t3), UAV(u3))")
+    assert [r.type for _, r in cover(sig, [srv3, uav3])] == ["srv", "uav"]
+
+
+def test_uav_visibility_and_space():
+    # 16.9: a PIXEL UAV range does not hold a vertex shader's u0; one of space1 not u0 of space0
+    with pytest.raises(InvalidDescError, match="visible to the vertex stage"):
+        cover(rs("DescriptorTable(UAV(u0), visibility=SHADER_VISIBILITY_PIXEL)"), [OUT])
+    with pytest.raises(InvalidDescError, match="closest is root parameter 0"):
+        cover(rs("UAV(u0, space=1)"), [OUT])
+    [(_, held)] = cover(rs("UAV(u0, visibility=SHADER_VISIBILITY_VERTEX)"), [OUT])
+    assert held.kind == "root descriptor"
+
+
+def test_root_uav_holds_structured_and_raw_only():
+    # 16.9: a root UAV is a buffer address: no format (typed), no counter
+    assert len(cover(rs("UAV(u0), UAV(u2)"), [OUT, RAW])) == 2
+    for kind in ("typed", "counter"):
+        with pytest.raises(InvalidDescError, match="root descriptor") as e:
+            cover(rs("UAV(u0)"), [ShaderBinding("u", 0, 0, 1, kind, "Out", binding=992)])
+        assert "u0" in str(e.value) and "rules 16.9" in str(e.value)
+    cover(rs("DescriptorTable(UAV(u0))"), [ShaderBinding("u", 0, 0, 1, "typed", "T")])
+
+
+def test_uav_rows():
+    # docs/resources.md: the shader's k-th UAV at 992 + k, a read-write storage buffer
+    sig = rs("UAV(u0), DescriptorTable(UAV(u1, numDescriptors=2))")
+    rows = webgpu_bindings(sig, cover(sig, [OUT, RAW]), {})
+    assert [(r["register"], r["root"], r["held_by"], r["binding"], r["resource"], r["buffer"],
+             r["limit"]) for r in rows] == [
+        ("u0", "root parameter 0", "root descriptor", 992, "buffer", "storage",
+         "max_storage_buffers_per_shader_stage"),
+        ("u2", "root parameter 1, range 0", "table", 993, "buffer", "storage",
+         "max_storage_buffers_per_shader_stage")]
+
+
+def test_uavs_count_with_the_srvs():
+    # one SRV and two UAVs: 3 storage buffers of the stage; b0, gpuia's draw block and one
+    # views uniform (shared by SRVs and UAVs): 3 uniform buffers
+    sig = rs("CBV(b0), SRV(t3), DescriptorTable(UAV(u0, numDescriptors=4))")
+    covered = cover(sig, [CB0, PALETTE, OUT, RAW])
+    with pytest.raises(UnsupportedError,
+                       match="3 bindings counted by max-storage-buffers-per-shader-stage"):
+        webgpu_bindings(sig, covered, {"max_storage_buffers_per_shader_stage": 2})
+    with pytest.raises(UnsupportedError,
+                       match="3 bindings counted by max-uniform-buffers-per-shader-stage"):
+        webgpu_bindings(sig, covered, {"max_uniform_buffers_per_shader_stage": 2})
+    assert len(webgpu_bindings(sig, covered, {"max_storage_buffers_per_shader_stage": 3,
+                                              "max_uniform_buffers_per_shader_stage": 3})) == 4
+    # UAVs alone bring the views uniform too
+    sig = rs("CBV(b0), UAV(u0)")
+    with pytest.raises(UnsupportedError, match="3 bindings counted by max-uniform"):
+        webgpu_bindings(sig, cover(sig, [CB0, OUT]), {"max_uniform_buffers_per_shader_stage": 2})

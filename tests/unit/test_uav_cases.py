@@ -106,17 +106,33 @@ def test_writes_are_guarded_in_the_wgsl():
     assert "].b_0 = " in s.wgsl and "].a_0 = " in s.wgsl
 
 
-@pytest.mark.parametrize("rs, error, words", [
-    # the registers are u registers: a root signature covering them is not bound yet
-    ("UAV(u1), SRV(t1)", "UnsupportedError", "gpuia binds no UAV registers"),
+@pytest.mark.parametrize("rs, words", [
     # a root signature with the SRV only leaves the UAV uncovered (rules 16.9)
-    ("SRV(t1)", "InvalidDescError", "no UAV range of the root signature"),
+    ("SRV(t1)", "no UAV range of the root signature"),
+    # a UAV range of other registers: the closest range is named
+    ("SRV(t1), DescriptorTable(UAV(u2, numDescriptors=4))",
+     "closest is root parameter 1, range 0 (table, u2..u5"),
+    # a UAV range holding u1 that the vertex stage does not see
+    ("SRV(t1), UAV(u1, visibility=SHADER_VISIBILITY_PIXEL)", "visible to the vertex stage"),
 ])
-def test_root_signatures_see_u_registers(rs, error, words):
+def test_root_signatures_see_u_registers(rs, words):
     doc = _doc([{"register": 1, "kind": "structured", "data": DATA},
                 {"register": 1, "kind": "rw_structured", "data": DATA}])
     doc["root_signature"] = rs
-    with pytest.raises(Exception) as e:
+    with pytest.raises(InvalidDescError) as e:
         load_case(doc)
-    assert type(e.value).__name__ == error and words in str(e.value), str(e.value)
-    assert "register u1" in str(e.value), str(e.value)
+    assert words in str(e.value) and "register u1" in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("rs, held_by", [
+    ("UAV(u1), SRV(t1)", "root descriptor"),
+    ("DescriptorTable(SRV(t0, numDescriptors=2), UAV(u0, numDescriptors=2))", "table"),
+])
+def test_root_signature_holding_the_uav(rs, held_by):
+    doc = _doc([{"register": 1, "kind": "structured", "data": DATA},
+                {"register": 1, "kind": "rw_structured", "data": DATA}])
+    doc["root_signature"] = rs
+    case = load_case(doc)
+    [(binding, held)] = [(b, r) for _, b, r in case.root_signature.covered
+                         if b.register_class == "u"]
+    assert (binding.register, binding.binding, held.type, held.kind) == (1, 992, "uav", held_by)

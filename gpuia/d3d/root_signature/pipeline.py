@@ -7,9 +7,10 @@ against it (rules 16.9, :func:`.coverage.cover`) and what gpuia can bind of them
 (:func:`.webgpu.webgpu_bindings` with no adapter limits), returning (stage, binding, range) per
 register. A shader is read for its registers by :func:`shader_bindings`, from the attributes a
 compiled HLSL shader has (``constant_buffers``, ``shader_resources``: structured, raw and typed
-buffers, ``textures``, ``samplers``): one table row per kind of resource, so that a kind gpuia
-learns to read is one more row. :func:`static_samplers` gives the sampler desc a static sampler
-holding a shader's sampler register binds (D3D12: a static sampler needs no descriptor).
+buffers and the UAVs among them, ``textures``, ``samplers``): one table row per kind of
+resource, so that a kind gpuia learns to read is one more row. :func:`static_samplers` gives
+the sampler desc a static sampler holding a shader's sampler register binds (D3D12: a static
+sampler needs no descriptor).
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ __all__ = ["root_signature_of", "check_shaders", "shader_bindings", "SHADER_RESO
 SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
     ("constant_buffers", lambda cb: ShaderBinding("b", cb.slot, 0, 1, "cbuffer", cb.name,
                                                   cb.size)),
-    # a UAV (writable: gpuia.hlsl.uavs) is a u register, refused by webgpu_bindings for now
+    # a UAV (writable: gpuia.hlsl.uavs) is a u register, its binding numbered by the shader's
     ("shader_resources", lambda r: ShaderBinding("u" if r.writable else "t", r.register,
-                                                 r.space, 1, r.kind, r.name)),
+                                                 r.space, 1, r.kind, r.name,
+                                                 binding=r.binding if r.writable else None)),
     # a texture's layout slot: its binding, and a Texture3D's 3d view (texture_slot)
     ("textures", lambda t: ShaderBinding("t", t.register, t.space, 1, "texture", t.name,
                                          binding=t.slot)),

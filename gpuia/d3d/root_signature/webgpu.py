@@ -11,13 +11,17 @@ below 7, N below 128) is ``@group(3) @binding(16 + 128 S + N)``
 (:func:`gpuia.d3d.srv_bindings.srv_binding`), a read-only storage buffer; a texture's ``tN``
 is a sampled-texture binding numbered by the shader's textures
 (:func:`gpuia.d3d.textures.texture_binding`); a sampler's ``sN`` of space 0 (N below 16) is a
-sampler binding at ``928 + N`` (:func:`gpuia.d3d.textures.sampler_binding`).
+sampler binding at ``928 + N`` (:func:`gpuia.d3d.textures.sampler_binding`); a buffer UAV's
+``uN`` of space S (a root UAV or a UAV range; N below 64, S below 7) is the shader's k-th UAV's
+``992 + k`` (:func:`gpuia.d3d.uav_bindings.uav_binding`), a read-write storage buffer counted
+with the SRVs against ``max-storage-buffers-per-shader-stage``, its view in the SRVs' views
+uniform (counted once for both).
 
 Guaranteed: :func:`webgpu_bindings` gives one row per covered register (its register, the root
 parameter and range that hold it, the group, the binding, ``resource``: the member of WebGPU's
 bind group layout entry, ``buffer``, ``texture`` or ``sampler``, and under that member's name
 its type). Refused with an :class:`~gpuia.errors.UnsupportedError` naming the register and the
-reason: a class gpuia does not bind (UAVs), a register or space outside gpuia's bindings, a
+reason: a register or space outside gpuia's bindings, a
 cbuffer larger than the root constants that hold it, and a set of bindings the adapter's limits
 cannot hold (``max-uniform-buffers-per-shader-stage``, ``max-storage-buffers-per-shader-stage``,
 ``max-sampled-textures-per-shader-stage``, ``max-samplers-per-shader-stage``,
@@ -33,6 +37,7 @@ from ...errors import UnsupportedError
 from ..desc import CONSTANT_BUFFER_SLOTS
 from ..srv_bindings import SRV_SLOTS, SRV_SPACES, srv_binding
 from ..textures import MAX_TEXTURES, SAMPLER_SLOTS, binding_kind, sampler_binding, slot_binding
+from ..uav_bindings import UAV_SLOTS
 from .coverage import ShaderBinding
 from .model import PARAMETER_TYPES, RootSignature
 from .validation import RegisterRange
@@ -57,7 +62,7 @@ class _KindBinding:
     fits: Callable[[int, int], bool]  # (register, space) has a binding in gpuia
     binding: Callable[[ShaderBinding, int], int]  # (the shader's binding, register) -> number
     bound: str  # what gpuia binds of the kind, for a refusal
-    own_uniforms: int = 0  # uniform blocks of gpuia's the kind brings along when bound
+    own_uniform: str = ""  # the uniform block of gpuia's the kind brings along when bound
 
 
 def _texture_type(binding: int) -> str:
@@ -78,26 +83,34 @@ BINDINGS = {
                       "max_storage_buffers_per_shader_stage",
                       lambda reg, space: space < SRV_SPACES and reg < SRV_SLOTS,
                       lambda b, reg: srv_binding(reg, b.space),
-                      f"buffer SRVs t0..t{SRV_SLOTS - 1} of space0..space{SRV_SPACES - 1}", 1),
+                      f"buffer SRVs t0..t{SRV_SLOTS - 1} of space0..space{SRV_SPACES - 1}",
+                      "views"),
     # numbered by the shader's textures in order (gpuia.hlsl.textures), so the shader's own
     "t texture": _KindBinding("texture", _texture_type, "max_sampled_textures_per_shader_stage",
                               lambda reg, space: space < SRV_SPACES and reg < SRV_SLOTS,
-                              lambda b, reg: _given(b),
+                              lambda b, reg: _given(b, "texture"),
                               f"textures t0..t{SRV_SLOTS - 1} of space0..space"
                               f"{SRV_SPACES - 1}"),
     # gpuia's uniform of the samplers' emulated state comes with them
     "s": _KindBinding("sampler", lambda n: "filtering", "max_samplers_per_shader_stage",
                       lambda reg, space: space == 0 and reg < SAMPLER_SLOTS,
                       lambda b, reg: sampler_binding(reg),
-                      f"samplers s0..s{SAMPLER_SLOTS - 1} of space0", 1),
+                      f"samplers s0..s{SAMPLER_SLOTS - 1} of space0", "sampler state"),
+    # structured and raw UAVs, numbered by the shader's UAVs in order (gpuia.hlsl.srv); their
+    # views share the SRVs' uniform
+    "u": _KindBinding("buffer", lambda n: "storage", "max_storage_buffers_per_shader_stage",
+                      lambda reg, space: space < SRV_SPACES and reg < UAV_SLOTS,
+                      lambda b, reg: _given(b, "UAV"),
+                      f"buffer UAVs u0..u{UAV_SLOTS - 1} of space0..space{SRV_SPACES - 1}",
+                      "views"),
 }
 """Register class (``"t texture"``: class and kind) -> how gpuia binds it in WebGPU."""
 _UNIFORM_LIMIT = BINDINGS["b"].limit
 
 
-def _given(b: ShaderBinding) -> int:
+def _given(b: ShaderBinding, what: str) -> int:
     if b.binding is None:
-        raise UnsupportedError(f"{b.label}: the shader's compile gave the texture no binding")
+        raise UnsupportedError(f"{b.label}: the shader's compile gave the {what} no binding")
     return b.binding
 
 
@@ -128,11 +141,12 @@ def webgpu_bindings(rs: RootSignature, covered: list[tuple[ShaderBinding, Regist
     against ``limits`` (WebGPU limit name in snake_case -> value; a limit left out is not
     checked, but for :data:`DEFAULT_LIMITS`); ``own_uniform``: the uniform buffers gpuia's own
     program binds in the same stage (plus one for the SRV views when there are buffer SRVs,
-    one for the sampler state when there are samplers)."""
+    one for the SRV and UAV views when there are buffer SRVs or UAVs, one for the sampler
+    state when there are samplers)."""
     rows: list[dict] = []
     count = {rule.limit: 0 for rule in BINDINGS.values()}
     count[_UNIFORM_LIMIT] = own_uniform
-    kinds = set()
+    blocks = set()
     for b, holder in covered:
         rule = _rule(b)
         if rule is None:
@@ -148,8 +162,8 @@ def webgpu_bindings(rs: RootSignature, covered: list[tuple[ShaderBinding, Regist
         for reg in range(b.register, b.register + b.count):
             rows.append(_row(b, holder, rule, reg))
             count[rule.limit] += 1
-            kinds.add(rule)
-    count[_UNIFORM_LIMIT] += sum(rule.own_uniforms for rule in kinds)
+            blocks.add(rule.own_uniform)
+    count[_UNIFORM_LIMIT] += len(blocks - {""})
     limits = {**DEFAULT_LIMITS, **limits}
     for name, used in count.items():
         if name in limits and used > limits[name]:

@@ -183,7 +183,7 @@ def check_uav_support(resources, caps, adapter: str) -> None:
 
 
 def check_resource_limits(resources, uniforms: int, caps, adapter: str) -> None:
-    """Refuse SRVs the adapter cannot bind: more than its
+    """Refuse SRVs and UAVs the adapter cannot bind: together more than its
     ``max-storage-buffers-per-shader-stage``, or a views uniform beyond the ``uniforms``
     uniform buffers the busiest pass binds already (root CBVs and gpuia's own) past
     ``max-uniform-buffers-per-shader-stage``. (A pass that pulls vertices or streams output
@@ -198,11 +198,11 @@ def check_resource_limits(resources, uniforms: int, caps, adapter: str) -> None:
             f"{adapter} takes (max-uniform-buffers-per-shader-stage "
             f"{caps.max_uniform_buffers_per_shader_stage})")
     if len(resources) > caps.max_storage_buffers_per_shader_stage:
-        regs = ", ".join(f"t{r.register}" + (f" space{r.space}" if r.space else "")
-                         for r in resources)
+        regs = ", ".join(r.register_name for r in resources)
         raise UnsupportedError(
-            f"SetPipelineState: the vertex shader reads {len(resources)} shader resource views "
-            f"({regs}), each a storage buffer of the vertex stage: more than {adapter} takes "
+            f"SetPipelineState: the vertex shader binds {len(resources)} shader resource and "
+            f"unordered access views ({regs}), each a storage buffer of the vertex stage: "
+            f"more than {adapter} takes "
             f"(max-storage-buffers-per-shader-stage "
             f"{caps.max_storage_buffers_per_shader_stage})")
 
