@@ -10,7 +10,13 @@ they differ (None: bit for bit equal), :func:`uav_json` writes them in a result 
 UAV's contents are defined only for writes that do not depend on how many times a vertex ran
 (rules 18): atomics are refused when the shader compiles (``gpuia.hlsl.uavs``); a shader whose
 plain writes depend on it (two vertices writing one element different values) differs, and the
-difference is reported, not hidden.
+difference is reported, not hidden. :func:`run_verdict` compares the Stream Output and outputs
+runs' UAVs the same way where those runs shade the vertices the Input Assembler delivered: the
+outputs run draws every index position as a point, cut positions too; the Stream Output run
+shades the vertices of complete primitives (and their adjacent vertices with a geometry
+shader), while a vertex of no complete primitive may go unshaded (D3D leaves it open, rules
+4.11): a run shading another set of vertices than the reference's is ``not compared``, with the
+reason.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["uav_label", "uavs_of", "cpu_views", "cpu_contents", "read_contents", "differences",
-           "verdict", "uav_json"]
+           "verdict", "run_verdict", "uav_json"]
 
 
 def uav_label(r) -> str:
@@ -89,6 +95,49 @@ def verdict(cpu: dict[str, bytes], why: str, gpu: dict[str, bytes]) -> tuple[lis
     problems = [] if why else differences(cpu, gpu)
     said = why or ("DIFFERENT" if problems else "bit for bit")
     return problems, f"; UAVs {', '.join(cpu)}: {said}"
+
+
+def _outputs_run(case, ref) -> str:
+    """Why the outputs run's UAVs are not the reference's invocations', or "": it draws each
+    index position of each instance as a point (``gpuia.harness.run_outputs``)."""
+    points = sum(d.count * d.instance_count for d in case.draws)
+    if points == len(ref):
+        return ""
+    return (f"not compared: the outputs run shades each of the draws' {points} index positions "
+            f"as a point, cut positions included, and the Input Assembler delivered "
+            f"{len(ref)} vertices")
+
+
+def _so_run(case, ref) -> str:
+    """Why the Stream Output run's UAVs are not the reference's invocations', or "": it shades
+    the vertices of complete primitives (with a geometry shader, their adjacent ones too)."""
+    parts = [ref.primitives.reshape(-1)]
+    if case.gs is not None and ref.adjacency is not None:
+        parts.append(ref.adjacency.reshape(-1))
+    shaded = np.unique(np.concatenate(parts)).size
+    if shaded == len(ref):
+        return ""
+    adjacent = " (without a geometry shader, an adjacent vertex is none)" \
+        if ref.adjacency is not None and case.gs is None else ""
+    return (f"not compared: {len(ref) - shaded} of the {len(ref)} vertices the Input Assembler "
+            f"delivered are no vertex of a complete primitive{adjacent}: the Stream Output run "
+            f"shades the vertices of the primitives it writes, and a GPU may leave the others "
+            f"unshaded (rules 4.11)")
+
+
+_RUNS = {"outputs": _outputs_run, "stream output": _so_run}
+
+
+def run_verdict(case, ref, reference: tuple[dict[str, bytes], str], gpu: dict[str, bytes],
+                run: str) -> tuple[list[str], str]:
+    """:func:`verdict` of the UAVs of a GPU ``run`` other than a path's (``"outputs"``,
+    ``"stream output"``; see the module docstring) against ``reference``
+    (``gpuia.harness.run.uav_reference``'s contents and reason), ``ref`` the reference's
+    Input Assembler result."""
+    cpu, why = reference
+    if not cpu:
+        return [], ""
+    return verdict(cpu, why or _RUNS[run](case, ref), gpu)
 
 
 def uav_json(case, contents: dict[str, bytes]) -> list[dict]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +32,8 @@ from ..reference import IAResult
 from ..reference.stream_output import SOResult
 from .case import Case
 from .case_textures import filtering_tolerance
-from .case_uavs import verdict
+from .case_uavs import run_verdict, verdict
+from .check_arguments import check_arguments
 from .compare import (
     GS_STATISTICS,
     SHADER_TOLERANCE,
@@ -254,7 +255,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             not turned into ``not applicable`` lines). A build that cannot be made is a
             ``not compared`` stream output line saying why, after the IA lines.
     """
-    devices, paths = _check_arguments(case, devices, paths, capture_route, rows,
+    devices, paths = check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run, raster)
     ref = reference_ia(case, max_invocations)
     geometry, ref_so, not_compared = _references(case, ref)
@@ -274,7 +275,7 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
         uploads = _Uploads(case, dev)  # every run of this device draws from one upload
         for p in paths:
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep, uavs))
-        shared: dict = {}  # the gs outputs run's capture, for the geometry shader line
+        shared: dict = {"uavs": (ref, uavs)}  # and the gs outputs run's capture (_gs_line)
         add.each(_output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep, shared))
         if raster if raster is not None else raster_by_default(case):
             add.each(_raster_lines(case, dev, ref, summary, uploads))
@@ -292,7 +293,8 @@ def _stage_lines(case: Case, dev: Device, geometry: GeometryRun | None, ref_so: 
                        if case.gs is not None else (None, None))
     lines = []
     if case.so_desc is not None:
-        lines.append(_so_line(case, dev, ref_so, not_compared, tolerance, keep, got_so))
+        lines.append(_so_line(case, dev, ref_so, not_compared, tolerance, keep, got_so,
+                              shared.get("uavs")))
     if gs_line is not None:
         lines.append(gs_line)
     return lines
@@ -361,7 +363,8 @@ def _output_lines(case: Case, dev: Device, ref: IAResult, outputs: tuple, upload
     ``shared["gs"]`` for the geometry shader line (one GPU run for both lines; a case with
     Stream Output runs its own declaration for that line and the stream output line)."""
     if has_real_shader(case):
-        yield _outputs_line(case, dev, ref, outputs[0], uploads, tolerance, rows, keep)
+        yield _outputs_line(case, dev, ref, outputs[0], uploads, tolerance, rows, keep,
+                            shared["uavs"][1])
     if case.gs is not None:
         summary = dev.info["summary"]
         run = check_gs_outputs(case, dev, outputs[1][0], outputs[1][1], tolerance,
@@ -372,7 +375,8 @@ def _output_lines(case: Case, dev: Device, ref: IAResult, outputs: tuple, upload
 
 
 def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _Uploads,
-                  tolerance: ShaderTolerance, rows: int | None, keep: bool) -> CheckLine:
+                  tolerance: ShaderTolerance, rows: int | None, keep: bool, uavs: tuple,
+                  ) -> CheckLine:
     """The ``vs outputs`` line of one device (:func:`~.outputs_check.check_outputs`); without
     a CPU run the GPU's outputs are captured only when results are kept (for the views)."""
     summary = dev.info["summary"]
@@ -383,17 +387,19 @@ def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _
         return CheckLine(label, "not applicable", str(e), path="vs outputs", adapter=summary)
     # Only the differing rows: every row is the VS Out table's (report.mesh.mesh_text, --table).
     run = check_outputs(case, dev, ref, cpu[0], cpu[1], tolerance, uploaded=uploaded,
-                        rows=rows, capture=keep)
-    return CheckLine(label, run.status, run.detail, run.table, path="vs outputs",
+                        rows=rows, capture=keep, uavs=uavs)
+    return CheckLine(label, run.status, run.detail, run.table, run.problems, path="vs outputs",
                      adapter=summary, vs_outputs=run.gpu if keep else None,
                      output_comparison=run.comparison if keep else None)
 
 
 def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str,
-             tolerance: ShaderTolerance, keep: bool, got: SOResult | None = None) -> CheckLine:
+             tolerance: ShaderTolerance, keep: bool, got: SOResult | None = None,
+             uavs: tuple | None = None) -> CheckLine:
     """The ``stream output`` line of one device: ``not compared`` (and why) without a CPU
-    reference, else the comparison of both sides' buffers and counters. ``got``: the GPU's
-    Stream Output where the geometry shader's run made it already (None: run it here)."""
+    reference, else the comparison of both sides' buffers and counters, and of the UAVs with
+    ``uavs`` (the IA reference and :func:`uav_reference`'s). ``got``: the GPU's Stream Output
+    where the geometry shader's run made it already (None: run it here)."""
     summary = dev.info["summary"]
     label = f"{case.name}: {summary}: stream output"
     got = got or run_case_so_gpu(case, dev)
@@ -405,14 +411,16 @@ def _so_line(case: Case, dev: Device, ref_so: SOResult | None, not_compared: str
                          path="stream output", adapter=summary, so_gpu=kept)
     notes: list[str] = []
     problems = compare_so(ref_so, got, tolerance, notes)
+    wrong, said = run_verdict(case, uavs[0], uavs[1], got.uavs, "stream output") if uavs \
+        else ([], "")
     parts = [f"{k} {v}" for k, v in got.statistics.items()]
     if case.gs is not None:  # each stream the geometry shader writes (rules 13.8)
         parts += [f"stream {n}: {st['NumPrimitivesWritten']} written, "
                   f"{st['PrimitivesStorageNeeded']} needed"
                   for n, st in enumerate(got.streams) if n and any(st.values())]
-    stats = ", ".join(parts + notes)
-    return CheckLine(label, "DIFFERENT" if problems else "OK", stats, problems=problems,
-                     path="stream output", adapter=summary, so_gpu=kept)
+    stats = ", ".join(parts + notes) + said
+    return CheckLine(label, "DIFFERENT" if problems or wrong else "OK", stats,
+                     problems=problems + wrong, path="stream output", adapter=summary, so_gpu=kept)
 
 
 def _gs_line(case: Case, dev: Device, geometry: GeometryRun | None, not_compared: str,
@@ -547,53 +555,3 @@ def _raster_lines(case: Case, dev, ref, summary: str, uploads: _Uploads) -> list
     status = "DIFFERENT" if any(r.status == "DIFFERENT" for r in run) else "OK"
     return [CheckLine(label, status, detail, problems=problems, path="raster", adapter=summary),
             stats]
-
-
-_PATHS = ("native", "pulling", "auto")
-_ROUTES = ("auto", "storage", "targets")
-
-
-def _check_arguments(case, devices, paths, capture_route, rows, max_invocations, on_run,
-                     raster) -> tuple[list[Device], tuple[str, ...]]:
-    """cross_check's arguments, validated before any run: (device list, path tuple)."""
-    def refuse(field_name, value, rule) -> NoReturn:
-        raise InvalidDescError("cross_check", field_name, value, rule)
-
-    if not isinstance(case, Case):
-        refuse("case", type(case).__name__,
-               "expected a gpuia Case (gpuia.harness.case.load_case)")
-    if isinstance(devices, Device):
-        devices = [devices]
-    elif isinstance(devices, (str, bytes)):
-        refuse("devices", devices, "expected an iterable of gpuia Device objects "
-                                   "(e.g. [gpuia.gpu.get_device()]), not a str")
-    else:
-        try:
-            devices = list(devices)
-        except TypeError:
-            refuse("devices", devices, "expected an iterable of gpuia Device objects "
-                                       "(e.g. [gpuia.gpu.get_device()])")
-    for i, d in enumerate(devices):
-        if not isinstance(d, Device):
-            refuse(f"devices[{i}]", d, "expected a gpuia Device (gpuia.gpu.Device, get_device)")
-    if isinstance(paths, str):
-        refuse("paths", paths, f"expected a sequence of path names ({', '.join(_PATHS)}), "
-                               f"e.g. [{paths!r}], not a str")
-    try:
-        paths = tuple(paths)
-    except TypeError:
-        refuse("paths", paths, f"expected a sequence of path names ({', '.join(_PATHS)})")
-    for p in paths:
-        if p not in _PATHS:
-            refuse("paths", p, f"path names are {', '.join(_PATHS)}")
-    if capture_route not in _ROUTES:
-        refuse("capture_route", capture_route, f"expected one of {', '.join(_ROUTES)}")
-    if rows is not None and (type(rows) is not int or rows < 0):
-        refuse("rows", rows, "expected a non-negative integer or None (all rows)")
-    if type(max_invocations) is not int or max_invocations < 0:
-        refuse("max_invocations", max_invocations, "expected a non-negative integer")
-    if on_run is not None and not callable(on_run):
-        refuse("on_run", on_run, "expected a callable taking a CheckLine, or None")
-    if raster is not None and not isinstance(raster, bool):
-        refuse("raster", raster, "expected True, False or None")
-    return devices, paths

@@ -7,12 +7,14 @@ here has none either: the reason is returned). :func:`check_outputs` captures th
 device (:func:`gpuia.harness.run_outputs.run_case_outputs_gpu`) and compares them
 (:func:`gpuia.harness.compare_outputs.compare_outputs`): ``OK``, ``DIFFERENT`` (with the table
 of the differing invocations), ``not applicable`` (the adapter cannot run the capture exactly,
-with the reason) or ``not compared`` (no CPU run, with the reason).
+with the reason) or ``not compared`` (no CPU run, with the reason). A case's UAVs after the run
+are compared bit for bit with the CPU reference's as a path line compares them
+(:func:`gpuia.harness.case_uavs.run_verdict`): a difference makes the run ``DIFFERENT``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,6 +23,7 @@ from ..gpu.device import Device
 from ..gpu.gs.capture import GSCaptured
 from ..reference.ia import IAResult
 from .case import Case
+from .case_uavs import run_verdict
 from .compare import ShaderTolerance
 from .compare_outputs import OutputComparison, compare_outputs, outputs_table
 from .run_outputs import GPUOutputs, run_case_outputs_gpu
@@ -45,6 +48,7 @@ class OutputsRun:
         captured (GSCaptured): a ``gs outputs`` run's capture of the geometry shader stage,
             when it was asked for (the ``geometry shader`` line reads it instead of running
             the draws again); else None.
+        problems (list): the UAVs that differ from the CPU reference's, one line each.
     """
 
     status: str
@@ -53,6 +57,7 @@ class OutputsRun:
     gpu: GPUOutputs | None = None
     comparison: OutputComparison | None = None
     captured: GSCaptured | None = None
+    problems: list[str] = field(default_factory=list)
 
 
 def has_real_shader(case: Case) -> bool:
@@ -96,7 +101,8 @@ def reference_outputs(case: Case, ref: IAResult) -> tuple[dict[str, np.ndarray] 
 def check_outputs(case: Case, device: Device, ref: IAResult,
                   cpu: dict[str, np.ndarray] | None, note: str, tolerance: ShaderTolerance, *,
                   uploaded: tuple | None = None, table: bool = False, rows: int | None = 32,
-                  capture: bool = True) -> OutputsRun:
+                  capture: bool = True, uavs: tuple[dict[str, bytes], str] = ({}, ""),
+                  ) -> OutputsRun:
     """Capture a case's vertex shader outputs on ``device`` and compare them with the CPU's.
 
     Arguments:
@@ -112,6 +118,8 @@ def check_outputs(case: Case, device: Device, ref: IAResult,
         rows (int): the most table rows; None shows all. Default 32.
         capture (bool): capture even when nothing is compared (to show the GPU's outputs).
             Default True.
+        uavs (tuple): the CPU reference's UAVs and why they are not comparable
+            (:func:`gpuia.harness.run.uav_reference`); none by default.
 
     Returns:
         The :class:`OutputsRun`.
@@ -132,4 +140,6 @@ def check_outputs(case: Case, device: Device, ref: IAResult,
     text = ""
     if not cmp.ok or table:
         text = outputs_table(ref, cpu, got.bits, cmp, rows, only_differences=not table)
-    return OutputsRun("OK" if cmp.ok else "DIFFERENT", cmp.summary(), text, got, cmp)
+    problems, said = run_verdict(case, ref, uavs, got.uavs, "outputs")
+    return OutputsRun("OK" if cmp.ok and not problems else "DIFFERENT", cmp.summary() + said,
+                      text, got, cmp, problems=problems)

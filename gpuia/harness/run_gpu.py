@@ -378,8 +378,9 @@ def run_case_so_gpu(case: Case, device: Device, context: Context | None = None) 
 
     Returns:
         A :class:`~gpuia.reference.stream_output.SOResult` read back from the GPU: each bound
-        target's SizeInBytes bytes and BufferFilledSize, and the SO statistics of stream 0
-        and of every stream (no ``written_per_draw``, no ``shader_words``).
+        target's SizeInBytes bytes and BufferFilledSize, the SO statistics of stream 0 and of
+        every stream, and each UAV's buffer after the draws, the run starting from the case's
+        bytes (no ``written_per_draw``, no ``shader_words``).
 
     Raises:
         UnsupportedError: the case has no ``stream_output`` section, or the adapter cannot run
@@ -425,7 +426,7 @@ def _run_stages(case: Case, device: Device, context: Context | None, capture_gs:
     ctx = context or Context(device)
     ctx.set_pipeline_state(case_pipeline_state(case, stream_output=True))
     ctx.ia_set_primitive_topology(case.topology.topology)
-    bind_constant_buffers(ctx, case, device)
+    uavs = bind_constant_buffers(ctx, case, device)
     views, ib = upload_case(case, device)
     ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
     ctx.ia_set_index_buffer(ib)
@@ -441,7 +442,8 @@ def _run_stages(case: Case, device: Device, context: Context | None, capture_gs:
     streams = [stats, *(ctx.so_statistics(s) for s in range(1, 4))]
     filled = np.frombuffer(counters.read(), np.uint32)
     out = {s: b.read()[: case.so_targets[s].size] for s, b in buffers.items()}
-    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats, streams=streams), captured
+    return SOResult(out, {s: int(filled[s]) for s in buffers}, stats, streams=streams,
+                    uavs=read_contents(case, uavs)), captured
 
 
 def _so_targets(ctx: Context, case: Case, device: Device) -> tuple[Buffer, dict[int, Buffer]]:

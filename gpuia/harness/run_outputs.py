@@ -16,7 +16,7 @@ whose vertices it cannot pull exactly, a target larger than the adapter holds).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from ..gpu.context import Context, PipelineState
 from ..gpu.device import Device
 from ..reference.ia import IAResult
 from .case import Case
+from .case_uavs import read_contents
 from .run_gpu import bind_constant_buffers, upload_case
 
 __all__ = ["GPUOutputs", "output_declaration", "run_case_outputs_gpu"]
@@ -46,10 +47,14 @@ class GPUOutputs:
             output of the shader's signature with its own component count.
         missing (numpy.ndarray): bool per invocation: the GPU wrote no record of it (its
             components then read 0).
+        uavs (dict): ``u1``, ``u1 space2`` -> the case's UAV's whole buffer after the run's
+            draws, the run starting from the case's bytes (``gpuia.harness.case_uavs``);
+            empty for a case without UAVs or a run that drew nothing.
     """
 
     bits: dict[str, np.ndarray]
     missing: np.ndarray
+    uavs: dict[str, bytes] = field(default_factory=dict)
 
 
 def output_declaration(case: Case) -> StreamOutputDesc:
@@ -103,13 +108,14 @@ def run_case_outputs_gpu(case: Case, device: Device, reference: IAResult, *,
     total = int(first[-1])
     words = np.zeros((0, stride // 4), np.uint32)
     written = 0
+    uavs: dict[str, bytes] = {}
     if n and total:
         ctx = context or Context(device)
         # Cut values are ordinary indices of a point list (rules 5.2): no cut to set.
         ctx.set_pipeline_state(PipelineState(case.layout, case.shader,  # type: ignore[arg-type]
                                              case.entry_point, StripCutValue.DISABLED, desc))
         ctx.ia_set_primitive_topology("POINTLIST")
-        bind_constant_buffers(ctx, case, device)
+        uav_buffers = bind_constant_buffers(ctx, case, device)
         views, ib = uploaded if uploaded is not None else upload_case(case, device)
         ctx.ia_set_vertex_buffers(0, [views.get(s) for s in range(case.layout.profile.slot_count)])
         ctx.ia_set_index_buffer(ib)
@@ -123,6 +129,7 @@ def run_case_outputs_gpu(case: Case, device: Device, reference: IAResult, *,
             ctx.draw(d)
         ctx.flush()
         data = np.frombuffer(target.read(), np.uint32)
+        uavs = read_contents(case, uav_buffers)
         written = min(int(data[-1]) // stride, total)
         words = data[:-1].reshape(total, stride // 4)
     draws = reference.draw.astype(np.int64)
@@ -139,4 +146,4 @@ def run_case_outputs_gpu(case: Case, device: Device, reference: IAResult, *,
     for m in members:
         bits[m.key] = np.ascontiguousarray(rows[:, at:at + m.components])
         at += m.components
-    return GPUOutputs(bits, missing)
+    return GPUOutputs(bits, missing, uavs)

@@ -79,6 +79,9 @@ class SOResult:
             is not bit-exact across back ends); only slots with such a word have an entry.
         streams (list): the statistics of streams 0-3, as ``statistics`` holds stream 0's
             (rules 10.1, 13.8); :func:`write_streams` fills it.
+        uavs (dict): a GPU run's only: ``u1``, ``u1 space2`` -> the case's UAV's whole buffer
+            after the run's draws (``gpuia.harness.case_uavs``); empty for the reference and
+            for a case without UAVs.
     """
 
     buffers: dict[int, bytes]
@@ -87,6 +90,7 @@ class SOResult:
     written_per_draw: list[int] = field(default_factory=list)
     shader_words: dict[int, np.ndarray] = field(default_factory=dict)
     streams: list[dict[str, int]] = field(default_factory=list)
+    uavs: dict[str, bytes] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

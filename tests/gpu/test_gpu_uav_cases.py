@@ -21,7 +21,7 @@ import pytest
 from gpuia.harness.case import load_case
 from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import reference_uavs, run_case, run_cpu, run_reference
-from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.harness.run_gpu import run_case_gpu, run_case_so_gpu
 from helpers import EXAMPLE_CASES
 
 SENTINEL = 0xEEEEEEEE
@@ -125,3 +125,105 @@ def test_writes_that_depend_on_invocations_are_not_compared(gpu_device, body, ch
     assert line.status == "OK" and result.ok, result.text()
     assert f"UAVs u0, u1: not compared: the contents of {changed} depend on how many times " \
         f"or in which order the vertices ran" in line.detail, line.detail
+
+
+def _with_so(doc: dict, topology: str = "POINTLIST") -> dict:
+    """The case with Stream Output of its TEXCOORD0 (4 words a vertex) into one target."""
+    doc["primitive_topology"] = topology
+    doc["stream_output"] = {
+        "declaration": [{"SemanticName": "TEXCOORD", "ComponentCount": 4}],
+        "buffer_strides": [16], "rasterized_stream": "NO_RASTERIZED_STREAM",
+        "targets": [{"slot": 0, "size": 64}]}
+    return doc
+
+
+def test_stream_output_run_reads_them_back(gpu_device):
+    """The Stream Output run starts from the case's bytes too and leaves the hand values."""
+    case = load_case(_with_so(json.loads((EXAMPLE_CASES / "uav_vertex_writes.json")
+                                          .read_text())))
+    assert run_case_so_gpu(case, gpu_device).uavs == _expected()
+
+
+def test_stream_output_and_outputs_lines_compare_them(gpu_device):
+    case = load_case(_with_so(json.loads((EXAMPLE_CASES / "uav_vertex_writes.json")
+                                          .read_text())))
+    result = cross_check(case, gpu_device, paths=("native",))
+    lines = {line.path: line for line in result.lines}
+    assert result.ok, result.text()
+    for path in ("native", "vs outputs", "stream output"):
+        assert lines[path].status == "OK", lines[path].text()
+        assert lines[path].detail.endswith("; UAVs u0, u1: bit for bit"), lines[path].text()
+
+
+def test_a_difference_in_those_runs_is_reported(gpu_device, monkeypatch):
+    """A UAV byte the GPU got wrong makes the line DIFFERENT, naming the word."""
+    import gpuia.harness.run_gpu as run_gpu
+    import gpuia.harness.run_outputs as run_outputs
+
+    real = run_gpu.read_contents
+
+    def flipped(case, buffers):
+        got = real(case, buffers)
+        got["u1"] = bytes([got["u1"][0] ^ 1]) + got["u1"][1:]
+        return got
+
+    monkeypatch.setattr(run_gpu, "read_contents", flipped)
+    monkeypatch.setattr(run_outputs, "read_contents", flipped)
+    case = load_case(_with_so(json.loads((EXAMPLE_CASES / "uav_vertex_writes.json")
+                                          .read_text())))
+    result = cross_check(case, gpu_device, paths=())
+    lines = {line.path: line for line in result.lines}
+    assert not result.ok
+    for path in ("vs outputs", "stream output"):
+        line = lines[path]
+        assert line.status == "DIFFERENT" and "UAVs u0, u1: DIFFERENT" in line.detail
+        # word 0 of u1 is the case's 0xEEEEEEEE, which no vertex writes
+        assert line.problems == ["UAV u1: 1 of 20 words differ; first at byte 0: CPU "
+                                 "0xeeeeeeee, GPU 0xeeeeeeef"], line.problems
+
+
+INCOMPLETE = r"""
+RWStructuredBuffer<float4> Out : register(u0);
+RWByteAddressBuffer Raw : register(u1);
+struct VSOut { float4 pos : SV_Position; float4 seen : TEXCOORD0; };
+VSOut main(float2 p : POSITION, uint id : SV_VertexID) {
+    Out[id] = float4(p, id, 1);
+    Raw.Store(id * 4, id + 1);
+    VSOut o; o.pos = float4(p, 0, 1); o.seen = float4(p, 0, 1); return o;
+}
+"""
+
+
+def test_vertices_of_no_complete_primitive_are_not_compared_in_the_so_run(gpu_device):
+    """A 4-vertex triangle list: vertex 3 completes no primitive, and a GPU may leave it
+    unshaded (rules 4.11); the Stream Output line says so, the outputs line (every vertex a
+    point) compares."""
+    doc = _with_so(json.loads((EXAMPLE_CASES / "uav_vertex_writes.json").read_text()),
+                   "TRIANGLELIST")
+    doc["vertex_shader"]["hlsl"] = INCOMPLETE
+    result = cross_check(load_case(doc), gpu_device, paths=("native",))
+    lines = {line.path: line for line in result.lines}
+    assert result.ok, result.text()
+    assert "UAVs u0, u1: not compared: 1 of the 4 vertices the Input Assembler delivered " \
+           "are no vertex of a complete primitive: the Stream Output run shades the " \
+           "vertices of the primitives it writes" in lines["stream output"].detail
+    assert lines["vs outputs"].detail.endswith("UAVs u0, u1: bit for bit")
+
+
+def test_cut_positions_are_not_compared_in_the_outputs_run(gpu_device):
+    """An indexed line strip with a cut (0xFFFF): the outputs run draws the cut position as a
+    point the Input Assembler never delivers (rules 5)."""
+    doc = _with_so(json.loads((EXAMPLE_CASES / "uav_vertex_writes.json").read_text()),
+                   "LINESTRIP")
+    doc["vertex_shader"]["hlsl"] = INCOMPLETE
+    doc["index_buffer"] = {"format": "R16_UINT", "data": {"dtype": "uint16",
+                                                         "values": [0, 1, 65535, 2, 3]}}
+    doc["strip_cut_value"] = "0xFFFF"
+    doc["draw"] = {"DrawIndexedInstanced": {"IndexCountPerInstance": 5}}
+    result = cross_check(load_case(doc), gpu_device, paths=("native",))
+    lines = {line.path: line for line in result.lines}
+    assert result.ok, result.text()
+    assert "UAVs u0, u1: not compared: the outputs run shades each of the draws' 5 index " \
+           "positions as a point, cut positions included, and the Input Assembler delivered " \
+           "4 vertices" in lines["vs outputs"].detail, lines["vs outputs"].detail
+    assert lines["stream output"].detail.endswith("UAVs u0, u1: bit for bit")
