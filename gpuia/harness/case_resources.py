@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..d3d.buffer_views import view_format
+from ..d3d.uav_formats import typed_uav_format
 from ..errors import CaseError, InvalidDescError
 from ..hlsl.typed_buffers import cpu_elements
 from ..wgsl.storage_types import element_type, shader_type_of
@@ -24,7 +25,8 @@ __all__ = ["CaseResource", "shader_resources"]
 _KEYS = {"register", "space", "kind", "structure_byte_stride", "first_element", "num_elements",
          "data", "format"}
 _KINDS = ("structured", "raw", "typed")  # a typed view's format: gpuia.hlsl.typed_buffers
-_UAV_KINDS = {"rw_structured": "structured", "rw_raw": "raw"}  # register(uN): gpuia.hlsl.uavs
+_UAV_KINDS = {"rw_structured": "structured", "rw_raw": "raw",  # register(uN): gpuia.hlsl.uavs
+              "rw_typed": "typed"}  # its format stores T's bits: gpuia.d3d.uav_formats
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class CaseResource:
         its shader's T (``gpuia.hlsl.typed_buffers.cpu_elements``)."""
         at = self.first_element * self.stride
         raw = self.data[at:at + self.num_elements * self.stride]
-        if self.format is None:
+        if self.format is None or self.writable:  # a typed UAV's bytes are T's
             return raw
         return cpu_elements(view_format(self.format, None, "shader_resources"), raw,
                             self.components)
@@ -155,5 +157,6 @@ def _format(entry: dict, r, w: str) -> tuple[str | None, int, int]:
     if "format" not in entry:
         raise CaseError(w, f"missing required key 'format' (the typed view of {r.name})")
     kind, components = shader_type_of(element_type(r.type))
-    fmt = view_format(entry["format"], kind, w, "format")
+    fmt = typed_uav_format(entry["format"], kind, components, w, "format") if r.writable \
+        else view_format(entry["format"], kind, w, "format")
     return fmt.name, fmt.size, components

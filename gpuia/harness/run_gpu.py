@@ -175,7 +175,7 @@ def bind_constant_buffers(ctx: Context, case: Case, device: Device) -> dict:
                 data, bind=("unordered_access",), label=f"{case.name} UAV {uav_label(r)}")
             ctx.set_graphics_root_unordered_access_view(
                 r.register, buf, r.first_element * r.stride, r.num_elements,
-                r.stride if r.kind == "structured" else None, r.space)
+                r.stride if r.kind == "structured" else None, r.space, r.format)
             continue
         ctx.set_graphics_root_shader_resource_view(r.register, device.create_buffer(
             data, bind=("shader_resource",),

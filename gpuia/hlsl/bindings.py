@@ -63,9 +63,9 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
                 continue  # gpuia.hlsl.srv and gpuia.hlsl.textures check and bind them
             where, spelled = _declaration(prepared, name)
             binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
-                     "ByteAddressBuffer, Buffer<T>, their RW forms RWStructuredBuffer<T> and "
-                     "RWByteAddressBuffer, Texture1D<T>, Texture2D<T>, Texture2DArray<T>, "
-                     "Texture3D<T> and SamplerState, each on its own; "
+                     "ByteAddressBuffer, Buffer<T>, their RW forms RWStructuredBuffer<T>, "
+                     "RWByteAddressBuffer and RWBuffer<T>, Texture1D<T>, Texture2D<T>, "
+                     "Texture2DArray<T>, Texture3D<T> and SamplerState, each on its own; "
                      "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +

@@ -517,7 +517,7 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
             params.append(CpuParam("blob", at, (blobs or {})[name]))
         elif name in srvs:
             r = srvs[name]
-            role = "typed" if r.kind == "typed" else "uav" if r.writable else "srv"
+            role = "uav" if r.writable else "typed" if r.kind == "typed" else "srv"
             params.append(CpuParam(role, at, r.binding, 1 if r.kind == "raw" else r.stride))
         elif name in by_name:
             cb = by_name[name]

@@ -267,7 +267,8 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
         if r.writable:  # D3D12: a write past the view is dropped (gpuia.hlsl.uavs)
             code = uavs.guard_writes(code, r.var, "gpuia_srv_views", r.index, r.name, what)
         code = _calls(code, r.var, fn)
-        if r.kind == "typed":  # the view's raw words, decoded by gpuia.hlsl.typed_buffers
+        decoded = r.kind == "typed" and not r.writable  # a typed UAV stores T's bits
+        if decoded:  # the view's raw words, decoded by gpuia.hlsl.typed_buffers
             code = re.sub(rf"(var\s*<\s*storage\s*,\s*read\s*>\s*{re.escape(r.var)}\s*:)"
                           rf"\s*[^;]+;", r"\1 array<u32>;", code)
         rest = re.findall(rf"(?<!\w){re.escape(r.var)}(?!\w)", code)
@@ -276,7 +277,7 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
                                    "Slang's WGSL uses it other than by element (a pointer to "
                                    "it?): gpuia cannot bound-check that use")
         code = code.replace(f"{uavs.PLACEHOLDER}{r.index}[", f"{r.var}[")
-        if r.kind == "typed":
+        if decoded:
             helpers.append(typed_buffers.wgsl_helpers(r.index, r.var, element))
             continue
         # D3D12: a read past the view returns 0 (every member); WebGPU's robust access would
@@ -285,7 +286,7 @@ def rewrite(code: str, resources: tuple[ShaderResource, ...], group: int, what: 
                        f"    let v = gpuia_srv_views[{r.index}];\n"
                        f"    if (i < v.y) {{ return {r.var}[v.x + i]; }}\n"
                        f"    return {element}();\n}}")
-    if any(r.kind == "typed" for r in resources):
+    if any(r.kind == "typed" and not r.writable for r in resources):
         helpers.append(typed_buffers.wgsl_decoders())
     note = "// gpuia: shader resource views, bounds-checked as D3D12 (docs/resources.md)"
     return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

@@ -5,7 +5,9 @@ decoded to the shader's ``T`` (a scalar or vector of float, int or uint) on ever
 has no WGSL for ``Buffer<T>`` (docs/resources.md), so gpuia lowers it:
 
 * the source: :func:`lower_source` turns each ``Buffer<T> name`` declaration into a
-  ``StructuredBuffer<T> name`` (same line, so Slang's diagnostics keep the user's lines) and
+  ``StructuredBuffer<T> name`` (same line, so Slang's diagnostics keep the user's lines), a
+  typed UAV's ``RWBuffer<T> name`` into a ``RWStructuredBuffer<T> name`` (its view's format
+  stores T's bits: ``gpuia.d3d.uav_formats``; T of 1, 2 or 4 components), and
   adds a one-argument ``GetDimensions(count)`` to structured buffers; both targets (WGSL and the
   CPU reference's C++) compile that text;
 * the GPU: :func:`wgsl_helpers` makes the WGSL storage buffer an ``array<u32>`` of the view's
@@ -74,7 +76,7 @@ def used_names(reflection: dict) -> set[str]:
             if b.get("name") in typed and b.get("binding", {}).get("used")}
 
 
-_DECLARATION = re.compile(r"(?<![\w.:])Buffer\b(\s*<\s*([^<>;]*?)\s*>)?\s*(\w+)\s*(\[)?")
+_DECLARATION = re.compile(r"(?<![\w.:])(RW)?Buffer\b(\s*<\s*([^<>;]*?)\s*>)?\s*(\w+)\s*(\[)?")
 
 
 def lower_source(text: str, names, what: str) -> str:
@@ -87,15 +89,20 @@ def lower_source(text: str, names, what: str) -> str:
     code = includes.mask(text)
     out, at, found = [], 0, set()
     for m in _DECLARATION.finditer(code):
-        name = m.group(3)
+        rw, element, name = m.group(1) or "", m.group(3) or "float4", m.group(4)
         if name in names:
-            if m.group(4):
+            if m.group(5):
                 raise InvalidDescError(what, f"resource {name}", "array",
                                        "gpuia binds typed buffers one by one, not arrays of them")
-            element_of(m.group(2) or "float4", f"resource {name}", what)
+            _, n = element_of(element, f"resource {name}", what)
+            if rw and n == 3:  # R32G32B32 elements are 12 bytes, WGSL's array of vec3 16
+                raise InvalidDescError(what, f"resource {name}", f"RWBuffer<{element}>",
+                                       "gpuia binds a typed UAV of 1, 2 or 4 components (a "
+                                       "3-component element is 12 bytes in the view, 16 in "
+                                       "WGSL's storage array)")
             found.add(name)
-        out.append(text[at:m.start()] + "StructuredBuffer<" + (m.group(2) or "float4") + "> ")
-        at = m.start(3)
+        out.append(text[at:m.start()] + rw + "StructuredBuffer<" + element + "> ")
+        at = m.start(4)
     missing = sorted(names - found)
     if missing:
         raise InvalidDescError(what, f"resource {missing[0]}", None,
@@ -104,9 +111,10 @@ def lower_source(text: str, names, what: str) -> str:
                                "several names in one declaration, are not found)")
     # A typed buffer's one-argument GetDimensions, on the structured buffer it becomes (at the
     # end: Slang's declarations need no order, and the user's lines stay where they were).
-    return "".join(out) + text[at:] + (
-        "\nextension<T> StructuredBuffer<T> { void GetDimensions(out uint gpuia_count) "
-        "{ uint gpuia_stride; this.GetDimensions(gpuia_count, gpuia_stride); } }\n")
+    return "".join(out) + text[at:] + "".join(
+        f"\nextension<T> {rw}StructuredBuffer<T> {{ void GetDimensions(out uint gpuia_count) "
+        f"{{ uint gpuia_stride; this.GetDimensions(gpuia_count, gpuia_stride); }} }}\n"
+        for rw in ("", "RW"))
 
 
 def cpu_elements(fmt: FormatInfo, data: bytes, components: int) -> bytes:

@@ -1,20 +1,22 @@
 """Buffer unordered access views an HLSL vertex shader writes and reads, bounded as D3D12.
 
-gpuia binds ``RWStructuredBuffer<T>`` (``[i]`` read and written, ``Load``, ``GetDimensions``)
-and ``RWByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``Store``, ``Store2/3/4``,
-``GetDimensions``) at ``register(uN, spaceS)`` of a vertex shader (N below 64, S below 7, at most
-8 of them: ``gpuia.d3d.uav_bindings``); ``gpuia.hlsl.srv`` reflects them with the SRVs (a
-:class:`~gpuia.hlsl.srv.ShaderResource` with ``writable``) and reads them through the same
-bounds-checked functions. Guaranteed, in the WGSL :func:`guard_writes` makes of Slang's: every
-write ``U[i]... = v;`` (a whole element, a member, a raw word) happens only for ``i`` inside the
-view, at the view's first element plus ``i``: a write past the view is dropped, as D3D12 drops
-it (docs/rules.md 18); a raw ``Store4`` is four word writes, each checked on its own.
+gpuia binds ``RWStructuredBuffer<T>`` (``[i]`` read and written, ``Load``, ``GetDimensions``),
+``RWByteAddressBuffer`` (``Load``, ``Load2/3/4``, ``Store``, ``Store2/3/4``, ``GetDimensions``) and
+the typed ``RWBuffer<T>`` (``[i]`` read and written, ``Load``, ``GetDimensions(count)``; its view's
+format T's components in 32-bit channels, ``gpuia.d3d.uav_formats``) at ``register(uN, spaceS)`` of
+a vertex shader (N below 64, S below 7, at most 8 of them: ``gpuia.d3d.uav_bindings``);
+``gpuia.hlsl.srv`` reflects them with the SRVs (a :class:`~gpuia.hlsl.srv.ShaderResource` with
+``writable``) and reads them through the same bounds-checked functions. Guaranteed, in the WGSL
+:func:`guard_writes` makes of Slang's: every write ``U[i]... = v;`` (a whole element, a member, a
+raw word) happens only for ``i`` inside the view, at the view's first element plus ``i``: a write
+past the view is dropped, as D3D12 drops it (docs/rules.md 18); a raw ``Store4`` is four word
+writes, each checked on its own.
 
 Refused, naming the resource: an atomic operation on it (``InterlockedAdd`` and the rest): its
 result depends on how many times the GPU runs each vertex, which D3D leaves open, so no CPU
-reference value exists to compare it with (docs/resources.md); a write Slang emits other than as
-a statement ``U[i]... = v;``; a UAV in a pixel or geometry shader; more than 8 UAVs; a register
-past u63 or a space past 6.
+reference value exists to compare it with (docs/resources.md); a write Slang emits other than as a
+statement ``U[i]... = v;``; a UAV in a pixel or geometry shader; more than 8 UAVs; a register past
+u63 or a space past 6.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from ..errors import InvalidDescError
 __all__ = ["is_bound_uav", "guard_writes", "refuse_atomics", "refuse_atomics_in_source",
            "UAV_KINDS", "PLACEHOLDER"]
 
-UAV_KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw"}
+# a typed RWBuffer<T> is lowered to a RWStructuredBuffer<T> (gpuia.hlsl.typed_buffers) and bound
+# with a format whose conversion is the identity (gpuia.d3d.uav_formats)
+UAV_KINDS = {"structuredBuffer": "structured", "byteAddressBuffer": "raw",
+             "textureBuffer": "typed"}
 PLACEHOLDER = "gpuia_uav_target"  # a guarded write's name for the UAV until every read is moved
 
 

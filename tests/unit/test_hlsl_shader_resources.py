@@ -90,8 +90,8 @@ DATA = {"dtype": "float32", "values": [0.0] * 8}
        "data": DATA}], InvalidDescError, "past the data"),
     ([{"register": 1, "kind": "structured", "data": DATA},
       {"register": 2, "kind": "texture", "data": DATA}], CaseError,
-     "'structured', 'raw', 'typed', 'rw_structured', 'rw_raw', 'texture1d', 'texture2d' or "
-     "'texture3d'"),
+     "'structured', 'raw', 'typed', 'rw_structured', 'rw_raw', 'rw_typed', 'texture1d', "
+     "'texture2d' or 'texture3d'"),
     ([{"register": 1, "kind": "structured", "data": DATA, "format": "R32_FLOAT"}],
      InvalidDescError, "only a typed view has a format"),
     ([{"register": 1, "kind": "structured", "data": DATA},

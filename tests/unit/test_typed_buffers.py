@@ -22,9 +22,12 @@ def test_lowering_keeps_lines_and_registers():
     out = lower_source(text, {"A", "B"}, "vertex shader")
     lines = out.splitlines()
     assert lines[0] == "StructuredBuffer<float4> A : register(t1, space2);"
+    # a typed UAV's RWBuffer<T> is lowered too (gpuia.d3d.uav_formats)
     assert lines[2] == ("StructuredBuffer<float4> B: register(t0);  StructuredBuffer<uint> S;  "
-                        "RWBuffer<float> W;")
-    assert "GetDimensions(out uint gpuia_count)" in out  # Buffer's one-argument form
+                        "RWStructuredBuffer<float> W;")
+    # Buffer's and RWBuffer's one-argument form
+    assert "extension<T> StructuredBuffer<T> { void GetDimensions(out uint gpuia_count)" in out
+    assert "extension<T> RWStructuredBuffer<T> { void GetDimensions(out uint gpuia_count)" in out
     assert lower_source(text, set(), "vertex shader") == text  # no typed buffer: unchanged
 
 

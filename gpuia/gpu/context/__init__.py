@@ -447,11 +447,15 @@ class Context(QueryCalls):
                                                 buffer: Buffer | None, offset: int = 0,
                                                 num_elements: int | None = None,
                                                 structure_byte_stride: int | None = None,
-                                                register_space: int = 0) -> None:
+                                                register_space: int = 0,
+                                                format: str | int | FormatInfo | None = None,
+                                                ) -> None:
         """SetGraphicsRootUnorderedAccessView: bind ``buffer`` from byte ``offset`` as the vertex
         shader's ``register(u<shader_register>, space<register_space>)``, a
         ``RWStructuredBuffer<T>`` or ``RWByteAddressBuffer`` (docs/resources.md, "Unordered
-        access views"). The view is given as an SRV's is (``num_elements`` of the shader's
+        access views"), or with ``format`` a typed ``RWBuffer<T>`` (D3D12 binds one through a
+        descriptor table; the implied root signature takes it as a table of this one
+        descriptor). The view is given as an SRV's is (``num_elements`` of the shader's
         stride, 4-byte words for a raw buffer; None: to the buffer's end); the shader's writes
         land in ``buffer`` (read it after the draws with ``buffer.read()``), a write past the
         view is dropped and a read past it returns 0, as D3D12 defines. Each draw runs the
@@ -468,15 +472,22 @@ class Context(QueryCalls):
             structure_byte_stride (int | None): the view's StructureByteStride, checked
                 against the shader's at the draw; None: the shader's.
             register_space (int): S of the shader's ``spaceS``, 0..6 (default 0).
+            format: a typed view's DXGI format (name, ``FormatInfo`` or value), T's
+                components in 32-bit channels of T's kind (``R32G32B32A32_FLOAT`` for a
+                ``RWBuffer<float4>``, ``R32_UINT`` for a ``RWBuffer<uint>``); None (the
+                default) for a structured or raw view.
 
         Raises:
             InvalidDescError: ``shader_register`` is not 0..63, ``register_space`` not 0..6,
                 ``buffer`` is no gpuia Buffer of this device, lacks the unordered_access bind
-                flag or was released, ``offset`` is not a multiple of 4 inside the buffer, a
-                count is negative.
+                flag or was released, ``offset`` is not a multiple of 4 (of the format's size)
+                inside the buffer, a count is negative, a format D3D12 refuses for a buffer
+                view; at the draw, a format whose values are not T's kind.
+            UnsupportedError: at the draw, a typed UAV's format of other channels than T's
+                32-bit ones (its writes would convert: docs/rules.md 18.5).
         """
         self._om.srv.set(shader_register, buffer, offset, num_elements, structure_byte_stride,
-                         register_space, writable=True)
+                         register_space, format, writable=True)
         self._states.invalidate()
 
     @exclusive

@@ -15,7 +15,8 @@ buffer, a typed buffer's view without a format or with one whose values are not 
 kind, a format on another view; refused when set: no buffer of this device, no
 ``shader_resource`` bind flag, a register past t127 or a space past 6, an offset that is not a
 multiple of 4 (of the format's size for a typed view), a format D3D12 refuses for a buffer
-view.
+view. A typed UAV (``RWBuffer<T>``) takes a format of T's components in 32-bit channels of T's
+kind (``gpuia.d3d.uav_formats``), checked at the draw.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy as np
 from ...d3d.buffer_views import view_format
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING
 from ...d3d.uav_bindings import UAV_SLOTS
+from ...d3d.uav_formats import typed_uav_format
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.storage_types import element_type, shader_type_of
 from ..buffers import Buffer, checked_buffer
@@ -73,7 +75,7 @@ class SrvState:
         buffer.check_live(where)
         # A typed view is a descriptor (its FirstElement any element of its format); a root SRV's
         # address is a multiple of 4.
-        step = 4 if format is None else view_format(format, None, _WHERE).size
+        step = 4 if format is None else view_format(format, None, where).size
         if type(offset) is not int or offset < 0 or offset % step or offset > buffer.size:
             raise InvalidDescError(where, "offset", offset,
                                    f"a multiple of {step} inside the buffer's {buffer.size} "
@@ -128,10 +130,14 @@ class SrvState:
                                        f"(format=None)")
             return r.stride
         if fmt is None:
+            call = "unordered_access" if r.writable else "shader_resource"
             raise InvalidDescError("draw", where, None,
                                    f"{r.name} is a typed buffer: its view needs a format "
-                                   f"(set_graphics_root_shader_resource_view(..., format=...))")
-        return view_format(fmt, shader_type_of(element_type(r.type))[0], f"draw: {where}").size
+                                   f"(set_graphics_root_{call}_view(..., format=...))")
+        kind, components = shader_type_of(element_type(r.type))
+        if r.writable:  # a typed UAV stores T's bits (gpuia.d3d.uav_formats)
+            return typed_uav_format(fmt, kind, components, f"draw: {where}").size
+        return view_format(fmt, kind, f"draw: {where}").size
 
     def typed_words(self, r) -> tuple[int, int]:
         """(the DXGI value, the byte size) of a typed view's format; (0, 0) for another view."""
