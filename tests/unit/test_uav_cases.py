@@ -136,3 +136,52 @@ def test_root_signature_holding_the_uav(rs, held_by):
     [(binding, held)] = [(b, r) for _, b, r in case.root_signature.covered
                          if b.register_class == "u"]
     assert (binding.register, binding.binding, held.type, held.kind) == (1, 992, "uav", held_by)
+
+
+def _run_case(gs, draws):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(gs=gs, draws=draws)
+
+
+class _Ref:
+    def __init__(self, n, primitives, adjacency=None):
+        import numpy as np
+
+        self.n = n
+        self.primitives = np.array(primitives, np.int64).reshape(-1, 3)
+        self.adjacency = None if adjacency is None else np.array(adjacency, np.int64)
+
+    def __len__(self):
+        return self.n
+
+
+CPU = ({"u0": b"\1\0\0\0"}, "")
+
+
+def test_so_run_reasons():
+    """The Stream Output run shades the vertices of complete primitives, and with a geometry
+    shader their adjacent vertices (rules 4.11): a triangle list of 4 vertices leaves one out;
+    a triangle list with adjacency (6 vertices: 0, 2, 4 the triangle, 1, 3, 5 adjacent) leaves
+    three out without a geometry shader and none with one."""
+    from gpuia.harness.case_uavs import run_verdict
+
+    same = {"u0": b"\1\0\0\0"}
+    problems, said = run_verdict(_run_case(None, []), _Ref(3, [[0, 1, 2]]), CPU, same,
+                                 "stream output")
+    assert (problems, said) == ([], "; UAVs u0: bit for bit")
+    _, said = run_verdict(_run_case(None, []), _Ref(4, [[0, 1, 2]]), CPU, same, "stream output")
+    assert "not compared: 1 of the 4 vertices the Input Assembler delivered are no vertex of " \
+           "a complete primitive: the Stream Output run" in said
+    adjacent = _Ref(6, [[0, 2, 4]], [[1, 3, 5]])
+    _, said = run_verdict(_run_case(None, []), adjacent, CPU, same, "stream output")
+    assert "3 of the 6 vertices" in said and "an adjacent vertex is none" in said
+    _, said = run_verdict(_run_case("gs", []), adjacent, CPU, same, "stream output")
+    assert said == "; UAVs u0: bit for bit"
+    # a difference is reported; a count-dependent reason wins over the run's own
+    problems, said = run_verdict(_run_case(None, []), _Ref(3, [[0, 1, 2]]), CPU,
+                                 {"u0": b"\2\0\0\0"}, "stream output")
+    assert said == "; UAVs u0: DIFFERENT" and problems[0].startswith("UAV u0: 1 of 1 words")
+    _, said = run_verdict(_run_case(None, []), _Ref(4, [[0, 1, 2]]), (CPU[0], "not compared: X"),
+                          same, "stream output")
+    assert said == "; UAVs u0: not compared: X"
