@@ -368,10 +368,10 @@ def _output_lines(case: Case, dev: Device, ref: IAResult, outputs: tuple, upload
     if case.gs is not None:
         summary = dev.info["summary"]
         run = check_gs_outputs(case, dev, outputs[1][0], outputs[1][1], tolerance,
-                               capture=case.so_desc is None)
+                               capture=case.so_desc is None, uavs=shared["uavs"])
         shared["gs"] = run.captured
         yield CheckLine(f"{case.name}: {summary}: gs outputs", run.status, run.detail,
-                        path="gs outputs", adapter=summary)
+                        problems=run.problems, path="gs outputs", adapter=summary)
 
 
 def _outputs_line(case: Case, dev: Device, ref: IAResult, cpu: tuple, uploads: _Uploads,

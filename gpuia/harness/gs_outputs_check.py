@@ -26,6 +26,7 @@ from ..errors import InvalidDescError, UnsupportedError
 from ..gpu.device import Device
 from ..reference.stream_output import SOTarget, write_streams
 from .case import Case
+from .case_uavs import run_verdict
 from .compare import ShaderTolerance, compare_so
 from .outputs_check import OutputsRun
 from .reference_geometry import GeometryRun
@@ -70,7 +71,8 @@ def gs_output_case(case: Case, geometry: GeometryRun) -> tuple[Case, frozenset]:
 
 
 def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, note: str,
-                     tolerance: ShaderTolerance, capture: bool = False) -> OutputsRun:
+                     tolerance: ShaderTolerance, capture: bool = False,
+                     uavs: tuple | None = None) -> OutputsRun:
     """Run a case's geometry shader outputs on ``device`` and compare them with the CPU
     reference's (module docstring).
 
@@ -85,6 +87,9 @@ def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, n
             (:func:`~gpuia.harness.run_gpu.run_case_gs_gpu`): the run's ``captured``, which
             the ``geometry shader`` line of a case without Stream Output compares (the
             declaration gpuia adds changes nothing the stage computes). Default False.
+        uavs (tuple): (the reference's IAResult, :func:`gpuia.harness.run.uav_reference`'s
+            UAVs and reason): the run's UAVs are compared with them as the Stream Output run's
+            are (:func:`gpuia.harness.case_uavs.run_verdict`); None (the default): not.
 
     Returns:
         The :class:`~gpuia.harness.outputs_check.OutputsRun` (``detail`` holds the problems,
@@ -110,12 +115,15 @@ def check_gs_outputs(case: Case, device: Device, geometry: GeometryRun | None, n
     ref = write_streams(recorded.so, geometry.streams, recorded.so_targets, computed)
     notes: list[str] = []
     problems = compare_so(ref, got, tolerance, notes)
+    wrong, said = run_verdict(case, uavs[0], uavs[1], got.uavs, "stream output") if uavs \
+        else ([], "")
     written = sum(s["NumPrimitivesWritten"] for s in ref.streams)
     detail = (f"{written} primitives of {len(recorded.so_targets)} stream(s), stream s in slot "
               f"s, every output")
-    if problems:
-        return OutputsRun("DIFFERENT", "; ".join([detail, *problems]), captured=captured)
-    return OutputsRun("OK", ", ".join([detail, *notes]), captured=captured)
+    if problems or wrong:
+        return OutputsRun("DIFFERENT", "; ".join([detail, *problems]) + said, captured=captured,
+                          problems=wrong)
+    return OutputsRun("OK", ", ".join([detail, *notes]) + said, captured=captured)
 
 
 def reference_stage(case: Case, ref, geometry: GeometryRun | None,

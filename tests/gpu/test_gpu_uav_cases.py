@@ -227,3 +227,34 @@ def test_cut_positions_are_not_compared_in_the_outputs_run(gpu_device):
            "positions as a point, cut positions included, and the Input Assembler delivered " \
            "4 vertices" in lines["vs outputs"].detail, lines["vs outputs"].detail
     assert lines["stream output"].detail.endswith("UAVs u0, u1: bit for bit")
+
+
+GS_VS = r"""
+RWStructuredBuffer<float4> Out : register(u0);
+struct V { float4 pos : POSITION; };
+V main(V v, uint id : SV_VertexID) { Out[id] = v.pos * 2; return v; }
+"""
+
+
+@pytest.mark.parametrize("with_so", [False, True])
+def test_geometry_shader_runs_compare_them(gpu_device, with_so):
+    """A vertex shader writing Out[i] = 2 * position i ahead of a geometry shader (two points:
+    (1, 2, 3, 4) and (-1, 0.5, 8, 16)): the gs outputs run (and the stream output line with a
+    declaration) reads the UAV back and compares it with the CPU reference, which holds the
+    hand values."""
+    from gs_view_cases import TWO_STREAMS, TWO_STREAMS_SO, gs_case
+
+    doc = gs_case(TWO_STREAMS, [(1, 2, 3, 4), (-1, 0.5, 8, 16)],
+                  TWO_STREAMS_SO if with_so else None)
+    doc["vertex_shader"] = {"hlsl": GS_VS}
+    doc["shader_resources"] = [{"register": 0, "kind": "rw_structured",
+                                "data": {"dtype": "float32", "values": [7.0] * 12}}]
+    case = load_case(doc)
+    want = np.array([[2, 4, 6, 8], [-2, 1, 16, 32], [7, 7, 7, 7]], np.float32).tobytes()
+    assert reference_uavs(case, run_reference(case)) == {"u0": want}
+    result = cross_check(case, gpu_device, paths=("native",))
+    lines = {line.path: line for line in result.lines}
+    assert result.ok, result.text()
+    paths = ["native", "vs outputs", "gs outputs"] + (["stream output"] if with_so else [])
+    for path in paths:
+        assert lines[path].detail.endswith("; UAVs u0: bit for bit"), lines[path].text()
