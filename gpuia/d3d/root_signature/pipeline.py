@@ -34,7 +34,7 @@ __all__ = ["root_signature_of", "check_shaders", "shader_bindings", "SHADER_RESO
 SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
     ("constant_buffers", lambda cb: ShaderBinding("b", cb.slot, 0, 1, "cbuffer", cb.name,
                                                   cb.size)),
-    # a UAV (writable: gpuia.hlsl.uavs) is a u register, its binding numbered by the shader's
+    # a UAV (writable: gpuia.hlsl.uavs) is a u register, its binding the shader's own (992 + k)
     ("shader_resources", lambda r: ShaderBinding("u" if r.writable else "t", r.register,
                                                  r.space, 1, r.kind, r.name,
                                                  binding=r.binding if r.writable else None)),
