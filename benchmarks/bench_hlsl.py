@@ -96,7 +96,7 @@ def compile_times(repeats: int) -> dict:
 
     def first():
         frontend._MEMORY.clear()
-        compile_shader(VS, "vertex", "vs_mesh", {"GPUIA_BENCH": str(next(counter))},
+        compile_shader(VS, "vertex", "vs_mesh", {"BENCH_REPEAT": str(next(counter))},
                        file_name="lit.hlsl", include_dirs=[SCENE.parent])
 
     first()  # warm Slang's own lazily loaded parts
