@@ -176,6 +176,25 @@ def test_a_timeout_ends_the_whole_session(tmp_path):
     assert _wait_gone(int(pidfile.read_text()))
 
 
+@pytest.mark.skipif(not LINUX, reason="/proc is Linux's")
+def test_a_timeout_without_standard_error_ends_the_whole_session(tmp_path):
+    """The runner's wait (no pipe: woken by the process's end) keeps the timeout: the process
+    and its children are gone when it is raised."""
+    pidfile = tmp_path / "pid"
+    with pytest.raises(subprocess.TimeoutExpired):
+        sandbox.run(["sh", "-c", f"sleep 60 & echo $! > {pidfile}; sleep 60"], LIMITS, 2,
+                    keep_stderr=False)
+    assert _wait_gone(int(pidfile.read_text()))
+
+
+def test_a_run_without_standard_error_gives_its_exit_status():
+    """Woken when the process ends, the status is the process's own."""
+    done = sandbox.run(["sh", "-c", "exit 3"], LIMITS, 30, keep_stderr=False)
+    assert (done.returncode, done.stderr) == (3, b"")
+    done = sandbox.run(["sh", "-c", "kill -SEGV $$"], LIMITS, 30, keep_stderr=False)
+    assert done.returncode == -signal.SIGSEGV
+
+
 @pytest.mark.skipif(not LINUX, reason="namespaces are Linux's")
 def test_an_isolated_process_has_a_network_of_its_own():
     """Where the kernel lets the process make namespaces (many containers do not: skipped
