@@ -11,6 +11,8 @@ Nothing here imports wgpu: ``gpuia --help`` and ``gpuia validate`` run without i
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
 from pathlib import Path
 
@@ -151,6 +153,37 @@ def each_case(paths, action, progress=None, on_error=None, feature_level=None) -
     return each_case_at_once(paths, lambda case: None,
                              lambda path, case, _nothing: action(path, case), 1, progress,
                              on_error, feature_level)
+
+
+_HLSL_MARK = b'"hlsl'  # the "hlsl" and "hlsl_file" keys of a shader (docs/case-format.md)
+_HLSL_LOOK_FILES = 16
+_HLSL_LOOK_BYTES = 4 << 20
+
+
+def start_hlsl_worker(paths) -> bool:
+    """Start gpuia's Slang worker in the background (:func:`gpuia.hlsl.library.start_worker`)
+    when one of the first case files names an HLSL shader, so that its start and Slang's session
+    overlap the device's creation and the cases' loading instead of delaying the first compile.
+    Reads at most the first 4 MiB of each of the first 16 regular files (standard input and
+    anything else are not read: their compile starts the worker as before). Returns whether the
+    worker runs."""
+    for path in list(paths)[:_HLSL_LOOK_FILES]:
+        if path == "-":
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except (OSError, ValueError):
+            continue
+        with os.fdopen(fd, "rb") as f:
+            try:
+                head = f.read(_HLSL_LOOK_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+            except OSError:
+                head = b""
+        if _HLSL_MARK in head:
+            from ..hlsl.library import start_worker
+
+            return start_worker()
+    return False
 
 
 LANE_INVOCATIONS = 1 << 16

@@ -7,7 +7,9 @@ names another copy of that library instead (a bare ``libslang-compiler`` file is
 needs; nothing of slangpy is imported).
 
 Guaranteed: Slang runs in a worker process of its own (``gpuia.hlsl.worker``), started on the
-first compile, where the library is loaded and the session created once; compiles are
+first compile or earlier, in the background, by :func:`start_worker` (a command that knows it
+will compile HLSL calls it before it opens its devices), where the library is loaded and the
+session created once, as the worker starts, before it reads a request; compiles are
 serialised (a Slang session is not thread-safe); a compile that fails raises
 :class:`SlangError` with Slang's own diagnostics; a source that crashes Slang or keeps it busy
 past the timeout costs only the worker, which the next compile starts again: nothing here aborts
@@ -38,8 +40,8 @@ from ..util.child import Child, ChildFailed, ChildTimeout, setting
 from . import emitted, wgsl_defined
 
 __all__ = ["SlangError", "SlangOutput", "library_path", "library_identity", "compile_source",
-           "check_wgsl", "session_seconds", "VERIFIED_VERSION", "STAGES", "INSTALL_HINT",
-           "PREPROCESS"]
+           "check_wgsl", "session_seconds", "start_worker", "start_session", "VERIFIED_VERSION",
+           "STAGES", "INSTALL_HINT", "PREPROCESS"]
 
 VERIFIED_VERSION = "2026.12"
 """Slang's build tag in the slangpy 0.43.1 wheel: the compiler gpuia's rewrites are verified
@@ -199,6 +201,31 @@ def _library() -> _Library:
     if _LOADED is None:
         _LOADED = _Library(library_path())
     return _LOADED
+
+
+def start_session() -> None:
+    """In the worker, as it starts: load the library and create the session now, so the first
+    compile does not wait for them. A library that cannot be loaded is left to that compile,
+    which reports it."""
+    try:
+        with _LOCK:
+            _library()
+    except GpuiaError:
+        pass
+
+
+def start_worker() -> bool:
+    """Start gpuia's Slang worker now, in the background, without waiting for it: its process
+    start, imports and Slang session (most of a second) overlap the caller's work instead of
+    delaying the first compile. Once per process: a worker that runs is kept (a no-op).
+    Returns whether one runs or was started; False without Slang's library (nothing starts;
+    the first compile reports it)."""
+    try:
+        library_path()
+    except UnsupportedError:
+        return False
+    _WORKER.child.start()
+    return True
 
 
 def session_seconds() -> float | None:

@@ -6,7 +6,8 @@ refusal of that one shader. The protocol is length-prefixed JSON on stdin and st
 per compile, a reply per request (``library.compile_in_this_process``'s dict, or
 ``{"ok": false, "kind": "slang"|"unsupported", "message": ...}``); a request ``{"op": "naga",
 "code": ...}`` asks naga about WGSL (``gpuia.hlsl.naga``: ``{"ok": true, "checked": ...,
-"error": ...}``). The loop is :func:`gpuia.util.child.serve`'s: the process ends when its stdin
+"error": ...}``). The session is created as the process starts, before it reads a request
+(:func:`setup`). The loop is :func:`gpuia.util.child.serve`'s: the process ends when its stdin
 closes or its parent is gone, and stray output of Slang's goes to standard error, never into
 the protocol.
 """
@@ -37,8 +38,15 @@ def handle(request: dict) -> dict:
         return {"ok": False, "kind": "unsupported", "message": str(e)}
 
 
+def setup() -> None:
+    """Before the first request: naga's device, in a thread, while Slang's library is loaded
+    and its session created here, so that a worker started early has both ready."""
+    naga.start()
+    library.start_session()
+
+
 def main() -> int:
-    return serve(handle, naga.start)  # naga's device is made while Slang's session is
+    return serve(handle, setup)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from ..common import (
     output_stem,
     progress_option,
     row_count,
+    start_hlsl_worker,
     writable,
 )
 from ..each_adapter import each_adapter_option
@@ -118,6 +119,7 @@ def run(args) -> int:
         return run_with_workers(args)
     unavailable_pairs: list = []
     views: list = []
+    start_hlsl_worker(args.cases)  # Slang's session starts while the devices open
     try:
         recorder = CheckRecorder(args, views)  # --json, --baseline: read or refused first
         csv_dir, stems, devices, unavailable = _open(args, unavailable_pairs)

@@ -37,6 +37,7 @@ from ..common import (
     output_stem,
     progress_option,
     row_count,
+    start_hlsl_worker,
     writable,
 )
 from ..scale import shard_cases, shard_option
@@ -105,6 +106,7 @@ def run(args) -> int:
     shard_cases(args)  # --shard's part, once every output name of all cases was claimed
     if args.workers or args.timeout is not None:
         return run_on_workers(args, "run", _child_argv(args), args.backend == "gpu")
+    start_hlsl_worker(args.cases)  # Slang's session starts while the device opens
     bar = case_progress(args, "gpuia run")
     from ...harness.run import run_case, run_cpu
 
