@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import InvalidDescError, UnsupportedError
 from ..util.cores import usable_cores
 from ..util.resources import shader_text
-from . import cache, cpu_defined, escapes, library, sandbox
+from . import cache, cpu_defined, escapes, library, pch, sandbox
 from .cbuffer import natural_leaves
 from .cpu_textures import bounded_textures
 from .cpu_views import bounded_views
@@ -479,13 +479,14 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     code = bounded_views(out.code.decode("utf-8"))
     if shader.textures or shader.samplers:
         code = bounded_textures(code)
-    source = cpu_defined.prepare(code) + "\n" + runner
+    head, body = cpu_defined.prepare_parts(code)
+    source = head + body + "\n" + runner
     params, gp_size = entry_params(out.reflection, shader.constant_buffers, None,
                                    shader.shader_resources,
                                    {**{t.name: t.binding for t in shader.textures},
                                     **{s.name: s.binding for s in shader.samplers}})
     exe = folder / key[:32]
-    digest = compile_cxx(cxx, source, folder, key[:32], exe)
+    digest = compile_cxx(cxx, source, folder, key[:32], exe, head)
     ins, outs = shader.entry.inputs(), shader.entry.outputs()
     return CpuShader(str(exe), in_words, out_words, ins, outs, tuple(params), gp_size, digest)
 
@@ -536,10 +537,18 @@ def entry_params(reflection: dict, constant_buffers, roles: dict[str, str] | Non
     return params, gp_size
 
 
-def compile_cxx(cxx: str, source: str, folder: Path, name: str, exe: Path) -> str:
+def compile_cxx(cxx: str, source: str, folder: Path, name: str, exe: Path,
+                shared: str = "") -> str:
     """Build the C++ ``source`` (written as ``name.cpp`` in ``folder``) into ``exe``, the
-    compiler contained (``gpuia.hlsl.sandbox``); the hash of what was built. Raises
-    UnsupportedError when it cannot be built."""
+    compiler contained (``gpuia.hlsl.sandbox``); the hash of what was built. ``shared``, the
+    start of ``source`` that does not depend on the shader, is read from a precompiled header
+    where one can be made (``gpuia.hlsl.pch``). Raises UnsupportedError when it cannot be
+    built."""
+    if shared and source.startswith(shared) and cache.entry_folder("cpu") == folder:
+        text = pch.shared_text(shared)
+        header = pch.precompiled(cxx, CXX_FLAGS, text, _BUILD_LIMITS, _BUILD_SECONDS)
+        if header is not None:  # the header's text, then the rest (its includes again: no-ops)
+            source = f'#include "{header}"\n' + source[len(shared):]
     src = folder / f"{name}.cpp"
     if not cache.write_atomic(src, source.encode("utf-8")):
         raise UnsupportedError(f"cannot write the CPU shader's source in {folder}")

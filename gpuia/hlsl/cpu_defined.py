@@ -33,7 +33,7 @@ from ..errors import UnsupportedError
 from ..util.resources import shader_text
 
 __all__ = ["OPERATORS", "CONVERSIONS", "PRELUDE_PATCHES", "UNDEFINED", "prepare",
-           "undefined_reasons"]
+           "prepare_parts", "undefined_reasons"]
 
 OPERATORS: dict[str, tuple[str, str]] = {
     "/": ("gpuia_div", "uint x/0 = 0xFFFFFFFF (udiv, D3D11.3 22.12.9); int x/0 and "
@@ -100,6 +100,13 @@ def prepare(code: str) -> str:
     """The C++ to build from Slang's output ``code``: gpuia's functions, Slang's prelude
     patched, the generated code rewritten. UnsupportedError when either is not what gpuia
     knows how to make D3D's."""
+    head, body = prepare_parts(code)
+    return head + body
+
+
+def prepare_parts(code: str) -> tuple[str, str]:
+    """:func:`prepare`'s text in two parts: what does not depend on the shader (gpuia's
+    functions and Slang's prelude, patched) and the generated code, rewritten."""
     at = code.rfind(_PRELUDE_END)
     if at < 0:
         raise UnsupportedError("Slang's C++ has no prelude gpuia knows: the CPU reference "
@@ -113,7 +120,7 @@ def prepare(code: str) -> str:
                                    f"matches of {patch.pattern!r}, {patch.count} expected): "
                                    f"the CPU reference cannot make it D3D's (another Slang "
                                    f"version?)")
-    return shader_text("cpu_defined.cpp") + "\n" + prelude + rewrite(code[at:])
+    return shader_text("cpu_defined.cpp") + "\n" + prelude, rewrite(code[at:])
 
 
 # ---- reading Slang's generated C++ ----

@@ -143,11 +143,11 @@ def _build(shader: HlslGeometryShader, cxx: str, key: str, folder) -> CpuShader:
     except library.SlangError as e:
         raise InvalidDescError(WHAT, "CPU reference", None,
                                library.first_error(restore(e.diagnostics, prepared))) from None
-    source = cpu_defined.prepare(out.code.decode("utf-8")) + "\n" + \
-        shader_text("runner.cpp") + "\n"
+    head, body = cpu_defined.prepare_parts(out.code.decode("utf-8"))
+    source = head + body + "\n" + shader_text("runner.cpp") + "\n"
     params, gp_size = entry_params(out.reflection, shader.constant_buffers, _ROLES)
     exe = folder / key[:32]
-    digest = compile_cxx(cxx, source, folder, key[:32], exe)
+    digest = compile_cxx(cxx, source, folder, key[:32], exe, head)
     ins = (Leaf("in", _IN, 0, "uint", in_words, 0, "", "inputs"),)
     outs = (Leaf("out", _OUT, 0, "uint", shader.region_words, 0, "", "regions"),)
     return CpuShader(str(exe), in_words, shader.region_words, ins, outs, tuple(params), gp_size,
