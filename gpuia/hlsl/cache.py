@@ -109,9 +109,12 @@ def frontend_hash() -> str:
                 h.update(shader_text(name, **{p: f"{{{{{p}}}}}" for p in
                                               shader_placeholders(name)}).encode())
         from ..d3d import formats
-        from ..wgsl import fetch, signature  # the reader the output must satisfy; the decoders
 
-        for module in (signature, fetch, formats):
+        # the reader the output must satisfy and its bounds (a cached signature is not read
+        # again); the decoders
+        from ..wgsl import bounds, fetch, signature, uniforms
+
+        for module in (signature, bounds, uniforms, fetch, formats):
             h.update(Path(str(module.__file__)).read_bytes())
         _FRONTEND = h.hexdigest()[:16]
     return _FRONTEND
@@ -158,11 +161,6 @@ def encode(value):
     return value
 
 
-@functools.cache
-def _hints(cls: type) -> dict[str, typing.Any]:
-    return typing.get_type_hints(cls)
-
-
 def _fail(value, hint) -> typing.NoReturn:
     raise ValueError(f"{str(value)[:60]!r} is not {hint}")
 
@@ -173,59 +171,102 @@ def decode(value, hint):
     ``tuple[X, Y]``, ``list[X]`` or ``dict[K, V]``); every field is checked against its class's
     annotation, recursively. Raises ValueError for anything else (a field missing, extra or of
     another type, an ``int`` where a ``bool`` is declared, a container whose elements are not
-    declared)."""
+    declared). The checks of each type are put together once per process
+    (:func:`_decoder`), not worked out again for every value."""
+    return _decoder(hint)(value)
+
+
+@functools.cache
+def _decoder(hint) -> typing.Callable:
+    """The function that decodes (and checks) a value of the type ``hint``."""
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if hint is None or hint is type(None):
-        return None if value is None else _fail(value, hint)
+        return lambda v: None if v is None else _fail(v, hint)
     if origin in (typing.Union, types.UnionType):
-        for arm in args:
+        return _union(hint, args)
+    if hint is bool or hint is str or hint is int:
+        return lambda v: v if type(v) is hint else _fail(v, hint)
+    if hint is float:
+        return lambda v: float(v) if type(v) in (int, float) else _fail(v, hint)
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return _dataclass(hint)
+    if origin is tuple and args:
+        return _tuple(hint, args)
+    if origin is list and args:
+        item = _decoder(args[0])
+        return lambda v: [item(x) for x in v] if isinstance(v, list) else _fail(v, hint)
+    if origin is dict and args:
+        return _dict(hint, args)
+
+    def unknown(v):
+        raise TypeError(f"gpuia's cache cannot check the type {hint!r}: declare its elements")
+    return unknown
+
+
+def _union(hint, args) -> typing.Callable:
+    arms = [_decoder(a) for a in args]
+
+    def decode_union(v):
+        for arm in arms:
             try:
-                return decode(value, arm)
+                return arm(v)
             except ValueError:
                 pass
-        _fail(value, hint)
-    if hint is bool or hint is str:
-        return value if type(value) is hint else _fail(value, hint)
-    if hint is int:
-        return value if type(value) is int else _fail(value, hint)
-    if hint is float:
-        return float(value) if type(value) in (int, float) else _fail(value, hint)
-    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
-        declared = [f for f in dataclasses.fields(hint) if f.compare]
-        if not isinstance(value, dict) or value.get("__type") != hint.__name__ or \
-                set(value) - {"__type"} - {f.name for f in declared}:
-            _fail(value, hint)
-        hints = _hints(hint)
-        given = {f.name: decode(value[f.name], hints[f.name]) for f in declared
-                 if f.name in value}
+        _fail(v, hint)
+    return decode_union
+
+
+def _dataclass(hint: type) -> typing.Callable:
+    declared = [f.name for f in dataclasses.fields(hint) if f.compare]
+    allowed = {"__type", *declared}
+    fields: list[tuple[str, typing.Callable]] = []  # filled on first use: hints may refer on
+
+    def decode_dataclass(v):
+        if not isinstance(v, dict) or v.get("__type") != hint.__name__ or not allowed >= v.keys():
+            _fail(v, hint)
+        if not fields:
+            hints = typing.get_type_hints(hint)
+            fields.extend((name, _decoder(hints[name])) for name in declared)
+        given = {name: fn(v[name]) for name, fn in fields if name in v}
         try:
             return hint(**given)
         except TypeError:  # a field without a default is missing
-            _fail(value, hint)
-    if origin is tuple and args:
-        if not isinstance(value, dict) or set(value) != {"__tuple"} or \
-                not isinstance(value["__tuple"], list):
-            _fail(value, hint)
-        items = value["__tuple"]
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(decode(v, args[0]) for v in items)
-        if len(items) != len(args):
-            _fail(value, hint)
-        return tuple(decode(v, a) for v, a in zip(items, args, strict=True))
-    if origin is list and args:
-        return [decode(v, args[0]) for v in value] if isinstance(value, list) \
-            else _fail(value, hint)
-    if origin is dict and args:
-        if not isinstance(value, dict) or set(value) != {"__dict"} or \
-                not isinstance(value["__dict"], list):
-            _fail(value, hint)
+            _fail(v, hint)
+    return decode_dataclass
+
+
+def _tuple(hint, args) -> typing.Callable:
+    def items(v) -> list:
+        if not isinstance(v, dict) or v.keys() != {"__tuple"} or \
+                not isinstance(v["__tuple"], list):
+            _fail(v, hint)
+        return v["__tuple"]
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _decoder(args[0])
+        return lambda v: tuple([item(x) for x in items(v)])
+    each = [_decoder(a) for a in args]
+
+    def decode_fixed(v):
+        got = items(v)
+        if len(got) != len(each):
+            _fail(v, hint)
+        return tuple([fn(x) for fn, x in zip(each, got, strict=True)])
+    return decode_fixed
+
+
+def _dict(hint, args) -> typing.Callable:
+    key, val = _decoder(args[0]), _decoder(args[1])
+
+    def decode_dict(v):
+        if not isinstance(v, dict) or v.keys() != {"__dict"} or not isinstance(v["__dict"], list):
+            _fail(v, hint)
         out = {}
-        for pair in value["__dict"]:
+        for pair in v["__dict"]:
             if not isinstance(pair, list) or len(pair) != 2:
-                _fail(value, hint)
-            out[decode(pair[0], args[0])] = decode(pair[1], args[1])
+                _fail(v, hint)
+            out[key(pair[0])] = val(pair[1])
         return out
-    raise TypeError(f"gpuia's cache cannot check the type {hint!r}: declare its elements")
+    return decode_dict
 
 
 def write_atomic(path: Path, data: bytes) -> bool:

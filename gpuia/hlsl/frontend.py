@@ -278,14 +278,14 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     hit = _MEMORY.get(key)
     if hit is not None and cache.unchanged(hit[1]):
         return hit[0]
-    entry = cache.load("hlsl", key, HlslShader, request)
-    shader = _with_signature(entry[0]) if entry is not None else None
+    entry = cache.load("hlsl", key, tuple[HlslShader, ShaderSignature], request)
+    shader = _with_signature(*entry[0]) if entry is not None else None
     if shader is not None:
         recorded = entry[1]  # checked unchanged by the load: not hashed again
     else:
         shader, recorded = _compile(source, stage, entry_point, defs, matrix_layout, file_name,
                                     include_dirs, source_path, what)
-        cache.store("hlsl", key, shader, request, recorded)
+        cache.store("hlsl", key, (shader, shader.signature), request, recorded)
     _MEMORY.put(key, (shader, recorded))
     return shader
 
@@ -336,16 +336,15 @@ def recorded_files(dependencies: tuple[str, ...], candidates: tuple[str, ...],
         [(p, None) for p in candidates]
 
 
-def _with_signature(shader: HlslShader | None) -> HlslShader | None:
-    """A cached shader with its signature read again; None when the entry does not parse (a
-    damaged entry is compiled again)."""
-    if shader is None:
+def _with_signature(shader: HlslShader, signature: ShaderSignature) -> HlslShader | None:
+    """A cached shader with the signature its entry recorded, read from its WGSL (bounds
+    checked: ``gpuia.wgsl.bounds``) when it was compiled: not read again, which was most of a
+    disk cache hit's time. The load checked the entry's key, request and every field's type;
+    a signature that is not of this WGSL's wrapper entry (another entry point, another length)
+    is None: the shader is compiled again."""
+    if signature.entry_point != WRAPPER_ENTRY or len(signature.source) != len(shader.wgsl):
         return None
-    parse = parse_vertex_shader if shader.stage == "vertex" else parse_pixel_shader
-    try:
-        object.__setattr__(shader, "signature", parse(shader.wgsl, WRAPPER_ENTRY))
-    except (InvalidDescError, AttributeError, TypeError):
-        return None
+    object.__setattr__(shader, "signature", signature)
     return shader
 
 

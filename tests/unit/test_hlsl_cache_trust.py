@@ -75,17 +75,31 @@ def entry_of(folder: Path, kind: str) -> Path:
     return entry
 
 
+def _shader(doc):
+    """The shader of an HLSL entry (its value is the shader and its WGSL signature)."""
+    return doc["value"]["__tuple"][0]
+
+
+def _signature(doc):
+    return doc["value"]["__tuple"][1]
+
+
 def _leaf0(doc):
-    return doc["value"]["entry"]["leaves"]["__tuple"][0]
+    return _shader(doc)["entry"]["leaves"]["__tuple"][0]
 
 
 # -- entries whose contents are not what they claim ----------------------------------------------
 DAMAGES = {
     "a leaf's count is text": lambda d: _leaf0(d).update(components="4"),
     "an int field holds a bool": lambda d: _leaf0(d).update(index=True),
-    "a tuple field is a list": lambda d: d["value"].update(defines=[]),
-    "a field the class lacks": lambda d: d["value"].update(extra=1),
-    "a field missing": lambda d: d["value"].pop("wgsl"),
+    "a tuple field is a list": lambda d: _shader(d).update(defines=[]),
+    "a field the class lacks": lambda d: _shader(d).update(extra=1),
+    "a field missing": lambda d: _shader(d).pop("wgsl"),
+    "no signature": lambda d: d["value"]["__tuple"].pop(),
+    "a signature member's count is text":
+        lambda d: _signature(d)["outputs"]["__tuple"][0].update(components="4"),
+    "a signature of another entry point": lambda d: _signature(d).update(entry_point="main"),
+    "a signature of another text": lambda d: _signature(d).update(source="fn f() {}"),
     "another class's tag": lambda d: _leaf0(d).update(__type="ConstantBuffer"),
     "a tuple of the wrong length": lambda d: _leaf0(d).update(matrix={"__tuple": [1, 2]}),
     "includes of another shape": lambda d: d.update(includes=[["a", 5]]),
