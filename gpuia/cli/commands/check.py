@@ -119,7 +119,6 @@ def run(args) -> int:
         return run_with_workers(args)
     unavailable_pairs: list = []
     views: list = []
-    start_hlsl_worker(args.cases)  # Slang's session starts while the devices open
     try:
         recorder = CheckRecorder(args, views)  # --json, --baseline: read or refused first
         csv_dir, stems, devices, unavailable = _open(args, unavailable_pairs)
@@ -222,6 +221,7 @@ def _open(args, unavailable_pairs: list):
         from ...harness.report.plot import require_matplotlib
 
         require_matplotlib()  # before any GPU work: a missing extra is invalid input
+    start_hlsl_worker(args.cases)  # Slang's session starts while the devices open
     devices, unavailable = open_devices(args, sys.stdout, unavailable_pairs)
     return csv_dir, stems, devices, unavailable
 
