@@ -11,6 +11,8 @@ shader, which the GPU side does not draw.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -161,9 +163,30 @@ def vertex_outputs(case: Case, ia: IAResult) -> dict | None:
     if case.hlsl is None:
         return None
     if len(ia):
-        return shader_outputs(case, ia)
+        return _shader_outputs_once(case, ia)
     return {leaf.key: np.zeros((0, leaf.components), np.uint32)
             for leaf in case.hlsl.entry.outputs()}
+
+
+_RUNS: dict[int, tuple[Case, dict]] = {}  # id(IAResult) -> (case, its shader's outputs)
+_RUNS_LOCK = threading.Lock()
+
+
+def _shader_outputs_once(case: Case, ia: IAResult) -> dict:
+    """:func:`shader_outputs` of ``case`` over ``ia``, run once while ``ia`` lives: a check's
+    ``vs outputs`` line, its Stream Output and its geometry shader read the same run (the
+    shader on the CPU is a process of its own, and deterministic), not one run each. The entry
+    goes with ``ia`` (a finalizer), so nothing outlives the check that made it."""
+    with _RUNS_LOCK:
+        hit = _RUNS.get(id(ia))
+    if hit is not None and hit[0] is case:
+        return hit[1]
+    outputs = shader_outputs(case, ia)
+    with _RUNS_LOCK:
+        if id(ia) not in _RUNS:
+            _RUNS[id(ia)] = (case, outputs)
+            weakref.finalize(ia, _RUNS.pop, id(ia), None)
+    return outputs
 
 
 def reference_gs(case: Case, ia: IAResult) -> GeometryRun | None:
