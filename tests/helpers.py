@@ -368,6 +368,61 @@ def process_name(pid: int) -> str:
         return ""
 
 
+def command_line(pid: int) -> list[str]:
+    """The process's arguments (``/proc/PID/cmdline``), or [] when it is gone."""
+    try:
+        raw = (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return []
+    return raw.decode("utf-8", "replace").split("\0")[:-1]
+
+
+def workers_of(pid: int, module: str) -> set[int]:
+    """The processes under ``pid`` that run ``python -m MODULE``, not any other child."""
+    return {q for q in descendants(pid) if module in command_line(q)}
+
+
+def _state(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "X"
+
+
+def _signal(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:  # it ended (the run did)
+        pass
+
+
+def kill_busy_worker(workers: set[int], tmp: Path, seconds: float) -> int | None:
+    """SIGKILL one of ``workers`` (``gpuia check --workers`` children whose ``TMPDIR`` is
+    ``tmp``) while every one of them is inside a case, and return its pid; None when that was
+    not seen within ``seconds``. A worker holds a folder ``gpuia-check-*`` of the pool's
+    folder from the start of a case until before its answer (gpuia.cli.check_child), so with
+    all of them stopped (SIGSTOP), as many such folders as workers means each one is in a
+    case; the victim is killed while stopped, the others continue."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        for pid in workers:
+            _signal(pid, signal.SIGSTOP)
+        stopped = wait_for(lambda: all(_state(pid) in "TtZX" for pid in workers), 10, 0.001)
+        busy = len(list(tmp.glob("gpuia-workers-*/gpuia-check-*")))
+        if stopped and busy == len(workers):
+            victim = min(workers)
+            os.kill(victim, signal.SIGKILL)
+        else:
+            victim = None
+        for pid in workers:
+            if pid != victim:
+                _signal(pid, signal.SIGCONT)
+        if victim is not None:
+            return victim
+        time.sleep(0.005)
+    return None
+
+
 def alive(pid: int) -> bool:
     """Whether the process runs: a zombie has ended (nobody reaps an orphan in a container)."""
     try:

@@ -29,7 +29,6 @@ runs: docs/hlsl.md, "What the CPU reference runs and how it is contained".
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import select
 import signal
@@ -59,7 +58,9 @@ def _libc_function(name: str):
     if not sys.platform.startswith("linux"):
         return None
     try:
-        fn = getattr(ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True), name)
+        # dlopen(NULL): the process's own symbols, the C library's among them; find_library
+        # would run `ldconfig -p` twice at every command's start, before its signal handlers
+        fn = getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError):
         return None
     fn.restype, fn.argtypes = ctypes.c_int, [ctypes.c_ulong] * (5 if name == "prctl" else 1)

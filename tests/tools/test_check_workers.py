@@ -14,7 +14,19 @@ import sys
 
 import pytest
 
-from helpers import EXAMPLES, REPO, TRIANGLE, alive, descendants, gpuia_cli, kill_all, wait_for
+from helpers import (
+    EXAMPLES,
+    REPO,
+    TRIANGLE,
+    alive,
+    gpuia_cli,
+    kill_all,
+    kill_busy_worker,
+    wait_for,
+    workers_of,
+)
+
+CHECK_CHILD = "gpuia.cli.check_child"
 
 
 def _triangles(folder, count: int) -> list[str]:
@@ -76,12 +88,11 @@ def test_a_killed_worker_is_replaced_and_its_case_named(tmp_path):
                             env={**os.environ, "TMPDIR": str(tmp)})
     seen: set[int] = set()
     try:
-        # both workers up and working: the report holds a first case
-        assert wait_for(lambda: len(descendants(proc.pid)) >= 2
-                        and (tmp_path / "r.json").exists(), 120)
-        seen = descendants(proc.pid)
-        victim = min(seen)
-        os.kill(victim, signal.SIGKILL)
+        assert wait_for(lambda: len(workers_of(proc.pid, CHECK_CHILD)) == 2, 120)
+        seen = workers_of(proc.pid, CHECK_CHILD)
+        # killed while both workers are inside a case (a tiny case takes milliseconds: an idle
+        # worker killed between cases would leave no case to name)
+        assert kill_busy_worker(seen, tmp, 120) is not None
         out, err = proc.communicate(timeout=300)
     finally:
         kill_all(proc, seen)
@@ -129,8 +140,8 @@ def test_sigterm_ends_every_worker_and_leaves_a_valid_report(tmp_path):
     seen: set[int] = set()
     try:
         assert wait_for(lambda: report.exists(), 120)
-        seen = descendants(proc.pid)
-        assert len(seen) >= 2
+        seen = workers_of(proc.pid, CHECK_CHILD)
+        assert len(seen) == 2
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:

@@ -180,7 +180,9 @@ def test_a_current_folder_removed_is_one_error_line_naming_it(tmp_path):
                                 f"are found from: No such file or directory")
 
 def _worker_of(pid: int, within: float = 60) -> int:
-    """The pid of gpuia's worker, a child of ``pid``, once it runs."""
+    """The pid of gpuia's worker (``python -m gpuia.source.worker``), a child of ``pid``, once it
+    runs. By its command line: another child (the ``ldconfig`` that ``ctypes.util.find_library``
+    ran while gpuia imported, before the command set its signal handlers) is not it."""
     end = time.monotonic() + within
     while time.monotonic() < end:
         try:
@@ -188,10 +190,30 @@ def _worker_of(pid: int, within: float = 60) -> int:
                         for c in (task / "children").read_text().split()]
         except (OSError, ValueError):
             children = []
-        if children:
-            return children[0]
+        for child in children:
+            try:
+                argv = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"gpuia.source.worker" in argv:
+                return child
         time.sleep(0.05)
     raise AssertionError("gpuia started no worker process")
+
+
+def _opening_fifo(pid: int, within: float = 60) -> bool:
+    """Whether a thread of ``pid`` waits in the kernel for a FIFO's writer (``open`` of a FIFO
+    nobody writes) within ``within`` seconds."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            if any((task / "wchan").read_text() == "wait_for_partner"
+                   for task in Path(f"/proc/{pid}/task").iterdir()):
+                return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
 
 
 def _gone(pid: int, within: float = 10) -> bool:
@@ -216,7 +238,7 @@ def test_a_signal_ends_a_run_at_once_and_its_worker_with_it(tmp_path, fifo, sign
                             env=_env(GPUIA_SOURCE_TIMEOUT=BOUND), preexec_fn=_cap)
     try:
         worker = _worker_of(proc.pid)
-        time.sleep(1)  # the worker is blocked opening the FIFO
+        assert _opening_fifo(worker)  # the worker is blocked opening the FIFO
         sent = time.monotonic()
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=30)
