@@ -56,8 +56,7 @@ def make_handler(config: dict, devices: DevicePool | None = None):
                          f"{config.get('mode')!r}")
     made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
     if not made:
-        raise RuntimeError("no selected adapter could create a device"
-                           + "".join(f"; {s}: {r}" for s, r in missing))
+        raise RuntimeError(_no_device(config, missing, spread))
     ready = {"infos": {d.info["summary"]: d.info for d in made},
              "unavailable": [list(pair) for pair in missing],
              "cpu_only": all(d.info["type"] == "CPU" for d in made), **spread}
@@ -105,6 +104,19 @@ def _pin(config: dict, pool: DevicePool) -> dict:
     return {"group": index, "adapter_index": index, "adapters_matching": count}
 
 
+def _no_device(config: dict, missing: list, spread: dict) -> str:
+    """Why a worker has no device: with its own adapter (``spread``), that adapter by position
+    and summary, wgpu's reason and what to do (the run stops: docs/scale-out.md); else every
+    selected adapter's reason."""
+    if not spread:
+        return "no selected adapter could create a device" + \
+            "".join(f"; {s}: {r}" for s, r in missing)
+    ((summary, reason),) = missing
+    reason = reason.removeprefix(f"cannot create a device on {summary}: ")
+    return (f"--adapter {config.get('adapter')}: adapter #{spread['adapter_index']} {summary} "
+            f"cannot create a device ({reason}); give --adapter the adapters that work")
+
+
 def result_digest(answer: dict) -> dict | None:
     """The SHA-256 of each part of the result document a ``gpuia run --backend gpu`` answer
     printed (``invocations``: what the IA delivered; ``outputs``: every invocation's vertex
@@ -140,8 +152,7 @@ def _command(config: dict, pool: DevicePool, spread: dict):
     if config.get("devices"):
         made, missing = pool.select(config.get("adapter"), config.get("gpu_backend"))
         if not made:
-            raise RuntimeError("no selected adapter could create a device"
-                               + "".join(f"; {s}: {r}" for s, r in missing))
+            raise RuntimeError(_no_device(config, missing, spread))
         ready["cpu_only"] = all(d.info["type"] == "CPU" for d in made)
 
     def handle(req):

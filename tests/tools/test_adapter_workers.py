@@ -15,6 +15,7 @@ import tempfile
 
 import pytest
 
+from gpuia.cli import check_workers
 from gpuia.cli import main as cli_main
 from gpuia.util import worker_pool
 from helpers import EXAMPLE_CASES, TRIANGLE, assert_one_error_line, gpuia_cli
@@ -182,3 +183,39 @@ def test_a_case_whose_worker_died_runs_again_on_its_adapter(tmp_path, summaries,
     assert {ln["adapter"] for ln in case["lines"]} == {summaries[1]}
     assert (f"{case['case']}: crash: the child process killed by SIGKILL; run again alone in a "
             f"new worker, it completed:") in out.splitlines()
+
+
+# A worker whose adapter makes no device: wgpu's refusal stood in for (made to raise on
+# llvmpipe's OpenGL adapter, in the worker process alone), as on a machine whose GL driver gives
+# no context to wgpu (docs/known-adapter-issues.md).
+REFUSING_WORKER = """
+import sys
+import gpuia.gpu.device as device
+real = device.request_device
+def refuse(adapter, *args):
+    if adapter.info.get("backend_type") == "OpenGL":
+        raise RuntimeError("no EGL context today")
+    return real(adapter, *args)
+device.request_device = refuse
+from gpuia.cli.check_child import main
+sys.exit(main())
+"""
+
+
+def test_a_worker_whose_adapter_makes_no_device_stops_the_run(tmp_path, summaries, monkeypatch,
+                                                              capsys):
+    """docs/scale-out.md: exit 2 and one ``error:`` line naming the adapter and the reason;
+    no case runs, no report is written."""
+    gl = next((s for s in summaries if s.endswith("via OpenGL")), None)
+    if gl is None:
+        pytest.skip("needs an OpenGL adapter")
+    monkeypatch.setattr(check_workers, "WORKER_COMMAND", [sys.executable, "-c", REFUSING_WORKER])
+    report = tmp_path / "r.json"
+    rc = cli_main(["check", str(TRIANGLE), str(SO_CASE), "--workers", "2", "--adapter", "all",
+                   "--no-progress", "--json", str(report)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "", out
+    assert err.splitlines() == [
+        f"error: check: --adapter all: adapter #{summaries.index(gl)} {gl} cannot create a "
+        f"device (no EGL context today); give --adapter the adapters that work"]
+    assert not report.exists()
