@@ -17,7 +17,10 @@ import numpy as np
 import pytest
 from test_gpu_formats import STEP_KINDS, _b64, _fetched, build_format_case
 
+from gpuia import DrawIndexedInstanced, IndexBufferView, VertexBufferView
 from gpuia.d3d.formats import VERTEX_FORMATS
+from gpuia.errors import UnsupportedError
+from gpuia.gpu import Context, PipelineState
 from helpers import check_gpu, pulled_form_device
 
 FORMS = ("attributes", "storage")
@@ -187,3 +190,59 @@ def test_a_draw_past_the_view_switches_to_storage_loads_on_one_context(gpu_devic
     f = [struct.unpack("<I", struct.pack("<f", x))[0] for x in (1.5, 2.5, 3.5, 4.5)]
     rows = [[f[0], f[1], 0, ONE], [f[2], f[3], 0, ONE]]
     assert check.res.ia.inputs["P0"].bits.tolist() == rows + rows + [[0, 0, 0, ONE]]
+
+
+def _over_binding_context(dev):
+    """A Context on ``dev`` pulling points of one R32_UINT element from a view one word past
+    the adapter's storage-binding limit (stride 4, at offset 0); words 0 and 1 hold 7 and 8,
+    the view's last word 9. Returns (context, the view's last element)."""
+    limit = dev.caps.max_storage_buffer_binding_size
+    size = limit + 4  # over one storage binding by one word; a vertex buffer may be this big
+    buf = dev.create_buffer(size=size, bind=("vertex_buffer",))
+    dev.device.queue.write_buffer(buf.wgpu, 0, np.array([7, 8], "<u4"))
+    dev.device.queue.write_buffer(buf.wgpu, size - 4, np.array([9], "<u4"))
+    ctx = Context(dev)
+    ctx.set_pipeline_state(PipelineState([{"SemanticName": "A", "Format": "R32_UINT"}]))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.set_path("pulling")
+    ctx.ia_set_vertex_buffers(0, [VertexBufferView(buf, 4, 0, size)])
+    return ctx, size // 4 - 1
+
+
+def test_a_view_over_the_storage_binding_limit_is_pulled_through_attributes(gpu_device):
+    """Issue 31: the storage-binding limit (max-storage-buffer-binding-size) binds storage
+    loads only. A view one word over it is pulled through vertex attributes, a vertex buffer's
+    rules holding (stride 4, offset 0, every fetch inside the view): elements 0, 1 and the last,
+    past the limit, read 7, 8 and 9. A draw that fetches past the view's end needs storage loads
+    for its zeros (rules 6.3), so it is refused naming the limit and why storage loads."""
+    ctx, last = _over_binding_context(pulled_form_device(gpu_device, "attributes"))
+    ib = ctx.device.create_buffer(np.array([0, 1, last], "<u4"), bind="index_buffer")
+    ctx.ia_set_index_buffer(IndexBufferView(ib, "R32_UINT"))
+    plan = ctx.draw(DrawIndexedInstanced(3))
+    assert (plan.path, plan.attributes) == ("pulling", {0}), plan.explain()
+    ctx.begin_capture()
+    ctx.draw_indexed_instanced(3)
+    cap = ctx.end_capture()
+    records = cap.words.reshape(-1, 7)  # flag, SV_VertexID, SV_InstanceID, A (x, y, z, w)
+    assert records[:, :4].tolist() == [[1, 0, 0, 7], [1, 1, 0, 8], [1, last, 0, 9]]
+    assert cap.unexpected == 0
+    limit = ctx.device.caps.max_storage_buffer_binding_size
+    with pytest.raises(UnsupportedError) as refused:
+        ctx.draw_instanced(2, 1, last)  # element last + 1 is past the view: D3D reads zeros
+    assert str(refused.value).startswith(
+        f"the pulling path cannot do this draw: slot 0's view ({limit + 4} bytes at offset 0) "
+        f"needs a {limit + 16}-byte storage binding, over max-storage-buffer-binding-size "
+        f"{limit} (slot 0: storage loads: slot 0: the draw fetches element {last + 1}, past "
+        f"the view's {limit + 4} bytes"), refused.value
+
+
+def test_a_view_over_the_storage_binding_limit_is_refused_to_storage_loads(gpu_device):
+    """Where pulled words are storage loads (the form forced here), the same in-bounds draw is
+    refused, naming the slot, its view and the limit, before wgpu sees it."""
+    ctx, _ = _over_binding_context(pulled_form_device(gpu_device, "storage"))
+    limit = ctx.device.caps.max_storage_buffer_binding_size
+    with pytest.raises(UnsupportedError) as refused:
+        ctx.draw_instanced(3)
+    assert (f"the pulling path cannot do this draw: slot 0's view ({limit + 4} bytes at offset "
+            f"0) needs a {limit + 16}-byte storage binding, over "
+            f"max-storage-buffer-binding-size {limit}") in str(refused.value)

@@ -19,6 +19,7 @@ from gpuia import InputLayout
 from gpuia.d3d.draws import DrawIndexedInstanced, DrawInstanced
 from gpuia.d3d.ia_desc import IndexBufferView, VertexBufferView
 from gpuia.d3d.topology import topology_info
+from gpuia.errors import UnsupportedError
 from gpuia.gpu.quirks import ATTRIBUTE_FETCH, QUIRKS, SIGNED_FIRST_VERTEX
 from gpuia.gpu.vertex.plan import SizedBuffer, plan_draw
 from gpuia.harness.lint import webgpu_default_caps
@@ -178,3 +179,28 @@ def test_a_first_vertex_added_in_the_vertex_stage_keeps_storage_loads():
     plan = _plan(elements, views, draw, caps=_caps(ATTRIBUTE_FETCH, SIGNED_FIRST_VERTEX))
     assert plan.attributes == frozenset()
     assert "the vertex stage adds the draw's first vertex" in _form(plan, 0)
+
+
+def test_a_view_over_one_storage_binding_limits_storage_loads_only():
+    """Issue 31: with a 1024-byte storage-binding limit, a 2048-byte view of R32_FLOAT (stride
+    16) needs a 2048-byte storage binding. Vertices 0..127 reach byte 127 * 16 + 4 <= 2048:
+    every fetch inside, so the attribute form reads it as a vertex buffer and the draw is pulled.
+    Vertex 128 starts at byte 2048, past the view: its zeros need storage loads, refused with
+    the limit and why; without the quirk every draw is refused so."""
+    caps = dataclasses.replace(ON, max_storage_buffer_binding_size=1024)
+    views = {0: _view(2048, 16)}
+    plan = _plan([_el("R32_FLOAT")], views, DrawInstanced(128), caps=caps)
+    assert plan.path == "pulling" and plan.attributes == {0}
+    over = ("the pulling path cannot do this draw: slot 0's view (2048 bytes at offset 0) needs "
+            "a 2048-byte storage binding, over max-storage-buffer-binding-size 1024")
+    with pytest.raises(UnsupportedError) as refused:
+        _plan([_el("R32_FLOAT")], views, DrawInstanced(129), caps=caps)
+    assert str(refused.value) == (over + " (slot 0: storage loads: slot 0: the draw fetches "
+                                  "element 128, past the view's 2048 bytes (D3D reads zeros, "
+                                  "WebGPU rejects or clamps)) (native path: slot 0: the draw "
+                                  "fetches element 128, past the view's 2048 bytes (D3D reads "
+                                  "zeros, WebGPU rejects or clamps))")
+    with pytest.raises(UnsupportedError) as refused:
+        _plan([_el("R32_FLOAT")], views, DrawInstanced(128),
+              caps=dataclasses.replace(caps, quirks=()))
+    assert str(refused.value).startswith(over), refused.value

@@ -166,9 +166,9 @@ class Drawing:
                 self._empty_gs_draw()
             return  # its output streams out only (GeometryStage refuses rasterizing it)
         if state.so is not None and draw.instance_count:  # an empty draw streams out nothing
-            if state.static.pulling_obstacles:
+            if state.static.storage_obstacles():
                 raise UnsupportedError("Stream Output pulls the draw's vertices: "
-                                       + "; ".join(state.static.pulling_obstacles))
+                                       + "; ".join(state.static.storage_obstacles()))
             so = state.so
             self.so().encode(state, so, draw, state.pso.strip_cut_value)
             if not so.rasterizes:
@@ -222,9 +222,9 @@ class Drawing:
                                       None, state.pso.strip_cut_value, DrawPath.PULLING, False,
                                       state.assembly)
             return state, draw, plan, None
-        if state.static.pulling_obstacles:
+        if state.static.storage_obstacles():  # through storage loads, every slot
             raise UnsupportedError("DrawAuto pulls its vertices: "
-                                   + "; ".join(state.static.pulling_obstacles))
+                                   + "; ".join(state.static.storage_obstacles()))
         assert view0.size_in_bytes is not None  # resolved: the view has a buffer
         max_vertices = (view0.size_in_bytes // view0.stride_in_bytes + 1
                         if view0.stride_in_bytes else 1)

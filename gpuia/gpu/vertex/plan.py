@@ -151,6 +151,15 @@ class StaticPlan:
     # (ATTRIBUTE_FETCH adapters), and slot -> why the others take storage loads
     attribute_bounds: dict = field(default_factory=dict)
     storage_reasons: dict = field(default_factory=dict)
+    # slot -> why storage loads cannot read it (its view needs a storage binding over
+    # max-storage-buffer-binding-size), for slots the attribute form may read: their storage
+    # binding is a stand-in window, and a draw that would load them from storage is refused
+    storage_limits: dict = field(default_factory=dict)
+
+    def storage_obstacles(self) -> list[str]:
+        """Why pulling cannot do a draw that reads every slot through storage loads (DrawAuto,
+        Stream Output): the pulling obstacles and every slot's :attr:`storage_limits`."""
+        return self.pulling_obstacles + list(self.storage_limits.values())
 
 
 SO_BINDINGS = 3 + 8
@@ -177,13 +186,21 @@ def static_plan(layout: InputLayout, views: dict, caps: Caps, capture: bool,
                       f"{caps.max_storage_buffers_per_shader_stage} the vertex stage has left "
                       f"(max-storage-buffers-per-shader-stage, less the vertex shader's "
                       f"shader resource views)")
-    pulling, arena, windows = _pulling_obstacles(layout, views, caps, slots,
-                                                 CAPTURE_BINDINGS if capture else 0,
-                                                 SO_BINDINGS if stream_output else 0)
+    pulling, arena, windows, over = _pulling_obstacles(layout, views, caps, slots,
+                                                       CAPTURE_BINDINGS if capture else 0,
+                                                       SO_BINDINGS if stream_output else 0)
     attribute_bounds, storage_reasons = _attribute_form(
         layout, views, caps, slots, compute or stream_output)
+    limits = {}
+    for s, why in over.items():
+        if s in attribute_bounds:  # a vertex buffer then: the vertex-buffer rules held
+            limits[s] = why
+            start, _ = windows[s]  # a binding WebGPU accepts, read by no storage load
+            windows[s] = (start, caps.max_storage_buffer_binding_size // 16 * 16)
+        else:
+            pulling.append(why)
     return StaticPlan(slots, native, pulling, tuple(bounds), arena, windows, attribute_bounds,
-                      storage_reasons)
+                      storage_reasons, limits)
 
 
 def _attribute_form(layout, views, caps: Caps, slots, compute: bool) -> tuple[dict, dict]:
@@ -331,7 +348,14 @@ def plan_resolved_draw(static: StaticPlan, draw, topo: TopologyInfo, caps: Caps,
     chosen, reasons = choose_path(static, dynamic, path)
     if chosen is DrawPath.NATIVE:
         return Plan(chosen, reasons, index, static.slots)
-    return Plan(chosen, reasons, index, static.slots, *fetch_forms(static, draw, index))
+    attributes, forms = fetch_forms(static, draw, index)
+    loads = [f"{why} ({forms[static.slots.index(s)]})"
+             for s, why in static.storage_limits.items() if s not in attributes]
+    if loads:
+        native = static.native_obstacles + dynamic
+        raise UnsupportedError("the pulling path cannot do this draw: " + "; ".join(loads)
+                               + (f" (native path: {'; '.join(native)})" if native else ""))
+    return Plan(chosen, reasons, index, static.slots, attributes, forms)
 
 
 def plan_draw(layout: InputLayout, views: dict[int, VertexBufferView | None],
@@ -456,10 +480,12 @@ def slot_obstacles(s: int, info, view, caps: Caps,
 
 
 def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
-                       so_extra: int) -> tuple[list[str], bool, dict]:
-    """(obstacles, arena, binding windows). With more slots than the stage has storage buffers (plus
-    what the capture takes, or at most what a Stream Output pass takes), the views are copied into
-    one arena buffer per draw, u_vbuf style. The Stream Output pass checks its exact need itself."""
+                       so_extra: int) -> tuple[list[str], bool, dict, dict]:
+    """(obstacles, arena, binding windows, slot -> why its view is over one storage binding).
+    With more slots than the stage has storage buffers (plus what the capture takes, or at most
+    what a Stream Output pass takes), the views are copied into one arena buffer per draw,
+    u_vbuf style. The Stream Output pass checks its exact need itself. A view over one storage
+    binding is an obstacle only to storage loads (:func:`static_plan` decides)."""
     out = []
     limit = caps.max_storage_buffers_per_shader_stage
     arena = len(slots) + max(capture_extra, so_extra) > limit
@@ -468,6 +494,7 @@ def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
                    f"{1 + capture_extra} pulling needs")
     total = 0
     windows = {}
+    over = {}
     for s in slots:
         view = views.get(s)
         if view is None or view.buffer is None:
@@ -478,13 +505,13 @@ def _pulling_obstacles(layout, views, caps: Caps, slots, capture_extra: int,
             continue
         windows[s] = window
         if window[1] > caps.max_storage_buffer_binding_size:
-            out.append(f"slot {s}'s view ({view.size_in_bytes} bytes at offset {view.offset}) "
+            over[s] = (f"slot {s}'s view ({view.size_in_bytes} bytes at offset {view.offset}) "
                        f"needs a {window[1]}-byte storage binding, over "
                        f"max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
     if arena and total > caps.max_storage_buffer_binding_size:
         out.append(f"the {len(slots)} slots' views ({total} bytes) do not fit one storage binding "
                    f"of max-storage-buffer-binding-size {caps.max_storage_buffer_binding_size}")
-    return out, arena, windows
+    return out, arena, windows, over
 
 
 class SizedBuffer:
