@@ -174,11 +174,12 @@ def start_hlsl_worker(paths) -> bool:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
         except (OSError, ValueError):
             continue
-        with os.fdopen(fd, "rb") as f:
-            try:
-                head = f.read(_HLSL_LOOK_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
-            except OSError:
-                head = b""
+        try:  # a directory opens on Linux, but only a regular file is read
+            head = os.read(fd, _HLSL_LOOK_BYTES) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+        except OSError:
+            head = b""
+        finally:
+            os.close(fd)
         if _HLSL_MARK in head:
             from ..hlsl.library import start_worker
 
