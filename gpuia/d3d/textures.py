@@ -8,9 +8,10 @@ D3D12_RESOURCE_DESC's limits, checked by :func:`check_dimensions`), the mip chai
 (:func:`mip_size`, :func:`mip_offsets`: D3D12's ``max(1, width >> level)``), the bindings of
 @group(3) that hold them (a Texture3D's layout slot: :func:`texture_slot`), and a
 D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`): the eight basic
-point and linear filters. Refused, naming the field: an unknown filter or address mode, LODs out
-of order, a MipLODBias outside -16..15.99; a comparison, minimum, maximum or anisotropic filter
-and what gpuia does not yet sample (BORDER, a negative MinLOD) are an
+point and linear filters and their COMPARISON_ forms with a ComparisonFunc (rules 17.10).
+Refused, naming the field: an unknown filter, address mode or comparison function, a comparison
+filter without one, LODs out of order, a MipLODBias outside -16..15.99; a minimum, maximum or
+anisotropic filter and what gpuia does not yet sample (BORDER, a negative MinLOD) are an
 :class:`~gpuia.errors.UnsupportedError` with the reason. MIRROR_ONCE and MipLODBias, which
 WebGPU's samplers lack, are emulated in the shader through :meth:`SamplerDesc.state_words`.
 """
@@ -31,7 +32,8 @@ __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mi
            "texture_binding", "sampler_binding", "binding_kind", "SamplerDesc", "sampler_desc",
            "SAMPLED_TEXTURE_BINDING_BASE", "SAMPLER_STATE_BINDING",
            "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS", "DIMENSIONS", "Dimension",
-           "texture_slot", "slot_binding"]
+           "texture_slot", "slot_binding", "COMPARISON_FUNCS", "check_sampler_kind",
+           "check_compare_format"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
 MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
@@ -122,12 +124,14 @@ def binding_kind(binding: int) -> str:
 class TextureFormat:
     """One texture format: ``name`` (DXGI), ``webgpu`` the WebGPU texture format with the same
     texels, ``filterable`` whether WebGPU filters it linearly in core, ``feature`` the WebGPU
-    feature it needs (None: core)."""
+    feature it needs (None: core), ``compare_bits`` whether a comparison sampler samples it
+    (None: no; 0: a float format; n: an n-bit UNORM one, the reference quantized to it)."""
 
     name: str
     webgpu: str
     filterable: bool
     feature: str | None = None
+    compare_bits: int | None = None
 
     @property
     def size(self) -> int:
@@ -137,12 +141,14 @@ class TextureFormat:
 
 # r32float and rgba32float are "unfilterable-float" without the float32-filterable feature;
 # r16unorm is no core WebGPU format (wgpu's native "texture-format16bit-norm").
+# A comparison samples R32_FLOAT (float, compare_bits 0) and R16_UNORM (16 bits) of these only
+# (the D3D11.3 spec's Format List, column "Shader sample_c"; rules 17.10).
 TEXTURE_FORMATS = {f.name: f for f in (
     TextureFormat("R8G8B8A8_UNORM", "rgba8unorm", True),
     TextureFormat("R8_UNORM", "r8unorm", True),
-    TextureFormat("R16_UNORM", "r16unorm", True, "texture-format16bit-norm"),
+    TextureFormat("R16_UNORM", "r16unorm", True, "texture-format16bit-norm", 16),
     TextureFormat("R16G16_FLOAT", "rg16float", True),
-    TextureFormat("R32_FLOAT", "r32float", False),
+    TextureFormat("R32_FLOAT", "r32float", False, None, 0),
     TextureFormat("R32G32B32A32_FLOAT", "rgba32float", False),
 )}
 
@@ -206,7 +212,10 @@ FILTERS = {
     "MIN_MAG_LINEAR_MIP_POINT": ("linear", "linear", "point"),
     "MIN_MAG_MIP_LINEAR": ("linear", "linear", "linear"),
 }
-_REDUCTIONS = ("COMPARISON_", "MINIMUM_", "MAXIMUM_")
+_REDUCTIONS = ("MINIMUM_", "MAXIMUM_")
+# D3D12_COMPARISON_FUNC: a comparison sampler's test, "reference {func} texel" (rules 17.10)
+COMPARISON_FUNCS = {"NEVER": 1, "LESS": 2, "EQUAL": 3, "LESS_EQUAL": 4, "GREATER": 5,
+                    "NOT_EQUAL": 6, "GREATER_EQUAL": 7, "ALWAYS": 8}
 # D3D12_TEXTURE_ADDRESS_MODE: its enum value, what gpuia does with it (None: sampled).
 ADDRESS_MODES = {
     "WRAP": (1, None), "MIRROR": (2, None), "CLAMP": (3, None),
@@ -232,22 +241,41 @@ class SamplerDesc:
     min_lod: float = 0.0
     max_lod: float = _FLT_MAX
     mip_lod_bias: float = 0.0
+    comparison: str | None = None  # a comparison filter's D3D12_COMPARISON_FUNC (a name)
 
     def words(self) -> bytes:
-        """The sampler as 9 little-endian words, as gpuia's CPU reference reads it
+        """The sampler as 10 little-endian words, as gpuia's CPU reference reads it
         (``gpuia.hlsl.cpu_textures``): min, mag, mip filter (0 point, 1 linear), the address
-        modes' D3D12 enum values, MinLOD, MaxLOD and MipLODBias as float32."""
-        return struct.pack("<6I3f", *(int(f == "linear") for f in self.filter),
+        modes' D3D12 enum values, MinLOD, MaxLOD and MipLODBias as float32, the comparison
+        function's D3D12 value (0: not a comparison sampler)."""
+        return struct.pack("<6I3fI", *(int(f == "linear") for f in self.filter),
                            *(ADDRESS_MODES[a][0] for a in self.address), self.min_lod,
-                           min(self.max_lod, _FLT_MAX), self.mip_lod_bias)
+                           min(self.max_lod, _FLT_MAX), self.mip_lod_bias,
+                           COMPARISON_FUNCS.get(self.comparison or "", 0))
+
+    def comparison_lod(self) -> float:
+        """SampleCmpLevelZero's LOD: 0 plus MipLODBias clamped to MinLOD..MaxLOD in float32
+        (sample_c_lz, rules 17.10), as the CPU reference computes it."""
+        f32 = [struct.unpack("<f", struct.pack("<f", min(v, _FLT_MAX)))[0]
+               for v in (self.mip_lod_bias, self.min_lod, self.max_lod)]
+        return min(max(f32[0], f32[1]), f32[2])
 
     def state_words(self) -> tuple[int, int, int, int]:
         """The sampler's entry of gpuia's WGSL sampler state (a ``vec4<u32>`` per register at
         @binding(SAMPLER_STATE_BINDING), ``gpuia.hlsl.textures``): what WebGPU's sampler
         cannot say. Word 0: bit 0 (1) MIRROR_ONCE on u, bit 1 (2) on v, bit 2 (4) on w; word 1:
-        MipLODBias's float32 bits; words 2, 3: 0."""
+        MipLODBias's float32 bits (a comparison sampler's: :meth:`comparison_lod`'s); a
+        comparison sampler's word 2: its function's D3D12 value, plus 16 for a linear min,
+        32 a linear mag and 64 a linear mip filter; word 3: AddressU's D3D12 value plus 16
+        times AddressV's (gpuia emulates its filter from texel loads); 0 otherwise."""
         flags = sum((a == "MIRROR_ONCE") << k for k, a in enumerate(self.address))
-        return flags, struct.unpack("<I", struct.pack("<f", self.mip_lod_bias))[0], 0, 0
+        if self.comparison is None:
+            return flags, struct.unpack("<I", struct.pack("<f", self.mip_lod_bias))[0], 0, 0
+        lod = struct.unpack("<I", struct.pack("<f", self.comparison_lod()))[0]
+        mode = COMPARISON_FUNCS[self.comparison] + sum(
+            (f == "linear") << (4 + k) for k, f in enumerate(self.filter))
+        return flags, lod, mode, ADDRESS_MODES[self.address[0]][0] + \
+            16 * ADDRESS_MODES[self.address[1]][0]
 
 
 def _name(value, where: str, field: str, prefix: str, names) -> str:
@@ -271,10 +299,21 @@ def sampler_desc(entry: dict, where: str) -> SamplerDesc:
     raw = entry.get("filter", "MIN_MAG_MIP_POINT")
     spelled = raw.upper().removeprefix("D3D12_FILTER_") if isinstance(raw, str) else raw
     if isinstance(spelled, str) and (spelled.startswith(_REDUCTIONS) or "ANISOTROPIC" in spelled):
-        raise UnsupportedError(f"{where}: Filter={raw!r}: comparison, minimum, maximum and "
-                               f"anisotropic filters are not sampled by gpuia (a vertex "
-                               f"shader's SampleLevel takes a basic filter)")
-    filt = FILTERS[_name(raw, where, "Filter", "D3D12_FILTER_", FILTERS)]
+        raise UnsupportedError(f"{where}: Filter={raw!r}: minimum, maximum and anisotropic "
+                               f"filters are not sampled by gpuia (a vertex shader's "
+                               f"SampleLevel takes a basic filter, SampleCmpLevelZero a "
+                               f"basic comparison one)")
+    compare = isinstance(spelled, str) and spelled.startswith("COMPARISON_")
+    filt = FILTERS[_name(spelled.removeprefix("COMPARISON_") if compare else raw, where,
+                         "Filter", "D3D12_FILTER_", FILTERS)]
+    func = None
+    if compare:  # D3D12 ignores ComparisonFunc otherwise (COMPARISON_FUNC_IGNORED)
+        if "comparison_func" not in entry:
+            raise InvalidDescError(where, "comparison_func", None,
+                                   f"the comparison filter {raw} needs a D3D12_COMPARISON_FUNC: "
+                                   f"one of {', '.join(COMPARISON_FUNCS)} (rules 17.10)")
+        func = _name(entry["comparison_func"], where, "comparison_func",
+                     "D3D12_COMPARISON_FUNC_", COMPARISON_FUNCS)
     address = []
     for field in ("address_u", "address_v", "address_w"):
         mode = _name(entry.get(field, "CLAMP"), where, field,
@@ -299,4 +338,29 @@ def sampler_desc(entry: dict, where: str) -> SamplerDesc:
                                f"expected {_BIAS_RANGE[0]}..{_BIAS_RANGE[1]} "
                                f"(D3D12_MIP_LOD_BIAS_MIN..MAX)")
     return SamplerDesc(filt, tuple(address), lods[0], lods[1],  # type: ignore[arg-type]
-                       lods[2])
+                       lods[2], func)
+
+
+def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
+    """Refuse ``desc`` bound at the register of the shader's ``sampler``
+    (``gpuia.hlsl.textures.ShaderSampler``) when one is a comparison sampler and the other not:
+    D3D's sampler mode takes a COMPARISON_ filter exactly for SamplerComparisonState (D3D11.3
+    spec 7.18.2; rules 17.10)."""
+    if sampler.comparison != (desc.comparison is not None):
+        kind = "SamplerComparisonState" if sampler.comparison else "SamplerState"
+        need = "a COMPARISON_ filter" if sampler.comparison else "a filter other than COMPARISON_"
+        raise InvalidDescError(where, "Filter", desc.filter, f"the vertex shader samples with "
+                                                             f"{sampler.name} ({kind}): bind "
+                                                             f"{need} there (rules 17.10)")
+
+
+def check_compare_format(texture, format: str, where: str) -> None:
+    """Refuse a texture of ``format`` at the register of the shader's ``texture``
+    (``gpuia.hlsl.textures.ShaderTexture``) that it samples with a comparison sampler when
+    D3D's Format List does not give the format sample_c (its results are undefined there)."""
+    if texture.compared and TEXTURE_FORMATS[format].compare_bits is None:
+        takes = ", ".join(f for f, r in TEXTURE_FORMATS.items() if r.compare_bits is not None)
+        raise InvalidDescError(where, "Format", format,
+                               f"the vertex shader samples {texture.name} with a comparison "
+                               f"sampler: D3D's Format List gives sample_c to {takes} of "
+                               f"gpuia's formats (and depth formats; rules 17.10)")

@@ -20,8 +20,11 @@ from dataclasses import dataclass
 
 from ..d3d.textures import (
     DIMENSIONS,
+    TEXTURE_FORMATS,
     SamplerDesc,
+    check_compare_format,
     check_dimensions,
+    check_sampler_kind,
     sampler_binding,
     sampler_desc,
     texture_format,
@@ -145,6 +148,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
                                    out[key].array_size,
                                    f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
                                    f"slice)")
+        check_compare_format(t, out[key].format, f"texture t{t.register}")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
             raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),
                                    f"expected every level's texels: {_texels(out[key])} of "
@@ -154,6 +158,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
             raise InvalidDescError("samplers", "register", register,
                                    f"the vertex shader samples with {s.name} (register "
                                    f"s{register}); the case binds no sampler there")
+        check_sampler_kind(s, descs[register], f"sampler s{register}")
     return ({k: v for k, v in out.items() if k in textures},
             {k: v for k, v in descs.items() if k in used})
 
@@ -176,7 +181,7 @@ def cpu_blobs(case) -> dict[int, bytes]:
         texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, c.array_size,
                                f"texture t{t.register}", c.depth)
         out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels, c.array_size,
-                                      c.depth)
+                                      c.depth, TEXTURE_FORMATS[c.format].compare_bits or 0)
     for register, desc in case.samplers.items():
         out[sampler_binding(register)] = desc.words()
     return out
@@ -201,9 +206,12 @@ def filtering_tolerance(case, base):
     (max - min) of any of its textures' decoded components, q half a unit of its finest
     fixed-point format (0 for float formats): two texel weights and the mip weight each off
     by at most WEIGHT_ERROR; ``4 * WEIGHT_ERROR * R + q`` when it binds a 3D texture (three
-    texel weights, rules 17.7). It bounds a sampled value; gpuia applies it to every float output
-    of the shader as the absolute tolerance (a shader that scales what it samples needs a
-    tolerance of its own). ``base`` unchanged without a linear filter."""
+    texel weights, rules 17.7); with a linear comparison sampler R is at least 1 (the
+    comparison results 0 and 1 are filtered) and ``2 * WEIGHT_ERROR ** 2`` is added (the
+    product of the two texel weights' errors, rules 17.10). It bounds a sampled value; gpuia
+    applies it to every float output of the shader as the absolute tolerance (a shader that
+    scales what it samples needs a tolerance of its own). ``base`` unchanged without a linear
+    filter."""
     import dataclasses
 
     import numpy as np
@@ -227,5 +235,9 @@ def filtering_tolerance(case, base):
                 unit = max(unit, 0.5 / (2 ** c.bits - 1))
     weights = 1 + max((3 if t.kind == "texture3d" else 2 for t in case.textures.values()),
                       default=2)  # the texel weights of each axis and the mip weight
-    bound = weights * WEIGHT_ERROR * spread + unit
+    compares = any(d.comparison is not None and "linear" in d.filter
+                   for d in case.samplers.values())
+    if compares:
+        spread = max(spread, 1.0)
+    bound = weights * WEIGHT_ERROR * spread + unit + (2 * WEIGHT_ERROR ** 2 if compares else 0)
     return dataclasses.replace(base, absolute=max(base.absolute, bound))

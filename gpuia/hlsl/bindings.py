@@ -65,7 +65,8 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
                      "ByteAddressBuffer, Buffer<T>, their RW forms RWStructuredBuffer<T>, "
                      "RWByteAddressBuffer and RWBuffer<T>, Texture1D<T>, Texture2D<T>, "
-                     "Texture2DArray<T>, Texture3D<T> and SamplerState, each on its own; "
+                     "Texture2DArray<T>, Texture3D<T>, SamplerState and SamplerComparisonState, "
+                     "each on its own; "
                      "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +

@@ -49,7 +49,7 @@ from ..util.cores import usable_cores
 from ..util.resources import shader_text
 from . import cache, cpu_defined, escapes, library, pch, sandbox
 from .cbuffer import natural_leaves
-from .cpu_textures import bounded_textures
+from .cpu_textures import bounded_textures, lower_comparisons
 from .cpu_views import bounded_views
 from .frontend import HlslShader, slang_args
 from .reflect import Leaf
@@ -461,6 +461,8 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
     # (gpuia.hlsl.typed_buffers).
     text = lower_source(text, {r.name for r in shader.shader_resources if r.kind == "typed"},
                         what)
+    if any(s.comparison for s in shader.samplers):  # SampleCmpLevelZero as gpuia's SampleLevel
+        text = lower_comparisons(text)
     # What Slang turns into C++ is checked again, as it is now (its includes are read again).
     escapes.refuse_escapes_in(text + kernel, shader.slang_name, slang_args(
         prepared.matrix_layout), shader.defines, shader.include_dirs, what, shader.source,

@@ -1,5 +1,5 @@
-"""Texture1D, Texture2D, Texture2DArray, Texture3D and SamplerState in the CPU reference's C++,
-read as D3D12 reads them (rules 17).
+"""Texture1D, Texture2D, Texture2DArray, Texture3D, SamplerState and SamplerComparisonState in
+the CPU reference's C++, read as D3D12 reads them (rules 17).
 
 Slang's C++ prelude declares ``Texture2D<T>`` over an ``ITexture`` interface (virtual
 ``Load``, ``SampleLevel`` taking float pointers; the other shapes alike) and ``SamplerState``
@@ -24,7 +24,11 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
   address mode takes index 0 and a linear weight is 0), each tap addressed (WRAP, MIRROR,
   CLAMP, MIRROR_ONCE), the nearest level or the two around the LOD
   weighted by its fraction, in double precision, rounded to float32 once; an array's slice
-  rounded to nearest even and clamped to its slices (a NaN: 0).
+  rounded to nearest even and clamped to its slices (a NaN: 0);
+* ``SampleCmpLevelZero(s, uv, reference)`` (compiled as ``SampleLevel``:
+  :func:`lower_comparisons`) takes LOD 0 and the same steps with each tap replaced by 1.0 when
+  ``reference {func} texel.r`` holds, else 0.0, a UNORM format's reference quantized to its
+  bits first (rules 17.10).
 
 Refused (UnsupportedError): C++ without Slang's declarations of these structs (another Slang
 version).
@@ -39,15 +43,16 @@ import numpy as np
 from ..d3d.textures import MAX_MIP_LEVELS, mip_offsets
 from ..errors import UnsupportedError
 
-__all__ = ["bounded_textures", "texture_blob", "HEADER_WORDS"]
+__all__ = ["bounded_textures", "texture_blob", "HEADER_WORDS", "lower_comparisons"]
 
-HEADER_WORDS = 4 + MAX_MIP_LEVELS + 2  # width, height, levels, array size, first texels, the
-# texels of one slice, depth (a Texture3D's; 1 otherwise)
+HEADER_WORDS = 4 + MAX_MIP_LEVELS + 3  # width, height, levels, array size, first texels, the
+# texels of one slice, depth (a Texture3D's; 1 otherwise), a comparison's UNORM bits (0: float)
 
 _SAMPLER = r"""struct SamplerState
 {
     // gpuia: the sampler's words (gpuia.d3d.textures.SamplerDesc.words): min, mag, mip
-    // filter, the address modes u, v, w (D3D12 enum values), MinLOD, MaxLOD, MipLODBias
+    // filter, the address modes u, v, w (D3D12 enum values), MinLOD, MaxLOD, MipLODBias, the
+    // comparison function (D3D12 value; 0: none)
     const uint32_t* desc;
     float lod(int k) const { float f; memcpy(&f, desc + k, 4); return f; }
 };
@@ -55,8 +60,9 @@ _SAMPLER = r"""struct SamplerState
 struct GpuiaTexels
 {
     // gpuia: a texture blob (gpuia.hlsl.cpu_textures.texture_blob): width, height, levels,
-    // array size, each level's first texel in a slice, the texels of a slice, the depth, then
-    // every texel's four 32-bit components; D3D12's reads of it (rules 17). A Texture1D is
+    // array size, each level's first texel in a slice, the texels of a slice, the depth, a
+    // comparison's UNORM bits (0: a float format), then every texel's four 32-bit
+    // components; D3D12's reads of it (rules 17). A Texture1D is
     // one row (height 1), a Texture2D one plane (depth 1).
     const uint32_t* data;
 
@@ -133,8 +139,37 @@ struct GpuiaTexels
         return x != x ? 0 : int64_t(std::floor(x < -1e9 ? -1e9 : (x > 1e9 ? 1e9 : x)));
     }
     struct F4 { double v[4]; };
-    F4 fetch(uint32_t slice, uint32_t level, uint32_t x, uint32_t y, uint32_t z) const
+    double compared(uint32_t func, float ref, float texel) const
     {
+        // rules 17.10 (sample_c, D3D11.3 spec 22.4.19): "reference {func} texel.r"; a UNORM
+        // format's reference quantized as depth is (17.11: NaN 0, clamped to [0, 1], times
+        // 2^n - 1, + 0.5, truncated; 3.2.3.6), its texel back to its integer; a float
+        // format's float32 values compared (a NaN fails all but NOT_EQUAL, 3.1)
+        double r = ref, t = texel;
+        if (const uint32_t bits = data[GPUIA_CMP_WORD])
+        {
+            const float scale = float((1u << bits) - 1u);
+            const float c = ref != ref ? 0.0f : (ref < 0.0f ? 0.0f : (ref > 1.0f ? 1.0f : ref));
+            r = std::floor(double(c * scale + 0.5f));
+            t = std::nearbyint(double(texel) * double(scale));
+        }
+        bool pass = func == 8;
+        switch (func)
+        {
+        case 2: pass = r < t; break;
+        case 3: pass = r == t; break;
+        case 4: pass = r <= t; break;
+        case 5: pass = r > t; break;
+        case 6: pass = !(r == t); break;
+        case 7: pass = r >= t; break;
+        default: break;
+        }
+        return pass ? 1.0 : 0.0;
+    }
+    F4 fetch(uint32_t slice, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
+             const SamplerState* cmp = nullptr, float ref = 0.0f) const
+    {
+        // a comparison sampler's tap: the comparison's 0 or 1 in every component
         const uint32_t* p = at(slice, level, x, y, z);
         F4 out;
         for (int k = 0; k < 4; k++)
@@ -143,11 +178,15 @@ struct GpuiaTexels
             memcpy(&f, p + k, 4);
             out.v[k] = f;
         }
+        if (cmp)
+            for (int k = 3; k >= 0; k--)
+                out.v[k] = compared(cmp->desc[9], ref, float(out.v[0]));
         return out;
     }
     F4 filter(const SamplerState& s, uint32_t linear, uint32_t slice, uint32_t level,
-              const float* uvw) const
+              const float* uvw, float ref) const
     {
+        const SamplerState* cmp = s.desc[9] ? &s : nullptr;
         // per axis (u, v, w; a 2D texture's one plane, a 1D texture's one row, sampled at 0.5
         // there: every address mode takes index 0 of 1, and a linear weight is 0)
         const uint32_t size[3] = {mip(data[0], level), mip(data[1], level),
@@ -168,7 +207,7 @@ struct GpuiaTexels
             tap[a][1] = address(mode, i0 + 1, size[a]);
         }
         if (!linear)
-            return fetch(slice, level, tap[0][0], tap[1][0], tap[2][0]);
+            return fetch(slice, level, tap[0][0], tap[1][0], tap[2][0], cmp, ref);
         F4 out;
         for (int c = 0; c < 8; c++)
         {
@@ -177,7 +216,7 @@ struct GpuiaTexels
             if (bw && wt[2] == 0) continue;
             const double fu = bu ? wt[0] : 1 - wt[0], fv = bv ? wt[1] : 1 - wt[1];
             const double fw = bw ? wt[2] : 1 - wt[2];
-            const F4 t = fetch(slice, level, tap[0][bu], tap[1][bv], tap[2][bw]);
+            const F4 t = fetch(slice, level, tap[0][bu], tap[1][bv], tap[2][bw], cmp, ref);
             for (int k = 0; k < 4; k++)  // summed in the order u, then v, then w
                 out.v[k] = c ? out.v[k] + t.v[k] * fu * fv * fw : t.v[k] * fu * fv * fw;
         }
@@ -192,6 +231,10 @@ struct GpuiaTexels
         // floor(lod + 0.5), a linear one levels floor(lod) and the next weighted by the
         // fraction (7.18.10), each clamped to the texture's levels; an array slice rounded
         // to nearest even and clamped to the slices (5.3.6.1; a NaN: 0)
+        // a comparison sampler (SampleCmpLevelZero, lowered to SampleLevel: lower_comparisons)
+        // takes LOD 0 and the reference in place of the LOD (sample_c_lz, rules 17.10)
+        const float ref = level;
+        if (s.desc[9]) level = 0.0f;
         float lod = (level != level ? 0.0f : level) + s.lod(8);  // MipLODBias (sample_l)
         lod = lod < s.lod(6) ? s.lod(6) : lod;
         lod = lod > s.lod(7) ? s.lod(7) : lod;
@@ -203,12 +246,12 @@ struct GpuiaTexels
         const float uvw[3] = {u, v, w};
         F4 res;
         if (!s.desc[2])
-            res = filter(s, linear, z, clampLevel(std::floor(double(lod) + 0.5)), uvw);
+            res = filter(s, linear, z, clampLevel(std::floor(double(lod) + 0.5)), uvw, ref);
         else
         {
             const double f = std::floor(double(lod)), wm = double(lod) - f;
-            const F4 a = filter(s, linear, z, clampLevel(f), uvw);
-            const F4 b = filter(s, linear, z, clampLevel(f + 1), uvw);
+            const F4 a = filter(s, linear, z, clampLevel(f), uvw, ref);
+            const F4 b = filter(s, linear, z, clampLevel(f + 1), uvw, ref);
             for (int k = 0; k < 4; k++)
                 res.v[k] = a.v[k] * (1 - wm) + b.v[k] * wm;
         }
@@ -364,12 +407,24 @@ def _replace(code: str, name: str, text: str, template: bool) -> str:
     return code[:m.start()] + lead + text + code[m.end():]
 
 
+def lower_comparisons(text: str) -> str:
+    """HLSL ``text`` with each ``SamplerComparisonState`` a ``SamplerState`` and each
+    ``SampleCmpLevelZero(s, location, reference)`` a ``SampleLevel(s, location, reference)``:
+    Slang's C++ target has no SampleCmpLevelZero (its compile refuses the capability), and
+    gpuia's ``SampleLevel`` of a comparison sampler (its desc's word 9 not 0) is the
+    comparison (the shader's own compile refuses a SampleLevel of a SamplerComparisonState,
+    so each such call in ``text`` is a SampleCmpLevelZero)."""
+    text = re.sub(r"(?<![\w.])SamplerComparisonState(?!\w)", "SamplerState", text)
+    return re.sub(r"(\.\s*)SampleCmpLevelZero(?=\s*\()", r"\1SampleLevel", text)
+
+
 def bounded_textures(code: str) -> str:
     """Slang's C++ ``code`` with gpuia's ``SamplerState``, ``Texture1D<T>``, ``Texture2D<T>``,
     ``Texture2DArray<T>`` and ``Texture3D<T>``."""
     sampler = _SAMPLER.replace("GPUIA_TEXTURE_HEADER", str(HEADER_WORDS)).replace(
-        "GPUIA_SLICE_WORD", str(HEADER_WORDS - 2)).replace("GPUIA_DEPTH_WORD",
-                                                          str(HEADER_WORDS - 1))
+        "GPUIA_SLICE_WORD", str(HEADER_WORDS - 3)).replace(
+        "GPUIA_DEPTH_WORD", str(HEADER_WORDS - 2)).replace("GPUIA_CMP_WORD",
+                                                           str(HEADER_WORDS - 1))
     code = _replace(code, "SamplerState", sampler, False)
     for name, text in _SHAPES.items():
         code = _replace(code, name, text.replace("NO_U", "(uint32_t*)nullptr").replace(
@@ -378,10 +433,11 @@ def bounded_textures(code: str) -> str:
 
 
 def texture_blob(width: int, height: int, levels: int, texels: np.ndarray,
-                 array_size: int = 1, depth: int = 1) -> bytes:
+                 array_size: int = 1, depth: int = 1, compare_bits: int = 0) -> bytes:
     """The bytes gpuia's C++ ``Texture1D``, ``Texture2D``, ``Texture2DArray`` and ``Texture3D``
     read: the header (width, height, levels, array size, each level's first texel in a slice,
-    the texels of a slice, the depth) and ``texels`` ((n, 4) uint32: slice by slice, each
+    the texels of a slice, the depth, ``compare_bits``: the UNORM bits a comparison quantizes
+    its reference to, 0 for a float format) and ``texels`` ((n, 4) uint32: slice by slice, each
     slice's levels level 0 first, planes of rows of ``max(1, width >> level)``)."""
     offsets = mip_offsets(width, height, levels, array_size, depth)
     if texels.shape != (offsets[-1], 4):
@@ -390,6 +446,7 @@ def texture_blob(width: int, height: int, levels: int, texels: np.ndarray,
     header = np.zeros(HEADER_WORDS, np.uint32)
     header[:4] = (width, height, levels, array_size)
     header[4:4 + levels] = offsets[:levels]
-    header[HEADER_WORDS - 2] = offsets[-1] // array_size
-    header[HEADER_WORDS - 1] = depth
+    header[HEADER_WORDS - 3] = offsets[-1] // array_size
+    header[HEADER_WORDS - 2] = depth
+    header[HEADER_WORDS - 1] = compare_bits
     return header.tobytes() + np.ascontiguousarray(texels, np.uint32).tobytes()

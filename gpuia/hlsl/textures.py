@@ -26,13 +26,19 @@ rebound by its name from the reflection):
   and what WebGPU's sampler lacks emulated from gpuia's uniform at ``@binding(14)`` (the
   sampler's MipLODBias added to the LOD; MIRROR_ONCE as mirror-repeat on a coordinate clamped
   to [-1, 1], on u, v and a Texture3D's w), an array's slice rounded to nearest even and
-  clamped to its slices as D3D does (Slang's WGSL truncates it).
+  clamped to its slices as D3D does (Slang's WGSL truncates it);
+* ``SampleCmpLevelZero(s, uv, reference)`` of a Texture2D or Texture2DArray with a
+  ``SamplerComparisonState`` is gpuia's WGSL filter of comparison results from texel loads
+  (``gpuia.hlsl.compare_wgsl``, rules 17.10): the comparison sampler's declaration is removed
+  (no WebGPU binding) and its state read from the uniform at ``@binding(14)``.
 
 Refused, naming the resource: a texture of ``uint`` or ``int``, a multisampled texture, a
 ``Texture1DArray`` (Slang's WGSL has none), a ``TextureCube`` or ``TextureCubeArray`` (rules
 17.9: :func:`texture_refusal` gives the reason), more than 16 textures, a texture in a register
-a buffer SRV takes, a sampler past s15 or outside space 0, a ``SamplerComparisonState``, any
-other use of a texture (``Sample``, ``Gather``, ``CalculateLevelOfDetail``) or a sampler.
+a buffer SRV takes, a sampler past s15 or outside space 0, ``SampleCmp`` (a pixel shader's
+only), a comparison with a texel offset or of another shape than Texture2D(Array), any other
+use of a texture (``Sample``, ``Gather``, ``GatherCmp``, ``CalculateLevelOfDetail``) or a
+sampler.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from ..d3d.textures import (
     texture_slot,
 )
 from ..errors import InvalidDescError
+from .compare_wgsl import COMPARE_COMMON, compare_helper
 
 __all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "texture_refusal",
            "shader_textures", "rewrite"]
@@ -86,6 +93,7 @@ class ShaderTexture:
     sampled: bool = False  # read by SampleLevel: bound filterable (gpuia.d3d.textures)
     array: bool = False  # a Texture2DArray
     dimension: str = "texture2d"
+    compared: bool = False  # read by SampleCmpLevelZero (rules 17.10)
 
     @property
     def binding(self) -> int:
@@ -104,11 +112,14 @@ class ShaderTexture:
 
 @dataclass(frozen=True)
 class ShaderSampler:
-    """One ``SamplerState`` the shader samples with, at ``register(s<register>)``."""
+    """One ``SamplerState`` (a ``SamplerComparisonState`` when ``comparison``) the shader
+    samples with, at ``register(s<register>)``. A comparison sampler has no WebGPU binding:
+    its filter is emulated from texel loads (``gpuia.hlsl.compare_wgsl``)."""
 
     name: str
     register: int
     var: str = ""
+    comparison: bool = False
 
     @property
     def binding(self) -> int:
@@ -161,14 +172,13 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
         where = f"resource {name}"
         if t.get("kind") in ("samplerState", "samplerComparisonState") or \
                 m.group(2).strip().startswith("sampler"):
-            if "comparison" in m.group(2) or t.get("kind") != "samplerState":
-                raise InvalidDescError(what, where, "SamplerComparisonState",
-                                       "gpuia binds SamplerState only (no comparison)")
             if space or register >= SAMPLER_SLOTS:
                 raise InvalidDescError(what, where, f"register(s{register}, space{space})",
                                        f"gpuia binds samplers s0..s{SAMPLER_SLOTS - 1} of "
                                        f"space0 (WebGPU's maxSamplersPerShaderStage)")
-            samplers.append(ShaderSampler(name, register, m.group(1)))
+            # Slang's reflection calls both samplerState; its WGSL type tells them apart
+            samplers.append(ShaderSampler(name, register, m.group(1),
+                                          m.group(2).strip() == "sampler_comparison"))
             continue
         if not m.group(2).strip().startswith("texture"):
             continue
@@ -193,14 +203,14 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
-    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array, dim)
+    return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array, dim,
+                                _sampled(code, var, "textureSampleCompareLevel"))
                   for k, (space, reg, name, c, var, array, dim) in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
 
 
-def _sampled(code: str, var: str) -> bool:
-    return re.search(rf"(?<!\w)textureSampleLevel\s*\(\s*\(*\s*{re.escape(var)}(?!\w)", code) \
-        is not None
+def _sampled(code: str, var: str, fn: str = "textureSampleLevel") -> bool:
+    return re.search(rf"(?<!\w){fn}\s*\(\s*\(*\s*{re.escape(var)}(?!\w)", code) is not None
 
 
 def _call_args(code: str, start: int) -> tuple[list[str], int]:
@@ -246,6 +256,8 @@ def _rewrite_calls(code: str, fn: str, var: str, make) -> str:
 
 
 _ALLOWED = ("textureSampleLevel", "textureNumLevels", "textureNumLayers", "textureDimensions")
+# Slang's WGSL of SampleCmp (sample_c: a pixel shader's only, D3D11.3 spec 22.4.19)
+_PIXEL_ONLY = "textureSampleCompare"
 
 
 def _layers_by_level(code: str, var: str, layers: str) -> str:
@@ -299,6 +311,27 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
     return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({m.group(1)}), {lod})"
 
 
+def _compare(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
+             what: str) -> str:
+    """``textureSampleCompareLevel`` (SampleCmpLevelZero) as gpuia's emulated filter
+    (``gpuia.hlsl.compare_wgsl``), an array's slice as D3D takes it."""
+    r = registers.get(_strip(args[0]))
+    if r is None:
+        raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
+                               "sampled with a sampler gpuia does not bind")
+    if len(args) != 3 + t.array:
+        raise InvalidDescError(what, f"resource {t.name}", "SampleCmpLevelZero",
+                               "gpuia samples a comparison without a texel offset only "
+                               "(rules 17.10)")
+    if not t.array:
+        return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {args[2]})"
+    m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
+    if m is None:
+        raise InvalidDescError(what, f"resource {t.name}", args[2].strip(),
+                               "gpuia expected Slang's float slice of SampleCmpLevelZero")
+    return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {m.group(1)}, {args[3]})"
+
+
 def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[str, int],
                      what: str) -> tuple[str, str]:
     """(``code`` with texture ``t`` rebound and read through gpuia's checks, its helpers;
@@ -317,6 +350,17 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
     code = _rewrite_calls(code, "textureLoad", var, lambda a: load_of.format(f=load, a=a))
     code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample(
         a, t, layer, registers, what))
+    if re.search(rf"(?<!\w){_PIXEL_ONLY}\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*,", code):
+        raise InvalidDescError(what, f"resource {t.name}", "SampleCmp",
+                               "SampleCmp is a pixel shader's only (sample_c, D3D11.3 spec "
+                               "22.4.19): a vertex shader samples a comparison with "
+                               "SampleCmpLevelZero (rules 17.10)")
+    code = _rewrite_calls(code, "textureSampleCompareLevel", var, lambda a: _compare(
+        a, t, layer, registers, what))
+    if t.compared and t.dimension != "texture2d":
+        raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
+                               "gpuia samples a comparison of a Texture2D or Texture2DArray "
+                               "only (rules 17.10)")
     x = ".x" if t.dimension == "texture1d" else ""  # the 2D texture's width
     code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
         f"{dims}(u32({a[0]})){x}" if a else f"textureDimensions({var}){x}"))
@@ -351,6 +395,8 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
             f"fn {layer}(z : f32) -> i32\n{{\n"
             f"    let top = f32(textureNumLayers({var})) - 1.0;\n"
             f"    return select(i32(clamp(round(z), 0.0, top)), 0, z != z);\n}}")
+    if t.compared:
+        helper += "\n" + compare_helper(k, var, t.array, dims, layer)
     return code, helper
 
 
@@ -387,5 +433,14 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
     for t in textures:
         code, helper = _rewrite_texture(code, t, group, registers, what)
         helpers.append(helper)
+    for s in (s for s in samplers if s.comparison):  # no WebGPU sampler: emulated filter
+        code = re.sub(rf"@binding\(\s*\d+\s*\)\s*@group\(\s*\d+\s*\)\s*var\s+"
+                      rf"{re.escape(s.var)}\s*:[^;]*;", "", code)
+        if re.search(rf"(?<!\w){re.escape(s.var)}(?!\w)", code):
+            raise InvalidDescError(what, f"resource {s.name}", "SamplerComparisonState",
+                                   "Slang's WGSL uses it other than by SampleCmpLevelZero: "
+                                   "gpuia samples a comparison by that only (rules 17.10)")
+    if any(s.comparison for s in samplers):
+        helpers.append(COMPARE_COMMON)
     note = "// gpuia: textures, Load and GetDimensions checked as D3D12 (docs/resources.md)"
     return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

@@ -177,10 +177,11 @@ def test_refusals():
     with pytest.raises(UnsupportedError, match="border"):
         load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
                        [{**SAMPLERS[0], "address_u": "BORDER"}, *SAMPLERS[1:]]))
-    with pytest.raises(UnsupportedError, match="comparison"):
+    # a comparison filter on a SamplerState (D3D's sampler modes, rules 17.10)
+    with pytest.raises(InvalidDescError, match="bind a filter other than COMPARISON_"):
         load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
-                       [{**SAMPLERS[0], "filter": "COMPARISON_MIN_MAG_MIP_LINEAR"},
-                        *SAMPLERS[1:]]))
+                       [{**SAMPLERS[0], "filter": "COMPARISON_MIN_MAG_MIP_LINEAR",
+                         "comparison_func": "LESS"}, *SAMPLERS[1:]]))
     bad = {**LOAD_TEXTURE, "data": {"dtype": "float32", "values": list(range(1, 10))}}
     with pytest.raises(InvalidDescError, match="texels"):
         load_case(_doc("t", LOAD, 1, [bad], [(0, 4), (1, 4)]))

@@ -23,14 +23,14 @@ from gpuia.errors import InvalidDescError, UnsupportedError
 def test_defaults_and_words():
     d = sampler_desc({}, "s0")
     assert d.filter == ("point", "point", "point") and d.address == ("CLAMP",) * 3
-    # 9 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
-    # MinLOD 0.0, MaxLOD FLT_MAX (0x7F7FFFFF), MipLODBias 0.0
-    assert struct.unpack("<9I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF, 0)
+    # 10 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
+    # MinLOD 0.0, MaxLOD FLT_MAX (0x7F7FFFFF), MipLODBias 0.0, no comparison function 0
+    assert struct.unpack("<10I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF, 0, 0)
     assert d.state_words() == (0, 0, 0, 0)
     once = sampler_desc({"address_v": "MIRROR_ONCE", "mip_lod_bias": -1.5}, "s3")
     # bit 1: MIRROR_ONCE on v; -1.5 is 0xBFC00000; MIRROR_ONCE's enum value is 5
     assert once.state_words() == (2, 0xBFC00000, 0, 0)
-    assert struct.unpack("<9I", once.words())[3:6] == (3, 5, 3)
+    assert struct.unpack("<10I", once.words())[3:6] == (3, 5, 3)
     w = sampler_desc({"filter": "D3D12_FILTER_MIN_MAG_MIP_POINT", "address_u": "WRAP",
                       "address_v": "D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "max_lod": 2}, "s1")
     assert w.address == ("WRAP", "MIRROR", "CLAMP") and w.max_lod == 2.0
@@ -78,7 +78,13 @@ def test_d3d12_resource_desc_limits(args, field, says):
 
 
 @pytest.mark.parametrize("fields, error, words", [
-    ({"filter": "COMPARISON_MIN_MAG_MIP_POINT"}, UnsupportedError, "comparison"),
+    ({"filter": "COMPARISON_MIN_MAG_MIP_POINT"}, InvalidDescError,
+     "needs a D3D12_COMPARISON_FUNC"),
+    ({"filter": "COMPARISON_MIN_MAG_MIP_POINT", "comparison_func": "LESSER"}, InvalidDescError,
+     "LESS_EQUAL"),
+    ({"filter": "COMPARISON_ANISOTROPIC", "comparison_func": "LESS"}, UnsupportedError,
+     "anisotropic"),
+    ({"filter": "MINIMUM_MIN_MAG_MIP_POINT"}, UnsupportedError, "minimum"),
     ({"filter": "ANISOTROPIC"}, UnsupportedError, "anisotropic"),
     ({"filter": "BILINEAR"}, InvalidDescError, "MIN_MAG_MIP_POINT"),
     ({"address_u": "BORDER"}, UnsupportedError, "no border address mode"),
@@ -111,3 +117,19 @@ def test_layout_check_skips_a_shader_reading_textures(tmp_path):
                     "{ return float4(uv, H.SampleLevel(S, uv, 0).r, 1); }\n")
     shader = LayoutShader(str(path), [], "column_major")
     assert shader.not_drawn is not None and "(t3, s1)" in shader.not_drawn
+
+
+def test_a_comparison_sampler_desc_and_its_words():
+    # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT with GREATER (5), MipLODBias 1.5
+    # clamped to MaxLOD 1: SampleCmpLevelZero's LOD is 1 (sample_c_lz honours both)
+    d = sampler_desc({"filter": "D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT",
+                      "comparison_func": "D3D12_COMPARISON_FUNC_GREATER", "mip_lod_bias": 1.5,
+                      "max_lod": 1, "address_u": "WRAP", "address_v": "MIRROR"}, "s")
+    assert d.filter == ("point", "linear", "point") and d.comparison == "GREATER"
+    assert struct.unpack("<6I3fI", d.words())[9] == 5
+    assert d.comparison_lod() == 1.0
+    # word 2: GREATER 5 + 32 (a linear mag filter); word 3: WRAP 1 + 16 * MIRROR 2
+    assert d.state_words() == (0, 0x3F800000, 5 + 32, 1 + 16 * 2)
+    # a basic filter ignores ComparisonFunc, as D3D12 does (word 9: 0)
+    plain = sampler_desc({"comparison_func": "NEVER"}, "s")
+    assert plain.comparison is None and struct.unpack("<6I3fI", plain.words())[9] == 0

@@ -8,6 +8,7 @@ abort the process."""
 from __future__ import annotations
 
 from ...d3d.srv_bindings import VIEWS_BINDING
+from ...d3d.textures import SAMPLER_STATE_BINDING
 from ...errors import InvalidDescError
 from ..buffers import Buffer, checked_buffer
 from ..cache import remember
@@ -183,7 +184,8 @@ class OMState:
         srv_key, srv_entries = (self.srv.entries(self.resources)
                                 if VIEWS_BINDING in slots else ((), []))
         textures = tuple(t for t in self.textures[0] if t.slot in slots), \
-            tuple(t for t in self.textures[1] if t.binding in slots)
+            tuple(t for t in self.textures[1] if t.binding in slots or  # a comparison
+                  (t.comparison and SAMPLER_STATE_BINDING in slots))  # sampler: its state only
         tex_key, tex_entries = self.tex.entries(*textures)
         # Keyed by the slots, the buffers themselves (compared by identity) and their offsets,
         # the SRVs' buffers and views, the textures and samplers.

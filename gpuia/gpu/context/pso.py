@@ -352,7 +352,7 @@ class PipelineState:
         return self.constant_buffer_slots + (
             (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
             if self.shader_resources else ()) + tuple(t.slot for t in self.textures) + tuple(
-            s.binding for s in self.samplers) + (
+            s.binding for s in self.samplers if not s.comparison) + (
             (SAMPLER_STATE_BINDING,) if self.samplers else ())
 
     @property

@@ -14,7 +14,10 @@ that is not set, a texture of another dimension than the shader's (a Texture3D n
 set where the pipeline state's root signature holds a static sampler (D3D12 has no way to
 override one: the static sampler is bound itself, :attr:`TextureState.static`), a released
 texture, a texture the shader samples whose format WebGPU does not filter on this device
-(R32_FLOAT and R32G32B32A32_FLOAT without ``float32-filterable``).
+(R32_FLOAT and R32G32B32A32_FLOAT without ``float32-filterable``), a sampler of the other kind
+than the shader's (a COMPARISON_ filter exactly for a SamplerComparisonState) and a texture the
+shader compares whose format sample_c does not take, or a UNORM one (rules 17.10). A comparison
+sampler binds no WebGPU sampler: its state words are its binding.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from ...d3d.textures import (
     SAMPLER_STATE_BINDING,
     TEXTURE_FORMATS,
     SamplerDesc,
+    check_compare_format,
+    check_sampler_kind,
     sampler_desc,
 )
 from ...errors import InvalidDescError, UnsupportedError
@@ -102,6 +107,12 @@ class TextureState:
                 raise InvalidDescError("draw", f"texture {at}", tex.array_size,
                                        f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
                                        f"slice): bind a texture of one slice there")
+            check_compare_format(t, fmt.name, f"draw: texture {at}")
+            if t.compared and fmt.compare_bits:
+                raise UnsupportedError(
+                    f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name} with "
+                    f"a comparison sampler, which gpuia's WGSL emulates for float formats "
+                    f"only (rules 17.10)")
             key.append(tex)
             entries.append({"binding": t.binding,
                             "resource": tex.array_view if t.array else tex.view})
@@ -112,8 +123,10 @@ class TextureState:
                 raise InvalidDescError("draw", f"sampler s{s.register}", None,
                                        f"the vertex shader samples with {s.name} (register "
                                        f"s{s.register}); set_sampler was not called")
-            key.append(bound[1])
-            entries.append({"binding": s.binding, "resource": bound[1]})
+            check_sampler_kind(s, bound[0], f"sampler s{s.register}")
+            if not s.comparison:  # a comparison's filter is gpuia's WGSL (no WebGPU sampler)
+                key.append(bound[1])
+                entries.append({"binding": s.binding, "resource": bound[1]})
             state[s.register] = bound[0].state_words()
         if samplers:  # what WebGPU's sampler cannot say (gpuia.hlsl.textures)
             key.append(state.tobytes())
