@@ -212,3 +212,37 @@ def test_refusals():
     r8 = {**DEPTH, "format": "R8_UNORM", "data": {"hex": "00408000"}}
     with pytest.raises(InvalidDescError, match="Format List"):
         load_case(_one("LESS", r8))
+
+
+def test_a_nan_reference_fails_all_but_not_equal_on_the_cpu():
+    # D3D's float comparisons (rules 17.10, spec 3.1): NaN {func} 1.0 is false for LESS,
+    # EQUAL, GREATER_EQUAL ..., true for NOT_EQUAL; ALWAYS passes and NEVER fails regardless
+    nan = ONE.replace("{ 0.5, 1.5, -3.0 }", "{ asfloat(0x7FC00000u), 0.5, 0.5 }")
+    for func, want in (("LESS", 0), ("EQUAL", 0), ("GREATER_EQUAL", 0), ("NOT_EQUAL", 1),
+                       ("ALWAYS", 1), ("NEVER", 0)):
+        case = load_case(_one(func, DEPTH, nan))
+        got = shader_outputs(case, run_reference(case))["TEXCOORD0"].view(np.float32)
+        assert got[0, 0] == want, (func, got[0, 0])
+
+
+def test_the_context_api_refuses_a_sampler_of_the_other_kind(gpu_device):
+    from gpuia import InputLayout
+    from gpuia.gpu import Context, PipelineState
+    from gpuia.gpu.textures import create_texture
+    from gpuia.hlsl import compile_shader
+
+    ctx = Context(gpu_device)
+    ctx.set_pipeline_state(PipelineState(InputLayout([]), compile_shader(ONE)))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.set_texture_shader_resource_view(0, create_texture(
+        gpu_device, "R32_FLOAT", 2, 2, 1, np.array([0.25, 0.5, 0.75, 1.0], np.float32).tobytes()))
+    ctx.set_sampler(0, {"filter": "MIN_MAG_MIP_POINT"})
+    with pytest.raises(InvalidDescError, match="bind a COMPARISON_ filter"):
+        ctx.draw_instanced(3)
+    ctx.set_sampler(0, {"filter": "COMPARISON_MIN_MAG_MIP_POINT", "comparison_func": "LESS"})
+    ctx.draw_instanced(3)
+    ctx.flush()
+    ctx.set_texture_shader_resource_view(0, create_texture(
+        gpu_device, "R8_UNORM", 2, 2, 1, bytes([0, 64, 128, 255])))
+    with pytest.raises(InvalidDescError, match="Format List"):
+        ctx.draw_instanced(3)
