@@ -22,23 +22,7 @@ from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_so_gpu
 from helpers import EXAMPLE_CASES
-
-
-def _doc(name, hlsl, count, resources, so, samplers=None) -> dict:
-    doc = {"gpuia_case": 1, "name": name, "input_layout": [], "vertex_buffers": [],
-           "primitive_topology": "POINTLIST",
-           "draw": {"DrawInstanced": {"VertexCountPerInstance": count}},
-           "vertex_shader": {"hlsl": hlsl}, "shader_resources": resources,
-           "stream_output": {"declaration": [
-               {"SemanticName": "TEXCOORD", "SemanticIndex": i, "ComponentCount": c}
-               for i, c in so], "targets": [{"slot": 0, "size": 4096}]}}
-    if samplers is not None:
-        doc["samplers"] = samplers
-    return doc
-
-
-def _so_words(result, count: int, width: int) -> np.ndarray:
-    return np.frombuffer(result.buffers[0], np.uint32)[:count * width].reshape(count, width)
+from texture_cases import assert_filtered_within, so_words, texture_case_doc
 
 
 def _halves(values) -> list[int]:
@@ -86,7 +70,8 @@ LOAD_3D_FDIMS = np.array([[*_DIMS[m], 2] for m in _LEVELS], np.float32).view(np.
 
 
 def load_3d_case():
-    return load_case(_doc("texture3d_load", LOAD_3D, 7, [LOAD_VOLUME], [(0, 4), (1, 4), (2, 4)]))
+    return load_case(texture_case_doc("texture3d_load", LOAD_3D, 7, [LOAD_VOLUME],
+                                      [(0, 4), (1, 4), (2, 4)]))
 
 
 def test_texture3d_load_and_dimensions_cpu_and_stream_output(gpu_device):
@@ -95,7 +80,7 @@ def test_texture3d_load_and_dimensions_cpu_and_stream_output(gpu_device):
     np.testing.assert_array_equal(cpu["TEXCOORD0"], LOAD_3D_TEXEL)
     np.testing.assert_array_equal(cpu["TEXCOORD1"], LOAD_3D_DIMS)
     np.testing.assert_array_equal(cpu["TEXCOORD2"], LOAD_3D_FDIMS)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 7, 12)
+    so = so_words(run_case_so_gpu(case, gpu_device), 7, 12)
     np.testing.assert_array_equal(so[:, :4], LOAD_3D_TEXEL)
     np.testing.assert_array_equal(so[:, 4:8], LOAD_3D_DIMS)
     np.testing.assert_array_equal(so[:, 8:], LOAD_3D_FDIMS)
@@ -141,7 +126,7 @@ POINT_3D_WANT = np.array([[100 * _PLANES[k][m] + 1 for m in range(3)]
 
 
 def point_3d_case():
-    return load_case(_doc("texture3d_point", POINT_3D, 6, POINT_VOLUMES, [(0, 3)],
+    return load_case(texture_case_doc("texture3d_point", POINT_3D, 6, POINT_VOLUMES, [(0, 3)],
                           POINT_SAMPLERS))
 
 
@@ -149,7 +134,7 @@ def test_texture3d_point_sampling_address_modes_on_w(gpu_device):
     case = point_3d_case()
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], POINT_3D_WANT)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 6, 3)
+    so = so_words(run_case_so_gpu(case, gpu_device), 6, 3)
     np.testing.assert_array_equal(so, POINT_3D_WANT)
 
 
@@ -195,28 +180,17 @@ LINEAR_3D_WANT = np.array([[55.5, 55.5], [75.25, 75.25], [0, 55.5], [111, 55.5],
 
 
 def linear_3d_case():
-    return load_case(_doc("texture3d_linear", LINEAR_3D, 5, LINEAR_VOLUMES, [(0, 2)],
+    return load_case(texture_case_doc("texture3d_linear", LINEAR_3D, 5, LINEAR_VOLUMES, [(0, 2)],
                           LINEAR_SAMPLERS))
 
 
 def test_texture3d_trilinear_within_the_stated_tolerance(gpu_device):
-    from gpuia.harness.case_textures import WEIGHT_ERROR, filtering_tolerance
-    from gpuia.harness.compare import SHADER_TOLERANCE
+    from gpuia.harness.case_textures import WEIGHT_ERROR
 
-    case = linear_3d_case()
-    cpu = shader_outputs(case, run_reference(case))
-    np.testing.assert_array_equal(cpu["TEXCOORD0"], LINEAR_3D_WANT.view(np.uint32))  # exact
     # rules 17.7: three texel weights and the mip weight, each off by at most 0.6 * 2^-8,
     # times the textures' range 0..200 (g = 1 lies inside it)
-    bound = 4 * WEIGHT_ERROR * 200
-    assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
-    so = _so_words(run_case_so_gpu(case, gpu_device), 5, 2).view(np.float32)
-    off = np.abs(so.astype(np.float64) - LINEAR_3D_WANT)
-    assert (off <= bound).all(), so
-    print(f"trilinear filtering: {int((off > 0).sum())} of {off.size} components inexact, "
-          f"largest {off.max():g} (bound {bound:g})")
-    result = cross_check(case, [gpu_device], ("native", "pulling"))
-    assert result.ok, result.text()
+    assert_filtered_within(linear_3d_case(), LINEAR_3D_WANT, 4 * WEIGHT_ERROR * 200, gpu_device,
+                           "trilinear filtering")
 
 
 # --- Texture1D ----------------------------------------------------------------------------------
@@ -285,7 +259,7 @@ ONE_D_WANT = np.column_stack([ONE_D_SAMPLED, ONE_D_LINEAR]).view(np.uint32)
 
 
 def one_d_case():
-    return load_case(_doc("texture1d", ONE_D, 7, ROWS, [(0, 4), (1, 4), (2, 4)],
+    return load_case(texture_case_doc("texture1d", ONE_D, 7, ROWS, [(0, 4), (1, 4), (2, 4)],
                           ONE_D_SAMPLERS))
 
 
@@ -297,7 +271,7 @@ def test_texture1d_load_dimensions_and_sampling(gpu_device):
     np.testing.assert_array_equal(cpu["TEXCOORD0"], ONE_D_TEXEL)
     np.testing.assert_array_equal(cpu["TEXCOORD1"], ONE_D_DIMS)
     np.testing.assert_array_equal(cpu["TEXCOORD2"], ONE_D_WANT)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 7, 12)
+    so = so_words(run_case_so_gpu(case, gpu_device), 7, 12)
     np.testing.assert_array_equal(so[:, :4], ONE_D_TEXEL)
     np.testing.assert_array_equal(so[:, 4:8], ONE_D_DIMS)
     np.testing.assert_array_equal(so[:, 8:11], ONE_D_WANT[:, :3])  # point: exact
@@ -325,7 +299,7 @@ def test_volume_example(gpu_device):
     color = np.array([ramp[n] for n in noise], np.float32)
     np.testing.assert_array_equal(cpu["TEXCOORD0"], world.view(np.uint32))
     np.testing.assert_array_equal(cpu["TEXCOORD1"], color.view(np.uint32))
-    so = _so_words(run_case_so_gpu(case, gpu_device), 8, 5)
+    so = so_words(run_case_so_gpu(case, gpu_device), 8, 5)
     np.testing.assert_array_equal(so, np.column_stack([world, color]).view(np.uint32))
     result = cross_check(case, [gpu_device], ("native", "pulling"))
     assert result.ok, result.text()
@@ -371,7 +345,7 @@ def _volume(**fields) -> dict:
 ], ids=["3d_array", "3d_width", "3d_depth", "3d_mips", "1d_height", "1d_width", "2d_depth"])
 def test_descriptions_refused_as_d3d12_does(entry, field, says):
     with pytest.raises(InvalidDescError, match=says) as e:
-        load_case(_doc("t", LOAD_3D, 1, [entry], [(0, 4), (1, 4), (2, 4)]))
+        load_case(texture_case_doc("t", LOAD_3D, 1, [entry], [(0, 4), (1, 4), (2, 4)]))
     assert e.value.field == field
 
 
@@ -379,17 +353,18 @@ def test_a_texture_of_another_dimension_is_refused():
     flat = {**LOAD_VOLUME, "kind": "texture2d", "depth": 1, "mip_levels": 1,
             "data": {"dtype": "float32", "values": [0] * 4}}
     with pytest.raises(InvalidDescError, match="texture3d"):
-        load_case(_doc("t", LOAD_3D, 1, [flat], [(0, 4), (1, 4), (2, 4)]))
+        load_case(texture_case_doc("t", LOAD_3D, 1, [flat], [(0, 4), (1, 4), (2, 4)]))
     with pytest.raises(CaseError, match="missing required key 'depth'"):
-        load_case(_doc("t", LOAD_3D, 1, [{k: v for k, v in LOAD_VOLUME.items()
+        load_case(texture_case_doc("t", LOAD_3D, 1, [{k: v for k, v in LOAD_VOLUME.items()
                                           if k != "depth"}], [(0, 4), (1, 4), (2, 4)]))
 
 
 def test_a_texture1d_reads_one_slice():
     rows = {**ROWS[0], "array_size": 2, "data": {"dtype": "uint16", "values": ROW * 2}}
     with pytest.raises(InvalidDescError, match="as a Texture1D \\(one slice\\)"):
-        load_case(_doc("t", _vs("Texture1D<float4> T : register(t0);", "T.Load(int2(id, 0))"),
-                       1, [rows], [(0, 4)]))
+        load_case(texture_case_doc("t", _vs("Texture1D<float4> T : register(t0);",
+                                            "T.Load(int2(id, 0))"),
+                                   1, [rows], [(0, 4)]))
 
 
 def test_the_context_api_binds_a_volume_and_refuses_a_flat_texture(gpu_device):
@@ -433,7 +408,8 @@ def test_volumes_through_a_root_signature(gpu_device):
     from gpuia.d3d.root_signature.pipeline import shader_bindings
     from gpuia.d3d.root_signature.webgpu import webgpu_bindings
 
-    doc = _doc("texture3d_root_signature", POINT_3D, 6, POINT_VOLUMES, [(0, 3)], POINT_SAMPLERS)
+    doc = texture_case_doc("texture3d_root_signature", POINT_3D, 6, POINT_VOLUMES, [(0, 3)],
+                           POINT_SAMPLERS)
     case = load_case({**doc, "root_signature": ROOT_SIGNATURE})
     sig = parse_root_signature(ROOT_SIGNATURE, "1.1")
     rows = webgpu_bindings(sig, cover(sig, shader_bindings(case.hlsl)), {})
@@ -441,7 +417,7 @@ def test_volumes_through_a_root_signature(gpu_device):
             if r["resource"] == "texture"] == [(f"t{k}", 944 + k, "float 3d") for k in range(3)]
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], POINT_3D_WANT)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 6, 3)
+    so = so_words(run_case_so_gpu(case, gpu_device), 6, 3)
     np.testing.assert_array_equal(so, POINT_3D_WANT)
 
 
@@ -466,12 +442,12 @@ def test_texture3d_mirror_once_on_w(gpu_device):
     # sampler state), which picks the same planes.
     sampler = {"register": 0, "filter": "MIN_MAG_MIP_POINT", "address_u": "MIRROR_ONCE",
                "address_v": "MIRROR_ONCE", "address_w": "MIRROR_ONCE"}
-    case = load_case(_doc("texture3d_mirror_once", MIRROR_ONCE_3D, 6, POINT_VOLUMES[:1],
+    case = load_case(texture_case_doc("texture3d_mirror_once", MIRROR_ONCE_3D, 6, POINT_VOLUMES[:1],
                           [(0, 1)], [sampler]))
     want = np.array([[100 * k + 1] for k in (1, 0, 3, 3, 3, 3)], np.float32).view(np.uint32)
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], want)
-    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 6, 1), want)
+    np.testing.assert_array_equal(so_words(run_case_so_gpu(case, gpu_device), 6, 1), want)
 
 
 UNORM_TRILINEAR = r"""
@@ -499,14 +475,14 @@ def test_trilinear_weights_a_gpu_rounds_stay_within_the_bound(gpu_device):
 
     ramp = {"register": 0, "kind": "texture3d", "format": "R8G8B8A8_UNORM", "width": 2,
             "height": 1, "depth": 2, "data": {"hex": "000000ff000000ffff0000ffff0000ff"}}
-    case = load_case(_doc("texture3d_unorm_linear", UNORM_TRILINEAR, 4, [ramp], [(0, 1)],
-                          [{"register": 0, "filter": "MIN_MAG_MIP_LINEAR"}]))
+    case = load_case(texture_case_doc("texture3d_unorm_linear", UNORM_TRILINEAR, 4, [ramp],
+                                      [(0, 1)], [{"register": 0, "filter": "MIN_MAG_MIP_LINEAR"}]))
     want = np.array([0.3, 0.6, 0.9, 1.0])
     bound = 4 * WEIGHT_ERROR * 1 + 0.5 / 255
     assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
     cpu = shader_outputs(case, run_reference(case))["TEXCOORD0"].view(np.float32)[:, 0]
     np.testing.assert_array_equal(cpu, want.astype(np.float32))  # exact weights, rounded once
-    so = _so_words(run_case_so_gpu(case, gpu_device), 4, 1).view(np.float32)[:, 0]
+    so = so_words(run_case_so_gpu(case, gpu_device), 4, 1).view(np.float32)[:, 0]
     off = np.abs(so.astype(np.float64) - want)
     assert (off <= bound).all(), so
     print(f"trilinear UNORM: largest {off.max():g} off (bound {bound:g}), "

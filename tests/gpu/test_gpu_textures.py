@@ -21,6 +21,7 @@ from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_so_gpu
 from helpers import EXAMPLE_CASES
+from texture_cases import assert_filtered_within, so_words, texture_case_doc
 
 LOAD = r"""
 Texture2D<float4> Tex : register(t2);
@@ -63,18 +64,6 @@ O main(uint id : SV_VertexID) {
 """
 
 
-def _doc(name, hlsl, count, resources, so, samplers=None) -> dict:
-    doc = {"gpuia_case": 1, "name": name, "input_layout": [], "vertex_buffers": [],
-           "primitive_topology": "POINTLIST",
-           "draw": {"DrawInstanced": {"VertexCountPerInstance": count}},
-           "vertex_shader": {"hlsl": hlsl}, "shader_resources": resources,
-           "stream_output": {"declaration": [
-               {"SemanticName": "TEXCOORD", "SemanticIndex": i, "ComponentCount": c}
-               for i, c in so], "targets": [{"slot": 0, "size": 4096}]}}
-    if samplers is not None:
-        doc["samplers"] = samplers
-    return doc
-
 
 # A 4x2 R32_FLOAT texture of 2 levels: level 0 holds 1..8 row by row, level 1 (2x1) 9, 10.
 LOAD_TEXTURE = {"register": 2, "kind": "texture2d", "format": "R32_FLOAT", "width": 4,
@@ -91,7 +80,7 @@ LOAD_WANT_DIMS = np.array([[4, 2, 2, 402], [4, 2, 2, 402], [2, 1, 2, 402], [4, 2
 
 
 def load_case_doc():
-    return load_case(_doc("texture_load", LOAD, 8, [LOAD_TEXTURE], [(0, 4), (1, 4)]))
+    return load_case(texture_case_doc("texture_load", LOAD, 8, [LOAD_TEXTURE], [(0, 4), (1, 4)]))
 
 
 # A 4x4 R16G16_FLOAT texture of 2 levels, texel (x, y) r = 10 y + x, level 1 (2x2) 100 + 10 y
@@ -126,11 +115,9 @@ SAMPLE_WANT = np.array(
 
 
 def sample_case_doc():
-    return load_case(_doc("texture_sample", SAMPLE, 8, SAMPLE_TEXTURES, [(0, 3)], SAMPLERS))
+    return load_case(texture_case_doc("texture_sample", SAMPLE, 8, SAMPLE_TEXTURES, [(0, 3)],
+                                      SAMPLERS))
 
-
-def _so_words(result, count: int, width: int) -> np.ndarray:
-    return np.frombuffer(result.buffers[0], np.uint32)[:count * width].reshape(count, width)
 
 
 def test_load_and_dimensions_cpu_and_stream_output(gpu_device):
@@ -138,7 +125,7 @@ def test_load_and_dimensions_cpu_and_stream_output(gpu_device):
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], LOAD_WANT_TEXEL)
     np.testing.assert_array_equal(cpu["TEXCOORD1"], LOAD_WANT_DIMS)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 8, 8)
+    so = so_words(run_case_so_gpu(case, gpu_device), 8, 8)
     np.testing.assert_array_equal(so[:, :4], LOAD_WANT_TEXEL)
     np.testing.assert_array_equal(so[:, 4:], LOAD_WANT_DIMS)
 
@@ -147,7 +134,7 @@ def test_point_sampling_address_modes_cpu_and_stream_output(gpu_device):
     case = sample_case_doc()
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], SAMPLE_WANT)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 8, 3)
+    so = so_words(run_case_so_gpu(case, gpu_device), 8, 3)
     np.testing.assert_array_equal(so, SAMPLE_WANT)
 
 
@@ -171,20 +158,20 @@ def test_heightmap_example(gpu_device):
 
 def test_refusals():
     with pytest.raises(InvalidDescError, match="binds no texture"):
-        load_case(_doc("t", LOAD, 1, [], [(0, 4), (1, 4)]))
+        load_case(texture_case_doc("t", LOAD, 1, [], [(0, 4), (1, 4)]))
     with pytest.raises(InvalidDescError, match="binds no sampler"):
-        load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)], SAMPLERS[:2]))
+        load_case(texture_case_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)], SAMPLERS[:2]))
     with pytest.raises(UnsupportedError, match="border"):
-        load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
+        load_case(texture_case_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
                        [{**SAMPLERS[0], "address_u": "BORDER"}, *SAMPLERS[1:]]))
     # a comparison filter on a SamplerState (D3D's sampler modes, rules 17.10)
     with pytest.raises(InvalidDescError, match="bind a filter other than COMPARISON_"):
-        load_case(_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
+        load_case(texture_case_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
                        [{**SAMPLERS[0], "filter": "COMPARISON_MIN_MAG_MIP_LINEAR",
                          "comparison_func": "LESS"}, *SAMPLERS[1:]]))
     bad = {**LOAD_TEXTURE, "data": {"dtype": "float32", "values": list(range(1, 10))}}
     with pytest.raises(InvalidDescError, match="texels"):
-        load_case(_doc("t", LOAD, 1, [bad], [(0, 4), (1, 4)]))
+        load_case(texture_case_doc("t", LOAD, 1, [bad], [(0, 4), (1, 4)]))
 
 
 FORMATS = r"""
@@ -220,12 +207,12 @@ FORMAT_WANT = np.array([
 
 
 def test_formats_decode_as_d3d(gpu_device):
-    case = load_case(_doc("texture_formats", FORMATS, 2, FORMAT_TEXTURES,
+    case = load_case(texture_case_doc("texture_formats", FORMATS, 2, FORMAT_TEXTURES,
                           [(0, 4), (1, 4), (2, 4), (3, 4)]))
     cpu = shader_outputs(case, run_reference(case))
     got = np.stack([cpu[f"TEXCOORD{k}"] for k in range(4)], axis=1)
     np.testing.assert_array_equal(got, FORMAT_WANT)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 2, 16).reshape(2, 4, 4)
+    so = so_words(run_case_so_gpu(case, gpu_device), 2, 16).reshape(2, 4, 4)
     # A GPU's UNORM conversion may lie 1 ULP from the correctly rounded quotient (lavapipe reads
     # 51 / 255 as 0x3E4CCCCE, not 0.2's 0x3E4CCCCD), as its vertex fetch may (docs/gpu.md):
     # 1 ULP is allowed on the UNORM textures' components (A, B), everything else is exact.
@@ -241,7 +228,7 @@ def test_formats_decode_as_d3d(gpu_device):
 def test_r16_unorm_reads_on_the_cpu_and_is_refused_without_the_feature(gpu_device):
     r16 = {"register": 1, "kind": "texture2d", "format": "R16_UNORM", "width": 1, "height": 1,
            "data": {"dtype": "uint16", "values": [0x8000]}}
-    case = load_case(_doc("texture_r16", FORMATS, 1, [*FORMAT_TEXTURES[:1], r16,
+    case = load_case(texture_case_doc("texture_r16", FORMATS, 1, [*FORMAT_TEXTURES[:1], r16,
                                                        *FORMAT_TEXTURES[2:]],
                           [(0, 4), (1, 4), (2, 4), (3, 4)]))
     cpu = shader_outputs(case, run_reference(case))
@@ -304,36 +291,26 @@ LINEAR_WANT = np.array([[1, 1, 1], [1.5, 1.5, 2], [6.25, 6.25, 11], [0, 1.5, 0],
 
 
 def linear_case_doc():
-    return load_case(_doc("texture_linear", LINEAR, 6, LINEAR_TEXTURES, [(0, 3)],
+    return load_case(texture_case_doc("texture_linear", LINEAR, 6, LINEAR_TEXTURES, [(0, 3)],
                           LINEAR_SAMPLERS))
 
 
 def test_linear_filtering_within_the_stated_tolerance(gpu_device):
-    from gpuia.harness.case_textures import WEIGHT_ERROR, filtering_tolerance
-    from gpuia.harness.compare import SHADER_TOLERANCE
+    from gpuia.harness.case_textures import WEIGHT_ERROR
 
-    case = linear_case_doc()
-    cpu = shader_outputs(case, run_reference(case))
-    np.testing.assert_array_equal(cpu["TEXCOORD0"], LINEAR_WANT.view(np.uint32))  # exact
     # rules 17.6: 3 weights each off by at most 0.6 * 2^-8, times the textures' range 0..101
-    bound = 3 * WEIGHT_ERROR * 101
-    assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
-    so = _so_words(run_case_so_gpu(case, gpu_device), 6, 3).view(np.float32)
-    off = np.abs(so.astype(np.float64) - LINEAR_WANT)
-    assert (off <= bound).all(), so
-    print(f"linear filtering: {int((off > 0).sum())} of {off.size} components inexact, "
-          f"largest {off.max():g} (bound {bound:g})")
-    result = cross_check(case, [gpu_device], ("native", "pulling"))
-    assert result.ok, result.text()
+    assert_filtered_within(linear_case_doc(), LINEAR_WANT, 3 * WEIGHT_ERROR * 101, gpu_device,
+                           "linear filtering")
 
 
 def test_a_sampled_float32_texture_needs_the_feature(gpu_device):
     textures = [{**SAMPLE_TEXTURE_F32, "register": t["register"]} for t in SAMPLE_TEXTURES]
-    case = load_case(_doc("texture_sample_f32", SAMPLE, 8, textures, [(0, 3)], SAMPLERS))
+    case = load_case(texture_case_doc("texture_sample_f32", SAMPLE, 8, textures, [(0, 3)],
+                                      SAMPLERS))
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], SAMPLE_WANT)
     if gpu_device.caps.float32_filterable:
-        so = _so_words(run_case_so_gpu(case, gpu_device), 8, 3)
+        so = so_words(run_case_so_gpu(case, gpu_device), 8, 3)
         np.testing.assert_array_equal(so, SAMPLE_WANT)
     else:
         with pytest.raises(UnsupportedError, match="float32-filterable"):
@@ -396,14 +373,14 @@ def test_linear_weights_a_gpu_rounds_stay_within_the_bound(gpu_device):
 
     ramp = {"register": 0, "kind": "texture2d", "format": "R8G8B8A8_UNORM", "width": 2,
             "height": 1, "data": {"hex": "000000ffff0000ff"}}
-    case = load_case(_doc("texture_unorm_linear", UNORM_LINEAR, 4, [ramp], [(0, 1)],
+    case = load_case(texture_case_doc("texture_unorm_linear", UNORM_LINEAR, 4, [ramp], [(0, 1)],
                           [{"register": 0, "filter": "MIN_MAG_MIP_LINEAR"}]))
     want = np.array([0.3, 0.6, 0.9, 1.0])
     bound = 3 * WEIGHT_ERROR * 1.0 + 0.5 / 255
     assert filtering_tolerance(case, SHADER_TOLERANCE).absolute == bound
     cpu = shader_outputs(case, run_reference(case))["TEXCOORD0"][:, 0].view(np.float32)
     assert np.abs(cpu - want).max() < 1e-6  # exact weights: only float32's rounding of u
-    gpu = _so_words(run_case_so_gpu(case, gpu_device), 4, 1)[:, 0].view(np.float32)
+    gpu = so_words(run_case_so_gpu(case, gpu_device), 4, 1)[:, 0].view(np.float32)
     off = np.abs(gpu.astype(np.float64) - cpu)
     assert (off <= bound).all(), (gpu, cpu)
     print(f"UNORM linear filtering: {int((off > 0).sum())} of 4 values off the CPU, largest "
@@ -452,12 +429,12 @@ ARRAY_WANT_DIMS = np.array([[2, 2, 3, 2], [1, 1, 3, 2], [0, 0, 0, 2], [2, 2, 3, 
 
 
 def test_texture_array_load_sample_and_dimensions(gpu_device):
-    case = load_case(_doc("texture_array", ARRAY, 6, [ARRAY_TEXTURE], [(0, 2), (1, 4)],
+    case = load_case(texture_case_doc("texture_array", ARRAY, 6, [ARRAY_TEXTURE], [(0, 2), (1, 4)],
                           [{"register": 2, "filter": "MIN_MAG_MIP_POINT"}]))
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], ARRAY_WANT_READ)
     np.testing.assert_array_equal(cpu["TEXCOORD1"], ARRAY_WANT_DIMS)
-    so = _so_words(run_case_so_gpu(case, gpu_device), 6, 6)
+    so = so_words(run_case_so_gpu(case, gpu_device), 6, 6)
     np.testing.assert_array_equal(so[:, :2], ARRAY_WANT_READ)
     np.testing.assert_array_equal(so[:, 2:], ARRAY_WANT_DIMS)
     result = cross_check(case, [gpu_device], ("native", "pulling"))
@@ -491,7 +468,7 @@ def test_textures_reach_the_vertex_pass_of_a_geometry_shader(gpu_device):
     ref = reference_so(case, ia, reference_gs(case, ia))
     np.testing.assert_array_equal(
         np.frombuffer(ref.buffers[0], np.uint32)[:48].reshape(16, 3), want)
-    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 16, 3), want)
+    np.testing.assert_array_equal(so_words(run_case_so_gpu(case, gpu_device), 16, 3), want)
 
 
 ONCE = r"""
@@ -527,9 +504,9 @@ ONCE_WANT = np.array([[20, 100], [3, 100], [13, 100], [32, 100], [33, 100], [31,
 
 def test_mirror_once_and_mip_lod_bias_are_emulated(gpu_device):
     textures = [{**SAMPLE_TEXTURE, "register": 0}, {**SAMPLE_TEXTURE, "register": 1}]
-    case = load_case(_doc("texture_once", ONCE, 6, textures, [(0, 2)], ONCE_SAMPLERS))
+    case = load_case(texture_case_doc("texture_once", ONCE, 6, textures, [(0, 2)], ONCE_SAMPLERS))
     cpu = shader_outputs(case, run_reference(case))
     np.testing.assert_array_equal(cpu["TEXCOORD0"], ONCE_WANT)
-    np.testing.assert_array_equal(_so_words(run_case_so_gpu(case, gpu_device), 6, 2), ONCE_WANT)
+    np.testing.assert_array_equal(so_words(run_case_so_gpu(case, gpu_device), 6, 2), ONCE_WANT)
     result = cross_check(case, [gpu_device], ("native", "pulling"))
     assert result.ok, result.text()
