@@ -103,6 +103,9 @@ def root_signature_text(section: dict) -> str:
     for m in section["mapped"]:
         out.append(f"-- on {m['limits']}: the vertex shader's registers")
         out += [f"  {r['register']} space{r['space']} ({r['name']}) <- {r['root']} "
-                f"({r['held_by']}) -> @group({r['group']}) @binding({r['binding']}), "
-                f"{r[r['resource']]} {r['resource']}" for r in m["bindings"]] or ["  (none)"]
+                f"({r['held_by']}) -> " + (
+                    f"@group({r['group']}) @binding({r['binding']}), {r[r['resource']]} "
+                    f"{r['resource']}" if r["binding"] is not None else
+                    f"no WebGPU binding, {r[r['resource']]}") for r in m["bindings"]] \
+            or ["  (none)"]
     return "\n".join(out)

@@ -180,6 +180,37 @@ def test_texture_and_sampler_limits():
                                               "max_samplers_per_shader_stage": 1})) == 4
 
 
+def test_comparison_sampler_has_no_webgpu_binding():
+    # rules 17.10: a SamplerComparisonState's filter is emulated from texel loads, its state
+    # in gpuia's sampler state uniform (@binding(14)): no sampler binding, no sampler counted
+    # against max-samplers-per-shader-stage, the uniform counted against the uniform buffers
+    from types import SimpleNamespace
+
+    from gpuia.d3d.root_signature.pipeline import shader_bindings
+    from gpuia.hlsl.textures import ShaderSampler
+
+    shader = SimpleNamespace(samplers=(ShaderSampler("Shadow", 2, comparison=True),
+                                       ShaderSampler("Point", 0)))
+    shadow, point = shader_bindings(shader)
+    assert (shadow.kind, point.kind) == ("comparison sampler", "sampler")
+    sig = rs("CBV(b0), StaticSampler(s2, comparisonFunc=COMPARISON_LESS, "
+             "filter=FILTER_COMPARISON_MIN_MAG_MIP_POINT)")
+    covered = cover(sig, [CB0, shadow])
+    rows = webgpu_bindings(sig, covered, {"max_samplers_per_shader_stage": 0})
+    assert [(r["register"], r["binding"], r["resource"], r["limit"]) for r in rows] == [
+        ("b0", 0, "buffer", "max_uniform_buffers_per_shader_stage"),
+        ("s2", None, "none", None)]
+    assert "sampler state uniform @binding(14)" in rows[1]["none"]
+    from gpuia.cli.root_signature_view import root_signature_text
+    text = root_signature_text({"origin": "test", "desc": sig.as_dict(),
+                                "mapped": [{"limits": "defaults", "bindings": rows}]})
+    assert "s2 space0 (Shadow) <- static sampler 0 (static sampler) -> no WebGPU binding, " \
+           "comparison sampler emulated" in text
+    # b0, gpuia's draw block and the sampler state uniform: 3 against 2
+    with pytest.raises(UnsupportedError, match="3 bindings counted by max-uniform-buffers"):
+        webgpu_bindings(sig, covered, {"max_uniform_buffers_per_shader_stage": 2})
+
+
 def test_sampler_register_gpuia_does_not_bind():
     # gpuia binds s0..s15 of space0 (WebGPU's guaranteed 16 samplers per stage)
     sig = rs("DescriptorTable(Sampler(s0, numDescriptors=unbounded))")

@@ -41,7 +41,9 @@ SHADER_RESOURCES: tuple[tuple[str, Callable[[Any], ShaderBinding]], ...] = (
     # a texture's layout slot: its binding, and a Texture3D's 3d view (texture_slot)
     ("textures", lambda t: ShaderBinding("t", t.register, t.space, 1, "texture", t.name,
                                          binding=t.slot)),
-    ("samplers", lambda s: ShaderBinding("s", s.register, 0, 1, "sampler", s.name)),
+    # a comparison sampler has no WebGPU sampler: its state is in gpuia's sampler uniform
+    ("samplers", lambda s: ShaderBinding("s", s.register, 0, 1, "comparison sampler"
+                                         if s.comparison else "sampler", s.name)),
 )
 """(attribute of a compiled shader, how one item of it is a :class:`ShaderBinding`)."""
 

@@ -11,7 +11,11 @@ below 7, N below 128) is ``@group(3) @binding(16 + 128 S + N)``
 (:func:`gpuia.d3d.srv_bindings.srv_binding`), a read-only storage buffer; a texture's ``tN``
 is a sampled-texture binding numbered by the shader's textures
 (:func:`gpuia.d3d.textures.texture_binding`); a sampler's ``sN`` of space 0 (N below 16) is a
-sampler binding at ``928 + N`` (:func:`gpuia.d3d.textures.sampler_binding`); a buffer UAV's
+sampler binding at ``928 + N`` (:func:`gpuia.d3d.textures.sampler_binding`), but a comparison
+sampler's (``SamplerComparisonState``), which has no WebGPU binding: gpuia emulates its filter
+from texel loads and reads its state from gpuia's sampler state uniform at
+``@binding(SAMPLER_STATE_BINDING)`` (rules 17.10), so it counts against no sampler limit; a
+buffer UAV's
 ``uN`` of space S (a root UAV or a UAV range; N below 64, S below 7) is the shader's k-th UAV's
 ``992 + k`` (:func:`gpuia.d3d.uav_bindings.uav_binding`), a read-write storage buffer counted
 with the SRVs against ``max-storage-buffers-per-shader-stage``, its view in the SRVs' views
@@ -20,9 +24,10 @@ uniform (counted once for both).
 Guaranteed: :func:`webgpu_bindings` gives one row per covered register (its register, the root
 parameter and range that hold it, the group, the binding, ``resource``: the member of WebGPU's
 bind group layout entry, ``buffer``, ``texture`` or ``sampler``, and under that member's name
-its type). Refused with an :class:`~gpuia.errors.UnsupportedError` naming the register and the
-reason: a register or space outside gpuia's bindings, a
-cbuffer larger than the root constants that hold it, and a set of bindings the adapter's limits
+its type; a comparison sampler's ``binding`` None, ``resource`` ``none`` and under ``none``
+where its state lies, ``limit`` None). Refused with an :class:`~gpuia.errors.UnsupportedError`
+naming the register and the reason: a register or space outside gpuia's bindings, a cbuffer
+larger than the root constants that hold it, and a set of bindings the adapter's limits
 cannot hold (``max-uniform-buffers-per-shader-stage``, ``max-storage-buffers-per-shader-stage``,
 ``max-sampled-textures-per-shader-stage``, ``max-samplers-per-shader-stage``,
 ``max-bindings-per-bind-group``), naming the limit and both numbers.
@@ -36,7 +41,14 @@ from dataclasses import dataclass
 from ...errors import UnsupportedError
 from ..desc import CONSTANT_BUFFER_SLOTS
 from ..srv_bindings import SRV_SLOTS, SRV_SPACES, srv_binding
-from ..textures import MAX_TEXTURES, SAMPLER_SLOTS, binding_kind, sampler_binding, slot_binding
+from ..textures import (
+    MAX_TEXTURES,
+    SAMPLER_SLOTS,
+    SAMPLER_STATE_BINDING,
+    binding_kind,
+    sampler_binding,
+    slot_binding,
+)
 from ..uav_bindings import UAV_SLOTS
 from .coverage import ShaderBinding
 from .model import PARAMETER_TYPES, RootSignature
@@ -57,18 +69,20 @@ adapter has."""
 @dataclass(frozen=True)
 class _KindBinding:
     resource: str  # the member of WebGPU's GPUBindGroupLayoutEntry: buffer, texture, sampler
-    type: Callable[[int], str]  # the member's type, of the binding number
-    limit: str  # the per-stage limit the bindings count against
+    # (none: no WebGPU binding)
+    type: Callable[[int | None], str]  # the member's type, of the binding number
+    limit: str | None  # the per-stage limit the bindings count against (None: no binding)
     fits: Callable[[int, int], bool]  # (register, space) has a binding in gpuia
-    binding: Callable[[ShaderBinding, int], int]  # (the shader's binding, register) -> number
+    # (the shader's binding, register) -> number (None: no WebGPU binding)
+    binding: Callable[[ShaderBinding, int], int | None]
     bound: str  # what gpuia binds of the kind, for a refusal
     own_uniform: str = ""  # the uniform block of gpuia's the kind brings along when bound
 
 
-def _texture_type(binding: int) -> str:
+def _texture_type(binding: int | None) -> str:
     """A texture binding's sample type and view (gpuia.gpu.vertex.pipelines binds one the
     shader samples filterable, one it only loads unfilterable)."""
-    kind = binding_kind(binding)  # a Texture3D's slot (gpuia.d3d.textures.texture_slot)
+    kind = binding_kind(int(binding or 0))  # a Texture3D's slot (gpuia.d3d.textures.texture_slot)
     return ("float" if kind.startswith("sampled") else "unfilterable-float") + \
         (" 2d-array" if kind.endswith("array") else " 3d" if kind.endswith("3d") else " 2d")
 
@@ -96,6 +110,13 @@ BINDINGS = {
                       lambda reg, space: space == 0 and reg < SAMPLER_SLOTS,
                       lambda b, reg: sampler_binding(reg),
                       f"samplers s0..s{SAMPLER_SLOTS - 1} of space0", "sampler state"),
+    # SamplerComparisonState: no WebGPU sampler (gpuia.hlsl.compare_wgsl filters from texel
+    # loads), its state in the sampler state uniform, which comes with it
+    "s comparison sampler": _KindBinding(
+        "none", lambda n: f"comparison sampler emulated, its state in gpuia's sampler state "
+                          f"uniform @binding({SAMPLER_STATE_BINDING})", None,
+        lambda reg, space: space == 0 and reg < SAMPLER_SLOTS, lambda b, reg: None,
+        f"samplers s0..s{SAMPLER_SLOTS - 1} of space0", "sampler state"),
     # structured and raw UAVs, numbered by the shader's UAVs in order (gpuia.hlsl.srv); their
     # views share the SRVs' uniform
     "u": _KindBinding("buffer", lambda n: "storage", "max_storage_buffers_per_shader_stage",
@@ -105,7 +126,7 @@ BINDINGS = {
                       "views"),
 }
 """Register class (``"t texture"``: class and kind) -> how gpuia binds it in WebGPU."""
-_UNIFORM_LIMIT = BINDINGS["b"].limit
+_UNIFORM_LIMIT = str(BINDINGS["b"].limit)
 
 
 def _given(b: ShaderBinding, what: str) -> int:
@@ -130,7 +151,7 @@ def _row(b: ShaderBinding, holder: RegisterRange, rule: _KindBinding, reg: int) 
     binding = rule.binding(b, reg)
     return {"register": f"{b.register_class}{reg}", "space": b.space, "name": b.name,
             "root": holder.where, "held_by": holder.kind, "group": GROUP,
-            "binding": slot_binding(binding),
+            "binding": None if binding is None else slot_binding(binding),
             "resource": rule.resource, rule.resource: rule.type(binding), "limit": rule.limit}
 
 
@@ -144,7 +165,7 @@ def webgpu_bindings(rs: RootSignature, covered: list[tuple[ShaderBinding, Regist
     one for the SRV and UAV views when there are buffer SRVs or UAVs, one for the sampler
     state when there are samplers)."""
     rows: list[dict] = []
-    count = {rule.limit: 0 for rule in BINDINGS.values()}
+    count: dict[str, int] = {rule.limit: 0 for rule in BINDINGS.values() if rule.limit}
     count[_UNIFORM_LIMIT] = own_uniform
     blocks = set()
     for b, holder in covered:
@@ -161,7 +182,8 @@ def webgpu_bindings(rs: RootSignature, covered: list[tuple[ShaderBinding, Regist
                                    f"constants undefined, gpuia refuses them")
         for reg in range(b.register, b.register + b.count):
             rows.append(_row(b, holder, rule, reg))
-            count[rule.limit] += 1
+            if rule.limit:  # a comparison sampler's counts against none
+                count[rule.limit] += 1
             blocks.add(rule.own_uniform)
     count[_UNIFORM_LIMIT] += len(blocks - {""})
     limits = {**DEFAULT_LIMITS, **limits}
@@ -172,7 +194,7 @@ def webgpu_bindings(rs: RootSignature, covered: list[tuple[ShaderBinding, Regist
                 f"counted by {name.replace('_', '-')} (gpuia's own uniform blocks included), "
                 f"more than {label}'s {limits[name]}")
     most = limits["max_bindings_per_bind_group"]
-    highest = max((int(r["binding"]) for r in rows), default=-1)
+    highest = max((int(r["binding"]) for r in rows if r["binding"] is not None), default=-1)
     if highest >= most:
         raise UnsupportedError(f"root signature ({rs.origin}): binding {highest} of "
                                f"@group({GROUP}) passes {label}'s max-bindings-per-bind-group "
