@@ -345,13 +345,21 @@ def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
     """Refuse ``desc`` bound at the register of the shader's ``sampler``
     (``gpuia.hlsl.textures.ShaderSampler``) when one is a comparison sampler and the other not:
     D3D's sampler mode takes a COMPARISON_ filter exactly for SamplerComparisonState (D3D11.3
-    spec 7.18.2; rules 17.10)."""
+    spec 7.18.2; rules 17.10); refuse a MIRROR_ONCE ``desc`` when ``sampler.offset`` (a
+    SampleLevel with a texel offset uses it: rules 17.11)."""
     if sampler.comparison != (desc.comparison is not None):
         kind = "SamplerComparisonState" if sampler.comparison else "SamplerState"
         need = "a COMPARISON_ filter" if sampler.comparison else "a filter other than COMPARISON_"
         raise InvalidDescError(where, "Filter", desc.filter, f"the vertex shader samples with "
                                                              f"{sampler.name} ({kind}): bind "
                                                              f"{need} there (rules 17.10)")
+    if getattr(sampler, "offset", False) and desc.comparison is None and \
+            "MIRROR_ONCE" in desc.address:
+        raise UnsupportedError(f"{where}: AddressU/V/W=MIRROR_ONCE: the vertex shader samples "
+                               f"with {sampler.name} at a texel offset, and gpuia's MIRROR_ONCE "
+                               f"(WebGPU's mirror-repeat on a coordinate clamped to [-1, 1]) "
+                               f"is not exact past the texture's edge once the offset moves "
+                               f"the taps (rules 17.11)")
 
 
 def check_compare_format(texture, format: str, where: str) -> None:

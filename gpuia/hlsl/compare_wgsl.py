@@ -75,7 +75,8 @@ def compare_helper(k: int, var: str, array: bool, dims: str, layer: str) -> str:
     fetch = f"textureLoad({var}, c, s, level)" if array else f"textureLoad({var}, c, level)"
     # one loop over the levels' taps, one textureLoad: a shader's every SampleCmpLevelZero
     # inlines this, and a GPU compiler that unrolls it all takes long (lavapipe: minutes)
-    return f"""fn gpuia_tex_cmp{k}(reg : u32, uv : vec2<f32>, {slice_param}r : f32) -> f32
+    return f"""fn gpuia_tex_cmp{k}(reg : u32, uv : vec2<f32>, {slice_param}r : f32,
+                  off : vec2<i32>) -> f32
 {{
     let st = gpuia_sampler_state[reg];
     let mu = st.w & 15u;
@@ -96,8 +97,9 @@ def compare_helper(k: int, var: str, array: bool, dims: str, layer: str) -> str:
         let tv = gpuia_cmp_tap(mv, linear, uv.y, n.y);
         let du = (i % taps) & 1u;
         let dv = (i % taps) >> 1u;
-        let c = vec2<i32>(gpuia_cmp_address(mu, i32(tu.x) + i32(du), i32(n.x)),
-                          gpuia_cmp_address(mv, i32(tv.x) + i32(dv), i32(n.y)));
+        // the texel offset in this level's texels, before the address mode (rules 17.11)
+        let c = vec2<i32>(gpuia_cmp_address(mu, i32(tu.x) + off.x + i32(du), i32(n.x)),
+                          gpuia_cmp_address(mv, i32(tv.x) + off.y + i32(dv), i32(n.y)));
         let w = select(1.0 - tu.y, tu.y, du == 1u) * select(1.0 - tv.y, tv.y, dv == 1u) *
                 select(1.0 - wm, wm, i >= taps);
         sum += w * gpuia_cmp_pass(st.z & 15u, r, {fetch}.r);

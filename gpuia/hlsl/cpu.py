@@ -52,6 +52,7 @@ from .cbuffer import natural_leaves
 from .cpu_textures import bounded_textures, lower_comparisons
 from .cpu_views import bounded_views
 from .frontend import HlslShader, slang_args
+from .load_offsets import lower_load_offsets
 from .reflect import Leaf
 from .source import prepare, restore
 from .typed_buffers import lower_source
@@ -463,6 +464,8 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
                         what)
     if any(s.comparison for s in shader.samplers):  # SampleCmpLevelZero as gpuia's SampleLevel
         text = lower_comparisons(text)
+    # Load(location, offset) as the Load it is, as for the WGSL (rules 17.11)
+    text = lower_load_offsets(text, {t.name: t.hlsl_type for t in shader.textures}, what)
     # What Slang turns into C++ is checked again, as it is now (its includes are read again).
     escapes.refuse_escapes_in(text + kernel, shader.slang_name, slang_args(
         prepared.matrix_layout), shader.defines, shader.include_dirs, what, shader.source,

@@ -25,7 +25,10 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
   CLAMP, MIRROR_ONCE), the nearest level or the two around the LOD
   weighted by its fraction, in double precision, rounded to float32 once; an array's slice
   rounded to nearest even and clamped to its slices (a NaN: 0);
-* ``SampleCmpLevelZero(s, uv, reference)`` (compiled as ``SampleLevel``:
+* ``SampleLevel`` with a texel offset (an ``int``, ``int2`` or ``int3``, rules 17.11) adds it
+  to each tap's integer texel index in the level's texels before the address mode, never to
+  an array's slice;
+* ``SampleCmpLevelZero(s, uv, reference[, offset])`` (compiled as ``SampleLevel``:
   :func:`lower_comparisons`) takes LOD 0 and the same steps with each tap replaced by 1.0 when
   ``reference {func} texel.r`` holds, else 0.0, a UNORM format's reference quantized to its
   bits first (rules 17.10).
@@ -184,7 +187,7 @@ struct GpuiaTexels
         return out;
     }
     F4 filter(const SamplerState& s, uint32_t linear, uint32_t slice, uint32_t level,
-              const float* uvw, float ref) const
+              const float* uvw, float ref, const int* off) const
     {
         const SamplerState* cmp = s.desc[9] ? &s : nullptr;
         // per axis (u, v, w; a 2D texture's one plane, a 1D texture's one row, sampled at 0.5
@@ -201,8 +204,10 @@ struct GpuiaTexels
             // 0.5) and the next, each addressed, weighted by the fraction (exactly here; a
             // GPU's has at least 8 bits)
             const double f = linear ? double(su) - 0.5 : double(su);
-            const int64_t i0 = whole(f);
-            wt[a] = linear && f == f ? f - double(i0) : 0.0;
+            // rules 17.11: the texel offset added to the integer texel, in this level's
+            // texels, before the address mode (the weight unchanged)
+            const int64_t i0 = whole(f) + off[a];
+            wt[a] = linear && f == f ? f - double(whole(f)) : 0.0;
             tap[a][0] = address(mode, i0, size[a]);
             tap[a][1] = address(mode, i0 + 1, size[a]);
         }
@@ -223,7 +228,7 @@ struct GpuiaTexels
         return out;
     }
     void sample(const SamplerState& s, float u, float v, float w, float slice, float level,
-                void* out, size_t n) const
+                void* out, size_t n, int ou = 0, int ov = 0, int ow = 0) const
     {
         // rules 17.3: the LOD plus MipLODBias clamped to MinLOD..MaxLOD (a NaN LOD: 0); the
         // minification filter above LOD 0, else the magnification one; a point mip filter
@@ -244,14 +249,15 @@ struct GpuiaTexels
         const uint32_t z = uint32_t(r < 0 ? 0 : (r > layers ? layers : r));
         auto clampLevel = [&](double m) { return uint32_t(m < 0 ? 0 : (m > last ? last : m)); };
         const float uvw[3] = {u, v, w};
+        const int off[3] = {ou, ov, ow};
         F4 res;
         if (!s.desc[2])
-            res = filter(s, linear, z, clampLevel(std::floor(double(lod) + 0.5)), uvw, ref);
+            res = filter(s, linear, z, clampLevel(std::floor(double(lod) + 0.5)), uvw, ref, off);
         else
         {
             const double f = std::floor(double(lod)), wm = double(lod) - f;
-            const F4 a = filter(s, linear, z, clampLevel(f), uvw, ref);
-            const F4 b = filter(s, linear, z, clampLevel(f + 1), uvw, ref);
+            const F4 a = filter(s, linear, z, clampLevel(f), uvw, ref, off);
+            const F4 b = filter(s, linear, z, clampLevel(f + 1), uvw, ref, off);
             for (int k = 0; k < 4; k++)
                 res.v[k] = a.v[k] * (1 - wm) + b.v[k] * wm;
         }
@@ -287,6 +293,12 @@ _TEXTURE_2D = r"""struct Texture2D
     {
         T out;
         texels.sample(s, uv.x, uv.y, 0.5f, 0.0f, level, &out, sizeof(T));
+        return out;
+    }
+    T SampleLevel(SamplerState s, const float2& uv, float level, const int2& off) const
+    {
+        T out;
+        texels.sample(s, uv.x, uv.y, 0.5f, 0.0f, level, &out, sizeof(T), off.x, off.y);
         return out;
     }
 };"""
@@ -328,6 +340,13 @@ _TEXTURE_2D_ARRAY = r"""struct Texture2DArray
         texels.sample(s, loc.x, loc.y, 0.5f, loc.z, level, &out, sizeof(T));
         return out;
     }
+    T SampleLevel(SamplerState s, const float3& loc, float level, const int2& off) const
+    {
+        // no offset on the array axis (rules 17.11)
+        T out;
+        texels.sample(s, loc.x, loc.y, 0.5f, loc.z, level, &out, sizeof(T), off.x, off.y);
+        return out;
+    }
 };"""
 
 
@@ -356,6 +375,12 @@ _TEXTURE_1D = r"""struct Texture1D
     {
         T out;
         texels.sample(s, u, 0.5f, 0.5f, 0.0f, level, &out, sizeof(T));
+        return out;
+    }
+    T SampleLevel(SamplerState s, float u, float level, int off) const
+    {
+        T out;
+        texels.sample(s, u, 0.5f, 0.5f, 0.0f, level, &out, sizeof(T), off);
         return out;
     }
 };"""
@@ -388,6 +413,13 @@ _TEXTURE_3D = r"""struct Texture3D
     {
         T out;
         texels.sample(s, uvw.x, uvw.y, uvw.z, 0.0f, level, &out, sizeof(T));
+        return out;
+    }
+    T SampleLevel(SamplerState s, const float3& uvw, float level, const int3& off) const
+    {
+        T out;
+        texels.sample(s, uvw.x, uvw.y, uvw.z, 0.0f, level, &out, sizeof(T), off.x, off.y,
+                      off.z);
         return out;
     }
 };"""

@@ -47,6 +47,7 @@ from .bindings import (
 )
 from .cbuffer import ConstantBuffer, parse_wgsl_structs, remap_wgsl
 from .escapes import refuse_escapes
+from .load_offsets import lower_load_offsets, reflected_textures
 from .reflect import EntrySignature, Leaf, entry_signature
 from .refusals import at_users_line, naga_refusal, refuse_missing_entry
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
@@ -419,6 +420,8 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     # Buffer<T> lowered to a structured buffer Slang's WGSL takes (gpuia.hlsl.typed_buffers)
     text = lower_source(prepared.text, used_names(first.reflection) if stage == "vertex"
                         else (), what)
+    # Load(location, offset), which Slang's WGSL lacks, as the Load it is (rules 17.11)
+    text = lower_load_offsets(text, reflected_textures(params), what)
     wrapped = text + graphics_wrapper(sig, entry_point)
     second = slang.run(wrapped, WRAPPER_ENTRY, "wgsl",
                        lambda diagnostics: refuse_wide(params, diagnostics, what))

@@ -21,13 +21,19 @@ __all__ = ["at_users_line", "refuse_missing_entry", "naga_refusal"]
 
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _WRAPPER_FILE = "gpuia-wrapper.hlsl"  # the #line name of gpuia.hlsl.wrapper's text
+# Slang's E40012 ("expected a compile-time constant") quoting a line that offsets a texture read
+_OFFSET_CALL_RE = re.compile(r"\|[^\n]*\.\s*(?:SampleLevel|SampleCmpLevelZero|Load)\s*\(")
 _USE_NOTE_RE = re.compile(r"note: see using of '([^']+)'\s*\n\s*-->\s*(\S+:\d+:\d+)")
 
 
 def at_users_line(diagnostics: str) -> str:
     """Slang's first error, one line; when it is placed in gpuia's wrapper (E36107: the
-    wrapper entry uses a feature WGSL lacks), at the user's line its note names instead."""
+    wrapper entry uses a feature WGSL lacks), at the user's line its note names instead; a
+    constant expected in a line that reads a texture names the texel offset rule (17.11)."""
     first = library.first_error(diagnostics)
+    if "E40012" in first and _OFFSET_CALL_RE.search(diagnostics):
+        first += (" (a texel offset of SampleLevel, SampleCmpLevelZero or Load is an immediate "
+                  "integer: D3D takes no programmable offset there, rules 17.11)")
     if first.startswith(_WRAPPER_FILE):
         use = _USE_NOTE_RE.search(diagnostics)
         if use:

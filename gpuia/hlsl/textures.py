@@ -27,16 +27,23 @@ rebound by its name from the reflection):
   sampler's MipLODBias added to the LOD; MIRROR_ONCE as mirror-repeat on a coordinate clamped
   to [-1, 1], on u, v and a Texture3D's w), an array's slice rounded to nearest even and
   clamped to its slices as D3D does (Slang's WGSL truncates it);
-* ``SampleCmpLevelZero(s, uv, reference)`` of a Texture2D or Texture2DArray with a
+* ``SampleCmpLevelZero(s, uv, reference)`` of a Texture1D, Texture2D or Texture2DArray with a
   ``SamplerComparisonState`` is gpuia's WGSL filter of comparison results from texel loads
   (``gpuia.hlsl.compare_wgsl``, rules 17.10): the comparison sampler's declaration is removed
-  (no WebGPU binding) and its state read from the uniform at ``@binding(14)``.
+  (no WebGPU binding) and its state read from the uniform at ``@binding(14)``;
+* a texel offset of ``SampleLevel`` or ``SampleCmpLevelZero`` (rules 17.11) is read as the
+  immediate integers Slang's WGSL spells (:func:`texel_offset`; a Texture1D's ``(u, 0)``) and
+  given to ``textureSampleLevel`` or added to the comparison's taps; ``ShaderSampler.offset``
+  tells which samplers a ``SampleLevel`` with an offset uses (MIRROR_ONCE is refused there
+  when bound: ``gpuia.d3d.textures.check_sampler_kind``). A ``Load``'s offset is lowered in
+  the source before (``gpuia.hlsl.load_offsets``).
 
 Refused, naming the resource: a texture of ``uint`` or ``int``, a multisampled texture, a
 ``Texture1DArray`` (Slang's WGSL has none), a ``TextureCube`` or ``TextureCubeArray`` (rules
 17.9: :func:`texture_refusal` gives the reason), more than 16 textures, a texture in a register
 a buffer SRV takes, a sampler past s15 or outside space 0, ``SampleCmp`` (a pixel shader's
-only), a comparison with a texel offset or of another shape than Texture2D(Array), any other
+only), a comparison of a Texture3D, a texel offset outside [-8, 7] or not of integer literals
+(rules 17.11), any other
 use of a texture (``Sample``, ``Gather``, ``GatherCmp``, ``CalculateLevelOfDetail``) or a
 sampler.
 """
@@ -44,7 +51,7 @@ sampler.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..d3d.srv_bindings import SRV_SLOTS, SRV_SPACES
 from ..d3d.textures import (
@@ -57,9 +64,10 @@ from ..d3d.textures import (
 )
 from ..errors import InvalidDescError
 from .compare_wgsl import COMPARE_COMMON, compare_helper
+from .load_offsets import OFFSET_RANGE
 
 __all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "texture_refusal",
-           "shader_textures", "rewrite"]
+           "shader_textures", "rewrite", "texel_offset"]
 
 # Slang's reflection baseShape -> the D3D12 resource dimension it reads (gpuia.d3d.textures)
 SHAPES = {"texture1D": "texture1d", "texture2D": "texture2d", "texture3D": "texture3d"}
@@ -120,6 +128,7 @@ class ShaderSampler:
     register: int
     var: str = ""
     comparison: bool = False
+    offset: bool = False  # a SampleLevel with a texel offset uses it (rules 17.11)
 
     @property
     def binding(self) -> int:
@@ -203,10 +212,24 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
+    offsets = _offset_samplers(code, {var: array for *_, var, array, _dim in textures})
+    samplers = [replace(s, offset=s.var in offsets) for s in samplers]
     return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array, dim,
                                 _sampled(code, var, "textureSampleCompareLevel"))
                   for k, (space, reg, name, c, var, array, dim) in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
+
+
+def _offset_samplers(code: str, arrays: dict[str, bool]) -> set[str]:
+    """The WGSL names of the samplers a ``textureSampleLevel`` with a texel offset uses
+    (Slang's arguments: texture, sampler, coordinate, an array's slice, LOD, offset)."""
+    used = set()
+    for m in re.finditer(r"(?<!\w)textureSampleLevel\s*\(", code):
+        args = _call_args(code, m.end() - 1)[0]
+        var = _strip(args[0])
+        if var in arrays and len(args) == 5 + arrays[var]:
+            used.add(_strip(args[1]))
+    return used
 
 
 def _sampled(code: str, var: str, fn: str = "textureSampleLevel") -> bool:
@@ -292,7 +315,7 @@ _LOADS = {("texture1d", False): "{f}(vec2<i32>(i32({a[0]}), 0), 0, i32({a[1]}))"
 
 
 def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
-            what: str) -> str:
+            what: str, consts: dict[str, str]) -> str:
     """``textureSampleLevel`` with the sampler's emulated state (MIRROR_ONCE's clamped
     coordinate, MipLODBias: :func:`rewrite`) and an array's slice as D3D takes it: rounded to
     nearest even and clamped (Slang's WGSL truncates it with gpuia_d3d_ftoi)."""
@@ -301,35 +324,74 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
         raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
                                "sampled with a sampler gpuia does not bind")
     uv = _SAMPLED_UV[t.dimension].format(r=r, uv=args[1])
-    lod = f"({args[-1]}) + gpuia_sampler_bias({r}u)"
+    lod_at = 3 if t.array else 2  # (sampler, coordinate, [slice,] LOD, [offset])
+    lod = f"({args[lod_at]}) + gpuia_sampler_bias({r}u)"
+    off = ""
+    if len(args) > lod_at + 1:  # an immediate texel offset, WGSL's own (rules 17.11)
+        values = texel_offset(args[lod_at + 1], t, "SampleLevel", what, consts)
+        off = f", vec{len(values)}<i32>({', '.join(map(str, values))})"
     if not t.array:
-        return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {lod})"
+        return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {lod}{off})"
     m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
     if m is None:
         raise InvalidDescError(what, f"resource {t.name}", args[2].strip(),
                                "gpuia expected Slang's float slice of SampleLevel")
-    return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({m.group(1)}), {lod})"
+    return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({m.group(1)}), {lod}{off})"
+
+
+# The offset's components per shape: D3D's aoffimmi(u, v, w), v and w ignored for a Texture1D
+# (bound as a 2D texture: v 0), w for a Texture2D (rules 17.11)
+_OFFSET_AXES = {"texture1d": 1, "texture2d": 2, "texture3d": 3}
+
+
+def texel_offset(arg: str, t: ShaderTexture, call: str, what: str,
+                 consts: dict[str, str]) -> tuple[int, ...]:
+    """The immediate texel offset Slang's WGSL ``arg`` spells (``i32(k)`` or ``vecN<i32>(...)``
+    of integer literals, or the name of a ``const`` of ``consts`` that holds one), one value
+    per axis of WGSL's texture (a Texture1D's ``(u, 0)``).
+    Refused, naming rules 17.11: an offset that is no set of integer literals (a programmable
+    offset, which D3D's sample and ld do not take) and a value outside [-8, 7]."""
+    text = re.sub(r"vec[234]\s*<\s*i32\s*>|i32|\s", "", arg).replace("(", "").replace(")", "")
+    for _ in range(4):  # Slang names a repeated constant offset: const _S5 : ... = ...;
+        if text not in consts:
+            break
+        text = re.sub(r"vec[234]\s*<\s*i32\s*>|i32|\s|[()]", "", consts[text])
+    n = _OFFSET_AXES[t.dimension]
+    if not re.fullmatch(r"-?\d+(,-?\d+)*", text):
+        raise InvalidDescError(what, f"resource {t.name}", arg.strip(),
+                               f"{call}'s texel offset must be a compile-time constant: D3D "
+                               f"offsets a read by immediate integers only (no programmable "
+                               f"offset, rules 17.11)")
+    values = [int(v) for v in text.split(",")]
+    values = values * n if len(values) == 1 else values
+    if len(values) != n or not all(OFFSET_RANGE[0] <= v <= OFFSET_RANGE[1] for v in values):
+        raise InvalidDescError(what, f"resource {t.name}", arg.strip(),
+                               f"{call}'s texel offset takes {n} integers in "
+                               f"{OFFSET_RANGE[0]}..{OFFSET_RANGE[1]} (rules 17.11)")
+    return tuple(values) + (0,) * (t.dimension == "texture1d")
 
 
 def _compare(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
-             what: str) -> str:
+             what: str, consts: dict[str, str]) -> str:
     """``textureSampleCompareLevel`` (SampleCmpLevelZero) as gpuia's emulated filter
     (``gpuia.hlsl.compare_wgsl``), an array's slice as D3D takes it."""
     r = registers.get(_strip(args[0]))
     if r is None:
         raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
                                "sampled with a sampler gpuia does not bind")
-    if len(args) != 3 + t.array:
-        raise InvalidDescError(what, f"resource {t.name}", "SampleCmpLevelZero",
-                               "gpuia samples a comparison without a texel offset only "
-                               "(rules 17.10)")
+    ref_at = 3 if t.array else 2  # (sampler, coordinate, [slice,] reference, [offset])
+    off: tuple[int, ...] = (0, 0)
+    if len(args) > ref_at + 1:  # an immediate texel offset (rules 17.11)
+        off = texel_offset(args[ref_at + 1], t, "SampleCmpLevelZero", what, consts)
+    offset = f"vec2<i32>({off[0]}, {off[1]})"
+    uv = f"vec2<f32>({args[1]}, 0.5)" if t.dimension == "texture1d" else args[1]  # rules 17.8
     if not t.array:
-        return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {args[2]})"
+        return f"gpuia_tex_cmp{t.index}({r}u, {uv}, {args[2]}, {offset})"
     m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
     if m is None:
         raise InvalidDescError(what, f"resource {t.name}", args[2].strip(),
                                "gpuia expected Slang's float slice of SampleCmpLevelZero")
-    return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {m.group(1)}, {args[3]})"
+    return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {m.group(1)}, {args[3]}, {offset})"
 
 
 def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[str, int],
@@ -348,19 +410,20 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
         code = _layers_by_level(code, var, layers)
     load_of = _LOADS[(t.dimension, t.array)]
     code = _rewrite_calls(code, "textureLoad", var, lambda a: load_of.format(f=load, a=a))
+    consts = dict(re.findall(r"(?<!\w)const\s+(\w+)\s*(?::[^=;]*)?=\s*([^;]+);", code))
     code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample(
-        a, t, layer, registers, what))
+        a, t, layer, registers, what, consts))
     if re.search(rf"(?<!\w){_PIXEL_ONLY}\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*,", code):
         raise InvalidDescError(what, f"resource {t.name}", "SampleCmp",
                                "SampleCmp is a pixel shader's only (sample_c, D3D11.3 spec "
                                "22.4.19): a vertex shader samples a comparison with "
                                "SampleCmpLevelZero (rules 17.10)")
     code = _rewrite_calls(code, "textureSampleCompareLevel", var, lambda a: _compare(
-        a, t, layer, registers, what))
-    if t.compared and t.dimension != "texture2d":
+        a, t, layer, registers, what, consts))
+    if t.compared and t.dimension == "texture3d":  # sample_c: no Texture3D (22.4.19)
         raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
-                               "gpuia samples a comparison of a Texture2D or Texture2DArray "
-                               "only (rules 17.10)")
+                               "D3D samples a comparison of a Texture1D, Texture2D or "
+                               "Texture2DArray only (sample_c; rules 17.10)")
     x = ".x" if t.dimension == "texture1d" else ""  # the 2D texture's width
     code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
         f"{dims}(u32({a[0]})){x}" if a else f"textureDimensions({var}){x}"))
