@@ -291,3 +291,36 @@ def test_load_offsets_refused(offset):
                            [(0, 4), (1, 3)])
     with pytest.raises(InvalidDescError, match=r"rules 17\.11"):
         load_case(doc)
+
+
+LINEAR_COMPARE = r"""
+Texture1D<float> C1 : register(t0);
+SamplerComparisonState Less : register(s0);
+static const float REF[2] = { 0.25, 0.35 };
+struct O { float4 pos : SV_Position; float3 passed : TEXCOORD0; };
+O main(uint id : SV_VertexID) {
+    O o;
+    o.pos = float4(0, 0, 0, 1);
+    float r = REF[id];
+    o.passed = float3(C1.SampleCmpLevelZero(Less, 0.25, r),
+                      C1.SampleCmpLevelZero(Less, 0.25, r, 2),
+                      C1.SampleCmpLevelZero(Less, 0.25, r, 3));
+    return o;
+}
+"""
+# u * 4 - 0.5 = 0.5: taps 0 and 1, weight 0.5 each. Offset 2: taps 2 and 3 (0.3, 0.4); offset
+# 3: taps 3 and 4, CLAMP 3 and 3 (0.4, 0.4). LESS on 0.1 0.2 0.3 0.4:
+#   reference 0.25: taps 0.1 0.2 fail: 0; 0.3 0.4 pass: 1; 1.
+#   reference 0.35: 0; 0.3 fails, 0.4 passes: (0 + 1) / 2 = 0.5; 1.
+LINEAR_COMPARE_WANT = np.array([[0, 1, 1], [0, 0.5, 1]], np.float32)
+
+
+def test_linear_texture1d_comparison_with_offsets_within_the_bound(gpu_device):
+    from gpuia.harness.case_textures import WEIGHT_ERROR
+
+    sampler = {**COMPARE_SAMPLERS[0], "filter": "COMPARISON_MIN_MAG_MIP_LINEAR"}
+    case = load_case(texture_case_doc("texel_offset_linear_compare", LINEAR_COMPARE, 2, [_C1],
+                                      [(0, 3)], [sampler]))
+    # rules 17.10: 17.6's bound with R = 1 plus the product of the two weights' errors
+    assert_filtered_within(case, LINEAR_COMPARE_WANT, 3 * WEIGHT_ERROR + 2 * WEIGHT_ERROR ** 2,
+                           gpu_device, "linear Texture1D comparison with offsets")
