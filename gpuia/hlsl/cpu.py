@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import InvalidDescError, UnsupportedError
 from ..util.cores import usable_cores
 from ..util.resources import shader_text
-from . import cache, cpu_defined, escapes, library, pch, sandbox
+from . import cache, cpu_defined, escapes, launcher, library, pch, sandbox
 from .cbuffer import natural_leaves
 from .cpu_textures import bounded_textures, lower_comparisons
 from .cpu_views import bounded_views
@@ -338,6 +338,15 @@ def _shared_file() -> int:
     return fd
 
 
+def _launcher() -> str | None:
+    """gpuia's launcher, which starts the runner without forking gpuia (``gpuia.hlsl.launcher``);
+    None where it cannot be built (the sandbox then starts the runner itself, as contained)."""
+    try:
+        return launcher.launcher(compiler(), build_folder(), _BUILD_LIMITS, _BUILD_SECONDS)
+    except (UnsupportedError, OSError):
+        return None
+
+
 def _execute(executable: str, fd: int, n: int, timeout: float | None,
              what: str = "vertex shader") -> None:
     """Run the CPU build on the shared file ``fd``, given as its standard input (the runner
@@ -347,7 +356,7 @@ def _execute(executable: str, fd: int, n: int, timeout: float | None,
     try:
         size = os.fstat(fd).st_size
         done = sandbox.run([executable, str(size)], _runner_limits(limit, size, _threads()),
-                           limit, stdin=fd, keep_stderr=False)
+                           limit, stdin=fd, keep_stderr=False, launcher=_launcher())
     except OSError as e:  # not an executable any more (a damaged cache entry)
         raise UnsupportedError(f"cannot run the CPU build {executable}: {e}") from None
     except subprocess.TimeoutExpired:

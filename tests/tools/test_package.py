@@ -66,7 +66,8 @@ def test_wheel_holds_the_package_data(wheel_names):
                  "gpuia/_demos/hlsl/scene.hlsli", "gpuia/_demos/hlsl/twist.hlsl",
                  "gpuia/_demos/hlsl/instancing.hlsl", "gpuia/_demos/data/real-layouts.json",
                  "gpuia/_demos/_common.py", "gpuia/_demos/mesh.py",
-                 "gpuia/shaders/runner.cpp", "gpuia/shaders/cpu_defined.cpp"):
+                 "gpuia/shaders/runner.cpp", "gpuia/shaders/cpu_defined.cpp",
+                 "gpuia/shaders/launcher.cpp"):
         assert name in wheel_names, name
 
 
