@@ -134,6 +134,19 @@ def request_of(*parts):
     return json.loads(_canonical(parts))
 
 
+def trusted_executable(path: Path, digest: str) -> bool:
+    """Whether ``path`` is an executable gpuia built and may run: a regular file (not a link)
+    of this user's that no other user may write, executable, whose SHA-256 is ``digest`` (the
+    hash recorded when it was built)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and \
+        not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and os.access(path, os.X_OK) and \
+        file_digest(str(path)) == digest
+
+
 def file_digest(path: str) -> str | None:
     """The SHA-256 of a regular file of at most :data:`MAX_ENTRY_BYTES`; None for anything
     else (absent, a FIFO, a device, too large, unreadable)."""

@@ -34,7 +34,6 @@ import os
 import re
 import shutil
 import signal
-import stat
 import struct
 import subprocess
 import tempfile
@@ -446,15 +445,8 @@ def sound_build(built: CpuShader | None, exe: Path) -> bool:
     in the private folder), a regular file of this user's that no other user may write, with
     the hash recorded when it was built. (:func:`gpuia.hlsl.cache.load` checked every field's
     type and the request.)"""
-    if built is None or built.executable != str(exe):
-        return False
-    try:
-        info = os.lstat(exe)
-    except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and \
-        not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and os.access(exe, os.X_OK) and \
-        cache.file_digest(str(exe)) == built.digest
+    return built is not None and built.executable == str(exe) and \
+        cache.trusted_executable(exe, built.digest)
 
 
 def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:

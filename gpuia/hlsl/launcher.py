@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 import subprocess
 import threading
 from dataclasses import dataclass
@@ -52,15 +51,8 @@ class LauncherBuild:
 
 
 def _sound(built: LauncherBuild | None, exe: Path) -> bool:
-    if built is None or built.executable != str(exe):
-        return False
-    try:
-        info = os.lstat(exe)
-    except OSError:
-        return False
-    return stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and \
-        not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and os.access(exe, os.X_OK) and \
-        cache.file_digest(str(exe)) == built.digest
+    return built is not None and built.executable == str(exe) and \
+        cache.trusted_executable(exe, built.digest)
 
 
 def launcher(cxx: str, folder: Path, limits: sandbox.Limits, seconds: float) -> str | None:
