@@ -27,12 +27,14 @@ Every entry is untrusted input. Guaranteed:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import hashlib
 import json
 import os
 import stat
+import subprocess
 import threading
 import types
 import typing
@@ -132,6 +134,28 @@ def key_of(*parts) -> str:
 def request_of(*parts):
     """``parts`` as an entry records them: what :func:`load` compares, whole."""
     return json.loads(_canonical(parts))
+
+
+def build_into(target: Path, command, limits, seconds: float) -> str | None:
+    """Run the contained compile ``command(output)`` (:func:`gpuia.hlsl.sandbox.run`) with its
+    output under a temporary name beside ``target``, then rename it to ``target``: a reader never
+    sees a part-written file. Returns the output's SHA-256, None when the compile fails, times
+    out or makes no regular file (the temporary file is removed whatever happens)."""
+    from . import sandbox  # noqa: PLC0415 - the sandbox is needed only to build
+
+    tmp = target.parent / f".{target.name}.{os.getpid()}.build"
+    try:
+        try:
+            done = sandbox.run(command(str(tmp)), limits, seconds)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        digest = file_digest(str(tmp)) if done.returncode == 0 else None
+        if digest is not None:
+            os.replace(tmp, target)
+        return digest
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def trusted_executable(path: Path, digest: str) -> bool:

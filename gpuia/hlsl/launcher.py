@@ -22,9 +22,7 @@ the same containment.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,17 +84,6 @@ def _build(cxx: str, text: str, folder: Path, exe: Path, limits: sandbox.Limits,
     src = folder / f"{exe.name}.cpp"
     if not cache.write_atomic(src, text.encode("utf-8")):
         return None
-    tmp = folder / f".{exe.name}.{os.getpid()}.build"
-    try:
-        try:
-            done = sandbox.run([cxx, *FLAGS, "-o", str(tmp), str(src)], limits, seconds)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        digest = cache.file_digest(str(tmp)) if done.returncode == 0 else None
-        if digest is None:
-            return None
-        os.replace(tmp, exe)
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-    return LauncherBuild(str(exe), digest)
+    digest = cache.build_into(exe, lambda out: [cxx, *FLAGS, "-o", out, str(src)], limits,
+                              seconds)
+    return None if digest is None else LauncherBuild(str(exe), digest)

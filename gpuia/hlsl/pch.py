@@ -23,12 +23,10 @@ compiler's) makes it read the header's text, which is the same program.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
 import stat
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,18 +97,7 @@ def _build(cxx: str, flags: tuple[str, ...], text: str, header: Path, gch: Path,
     data = text.encode("utf-8")
     if not cache.write_atomic(header, data):
         return None
-    tmp = header.parent / f".{gch.name}.{os.getpid()}.build"
-    try:
-        try:
-            done = sandbox.run([cxx, *flags, "-x", "c++-header", "-o", str(tmp), str(header)],
-                               limits, seconds)
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        digest = cache.file_digest(str(tmp)) if done.returncode == 0 else None
-        if digest is None:
-            return None
-        os.replace(tmp, gch)
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-    return PchRecord(hashlib.sha256(data).hexdigest(), digest)
+    digest = cache.build_into(
+        gch, lambda out: [cxx, *flags, "-x", "c++-header", "-o", out, str(header)], limits,
+        seconds)
+    return None if digest is None else PchRecord(hashlib.sha256(data).hexdigest(), digest)
