@@ -314,6 +314,17 @@ _LOADS = {("texture1d", False): "{f}(vec2<i32>(i32({a[0]}), 0), 0, i32({a[1]}))"
           ("texture3d", False): "{f}(vec3<i32>({a[0]}), 0, i32({a[1]}))"}
 
 
+def _float_slice(arg: str, t: ShaderTexture, call: str, what: str) -> str:
+    """The float slice inside Slang's ``gpuia_d3d_ftoi(...)`` of an array read's slice
+    argument (Slang truncates it; gpuia rounds it as D3D does); InvalidDescError naming the
+    call when Slang emitted another form."""
+    m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", arg, re.S)
+    if m is None:
+        raise InvalidDescError(what, f"resource {t.name}", arg.strip(),
+                               f"gpuia expected Slang's float slice of {call}")
+    return m.group(1)
+
+
 def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
             what: str, consts: dict[str, str]) -> str:
     """``textureSampleLevel`` with the sampler's emulated state (MIRROR_ONCE's clamped
@@ -332,11 +343,8 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
         off = f", vec{len(values)}<i32>({', '.join(map(str, values))})"
     if not t.array:
         return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {lod}{off})"
-    m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
-    if m is None:
-        raise InvalidDescError(what, f"resource {t.name}", args[2].strip(),
-                               "gpuia expected Slang's float slice of SampleLevel")
-    return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({m.group(1)}), {lod}{off})"
+    slice_ = _float_slice(args[2], t, "SampleLevel", what)
+    return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({slice_}), {lod}{off})"
 
 
 # The offset's components per shape: D3D's aoffimmi(u, v, w), v and w ignored for a Texture1D
@@ -387,11 +395,8 @@ def _compare(args: list[str], t: ShaderTexture, layer: str, registers: dict[str,
     uv = f"vec2<f32>({args[1]}, 0.5)" if t.dimension == "texture1d" else args[1]  # rules 17.8
     if not t.array:
         return f"gpuia_tex_cmp{t.index}({r}u, {uv}, {args[2]}, {offset})"
-    m = re.fullmatch(r"\s*gpuia_d3d_ftoi\s*\((.*)\)\s*", args[2], re.S)
-    if m is None:
-        raise InvalidDescError(what, f"resource {t.name}", args[2].strip(),
-                               "gpuia expected Slang's float slice of SampleCmpLevelZero")
-    return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {m.group(1)}, {args[3]}, {offset})"
+    slice_ = _float_slice(args[2], t, "SampleCmpLevelZero", what)
+    return f"gpuia_tex_cmp{t.index}({r}u, {args[1]}, {slice_}, {args[3]}, {offset})"
 
 
 def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[str, int],
