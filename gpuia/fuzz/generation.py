@@ -187,11 +187,24 @@ class Drawers:
                  step: int = 1):
         import multiprocessing
 
+        from gpuia.util.interrupt import signals_held
+
         self.args = (mode, so, run_seed)
         self.gs = gs
         self.ahead = processes
         self.step = step  # the run's chunks are k, k + step, ... (--shard)
-        self._pool = multiprocessing.get_context("spawn").Pool(processes)
+        # A signal in the middle of starting a child would leave it half told what to run: it
+        # dies printing multiprocessing's EOFError on the user's stderr.
+        pool = None
+        try:
+            with signals_held():
+                pool = multiprocessing.get_context("spawn").Pool(processes)
+        except BaseException:
+            if pool is not None:  # the signal came while they started: none is left behind
+                pool.terminate()
+                pool.join()
+            raise
+        self._pool = pool
         self._pending: dict[int, Drawn] = {}
 
     def chunk(self, k: int) -> Drawn:

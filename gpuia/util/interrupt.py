@@ -32,7 +32,7 @@ import threading
 import time
 
 __all__ = ["Interrupted", "ending_on_signals", "received", "exit_status", "describe",
-           "stopped_on_signal", "worker_env", "exit_with_parent"]
+           "stopped_on_signal", "signals_held", "worker_env", "exit_with_parent"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: int | None = None
@@ -49,6 +49,7 @@ class Interrupted(KeyboardInterrupt):
 
 _deferred = False  # the first signal landed in the import machinery and comes again
 _REDELIVER_SECONDS = 0.01
+_holding = 0  # inside signals_held: the first signal is raised when the block ends
 
 
 def _handler(signum, frame):
@@ -68,6 +69,8 @@ def _handler(signum, frame):
         threading.Timer(_REDELIVER_SECONDS, _thread.interrupt_main, (signum,)).start()
         return
     _deferred = False
+    if _holding:
+        return  # signals_held raises it when its block ends
     raise Interrupted(signum)
 
 
@@ -131,6 +134,31 @@ def stopped_on_signal(pid: int, group: bool = False):
     finally:
         del _children[token]
     if _installed and _received is not None:
+        raise Interrupted(_received)
+
+
+@contextlib.contextmanager
+def signals_held():
+    """In the main thread, the first SIGINT or SIGTERM during the block does not interrupt it:
+    registered children are still killed at once, and :class:`Interrupted` is raised when the
+    block ends. For short steps that an exception must not cut in half, such as starting a
+    process pool (a child whose start-up data was half written dies with a traceback on the
+    user's stderr). Elsewhere than the main thread, or outside :func:`ending_on_signals`, it
+    changes nothing.
+
+    Raises:
+        Interrupted: a signal came during the block.
+    """
+    global _holding
+    if not _installed or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _holding += 1
+    try:
+        yield
+    finally:
+        _holding -= 1
+    if not _holding and _received is not None:
         raise Interrupted(_received)
 
 

@@ -135,6 +135,27 @@ def test_a_signal_landing_inside_an_import_ends_the_command_just_after_it():
     assert raised.value.signum == signal.SIGTERM
 
 
+def test_a_signal_inside_a_held_block_ends_the_command_when_the_block_ends():
+    """A real SIGTERM sent to this process inside `signals_held` lets the block's every step
+    run, then raises Interrupted for that signal as the block ends (a pool never half started);
+    a nested block defers to the outermost one."""
+    from gpuia.util import interrupt
+
+    steps = []
+    with interrupt.ending_on_signals():
+        with pytest.raises(interrupt.Interrupted) as raised:
+            with interrupt.signals_held():
+                with interrupt.signals_held():
+                    os.kill(os.getpid(), signal.SIGTERM)
+                    for _ in range(20):  # the handler runs during these
+                        time.sleep(0.01)
+                    steps.append("inner")
+                steps.append("outer")
+        assert interrupt.received() == signal.SIGTERM
+    assert steps == ["inner", "outer"]
+    assert raised.value.signum == signal.SIGTERM
+
+
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_while_writing_a_result_leaves_old_or_whole_file(tmp_path, sig, status):
     """Killed while the CPU backend runs and writes a large result: exit 128 + signal, one
