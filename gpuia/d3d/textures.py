@@ -33,7 +33,8 @@ __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mi
            "SAMPLED_TEXTURE_BINDING_BASE", "SAMPLER_STATE_BINDING",
            "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS", "DIMENSIONS", "Dimension",
            "texture_slot", "slot_binding", "COMPARISON_FUNCS", "check_sampler_kind",
-           "check_compare_format"]
+           "check_compare_format", "check_view_format", "texture_layout", "RETURN_TYPES",
+           "SAMPLE_TYPE_SLOT"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
 MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
@@ -45,10 +46,13 @@ SAMPLED_TEXTURE_BINDING_BASE = SAMPLER_BINDING_BASE + SAMPLER_SLOTS
 # A Texture2DArray binds as a 2d-array view: 960 + k loaded, 976 + k sampled (below 1000).
 ARRAY_BINDING_BASE = SAMPLED_TEXTURE_BINDING_BASE + MAX_TEXTURES
 MAX_MIP_LEVELS = 15  # D3D12_REQ_MIP_LEVELS: a 16384-texel texture's chain
-# A Texture3D's layout slot: its binding (912 + k or 944 + k) plus VIEW_3D_SLOT. The bindings
-# up to 999 are all taken, so the slot, not the number, says the WebGPU view is 3d
+# A Texture3D's layout slot: its binding (912 + k or 944 + k) plus VIEW_3D_SLOT; an integer
+# texture's plus SAMPLE_TYPE_SLOT times 1 (uint) or 2 (sint). The bindings up to 999 are all
+# taken, so the slot, not the number, says the WebGPU view is 3d and the texture integer
 # (gpuia.gpu.vertex.pipelines builds the layout entry from it, binding slot_binding(slot)).
 VIEW_3D_SLOT = 4096
+SAMPLE_TYPE_SLOT = 2 * VIEW_3D_SLOT
+RETURN_TYPES = ("float", "uint", "sint")  # a slot's // SAMPLE_TYPE_SLOT; formats.shader_type
 
 
 @dataclass(frozen=True)
@@ -73,15 +77,32 @@ DIMENSIONS = {d.kind: d for d in (
 )}
 
 
-def texture_slot(binding: int, dimension: str) -> int:
+def texture_slot(binding: int, dimension: str, return_type: str = "float") -> int:
     """The @group(3) layout slot of a texture at ``binding``: the binding itself, a
-    ``texture3d``'s plus VIEW_3D_SLOT (its WebGPU view is 3d)."""
-    return binding + VIEW_3D_SLOT if dimension == "texture3d" else binding
+    ``texture3d``'s plus VIEW_3D_SLOT (its WebGPU view is 3d), a ``uint`` or ``sint`` texture's
+    (``return_type``, of :data:`RETURN_TYPES`) plus SAMPLE_TYPE_SLOT times 1 or 2 (WebGPU's
+    sample type ``uint`` or ``sint``)."""
+    return binding + VIEW_3D_SLOT * (dimension == "texture3d") + \
+        SAMPLE_TYPE_SLOT * RETURN_TYPES.index(return_type)
 
 
 def slot_binding(slot: int) -> int:
     """The binding number of a @group(3) layout slot (:func:`texture_slot`)."""
     return slot % VIEW_3D_SLOT
+
+
+def texture_layout(slot: int) -> tuple[str, str] | None:
+    """(WebGPU sample type, view dimension) of a texture's layout slot (:func:`texture_slot`),
+    None for a slot that holds no texture: a texture the shader samples is ``float``
+    (filterable), one it only loads ``unfilterable-float`` (any float format binds so), an
+    integer one ``uint`` or ``sint``; the view ``2d``, ``2d-array`` or ``3d``."""
+    kind = binding_kind(slot)
+    if "texture" not in kind:
+        return None
+    sample = RETURN_TYPES[slot // SAMPLE_TYPE_SLOT]
+    if sample == "float":
+        sample = "float" if kind.startswith("sampled") else "unfilterable-float"
+    return sample, "2d-array" if "_array" in kind else "3d" if "_3d" in kind else "2d"
 
 
 def texture_binding(index: int, sampled: bool = False, array: bool = False) -> int:
@@ -102,9 +123,12 @@ def binding_kind(binding: int) -> str:
     ``storage`` (buffer SRVs), ``texture`` (loaded only), ``sampled_texture``, the same two of
     a Texture2DArray (``texture_array``, ``sampled_texture_array``), ``sampler`` or
     ``rw_storage`` (buffer UAVs, ``gpuia.d3d.uav_bindings``); a Texture3D's slot
-    (:func:`texture_slot`) ``texture_3d`` or ``sampled_texture_3d``."""
+    (:func:`texture_slot`) ``texture_3d`` or ``sampled_texture_3d``, an integer texture's its
+    kind plus ``_uint`` or ``_sint``."""
     if binding >= VIEW_3D_SLOT:
-        return binding_kind(slot_binding(binding)) + "_3d"
+        sample = RETURN_TYPES[binding // SAMPLE_TYPE_SLOT]
+        return binding_kind(slot_binding(binding)) + "_3d" * (binding // VIEW_3D_SLOT % 2) + \
+            ("" if sample == "float" else f"_{sample}")
     if binding >= UAV_BINDING_BASE:
         return "rw_storage"
     if binding >= ARRAY_BINDING_BASE + MAX_TEXTURES:
@@ -138,11 +162,21 @@ class TextureFormat:
         """Bytes of one texel (the DXGI table's element size)."""
         return format_info(self.name).size
 
+    @property
+    def return_type(self) -> str:
+        """``float`` (FLOAT, UNORM, SNORM), ``uint`` or ``sint``: the type a shader reads the
+        format as (the DXGI table's shader type; D3D11.3 spec 19.1.3.2), one of
+        :data:`RETURN_TYPES`."""
+        return format_info(self.name).shader_type
+
 
 # r32float and rgba32float are "unfilterable-float" without the float32-filterable feature;
 # r16unorm is no core WebGPU format (wgpu's native "texture-format16bit-norm").
 # A comparison samples R32_FLOAT (float, compare_bits 0) and R16_UNORM (16 bits) of these only
 # (the D3D11.3 spec's Format List, column "Shader sample_c"; rules 17.10).
+# The _UINT and _SINT formats of 8, 16 and 32 bits and 1, 2 or 4 channels and R10G10B10A2_UINT
+# are WebGPU's core "uint" / "sint" textures of the same texels; the Format List gives them ld
+# and no sample (rules 17.12).
 TEXTURE_FORMATS = {f.name: f for f in (
     TextureFormat("R8G8B8A8_UNORM", "rgba8unorm", True),
     TextureFormat("R8_UNORM", "r8unorm", True),
@@ -150,12 +184,27 @@ TEXTURE_FORMATS = {f.name: f for f in (
     TextureFormat("R16G16_FLOAT", "rg16float", True),
     TextureFormat("R32_FLOAT", "r32float", False, None, 0),
     TextureFormat("R32G32B32A32_FLOAT", "rgba32float", False),
+    *(TextureFormat(f"{dxgi}_{kind.upper()}", f"{webgpu}{kind}", False)
+      for dxgi, webgpu in (("R8", "r8"), ("R8G8", "rg8"), ("R8G8B8A8", "rgba8"),
+                           ("R16", "r16"), ("R16G16", "rg16"), ("R16G16B16A16", "rgba16"),
+                           ("R32", "r32"), ("R32G32", "rg32"), ("R32G32B32A32", "rgba32"))
+      for kind in ("uint", "sint")),
+    TextureFormat("R10G10B10A2_UINT", "rgb10a2uint", False),
 )}
+# DXGI formats D3D12 makes textures of that WebGPU has no texture format for, with the reason
+_NO_WEBGPU_FORMAT = {f"R32G32B32_{kind}": "WebGPU has no texture format of three 32-bit "
+                                          "channels (D3D12 makes one, WebGPU cannot hold it)"
+                     for kind in ("FLOAT", "UINT", "SINT")}
 
 
 def texture_format(value, where: str) -> TextureFormat:
-    """The row of a DXGI format name (``DXGI_FORMAT_`` prefix optional); refused otherwise."""
+    """The row of a DXGI format name (``DXGI_FORMAT_`` prefix optional); refused otherwise
+    (an :class:`~gpuia.errors.UnsupportedError` with the reason for a D3D12 texture format
+    WebGPU has no texture format for: R32G32B32_FLOAT, _UINT, _SINT)."""
     name = value.upper().removeprefix("DXGI_FORMAT_") if isinstance(value, str) else value
+    if name in _NO_WEBGPU_FORMAT:
+        raise UnsupportedError(f"{where}: Format={value}: {_NO_WEBGPU_FORMAT[name]}; gpuia "
+                               f"binds textures of {', '.join(TEXTURE_FORMATS)}")
     if name not in TEXTURE_FORMATS:
         raise InvalidDescError(where, "Format", value,
                                f"gpuia binds textures of {', '.join(TEXTURE_FORMATS)}")
@@ -372,3 +421,26 @@ def check_compare_format(texture, format: str, where: str) -> None:
                                f"the vertex shader samples {texture.name} with a comparison "
                                f"sampler: D3D's Format List gives sample_c to {takes} of "
                                f"gpuia's formats (and depth formats; rules 17.10)")
+
+
+def check_view_format(texture, format: str, where: str) -> None:
+    """Refuse a texture of ``format`` at the register of the shader's ``texture``
+    (``gpuia.hlsl.textures.ShaderTexture``) when the format's return type is not the one the
+    shader declares (``Texture2D<uint4>`` reads a _UINT format, ``<int...>`` a _SINT one,
+    ``<float...>`` a FLOAT, UNORM or SNORM one): D3D validates the bound view's format against
+    the shader's resource declaration (dcl_resource, D3D11.3 spec 22.3.12; D3D12's debug
+    layer: COMMAND_LIST_DRAW_RESOURCE_RETURN_TYPE_MISMATCH), and what it reads otherwise is
+    undefined (rules 17.12); then :func:`check_compare_format`."""
+    have = TEXTURE_FORMATS[format].return_type
+    want = getattr(texture, "return_type", "float")
+    if have != want:
+        at = f"t{texture.register}" + (f", space{texture.space}" if texture.space else "")
+        takes = {"float": "a FLOAT, UNORM or SNORM format", "uint": "a _UINT format",
+                 "sint": "a _SINT format"}
+        raise InvalidDescError(where, "Format", format,
+                               f"the vertex shader declares {texture.name} (register {at}) "
+                               f"{texture.hlsl_type} of {want} components: bind {takes[want]} "
+                               f"there, {format} reads as {have} (a view's format must match "
+                               f"the shader's return type: dcl_resource, D3D11.3 spec "
+                               f"22.3.12; rules 17.12)")
+    check_compare_format(texture, format, where)

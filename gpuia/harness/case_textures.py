@@ -22,9 +22,9 @@ from ..d3d.textures import (
     DIMENSIONS,
     TEXTURE_FORMATS,
     SamplerDesc,
-    check_compare_format,
     check_dimensions,
     check_sampler_kind,
+    check_view_format,
     sampler_binding,
     sampler_desc,
     texture_format,
@@ -148,7 +148,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
                                    out[key].array_size,
                                    f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
                                    f"slice)")
-        check_compare_format(t, out[key].format, f"texture t{t.register}")
+        check_view_format(t, out[key].format, f"texture t{t.register}")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
             raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),
                                    f"expected every level's texels: {_texels(out[key])} of "

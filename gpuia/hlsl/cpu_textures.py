@@ -13,7 +13,10 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
 * ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``, a Texture1D's
   ``int2(x, mip)``, a Texture3D's ``int4(x, y, z, mip)``) returns the texel, or 0 in every
   component when ``mip`` is not a level of the texture, the slice not one of its slices or the
-  texel is outside it (rules 17.1, 17.7, 17.8);
+  texel is outside it (rules 17.1, 17.7, 17.8); ``operator[]`` (``tex[uint2(x, y)]``, an
+  array's ``uint3(x, y, slice)``, a Texture1D's ``uint``, a Texture3D's ``uint3``) is the
+  same read of level 0; a ``uint`` or ``int`` texture's texels are the decoded integers'
+  bits (rules 17.12);
 * ``GetDimensions`` gives level 0's size, or ``max(1, size >> mip)`` and the level count, the
   size (and an array's slice count) 0 for a ``mip`` past the last level (rules 17.2);
 * ``SampleLevel(s, uv, lod)`` by the D3D11.3 functional spec's steps (rules 17.3, 17.4, 17.6):
@@ -289,6 +292,13 @@ _TEXTURE_2D = r"""struct Texture2D
         texels.load(loc.x, loc.y, 0, 0, loc.z, &out, sizeof(T));
         return out;
     }
+    T operator[](const uint2& loc) const
+    {
+        // level 0, the location unsigned (a negative one is out of range, as ld's)
+        T out;
+        texels.load(loc.x, loc.y, 0, 0, 0, &out, sizeof(T));
+        return out;
+    }
     T SampleLevel(SamplerState s, const float2& uv, float level) const
     {
         T out;
@@ -334,6 +344,12 @@ _TEXTURE_2D_ARRAY = r"""struct Texture2DArray
         texels.load(loc.x, loc.y, 0, loc.z, loc.w, &out, sizeof(T));
         return out;
     }
+    T operator[](const uint3& loc) const
+    {
+        T out;
+        texels.load(loc.x, loc.y, 0, loc.z, 0, &out, sizeof(T));
+        return out;
+    }
     T SampleLevel(SamplerState s, const float3& loc, float level) const
     {
         T out;
@@ -369,6 +385,12 @@ _TEXTURE_1D = r"""struct Texture1D
     {
         T out;
         texels.load(loc.x, 0, 0, 0, loc.y, &out, sizeof(T));
+        return out;
+    }
+    T operator[](uint32_t x) const
+    {
+        T out;
+        texels.load(x, 0, 0, 0, 0, &out, sizeof(T));
         return out;
     }
     T SampleLevel(SamplerState s, float u, float level) const
@@ -407,6 +429,12 @@ _TEXTURE_3D = r"""struct Texture3D
     {
         T out;
         texels.load(loc.x, loc.y, loc.z, 0, loc.w, &out, sizeof(T));
+        return out;
+    }
+    T operator[](const uint3& loc) const
+    {
+        T out;
+        texels.load(loc.x, loc.y, loc.z, 0, 0, &out, sizeof(T));
         return out;
     }
     T SampleLevel(SamplerState s, const float3& uvw, float level) const

@@ -49,7 +49,12 @@ from .cbuffer import ConstantBuffer, parse_wgsl_structs, remap_wgsl
 from .escapes import refuse_escapes
 from .load_offsets import lower_load_offsets, reflected_textures
 from .reflect import EntrySignature, Leaf, entry_signature
-from .refusals import at_users_line, naga_refusal, refuse_missing_entry
+from .refusals import (
+    at_users_line,
+    naga_refusal,
+    refuse_integer_sample,
+    refuse_missing_entry,
+)
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
 from .srv import ShaderResource, shader_resources
 from .srv import rewrite as rewrite_srvs
@@ -400,6 +405,7 @@ def first_pass(source, slang_stage: str, entry_point, defs, matrix_layout, file_
 
     def no_entry(diagnostics):
         refuse_missing_entry(diagnostics, source, entry_point, defs, file_name, what)
+        refuse_integer_sample(diagnostics, source, what)  # rules 17.12
 
     preprocess_checked(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
     first = slang.run(slang.prepared.text, entry_point, "hlsl", no_entry)

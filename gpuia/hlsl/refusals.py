@@ -4,7 +4,9 @@
 source, the wrapper entry); a failure is reported where the user wrote it. Guaranteed: Slang's
 first error is one line, placed at the user's line its note names when Slang placed it in
 gpuia's wrapper (:func:`at_users_line`); an entry point the source does not define is named as
-such, with Slang's suggestion (:func:`refuse_missing_entry`); WGSL naga refuses is placed at the
+such, with Slang's suggestion (:func:`refuse_missing_entry`); a sample of an integer texture,
+which Slang refuses by a static assertion in its core module, names the texture, its register
+and rules 17.12 (:func:`refuse_integer_sample`); WGSL naga refuses is placed at the
 user's line Slang emitted it for (:func:`naga_refusal`). Where no user line is known (gpuia's own
 rewriting made the error, or naga points at Slang's core module) the refusal names no line,
 never a wrong one.
@@ -17,13 +19,18 @@ import re
 from ..errors import InvalidDescError
 from . import library, naga
 
-__all__ = ["at_users_line", "refuse_missing_entry", "naga_refusal"]
+__all__ = ["at_users_line", "refuse_missing_entry", "naga_refusal", "refuse_integer_sample"]
 
 _COMMENT_RE = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _WRAPPER_FILE = "gpuia-wrapper.hlsl"  # the #line name of gpuia.hlsl.wrapper's text
 # Slang's E40012 ("expected a compile-time constant") quoting a line that offsets a texture read
 _OFFSET_CALL_RE = re.compile(r"\|[^\n]*\.\s*(?:SampleLevel|SampleCmpLevelZero|Load)\s*\(")
 _USE_NOTE_RE = re.compile(r"note: see using of '([^']+)'\s*\n\s*-->\s*(\S+:\d+:\d+)")
+# Slang's static assertion at a sample of a Texture*<uint...> or <int...>: the call its note
+# names, where, and the quoted line
+_INT_SAMPLE_RE = re.compile(r"supports only float and half type textures.*?note: see call to "
+                            r"'(\w+)'\s*\n\s*-->\s*(\S+:\d+:\d+)\s*\n(?:\s*\|\s*\n)?"
+                            r"\s*\d+\s*\|([^\n]*)", re.S)
 
 
 def at_users_line(diagnostics: str) -> str:
@@ -103,3 +110,23 @@ def naga_refusal(message: str, with_lines, prepared, source: str, what: str
                                                      f"run it (write the line otherwise)")
     err.diagnostics = message
     return err
+
+
+def refuse_integer_sample(diagnostics: str, source: str, what: str) -> None:
+    """Refuse a compile whose ``diagnostics`` hold Slang's static assertion at a
+    ``SampleLevel``, ``SampleCmpLevelZero`` (or other sample) of an integer texture, naming the
+    texture, its register (read from ``source``'s declaration, when it has one) and the rule;
+    nothing happens for any other failure."""
+    m = _INT_SAMPLE_RE.search(diagnostics)
+    if m is None:
+        return
+    call, where, line = m.groups()
+    named = re.search(rf"(\w+)\s*\.\s*{re.escape(call)}\s*\(", line)
+    name = named.group(1) if named else "the texture"
+    reg = re.search(rf"(?<!\w){re.escape(name)}\s*:\s*register\s*\(\s*(t\d+)\s*(?:,\s*"
+                    rf"(space\d+)\s*)?\)", _COMMENT_RE.sub(" ", source)) if named else None
+    at = f" (register {', '.join(g for g in reg.groups() if g)})" if reg else ""
+    raise InvalidDescError(what, where, f"{name}.{call}",
+                           f"{name}{at} is a uint or int texture, which D3D does not sample: "
+                           f"its _UINT and _SINT formats take ld (Load) only, no sample, "
+                           f"sample_c or gather (the D3D11.3 Format List; rules 17.12)")

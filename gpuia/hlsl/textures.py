@@ -2,11 +2,13 @@
 them (docs/resources.md, rules 17).
 
 gpuia binds ``Texture1D<T>``, ``Texture2D<T>``, ``Texture2DArray<T>`` and ``Texture3D<T>`` (T a
-float scalar or vector) at ``register(tN, spaceS)`` (the t namespace of the buffer SRVs,
-``gpuia.hlsl.srv``: one register holds one of them) and ``SamplerState`` at ``register(sN)``
-(N 0..15, space 0). Guaranteed, in the WGSL :func:`rewrite` makes of Slang's, whose binding
-numbers it never trusts (Slang gives a texture and a sampler one number at times: each is
-rebound by its name from the reflection):
+float, uint or int scalar or vector; an integer texture is WebGPU's ``texture_2d<u32>`` or
+``<i32>``, bound with sample type ``uint`` or ``sint``: its layout slot,
+:func:`gpuia.d3d.textures.texture_slot`, rules 17.12) at ``register(tN, spaceS)`` (the t
+namespace of the buffer SRVs, ``gpuia.hlsl.srv``: one register holds one of them) and
+``SamplerState`` at ``register(sN)`` (N 0..15, space 0). Guaranteed, in the WGSL
+:func:`rewrite` makes of Slang's, whose binding numbers it never trusts (Slang gives a texture
+and a sampler one number at times: each is rebound by its name from the reflection):
 
 * the shader's k-th texture (by space, then register) is ``@group(3) @binding(912 + k)``,
   ``944 + k`` when the shader samples it (bound filterable), an array's ``960 + k`` and
@@ -38,14 +40,16 @@ rebound by its name from the reflection):
   when bound: ``gpuia.d3d.textures.check_sampler_kind``). A ``Load``'s offset is lowered in
   the source before (``gpuia.hlsl.load_offsets``).
 
-Refused, naming the resource: a texture of ``uint`` or ``int``, a multisampled texture, a
-``Texture1DArray`` (Slang's WGSL has none), a ``TextureCube`` or ``TextureCubeArray`` (rules
-17.9: :func:`texture_refusal` gives the reason), more than 16 textures, a texture in a register
-a buffer SRV takes, a sampler past s15 or outside space 0, ``SampleCmp`` (a pixel shader's
-only), a comparison of a Texture3D, a texel offset outside [-8, 7] or not of integer literals
-(rules 17.11), any other
-use of a texture (``Sample``, ``Gather``, ``GatherCmp``, ``CalculateLevelOfDetail``) or a
-sampler.
+Refused, naming the resource: a texture of another scalar than float, uint or int (Slang
+refuses double and bool itself; half is float), a ``SampleLevel`` or ``SampleCmpLevelZero``
+of an integer texture (D3D's Format List gives integer formats ``ld`` only, rules 17.12;
+Slang's static assertion of it is said so by ``gpuia.hlsl.refusals``), a multisampled
+texture, a ``Texture1DArray`` (Slang's WGSL has none), a ``TextureCube`` or
+``TextureCubeArray`` (rules 17.9: :func:`texture_refusal` gives the reason), more than 16
+textures, a texture in a register a buffer SRV takes, a sampler past s15 or outside space 0,
+``SampleCmp`` (a pixel shader's only), a comparison of a Texture3D, a texel offset outside
+[-8, 7] or not of integer literals (rules 17.11), any other use of a texture (``Sample``,
+``Gather``, ``GatherCmp``, ``CalculateLevelOfDetail``) or a sampler.
 """
 
 from __future__ import annotations
@@ -102,6 +106,7 @@ class ShaderTexture:
     array: bool = False  # a Texture2DArray
     dimension: str = "texture2d"
     compared: bool = False  # read by SampleCmpLevelZero (rules 17.10)
+    return_type: str = "float"  # T's scalar: float, uint or int as "sint" (rules 17.12)
 
     @property
     def binding(self) -> int:
@@ -110,7 +115,12 @@ class ShaderTexture:
     @property
     def slot(self) -> int:
         """Its @group(3) layout slot (:func:`gpuia.d3d.textures.texture_slot`)."""
-        return texture_slot(self.binding, self.dimension)
+        return texture_slot(self.binding, self.dimension, self.return_type)
+
+    @property
+    def wgsl_scalar(self) -> str:
+        """WGSL's scalar of what it reads: ``f32``, ``u32`` or ``i32``."""
+        return _WGSL_SCALARS[self.return_type]
 
     @property
     def hlsl_type(self) -> str:
@@ -152,17 +162,24 @@ def texture_refusal(param: dict) -> str | None:
     return _REFUSED.get((t.get("baseShape"), bool(t.get("array"))))
 
 
-def _components(t: dict, where: str, what: str) -> int:
+# Slang's reflection scalarType of a texture's T -> its return type (gpuia.d3d.textures)
+_RETURN_TYPES = {"float32": "float", "uint32": "uint", "int32": "sint"}
+_WGSL_SCALARS = {"float": "f32", "uint": "u32", "sint": "i32"}
+
+
+def _components(t: dict, where: str, what: str) -> tuple[int, str]:
+    """(the components of a texture's T, its return type)."""
     result = t.get("resultType", {})
     kind = result.get("kind")
     scalar = (result.get("elementType", {}) if kind == "vector" else result).get("scalarType")
-    if t.get("multisample") or scalar != "float32":
+    if t.get("multisample") or scalar not in _RETURN_TYPES:
         shape = str(t.get("baseShape", "texture")).replace("texture", "Texture", 1)
         raise InvalidDescError(what, where, shape + ("Array" if t.get("array") else ""),
                                "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> and "
-                               "Texture3D<T> of float scalars and vectors (no multisampled, "
-                               "uint or int textures yet; docs/resources.md)")
-    return int(result.get("elementCount", 1)) if kind == "vector" else 1
+                               "Texture3D<T> of float, uint and int scalars and vectors (no "
+                               "multisampled textures; docs/resources.md)")
+    return (int(result.get("elementCount", 1)) if kind == "vector" else 1,
+            _RETURN_TYPES[scalar])
 
 
 def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
@@ -196,7 +213,7 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
             raise InvalidDescError(what, where, m.group(2).strip(), refusal or
                                    "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> "
                                    "and Texture3D<T> only (docs/resources.md)")
-        components = _components(t, where, what)
+        components, return_type = _components(t, where, what)
         if space >= SRV_SPACES or register >= SRV_SLOTS:
             raise InvalidDescError(what, where, f"register(t{register}, space{space})",
                                    f"gpuia binds t0..t{SRV_SLOTS - 1} of space0..space"
@@ -206,17 +223,17 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
                                    "a buffer SRV takes this register: a t register holds one "
                                    "shader resource view (rules 17.5)")
         textures.append((space, register, name, components, m.group(1), bool(t.get("array")),
-                         SHAPES[t["baseShape"]]))
+                         SHAPES[t["baseShape"]], return_type))
     if len(textures) > MAX_TEXTURES:
         raise InvalidDescError(what, "textures", len(textures),
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
-    offsets = _offset_samplers(code, {var: array for *_, var, array, _dim in textures})
+    offsets = _offset_samplers(code, {var: array for *_, var, array, _dim, _r in textures})
     samplers = [replace(s, offset=s.var in offsets) for s in samplers]
     return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array, dim,
-                                _sampled(code, var, "textureSampleCompareLevel"))
-                  for k, (space, reg, name, c, var, array, dim) in enumerate(textures)),
+                                _sampled(code, var, "textureSampleCompareLevel"), ret)
+                  for k, (space, reg, name, c, var, array, dim, ret) in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
 
 
@@ -425,6 +442,10 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
                                "SampleCmpLevelZero (rules 17.10)")
     code = _rewrite_calls(code, "textureSampleCompareLevel", var, lambda a: _compare(
         a, t, layer, registers, what, consts))
+    if t.return_type != "float" and (t.sampled or t.compared):  # Slang refuses it first
+        raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
+                               "D3D samples FLOAT, UNORM and SNORM formats only: an integer "
+                               "texture is read by Load (rules 17.12)")
     if t.compared and t.dimension == "texture3d":  # sample_c: no Texture3D (22.4.19)
         raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
                                "D3D samples a comparison of a Texture1D, Texture2D or "
@@ -445,14 +466,15 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
     slices = f"textureNumLayers({var})" if t.array else "1u"
     fetch = f"textureLoad({var}, c, z, level)" if t.array else f"textureLoad({var}, c, level)"
     n = 3 if t.dimension == "texture3d" else 2
+    vec4 = f"vec4<{t.wgsl_scalar}>"  # vec4<T>(): 0 in every component, of T's scalar
     helper = (
         f"fn {dims}(level : u32) -> vec{n}<u32>\n{{\n"
         f"    if (level >= textureNumLevels({var})) {{ return vec{n}<u32>(0u); }}\n"
         f"    return max(vec{n}<u32>(1u), textureDimensions({var}) >> vec{n}<u32>(level));\n}}\n"
-        f"fn {load}(c : vec{n}<i32>, z : i32, level : i32) -> vec4<f32>\n{{\n"
-        f"    if (level < 0 || z < 0 || u32(z) >= {slices}) {{ return vec4<f32>(0.0); }}\n"
+        f"fn {load}(c : vec{n}<i32>, z : i32, level : i32) -> {vec4}\n{{\n"
+        f"    if (level < 0 || z < 0 || u32(z) >= {slices}) {{ return {vec4}(); }}\n"
         f"    let d = vec{n}<i32>({dims}(u32(level)));\n"
-        f"    if (any(c < vec{n}<i32>(0)) || any(c >= d)) {{ return vec4<f32>(0.0); }}\n"
+        f"    if (any(c < vec{n}<i32>(0)) || any(c >= d)) {{ return {vec4}(); }}\n"
         f"    return {fetch};\n}}")
     if t.array:  # D3D: the layer count 0 past the last level; a sampled slice rounded to
         # nearest even (WGSL's round) and clamped to the slices (a NaN: slice 0)

@@ -44,7 +44,10 @@ def test_structured_and_raw_are_bound_by_register():
      "return A[id].b ? A[id].a : 0;", "a bool is 4 bytes in D3D"),
     ("Texture2DMS<float4> T : register(t0);", "return T.Load(int2(0, 0), 0);",
      "no multisampled"),
-    ("Texture2D<uint4> T : register(t0);", "return T.Load(int3(0, 0, 0));", "uint or int"),
+    # an integer texture is loaded, not sampled (rules 17.12)
+    ("Texture2D<uint4> T : register(t2, space1); SamplerState S : register(s0);",
+     "return T.SampleLevel(S, float2(0, 0), 0);",
+     "T (register t2, space1) is a uint or int texture"),
     ("TextureCube T : register(t0); SamplerState S : register(s0);",
      "return T.SampleLevel(S, float3(1, 0, 0), 0);", "cube rules"),
     ("Texture1DArray T : register(t0);", "return T.Load(int3(0, 0, 0));", "no 1D array"),

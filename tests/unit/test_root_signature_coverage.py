@@ -161,6 +161,12 @@ def test_texture_and_sampler_rows():
          "max_samplers_per_shader_stage")]
     sampled = ShaderBinding("t", 0, 0, 1, "texture", "HeightMap", binding=944)
     assert webgpu_bindings(sig, cover(sig, [sampled]), {})[0]["texture"] == "float 2d"
+    # an integer texture's slot: 912 + 8192 (uint) or + 16384 (sint), + 4096 for a 3d view
+    # (gpuia.d3d.textures.texture_slot); its row has binding 912 and WebGPU's sample type
+    for slot, kind in ((912 + 8192, "uint 2d"), (912 + 4096 + 16384, "sint 3d")):
+        ints = ShaderBinding("t", 0, 0, 1, "texture", "Indices", binding=slot)
+        [row] = webgpu_bindings(sig, cover(sig, [ints]), {})
+        assert (row["binding"], row["texture"]) == (912, kind)
 
 
 def test_texture_and_sampler_limits():

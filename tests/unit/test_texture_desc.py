@@ -15,6 +15,7 @@ from gpuia.d3d.textures import (
     sampler_desc,
     slot_binding,
     texture_format,
+    texture_layout,
     texture_slot,
 )
 from gpuia.errors import InvalidDescError, UnsupportedError
@@ -57,6 +58,42 @@ def test_mirror_once_on_w_and_the_volume_slot():
     slot = texture_slot(944, "texture3d")
     assert slot_binding(slot) == 944 and binding_kind(slot) == "sampled_texture_3d"
     assert binding_kind(texture_slot(912, "texture3d")) == "texture_3d"
+
+
+def test_integer_texture_slots_and_layouts():
+    # an integer texture's slot: its binding plus 8192 (uint) or 16384 (sint), plus 4096 for a
+    # 3d view; WebGPU's sample type uint or sint, the view the shape's (rules 17.12)
+    assert texture_slot(912, "texture2d", "uint") == 912 + 8192
+    assert texture_slot(960, "texture2d", "sint") == 960 + 16384
+    assert texture_slot(913, "texture3d", "sint") == 913 + 4096 + 16384
+    for binding, dimension, ret, kind, layout in (
+            (912, "texture2d", "uint", "texture_uint", ("uint", "2d")),
+            (912, "texture1d", "sint", "texture_sint", ("sint", "2d")),
+            (961, "texture2d", "uint", "texture_array_uint", ("uint", "2d-array")),
+            (914, "texture3d", "sint", "texture_3d_sint", ("sint", "3d")),
+            (914, "texture3d", "float", "texture_3d", ("unfilterable-float", "3d")),
+            (944, "texture2d", "float", "sampled_texture", ("float", "2d")),
+            (976, "texture2d", "float", "sampled_texture_array", ("float", "2d-array"))):
+        slot = texture_slot(binding, dimension, ret)
+        assert (slot_binding(slot), binding_kind(slot), texture_layout(slot)) == \
+            (binding, kind, layout), (binding, dimension, ret)
+    assert texture_layout(928) is None  # a sampler's binding
+    assert texture_layout(0) is None  # a root constant buffer's
+
+
+def test_integer_formats():
+    # DXGI _UINT / _SINT read as WebGPU's ...uint / ...sint textures of the same texels
+    for name, webgpu, ret, size in (("R8_UINT", "r8uint", "uint", 1),
+                                    ("R8G8B8A8_SINT", "rgba8sint", "sint", 4),
+                                    ("R16G16_SINT", "rg16sint", "sint", 4),
+                                    ("R32G32B32A32_UINT", "rgba32uint", "uint", 16),
+                                    ("R10G10B10A2_UINT", "rgb10a2uint", "uint", 4),
+                                    ("R16_UNORM", "r16unorm", "float", 2)):
+        fmt = texture_format(name, "t")
+        assert (fmt.webgpu, fmt.return_type, fmt.size) == (webgpu, ret, size)
+        assert not fmt.filterable or ret == "float"
+    with pytest.raises(UnsupportedError, match="three 32-bit channels"):
+        texture_format("R32G32B32_SINT", "t")
 
 
 @pytest.mark.parametrize("args, field, says", [

@@ -45,9 +45,9 @@ from ..textures import (
     MAX_TEXTURES,
     SAMPLER_SLOTS,
     SAMPLER_STATE_BINDING,
-    binding_kind,
     sampler_binding,
     slot_binding,
+    texture_layout,
 )
 from ..uav_bindings import UAV_SLOTS
 from .coverage import ShaderBinding
@@ -81,10 +81,11 @@ class _KindBinding:
 
 def _texture_type(binding: int | None) -> str:
     """A texture binding's sample type and view (gpuia.gpu.vertex.pipelines binds one the
-    shader samples filterable, one it only loads unfilterable)."""
-    kind = binding_kind(int(binding or 0))  # a Texture3D's slot (gpuia.d3d.textures.texture_slot)
-    return ("float" if kind.startswith("sampled") else "unfilterable-float") + \
-        (" 2d-array" if kind.endswith("array") else " 3d" if kind.endswith("3d") else " 2d")
+    shader samples filterable, one it only loads unfilterable, an integer one uint or sint)."""
+    # a Texture3D's or an integer texture's slot (gpuia.d3d.textures.texture_slot)
+    layout = texture_layout(int(binding or 0))
+    assert layout is not None, binding
+    return " ".join(layout)
 
 
 BINDINGS = {

@@ -501,8 +501,9 @@ class Context(QueryCalls):
         MostDetailedMip 0, every level) in a descriptor table at that register gives
         (docs/resources.md). A t register holds a texture or a buffer SRV, never both (the
         shader's compile refuses it). Raises InvalidDescError for a register past t127 or
-        space6, or no texture of this device; a draw refuses a released texture and one of
-        another dimension than the shader's (an SRV's dimension is its resource's).
+        space6, or no texture of this device; a draw refuses a released texture, one of
+        another dimension than the shader's (an SRV's dimension is its resource's) and one
+        whose format's return type (float, uint, int) is not the shader's (rules 17.12).
 
         Arguments:
             shader_register (int): N of ``register(tN)``, 0..127.

@@ -16,7 +16,9 @@ override one: the static sampler is bound itself, :attr:`TextureState.static`), 
 texture, a texture the shader samples whose format WebGPU does not filter on this device
 (R32_FLOAT and R32G32B32A32_FLOAT without ``float32-filterable``), a sampler of the other kind
 than the shader's (a COMPARISON_ filter exactly for a SamplerComparisonState) and a texture the
-shader compares whose format sample_c does not take, or a UNORM one (rules 17.10). A comparison
+shader compares whose format sample_c does not take, or a UNORM one (rules 17.10), a texture
+whose format's return type (float, uint, sint) is not the one the shader declares (rules
+17.12). A comparison
 sampler binds no WebGPU sampler: its state words are its binding.
 """
 
@@ -30,8 +32,8 @@ from ...d3d.textures import (
     SAMPLER_STATE_BINDING,
     TEXTURE_FORMATS,
     SamplerDesc,
-    check_compare_format,
     check_sampler_kind,
+    check_view_format,
     sampler_desc,
 )
 from ...errors import InvalidDescError, UnsupportedError
@@ -92,6 +94,7 @@ class TextureState:
             if tex.released:
                 raise InvalidDescError("draw", f"texture {at}", tex, "was released")
             fmt = TEXTURE_FORMATS[tex.format]
+            check_view_format(t, fmt.name, f"draw: texture {at}")  # rules 17.12, 17.10
             if t.sampled and not fmt.filterable and not self.device.caps.float32_filterable:
                 raise UnsupportedError(
                     f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name}, "
@@ -107,7 +110,6 @@ class TextureState:
                 raise InvalidDescError("draw", f"texture {at}", tex.array_size,
                                        f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
                                        f"slice): bind a texture of one slice there")
-            check_compare_format(t, fmt.name, f"draw: texture {at}")
             if t.compared and fmt.compare_bits:
                 raise UnsupportedError(
                     f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name} with "

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ...d3d.layout import InputLayout
 from ...d3d.signature import ShaderSignature
-from ...d3d.textures import binding_kind, slot_binding
+from ...d3d.textures import binding_kind, slot_binding, texture_layout
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl import ProgramSpec, vertex_program
 from ...wgsl.diagnostics import UserText, shader_diagnostic
@@ -31,22 +31,23 @@ from ..cache import remember
 from ..lifetime import device_error
 from ..targets import INTERNAL_OUTPUT, OutputState
 
-# The layout entry of each kind of @group(3) binding (gpuia.d3d.textures.binding_kind). A texture
-# the shader only loads is unfilterable-float (every format binds so); one it samples is float,
-# and every sampler filtering (which takes a point sampler too; docs/resources.md).
+# The layout entry of each kind of @group(3) binding but textures (gpuia.d3d.textures.binding_kind;
+# a texture's entry is its slot's sample type and view: texture_layout). Every sampler filtering
+# (which takes a point sampler too; docs/resources.md).
 _GROUP3_ENTRY = {
     "uniform": {"buffer": {"type": "uniform"}},
     "storage": {"buffer": {"type": "read-only-storage"}},
     "rw_storage": {"buffer": {"type": "storage"}},  # UAVs: vertex-writable-storage
-    "texture": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "2d"}},
-    "sampled_texture": {"texture": {"sample_type": "float", "view_dimension": "2d"}},
-    "texture_array": {"texture": {"sample_type": "unfilterable-float",
-                                  "view_dimension": "2d-array"}},
-    "sampled_texture_array": {"texture": {"sample_type": "float", "view_dimension": "2d-array"}},
-    "texture_3d": {"texture": {"sample_type": "unfilterable-float", "view_dimension": "3d"}},
-    "sampled_texture_3d": {"texture": {"sample_type": "float", "view_dimension": "3d"}},
     "sampler": {"sampler": {"type": "filtering"}},
 }
+
+
+def _group3_entry(slot: int) -> dict:
+    texture = texture_layout(slot)
+    if texture is None:
+        return _GROUP3_ENTRY[binding_kind(slot)]
+    return {"texture": {"sample_type": texture[0], "view_dimension": texture[1]}}
+
 
 __all__ = ["PipelineCache", "NativeKey", "PullingKey", "TARGET_FORMAT", "CBV_GROUP",
            "compile_module", "vertex_text", "checked_create", "pulled_bindings",
@@ -406,11 +407,11 @@ class PipelineCache:
 
             vis = wgpu.ShaderStage.VERTEX | wgpu.ShaderStage.FRAGMENT | wgpu.ShaderStage.COMPUTE
             # from SRV_BINDING_BASE on: the vertex shader's SRVs (gpuia.hlsl.srv), then its
-            # textures and samplers (gpuia.hlsl.textures): each kind's entry from _GROUP3_ENTRY
-            # (a Texture3D's slot is past the bindings: gpuia.d3d.textures.texture_slot)
+            # textures and samplers (gpuia.hlsl.textures): each kind's entry from _group3_entry
+            # (a Texture3D's or an integer texture's slot is past the bindings:
+            # gpuia.d3d.textures.texture_slot)
             self._bgls[key] = self.device.device.create_bind_group_layout(entries=[
-                {"binding": slot_binding(k), "visibility": vis,
-                 **_GROUP3_ENTRY[binding_kind(k)]}
+                {"binding": slot_binding(k), "visibility": vis, **_group3_entry(k)}
                 for k in slots])
         return self._bgls[key]
 
