@@ -23,7 +23,7 @@ from . import includes
 from .cbuffer import ConstantBuffer, check_32bit, constant_buffer
 from .reflect import emitted_name
 from .srv import is_bound_resource
-from .textures import is_bound_texture, texture_refusal
+from .textures import is_bound_texture, texture_refusal, texture_return_type
 from .uavs import is_bound_uav
 
 __all__ = ["resources", "refuse_used_resources", "refuse_wide", "constant_buffers",
@@ -114,10 +114,8 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                         bound = False
             elif stage == "vertex" and is_bound_texture(p):
                 t = p.get("type", {})
-                result = t.get("resultType", {})
-                bound = t.get("kind") == "samplerState" or not t.get("multisample") and \
-                    not texture_refusal(p) and \
-                    result.get("elementType", result).get("scalarType") == "float32"
+                bound = t.get("kind") == "samplerState" or \
+                    not texture_refusal(p) and texture_return_type(t) is not None
             spelled = _declaration(prepared, b["name"])[1]
             out.append({"name": b["name"],
                         "register": f"{_CLASSES[binding['kind']]}{binding.get('index', 0)}",

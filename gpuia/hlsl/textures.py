@@ -71,7 +71,7 @@ from .compare_wgsl import COMPARE_COMMON, compare_helper
 from .load_offsets import OFFSET_RANGE
 
 __all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "texture_refusal",
-           "shader_textures", "rewrite", "texel_offset"]
+           "texture_return_type", "shader_textures", "rewrite", "texel_offset"]
 
 # Slang's reflection baseShape -> the D3D12 resource dimension it reads (gpuia.d3d.textures)
 SHAPES = {"texture1D": "texture1d", "texture2D": "texture2d", "texture3D": "texture3d"}
@@ -167,19 +167,28 @@ _RETURN_TYPES = {"float32": "float", "uint32": "uint", "int32": "sint"}
 _WGSL_SCALARS = {"float": "f32", "uint": "u32", "sint": "i32"}
 
 
+def texture_return_type(t: dict) -> str | None:
+    """The return type (``float``, ``uint``, ``sint``: rules 17.12) of a texture's reflected
+    type ``t`` when gpuia binds its T (a float, uint or int scalar or vector, not
+    multisampled), else None."""
+    result = t.get("resultType", {})
+    scalar = (result.get("elementType", {}) if result.get("kind") == "vector" else result).get(
+        "scalarType")
+    return None if t.get("multisample") else _RETURN_TYPES.get(scalar)
+
+
 def _components(t: dict, where: str, what: str) -> tuple[int, str]:
     """(the components of a texture's T, its return type)."""
     result = t.get("resultType", {})
     kind = result.get("kind")
-    scalar = (result.get("elementType", {}) if kind == "vector" else result).get("scalarType")
-    if t.get("multisample") or scalar not in _RETURN_TYPES:
+    return_type = texture_return_type(t)
+    if return_type is None:
         shape = str(t.get("baseShape", "texture")).replace("texture", "Texture", 1)
         raise InvalidDescError(what, where, shape + ("Array" if t.get("array") else ""),
                                "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> and "
                                "Texture3D<T> of float, uint and int scalars and vectors (no "
                                "multisampled textures; docs/resources.md)")
-    return (int(result.get("elementCount", 1)) if kind == "vector" else 1,
-            _RETURN_TYPES[scalar])
+    return int(result.get("elementCount", 1)) if kind == "vector" else 1, return_type
 
 
 def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers

@@ -32,7 +32,8 @@ static const int4 AT[8] = { int4(0, 0, 0, 0), int4(1, 0, 1, 0), int4(3, 1, 0, 0)
                             int4(1, 0, 1, 1), int4(0, 0, 0, 1), int4(1, 0, 2, 2),
                             int4(-1, 1, 0, 0), int4(2, 1, 1, 0) };
 struct O { float4 pos : SV_Position; int2 sig : TEXCOORD0; uint4 big : TEXCOORD1;
-           int4 row : TEXCOORD2; uint4 misc : TEXCOORD3; int4 sub : TEXCOORD4; };
+           int4 row : TEXCOORD2; uint4 misc : TEXCOORD3; int4 sub : TEXCOORD4;
+           int4 index : TEXCOORD5; };
 O main(uint id : SV_VertexID) {
     O o;
     o.pos = float4(0, 0, 0, 1);
@@ -44,6 +45,7 @@ O main(uint id : SV_VertexID) {
     o.misc = uint4(Arr.Load(int4(a.x, 0, a.z, 0)), Vol.Load(int4(a.x, 0, a.z, 0)),
                    w * 100 + h * 10 + n);
     o.sub = int4(Sig[uint2(a.xy)], Sig.Load(int3(a.xy, 0), int2(1, 1)));
+    o.index = int4(Arr[uint3(a.x, 0, a.z)].y, Vol[uint3(a.x, 0, a.z)], Row[uint(a.x)].xw);
     return o;
 }
 """
@@ -91,29 +93,36 @@ SUB_WANT = np.array([(-32768, 32767, -7, -8), (-1, 0, 32767, -32768), (0, -1, 0,
                      (-1, 0, 32767, -32768), (-32768, 32767, -7, -8),
                      (-1, 0, 32767, -32768), (0, 0, 0, 0), (32767, -32768, 0, 0)],
                     _I).view(np.uint32)
+# [] of the other shapes, level 0: (Arr[x, 0, slice].y, Vol[x, 0, z], Row[x].x, Row[x].w); x = -1
+# as a uint is outside, as are slice 2 and x = 2 or 3 of Arr and Vol (2 wide)
+INDEX_WANT = np.array([(0, 65535, -1, 1), (128, 32768, -128, 1), (0, 0, 1, 1),
+                       (128, 32768, -128, 1), (0, 65535, -1, 1), (0, 0, -128, 1), (0, 0, 0, 0),
+                       (0, 0, 127, 1)], _I).view(np.uint32)
 
 
 def load_case_doc(resources=None):
     return texture_case_doc("texture_integers", LOAD, 8, resources or [SIG, BIG, ROW, ARR, VOL],
-                            [(0, 2), (1, 4), (2, 4), (3, 4), (4, 4)])
+                            [(0, 2), (1, 4), (2, 4), (3, 4), (4, 4), (5, 4)])
 
 
 def test_integer_textures_load_on_cpu_reference():
     case = load_case(load_case_doc())
     cpu = shader_outputs(case, run_reference(case))
     for key, want in (("TEXCOORD0", SIG_WANT), ("TEXCOORD1", BIG_WANT), ("TEXCOORD2", ROW_WANT),
-                      ("TEXCOORD3", MISC_WANT), ("TEXCOORD4", SUB_WANT)):
+                      ("TEXCOORD3", MISC_WANT), ("TEXCOORD4", SUB_WANT),
+                      ("TEXCOORD5", INDEX_WANT)):
         np.testing.assert_array_equal(cpu[key], want, err_msg=key)
 
 
 def test_integer_textures_load_on_gpu(gpu_device):
     case = load_case(load_case_doc())
-    so = so_words(run_case_so_gpu(case, gpu_device), 8, 18)
+    so = so_words(run_case_so_gpu(case, gpu_device), 8, 22)
     np.testing.assert_array_equal(so[:, :2], SIG_WANT)
     np.testing.assert_array_equal(so[:, 2:6], BIG_WANT)
     np.testing.assert_array_equal(so[:, 6:10], ROW_WANT)
     np.testing.assert_array_equal(so[:, 10:14], MISC_WANT)
-    np.testing.assert_array_equal(so[:, 14:], SUB_WANT)
+    np.testing.assert_array_equal(so[:, 14:18], SUB_WANT)
+    np.testing.assert_array_equal(so[:, 18:], INDEX_WANT)
     result = cross_check(case, [gpu_device], ("native", "pulling"))
     assert result.ok, result.text()
 
@@ -280,3 +289,15 @@ def test_the_context_api_binds_integer_textures_and_refuses_a_mismatch(gpu_devic
         FLOAT_LOAD.replace("float4> Heights", "int4> Heights").replace("float4 v", "int4 v"))))
     ctx.draw_instanced(1)  # Texture2D<int4> reads R32_SINT
     ctx.flush()
+
+
+def test_the_index_operator_of_a_float_texture_too(gpu_device):
+    # tex[uint2(x, y)] is level 0's Load on the CPU reference too (a float texture's also):
+    # R32_FLOAT texels 1.5 and -2 read (v, 0, 0, 1); x = 2 is outside the 2x1 texture: 0
+    hlsl = FLOAT_LOAD.replace("Heights.Load(int3(0, 0, 0))", "Heights[uint2(id, 0)]")
+    texture = {**_one("R32_FLOAT", "", 0), "width": 2,
+               "data": {"dtype": "float32", "values": [1.5, -2]}}
+    case = load_case(texture_case_doc("t", hlsl, 3, [texture], [(0, 4)]))
+    want = np.array([(1.5, 0, 0, 1), (-2, 0, 0, 1), (0, 0, 0, 0)], np.float32).view(np.uint32)
+    np.testing.assert_array_equal(shader_outputs(case, run_reference(case))["TEXCOORD0"], want)
+    np.testing.assert_array_equal(so_words(run_case_so_gpu(case, gpu_device), 3, 4), want)

@@ -7,6 +7,8 @@ after a float at offset 0 followed by a float4 sits at 4 in D3D and 16 in WGSL.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from gpuia.errors import CaseError, InvalidDescError
@@ -238,3 +240,20 @@ def test_gpuia_shader_lists_texture_dimensions():
                     "RA": ("t2", "Texture1DArray<float4>", False),
                     "C": ("t3", "TextureCube<float4>", False),
                     "S": ("s0", "SamplerState", True)}
+
+
+def test_gpuia_shader_lists_integer_textures_as_bound():
+    """uint and int textures are bound (rules 17.12); a multisampled one is not."""
+    from gpuia.harness.shader_info import describe_hlsl, shader_text
+
+    text = ("Texture2D<uint4> U : register(t0); Texture2DArray<int2> I : register(t1, space2);\n"
+            "Texture2DMS<uint4> M : register(t2);\n"
+            "uint4 main(uint id : SV_VertexID) : TEXCOORD0 { return U.Load(int3(id, 0, 0))"
+            " + uint4(I.Load(int4(0, 0, 0, 0)), 0, 0) + M.Load(int2(0, 0), 0); }\n")
+    doc = describe_hlsl("d.hlsl", text, "main", None)
+    rows = {r["name"]: (r["register"], r["space"], r["type"], r["bound"])
+            for r in doc["resources"]}
+    assert rows == {"U": ("t0", 0, "Texture2D<uint4>", True),
+                    "I": ("t1", 2, "Texture2DArray<int2>", True),
+                    "M": ("t2", 0, "Texture2DMS<uint4>", False)}
+    assert re.search(r"\bU\s+Texture2D<uint4>\s+-\s+yes\n", shader_text(doc))
