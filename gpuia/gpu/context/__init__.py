@@ -864,8 +864,15 @@ class Context(QueryCalls):
         return self._drawing.end_gs_capture()
 
     @guarded
-    def end_capture(self) -> Capture:
+    def end_capture(self, windows: bool = False) -> Capture:
         """Encode and run the captured draws and read back what they received.
+
+        Arguments:
+            windows (bool): on the storage route, run nothing yet: the capture's ``windows``
+                (:class:`~gpuia.gpu.context.capture.CaptureWindows`) reads any range of its
+                records when asked, each read running the draws once more, so that a large
+                capture is never whole in host memory. The context must draw nothing else
+                until those reads are done. Ignored on the targets route. Default False.
 
         Returns:
             The :class:`Capture`: per recorded draw its records, and the invocations D3D would
@@ -877,4 +884,4 @@ class Context(QueryCalls):
                 than one storage binding (``storage``) or texture (``targets``) holds, or wgpu
                 refused them. The capture is over either way.
         """
-        return self._drawing.end_capture()
+        return self._drawing.end_capture(windows)

@@ -32,7 +32,7 @@ _FLAG, _ELEMENTS = CAPTURE_RECORD.word("flag"), CAPTURE_RECORD.word("elements")
 _UNEXPECTED, _MAX_VERTEX_INDEX = (CAPTURE_ERRORS.word(n)
                                   for n in ("unexpected", "max_vertex_index"))
 
-__all__ = ["Capture", "CaptureRecord", "CaptureSession", "sorted_unique"]
+__all__ = ["Capture", "CaptureRecord", "CaptureSession", "CaptureWindows", "sorted_unique"]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -111,6 +111,8 @@ class Capture:
         unexpected_max_vertex_index (int): the highest vertex index of those invocations.
         element_count (int): the elements of the draws' input layout (the record size
             follows from it).
+        windows (CaptureWindows): what ``end_capture(windows=True)`` gives on the storage
+            route instead of ``words``: reads any range of the records; None otherwise.
     """
 
     records: list = field(default_factory=list)
@@ -118,6 +120,8 @@ class Capture:
     unexpected: int = 0
     unexpected_max_vertex_index: int = 0
     element_count: int = 0
+    # Set instead of ``words`` by ``end_capture(windows=True)``: reads ranges of records.
+    windows: CaptureWindows | None = None
 
 
 class CaptureSession:
@@ -170,13 +174,20 @@ class CaptureSession:
             return HOST_INDEX_LIMIT
         return self.device.caps.max_storage_buffer_binding_size // (4 * record_words(elements))
 
-    def end(self) -> Capture:
-        """Encode and run the recorded draws; returns what they received."""
+    def end(self, windows: bool = False) -> Capture:
+        """Encode and run the recorded draws; returns what they received. With ``windows``
+        (storage route only) nothing runs yet: the capture's ``windows`` reads any range of
+        its records on demand (:class:`CaptureWindows`)."""
         if self.current is None:
             raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
         cap, records = self.current, self.records
         self.current, self.records = None, []
         if not records:
+            return cap
+        if windows and self.recorder.capture_route == "storage":
+            total, keys = self._layout(records, cap)
+            key_buf = self.device.device.create_buffer_with_data(data=keys, usage="STORAGE")
+            cap.windows = CaptureWindows(self, records, cap, total, key_buf)
             return cap
         self.running = True  # its draws are encoded and submitted in several parts
         try:
@@ -196,38 +207,47 @@ class CaptureSession:
             raise UnsupportedError(f"the capture needs {total} records, more than the 2^32 - 1 "
                                    f"a capture numbers; capture fewer vertices per call")
         window = self.window_records(cap.element_count)
-        wgpu_dev = self.device.device
-        rec = self.recorder
-        rec.capture_rows = 0
-        clock = time.perf_counter
-        encode_s = read_s = 0.0
+        self.recorder.capture_rows = 0
+        spent = [0.0, 0.0]
         out = np.empty(total * words, np.uint32) if total > window else None
-        try:
-            for first in range(0, max(total, 1), window):
-                n = min(window, total - first)
-                # At least one record: the program binds an array of records.
-                bufs = (wgpu_dev.create_buffer(size=max(1, n) * words * 4,
-                                               usage="STORAGE|COPY_SRC"),
-                        key_buf, wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
-                rec.capture_window = first
-                t0 = clock()
-                self._encode_all(records, bufs)
-                if self.timings is not None:
-                    self.device.device.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
-                t1 = clock()
-                got, errs = self._read(bufs, max(4, n * words * 4), None if out is None
-                                       else out[first * words:(first + n) * words].view(np.uint8))
-                read_s += clock() - t1
-                encode_s += t1 - t0
-                if first == 0:  # every window's draws run every vertex: count them once
-                    cap.unexpected = int(errs[_UNEXPECTED])
-                    cap.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
-        finally:
-            rec.capture_window = 0
+        for first in range(0, max(total, 1), window):
+            n = min(window, total - first)
+            got, errs = self.run_window(records, key_buf, first, n, words, spent, None
+                                        if out is None else out[first * words:(first + n) * words])
+            if first == 0:  # every window's draws run every vertex: count them once
+                cap.unexpected = int(errs[_UNEXPECTED])
+                cap.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
         cap.words = got if out is None else out
         if self.timings is not None:
-            self.timings.update({"encode_and_gpu": encode_s, "readback": read_s})
+            self.timings.update({"encode_and_gpu": spent[0], "readback": spent[1]})
         return cap
+
+    def run_window(self, records, key_buf, first: int, n: int, words: int, spent: list,
+                   into: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Run every recorded draw once, writing records ``first .. first + n - 1`` only (the
+        storage route), and read them back: (record words, error words). ``spent`` gets the
+        seconds of encoding and the GPU (``[0]``) and of the read (``[1]``) added; ``into``:
+        uint32, exactly the window's words, to read into."""
+        wgpu_dev = self.device.device
+        rec = self.recorder
+        clock = time.perf_counter
+        # At least one record: the program binds an array of records.
+        bufs = (wgpu_dev.create_buffer(size=max(1, n) * words * 4, usage="STORAGE|COPY_SRC"),
+                key_buf, wgpu_dev.create_buffer(size=16, usage="STORAGE|COPY_SRC"))
+        rec.capture_window = first
+        try:
+            t0 = clock()
+            self._encode_all(records, bufs)
+            if self.timings is not None:
+                wgpu_dev.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
+            t1 = clock()
+            got = self._read(bufs, max(4, n * words * 4),
+                             None if into is None else into.view(np.uint8))
+        finally:
+            rec.capture_window = 0
+        spent[0] += t1 - t0
+        spent[1] += clock() - t1
+        return got
 
     def window_records(self, elements: int) -> int:
         """Records one storage-route window holds: as many as one storage binding (and one
@@ -316,3 +336,50 @@ class CaptureSession:
         words, errs = (a.view(np.uint32) for a in read_ranges(
             self.device.device, [records, (err_buf, 0, err_buf.size)], [into, None]))
         return words, errs
+
+
+class CaptureWindows:
+    """The records of a capture read a range at a time (``Context.end_capture(windows=True)``,
+    storage route): each :meth:`read` runs every recorded draw once more and keeps only the
+    records of its range, so host memory holds one range, never all of them. The first read
+    sets the capture's ``unexpected`` counts (every read runs every vertex: they are the same).
+    The context must draw nothing else until the reads are done."""
+
+    def __init__(self, session: CaptureSession, records: list, cap: Capture, total: int,
+                 key_buf):
+        self.session, self.records, self.capture = session, records, cap
+        self.total = total  # records of the whole capture
+        self.words = record_words(cap.element_count)  # u32 words per record
+        self.key_buf = key_buf
+        self.counted = False
+        self.spent = [0.0, 0.0]  # seconds: encoding and the GPU, reads
+
+    def read(self, first: int, count: int) -> np.ndarray:
+        """Records ``first .. first + count - 1`` (``0 <= first``, ``first + count <= total``),
+        uint32 ``(count, words)``.
+
+        Raises:
+            InvalidDescError: a range outside the capture's records.
+            UnsupportedError: more records than one storage binding holds, or wgpu refused the
+                draws.
+        """
+        if first < 0 or count < 0 or first + count > self.total:
+            raise InvalidDescError("CaptureWindows.read", "range", (first, count),
+                                   f"must lie within the capture's {self.total} records")
+        if count > self.session.window_records(self.capture.element_count):
+            raise UnsupportedError(f"a window of {count} capture records is more than one "
+                                   f"storage binding holds")
+        s = self.session
+        s.recorder.capture_rows = 0
+        s.running = True
+        try:
+            got, errs = s.run_window(self.records, self.key_buf, first, count, self.words,
+                                     self.spent)
+        finally:
+            s.running = False
+            s.recorder.forget_capture_groups()
+        if not self.counted:
+            self.capture.unexpected = int(errs[_UNEXPECTED])
+            self.capture.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
+            self.counted = True
+        return got[:count * self.words].reshape(count, self.words)

@@ -387,14 +387,14 @@ class Drawing:
         self.states.capturing = True
         self.states.invalidate()
 
-    def end_capture(self) -> Capture:
+    def end_capture(self, windows: bool = False) -> Capture:
         """What :meth:`gpuia.gpu.Context.end_capture` does."""
         if not self.capture.active:
             raise InvalidDescError("end_capture", None, None, "begin_capture was not called")
         self.states.capturing = False
         self.states.invalidate()
         try:
-            return self.capture.end()
+            return self.capture.end(windows)
         finally:
             self.retire()
 
