@@ -153,7 +153,7 @@ class IAResult:
 
 
 @dataclass
-class _Sequence:
+class DrawSequence:
     """One draw's delivered vertices within a single instance (identical for every instance)."""
 
     positions: np.ndarray  # uint32: i or j per delivered vertex
@@ -192,7 +192,7 @@ def _index_values(draw: DrawIndexedInstanced, ib: IndexBufferView | None) -> np.
 
 
 def _sequence(draw, topo: TopologyInfo, ib: IndexBufferView | None,
-              cut: StripCutValue) -> _Sequence:
+              cut: StripCutValue) -> DrawSequence:
     if not draw.indexed:
         n = draw.vertex_count_per_instance
         positions = _shared(np.arange(n, dtype=U32))
@@ -200,7 +200,7 @@ def _sequence(draw, topo: TopologyInfo, ib: IndexBufferView | None,
         # uint32 arithmetic wraps (4.8); from 0 the fetch indices are the positions themselves.
         fetch = positions + U32(start) if start else positions
         regular = start if start + n - 1 <= 0xFFFFFFFF else None
-        return _Sequence(positions, positions, fetch, np.array([0], dtype=np.int64),
+        return DrawSequence(positions, positions, fetch, np.array([0], dtype=np.int64),
                          np.array([n], dtype=np.int64), regular)
     values = _index_values(draw, ib)
     count = values.shape[0]
@@ -225,7 +225,7 @@ def _sequence(draw, topo: TopologyInfo, ib: IndexBufferView | None,
         lengths = np.array([count] if count else [], dtype=np.int64)
     base = draw.base_vertex_location & 0xFFFFFFFF
     fetch = vid + U32(base) if base else _shared(vid)  # wraps (4.2, 4.8)
-    return _Sequence(positions, vid, fetch, starts, lengths, None)
+    return DrawSequence(positions, vid, fetch, starts, lengths, None)
 
 
 def _fetch(e: ResolvedElement, view: VertexBufferView | None, indices: np.ndarray) -> np.ndarray:
@@ -323,16 +323,16 @@ def _gather_tasks(elements: list[ResolvedElement], view: VertexBufferView, fetch
     return [lambda a=a, b=b: task(a, b) for a, b in row_chunks(fetch.shape[0])]
 
 
-class _Planned(NamedTuple):
+class PlannedDraw(NamedTuple):
     """A draw that delivers vertices: its place in the list of draws and in the result."""
 
     position: int  # the draw's position in the list of draws
     draw: Draw
-    seq: _Sequence
+    seq: DrawSequence
     first_row: int  # its first invocation's row in the result
 
 
-def _views(vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
+def resolve_views(vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
            ) -> dict[int, VertexBufferView | None]:
     """Slot -> view, from a mapping of slots or a sequence indexed by slot."""
     if isinstance(vertex_buffers, Mapping):
@@ -340,7 +340,7 @@ def _views(vertex_buffers: Mapping[int, VertexBufferView | None] | Sequence,
     return {s: VertexBufferView.of(v) for s, v in enumerate(vertex_buffers)}
 
 
-def _topology(topology: PrimitiveTopology | str | int) -> TopologyInfo:
+def resolve_topology(topology: PrimitiveTopology | str | int) -> TopologyInfo:
     """The topology's row, refused as IASetPrimitiveTopology would refuse it."""
     try:
         return topology_info(topology)
@@ -350,7 +350,7 @@ def _topology(topology: PrimitiveTopology | str | int) -> TopologyInfo:
 
 
 def _plan(draws: list[Draw], topo: TopologyInfo, index_buffer: IndexBufferView | None,
-          cut: StripCutValue) -> tuple[list[_Planned], int]:
+          cut: StripCutValue) -> tuple[list[PlannedDraw], int]:
     """The draws that deliver vertices, each with its sequence and first row, and the rows
     of all of them."""
     plan = []
@@ -359,12 +359,12 @@ def _plan(draws: list[Draw], topo: TopologyInfo, index_buffer: IndexBufferView |
         if delivers_nothing(draw):
             continue  # the other count may be 2^32 - 1: not materialized
         seq = _sequence(draw, topo, index_buffer, cut)
-        plan.append(_Planned(position, draw, seq, total))
+        plan.append(PlannedDraw(position, draw, seq, total))
         total += draw.instance_count * seq.positions.shape[0]
     return plan, total
 
 
-def _id_arrays(plan: list[_Planned], total: int) -> dict[str, np.ndarray]:
+def _id_arrays(plan: list[PlannedDraw], total: int) -> dict[str, np.ndarray]:
     """The per-invocation ``draw``, ``instance``, ``vertex``, ``vertex_id`` and ``fetch``
     arrays. One draw of one instance (the common case) hands its sequence's arrays over as they
     are; otherwise each draw's rows are written into arrays of all rows."""
@@ -388,13 +388,16 @@ def _id_arrays(plan: list[_Planned], total: int) -> dict[str, np.ndarray]:
     return ids
 
 
-def _fetch_tasks(layout: InputLayout, views: Mapping[int, VertexBufferView | None],
-                 planned: _Planned, bits: dict[str, np.ndarray], after: list) -> list:
+def fetch_tasks(layout: InputLayout, views: Mapping[int, VertexBufferView | None],
+                planned: PlannedDraw, bits: dict[str, np.ndarray], after: list,
+                first_instance: int = 0, instance_count: int | None = None) -> list:
     """Fill ``bits`` with one draw's elements: per-instance elements now, per-vertex ones as
     the returned tasks. Per-vertex data is decoded for instance 0 only; the copies to the other
-    instances are appended to ``after``, to run once the tasks are done."""
+    instances are appended to ``after``, to run once the tasks are done. ``first_instance``
+    and ``instance_count`` (default: the draw's) select the instances whose rows ``bits``
+    holds from ``planned.first_row`` (a window of the draw, :mod:`gpuia.reference.ia_window`)."""
     _, draw, seq, base = planned
-    n_inst = draw.instance_count
+    n_inst = draw.instance_count if instance_count is None else instance_count
     n_pos = seq.positions.shape[0]
     block = slice(base, base + n_inst * n_pos)
     tasks: list = []
@@ -403,7 +406,7 @@ def _fetch_tasks(layout: InputLayout, views: Mapping[int, VertexBufferView | Non
         view = views.get(el.slot)
         out = bits[el.key][block].reshape(n_inst, n_pos, 4)
         if el.per_instance:
-            instances = np.arange(n_inst, dtype=np.int64)
+            instances = first_instance + np.arange(n_inst, dtype=np.int64)
             rate = el.step_rate
             step = instances // rate if rate else np.zeros_like(instances)
             idx = (draw.start_instance_location + step) & _WRAP
@@ -432,7 +435,7 @@ def _fetch_tasks(layout: InputLayout, views: Mapping[int, VertexBufferView | Non
     return tasks
 
 
-def _segments(plan: list[_Planned]) -> tuple[np.ndarray, np.ndarray]:
+def _segments(plan: list[PlannedDraw]) -> tuple[np.ndarray, np.ndarray]:
     """The starts (rows) and lengths of every cut-free run of every draw, in order. Every
     instance restarts the topology (4.9): one set of segments per instance."""
     starts, lengths = [], []
@@ -450,7 +453,7 @@ def _segments(plan: list[_Planned]) -> tuple[np.ndarray, np.ndarray]:
     return cat(starts), cat(lengths)
 
 
-def _primitive_draws(plan: list[_Planned], draw: np.ndarray, prims: np.ndarray) -> np.ndarray:
+def _primitive_draws(plan: list[PlannedDraw], draw: np.ndarray, prims: np.ndarray) -> np.ndarray:
     """The draw of each primitive: the draw of its first vertex."""
     if len(plan) == 1:
         return np.full(prims.shape[0], plan[0].position, dtype=U32)
@@ -502,8 +505,8 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
     """
     if not isinstance(layout, InputLayout):
         layout = InputLayout(layout)
-    views = _views(vertex_buffers)
-    topo = _topology(topology)
+    views = resolve_views(vertex_buffers)
+    topo = resolve_topology(topology)
     cut = StripCutValue.of(strip_cut_value)
     index_buffer = IndexBufferView.of(index_buffer)
     if isinstance(draws, (dict, DrawInstanced, DrawIndexedInstanced)):
@@ -514,7 +517,7 @@ def run_ia(layout: InputLayout, vertex_buffers: Mapping[int, VertexBufferView | 
     tasks: list = []
     after: list = []  # run once the tasks are done: copies of instance 0 to the others
     for planned in plan:
-        tasks += _fetch_tasks(layout, views, planned, bits, after)
+        tasks += fetch_tasks(layout, views, planned, bits, after)
     run_tasks(tasks, total)
     for copy in after:
         copy()
