@@ -36,9 +36,9 @@ if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the 
     from ..reference.stream_output import SOResult
     from .run_gpu import GPUResult
 
-__all__ = ["Comparison", "compare", "comparison_table", "compare_so", "component_errors",
-           "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check", "tolerated_bytes",
-           "so_byte_differences", "compare_geometry", "GS_STATISTICS"]
+__all__ = ["Comparison", "compare", "comparison_table", "summary_text", "compare_so",
+           "component_errors", "ShaderTolerance", "SHADER_TOLERANCE", "shader_word_check",
+           "tolerated_bytes", "so_byte_differences", "compare_geometry", "GS_STATISTICS"]
 
 
 @dataclass
@@ -88,21 +88,35 @@ class Comparison:
         """One line: ``M/N invocations match``, then per differing element how many rows
         differ, differing system values, invocations the GPU did not deliver, unexpected
         invocations and tolerated components, each only when there are some."""
-        bad = int(self.bad_rows.sum())
-        parts = [f"{self.invocations - bad}/{self.invocations} invocations match"]
-        for key, m in self.element_mismatches.items():
-            if m.any():
-                parts.append(f"{key}: {int(m.any(axis=1).sum())} differ")
-        if self.id_mismatch is not None and self.id_mismatch.any():
-            parts.append(f"system values: {int(self.id_mismatch.sum())} differ")
-        if self.missing is not None and self.missing.any():
-            parts.append(f"{int(self.missing.sum())} not delivered by the GPU")
-        if self.unexpected:
-            parts.append(f"{self.unexpected} GPU invocations at vertex indices D3D does not fetch")
-        if self.tolerated:
-            parts.append(f"{self.tolerated} normalized components within 1 ULP (native fetch "
-                         f"tolerance)")
-        return ", ".join(parts)
+        def count(mask: np.ndarray | None) -> int:
+            return 0 if mask is None else int(mask.sum())
+
+        return summary_text(self.invocations, count(self.bad_rows),
+                            {key: int(m.any(axis=1).sum())
+                             for key, m in self.element_mismatches.items()},
+                            count(self.id_mismatch), count(self.missing), self.unexpected,
+                            self.tolerated)
+
+
+def summary_text(invocations: int, bad: int, element_rows: dict[str, int], id_rows: int,
+                 missing: int, unexpected: int, tolerated: int) -> str:
+    """:meth:`Comparison.summary`'s line from its counts: the invocations, the bad rows, per
+    element key the rows where it differs, the rows whose system values differ, those not
+    delivered, the unexpected invocations and the tolerated components (a part only where its
+    count is not 0). Windowed comparisons (:mod:`gpuia.harness.windowed`) write the same line
+    from counts summed over their windows."""
+    parts = [f"{invocations - bad}/{invocations} invocations match"]
+    parts += [f"{key}: {rows} differ" for key, rows in element_rows.items() if rows]
+    if id_rows:
+        parts.append(f"system values: {id_rows} differ")
+    if missing:
+        parts.append(f"{missing} not delivered by the GPU")
+    if unexpected:
+        parts.append(f"{unexpected} GPU invocations at vertex indices D3D does not fetch")
+    if tolerated:
+        parts.append(f"{tolerated} normalized components within 1 ULP (native fetch "
+                     f"tolerance)")
+    return ", ".join(parts)
 
 
 def _unmark_nan_pairs(a: np.ndarray, b: np.ndarray, diff: np.ndarray) -> None:

@@ -51,12 +51,13 @@ from .outputs_check import check_outputs, has_real_shader, reference_outputs
 from .primitives import GPUPrimitives, gpu_primitives
 from .raster_check import raster_check
 from .reference_geometry import GeometryRun
-from .reference_run import reference_ia
+from .reference_run import check_size, reference_ia
 from .results import captured_geometry_json, geometry_json
 from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so, uav_reference
 from .run_gpu import GPUResult, run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
 from .run_outputs import GPUOutputs
 from .statistics_check import NO_FEATURE, statistics_verdict
+from .windowed import check_windowed, windowed_applies
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -218,6 +219,9 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     Output; ``not compared`` without a CPU run: WGSL, no CPU build); the ``geometry shader``
     line: the GPU stage's statistics and invocations against the CPU reference's. Invalid
     arguments, and a case the reference refuses, raise first; nothing aborts the process.
+    A case of more than :data:`.windowed.WINDOWED_ABOVE` invocations that has only path lines
+    (:func:`.windowed.windowed_applies`) is compared in windows of invocations, in bounded
+    memory, with the same lines (their tables of differing rows included).
 
     Arguments:
         case (Case): the parsed case (:func:`~gpuia.harness.case.load_case`).
@@ -255,8 +259,13 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             not turned into ``not applicable`` lines). A build that cannot be made is a
             ``not compared`` stream output line saying why, after the IA lines.
     """
+    # size: every line of a check in the order the docstring lists them, read top to bottom
     devices, paths = check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run, raster)
+    raster = raster if raster is not None else raster_by_default(case)
+    if rows is not None and windowed_applies(case, raster, table, rows, keep):  # a large case
+        check_size(case, max_invocations)
+        return _windowed(case, devices, paths, capture_route, rows, on_run)
     ref = reference_ia(case, max_invocations)
     geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or filtering_tolerance(case, SHADER_TOLERANCE)  # linear filters widen
@@ -277,9 +286,36 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
             add(_path_line(case, dev, p, ref, uploads, capture_route, table, rows, keep, uavs))
         shared: dict = {"uavs": (ref, uavs)}  # and the gs outputs run's capture (_gs_line)
         add.each(_output_lines(case, dev, ref, outputs, uploads, tolerance, rows, keep, shared))
-        if raster if raster is not None else raster_by_default(case):
+        if raster:
             add.each(_raster_lines(case, dev, ref, summary, uploads))
         add.each(_stage_lines(case, dev, geometry, ref_so, not_compared, tolerance, keep, shared))
+    return result
+
+
+def _windowed(case: Case, devices: list[Device], paths: tuple[str, ...], capture_route: str,
+              rows: int, on_run: Callable[[CheckLine], object] | None) -> CheckResult:
+    """:func:`cross_check`'s IA lines of a case :func:`.windowed.windowed_applies` selects,
+    each path's comparison made in windows of invocations (:mod:`gpuia.harness.windowed`):
+    the same lines, in bounded memory."""
+    result = CheckResult(case.name)
+    add = _Recorder(result, on_run)
+    for dev in devices:
+        summary = dev.info["summary"]
+        add.started = time.perf_counter()
+        try:
+            uploaded = _Uploads(case, dev)()
+        except UnsupportedError as e:
+            runs: list = [e] * len(paths)
+        else:
+            runs = check_windowed(case, dev, list(paths), capture_route, rows,
+                                  uploaded=uploaded)
+        for p, run in zip(paths, runs, strict=True):
+            label = f"{case.name}: {summary}: {p}"
+            if isinstance(run, UnsupportedError):
+                add(CheckLine(label, "not applicable", str(run), path=p, adapter=summary))
+                continue
+            add(CheckLine(label, "OK" if run.ok else "DIFFERENT", run.summary(),
+                          "" if run.ok else run.table(), path=p, adapter=summary))
     return result
 
 

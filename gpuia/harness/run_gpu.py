@@ -34,7 +34,8 @@ from .case_uavs import read_contents, uav_label
 from .reference_run import reference_ia
 
 __all__ = ["GPUResult", "run_case_gpu", "run_case_so_gpu", "run_case_gs_gpu", "upload_case",
-           "case_pipeline_state", "bind_constant_buffers"]
+           "case_pipeline_state", "bind_constant_buffers", "record_capture", "assemble_capture",
+           "plans_path"]
 
 
 @dataclass
@@ -232,9 +233,49 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     import time
 
     clock = time.perf_counter
-    t0 = clock()
     if reference is None:
         reference = reference_ia(case)
+    steps: dict = {}
+    ctx, plans, uavs = record_capture(case, device, path, context, capture_route, uploaded,
+                                      steps)
+    t2 = clock()
+    ctx.timings = {} if timings is not None else None
+    cap = ctx.end_capture()
+    t3 = clock()
+    result = assemble_capture(case, reference, cap, plans, plans_path(plans, path), device)
+    result.uavs = read_contents(case, uavs)  # after end_capture: the draws are done
+    if timings is not None:
+        timings.update(steps)
+        timings.update(ctx.timings or {"gpu_and_readback": t3 - t2})
+        timings["assemble"] = clock() - t3
+    return result
+
+
+def plans_path(plans: list[Plan], path: str) -> str:
+    """The paths the draws took, sorted and joined by ``/`` (``path`` when no draw was
+    planned): :attr:`GPUResult.path`."""
+    return "/".join(sorted({p.path for p in plans})) or path
+
+
+def record_capture(case: Case, device: Device, path: str = "auto",
+                   context: Context | None = None, capture_route: str = "auto",
+                   uploaded: tuple | None = None, timings: dict | None = None,
+                   ) -> tuple[Context, list[Plan], dict]:
+    """The first half of :func:`run_case_gpu`: a context (``context`` or a new one) with the
+    case's state, a capture begun on ``capture_route`` and every draw of the case recorded
+    for it; the capture is not ended.
+
+    Returns:
+        ``(context, the Plan of each draw, the UAVs' buffers)``; ``timings`` (when given)
+        receives ``upload`` and ``plan_and_encode`` seconds.
+
+    Raises:
+        As :func:`run_case_gpu`.
+    """
+    import time
+
+    clock = time.perf_counter
+    t0 = clock()
     ctx = context or Context(device)
     ctx.set_pipeline_state(case_pipeline_state(case))
     ctx.ia_set_primitive_topology(case.topology.topology)
@@ -247,18 +288,9 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
     ctx.set_path(path)
     ctx.begin_capture(capture_route)
     plans = [ctx.draw(d) for d in case.draws]
-    t2 = clock()
-    ctx.timings = {} if timings is not None else None
-    cap = ctx.end_capture()
-    t3 = clock()
-    paths = {p.path for p in plans}
-    result = _assemble(case, reference, cap, plans, "/".join(sorted(paths)) or path, device)
-    result.uavs = read_contents(case, uavs)  # after end_capture: the draws are done
     if timings is not None:
-        timings.update({"upload": t1 - t0, "plan_and_encode": t2 - t1})
-        timings.update(ctx.timings or {"gpu_and_readback": t3 - t2})
-        timings["assemble"] = clock() - t3
-    return result
+        timings.update({"upload": t1 - t0, "plan_and_encode": clock() - t1})
+    return ctx, plans, uavs
 
 
 _CACHE_ROWS = 1 << 15
@@ -285,7 +317,9 @@ def _in_order(record_index: np.ndarray) -> bool:
     return ok[0]
 
 
-def _assemble(case, ref: IAResult, cap, plans, path, device) -> GPUResult:
+def assemble_capture(case: Case, ref: IAResult, cap, plans: list[Plan], path: str,
+                     device: Device) -> GPUResult:
+    """The GPUResult of a capture in ``ref``'s IA order (all rows, or a window's: windowed)."""
     n = len(ref)
     words = record_words(cap.element_count)
     recs = (cap.words.reshape(-1, words) if cap.words.size >= words

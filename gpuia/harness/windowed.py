@@ -1,0 +1,279 @@
+"""The cross-check of a large case in windows of invocations, in bounded host memory.
+
+The whole-array cross-check holds the reference's words of every invocation, the GPU's records
+of every invocation in IA order and the comparison's arrays at once: about 160 bytes per vertex
+of a three-element layout. Here the invocations go a window at a time (:data:`WINDOW_ROWS`):
+the reference's rows of the window (:class:`gpuia.reference.ia_window.IAWindows`), the GPU's
+records those rows read (the capture's draws run once per window, writing only that range of
+records: ``Context.end_capture(windows=True)``), assembled in IA order and compared by
+:func:`~gpuia.harness.compare.compare` itself, every rule and allowance included. What is kept
+across windows is exact: the counts of :meth:`~gpuia.harness.compare.Comparison.summary` and
+the first differing rows of the table, so the summary and the table are the whole-array path's,
+character for character. Host memory is the case's own bytes and the window's.
+
+A window's records are the range from its rows' lowest to their highest record: the window's
+own where a draw's rows are in record order (draws without indices), and as wide as the spread
+of the window's fetch indices for indexed draws (a mesh's indices are local; indices that jump
+across the whole vertex range make a window read up to an instance's records).
+
+:func:`windowed_applies` says which cases ``gpuia check`` (``cross_check``) runs this way:
+above :data:`WINDOWED_ABOVE` invocations, the IA lines only (no vertex shader of the case's
+own, no UAV, Stream Output or geometry shader, no raster check, no full table, no kept results).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ..errors import UnsupportedError
+from ..gpu.context.capture import Capture
+from ..gpu.device import Device
+from ..reference.ia import ElementData, IAResult
+from ..reference.ia_window import IAWindows
+from ..wgsl.program import record_words
+from .case import Case
+from .case_uavs import uavs_of
+from .compare import Comparison, compare, comparison_table, summary_text
+from .outputs_check import has_real_shader
+from .run_gpu import GPUResult, assemble_capture, plans_path, record_capture
+
+__all__ = ["WINDOW_ROWS", "WINDOWED_ABOVE", "WindowedComparison", "windowed_applies",
+           "check_windowed"]
+
+WINDOW_ROWS = 1 << 22
+"""Invocations per window (about 0.5 GiB of host memory for a three-element layout)."""
+WINDOWED_ABOVE = 1 << 23
+"""Cases whose draws may deliver more invocations than this are checked in windows."""
+
+
+@dataclass
+class WindowedComparison:
+    """A comparison summed over windows: the counts :meth:`summary` needs and the first
+    differing rows (those the table shows). :func:`check_windowed` makes it.
+
+    Arguments:
+        invocations (int): the invocations the reference delivers.
+        bad (int): rows that differ (a component beyond the allowances, an ID, a record not
+            delivered).
+        element_rows (dict): element key -> rows where that element differs, every key in
+            layout order.
+        id_rows (int): rows whose SV_VertexID or SV_InstanceID differs.
+        missing (int): rows the GPU delivered no record of.
+        unexpected (int): GPU invocations at vertex indices D3D does not fetch.
+        tolerated (int): components the 1-ULP normalized-format tolerance accepted.
+        first (tuple): ``(reference rows, GPU rows, their Comparison)`` of the first differing
+            rows, at most the table's rows, in IA order.
+        path (str): the paths the draws took.
+    """
+
+    invocations: int = 0
+    bad: int = 0
+    element_rows: dict[str, int] = field(default_factory=dict)
+    id_rows: int = 0
+    missing: int = 0
+    unexpected: int = 0
+    tolerated: int = 0
+    first: tuple | None = field(default=None, repr=False)
+    path: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """As :attr:`Comparison.ok`: no differing row and no unexpected invocation."""
+        return self.bad == 0 and self.unexpected == 0
+
+    def summary(self) -> str:
+        """:meth:`Comparison.summary`'s line, from the counts."""
+        return summary_text(self.invocations, self.bad, self.element_rows, self.id_rows,
+                            self.missing, self.unexpected, self.tolerated)
+
+    def table(self) -> str:
+        """``comparison_table(..., only_differences=True)``'s text with the table's rows."""
+        assert self.first is not None
+        ref, gpu, cmp = self.first
+        text = comparison_table(ref, gpu, cmp, max_rows=None, only_differences=True)
+        if self.bad > len(ref):
+            text += f"\n... {self.bad - len(ref)} more differing invocations"
+        return text
+
+
+def windowed_applies(case: Case, raster: bool, table: bool, rows: int | None,
+                     keep: bool) -> bool:
+    """Whether ``cross_check`` checks ``case`` in windows: more than :data:`WINDOWED_ABOVE`
+    invocations, nothing but IA lines (no vertex shader of its own, UAV, Stream Output or
+    geometry shader; ``raster`` off), the differing rows' table of at most ``rows`` rows
+    (``table`` off, ``rows`` not None) and no results kept."""
+    return (case.invocation_count > WINDOWED_ABOVE and not (raster or table or keep)
+            and rows is not None and case.so_desc is None and case.gs is None
+            and not has_real_shader(case) and not uavs_of(case))
+
+
+class _Path:
+    """One path's capture, read a window at a time, and its sums."""
+
+    def __init__(self, case: Case, device: Device, path: str, capture_route: str,
+                 uploaded: tuple | None, timings: dict):
+        ctx, self.plans, _ = record_capture(case, device, path, None, capture_route, uploaded,
+                                            timings)
+        self.cap: Capture = ctx.end_capture(windows=True)
+        self.result = WindowedComparison(path=plans_path(self.plans, path))
+        self.kept: list[tuple] = []
+        self.read_any = False
+
+    def read(self, first: int, count: int) -> np.ndarray:
+        """Records ``first .. first + count - 1``, uint32 ``(count, words)``."""
+        self.read_any = True
+        if self.cap.windows is not None:
+            return self.cap.windows.read(first, count)
+        # The targets route ran the whole capture at once.
+        words = self.cap.words if self.cap.words is not None else np.zeros(0, np.uint32)
+        return words.reshape(-1, record_words(self.cap.element_count))[first:first + count]
+
+    def spent(self) -> float:
+        return sum(self.cap.windows.spent) if self.cap.windows is not None else 0.0
+
+
+def _record_range(cap: Capture, ref: IAResult) -> tuple[int, int]:
+    """(first record, records) that the rows of ``ref`` (a window) read."""
+    lo, hi = None, None
+    draws = ref.draw
+    if not len(ref):
+        return 0, 0
+    for d in range(int(draws[0]), int(draws[-1]) + 1):  # rows are in draw order
+        a, b = np.searchsorted(draws, [d, d + 1])
+        if a == b:
+            continue
+        r = cap.records[d]
+        keys = r.keys
+        rank = np.searchsorted(keys, ref.fetch_index[a:b])
+        rec = r.capture_base + ref.instance[a:b].astype(np.int64) * keys.shape[0] + rank
+        low, high = int(rec.min()), int(rec.max())
+        lo = low if lo is None else min(lo, low)
+        hi = high if hi is None else max(hi, high)
+    assert lo is not None and hi is not None
+    total = sum(r.keys.shape[0] * r.draw.instance_count for r in cap.records)
+    lo, hi = max(0, min(lo, total - 1)), max(0, min(hi, total - 1))
+    return lo, hi - lo + 1 if total else 0
+
+
+def _add(p: _Path, ref: IAResult, gpu: GPUResult, cmp: Comparison, rows: int) -> None:
+    """Sum one window's comparison into the path's, keeping its first differing rows."""
+    s = p.result
+    s.invocations += cmp.invocations
+    bad = np.flatnonzero(cmp.bad_rows)
+    s.bad += bad.shape[0]
+    for key, m in cmp.element_mismatches.items():
+        s.element_rows[key] = s.element_rows.get(key, 0) + int(m.any(axis=1).sum())
+    assert cmp.id_mismatch is not None and cmp.missing is not None  # compare() sets both
+    s.id_rows += int(cmp.id_mismatch.sum())
+    s.missing += int(cmp.missing.sum())
+    s.tolerated += cmp.tolerated
+    take = bad[:max(0, rows - sum(len(k[0]) for k in p.kept))]
+    if take.size:
+        p.kept.append((take, ref, gpu, cmp))
+
+
+def _rows_of(ia: IAResult, at: np.ndarray) -> IAResult:
+    """The rows ``at`` of a result (copies), without primitives."""
+    return IAResult(topology=ia.topology, draw=ia.draw[at], instance=ia.instance[at],
+                    vertex=ia.vertex[at], vertex_id=ia.vertex_id[at],
+                    fetch_index=ia.fetch_index[at],
+                    inputs={k: ElementData(d.type, d.bits[at]) for k, d in ia.inputs.items()},
+                    primitives=ia.primitives[:0], adjacency=None,
+                    primitive_draw=ia.primitive_draw[:0])
+
+
+def _concat(parts: list[IAResult]) -> IAResult:
+    """Results' rows one after another (``parts``: at least one)."""
+    one = parts[0]
+
+    def cat(f: str) -> np.ndarray:
+        return np.concatenate([getattr(p, f) for p in parts])
+
+    return IAResult(topology=one.topology, draw=cat("draw"), instance=cat("instance"),
+                    vertex=cat("vertex"), vertex_id=cat("vertex_id"),
+                    fetch_index=cat("fetch_index"), inputs={
+                        k: ElementData(d.type, np.concatenate([p.inputs[k].bits for p in parts]))
+                        for k, d in one.inputs.items()},
+                    primitives=one.primitives, adjacency=None, primitive_draw=one.primitive_draw)
+
+
+def _first_rows(kept: list[tuple], empty: tuple[IAResult, GPUResult]) -> tuple:
+    """(reference rows, GPU rows, their Comparison) of the kept differing rows, in order;
+    ``empty``: zero rows of each side (for no kept row)."""
+    none = np.zeros(0, np.intp)
+    parts = kept + [(none, *empty, None)]
+    ref = _concat([_rows_of(r, at) for at, r, _, _ in parts])
+    gpu_ia = _concat([_rows_of(g.ia, at) for at, _, g, _ in parts])
+    missing = np.concatenate([g.missing[at] for at, _, g, _ in parts]).astype(bool)
+    ids = np.concatenate([none.astype(bool)] + [c.id_mismatch[at] for at, _, _, c in kept])
+    mism = {k: np.concatenate([np.zeros((0, 4), bool)]
+                              + [c.element_mismatches[k][at] for at, _, _, c in kept])
+            for k in ref.inputs}
+    n = len(ref)
+    gpu = replace(empty[1], ia=gpu_ia, missing=missing)
+    return ref, gpu, Comparison(n, np.ones(n, bool), mism, ids, missing)
+
+
+def check_windowed(case: Case, device: Device, paths: list[str], capture_route: str = "auto",
+                   rows: int = 32, window: int | None = None, uploaded: tuple | None = None,
+                   timings: dict | None = None) -> list[WindowedComparison | UnsupportedError]:
+    """Cross-check ``case`` on ``device`` through each of ``paths`` in windows of ``window``
+    invocations (None: :data:`WINDOW_ROWS`): the reference's rows once per window for every
+    path. The caller bounds the case's size (``reference_run.check_size``). ``uploaded``: as
+    ``run_case_gpu``'s; ``timings`` (when given) receives seconds per step, summed over the
+    windows.
+
+    Returns:
+        Per path, its :class:`WindowedComparison` (``table()`` the differing rows' table of at
+        most ``rows`` rows), or the UnsupportedError that made it not applicable.
+
+    Raises:
+        InvalidDescError, GpuOutOfMemoryError, DeviceLostError: as ``run_case_gpu``.
+    """
+    clock = time.perf_counter
+    window = max(1, window or WINDOW_ROWS)
+    t = {"cpu_reference": 0.0, "gpu": 0.0, "assemble": 0.0, "compare": 0.0}
+    windows = IAWindows(case.layout, case.vertex_buffers, case.draws,
+                        topology=case.topology.topology, index_buffer=case.index_buffer,
+                        strip_cut_value=case.strip_cut_value)
+    runs: list[_Path | UnsupportedError] = []
+    for p in paths:
+        try:
+            runs.append(_Path(case, device, p, capture_route, uploaded, t))
+        except UnsupportedError as refused:
+            runs.append(refused)
+    live = [r for r in runs if isinstance(r, _Path)]
+    for lo in range(0, windows.total, window):
+        t0 = clock()
+        ref = windows.rows(lo, min(windows.total, lo + window))
+        t["cpu_reference"] += clock() - t0
+        for run in live:
+            t0 = clock()
+            start, count = _record_range(run.cap, ref)
+            words = run.read(start, count)
+            t1 = clock()
+            cap = replace(run.cap, words=words.reshape(-1), windows=None, records=[
+                replace(r, capture_base=r.capture_base - start) for r in run.cap.records])
+            gpu = assemble_capture(case, ref, cap, run.plans, run.result.path, device)
+            t2 = clock()
+            _add(run, ref, gpu, compare(ref, gpu, case.layout), rows)
+            t["gpu"] += t1 - t0
+            t["assemble"] += t2 - t1
+            t["compare"] += clock() - t2
+    empty_ref = windows.rows(0, 0)
+    for run in live:
+        if not run.read_any:  # no invocation: one empty read runs the draws (unexpected ones)
+            run.read(0, 0)
+        run.result.unexpected = int(run.cap.unexpected)
+        empty = (empty_ref, GPUResult(empty_ref, run.result.path, run.plans, np.zeros(0, bool),
+                                      0, 0, dict(device.info)))
+        run.result.first = _first_rows(run.kept, empty)
+        run.kept = []
+        for e in case.layout.elements:
+            run.result.element_rows.setdefault(e.key, 0)
+    if timings is not None:
+        timings.update(t)
+    return [r.result if isinstance(r, _Path) else r for r in runs]

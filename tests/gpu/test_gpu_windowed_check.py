@@ -1,0 +1,166 @@
+"""The cross-check in windows of invocations (gpuia.harness.windowed) says what the whole-array
+cross-check says, character for character: the summary line and the table of differing rows.
+Windows of 8 invocations split instances and draws, and differences are planted across their
+edges: the GPU draws from a copy of the case's vertex bytes with some bytes changed, so every
+row that fetches a changed vertex differs, and how many rows those are follows from the planted
+data alone. A NaN changed to another NaN payload is planted too (it matches, rules 2.5); on
+adapters whose native fetch is 1 ULP off for UNORM (lavapipe) the native path's tolerated
+components are summed over the windows as well. ``gpuia check`` (cross_check) takes this path
+for draws above its threshold, and its lines are those of the whole-array path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gpuia.harness import windowed
+from gpuia.harness.case import load_case
+from gpuia.harness.compare import compare, comparison_table
+from gpuia.harness.crosscheck import cross_check
+from gpuia.harness.reference_run import reference_ia
+from gpuia.harness.run_gpu import run_case_gpu, upload_case
+
+WINDOW = 8
+ROWS = 5  # table rows: fewer than the differing rows, so "... N more" is compared too
+RNG = np.random.default_rng(11)
+VERTICES = 40
+QNAN, QNAN_OTHER = 0x7FC00000, 0x7FC00001
+
+
+def _vertex_bytes() -> np.ndarray:
+    """40 vertices of 16 bytes: POSITION (3 floats), then COLOR (4 UNORM bytes)."""
+    rows = np.zeros((VERTICES, 4), np.uint32)
+    rows[:, :3] = RNG.standard_normal((VERTICES, 3)).astype(np.float32).view(np.uint32)
+    rows[:, 3] = RNG.integers(0, 2**32, VERTICES, dtype=np.uint64).astype(np.uint32)
+    rows[20, 0] = QNAN
+    return rows
+
+
+VERTEX_ROWS = _vertex_bytes()
+INSTANCE_ROWS = RNG.integers(0, 256, (4, 4), dtype=np.uint8)
+INDICES = RNG.integers(0, VERTICES, 150).astype(np.uint16)
+
+
+def _doc(vertex_rows, instance_rows, draw, topology, indexed, step_rate=1):
+    doc = {"gpuia_case": 1, "name": "windows",
+           "input_layout": [
+               {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
+               {"SemanticName": "COLOR", "Format": "R8G8B8A8_UNORM", "AlignedByteOffset": 12},
+               {"SemanticName": "TEXCOORD", "Format": "R8G8B8A8_UINT", "InputSlot": 1,
+                "InputSlotClass": "PER_INSTANCE_DATA", "InstanceDataStepRate": step_rate}],
+           "vertex_buffers": [
+               {"slot": 0, "stride": 16, "data": {"hex": vertex_rows.tobytes().hex()}},
+               {"slot": 1, "stride": 4, "data": {"hex": instance_rows.tobytes().hex()}}],
+           "primitive_topology": topology, "draw": draw}
+    if indexed:
+        doc["index_buffer"] = {"format": "R16_UINT", "data": {"hex": INDICES.tobytes().hex()}}
+    return doc
+
+
+def _planted(vertex_changes=(), instance_changes=()):
+    """The GPU's copy of the bytes: word 1 (POSITION.y) of each vertex in ``vertex_changes``,
+    byte 2 of each instance row in ``instance_changes`` flipped; vertex 20's NaN given another
+    payload."""
+    v, i = VERTEX_ROWS.copy(), INSTANCE_ROWS.copy()
+    for k in vertex_changes:
+        v[k, 1] ^= 0x10
+    for k in instance_changes:
+        i[k, 2] ^= 0x01
+    v[20, 0] = QNAN_OTHER
+    return v, i
+
+
+def _both(doc, gpu_doc, device, path):
+    """(whole summary, whole table, windowed comparison) of one path, the GPU drawing from
+    ``gpu_doc``'s bytes."""
+    case = load_case(doc)
+    uploaded = upload_case(load_case(gpu_doc), device)
+    ref = reference_ia(case)
+    res = run_case_gpu(case, device, path, ref, uploaded=uploaded)
+    cmp = compare(ref, res, case.layout)
+    table = comparison_table(ref, res, cmp, max_rows=ROWS, only_differences=True)
+    [win] = windowed.check_windowed(case, device, [path], rows=ROWS, window=WINDOW,
+                                    uploaded=uploaded)
+    return cmp.summary(), table, win
+
+
+def _check(doc, gpu_doc, device, path, expected_rows, element="POSITION0"):
+    summary, table, win = _both(doc, gpu_doc, device, path)
+    assert win.summary() == summary
+    assert win.table() == table
+    assert win.bad == expected_rows
+    assert f"{element}: {expected_rows} differ" in summary
+    assert not win.ok
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+def test_point_list(gpu_device, path):
+    """40 points, one instance: row k is vertex k; changes planted at 7 and 8 (the first
+    window's last row, the second's first), 23 (a window's last) and 39 (the last row)."""
+    draw = {"DrawInstanced": {"VertexCountPerInstance": VERTICES}}
+    changed = (7, 8, 23, 39)
+    doc = _doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "POINTLIST", False)
+    _check(doc, _doc(*_planted(changed), draw, "POINTLIST", False), gpu_device, path,
+           len(changed))
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+def test_indexed_mesh(gpu_device, path):
+    """150 indices of a TRIANGLELIST over the 40 vertices, 2 instances: a vertex is read by
+    rows of many windows; every index position naming a changed vertex differs, per instance."""
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}}
+    changed = (3, 17, 38)
+    expected = 2 * int(np.isin(INDICES, changed).sum())
+    doc = _doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "TRIANGLELIST", True)
+    _check(doc, _doc(*_planted(changed), draw, "TRIANGLELIST", True), gpu_device, path,
+           expected)
+
+
+def test_instancing_with_step_rates(gpu_device):
+    """30 vertices (from vertex 5) x 7 instances, the instance element stepping every 2
+    instances (pulling: WebGPU has no step rate): instance row 1 feeds instances 2 and 3 (rules
+    4.6), so their 2 x 30 rows differ in TEXCOORD0; vertex 10 is row 5 of every instance."""
+    draw = {"DrawInstanced": {"VertexCountPerInstance": 30, "InstanceCount": 7,
+                              "StartVertexLocation": 5}}
+    doc = _doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "POINTLIST", False, step_rate=2)
+    gpu_doc = _doc(*_planted((10,), (1,)), draw, "POINTLIST", False, step_rate=2)
+    summary, table, win = _both(doc, gpu_doc, gpu_device, "pulling")
+    assert win.summary() == summary and win.table() == table
+    # 60 rows of instances 2 and 3, and 7 rows of vertex 10, 2 of them among the 60.
+    assert win.bad == 60 + 7 - 2
+    assert "TEXCOORD0: 60 differ" in summary and "POSITION0: 7 differ" in summary
+
+
+def test_agreeing_run_has_no_table_rows(gpu_device):
+    """Without a planted change (the NaN payload only) every row agrees but the normalized
+    allowance, and the windowed summary is the whole one's."""
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150}}
+    doc = _doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "TRIANGLELIST", True)
+    summary, _, win = _both(doc, _doc(*_planted(), draw, "TRIANGLELIST", True), gpu_device,
+                            "native")
+    assert win.ok and win.summary() == summary
+    assert summary.startswith("150/150 invocations match")
+
+
+def test_cross_check_takes_the_windowed_path_for_large_draws(gpu_device, monkeypatch):
+    """Above the threshold cross_check compares in windows, and its lines are the whole-array
+    path's (the draw counts as large once the threshold is lowered to 100 invocations)."""
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}}
+    case = load_case(_doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "TRIANGLELIST", True))
+    whole = cross_check(case, [gpu_device], raster=False)
+    calls = []
+    run = windowed.check_windowed
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs.get("window"))
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(windowed, "WINDOWED_ABOVE", 100)
+    monkeypatch.setattr(windowed, "WINDOW_ROWS", WINDOW)
+    monkeypatch.setattr("gpuia.harness.crosscheck.check_windowed", spy)
+    small = cross_check(case, [gpu_device], raster=False)
+    assert calls == [None]  # one windowed run of both paths, windows of WINDOW_ROWS
+    assert [line.text() for line in small.lines] == [line.text() for line in whole.lines]
+    # Still the whole-array path where the raster check runs (indexed draws by default).
+    cross_check(case, [gpu_device])
+    assert len(calls) == 1
