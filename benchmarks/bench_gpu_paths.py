@@ -44,6 +44,7 @@ from gpuia.harness.case import load_case
 from gpuia.harness.compare import compare
 from gpuia.harness.run import reference_ia
 from gpuia.harness.run_gpu import run_case_gpu
+from gpuia.harness.windowed import check_windowed, windowed_applies
 
 LAYOUT = [
     {"SemanticName": "POSITION", "Format": "R32G32B32_FLOAT"},
@@ -144,7 +145,11 @@ def empty_submit(dev, repeats):
     return best
 
 
-def capture_breakdown(dev, n, mesh=False):
+def capture_breakdown(dev, n, mesh=False, raster=False):
+    """One cross-check of an N-vertex draw as ``gpuia check`` runs it (``raster``: its raster
+    check is on, which keeps a draw on the whole-array path): in windows of invocations above
+    ``gpuia.harness.windowed.WINDOWED_ABOVE`` (the steps summed over the windows), else the
+    whole-array steps. The total leaves out making the data."""
     indices, vertices = grid_indices(n) if mesh else (None, n)
     data = vertex_data(vertices)
     t = {}
@@ -165,6 +170,14 @@ def capture_breakdown(dev, n, mesh=False):
     if mesh:
         case.index_buffer = IndexBufferView(indices.tobytes(), "R32_UINT")
     t["load"] = time.perf_counter() - t0
+    if windowed_applies(case, raster, False, 32, False):  # what gpuia check does with it
+        t0 = time.perf_counter()
+        steps = {}
+        [cmp] = check_windowed(case, dev, ["auto"], timings=steps)
+        t["windowed_total"] = time.perf_counter() - t0
+        t.update({f"  {k}": v for k, v in steps.items()})
+        t["total"] = t["windowed_total"]
+        return t, cmp.summary(), cmp.path
     t0 = time.perf_counter()
     ref = reference_ia(case, max_invocations=n)
     t["cpu_reference"] = time.perf_counter() - t0

@@ -43,8 +43,12 @@ from .run_gpu import GPUResult, assemble_capture, plans_path, record_capture
 __all__ = ["WINDOW_ROWS", "WINDOWED_ABOVE", "WindowedComparison", "windowed_applies",
            "check_windowed"]
 
-WINDOW_ROWS = 1 << 22
-"""Invocations per window (about 0.5 GiB of host memory for a three-element layout)."""
+WINDOW_ROWS = 1 << 21
+"""Invocations per window: about 400 MiB of host memory for a three-element layout, and more
+rows than ``gpuia.util.parallel.CHUNK_ROWS``, so that a window's work runs on every core."""
+GPU_BLOCK = 1 << 22
+"""Most capture records read by one run of the draws (fewer where one storage binding holds
+fewer): 240 MiB of records of a three-element layout, serving the windows that follow."""
 WINDOWED_ABOVE = 1 << 23
 """Cases whose draws may deliver more invocations than this are checked in windows."""
 
@@ -121,58 +125,81 @@ class _Path:
         self.result = WindowedComparison(path=plans_path(self.plans, path))
         self.kept: list[tuple] = []
         self.read_any = False
+        self.block = (0, np.zeros((0, record_words(self.cap.element_count)), np.uint32))
 
     def read(self, first: int, count: int) -> np.ndarray:
-        """Records ``first .. first + count - 1``, uint32 ``(count, words)``."""
+        """Records ``first .. first + count - 1``, uint32 ``(count, words)``: from the block
+        read last where it holds them, else from a new block of up to :data:`GPU_BLOCK`
+        records from ``first`` (one run of the draws serves the windows that follow)."""
         self.read_any = True
-        if self.cap.windows is not None:
-            return self.cap.windows.read(first, count)
-        # The targets route ran the whole capture at once.
-        words = self.cap.words if self.cap.words is not None else np.zeros(0, np.uint32)
-        return words.reshape(-1, record_words(self.cap.element_count))[first:first + count]
+        at, block = self.block
+        if at <= first and first + count <= at + block.shape[0]:
+            return block[first - at:first - at + count]
+        windows = self.cap.windows
+        if windows is None:  # the targets route ran the whole capture at once
+            words = self.cap.words if self.cap.words is not None else np.zeros(0, np.uint32)
+            self.block = (0, words.reshape(-1, record_words(self.cap.element_count)))
+            return self.block[1][first:first + count]
+        n = min(windows.total - first, max(count, min(GPU_BLOCK, windows.most)))
+        self.block = (0, self.block[1][:0])  # the old block goes before the new one comes
+        self.block = (first, windows.read(first, n))
+        return self.block[1][:count]
 
     def spent(self) -> float:
         return sum(self.cap.windows.spent) if self.cap.windows is not None else 0.0
 
 
 def _record_range(cap: Capture, ref: IAResult) -> tuple[int, int]:
-    """(first record, records) that the rows of ``ref`` (a window) read."""
-    lo, hi = None, None
-    draws = ref.draw
+    """(first record, records) that the rows of ``ref`` (a window) read: record
+    ``capture_base + instance * len(keys) + rank of the fetch index`` of each row's draw (the
+    Capture's numbering). The rank grows with the fetch index, so rows of one instance need
+    only their lowest and highest fetch index."""
     if not len(ref):
         return 0, 0
+    lo, hi = [], []
+    draws = ref.draw
     for d in range(int(draws[0]), int(draws[-1]) + 1):  # rows are in draw order
-        a, b = np.searchsorted(draws, [d, d + 1])
+        a, b = (int(x) for x in np.searchsorted(draws, [d, d + 1]))
         if a == b:
             continue
         r = cap.records[d]
-        keys = r.keys
-        rank = np.searchsorted(keys, ref.fetch_index[a:b])
-        rec = r.capture_base + ref.instance[a:b].astype(np.int64) * keys.shape[0] + rank
-        low, high = int(rec.min()), int(rec.max())
-        lo = low if lo is None else min(lo, low)
-        hi = high if hi is None else max(hi, high)
-    assert lo is not None and hi is not None
+        keys, inst, fetch = r.keys, ref.instance[a:b], ref.fetch_index[a:b]
+        if inst[0] == inst[-1]:  # rows of one instance (instances are in order)
+            ranks = np.searchsorted(keys, [fetch.min(), fetch.max()])
+            rec = r.capture_base + int(inst[0]) * keys.shape[0] + ranks.astype(np.int64)
+        else:
+            rec = (r.capture_base + inst.astype(np.int64) * keys.shape[0]
+                   + np.searchsorted(keys, fetch))
+        lo.append(int(rec.min()))
+        hi.append(int(rec.max()))
     total = sum(r.keys.shape[0] * r.draw.instance_count for r in cap.records)
-    lo, hi = max(0, min(lo, total - 1)), max(0, min(hi, total - 1))
-    return lo, hi - lo + 1 if total else 0
+    if not lo or not total:
+        return 0, 0
+    first, last = max(0, min(min(lo), total - 1)), max(0, min(max(hi), total - 1))
+    return first, last - first + 1
 
 
 def _add(p: _Path, ref: IAResult, gpu: GPUResult, cmp: Comparison, rows: int) -> None:
     """Sum one window's comparison into the path's, keeping its first differing rows."""
     s = p.result
     s.invocations += cmp.invocations
+    s.tolerated += cmp.tolerated
     bad = np.flatnonzero(cmp.bad_rows)
+    assert cmp.id_mismatch is not None and cmp.missing is not None  # compare() sets both
+    for key in cmp.element_mismatches:
+        s.element_rows.setdefault(key, 0)
+    if not bad.size:
+        return  # a differing element, ID or missing record makes its row bad: none here
     s.bad += bad.shape[0]
     for key, m in cmp.element_mismatches.items():
-        s.element_rows[key] = s.element_rows.get(key, 0) + int(m.any(axis=1).sum())
-    assert cmp.id_mismatch is not None and cmp.missing is not None  # compare() sets both
-    s.id_rows += int(cmp.id_mismatch.sum())
-    s.missing += int(cmp.missing.sum())
-    s.tolerated += cmp.tolerated
+        s.element_rows[key] += int(m[bad].any(axis=1).sum())
+    s.id_rows += int(cmp.id_mismatch[bad].sum())
+    s.missing += int(cmp.missing[bad].sum())
     take = bad[:max(0, rows - sum(len(k[0]) for k in p.kept))]
-    if take.size:
-        p.kept.append((take, ref, gpu, cmp))
+    if take.size:  # copies of those rows only: the window's arrays go with the window
+        p.kept.append((_rows_of(ref, take), _rows_of(gpu.ia, take), cmp.missing[take],
+                       cmp.id_mismatch[take],
+                       {k: m[take] for k, m in cmp.element_mismatches.items()}))
 
 
 def _rows_of(ia: IAResult, at: np.ndarray) -> IAResult:
@@ -203,15 +230,12 @@ def _concat(parts: list[IAResult]) -> IAResult:
 def _first_rows(kept: list[tuple], empty: tuple[IAResult, GPUResult]) -> tuple:
     """(reference rows, GPU rows, their Comparison) of the kept differing rows, in order;
     ``empty``: zero rows of each side (for no kept row)."""
-    none = np.zeros(0, np.intp)
-    parts = kept + [(none, *empty, None)]
-    ref = _concat([_rows_of(r, at) for at, r, _, _ in parts])
-    gpu_ia = _concat([_rows_of(g.ia, at) for at, _, g, _ in parts])
-    missing = np.concatenate([g.missing[at] for at, _, g, _ in parts]).astype(bool)
-    ids = np.concatenate([none.astype(bool)] + [c.id_mismatch[at] for at, _, _, c in kept])
-    mism = {k: np.concatenate([np.zeros((0, 4), bool)]
-                              + [c.element_mismatches[k][at] for at, _, _, c in kept])
-            for k in ref.inputs}
+    ref = _concat([k[0] for k in kept] + [empty[0]])
+    gpu_ia = _concat([k[1] for k in kept] + [empty[0]])
+    missing = np.concatenate([k[2] for k in kept] + [np.zeros(0, bool)])
+    ids = np.concatenate([k[3] for k in kept] + [np.zeros(0, bool)])
+    mism = {key: np.concatenate([k[4][key] for k in kept] + [np.zeros((0, 4), bool)])
+            for key in ref.inputs}
     n = len(ref)
     gpu = replace(empty[1], ia=gpu_ia, missing=missing)
     return ref, gpu, Comparison(n, np.ones(n, bool), mism, ids, missing)
@@ -263,6 +287,8 @@ def check_windowed(case: Case, device: Device, paths: list[str], capture_route: 
             t["gpu"] += t1 - t0
             t["assemble"] += t2 - t1
             t["compare"] += clock() - t2
+            del words, cap, gpu  # before the next window's arrays are made
+        del ref
     empty_ref = windows.rows(0, 0)
     for run in live:
         if not run.read_any:  # no invocation: one empty read runs the draws (unexpected ones)

@@ -1,7 +1,7 @@
 """The cross-check in windows of invocations (gpuia.harness.windowed) says what the whole-array
 cross-check says, character for character: the summary line and the table of differing rows.
-Windows of 8 invocations split instances and draws, and differences are planted across their
-edges: the GPU draws from a copy of the case's vertex bytes with some bytes changed, so every
+Windows of 8 invocations split instances and draws, the GPU's records come in blocks of 5
+(read in runs of 3) or at once, and differences are planted across the windows' edges: the GPU draws from a copy of the case's vertex bytes with some bytes changed, so every
 row that fetches a changed vertex differs, and how many rows those are follows from the planted
 data alone. A NaN changed to another NaN payload is planted too (it matches, rules 2.5); on
 adapters whose native fetch is 1 ULP off for UNORM (lavapipe) the native path's tolerated
@@ -25,6 +25,17 @@ ROWS = 5  # table rows: fewer than the differing rows, so "... N more" is compar
 RNG = np.random.default_rng(11)
 VERTICES = 40
 QNAN, QNAN_OTHER = 0x7FC00000, 0x7FC00001
+
+
+@pytest.fixture(autouse=True, params=["one read", "blocks of 5 records in runs of 3"])
+def gpu_reads(request, monkeypatch):
+    """The GPU's records read all at once, or in blocks of 5 records (a window's records then
+    come from one block, or the next) each written by runs of the draws of 3 records."""
+    if request.param != "one read":
+        from gpuia.gpu.context.capture import CaptureSession
+
+        monkeypatch.setattr(windowed, "GPU_BLOCK", 5)
+        monkeypatch.setattr(CaptureSession, "window_records", lambda self, elements: 3)
 
 
 def _vertex_bytes() -> np.ndarray:

@@ -354,27 +354,33 @@ class CaptureWindows:
         self.counted = False
         self.spent = [0.0, 0.0]  # seconds: encoding and the GPU, reads
 
+    @property
+    def most(self) -> int:
+        """Records one run of the draws writes: one storage binding's worth; :meth:`read` of
+        more runs them once per such part."""
+        return self.session.window_records(self.capture.element_count)
+
     def read(self, first: int, count: int) -> np.ndarray:
         """Records ``first .. first + count - 1`` (``0 <= first``, ``first + count <= total``),
-        uint32 ``(count, words)``.
+        uint32 ``(count, words)``: the draws run once per :attr:`most` records of the range.
 
         Raises:
             InvalidDescError: a range outside the capture's records.
-            UnsupportedError: more records than one storage binding holds, or wgpu refused the
-                draws.
+            UnsupportedError: wgpu refused the draws.
         """
         if first < 0 or count < 0 or first + count > self.total:
             raise InvalidDescError("CaptureWindows.read", "range", (first, count),
                                    f"must lie within the capture's {self.total} records")
-        if count > self.session.window_records(self.capture.element_count):
-            raise UnsupportedError(f"a window of {count} capture records is more than one "
-                                   f"storage binding holds")
-        s = self.session
+        s, most = self.session, self.most
+        out = np.empty((count, self.words), np.uint32) if count > most else None
         s.recorder.capture_rows = 0
         s.running = True
         try:
-            got, errs = s.run_window(self.records, self.key_buf, first, count, self.words,
-                                     self.spent)
+            for at in range(first, first + max(count, 1), most):
+                n = min(most, first + count - at)
+                got, errs = s.run_window(self.records, self.key_buf, at, n, self.words,
+                                         self.spent, None if out is None
+                                         else out[at - first:at - first + n].reshape(-1))
         finally:
             s.running = False
             s.recorder.forget_capture_groups()
@@ -382,4 +388,4 @@ class CaptureWindows:
             self.capture.unexpected = int(errs[_UNEXPECTED])
             self.capture.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
             self.counted = True
-        return got[:count * self.words].reshape(count, self.words)
+        return out if out is not None else got[:count * self.words].reshape(count, self.words)
