@@ -145,11 +145,11 @@ def empty_submit(dev, repeats):
     return best
 
 
-def capture_breakdown(dev, n, mesh=False, raster=False):
-    """One cross-check of an N-vertex draw as ``gpuia check`` runs it (``raster``: its raster
-    check is on, which keeps a draw on the whole-array path): in windows of invocations above
-    ``gpuia.harness.windowed.WINDOWED_ABOVE`` (the steps summed over the windows), else the
-    whole-array steps. The total leaves out making the data."""
+def capture_breakdown(dev, n, mesh=False):
+    """One path line of a cross-check of an N-vertex draw as ``gpuia check`` runs it: in
+    windows of invocations above ``gpuia.harness.windowed.WINDOWED_ABOVE`` (the steps summed
+    over the windows), else the whole-array steps. The total leaves out making the data (and
+    the raster line, which for these draws counts their primitives and stops)."""
     indices, vertices = grid_indices(n) if mesh else (None, n)
     data = vertex_data(vertices)
     t = {}
@@ -170,7 +170,7 @@ def capture_breakdown(dev, n, mesh=False, raster=False):
     if mesh:
         case.index_buffer = IndexBufferView(indices.tobytes(), "R32_UINT")
     t["load"] = time.perf_counter() - t0
-    if windowed_applies(case, raster, False, 32, False):  # what gpuia check does with it
+    if windowed_applies(case, False, 32, False):  # what gpuia check does with it
         t0 = time.perf_counter()
         steps = {}
         [cmp] = check_windowed(case, dev, ["auto"], timings=steps)

@@ -57,7 +57,7 @@ from .run import DEFAULT_MAX_INVOCATIONS, reference_gs, reference_so, uav_refere
 from .run_gpu import GPUResult, run_case_gpu, run_case_gs_gpu, run_case_so_gpu, upload_case
 from .run_outputs import GPUOutputs
 from .statistics_check import NO_FEATURE, statistics_verdict
-from .windowed import check_windowed, windowed_applies
+from .windowed import case_windows, check_windowed, draw_reference, windowed_applies
 
 __all__ = ["CheckLine", "CheckResult", "adapter_facts", "cross_check", "layout_case",
            "raster_by_default"]
@@ -263,9 +263,9 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
     devices, paths = check_arguments(case, devices, paths, capture_route, rows,
                                       max_invocations, on_run, raster)
     raster = raster if raster is not None else raster_by_default(case)
-    if rows is not None and windowed_applies(case, raster, table, rows, keep):  # a large case
+    if rows is not None and windowed_applies(case, table, rows, keep):  # a large case
         check_size(case, max_invocations)
-        return _windowed(case, devices, paths, capture_route, rows, on_run)
+        return _windowed(case, devices, paths, capture_route, rows, on_run, raster)
     ref = reference_ia(case, max_invocations)
     geometry, ref_so, not_compared = _references(case, ref)
     tolerance = tolerance or filtering_tolerance(case, SHADER_TOLERANCE)  # linear filters widen
@@ -293,22 +293,22 @@ def cross_check(case: Case, devices: Device | Iterable[Device],
 
 
 def _windowed(case: Case, devices: list[Device], paths: tuple[str, ...], capture_route: str,
-              rows: int, on_run: Callable[[CheckLine], object] | None) -> CheckResult:
-    """:func:`cross_check`'s IA lines of a case :func:`.windowed.windowed_applies` selects,
-    each path's comparison made in windows of invocations (:mod:`gpuia.harness.windowed`):
-    the same lines, in bounded memory."""
-    result = CheckResult(case.name)
+              rows: int, on_run: Callable[[CheckLine], object] | None,
+              raster: bool) -> CheckResult:
+    """:func:`cross_check`'s lines of a case :func:`.windowed.windowed_applies` selects: each
+    path's comparison made in windows of invocations (:mod:`gpuia.harness.windowed`), the
+    raster check from the reference of each draw it runs: the same lines, in bounded memory."""
+    result, windows = CheckResult(case.name), case_windows(case)
     add = _Recorder(result, on_run)
     for dev in devices:
         summary = dev.info["summary"]
         add.started = time.perf_counter()
+        uploads = _Uploads(case, dev)
         try:
-            uploaded = _Uploads(case, dev)()
-        except UnsupportedError as e:
-            runs: list = [e] * len(paths)
-        else:
-            runs = check_windowed(case, dev, list(paths), capture_route, rows,
-                                  uploaded=uploaded)
+            runs: list = check_windowed(case, dev, list(paths), capture_route, rows,
+                                        uploaded=uploads(), windows=windows)
+        except UnsupportedError as e:  # the upload
+            runs = [e] * len(paths)
         for p, run in zip(paths, runs, strict=True):
             label = f"{case.name}: {summary}: {p}"
             if isinstance(run, UnsupportedError):
@@ -316,6 +316,8 @@ def _windowed(case: Case, devices: list[Device], paths: tuple[str, ...], capture
                 continue
             add(CheckLine(label, "OK" if run.ok else "DIFFERENT", run.summary(),
                           "" if run.ok else run.table(), path=p, adapter=summary))
+        if raster:
+            add.each(_raster_lines(case, dev, draw_reference(case, windows), summary, uploads))
     return result
 
 

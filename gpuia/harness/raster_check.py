@@ -131,12 +131,14 @@ def _compare(records: np.ndarray, expected, who: dict, size: int) -> list[str]:
 
 def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
                  max_problems: int = 8, uploaded: tuple | None = None) -> list[RasterDraw]:
-    """Check the primitives ``device`` rasterizes for every draw of ``case`` against ``ref``
-    (the CPU reference of the case). A draw gpuia cannot check is not raised for: that draw's
-    result says ``not run`` and why. Raises :class:`~gpuia.errors.UnsupportedError` when the
-    case's buffers cannot be made on the device or wgpu refuses the probe (``gpuia check``
-    prints the raster line as not applicable), or the case has a geometry shader, and
-    DeviceLostError on a lost device.
+    """Check the primitives ``device`` rasterizes for every draw of ``case`` against ``ref`` (the
+    CPU reference of the case, or a function of a draw's position giving a reference that holds
+    that draw's rows and primitives, or the count of its primitives where they are more than
+    the check takes: :func:`gpuia.harness.windowed.draw_reference`). A draw gpuia cannot check
+    is not raised for: that draw's result says ``not run`` and why. Raises
+    :class:`~gpuia.errors.UnsupportedError` when the case's buffers cannot be made on the
+    device or wgpu refuses the probe (``gpuia check`` prints the raster line as not
+    applicable), or the case has a geometry shader, and DeviceLostError on a lost device.
 
     The probe's shader, layouts, target and pipelines are built once per device and size and
     kept (:class:`_Probe`); the draws of a case go in one submission and come back in one
@@ -166,10 +168,14 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
 
     pending: list[_ProbeDraw] = []
     for d, draw in enumerate(case.draws):
-        names, who = _reference_names(ref, d)
-        if names.shape[0] > MAX_RASTER_PRIMITIVES:
-            out.append(RasterDraw(d, "not run", f"{names.shape[0]} primitives: the raster "
-                                                f"check takes at most {MAX_RASTER_PRIMITIVES}"))
+        draw_ref = ref(d) if callable(ref) else ref
+        count = draw_ref if isinstance(draw_ref, int) else None
+        if count is None:
+            names, who = _reference_names(draw_ref, d)
+            count = names.shape[0]
+        if count > MAX_RASTER_PRIMITIVES:
+            out.append(RasterDraw(d, "not run", f"{count} primitives: the raster check takes "
+                                                f"at most {MAX_RASTER_PRIMITIVES}"))
             continue
         try:
             index = shift_first_vertex(
@@ -186,7 +192,8 @@ def raster_check(case, device, ref, *, size: int = RASTER_SIZE,
             continue
         # room to see extra fragments, not only count them
         job = _ProbeDraw(d, ProbeDraw(draw, index, case.topology, allowed + 4096),
-                         names.shape[0], allowed, expected, who, reference_statistics(ref, d))
+                         names.shape[0], allowed, expected, who,
+                         reference_statistics(draw_ref, d))
         if batch and batch_records + job.probe.capacity > _BATCH_BYTES // _RECORD_BYTES:
             run_batch()
         batch.append(job)

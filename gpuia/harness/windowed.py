@@ -17,31 +17,36 @@ of the window's fetch indices for indexed draws (a mesh's indices are local; ind
 across the whole vertex range make a window read up to an instance's records).
 
 :func:`windowed_applies` says which cases ``gpuia check`` (``cross_check``) runs this way:
-above :data:`WINDOWED_ABOVE` invocations, the IA lines only (no vertex shader of the case's
-own, no UAV, Stream Output or geometry shader, no raster check, no full table, no kept results).
+above :data:`WINDOWED_ABOVE` invocations, the IA lines and the raster lines only (no vertex
+shader of the case's own, no UAV, Stream Output or geometry shader, no full table, no kept
+results). The raster check reads the reference per draw (:func:`draw_reference`): a draw of
+more primitives than it takes is counted, not assembled.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..d3d.draws import DrawInstanced
 from ..errors import UnsupportedError
 from ..gpu.context.capture import Capture
 from ..gpu.device import Device
-from ..reference.ia import ElementData, IAResult
+from ..reference.ia import ElementData, IAResult, run_ia
 from ..reference.ia_window import IAWindows
 from ..wgsl.program import record_words
+from . import raster_check as raster
 from .case import Case
 from .case_uavs import uavs_of
 from .compare import Comparison, compare, comparison_table, summary_text
 from .outputs_check import has_real_shader
 from .run_gpu import GPUResult, assemble_capture, plans_path, record_capture
 
-__all__ = ["WINDOW_ROWS", "WINDOWED_ABOVE", "WindowedComparison", "windowed_applies",
-           "check_windowed"]
+__all__ = ["WINDOW_ROWS", "WINDOWED_ABOVE", "GPU_BLOCK", "WindowedComparison",
+           "windowed_applies", "case_windows", "draw_reference", "check_windowed"]
 
 WINDOW_ROWS = 1 << 21
 """Invocations per window: about 400 MiB of host memory for a three-element layout, and more
@@ -103,15 +108,38 @@ class WindowedComparison:
         return text
 
 
-def windowed_applies(case: Case, raster: bool, table: bool, rows: int | None,
-                     keep: bool) -> bool:
+def windowed_applies(case: Case, table: bool, rows: int | None, keep: bool) -> bool:
     """Whether ``cross_check`` checks ``case`` in windows: more than :data:`WINDOWED_ABOVE`
-    invocations, nothing but IA lines (no vertex shader of its own, UAV, Stream Output or
-    geometry shader; ``raster`` off), the differing rows' table of at most ``rows`` rows
+    invocations, nothing but IA lines and raster lines (no vertex shader of its own, UAV,
+    Stream Output or geometry shader), the differing rows' table of at most ``rows`` rows
     (``table`` off, ``rows`` not None) and no results kept."""
-    return (case.invocation_count > WINDOWED_ABOVE and not (raster or table or keep)
+    return (case.invocation_count > WINDOWED_ABOVE and not (table or keep)
             and rows is not None and case.so_desc is None and case.gs is None
             and not has_real_shader(case) and not uavs_of(case))
+
+
+def case_windows(case: Case) -> IAWindows:
+    """The reference of ``case``'s draws a window at a time."""
+    return IAWindows(case.layout, case.vertex_buffers, case.draws,
+                     topology=case.topology.topology, index_buffer=case.index_buffer,
+                     strip_cut_value=case.strip_cut_value)
+
+
+def draw_reference(case: Case, windows: IAWindows) -> Callable[[int], IAResult | int]:
+    """What the raster check of a windowed case reads per draw: the count of the draw's
+    primitives where they are more than the check takes (nothing is assembled), else the
+    reference of that draw alone (``run_ia`` of the draws with every other one left out, so
+    its rows and primitives are the draw's, numbered as the whole reference numbers draws)."""
+    def reference(d: int) -> IAResult | int:
+        count = windows.primitive_count(d)
+        if count > raster.MAX_RASTER_PRIMITIVES:
+            return count
+        draws = [DrawInstanced(0, 0)] * d + [case.draws[d]]
+        return run_ia(case.layout, case.vertex_buffers, draws,
+                      topology=case.topology.topology, index_buffer=case.index_buffer,
+                      strip_cut_value=case.strip_cut_value)
+
+    return reference
 
 
 class _Path:
@@ -243,12 +271,13 @@ def _first_rows(kept: list[tuple], empty: tuple[IAResult, GPUResult]) -> tuple:
 
 def check_windowed(case: Case, device: Device, paths: list[str], capture_route: str = "auto",
                    rows: int = 32, window: int | None = None, uploaded: tuple | None = None,
-                   timings: dict | None = None) -> list[WindowedComparison | UnsupportedError]:
+                   timings: dict | None = None, windows: IAWindows | None = None,
+                   ) -> list[WindowedComparison | UnsupportedError]:
     """Cross-check ``case`` on ``device`` through each of ``paths`` in windows of ``window``
     invocations (None: :data:`WINDOW_ROWS`): the reference's rows once per window for every
     path. The caller bounds the case's size (``reference_run.check_size``). ``uploaded``: as
     ``run_case_gpu``'s; ``timings`` (when given) receives seconds per step, summed over the
-    windows.
+    windows; ``windows``: the case's :func:`case_windows`, made here when None.
 
     Returns:
         Per path, its :class:`WindowedComparison` (``table()`` the differing rows' table of at
@@ -260,9 +289,7 @@ def check_windowed(case: Case, device: Device, paths: list[str], capture_route: 
     clock = time.perf_counter
     window = max(1, window or WINDOW_ROWS)
     t = {"cpu_reference": 0.0, "gpu": 0.0, "assemble": 0.0, "compare": 0.0}
-    windows = IAWindows(case.layout, case.vertex_buffers, case.draws,
-                        topology=case.topology.topology, index_buffer=case.index_buffer,
-                        strip_cut_value=case.strip_cut_value)
+    windows = windows or case_windows(case)
     runs: list[_Path | UnsupportedError] = []
     for p in paths:
         try:

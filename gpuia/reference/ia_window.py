@@ -82,6 +82,19 @@ class IAWindows:
             total += draw.instance_count * delivered
         self.total = total  # rows of the whole result (run_ia's len())
 
+    def primitive_count(self, position: int) -> int:
+        """The complete primitives of the draw at ``position`` in the list of draws (its
+        ``IAPrimitives``), from its cut-free runs by the topology's closed form (rules 4.9;
+        :class:`~gpuia.d3d.topology.TopologyInfo`), without assembling them."""
+        topo = self.topology
+        for d in self.draws:
+            if d.position == position:
+                cuts = np.zeros(0, np.int64) if d.bounds is None else d.bounds
+                runs = np.diff(np.concatenate(([0], cuts, [d.delivered])))
+                whole = np.where(runs > topo.span, (runs - 1 - topo.span) // topo.step + 1, 0)
+                return d.draw.instance_count * int(whole.sum())
+        return 0
+
     def _index_values(self, draw: DrawIndexedInstanced, p0: int, p1: int) -> np.ndarray:
         """The index values at positions ``p0 .. p1 - 1`` of one instance (uint32), 0 for
         reads outside the view (rules 5.5, 5.6), as run_ia reads them."""

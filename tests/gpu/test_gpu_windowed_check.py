@@ -1,12 +1,13 @@
 """The cross-check in windows of invocations (gpuia.harness.windowed) says what the whole-array
 cross-check says, character for character: the summary line and the table of differing rows.
-Windows of 8 invocations split instances and draws, the GPU's records come in blocks of 5
-(read in runs of 3) or at once, and differences are planted across the windows' edges: the GPU draws from a copy of the case's vertex bytes with some bytes changed, so every
-row that fetches a changed vertex differs, and how many rows those are follows from the planted
-data alone. A NaN changed to another NaN payload is planted too (it matches, rules 2.5); on
-adapters whose native fetch is 1 ULP off for UNORM (lavapipe) the native path's tolerated
-components are summed over the windows as well. ``gpuia check`` (cross_check) takes this path
-for draws above its threshold, and its lines are those of the whole-array path."""
+Windows of 8 invocations split instances and draws, the GPU's records come in blocks of 5 (read
+in runs of 3) or at once, and differences are planted across the windows' edges: the GPU draws
+from a copy of the case's vertex bytes with some bytes changed, so every row that fetches a
+changed vertex differs, and how many rows those are follows from the planted data alone. A NaN
+changed to another NaN payload is planted too (it matches, rules 2.5); on adapters whose native
+fetch is 1 ULP off for UNORM (lavapipe) the native path's tolerated components are summed over
+the windows as well. ``gpuia check`` (cross_check) takes this path for draws above its
+threshold, and its lines are those of the whole-array path."""
 
 from __future__ import annotations
 
@@ -153,12 +154,21 @@ def test_agreeing_run_has_no_table_rows(gpu_device):
     assert summary.startswith("150/150 invocations match")
 
 
-def test_cross_check_takes_the_windowed_path_for_large_draws(gpu_device, monkeypatch):
+@pytest.mark.parametrize("most_primitives", [None, 50])
+def test_cross_check_takes_the_windowed_path_for_large_draws(gpu_device, monkeypatch,
+                                                             most_primitives):
     """Above the threshold cross_check compares in windows, and its lines are the whole-array
-    path's (the draw counts as large once the threshold is lowered to 100 invocations)."""
-    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}}
+    path's (the draws count as large once the threshold is lowered to 100 invocations): the
+    path lines, and the raster and pipeline statistics lines (indexed draws have them by
+    default) from the reference of each draw alone. With the raster check taking at most 50
+    primitives, draw 0 (100 triangles) is not run, by its count alone; draw 1 (20) is."""
+    if most_primitives is not None:
+        monkeypatch.setattr("gpuia.harness.raster_check.MAX_RASTER_PRIMITIVES", most_primitives)
+    draw = [{"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}},
+            {"DrawIndexedInstanced": {"IndexCountPerInstance": 60, "StartIndexLocation": 30,
+                                      "BaseVertexLocation": -1, "StartInstanceLocation": 1}}]
     case = load_case(_doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "TRIANGLELIST", True))
-    whole = cross_check(case, [gpu_device], raster=False)
+    whole = cross_check(case, [gpu_device])
     calls = []
     run = windowed.check_windowed
 
@@ -169,9 +179,10 @@ def test_cross_check_takes_the_windowed_path_for_large_draws(gpu_device, monkeyp
     monkeypatch.setattr(windowed, "WINDOWED_ABOVE", 100)
     monkeypatch.setattr(windowed, "WINDOW_ROWS", WINDOW)
     monkeypatch.setattr("gpuia.harness.crosscheck.check_windowed", spy)
-    small = cross_check(case, [gpu_device], raster=False)
+    small = cross_check(case, [gpu_device])
     assert calls == [None]  # one windowed run of both paths, windows of WINDOW_ROWS
+    assert [line.path for line in small.lines] == ["native", "pulling", "raster",
+                                                   "pipeline statistics"]
     assert [line.text() for line in small.lines] == [line.text() for line in whole.lines]
-    # Still the whole-array path where the raster check runs (indexed draws by default).
-    cross_check(case, [gpu_device])
-    assert len(calls) == 1
+    if most_primitives is not None:
+        assert "draw 0: 100 primitives: the raster check takes at most 50" in small.lines[2].detail

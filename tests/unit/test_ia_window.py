@@ -64,6 +64,25 @@ def test_windows_are_the_whole_reference_rows(name):
             for key, data in whole.inputs.items():
                 assert got.inputs[key].type == data.type
                 assert np.array_equal(got.inputs[key].bits, data.bits[lo:hi]), (key, lo, size)
+    for d in range(len(draws)):
+        assert windows.primitive_count(d) == int((whole.primitive_draw == d).sum())
+
+
+@pytest.mark.parametrize("topology, per_instance", [
+    ("POINTLIST", 5), ("LINELIST", 2), ("TRIANGLELIST", 1), ("LINELIST_ADJ", 1),
+    ("LINESTRIP", 2), ("TRIANGLESTRIP", 1), ("LINESTRIP_ADJ", 0), ("TRIANGLESTRIP_ADJ", 0)])
+def test_primitive_counts_by_hand(topology, per_instance):
+    """Indices 4, 0xFFFF, 5, 6, 7, 2 instances (rules 4.9, 5.2): a list topology sees 5
+    vertices (5 points, 2 lines, 1 triangle, 1 line with adjacency of 4); a strip is cut into
+    runs of 1 and 3 vertices (0 + 2 lines, 0 + 1 triangle; 3 vertices are too few for a
+    strip with adjacency)."""
+    ib = {"data": np.array([4, 0xFFFF, 5, 6, 7], np.uint16).tobytes(), "format": "R16_UINT"}
+    draw = [{"DrawIndexedInstanced": {"IndexCountPerInstance": 5, "InstanceCount": 2}}]
+    cut = "0xFFFF" if "STRIP" in topology else "DISABLED"
+    w = IAWindows(LAYOUT[:1], VIEWS, draw, topology=topology, index_buffer=ib,
+                  strip_cut_value=cut)
+    assert w.primitive_count(0) == 2 * per_instance
+    assert w.primitive_count(1) == 0  # no such draw
 
 
 def test_cut_rows_skip_the_cut_positions():
