@@ -1,6 +1,8 @@
-"""Peak host memory and time of one large cross-check: the CPU reference, the GPU capture (in
-windows of records where one storage binding is too small), assembly and comparison of an N-vertex
-draw, each size in a process of its own so that its peak RSS is its own.
+"""Peak host memory and time of one large cross-check as ``gpuia check`` runs it: above
+``gpuia.harness.windowed.WINDOWED_ABOVE`` invocations in windows of invocations (the reference of
+a window, the capture records it reads, assembly and comparison, summed over the windows), below
+it the whole-array steps (the CPU reference, the GPU capture, assembly, comparison); each size in
+a process of its own so that its peak RSS is its own.
 
 Draws: ``points`` (an N-vertex POINTLIST, N distinct vertices) and ``mesh`` (an indexed
 TRIANGLELIST of N indices over a vertex grid, a real mesh's reuse), both with the 3-element layout
