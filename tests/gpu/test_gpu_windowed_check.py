@@ -82,16 +82,16 @@ def _planted(vertex_changes=(), instance_changes=()):
     return v, i
 
 
-def _both(doc, gpu_doc, device, path):
+def _both(doc, gpu_doc, device, path, route="auto"):
     """(whole summary, whole table, windowed comparison) of one path, the GPU drawing from
     ``gpu_doc``'s bytes."""
     case = load_case(doc)
     uploaded = upload_case(load_case(gpu_doc), device)
     ref = reference_ia(case)
-    res = run_case_gpu(case, device, path, ref, uploaded=uploaded)
+    res = run_case_gpu(case, device, path, ref, uploaded=uploaded, capture_route=route)
     cmp = compare(ref, res, case.layout)
     table = comparison_table(ref, res, cmp, max_rows=ROWS, only_differences=True)
-    [win] = windowed.check_windowed(case, device, [path], rows=ROWS, window=WINDOW,
+    [win] = windowed.check_windowed(case, device, [path], route, rows=ROWS, window=WINDOW,
                                     uploaded=uploaded)
     return cmp.summary(), table, win
 
@@ -141,6 +141,18 @@ def test_instancing_with_step_rates(gpu_device):
     # 60 rows of instances 2 and 3, and 7 rows of vertex 10, 2 of them among the 60.
     assert win.bad == 60 + 7 - 2
     assert "TEXCOORD0: 60 differ" in summary and "POSITION0: 7 differ" in summary
+
+
+def test_targets_route(gpu_device):
+    """On the render-target capture route the records come whole (no reads by range there),
+    and the windows compare them all the same."""
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}}
+    changed = (3, 38)
+    doc = _doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "TRIANGLELIST", True)
+    gpu_doc = _doc(*_planted(changed), draw, "TRIANGLELIST", True)
+    summary, table, win = _both(doc, gpu_doc, gpu_device, "pulling", "targets")
+    assert win.summary() == summary and win.table() == table
+    assert win.bad == 2 * int(np.isin(INDICES, changed).sum())
 
 
 def test_agreeing_run_has_no_table_rows(gpu_device):
