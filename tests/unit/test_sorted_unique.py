@@ -18,6 +18,11 @@ CASES = {
     "sparse": RNG.integers(0, 2**32, 5000),
     "sparse with both ends": np.array([0, 2**32 - 1, 0, 5, 2**32 - 1], np.int64),
     "repeats only": np.full(100, 123456, np.int64),
+    "increasing uint32 (a draw without indices)": np.arange(5, 3000, dtype=np.uint32),
+    "increasing, then one repeat at the end": np.append(np.arange(200, dtype=np.uint32),
+                                                        np.uint32(199)),
+    "increasing but for one pair": np.arange(300, dtype=np.uint32)[[*range(150), 151, 150,
+                                                                    *range(152, 300)]],
 }
 
 
@@ -27,3 +32,12 @@ def test_sorted_unique_is_numpys_unique(name):
     got = sorted_unique(values)
     assert got.dtype == np.uint32
     assert got.tolist() == np.unique(values).tolist()
+
+
+def test_increasing_fetch_indices_are_kept_as_they_are():
+    """Strictly increasing uint32 indices are their own distinct sorted values: no copy, and
+    read-only, so the capture's keys cannot change the draw's fetch indices."""
+    values = np.arange(10, 70000, 3, dtype=np.uint32)
+    got = sorted_unique(values)
+    assert np.shares_memory(got, values) and not got.flags.writeable
+    assert got.tolist() == values.tolist()

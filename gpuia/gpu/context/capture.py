@@ -37,9 +37,10 @@ __all__ = ["Capture", "CaptureRecord", "CaptureSession", "CaptureWindows", "sort
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """Sorted distinct uint32 values, of the millions of fetch indices a capture can have:
-    where they are dense (their range at most 4 times their count, as a mesh's indices are) a
-    presence mask over the range, in linear time; else a radix sort (numpy's hash-based
-    unique is far slower on either).
+    uint32 values already strictly increasing (a draw without indices) are returned as they
+    are (a read-only view, no copy); where they are dense (their range at most 4 times their
+    count, as a mesh's indices are) a presence mask over the range, in linear time; else a
+    radix sort (numpy's hash-based unique is far slower on either).
 
     Arguments:
         values (numpy.ndarray): integers in 0 .. 2**32 - 1, any shape.
@@ -50,6 +51,10 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     v = np.asarray(values).reshape(-1)
     if v.shape[0] < 2:
         return v.astype(np.uint32)
+    if v.dtype == np.uint32 and _increasing(v):  # a draw without indices: already the keys
+        keys = v.view()
+        keys.flags.writeable = False  # one array with the draw's fetch indices
+        return keys
     # The bounds and the presence mask in row chunks on the pool (the mask's writes are all
     # True, so chunks may set the same entry).
     chunks = row_chunks(v.shape[0])
@@ -75,6 +80,22 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+def _increasing(v: np.ndarray) -> bool:
+    """Whether ``v`` (at least 2 values) is strictly increasing, checked in row chunks on the
+    pool (bounded temporaries), a short prefix first so that most other inputs stop there."""
+    head = v[:64]
+    if not bool((head[1:] > head[:-1]).all()):
+        return False
+    ok = [True]
+
+    def check(a: int, b: int) -> None:
+        if not bool((v[a + 1:b + 1] > v[a:b]).all()):
+            ok[0] = False
+
+    for_row_chunks(v.shape[0] - 1, check)
+    return ok[0]
 
 
 @dataclass(eq=False)
