@@ -198,3 +198,24 @@ def test_cross_check_takes_the_windowed_path_for_large_draws(gpu_device, monkeyp
     assert [line.text() for line in small.lines] == [line.text() for line in whole.lines]
     if most_primitives is not None:
         assert "draw 0: 100 primitives: the raster check takes at most 50" in small.lines[2].detail
+
+
+def test_capture_read_by_range_is_the_whole_capture(gpu_device):
+    """Context.end_capture(windows=True): any range of records read is that range of the
+    capture read whole (the same draws, end_capture()), and a range outside is refused."""
+    from gpuia.errors import InvalidDescError
+    from gpuia.harness.run_gpu import record_capture
+
+    if not gpu_device.caps.vertex_writable_storage:
+        pytest.skip("reads by range are the storage route's; this adapter captures to targets")
+
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}}
+    case = load_case(_doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "TRIANGLELIST", True))
+    whole = record_capture(case, gpu_device, "pulling")[0].end_capture()
+    windows = record_capture(case, gpu_device, "pulling")[0].end_capture(windows=True).windows
+    assert whole.words is not None and windows is not None
+    records = whole.words.reshape(windows.total, -1)
+    for first, count in ((0, windows.total), (7, 1), (13, 20), (windows.total - 4, 4), (5, 0)):
+        assert np.array_equal(windows.read(first, count), records[first:first + count])
+    with pytest.raises(InvalidDescError, match="within the capture's"):
+        windows.read(windows.total - 1, 2)
