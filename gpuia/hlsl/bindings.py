@@ -64,8 +64,9 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             where, spelled = _declaration(prepared, name)
             binds = ("constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
                      "ByteAddressBuffer, Buffer<T>, their RW forms RWStructuredBuffer<T>, "
-                     "RWByteAddressBuffer and RWBuffer<T>, Texture1D<T>, Texture2D<T>, "
-                     "Texture2DArray<T>, Texture3D<T>, SamplerState and SamplerComparisonState, "
+                     "RWByteAddressBuffer and RWBuffer<T>, Texture1D<T>, Texture1DArray<T>, "
+                     "Texture2D<T>, Texture2DArray<T>, Texture3D<T>, SamplerState and "
+                     "SamplerComparisonState, "
                      "each on its own; "
                      "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else

@@ -54,6 +54,7 @@ from .frontend import HlslShader, slang_args
 from .load_offsets import lower_load_offsets
 from .reflect import Leaf
 from .source import prepare, restore
+from .texture1d_arrays import lower_texture1d_arrays
 from .typed_buffers import lower_source
 from .wrapper import CPU_ENTRY, CPU_GROUP, cpu_kernel
 
@@ -467,6 +468,8 @@ def _build(shader: HlslShader, cxx: str, key: str, folder: Path) -> CpuShader:
         text = lower_comparisons(text)
     # Load(location, offset) as the Load it is, as for the WGSL (rules 17.11)
     text = lower_load_offsets(text, {t.name: t.hlsl_type for t in shader.textures}, what)
+    text = lower_texture1d_arrays(text, {t.name for t in shader.textures
+                                         if t.hlsl_type == "Texture1DArray"}, what)
     # What Slang turns into C++ is checked again, as it is now (its includes are read again).
     escapes.refuse_escapes_in(text + kernel, shader.slang_name, slang_args(
         prepared.matrix_layout), shader.defines, shader.include_dirs, what, shader.source,

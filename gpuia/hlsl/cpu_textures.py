@@ -1,5 +1,7 @@
 """Texture1D, Texture2D, Texture2DArray, Texture3D, SamplerState and SamplerComparisonState in
-the CPU reference's C++, read as D3D12 reads them (rules 17).
+the CPU reference's C++, read as D3D12 reads them (rules 17). A Texture1DArray is the
+Texture2DArray of height 1 its source is rewritten to (``gpuia.hlsl.texture1d_arrays``), as for
+the WGSL.
 
 Slang's C++ prelude declares ``Texture2D<T>`` over an ``ITexture`` interface (virtual
 ``Load``, ``SampleLevel`` taking float pointers; the other shapes alike) and ``SamplerState``

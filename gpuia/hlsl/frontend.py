@@ -58,6 +58,7 @@ from .refusals import (
 from .source import MATRIX_LAYOUTS, PRAGMA_MARKER, PreparedSource, prepare, restore
 from .srv import ShaderResource, shader_resources
 from .srv import rewrite as rewrite_srvs
+from .texture1d_arrays import lower_texture1d_arrays
 from .textures import ShaderSampler, ShaderTexture, shader_textures
 from .textures import rewrite as rewrite_textures
 from .typed_buffers import lower_source, used_names
@@ -427,7 +428,11 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
     text = lower_source(prepared.text, used_names(first.reflection) if stage == "vertex"
                         else (), what)
     # Load(location, offset), which Slang's WGSL lacks, as the Load it is (rules 17.11)
-    text = lower_load_offsets(text, reflected_textures(params), what)
+    shapes = reflected_textures(params)
+    text = lower_load_offsets(text, shapes, what)
+    # a Texture1DArray, which Slang's WGSL lacks, as a Texture2DArray of height 1 (rules 17.8)
+    text = lower_texture1d_arrays(text, {n for n, k in shapes.items() if k == "Texture1DArray"},
+                                  what)
     wrapped = text + graphics_wrapper(sig, entry_point)
     second = slang.run(wrapped, WRAPPER_ENTRY, "wgsl",
                        lambda diagnostics: refuse_wide(params, diagnostics, what))

@@ -7,8 +7,9 @@ CPU reference's C++): D3D's ``ld`` with ``aoffimmi`` adds the immediate offsets 
 texel coordinates of the level read, never to the level or an array's slice (D3D11.3 spec
 22.4.6), and a texel moved outside the level reads 0 as any other (rules 17.1). Guaranteed, by
 :func:`lower_load_offsets`, for each ``Name.Load(location, offset)`` of a ``Texture1D``
-(``int`` offset), ``Texture2D``, ``Texture2DArray`` (``int2``) or ``Texture3D`` (``int3``) the
-shader declares: ``Name.Load(intN(location) + intN(offset, 0...))``.
+(``int`` offset; a ``Texture1DArray``'s, on u only), ``Texture2D``, ``Texture2DArray``
+(``int2``) or ``Texture3D`` (``int3``) the shader declares:
+``Name.Load(intN(location) + intN(offset, 0...))``.
 
 Refused (InvalidDescError naming the texture and rules 17.11): an offset that is not integer
 literals (``3``, ``int2(1, -2)``: gpuia reads it from the source text, so a named constant is
@@ -27,8 +28,8 @@ __all__ = ["lower_load_offsets", "reflected_textures", "OFFSET_RANGE"]
 
 OFFSET_RANGE = (-8, 7)  # D3D's 4-bit two's complement immediates (aoffimmi)
 # HLSL type -> (the location's vector, the offset's components)
-_SHAPES = {"Texture1D": ("int2", 1), "Texture2D": ("int3", 2), "Texture2DArray": ("int4", 2),
-           "Texture3D": ("int4", 3)}
+_SHAPES = {"Texture1D": ("int2", 1), "Texture1DArray": ("int3", 1), "Texture2D": ("int3", 2),
+           "Texture2DArray": ("int4", 2), "Texture3D": ("int4", 3)}
 _LITERALS = re.compile(r"\s*(?:int[23]?\s*\(\s*)?(-?\s*\d+(?:\s*,\s*-?\s*\d+)*)\s*\)?\s*")
 
 

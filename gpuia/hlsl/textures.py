@@ -14,7 +14,9 @@ and a sampler one number at times: each is rebound by its name from the reflecti
   ``944 + k`` when the shader samples it (bound filterable), an array's ``960 + k`` and
   ``976 + k``, sampler sN ``@binding(928 + N)`` (``gpuia.d3d.textures``); a Texture3D is a
   ``texture_3d``; a Texture1D a ``texture_2d`` of height 1 read at row 0 and sampled at
-  v = 0.5 (WebGPU's ``texture_1d`` has one level and no ``textureSampleLevel``; rules 17.8);
+  v = 0.5 (WebGPU's ``texture_1d`` has one level and no ``textureSampleLevel``; rules 17.8); a
+  Texture1DArray a Texture2DArray of height 1, as the source declares it after
+  ``gpuia.hlsl.texture1d_arrays`` (Slang's WGSL has no 1D array; rules 17.8);
 * ``Load(int3(x, y, mip))`` (an array's ``int4(x, y, slice, mip)``, a Texture1D's
   ``int2(x, mip)``, a Texture3D's ``int4(x, y, z, mip)``) returns 0 in every component when
   ``mip`` is not a level of the texture, the slice not one of its slices or the texel is
@@ -44,7 +46,7 @@ Refused, naming the resource: a texture of another scalar than float, uint or in
 refuses double and bool itself; half is float), a ``SampleLevel`` or ``SampleCmpLevelZero``
 of an integer texture (D3D's Format List gives integer formats ``ld`` only, rules 17.12;
 Slang's static assertion of it is said so by ``gpuia.hlsl.refusals``), a multisampled
-texture, a ``Texture1DArray`` (Slang's WGSL has none), a ``TextureCube`` or
+texture, a ``TextureCube`` or
 ``TextureCubeArray`` (rules 17.9: :func:`texture_refusal` gives the reason), more than 16
 textures, a texture in a register a buffer SRV takes, a sampler past s15 or outside space 0,
 ``SampleCmp`` (a pixel shader's only), a comparison of a Texture3D, a texel offset outside
@@ -80,9 +82,6 @@ _CUBE = ("gpuia does not bind cube textures yet: D3D's cube rules (the face by t
          "and its tie rule, the coordinates on that face, linear filtering across faces) are "
          "not emulated exactly (rules 17.9)")
 _REFUSED = {
-    ("texture1D", True): "Slang's WGSL has no 1D array texture (its compile of a "
-                         "Texture1DArray's Load and SampleLevel fails a static assertion), so "
-                         "gpuia cannot map it onto a 2d-array view yet (rules 17.8)",
     ("textureCube", False): _CUBE,
     ("textureCube", True): _CUBE,
 }
@@ -90,8 +89,8 @@ _REFUSED = {
 
 @dataclass(frozen=True)
 class ShaderTexture:
-    """One ``Texture1D``, ``Texture2D`` (or array) or ``Texture3D`` the shader reads: ``index``
-    its place among the shader's textures (its binding
+    """One ``Texture1D``, ``Texture2D`` (or either's array) or ``Texture3D`` the shader reads:
+    ``index`` its place among the shader's textures (its binding
     :func:`gpuia.d3d.textures.texture_binding`), ``components`` of its ``T``, ``var`` its name
     in Slang's WGSL, ``dimension`` the D3D12 resource dimension it reads (``texture1d``,
     ``texture2d``, ``texture3d``)."""
@@ -103,7 +102,7 @@ class ShaderTexture:
     components: int
     var: str = ""
     sampled: bool = False  # read by SampleLevel: bound filterable (gpuia.d3d.textures)
-    array: bool = False  # a Texture2DArray
+    array: bool = False  # a Texture2DArray or Texture1DArray
     dimension: str = "texture2d"
     compared: bool = False  # read by SampleCmpLevelZero (rules 17.10)
     return_type: str = "float"  # T's scalar: float, uint or int as "sint" (rules 17.12)
@@ -125,7 +124,14 @@ class ShaderTexture:
     @property
     def hlsl_type(self) -> str:
         return {"texture1d": "Texture1D", "texture3d": "Texture3D"}.get(
-            self.dimension, "Texture2DArray" if self.array else "Texture2D")
+            self.dimension, "Texture2D") + "Array" * self.array
+
+    @property
+    def wgsl_dimension(self) -> str:
+        """The dimension of the texture Slang's WGSL reads: a Texture1DArray's is
+        ``texture2d`` (the source declares it a Texture2DArray of height 1:
+        ``gpuia.hlsl.texture1d_arrays``), any other's its own."""
+        return "texture2d" if self.array else self.dimension
 
 
 @dataclass(frozen=True)
@@ -154,8 +160,8 @@ def is_bound_texture(param: dict) -> bool:
 
 
 def texture_refusal(param: dict) -> str | None:
-    """Why gpuia refuses a read-only texture shape it does not bind (a Texture1DArray, a
-    TextureCube or TextureCubeArray), None for any other parameter."""
+    """Why gpuia refuses a read-only texture shape it does not bind (a TextureCube or
+    TextureCubeArray), None for any other parameter."""
     t = param.get("type", {})
     if t.get("kind") != "resource" or t.get("access", "read") != "read":
         return None
@@ -185,9 +191,10 @@ def _components(t: dict, where: str, what: str) -> tuple[int, str]:
     if return_type is None:
         shape = str(t.get("baseShape", "texture")).replace("texture", "Texture", 1)
         raise InvalidDescError(what, where, shape + ("Array" if t.get("array") else ""),
-                               "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> and "
-                               "Texture3D<T> of float, uint and int scalars and vectors (no "
-                               "multisampled textures; docs/resources.md)")
+                               "gpuia binds Texture1D<T>, Texture1DArray<T>, Texture2D<T>, "
+                               "Texture2DArray<T> and Texture3D<T> of float, uint and int "
+                               "scalars and vectors (no multisampled textures; "
+                               "docs/resources.md)")
     return int(result.get("elementCount", 1)) if kind == "vector" else 1, return_type
 
 
@@ -220,8 +227,9 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
         refusal = texture_refusal(p)
         if t.get("baseShape") not in SHAPES or refusal:
             raise InvalidDescError(what, where, m.group(2).strip(), refusal or
-                                   "gpuia binds Texture1D<T>, Texture2D<T>, Texture2DArray<T> "
-                                   "and Texture3D<T> only (docs/resources.md)")
+                                   "gpuia binds Texture1D<T>, Texture1DArray<T>, Texture2D<T>, "
+                                   "Texture2DArray<T> and Texture3D<T> only "
+                                   "(docs/resources.md)")
         components, return_type = _components(t, where, what)
         if space >= SRV_SPACES or register >= SRV_SLOTS:
             raise InvalidDescError(what, where, f"register(t{register}, space{space})",
@@ -319,8 +327,9 @@ def _layers_by_level(code: str, var: str, layers: str) -> str:
         close = code.find("}", end)
         if _strip(args[0]) != var or len(args) < 2 or close < 0:
             continue
-        block = re.sub(rf"textureNumLayers\s*\(\s*\(*\s*{re.escape(var)}\s*\)*\s*\)",
-                       f"{layers}(u32({args[1]}))", code[end:close])
+        # the call's own parentheses (a float GetDimensions wraps it in f32(...))
+        block = _rewrite_calls(code[end:close], "textureNumLayers", var,
+                               lambda _a, level=args[1]: f"{layers}(u32({level}))")
         out.append(code[at:end] + block)
         at = close
     return "".join(out) + code[at:]
@@ -360,7 +369,7 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
     if r is None:
         raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
                                "sampled with a sampler gpuia does not bind")
-    uv = _SAMPLED_UV[t.dimension].format(r=r, uv=args[1])
+    uv = _SAMPLED_UV[t.wgsl_dimension].format(r=r, uv=args[1])
     lod_at = 3 if t.array else 2  # (sampler, coordinate, [slice,] LOD, [offset])
     lod = f"({args[lod_at]}) + gpuia_sampler_bias({r}u)"
     off = ""
@@ -390,7 +399,7 @@ def texel_offset(arg: str, t: ShaderTexture, call: str, what: str,
         if text not in consts:
             break
         text = re.sub(r"vec[234]\s*<\s*i32\s*>|i32|\s|[()]", "", consts[text])
-    n = _OFFSET_AXES[t.dimension]
+    n = _OFFSET_AXES[t.wgsl_dimension]
     if not re.fullmatch(r"-?\d+(,-?\d+)*", text):
         raise InvalidDescError(what, f"resource {t.name}", arg.strip(),
                                f"{call}'s texel offset must be a compile-time constant: D3D "
@@ -402,7 +411,7 @@ def texel_offset(arg: str, t: ShaderTexture, call: str, what: str,
         raise InvalidDescError(what, f"resource {t.name}", arg.strip(),
                                f"{call}'s texel offset takes {n} integers in "
                                f"{OFFSET_RANGE[0]}..{OFFSET_RANGE[1]} (rules 17.11)")
-    return tuple(values) + (0,) * (t.dimension == "texture1d")
+    return tuple(values) + (0,) * (t.wgsl_dimension == "texture1d")
 
 
 def _compare(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, int],
@@ -418,7 +427,7 @@ def _compare(args: list[str], t: ShaderTexture, layer: str, registers: dict[str,
     if len(args) > ref_at + 1:  # an immediate texel offset (rules 17.11)
         off = texel_offset(args[ref_at + 1], t, "SampleCmpLevelZero", what, consts)
     offset = f"vec2<i32>({off[0]}, {off[1]})"
-    uv = f"vec2<f32>({args[1]}, 0.5)" if t.dimension == "texture1d" else args[1]  # rules 17.8
+    uv = f"vec2<f32>({args[1]}, 0.5)" if t.wgsl_dimension == "texture1d" else args[1]  # rules 17.8
     if not t.array:
         return f"gpuia_tex_cmp{t.index}({r}u, {uv}, {args[2]}, {offset})"
     slice_ = _float_slice(args[2], t, "SampleCmpLevelZero", what)
@@ -434,12 +443,12 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
                   rf"{re.escape(var)}\s*:)", rf"@binding({t.binding}) @group({group})\1", code)
     load, dims = f"gpuia_tex_load{k}", f"gpuia_tex_dims{k}"
     layers, layer = f"gpuia_tex_layers{k}", f"gpuia_tex_layer{k}"
-    if t.dimension == "texture1d":  # WebGPU's texture_1d has no mips and no textureSampleLevel:
+    if t.wgsl_dimension == "texture1d":  # WebGPU's texture_1d: no mips, no textureSampleLevel:
         # a Texture1D binds as a 2D texture of height 1 (rules 17.8)
         code = re.sub(rf"(var\s+{re.escape(var)}\s*:\s*)texture_1d<", r"\1texture_2d<", code)
     if t.array:
         code = _layers_by_level(code, var, layers)
-    load_of = _LOADS[(t.dimension, t.array)]
+    load_of = _LOADS[(t.wgsl_dimension, t.array)]
     code = _rewrite_calls(code, "textureLoad", var, lambda a: load_of.format(f=load, a=a))
     consts = dict(re.findall(r"(?<!\w)const\s+(\w+)\s*(?::[^=;]*)?=\s*([^;]+);", code))
     code = _rewrite_calls(code, "textureSampleLevel", var, lambda a: _sample(
@@ -459,7 +468,7 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
         raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
                                "D3D samples a comparison of a Texture1D, Texture2D or "
                                "Texture2DArray only (sample_c; rules 17.10)")
-    x = ".x" if t.dimension == "texture1d" else ""  # the 2D texture's width
+    x = ".x" if t.wgsl_dimension == "texture1d" else ""  # the 2D texture's width
     code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
         f"{dims}(u32({a[0]})){x}" if a else f"textureDimensions({var}){x}"))
     uses = len(re.findall(rf"(?<!\w){re.escape(var)}(?!\w)", code))

@@ -534,7 +534,7 @@ def test_slang_diagnostics_are_kept_on_the_error():
 
 
 @pytest.mark.parametrize("decl,use,name", [
-    ("Texture1DArray MyTex;", "MyTex.Load(int3(0, 0, 0))", "MyTex"),
+    ("Texture2DMS<float4> MyTex;", "MyTex.Load(int2(0, 0), 0)", "MyTex"),
     ("RWTexture2D<float4> MyRW;", "MyRW[int2(0, 0)]", "MyRW"),
     ("RWBuffer<float3> MyTyped;", "MyTyped[0].xyzz", "MyTyped"),  # 3 components: 12 vs 16 B
 ])
@@ -542,7 +542,7 @@ def test_resources_the_entry_uses_are_refused(decl, use, name):
     """gpuia binds cbuffers and a vertex shader's StructuredBuffer / ByteAddressBuffer / Buffer
     (tests/unit/test_hlsl_shader_resources.py), their RW forms (tests/gpu/test_gpu_uavs.py),
     Texture1D, Texture2D, Texture2DArray, Texture3D and samplers (tests/gpu/test_gpu_textures.py,
-    tests/gpu/test_gpu_texture_dimensions.py): a used 1D texture array, a texture UAV or a typed
+    tests/gpu/test_gpu_texture_dimensions.py): a used multisampled texture, a texture UAV or a typed
     buffer UAV of 3 components is refused by name."""
     with pytest.raises(InvalidDescError) as e:
         vs_with(decl, use)
