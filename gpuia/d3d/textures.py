@@ -34,7 +34,7 @@ __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mi
            "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS", "DIMENSIONS", "Dimension",
            "texture_slot", "slot_binding", "COMPARISON_FUNCS", "check_sampler_kind",
            "check_compare_format", "check_view_format", "texture_layout", "RETURN_TYPES",
-           "SAMPLE_TYPE_SLOT"]
+           "SAMPLE_TYPE_SLOT", "VIEW_CUBE_SLOT", "CUBE_FACES", "check_view_shape"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
 MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
@@ -52,6 +52,10 @@ MAX_MIP_LEVELS = 15  # D3D12_REQ_MIP_LEVELS: a 16384-texel texture's chain
 # (gpuia.gpu.vertex.pipelines builds the layout entry from it, binding slot_binding(slot)).
 VIEW_3D_SLOT = 4096
 SAMPLE_TYPE_SLOT = 2 * VIEW_3D_SLOT
+# A TextureCube's slot: plus VIEW_CUBE_SLOT (its view ``cube``, a TextureCubeArray's, at an
+# array binding, ``cube-array``; rules 17.9)
+VIEW_CUBE_SLOT = 3 * SAMPLE_TYPE_SLOT
+CUBE_FACES = 6  # D3D's face order +X, -X, +Y, -Y, +Z, -Z: a cube's slices 6c..6c+5
 RETURN_TYPES = ("float", "uint", "sint")  # a slot's // SAMPLE_TYPE_SLOT; formats.shader_type
 
 
@@ -77,13 +81,14 @@ DIMENSIONS = {d.kind: d for d in (
 )}
 
 
-def texture_slot(binding: int, dimension: str, return_type: str = "float") -> int:
+def texture_slot(binding: int, dimension: str, return_type: str = "float",
+                 cube: bool = False) -> int:
     """The @group(3) layout slot of a texture at ``binding``: the binding itself, a
     ``texture3d``'s plus VIEW_3D_SLOT (its WebGPU view is 3d), a ``uint`` or ``sint`` texture's
     (``return_type``, of :data:`RETURN_TYPES`) plus SAMPLE_TYPE_SLOT times 1 or 2 (WebGPU's
-    sample type ``uint`` or ``sint``)."""
+    sample type ``uint`` or ``sint``), a ``cube``'s plus VIEW_CUBE_SLOT."""
     return binding + VIEW_3D_SLOT * (dimension == "texture3d") + \
-        SAMPLE_TYPE_SLOT * RETURN_TYPES.index(return_type)
+        SAMPLE_TYPE_SLOT * RETURN_TYPES.index(return_type) + VIEW_CUBE_SLOT * cube
 
 
 def slot_binding(slot: int) -> int:
@@ -99,10 +104,11 @@ def texture_layout(slot: int) -> tuple[str, str] | None:
     kind = binding_kind(slot)
     if "texture" not in kind:
         return None
-    sample = RETURN_TYPES[slot // SAMPLE_TYPE_SLOT]
+    sample = RETURN_TYPES[slot % VIEW_CUBE_SLOT // SAMPLE_TYPE_SLOT]
     if sample == "float":
         sample = "float" if kind.startswith("sampled") else "unfilterable-float"
-    return sample, "2d-array" if "_array" in kind else "3d" if "_3d" in kind else "2d"
+    view = "2d-array" if "_array" in kind else "3d" if "_3d" in kind else "2d"
+    return sample, view.replace("2d", "cube") if kind.endswith("_cube") else view
 
 
 def texture_binding(index: int, sampled: bool = False, array: bool = False) -> int:
@@ -124,7 +130,9 @@ def binding_kind(binding: int) -> str:
     a Texture2DArray (``texture_array``, ``sampled_texture_array``), ``sampler`` or
     ``rw_storage`` (buffer UAVs, ``gpuia.d3d.uav_bindings``); a Texture3D's slot
     (:func:`texture_slot`) ``texture_3d`` or ``sampled_texture_3d``, an integer texture's its
-    kind plus ``_uint`` or ``_sint``."""
+    kind plus ``_uint`` or ``_sint``, a TextureCube's plus ``_cube``."""
+    if binding >= VIEW_CUBE_SLOT:
+        return binding_kind(binding - VIEW_CUBE_SLOT) + "_cube"
     if binding >= VIEW_3D_SLOT:
         sample = RETURN_TYPES[binding // SAMPLE_TYPE_SLOT]
         return binding_kind(slot_binding(binding)) + "_3d" * (binding // VIEW_3D_SLOT % 2) + \
@@ -395,13 +403,20 @@ def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
     (``gpuia.hlsl.textures.ShaderSampler``) when one is a comparison sampler and the other not:
     D3D's sampler mode takes a COMPARISON_ filter exactly for SamplerComparisonState (D3D11.3
     spec 7.18.2; rules 17.10); refuse a MIRROR_ONCE ``desc`` when ``sampler.offset`` (a
-    SampleLevel with a texel offset uses it: rules 17.11)."""
+    SampleLevel with a texel offset uses it: rules 17.11), a linear min or mag filter when
+    ``sampler.cube`` (a cube's SampleLevel uses it: rules 17.9)."""
     if sampler.comparison != (desc.comparison is not None):
         kind = "SamplerComparisonState" if sampler.comparison else "SamplerState"
         need = "a COMPARISON_ filter" if sampler.comparison else "a filter other than COMPARISON_"
         raise InvalidDescError(where, "Filter", desc.filter, f"the vertex shader samples with "
                                                              f"{sampler.name} ({kind}): bind "
                                                              f"{need} there (rules 17.10)")
+    if getattr(sampler, "cube", False) and "linear" in desc.filter[:2]:
+        raise UnsupportedError(f"{where}: Filter=({', '.join(desc.filter)}): the vertex shader "
+                               f"samples a cube with {sampler.name}, and gpuia compares point "
+                               f"sampling of cubes only: D3D's linear taps spill over a face's "
+                               f"edges and corners into its neighbours (7.18.12), which the "
+                               f"CPU reference does not emulate (rules 17.9)")
     if getattr(sampler, "offset", False) and desc.comparison is None and \
             "MIRROR_ONCE" in desc.address:
         raise UnsupportedError(f"{where}: AddressU/V/W=MIRROR_ONCE: the vertex shader samples "
@@ -444,3 +459,25 @@ def check_view_format(texture, format: str, where: str) -> None:
                                f"the shader's return type: dcl_resource, D3D11.3 spec "
                                f"22.3.12; rules 17.12)")
     check_compare_format(texture, format, where)
+
+
+def check_view_shape(texture, width: int, height: int, array_size: int, where: str) -> None:
+    """Refuse a texture of ``width`` x ``height`` and ``array_size`` slices at the register of
+    the shader's ``texture`` (``gpuia.hlsl.textures.ShaderTexture``) whose whole-resource view
+    D3D12 cannot make: a Texture1D, Texture2D or Texture3D reads one slice; a TextureCube
+    square faces, 6 slices (a TEXTURECUBE view's six faces), a TextureCubeArray a multiple of
+    6 (D3D11.3 spec 5.3.8: "6 faces, each of which is like a square Texture2D"; rules 17.9)."""
+    if getattr(texture, "cube", False):
+        faces = array_size == CUBE_FACES if not texture.array else array_size % CUBE_FACES == 0
+        if not faces or width != height:
+            need = "6 slices" if not texture.array else "a multiple of 6 slices"
+            raise InvalidDescError(where, "array_size" if not faces else "height",
+                                   array_size if not faces else height,
+                                   f"the vertex shader reads {texture.name} as a "
+                                   f"{texture.hlsl_type}: bind a square texture2d of {need} "
+                                   f"there (faces +X, -X, +Y, -Y, +Z, -Z; rules 17.9)")
+    elif not texture.array and array_size > 1:
+        raise InvalidDescError(where, "array_size", array_size,
+                               f"the vertex shader reads {texture.name} as a "
+                               f"{texture.hlsl_type} (one slice): bind a texture of one slice "
+                               f"there")

@@ -57,6 +57,25 @@ class Texture2D:
     released: bool = False
     dimension: str = "texture2d"  # D3D12's resource dimension (gpuia.d3d.textures.DIMENSIONS)
     depth: int = 1
+    cube_views: dict = field(default_factory=dict, repr=False)  # cube_view's, by kind
+
+    def cube_view(self, array: bool) -> Any:
+        """A ``cube`` view of the 6 slices (``array``: a ``cube-array`` view of every slice),
+        made when a TextureCube first reads it; UnsupportedError where the adapter lacks cube
+        arrays (wgpu's downlevel ``CUBE_ARRAY_TEXTURES``: rules 17.9)."""
+        import wgpu
+
+        kind = "cube-array" if array else "cube"
+        if kind not in self.cube_views:
+            try:
+                self.cube_views[kind] = self.wgpu.create_view(dimension=kind)
+            except wgpu.GPUValidationError as e:  # no cube-array views on this adapter
+                raise UnsupportedError(
+                    f"draw: a TextureCube{'Array' * array} view of {self.format}: this "
+                    f"adapter makes no {kind} view (wgpu's downlevel CUBE_ARRAY_TEXTURES; "
+                    f"rules 17.9): {str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                ) from None
+        return self.cube_views[kind]
 
     def release(self) -> None:
         """Destroy the WebGPU texture; a draw that reads it afterwards is refused."""

@@ -25,6 +25,7 @@ from ..d3d.textures import (
     check_dimensions,
     check_sampler_kind,
     check_view_format,
+    check_view_shape,
     sampler_binding,
     sampler_desc,
     texture_format,
@@ -143,11 +144,8 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
                                    f"the vertex shader reads {t.name} as a {t.hlsl_type}: bind "
                                    f"a {t.dimension} there (a D3D12 SRV's dimension is its "
                                    f"resource's)")
-        if not t.array and out[key].array_size > 1:
-            raise InvalidDescError(f"texture t{t.register}", "array_size",
-                                   out[key].array_size,
-                                   f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
-                                   f"slice)")
+        check_view_shape(t, out[key].width, out[key].height, out[key].array_size,
+                         f"texture t{t.register}")
         check_view_format(t, out[key].format, f"texture t{t.register}")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
             raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..d3d.textures import MAX_MIP_LEVELS, mip_offsets
 from ..errors import UnsupportedError
+from .cpu_cubes import TEXTURE_CUBE, TEXTURE_CUBE_ARRAY
 
 __all__ = ["bounded_textures", "texture_blob", "HEADER_WORDS", "lower_comparisons"]
 
@@ -271,6 +272,45 @@ struct GpuiaTexels
             words[k] = float(res.v[k]);
         memcpy(out, words, n);
     }
+    void sample_cube(const SamplerState& s, float x, float y, float z, uint32_t cube,
+                     float level, void* out, size_t n) const
+    {
+        // rules 17.9 (D3D11.3 spec 7.18.7): the face of the largest-magnitude component (ties:
+        // Z, then Y, then X), the minor axes mirrored onto the face's (s, t), divided by it,
+        // * 0.5 + 0.5; then a Texture2D's point sampling of slice 6 cube + face, clamped to
+        // the face (a cube has no address modes; gpuia samples cubes with point filters)
+        const float ax = std::fabs(x), ay = std::fabs(y), az = std::fabs(z);
+        float sc, tc, ma;
+        uint32_t face;
+        if (az >= ax && az >= ay)
+        {
+            face = z < 0 ? 5u : 4u;
+            ma = az;
+            sc = z < 0 ? -x : x;
+            tc = -y;
+        }
+        else if (ay >= ax)
+        {
+            face = y < 0 ? 3u : 2u;
+            ma = ay;
+            sc = x;
+            tc = y < 0 ? -z : z;
+        }
+        else
+        {
+            face = x < 0 ? 1u : 0u;
+            ma = ax;
+            sc = x < 0 ? z : -z;
+            tc = -y;
+        }
+        uint32_t words[10];
+        memcpy(words, s.desc, sizeof(words));
+        words[3] = words[4] = words[5] = 3u;  // CLAMP
+        SamplerState clamped;
+        clamped.desc = words;
+        sample(clamped, sc / ma * 0.5f + 0.5f, tc / ma * 0.5f + 0.5f, 0.5f,
+               float(6u * cube + face), level, out, n);
+    }
 };"""
 
 _TEXTURE_2D = r"""struct Texture2D
@@ -456,7 +496,8 @@ _TEXTURE_3D = r"""struct Texture3D
 
 # A shape's C++ struct, replaced where Slang's C++ declares it (only the shapes a shader uses)
 _SHAPES = {"Texture1D": _TEXTURE_1D, "Texture2D": _TEXTURE_2D,
-           "Texture2DArray": _TEXTURE_2D_ARRAY, "Texture3D": _TEXTURE_3D}
+           "Texture2DArray": _TEXTURE_2D_ARRAY, "Texture3D": _TEXTURE_3D,
+           "TextureCube": TEXTURE_CUBE, "TextureCubeArray": TEXTURE_CUBE_ARRAY}
 
 
 def _replace(code: str, name: str, text: str, template: bool) -> str:

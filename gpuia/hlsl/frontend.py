@@ -52,6 +52,7 @@ from .reflect import EntrySignature, Leaf, entry_signature
 from .refusals import (
     at_users_line,
     naga_refusal,
+    refuse_cube_load,
     refuse_integer_sample,
     refuse_missing_entry,
 )
@@ -407,6 +408,7 @@ def first_pass(source, slang_stage: str, entry_point, defs, matrix_layout, file_
     def no_entry(diagnostics):
         refuse_missing_entry(diagnostics, source, entry_point, defs, file_name, what)
         refuse_integer_sample(diagnostics, source, what)  # rules 17.12
+        refuse_cube_load(diagnostics, source, what)  # rules 17.9
 
     preprocess_checked(slang, source, entry_point, file_name, matrix_layout, where, no_entry)
     first = slang.run(slang.prepared.text, entry_point, "hlsl", no_entry)
@@ -435,7 +437,7 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                                   what)
     wrapped = text + graphics_wrapper(sig, entry_point)
     second = slang.run(wrapped, WRAPPER_ENTRY, "wgsl",
-                       lambda diagnostics: refuse_wide(params, diagnostics, what))
+                       lambda diagnostics: _refuse_second(params, diagnostics, source, what))
     code = _rename_io(second.code.decode("utf-8"), sig.inputs(), sig.outputs(),
                       interpolate=stage == "pixel")
     structs = parse_wgsl_structs(code)
@@ -461,6 +463,13 @@ def _compile(source, stage, entry_point, defs, matrix_layout, file_name, include
                                   first.dependencies + second.dependencies, line_name),
                         source_path, parsed, prepared.candidates, srvs, textures, samplers)
     return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
+
+
+def _refuse_second(params: dict, diagnostics: str, source: str, what: str) -> None:
+    """What a failed WGSL compile of the wrapped source is refused as: a cube's Load (rules
+    17.9), a type WGSL cannot hold (``refuse_wide``); else Slang's own error."""
+    refuse_cube_load(diagnostics, source, what)
+    refuse_wide(params, diagnostics, what)
 
 
 def preprocess_checked(slang: SlangRun, source: str, entry_point: str, file_name: str,

@@ -130,3 +130,20 @@ def refuse_integer_sample(diagnostics: str, source: str, what: str) -> None:
                            f"{name}{at} is a uint or int texture, which D3D does not sample: "
                            f"its _UINT and _SINT formats take ld (Load) only, no sample, "
                            f"sample_c or gather (the D3D11.3 Format List; rules 17.12)")
+
+
+def refuse_cube_load(diagnostics: str, source: str, what: str) -> None:
+    """Refuse a failed compile (``diagnostics`` hold an error) whose ``source`` reads a
+    ``TextureCube`` or ``TextureCubeArray`` it declares by ``Load`` or ``[]``, naming the
+    texture and the rule: D3D's ld takes any resource but a TextureCube (D3D11.3 spec 22.4.6;
+    Slang's own error is a type mismatch or a static assertion). Nothing happens otherwise."""
+    if "error" not in diagnostics:
+        return
+    text = _COMMENT_RE.sub(" ", source)
+    for m in re.finditer(r"(?<!\w)(TextureCube(?:Array)?)\s*(?:<[^<>;]*>)?\s+(\w+)", text):
+        name = m.group(2)
+        if re.search(rf"(?<![\w.]){re.escape(name)}\s*(?:\.\s*Load\s*\(|\[)", text):
+            raise InvalidDescError(what, f"resource {name}", f"{m.group(1)}.Load",
+                                   "D3D reads a cube by sampling only: ld (Load, []) takes any "
+                                   "resource but a TextureCube (D3D11.3 spec 22.4.6; rules "
+                                   "17.9)")

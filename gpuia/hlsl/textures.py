@@ -1,10 +1,11 @@
 """Texture shader resource views and samplers of an HLSL vertex shader, read as D3D12 reads
 them (docs/resources.md, rules 17).
 
-gpuia binds ``Texture1D<T>``, ``Texture2D<T>``, ``Texture2DArray<T>`` and ``Texture3D<T>`` (T a
-float, uint or int scalar or vector; an integer texture is WebGPU's ``texture_2d<u32>`` or
-``<i32>``, bound with sample type ``uint`` or ``sint``: its layout slot,
-:func:`gpuia.d3d.textures.texture_slot`, rules 17.12) at ``register(tN, spaceS)`` (the t
+gpuia binds ``Texture1D<T>``, ``Texture1DArray<T>``, ``Texture2D<T>``, ``Texture2DArray<T>``,
+``Texture3D<T>``, ``TextureCube<T>`` and ``TextureCubeArray<T>`` (T a float, uint or int scalar
+or vector; an integer texture is WebGPU's ``texture_2d<u32>`` or ``<i32>``, bound with sample
+type ``uint`` or ``sint``: its layout slot, :func:`gpuia.d3d.textures.texture_slot`, rules
+17.12) at ``register(tN, spaceS)`` (the t
 namespace of the buffer SRVs, ``gpuia.hlsl.srv``: one register holds one of them) and
 ``SamplerState`` at ``register(sN)`` (N 0..15, space 0). Guaranteed, in the WGSL
 :func:`rewrite` makes of Slang's, whose binding numbers it never trusts (Slang gives a texture
@@ -30,7 +31,10 @@ and a sampler one number at times: each is rebound by its name from the reflecti
   and what WebGPU's sampler lacks emulated from gpuia's uniform at ``@binding(14)`` (the
   sampler's MipLODBias added to the LOD; MIRROR_ONCE as mirror-repeat on a coordinate clamped
   to [-1, 1], on u, v and a Texture3D's w), an array's slice rounded to nearest even and
-  clamped to its slices as D3D does (Slang's WGSL truncates it);
+  clamped to its slices as D3D does (Slang's WGSL truncates it); a TextureCube is a
+  ``texture_cube`` sampled at its direction as given (a TextureCubeArray a
+  ``texture_cube_array``, its cube rounded and clamped so), its layout slot the cube view's
+  and ``ShaderSampler.cube`` marking its samplers (point only, rules 17.9);
 * ``SampleCmpLevelZero(s, uv, reference)`` of a Texture1D, Texture2D or Texture2DArray with a
   ``SamplerComparisonState`` is gpuia's WGSL filter of comparison results from texel loads
   (``gpuia.hlsl.compare_wgsl``, rules 17.10): the comparison sampler's declaration is removed
@@ -46,10 +50,9 @@ Refused, naming the resource: a texture of another scalar than float, uint or in
 refuses double and bool itself; half is float), a ``SampleLevel`` or ``SampleCmpLevelZero``
 of an integer texture (D3D's Format List gives integer formats ``ld`` only, rules 17.12;
 Slang's static assertion of it is said so by ``gpuia.hlsl.refusals``), a multisampled
-texture, a ``TextureCube`` or
-``TextureCubeArray`` (rules 17.9: :func:`texture_refusal` gives the reason), more than 16
+texture, more than 16
 textures, a texture in a register a buffer SRV takes, a sampler past s15 or outside space 0,
-``SampleCmp`` (a pixel shader's only), a comparison of a Texture3D, a texel offset outside
+``SampleCmp`` (a pixel shader's only), a comparison of a Texture3D or a cube, a texel offset outside
 [-8, 7] or not of integer literals (rules 17.11), any other use of a texture (``Sample``,
 ``Gather``, ``GatherCmp``, ``CalculateLevelOfDetail``) or a sampler.
 """
@@ -76,15 +79,11 @@ __all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "texture_refusa
            "texture_return_type", "shader_textures", "rewrite", "texel_offset"]
 
 # Slang's reflection baseShape -> the D3D12 resource dimension it reads (gpuia.d3d.textures)
-SHAPES = {"texture1D": "texture1d", "texture2D": "texture2d", "texture3D": "texture3d"}
-# The shapes gpuia refuses, with the reason (docs/resources.md, rules 17.9)
-_CUBE = ("gpuia does not bind cube textures yet: D3D's cube rules (the face by the major axis "
-         "and its tie rule, the coordinates on that face, linear filtering across faces) are "
-         "not emulated exactly (rules 17.9)")
-_REFUSED = {
-    ("textureCube", False): _CUBE,
-    ("textureCube", True): _CUBE,
-}
+# (a cube's resource is a 2D texture array of 6 slices a cube: rules 17.9)
+SHAPES = {"texture1D": "texture1d", "texture2D": "texture2d", "texture3D": "texture3d",
+          "textureCube": "texture2d"}
+# The shapes gpuia refuses, with the reason (none now; docs/resources.md)
+_REFUSED: dict[tuple[str, bool], str] = {}
 
 
 @dataclass(frozen=True)
@@ -106,6 +105,7 @@ class ShaderTexture:
     dimension: str = "texture2d"
     compared: bool = False  # read by SampleCmpLevelZero (rules 17.10)
     return_type: str = "float"  # T's scalar: float, uint or int as "sint" (rules 17.12)
+    cube: bool = False  # a TextureCube (array: a TextureCubeArray), rules 17.9
 
     @property
     def binding(self) -> int:
@@ -114,7 +114,7 @@ class ShaderTexture:
     @property
     def slot(self) -> int:
         """Its @group(3) layout slot (:func:`gpuia.d3d.textures.texture_slot`)."""
-        return texture_slot(self.binding, self.dimension, self.return_type)
+        return texture_slot(self.binding, self.dimension, self.return_type, self.cube)
 
     @property
     def wgsl_scalar(self) -> str:
@@ -124,7 +124,7 @@ class ShaderTexture:
     @property
     def hlsl_type(self) -> str:
         return {"texture1d": "Texture1D", "texture3d": "Texture3D"}.get(
-            self.dimension, "Texture2D") + "Array" * self.array
+            self.dimension, "TextureCube" if self.cube else "Texture2D") + "Array" * self.array
 
     @property
     def wgsl_dimension(self) -> str:
@@ -145,6 +145,7 @@ class ShaderSampler:
     var: str = ""
     comparison: bool = False
     offset: bool = False  # a SampleLevel with a texel offset uses it (rules 17.11)
+    cube: bool = False  # a SampleLevel of a cube uses it (point only: rules 17.9)
 
     @property
     def binding(self) -> int:
@@ -160,8 +161,9 @@ def is_bound_texture(param: dict) -> bool:
 
 
 def texture_refusal(param: dict) -> str | None:
-    """Why gpuia refuses a read-only texture shape it does not bind (a TextureCube or
-    TextureCubeArray), None for any other parameter."""
+    """Why gpuia refuses a read-only texture shape it does not bind (none now: every shape
+    Slang reflects as texture1D, texture2D, texture3D or textureCube is bound), None for any
+    other parameter."""
     t = param.get("type", {})
     if t.get("kind") != "resource" or t.get("access", "read") != "read":
         return None
@@ -240,28 +242,32 @@ def shader_textures(params: dict[str, dict], code: str, what: str, srv_registers
                                    "a buffer SRV takes this register: a t register holds one "
                                    "shader resource view (rules 17.5)")
         textures.append((space, register, name, components, m.group(1), bool(t.get("array")),
-                         SHAPES[t["baseShape"]], return_type))
+                         SHAPES[t["baseShape"]], return_type, t["baseShape"] == "textureCube"))
     if len(textures) > MAX_TEXTURES:
         raise InvalidDescError(what, "textures", len(textures),
                                f"gpuia binds at most {MAX_TEXTURES} (WebGPU's "
                                f"maxSampledTexturesPerShaderStage)")
     textures.sort()
-    offsets = _offset_samplers(code, {var: array for *_, var, array, _dim, _r in textures})
-    samplers = [replace(s, offset=s.var in offsets) for s in samplers]
+    offsets = _offset_samplers(code, {var: array for *_, var, array, _dim, _r, _c in textures})
+    cubes = _offset_samplers(code, {var: array for *_, var, array, _d, _r, cube in textures
+                                    if cube}, 0)
+    samplers = [replace(s, offset=s.var in offsets, cube=s.var in cubes) for s in samplers]
     return (tuple(ShaderTexture(name, reg, space, k, c, var, _sampled(code, var), array, dim,
-                                _sampled(code, var, "textureSampleCompareLevel"), ret)
-                  for k, (space, reg, name, c, var, array, dim, ret) in enumerate(textures)),
+                                _sampled(code, var, "textureSampleCompareLevel"), ret, cube)
+                  for k, (space, reg, name, c, var, array, dim, ret, cube)
+                  in enumerate(textures)),
             tuple(sorted(samplers, key=lambda s: s.register)))
 
 
-def _offset_samplers(code: str, arrays: dict[str, bool]) -> set[str]:
-    """The WGSL names of the samplers a ``textureSampleLevel`` with a texel offset uses
-    (Slang's arguments: texture, sampler, coordinate, an array's slice, LOD, offset)."""
+def _offset_samplers(code: str, arrays: dict[str, bool], offset: int = 1) -> set[str]:
+    """The WGSL names of the samplers a ``textureSampleLevel`` of one of ``arrays`` (WGSL name
+    -> whether an array) with a texel offset uses (``offset`` 0: with or without; Slang's
+    arguments: texture, sampler, coordinate, an array's slice, LOD, offset)."""
     used = set()
     for m in re.finditer(r"(?<!\w)textureSampleLevel\s*\(", code):
         args = _call_args(code, m.end() - 1)[0]
         var = _strip(args[0])
-        if var in arrays and len(args) == 5 + arrays[var]:
+        if var in arrays and len(args) >= 4 + offset + arrays[var]:
             used.add(_strip(args[1]))
     return used
 
@@ -369,7 +375,8 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
     if r is None:
         raise InvalidDescError(what, f"resource {t.name}", args[0].strip(),
                                "sampled with a sampler gpuia does not bind")
-    uv = _SAMPLED_UV[t.wgsl_dimension].format(r=r, uv=args[1])
+    # a cube's direction as given: WebGPU's cube sampling has no address modes to emulate
+    uv = args[1] if t.cube else _SAMPLED_UV[t.wgsl_dimension].format(r=r, uv=args[1])
     lod_at = 3 if t.array else 2  # (sampler, coordinate, [slice,] LOD, [offset])
     lod = f"({args[lod_at]}) + gpuia_sampler_bias({r}u)"
     off = ""
@@ -468,6 +475,10 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
         raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
                                "D3D samples a comparison of a Texture1D, Texture2D or "
                                "Texture2DArray only (sample_c; rules 17.10)")
+    if t.compared and t.cube:
+        raise InvalidDescError(what, f"resource {t.name}", t.hlsl_type,
+                               "gpuia samples a comparison of a Texture1D, Texture2D or their "
+                               "arrays only: a cube's is not emulated (rules 17.9, 17.10)")
     x = ".x" if t.wgsl_dimension == "texture1d" else ""  # the 2D texture's width
     code = _rewrite_calls(code, "textureDimensions", var, lambda a: (
         f"{dims}(u32({a[0]})){x}" if a else f"textureDimensions({var}){x}"))
@@ -488,8 +499,9 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
     helper = (
         f"fn {dims}(level : u32) -> vec{n}<u32>\n{{\n"
         f"    if (level >= textureNumLevels({var})) {{ return vec{n}<u32>(0u); }}\n"
-        f"    return max(vec{n}<u32>(1u), textureDimensions({var}) >> vec{n}<u32>(level));\n}}\n"
-        f"fn {load}(c : vec{n}<i32>, z : i32, level : i32) -> {vec4}\n{{\n"
+        f"    return max(vec{n}<u32>(1u), textureDimensions({var}) >> vec{n}<u32>(level));\n}}")
+    helper += "" if t.cube else (  # a cube has no Load (ld: any resource but a TextureCube)
+        f"\nfn {load}(c : vec{n}<i32>, z : i32, level : i32) -> {vec4}\n{{\n"
         f"    if (level < 0 || z < 0 || u32(z) >= {slices}) {{ return {vec4}(); }}\n"
         f"    let d = vec{n}<i32>({dims}(u32(level)));\n"
         f"    if (any(c < vec{n}<i32>(0)) || any(c >= d)) {{ return {vec4}(); }}\n"

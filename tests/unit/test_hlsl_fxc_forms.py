@@ -64,14 +64,16 @@ def test_a_legacy_sampler_the_entry_uses_is_a_sampler_state():
     assert [(t.name, t.register, t.sampled) for t in shader.textures] == [("Tex", 0, True)]
 
 
-def test_a_cube_the_entry_samples_is_refused_at_its_declaration():
-    """Sampling a cube texture (not bound) is refused naming the declaration's line (2: the
-    texture's) rather than an undefined 'sampler'."""
-    with pytest.raises(InvalidDescError) as e:
-        compile_shader("\nTextureCube<float4> Tex : register(t0);\nsampler Samp : register(s0);\n"
-                       "float4 main(float4 p : POSITION) : SV_Position\n"
-                       "{ return Tex.SampleLevel(Samp, p.xyz, 0); }\n")
-    assert re.search(r"vertex_shader\.hlsl:[23]: resource (Tex|Samp)=", message(e))
+def test_a_cube_the_entry_samples_through_an_fxc_sampler_is_bound():
+    """A cube sampled through fxc's ``sampler`` keyword binds both (rules 17.9), the sampler
+    marked as a cube's (point filters only)."""
+    shader = compile_shader("\nTextureCube<float4> Tex : register(t0);\n"
+                            "sampler Samp : register(s0);\n"
+                            "float4 main(float4 p : POSITION) : SV_Position\n"
+                            "{ return Tex.SampleLevel(Samp, p.xyz, 0); }\n")
+    assert [(t.name, t.cube, t.hlsl_type) for t in shader.textures] == [
+        ("Tex", True, "TextureCube")]
+    assert [(s.name, s.cube) for s in shader.samplers] == [("Samp", True)]
 
 
 # -- item: C-style truncating vector casts ------------------------------------------------------

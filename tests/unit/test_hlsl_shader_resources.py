@@ -50,8 +50,8 @@ def test_structured_and_raw_are_bound_by_register():
     ("Texture2D<uint4> T : register(t2, space1); SamplerState S : register(s0);",
      "return T.SampleLevel(S, float2(0, 0), 0);",
      "T (register t2, space1) is a uint or int texture"),
-    ("TextureCube T : register(t0); SamplerState S : register(s0);",
-     "return T.SampleLevel(S, float3(1, 0, 0), 0);", "cube rules"),
+    ("TextureCube T : register(t0);", "return T.Load(int4(0, 0, 0, 0));",
+     "takes any resource but a TextureCube"),
     ("Texture1DArray T : register(t0); SamplerState S : register(s0);",
      "return T.Sample(S, float2(0, 0));", "Texture2DArray of height 1"),
     ("Texture2DMS<float4> T[2] : register(t0);", "return T[0].Load(int2(0, 0), 0);",
@@ -225,8 +225,8 @@ def test_the_cpu_reference_reads_every_register_of_a_space():
 
 
 def test_gpuia_shader_lists_texture_dimensions():
-    """A Texture1D, a Texture1DArray and a Texture3D are bound (rules 17.7, 17.8); a
-    TextureCube is listed as not bound (rules 17.9)."""
+    """A Texture1D, a Texture1DArray, a Texture3D and a TextureCube are bound (rules 17.7,
+    17.8, 17.9)."""
     from gpuia.harness.shader_info import describe_hlsl
 
     text = ("Texture1D<float4> R : register(t0); Texture3D<float> V : register(t1);\n"
@@ -239,7 +239,7 @@ def test_gpuia_shader_lists_texture_dimensions():
             for r in describe_hlsl("d.hlsl", text, "main", None)["resources"]}
     assert rows == {"R": ("t0", "Texture1D<float4>", True), "V": ("t1", "Texture3D<float>", True),
                     "RA": ("t2", "Texture1DArray<float4>", True),
-                    "C": ("t3", "TextureCube<float4>", False),
+                    "C": ("t3", "TextureCube<float4>", True),
                     "S": ("s0", "SamplerState", True)}
 
 

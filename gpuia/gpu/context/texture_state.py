@@ -34,6 +34,7 @@ from ...d3d.textures import (
     SamplerDesc,
     check_sampler_kind,
     check_view_format,
+    check_view_shape,
     sampler_desc,
 )
 from ...errors import InvalidDescError, UnsupportedError
@@ -106,18 +107,15 @@ class TextureState:
                                        f"the vertex shader reads {t.name} as a {t.hlsl_type}: "
                                        f"bind a {t.dimension} there (a D3D12 SRV's dimension "
                                        f"is its resource's)")
-            if not t.array and tex.array_size > 1:
-                raise InvalidDescError("draw", f"texture {at}", tex.array_size,
-                                       f"the vertex shader reads {t.name} as a {t.hlsl_type} (one "
-                                       f"slice): bind a texture of one slice there")
+            check_view_shape(t, tex.width, tex.height, tex.array_size, f"draw: texture {at}")
             if t.compared and fmt.compare_bits:
                 raise UnsupportedError(
                     f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name} with "
                     f"a comparison sampler, which gpuia's WGSL emulates for float formats "
                     f"only (rules 17.10)")
             key.append(tex)
-            entries.append({"binding": t.binding,
-                            "resource": tex.array_view if t.array else tex.view})
+            entries.append({"binding": t.binding, "resource": tex.cube_view(t.array) if t.cube
+                            else tex.array_view if t.array else tex.view})
         state = np.zeros((SAMPLER_SLOTS, 4), np.uint32)
         for s in samplers:
             bound = self._sampler(s.register)
