@@ -43,7 +43,13 @@ WEIGHT_ERROR = 0.6 * 2.0 ** -8
 # shader_resources kinds this module reads (not buffer SRVs): gpuia.d3d.textures.DIMENSIONS
 TEXTURE_KINDS = tuple(DIMENSIONS)
 _KEYS = {"register", "space", "kind", "format", "width", "height", "depth", "mip_levels",
-         "array_size", "data"}
+         "array_size", "data", "view_dimension"}
+# The optional view_dimension: D3D12_SRV_DIMENSION names a resource of each kind takes (its SRV
+# is the shader's declaration, TEXTURE2D ... TEXTURECUBEARRAY: the HLSL type's name)
+_VIEW_DIMENSIONS = {"texture1d": ("TEXTURE1D", "TEXTURE1DARRAY"),
+                    "texture2d": ("TEXTURE2D", "TEXTURE2DARRAY", "TEXTURECUBE",
+                                  "TEXTURECUBEARRAY"),
+                    "texture3d": ("TEXTURE3D",)}
 # a texture1d's height is 1 when left out (D3D12's Height of a 1D texture)
 _REQUIRED = {"texture1d": ("register", "format", "width", "data"),
              "texture2d": ("register", "format", "width", "height", "data"),
@@ -66,6 +72,7 @@ class CaseTexture:
     array_size: int = 1
     kind: str = "texture2d"
     depth: int = 1
+    view_dimension: str | None = None  # D3D12_SRV_DIMENSION name, when the case gives one
 
 
 def _texture(entry: dict, w: str) -> CaseTexture:
@@ -82,9 +89,17 @@ def _texture(entry: dict, w: str) -> CaseTexture:
                                                                            w, 1)
     depth = uint_field(entry, "depth", w, 1)
     check_dimensions(width, height, levels, array_size, w, kind, depth)
+    view = entry.get("view_dimension")
+    if view is not None:
+        view = view.upper().removeprefix("D3D12_SRV_DIMENSION_") if isinstance(view, str) \
+            else view
+        if view not in _VIEW_DIMENSIONS[kind]:
+            raise CaseError(f"{w}.view_dimension", f"expected one of "
+                                                   f"{', '.join(_VIEW_DIMENSIONS[kind])} for a "
+                                                   f"{kind} (D3D12_SRV_DIMENSION), got {view!r}")
     return CaseTexture(uint_field(entry, "register", w, None), uint_field(entry, "space", w, 0),
                        fmt.name, width, height, levels, decode_data(entry["data"], f"{w}.data"),
-                       array_size, kind, depth)
+                       array_size, kind, depth, view)
 
 
 def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | None = None
@@ -146,6 +161,11 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
                                    f"resource's)")
         check_view_shape(t, out[key].width, out[key].height, out[key].array_size,
                          f"texture t{t.register}")
+        if out[key].view_dimension not in (None, t.hlsl_type.upper()):
+            raise InvalidDescError(f"texture t{t.register}", "view_dimension",
+                                   out[key].view_dimension,
+                                   f"the vertex shader reads {t.name} as a {t.hlsl_type}: its "
+                                   f"SRV is D3D12_SRV_DIMENSION_{t.hlsl_type.upper()}")
         check_view_format(t, out[key].format, f"texture t{t.register}")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
             raise InvalidDescError(f"texture t{t.register}", "data", len(out[key].data),

@@ -258,3 +258,18 @@ def test_the_context_api_binds_a_cube_and_refuses_what_a_cube_view_cannot_be(gpu
     with pytest.raises(UnsupportedError, match="rules 17.9"):
         ctx.draw_instanced(14)
     ctx.flush()
+
+
+def test_a_cube_entry_may_name_its_view_dimension():
+    """The optional view_dimension is the SRV's D3D12_SRV_DIMENSION: a cube's TEXTURECUBE is
+    taken (prefix and case as D3D spells it too); another the shader does not declare, or
+    one a texture2d cannot have, is refused naming the field."""
+    cube_case(view_dimension="TEXTURECUBE")
+    cube_case(view_dimension="d3d12_srv_dimension_texturecube")
+    with pytest.raises(InvalidDescError, match="D3D12_SRV_DIMENSION_TEXTURECUBE") as e:
+        cube_case(view_dimension="TEXTURE2DARRAY")
+    assert e.value.field == "view_dimension"
+    from gpuia.errors import CaseError
+
+    with pytest.raises(CaseError, match="view_dimension"):
+        cube_case(view_dimension="TEXTURE3D")
