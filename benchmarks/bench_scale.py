@@ -15,7 +15,9 @@ too), the best of ``--repeat`` runs:
 - start-up: the wall time of ``gpuia check`` of one small case in one process, and the lines
   it prints on stderr that are not gpuia's.
 
-The exit status is 0 whatever the ratios (they are printed, not judged).
+The exit status is 0 whatever the ratios (they are printed, not judged). A run that ends with an
+error (exit status 2: an adapter that makes no device, say) is printed as failed with its last
+stderr line, never as a speed.
 
 Run: python benchmarks/bench_scale.py [--cases 200] [--triangles] [--repeat 3]
      [--adapter S] [--adapters all] [--per-adapter 1] [--out FILE]
@@ -134,6 +136,12 @@ def main() -> int:
     return 0
 
 
+def _failed(run: dict) -> bool:
+    """Whether a run ended with an error (exit status 2 and up: not every case was judged);
+    1 (a case differs) still ran them all."""
+    return run["exit_status"] not in (0, 1)
+
+
 def _print(result: dict) -> None:
     """The table: each point's seconds, cases/s and ratio to one worker."""
     one = result["workers"][1]["cases_per_s"]
@@ -145,10 +153,14 @@ def _print(result: dict) -> None:
     k = result["per_adapter"]
     rows += [(f"{m} adapter(s), --workers {k * m}", r) for m, r in result["adapters"].items()]
     for name, r in rows:
+        if _failed(r):  # a run that stopped early is no speed
+            reason = (r["stderr_tail"].strip().splitlines() or ["?"])[-1]
+            print(f"{name:28s} failed (exit status {r['exit_status']}): {reason[-160:]}")
+            continue
         result.setdefault("ratios", {})[name] = round(r["cases_per_s"] / one, 3)
         print(f"{name:28s} {r['seconds']:8.2f} {r['cases_per_s']:8.1f} "
               f"{r['cases_per_s'] / one:12.2f}x")
-    if len(result["adapters"]) == 2:
+    if len(result["adapters"]) == 2 and not any(map(_failed, result["adapters"].values())):
         (_, a1), (m, am) = result["adapters"].items()
         result["ratio_adapters"] = round(am["cases_per_s"] / a1["cases_per_s"], 3)
         print(f"{m} adapters / 1 adapter: {result['ratio_adapters']:.2f}x "
