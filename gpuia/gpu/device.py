@@ -27,6 +27,7 @@ from .caps import FEATURES, device_alive
 from .device_core import DeviceCore
 from .lifetime import import_wgpu
 from .targets import Texture
+from .wgpu_log import held_wgpu_log
 
 if TYPE_CHECKING:  # imported where a device is made: the cpu backend never loads wgpu
     import wgpu
@@ -78,9 +79,12 @@ class Device(DeviceCore):
             adapter = select_adapter(adapter_name, backend)
         features = [f for f in FEATURES if f in adapter.features]
         try:
-            device = request_device(adapter, features, private)
+            with held_wgpu_log() as logged:  # a cause wgpu logs goes into the error, once
+                device = request_device(adapter, features, private)
         except Exception as e:  # noqa: BLE001 - any refusal: UnsupportedError with its text
             text = " ".join(str(e).split())
+            if logged:
+                text += f" (wgpu logged: {' '.join(' '.join(m.split()) for m in logged)})"
             if "Parent device is lost" in text and adapter.info.get("backend_type") == "OpenGL":
                 # Measured on NVIDIA's driver (580, EGL): wgpu-core's indirect-draw validation
                 # builds a compute pipeline while making the device, and the GL context wgpu's

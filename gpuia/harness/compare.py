@@ -104,7 +104,17 @@ def summary_text(invocations: int, bad: int, element_rows: dict[str, int], id_ro
     element key the rows where it differs, the rows whose system values differ, those not
     delivered, the unexpected invocations and the tolerated components (a part only where its
     count is not 0). Windowed comparisons (:mod:`gpuia.harness.windowed`) write the same line
-    from counts summed over their windows."""
+    from counts summed over their windows.
+
+    Arguments:
+        invocations (int): the invocations compared.
+        bad (int): the rows where anything differs.
+        element_rows (dict): element key -> rows where it differs.
+        id_rows (int): rows whose system values differ.
+        missing (int): invocations the GPU did not deliver.
+        unexpected (int): invocations the GPU delivered that D3D does not make.
+        tolerated (int): components within the tolerance.
+    """
     parts = [f"{invocations - bad}/{invocations} invocations match"]
     parts += [f"{key}: {rows} differ" for key, rows in element_rows.items() if rows]
     if id_rows:

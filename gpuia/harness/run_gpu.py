@@ -253,7 +253,12 @@ def run_case_gpu(case: Case, device: Device, path: str = "auto", reference: IARe
 
 def plans_path(plans: list[Plan], path: str) -> str:
     """The paths the draws took, sorted and joined by ``/`` (``path`` when no draw was
-    planned): :attr:`GPUResult.path`."""
+    planned): :attr:`GPUResult.path`.
+
+    Arguments:
+        plans (list of Plan): each draw's plan.
+        path (str): the path asked for.
+    """
     return "/".join(sorted({p.path for p in plans})) or path
 
 
@@ -265,12 +270,24 @@ def record_capture(case: Case, device: Device, path: str = "auto",
     case's state, a capture begun on ``capture_route`` and every draw of the case recorded
     for it; the capture is not ended.
 
+    Arguments:
+        case (Case): the parsed case.
+        device (Device): the device to draw on.
+        path (str): as :func:`run_case_gpu`'s.
+        context (Context): a context of ``device``; None makes one.
+        capture_route (str): as :func:`run_case_gpu`'s.
+        uploaded (tuple): as :func:`run_case_gpu`'s.
+        timings (dict): when given, receives ``upload`` and ``plan_and_encode`` seconds.
+
     Returns:
-        ``(context, the Plan of each draw, the UAVs' buffers)``; ``timings`` (when given)
-        receives ``upload`` and ``plan_and_encode`` seconds.
+        ``(context, the Plan of each draw, the UAVs' buffers)``.
 
     Raises:
-        As :func:`run_case_gpu`.
+        UnsupportedError: the path or capture route cannot do a draw exactly on this adapter.
+        InvalidDescError: an unknown path or capture route, or state or a draw the GPU side
+            refuses as D3D would.
+        GpuOutOfMemoryError: the adapter ran out of memory.
+        DeviceLostError: the device was lost.
     """
     import time
 
@@ -319,7 +336,17 @@ def _in_order(record_index: np.ndarray) -> bool:
 
 def assemble_capture(case: Case, ref: IAResult, cap, plans: list[Plan], path: str,
                      device: Device) -> GPUResult:
-    """The GPUResult of a capture in ``ref``'s IA order (all rows, or a window's: windowed)."""
+    """The GPUResult of a capture in ``ref``'s IA order (all rows, or a window's: windowed).
+
+    Arguments:
+        case (Case): the case drawn.
+        ref (IAResult): the reference rows to order by (the whole draw's or a window's).
+        cap: the ended capture (``Context.end_capture``), whole or a range of its records.
+        plans (list of Plan): each draw's plan, as :func:`record_capture` returned them.
+        path (str): the result's path (:func:`plans_path`).
+        device (Device): the device drawn on.
+    """
+    # size: its docstring's arguments; the steps share the capture's arrays, read top to bottom
     n = len(ref)
     words = record_words(cap.element_count)
     recs = (cap.words.reshape(-1, words) if cap.words.size >= words
