@@ -141,6 +141,8 @@ def _rule(b: ShaderBinding) -> _KindBinding | None:
 
 
 def _root_constants(rs: RootSignature, holder: RegisterRange) -> int | None:
+    if holder.kind == "static sampler":  # its ``parameter`` numbers the static samplers
+        return None
     p = rs.parameters[holder.parameter]
     return p.num_32bit_values if p.type == PARAMETER_TYPES["32bit_constants"] else None
 
