@@ -11,9 +11,12 @@ D3D12_SAMPLER_DESC read from its snake_case fields (:func:`sampler_desc`): the e
 point and linear filters and their COMPARISON_ forms with a ComparisonFunc (rules 17.10).
 Refused, naming the field: an unknown filter, address mode or comparison function, a comparison
 filter without one, LODs out of order, a MipLODBias outside -16..15.99; a minimum, maximum or
-anisotropic filter and what gpuia does not yet sample (BORDER, a negative MinLOD) are an
-:class:`~gpuia.errors.UnsupportedError` with the reason. MIRROR_ONCE and MipLODBias, which
-WebGPU's samplers lack, are emulated in the shader through :meth:`SamplerDesc.state_words`.
+anisotropic filter and what gpuia does not sample (a negative MinLOD; with BORDER, a border
+colour of the _UINT forms or not finite) are an :class:`~gpuia.errors.UnsupportedError` with
+the reason. MIRROR_ONCE, MipLODBias and BORDER (rules 17.4: the sampler's border colour, each
+format's share of it by :attr:`TextureFormat.border_range`), which WebGPU's samplers lack, are
+emulated in the shader through :meth:`SamplerDesc.state_words` and
+:meth:`SamplerDesc.border_words`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ __all__ = ["TextureFormat", "TEXTURE_FORMATS", "texture_format", "mip_size", "mi
            "ADDRESS_MODES", "FILTERS", "MAX_MIP_LEVELS", "DIMENSIONS", "Dimension",
            "texture_slot", "slot_binding", "COMPARISON_FUNCS", "check_sampler_kind",
            "check_compare_format", "check_view_format", "texture_layout", "RETURN_TYPES",
-           "SAMPLE_TYPE_SLOT", "VIEW_CUBE_SLOT", "CUBE_FACES", "check_view_shape"]
+           "SAMPLE_TYPE_SLOT", "VIEW_CUBE_SLOT", "CUBE_FACES", "check_view_shape", "BORDER_COLORS",
+           "STATE_ROWS"]
 
 TEXTURE_BINDING_BASE = SRV_BINDING_BASE + SRV_SLOTS * SRV_SPACES  # 912: after the buffer SRVs
 MAX_TEXTURES = 16  # WebGPU's guaranteed maxSampledTexturesPerShaderStage
@@ -171,6 +175,18 @@ class TextureFormat:
         return format_info(self.name).size
 
     @property
+    def border_range(self) -> tuple[int, float, float]:
+        """(the components the format has, the lowest and highest value one holds): what a
+        BORDER sampler's border colour keeps of itself on this format (D3D11.3 spec 7.18.9.1:
+        the components present, clamped into the format's range; the others the format's
+        defaults 0, 0, 0, 1; rules 17.4). An integer format, never sampled (rules 17.12),
+        gives float32's range, unused."""
+        channels = format_info(self.name).channels
+        lo, hi = _CHANNEL_RANGES.get((channels[0].kind, channels[0].bits), _CHANNEL_RANGES[
+            ("f", 32)])
+        return len(channels), lo, hi
+
+    @property
     def return_type(self) -> str:
         """``float`` (FLOAT, UNORM, SNORM), ``uint`` or ``sint``: the type a shader reads the
         format as (the DXGI table's shader type; D3D11.3 spec 19.1.3.2), one of
@@ -185,6 +201,10 @@ class TextureFormat:
 # The _UINT and _SINT formats of 8, 16 and 32 bits and 1, 2 or 4 channels and R10G10B10A2_UINT
 # are WebGPU's core "uint" / "sint" textures of the same texels; the Format List gives them ld
 # and no sample (rules 17.12).
+# The range of a channel a sampled format has (kind, bits): UNORM [0, 1], float16's and
+# float32's largest finite values (rules 17.4: a border colour is clamped to it)
+_CHANNEL_RANGES = {("un", 8): (0.0, 1.0), ("un", 16): (0.0, 1.0), ("f", 16): (-65504.0, 65504.0),
+                   ("f", 32): (-3.4028234663852886e38, 3.4028234663852886e38)}
 TEXTURE_FORMATS = {f.name: f for f in (
     TextureFormat("R8G8B8A8_UNORM", "rgba8unorm", True),
     TextureFormat("R8_UNORM", "r8unorm", True),
@@ -276,7 +296,7 @@ COMPARISON_FUNCS = {"NEVER": 1, "LESS": 2, "EQUAL": 3, "LESS_EQUAL": 4, "GREATER
 # D3D12_TEXTURE_ADDRESS_MODE: its enum value, what gpuia does with it (None: sampled).
 ADDRESS_MODES = {
     "WRAP": (1, None), "MIRROR": (2, None), "CLAMP": (3, None),
-    "BORDER": (4, "WebGPU has no border address mode, and gpuia does not yet emulate it"),
+    "BORDER": (4, None),  # emulated: gpuia's WGSL takes the taps itself (rules 17.4)
     "MIRROR_ONCE": (5, None),  # emulated: mirror-repeat on a coordinate clamped to [-1, 1]
 }
 SAMPLER_STATE_BINDING = 14  # gpuia's uniform of the samplers' emulated state, beside the CBVs
@@ -285,6 +305,16 @@ _FIELDS = {"register", "space", "filter", "address_u", "address_v", "address_w",
            "border_color", "min_lod", "max_lod", "mip_lod_bias", "comparison_func",
            "max_anisotropy"}
 _FLT_MAX = 3.4028234663852886e38  # D3D12_FLOAT32_MAX: MaxLOD's "no limit"
+# D3D12_STATIC_BORDER_COLOR as RGBA (a static sampler's BorderColor; root_signature.model);
+# the _UINT forms are integer colours, for integer formats, which gpuia never samples
+BORDER_COLORS = {"TRANSPARENT_BLACK": (0.0, 0.0, 0.0, 0.0), "OPAQUE_BLACK": (0.0, 0.0, 0.0, 1.0),
+                 "OPAQUE_WHITE": (1.0, 1.0, 1.0, 1.0), "OPAQUE_BLACK_UINT": None,
+                 "OPAQUE_WHITE_UINT": None}
+STATE_ROWS = 4
+"""The rows of gpuia's WGSL sampler state uniform (``vec4<u32>`` each, SAMPLER_SLOTS per row
+kind): :meth:`SamplerDesc.state_words` at r, :meth:`SamplerDesc.border_words` at
+SAMPLER_SLOTS + r and 2 * SAMPLER_SLOTS + r, the k-th texture's
+:attr:`TextureFormat.border_range` at 3 * SAMPLER_SLOTS + k."""
 
 
 @dataclass(frozen=True)
@@ -299,16 +329,32 @@ class SamplerDesc:
     max_lod: float = _FLT_MAX
     mip_lod_bias: float = 0.0
     comparison: str | None = None  # a comparison filter's D3D12_COMPARISON_FUNC (a name)
+    # BorderColor as float32 (a sampler without a BORDER axis keeps the default: unused)
+    border: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     def words(self) -> bytes:
-        """The sampler as 10 little-endian words, as gpuia's CPU reference reads it
+        """The sampler as 14 little-endian words, as gpuia's CPU reference reads it
         (``gpuia.hlsl.cpu_textures``): min, mag, mip filter (0 point, 1 linear), the address
         modes' D3D12 enum values, MinLOD, MaxLOD and MipLODBias as float32, the comparison
-        function's D3D12 value (0: not a comparison sampler)."""
-        return struct.pack("<6I3fI", *(int(f == "linear") for f in self.filter),
+        function's D3D12 value (0: not a comparison sampler), BorderColor as 4 float32."""
+        return struct.pack("<6I3fI4f", *(int(f == "linear") for f in self.filter),
                            *(ADDRESS_MODES[a][0] for a in self.address), self.min_lod,
                            min(self.max_lod, _FLT_MAX), self.mip_lod_bias,
-                           COMPARISON_FUNCS.get(self.comparison or "", 0))
+                           COMPARISON_FUNCS.get(self.comparison or "", 0), *self.border)
+
+    def border_words(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The sampler's two further rows of gpuia's WGSL sampler state (:data:`STATE_ROWS`),
+        read by the filter gpuia emulates for a sampler with a BORDER axis
+        (``gpuia.hlsl.border_wgsl``): BorderColor's float32 bits; then MinLOD's and MaxLOD's
+        float32 bits and a word of flags: bit 0 (1) set when an axis is BORDER, bits 1-3 the
+        min, mag and mip filters linear, bits 4-7, 8-11 and 12-15 the address modes of u, v, w
+        (D3D12 values)."""
+        bits = [struct.unpack("<I", struct.pack("<f", v))[0] for v in
+                (*self.border, self.min_lod, min(self.max_lod, _FLT_MAX))]
+        flags = ("BORDER" in self.address) + sum(
+            (f == "linear") << (1 + k) for k, f in enumerate(self.filter)) + sum(
+            ADDRESS_MODES[a][0] << (4 + 4 * k) for k, a in enumerate(self.address))
+        return tuple(bits[:4]), (bits[4], bits[5], flags, 0)
 
     def comparison_lod(self) -> float:
         """SampleCmpLevelZero's LOD: 0 plus MipLODBias clamped to MinLOD..MaxLOD in float32
@@ -394,8 +440,45 @@ def sampler_desc(entry: dict, where: str) -> SamplerDesc:
         raise InvalidDescError(where, "mip_lod_bias", lods[2],
                                f"expected {_BIAS_RANGE[0]}..{_BIAS_RANGE[1]} "
                                f"(D3D12_MIP_LOD_BIAS_MIN..MAX)")
+    # D3D12_DEFAULT_BORDER_COLOR_COMPONENT is 0.0 (d3d12.h); kept only where a mode is BORDER
+    border = _border_color(entry.get("border_color", (0.0,) * 4), where, "BORDER" in address)
+    if "BORDER" not in address:
+        border = (0.0, 0.0, 0.0, 0.0)
     return SamplerDesc(filt, tuple(address), lods[0], lods[1],  # type: ignore[arg-type]
-                       lods[2], func)
+                       lods[2], func, border)
+
+
+def _border_color(value, where: str, used: bool) -> tuple[float, float, float, float]:
+    """BorderColor as 4 float32 values: D3D12_SAMPLER_DESC's 4 numbers (RGBA) or a
+    D3D12_STATIC_BORDER_COLOR name; ``used``: an address mode is BORDER (then a _UINT colour,
+    a non-finite component and a denormal one are refused)."""
+    if isinstance(value, str):
+        name = value.upper().removeprefix("D3D12_").removeprefix("STATIC_BORDER_COLOR_")
+        if name not in BORDER_COLORS:
+            raise InvalidDescError(where, "border_color", value,
+                                   f"expected 4 numbers (RGBA) or one of "
+                                   f"{', '.join(BORDER_COLORS)}")
+        rgba = BORDER_COLORS[name]
+        if rgba is None:
+            if used:
+                raise UnsupportedError(f"{where}: border_color={value}: an integer border "
+                                       f"colour is an integer format's, and gpuia samples "
+                                       f"FLOAT and UNORM formats only (rules 17.4, 17.12)")
+            return (0.0, 0.0, 0.0, 0.0)  # unused: no axis is BORDER
+        return rgba
+    if not isinstance(value, (list, tuple)) or len(value) != 4 or \
+            any(type(v) not in (int, float) for v in value):
+        raise InvalidDescError(where, "border_color", value, "expected 4 numbers (RGBA) or a "
+                                                             "D3D12_STATIC_BORDER_COLOR name")
+    if any(math.isfinite(v) and abs(v) > _FLT_MAX for v in value):
+        raise InvalidDescError(where, "border_color", value, "expected float32 values")
+    rgba = tuple(struct.unpack("<4f", struct.pack("<4f", *value)))
+    if used and any(not math.isfinite(v) or 0 < abs(v) < 2.0 ** -126 for v in rgba):
+        raise UnsupportedError(f"{where}: border_color={list(value)}: gpuia takes finite "
+                               f"border colours of no denormal float32 component (D3D11.3 "
+                               f"spec 3.1.3.2: a state's denormal may or may not be flushed; "
+                               f"rules 17.4)")
+    return rgba
 
 
 def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
@@ -403,7 +486,8 @@ def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
     (``gpuia.hlsl.textures.ShaderSampler``) when one is a comparison sampler and the other not:
     D3D's sampler mode takes a COMPARISON_ filter exactly for SamplerComparisonState (D3D11.3
     spec 7.18.2; rules 17.10); refuse a MIRROR_ONCE ``desc`` when ``sampler.offset`` (a
-    SampleLevel with a texel offset uses it: rules 17.11), a linear min or mag filter when
+    SampleLevel with a texel offset uses it: rules 17.11) but for one with a BORDER axis
+    (whose taps gpuia addresses itself, exactly), a linear min or mag filter when
     ``sampler.cube`` (a cube's SampleLevel uses it: rules 17.9)."""
     if sampler.comparison != (desc.comparison is not None):
         kind = "SamplerComparisonState" if sampler.comparison else "SamplerState"
@@ -418,7 +502,7 @@ def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
                                f"edges and corners into its neighbours (7.18.12), which the "
                                f"CPU reference does not emulate (rules 17.9)")
     if getattr(sampler, "offset", False) and desc.comparison is None and \
-            "MIRROR_ONCE" in desc.address:
+            "MIRROR_ONCE" in desc.address and "BORDER" not in desc.address:
         raise UnsupportedError(f"{where}: AddressU/V/W=MIRROR_ONCE: the vertex shader samples "
                                f"with {sampler.name} at a texel offset, and gpuia's MIRROR_ONCE "
                                f"(WebGPU's mirror-repeat on a coordinate clamped to [-1, 1]) "

@@ -8,7 +8,9 @@ texture, a ``texture3d`` as a 3D one, a ``texture1d`` as a 2D texture of height 
 textures have one level and no ``textureSampleLevel``; rules 17.8); :func:`create_sampler` maps
 the point and linear filters, the WRAP / MIRROR / CLAMP address modes to WebGPU's repeat,
 mirror-repeat and clamp-to-edge (MIRROR_ONCE to mirror-repeat: gpuia's WGSL clamps its
-coordinate and adds the MipLODBias, ``gpuia.hlsl.textures``) and MinLOD / MaxLOD to
+coordinate and adds the MipLODBias, ``gpuia.hlsl.textures``; BORDER to clamp-to-edge: a
+sampler with a BORDER axis is filtered by gpuia's WGSL from texel loads,
+``gpuia.hlsl.border_wgsl``, the WebGPU sampler's result unused) and MinLOD / MaxLOD to
 lodMinClamp / lodMaxClamp (MaxLOD above 32 taken as 32: WebGPU's largest, beyond any texture's
 levels). Refused (UnsupportedError): a
 format whose WebGPU feature the device lacks (R16_UNORM needs wgpu's
@@ -33,9 +35,10 @@ from ..errors import InvalidDescError, UnsupportedError
 
 __all__ = ["Texture2D", "create_texture", "create_sampler"]
 
-# MIRROR_ONCE: mirror-repeat, its coordinate clamped to [-1, 1] in gpuia's WGSL (rules 17.4)
+# MIRROR_ONCE: mirror-repeat, its coordinate clamped to [-1, 1] in gpuia's WGSL (rules 17.4);
+# BORDER: any mode (gpuia's WGSL filters such a sampler's taps itself)
 _ADDRESS = {"WRAP": "repeat", "MIRROR": "mirror-repeat", "CLAMP": "clamp-to-edge",
-            "MIRROR_ONCE": "mirror-repeat"}
+            "MIRROR_ONCE": "mirror-repeat", "BORDER": "clamp-to-edge"}
 _FILTER = {"point": "nearest", "linear": "linear"}
 
 

@@ -34,7 +34,7 @@ from ..errors import CaseError, InvalidDescError
 from .case_data import decode_data, uint_field
 
 __all__ = ["TEXTURE_KINDS", "CaseTexture", "case_textures", "cpu_blobs", "bind_gpu",
-           "filtering_tolerance", "WEIGHT_ERROR"]
+           "filtering_tolerance", "WEIGHT_ERROR", "border_colours"]
 
 WEIGHT_ERROR = 0.6 * 2.0 ** -8
 """The largest error of a GPU's filter weight (rules 17.6): at least 8 fractional bits
@@ -198,8 +198,9 @@ def cpu_blobs(case) -> dict[int, bytes]:
         c = case.textures[(t.register, t.space)]
         texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, c.array_size,
                                f"texture t{t.register}", c.depth)
+        fmt = TEXTURE_FORMATS[c.format]
         out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels, c.array_size,
-                                      c.depth, TEXTURE_FORMATS[c.format].compare_bits or 0)
+                                      c.depth, fmt.compare_bits or 0, fmt.border_range)
     for register, desc in case.samplers.items():
         out[sampler_binding(register)] = desc.words()
     return out
@@ -226,10 +227,14 @@ def filtering_tolerance(case, base):
     by at most WEIGHT_ERROR; ``4 * WEIGHT_ERROR * R + q`` when it binds a 3D texture (three
     texel weights, rules 17.7); with a linear comparison sampler R is at least 1 (the
     comparison results 0 and 1 are filtered) and ``2 * WEIGHT_ERROR ** 2`` is added (the
-    product of the two texel weights' errors, rules 17.10). It bounds a sampled value; gpuia
-    applies it to every float output of the shader as the absolute tolerance (a shader that
-    scales what it samples needs a tolerance of its own). ``base`` unchanged without a linear
-    filter."""
+    product of the two texel weights' errors, rules 17.10). With a BORDER sampler R takes in
+    the border colour on each texture's format (:func:`border_colours`), and the bound (for a
+    point filter too) adds the largest snap of a border colour component the format does not
+    hold exactly (D3D snaps it to the precision it filters the format at, rules 17.4: half a
+    unit of a UNORM format, half a float16 ULP of a float16 one). It bounds a sampled value;
+    gpuia applies it to every float output of the shader as the absolute tolerance (a shader
+    that scales what it samples needs a tolerance of its own). ``base`` unchanged without a
+    linear filter or a BORDER sampler."""
     import dataclasses
 
     import numpy as np
@@ -237,15 +242,20 @@ def filtering_tolerance(case, base):
     from ..d3d.formats import format_info
     from ..reference.textures import decode_texels
 
-    if not any("linear" in d.filter for d in case.samplers.values()):
+    linear = any("linear" in d.filter for d in case.samplers.values())
+    colours, snap = border_colours(case)
+    if not linear and not colours:
         return base
+    if not linear:
+        return dataclasses.replace(base, absolute=max(base.absolute, snap))
     spread, unit = 0.0, 0.0
     for t in case.textures.values():
         values = decode_texels(t.format, t.data, t.width, t.height, t.mip_levels, t.array_size,
                                depth=t.depth)
         used = values[:, :sum(c.kind != "x" for c in format_info(t.format).channels)]
         floats = used.view(np.float32).astype(np.float64)
-        finite = floats[np.isfinite(floats)]
+        finite = np.concatenate([floats[np.isfinite(floats)],
+                                 np.asarray(colours.get(t.format, []), np.float64)])
         if finite.size:
             spread = max(spread, float(finite.max() - finite.min()))
         for c in format_info(t.format).channels:
@@ -257,5 +267,33 @@ def filtering_tolerance(case, base):
                    for d in case.samplers.values())
     if compares:
         spread = max(spread, 1.0)
-    bound = weights * WEIGHT_ERROR * spread + unit + (2 * WEIGHT_ERROR ** 2 if compares else 0)
+    bound = weights * WEIGHT_ERROR * spread + max(unit, snap) + (
+        2 * WEIGHT_ERROR ** 2 if compares else 0)
     return dataclasses.replace(base, absolute=max(base.absolute, bound))
+
+
+def border_colours(case) -> tuple[dict[str, list[float]], float]:
+    """({format: the components of each BORDER sampler's border colour on it}, the largest
+    snap of one): each case texture's format takes a border colour's components it has,
+    clamped to its range (rules 17.4); the snap of a component a format does not hold exactly
+    is half a unit of a UNORM format, half a float16 ULP of a float16 one (D3D snaps the colour
+    to the precision it filters the format at, D3D11.3 spec 7.18.9.1; float32 holds it).
+    Empty and 0 without a BORDER sampler."""
+    import numpy as np
+
+    from ..d3d.formats import format_info
+
+    out: dict[str, list[float]] = {}
+    snap = 0.0
+    borders = [d.border for d in case.samplers.values() if "BORDER" in d.address]
+    for t in case.textures.values() if borders else ():
+        count, lo, hi = TEXTURE_FORMATS[t.format].border_range
+        channel = format_info(t.format).channels[0]
+        for rgba in borders:
+            for c in (min(max(v, lo), hi) for v in rgba[:count]):
+                out.setdefault(t.format, []).append(c)
+                if channel.kind == "un" and (c * (2 ** channel.bits - 1)) % 1:
+                    snap = max(snap, 0.5 / (2 ** channel.bits - 1))
+                elif (channel.kind, channel.bits) == ("f", 16) and float(np.float16(c)) != c:
+                    snap = max(snap, abs(c) * 2.0 ** -11)
+    return out, snap

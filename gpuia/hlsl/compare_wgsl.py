@@ -9,20 +9,20 @@ compares each one's red component with the reference. Guaranteed: the LOD is the
 comparison_lod`), the level ``floor(lod + 0.5)`` or, for a linear mip filter, the two around
 it weighted by its fraction, each clamped to the texture's levels; on each axis the
 coordinate's range reduced and the taps addressed (WRAP, MIRROR, CLAMP, MIRROR_ONCE) as rules
-17.3 and 17.4 state, a point tap ``floor(u * size)``, linear taps ``floor(u * size - 0.5)``
-and the next weighted by the fraction; each tap 1.0 when ``reference {func} texel.r`` holds,
-else 0.0, then filtered. The state words are
+17.3 and 17.4 state (a tap outside on a BORDER axis takes the border colour's red on the
+texture's format: ``gpuia.hlsl.border_wgsl``), a point tap ``floor(u * size)``, linear taps
+``floor(u * size - 0.5)`` and the next weighted by the fraction; each tap 1.0 when
+``reference {func} texel.r`` holds, else 0.0, then filtered. The state words are
 :meth:`gpuia.d3d.textures.SamplerDesc.state_words`'. For float formats only: a UNORM texture
 is refused at the draw (R16_UNORM, the only one, is no format of gpuia's WebGPU devices).
 """
 
 from __future__ import annotations
 
-__all__ = ["COMPARE_COMMON", "compare_helper"]
+__all__ = ["COMPARE_COMMON", "TAP_COMMON", "compare_helper"]
 
 # D3D12_COMPARISON_FUNC (1 NEVER .. 8 ALWAYS) as "reference {func} texel" (D3D11.3 spec
-# 22.4.19); a NaN fails all but NOT_EQUAL (3.1). The address modes of rules 17.4 and the
-# range reduction of 17.3 (7.18.6) on one axis.
+# 22.4.19); a NaN fails all but NOT_EQUAL (3.1).
 COMPARE_COMMON = """fn gpuia_cmp_pass(func : u32, r : f32, t : f32) -> f32
 {
     var p = func == 8u;
@@ -36,8 +36,11 @@ COMPARE_COMMON = """fn gpuia_cmp_pass(func : u32, r : f32, t : f32) -> f32
         default: {}
     }
     return select(0.0, 1.0, p);
-}
-fn gpuia_cmp_reduce(mode : u32, u : f32) -> f32
+}"""
+# The range reduction of rules 17.3 (7.18.6), the address modes of 17.4 (BORDER clamped: its
+# caller takes the border colour for a tap outside) and a tap on one axis, shared with the
+# BORDER filter (gpuia.hlsl.border_wgsl).
+TAP_COMMON = """fn gpuia_cmp_reduce(mode : u32, u : f32) -> f32
 {
     if (mode == 1u) { return u - floor(u); }
     if (mode == 2u) { return (u / 2.0 - trunc(u / 2.0)) * 2.0; }
@@ -89,6 +92,7 @@ def compare_helper(k: int, var: str, array: bool, dims: str, layer: str) -> str:
     let last = f32(textureNumLevels({var})) - 1.0;
     let s = {f"{layer}(z)" if array else "0"};
     let taps = select(1u, 4u, linear);
+    let border = gpuia_border_colour(reg, {k}u).r;
     var sum = 0.0;
     for (var i = 0u; i < taps * select(1u, 2u, mip); i++) {{
         let level = i32(clamp(first + f32(i / taps), 0.0, last));
@@ -98,11 +102,15 @@ def compare_helper(k: int, var: str, array: bool, dims: str, layer: str) -> str:
         let du = (i % taps) & 1u;
         let dv = (i % taps) >> 1u;
         // the texel offset in this level's texels, before the address mode (rules 17.11)
-        let c = vec2<i32>(gpuia_cmp_address(mu, i32(tu.x) + off.x + i32(du), i32(n.x)),
-                          gpuia_cmp_address(mv, i32(tv.x) + off.y + i32(dv), i32(n.y)));
+        let e = vec2<i32>(i32(tu.x) + off.x + i32(du), i32(tv.x) + off.y + i32(dv));
+        let c = vec2<i32>(gpuia_cmp_address(mu, e.x, i32(n.x)),
+                          gpuia_cmp_address(mv, e.y, i32(n.y)));
+        // BORDER (4): a tap outside compares the border colour's red (rules 17.10, 17.4)
+        let out = (mu == 4u && (e.x < 0 || e.x >= i32(n.x))) ||
+                  (mv == 4u && (e.y < 0 || e.y >= i32(n.y)));
         let w = select(1.0 - tu.y, tu.y, du == 1u) * select(1.0 - tv.y, tv.y, dv == 1u) *
                 select(1.0 - wm, wm, i >= taps);
-        sum += w * gpuia_cmp_pass(st.z & 15u, r, {fetch}.r);
+        sum += w * gpuia_cmp_pass(st.z & 15u, r, select({fetch}.r, border, out));
     }}
     return sum;
 }}"""

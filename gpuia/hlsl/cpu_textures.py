@@ -27,7 +27,9 @@ buffer: :func:`texture_blob` (the size, the levels' first texels, then every tex
   linear taps ``floor(u * width - 0.5)`` and the next weighted by the exact fraction on each
   axis (a Texture3D's w too; a Texture1D's one row, a Texture2D's one plane at 0.5, where every
   address mode takes index 0 and a linear weight is 0), each tap addressed (WRAP, MIRROR,
-  CLAMP, MIRROR_ONCE), the nearest level or the two around the LOD
+  CLAMP, MIRROR_ONCE; a tap outside the level on a BORDER axis the sampler's border colour,
+  its components the format has clamped to the format's range, the others 0, 0, 0, 1: rules
+  17.4), the nearest level or the two around the LOD
   weighted by its fraction, in double precision, rounded to float32 once; an array's slice
   rounded to nearest even and clamped to its slices (a NaN: 0);
 * ``SampleLevel`` with a texel offset (an ``int``, ``int2`` or ``int3``, rules 17.11) adds it
@@ -54,14 +56,15 @@ from .cpu_cubes import TEXTURE_CUBE, TEXTURE_CUBE_ARRAY
 
 __all__ = ["bounded_textures", "texture_blob", "HEADER_WORDS", "lower_comparisons"]
 
-HEADER_WORDS = 4 + MAX_MIP_LEVELS + 3  # width, height, levels, array size, first texels, the
-# texels of one slice, depth (a Texture3D's; 1 otherwise), a comparison's UNORM bits (0: float)
+HEADER_WORDS = 4 + MAX_MIP_LEVELS + 6  # width, height, levels, array size, first texels, the
+# texels of one slice, depth (a Texture3D's; 1 otherwise), a comparison's UNORM bits (0: float),
+# the format's border range (components, lowest and highest as float32: rules 17.4)
 
 _SAMPLER = r"""struct SamplerState
 {
     // gpuia: the sampler's words (gpuia.d3d.textures.SamplerDesc.words): min, mag, mip
     // filter, the address modes u, v, w (D3D12 enum values), MinLOD, MaxLOD, MipLODBias, the
-    // comparison function (D3D12 value; 0: none)
+    // comparison function (D3D12 value; 0: none), BorderColor (4 floats)
     const uint32_t* desc;
     float lod(int k) const { float f; memcpy(&f, desc + k, 4); return f; }
 };
@@ -70,7 +73,8 @@ struct GpuiaTexels
 {
     // gpuia: a texture blob (gpuia.hlsl.cpu_textures.texture_blob): width, height, levels,
     // array size, each level's first texel in a slice, the texels of a slice, the depth, a
-    // comparison's UNORM bits (0: a float format), then every texel's four 32-bit
+    // comparison's UNORM bits (0: a float format), the format's border range (its
+    // components, lowest and highest value), then every texel's four 32-bit
     // components; D3D12's reads of it (rules 17). A Texture1D is
     // one row (height 1), a Texture2D one plane (depth 1).
     const uint32_t* data;
@@ -148,6 +152,22 @@ struct GpuiaTexels
         return x != x ? 0 : int64_t(std::floor(x < -1e9 ? -1e9 : (x > 1e9 ? 1e9 : x)));
     }
     struct F4 { double v[4]; };
+    F4 bordered(const SamplerState& s) const
+    {
+        // rules 17.4 (D3D11.3 spec 7.18.9.1): the border colour's components the format has,
+        // clamped to its range; the others the format's defaults 0, 0, 0, 1
+        const uint32_t* range = data + GPUIA_BORDER_WORD;
+        float lo, hi;
+        memcpy(&lo, range + 1, 4);
+        memcpy(&hi, range + 2, 4);
+        F4 out;
+        for (uint32_t k = 0; k < 4; k++)
+        {
+            const float c = s.lod(10 + int(k));
+            out.v[k] = k < range[0] ? (c < lo ? lo : (c > hi ? hi : c)) : (k == 3 ? 1.0 : 0.0);
+        }
+        return out;
+    }
     double compared(uint32_t func, float ref, float texel) const
     {
         // rules 17.10 (sample_c, D3D11.3 spec 22.4.19): "reference {func} texel.r"; a UNORM
@@ -176,16 +196,17 @@ struct GpuiaTexels
         return pass ? 1.0 : 0.0;
     }
     F4 fetch(uint32_t slice, uint32_t level, uint32_t x, uint32_t y, uint32_t z,
-             const SamplerState* cmp = nullptr, float ref = 0.0f) const
+             const SamplerState* cmp, float ref, const F4* border) const
     {
-        // a comparison sampler's tap: the comparison's 0 or 1 in every component
+        // a tap outside on a BORDER axis: the border colour (rules 17.4); a comparison
+        // sampler's tap: the comparison's 0 or 1 in every component
         const uint32_t* p = at(slice, level, x, y, z);
         F4 out;
         for (int k = 0; k < 4; k++)
         {
             float f;
             memcpy(&f, p + k, 4);
-            out.v[k] = f;
+            out.v[k] = border ? border->v[k] : f;
         }
         if (cmp)
             for (int k = 3; k >= 0; k--)
@@ -201,7 +222,9 @@ struct GpuiaTexels
         const uint32_t size[3] = {mip(data[0], level), mip(data[1], level),
                                   mip(data[GPUIA_DEPTH_WORD], level)};
         uint32_t tap[3][2];
+        bool edge[3][2];  // a tap outside the level on a BORDER axis (rules 17.4)
         double wt[3];
+        const F4 border = bordered(s);
         for (int a = 0; a < 3; a++)
         {
             const uint32_t mode = s.desc[3 + a];
@@ -216,9 +239,16 @@ struct GpuiaTexels
             wt[a] = linear && f == f ? f - double(whole(f)) : 0.0;
             tap[a][0] = address(mode, i0, size[a]);
             tap[a][1] = address(mode, i0 + 1, size[a]);
+            for (int b = 0; b < 2; b++)
+                edge[a][b] = mode == 4 && (i0 + b < 0 || i0 + b >= int64_t(size[a]));
         }
+        auto outside = [&](int bu, int bv, int bw)
+        {
+            return edge[0][bu] || edge[1][bv] || edge[2][bw] ? &border : nullptr;
+        };
         if (!linear)
-            return fetch(slice, level, tap[0][0], tap[1][0], tap[2][0], cmp, ref);
+            return fetch(slice, level, tap[0][0], tap[1][0], tap[2][0], cmp, ref,
+                         outside(0, 0, 0));
         F4 out;
         for (int c = 0; c < 8; c++)
         {
@@ -227,7 +257,8 @@ struct GpuiaTexels
             if (bw && wt[2] == 0) continue;
             const double fu = bu ? wt[0] : 1 - wt[0], fv = bv ? wt[1] : 1 - wt[1];
             const double fw = bw ? wt[2] : 1 - wt[2];
-            const F4 t = fetch(slice, level, tap[0][bu], tap[1][bv], tap[2][bw], cmp, ref);
+            const F4 t = fetch(slice, level, tap[0][bu], tap[1][bv], tap[2][bw], cmp, ref,
+                               outside(bu, bv, bw));
             for (int k = 0; k < 4; k++)  // summed in the order u, then v, then w
                 out.v[k] = c ? out.v[k] + t.v[k] * fu * fv * fw : t.v[k] * fu * fv * fw;
         }
@@ -525,9 +556,10 @@ def bounded_textures(code: str) -> str:
     """Slang's C++ ``code`` with gpuia's ``SamplerState``, ``Texture1D<T>``, ``Texture2D<T>``,
     ``Texture2DArray<T>`` and ``Texture3D<T>``."""
     sampler = _SAMPLER.replace("GPUIA_TEXTURE_HEADER", str(HEADER_WORDS)).replace(
-        "GPUIA_SLICE_WORD", str(HEADER_WORDS - 3)).replace(
-        "GPUIA_DEPTH_WORD", str(HEADER_WORDS - 2)).replace("GPUIA_CMP_WORD",
-                                                           str(HEADER_WORDS - 1))
+        "GPUIA_SLICE_WORD", str(HEADER_WORDS - 6)).replace(
+        "GPUIA_DEPTH_WORD", str(HEADER_WORDS - 5)).replace(
+        "GPUIA_CMP_WORD", str(HEADER_WORDS - 4)).replace("GPUIA_BORDER_WORD",
+                                                         str(HEADER_WORDS - 3))
     code = _replace(code, "SamplerState", sampler, False)
     for name, text in _SHAPES.items():
         code = _replace(code, name, text.replace("NO_U", "(uint32_t*)nullptr").replace(
@@ -536,12 +568,16 @@ def bounded_textures(code: str) -> str:
 
 
 def texture_blob(width: int, height: int, levels: int, texels: np.ndarray,
-                 array_size: int = 1, depth: int = 1, compare_bits: int = 0) -> bytes:
+                 array_size: int = 1, depth: int = 1, compare_bits: int = 0,
+                 border_range: tuple[int, float, float] = (4, -3.4028234663852886e38,
+                                                           3.4028234663852886e38)) -> bytes:
     """The bytes gpuia's C++ ``Texture1D``, ``Texture2D``, ``Texture2DArray`` and ``Texture3D``
     read: the header (width, height, levels, array size, each level's first texel in a slice,
     the texels of a slice, the depth, ``compare_bits``: the UNORM bits a comparison quantizes
-    its reference to, 0 for a float format) and ``texels`` ((n, 4) uint32: slice by slice, each
-    slice's levels level 0 first, planes of rows of ``max(1, width >> level)``)."""
+    its reference to, 0 for a float format; ``border_range``: the format's
+    :attr:`gpuia.d3d.textures.TextureFormat.border_range`) and ``texels`` ((n, 4) uint32:
+    slice by slice, each slice's levels level 0 first, planes of rows of
+    ``max(1, width >> level)``)."""
     offsets = mip_offsets(width, height, levels, array_size, depth)
     if texels.shape != (offsets[-1], 4):
         raise ValueError(f"{texels.shape} texels for a {width}x{height}x{depth} texture of "
@@ -549,7 +585,9 @@ def texture_blob(width: int, height: int, levels: int, texels: np.ndarray,
     header = np.zeros(HEADER_WORDS, np.uint32)
     header[:4] = (width, height, levels, array_size)
     header[4:4 + levels] = offsets[:levels]
-    header[HEADER_WORDS - 3] = offsets[-1] // array_size
-    header[HEADER_WORDS - 2] = depth
-    header[HEADER_WORDS - 1] = compare_bits
+    header[HEADER_WORDS - 6] = offsets[-1] // array_size
+    header[HEADER_WORDS - 5] = depth
+    header[HEADER_WORDS - 4] = compare_bits
+    header[HEADER_WORDS - 3] = border_range[0]
+    header[HEADER_WORDS - 2:] = np.array(border_range[1:], np.float32).view(np.uint32)
     return header.tobytes() + np.ascontiguousarray(texels, np.uint32).tobytes()

@@ -31,7 +31,9 @@ and a sampler one number at times: each is rebound by its name from the reflecti
   and what WebGPU's sampler lacks emulated from gpuia's uniform at ``@binding(14)`` (the
   sampler's MipLODBias added to the LOD; MIRROR_ONCE as mirror-repeat on a coordinate clamped
   to [-1, 1], on u, v and a Texture3D's w), an array's slice rounded to nearest even and
-  clamped to its slices as D3D does (Slang's WGSL truncates it); a TextureCube is a
+  clamped to its slices as D3D does (Slang's WGSL truncates it); through a sampler with a
+  BORDER axis, gpuia's filter from texel loads instead (``gpuia.hlsl.border_wgsl``, rules
+  17.4), chosen at run time from the same uniform; a TextureCube is a
   ``texture_cube`` sampled at its direction as given (a TextureCubeArray a
   ``texture_cube_array``, its cube rounded and clamped so), its layout slot the cube view's
   and ``ShaderSampler.cube`` marking its samplers (point only, rules 17.9);
@@ -67,12 +69,14 @@ from ..d3d.textures import (
     MAX_TEXTURES,
     SAMPLER_SLOTS,
     SAMPLER_STATE_BINDING,
+    STATE_ROWS,
     sampler_binding,
     texture_binding,
     texture_slot,
 )
 from ..errors import InvalidDescError
-from .compare_wgsl import COMPARE_COMMON, compare_helper
+from .border_wgsl import BORDER_COMMON, border_call, border_helper
+from .compare_wgsl import COMPARE_COMMON, TAP_COMMON, compare_helper
 from .load_offsets import OFFSET_RANGE
 
 __all__ = ["ShaderTexture", "ShaderSampler", "is_bound_texture", "texture_refusal",
@@ -380,13 +384,18 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
     lod_at = 3 if t.array else 2  # (sampler, coordinate, [slice,] LOD, [offset])
     lod = f"({args[lod_at]}) + gpuia_sampler_bias({r}u)"
     off = ""
+    values: tuple[int, ...] = ()
     if len(args) > lod_at + 1:  # an immediate texel offset, WGSL's own (rules 17.11)
         values = texel_offset(args[lod_at + 1], t, "SampleLevel", what, consts)
         off = f", vec{len(values)}<i32>({', '.join(map(str, values))})"
-    if not t.array:
-        return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {lod}{off})"
-    slice_ = _float_slice(args[2], t, "SampleLevel", what)
-    return f"textureSampleLevel({t.var}, {args[0]}, {uv}, {layer}({slice_}), {lod}{off})"
+    slice_ = _float_slice(args[2], t, "SampleLevel", what) if t.array else "0.0"
+    at = f", {layer}({slice_})" if t.array else ""
+    hardware = f"textureSampleLevel({t.var}, {args[0]}, {uv}{at}, {lod}{off})"
+    # a sampler with a BORDER axis: gpuia's filter from texel loads (rules 17.4)
+    raw = f"vec2<f32>({args[1]}, 0.5)" if t.dimension == "texture1d" else args[1]
+    axes = 3 if t.dimension == "texture3d" else 2
+    return (f"select({hardware}, {border_call(t.index, r, raw, slice_, args[lod_at], values, axes)}"
+            f", gpuia_border_on({r}u))")
 
 
 # The offset's components per shape: D3D's aoffimmi(u, v, w), v and w ignored for a Texture1D
@@ -517,6 +526,9 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
             f"    return select(i32(clamp(round(z), 0.0, top)), 0, z != z);\n}}")
     if t.compared:
         helper += "\n" + compare_helper(k, var, t.array, dims, layer)
+    if t.sampled and t.return_type == "float":
+        helper += "\n" + border_helper(k, var, t.array, 3 if t.dimension == "texture3d" else 2,
+                                       dims, layer)
     return code, helper
 
 
@@ -534,7 +546,7 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
     if samplers:  # what WebGPU's samplers cannot say, per register (SamplerDesc.state_words)
         helpers.append(
             f"@binding({SAMPLER_STATE_BINDING}) @group({group}) var<uniform> gpuia_sampler_state"
-            f" : array<vec4<u32>, {SAMPLER_SLOTS}>;\n"
+            f" : array<vec4<u32>, {STATE_ROWS * SAMPLER_SLOTS}>;\n"
             f"// MIRROR_ONCE (rules 17.4): mirror-repeat on a coordinate clamped to [-1, 1]\n"
             f"fn gpuia_sampler_uv(r : u32, uv : vec2<f32>) -> vec2<f32>\n{{\n"
             f"    let m = gpuia_sampler_state[r].x;\n"
@@ -562,5 +574,7 @@ def rewrite(code: str, textures, samplers, group: int, what: str) -> str:
                                    "gpuia samples a comparison by that only (rules 17.10)")
     if any(s.comparison for s in samplers):
         helpers.append(COMPARE_COMMON)
+    if samplers:  # the taps of a comparison's and a BORDER sampler's filters
+        helpers += [TAP_COMMON, BORDER_COMMON]
     note = "// gpuia: textures, Load and GetDimensions checked as D3D12 (docs/resources.md)"
     return f"{code}\n{note}\n" + "\n".join(helpers) + "\n"

@@ -78,10 +78,12 @@ def test_heightmap_refusals():
     with pytest.raises(UnsupportedError, match="static sampler 0") as e:
         load_case(_heightmap_doc(f"{FLAGS}, {TABLE_T0}, StaticSampler(s0)"))
     assert "anisotropic" in str(e.value)
-    with pytest.raises(UnsupportedError, match="BORDER"):
-        load_case(_heightmap_doc(f"{FLAGS}, {TABLE_T0}, "
-                                 + POINT_CLAMP.replace("addressU=TEXTURE_ADDRESS_CLAMP",
-                                                       "addressU=TEXTURE_ADDRESS_BORDER")))
+    # BORDER is sampled; a static sampler's integer border colour is refused with it
+    with pytest.raises(UnsupportedError, match="static sampler 0") as e:
+        load_case(_heightmap_doc(f"{FLAGS}, {TABLE_T0}, " + POINT_CLAMP.replace(
+            "addressU=TEXTURE_ADDRESS_CLAMP", "addressU=TEXTURE_ADDRESS_BORDER, "
+                                              "borderColor=STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT")))
+    assert "integer border colour" in str(e.value)
 
 
 # u at 1.375 is texel index 5: MIRROR 2 (WRAP would give 1, CLAMP 3); v at 1.375, CLAMP 3

@@ -161,9 +161,11 @@ def test_refusals():
         load_case(texture_case_doc("t", LOAD, 1, [], [(0, 4), (1, 4)]))
     with pytest.raises(InvalidDescError, match="binds no sampler"):
         load_case(texture_case_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)], SAMPLERS[:2]))
-    with pytest.raises(UnsupportedError, match="border"):
+    # BORDER is sampled; an integer border colour (for integer formats) is refused with it
+    with pytest.raises(UnsupportedError, match="integer border colour"):
         load_case(texture_case_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
-                       [{**SAMPLERS[0], "address_u": "BORDER"}, *SAMPLERS[1:]]))
+                       [{**SAMPLERS[0], "address_u": "BORDER",
+                         "border_color": "OPAQUE_WHITE_UINT"}, *SAMPLERS[1:]]))
     # a comparison filter on a SamplerState (D3D's sampler modes, rules 17.10)
     with pytest.raises(InvalidDescError, match="bind a filter other than COMPARISON_"):
         load_case(texture_case_doc("t", SAMPLE, 1, SAMPLE_TEXTURES, [(0, 3)],
@@ -335,8 +337,8 @@ def test_the_context_api_binds_and_refuses(gpu_device):
         ctx.set_texture_shader_resource_view(2, b"texels")
     with pytest.raises(InvalidDescError, match="ShaderRegister"):
         ctx.set_sampler(16, {})
-    with pytest.raises(UnsupportedError, match="border"):
-        ctx.set_sampler(0, {"address_u": "BORDER"})
+    with pytest.raises(UnsupportedError, match="finite border colours"):
+        ctx.set_sampler(0, {"address_u": "BORDER", "border_color": [0, float("nan"), 0, 1]})
     with pytest.raises(InvalidDescError, match="MipLevels"):
         create_texture(gpu_device, "R32_FLOAT", 4, 2, 4)  # a 4x2 chain has 3 levels
     tex = create_texture(gpu_device, "R32_FLOAT", 4, 2, 2,

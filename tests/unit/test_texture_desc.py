@@ -8,6 +8,7 @@ import struct
 import pytest
 
 from gpuia.d3d.textures import (
+    TEXTURE_FORMATS,
     binding_kind,
     check_dimensions,
     mip_offsets,
@@ -24,14 +25,16 @@ from gpuia.errors import InvalidDescError, UnsupportedError
 def test_defaults_and_words():
     d = sampler_desc({}, "s0")
     assert d.filter == ("point", "point", "point") and d.address == ("CLAMP",) * 3
-    # 10 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
-    # MinLOD 0.0, MaxLOD FLT_MAX (0x7F7FFFFF), MipLODBias 0.0, no comparison function 0
-    assert struct.unpack("<10I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF, 0, 0)
+    # 14 words: filters 0, 0, 0; CLAMP = 3 (D3D12_TEXTURE_ADDRESS_MODE_CLAMP) three times;
+    # MinLOD 0.0, MaxLOD FLT_MAX (0x7F7FFFFF), MipLODBias 0.0, no comparison function 0,
+    # BorderColor D3D12_DEFAULT_BORDER_COLOR_COMPONENT (0.0) four times
+    assert struct.unpack("<14I", d.words()) == (0, 0, 0, 3, 3, 3, 0, 0x7F7FFFFF, 0, 0,
+                                                0, 0, 0, 0)
     assert d.state_words() == (0, 0, 0, 0)
     once = sampler_desc({"address_v": "MIRROR_ONCE", "mip_lod_bias": -1.5}, "s3")
     # bit 1: MIRROR_ONCE on v; -1.5 is 0xBFC00000; MIRROR_ONCE's enum value is 5
     assert once.state_words() == (2, 0xBFC00000, 0, 0)
-    assert struct.unpack("<10I", once.words())[3:6] == (3, 5, 3)
+    assert struct.unpack("<14I", once.words())[3:6] == (3, 5, 3)
     w = sampler_desc({"filter": "D3D12_FILTER_MIN_MAG_MIP_POINT", "address_u": "WRAP",
                       "address_v": "D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "max_lod": 2}, "s1")
     assert w.address == ("WRAP", "MIRROR", "CLAMP") and w.max_lod == 2.0
@@ -124,7 +127,15 @@ def test_d3d12_resource_desc_limits(args, field, says):
     ({"filter": "MINIMUM_MIN_MAG_MIP_POINT"}, UnsupportedError, "minimum"),
     ({"filter": "ANISOTROPIC"}, UnsupportedError, "anisotropic"),
     ({"filter": "BILINEAR"}, InvalidDescError, "MIN_MAG_MIP_POINT"),
-    ({"address_u": "BORDER"}, UnsupportedError, "no border address mode"),
+    ({"address_u": "BORDER", "border_color": "OPAQUE_BLACK_UINT"}, UnsupportedError,
+     "integer border colour"),
+    ({"address_w": "BORDER", "border_color": [0, 0, float("inf"), 1]}, UnsupportedError,
+     "finite border colours"),
+    ({"address_v": "BORDER", "border_color": [1e-40, 0, 0, 1]}, UnsupportedError,
+     "denormal"),
+    ({"border_color": [0, 0, 1]}, InvalidDescError, "4 numbers"),
+    ({"border_color": "GREY"}, InvalidDescError, "OPAQUE_WHITE"),
+    ({"border_color": [1e39, 0, 0, 1]}, InvalidDescError, "float32"),
     ({"mip_lod_bias": 16}, InvalidDescError, "D3D12_MIP_LOD_BIAS_MIN..MAX"),
     ({"address_v": "REPEAT"}, InvalidDescError, "WRAP"),
     ({"min_lod": 2, "max_lod": 1}, InvalidDescError, "below min_lod"),
@@ -163,10 +174,37 @@ def test_a_comparison_sampler_desc_and_its_words():
                       "comparison_func": "D3D12_COMPARISON_FUNC_GREATER", "mip_lod_bias": 1.5,
                       "max_lod": 1, "address_u": "WRAP", "address_v": "MIRROR"}, "s")
     assert d.filter == ("point", "linear", "point") and d.comparison == "GREATER"
-    assert struct.unpack("<6I3fI", d.words())[9] == 5
+    assert struct.unpack("<6I3fI4f", d.words())[9] == 5
     assert d.comparison_lod() == 1.0
     # word 2: GREATER 5 + 32 (a linear mag filter); word 3: WRAP 1 + 16 * MIRROR 2
     assert d.state_words() == (0, 0x3F800000, 5 + 32, 1 + 16 * 2)
     # a basic filter ignores ComparisonFunc, as D3D12 does (word 9: 0)
     plain = sampler_desc({"comparison_func": "NEVER"}, "s")
-    assert plain.comparison is None and struct.unpack("<6I3fI", plain.words())[9] == 0
+    assert plain.comparison is None and struct.unpack("<6I3fI4f", plain.words())[9] == 0
+
+
+def test_a_border_sampler_desc_and_its_words():
+    # BorderColor's default is D3D12_DEFAULT_BORDER_COLOR_COMPONENT (0.0, d3d12.h); a static
+    # name reads as its RGBA; without a BORDER axis the colour is unused and kept at the
+    # default (the _UINT forms too), so equal samplers compare equal
+    assert sampler_desc({"address_v": "BORDER"}, "s").border == (0.0, 0.0, 0.0, 0.0)
+    assert sampler_desc({"address_u": "BORDER",
+                         "border_color": "D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK"},
+                        "s").border == (0.0, 0.0, 0.0, 1.0)
+    assert sampler_desc({"border_color": "opaque_white_uint"}, "s").border == (0.0,) * 4
+    assert sampler_desc({"border_color": [1, 1, 1, 1]}, "s") == sampler_desc({}, "s")
+    d = sampler_desc({"filter": "MIN_MAG_MIP_LINEAR", "address_u": "BORDER",
+                      "address_v": "WRAP", "min_lod": 0.5, "max_lod": 2,
+                      "border_color": [0.25, -1, 2, 0]}, "s")
+    # words 10..13: BorderColor as float32
+    assert struct.unpack("<6I3fI4f", d.words())[10:] == (0.25, -1.0, 2.0, 0.0)
+    # row 1: the colour's bits; row 2: MinLOD, MaxLOD, flags: 1 (a BORDER axis) + 2 + 4 + 8
+    # (linear min, mag, mip) + BORDER 4 << 4 + WRAP 1 << 8 + CLAMP 3 << 12
+    assert d.border_words() == ((0x3E800000, 0xBF800000, 0x40000000, 0),
+                                (0x3F000000, 0x40000000, 1 + 14 + (4 << 4) + (1 << 8) + (3 << 12),
+                                 0))
+    assert not sampler_desc({}, "s").border_words()[1][2] & 1
+    # a format keeps the border colour's components it has, clamped to its range (rules 17.4)
+    assert TEXTURE_FORMATS["R8_UNORM"].border_range == (1, 0.0, 1.0)
+    assert TEXTURE_FORMATS["R16G16_FLOAT"].border_range == (2, -65504.0, 65504.0)
+    assert TEXTURE_FORMATS["R32G32B32A32_FLOAT"].border_range[0] == 4

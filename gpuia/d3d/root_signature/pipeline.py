@@ -92,8 +92,8 @@ def static_samplers(rs: RootSignature, registers, stage: str = "vertex"
     ones gpuia binds) in ``registers`` that a static sampler visible to ``stage`` holds; the
     others are left out (a descriptor table's SAMPLER range holds them, rules 16.9). Raises
     UnsupportedError, naming the static sampler and its register, for a field gpuia does not
-    sample (a BORDER address mode, a minimum, maximum or anisotropic filter, a
-    negative MinLOD), as the same field of a sampler desc is refused
+    sample (a minimum, maximum or anisotropic filter, a negative MinLOD, a BORDER address mode
+    with a _UINT border colour), as the same field of a sampler desc is refused
     (``gpuia.d3d.textures.sampler_desc``)."""
     visible = (VISIBILITIES["all"], VISIBILITIES[stage])
     out = {}

@@ -146,8 +146,8 @@ class PipelineState:
             ``root_signature`` breaks rules section 16.
         UnsupportedError: a register of the root signature gpuia cannot bind (a cbuffer
             larger than the root constants holding it), a static sampler holding the vertex
-            shader's sampler with a field gpuia does not sample (BORDER, a comparison or
-            anisotropic filter).
+            shader's sampler with a field gpuia does not sample (a minimum, maximum or
+            anisotropic filter, a BORDER mode with a _UINT border colour).
     """
 
     input_layout: InputLayout

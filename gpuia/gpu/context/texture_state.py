@@ -30,6 +30,7 @@ from ...d3d.srv_bindings import SRV_SLOTS
 from ...d3d.textures import (
     SAMPLER_SLOTS,
     SAMPLER_STATE_BINDING,
+    STATE_ROWS,
     TEXTURE_FORMATS,
     SamplerDesc,
     check_sampler_kind,
@@ -116,7 +117,14 @@ class TextureState:
             key.append(tex)
             entries.append({"binding": t.binding, "resource": tex.cube_view(t.array) if t.cube
                             else tex.array_view if t.array else tex.view})
-        state = np.zeros((SAMPLER_SLOTS, 4), np.uint32)
+        # gpuia's sampler state rows (gpuia.d3d.textures.STATE_ROWS): the samplers' state
+        # words, border colours and LOD clamps, then the textures' border ranges
+        state = np.zeros((STATE_ROWS * SAMPLER_SLOTS, 4), np.uint32)
+        for t in textures:
+            count, lo, hi = TEXTURE_FORMATS[self.textures[(t.register, t.space)].format
+                                            ].border_range
+            state[3 * SAMPLER_SLOTS + t.index] = (count, *np.array([lo, hi], np.float32).view(
+                np.uint32), 0)
         for s in samplers:
             bound = self._sampler(s.register)
             if bound is None:
@@ -128,6 +136,8 @@ class TextureState:
                 key.append(bound[1])
                 entries.append({"binding": s.binding, "resource": bound[1]})
             state[s.register] = bound[0].state_words()
+            state[SAMPLER_SLOTS + s.register], state[2 * SAMPLER_SLOTS + s.register] = \
+                bound[0].border_words()
         if samplers:  # what WebGPU's sampler cannot say (gpuia.hlsl.textures)
             key.append(state.tobytes())
             entries.append(self._state_entry(state.tobytes()))
