@@ -501,6 +501,12 @@ def check_sampler_kind(sampler, desc: SamplerDesc, where: str) -> None:
                                f"sampling of cubes only: D3D's linear taps spill over a face's "
                                f"edges and corners into its neighbours (7.18.12), which the "
                                f"CPU reference does not emulate (rules 17.9)")
+    if getattr(sampler, "cube", False) and "BORDER" in desc.address:
+        raise UnsupportedError(f"{where}: AddressU/V/W=BORDER: the vertex shader samples a cube "
+                               f"with {sampler.name}, and a cube's taps stay on its faces (a "
+                               f"face's edge leads to its neighbour, 7.18.7), where gpuia's "
+                               f"BORDER emulation has no outside to take the colour for "
+                               f"(rules 17.9)")
     if getattr(sampler, "offset", False) and desc.comparison is None and \
             "MIRROR_ONCE" in desc.address and "BORDER" not in desc.address:
         raise UnsupportedError(f"{where}: AddressU/V/W=MIRROR_ONCE: the vertex shader samples "

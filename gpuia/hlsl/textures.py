@@ -391,8 +391,13 @@ def _sample(args: list[str], t: ShaderTexture, layer: str, registers: dict[str, 
     slice_ = _float_slice(args[2], t, "SampleLevel", what) if t.array else "0.0"
     at = f", {layer}({slice_})" if t.array else ""
     hardware = f"textureSampleLevel({t.var}, {args[0]}, {uv}{at}, {lod}{off})"
+    if t.cube:  # a cube's sampler has no BORDER axis (refused when bound: rules 17.9)
+        return hardware
     # a sampler with a BORDER axis: gpuia's filter from texel loads (rules 17.4)
-    raw = f"vec2<f32>({args[1]}, 0.5)" if t.dimension == "texture1d" else args[1]
+    # a Texture1D's u on row 0.5 of its 2D view; a Texture1DArray's source already reads
+    # float2(u, 0.5) of a Texture2DArray (gpuia.hlsl.texture1d_arrays)
+    raw = f"vec2<f32>({args[1]}, 0.5)" if t.dimension == "texture1d" and not t.array \
+        else args[1]
     axes = 3 if t.dimension == "texture3d" else 2
     return (f"select({hardware}, {border_call(t.index, r, raw, slice_, args[lod_at], values, axes)}"
             f", gpuia_border_on({r}u))")
@@ -526,7 +531,7 @@ def _rewrite_texture(code: str, t: ShaderTexture, group: int, registers: dict[st
             f"    return select(i32(clamp(round(z), 0.0, top)), 0, z != z);\n}}")
     if t.compared:
         helper += "\n" + compare_helper(k, var, t.array, dims, layer)
-    if t.sampled and t.return_type == "float":
+    if t.sampled and t.return_type == "float" and not t.cube:
         helper += "\n" + border_helper(k, var, t.array, 3 if t.dimension == "texture3d" else 2,
                                        dims, layer)
     return code, helper

@@ -208,3 +208,20 @@ def test_a_border_sampler_desc_and_its_words():
     assert TEXTURE_FORMATS["R8_UNORM"].border_range == (1, 0.0, 1.0)
     assert TEXTURE_FORMATS["R16G16_FLOAT"].border_range == (2, -65504.0, 65504.0)
     assert TEXTURE_FORMATS["R32G32B32A32_FLOAT"].border_range[0] == 4
+
+
+def test_a_border_sampler_of_a_cube_is_refused_naming_the_rule():
+    """A cube's point taps stay on its faces (D3D11.3 spec 7.18.7: a face's edge leads to its
+    neighbour), so a BORDER axis has no outside there: refused, naming the sampler and rules
+    17.9; the same sampler of a 2D texture is taken."""
+    from types import SimpleNamespace
+
+    from gpuia.d3d.textures import check_sampler_kind
+
+    desc = sampler_desc({"address_u": "BORDER"}, "samplers[0]")
+    cube = SimpleNamespace(name="sky_sampler", comparison=False, cube=True, offset=False)
+    with pytest.raises(UnsupportedError, match=r"samplers\[0\]: AddressU/V/W=BORDER: .*"
+                                               r"sky_sampler.*rules 17\.9"):
+        check_sampler_kind(cube, desc, "samplers[0]")
+    check_sampler_kind(SimpleNamespace(name="s", comparison=False, cube=False, offset=False),
+                       desc, "samplers[0]")
