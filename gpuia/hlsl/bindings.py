@@ -40,12 +40,14 @@ def resources(reflection: dict) -> dict[str, dict]:
 
 
 def refuse_used_resources(reflection: dict, prepared, what: str,
-                          buffer_srvs: bool = False) -> None:
+                          buffer_srvs: bool = False, read_only: bool = False) -> None:
     """Refuse a texture, buffer, UAV or sampler the entry reads (Slang's reflection says
     which), at the user's declaration of it, before Slang compiles gpuia's wrapper (whose WGSL
     compile would otherwise fail inside the wrapper, E36107 for a typed buffer). With
     ``buffer_srvs`` (a vertex shader), a ``StructuredBuffer`` or ``ByteAddressBuffer`` is not
-    refused (``gpuia.hlsl.srv`` binds it)."""
+    refused (``gpuia.hlsl.srv`` binds it); with ``read_only`` (a geometry shader), only the
+    buffer SRVs (``StructuredBuffer``, ``ByteAddressBuffer``, ``Buffer<T>``) are not refused:
+    its textures, samplers and UAVs are."""
     params = {p.get("name"): p for p in reflection.get("parameters", [])}
     for entry in reflection.get("entryPoints", [])[:1]:
         for b in entry.get("bindings", []):
@@ -57,6 +59,8 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             if refusal:
                 where, spelled = _declaration(prepared, name)
                 raise InvalidDescError(where, f"resource {name}", spelled, refusal)
+            if read_only and is_bound_resource(params.get(name, {})):
+                continue  # gpuia.hlsl.srv checks and binds it
             if buffer_srvs and (is_bound_resource(params.get(name, {}))
                                 or is_bound_uav(params.get(name, {}))
                                 or is_bound_texture(params.get(name, {}))):
@@ -70,6 +74,9 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
                      "each on its own; "
                      "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else
+                     "constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
+                     "ByteAddressBuffer and Buffer<T> in a " + what + " (textures, samplers "
+                     "and UAVs in a vertex shader only)" if read_only else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
                      " (buffer SRVs in a vertex shader)")
             raise InvalidDescError(where, f"resource {name}", spelled or binding["kind"],

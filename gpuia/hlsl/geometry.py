@@ -4,7 +4,9 @@
 :class:`HlslGeometryShader`: its declaration (:class:`~gpuia.d3d.geometry.GeometryDeclaration`,
 which checks rules 13.1, 13.3, 13.4 and 13.7 itself), its input vertex record (linked with the
 vertex shader's outputs by semantic, rules 13.9), each stream's output record, whether it reads
-``SV_PrimitiveID`` and ``SV_GSInstanceID``, the cbuffers it reads, and ``wgsl``: the compute
+``SV_PrimitiveID`` and ``SV_GSInstanceID``, the cbuffers and buffer SRVs it reads
+(``StructuredBuffer<T>``, ``ByteAddressBuffer``, ``Buffer<T>``: ``gpuia.hlsl.srv``, bound and
+bounds-checked as a vertex shader's), and ``wgsl``: the compute
 program that runs it on the GPU (``gpuia.hlsl.geometry_entry``, ``gpuia.hlsl.geometry_wgsl``).
 
 The steps are the vertex shader's (``gpuia.hlsl.frontend``): the source is prepared and what
@@ -16,7 +18,8 @@ source and the generated compute entry go to WGSL through the same corrections a
 
 Refused, one :class:`~gpuia.errors.InvalidDescError` naming the rule or Slang's error at the
 user's line: everything the vertex shader's front end refuses (escapes, Slang's errors,
-64-bit types, resources other than cbuffers), no ``[maxvertexcount]``, not exactly one input
+64-bit types, resources other than cbuffers and buffer SRVs: textures, samplers and UAVs),
+no ``[maxvertexcount]``, not exactly one input
 primitive array, a parameter that is none of the input, ``SV_PrimitiveID``,
 ``SV_GSInstanceID`` or a stream, and a stream record that is not a struct.
 """
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 
 from ..d3d.geometry import GS_INPUTS, STREAM_TYPES, GeometryDeclaration
 from ..d3d.signature import Member
+from ..d3d.srv_bindings import VIEWS_BINDING
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
 from . import cache, library
@@ -45,6 +49,8 @@ from .geometry_entry import GS_GROUP, GSParameter, gs_entry, gs_prelude, record_
 from .geometry_wgsl import GS_ENTRY, gs_wgsl
 from .reflect import Leaf, declaration_modifiers, emitted_name, type_text, value_leaves
 from .source import SV_PREFIX, restore
+from .srv import ShaderResource
+from .typed_buffers import lower_source, used_names
 
 __all__ = ["HlslGeometryShader", "RecordMember", "compile_geometry_shader", "signature_members",
            "WHAT"]
@@ -117,6 +123,8 @@ class HlslGeometryShader:
     dependencies: tuple[str, ...] = ()
     source_path: str = ""
     include_candidates: tuple[str, ...] = ()
+    # the buffer SRVs the entry reads (gpuia.hlsl.srv), by space and register
+    shader_resources: tuple[ShaderResource, ...] = ()
 
     @property
     def slang_name(self) -> str:
@@ -180,6 +188,15 @@ class HlslGeometryShader:
     def constant_buffer_slots(self) -> tuple[int, ...]:
         return tuple(sorted(cb.slot for cb in self.constant_buffers))
 
+    @property
+    def group_bindings(self) -> tuple[int, ...]:
+        """The bindings of the program's resource group (``GS_CBV_GROUP``): the root constant
+        buffers it reads (binding = register bN), then, when it reads SRVs, gpuia's views
+        uniform and the SRVs (``gpuia.d3d.srv_bindings``), as a vertex shader's group."""
+        return self.constant_buffer_slots + (
+            (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
+            if self.shader_resources else ())
+
     def __hash__(self):
         return hash(self.wgsl)
 
@@ -220,7 +237,9 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
                                      file_name, include_dirs, source_path, WHAT)
     prepared, line_name = slang.prepared, slang.line_name
     hlsl = first.code.decode("utf-8", "replace")
-    refuse_used_resources(first.reflection, prepared, WHAT)
+    refuse_used_resources(first.reflection, prepared, WHAT, read_only=True)
+    # Buffer<T> lowered to a structured buffer Slang's WGSL takes (gpuia.hlsl.typed_buffers)
+    text = lower_source(prepared.text, used_names(first.reflection), WHAT)
     attributes, modifiers, at = _entry_text(hlsl, entry_point, prepared.names)
     parsed = _Parameters(first.reflection, hlsl, entry_point, modifiers,
                          prepared.matrix_layout, at)
@@ -234,14 +253,14 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
                                e.rule) from None
     streams = tuple(parsed.streams)
     record = max(record_words(s) for s in streams)
-    wrapped = (gs_prelude(declaration.max_vertex_count, record) + prepared.text
+    wrapped = (gs_prelude(declaration.max_vertex_count, record) + text
                + gs_entry(tuple(parsed.params), parsed.input_leaves, declaration.input.vertices,
-                          streams, entry_point, GS_ENTRY, prepared.text))
+                          streams, entry_point, GS_ENTRY, text))
     params = resources(first.reflection)
     slang.stage = "compute"
     second = slang.run(wrapped, GS_ENTRY, "wgsl",
                        lambda diagnostics: refuse_wide(params, diagnostics, WHAT))
-    code, cbuffers = gs_wgsl(second.code.decode("utf-8"), params, slang, wrapped, prepared,
+    code, cbuffers, srvs = gs_wgsl(second.code.decode("utf-8"), params, slang, wrapped, prepared,
                              source, entry_point, file_name)
     shader = HlslGeometryShader(
         source, file_name, entry_point, defs, prepared.matrix_layout, include_dirs, declaration,
@@ -249,7 +268,7 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
         code, restore(first.diagnostics + second.diagnostics, prepared).strip(),
         included_files([f.path for f in prepared.files],
                        first.dependencies + second.dependencies, line_name),
-        source_path, prepared.candidates)
+        source_path, prepared.candidates, srvs)
     return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
 
 

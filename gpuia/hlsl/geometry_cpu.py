@@ -30,11 +30,13 @@ from .cpu import (
     entry_params,
     sound_build,
 )
+from .cpu_views import bounded_views
 from .frontend import slang_args
 from .geometry import WHAT, HlslGeometryShader
 from .geometry_entry import gs_cpu_entry, gs_prelude
 from .reflect import Leaf
 from .source import prepare, restore
+from .typed_buffers import lower_source
 from .wrapper import CPU_ENTRY
 
 __all__ = ["CpuGeometryShader", "cpu_geometry_shader"]
@@ -54,7 +56,8 @@ class CpuGeometryShader:
     region_words: int
 
     def run(self, vertices: np.ndarray, prims: np.ndarray, instances: int | None = None,
-            constant_buffers: dict | None = None, timeout: float | None = None) -> np.ndarray:
+            constant_buffers: dict | None = None, timeout: float | None = None,
+            shader_resources: dict | None = None) -> np.ndarray:
         """Run the shader for every primitive of ``prims`` and each of its ``instances`` GS
         instances (the shader's ``[instance]`` count by default), primitive by primitive
         (rules 13.3).
@@ -65,6 +68,10 @@ class CpuGeometryShader:
             prims (numpy.ndarray): uint32 ``(P, k + 1)``: per primitive its k vertex indices
                 into ``vertices``, then its ``SV_PrimitiveID`` (gpuia_gs_prims' format).
             constant_buffers (dict): {slot: D3D-packed bytes} of the cbuffers it reads.
+            shader_resources (dict): {the SRV's binding: the bytes of its view} of the buffer
+                SRVs it reads, as :meth:`gpuia.hlsl.cpu.CpuShader.run` takes them (a read past
+                them returns 0, as D3D12's; a typed view's values decoded by
+                :func:`gpuia.hlsl.typed_buffers.cpu_elements`).
 
         Returns:
             uint32 ``(P * instances, 1 + N * (1 + R))``: each invocation's region (GS_REGION).
@@ -72,7 +79,7 @@ class CpuGeometryShader:
         Raises:
             InvalidDescError: a vertex index out of range, a cbuffer the shader reads not
                 bound, a shader that faults, never ends or does what D3D leaves undefined on
-                the CPU (as the CPU vertex shader's run refuses them).
+                the CPU, an SRV it reads not given (as the CPU vertex shader's run refuses them).
         """
         k, vw = self.vertices, self.vertex_words
         instances = self.instances if instances is None else int(instances)
@@ -92,7 +99,8 @@ class CpuGeometryShader:
             table[:, k * vw] = np.repeat(prims[:, k], instances)
             table[:, k * vw + 1] = np.tile(np.arange(instances, dtype=np.uint32), p)
         ids = np.zeros(n, np.uint32)
-        out = self.build.run({f"{_IN}0": table}, ids, ids, constant_buffers or {}, timeout)
+        out = self.build.run({f"{_IN}0": table}, ids, ids, constant_buffers or {}, timeout,
+                             shader_resources)
         return out[f"{_OUT}0"].reshape(n, self.region_words)
 
 
@@ -127,25 +135,31 @@ def _build(shader: HlslGeometryShader, cxx: str, key: str, folder) -> CpuShader:
                        line_name=shader.slang_name, source_path=shader.source_path,
                        include_dirs=shader.include_dirs, defines=shader.defines)
     k = shader.declaration.input.vertices
+    # A typed Buffer<T> is a structured buffer of T here, bound to the view's decoded values
+    # (gpuia.hlsl.typed_buffers), as in the CPU vertex shader.
+    text = lower_source(prepared.text, {r.name for r in shader.shader_resources
+                                        if r.kind == "typed"}, WHAT)
     kernel, in_words = gs_cpu_entry(shader.parameters, shader.input_leaves, k,
                                     shader.stream_leaves, shader.entry_point, CPU_ENTRY,
-                                    shader.region_words, prepared.text)
+                                    shader.region_words, text)
     prelude = gs_prelude(shader.declaration.max_vertex_count, shader.record_words)
     args = slang_args(prepared.matrix_layout)
     # What Slang turns into C++ is checked again, as it is now (its includes read again).
-    escapes.refuse_escapes_in(prepared.text, shader.slang_name, args, shader.defines,
+    escapes.refuse_escapes_in(text, shader.slang_name, args, shader.defines,
                               shader.include_dirs, WHAT, shader.source, shader.file_name,
                               shader.source_path)
     try:
-        out = library.compile_source(prelude + prepared.text + kernel, shader.slang_name,
+        out = library.compile_source(prelude + text + kernel, shader.slang_name,
                                      CPU_ENTRY, "compute", "cpp", args, shader.defines,
                                      shader.include_dirs, WHAT)
     except library.SlangError as e:
         raise InvalidDescError(WHAT, "CPU reference", None,
                                library.first_error(restore(e.diagnostics, prepared))) from None
-    head, body = cpu_defined.prepare_parts(out.code.decode("utf-8"))
+    # a read past an SRV's view returns 0 (gpuia.hlsl.cpu_views)
+    head, body = cpu_defined.prepare_parts(bounded_views(out.code.decode("utf-8")))
     source = head + body + "\n" + shader_text("runner.cpp") + "\n"
-    params, gp_size = entry_params(out.reflection, shader.constant_buffers, _ROLES)
+    params, gp_size = entry_params(out.reflection, shader.constant_buffers, _ROLES,
+                                   shader.shader_resources)
     exe = folder / key[:32]
     digest = compile_cxx(cxx, source, folder, key[:32], exe, head)
     ins = (Leaf("in", _IN, 0, "uint", in_words, 0, "", "inputs"),)

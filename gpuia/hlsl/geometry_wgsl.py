@@ -5,7 +5,10 @@ Slang numbers every binding in one space of its own; gpuia rebinds by name
 ``@group(0) @binding(0)`` (its struct text is the table's), ``gpuia_gs_vertices``,
 ``gpuia_gs_prims`` and ``gpuia_gs_out`` take bindings 1 to 3 of group 0 under those names,
 and every cbuffer of the shader goes to ``@group(1) @binding(register)``, remapped where WGSL
-lays it out unlike D3D (``gpuia.hlsl.cbuffer``), as a vertex shader's cbuffers are. The result
+lays it out unlike D3D (``gpuia.hlsl.cbuffer``), as a vertex shader's cbuffers are; its buffer
+SRVs go to the same group at a vertex shader's bindings, read through the same bounds-checked
+functions (``gpuia.hlsl.srv``: views uniform at ``VIEWS_BINDING``, tN of space S at
+``srv_binding(N, S)``). The result
 is checked by naga; what naga refuses is refused at the user's line where one is known.
 """
 
@@ -20,6 +23,7 @@ from . import library
 from .bindings import constant_buffers
 from .cbuffer import ConstantBuffer, parse_wgsl_structs, remap_wgsl
 from .refusals import naga_refusal
+from .srv import ShaderResource, rewrite, shader_resources
 
 __all__ = ["GS_ENTRY", "GS_CBV_GROUP", "GS_BINDINGS", "gs_wgsl"]
 
@@ -60,9 +64,10 @@ def _own_bindings(code: str) -> str:
 
 
 def gs_wgsl(code: str, params: dict, slang, wrapped: str, prepared, source: str,
-            entry_point: str, file_name: str) -> tuple[str, list[ConstantBuffer]]:
-    """(the WGSL gpuia runs, the shader's cbuffers) of Slang's WGSL ``code`` of ``wrapped``
-    (see the module docstring); ``params`` are the user entry's global parameters
+            entry_point: str, file_name: str
+            ) -> tuple[str, list[ConstantBuffer], tuple[ShaderResource, ...]]:
+    """(the WGSL gpuia runs, the shader's cbuffers, its buffer SRVs) of Slang's WGSL ``code``
+    of ``wrapped`` (see the module docstring); ``params`` are the user entry's global parameters
     (:func:`gpuia.hlsl.bindings.resources`), ``slang`` the compile's
     :class:`~gpuia.hlsl.frontend.SlangRun`."""
     code = _own_bindings(code)
@@ -70,12 +75,14 @@ def gs_wgsl(code: str, params: dict, slang, wrapped: str, prepared, source: str,
     cbuffers = constant_buffers(code, params, structs, _WHAT)
     for cb in cbuffers:
         code = remap_wgsl(code, cb, GS_CBV_GROUP, structs, GS_ENTRY)
+    srvs = shader_resources(params, code, _WHAT, prepared.matrix_layout == "column_major")
+    code = rewrite(code, srvs, GS_CBV_GROUP, _WHAT)
     code = (f"// gpuia: HLSL geometry shader {wgsl_comment_text(entry_point)} "
             f"({wgsl_comment_text(file_name)}) through Slang's WGSL, run by a compute entry "
-            f"(one thread per invocation); cbuffers at @group({GS_CBV_GROUP})\n" + code)
+            f"(one thread per invocation); cbuffers and SRVs at @group({GS_CBV_GROUP})\n" + code)
     _, naga_error = library.check_wgsl(code, _WHAT)
     if naga_error is not None:
         raise naga_refusal(naga_error, lambda: slang.run(
             wrapped, GS_ENTRY, "wgsl", None, ("-line-directive-mode", "standard")),
             prepared, source, _WHAT)
-    return code, cbuffers
+    return code, cbuffers, srvs

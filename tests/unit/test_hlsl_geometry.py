@@ -82,7 +82,7 @@ def test_the_program_binds_gpuias_blocks():
     (_gs(streams="triangle V w[3], inout TriangleStream<O> s"), r"exactly one input primitive"),
     (_gs(streams="uint k : FOO, inout TriangleStream<O> s"), r"parameters are its input"),
     (_gs(extra="Texture2D<float4> t;", body="O o; o.p = t.Load(int3(0, 0, 0)); s.Append(o);"),
-     r"only constant\s+buffers"),
+     r"textures, samplers\s+and UAVs in a vertex shader only"),
     (_gs(body="O o; double d = v[0].p.x; o.p = float4(d * d, 0, 0, 1); s.Append(o);"),
      r"64-bit"),
     (_gs(body="O o; o.p = v[0].p; s.Append(o); __intrinsic_asm \"x\";"), r"__intrinsic_asm"),

@@ -15,6 +15,7 @@ from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.uniforms import two_row_matrix_uniforms
 from ..device import Buffer
 from ..gs.capture import GSCapture, GSCaptured
+from ..gs.program import GS_STORAGE_BUFFERS
 from ..ia.plan import IndexMode, non_indexed_plan
 from ..lifetime import ContextWork, device_error, is_released, released_error, wgpu_call
 from ..quirks import UNIFORM_TWO_ROW_MATRICES, has_effect
@@ -112,6 +113,10 @@ class Drawing:
         check_resource_limits(pso.shader_resources, len(pso.constant_buffer_slots) +
                               OWN_UNIFORM_BUFFERS["Stream Output" if pso.so else "draw"],
                               caps, summary)
+        gs = pso.geometry_shader
+        if gs is not None:  # its program: a compute pass (gpuia.gpu.gs.program)
+            check_resource_limits(gs.shader_resources, len(gs.constant_buffer_slots) + 1, caps,
+                                  summary, "geometry shader", GS_STORAGE_BUFFERS)
         if has_effect(caps.quirks, UNIFORM_TWO_ROW_MATRICES):
             for field_name in ("vertex_shader", "pixel_shader"):
                 found = two_row_matrix_uniforms(getattr(pso, field_name) or "")

@@ -297,7 +297,7 @@ class GeometryStage:
                                       usage="STORAGE"))
 
         param_buf, regions = wgpu_call(made, "allocating the geometry stage")
-        cbv = (self.om.cbv_group(gs.constant_buffer_slots) if gs.constant_buffer_slots
+        cbv = (self.om.cbv_group(gs.group_bindings, gs.shader_resources) if gs.group_bindings
                else None)
         so_state = self.so().state
         windowed = any(t is not None and t.buffer.size > self._limit()

@@ -174,14 +174,16 @@ class OMState:
                                    f"{buffer.size} bytes")
         self.cbvs[root_parameter_index] = (buffer, offset)
 
-    def cbv_group(self, slots: tuple[int, ...]):
+    def cbv_group(self, slots: tuple[int, ...], resources: tuple | None = None):
         """The bind group of the bound constant buffers ``slots`` (@group(3), binding = root
         parameter): the ones the pipeline state's shaders read; bindings from
-        ``VIEWS_BINDING`` on are the vertex shader's SRVs (``gpuia.gpu.context.srv_state``)."""
+        ``VIEWS_BINDING`` on are the SRVs ``resources`` (the vertex shader's when None; the
+        geometry shader's program passes its own: ``gpuia.gpu.context.srv_state``)."""
+        resources = self.resources if resources is None else resources
         # check_outputs has made sure each is set; a view unset anyway still needs a buffer.
         bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots
                       if i < MAX_CBVS)
-        srv_key, srv_entries = (self.srv.entries(self.resources)
+        srv_key, srv_entries = (self.srv.entries(resources)
                                 if VIEWS_BINDING in slots else ((), []))
         textures = tuple(t for t in self.textures[0] if t.slot in slots), \
             tuple(t for t in self.textures[1] if t.binding in slots or  # a comparison
@@ -189,7 +191,7 @@ class OMState:
         tex_key, tex_entries = self.tex.entries(*textures)
         # Keyed by the slots, the buffers themselves (compared by identity) and their offsets,
         # the SRVs' buffers and views, the textures and samplers.
-        key = (bound, srv_key, tex_key)
+        key = (slots, bound, srv_key, tex_key)
         group = self._cbv_groups.get(key)
         if group is None:
             limit = self.device.caps.max_uniform_buffer_binding_size
@@ -222,6 +224,8 @@ class OMState:
         self.resources = pso.shader_resources
         for r in self.resources:
             self.srv.window(r)
+        for r in pso.geometry_shader.shader_resources if pso.geometry_shader else ():
+            self.srv.window(r, "geometry shader")
         self.textures = (pso.textures, pso.samplers)
         self.tex.static = dict(pso.static_samplers)
         self.tex.entries(*self.textures)

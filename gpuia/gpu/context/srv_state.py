@@ -86,9 +86,10 @@ class SrvState:
                 raise InvalidDescError(where, name, value, "expected a count >= 0 or None")
         self.views[key] = (buffer, offset, num_elements, structure_byte_stride, format)
 
-    def window(self, r) -> tuple[Buffer, int, int]:
+    def window(self, r, stage: str = "vertex shader") -> tuple[Buffer, int, int]:
         """(buffer, first element, element count) of the view of resource ``r`` (a
-        :class:`gpuia.hlsl.srv.ShaderResource`), checked against the buffer."""
+        :class:`gpuia.hlsl.srv.ShaderResource` of the ``stage`` named), checked against the
+        buffer."""
         space = f", space{r.space}" if r.space else ""
         view = "unordered access" if r.writable else "shader resource"
         where = f"root {view} view {r.register}{space}"
@@ -96,7 +97,7 @@ class SrvState:
             call = f"{r.register}, ..., register_space={r.space}" if r.space else \
                 f"{r.register}, ..."
             raise InvalidDescError("draw", where, None,
-                                   f"the vertex shader reads {r.name} (register "
+                                   f"the {stage} reads {r.name} (register "
                                    f"{r.register_name}); set_graphics_root_"
                                    f"{view.replace(' ', '_')}_view({call}) was not called")
         buffer, offset, count, stride, fmt = self.views[_key(r)]
@@ -188,26 +189,30 @@ def check_uav_support(resources, caps, adapter: str) -> None:
             f"vertex-writable-storage feature, which {adapter} lacks")
 
 
-def check_resource_limits(resources, uniforms: int, caps, adapter: str) -> None:
-    """Refuse SRVs and UAVs the adapter cannot bind: together more than its
-    ``max-storage-buffers-per-shader-stage``, or a views uniform beyond the ``uniforms``
-    uniform buffers the busiest pass binds already (root CBVs and gpuia's own) past
-    ``max-uniform-buffers-per-shader-stage``. (A pass that pulls vertices or streams output
-    counts its own storage buffers with the SRVs, and refuses or falls back when they exceed
-    it: ``gpuia.gpu.vertex.plan``, ``gpuia.gpu.so.plan``.)"""
+def check_resource_limits(resources, uniforms: int, caps, adapter: str,
+                          stage: str = "vertex shader", storage: int = 0) -> None:
+    """Refuse SRVs and UAVs the adapter cannot bind: together with the ``storage`` buffers the
+    pass binds itself more than its ``max-storage-buffers-per-shader-stage``, or a views
+    uniform beyond the ``uniforms`` uniform buffers the busiest pass binds already (root CBVs
+    and gpuia's own) past ``max-uniform-buffers-per-shader-stage``; ``stage`` names the shader
+    (a geometry shader's program is a compute pass of 3 storage buffers of gpuia's). (A vertex
+    pass that pulls vertices or streams output counts its own storage buffers with the SRVs,
+    and refuses or falls back when they exceed it: ``gpuia.gpu.vertex.plan``,
+    ``gpuia.gpu.so.plan``.)"""
     if not resources:
         return
     if uniforms + 1 > caps.max_uniform_buffers_per_shader_stage:
         raise UnsupportedError(
-            f"SetPipelineState: the vertex shader's shader resource views need one uniform "
+            f"SetPipelineState: the {stage}'s shader resource views need one uniform "
             f"buffer of gpuia's (their views) beside the {uniforms} the pass binds: more than "
             f"{adapter} takes (max-uniform-buffers-per-shader-stage "
             f"{caps.max_uniform_buffers_per_shader_stage})")
-    if len(resources) > caps.max_storage_buffers_per_shader_stage:
+    if len(resources) + storage > caps.max_storage_buffers_per_shader_stage:
         regs = ", ".join(r.register_name for r in resources)
+        own = f" beside the {storage} of gpuia's the pass binds" if storage else ""
         raise UnsupportedError(
-            f"SetPipelineState: the vertex shader binds {len(resources)} shader resource and "
-            f"unordered access views ({regs}), each a storage buffer of the vertex stage: "
+            f"SetPipelineState: the {stage} binds {len(resources)} shader resource and "
+            f"unordered access views ({regs}), each a storage buffer of its stage{own}: "
             f"more than {adapter} takes "
             f"(max-storage-buffers-per-shader-stage "
             f"{caps.max_storage_buffers_per_shader_stage})")

@@ -5,7 +5,8 @@ pipeline of a compiled shader's program (:attr:`gpuia.hlsl.HlslGeometryShader.wg
 bindings :data:`gpuia.wgsl.blocks.GS_PARAMS` describes) on first use and keeps it, and
 :meth:`GSProgram.encode` records one compute pass over a chunk of invocations: the parameter
 record, windows of the vertex and primitive buffers, the regions the invocations fill and the
-bound root constant buffers the shader reads (@group(1), binding = register).
+bound root constant buffers and buffer SRVs the shader reads (@group(1), at a vertex shader's
+bindings: ``gpuia.gpu.vertex.pipelines.PipelineCache.cbv_layout``).
 
 Refused before anything is recorded (:class:`~gpuia.errors.UnsupportedError`): a program wgpu
 does not build (naming the shader), a binding larger than one storage binding, more
@@ -21,10 +22,12 @@ from ...wgsl.blocks import GS_PARAMS
 from ..lifetime import wgpu_call
 from .plan import check_binding
 
-__all__ = ["GSProgram", "GSWindow"]
+__all__ = ["GSProgram", "GSWindow", "GS_STORAGE_BUFFERS"]
 # The storage bindings after the parameters, in binding order.
 _BINDINGS = (("vertices", "read-only-storage"), ("prims", "read-only-storage"),
              ("regions", "storage"))
+GS_STORAGE_BUFFERS = len(_BINDINGS)
+"""The storage buffers of gpuia's own the program binds beside the shader's SRVs."""
 
 
 @dataclass(frozen=True)
@@ -61,13 +64,13 @@ class GSProgram:
 
     def pipeline(self, shader):
         """The compute pipeline of ``shader`` (an HlslGeometryShader), built on first use."""
-        key = (shader.wgsl, shader.constant_buffer_slots)
+        key = (shader.wgsl, shader.group_bindings)
         pipe = self._pipelines.get(key)
         if pipe is None:
             dev = self.device.device
             layouts = [self._layout0()]
-            if shader.constant_buffer_slots:
-                layouts.append(self.cache.cbv_layout(shader.constant_buffer_slots))
+            if shader.group_bindings:  # its cbuffers and SRVs, a vertex shader's layout
+                layouts.append(self.cache.cbv_layout(shader.group_bindings))
 
             def build():
                 module = dev.create_shader_module(code=shader.wgsl, label="gpuia GS program")
@@ -97,7 +100,7 @@ class GSProgram:
         """Record one compute pass of ``shader``'s program over ``invocations`` invocations
         into ``encoder`` (no pass open): ``params``, the GS_PARAMS record's window;
         ``windows``, the ``vertices``, ``prims`` and ``regions`` windows; ``cbv_group``, the
-        bind group of the constant buffers it reads (None when it reads none). Returns the
+        bind group of the constant buffers and SRVs it reads (None when it reads none). Returns the
         objects to keep until the commands are submitted."""
         groups = -(-invocations // shader.workgroup)
         limit = self.device.caps.max_compute_workgroups_per_dimension
