@@ -400,7 +400,7 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
         check_feature_level(case.gs.declaration, case.feature_level)
     case.constant_buffers = constant_buffers(doc.get("constant_buffers", []), case.hlsl,
                                              case.vertex_shader, case.gs)
-    case.shader_resources = shader_resources(doc.get("shader_resources"), case.hlsl)
+    case.shader_resources = shader_resources(doc.get("shader_resources"), case.hlsl, case.gs)
     case.root_signature = case_root_signature(doc, case.hlsl, case.gs, base or Path.cwd())
     case.textures, case.samplers = case_textures(
         doc.get("shader_resources"), doc.get("samplers"), case.hlsl,

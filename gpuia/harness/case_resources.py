@@ -11,6 +11,7 @@ would reject or a register the shader reads without an entry an
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ..d3d.buffer_views import view_format
 from ..d3d.uav_formats import typed_uav_format
@@ -60,22 +61,23 @@ class CaseResource:
                             self.components)
 
 
-def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
+def shader_resources(value, hlsl, gs=None) -> dict[tuple[int, int], CaseResource]:
     """The ``shader_resources`` list (``value``; None: absent) of a case whose compiled HLSL
-    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none, and takes
-    no list); (register, space) -> :class:`CaseResource` of each t register the shader reads,
-    (register, space, "u") of each u register (a UAV). An entry for a register it does not
-    read is checked (keys, kind, data) and left out, as a constant buffer it does not read
-    is."""
-    declared = {_key(r.register, r.space, r.writable): r
-                for r in (hlsl.shader_resources if hlsl is not None else ())}
+    vertex shader is ``hlsl`` (None: a WGSL or pass-through shader, which reads none) and whose
+    geometry shader is ``gs`` (None: none); a case with neither takes no list.
+    (register, space) -> :class:`CaseResource` of each t register the shaders read,
+    (register, space, "u") of each u register (a UAV). A register both shaders read is one
+    view (one root descriptor, visible to both): refused where they read it as different
+    kinds or strides. An entry for a register no shader reads is checked (keys, kind, data)
+    and left out, as a constant buffer it does not read is."""
+    declared = _declared(hlsl, gs)
     value = [] if value is None else value
     if not isinstance(value, list):
         raise CaseError("shader_resources", "expected a list of {register, kind, data, ...}")
-    if value and hlsl is None:
+    if value and hlsl is None and gs is None:
         raise InvalidDescError("shader_resources", None, f"{len(value)} entries",
-                               "only an HLSL vertex shader reads shader resources (a WGSL "
-                               "shader's storage buffers are not bound from a case)")
+                               "only an HLSL vertex or geometry shader reads shader resources "
+                               "(a WGSL shader's storage buffers are not bound from a case)")
     out: dict[tuple, CaseResource] = {}
     seen: set[tuple] = set()
     for i, entry in enumerate(value):
@@ -128,11 +130,29 @@ def shader_resources(value, hlsl) -> dict[tuple[int, int], CaseResource]:
         if reg_key not in out:
             at = ("u" if r.writable else "t") + f"{r.register}" + \
                 (f", space{r.space}" if r.space else "")
+            stage = "vertex" if hlsl is not None and r in hlsl.shader_resources else "geometry"
             raise InvalidDescError("shader_resources", "register", r.register,
-                                   f"the vertex shader reads {r.name} (register {at}); "
+                                   f"the {stage} shader reads {r.name} (register {at}); "
                                    f"the case binds no "
                                    f"{'UAV' if r.writable else 'shader resource'} there")
     return out
+
+
+def _declared(hlsl, gs) -> dict[tuple, Any]:
+    """The registers the vertex shader ``hlsl`` and geometry shader ``gs`` read, by key: the
+    vertex shader's first; a register the geometry shader reads as another kind or stride is
+    refused (both see one view)."""
+    declared = {_key(r.register, r.space, r.writable): r
+                for r in (hlsl.shader_resources if hlsl is not None else ())}
+    for r in gs.shader_resources if gs is not None else ():
+        key = _key(r.register, r.space, r.writable)
+        other = declared.setdefault(key, r)
+        if (other.kind, other.stride, other.type) != (r.kind, r.stride, r.type):
+            raise InvalidDescError("geometry_shader", f"resource {r.name}", r.register_name,
+                                   f"the vertex shader's {other.name} is the same register, a "
+                                   f"{other.kind} buffer of {other.stride}-byte elements "
+                                   f"({other.type}): one view cannot be both")
+    return declared
 
 
 def _key(register: int, space: int, writable: bool) -> tuple:

@@ -67,7 +67,8 @@ def _vertex_records(gs: HlslGeometryShader, vs_outputs: dict, n: int) -> np.ndar
 
 
 def reference_geometry(gs: HlslGeometryShader, ia: IAResult, vs_outputs: dict,
-                       constant_buffers: dict) -> GeometryRun:
+                       constant_buffers: dict, shader_resources: dict | None = None
+                       ) -> GeometryRun:
     """Run a case's geometry shader stage on the CPU reference.
 
     Arguments:
@@ -77,6 +78,8 @@ def reference_geometry(gs: HlslGeometryShader, ia: IAResult, vs_outputs: dict,
             uint32 ``(len(ia), components)``), holding every input the geometry shader reads
             (the case reader checked it, rules 13.9).
         constant_buffers (dict): root constant buffer slot -> its bytes (the case's).
+        shader_resources (dict): the SRVs' bytes by binding, as
+            :meth:`gpuia.hlsl.geometry_cpu.CpuGeometryShader.run` takes them (the case's views).
 
     Returns:
         The :class:`GeometryRun`.
@@ -93,7 +96,8 @@ def reference_geometry(gs: HlslGeometryShader, ia: IAResult, vs_outputs: dict,
     prims = np.concatenate([input_vertices(ia, decl.input),
                             primitive_ids(ia)[:, None].astype(np.int64)], axis=1)
     regions = cpu_geometry_shader(gs).run(_vertex_records(gs, vs_outputs, len(ia)),
-                                          prims.astype(np.uint32), None, constant_buffers)
+                                          prims.astype(np.uint32), None, constant_buffers,
+                                          shader_resources=shader_resources)
     calls = calls_from_regions(regions, decl.max_vertex_count, gs.record_words)
     kept = effective_calls(calls.invocation, calls.cut, decl.max_vertex_count)
     streams = []

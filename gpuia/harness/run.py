@@ -210,7 +210,10 @@ def reference_gs(case: Case, ia: IAResult) -> GeometryRun | None:
     if outputs is None:
         raise UnsupportedError("geometry_shader: the CPU reference runs a geometry shader after "
                                "the pass-through or an HLSL vertex shader, not a WGSL one")
-    return reference_geometry(case.gs, ia, outputs, case.constant_buffers)
+    # the views' bytes the geometry shader reads, as the GPU's views see them
+    srvs = {srv_binding(r.register, r.space): r.view_bytes()
+            for r in case.shader_resources.values() if not r.writable}
+    return reference_geometry(case.gs, ia, outputs, case.constant_buffers, srvs)
 
 
 def reference_so(case: Case, ia: IAResult, geometry: GeometryRun | None = None,

@@ -1,0 +1,70 @@
+"""Cases whose geometry shader reads buffer SRVs (examples/cases/gs_srv_triangles.json): the CPU
+reference's Stream Output against values derived by hand (the case's description), the root
+signature's visibility (rules 16.9) and the registers a case must bind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gpuia.errors import InvalidDescError
+from gpuia.harness.case import load_case
+from gpuia.harness.run import run_cpu
+
+CASE = Path(__file__).resolve().parents[2] / "examples" / "cases" / "gs_srv_triangles.json"
+# corner k of point p: the point plus Offsets[3p + k] (Offsets[j] = (j, -j, j / 2, 0)), Raw's
+# word 3p + k (100..103, then 0 past the 4-word view), Ids[p] (7, 9)
+EXPECTED = [[1, 2, 0, 1, 100, 7], [2, 1, 0.5, 1, 101, 7], [3, 0, 1, 1, 102, 7],
+            [13, 17, 1.5, 1, 103, 9], [14, 16, 2, 1, 0, 9], [15, 15, 2.5, 1, 0, 9]]
+
+
+def _doc() -> dict:
+    return json.loads(CASE.read_text())
+
+
+def _records(data: bytes) -> list:
+    words = np.frombuffer(data, np.uint32).reshape(-1, 6)
+    return [w[:4].view(np.float32).tolist() + w[4:].tolist() for w in words]
+
+
+@pytest.mark.parametrize("root_signature", [True, False])  # given, implied
+def test_the_reference_streams_out_the_hand_derived_triangles(root_signature):
+    doc = _doc()
+    if not root_signature:
+        del doc["root_signature"]
+    run = run_cpu(load_case(doc))
+    assert _records(run.so.buffers[0]) == EXPECTED
+    assert run.so.statistics == {"NumPrimitivesWritten": 2, "PrimitivesStorageNeeded": 2}
+
+
+def test_a_range_visible_to_the_vertex_stage_only_is_refused():
+    doc = _doc()
+    doc["root_signature"] = doc["root_signature"].replace(
+        "SRV(t1, visibility=SHADER_VISIBILITY_GEOMETRY)",
+        "SRV(t1, visibility=SHADER_VISIBILITY_VERTEX)")
+    with pytest.raises(InvalidDescError, match=r"Raw \(register t1, space0\).*visible to the "
+                                               r"geometry stage.*root parameter 1 .*visibility "
+                                               r"vertex\) \(rules 16\.9\)"):
+        load_case(doc)
+
+
+def test_a_register_the_geometry_shader_reads_must_be_bound():
+    doc = _doc()
+    doc["shader_resources"] = doc["shader_resources"][:2]
+    with pytest.raises(InvalidDescError, match=r"geometry shader reads Ids \(register t3, "
+                                               r"space1\)"):
+        load_case(doc)
+
+
+def test_one_register_read_as_two_kinds_is_refused():
+    doc = _doc()
+    doc["vertex_shader"] = {"hlsl": (
+        "ByteAddressBuffer W : register(t0);\n"
+        "struct V { float4 p : P; };\n"
+        "V main(float4 p : P) { V o; o.p = p + asfloat(W.Load(0)); return o; }\n")}
+    del doc["root_signature"]
+    with pytest.raises(InvalidDescError, match=r"vertex shader's W is the same register"):
+        load_case(doc)
