@@ -104,7 +104,9 @@ def describe_hlsl(path: str, text: str, entry: str, stage: str | None) -> dict:
                     "output_topology": [{"stream": s, "topology": STREAM_TYPES[t].strip}
                                         for s, t in enumerate(d.streams)],
                     "max_vertex_count": d.max_vertex_count, "instance_count": d.instance_count}
-        return _hlsl_doc(path, entry, "geometry", inputs, outputs, geometry)
+        doc = _hlsl_doc(path, entry, "geometry", inputs, outputs, geometry)
+        doc["resources"] = reflect_resources(text, "geometry", entry, **src)
+        return doc
     sig = reflect_entry(text, stage or "vertex", entry, **src)
     if stage is None and any(lf.semantic.rstrip("0123456789") in _PIXEL_OUTPUTS
                              for lf in sig.outputs()):

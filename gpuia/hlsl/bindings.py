@@ -93,8 +93,8 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
     (``b3``, ``t0``, ``s0``, ``u1``), ``space``, ``type`` as the source spells it, ``size`` (the
     bytes a cbuffer's members span as D3D packs them, a structured buffer's element stride in D3D's
     layout; else None) and ``bound``: whether gpuia binds it for ``stage`` (a cbuffer; a
-    StructuredBuffer or ByteAddressBuffer of a vertex shader, gpuia.hlsl.srv; not one it
-    refuses)."""
+    buffer SRV of a vertex or geometry shader and a UAV, texture or sampler of a vertex shader,
+    gpuia.hlsl.srv; not one it refuses)."""
     from .srv import d3d_layout
 
     params = {p.get("name"): p for p in reflection.get("parameters", [])}
@@ -111,7 +111,8 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                     "size")
                 bound = binding.get("space", 0) == 0 and \
                     binding.get("index", 0) < CONSTANT_BUFFER_SLOTS
-            elif stage == "vertex" and (is_bound_resource(p) or is_bound_uav(p)):
+            elif stage == "vertex" and (is_bound_resource(p) or is_bound_uav(p)) or \
+                    stage == "geometry" and is_bound_resource(p):
                 bound = binding.get("space", 0) < SRV_SPACES and binding.get("index", 0) < (
                     UAV_SLOTS if is_bound_uav(p) else SRV_SLOTS)
                 if p["type"]["baseShape"] == "structuredBuffer":

@@ -308,11 +308,16 @@ def reflect_entry(source: str, stage: str = "vertex", entry_point: str = "main",
     :func:`compile_shader`'s; not cached. Raises :class:`~gpuia.errors.InvalidDescError`
     (Slang's diagnostic, a host escape, no such entry point) or
     :class:`~gpuia.errors.UnsupportedError` without Slang's compiler."""
-    what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
-    file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
+    if stage == "geometry":  # its compile is gpuia.hlsl.geometry's; its reflection is this
+        what = "geometry shader"
+        defs = check_request(what, source, entry_point, defines or {}, matrix_layout)
+    else:
+        what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
+    file_name = file_name or f"{stage}_shader.hlsl"
     include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
-    slang, _, first = first_pass(source, _SLANG_STAGE[stage], entry_point, defs, matrix_layout,
-                                 file_name, include_dirs, source_path, what)
+    slang, _, first = first_pass(source, {**_SLANG_STAGE, "geometry": "geometry"}[stage],
+                                 entry_point, defs, matrix_layout, file_name, include_dirs,
+                                 source_path, what)
     return entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                            what, slang.prepared.matrix_layout, slang.prepared)
 
@@ -323,12 +328,18 @@ def reflect_resources(source: str, stage: str = "vertex", entry_point: str = "ma
                       source_path: str | None = None) -> list[dict]:
     """The resources one HLSL entry point uses, as Slang's reflection gives them, each with
     whether gpuia binds it (:func:`gpuia.hlsl.bindings.used_resources`: register, space, type,
-    size). The arguments and refusals are :func:`reflect_entry`'s; not cached."""
-    what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
-    file_name = file_name or ("vertex_shader.hlsl" if stage == "vertex" else "pixel_shader.hlsl")
+    size). The arguments and refusals are :func:`reflect_entry`'s, ``stage`` also
+    ``"geometry"``; not cached."""
+    if stage == "geometry":  # its compile is gpuia.hlsl.geometry's; its reflection is this
+        what = "geometry shader"
+        defs = check_request(what, source, entry_point, defines or {}, matrix_layout)
+    else:
+        what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
+    file_name = file_name or f"{stage}_shader.hlsl"
     include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
-    slang, _, first = first_pass(source, _SLANG_STAGE[stage], entry_point, defs, matrix_layout,
-                                 file_name, include_dirs, source_path, what)
+    slang, _, first = first_pass(source, {**_SLANG_STAGE, "geometry": "geometry"}[stage],
+                                 entry_point, defs, matrix_layout, file_name, include_dirs,
+                                 source_path, what)
     return used_resources(first.reflection, slang.prepared, stage,
                           slang.prepared.matrix_layout == "column_major")
 

@@ -68,3 +68,19 @@ def test_one_register_read_as_two_kinds_is_refused():
     del doc["root_signature"]
     with pytest.raises(InvalidDescError, match=r"vertex shader's W is the same register"):
         load_case(doc)
+
+
+def test_gpuia_shader_lists_the_geometry_shaders_resources():
+    """Offsets is one float4 (16 bytes in D3D's structured layout); the buffer SRVs are bound,
+    a texture the geometry shader declares and does not read is not listed."""
+    from gpuia.harness.shader_info import describe_hlsl
+
+    text = _doc()["geometry_shader"]["hlsl"].replace(
+        "ByteAddressBuffer Raw", "Texture2D<float4> T : register(t5);\nByteAddressBuffer Raw")
+    doc = describe_hlsl("g.hlsl", text, "main", None)
+    rows = {r["name"]: (r["register"], r["space"], r["type"], r["size"], r["bound"])
+            for r in doc["resources"]}
+    assert doc["stage"] == "geometry"
+    assert rows == {"Offsets": ("t0", 0, "StructuredBuffer<float4>", 16, True),
+                    "Raw": ("t1", 0, "ByteAddressBuffer", None, True),
+                    "Ids": ("t3", 1, "Buffer<uint>", None, True)}

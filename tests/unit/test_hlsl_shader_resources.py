@@ -176,7 +176,7 @@ def test_a_wgsl_shader_takes_no_resources():
     doc["input_layout"] = [{"SemanticName": "P", "Format": "R32G32B32A32_FLOAT"}]
     with pytest.raises(InvalidDescError) as e:
         load_case(doc)
-    assert "only an HLSL vertex shader" in str(e.value)
+    assert "only an HLSL vertex or geometry shader" in str(e.value)
 
 
 def test_an_index_read_from_the_same_buffer_is_checked_too():
