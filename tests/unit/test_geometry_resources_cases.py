@@ -84,3 +84,44 @@ def test_gpuia_shader_lists_the_geometry_shaders_resources():
     assert rows == {"Offsets": ("t0", 0, "StructuredBuffer<float4>", 16, True),
                     "Raw": ("t1", 0, "ByteAddressBuffer", None, True),
                     "Ids": ("t3", 1, "Buffer<uint>", None, True)}
+
+
+def test_both_shaders_read_one_view():
+    """The vertex shader moves vertex i by Offsets[i] (point 1 to (11, 19, 0.5, 1)); the
+    geometry shader reads the same view: point 1's corners are (11, 19, 0.5, 1) plus
+    Offsets[3..5]."""
+    doc = _doc()
+    doc["vertex_shader"] = {"hlsl": (
+        "StructuredBuffer<float4> Offsets : register(t0);\n"
+        "struct V { float4 p : P; };\n"
+        "V main(float4 p : P, uint i : SV_VertexID) { V o; o.p = p + Offsets[i]; return o; }\n")}
+    doc["root_signature"] = doc["root_signature"].replace(
+        "SRV(t0, visibility=SHADER_VISIBILITY_GEOMETRY)", "SRV(t0)")  # ALL: both stages
+    run = run_cpu(load_case(doc))
+    assert _records(run.so.buffers[0]) == EXPECTED[:3] + [
+        [14, 16, 2, 1, 103, 9], [15, 15, 2.5, 1, 0, 9], [16, 14, 3, 1, 0, 9]]
+
+
+def test_the_programs_storage_buffers_count_against_the_adapters_limit():
+    """The program binds 3 storage buffers of its own: with a limit of 8, 5 SRVs fit (5 + 3 =
+    8) and 6 do not (9), refused with the numbers; the views uniform is one past the uniforms
+    already bound."""
+    from types import SimpleNamespace
+
+    from gpuia.errors import UnsupportedError
+    from gpuia.gpu.context.srv_state import check_resource_limits
+    from gpuia.gpu.gs.program import GS_STORAGE_BUFFERS
+    from gpuia.hlsl.srv import ShaderResource
+
+    caps = SimpleNamespace(max_storage_buffers_per_shader_stage=8,
+                           max_uniform_buffers_per_shader_stage=3)
+    srvs = [ShaderResource(f"B{i}", i, 0, "raw", 4, i) for i in range(6)]
+    assert GS_STORAGE_BUFFERS == 3
+    check_resource_limits(srvs[:5], 2, caps, "A", "geometry shader", GS_STORAGE_BUFFERS)
+    with pytest.raises(UnsupportedError, match=r"the geometry shader binds 6 .*t0, t1, t2, t3, "
+                                               r"t4, t5.* beside the 3 of gpuia's .*"
+                                               r"max-storage-buffers-per-shader-stage 8"):
+        check_resource_limits(srvs, 2, caps, "A", "geometry shader", GS_STORAGE_BUFFERS)
+    with pytest.raises(UnsupportedError, match=r"beside the 3 the pass binds.*"
+                                               r"max-uniform-buffers-per-shader-stage 3"):
+        check_resource_limits(srvs[:1], 3, caps, "A", "geometry shader", GS_STORAGE_BUFFERS)
