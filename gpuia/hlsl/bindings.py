@@ -45,9 +45,9 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
     which), at the user's declaration of it, before Slang compiles gpuia's wrapper (whose WGSL
     compile would otherwise fail inside the wrapper, E36107 for a typed buffer). With
     ``buffer_srvs`` (a vertex shader), a ``StructuredBuffer`` or ``ByteAddressBuffer`` is not
-    refused (``gpuia.hlsl.srv`` binds it); with ``read_only`` (a geometry shader), only the
-    buffer SRVs (``StructuredBuffer``, ``ByteAddressBuffer``, ``Buffer<T>``) are not refused:
-    its textures, samplers and UAVs are."""
+    refused (``gpuia.hlsl.srv`` binds it); with ``read_only`` (a geometry shader), the buffer
+    SRVs (``StructuredBuffer``, ``ByteAddressBuffer``, ``Buffer<T>``), textures and samplers are
+    not refused (those a vertex shader's refusals do not refuse), its UAVs are."""
     params = {p.get("name"): p for p in reflection.get("parameters", [])}
     for entry in reflection.get("entryPoints", [])[:1]:
         for b in entry.get("bindings", []):
@@ -55,12 +55,14 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
             if binding.get("kind") not in _RESOURCE_BINDINGS or not binding.get("used"):
                 continue
             name = b.get("name", "?")
-            refusal = texture_refusal(params.get(name, {})) if buffer_srvs else None
+            refusal = texture_refusal(params.get(name, {})) if buffer_srvs or read_only \
+                else None
             if refusal:
                 where, spelled = _declaration(prepared, name)
                 raise InvalidDescError(where, f"resource {name}", spelled, refusal)
-            if read_only and is_bound_resource(params.get(name, {})):
-                continue  # gpuia.hlsl.srv checks and binds it
+            if read_only and (is_bound_resource(params.get(name, {}))
+                              or is_bound_texture(params.get(name, {}))):
+                continue  # gpuia.hlsl.srv and gpuia.hlsl.textures check and bind them
             if buffer_srvs and (is_bound_resource(params.get(name, {}))
                                 or is_bound_uav(params.get(name, {}))
                                 or is_bound_texture(params.get(name, {}))):
@@ -74,9 +76,8 @@ def refuse_used_resources(reflection: dict, prepared, what: str,
                      "each on its own; "
                      "arrays of buffers, other textures and other UAVs are refused"
                      if buffer_srvs else
-                     "constant buffers (cbuffer / ConstantBuffer<T>), StructuredBuffer<T>, "
-                     "ByteAddressBuffer and Buffer<T> in a " + what + " (textures, samplers "
-                     "and UAVs in a vertex shader only)" if read_only else
+                     "constant buffers, buffer SRVs, textures and samplers in a " + what +
+                     " (UAVs in a vertex shader only)" if read_only else
                      "only constant buffers (cbuffer / ConstantBuffer<T>) in a " + what +
                      " (buffer SRVs in a vertex shader)")
             raise InvalidDescError(where, f"resource {name}", spelled or binding["kind"],
@@ -93,8 +94,8 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
     (``b3``, ``t0``, ``s0``, ``u1``), ``space``, ``type`` as the source spells it, ``size`` (the
     bytes a cbuffer's members span as D3D packs them, a structured buffer's element stride in D3D's
     layout; else None) and ``bound``: whether gpuia binds it for ``stage`` (a cbuffer; a
-    buffer SRV of a vertex or geometry shader and a UAV, texture or sampler of a vertex shader,
-    gpuia.hlsl.srv; not one it refuses)."""
+    buffer SRV, texture or sampler of a vertex or geometry shader and a UAV of a vertex shader,
+    gpuia.hlsl.srv and gpuia.hlsl.textures; not one it refuses)."""
     from .srv import d3d_layout
 
     params = {p.get("name"): p for p in reflection.get("parameters", [])}
@@ -121,7 +122,7 @@ def used_resources(reflection: dict, prepared, stage: str, column_major: bool) -
                                                 column_major)
                     except InvalidDescError:  # laid out unlike D3D in WGSL: refused
                         bound = False
-            elif stage == "vertex" and is_bound_texture(p):
+            elif stage in ("vertex", "geometry") and is_bound_texture(p):
                 t = p.get("type", {})
                 bound = t.get("kind") == "samplerState" or \
                     not texture_refusal(p) and texture_return_type(t) is not None

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from ..d3d.geometry import GS_INPUTS, STREAM_TYPES, GeometryDeclaration
 from ..d3d.signature import Member
 from ..d3d.srv_bindings import VIEWS_BINDING
+from ..d3d.textures import SAMPLER_STATE_BINDING
 from ..errors import InvalidDescError
 from ..wgsl.signature import split_top_level
 from . import cache, library
@@ -47,9 +48,12 @@ from .frontend import (
 )
 from .geometry_entry import GS_GROUP, GSParameter, gs_entry, gs_prelude, record_words
 from .geometry_wgsl import GS_ENTRY, gs_wgsl
+from .load_offsets import lower_load_offsets, reflected_textures
 from .reflect import Leaf, declaration_modifiers, emitted_name, type_text, value_leaves
 from .source import SV_PREFIX, restore
 from .srv import ShaderResource
+from .texture1d_arrays import lower_texture1d_arrays
+from .textures import ShaderSampler, ShaderTexture
 from .typed_buffers import lower_source, used_names
 
 __all__ = ["HlslGeometryShader", "RecordMember", "compile_geometry_shader", "signature_members",
@@ -125,6 +129,9 @@ class HlslGeometryShader:
     include_candidates: tuple[str, ...] = ()
     # the buffer SRVs the entry reads (gpuia.hlsl.srv), by space and register
     shader_resources: tuple[ShaderResource, ...] = ()
+    # the textures and samplers it reads (gpuia.hlsl.textures)
+    textures: tuple[ShaderTexture, ...] = ()
+    samplers: tuple[ShaderSampler, ...] = ()
 
     @property
     def slang_name(self) -> str:
@@ -192,10 +199,13 @@ class HlslGeometryShader:
     def group_bindings(self) -> tuple[int, ...]:
         """The bindings of the program's resource group (``GS_CBV_GROUP``): the root constant
         buffers it reads (binding = register bN), then, when it reads SRVs, gpuia's views
-        uniform and the SRVs (``gpuia.d3d.srv_bindings``), as a vertex shader's group."""
+        uniform and the SRVs (``gpuia.d3d.srv_bindings``), then its textures, samplers and
+        gpuia's sampler state uniform (``gpuia.d3d.textures``), as a vertex shader's group."""
         return self.constant_buffer_slots + (
             (VIEWS_BINDING, *(r.binding for r in self.shader_resources))
-            if self.shader_resources else ())
+            if self.shader_resources else ()) + tuple(t.slot for t in self.textures) + tuple(
+            s.binding for s in self.samplers if not s.comparison) + (
+            (SAMPLER_STATE_BINDING,) if self.samplers else ())
 
     def __hash__(self):
         return hash(self.wgsl)
@@ -238,8 +248,14 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
     prepared, line_name = slang.prepared, slang.line_name
     hlsl = first.code.decode("utf-8", "replace")
     refuse_used_resources(first.reflection, prepared, WHAT, read_only=True)
+    params = resources(first.reflection)
     # Buffer<T> lowered to a structured buffer Slang's WGSL takes (gpuia.hlsl.typed_buffers)
     text = lower_source(prepared.text, used_names(first.reflection), WHAT)
+    # Load(location, offset) and Texture1DArray as a vertex shader's (rules 17.11, 17.8)
+    shapes = reflected_textures(params)
+    text = lower_load_offsets(text, shapes, WHAT)
+    text = lower_texture1d_arrays(text, {n for n, k in shapes.items() if k == "Texture1DArray"},
+                                  WHAT)
     attributes, modifiers, at = _entry_text(hlsl, entry_point, prepared.names)
     parsed = _Parameters(first.reflection, hlsl, entry_point, modifiers,
                          prepared.matrix_layout, at)
@@ -256,19 +272,19 @@ def _compile(source, entry_point, defs, matrix_layout, file_name, include_dirs, 
     wrapped = (gs_prelude(declaration.max_vertex_count, record) + text
                + gs_entry(tuple(parsed.params), parsed.input_leaves, declaration.input.vertices,
                           streams, entry_point, GS_ENTRY, text))
-    params = resources(first.reflection)
     slang.stage = "compute"
     second = slang.run(wrapped, GS_ENTRY, "wgsl",
                        lambda diagnostics: refuse_wide(params, diagnostics, WHAT))
-    code, cbuffers, srvs = gs_wgsl(second.code.decode("utf-8"), params, slang, wrapped, prepared,
-                             source, entry_point, file_name)
+    code, cbuffers, srvs, (textures, samplers) = gs_wgsl(
+        second.code.decode("utf-8"), params, slang, wrapped, prepared, source, entry_point,
+        file_name)
     shader = HlslGeometryShader(
         source, file_name, entry_point, defs, prepared.matrix_layout, include_dirs, declaration,
         tuple(parsed.params), parsed.input_type, parsed.input_leaves, streams, tuple(cbuffers),
         code, restore(first.diagnostics + second.diagnostics, prepared).strip(),
         included_files([f.path for f in prepared.files],
                        first.dependencies + second.dependencies, line_name),
-        source_path, prepared.candidates, srvs)
+        source_path, prepared.candidates, srvs, textures, samplers)
     return shader, recorded_files(shader.dependencies, shader.include_candidates, files)
 
 

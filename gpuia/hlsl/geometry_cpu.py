@@ -30,12 +30,15 @@ from .cpu import (
     entry_params,
     sound_build,
 )
+from .cpu_textures import bounded_textures, lower_comparisons
 from .cpu_views import bounded_views
 from .frontend import slang_args
 from .geometry import WHAT, HlslGeometryShader
 from .geometry_entry import gs_cpu_entry, gs_prelude
+from .load_offsets import lower_load_offsets
 from .reflect import Leaf
 from .source import prepare, restore
+from .texture1d_arrays import lower_texture1d_arrays
 from .typed_buffers import lower_source
 from .wrapper import CPU_ENTRY
 
@@ -71,7 +74,8 @@ class CpuGeometryShader:
             shader_resources (dict): {the SRV's binding: the bytes of its view} of the buffer
                 SRVs it reads, as :meth:`gpuia.hlsl.cpu.CpuShader.run` takes them (a read past
                 them returns 0, as D3D12's; a typed view's values decoded by
-                :func:`gpuia.hlsl.typed_buffers.cpu_elements`).
+                :func:`gpuia.hlsl.typed_buffers.cpu_elements`), and each texture's and
+                sampler's blob by its binding (``gpuia.hlsl.cpu_textures``).
 
         Returns:
             uint32 ``(P * instances, 1 + N * (1 + R))``: each invocation's region (GS_REGION).
@@ -139,6 +143,12 @@ def _build(shader: HlslGeometryShader, cxx: str, key: str, folder) -> CpuShader:
     # (gpuia.hlsl.typed_buffers), as in the CPU vertex shader.
     text = lower_source(prepared.text, {r.name for r in shader.shader_resources
                                         if r.kind == "typed"}, WHAT)
+    if any(s.comparison for s in shader.samplers):  # SampleCmpLevelZero as gpuia's SampleLevel
+        text = lower_comparisons(text)
+    # Load(location, offset) and Texture1DArray as for the WGSL (rules 17.11, 17.8)
+    text = lower_load_offsets(text, {t.name: t.hlsl_type for t in shader.textures}, WHAT)
+    text = lower_texture1d_arrays(text, {t.name for t in shader.textures
+                                         if t.hlsl_type == "Texture1DArray"}, WHAT)
     kernel, in_words = gs_cpu_entry(shader.parameters, shader.input_leaves, k,
                                     shader.stream_leaves, shader.entry_point, CPU_ENTRY,
                                     shader.region_words, text)
@@ -156,10 +166,15 @@ def _build(shader: HlslGeometryShader, cxx: str, key: str, folder) -> CpuShader:
         raise InvalidDescError(WHAT, "CPU reference", None,
                                library.first_error(restore(e.diagnostics, prepared))) from None
     # a read past an SRV's view returns 0 (gpuia.hlsl.cpu_views)
-    head, body = cpu_defined.prepare_parts(bounded_views(out.code.decode("utf-8")))
+    code = bounded_views(out.code.decode("utf-8"))
+    if shader.textures or shader.samplers:  # D3D12's texture reads (gpuia.hlsl.cpu_textures)
+        code = bounded_textures(code)
+    head, body = cpu_defined.prepare_parts(code)
     source = head + body + "\n" + shader_text("runner.cpp") + "\n"
     params, gp_size = entry_params(out.reflection, shader.constant_buffers, _ROLES,
-                                   shader.shader_resources)
+                                   shader.shader_resources,
+                                   {**{t.name: t.binding for t in shader.textures},
+                                    **{s.name: s.binding for s in shader.samplers}})
     exe = folder / key[:32]
     digest = compile_cxx(cxx, source, folder, key[:32], exe, head)
     ins = (Leaf("in", _IN, 0, "uint", in_words, 0, "", "inputs"),)

@@ -8,7 +8,7 @@ and every cbuffer of the shader goes to ``@group(1) @binding(register)``, remapp
 lays it out unlike D3D (``gpuia.hlsl.cbuffer``), as a vertex shader's cbuffers are; its buffer
 SRVs go to the same group at a vertex shader's bindings, read through the same bounds-checked
 functions (``gpuia.hlsl.srv``: views uniform at ``VIEWS_BINDING``, tN of space S at
-``srv_binding(N, S)``). The result
+``srv_binding(N, S)``), and so do its textures and samplers (``gpuia.hlsl.textures``). The result
 is checked by naga; what naga refuses is refused at the user's line where one is known.
 """
 
@@ -24,6 +24,8 @@ from .bindings import constant_buffers
 from .cbuffer import ConstantBuffer, parse_wgsl_structs, remap_wgsl
 from .refusals import naga_refusal
 from .srv import ShaderResource, rewrite, shader_resources
+from .textures import rewrite as rewrite_textures
+from .textures import shader_textures
 
 __all__ = ["GS_ENTRY", "GS_CBV_GROUP", "GS_BINDINGS", "gs_wgsl"]
 
@@ -65,8 +67,9 @@ def _own_bindings(code: str) -> str:
 
 def gs_wgsl(code: str, params: dict, slang, wrapped: str, prepared, source: str,
             entry_point: str, file_name: str
-            ) -> tuple[str, list[ConstantBuffer], tuple[ShaderResource, ...]]:
-    """(the WGSL gpuia runs, the shader's cbuffers, its buffer SRVs) of Slang's WGSL ``code``
+            ) -> tuple[str, list[ConstantBuffer], tuple[ShaderResource, ...], tuple]:
+    """(the WGSL gpuia runs, the shader's cbuffers, its buffer SRVs, (its textures, its
+    samplers)) of Slang's WGSL ``code``
     of ``wrapped`` (see the module docstring); ``params`` are the user entry's global parameters
     (:func:`gpuia.hlsl.bindings.resources`), ``slang`` the compile's
     :class:`~gpuia.hlsl.frontend.SlangRun`."""
@@ -77,6 +80,8 @@ def gs_wgsl(code: str, params: dict, slang, wrapped: str, prepared, source: str,
         code = remap_wgsl(code, cb, GS_CBV_GROUP, structs, GS_ENTRY)
     srvs = shader_resources(params, code, _WHAT, prepared.matrix_layout == "column_major")
     code = rewrite(code, srvs, GS_CBV_GROUP, _WHAT)
+    textures = shader_textures(params, code, _WHAT, {(r.register, r.space) for r in srvs})
+    code = rewrite_textures(code, *textures, GS_CBV_GROUP, _WHAT)
     code = (f"// gpuia: HLSL geometry shader {wgsl_comment_text(entry_point)} "
             f"({wgsl_comment_text(file_name)}) through Slang's WGSL, run by a compute entry "
             f"(one thread per invocation); cbuffers and SRVs at @group({GS_CBV_GROUP})\n" + code)
@@ -85,4 +90,4 @@ def gs_wgsl(code: str, params: dict, slang, wrapped: str, prepared, source: str,
         raise naga_refusal(naga_error, lambda: slang.run(
             wrapped, GS_ENTRY, "wgsl", None, ("-line-directive-mode", "standard")),
             prepared, source, _WHAT)
-    return code, cbuffers, srvs
+    return code, cbuffers, srvs, textures

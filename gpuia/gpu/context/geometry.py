@@ -297,8 +297,8 @@ class GeometryStage:
                                       usage="STORAGE"))
 
         param_buf, regions = wgpu_call(made, "allocating the geometry stage")
-        cbv = (self.om.cbv_group(gs.group_bindings, gs.shader_resources) if gs.group_bindings
-               else None)
+        cbv = (self.om.cbv_group(gs.group_bindings, gs.shader_resources,
+                                 (gs.textures, gs.samplers)) if gs.group_bindings else None)
         so_state = self.so().state
         windowed = any(t is not None and t.buffer.size > self._limit()
                        for t in targets.values())

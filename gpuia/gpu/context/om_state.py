@@ -174,19 +174,22 @@ class OMState:
                                    f"{buffer.size} bytes")
         self.cbvs[root_parameter_index] = (buffer, offset)
 
-    def cbv_group(self, slots: tuple[int, ...], resources: tuple | None = None):
+    def cbv_group(self, slots: tuple[int, ...], resources: tuple | None = None,
+                  textures: tuple | None = None):
         """The bind group of the bound constant buffers ``slots`` (@group(3), binding = root
         parameter): the ones the pipeline state's shaders read; bindings from
         ``VIEWS_BINDING`` on are the SRVs ``resources`` (the vertex shader's when None; the
-        geometry shader's program passes its own: ``gpuia.gpu.context.srv_state``)."""
+        geometry shader's program passes its own: ``gpuia.gpu.context.srv_state``), and so are
+        ``textures`` (its (textures, samplers))."""
         resources = self.resources if resources is None else resources
+        textures = self.textures if textures is None else textures
         # check_outputs has made sure each is set; a view unset anyway still needs a buffer.
         bound = tuple((i, *(self.cbvs.get(i) or (self._unread_buffer(), 0))) for i in slots
                       if i < MAX_CBVS)
         srv_key, srv_entries = (self.srv.entries(resources)
                                 if VIEWS_BINDING in slots else ((), []))
-        textures = tuple(t for t in self.textures[0] if t.slot in slots), \
-            tuple(t for t in self.textures[1] if t.binding in slots or  # a comparison
+        textures = tuple(t for t in textures[0] if t.slot in slots), \
+            tuple(t for t in textures[1] if t.binding in slots or  # a comparison
                   (t.comparison and SAMPLER_STATE_BINDING in slots))  # sampler: its state only
         tex_key, tex_entries = self.tex.entries(*textures)
         # Keyed by the slots, the buffers themselves (compared by identity) and their offsets,
@@ -224,11 +227,14 @@ class OMState:
         self.resources = pso.shader_resources
         for r in self.resources:
             self.srv.window(r)
-        for r in pso.geometry_shader.shader_resources if pso.geometry_shader else ():
+        gs = pso.geometry_shader
+        for r in gs.shader_resources if gs is not None else ():
             self.srv.window(r, "geometry shader")
         self.textures = (pso.textures, pso.samplers)
         self.tex.static = dict(pso.static_samplers)
         self.tex.entries(*self.textures)
+        if gs is not None and (gs.textures or gs.samplers):
+            self.tex.entries(gs.textures, gs.samplers, "geometry shader")
         for i, size in pso.constant_buffer_reads:
             if i not in self.cbvs:
                 raise InvalidDescError("draw", f"root constant buffer view {i}", None,

@@ -20,7 +20,7 @@ from ...d3d.so_desc import StreamOutputDesc
 from ...d3d.srv_bindings import VIEWS_BINDING
 from ...d3d.textures import SAMPLER_STATE_BINDING
 from ...d3d.topology import TopologyInfo
-from ...errors import InvalidDescError
+from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.pixel import link_stages, pixel_program
 from ...wgsl.signature import (
     parse_pixel_shader,
@@ -216,8 +216,19 @@ class PipelineState:
         check_shaders(rs, [("vertex", hlsl_vs), ("geometry", gs)])
         object.__setattr__(self, "root_signature", rs)
         # from the samplers kept, so that a copy with its WGSL (dataclasses.replace) has them
-        object.__setattr__(self, "static_samplers", tuple(sorted(static_samplers(
-            rs, [s.register for s in self.samplers]).items())))
+        held = static_samplers(rs, [s.register for s in self.samplers])
+        gs_registers = [s.register for s in gs.samplers] if gs is not None else []
+        gs_held = static_samplers(rs, gs_registers, "geometry")
+        both = {s.register for s in self.samplers} & set(gs_registers)
+        for register in sorted(set(gs_held) | both):
+            if register in both and held.get(register) != gs_held.get(register):
+                raise UnsupportedError(
+                    f"PipelineState.root_signature: s{register}: the vertex and geometry "
+                    f"shaders read it through different static samplers; gpuia binds one "
+                    f"sampler per register for both")
+            if register in gs_held:
+                held[register] = gs_held[register]
+        object.__setattr__(self, "static_samplers", tuple(sorted(held.items())))
 
     def _normalize_layout(self) -> None:
         """The input layout (made at ``feature_level``), the level and the strip cut value."""

@@ -81,9 +81,10 @@ class TextureState:
             desc = sampler_desc(desc, f"{where} s{register}")
         self.samplers[register] = (desc, create_sampler(self.device, desc))
 
-    def entries(self, textures, samplers) -> tuple[tuple, list]:
+    def entries(self, textures, samplers, stage: str = "vertex shader") -> tuple[tuple, list]:
         """(a key of what is bound, the bind-group entries) of the shader's ``textures`` and
-        ``samplers`` (``gpuia.hlsl.textures``), checked as the module docstring says."""
+        ``samplers`` (``gpuia.hlsl.textures``) of the ``stage`` named, checked as the module
+        docstring says."""
         key: list = []
         entries: list = []
         for t in textures:
@@ -91,7 +92,7 @@ class TextureState:
             tex = self.textures.get((t.register, t.space))
             if tex is None:
                 raise InvalidDescError("draw", f"texture {at}", None,
-                                       f"the vertex shader reads {t.name} (register {at}); "
+                                       f"the {stage} reads {t.name} (register {at}); "
                                        f"set_texture_shader_resource_view was not called")
             if tex.released:
                 raise InvalidDescError("draw", f"texture {at}", tex, "was released")
@@ -99,19 +100,19 @@ class TextureState:
             check_view_format(t, fmt.name, f"draw: texture {at}")  # rules 17.12, 17.10
             if t.sampled and not fmt.filterable and not self.device.caps.float32_filterable:
                 raise UnsupportedError(
-                    f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name}, "
+                    f"draw: texture {at}: {fmt.name}: the {stage} samples {t.name}, "
                     f"and WebGPU filters {fmt.webgpu} only with the float32-filterable "
                     f"feature, which this device lacks (gpuia binds a sampled texture "
                     f"filterable, whatever the sampler; Load reads any format)")
             if tex.dimension != t.dimension:
                 raise InvalidDescError("draw", f"texture {at}", tex.dimension,
-                                       f"the vertex shader reads {t.name} as a {t.hlsl_type}: "
+                                       f"the {stage} reads {t.name} as a {t.hlsl_type}: "
                                        f"bind a {t.dimension} there (a D3D12 SRV's dimension "
                                        f"is its resource's)")
             check_view_shape(t, tex.width, tex.height, tex.array_size, f"draw: texture {at}")
             if t.compared and fmt.compare_bits:
                 raise UnsupportedError(
-                    f"draw: texture {at}: {fmt.name}: the vertex shader samples {t.name} with "
+                    f"draw: texture {at}: {fmt.name}: the {stage} samples {t.name} with "
                     f"a comparison sampler, which gpuia's WGSL emulates for float formats "
                     f"only (rules 17.10)")
             key.append(tex)
@@ -129,7 +130,7 @@ class TextureState:
             bound = self._sampler(s.register)
             if bound is None:
                 raise InvalidDescError("draw", f"sampler s{s.register}", None,
-                                       f"the vertex shader samples with {s.name} (register "
+                                       f"the {stage} samples with {s.name} (register "
                                        f"s{s.register}); set_sampler was not called")
             check_sampler_kind(s, bound[0], f"sampler s{s.register}")
             if not s.comparison:  # a comparison's filter is gpuia's WGSL (no WebGPU sampler)
