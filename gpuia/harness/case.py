@@ -404,7 +404,8 @@ def _parse(doc: dict, case_name: str, base: Path | None = None,
     case.root_signature = case_root_signature(doc, case.hlsl, case.gs, base or Path.cwd())
     case.textures, case.samplers = case_textures(
         doc.get("shader_resources"), doc.get("samplers"), case.hlsl,
-        None if case.root_signature is None else case.root_signature.static_samplers(case.hlsl))
+        None if case.root_signature is None else case.root_signature.static_samplers(
+            case.hlsl, case.gs), case.gs)
     if so is not None:
         case.so, case.so_desc, case.so_targets = stream_output_section(
             so, case.shader_signature, case.feature_level,

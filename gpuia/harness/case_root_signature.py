@@ -35,7 +35,7 @@ from ..d3d.root_signature import (
 from ..d3d.root_signature.pipeline import check_shaders, static_samplers
 from ..d3d.root_signature.validation import RegisterRange
 from ..d3d.textures import SamplerDesc
-from ..errors import CaseError, ContainerError, GpuiaError, InvalidDescError
+from ..errors import CaseError, ContainerError, GpuiaError, InvalidDescError, UnsupportedError
 
 __all__ = ["CaseRootSignature", "case_root_signature"]
 
@@ -50,12 +50,24 @@ class CaseRootSignature:
     root_signature: RootSignature
     covered: tuple[tuple[str, ShaderBinding, RegisterRange], ...]
 
-    def static_samplers(self, hlsl) -> dict[int, SamplerDesc]:
-        """{register: desc} of the samplers of the HLSL vertex shader ``hlsl`` (None: none)
-        that static samplers hold (:func:`gpuia.d3d.root_signature.pipeline.static_samplers`:
-        refused with UnsupportedError for a field gpuia does not sample)."""
+    def static_samplers(self, hlsl, gs=None) -> dict[int, SamplerDesc]:
+        """{register: desc} of the samplers of the HLSL vertex shader ``hlsl`` and geometry
+        shader ``gs`` (None: none) that static samplers visible to their stages hold
+        (:func:`gpuia.d3d.root_signature.pipeline.static_samplers`: refused with
+        UnsupportedError for a field gpuia does not sample, and for a register both shaders
+        read through different static samplers: gpuia binds one sampler per register)."""
         registers = [s.register for s in hlsl.samplers] if hlsl is not None else []
-        return static_samplers(self.root_signature, registers)
+        held = static_samplers(self.root_signature, registers)
+        gs_registers = [s.register for s in gs.samplers] if gs is not None else []
+        gs_held = static_samplers(self.root_signature, gs_registers, "geometry")
+        for register in sorted(set(gs_held) | (set(registers) & set(gs_registers))):
+            if register in registers and held.get(register) != gs_held.get(register):
+                raise UnsupportedError(f"root_signature: s{register}: the vertex and geometry "
+                                       f"shaders read it through different static samplers; "
+                                       f"gpuia binds one sampler per register for both")
+            if register in gs_held:
+                held[register] = gs_held[register]
+        return held
 
 
 def _from_field(value, base: Path) -> RootSignature:

@@ -102,17 +102,17 @@ def _texture(entry: dict, w: str) -> CaseTexture:
                        array_size, kind, depth, view)
 
 
-def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | None = None
-                  ) -> tuple[dict, dict]:
+def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | None = None,
+                  gs=None) -> tuple[dict, dict]:
     """({(register, space): CaseTexture}, {register: SamplerDesc}) of the case's
     ``shader_resources`` list (``resources``; its texture entries) and ``samplers`` list for
-    the compiled HLSL vertex shader ``hlsl`` (None: none read). ``static``: the sampler descs
-    of the root signature's static samplers that hold the shader's sampler registers
-    (``gpuia.d3d.root_signature.pipeline.static_samplers``); each is the register's sampler,
-    and a ``samplers`` entry for the same register is refused (D3D12 has no descriptor
-    there)."""
-    textures = {(t.register, t.space): t for t in (hlsl.textures if hlsl is not None else ())}
-    used = {s.register: s for s in (hlsl.samplers if hlsl is not None else ())}
+    the compiled HLSL vertex shader ``hlsl`` and geometry shader ``gs`` (None: none read; a
+    register both read is one view, refused where they read it as different types).
+    ``static``: the sampler descs of the root signature's static samplers that hold the
+    shaders' sampler registers (``gpuia.d3d.root_signature.pipeline.static_samplers``); each
+    is the register's sampler, and a ``samplers`` entry for the same register is refused
+    (D3D12 has no descriptor there)."""
+    textures, used, stage = _read(hlsl, gs)
     out: dict[tuple[int, int], CaseTexture] = {}
     for i, entry in enumerate(resources if isinstance(resources, list) else []):
         if not isinstance(entry, dict) or entry.get("kind") not in TEXTURE_KINDS:
@@ -121,13 +121,15 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
         at = f"t{tex.register}" + (f", space{tex.space}" if tex.space else "")
         if (tex.register, tex.space) in out:
             raise CaseError(f"shader_resources[{i}].register", f"register {at} is given twice")
-        if (tex.register, tex.space) in textures or hlsl is None or \
-                not any((r.register, r.space) == (tex.register, tex.space)
-                        for r in hlsl.shader_resources if not r.writable):
+        buffer = next((s for s in (hlsl, gs) if s is not None and any(
+            (r.register, r.space) == (tex.register, tex.space)
+            for r in s.shader_resources if not r.writable)), None)
+        if (tex.register, tex.space) in textures or buffer is None:
             out[(tex.register, tex.space)] = tex
         else:
             raise InvalidDescError(f"shader_resources[{i}]", "kind", entry["kind"],
-                                   f"the vertex shader reads a buffer at register {at}")
+                                   f"the {'vertex' if buffer is hlsl else 'geometry'} shader "
+                                   f"reads a buffer at register {at}")
     if samplers is not None and not isinstance(samplers, list):
         raise CaseError("samplers", "expected a list of D3D12_SAMPLER_DESC objects")
     descs: dict[int, SamplerDesc] = {}
@@ -152,11 +154,11 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
     for key, t in textures.items():
         if key not in out:
             raise InvalidDescError("shader_resources", "register", t.register,
-                                   f"the vertex shader reads {t.name} ({t.hlsl_type} at "
+                                   f"the {stage[key]} reads {t.name} ({t.hlsl_type} at "
                                    f"register t{t.register}); the case binds no texture there")
         if out[key].kind != t.dimension:
             raise InvalidDescError(f"texture t{t.register}", "kind", out[key].kind,
-                                   f"the vertex shader reads {t.name} as a {t.hlsl_type}: bind "
+                                   f"the {stage[key]} reads {t.name} as a {t.hlsl_type}: bind "
                                    f"a {t.dimension} there (a D3D12 SRV's dimension is its "
                                    f"resource's)")
         check_view_shape(t, out[key].width, out[key].height, out[key].array_size,
@@ -164,7 +166,7 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
         if out[key].view_dimension not in (None, t.hlsl_type.upper()):
             raise InvalidDescError(f"texture t{t.register}", "view_dimension",
                                    out[key].view_dimension,
-                                   f"the vertex shader reads {t.name} as a {t.hlsl_type}: its "
+                                   f"the {stage[key]} reads {t.name} as a {t.hlsl_type}: its "
                                    f"SRV is D3D12_SRV_DIMENSION_{t.hlsl_type.upper()}")
         check_view_format(t, out[key].format, f"texture t{t.register}")
         if len(out[key].data) != _texels(out[key]) * texture_format(out[key].format, "").size:
@@ -174,11 +176,37 @@ def case_textures(resources, samplers, hlsl, static: dict[int, SamplerDesc] | No
     for register, s in used.items():
         if register not in descs:
             raise InvalidDescError("samplers", "register", register,
-                                   f"the vertex shader samples with {s.name} (register "
+                                   f"the {stage[register]} samples with {s.name} (register "
                                    f"s{register}); the case binds no sampler there")
         check_sampler_kind(s, descs[register], f"sampler s{register}")
     return ({k: v for k, v in out.items() if k in textures},
             {k: v for k, v in descs.items() if k in used})
+
+
+def _read(hlsl, gs) -> tuple[dict, dict, dict]:
+    """(the textures by (register, space), the samplers by register, which shader reads each
+    key, ``vertex shader`` first) of the vertex shader ``hlsl`` and geometry shader ``gs``."""
+    textures: dict = {}
+    used: dict = {}
+    stage: dict = {}
+    for name, shader in (("vertex shader", hlsl), ("geometry shader", gs)):
+        for t in shader.textures if shader is not None else ():
+            other = textures.setdefault((t.register, t.space), t)
+            stage.setdefault((t.register, t.space), name)
+            if (other.hlsl_type, other.return_type, other.components) != \
+                    (t.hlsl_type, t.return_type, t.components):
+                raise InvalidDescError("geometry_shader", f"texture {t.name}",
+                                       f"t{t.register}", f"the vertex shader reads "
+                                       f"{other.name} there as another type: one view cannot "
+                                       f"be both")
+        for s in shader.samplers if shader is not None else ():
+            other = used.setdefault(s.register, s)
+            stage.setdefault(s.register, name)
+            if other.comparison != s.comparison:
+                raise InvalidDescError("geometry_shader", f"sampler {s.name}",
+                                       f"s{s.register}", f"the vertex shader reads "
+                                       f"{other.name} there as the other kind of sampler")
+    return textures, used, stage
 
 
 def _texels(t: CaseTexture) -> int:
@@ -187,22 +215,24 @@ def _texels(t: CaseTexture) -> int:
     return mip_offsets(t.width, t.height, t.mip_levels, t.array_size, t.depth)[-1]
 
 
-def cpu_blobs(case) -> dict[int, bytes]:
+def cpu_blobs(case, shader=None) -> dict[int, bytes]:
     """{binding: blob} of the case's textures (texels decoded by the CPU reference's decoder)
-    and samplers, for the CPU build (``gpuia.hlsl.cpu_textures``)."""
+    and samplers that ``shader`` reads (the vertex shader's by default; the geometry shader's
+    bindings are its own), for the CPU build (``gpuia.hlsl.cpu_textures``)."""
     from ..hlsl.cpu_textures import texture_blob
     from ..reference.textures import decode_texels
 
+    shader = case.hlsl if shader is None else shader
     out = {}
-    for t in case.hlsl.textures:
+    for t in shader.textures:
         c = case.textures[(t.register, t.space)]
         texels = decode_texels(c.format, c.data, c.width, c.height, c.mip_levels, c.array_size,
                                f"texture t{t.register}", c.depth)
         fmt = TEXTURE_FORMATS[c.format]
         out[t.binding] = texture_blob(c.width, c.height, c.mip_levels, texels, c.array_size,
                                       c.depth, fmt.compare_bits or 0, fmt.border_range)
-    for register, desc in case.samplers.items():
-        out[sampler_binding(register)] = desc.words()
+    for s in shader.samplers:
+        out[sampler_binding(s.register)] = case.samplers[s.register].words()
     return out
 
 

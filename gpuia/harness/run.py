@@ -213,6 +213,10 @@ def reference_gs(case: Case, ia: IAResult) -> GeometryRun | None:
     # the views' bytes the geometry shader reads, as the GPU's views see them
     srvs = {srv_binding(r.register, r.space): r.view_bytes()
             for r in case.shader_resources.values() if not r.writable}
+    if case.gs.textures or case.gs.samplers:  # its own bindings (gpuia.harness.case_textures)
+        from .case_textures import cpu_blobs
+
+        srvs.update(cpu_blobs(case, case.gs))
     return reference_geometry(case.gs, ia, outputs, case.constant_buffers, srvs)
 
 

@@ -125,3 +125,43 @@ def test_the_programs_storage_buffers_count_against_the_adapters_limit():
     with pytest.raises(UnsupportedError, match=r"beside the 3 the pass binds.*"
                                                r"max-uniform-buffers-per-shader-stage 3"):
         check_resource_limits(srvs[:1], 3, caps, "A", "geometry shader", GS_STORAGE_BUFFERS)
+
+
+TEXTURE_CASE = CASE.with_name("gs_texture_points.json")
+# per point: POS, COL (Load + point SampleLevel), OOB (Load one texel on), DIM (the case's
+# description derives them)
+TEXTURE_EXPECTED = [[1, 2, 0, 1, 6, 8, 0, 2, 3, 4, 0, 1, 2, 2],
+                    [10, 20, 0, 1, 8, 10, 0, 2, 0, 0, 0, 0, 2, 2]]
+
+
+def _texture_doc() -> dict:
+    return json.loads(TEXTURE_CASE.read_text())
+
+
+def test_the_reference_reads_the_geometry_shaders_texture_and_static_sampler():
+    run = run_cpu(load_case(_texture_doc()))
+    words = np.frombuffer(run.so.buffers[0], np.uint32).reshape(-1, 14)
+    assert [w[:12].view(np.float32).tolist() + w[12:].tolist() for w in words] == \
+        TEXTURE_EXPECTED
+
+
+def test_a_static_sampler_visible_to_the_vertex_stage_only_is_refused():
+    doc = _texture_doc()
+    doc["root_signature"] = doc["root_signature"].replace(
+        "FILTER_MIN_MAG_MIP_POINT, visibility=SHADER_VISIBILITY_GEOMETRY",
+        "FILTER_MIN_MAG_MIP_POINT, visibility=SHADER_VISIBILITY_VERTEX")
+    with pytest.raises(InvalidDescError, match=r"S \(register s1, space0\).*geometry stage"):
+        load_case(doc)
+
+
+def test_a_sampler_the_geometry_shader_reads_must_be_given():
+    doc = _texture_doc()
+    doc["root_signature"] = doc["root_signature"].split(", StaticSampler")[0] + \
+        ", DescriptorTable(Sampler(s1), visibility=SHADER_VISIBILITY_GEOMETRY)"
+    with pytest.raises(InvalidDescError, match=r"the geometry shader samples with S \(register "
+                                               r"s1\); the case binds no sampler there"):
+        load_case(doc)
+    doc["samplers"] = [{"register": 1, "filter": "MIN_MAG_MIP_POINT"}]
+    run = run_cpu(load_case(doc))
+    assert np.frombuffer(run.so.buffers[0], np.uint32).reshape(-1, 14)[:, 12:].tolist() == \
+        [[2, 2], [2, 2]]

@@ -495,7 +495,7 @@ class Context(QueryCalls):
                                          texture: Texture2D | None,
                                          register_space: int = 0) -> None:
         """Bind ``texture`` (:func:`gpuia.gpu.textures.create_texture`; None unbinds) as the
-        vertex shader's ``Texture1D``, ``Texture2D`` (or array) or ``Texture3D`` at
+        vertex and geometry shaders' ``Texture1D``, ``Texture2D`` (or array) or ``Texture3D`` at
         ``register(t<shader_register>, space<register_space>)``: what CreateShaderResourceView
         of the whole texture (D3D12_TEX1D_SRV, TEX2D_SRV, TEX2D_ARRAY_SRV or TEX3D_SRV:
         MostDetailedMip 0, every level) in a descriptor table at that register gives
@@ -517,7 +517,7 @@ class Context(QueryCalls):
     def set_sampler(self, shader_register: int, desc: dict | None) -> None:
         """Bind a sampler (D3D12_SAMPLER_DESC, or a root signature's static sampler: a dict of
         its snake_case fields, ``gpuia.d3d.textures.sampler_desc``; None unbinds) at the vertex
-        shader's ``register(s<shader_register>)``, 0..15 (docs/resources.md). Raises
+        and geometry shaders' ``register(s<shader_register>)``, 0..15 (docs/resources.md). Raises
         InvalidDescError for a bad field, UnsupportedError for a filter or address mode gpuia
         does not sample. A register the pipeline state's root signature holds in a static
         sampler needs no call (the draw binds the static sampler); a sampler set there is
