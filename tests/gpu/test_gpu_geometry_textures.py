@@ -98,3 +98,48 @@ def test_a_sampler_the_geometry_shader_reads_must_be_set(gpu_device):
     with pytest.raises(InvalidDescError, match=r"the geometry shader samples with S "
                                                r"\(register s1\)"):
         _draw(gpu_device, compile_geometry_shader(GS), sampler=False)
+
+
+CMP = """
+struct V { float4 pos : P; };
+struct O { float4 pos : POS; float v : V; };
+Texture2D<float> D : register(t0);
+SamplerComparisonState C : register(s0);
+[maxvertexcount(1)]
+void main(point V v[1], uint pid : SV_PrimitiveID, inout PointStream<O> s) {
+    O o;
+    o.pos = v[0].pos;
+    o.v = D.SampleCmpLevelZero(C, float2(0.25 + 0.5 * pid, 0.5), 0.5);
+    s.Append(o);
+}
+"""
+LESS = {"filter": "COMPARISON_MIN_MAG_MIP_POINT", "comparison_func": "LESS"}
+DEPTHS = np.array([0.25, 0.75], np.float32)  # a 2x1 R32_FLOAT texture
+
+
+def test_a_comparison_sampler_in_the_geometry_shader(gpu_device):
+    # point p samples texel p (u = 0.25, 0.75 of 2 texels, point filter); LESS holds when
+    # the reference 0.5 < texel.r: 0 for 0.25, 1 for 0.75 (rules 17.10); GPU and CPU agree
+    shader = compile_geometry_shader(CMP)
+    ctx = Context(gpu_device)
+    so = StreamOutputDesc((SODeclarationEntry(0, "POS", 0, 0, 4, 0),
+                           SODeclarationEntry(0, "V", 0, 0, 1, 0)), (20,),
+                          "NO_RASTERIZED_STREAM")
+    ctx.set_pipeline_state(PipelineState(LAYOUT, stream_output=so, geometry_shader=shader))
+    ctx.ia_set_primitive_topology("POINTLIST")
+    ctx.ia_set_vertex_buffers(0, [gpu_device.create_buffer(POINTS.tobytes())], [16], [0])
+    ctx.set_texture_shader_resource_view(0, create_texture(
+        gpu_device, "R32_FLOAT", 2, 1, 1, DEPTHS.tobytes()))
+    ctx.set_sampler(0, LESS)
+    out = gpu_device.create_buffer(size=40, bind=("stream_output",))
+    ctx.so_set_targets([StreamOutputBufferView(out)], [0])
+    ctx.draw_instanced(2)
+    ctx.so_set_targets([])
+    assert np.frombuffer(out.read(), np.float32).reshape(2, 5)[:, 4].tolist() == [0, 1]
+    texels = decode_texels("R32_FLOAT", DEPTHS.tobytes(), 2, 1, 1, 1)
+    blobs = {shader.textures[0].binding: texture_blob(2, 1, 1, texels),
+             shader.samplers[0].binding: sampler_desc(LESS, "sampler").words()}
+    regions = cpu_geometry_shader(shader).run(POINTS.view(np.uint32),
+                                              np.array([[0, 0], [1, 1]], np.uint32),
+                                              shader_resources=blobs)
+    assert regions[:, 6].view(np.float32).tolist() == [0, 1]  # count, header, 4 POS, V
