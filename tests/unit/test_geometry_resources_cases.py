@@ -165,3 +165,23 @@ def test_a_sampler_the_geometry_shader_reads_must_be_given():
     run = run_cpu(load_case(doc))
     assert np.frombuffer(run.so.buffers[0], np.uint32).reshape(-1, 14)[:, 12:].tolist() == \
         [[2, 2], [2, 2]]
+
+
+def test_each_stage_counts_its_own_textures_against_the_limits():
+    """WebGPU's limits are per shader stage: 9 textures in the vertex shader and the same 9 in
+    the geometry shader are 9 of the guaranteed 16 sampled textures each, not 18 of one."""
+    from gpuia.gpu import PipelineState
+    from gpuia.hlsl import compile_geometry_shader, compile_shader
+
+    decl = "".join(f"Texture2D<float4> T{i} : register(t{i});\n" for i in range(9))
+    reads = "".join(f" + T{i}.Load(int3(0, 0, 0))" for i in range(9))
+    vs = compile_shader(decl + "struct V { float4 p : P; };\n"
+                               "V main(float4 p : P) { V o; o.p = p" + reads + "; return o; }\n")
+    gs = compile_geometry_shader(
+        decl + "struct V { float4 p : P; };\n[maxvertexcount(1)] void main(point V v[1], "
+               "inout PointStream<V> s) { V o; o.p = v[0].p" + reads + "; s.Append(o); }\n")
+    rs = ("RootFlags(ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT | ALLOW_STREAM_OUTPUT), "
+          "DescriptorTable(SRV(t0, numDescriptors=9))")
+    pso = PipelineState([{"SemanticName": "P", "Format": "R32G32B32A32_FLOAT"}],
+                        vertex_shader=vs, geometry_shader=gs, root_signature=rs)
+    assert len(pso.textures) == 9 and len(gs.textures) == 9

@@ -80,9 +80,9 @@ def check_shaders(rs: RootSignature, shaders: list[tuple[str, Any]]
     covered = []
     for stage, shader in shaders:
         if shader is not None:
-            covered += [(stage, b, r) for b, r in
-                        cover(rs, shader_bindings(shader), stage, f"{stage} shader")]
-    webgpu_bindings(rs, [(b, r) for _, b, r in covered], {})
+            mine = cover(rs, shader_bindings(shader), stage, f"{stage} shader")
+            webgpu_bindings(rs, mine, {})  # each stage's bindings count against its own limits
+            covered += [(stage, b, r) for b, r in mine]
     return covered
 
 
