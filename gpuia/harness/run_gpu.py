@@ -19,7 +19,7 @@ from ..d3d.ia_desc import IndexBufferView, VertexBufferView
 from ..d3d.so_desc import StreamOutputBufferView
 from ..errors import UnsupportedError
 from ..gpu.buffers import Buffer
-from ..gpu.context import Context, PipelineState
+from ..gpu.context import Capture, Context, PipelineState
 from ..gpu.device import Device
 from ..gpu.gs.capture import GSCaptured
 from ..gpu.vertex.plan import Plan
@@ -334,7 +334,7 @@ def _in_order(record_index: np.ndarray) -> bool:
     return ok[0]
 
 
-def assemble_capture(case: Case, ref: IAResult, cap, plans: list[Plan], path: str,
+def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan], path: str,
                      device: Device) -> GPUResult:
     """The GPUResult of a capture in ``ref``'s IA order (all rows, or a window's: windowed).
 
@@ -345,8 +345,14 @@ def assemble_capture(case: Case, ref: IAResult, cap, plans: list[Plan], path: st
         plans (list of Plan): each draw's plan, as :func:`record_capture` returned them.
         path (str): the result's path (:func:`plans_path`).
         device (Device): the device drawn on.
+
+    Raises:
+        ValueError: ``cap`` holds no records (a capture ended with ``windows=True`` keeps them
+            on the GPU: read a range of them first, as :mod:`gpuia.harness.windowed` does).
     """
     # size: its docstring's arguments; the steps share the capture's arrays, read top to bottom
+    if cap.words is None:
+        raise ValueError("assemble_capture: the capture holds no records (ended with windows)")
     n = len(ref)
     words = record_words(cap.element_count)
     recs = (cap.words.reshape(-1, words) if cap.words.size >= words

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..d3d.draws import DrawInstanced
 from ..errors import UnsupportedError
-from ..gpu.context.capture import Capture
+from ..gpu.context import Capture
 from ..gpu.device import Device
 from ..reference.ia import ElementData, IAResult, run_ia
 from ..reference.ia_window import IAWindows
