@@ -219,3 +219,73 @@ def test_capture_read_by_range_is_the_whole_capture(gpu_device):
         assert np.array_equal(windows.read(first, count), records[first:first + count])
     with pytest.raises(InvalidDescError, match="within the capture's"):
         windows.read(windows.total - 1, 2)
+
+
+# -- sub-draws: a run for one block of records draws only the part of each draw it needs ------
+@pytest.fixture
+def small_chunks(monkeypatch):
+    """Chunks of 4 index positions, so a block's sub-draw of an indexed draw is a part of its
+    indices (with the default 1024 it would be all 150)."""
+    from gpuia.gpu.context import capture_spans
+
+    monkeypatch.setattr(capture_spans, "CHUNK", 4)
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+def test_sub_draws_keep_start_vertex_and_instance(gpu_device, path):
+    """25 vertices from StartVertexLocation 9, instances from StartInstanceLocation 1, the
+    instance element stepping every instance (native: 3 instances, rows 1, 2, 3) or every 2
+    (pulling: 4 instances, rows 1, 1, 2, 2; rules 4.3, 4.6): row ``i * 25 + k`` is vertex
+    9 + k of instance i. Changed: vertices 9 (every instance's first row), 20 and 33 (its
+    last), and instance row 2 (instance 1, or instances 2 and 3)."""
+    rate, instances = (1, 3) if path == "native" else (2, 4)
+    draw = {"DrawInstanced": {"VertexCountPerInstance": 25, "InstanceCount": instances,
+                              "StartVertexLocation": 9, "StartInstanceLocation": 1}}
+    doc = _doc(VERTEX_ROWS, INSTANCE_ROWS, draw, "POINTLIST", False, step_rate=rate)
+    gpu_doc = _doc(*_planted((9, 20, 33), (2,)), draw, "POINTLIST", False, step_rate=rate)
+    summary, table, win = _both(doc, gpu_doc, gpu_device, path)
+    assert win.summary() == summary and win.table() == table
+    reading = 1 if rate == 1 else 2  # instances reading instance row 2
+    assert f"POSITION0: {3 * instances} differ" in summary
+    assert f"TEXCOORD0: {25 * reading} differ" in summary
+    assert win.bad == 3 * instances + 25 * reading - 3 * reading
+
+
+@pytest.mark.parametrize("path", ["native", "pulling"])
+def test_sub_draws_of_indices_keep_start_index_and_base_vertex(gpu_device, path, small_chunks):
+    """100 of the 150 indices from StartIndexLocation 30, BaseVertexLocation 3 over a buffer of
+    43 vertices (every fetch inside it: the native path draws it too), 3 instances from
+    StartInstanceLocation 1, in chunks of 4 indices: index position j fetches vertex
+    INDICES[j] + 3 (rules 4.2), so every position whose index plus 3 is a changed vertex
+    differs, per instance."""
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 100, "InstanceCount": 3,
+                                     "StartIndexLocation": 30, "BaseVertexLocation": 3,
+                                     "StartInstanceLocation": 1}}
+    rows = np.concatenate([VERTEX_ROWS[-3:], VERTEX_ROWS])
+    changed = (3, 16, 40)
+    planted = rows.copy()
+    planted[list(changed), 1] ^= 0x10
+    expected = 3 * int(np.isin(INDICES[30:130].astype(int) + 3, changed).sum())
+    doc = _doc(rows, INSTANCE_ROWS, draw, "TRIANGLELIST", True)
+    _check(doc, _doc(planted, INSTANCE_ROWS, draw, "TRIANGLELIST", True), gpu_device, path,
+           expected)
+
+
+def test_sub_draws_of_a_strip_with_cuts(gpu_device, small_chunks):
+    """An indexed TRIANGLESTRIP with 0xFFFF cuts at every 7th index (the capture draws the
+    indices without them, from the host), 2 instances: every delivered index naming a changed
+    vertex differs, per instance; a cut fetches no vertex (rules 5.4)."""
+    draw = {"DrawIndexedInstanced": {"IndexCountPerInstance": 150, "InstanceCount": 2}}
+    indices = INDICES.copy()
+    indices[::7] = 0xFFFF
+    changed = (5, 22, 31)
+    expected = 2 * int(np.isin(indices[indices != 0xFFFF], changed).sum())
+
+    def strip(rows, inst):
+        doc = _doc(rows, inst, draw, "TRIANGLESTRIP", True)
+        doc["index_buffer"]["data"] = {"hex": indices.tobytes().hex()}
+        doc["strip_cut_value"] = "0xFFFF"
+        return doc
+
+    _check(strip(VERTEX_ROWS, INSTANCE_ROWS), strip(*_planted(changed)), gpu_device, "pulling",
+           expected)

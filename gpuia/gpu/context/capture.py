@@ -25,6 +25,7 @@ from ...wgsl.capture import CAPTURE_TARGET_WIDTH, record_words
 from ..ia.plan import HOST_INDEX_LIMIT
 from ..readback import read_ranges
 from ..vertex.plan import Plan
+from .capture_spans import PositionBounds
 from .resolve import DrawState
 
 _U32 = 0xFFFFFFFF
@@ -111,6 +112,7 @@ class CaptureRecord:
     auto: tuple | None = None  # DrawAuto: (counter, counter offset, location, IA offset, stride)
     index_view: IndexBufferView | None = None  # the index buffer bound when the draw was recorded
     cbv_group: object = None  # the constant buffers bound when the draw was recorded
+    bounds: PositionBounds | None = None  # made at its first run in parts (capture_spans)
 
 
 @dataclass
@@ -158,6 +160,8 @@ class CaptureSession:
         self.records: list[CaptureRecord] = []
         self.running = False  # end() is running the recorded draws
         self.timings: dict | None = None
+        # (first record, count) while a run draws only the parts writing those records
+        self.parts: tuple[int, int] | None = None
 
     @property
     def active(self) -> bool:
@@ -234,8 +238,9 @@ class CaptureSession:
         for first in range(0, max(total, 1), window):
             n = min(window, total - first)
             got, errs = self.run_window(records, key_buf, first, n, words, spent, None
-                                        if out is None else out[first * words:(first + n) * words])
-            if first == 0:  # every window's draws run every vertex: count them once
+                                        if out is None else out[first * words:(first + n) * words],
+                                        whole=first == 0)
+            if first == 0:  # the first window's run draws every vertex: the counts are its
                 cap.unexpected = int(errs[_UNEXPECTED])
                 cap.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
         cap.words = got if out is None else out
@@ -244,11 +249,16 @@ class CaptureSession:
         return cap
 
     def run_window(self, records, key_buf, first: int, n: int, words: int, spent: list,
-                   into: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Run every recorded draw once, writing records ``first .. first + n - 1`` only (the
-        storage route), and read them back: (record words, error words). ``spent`` gets the
-        seconds of encoding and the GPU (``[0]``) and of the read (``[1]``) added; ``into``:
-        uint32, exactly the window's words, to read into."""
+                   into: np.ndarray | None = None,
+                   whole: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Run the recorded draws once, writing records ``first .. first + n - 1`` only (the
+        storage route), and read them back: (record words, error words). With ``whole`` every
+        draw runs whole (the error words then count every invocation of the capture); else
+        each draw only the parts that write the window's records
+        (:func:`~gpuia.gpu.context.capture_spans.window_pieces`; the error words count those
+        parts' invocations). ``spent`` gets the seconds of encoding and the GPU (``[0]``) and
+        of the read (``[1]``) added; ``into``: uint32, exactly the window's words, to read
+        into."""
         wgpu_dev = self.device.device
         rec = self.recorder
         clock = time.perf_counter
@@ -258,6 +268,7 @@ class CaptureSession:
         rec.capture_window = first
         try:
             t0 = clock()
+            self.parts = None if whole else (first, n)
             self._encode_all(records, bufs)
             if self.timings is not None:
                 wgpu_dev.queue.read_buffer(bufs[2], 0, 4)  # waits for the GPU
@@ -266,6 +277,7 @@ class CaptureSession:
                              None if into is None else into.view(np.uint8))
         finally:
             rec.capture_window = 0
+            self.parts = None
         spent[0] += t1 - t0
         spent[1] += clock() - t1
         return got
@@ -278,12 +290,14 @@ class CaptureSession:
         return max(1, most // (4 * record_words(elements)))
 
     def _encode_all(self, records, bufs) -> None:
+        """Encode every record and submit: whole, or where :attr:`parts` is (first record,
+        count), only the parts of each draw that write those records (the storage route)."""
         rec = self.recorder
         rec.end_pass()
         rec.capture_encoding = True
         try:
             for r in records:
-                self.encode(r, bufs)
+                self.encode(r, bufs, self.parts)
             self.flush()
         finally:
             rec.capture_encoding = False
@@ -361,10 +375,13 @@ class CaptureSession:
 
 class CaptureWindows:
     """The records of a capture read a range at a time (``Context.end_capture(windows=True)``,
-    storage route): each :meth:`read` runs every recorded draw once more and keeps only the
-    records of its range, so host memory holds one range, never all of them. The first read
-    sets the capture's ``unexpected`` counts (every read runs every vertex: they are the same).
-    The context must draw nothing else until the reads are done."""
+    storage route): each :meth:`read` runs the recorded draws once more and keeps only the
+    records of its range, so host memory holds one range, never all of them. The first read's
+    first run draws every draw whole and sets the capture's ``unexpected`` counts from every
+    invocation; every other run draws of each draw only the vertices and instances that write
+    its records (:func:`~gpuia.gpu.context.capture_spans.window_pieces`), with the draw's own
+    SV_VertexID, SV_InstanceID and fetches. The context must draw nothing else until the reads
+    are done."""
 
     def __init__(self, session: CaptureSession, records: list, cap: Capture, total: int,
                  key_buf):
@@ -399,14 +416,16 @@ class CaptureWindows:
         try:
             for at in range(first, first + max(count, 1), most):
                 n = min(most, first + count - at)
+                whole = not self.counted
                 got, errs = s.run_window(self.records, self.key_buf, at, n, self.words,
                                          self.spent, None if out is None
-                                         else out[at - first:at - first + n].reshape(-1))
+                                         else out[at - first:at - first + n].reshape(-1),
+                                         whole=whole)
+                if whole:  # a run of every invocation: the capture's counts
+                    self.capture.unexpected = int(errs[_UNEXPECTED])
+                    self.capture.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
+                    self.counted = True
         finally:
             s.running = False
             s.recorder.forget_capture_groups()
-        if not self.counted:
-            self.capture.unexpected = int(errs[_UNEXPECTED])
-            self.capture.unexpected_max_vertex_index = int(errs[_MAX_VERTEX_INDEX])
-            self.counted = True
         return out if out is not None else got[:count * self.words].reshape(count, self.words)

@@ -8,6 +8,8 @@ the fast draw itself (the hottest path of the package)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...d3d.draws import DrawIndexedInstanced, DrawInstanced, delivering, draw_of
@@ -23,6 +25,7 @@ from ..so.engine import SOEngine
 from ..vertex.pipelines import OWN_UNIFORM_BUFFERS, check_constant_buffers
 from ..vertex.plan import DrawPath, Plan, plan_resolved_draw
 from .capture import Capture, CaptureRecord, CaptureSession, sorted_unique
+from .capture_spans import position_bounds, splittable, window_pieces
 from .geometry import GeometryStage
 from .gs_raster import output_state
 from .om_state import OMState
@@ -279,9 +282,15 @@ class Drawing:
         self.rec.encode(state, DrawPath.PULLING, draw, non_indexed_plan(0, 0), block_offset,
                         self.ia.index, capture_bufs, indirect=indirect, cbv_group=cbv_group)
 
-    def _encode_record(self, r: CaptureRecord, bufs) -> None:
-        """Encode one recorded capture draw (the capture session's callback)."""
+    def _encode_record(self, r: CaptureRecord, bufs, window: tuple[int, int] | None = None
+                       ) -> None:
+        """Encode one recorded capture draw (the capture session's callback): whole, or with
+        ``window`` (first record, count) only the sub-draws that write those records
+        (:mod:`gpuia.gpu.context.capture_spans`; a draw that cannot be split is whole)."""
         d = r.draw
+        if window is not None and splittable(r):
+            self._encode_pieces(r, bufs, window)
+            return
         if r.auto is not None:
             self._encode_auto(r.state, d, r.auto,
                               self.rec.next_block(r.state, DrawPath.PULLING, d, r), bufs,
@@ -298,6 +307,37 @@ class Drawing:
         offset = self.rec.next_block(r.state, r.plan.path, d, r, r.plan.index.vertex_shift)
         self.rec.encode(r.state, r.plan.path, d, r.plan.index, offset, r.index_view, bufs,
                         cbv_group=r.cbv_group, attributes=r.plan.attributes)
+
+    def _encode_pieces(self, r: CaptureRecord, bufs, window: tuple[int, int]) -> None:
+        """The sub-draws of ``r`` that write records ``window``: the per-draw block is the
+        whole draw's (its StartVertexLocation, BaseVertexLocation, StartInstanceLocation), so
+        every invocation is the one the whole draw makes at that position and instance."""
+        if r.bounds is None:
+            r.bounds = position_bounds(r)
+        pieces = window_pieces(r, r.bounds, *window)
+        if not pieces:
+            return
+        d, index = r.draw, r.plan.index
+        offset = self.rec.next_block(r.state, r.plan.path, d, r, index.vertex_shift)
+        for p in pieces:
+            n, si = p.end - p.first, d.start_instance_location + p.instance
+            sub: DrawInstanced | DrawIndexedInstanced
+            part = index
+            if isinstance(d, DrawInstanced):
+                sub = replace(d, vertex_count_per_instance=n, instance_count=p.instances,
+                              start_vertex_location=d.start_vertex_location + p.first,
+                              start_instance_location=si)
+            elif index.mode is IndexMode.DIRECT:
+                sub = replace(d, index_count_per_instance=n, instance_count=p.instances,
+                              start_index_location=d.start_index_location + p.first,
+                              start_instance_location=si)
+            else:  # host values: the part's values uploaded
+                assert index.values is not None  # a host stream holds its values
+                sub = replace(d, index_count_per_instance=n, instance_count=p.instances,
+                              start_instance_location=si)
+                part = replace(index, values=index.values[p.first:p.end])
+            self.rec.encode(r.state, r.plan.path, sub, part, offset, r.index_view, bufs,
+                            cbv_group=r.cbv_group, attributes=r.plan.attributes)
 
     # -- Stream Output ------------------------------------------------------------------------
     def _set_pso(self) -> PipelineState:
