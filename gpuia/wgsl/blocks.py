@@ -183,7 +183,8 @@ DRAW_BLOCK = Block("GpuiaDraw", "uniform", (
     Field("capture_base", 2, "u32", "captures only: the draw's first capture record, minus the "
                                     "first record of the window being captured (wrapping u32)"),
     Field("key_offset", 3, "u32", "captures only: where the draw's sorted fetch indices start "
-                                  "in gpuia_keys"),
+                                  "in gpuia_keys (a draw whose indices are one run, "
+                                  "key_contiguous, has none there)"),
     Field("key_count", 4, "u32", "captures only: how many fetch indices the draw has"),
     Field("key_contiguous", 5, "u32", "captures only: 1 when the fetch indices are one run from "
                                       "key_first"),

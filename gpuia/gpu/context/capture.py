@@ -33,7 +33,8 @@ _FLAG, _ELEMENTS = CAPTURE_RECORD.word("flag"), CAPTURE_RECORD.word("elements")
 _UNEXPECTED, _MAX_VERTEX_INDEX = (CAPTURE_ERRORS.word(n)
                                   for n in ("unexpected", "max_vertex_index"))
 
-__all__ = ["Capture", "CaptureRecord", "CaptureSession", "CaptureWindows", "sorted_unique"]
+__all__ = ["Capture", "CaptureRecord", "CaptureSession", "CaptureWindows", "keys_contiguous",
+           "sorted_unique"]
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:
@@ -81,6 +82,12 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(s[1:], s[:-1], out=keep[1:])
     return s[keep]
+
+
+def keys_contiguous(keys: np.ndarray) -> bool:
+    """Whether a draw's sorted distinct fetch indices are one run ``keys[0] ..`` (none at all
+    counts as one): the capture shader then ranks a vertex without searching them."""
+    return keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]
 
 
 def _increasing(v: np.ndarray) -> bool:
@@ -304,19 +311,24 @@ class CaptureSession:
 
     def _layout(self, records, cap: Capture):
         """Give each capture draw its first record and first key; returns (total records,
-        all keys)."""
+        the keys the GPU searches). The keys of a draw whose keys are one run (every draw
+        without indices, a mesh using each vertex of a range) are not uploaded: the capture
+        shader takes their rank as ``vi - key_first`` and never reads them."""
         layout = records[0].state.layout
         cap.element_count = len(layout.elements)
         cap.records = records
         total, key_total = 0, 0
+        searched = []
         for r in records:
             if r.state.layout != layout:
                 raise UnsupportedError("one capture holds draws of one input layout")
             r.capture_base = total
             r.key_offset = key_total
             total += r.keys.shape[0] * r.draw.instance_count
-            key_total += r.keys.shape[0]
-        keys = np.concatenate([r.keys for r in records] + [np.zeros(1, np.uint32)])
+            if not keys_contiguous(r.keys):
+                searched.append(r.keys)
+                key_total += r.keys.shape[0]
+        keys = np.concatenate(searched + [np.zeros(1, np.uint32)])
         return total, keys
 
     def _to_targets(self, records, cap: Capture, total: int, key_buf) -> None:

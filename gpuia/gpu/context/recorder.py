@@ -21,6 +21,7 @@ from ..ia.plan import IndexMode
 from ..raster.drawcall import encode_gpu_indices, issue_draw, strip_index_format, webgpu_topology
 from ..vertex.pipelines import NativeKey, PullingKey
 from ..vertex.plan import DrawPath
+from .capture import keys_contiguous
 from .gpu_counts import READ_AT
 
 __all__ = ["Recorder", "UniformRing", "RING_DRAWS", "MAX_PULLED"]
@@ -220,8 +221,8 @@ class Recorder:
             block[_CAPTURE_BASE] = (record.capture_base - self.capture_window) & _U32
             block[_KEY_OFFSET] = record.key_offset
             block[_KEY_COUNT] = keys.shape[0]
-            contiguous = keys.shape[0] == 0 or int(keys[-1]) - int(keys[0]) + 1 == keys.shape[0]
-            block[_KEY_CONTIGUOUS] = 1 if contiguous else 0
+            # the same test as the capture's layout, which uploads only searched keys
+            block[_KEY_CONTIGUOUS] = 1 if keys_contiguous(keys) else 0
             block[_KEY_FIRST] = int(keys[0]) if keys.shape[0] else 0
             block[_CAPTURE_ROWS] = self.capture_rows
         if path == DrawPath.PULLING:
