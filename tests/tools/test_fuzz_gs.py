@@ -45,8 +45,11 @@ def _gs_values(seed: int, count: int) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def drawn() -> list[dict]:
-    """The geometry shader cases among 400 drawn with seed 21."""
-    return _gs_values(21, 400)
+    """The geometry shader cases among the first 48 drawn with seed 21 (chunks 0 and 1, a
+    tenth of the drawing of 400: they hold both a case with two point streams of two record
+    kinds and one with one point stream; the fixture and the test that look for them fail
+    when none is drawn)."""
+    return _gs_values(21, 48)
 
 
 def test_gs_cases_are_reproducible_and_opt_in():
