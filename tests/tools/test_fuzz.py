@@ -83,8 +83,12 @@ def _nan_in_second_instance(value, outcome):
 
 
 def test_shrinker_minimises_an_injected_difference(tmp_path):
+    """Seed 3 draws a case showing the injected difference in its first chunk (the 9th case)
+    and shrinks it in about 70 runs; seed 1 ran 114 cases first and shrank a larger case in
+    about 90 runs, three times the time (the shrinking is mostly hypothesis's own work, which
+    grows with the drawn case). The assertions are those of any seed."""
     out = io.StringIO()
-    report = Fuzzer(FuzzConfig(seed=1, cases=500, paths=(), out=tmp_path, shrink_seconds=120),
+    report = Fuzzer(FuzzConfig(seed=3, cases=500, paths=(), out=tmp_path, shrink_seconds=120),
                     runner=ReferenceRunner(), judge=_nan_in_second_instance, out=out,
                     err=io.StringIO()).run()
     (finding,) = report.findings
