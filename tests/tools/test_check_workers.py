@@ -15,7 +15,6 @@ import sys
 import pytest
 
 from helpers import (
-    EXAMPLES,
     REPO,
     TRIANGLE,
     alive,
@@ -49,33 +48,31 @@ def _untimed_json(path) -> dict:
     return doc
 
 
-def test_workers_print_and_report_what_one_process_does(tmp_path):
-    bad = json.loads(TRIANGLE.read_text())
-    bad["name"] = "bad_offset"
-    bad["input_layout"][1]["AlignedByteOffset"] = 2  # rules 3.2
-    (tmp_path / "bad_offset.json").write_text(json.dumps(bad))
-    cases = [str(p) for p in EXAMPLES] + [str(tmp_path / "bad_offset.json")]
-    runs = {}
-    for tag, extra in (("one", []), ("workers", ["--workers", "2"])):
-        runs[tag] = gpuia_cli("check", *cases, *extra, "--json", tmp_path / f"{tag}.json",
-                              "--junit", tmp_path / f"{tag}.xml", "--html",
-                              tmp_path / f"{tag}.html", "--csv", tmp_path / f"{tag}-csv")
-    one, workers = runs["one"], runs["workers"]
-    assert one.returncode == workers.returncode == 2  # bad_offset is invalid input
+def test_workers_print_and_report_what_one_process_does(examples_one_at_a_time, tmp_path):
+    """Every example case, an unreadable case among them and a case refused by rules 3.2 at the
+    end, on two workers: the output and every report equal those of one process (made once per
+    pytest run: tests/tools/conftest.py)."""
+    base = examples_one_at_a_time
+    one_dir, w = base.folder, tmp_path
+    workers = gpuia_cli("check", *base.cases, "--workers", "2", "--json", w / "workers.json",
+                        "--junit", w / "workers.xml", "--html", w / "workers.html", "--csv",
+                        w / "workers-csv")
+    one = base.proc
+    assert one.returncode == workers.returncode == 2  # broken and bad_offset are invalid input
     assert workers.stdout == one.stdout
     assert workers.stderr == one.stderr
-    assert _untimed_json(tmp_path / "workers.json") == _untimed_json(tmp_path / "one.json")
-    xml = [re.sub(r' time="[0-9.]+"', "", (tmp_path / f"{t}.xml").read_text())
-           for t in ("one", "workers")]
+    assert _untimed_json(w / "workers.json") == _untimed_json(one_dir / "one.json")
+    xml = [re.sub(r' time="[0-9.]+"', "", (d / f"{t}.xml").read_text())
+           for d, t in ((one_dir, "one"), (w, "workers"))]
     assert xml[0] == xml[1]
-    html = [[ln for ln in (tmp_path / f"{t}.html").read_text().splitlines()
-             if "generated " not in ln] for t in ("one", "workers")]
+    html = [[ln for ln in (d / f"{t}.html").read_text().splitlines()
+             if "generated " not in ln] for d, t in ((one_dir, "one"), (w, "workers"))]
     assert html[0] == html[1]
-    names = sorted(p.name for p in (tmp_path / "one-csv").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "workers-csv").iterdir())
+    names = sorted(p.name for p in (one_dir / "one-csv").iterdir())
+    assert names == sorted(p.name for p in (w / "workers-csv").iterdir())
     for name in names:
-        assert (tmp_path / "workers-csv" / name).read_text() == \
-            (tmp_path / "one-csv" / name).read_text()
+        assert (w / "workers-csv" / name).read_text() == \
+            (one_dir / "one-csv" / name).read_text()
 
 
 def test_a_killed_worker_is_replaced_and_its_case_named(tmp_path):

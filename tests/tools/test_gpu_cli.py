@@ -1,8 +1,9 @@
 """The GPU side of the ``gpuia`` command line: ``adapters``, ``run --backend gpu``, ``check``.
 
 The GPU runs go through subprocesses, like a user's would (one process per command over every
-example case, cached for the session). The comparison logic behind ``check`` is tested
-in-process on results altered in Python, since a real GPU cannot be made to go wrong on purpose.
+example case, made once per pytest run: tests/tools/conftest.py). The comparison logic behind
+``check`` is tested in-process on results altered in Python, since a real GPU cannot be made to
+go wrong on purpose.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import struct
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,21 +34,13 @@ NATIVE_IMPOSSIBLE = {
 
 
 @pytest.fixture(scope="module")
-def out_dirs(tmp_path_factory, gpu_device):
-    """Every example case run once on each backend with --out-dir (one process per backend)."""
-    dirs = {}
-    for backend in ("cpu", "gpu"):
-        d = tmp_path_factory.mktemp(f"run_{backend}")
-        proc = gpuia_cli("run", "--backend", backend, "--out-dir", d, *EXAMPLES)
-        assert proc.returncode == 0, describe(proc)
-        assert "Traceback" not in proc.stderr, describe(proc)
-        dirs[backend] = d
-    return dirs
-
-
-@functools.cache
-def _check_all() -> subprocess.CompletedProcess:
-    return gpuia_cli("check", *EXAMPLES)
+def out_dirs(examples_run):
+    """Every example case run once on each backend with --out-dir (one process per backend,
+    made once per pytest run: tests/tools/conftest.py)."""
+    for run in examples_run.values():
+        assert run.proc.returncode == 0, describe(run.proc)
+        assert "Traceback" not in run.proc.stderr, describe(run.proc)
+    return {backend: run.dir for backend, run in examples_run.items()}
 
 
 @functools.cache
@@ -266,23 +260,24 @@ def _check_lines(proc, stem: str) -> dict[str, str]:
     return out
 
 
-def test_check_every_example_exits_0(gpu_device):
-    proc = _check_all()
+def test_check_every_example_exits_0(gpu_device, examples_check):
+    proc = examples_check.proc  # gpuia check of every example case, one process
     assert proc.returncode == 0, describe(proc)
     assert "Traceback" not in proc.stderr and "error:" not in proc.stderr, describe(proc)
     assert "DIFFERENT" not in proc.stdout
 
 
 @pytest.mark.parametrize("stem", STEMS)
-def test_check_prints_ok_for_each_applicable_path(gpu_device, stem):
+def test_check_prints_ok_for_each_applicable_path(gpu_device, examples_check, stem):
     from gpuia.errors import UnsupportedError
     from gpuia.harness.case import load_case
     from gpuia.harness.run_gpu import run_case_gpu
 
-    lines = _check_lines(_check_all(), stem)
+    lines = _check_lines(examples_check.proc, stem)
     assert set(lines) == {"native", "pulling"}, lines
     summary = gpu_device.info["summary"]
-    proc_lines = [ln for ln in _check_all().stdout.splitlines() if ln.startswith(f"{stem}: ")]
+    proc_lines = [ln for ln in examples_check.proc.stdout.splitlines()
+                  if ln.startswith(f"{stem}: ")]
     assert all(f"{stem}: {summary}: " in ln for ln in proc_lines), proc_lines
     # Pulling does every case; native exactly those it can (as the planner says in-process).
     assert lines["pulling"].startswith("OK: "), lines["pulling"]
@@ -466,20 +461,21 @@ def test_compare_nan_payloads_match(triangle):
     assert not compare(ref2, bad).ok
 
 
-def test_check_prints_the_same_whatever_the_cases_at_once(gpu_device, tmp_path):
-    """``--jobs`` only changes how many cases are worked on at once: every line, the error line
-    of an unreadable case in the middle, and the exit status are those of one case at a time,
-    in the order the cases were given."""
-    broken = tmp_path / "broken.json"
-    broken.write_text('{"gpuia_case": 1, "input_layout": 7}')
-    cases = [*EXAMPLES[:4], broken, *EXAMPLES[4:]]
-    one = gpuia_cli("check", "--jobs", "1", *cases)
-    many = gpuia_cli("check", "--jobs", "3", *cases)
+def test_check_prints_the_same_whatever_the_cases_at_once(gpu_device, examples_one_at_a_time):
+    """``--jobs`` only changes how many cases are worked on at once: every line, the error lines
+    of an unreadable case in the middle and of a case refused by rules 3.2 at the end, and the
+    exit status are those of one case at a time (``--jobs 1``, made once per pytest run:
+    tests/tools/conftest.py), in the order the cases were given."""
+    one = examples_one_at_a_time.proc
+    many = gpuia_cli("check", "--jobs", "3", *examples_one_at_a_time.cases)
     assert one.returncode == 2, describe(one)
     assert (many.returncode, many.stdout, many.stderr) == (one.returncode, one.stdout,
                                                            one.stderr)
-    assert one.stderr.count("error: ") == 1 and "broken" in one.stderr
+    # one error line each for the unreadable case and the refused one, in the order given
+    assert [ln.split(": ", 2)[:2] for ln in one.stderr.splitlines()] == [
+        ["error", "broken"], ["error", "bad_offset"]], one.stderr
     # the broken case sits between the fourth and fifth example's lines
+    assert Path(examples_one_at_a_time.cases[4]).stem == "broken"
     names = [ln.split(":", 1)[0] for ln in one.stdout.splitlines() if ": OK: " in ln]
     assert names.index(json.loads(EXAMPLES[4].read_text())["name"]) > \
         names.index(json.loads(EXAMPLES[3].read_text())["name"])

@@ -126,9 +126,11 @@ def one_bit_off(monkeypatch, row: int, element: str = "POSITION0", component: in
 # The report of the example cases
 # --------------------------------------------------------------------------------------------
 
-def test_html_report_of_every_example_case(gpu_device, tmp_path, capsys):
-    out = tmp_path / "report.html"
-    rc, stdout, stderr = check(capsys, *EXAMPLES, "--html", out)
+def test_html_report_of_every_example_case(gpu_device, examples_check):
+    """The report of ``gpuia check --html`` of every example case (one process, made once per
+    pytest run: tests/tools/conftest.py)."""
+    proc, out = examples_check.proc, examples_check.html
+    rc, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
     assert rc == 0, stdout + stderr
     assert stderr == ""  # stderr is not a terminal here: no progress either
     text = out.read_text(encoding="utf-8")
