@@ -23,6 +23,7 @@ import re
 
 from ..errors import InvalidDescError
 from . import includes
+from .call_args import argument_spans
 
 __all__ = ["lower_load_offsets", "reflected_textures", "OFFSET_RANGE"]
 
@@ -31,25 +32,6 @@ OFFSET_RANGE = (-8, 7)  # D3D's 4-bit two's complement immediates (aoffimmi)
 _SHAPES = {"Texture1D": ("int2", 1), "Texture1DArray": ("int3", 1), "Texture2D": ("int3", 2),
            "Texture2DArray": ("int4", 2), "Texture3D": ("int4", 3)}
 _LITERALS = re.compile(r"\s*(?:int[23]?\s*\(\s*)?(-?\s*\d+(?:\s*,\s*-?\s*\d+)*)\s*\)?\s*")
-
-
-def _args(code: str, start: int) -> tuple[list[tuple[int, int]], int]:
-    """The spans of the top-level arguments of the call whose ``(`` is at ``start``, and the
-    index after its ``)``."""
-    depth, spans, at = 0, [], start + 1
-    for k in range(start, len(code)):
-        c = code[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                spans.append((at, k))
-                return spans, k + 1
-        elif c == "," and depth == 1:
-            spans.append((at, k))
-            at = k + 1
-    return spans, len(code)
 
 
 def _offset(text: str, name: str, n: int, what: str) -> list[int]:
@@ -80,7 +62,7 @@ def lower_load_offsets(text: str, textures: dict[str, str], what: str) -> str:
         vector, n = _SHAPES[kind]
         size = int(vector[-1])
         for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\.\s*Load\s*\(", code):
-            spans, _ = _args(code, m.end() - 1)
+            spans, _, _ = argument_spans(code, m.end() - 1)
             if len(spans) != 2:
                 continue
             (a0, a1), (b0, b1) = spans

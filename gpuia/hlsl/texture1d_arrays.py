@@ -33,6 +33,7 @@ import re
 
 from ..errors import InvalidDescError
 from . import includes
+from .call_args import argument_spans
 
 __all__ = ["lower_texture1d_arrays"]
 
@@ -52,25 +53,6 @@ _RULE = ("gpuia binds a Texture1DArray as a Texture2DArray of height 1, reading 
          "[], SampleLevel, SampleCmpLevelZero and GetDimensions only (rules 17.8)")
 
 
-def _args(code: str, start: int) -> tuple[list[tuple[int, int]], int]:
-    """The spans of the top-level arguments of the bracket at ``start`` (``(`` or ``[``), and
-    the index after its close."""
-    depth, spans, at = 0, [], start + 1
-    for k in range(start, len(code)):
-        c = code[k]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                spans.append((at, k))
-                return spans, k + 1
-        elif c == "," and depth == 1:
-            spans.append((at, k))
-            at = k + 1
-    return spans, len(code)
-
-
 def _declaration(code: str, name: str, what: str) -> re.Match:
     m = re.search(rf"(?<!\w)Texture1DArray(\s*<[^<>;]*>)?\s+{re.escape(name)}(?!\w)([^;]*);",
                   code)
@@ -86,7 +68,7 @@ def _read(text: str, code: str, name: str, at: int, what: str) -> tuple[int, int
     m = re.compile(r"\s*(?:\.\s*(\w+)\s*\(|\[)").match(code, at + len(name))
     if m is None:
         raise InvalidDescError(what, f"resource {name}", None, _RULE)
-    spans, end = _args(code, m.end() - 1)
+    spans, end, _ = argument_spans(code, m.end() - 1)
     arg = [text[a:b] for a, b in spans]
     method = m.group(1)
     if method is None:  # Name[uint2(x, slice)]

@@ -76,6 +76,7 @@ from ..d3d.textures import (
 )
 from ..errors import InvalidDescError
 from .border_wgsl import BORDER_COMMON, border_call, border_helper
+from .call_args import argument_spans
 from .compare_wgsl import COMPARE_COMMON, TAP_COMMON, compare_helper
 from .load_offsets import OFFSET_RANGE
 
@@ -283,21 +284,10 @@ def _sampled(code: str, var: str, fn: str = "textureSampleLevel") -> bool:
 def _call_args(code: str, start: int) -> tuple[list[str], int]:
     """The top-level arguments of the call whose ``(`` is at ``start``, and the index after
     its ``)``."""
-    depth, k, args, at = 0, start, [], start + 1
-    while k < len(code):
-        c = code[k]
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-            if depth == 0:
-                args.append(code[at:k])
-                return args, k + 1
-        elif c == "," and depth == 1:
-            args.append(code[at:k])
-            at = k + 1
-        k += 1
-    raise InvalidDescError("vertex shader", "WGSL", code[start:start + 40], "unbalanced call")
+    spans, end, closed = argument_spans(code, start, "([")
+    if not closed:
+        raise InvalidDescError("vertex shader", "WGSL", code[start:start + 40], "unbalanced call")
+    return [code[a:b] for a, b in spans], end
 
 
 def _strip(arg: str) -> str:
