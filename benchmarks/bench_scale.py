@@ -15,7 +15,9 @@ too), the best of ``--repeat`` runs:
 - start-up: the wall time of ``gpuia check`` of one small case in one process, and the lines
   it prints on stderr that are not gpuia's.
 
-The exit status is 0 whatever the ratios (they are printed, not judged). A run that ends with an
+The exit status is 0 whatever the ratios (they are printed, not judged). The JSON is written
+after each point (whole, atomically) and each worker count's time printed on stderr as it
+comes, so a run stopped by a time limit keeps what it measured. A run that ends with an
 error (exit status 2: an adapter that makes no device, say) is printed as failed with its last
 stderr line, never as a speed.
 
@@ -119,8 +121,13 @@ def main() -> int:
         cases = triangles(Path(tmp), n) if args.triangles else \
             write_cases(Path(tmp), n, args.seed)
         result["one_process"] = best([*cases, *adapter], n, args.repeat)
+        _save(result, args.out)
         for w in (w for w in WORKERS if w <= args.max_workers):
             result["workers"][w] = best([*cases, *adapter, "--workers", str(w)], n, args.repeat)
+            _save(result, args.out)  # a run cut short (a time limit) keeps its points so far
+            r = result["workers"][w]
+            print(f"  --workers {w}: {r['seconds']:.2f} s, {r['cases_per_s']:.1f} cases/s "
+                  f"(exit status {r['exit_status']})", file=sys.stderr, flush=True)
         many = matching(args.adapters)
         result["adapter_summaries"] = many
         if len(many) > 1:
@@ -132,8 +139,15 @@ def main() -> int:
                 args.repeat)
     result["start_up"] = start_up(args.repeat, adapter)
     _print(result)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    _save(result, args.out)
     return 0
+
+
+def _save(result: dict, out: str) -> None:
+    """Write ``result`` to ``out`` whole (a temporary name, then renamed)."""
+    from gpuia.util.files import write_atomic
+
+    write_atomic(Path(out), json.dumps(result, indent=1) + "\n")
 
 
 def _failed(run: dict) -> bool:
