@@ -48,3 +48,11 @@ def assert_filtered_within(case, want: np.ndarray, bound: float, device, label: 
           f"largest {off.max():g} (bound {bound:g})")
     result = cross_check(case, [device], ("native", "pulling"))
     assert result.ok, result.text()
+
+
+def refusal_vs(decl: str, use: str) -> str:
+    """A vertex shader of the refusal tests: ``decl`` (the resource declarations) and sampler
+    ``S`` at s0, writing ``use`` (the read under test) to TEXCOORD0."""
+    return (f"{decl}\nSamplerState S : register(s0);\n"
+            "struct O { float4 pos : SV_Position; float4 v : TEXCOORD0; };\n"
+            f"O main(uint id : SV_VertexID) {{ O o; o.pos = 0; o.v = {use}; return o; }}\n")

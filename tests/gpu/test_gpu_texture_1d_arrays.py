@@ -20,7 +20,7 @@ from gpuia.harness.case import load_case
 from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_so_gpu
-from texture_cases import so_words, texture_case_doc
+from texture_cases import refusal_vs, so_words, texture_case_doc
 
 ARRAY_1D = r"""
 Texture1DArray<float4> Rows : register(t0);
@@ -138,12 +138,6 @@ def test_texture1d_array_capture_paths_match_the_cpu(gpu_device):
     assert result.ok, result.text()
 
 
-def _vs(decl: str, use: str) -> str:
-    return (f"{decl}\nSamplerState S : register(s0);\n"
-            "struct O { float4 pos : SV_Position; float4 v : TEXCOORD0; };\n"
-            f"O main(uint id : SV_VertexID) {{ O o; o.pos = 0; o.v = {use}; return o; }}\n")
-
-
 @pytest.mark.parametrize("decl, use, says", [
     ("Texture1DArray<float4> T : register(t0);", "T.Sample(S, float2(0, 0))", "rules 17.8"),
     ("Texture1DArray<float4> T : register(t0), U : register(t1);", "T.Load(int3(0, 0, 0))",
@@ -156,7 +150,7 @@ def _vs(decl: str, use: str) -> str:
 def test_texture1d_array_uses_gpuia_does_not_rewrite_are_refused(decl, use, says):
     from gpuia.hlsl import compile_shader
 
-    src = _vs(decl, use).replace("O main(", "static const int k = 1;\nO main(")
+    src = refusal_vs(decl, use).replace("O main(", "static const int k = 1;\nO main(")
     with pytest.raises(InvalidDescError, match=says):
         compile_shader(src)
 

@@ -20,7 +20,7 @@ from gpuia.harness.case import load_case
 from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_so_gpu
-from texture_cases import so_words, texture_case_doc
+from texture_cases import refusal_vs, so_words, texture_case_doc
 
 
 def _halves(values) -> list[int]:
@@ -161,12 +161,6 @@ def test_cube_capture_paths_match_the_cpu(gpu_device, make):
     assert result.ok, result.text()
 
 
-def _vs(decl: str, use: str) -> str:
-    return (f"{decl}\nSamplerState S : register(s0);\n"
-            "struct O { float4 pos : SV_Position; float4 v : TEXCOORD0; };\n"
-            f"O main(uint id : SV_VertexID) {{ O o; o.pos = 0; o.v = {use}; return o; }}\n")
-
-
 @pytest.mark.parametrize("decl, use, says", [
     ("TextureCube<float4> T : register(t0);", "T.Load(int3(0, 0, 0))", "22.4.6; rules 17.9"),
     ("TextureCubeArray<float4> T : register(t0);", "T[uint4(0, 0, 0, 0)]", "22.4.6; rules 17.9"),
@@ -177,7 +171,7 @@ def test_cube_reads_d3d_or_gpuia_does_not_take_are_refused(decl, use, says):
     from gpuia.hlsl import compile_shader
 
     with pytest.raises(InvalidDescError, match=says):
-        compile_shader(_vs(decl, use))
+        compile_shader(refusal_vs(decl, use))
 
 
 @pytest.mark.parametrize("sky, field, says", [

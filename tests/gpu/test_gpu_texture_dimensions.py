@@ -22,7 +22,7 @@ from gpuia.harness.crosscheck import cross_check
 from gpuia.harness.run import run_reference, shader_outputs
 from gpuia.harness.run_gpu import run_case_so_gpu
 from helpers import EXAMPLE_CASES
-from texture_cases import assert_filtered_within, so_words, texture_case_doc
+from texture_cases import assert_filtered_within, refusal_vs, so_words, texture_case_doc
 
 
 def _halves(values) -> list[int]:
@@ -307,12 +307,6 @@ def test_volume_example(gpu_device):
 
 # --- refusals -----------------------------------------------------------------------------------
 
-def _vs(decl: str, use: str) -> str:
-    return (f"{decl}\nSamplerState S : register(s0);\n"
-            "struct O { float4 pos : SV_Position; float4 v : TEXCOORD0; };\n"
-            f"O main(uint id : SV_VertexID) {{ O o; o.pos = 0; o.v = {use}; return o; }}\n")
-
-
 def _volume(**fields) -> dict:
     return {"register": 0, "kind": "texture3d", "format": "R32_FLOAT", "width": 2, "height": 2,
             "depth": 2, "data": {"dtype": "float32", "values": [0] * 8}, **fields}
@@ -347,7 +341,7 @@ def test_a_texture_of_another_dimension_is_refused():
 def test_a_texture1d_reads_one_slice():
     rows = {**ROWS[0], "array_size": 2, "data": {"dtype": "uint16", "values": ROW * 2}}
     with pytest.raises(InvalidDescError, match="as a Texture1D \\(one slice\\)"):
-        load_case(texture_case_doc("t", _vs("Texture1D<float4> T : register(t0);",
+        load_case(texture_case_doc("t", refusal_vs("Texture1D<float4> T : register(t0);",
                                             "T.Load(int2(id, 0))"),
                                    1, [rows], [(0, 4)]))
 
