@@ -19,6 +19,12 @@ from .d3d.so_desc import (
 from .d3d.topology import TOPOLOGIES, topology_info
 from .errors import CaseError, GpuiaError, InvalidDescError, UnsupportedError
 from .reference import IAResult, run_ia
+from .util.wgpu_ffi import install as _install_wgpu_ffi
+
+# Before any gpuia module imports wgpu-py's backend (the core above never does): its C
+# declarations come from the disk cache, not from a parse of wgpu-native's header at every
+# process start (gpuia.util.wgpu_ffi).
+_install_wgpu_ffi()
 
 __version__ = "0.1.0"
 """The package's version (PEP 440)."""

@@ -42,8 +42,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 from ..errors import GpuiaError
-from ..util.files import OutputError, read_input
-from ..util.files import write_atomic as _write_output
+from ..util.cache_folder import cache_dir, entry_folder, private_folder, replace_entry
+from ..util.files import read_input
 from ..util.resources import shader_names, shader_placeholders, shader_text
 
 __all__ = ["cache_dir", "private_folder", "entry_folder", "frontend_hash", "key_of",
@@ -54,38 +54,6 @@ _FORMAT = 2
 MAX_ENTRY_BYTES = 64 << 20
 """The largest cache entry read, and the largest file hashed for one (64 MiB: an entry is a few
 kilobytes, an executable of the CPU reference well under a megabyte)."""
-
-
-def cache_dir() -> Path | None:
-    """The disk cache folder, or None when ``GPUIA_CACHE_DIR=none``."""
-    named = os.environ.get("GPUIA_CACHE_DIR")
-    if named is not None:
-        return None if named.strip().lower() in ("", "none", "off", "0") else Path(named)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gpuia"
-
-
-def private_folder(folder: Path, create: bool = True) -> bool:
-    """Whether ``folder`` is a folder owned by this process's user that no other user may
-    write (group and others have no write bit), made first with mode 0700 when ``create``."""
-    try:
-        if create:
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = os.stat(folder)
-    except (OSError, ValueError):
-        return False
-    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and \
-        not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
-
-
-def entry_folder(kind: str) -> Path | None:
-    """The subfolder of ``kind``'s entries, or None without a disk cache or when it is not
-    :func:`private_folder`."""
-    root = cache_dir()
-    if root is None:
-        return None
-    folder = root / kind
-    return folder if private_folder(folder) else None
 
 
 _FRONTEND: str | None = None
@@ -307,13 +275,9 @@ def _dict(hint, args) -> typing.Callable:
 
 
 def write_atomic(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` (:func:`gpuia.util.files.write_atomic`); False when it
-    cannot be written."""
-    try:
-        _write_output(path, data)
-        return True
-    except OutputError:
-        return False
+    """Write ``data`` to ``path`` atomically (:func:`gpuia.util.cache_folder.replace_entry`:
+    whatever is at ``path``, a FIFO included, is replaced); False when it cannot be written."""
+    return replace_entry(path, data)
 
 
 def digests(paths) -> list[tuple[str, str | None]]:

@@ -14,7 +14,10 @@ Guaranteed: a text is given exactly the type object cffi's own parse of that tex
 parse of its own); texts of a shape not handled here, or that do not parse, are left to cffi.
 When wgpu-py or cffi is not what this module expects (another version, another backend), it
 does nothing: wgpu-py then parses as before, slower, same behaviour. Nothing here changes a
-type, a call or a result; only when the parsing happens.
+type, a call or a result; only when the parsing happens. With the declarations loaded from
+gpuia's disk cache (:mod:`gpuia.util.wgpu_ffi`, the usual case) cffi's C-level FFI parses type
+texts itself in microseconds and this module finds nothing to do: it serves the parsed FFI of a
+run without a disk cache.
 """
 
 from __future__ import annotations

@@ -227,6 +227,12 @@ ALLOWED_PRIVATE_READS = {
         "cffi's cache of parsed type texts (read with getattr; nothing is done when absent)",
     ("gpuia.util.wgpu_types", "_lock"):
         "the lock cffi holds while it fills that cache (read with getattr)",
+    ("gpuia.util.wgpu_ffi", "_cffi_backend"):
+        "cffi's C module, whose FFI class is what cffi's own out-of-line ABI modules call (the "
+        "module wgpu-py's declarations are cached as); parsed as before when it is not there",
+    ("gpuia.util.wgpu_ffi", "wgpu._coreutils"):
+        "where wgpu-py finds its header, read as wgpu-py reads it, to key the cached "
+        "declarations (parsed as before when the function is not there)",
     ("gpuia.source.kinds", "_kind_id"):
         "libclang's Python bindings keep a cursor kind they do not name only there",
     ("gpuia.util.interrupt", "_thread"):

@@ -4,10 +4,15 @@ parse of each text gives (cffi keeps one object per type, so the check is identi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 from gpuia.util.wgpu_types import type_texts
+
+# prefill works on wgpu-py's own FFI, the one it parses at its import: with no disk cache gpuia
+# does not load the cached declarations of gpuia.util.wgpu_ffi, whose FFI parses type texts in C.
+_PARSED = {**os.environ, "GPUIA_CACHE_DIR": "none"}
 
 # Run in a fresh process: there nothing has filled cffi's cache yet, so ``ffi.typeof`` parses
 # each text itself (the truth), before parsed_types builds its answers from one declaration.
@@ -38,7 +43,7 @@ print(json.dumps({
 
 def test_every_text_is_given_the_type_cffi_parses_for_it():
     out = subprocess.run([sys.executable, "-c", _SCRIPT], capture_output=True, text=True,
-                         check=True, timeout=120)
+                         check=True, timeout=120, env=_PARSED)
     r = json.loads(out.stdout)
     # wgpu-py 0.32's backend names about a hundred types; each one given, none different
     assert r["texts"] > 50
@@ -66,6 +71,6 @@ def test_a_second_prefill_does_nothing():
     script = ("from gpuia.util.wgpu_types import prefill\n"
               "first = prefill()\nprint(first, prefill())")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         check=True, timeout=120)
+                         check=True, timeout=120, env=_PARSED)
     first, second = map(int, out.stdout.split())
     assert first > 50 and second == 0
