@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 __all__ = ["cache_dir", "private_folder", "entry_folder", "replace_entry"]
@@ -55,6 +54,8 @@ def replace_entry(path: Path, data: bytes) -> bool:
     renamed over whatever is there (a FIFO or a device planted at ``path`` is replaced, never
     written through, unlike an output file's :func:`gpuia.util.files.write_atomic`). False
     when it cannot be written (an unwritable folder only costs the work again next time)."""
+    import tempfile  # noqa: PLC0415 - only when an entry is written
+
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:32]}.", suffix=".part", dir=path.parent)

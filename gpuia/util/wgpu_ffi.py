@@ -31,15 +31,12 @@ a parser and a Python-level cache of type strings this one does in C."""
 
 from __future__ import annotations
 
-import ast
 import hashlib
-import importlib.abc
 import importlib.machinery
 import marshal
 import os
 import stat
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -148,6 +145,9 @@ def _plain(value: object) -> bool:
 def _build(header: str, path: Path) -> dict | None:
     """Parse ``header`` as wgpu-py does, emit cffi's out-of-line ABI module, keep the arguments
     it passes to ``_cffi_backend.FFI`` (literals only) and store them at ``path``."""
+    import ast  # noqa: PLC0415 - only when an entry is made, off every later start
+    import tempfile  # noqa: PLC0415
+
     import cffi  # noqa: PLC0415
     from cffi.recompiler import make_py_source  # noqa: PLC0415
 
@@ -169,9 +169,11 @@ def _build(header: str, path: Path) -> dict | None:
     return arguments
 
 
-def _literal_arguments(tree: ast.Module) -> dict | None:
+def _literal_arguments(tree) -> dict | None:
     """The keyword arguments of the emitted ``_cffi_backend.FFI(...)`` call, when each is a
     literal of plain data."""
+    import ast  # noqa: PLC0415
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "FFI":
@@ -183,8 +185,9 @@ def _literal_arguments(tree: ast.Module) -> dict | None:
     return None
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Finds :data:`MODULE` where Python would, and gives it :class:`_Loader`."""
+class _Finder:
+    """Finds :data:`MODULE` where Python would, and gives it :class:`_Loader` (a meta path
+    finder by protocol; importlib.abc is not imported for it, to keep every start light)."""
 
     def find_spec(self, fullname, path, target=None):
         if fullname != MODULE:
@@ -192,11 +195,12 @@ class _Finder(importlib.abc.MetaPathFinder):
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or spec.origin is None or spec.loader is None:
             return None
-        spec.loader = _Loader(spec.loader, spec.origin)
+        # _Loader is a loader by protocol (see _Finder), which the stubs do not know
+        spec.loader = _Loader(spec.loader, spec.origin)  # type: ignore[assignment]
         return spec
 
 
-class _Loader(importlib.abc.Loader):
+class _Loader:
     """Runs wgpu-py's module with the cached FFI, or through its own loader."""
 
     def __init__(self, inner, origin: str):
