@@ -109,6 +109,25 @@ def test_signed_zeros_are_zero_ulps_apart_but_differ_exactly():
     assert np.flatnonzero(compare(*_runs(changes)).bad_rows).tolist() == [42]
 
 
+@pytest.mark.parametrize("ref_bits,gpu_bits,tolerated", [
+    # On the ordered integer line a pattern with the sign bit set sits at -(its magnitude):
+    (0x80000001, 0x00000000, True),  # -(smallest denormal) to +0: 1 apart
+    (0x80000001, 0x00000001, False),  # -(smallest denormal) to +(it): 2 apart
+    (0x00000001, 0x80000000, True),  # +(smallest denormal) to -0 (at 0): 1 apart
+    (0xBF800000, 0xBF7FFFFF, True),  # -1.0 to the float just above it: 1 apart
+    (0xBF800000, 0xBF800002, False),  # -1.0 to 2 floats below it: 2 apart
+    (0x7F7FFFFF, 0xFF7FFFFF, False),  # +FLT_MAX to -FLT_MAX: 2 * 0x7F7FFFFF apart
+    (0x7F800000, 0xFF800000, False),  # +inf to -inf: 2 * 0x7F800000 apart
+    (0xFF800000, 0x7F800000, False),
+])
+def test_the_allowance_measures_ulps_across_the_sign(ref_bits, gpu_bits, tolerated):
+    """The 1-ULP allowance counts units on the ordered line across zero (an SNORM element
+    may be negative), and distances near 2**32 are not mistaken for small ones."""
+    cmp = compare(*_runs([("A0", 321, 2, ref_bits, gpu_bits)]), _layout())
+    assert cmp.tolerated == (1 if tolerated else 0)
+    assert np.flatnonzero(cmp.bad_rows).tolist() == ([] if tolerated else [321])
+
+
 def test_the_allowance_is_for_native_draws_and_normalized_elements_only():
     # Draw 0 native, draw 1 pulled: rows 0..499 and 500..999.
     draws = np.repeat(np.array([0, 1], np.int32), N // 2)
