@@ -151,20 +151,18 @@ def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def _within_one_ulp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``_ulp_distance(a, b) <= 1`` in uint32 arithmetic, without int64 copies. A pattern's
-    place on the ordered line is ``x`` for a clear sign bit and ``-(x & 0x7fffffff)`` for a set
-    one, both within +-(2**31 - 1); two places differ by at most 2**32 - 2, so their
-    difference modulo 2**32 is 2**32 - 1, 0 or 1 exactly when it is -1, 0 or 1."""
-    def ordered(x: np.ndarray) -> np.ndarray:
-        sign = (x.view(np.int32) >> 31).view(np.uint32)  # all ones where the sign bit is set
-        o = x & np.uint32(0x7FFFFFFF)
-        o ^= sign
-        o -= sign  # two's complement negation where the sign is set
-        return o
-
-    d = ordered(a)
-    d -= ordered(b)
+    place on the ordered line is ``x`` for a clear sign bit and ``-(x & 0x7fffffff)`` for a
+    set one: with equal sign bits the distance is ``|a - b|`` (at most 2**31 - 1, so ``a - b``
+    modulo 2**32 is 2**32 - 1, 0 or 1 exactly when it is -1, 0 or 1), with different ones the
+    sum of the magnitudes."""
+    d = a - b
     d += np.uint32(1)
-    return d <= 2
+    near = d <= 2
+    cross = (a ^ b) >= 0x80000000  # the sign bits differ (rare: values around zero)
+    if cross.any():
+        magnitude = np.uint32(0x7FFFFFFF)
+        near[cross] = (a[cross] & magnitude) + (b[cross] & magnitude) <= 1
+    return near
 
 
 def compare(ref: IAResult, gpu: GPUResult, layout: InputLayout | None = None) -> Comparison:

@@ -4,12 +4,14 @@ The whole-array cross-check holds the reference's words of every invocation, the
 of every invocation in IA order and the comparison's arrays at once: about 160 bytes per vertex
 of a three-element layout. Here the invocations go a window at a time (:data:`WINDOW_ROWS`):
 the reference's rows of the window (:class:`gpuia.reference.ia_window.IAWindows`), the GPU's
-records those rows read (the capture's draws run once per window, writing only that range of
-records: ``Context.end_capture(windows=True)``), assembled in IA order and compared by
-:func:`~gpuia.harness.compare.compare` itself, every rule and allowance included. What is kept
-across windows is exact: the counts of :meth:`~gpuia.harness.compare.Comparison.summary` and
-the first differing rows of the table, so the summary and the table are the whole-array path's,
-character for character. Host memory is the case's own bytes and the window's.
+records those rows read (the capture's draws run once per block of records, writing only that
+range: ``Context.end_capture(windows=True)``; the blocks are read on a thread of their own,
+one block ahead of the windows: :mod:`gpuia.harness.read_ahead`), assembled in IA order and
+compared by :func:`~gpuia.harness.compare.compare` itself, every rule and allowance included.
+What is kept across windows is exact: the counts of
+:meth:`~gpuia.harness.compare.Comparison.summary` and the first differing rows of the table, so
+the summary and the table are the whole-array path's, character for character. Host memory is
+the case's own bytes, the window's and two blocks of records.
 
 A window's records are the range from its rows' lowest to their highest record: the window's
 own where a draw's rows are in record order (draws without indices), and as wide as the spread
@@ -25,8 +27,9 @@ more primitives than it takes is counted, not assembled.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -43,6 +46,7 @@ from .case import Case
 from .case_uavs import uavs_of
 from .compare import Comparison, compare, comparison_table, summary_text
 from .outputs_check import has_real_shader
+from .read_ahead import ReadAhead
 from .run_gpu import GPUResult, assemble_capture, plans_path, record_capture
 
 __all__ = ["WINDOW_ROWS", "WINDOWED_ABOVE", "GPU_BLOCK", "WindowedComparison",
@@ -154,12 +158,22 @@ class _Path:
         self.kept: list[tuple] = []
         self.read_any = False
         self.refused: UnsupportedError | None = None  # wgpu refused a run of the draws
+        self.ahead = _Ahead()  # the thread reading blocks ahead, shared by the paths
         self.block = (0, np.zeros((0, record_words(self.cap.element_count)), np.uint32))
+
+    def block_size(self, first: int, count: int) -> int:
+        """Records of the block read for a window's records ``first .. first + count - 1``:
+        up to :data:`GPU_BLOCK` (fewer where one run of the draws writes fewer), never fewer
+        than the window's."""
+        windows = self.cap.windows
+        assert windows is not None
+        return min(windows.total - first, max(count, min(GPU_BLOCK, windows.most)))
 
     def read(self, first: int, count: int) -> np.ndarray:
         """Records ``first .. first + count - 1``, uint32 ``(count, words)``: from the block
-        read last where it holds them, else from a new block of up to :data:`GPU_BLOCK`
-        records from ``first`` (one run of the draws serves the windows that follow)."""
+        read last where it holds them, else from a new block of :meth:`block_size` records
+        from ``first`` (one run of the draws serves the windows that follow): the one
+        :attr:`ahead` read already where it is that block, else read here."""
         self.read_any = True
         at, block = self.block
         if at <= first and first + count <= at + block.shape[0]:
@@ -169,9 +183,16 @@ class _Path:
             words = self.cap.words if self.cap.words is not None else np.zeros(0, np.uint32)
             self.block = (0, words.reshape(-1, record_words(self.cap.element_count)))
             return self.block[1][first:first + count]
-        n = min(windows.total - first, max(count, min(GPU_BLOCK, windows.most)))
         self.block = (0, self.block[1][:0])  # the old block goes before the new one comes
-        self.block = (first, windows.read(first, n))
+        if self.ahead.reader is not None:
+            key, got, error = self.ahead.reader.take()
+            if key is not None and key[0] is self and key[1] == first and count <= key[2]:
+                if error is not None:
+                    raise error
+                self.block = (first, got)
+                return got[:count]
+            self.ahead.stop()  # not the block planned (never expected): read here from now on
+        self.block = (first, windows.read(first, self.block_size(first, count)))
         return self.block[1][:count]
 
     def window(self, case: Case, ref: IAResult, rows: int, device: Device, t: dict) -> None:
@@ -215,11 +236,77 @@ def _record_range(cap: Capture, ref: IAResult) -> tuple[int, int]:
                    + np.searchsorted(keys, fetch))
         lo.append(int(rec.min()))
         hi.append(int(rec.max()))
+    return _clipped(cap, lo, hi)
+
+
+def _extent_range(cap: Capture, extents: list[tuple[int, int, int, int, int]]
+                  ) -> tuple[int, int]:
+    """:func:`_record_range` of a window from its rows' :meth:`IAWindows.fetch_extents`,
+    without the rows: a draw's lowest record is its first instance's at that instance's least
+    fetch index, its highest the last instance's at its greatest (an instance's records all
+    lie below the next instance's)."""
+    lo, hi = [], []
+    for d, first, least, last, greatest in extents:
+        r = cap.records[d]
+        keys = r.keys
+        ranks = np.searchsorted(keys, np.array([least, greatest], keys.dtype))
+        lo.append(r.capture_base + first * keys.shape[0] + int(ranks[0]))
+        hi.append(r.capture_base + last * keys.shape[0] + int(ranks[1]))
+    return _clipped(cap, lo, hi)
+
+
+def _clipped(cap: Capture, lo: list[int], hi: list[int]) -> tuple[int, int]:
+    """(first record, records) from the draws' lowest and highest records, within the
+    capture's records."""
     total = sum(r.keys.shape[0] * r.draw.instance_count for r in cap.records)
     if not lo or not total:
         return 0, 0
     first, last = max(0, min(min(lo), total - 1)), max(0, min(max(hi), total - 1))
     return first, last - first + 1
+
+
+class _Ahead:
+    """The paths' thread reading blocks ahead (:class:`ReadAhead` of :func:`_planned_blocks`);
+    ``reader`` None when there is none, or no more."""
+
+    def __init__(self, reader: ReadAhead | None = None):
+        self.reader = reader
+
+    def stop(self) -> None:
+        if self.reader is not None:
+            self.reader.close()
+            self.reader = None
+
+
+def _planned_blocks(windows: IAWindows, runs: list[_Path], window: int,
+                    ) -> Iterator[tuple[tuple[_Path, int, int], Callable[[], np.ndarray]]]:
+    """The blocks the windows will read, in the order :meth:`_Path.read` reads them: per
+    window, per path, the block it reads there (if any), by :meth:`_Path.read`'s rule, the
+    windows' records found from their fetch extents. Keys: ``(path, first record, records)``.
+    A path whose read wgpu refused gets no more blocks."""
+    refused: set[int] = set()
+    held = {id(p): (0, 0) for p in runs}  # each path's block: (first record, records)
+
+    def read(p: _Path, first: int, n: int) -> np.ndarray:
+        assert p.cap.windows is not None
+        try:
+            return p.cap.windows.read(first, n)
+        except UnsupportedError:
+            refused.add(id(p))
+            raise
+
+    for lo in range(0, windows.total, window):
+        extents = windows.fetch_extents(lo, min(windows.total, lo + window))
+        for p in runs:
+            if id(p) in refused:
+                continue
+            first, count = _extent_range(p.cap, extents)
+            at, n = held[id(p)]
+            if at <= first and first + count <= at + n:
+                continue
+            n = p.block_size(first, count)
+            held[id(p)] = (first, n)
+            yield (p, first, n), functools.partial(read, p, first, n)
 
 
 def _add(p: _Path, ref: IAResult, gpu: GPUResult, cmp: Comparison, rows: int) -> None:
@@ -312,17 +399,28 @@ def check_windowed(case: Case, device: Device, paths: list[str], capture_route: 
         except UnsupportedError as refused:
             runs.append(refused)
     live = [r for r in runs if isinstance(r, _Path)]
-    for lo in range(0, windows.total, window):
-        t0 = clock()
-        ref = windows.rows(lo, min(windows.total, lo + window))
-        t["cpu_reference"] += clock() - t0
-        for run in live:
-            if run.refused is None:
-                try:
-                    run.window(case, ref, rows, device, t)
-                except UnsupportedError as refused:  # wgpu refused a run of the draws
-                    run.refused = refused
-        del ref
+    # The blocks of records are read on a thread of their own, one block ahead of the windows
+    # (their reference rows, assembly and comparison on this thread): at most two blocks live.
+    ahead = _Ahead(ReadAhead(_planned_blocks(windows, [r for r in live if r.cap.windows],
+                                             window)) if live and windows.total else None)
+    for run in live:
+        run.ahead = ahead
+    try:
+        for lo in range(0, windows.total, window):
+            t0 = clock()
+            ref = windows.rows(lo, min(windows.total, lo + window))
+            t["cpu_reference"] += clock() - t0
+            for run in live:
+                if run.refused is None:
+                    try:
+                        run.window(case, ref, rows, device, t)
+                    except UnsupportedError as refused:  # wgpu refused a run of the draws
+                        run.refused = refused
+            del ref
+    finally:
+        if ahead.reader is not None:
+            t["gpu_read_ahead"] = ahead.reader.busy
+        ahead.stop()
     empty_ref = windows.rows(0, 0)
     live = [r for r in live if r.refused is None]
     for run in live:

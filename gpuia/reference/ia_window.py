@@ -143,6 +143,39 @@ class IAWindows:
         fetch = vid + U32(base) if base else vid  # wraps (4.2, 4.8)
         return DrawSequence(where.astype(U32), vid, fetch, none, none, None)
 
+    def fetch_extents(self, lo: int, hi: int) -> list[tuple[int, int, int, int, int]]:
+        """What the rows ``lo .. hi - 1`` fetch, without decoding an element: per draw with
+        rows among them, in order, ``(its position, the first instance among the rows, the
+        least fetch index of that instance's rows, the last instance, the greatest fetch index
+        of its rows)`` (the fetch indices as :meth:`rows` gives them).
+
+        Raises:
+            ValueError: a range outside ``0 .. total``.
+        """
+        if not 0 <= lo <= hi <= self.total:
+            raise ValueError(f"rows {lo} .. {hi} lie outside the {self.total} invocations")
+        out = []
+        for d in self.draws:
+            a = max(lo, d.first_row) - d.first_row
+            b = min(hi, d.first_row + d.draw.instance_count * d.delivered) - d.first_row
+            if a >= b:
+                continue
+            pieces = _pieces(a, b, d.delivered)
+            (i0, _, k0, k1), (i1, count, j0, j1) = pieces[0], pieces[-1]
+            least = self._fetch_bounds(d, k0, k1)[0]
+            greatest = self._fetch_bounds(d, j0, j1)[1]
+            out.append((d.position, i0, least, i1 + count - 1, greatest))
+        return out
+
+    def _fetch_bounds(self, d: _Draw, k0: int, k1: int) -> tuple[int, int]:
+        """The least and greatest fetch index of delivered vertices ``k0 .. k1 - 1``
+        (``k0 < k1``) of one instance of a draw."""
+        draw = d.draw
+        if isinstance(draw, DrawInstanced) and draw.start_vertex_location + k1 - 1 <= 0xFFFFFFFF:
+            return draw.start_vertex_location + k0, draw.start_vertex_location + k1 - 1
+        fetch = self._sequence(d, k0, k1).fetch_index  # wraps, or the index values
+        return int(fetch.min()), int(fetch.max())
+
     def rows(self, lo: int, hi: int) -> IAResult:
         """Rows ``lo .. hi - 1`` (``0 <= lo <= hi <= total``) of run_ia's result: every
         per-invocation field equal to its rows there; no primitives.

@@ -68,6 +68,38 @@ def test_windows_are_the_whole_reference_rows(name):
         assert windows.primitive_count(d) == int((whole.primitive_draw == d).sum())
 
 
+WRAPPING = ("POINTLIST", None, [  # vertex ids wrap past 2**32 - 1 (rules 4.8)
+    {"DrawInstanced": {"VertexCountPerInstance": 23, "InstanceCount": 3,
+                       "StartVertexLocation": 0xFFFFFFF0}}])
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS) + ["wrapping vertex ids"])
+def test_fetch_extents_are_the_rows_first_and_last_instance_fetches(name):
+    """Per draw among a window's rows of the whole reference: its first instance with the
+    least fetch index of that instance's rows, its last instance with the greatest of its."""
+    topology, cut, draws = DRAWS[name] if name in DRAWS else WRAPPING
+    kw = {"topology": topology}
+    if cut is not None:
+        kw.update(index_buffer={"data": INDICES[:180].tobytes(), "format": "R16_UINT"},
+                  strip_cut_value=cut)
+    whole = run_ia(LAYOUT, VIEWS, draws, **kw)
+    windows = IAWindows(LAYOUT, VIEWS, draws, **kw)
+    for size in (1, 5, 23, 64, len(whole)):
+        for lo in range(0, len(whole), size):
+            hi = min(len(whole), lo + size)
+            draw, inst = whole.draw[lo:hi], whole.instance[lo:hi]
+            fetch = whole.fetch_index[lo:hi].astype(np.int64)
+            expected = []
+            for d in dict.fromkeys(draw.tolist()):
+                at = draw == d
+                first, last = int(inst[at].min()), int(inst[at].max())
+                expected.append((d, first, int(fetch[at & (inst == first)].min()), last,
+                                 int(fetch[at & (inst == last)].max())))
+            assert windows.fetch_extents(lo, hi) == expected, (lo, size)
+    with pytest.raises(ValueError, match="outside"):
+        windows.fetch_extents(0, len(whole) + 1)
+
+
 @pytest.mark.parametrize("topology, per_instance", [
     ("POINTLIST", 5), ("LINELIST", 2), ("TRIANGLELIST", 1), ("LINELIST_ADJ", 1),
     ("LINESTRIP", 2), ("TRIANGLESTRIP", 1), ("LINESTRIP_ADJ", 0), ("TRIANGLESTRIP_ADJ", 0)])
