@@ -29,6 +29,7 @@ import numpy as np
 
 from ..util.parallel import row_chunks, run_tasks
 from .table import format_value, render_table
+from .word_checks import contiguous_rows, unmark_nan_pairs, within_one_ulp
 
 if TYPE_CHECKING:  # the types of the two sides compared (the GPU run loads the GPU side)
     from ..d3d.layout import InputLayout
@@ -129,17 +130,6 @@ def summary_text(invocations: int, bad: int, element_rows: dict[str, int], id_ro
     return ", ".join(parts)
 
 
-def _unmark_nan_pairs(a: np.ndarray, b: np.ndarray, diff: np.ndarray) -> None:
-    """Clear ``diff`` where both floats are NaN (rules 2.5: payloads are not specified). A
-    whole-array NaN test of ``a`` (a and b may be strided views) is far cheaper than gathering
-    the differing components, and most arrays hold no NaN at all: then nothing is cleared."""
-    nan_a = np.isnan(a.view(np.float32))
-    if not nan_a.any():
-        return
-    nan_a &= np.isnan(b.view(np.float32))
-    diff &= ~nan_a
-
-
 def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance in float32 units in the last place (on the ordered integer line)."""
     def ordered(x):
@@ -149,20 +139,9 @@ def _ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(ordered(a) - ordered(b))
 
 
-def _within_one_ulp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``_ulp_distance(a, b) <= 1`` in uint32 arithmetic, without int64 copies. A pattern's
-    place on the ordered line is ``x`` for a clear sign bit and ``-(x & 0x7fffffff)`` for a
-    set one: with equal sign bits the distance is ``|a - b|`` (at most 2**31 - 1, so ``a - b``
-    modulo 2**32 is 2**32 - 1, 0 or 1 exactly when it is -1, 0 or 1), with different ones the
-    sum of the magnitudes."""
-    d = a - b
-    d += np.uint32(1)
-    near = d <= 2
-    cross = (a ^ b) >= 0x80000000  # the sign bits differ (rare: values around zero)
-    if cross.any():
-        magnitude = np.uint32(0x7FFFFFFF)
-        near[cross] = (a[cross] & magnitude) + (b[cross] & magnitude) <= 1
-    return near
+PART_ROWS = 1 << 15
+"""Rows :func:`compare` checks at once within a chunk of the pool: the words of an element of
+that many rows and the checks' temporaries fit a core's cache."""
 
 
 def compare(ref: IAResult, gpu: GPUResult, layout: InputLayout | None = None) -> Comparison:
@@ -203,28 +182,33 @@ def compare(ref: IAResult, gpu: GPUResult, layout: InputLayout | None = None) ->
     tolerated = [0] * len(chunks)
 
     def rows(i: int, lo: int, hi: int) -> None:
-        # Every check of a chunk of rows at once, on the pool: the comparison is memory-bound
-        # and one core does not saturate a GPU host's memory.
+        # A chunk of rows on the pool (the comparison is memory-bound and one core does not
+        # saturate a GPU host's memory), checked a cache-sized part at a time: every check of
+        # a part reads the words its previous check left in cache.
+        for a in range(lo, hi, PART_ROWS):
+            part(i, a, min(hi, a + PART_ROWS))
+
+    def part(i: int, lo: int, hi: int) -> None:
         id_rows = ref.vertex_id[lo:hi] != g.vertex_id[lo:hi]
         id_rows |= ref.instance[lo:hi] != g.instance[lo:hi]
         if id_rows.any():
             ids[lo:hi] = id_rows
         bad_rows = id_rows | missing[lo:hi]
         for key, data in ref.inputs.items():
-            a, b = data.bits[lo:hi], g.inputs[key].bits[lo:hi]
+            a, b = contiguous_rows(data.bits[lo:hi]), contiguous_rows(g.inputs[key].bits[lo:hi])
             m = a != b
             if not m.any():  # most runs differ nowhere: a bulk word comparison is all
                 continue
             if data.type == "float":
-                _unmark_nan_pairs(a, b, m)
+                unmark_nan_pairs(a, b, m)
             if key in tolerant:
                 assert native_rows is not None
                 near = m & native_rows[lo:hi, None]
                 if near.any():
-                    near &= _within_one_ulp(a, b)
+                    near &= within_one_ulp(a, b)
                     tolerated_mask[key][lo:hi] = near
                     tolerated[i] += int(np.count_nonzero(near))
-                    m &= ~near
+                    m ^= near  # near is within m: clears the tolerated components
             if m.any():
                 mism[key][lo:hi] = m
                 bad_rows |= m.any(axis=1)

@@ -57,12 +57,16 @@ def _layout(normalized=("A0",)):
         is_normalized=k in normalized)) for k in keys])
 
 
-@pytest.fixture(autouse=True, params=["one piece", "chunks of 64 rows"])
+@pytest.fixture(autouse=True, params=["one piece", "chunks of 64 rows",
+                                        "chunks of 64 rows in parts of 24"])
 def _chunking(request, monkeypatch):
     """Every rule holds whether the rows are compared in one piece or in row chunks on the
-    thread pool (the differences then sit in different chunks, the counts summed over them)."""
+    thread pool (the differences then sit in different chunks, the counts summed over them),
+    each checked in parts of fewer rows."""
     if request.param != "one piece":
         monkeypatch.setattr("gpuia.util.parallel.CHUNK_ROWS", 64)
+    if request.param.endswith("parts of 24"):
+        monkeypatch.setattr("gpuia.harness.compare.PART_ROWS", 24)
 
 
 def test_equal_bits_agree_everywhere():
@@ -137,3 +141,20 @@ def test_the_allowance_is_for_native_draws_and_normalized_elements_only():
     # Not normalized: 1 ULP is a difference on the native path too.
     cmp = compare(*_runs(changes[:1]), _layout(normalized=()))
     assert cmp.tolerated == 0 and np.flatnonzero(cmp.bad_rows).tolist() == [10]
+
+
+def test_gpu_words_as_columns_of_records():
+    """The GPU's elements as views of its records' columns (rows of 9 words, as a capture's
+    records are read back): the same rules, the same rows found."""
+    changes = [("A0", 3, 2, QNAN, QNAN_OTHER), ("A0", 64, 0, ONE, ONE_BELOW),
+               ("A0", 65, 3, ONE, TWO_BELOW), ("B0", 999, 1, 5, 6)]
+    ref, gpu = _runs(changes)
+    records = np.zeros((N, 9), np.uint32)
+    for at, key in ((1, "A0"), (5, "B0")):
+        records[:, at:at + 4] = gpu.ia.inputs[key].bits
+        gpu.ia.inputs[key] = SimpleNamespace(bits=records[:, at:at + 4], type=ref.inputs[key].type)
+    cmp = compare(ref, gpu, _layout())
+    assert cmp.tolerated == 1 and cmp.tolerated_mask["A0"][64, 0]
+    assert np.flatnonzero(cmp.bad_rows).tolist() == [65, 999]
+    assert cmp.element_mismatches["A0"][65].tolist() == [False, False, False, True]
+    assert cmp.element_mismatches["B0"][999].tolist() == [False, True, False, False]
