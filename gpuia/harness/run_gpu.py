@@ -396,7 +396,9 @@ def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan],
         for a in range(lo, hi, _CACHE_ROWS):
             b = min(hi, a + _CACHE_ROWS)
             if not in_place:
-                np.take(recs, np.minimum(record_index[a:b], last), axis=0, out=got[a:b])
+                # Indices past the last record read the last one; none is negative. "clip"
+                # bounds them so, and unlike the default mode does not buffer ``out`` (4x).
+                np.take(recs, record_index[a:b], axis=0, out=got[a:b], mode="clip")
             np.not_equal(got[a:b, _FLAG], 1, out=missing[a:b])
 
     if recs.shape[0]:
