@@ -327,7 +327,7 @@ def _in_order(record_index: np.ndarray) -> bool:
     ok = [True]
 
     def check(lo: int, hi: int) -> None:
-        if not np.array_equal(record_index[lo:hi], np.arange(lo, hi)):
+        if not np.array_equal(record_index[lo:hi], np.arange(lo, hi, dtype=record_index.dtype)):
             ok[0] = False
 
     for_row_chunks(len(record_index), check)
@@ -372,11 +372,18 @@ def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan],
                 # Distinct sorted keys without a gap (every draw without indices, and index
                 # buffers that use every vertex of a range): a key's rank is its distance from
                 # the first, no search (clipped as searchsorted places one outside them).
-                rank = np.clip(fetched.astype(np.int64) - int(keys[0]), 0, keys.size)
+                at = fetched.astype(np.int64)
+                at -= int(keys[0])
+                np.clip(at, 0, keys.size, out=at)
             else:
-                rank = np.searchsorted(keys, fetched)
-            record_index[rows] = (r.capture_base
-                                  + ref.instance[rows].astype(np.int64) * keys.shape[0] + rank)
+                at = np.searchsorted(keys, fetched).astype(np.int64, copy=False)
+            instance = ref.instance[rows]
+            if instance.size and instance[0] == instance[-1]:  # one instance (rows in IA order)
+                at += r.capture_base + int(instance[0]) * keys.shape[0]
+            else:
+                at += instance.astype(np.int64) * keys.shape[0]
+                at += r.capture_base
+            record_index[rows] = at
 
         if one_draw:
             for_row_chunks(n, place)
