@@ -334,29 +334,10 @@ def _in_order(record_index: np.ndarray) -> bool:
     return ok[0]
 
 
-def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan], path: str,
-                     device: Device) -> GPUResult:
-    """The GPUResult of a capture in ``ref``'s IA order (all rows, or a window's: windowed).
-
-    Arguments:
-        case (Case): the case drawn.
-        ref (IAResult): the reference rows to order by (the whole draw's or a window's).
-        cap: the ended capture (``Context.end_capture``), whole or a range of its records.
-        plans (list of Plan): each draw's plan, as :func:`record_capture` returned them.
-        path (str): the result's path (:func:`plans_path`).
-        device (Device): the device drawn on.
-
-    Raises:
-        ValueError: ``cap`` holds no records (a capture ended with ``windows=True`` keeps them
-            on the GPU: read a range of them first, as :mod:`gpuia.harness.windowed` does).
-    """
-    # size: its docstring's arguments; the steps share the capture's arrays, read top to bottom
-    if cap.words is None:
-        raise ValueError("assemble_capture: the capture holds no records (ended with windows)")
+def _record_indices(ref: IAResult, cap: Capture) -> np.ndarray:
+    """Per row of ``ref``, the index of its record among ``cap``'s: ``capture_base +
+    instance * len(keys) + rank of its fetch index`` of its draw."""
     n = len(ref)
-    words = record_words(cap.element_count)
-    recs = (cap.words.reshape(-1, words) if cap.words.size >= words
-            else np.zeros((0, words), np.uint32))
     # Record indices fit 32 bits below 2**31 records (every capture a storage binding holds).
     ends = [r.capture_base + r.draw.instance_count * r.keys.shape[0] for r in cap.records]
     record_index = np.zeros(n, dtype=np.int32 if max(ends, default=0) < 2**31 else np.int64)
@@ -390,10 +371,64 @@ def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan],
         else:
             sel = np.flatnonzero(ref.draw == d)
             for_row_chunks(sel.size, functools.partial(_with_rows, place, sel))
+    return record_index
+
+
+def _rows_are_records(ref: IAResult, cap: Capture) -> bool:
+    """Whether row ``i``'s record is record ``i`` for every row, known from the rows' ends
+    alone: rows of one instance of one draw without indices (not a DrawAuto) whose vertex
+    IDs do not wrap, so consecutive vertices (rules 4.8) with consecutive fetch indices and
+    consecutive records, the first row's record 0."""
+    n = len(ref)
+    if not n:
+        return False
+    d = int(ref.draw[0])
+    if d != int(ref.draw[-1]) or not 0 <= d < len(cap.records):
+        return False  # rows are in draw order: equal ends, one draw
+    r = cap.records[d]
+    draw, keys = r.draw, r.keys
+    if (r.auto is not None or draw.indexed or not keys.size
+            or draw.start_vertex_location + draw.vertex_count_per_instance > 1 << 32
+            or int(keys[-1]) - int(keys[0]) != keys.size - 1
+            or ref.instance[0] != ref.instance[-1]
+            or int(ref.vertex[-1]) - int(ref.vertex[0]) != n - 1):
+        return False
+    first = (r.capture_base + int(ref.instance[0]) * keys.size
+             + int(ref.fetch_index[0]) - int(keys[0]))
+    return first == 0
+
+
+def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan], path: str,
+                     device: Device) -> GPUResult:
+    """The GPUResult of a capture in ``ref``'s IA order (all rows, or a window's: windowed).
+
+    Arguments:
+        case (Case): the case drawn.
+        ref (IAResult): the reference rows to order by (the whole draw's or a window's).
+        cap: the ended capture (``Context.end_capture``), whole or a range of its records.
+        plans (list of Plan): each draw's plan, as :func:`record_capture` returned them.
+        path (str): the result's path (:func:`plans_path`).
+        device (Device): the device drawn on.
+
+    Raises:
+        ValueError: ``cap`` holds no records (a capture ended with ``windows=True`` keeps them
+            on the GPU: read a range of them first, as :mod:`gpuia.harness.windowed` does).
+    """
+    # size: its docstring's arguments; the steps share the capture's arrays, read top to bottom
+    if cap.words is None:
+        raise ValueError("assemble_capture: the capture holds no records (ended with windows)")
+    n = len(ref)
+    words = record_words(cap.element_count)
+    recs = (cap.words.reshape(-1, words) if cap.words.size >= words
+            else np.zeros((0, words), np.uint32))
     last = recs.shape[0] - 1
     # Records already in IA order (one draw without indices, the common capture) are read in
     # place, copied only where a missing one must be zeroed; else gathered into IA order.
-    in_place = bool(n) and last >= n - 1 and _in_order(record_index)
+    in_place = bool(n) and last >= n - 1 and _rows_are_records(ref, cap)
+    record_index = None
+    if not in_place:
+        record_index = _record_indices(ref, cap)
+        in_place = bool(n) and last >= n - 1 and _in_order(record_index)
     got = recs[:n] if in_place else np.empty((n, words), np.uint32)
     missing = np.empty(n, dtype=bool)
 
@@ -402,7 +437,7 @@ def assemble_capture(case: Case, ref: IAResult, cap: Capture, plans: list[Plan],
         # still in cache (one pass over the records, not two).
         for a in range(lo, hi, _CACHE_ROWS):
             b = min(hi, a + _CACHE_ROWS)
-            if not in_place:
+            if record_index is not None and not in_place:
                 # Indices past the last record read the last one; none is negative. "clip"
                 # bounds them so, and unlike the default mode does not buffer ``out`` (4x).
                 np.take(recs, record_index[a:b], axis=0, out=got[a:b], mode="clip")
