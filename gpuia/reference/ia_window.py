@@ -11,6 +11,7 @@ none (``primitives`` empty, ``IAPrimitives`` 0); the whole draw's come from :fun
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
@@ -20,7 +21,7 @@ from ..d3d.desc import StripCutValue
 from ..d3d.draws import Draw, DrawIndexedInstanced, DrawInstanced, delivers_nothing, draw_of
 from ..d3d.ia_desc import IndexBufferView
 from ..d3d.layout import InputLayout
-from ..util.parallel import run_tasks
+from ..util.parallel import row_chunks, run_tasks
 from .ia import (
     U32,
     DrawSequence,
@@ -200,12 +201,10 @@ class IAWindows:
                 seq = self._sequence(d, k0, k1)
                 at = d.first_row + inst * d.delivered + k0 - lo
                 block = slice(at, at + count * (k1 - k0))
-                ids["draw"][block] = d.position
-                ids["instance"][block].reshape(count, -1)[:] = (
-                    np.arange(inst, inst + count, dtype=U32)[:, None])
-                for name, values in (("vertex", seq.positions), ("vertex_id", seq.vertex_id),
-                                     ("fetch", seq.fetch_index)):
-                    ids[name][block].reshape(count, -1)[:] = values
+                # The IDs are written on the pool beside the elements, a chunk of the piece's
+                # vertices at a time (each chunk writes its columns of every instance).
+                tasks += [functools.partial(_fill_ids, ids, block, count, d.position, inst, seq,
+                                            a, b) for a, b in row_chunks(k1 - k0)]
                 tasks += fetch_tasks(self.layout, self.views, PlannedDraw(
                     d.position, d.draw, seq, at), bits, after, inst, count)
         run_tasks(tasks, n)
@@ -219,6 +218,19 @@ class IAWindows:
                         primitives=np.zeros((0, self.topology.vertices), np.int64), adjacency=None,
                         primitive_draw=np.zeros(0, U32),
                         statistics={"IAVertices": n, "IAPrimitives": 0})
+
+
+def _fill_ids(ids: dict, block: slice, count: int, position: int, inst: int,
+              seq: DrawSequence, a: int, b: int) -> None:
+    """Write the IDs of vertices ``a .. b - 1`` of a piece (``seq``: its vertices of one
+    instance) for each of its ``count`` instances from ``inst`` into ``ids``' rows ``block``."""
+    rows = {name: ids[name][block].reshape(count, -1)[:, a:b]
+            for name in ("draw", "instance", "vertex", "vertex_id", "fetch")}
+    rows["draw"][:] = position
+    rows["instance"][:] = np.arange(inst, inst + count, dtype=U32)[:, None]
+    for name, values in (("vertex", seq.positions), ("vertex_id", seq.vertex_id),
+                         ("fetch", seq.fetch_index)):
+        rows[name][:] = values[a:b]
 
 
 def _pieces(a: int, b: int, delivered: int) -> list[tuple[int, int, int, int]]:

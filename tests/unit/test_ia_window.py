@@ -43,6 +43,14 @@ DRAWS = {
 }
 
 
+@pytest.fixture(autouse=True, params=["one piece", "chunks of 16 rows"])
+def _chunking(request, monkeypatch):
+    """The rows come out the same whether a window's work is one piece or row chunks on the
+    thread pool (IDs and elements written a chunk of a piece's vertices at a time)."""
+    if request.param != "one piece":
+        monkeypatch.setattr("gpuia.util.parallel.CHUNK_ROWS", 16)
+
+
 @pytest.mark.parametrize("name", sorted(DRAWS))
 def test_windows_are_the_whole_reference_rows(name):
     topology, cut, draws = DRAWS[name]
