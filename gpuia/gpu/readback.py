@@ -32,7 +32,8 @@ _STAGING_BYTES = 1 << 28  # the most host memory one read maps at a time (256 Mi
 
 
 def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
-                into: Sequence[np.ndarray | None] | None = None) -> list[np.ndarray]:
+                into: Sequence[np.ndarray | None] | None = None,
+                staging_bytes: int | None = None) -> list[np.ndarray]:
     """The bytes of each ``(wgpu buffer, offset, size)`` range of ``device`` (a
     ``wgpu.GPUDevice``), as uint8 arrays, read in one submission and one map where they total
     at most 256 MiB, else in batches of that size through one staging buffer (so a large read
@@ -45,6 +46,8 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
             buffer, then cut back).
         into: per range, None or a C-contiguous uint8 array of exactly ``size`` bytes to
             receive it (a slice of the caller's larger array: no second copy).
+        staging_bytes (int): the most bytes one batch maps, a multiple of 256 (None: 256 MiB):
+            less host memory at once for more submissions and maps.
 
     Returns:
         One uint8 array per range, in order (the ``into`` array where one was given).
@@ -60,6 +63,7 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
     # batches that fill one staging buffer of at most that size: small reads stay one
     # submission and one map, and a read of gigabytes never maps more than _STAGING_BYTES of
     # host memory beside its result. Nothing is encoded before every range is checked.
+    staging_bytes = staging_bytes or _STAGING_BYTES
     out: list[np.ndarray] = []
     batches: list[list[tuple]] = [[]]
     filled = staging_size = 0
@@ -75,10 +79,10 @@ def read_ranges(device, ranges: Sequence[tuple[Any, int, int]],
             raise ValueError(f"read_ranges: 'into' must be a writable contiguous uint8 array of "
                              f"{size} bytes")
         out.append(dst)
-        for at in range(0, length, _STAGING_BYTES):
-            piece = min(_STAGING_BYTES, length - at)
+        for at in range(0, length, staging_bytes):
+            piece = min(staging_bytes, length - at)
             staged = -(-piece // _ALIGN) * _ALIGN
-            if filled + staged > _STAGING_BYTES:
+            if filled + staged > staging_bytes:
                 batches.append([])
                 filled = 0
             # (source, its offset, bytes copied, staging offset, destination slice)

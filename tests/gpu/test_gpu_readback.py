@@ -68,3 +68,26 @@ def test_reads_larger_than_the_staging_buffer_go_in_batches(devices, monkeypatch
         assert got[2] is into
         np.testing.assert_array_equal(into, b)
         assert maps and max(maps) <= 1024
+
+
+def test_a_reads_own_staging_limit(devices, monkeypatch):
+    """``staging_bytes=512``: a 3,000-byte range into the caller's array goes through staging
+    buffers of at most 512 bytes; every byte is the one written."""
+    maps = []
+    rng = np.random.default_rng(13)
+    for dev in devices:
+        a = rng.integers(0, 256, 3000, dtype=np.uint8)
+        ba = _buffer(dev, a)
+        into = np.zeros(3000, np.uint8)
+        create = dev.device.create_buffer
+
+        def counting(*args, create=create, **kw):
+            if "MAP_READ" in str(kw.get("usage")):
+                maps.append(kw["size"])
+            return create(*args, **kw)
+
+        monkeypatch.setattr(dev.device, "create_buffer", counting)
+        [got] = read_ranges(dev.device, [(ba, 0, 3000)], into=[into], staging_bytes=512)
+        assert got is into
+        np.testing.assert_array_equal(into, a)
+        assert maps and max(maps) <= 512

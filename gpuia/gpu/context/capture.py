@@ -29,6 +29,10 @@ from .capture_spans import PositionBounds
 from .resolve import DrawState
 
 _U32 = 0xFFFFFFFF
+_READ_STAGING = 1 << 26
+"""Bytes of records one map reads (64 MiB): a window of records is read in such batches, so
+that its staging memory (host memory on a CPU adapter) stays small beside the block being read
+into, while the windowed check's other block is in use."""
 _FLAG, _ELEMENTS = CAPTURE_RECORD.word("flag"), CAPTURE_RECORD.word("elements")
 _UNEXPECTED, _MAX_VERTEX_INDEX = (CAPTURE_ERRORS.word(n)
                                   for n in ("unexpected", "max_vertex_index"))
@@ -285,6 +289,10 @@ class CaptureSession:
         finally:
             rec.capture_window = 0
             self.parts = None
+            # Freed now, not when wgpu next cleans up: a large capture reads many windows, and
+            # the next one's buffer would otherwise be made while this one is still held.
+            bufs[0].destroy()
+            bufs[2].destroy()
         spent[0] += t1 - t0
         spent[1] += clock() - t1
         return got
@@ -381,7 +389,8 @@ class CaptureSession:
         cap_buf, _, err_buf = bufs
         records = (cap_buf, 0, nbytes if into is None else into.shape[0])
         words, errs = (a.view(np.uint32) for a in read_ranges(
-            self.device.device, [records, (err_buf, 0, err_buf.size)], [into, None]))
+            self.device.device, [records, (err_buf, 0, err_buf.size)], [into, None],
+            _READ_STAGING))
         return words, errs
 
 
