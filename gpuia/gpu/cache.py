@@ -9,18 +9,22 @@ one (the module-wide caches of ``gpuia.gpu.context``, a device's contexts on sev
 :func:`remember` takes one lock for its check, eviction and store, so concurrent writers never
 raise (two evicting the same oldest entry, or iterating a dict another thread resizes) and never
 leave a cache over its limit; a reader's ``cache.get(key)`` is a single dict operation, which
-sees either the old entry or the new one, whole.
+sees either the old entry or the new one, whole. :func:`build_once` is for what is expensive to
+build (shader modules, pipelines): one thread builds a missing key while the others that want it
+wait for that build instead of compiling the same thing again.
 """
 
 from __future__ import annotations
 
 import threading
 
-__all__ = ["remember", "CACHE_SIZE"]
+__all__ = ["remember", "build_once", "CACHE_SIZE"]
 
 CACHE_SIZE = 1024
 
 _LOCK = threading.Lock()  # one for all caches: each critical section is a few dict operations
+# (id of a cache, key) -> the Event of the build under way in some thread
+_BUILDING: dict[tuple[int, object], threading.Event] = {}
 
 
 def remember(cache: dict, key, value, limit: int = CACHE_SIZE):
@@ -37,3 +41,36 @@ def remember(cache: dict, key, value, limit: int = CACHE_SIZE):
                 cache.pop(next(iter(cache)), None)
         cache[key] = value
     return value
+
+
+def build_once(cache: dict, key, build, limit: int = CACHE_SIZE):
+    """``cache[key]``, built by ``build()`` and stored (:func:`remember`) when missing.
+
+    Guaranteed under concurrent calls (threads): while one thread builds a key of ``cache``, the
+    others asking for the same key wait and then take what it stored, so a key is built once
+    (two threads at once used to compile the same pipeline twice). A build that raises stores
+    nothing and raises in its own thread; each thread that was waiting for it then tries the
+    build itself (raising that build's error, if it fails again). Different keys build at the
+    same time. ``build`` returns something other than None, and must not ask for the same key of
+    the same cache (it would wait for itself)."""
+    while True:
+        value = cache.get(key)
+        if value is not None:
+            return value
+        mine = threading.Event()
+        with _LOCK:
+            value = cache.get(key)
+            if value is not None:
+                return value
+            other = _BUILDING.setdefault((id(cache), key), mine)
+        if other is not mine:
+            other.wait()
+            continue
+        try:
+            value = build()
+            remember(cache, key, value, limit)
+            return value
+        finally:
+            with _LOCK:
+                _BUILDING.pop((id(cache), key), None)
+            mine.set()

@@ -106,3 +106,51 @@ def test_contexts_of_one_device_share_stream_output_pipelines(gpu_device):
     assert other
     assert not {id(p) for p in other.values()} & {id(p) for p in made.values()}
     assert stats.pipelines > n_pipelines
+
+
+def test_threads_drawing_one_new_layout_at_once_build_its_pipeline_once(gpu_device,
+                                                                        monkeypatch):
+    """Four contexts on four threads draw one layout no other test declares, at once, on each
+    path: each path's pipeline and shader module are built once (``gpuia check --jobs`` works
+    on several cases at once; two of them used to compile the same pipeline side by side).
+    Each build is slowed down so that the other threads ask while it is under way."""
+    import threading
+    import time
+
+    from gpuia.gpu.vertex.pipelines import PipelineCache
+
+    build = PipelineCache._build
+
+    def slow_build(self, *args, **kwargs):
+        time.sleep(0.2)
+        return build(self, *args, **kwargs)
+
+    monkeypatch.setattr(PipelineCache, "_build", slow_build)
+    stats = PipelineCache.of(gpu_device).stats
+    state = PipelineState([{"SemanticName": "BUILDONCE", "Format": "R32G32_UINT"}])
+    vb = gpu_device.create_buffer(np.arange(8, dtype=np.uint32), bind=("vertex_buffer",))
+    for path in ("native", "pulling"):
+        before = (stats.pipelines, stats.shader_modules)
+        start = threading.Barrier(4, timeout=10)
+        errors: list = []
+
+        def draw(path=path, start=start, errors=errors):
+            try:
+                ctx = Context(gpu_device)
+                ctx.set_pipeline_state(state)
+                ctx.ia_set_primitive_topology("POINTLIST")
+                ctx.ia_set_vertex_buffers(0, [vb], [8])
+                ctx.set_path(path)
+                start.wait()
+                assert ctx.draw_instanced(4, 1).path == path
+                ctx.flush()
+            except Exception as e:  # noqa: BLE001 - reported by the assertion below
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=draw) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert errors == []
+        assert (stats.pipelines, stats.shader_modules) == (before[0] + 1, before[1] + 1)

@@ -25,7 +25,7 @@ from ...d3d.topology import TopologyInfo
 from ...wgsl.blocks import RASTER_PARAMS, RASTER_RECORD
 from ...wgsl.raster import raster_probe_program
 from .._ffi import begin_statistics, end_statistics
-from ..cache import remember
+from ..cache import build_once
 from ..ia.plan import IndexPlan
 from ..readback import read_ranges
 from .drawcall import issue_draw, strip_index_format, webgpu_topology
@@ -93,15 +93,14 @@ class RasterProbe:
     def pipeline(self, primitive: dict):
         key = tuple(sorted(primitive.items()))
         pipe = self.pipelines.get(key)
-        if pipe is None:
-            pipe = self.device.device.create_render_pipeline(
-                layout=self.layout,
-                vertex={"module": self.module, "entry_point": "vs", "buffers": []},
-                primitive=primitive,
-                fragment={"module": self.module, "entry_point": "fs",
-                          "targets": [{"format": "r8unorm"}]})
-            remember(self.pipelines, key, pipe, _PIPELINE_LIMIT)
-        return pipe
+        if pipe is not None:
+            return pipe
+        return build_once(self.pipelines, key, lambda: self.device.device.create_render_pipeline(
+            layout=self.layout,
+            vertex={"module": self.module, "entry_point": "vs", "buffers": []},
+            primitive=primitive,
+            fragment={"module": self.module, "entry_point": "fs",
+                      "targets": [{"format": "r8unorm"}]}), _PIPELINE_LIMIT)
 
     def run(self, jobs: list[ProbeDraw], ib) -> None:
         """Draw ``jobs`` in one render pass and one submission, with ``ib`` the index buffer

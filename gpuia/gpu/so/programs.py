@@ -22,7 +22,7 @@ from ...wgsl.so_pass import (
     SOVertexOrder,
     so_program,
 )
-from ..cache import remember
+from ..cache import build_once
 from ..vertex.pipelines import checked_create, compile_module, pulled_bindings, vertex_text
 
 __all__ = ["FUSED", "MAIN", "PREPARE", "SOPipelines", "SOProgram", "SOPrograms",
@@ -76,9 +76,9 @@ class SOPipelines:
     """The Stream Output shader modules and compute pipelines one device has built, shared by
     all its contexts: :meth:`of`. Modules are keyed by the :class:`SOProgramSpec` (it alone
     makes the WGSL), pipelines by ``(spec, cbvs, entry)`` (with the spec, all their layout
-    depends on; the bind group layouts themselves are the device's PipelineCache's). Stores go
-    through :func:`~gpuia.gpu.cache.remember` (bounded, thread-safe: two threads missing one
-    key may both build it, one is kept)."""
+    depends on; the bind group layouts themselves are the device's PipelineCache's). Built
+    through :func:`~gpuia.gpu.cache.build_once` (bounded, thread-safe: two threads missing one
+    key build it once)."""
 
     @classmethod
     def of(cls, device) -> SOPipelines:
@@ -136,16 +136,20 @@ class SOPrograms:
         bindings' count, so the key need not hold it)."""
         built = self.built
         pipe = built.pipelines.get((spec, cbvs, entry))
-        if pipe is None:
-            cache = self.cache
-            dev = self.device.device
-            mod = built.modules.get(spec)
-            if mod is None:
-                mod = compile_module(dev, so_program(spec), "gpuia SO",
-                                     "does not compile for Stream Output",
-                                     [vertex_text(spec.signature)])
-                remember(built.modules, spec, mod)
-                cache.stats.shader_modules += 1
+        if pipe is not None:
+            return pipe
+        cache = self.cache
+        dev = self.device.device
+
+        def build_module():
+            made = compile_module(dev, so_program(spec), "gpuia SO",
+                                  "does not compile for Stream Output",
+                                  [vertex_text(spec.signature)])
+            cache.stats.shader_modules += 1
+            return made
+
+        def build():
+            mod = build_once(built.modules, spec, build_module)
             n_bindings = len({b for _, b in spec.pulled_slots}) or 1
             # The main pass reads the prepare step's state as a uniform; the prepare step and
             # the fused pass write it (and the statistics) as storage.
@@ -153,12 +157,12 @@ class SOPrograms:
                 cache.so_group0_layout(max(1, n_pulled), entry == MAIN),
                 cache.group1_layout(n_bindings, compute=True),
                 cache.so_group2_layout(spec.buffers)], cbvs))
-            pipe = checked_create(lambda: dev.create_compute_pipeline(
+            made = checked_create(lambda: dev.create_compute_pipeline(
                 layout=layout, compute={"module": mod, "entry_point": entry}),
                 "cannot be linked into a Stream Output pipeline")
             cache.stats.pipelines += 1
-            remember(built.pipelines, (spec, cbvs, entry), pipe)
-        return pipe
+            return made
+        return build_once(built.pipelines, (spec, cbvs, entry), build)
 
     def bind(self, cp, pipeline, groups, offsets, cbvs: tuple[int, ...]) -> None:
         """Set ``pipeline`` and its groups 0-2 (group 0 with the two uniform blocks' dynamic

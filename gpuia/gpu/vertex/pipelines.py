@@ -27,7 +27,7 @@ from ...wgsl.fetch import ATTRIBUTE_FORMATS, attribute_locations
 from ...wgsl.pixel import null_pixel_program, pixel_program
 from ...wgsl.program import DRAW_HEADER_WORDS, SLOT_WORDS
 from ...wgsl.so_pass import SO_BLOCK_WORDS, SO_STATE_WORDS
-from ..cache import remember
+from ..cache import build_once
 from ..lifetime import device_error
 from ..targets import INTERNAL_OUTPUT, OutputState
 
@@ -324,9 +324,10 @@ class CacheStats:
 class PipelineCache:
     """Builds and remembers everything a draw's pipeline needs on one device.
 
-    Safe to share across threads: every store goes through :func:`~gpuia.gpu.cache.remember`;
-    two threads missing the same key at once may both build it (equivalent objects: one is
-    kept), and :attr:`stats` then counts both."""
+    Safe to share across threads: modules and pipelines are built through
+    :func:`~gpuia.gpu.cache.build_once`, so two threads missing the same key at once build it
+    once (the second waits for the first's); bind group layouts may be made twice (equivalent
+    objects, one kept)."""
 
     @classmethod
     def of(cls, device) -> PipelineCache:
@@ -436,59 +437,70 @@ class PipelineCache:
     # -- modules and pipelines ---------------------------------------------------------------
     def module(self, spec: ProgramSpec):
         mod = self._modules.get(spec)
-        if mod is None:
-            code = vertex_program(spec)
-            mod = compile_module(self.device.device, code, "gpuia vertex program",
-                                 "does not compile", [vertex_text(spec.signature)])
-            remember(self._modules, spec, mod)
+        if mod is not None:
+            return mod
+
+        def build():
+            made = compile_module(self.device.device, vertex_program(spec),
+                                  "gpuia vertex program", "does not compile",
+                                  [vertex_text(spec.signature)])
             self.stats.shader_modules += 1
-        return mod
+            return made
+        return build_once(self._modules, spec, build)
 
     def native(self, key: NativeKey, slots: tuple[int, ...]):
         pipe = self._pipelines.get(key)
         if pipe is not None:
             self.stats.hits += 1
             return pipe
-        spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants,
-                           key.capture_group, key.capture_targets,
-                           varyings=key.output.varyings)
-        # The key's step modes are the layout's (per-instance slots), as vertex_buffer_layouts
-        # derives them; the strides are the ones bound when the draw was resolved.
-        buffers = vertex_buffer_layouts(key.layout, slots, [stride for stride, _ in key.buffers])
-        pipe = self._build(spec, buffers, key, n_slots=0)
-        remember(self._pipelines, key, pipe)
-        return pipe
+
+        def build():
+            spec = ProgramSpec(key.layout, key.signature, True, (), key.capture, key.constants,
+                               key.capture_group, key.capture_targets,
+                               varyings=key.output.varyings)
+            # The key's step modes are the layout's (per-instance slots), as
+            # vertex_buffer_layouts derives them; the strides are the ones bound when the draw
+            # was resolved.
+            buffers = vertex_buffer_layouts(key.layout, slots,
+                                            [stride for stride, _ in key.buffers])
+            return self._build(spec, buffers, key, n_slots=0)
+        return build_once(self._pipelines, key, build)
 
     def pulling(self, key: PullingKey):
         pipe = self._pipelines.get(key)
         if pipe is not None:
             self.stats.hits += 1
             return pipe
-        spec = ProgramSpec(key.layout, key.signature, False, pulled_bindings(key.slots, key.arena),
-                           key.capture, True,
-                           key.capture_group, key.capture_targets, key.aligned, key.aligned16,
-                           key.output.varyings, frozenset(s for s, _ in key.attributes))
-        buffers = attribute_buffer_layouts(key.layout, key.attributes)
-        pipe = self._build(spec, buffers, key, n_slots=len(key.slots),
-                           n_bindings=1 if key.arena else len(key.slots))
-        remember(self._pipelines, key, pipe)
-        return pipe
+
+        def build():
+            spec = ProgramSpec(key.layout, key.signature, False,
+                               pulled_bindings(key.slots, key.arena), key.capture, True,
+                               key.capture_group, key.capture_targets, key.aligned,
+                               key.aligned16, key.output.varyings,
+                               frozenset(s for s, _ in key.attributes))
+            buffers = attribute_buffer_layouts(key.layout, key.attributes)
+            return self._build(spec, buffers, key, n_slots=len(key.slots),
+                               n_bindings=1 if key.arena else len(key.slots))
+        return build_once(self._pipelines, key, build)
 
     def pixel_module(self, output: OutputState):
         """The fragment module of an output state (its pixel shader, or one writing nothing)."""
         key = ("ps", output)
         mod = self._modules.get(key)
-        if mod is None:
+        if mod is not None:
+            return mod
+
+        def build():
             code = (pixel_program(output.pixel_shader, output.varyings,
                                   tuple(f.shader_type for f in output.rtv_formats))
                     if output.pixel_shader is not None else null_pixel_program())
             sources = ([UserText("pixel shader", output.pixel_shader.source)]
                        if output.pixel_shader is not None else [])
-            mod = compile_module(self.device.device, code, "gpuia pixel program",
-                                 "does not compile", sources)
-            remember(self._modules, key, mod)
+            made = compile_module(self.device.device, code, "gpuia pixel program",
+                                  "does not compile", sources)
             self.stats.shader_modules += 1
-        return mod
+            return made
+        return build_once(self._modules, key, build)
 
     def _fragment(self, mod, key) -> dict | None:
         out = key.output
