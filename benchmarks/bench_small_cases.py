@@ -7,7 +7,10 @@ runs as its own process (``python -m gpuia``), once with N cases and once with
 ``--warm`` cases: the marginal rate (N - warm) / (t_N - t_warm) leaves out start-up (imports,
 adapter and device set-up), which a campaign pays once. ``gpuia fuzz`` prints its own rate (its
 child's start-up included); it is reported as printed. A tree's ratio is its marginal rate
-over the baseline's (``--before``), measured in the same run on the same adapter.
+over the baseline's (``--before``), measured in the same run on the same adapter. Each run's
+CPU time (user + system, with the processes it waited for) is reported too: the marginal CPU
+milliseconds per case of ``check`` and the CPU seconds of ``fuzz``, steadier than wall times on a
+machine shared with other work.
 
 Run: python benchmarks/bench_small_cases.py [--cases 1000] [--adapter NAME] [--before DIR]
 """
@@ -50,35 +53,53 @@ DRIVER_CACHE_OFF = {"__GL_SHADER_DISK_CACHE": "0", "MESA_SHADER_CACHE_DISABLE": 
                     "MESA_DISK_CACHE_SINGLE_FILE": "0"}
 
 
+CPU_SECONDS: list[float] = []
+"""CPU seconds (user + system, the process and its children) of each :func:`run_gpuia` run, in
+order: on a machine shared with other work the wall time moves with their load, the CPU time
+much less."""
+
+
 def run_gpuia(tree: Path, args: list[str], driver_cache: bool = False,
               ) -> tuple[float, str, int]:
     """(seconds, output, exit status) of ``python -m gpuia ARGS`` importing gpuia from ``tree``,
-    with the drivers' shader disk caches off unless ``driver_cache``."""
+    with the drivers' shader disk caches off unless ``driver_cache``; its CPU seconds go to
+    :data:`CPU_SECONDS`."""
+    import resource
+
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [str(tree)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
     if not driver_cache:
         env.update(DRIVER_CACHE_OFF)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     p = subprocess.run([sys.executable, "-m", "gpuia", *args], env=env, capture_output=True,
                        text=True, cwd=tree)
-    return time.perf_counter() - t, p.stdout + p.stderr, p.returncode
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU_SECONDS.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return wall, p.stdout + p.stderr, p.returncode
 
 
 def measure(tree: Path, cases: list[str], warm: int, adapter: list[str], seed: int,
             extra: list[str], driver_cache: bool) -> dict:
     full, out, rc = run_gpuia(tree, ["check", *cases, "--no-progress", *adapter, *extra],
                               driver_cache)
+    full_cpu = CPU_SECONDS[-1]
     statuses = {k: len(re.findall(rf": {k}\b", out)) for k in ("OK", "DIFFERENT")}
     if rc not in (0, 1):  # 2: a case refused; its line is in the output
         statuses["exit_status"] = rc
     few, _, _ = run_gpuia(tree, ["check", *cases[:warm], "--no-progress", *adapter, *extra],
                           driver_cache)
+    few_cpu = CPU_SECONDS[-1]
     n = len(cases)
     fuzz_s, fuzz_out, _ = run_gpuia(tree, ["fuzz", "--cases", str(n), "--seed", str(seed),
                                            "--out", tempfile.mkdtemp(), *adapter],
                                     driver_cache)
     rate = re.search(r"\(([\d.]+) cases/s", fuzz_out)
     return {"check_seconds": full, "check_warm_seconds": few,
+            "check_cpu_seconds": full_cpu, "check_warm_cpu_seconds": few_cpu,
+            "check_marginal_cpu_ms_per_case": 1e3 * (full_cpu - few_cpu) / max(n - warm, 1),
+            "fuzz_cpu_seconds": CPU_SECONDS[-1],
             "check_cases_per_s": n / full,
             "check_marginal_cases_per_s": (n - warm) / max(full - few, 1e-9),
             "check_lines": statuses, "fuzz_seconds": fuzz_s,
@@ -116,11 +137,14 @@ def main() -> int:
             result["trees"][name] = measure(tree, cases, args.warm, adapter, args.seed, extra,
                                             args.driver_cache)
     print(f"{args.cases} fuzz cases (seed {args.seed}) on {args.adapter or 'the default adapter'}")
-    print(f"{'tree':10s} {'check cases/s':>14s} {'marginal':>9s} {'fuzz cases/s':>13s}")
+    print(f"{'tree':10s} {'check cases/s':>14s} {'marginal':>9s} {'CPU ms/case':>12s} "
+          f"{'fuzz cases/s':>13s} {'fuzz CPU s':>11s}")
     for name, r in result["trees"].items():
         fuzz = f"{r['fuzz_cases_per_s']:.1f}" if r["fuzz_cases_per_s"] else "-"
         print(f"{name:10s} {r['check_cases_per_s']:14.1f} "
-              f"{r['check_marginal_cases_per_s']:9.1f} {fuzz:>13s}   {r['check_lines']}")
+              f"{r['check_marginal_cases_per_s']:9.1f} "
+              f"{r['check_marginal_cpu_ms_per_case']:12.1f} {fuzz:>13s} "
+              f"{r['fuzz_cpu_seconds']:11.1f}   {r['check_lines']}")
     if "before" in result["trees"]:
         b, a = result["trees"]["before"], result["trees"]["this tree"]
         result["ratio_check_marginal"] = (a["check_marginal_cases_per_s"]
