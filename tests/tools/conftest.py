@@ -57,10 +57,11 @@ def _reports(folder, tag: str) -> list:
 
 @pytest.fixture(scope="session")
 def examples_one_at_a_time(tmp_path_factory, gpu_device) -> SimpleNamespace:
-    """What ``--jobs N`` and ``--workers N`` are compared against: ``cases``, every example case
-    with the unreadable ``broken`` between the fourth and the fifth and ``bad_offset`` (rules
-    3.2) last, checked in one process one case at a time (``--jobs 1``) with every report
-    (:func:`_reports`, tag ``one``, in ``folder``); ``proc``, the finished process."""
+    """What ``--jobs N``, ``--workers N`` and merged ``--shard`` reports are compared against:
+    ``cases``, every example case with the unreadable ``broken`` between the fourth and the
+    fifth and ``bad_offset`` (rules 3.2) last, checked in one process one case at a time
+    (``--jobs 1``) with every report (:func:`_reports`, tag ``one``, in ``folder``); ``proc``,
+    the finished process."""
     def make(folder):
         broken, bad = _refused_cases(folder)
         cases = [*EXAMPLES[:4], broken, *EXAMPLES[4:], bad]

@@ -55,34 +55,40 @@ def _json(path) -> dict:
     return doc
 
 
-def test_merged_shards_equal_the_one_process_reports(corpus, tmp_path):
-    whole = gpuia_cli("check", *corpus, *_reports(tmp_path, "whole"))
-    assert whole.returncode == 2, whole.stderr  # bad_offset is invalid input
+def test_merged_shards_equal_the_one_process_reports(examples_one_at_a_time, tmp_path):
+    """The shards and merge of every example case, an unreadable case among them and a case
+    refused by rules 3.2 at the end, against one process's check of the same list: the one
+    that ``--jobs`` and ``--workers`` are compared against, made once per pytest run
+    (tests/tools/conftest.py)."""
+    base = examples_one_at_a_time
+    cases, whole = base.cases, base.proc
+    assert whole.returncode == 2, whole.stderr  # broken and bad_offset are invalid input
     shard_out = []
     for k in range(1, SHARDS + 1):
-        proc = gpuia_cli("check", *corpus, "--shard", f"{k}/{SHARDS}",
+        proc = gpuia_cli("check", *cases, "--shard", f"{k}/{SHARDS}",
                          *_reports(tmp_path, f"s{k}"))
         assert proc.returncode in (0, 2), proc.stderr
         shard_out.append(proc.stdout)
     ran = [json.loads((tmp_path / f"s{k}.json").read_text())["cases"]
            for k in range(1, SHARDS + 1)]
-    assert all(ran), "a shard of 18 cases with no case: the test shows nothing"
-    assert sorted(c["index"] for cases in ran for c in cases) == list(range(len(corpus)))
+    assert all(ran), f"a shard of {len(cases)} cases with no case: the test shows nothing"
+    assert sorted(c["index"] for part in ran for c in part) == list(range(len(cases)))
     # every line check printed, once, across the shards
     assert sorted("".join(shard_out).splitlines()) == sorted(whole.stdout.splitlines())
     merge = gpuia_cli("report", "merge", *[tmp_path / f"s{k}.json" for k in (3, 1, 2)],
                       *_reports(tmp_path, "merged"))
     assert merge.returncode == 0, merge.stderr
-    assert _json(tmp_path / "merged.json") == _json(tmp_path / "whole.json")
+    one = base.folder
+    assert _json(tmp_path / "merged.json") == _json(one / "one.json")
 
-    def untimed(name):
-        return re.sub(r' time="[0-9.]+"', "", (tmp_path / name).read_text())
-    assert untimed("merged.xml") == untimed("whole.xml")
+    def untimed(path):
+        return re.sub(r' time="[0-9.]+"', "", path.read_text())
+    assert untimed(tmp_path / "merged.xml") == untimed(one / "one.xml")
 
-    def undated(name):  # the header's line: the time it was made and the command line
-        return [ln for ln in (tmp_path / name).read_text().splitlines() if "generated " not in ln]
-    assert undated("merged.html") == undated("whole.html")
-    whole_csv, merged_csv = tmp_path / "whole-csv", tmp_path / "merged-csv"
+    def undated(path):  # the header's line: the time it was made and the command line
+        return [ln for ln in path.read_text().splitlines() if "generated " not in ln]
+    assert undated(tmp_path / "merged.html") == undated(one / "one.html")
+    whole_csv, merged_csv = one / "one-csv", tmp_path / "merged-csv"
     names = sorted(p.name for p in whole_csv.iterdir())
     assert names and names == sorted(p.name for p in merged_csv.iterdir())
     for name in names:
