@@ -49,9 +49,9 @@ def _untimed_json(path) -> dict:
 
 
 def test_workers_print_and_report_what_one_process_does(examples_one_at_a_time, tmp_path):
-    """Every example case, an unreadable case among them and a case refused by rules 3.2 at the
-    end, on two workers: the output and every report equal those of one process (made once per
-    pytest run: tests/tools/conftest.py)."""
+    """The example cases (SPREAD_EXAMPLES), an unreadable case among them and a case refused by
+    rules 3.2 at the end, on two workers: the output and every report equal those of one
+    process (made once per pytest run: tests/tools/conftest.py)."""
     base = examples_one_at_a_time
     one_dir, w = base.folder, tmp_path
     workers = gpuia_cli("check", *base.cases, "--workers", "2", "--json", w / "workers.json",

@@ -475,10 +475,11 @@ def test_check_prints_the_same_whatever_the_cases_at_once(gpu_device, examples_o
     assert [ln.split(": ", 2)[:2] for ln in one.stderr.splitlines()] == [
         ["error", "broken"], ["error", "bad_offset"]], one.stderr
     # the broken case sits between the fourth and fifth example's lines
-    assert Path(examples_one_at_a_time.cases[4]).stem == "broken"
+    cases = examples_one_at_a_time.cases
+    assert Path(cases[4]).stem == "broken"
     names = [ln.split(":", 1)[0] for ln in one.stdout.splitlines() if ": OK: " in ln]
-    assert names.index(json.loads(EXAMPLES[4].read_text())["name"]) > \
-        names.index(json.loads(EXAMPLES[3].read_text())["name"])
+    assert names.index(json.loads(Path(cases[5]).read_text())["name"]) > \
+        names.index(json.loads(Path(cases[3]).read_text())["name"])
 
 
 def test_check_jobs_must_be_a_whole_number_of_one_or_more(tmp_path):
