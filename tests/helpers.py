@@ -55,6 +55,31 @@ def gpuia_cli(*args, stdin: str | None = None, cwd=None, timeout: float = CLI_TI
                           env=env, check=False)
 
 
+def gpuia_in_process(*args) -> subprocess.CompletedProcess:
+    """``gpuia ARGS`` through :func:`gpuia.cli.main` in this process, from the repository root,
+    as :func:`gpuia_cli` returns it (exit status, standard output and error as text): for tests
+    of what a command prints and exits with, not of the process itself (its start, signals,
+    children or environment), without a Python start per command line."""
+    import contextlib
+    import io
+
+    from gpuia.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    try:
+        os.chdir(REPO)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse's refusals and --help: Python's exit status
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    finally:
+        os.chdir(cwd)
+    return subprocess.CompletedProcess(["gpuia", *argv], code, out.getvalue(), err.getvalue())
+
+
 def assert_one_error_line(proc: subprocess.CompletedProcess, *says: str,
                           case: str | None = None) -> str:
     """Exit 2, exactly one stderr line ``error: ...`` (``error: <case>: ...`` when ``case`` is

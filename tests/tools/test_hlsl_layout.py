@@ -9,7 +9,7 @@ import json
 from gpuia.d3d.layout import InputLayout
 from gpuia.harness.lint import link_findings, lint_layout
 from gpuia.hlsl import compile_shader
-from helpers import assert_one_error_line, gpuia_cli
+from helpers import assert_one_error_line, gpuia_cli, gpuia_in_process
 
 VS = """
 cbuffer K : register(b0) { float4x4 M; };
@@ -97,29 +97,30 @@ def test_layout_command_links_checks_and_saves(tmp_path, gpu_device):
 
 
 def test_layout_command_errors_and_werror(tmp_path):
+    # in this process: the lines and exit statuses are what is tested
     (tmp_path / "r.cpp").write_text(CPP)
     (tmp_path / "vs.hlsl").write_text(VS)
     (tmp_path / "bad.hlsl").write_text(VS.replace("o.n = v.n;", "o.n = v.nope;"))
     # flat() reads only POSITION: kGood's extra elements are fine; but flat writes no NORMAL,
     # so kStream cannot be resolved against its outputs (E002), and the run exits 2.
-    proc = gpuia_cli("layout", tmp_path / "r.cpp", "--shader", f"{tmp_path / 'vs.hlsl'}:flat",
-                 "--no-gpu")
+    proc = gpuia_in_process("layout", tmp_path / "r.cpp", "--shader",
+                            f"{tmp_path / 'vs.hlsl'}:flat", "--no-gpu")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     good, stream = proc.stdout.split("== ")[1:3]
     assert "lint: 0 error(s)" in good
     assert "E002" in stream and "NORMAL" in stream
-    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp",
-                                          "--shader", tmp_path / "bad.hlsl", "--no-gpu"),
+    err = assert_one_error_line(gpuia_in_process("layout", tmp_path / "r.cpp",
+                                                 "--shader", tmp_path / "bad.hlsl", "--no-gpu"),
                                 case="layout")
     assert "bad.hlsl:7:" in err and "nope" in err
-    err = assert_one_error_line(gpuia_cli("layout", tmp_path / "r.cpp",
-                                          "--shader", tmp_path / "no.hlsl", "--no-gpu"),
+    err = assert_one_error_line(gpuia_in_process("layout", tmp_path / "r.cpp",
+                                                 "--shader", tmp_path / "no.hlsl", "--no-gpu"),
                                 case="layout")
     assert "no.hlsl" in err
     wrong = CPP.replace("DXGI_FORMAT_R32G32B32_FLOAT", "DXGI_FORMAT_R32G32B32_UINT")
     (tmp_path / "w.cpp").write_text(wrong)
-    proc = gpuia_cli("layout", tmp_path / "w.cpp", "--shader", tmp_path / "vs.hlsl", "--no-gpu",
-                 "--werror")
+    proc = gpuia_in_process("layout", tmp_path / "w.cpp", "--shader", tmp_path / "vs.hlsl",
+                            "--no-gpu", "--werror")
     assert proc.returncode == 1 and "W011" in proc.stdout
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import struct
 
-from helpers import assert_one_error_line, gpuia_cli
+from helpers import assert_one_error_line, gpuia_cli, gpuia_in_process
 
 VS = """
 cbuffer K : register(b0) { float4x4 M; };
@@ -79,22 +79,23 @@ def test_refusals_are_one_error_line(tmp_path):
         "struct Out { @builtin(position) SV_Position : vec4<f32> }\n"
         "@vertex fn main(i : In) -> Out { var o : Out; o.SV_Position = i.POSITION * k.s; "
         "return o; }\n")
+    # in this process: each refusal's line and exit status are what is tested
     base = ["layout", tmp_path / "r.cpp", "--no-gpu"]
     hlsl = [*base, "--shader", tmp_path / "vs.hlsl"]
-    assert_one_error_line(gpuia_cli(*hlsl, "--cbuffer", f"b0={tmp_path / 'bad.json'}"),
+    assert_one_error_line(gpuia_in_process(*hlsl, "--cbuffer", f"b0={tmp_path / 'bad.json'}"),
                           "--cbuffer b0", "cbuffer K (register b0): K.Q", "no member 'Q'")
-    assert_one_error_line(gpuia_cli(*hlsl, "--cbuffer", f"b0={tmp_path / 'neg.json'}"),
+    assert_one_error_line(gpuia_in_process(*hlsl, "--cbuffer", f"b0={tmp_path / 'neg.json'}"),
                           "K.M[0]", "a row of a column_major float4x4 takes a list of 4")
-    assert_one_error_line(gpuia_cli(*hlsl, "--cbuffer", f"b3={tmp_path / 'k.json'}"),
+    assert_one_error_line(gpuia_in_process(*hlsl, "--cbuffer", f"b3={tmp_path / 'k.json'}"),
                           "--cbuffer b3", "reads no constant buffer in register b3 (it reads b0)")
-    assert_one_error_line(gpuia_cli(*hlsl, "--cbuffer", f"{tmp_path / 'k.json'}"),
+    assert_one_error_line(gpuia_in_process(*hlsl, "--cbuffer", f"{tmp_path / 'k.json'}"),
                           "expected bN=FILE")
-    assert_one_error_line(gpuia_cli(*hlsl, "--cbuffer", f"b0={tmp_path / 'no.json'}"),
+    assert_one_error_line(gpuia_in_process(*hlsl, "--cbuffer", f"b0={tmp_path / 'no.json'}"),
                           "--cbuffer b0: cannot read")
-    assert_one_error_line(gpuia_cli(*hlsl, "--cbuffer", f"b0={tmp_path / 'k.json'}",
-                                    "--cbuffer", f"b0={tmp_path / 'k.json'}"), "given twice")
-    assert_one_error_line(gpuia_cli(*base, "--cbuffer", f"b0={tmp_path / 'k.json'}"),
+    assert_one_error_line(gpuia_in_process(*hlsl, "--cbuffer", f"b0={tmp_path / 'k.json'}",
+                                           "--cbuffer", f"b0={tmp_path / 'k.json'}"), "given twice")
+    assert_one_error_line(gpuia_in_process(*base, "--cbuffer", f"b0={tmp_path / 'k.json'}"),
                           "--cbuffer needs --shader")
-    assert_one_error_line(gpuia_cli(*base, "--shader", tmp_path / "vs.wgsl",
-                                    "--cbuffer", f"b0={tmp_path / 'k.json'}"),
+    assert_one_error_line(gpuia_in_process(*base, "--shader", tmp_path / "vs.wgsl",
+                                           "--cbuffer", f"b0={tmp_path / 'k.json'}"),
                           "is WGSL: give the bytes")
