@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import gpuia_cli
+from helpers import gpuia_cli, gpuia_in_process
 
 VS = """
 struct VSOut { float4 pos : POSITION; uint id : ID; };
@@ -68,7 +68,9 @@ def write(tmp_path, entries, strides=(20, 4)):
 
 
 def layout_json(tmp_path, *options):
-    proc = gpuia_cli("layout", *options, "--no-gpu", "--json")
+    """``gpuia layout OPTIONS --no-gpu --json`` in this process (its report is what is tested)
+    and its findings as (code, where, message)."""
+    proc = gpuia_in_process("layout", *options, "--no-gpu", "--json")
     doc = json.loads(proc.stdout)
     return proc, doc, [(f["code"], f["where"], f["message"])
                        for a in doc["arrays"] for f in a["findings"]]
