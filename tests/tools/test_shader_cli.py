@@ -1,7 +1,8 @@
 """``gpuia shader FILE [--entry NAME] [--stage STAGE] [--json]`` (docs/case-format.md, "Command line
 additions") on the blobs FXC and DXC compiled from tests/data/shaders/*.hlsl and on those HLSL
 sources themselves. Expected rows come from the compilers' reflection recorded beside each blob
-(tests/data/shaders/regen.py), never from gpuia."""
+(tests/data/shaders/regen.py), never from gpuia. The command runs in the test's process
+(``gpuia.cli.main``: its output and exit status are what is tested)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import pytest
 
 from gpuia.harness.shader_info import describe_file
-from helpers import DATA, assert_one_error_line, gpuia_cli
+from helpers import DATA, assert_one_error_line, gpuia_in_process
 
 SHADERS = DATA / "shaders"
 BLOBS = SHADERS / "blobs"
@@ -28,7 +29,7 @@ def _reflection(name: str) -> dict:
 
 
 def test_json_of_a_dxbc_geometry_shader():
-    proc = gpuia_cli("shader", BLOBS / "geometry.streams.gs_5_0.cso", "--json")
+    proc = gpuia_in_process("shader", BLOBS / "geometry.streams.gs_5_0.cso", "--json")
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert SPEC_KEYS <= set(doc)
@@ -47,7 +48,7 @@ def test_json_of_a_dxbc_geometry_shader():
 
 
 def test_text_of_a_dxil_pixel_shader():
-    proc = gpuia_cli("shader", BLOBS / "pixel.main.ps_6_0.cso")
+    proc = gpuia_in_process("shader", BLOBS / "pixel.main.ps_6_0.cso")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].endswith("DXIL pixel shader, shader model 6_0")
@@ -88,22 +89,25 @@ def test_hlsl_signatures_agree_with_fxc(source, entry, blob, stage):
 
 
 def test_hlsl_stage_and_entry_options():
-    proc = gpuia_cli("shader", SHADERS / "geometry.hlsl", "--entry", "streams", "--json")
+    proc = gpuia_in_process("shader", SHADERS / "geometry.hlsl", "--entry", "streams", "--json")
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["stage"] == "geometry"
-    err = assert_one_error_line(gpuia_cli("shader", SHADERS / "vertex.hlsl", "--entry", "nope"))
+    err = assert_one_error_line(gpuia_in_process("shader", SHADERS / "vertex.hlsl", "--entry",
+                                                 "nope"))
     assert "nope" in err
 
 
 def test_bad_inputs_are_one_error_line(tmp_path):
     raw = (BLOBS / "vertex.main.vs_5_0.cso").read_bytes()
     (tmp_path / "cut.cso").write_bytes(raw[:500])
-    assert_one_error_line(gpuia_cli("shader", tmp_path / "cut.cso"), "header at byte 24",
+    assert_one_error_line(gpuia_in_process("shader", tmp_path / "cut.cso"), "header at byte 24",
                           "the total size 904 is not the file's size 500")
     (tmp_path / "noise.bin").write_bytes(bytes(range(256)) * 4)
-    assert_one_error_line(gpuia_cli("shader", tmp_path / "noise.bin"), "not a shader container")
+    assert_one_error_line(gpuia_in_process("shader", tmp_path / "noise.bin"),
+                          "not a shader container")
     (tmp_path / "noise.dat").write_bytes(b"\xff\xfe\x00" * 100)
-    assert_one_error_line(gpuia_cli("shader", tmp_path / "noise.dat"), "not a shader")
-    assert_one_error_line(gpuia_cli("shader", tmp_path / "missing.cso"))
-    assert_one_error_line(gpuia_cli("shader", BLOBS / "vertex.main.vs_5_0.cso", "--entry", "x"),
+    assert_one_error_line(gpuia_in_process("shader", tmp_path / "noise.dat"), "not a shader")
+    assert_one_error_line(gpuia_in_process("shader", tmp_path / "missing.cso"))
+    assert_one_error_line(gpuia_in_process("shader", BLOBS / "vertex.main.vs_5_0.cso", "--entry",
+                                           "x"),
                           "--entry", "HLSL files")
