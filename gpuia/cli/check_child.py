@@ -8,7 +8,9 @@ says which it has: ``infos`` (summary -> :attr:`Device.info`) and ``unavailable`
 reason) per adapter that made no device). Each request names one case file; the child runs
 ``gpuia check FILE`` with the parent's options (``config["argv"]``) through the command line in
 this process (:func:`gpuia.cli.in_process.run_command`), with ``--json`` (and ``--html``) into
-a folder of its own that is removed after the case, and ``--csv`` into the parent's folder.
+a scratch folder of its own (made once, in the pool's workdir, which the parent removes; the
+reports written without a disk flush, :func:`gpuia.util.files.scratch_writes`, and deleted before
+the next case), and ``--csv`` into the parent's folder.
 
 With ``config["adapter_slot"]`` (``--workers`` with ``--adapter``), the worker opens one adapter
 only, the slot's of those ``--adapter`` selects (:func:`~gpuia.gpu.adapters.spread_adapter`:
@@ -25,6 +27,7 @@ when the command wrote none.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -33,6 +36,7 @@ import tempfile
 
 from ..gpu.adapters import spread_adapter
 from ..gpu.device import DevicePool
+from ..util.files import scratch_writes
 from ..util.worker_pool import serve
 from .in_process import run_command
 
@@ -65,22 +69,30 @@ def make_handler(config: dict, devices: DevicePool | None = None):
     parser = build_parser()  # once: making it costs about a third of a small case's check
     opening = "".join(f"{summary}: unavailable: {reason}\n" for summary, reason in missing)
 
+    # One scratch folder for the worker's life, in the pool's workdir (which the parent
+    # removes, a killed worker's included): a folder made and removed per case, and a disk
+    # flush of each case's report, cost milliseconds a case and kept nothing.
+    scratch = tempfile.mkdtemp(prefix="gpuia-check-", dir=config.get("workdir"))
+    report, page = os.path.join(scratch, "case.json"), os.path.join(scratch, "case.html")
+
     def handle(req):
-        with tempfile.TemporaryDirectory(prefix="gpuia-check-", dir=config.get("workdir")) as d:
-            report = os.path.join(d, "case.json")
-            argv = ["check", req["path"], *config["argv"], "--json", report]
-            if req.get("html"):
-                argv += ["--html", os.path.join(d, "case.html")]
-            if req.get("csv"):
-                argv += ["--csv", req["csv"]]
+        for old in (report, page):  # never the previous case's report
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(old)
+        argv = ["check", req["path"], *config["argv"], "--json", report]
+        if req.get("html"):
+            argv += ["--html", page]
+        if req.get("csv"):
+            argv += ["--csv", req["csv"]]
+        with scratch_writes():
             answer = run_command(argv, pool, parser)
-            if answer["stdout"].startswith(opening):
-                answer["stdout"] = answer["stdout"][len(opening):]
-            cases = []
-            if os.path.exists(report):
-                with open(report, encoding="utf-8") as f:
-                    cases = json.load(f)["cases"]
-            answer["record"] = cases[0] if cases else None
+        if answer["stdout"].startswith(opening):
+            answer["stdout"] = answer["stdout"][len(opening):]
+        cases = []
+        if os.path.exists(report):
+            with open(report, encoding="utf-8") as f:
+                cases = json.load(f)["cases"]
+        answer["record"] = cases[0] if cases else None
         if spread:
             answer["adapter_index"] = spread["adapter_index"]
         if req.get("digest"):

@@ -248,6 +248,10 @@ def each_case_at_once(paths, work, emit, lanes: int | None, progress=None,
 
     status = EXIT_OK
     count = default_lanes() if lanes is None else lanes
+    if isinstance(paths, (list, tuple)):
+        # No more lanes than cases: one case (each request of a --workers worker) runs on
+        # this thread, without a thread pool started and joined around it.
+        count = min(count, len(paths))
     for out in in_order(loaded(), run, count, alone):
         path, label, case, _ = out.item
         try:

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from gpuia.util.files import OutputError, check_output, write_atomic
+from gpuia.util.files import OutputError, check_output, scratch_writes, write_atomic
 from helpers import TRIANGLE, assert_one_error_line, gpuia_cli
 
 
@@ -23,6 +23,25 @@ def _kind(path) -> str:
         if test(mode):
             return name
     return "other"
+
+
+def test_an_output_is_flushed_to_disk_except_a_scratch_file(tmp_path, monkeypatch):
+    synced = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real(fd))
+    write_atomic(tmp_path / "kept.json", "1")
+    assert len(synced) == 1
+    with scratch_writes():  # a worker's per-case report: read back at once, never kept
+        write_atomic(tmp_path / "scratch.json", "2")
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(write_atomic(tmp_path / "t.json", "3")))
+        t.start()
+        t.join()
+    assert len(synced) == 2  # the other thread's write is not in the block: flushed
+    write_atomic(tmp_path / "after.json", "4")
+    assert len(synced) == 3
+    assert [(tmp_path / n).read_text() for n in ("kept.json", "scratch.json", "t.json",
+                                                  "after.json")] == ["1", "2", "3", "4"]
 
 
 def test_a_symlink_stays_a_link_and_its_file_is_replaced_whole(tmp_path):
