@@ -12,8 +12,9 @@ has no WGSL for ``Buffer<T>`` (docs/resources.md), so gpuia lowers it:
   CPU reference's C++) compile that text;
 * the GPU: :func:`wgsl_helpers` makes the WGSL storage buffer an ``array<u32>`` of the view's
   raw words and reads element ``i`` through the vertex-pulling path's exact channel decoders
-  (``gpuia.wgsl.fetch``, the format picked at the draw from gpuia's views uniform: its DXGI
-  value and byte size beside the first element and count), bounds-checked against the view;
+  (``gpuia.wgsl.fetch``, a ``switch`` case per format over the DXGI value in gpuia's views
+  uniform, beside the byte size, first element and count), bounds-checked against the view;
+  the GPU side builds its programs for the bound formats (:mod:`gpuia.wgsl.typed_reads`);
 * the CPU reference: :func:`cpu_elements` decodes the view's bytes with the reference's numpy
   decoder (``gpuia.reference.decode``) into an array of ``T`` the C++ reads as a structured
   buffer (a read past it is a zero element, ``gpuia.hlsl.cpu_views``).
@@ -152,9 +153,12 @@ def wgsl_helpers(index: int, var: str, element: str) -> str:
     """``gpuia_srv_load<index>(i) -> element``: element ``i`` of the typed view at
     ``gpuia_srv_views[index]`` (x: first element, y: count, z: the format's DXGI value, w: its
     byte size) read from the words of ``var`` (an ``array<u32>``) and decoded; past the view,
-    the format's out-of-bounds value. Every format of the element's kind has a case; another
-    reads zero (never bound: the draw checks the format)."""
+    the format's out-of-bounds value. Every format of the element's kind has a case of
+    ``gpuia_tb_decode<index>`` (:func:`gpuia.wgsl.typed_reads.decode_switch`); another reads
+    zero (never bound: the draw checks the format). The GPU side compiles the text
+    :func:`gpuia.wgsl.typed_reads.specialise` makes of it: the bound format's case alone."""
     from ..wgsl.fetch import format_decode, format_out_of_bounds, load_function
+    from ..wgsl.typed_reads import decode_switch
 
     kind, n = shader_type_of(element)
     scalar = _SCALARS[{"sint": "int"}.get(kind, kind)][1]
@@ -164,17 +168,20 @@ def wgsl_helpers(index: int, var: str, element: str) -> str:
     for fmt in VERTEX_FORMATS.values():
         if fmt.shader_type != kind:
             continue
-        loads = [f"let w{k} = gpuia_tb_word{index}(b + {4 * k}u);" for k in range(fmt.words)]
+        # An element of 4, 8, 12 or 16 bytes starts at a multiple of 4 ((first + i) * size):
+        # one load per word, as the unaligned form's own aligned branch reads. (It also keeps
+        # lavapipe 22.3 from crashing, "stack smashing detected", on a program specialised to
+        # a multi-word format read through the unaligned form: docs/resources.md.)
+        word = f"gpuia_tb_{'a' if fmt.size % 4 == 0 else ''}word{index}"
+        loads = [f"let w{k} = {word}(b + {4 * k}u);" for k in range(fmt.words)]
         lines, result = format_decode(fmt)
         outside = f"if (!inside) {{ return {format_out_of_bounds(fmt)}; }}"
-        body = "\n            ".join([outside, *loads, *map(_own, lines), f"return {result};"])
-        cases.append(f"        case {fmt.dxgi_value}u: {{ // {fmt.name}\n"
-                     f"            {body}\n        }}")
+        cases.append((fmt.dxgi_value, fmt.name,
+                      [outside, *loads, *map(_own, lines), f"return {result};"]))
     return "\n".join([
         load_function(f"gpuia_tb_word{index}", var),
-        f"fn gpuia_tb_decode{index}(f : u32, b : u32, inside : bool) -> vec4<u32>\n{{\n"
-        f"    switch f {{",
-        *cases, "        default: { return vec4<u32>(); }\n    }\n}",
+        load_function(f"gpuia_tb_aword{index}", var, aligned=True),
+        decode_switch(index, cases),
         f"fn gpuia_srv_load{index}(i : u32) -> {element}\n{{\n"
         f"    let v = gpuia_srv_views[{index}];\n"
         f"    // D3D: a read past the view is 0 in the format's components, the missing ones'\n"

@@ -79,6 +79,24 @@ def test_the_geometry_shader_reads_its_srvs_on_the_gpu(gpu_device):
     assert ctx.so_statistics() == {"NumPrimitivesWritten": 2, "PrimitivesStorageNeeded": 2}
 
 
+def test_a_format_change_between_draws_reaches_the_geometry_shader(gpu_device):
+    """ids' bytes (7, 0, 9, 0) as R16_UINT (ids 7, 9), then as R8_UINT (7, 0: element 1 is
+    byte 1), then as R16_UINT again, three draws of one context, each into its own target."""
+    ctx, first = _draw(gpu_device, compile_geometry_shader(GS))
+    ids = gpu_device.create_buffer(IDS.tobytes(), bind=("shader_resource",))
+    outs = []
+    for fmt in ("R8_UINT", "R16_UINT"):
+        ctx.set_graphics_root_shader_resource_view(3, ids, format=fmt, register_space=1)
+        out = gpu_device.create_buffer(size=6 * 24, bind=("stream_output",))
+        ctx.so_set_targets([StreamOutputBufferView(out)], [0])
+        ctx.draw_instanced(2)
+        outs.append(out)
+    ctx.so_set_targets([])
+    r8 = [(pos, [raw, 7 if k < 3 else 0]) for k, (pos, (raw, _)) in enumerate(EXPECTED)]
+    for out, want in zip((first, *outs), (EXPECTED, r8, EXPECTED), strict=True):
+        assert _rows(np.frombuffer(out.read(), np.uint32).copy()) == want
+
+
 def test_the_cpu_reference_reads_the_same_srvs():
     shader = compile_geometry_shader(GS)
     prims = np.array([[0, 0], [1, 1]], np.uint32)  # vertex index, SV_PrimitiveID

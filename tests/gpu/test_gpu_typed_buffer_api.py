@@ -1,7 +1,7 @@
 """A typed ``Buffer<T>`` view through the Context API (docs/resources.md):
 ``set_graphics_root_shader_resource_view(..., format=...)``, FirstElement and NumElements in
-elements of the format, the format chosen at the bind (one pipeline reads any), and each
-refusal naming the register and rule.
+elements of the format, the format chosen at the bind (the programs are built for the bound
+format, found again when it returns), and each refusal naming the register and rule.
 
 The shader streams out ``T[id]`` of a ``Buffer<float4>`` at t2, ``S[id]`` of a
 ``StructuredBuffer<uint>`` at t3 and T's count. Expected values from the rules: UNORM code c of
@@ -89,6 +89,33 @@ def test_the_format_is_chosen_at_the_bind(gpu_device):
     want = _want([[0, 1, np.float32(51 / 255), np.float32(102 / 255)],
                   [1, 0, np.float32(17 / 255), np.float32(34 / 255)], [0] * 4, [0] * 4], 2)
     np.testing.assert_array_equal(_draw(gpu_device, ctx, 4), want)
+
+
+def test_a_format_change_between_draws_of_one_submission(gpu_device):
+    """Three draws recorded before one submit, each into a target of its own: the view as
+    R16_UNORM (65280, 26163, 255, 8721 over 65535), as R8G8B8A8_UNORM (two elements, then past
+    the view: all four components 0) and as R16_UNORM again. The program is built for the
+    bound format: the second draw is another pipeline state epoch, the third finds the first's
+    again and builds no pipeline."""
+    ctx = _context(gpu_device)
+    buf = gpu_device.create_buffer(BYTES, bind=("shader_resource",))
+    r16 = _want([[np.float32(c / 65535), 0, 0, 1] for c in (65280, 26163, 255, 8721)], 4)
+    rgba8 = _want([[0, 1, np.float32(51 / 255), np.float32(102 / 255)],
+                   [1, 0, np.float32(17 / 255), np.float32(34 / 255)], [0] * 4, [0] * 4], 2)
+    targets, built = [], []
+    for fmt in ("R16_UNORM", "R8G8B8A8_UNORM", "R16_UNORM"):
+        ctx.set_graphics_root_shader_resource_view(2, buf, format=fmt)
+        target = gpu_device.create_buffer(size=96, bind=("stream_output",))
+        ctx.so_set_targets([StreamOutputBufferView(target, 96, 0)])
+        ctx.draw_instanced(4)
+        targets.append(target)
+        built.append(ctx.stats()["pipelines"])
+    ctx.flush()
+    for target, want in zip(targets, (r16, rgba8, r16), strict=True):
+        np.testing.assert_array_equal(np.frombuffer(target.read(), np.uint32).reshape(4, 6),
+                                      want)
+    assert ctx.stats()["state_epochs"] == 2
+    assert built[2] == built[1]
 
 
 @pytest.mark.parametrize("register, args, kwargs, words", [

@@ -189,7 +189,8 @@ class GeometryStage:
         pso = replace(state.pso, stream_output=desc, geometry_shader=None, pixel_shader=None,
                       ps_entry_point=None, rtv_formats=(), dsv_format=None, constant_buffers=0)
         vs_state = new_state(self.device.caps, pso, _POINTS, False,
-                             tuple(pso.input_layout.slots), state.bound, INTERNAL_OUTPUT)
+                             tuple(pso.input_layout.slots), state.bound, INTERNAL_OUTPUT,
+                             self.om.srv.typed_formats(pso.shader_resources))
         remember(self._states, id(state), (state, vs_state), 16)
         return vs_state
 
@@ -299,6 +300,7 @@ class GeometryStage:
         param_buf, regions = wgpu_call(made, "allocating the geometry stage")
         cbv = (self.om.cbv_group(gs.group_bindings, gs.shader_resources,
                                  (gs.textures, gs.samplers)) if gs.group_bindings else None)
+        typed = self.om.srv.typed_formats(gs.shader_resources)  # its program's formats
         so_state = self.so().state
         windowed = any(t is not None and t.buffer.size > self._limit()
                        for t in targets.values())
@@ -320,7 +322,7 @@ class GeometryStage:
                        "regions": GSWindow(here, 0, here.size if capture else regions_bytes)}
             keep += self.program.encode(enc, gs, GSWindow(param_buf, j * ualign,
                                                           4 * GS_PARAMS.words()),
-                                        windows, n * instances, cbv)
+                                        windows, n * instances, cbv, typed)
             keep.append(prim_buf)
             filled = None
             if windowed:  # the targets' windows start at their filled sizes: read them

@@ -31,6 +31,7 @@ from ..targets import INTERNAL_OUTPUT, OutputState
 from ..vertex.plan import Plan, StaticPlan, arena_extent, native_last_indices, static_plan
 from .ia_state import IAState
 from .pso import PipelineState
+from .srv_state import specialised_signature
 
 __all__ = ["DrawState", "StateCache", "SWEEP_EVERY", "new_state", "StatePipelines"]
 
@@ -89,11 +90,13 @@ class DrawState:
 
 
 def new_state(caps, pso: PipelineState, topo: TopologyInfo, capture: bool, slots: tuple,
-              bound: tuple, output: OutputState) -> DrawState:
+              bound: tuple, output: OutputState, typed: tuple = ()) -> DrawState:
     """The :class:`DrawState` of a pipeline state, its views (``bound``, one per slot of
     ``slots``), a topology and whether a capture runs, on an adapter of ``caps``; ``output``:
-    what follows the vertex shader (the pipeline state's output state)."""
-    layout, sig = pso.input_layout, pso.signature
+    what follows the vertex shader (the pipeline state's output state); ``typed``: the formats
+    of the vertex shader's typed views (its signature's programs are built for them:
+    :func:`~gpuia.gpu.context.srv_state.specialised_signature`)."""
+    layout, sig = pso.input_layout, specialised_signature(pso.signature, typed)
     views = dict(zip(slots, bound, strict=True))
     cbvs = pso.group_bindings
     if pso.shader_resources:  # the SRVs take storage buffers of every stage the VS runs in
@@ -198,8 +201,10 @@ class StateCache:
         self.releases_seen = -1
         self.bound_ids: list = []
         self.slot_pos: dict = {}
+        self.typed: tuple = ()  # the vertex shader's typed views' formats (the epoch's)
         self.flushes = 0
-        self._states: dict = {}  # (pipeline state id, topology, capture) -> {bound ids: state}
+        self._states: dict = {}  # (pipeline state id, topology, capture, typed formats) ->
+        # {bound ids: state}
         self._uses: dict = {}  # the same keys -> the flush count when a draw last resolved there
         self._epoch_states: dict = {}
         self._epoch_uses: dict = {}
@@ -232,7 +237,7 @@ class StateCache:
             assert pso is not None and topo is not None  # checked by the epoch
             pso.check_topology(topo)  # rules 15.1, once per resolved state
             state = new_state(self.device.caps, pso, topo, self.capturing, self.pso_slots,
-                              tuple(map(views.get, self.pso_slots)), self.om.output)
+                              tuple(map(views.get, self.pso_slots)), self.om.output, self.typed)
             if len(self._epoch_states) > 4096:
                 self._epoch_states.clear()
                 self._epoch_uses.clear()
@@ -286,7 +291,10 @@ class StateCache:
         releases = RELEASES[0]
         self._check_live(capture)
         self.om.check_outputs(pso, capture)
-        epoch = (id(pso), topo.topology, capture)
+        # The typed views' formats select the programs (srv_state.specialised_signature): a
+        # rebind to another format is another epoch.
+        self.typed = self.om.srv.typed_formats(pso.shader_resources)
+        epoch = (id(pso), topo.topology, capture, self.typed)
         if epoch not in self._states and len(self._states) > 256:
             self._states.clear()
             self._uses.clear()

@@ -8,7 +8,9 @@ With gpuia's implied root signature, root SRV (N, S) is the shader's ``register(
 ``offset`` any whole element: ``gpuia.hlsl.typed_buffers``); the buffer is bound whole at
 ``@group(3) @binding(16 + 128 S + N)`` and the view's (first element, count; a typed view's
 format value and size) reach the shader through gpuia's uniform array at ``@binding(15)``, so a
-read past the view returns 0 as D3D12 defines. Refused at the draw, naming the register: a view the
+read past the view returns 0 as D3D12 defines; the programs of a draw are built for its typed
+views' formats (:func:`specialised_signature`: one per set of formats, found again when it
+returns). Refused at the draw, naming the register: a view the
 shaders read but none is set, an ``offset`` that is no multiple of the element's stride, a
 ``structure_byte_stride`` other than the shader's, a view reaching past the buffer, a released
 buffer, a typed buffer's view without a format or with one whose values are not the shader's
@@ -21,18 +23,24 @@ kind (``gpuia.d3d.uav_formats``), checked at the draw.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ...d3d.buffer_views import view_format
+from ...d3d.signature import ShaderSignature
 from ...d3d.srv_bindings import SRV_SLOTS, SRV_SPACES, VIEWS_BINDING
 from ...d3d.uav_bindings import UAV_SLOTS
 from ...d3d.uav_formats import typed_uav_format
 from ...errors import InvalidDescError, UnsupportedError
 from ...wgsl.storage_types import element_type, shader_type_of
+from ...wgsl.typed_reads import specialise
 from ..buffers import Buffer, checked_buffer
+from ..cache import build_once
 from ..lifetime import released_error
 
-__all__ = ["SrvState", "check_resource_limits", "check_uav_support", "check_register"]
+__all__ = ["SrvState", "check_resource_limits", "check_uav_support", "check_register",
+           "specialised_signature"]
 
 _WHERE = "SetGraphicsRootShaderResourceView"
 _UAV_WHERE = "SetGraphicsRootUnorderedAccessView"
@@ -148,6 +156,13 @@ class SrvState:
         info = view_format(fmt, None, _WHERE)
         return info.dxgi_value, info.size
 
+    def typed_formats(self, resources) -> tuple[tuple[int, int], ...]:
+        """(index, DXGI value) of the bound view of each typed SRV of ``resources`` (a typed
+        UAV stores T's bits: none): the formats the shader's programs are built for
+        (:func:`specialised_signature`); call after :meth:`window` checked the views."""
+        return tuple((r.index, self.typed_words(r)[0]) for r in resources
+                     if r.kind == "typed" and not r.writable)
+
     def entries(self, resources) -> tuple[tuple, list]:
         """(a key of what is bound, the bind-group entries of ``resources`` less the views
         uniform) for @group(3); the uniform's words are the key's last item."""
@@ -169,6 +184,21 @@ class SrvState:
             data=words, usage=wgpu.BufferUsage.UNIFORM)
         return {"binding": VIEWS_BINDING, "resource": {"buffer": buf, "offset": 0,
                                                        "size": len(words)}}
+
+
+_SPECIALISED: dict = {}  # (signature, formats) -> the signature of those formats' programs
+
+
+def specialised_signature(signature: ShaderSignature, formats: tuple) -> ShaderSignature:
+    """``signature`` with its module text specialised to the typed views' ``formats``
+    (:meth:`SrvState.typed_formats`: each typed read decodes its bound format alone,
+    :func:`gpuia.wgsl.typed_reads.specialise`), so every program built from a draw state's
+    signature is keyed by them; ``signature`` itself when the shader reads no typed view.
+    Equal arguments give the same object while it is cached."""
+    if not formats:
+        return signature
+    return build_once(_SPECIALISED, (signature, formats), lambda: dataclasses.replace(
+        signature, source=specialise(signature.source, formats)), 64)
 
 
 def _key(r) -> tuple:

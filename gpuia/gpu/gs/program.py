@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ...errors import UnsupportedError
 from ...wgsl.blocks import GS_PARAMS
+from ...wgsl.typed_reads import specialise
 from ..lifetime import wgpu_call
 from .plan import check_binding
 
@@ -62,9 +63,11 @@ class GSProgram:
             self._group0 = self.device.device.create_bind_group_layout(entries=entries)
         return self._group0
 
-    def pipeline(self, shader):
-        """The compute pipeline of ``shader`` (an HlslGeometryShader), built on first use."""
-        key = (shader.wgsl, shader.group_bindings)
+    def pipeline(self, shader, typed: tuple = ()):
+        """The compute pipeline of ``shader`` (an HlslGeometryShader) reading typed views of
+        the formats ``typed`` ((index, DXGI value) per typed SRV: its program decodes those
+        alone, :func:`gpuia.wgsl.typed_reads.specialise`), built on first use."""
+        key = (shader.wgsl, shader.group_bindings, typed)
         pipe = self._pipelines.get(key)
         if pipe is None:
             dev = self.device.device
@@ -73,7 +76,8 @@ class GSProgram:
                 layouts.append(self.cache.cbv_layout(shader.group_bindings))
 
             def build():
-                module = dev.create_shader_module(code=shader.wgsl, label="gpuia GS program")
+                module = dev.create_shader_module(code=specialise(shader.wgsl, typed),
+                                                  label="gpuia GS program")
                 return dev.create_compute_pipeline(
                     layout=dev.create_pipeline_layout(bind_group_layouts=layouts),
                     compute={"module": module, "entry_point": shader.wgsl_entry_point})
@@ -96,12 +100,13 @@ class GSProgram:
         check_binding(self.device.caps, what, nbytes)
 
     def encode(self, encoder, shader, params: GSWindow, windows: dict[str, GSWindow],
-               invocations: int, cbv_group=None) -> tuple:
+               invocations: int, cbv_group=None, typed: tuple = ()) -> tuple:
         """Record one compute pass of ``shader``'s program over ``invocations`` invocations
         into ``encoder`` (no pass open): ``params``, the GS_PARAMS record's window;
         ``windows``, the ``vertices``, ``prims`` and ``regions`` windows; ``cbv_group``, the
-        bind group of the constant buffers and SRVs it reads (None when it reads none). Returns the
-        objects to keep until the commands are submitted."""
+        bind group of the constant buffers and SRVs it reads (None when it reads none);
+        ``typed``, its typed views' formats (:meth:`pipeline`). Returns the objects to keep
+        until the commands are submitted."""
         groups = -(-invocations // shader.workgroup)
         limit = self.device.caps.max_compute_workgroups_per_dimension
         if groups > limit:
@@ -109,7 +114,7 @@ class GSProgram:
                                    f"{groups} workgroups, more than {limit} in one dispatch")
         for name, _ in _BINDINGS:
             self.check_binding(f"{name} window", windows[name].size)
-        pipe = self.pipeline(shader)
+        pipe = self.pipeline(shader, typed)
         entries = [{"binding": 0, "resource": {"buffer": params.buffer, "offset": params.offset,
                                                "size": 4 * GS_PARAMS.words()}}]
         entries += [{"binding": b, "resource": {"buffer": w.buffer, "offset": w.offset,
