@@ -49,16 +49,6 @@ def _refused_cases(folder) -> tuple:
     return broken, folder / "bad_offset.json"
 
 
-# The example cases that --jobs, --workers and --shard spread over processes: all but
-# srv_typed_buffers, whose Stream Output pipeline (a decode of every typed format) takes lavapipe
-# 10-17 s to compile in each process that runs it, more than the other example cases together.
-# examples_check and examples_run still run it, and tests/gpu/test_gpu_typed_buffers.py checks
-# it value by value; the cases left keep every kind these comparisons report on (stream output,
-# geometry shaders, HLSL, SRVs, typed ones in gs_srv_triangles, textures, root signatures,
-# native "not applicable" lines).
-SPREAD_EXAMPLES = [p for p in EXAMPLES if p.stem != "srv_typed_buffers"]
-
-
 def _reports(folder, tag: str) -> list:
     """Every report ``gpuia check`` writes, named ``tag`` in ``folder``."""
     return ["--json", folder / f"{tag}.json", "--junit", folder / f"{tag}.xml", "--html",
@@ -68,13 +58,13 @@ def _reports(folder, tag: str) -> list:
 @pytest.fixture(scope="session")
 def examples_one_at_a_time(tmp_path_factory, gpu_device) -> SimpleNamespace:
     """What ``--jobs N``, ``--workers N`` and merged ``--shard`` reports are compared against:
-    ``cases``, the example cases of :data:`SPREAD_EXAMPLES` with the unreadable ``broken``
+    ``cases``, the example cases of :data:`EXAMPLES` with the unreadable ``broken``
     between the fourth and the fifth and ``bad_offset`` (rules 3.2) last, checked in one
     process one case at a time (``--jobs 1``) with every report (:func:`_reports`, tag ``one``,
     in ``folder``); ``proc``, the finished process."""
     def make(folder):
         broken, bad = _refused_cases(folder)
-        cases = [*SPREAD_EXAMPLES[:4], broken, *SPREAD_EXAMPLES[4:], bad]
+        cases = [*EXAMPLES[:4], broken, *EXAMPLES[4:], bad]
         (folder / "cases.json").write_text(json.dumps([str(c) for c in cases]))
         save_cli(folder, "one", "check", "--jobs", "1", *cases, *_reports(folder, "one"))
 

@@ -49,7 +49,7 @@ def _untimed_json(path) -> dict:
 
 
 def test_workers_print_and_report_what_one_process_does(examples_one_at_a_time, tmp_path):
-    """The example cases (SPREAD_EXAMPLES), an unreadable case among them and a case refused by
+    """The example cases (every one), an unreadable case among them and a case refused by
     rules 3.2 at the end, on two workers: the output and every report equal those of one
     process (made once per pytest run: tests/tools/conftest.py)."""
     base = examples_one_at_a_time

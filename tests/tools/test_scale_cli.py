@@ -56,7 +56,7 @@ def _json(path) -> dict:
 
 
 def test_merged_shards_equal_the_one_process_reports(examples_one_at_a_time, tmp_path):
-    """The shards and merge of the example cases (SPREAD_EXAMPLES), an unreadable case among
+    """The shards and merge of the example cases (every one), an unreadable case among
     them and a case refused by rules 3.2 at the end, against one process's check of the same
     list: the one that ``--jobs`` and ``--workers`` are compared against, made once per pytest
     run (tests/tools/conftest.py)."""
