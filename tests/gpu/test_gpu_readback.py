@@ -33,6 +33,18 @@ def test_ranges_of_several_buffers_in_one_read(devices, monkeypatch):
         assert read_ranges(dev.device, [(ba, 0, 4)])[0][0] == a[0]
 
 
+def _count_staging(dev, monkeypatch, maps: list) -> None:
+    """Record in ``maps`` the size of every mappable buffer ``dev`` creates from now on."""
+    create = dev.device.create_buffer
+
+    def counting(*args, **kw):
+        if "MAP_READ" in str(kw.get("usage")):
+            maps.append(kw["size"])
+        return create(*args, **kw)
+
+    monkeypatch.setattr(dev.device, "create_buffer", counting)
+
+
 @pytest.mark.parametrize("offset,size", [(2, 4), (0, 1001), (996, 8), (-4, 4), (0, -1)])
 def test_a_range_outside_its_buffer_is_refused(devices, offset, size):
     for dev in devices:
@@ -53,14 +65,7 @@ def test_reads_larger_than_the_staging_buffer_go_in_batches(devices, monkeypatch
         b = rng.integers(0, 256, 300, dtype=np.uint8)
         ba, bb = _buffer(dev, a), _buffer(dev, b)
         into = np.zeros(300, np.uint8)
-        create = dev.device.create_buffer
-
-        def counting(*args, create=create, **kw):
-            if "MAP_READ" in str(kw.get("usage")):
-                maps.append(kw["size"])
-            return create(*args, **kw)
-
-        monkeypatch.setattr(dev.device, "create_buffer", counting)
+        _count_staging(dev, monkeypatch, maps)
         got = read_ranges(dev.device, [(bb, 4, 13), (ba, 0, 5000), (bb, 0, 300)],
                           into=[None, None, into])
         np.testing.assert_array_equal(got[0], b[4:17])
@@ -79,14 +84,7 @@ def test_a_reads_own_staging_limit(devices, monkeypatch):
         a = rng.integers(0, 256, 3000, dtype=np.uint8)
         ba = _buffer(dev, a)
         into = np.zeros(3000, np.uint8)
-        create = dev.device.create_buffer
-
-        def counting(*args, create=create, **kw):
-            if "MAP_READ" in str(kw.get("usage")):
-                maps.append(kw["size"])
-            return create(*args, **kw)
-
-        monkeypatch.setattr(dev.device, "create_buffer", counting)
+        _count_staging(dev, monkeypatch, maps)
         [got] = read_ranges(dev.device, [(ba, 0, 3000)], into=[into], staging_bytes=512)
         assert got is into
         np.testing.assert_array_equal(into, a)

@@ -51,16 +51,20 @@ def _chunking(request, monkeypatch):
         monkeypatch.setattr("gpuia.util.parallel.CHUNK_ROWS", 16)
 
 
-@pytest.mark.parametrize("name", sorted(DRAWS))
-def test_windows_are_the_whole_reference_rows(name):
-    topology, cut, draws = DRAWS[name]
+def _whole_and_windows(spec):
+    """The whole reference of a draw list ``(topology, cut, draws)`` and its IAWindows."""
+    topology, cut, draws = spec
     kw = {"topology": topology}
     if cut is not None:
         # 200 indices of which the draw reads 15 .. 194: the view ends 20 indices early.
         kw.update(index_buffer={"data": INDICES[:180].tobytes(), "format": "R16_UINT"},
                   strip_cut_value=cut)
-    whole = run_ia(LAYOUT, VIEWS, draws, **kw)
-    windows = IAWindows(LAYOUT, VIEWS, draws, **kw)
+    return run_ia(LAYOUT, VIEWS, draws, **kw), IAWindows(LAYOUT, VIEWS, draws, **kw), draws
+
+
+@pytest.mark.parametrize("name", sorted(DRAWS))
+def test_windows_are_the_whole_reference_rows(name):
+    whole, windows, draws = _whole_and_windows(DRAWS[name])
     assert windows.total == len(whole)
     for size in (1, 5, 23, 64, len(whole)):
         for lo in range(0, len(whole), size):
@@ -85,13 +89,7 @@ WRAPPING = ("POINTLIST", None, [  # vertex ids wrap past 2**32 - 1 (rules 4.8)
 def test_fetch_extents_are_the_rows_first_and_last_instance_fetches(name):
     """Per draw among a window's rows of the whole reference: its first instance with the
     least fetch index of that instance's rows, its last instance with the greatest of its."""
-    topology, cut, draws = DRAWS[name] if name in DRAWS else WRAPPING
-    kw = {"topology": topology}
-    if cut is not None:
-        kw.update(index_buffer={"data": INDICES[:180].tobytes(), "format": "R16_UINT"},
-                  strip_cut_value=cut)
-    whole = run_ia(LAYOUT, VIEWS, draws, **kw)
-    windows = IAWindows(LAYOUT, VIEWS, draws, **kw)
+    whole, windows, _ = _whole_and_windows(DRAWS[name] if name in DRAWS else WRAPPING)
     for size in (1, 5, 23, 64, len(whole)):
         for lo in range(0, len(whole), size):
             hi = min(len(whole), lo + size)
