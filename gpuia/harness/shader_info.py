@@ -79,15 +79,16 @@ def describe_hlsl(path: str, text: str, entry: str, stage: str | None) -> dict:
     ``stage`` (``vertex``, ``pixel``, ``geometry``; None infers it: geometry with
     ``[maxvertexcount]``, else pixel when it writes SV_Target, SV_Depth, SV_DepthGreaterEqual,
     SV_DepthLessEqual or SV_Coverage, else vertex).
-    A vertex or pixel shader's signature is Slang's reflection (``gpuia.hlsl.reflect_entry``);
+    A vertex or pixel shader's signature and resources are Slang's reflection, from one pass
+    (``gpuia.hlsl.frontend.reflect_entry_resources``);
     a geometry shader is compiled as gpuia draws it.
 
     Raises:
         InvalidDescError: Slang refuses the source (its diagnostic), an unknown stage.
         UnsupportedError: Slang's compiler is not installed.
     """
-    from ..hlsl import compile_geometry_shader, reflect_entry
-    from ..hlsl.frontend import reflect_resources
+    from ..hlsl import compile_geometry_shader
+    from ..hlsl.frontend import reflect_entry_resources, reflect_resources
 
     src = {"file_name": Path(path).name, "source_path": str(Path(path).resolve())}
     if stage is not None and stage not in HLSL_STAGES:
@@ -107,15 +108,15 @@ def describe_hlsl(path: str, text: str, entry: str, stage: str | None) -> dict:
         doc = _hlsl_doc(path, entry, "geometry", inputs, outputs, geometry)
         doc["resources"] = reflect_resources(text, "geometry", entry, **src)
         return doc
-    sig = reflect_entry(text, stage or "vertex", entry, **src)
+    sig, resources = reflect_entry_resources(text, stage or "vertex", entry, **src)
     if stage is None and any(lf.semantic.rstrip("0123456789") in _PIXEL_OUTPUTS
                              for lf in sig.outputs()):
         stage = "pixel"
-        sig = reflect_entry(text, stage, entry, **src)
+        sig, resources = reflect_entry_resources(text, stage, entry, **src)
     inputs = [_row(lf.semantic, lf.index, lf.kind, lf.components) for lf in sig.inputs()]
     outputs = [_row(lf.semantic, lf.index, lf.kind, lf.components) for lf in sig.outputs()]
     doc = _hlsl_doc(path, entry, stage or "vertex", inputs, outputs, None)
-    doc["resources"] = reflect_resources(text, stage or "vertex", entry, **src)
+    doc["resources"] = resources
     return doc
 
 

@@ -298,6 +298,23 @@ def compile_shader(source: str, stage: str = "vertex", entry_point: str = "main"
     return shader
 
 
+def _reflected(source: str, stage: str, entry_point: str, defines, matrix_layout: str,
+               file_name: str | None, include_dirs, source_path: str | None):
+    """``(what, slang, first)``: the checked request's name, the Slang session and the first
+    pass of one entry point, as :func:`reflect_entry` and :func:`reflect_resources` read it."""
+    if stage == "geometry":  # its compile is gpuia.hlsl.geometry's; its reflection is this
+        what = "geometry shader"
+        defs = check_request(what, source, entry_point, defines or {}, matrix_layout)
+    else:
+        what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
+    file_name = file_name or f"{stage}_shader.hlsl"
+    include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
+    slang, _, first = first_pass(source, {**_SLANG_STAGE, "geometry": "geometry"}[stage],
+                                 entry_point, defs, matrix_layout, file_name, include_dirs,
+                                 source_path, what)
+    return what, slang, first
+
+
 def reflect_entry(source: str, stage: str = "vertex", entry_point: str = "main",
                   defines=None, matrix_layout: str = "column_major",
                   file_name: str | None = None, include_dirs=(),
@@ -308,18 +325,24 @@ def reflect_entry(source: str, stage: str = "vertex", entry_point: str = "main",
     :func:`compile_shader`'s; not cached. Raises :class:`~gpuia.errors.InvalidDescError`
     (Slang's diagnostic, a host escape, no such entry point) or
     :class:`~gpuia.errors.UnsupportedError` without Slang's compiler."""
-    if stage == "geometry":  # its compile is gpuia.hlsl.geometry's; its reflection is this
-        what = "geometry shader"
-        defs = check_request(what, source, entry_point, defines or {}, matrix_layout)
-    else:
-        what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
-    file_name = file_name or f"{stage}_shader.hlsl"
-    include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
-    slang, _, first = first_pass(source, {**_SLANG_STAGE, "geometry": "geometry"}[stage],
-                                 entry_point, defs, matrix_layout, file_name, include_dirs,
-                                 source_path, what)
+    what, slang, first = _reflected(source, stage, entry_point, defines, matrix_layout,
+                                    file_name, include_dirs, source_path)
     return entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
                            what, slang.prepared.matrix_layout, slang.prepared)
+
+
+def reflect_entry_resources(source: str, stage: str = "vertex", entry_point: str = "main",
+                            defines=None, matrix_layout: str = "column_major",
+                            file_name: str | None = None, include_dirs=(),
+                            source_path: str | None = None) -> tuple[EntrySignature, list[dict]]:
+    """:func:`reflect_entry` and :func:`reflect_resources` of one entry point from one Slang
+    pass (``gpuia shader`` shows both). The arguments and refusals are theirs; not cached."""
+    what, slang, first = _reflected(source, stage, entry_point, defines, matrix_layout,
+                                    file_name, include_dirs, source_path)
+    sig = entry_signature(first.reflection, first.code.decode("utf-8", "replace"), entry_point,
+                          what, slang.prepared.matrix_layout, slang.prepared)
+    return sig, used_resources(first.reflection, slang.prepared, stage,
+                               slang.prepared.matrix_layout == "column_major")
 
 
 def reflect_resources(source: str, stage: str = "vertex", entry_point: str = "main",
@@ -330,16 +353,8 @@ def reflect_resources(source: str, stage: str = "vertex", entry_point: str = "ma
     whether gpuia binds it (:func:`gpuia.hlsl.bindings.used_resources`: register, space, type,
     size). The arguments and refusals are :func:`reflect_entry`'s, ``stage`` also
     ``"geometry"``; not cached."""
-    if stage == "geometry":  # its compile is gpuia.hlsl.geometry's; its reflection is this
-        what = "geometry shader"
-        defs = check_request(what, source, entry_point, defines or {}, matrix_layout)
-    else:
-        what, defs = _check_args(stage, source, entry_point, defines or {}, matrix_layout)
-    file_name = file_name or f"{stage}_shader.hlsl"
-    include_dirs, source_path = check_paths(what, file_name, include_dirs, source_path)
-    slang, _, first = first_pass(source, {**_SLANG_STAGE, "geometry": "geometry"}[stage],
-                                 entry_point, defs, matrix_layout, file_name, include_dirs,
-                                 source_path, what)
+    _, slang, first = _reflected(source, stage, entry_point, defines, matrix_layout,
+                                 file_name, include_dirs, source_path)
     return used_resources(first.reflection, slang.prepared, stage,
                           slang.prepared.matrix_layout == "column_major")
 
