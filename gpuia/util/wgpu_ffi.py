@@ -34,8 +34,6 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import marshal
-import os
-import stat
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -110,24 +108,15 @@ def load_ffi(header: str, folder: Path | None = None) -> object | None:
 
 def _read(path: Path) -> dict | None:
     """The entry's arguments when it is a regular file of plain data, else None."""
+    from .files import InputError, read_input  # noqa: PLC0415 - not on `import gpuia`'s path
+
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            data = f.read(MAX_ENTRY_BYTES + 1)
-        digest, payload = marshal.loads(data)
+        digest, payload = marshal.loads(read_input(path, MAX_ENTRY_BYTES))
         if digest != hashlib.sha256(payload).hexdigest():
             return None  # damaged, or not written by gpuia
         value = marshal.loads(payload)
-    except (OSError, ValueError, EOFError, TypeError):
+    except (InputError, ValueError, EOFError, TypeError):
         return None
-    finally:
-        os.close(fd)
     return value if _plain_arguments(value) else None
 
 
@@ -145,8 +134,7 @@ def _plain(value: object) -> bool:
 def _build(header: str, path: Path) -> dict | None:
     """Parse ``header`` as wgpu-py does, emit cffi's out-of-line ABI module, keep the arguments
     it passes to ``_cffi_backend.FFI`` (literals only) and store them at ``path``."""
-    import ast  # noqa: PLC0415 - only when an entry is made, off every later start
-    import tempfile  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415 - only when an entry is made, off every later start
 
     import cffi  # noqa: PLC0415
     from cffi.recompiler import make_py_source  # noqa: PLC0415
@@ -158,8 +146,7 @@ def _build(header: str, path: Path) -> dict | None:
             emitted = Path(tmp) / f"{_FFI_NAME}.py"
             # what FFI.emit_python_code writes, without the line it prints on stdout
             make_py_source(builder, _FFI_NAME, str(emitted))
-            tree = ast.parse(emitted.read_text())
-        arguments = _literal_arguments(tree)
+            arguments = _literal_arguments(emitted.read_text())
     except Exception:  # noqa: BLE001 - a header or cffi gpuia does not expect: parse as before
         return None
     if arguments is None:
@@ -169,12 +156,12 @@ def _build(header: str, path: Path) -> dict | None:
     return arguments
 
 
-def _literal_arguments(tree) -> dict | None:
-    """The keyword arguments of the emitted ``_cffi_backend.FFI(...)`` call, when each is a
-    literal of plain data."""
-    import ast  # noqa: PLC0415
+def _literal_arguments(emitted: str) -> dict | None:
+    """The keyword arguments of the ``_cffi_backend.FFI(...)`` call in the emitted module's
+    text, when each is a literal of plain data."""
+    import ast  # noqa: PLC0415 - only when an entry is made
 
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(emitted)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "FFI":
             try:
